@@ -255,7 +255,8 @@ def _malformed(cable: CableIn, expected: tuple[int, ...]) -> Finding:
     what = "a breakout cable has a trunk and one or two legs" if cable.breakout else "a cable has two"
     return make_finding(
         "malformed-cable",
-        f"Cable {cable.key} has {len(cable.ends)} ends but {what}; fix its ends.",
+        f"Cable {cable.key} has {len(cable.ends)} end{'' if len(cable.ends) == 1 else 's'} but {what}; "
+        "fix its ends.",
         [cable.key],
     )
 

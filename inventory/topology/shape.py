@@ -128,9 +128,9 @@ def describe(index: LabIndex, comp: Component, *, os_reserve_gb: float) -> Shape
         findings.append(
             make_finding(
                 "switch-recommended",
-                f"A {kind} of {len(nodes)} Sparks sends far nodes' traffic through every node in between "
-                "and cannot be split into groups; beyond four Sparks cable them to a switch "
-                "(required for eight).",
+                f"The {kind} of {len(nodes)} Sparks ({nodes[0]} to {nodes[-1]}) sends far nodes' traffic "
+                "through every node in between and cannot be split into groups; beyond four Sparks "
+                "cable them to a switch (required for eight).",
                 nodes,
             )
         )
@@ -143,7 +143,7 @@ def describe(index: LabIndex, comp: Component, *, os_reserve_gb: float) -> Shape
                 nodes,
             )
         )
-    findings.extend(_node_findings(index, comp))
+    findings.extend(_node_findings(index, comp, os_reserve_gb))
     if kind == "irregular" and nodes and not any(f.code in _EXPLAINS_IRREGULAR for f in findings):
         findings.append(
             make_finding(
@@ -218,7 +218,7 @@ def _open_chain(index: LabIndex, comp: Component, neighbours: dict[str, set[str]
     )
 
 
-def _node_findings(index: LabIndex, comp: Component) -> list[Finding]:
+def _node_findings(index: LabIndex, comp: Component, os_reserve_gb: float) -> list[Finding]:
     findings: list[Finding] = []
     cabled = {end.device for e in comp.edges for end in e.ends}
     for name in comp.nodes:
@@ -234,12 +234,13 @@ def _node_findings(index: LabIndex, comp: Component) -> list[Finding]:
     sizes = sorted({index.nodes[n].memory_gb for n in comp.nodes})
     if len(sizes) > 1:
         smallest = [n for n in comp.nodes if index.nodes[n].memory_gb == sizes[0]]
+        share = max(0.0, sizes[0] - os_reserve_gb)
         findings.append(
             make_finding(
                 "mixed-memory",
-                f"The group mixes {' and '.join(f'{s:g}' for s in sizes)} GB Sparks, so symmetric sharding "
-                f"uses only the smallest node's share on every node; group Sparks of one size or place "
-                "the model asymmetrically.",
+                f"{', '.join(smallest)} ({sizes[0]:g} GB) share a group with {sizes[-1]:g} GB Sparks, so "
+                f"symmetric sharding uses only {share:g} GB on every node; group Sparks of one size or "
+                "place the model asymmetrically.",
                 smallest,
             )
         )
