@@ -1,0 +1,10 @@
+"""The Celery app; configuration comes from Django settings (``CELERY_*``)."""
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
+
+app = Celery("fleet")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

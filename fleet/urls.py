@@ -1,0 +1,14 @@
+"""URL map. Feature apps add their pages here."""
+from django.contrib import admin
+from django.urls import include, path
+
+from . import views
+from .api import api
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("admin/", admin.site.urls),
+    path("api/", api.urls),
+    path("accounts/", include("accounts.urls")),
+    path("", include("inventory.urls")),
+]

@@ -1,0 +1,406 @@
+"""Inventory API: Sparks, switches, cables, the catalogue, import/export and
+the change log. Thin: parse, call one service or selector, return."""
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, Literal
+
+import yaml
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from ninja import Field, Router, Schema
+
+from fleet.api import require_admin, require_read
+
+from . import labdoc, labio, selectors, services
+from .errors import InventoryError
+from .models import Cable, CatalogueEntry, Spark, Switch
+from .services import Actor
+
+router = Router(tags=["inventory"])
+
+
+def actor(request: HttpRequest) -> Actor:
+    return Actor(user=request.user, source="api")
+
+
+# ------------------------------------------------------------------ schemas
+
+
+class SshIn(Schema):
+    host: str
+    port: int = 22
+    user: str = "fleet"
+
+
+class TwinOut(Schema):
+    name: str
+    rdma: str
+
+
+class PortOut(Schema):
+    name: str
+    speed_gbps: int
+    breakout: bool
+    cable: int | None = None
+    peer: list[str] = []
+    twins: list[TwinOut] = []
+
+
+class SparkOut(Schema):
+    id: int
+    name: str
+    hardware: str
+    memory_gb: int
+    vendor: str
+    serial: str
+    ssh: dict[str, Any]
+    status: str
+    ports: list[PortOut]
+
+
+class SparkIn(Schema):
+    name: str
+    hardware: str
+    ssh: SshIn
+    serial: str = ""
+    vendor: str = ""
+    status: Literal["active", "maintenance", "retired"] = "active"
+
+
+class SparkPatch(Schema):
+    name: str | None = None
+    hardware: str | None = None
+    ssh: dict[str, Any] | None = None
+    serial: str | None = None
+    vendor: str | None = None
+    status: Literal["active", "maintenance", "retired"] | None = None
+
+
+class SwitchOut(Schema):
+    id: int
+    name: str
+    hardware: str
+    serial: str
+    ports: list[PortOut]
+
+
+class SwitchIn(Schema):
+    name: str
+    hardware: str
+    serial: str = ""
+
+
+class SwitchPatch(Schema):
+    name: str | None = None
+    hardware: str | None = None
+    serial: str | None = None
+
+
+class CableOut(Schema):
+    id: int
+    type: str
+    label: str
+    length_m: float | None
+    coded_for: str
+    ends: list[str]
+
+
+class CableIn(Schema):
+    type: str
+    ends: list[str]
+    label: str = ""
+    length_m: Decimal | None = None
+    coded_for: Literal["nvidia", "generic"] = "nvidia"
+
+
+class CablePatch(Schema):
+    type: str | None = None
+    ends: list[str] | None = None
+    label: str | None = None
+    length_m: Decimal | None = None
+    coded_for: Literal["nvidia", "generic"] | None = None
+
+
+class CatalogueOut(Schema):
+    kind: str
+    slug: str
+    name: str
+    vendor: str
+    memory_gb: int | None
+    has_connectx: bool
+    port_count: int | None
+    speed_gbps: int | None
+    breakout: bool
+
+
+class CatalogueIn(Schema):
+    kind: Literal["spark", "switch", "cable"]
+    slug: str
+    name: str
+    vendor: str = ""
+    memory_gb: int | None = None
+    has_connectx: bool = True
+    port_count: int | None = None
+    speed_gbps: int | None = None
+    breakout: bool = False
+
+
+class ChangeOut(Schema):
+    id: int
+    at: datetime
+    user: str = Field(..., alias="username")
+    source: str
+    action: str
+    object_type: str
+    object_name: str
+    diff: dict[str, Any]
+
+
+class Page(Schema):
+    count: int
+    items: list[Any]
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _port_out(port: Any) -> dict[str, Any]:
+    end = selectors.port_end(port)
+    peers: list[str] = []
+    cable_id = None
+    if end is not None:
+        cable_id = end.cable_id
+        peers = [e.port.label for e in end.cable.ends.all() if e.port_id != port.pk]
+    return {
+        "name": port.name, "speed_gbps": port.speed_gbps, "breakout": port.breakout,
+        "cable": cable_id, "peer": peers,
+        "twins": [{"name": t.name, "rdma": t.rdma} for t in port.twins.all()],
+    }
+
+
+def spark_out(s: Spark) -> dict[str, Any]:
+    return {
+        "id": s.pk, "name": s.name, "hardware": s.hardware.slug, "memory_gb": s.memory_gb,
+        "vendor": s.vendor, "serial": s.serial, "status": s.status,
+        "ssh": {"host": s.ssh_host, "port": s.ssh_port, "user": s.ssh_user},
+        "ports": [_port_out(p) for p in s.ports.all()],
+    }
+
+
+def switch_out(w: Switch) -> dict[str, Any]:
+    return {
+        "id": w.pk, "name": w.name, "hardware": w.hardware.slug, "serial": w.serial,
+        "ports": [_port_out(p) for p in w.ports.all()],
+    }
+
+
+def cable_out(c: Cable) -> dict[str, Any]:
+    return {
+        "id": c.pk, "type": c.type.slug, "label": c.label, "coded_for": c.coded_for,
+        "length_m": float(c.length_m) if c.length_m is not None else None,
+        "ends": [e.port.label for e in c.ends.all()],
+    }
+
+
+def _limit(limit: int) -> int:
+    return max(1, min(limit, 1000))
+
+
+# ------------------------------------------------------------------ Sparks
+
+
+@router.get("/sparks", response=Page, summary="List Sparks")
+def sparks_list(request: HttpRequest, limit: int = 100, offset: int = 0, q: str = "") -> dict[str, Any]:
+    require_read(request)
+    qs = selectors.sparks_for_api().filter(name__icontains=q) if q else selectors.sparks_for_api()
+    offset = max(offset, 0)
+    return {"count": qs.count(), "items": [spark_out(s) for s in qs[offset: offset + _limit(limit)]]}
+
+
+@router.get("/sparks/{name}", response=SparkOut, summary="Read one Spark")
+def sparks_read(request: HttpRequest, name: str) -> dict[str, Any]:
+    require_read(request)
+    return spark_out(selectors.spark_for_api(name))
+
+
+@router.post("/sparks", response={201: SparkOut}, summary="Register a Spark")
+def sparks_create(request: HttpRequest, payload: SparkIn) -> tuple[int, dict[str, Any]]:
+    require_admin(request)
+    spark = services.spark_create(
+        actor=actor(request), name=payload.name, hardware=payload.hardware, ssh_host=payload.ssh.host,
+        ssh_port=payload.ssh.port, ssh_user=payload.ssh.user, serial=payload.serial,
+        vendor=payload.vendor, status=payload.status,
+    )
+    return 201, spark_out(selectors.spark_for_api(spark.name))
+
+
+@router.patch("/sparks/{name}", response=SparkOut, summary="Change a Spark")
+def sparks_update(request: HttpRequest, name: str, payload: SparkPatch) -> dict[str, Any]:
+    require_admin(request)
+    spark = services.get_or_404(Spark, name=name)
+    changes = payload.dict(exclude_unset=True)
+    ssh = changes.pop("ssh", None) or {}
+    for key, value in ssh.items():
+        if key not in ("host", "port", "user"):
+            raise InventoryError("unknown key; allowed: host, port, user", f"ssh.{key}")
+        changes[f"ssh_{key}"] = value
+    spark = services.spark_update(actor=actor(request), spark=spark, **changes)
+    return spark_out(selectors.spark_for_api(spark.name))
+
+
+@router.delete("/sparks/{name}", summary="Delete a Spark and the cables plugged into it")
+def sparks_delete(request: HttpRequest, name: str) -> dict[str, Any]:
+    require_admin(request)
+    freed = services.spark_delete(actor=actor(request), spark=services.get_or_404(Spark, name=name))
+    return {"deleted": name, "cables_removed": freed}
+
+
+# ------------------------------------------------------------------ switches
+
+
+@router.get("/switches", response=Page, summary="List switches")
+def switches_list(request: HttpRequest, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    require_read(request)
+    qs = selectors.switches_for_api()
+    offset = max(offset, 0)
+    return {"count": qs.count(), "items": [switch_out(w) for w in qs[offset: offset + _limit(limit)]]}
+
+
+@router.get("/switches/{name}", response=SwitchOut, summary="Read one switch")
+def switches_read(request: HttpRequest, name: str) -> dict[str, Any]:
+    require_read(request)
+    return switch_out(selectors.switch_for_api(name))
+
+
+@router.post("/switches", response={201: SwitchOut}, summary="Register a switch")
+def switches_create(request: HttpRequest, payload: SwitchIn) -> tuple[int, dict[str, Any]]:
+    require_admin(request)
+    w = services.switch_create(actor=actor(request), name=payload.name, hardware=payload.hardware,
+                               serial=payload.serial)
+    return 201, switch_out(selectors.switch_for_api(w.name))
+
+
+@router.patch("/switches/{name}", response=SwitchOut, summary="Change a switch")
+def switches_update(request: HttpRequest, name: str, payload: SwitchPatch) -> dict[str, Any]:
+    require_admin(request)
+    w = services.switch_update(actor=actor(request), switch=services.get_or_404(Switch, name=name),
+                               **payload.dict(exclude_unset=True))
+    return switch_out(selectors.switch_for_api(w.name))
+
+
+@router.delete("/switches/{name}", summary="Delete a switch and the cables plugged into it")
+def switches_delete(request: HttpRequest, name: str) -> dict[str, Any]:
+    require_admin(request)
+    freed = services.switch_delete(actor=actor(request), switch=services.get_or_404(Switch, name=name))
+    return {"deleted": name, "cables_removed": freed}
+
+
+# ------------------------------------------------------------------ cables
+
+
+@router.get("/cables", response=Page, summary="List cables")
+def cables_list(request: HttpRequest, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    require_read(request)
+    qs = selectors.cables_for_api()
+    offset = max(offset, 0)
+    return {"count": qs.count(), "items": [cable_out(c) for c in qs[offset: offset + _limit(limit)]]}
+
+
+@router.get("/cables/{cable_id}", response=CableOut, summary="Read one cable")
+def cables_read(request: HttpRequest, cable_id: int) -> dict[str, Any]:
+    require_read(request)
+    return cable_out(selectors.cable_for_api(cable_id))
+
+
+@router.post("/cables", response={201: CableOut}, summary="Register a cable and plug in its ends")
+def cables_create(request: HttpRequest, payload: CableIn) -> tuple[int, dict[str, Any]]:
+    require_admin(request)
+    c = services.cable_create(actor=actor(request), type=payload.type, ends=payload.ends, label=payload.label,
+                              length_m=payload.length_m, coded_for=payload.coded_for)
+    return 201, cable_out(selectors.cable_for_api(c.pk))
+
+
+@router.patch("/cables/{cable_id}", response=CableOut, summary="Change or re-plug a cable")
+def cables_update(request: HttpRequest, cable_id: int, payload: CablePatch) -> dict[str, Any]:
+    require_admin(request)
+    c = services.cable_update(actor=actor(request), cable=services.get_or_404(Cable, pk=cable_id),
+                              **payload.dict(exclude_unset=True))
+    return cable_out(selectors.cable_for_api(c.pk))
+
+
+@router.delete("/cables/{cable_id}", summary="Delete a cable")
+def cables_delete(request: HttpRequest, cable_id: int) -> dict[str, Any]:
+    require_admin(request)
+    services.cable_delete(actor=actor(request), cable=services.get_or_404(Cable, pk=cable_id))
+    return {"deleted": cable_id}
+
+
+# ------------------------------------------------------------------ catalogue
+
+
+@router.get("/catalogue", response=list[CatalogueOut], summary="List the hardware catalogue")
+def catalogue_list(request: HttpRequest, kind: str = "") -> Any:
+    require_read(request)
+    qs = CatalogueEntry.objects.all()
+    return qs.filter(kind=kind) if kind else qs
+
+
+@router.get("/catalogue/{slug}", response=CatalogueOut, summary="Read one catalogue entry")
+def catalogue_read(request: HttpRequest, slug: str) -> Any:
+    require_read(request)
+    return services.get_or_404(CatalogueEntry, slug=slug)
+
+
+@router.post("/catalogue", response={201: CatalogueOut}, summary="Add a catalogue entry")
+def catalogue_create(request: HttpRequest, payload: CatalogueIn) -> tuple[int, Any]:
+    require_admin(request)
+    return 201, services.catalogue_create(actor=actor(request), **payload.dict())
+
+
+@router.delete("/catalogue/{slug}", summary="Delete an unused catalogue entry")
+def catalogue_delete(request: HttpRequest, slug: str) -> dict[str, Any]:
+    require_admin(request)
+    services.catalogue_delete(actor=actor(request), entry=services.get_or_404(CatalogueEntry, slug=slug))
+    return {"deleted": slug}
+
+
+# ------------------------------------------------------------------ import / export
+
+
+@router.post("/import", summary="Import a whole lab document (YAML or JSON body)")
+def lab_import(request: HttpRequest, prune: bool = False) -> dict[str, Any]:
+    require_admin(request)
+    limit = settings.FLEET_IMPORT_MAX_BYTES
+    declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    if declared > limit:
+        raise labdoc.DocumentError([("", f"the document is {declared:,} bytes; the limit is {limit:,} bytes")])
+    content_type = request.META.get("CONTENT_TYPE", "application/yaml")
+    data = labdoc.load_text(request.body, content_type, max_bytes=limit)
+    report = labio.lab_import(actor=actor(request), data=data, prune=prune)
+    return {"message": "imported" if report.changed else "nothing to change", **report.as_dict()}
+
+
+@router.get("/export", summary="Export the whole lab as a document", response={200: None})
+def lab_export(request: HttpRequest, format: Literal["yaml", "json"] = "yaml") -> HttpResponse:
+    require_read(request)
+    data = labio.lab_export()
+    if format == "json" or "application/json" in request.headers.get("Accept", ""):
+        return HttpResponse(json.dumps(data, indent=1), content_type="application/json")
+    return HttpResponse(yaml.safe_dump(data, sort_keys=False), content_type="application/yaml")
+
+
+@router.get("/changes", response=Page, summary="The change log, newest first")
+def changes_list(
+    request: HttpRequest, object_type: str = "", object_name: str = "", user: str = "",
+    limit: int = 100, offset: int = 0,
+) -> dict[str, Any]:
+    require_read(request)
+    qs = selectors.changes(object_type=object_type, object_name=object_name, username=user)
+    offset = max(offset, 0)
+    items = [ChangeOut.from_orm(c).dict() for c in qs[offset: offset + _limit(limit)]]
+    return {"count": qs.count(), "items": items}
+
+

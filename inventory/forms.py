@@ -1,0 +1,110 @@
+"""Forms render and coerce the fields; the rules live in the services, whose
+errors are put back onto the matching field."""
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from .errors import InventoryError
+from .models import Cable, CatalogueEntry, Port, Spark
+
+
+def hardware_choices(kind: str) -> list[tuple[str, str]]:
+    return [(e.slug, f"{e.name} ({e.slug})") for e in CatalogueEntry.objects.filter(kind=kind)]
+
+
+class SparkForm(forms.Form):
+    name = forms.CharField(max_length=63, help_text="Lower-case letters, digits and '-', e.g. spark-01")
+    hardware = forms.ChoiceField()
+    ssh_host = forms.CharField(label="SSH host", max_length=253)
+    ssh_port = forms.IntegerField(label="SSH port", initial=22)
+    ssh_user = forms.CharField(label="SSH user", max_length=32, initial="fleet")
+    serial = forms.CharField(max_length=64, required=False)
+    vendor = forms.CharField(max_length=60, required=False, help_text="Defaults to the hardware's vendor")
+    status = forms.ChoiceField(choices=Spark.Status.choices, initial=Spark.Status.ACTIVE)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["hardware"].choices = hardware_choices("spark")
+
+
+class SwitchForm(forms.Form):
+    name = forms.CharField(max_length=63)
+    hardware = forms.ChoiceField()
+    serial = forms.CharField(max_length=64, required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["hardware"].choices = hardware_choices("switch")
+
+
+def port_choice_label(port: Port) -> str:
+    if port.spark_id:
+        return f"{port.label}  ({port.speed_gbps}G Spark port)"
+    extra = ", breakout" if port.breakout else ""
+    return f"{port.label}  ({port.speed_gbps}G switch port{extra})"
+
+
+class CableForm(forms.Form):
+    type = forms.ChoiceField()
+    end_0 = forms.ChoiceField(label="End A")
+    end_1 = forms.ChoiceField(label="End B")
+    end_2 = forms.ChoiceField(label="Leg 2", required=False)
+    label = forms.CharField(max_length=64, required=False)
+    length_m = forms.DecimalField(label="Length (m)", required=False, max_digits=5, decimal_places=2)
+    coded_for = forms.ChoiceField(label="Vendor coding", choices=Cable.Coding.choices, initial="nvidia")
+
+    def __init__(self, *args: Any, ports: list[Port], cable_type: CatalogueEntry | None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["type"].choices = hardware_choices("cable")
+        self.cable_type = cable_type
+        blank = [("", "— choose a free port —")]
+        all_choices = blank + [(p.label, port_choice_label(p)) for p in ports]
+        if cable_type is not None and cable_type.breakout:
+            # Only a breakout-capable switch port takes the trunk.
+            trunks = [p for p in ports if p.switch_id and p.breakout]
+            self.fields["end_0"].choices = blank + [(p.label, port_choice_label(p)) for p in trunks]
+            self.fields["end_0"].label = "Trunk (400G switch port)"
+            self.fields["end_1"].label = "Leg 1"
+            self.fields["end_1"].choices = all_choices
+            self.fields["end_2"].choices = all_choices
+            self.fields["end_2"].required = True
+        else:
+            self.fields["end_0"].choices = all_choices
+            self.fields["end_1"].choices = all_choices
+            del self.fields["end_2"]
+
+    def ends(self) -> list[str]:
+        keys = ["end_0", "end_1"] + (["end_2"] if "end_2" in self.fields else [])
+        return [self.cleaned_data.get(k) or "" for k in keys]
+
+
+class CatalogueForm(forms.Form):
+    kind = forms.ChoiceField(choices=CatalogueEntry.Kind.choices)
+    slug = forms.CharField(max_length=64)
+    name = forms.CharField(max_length=120)
+    vendor = forms.CharField(max_length=60, required=False)
+    memory_gb = forms.IntegerField(label="Memory (GB)", required=False, help_text="Sparks")
+    has_connectx = forms.BooleanField(label="Has ConnectX-7", required=False, initial=True, help_text="Sparks")
+    port_count = forms.IntegerField(required=False, help_text="Switches")
+    speed_gbps = forms.IntegerField(label="Speed (Gb/s)", required=False, help_text="Switch ports; cables")
+    breakout = forms.BooleanField(required=False, help_text="Switch ports split 2 x 200G; breakout cable")
+
+
+class ImportForm(forms.Form):
+    document = forms.FileField(help_text="A lab document in YAML or JSON")
+    prune = forms.BooleanField(required=False, help_text="Remove what the document does not name")
+
+
+def apply_errors(form: forms.Form, exc: InventoryError, rename: dict[str, str] | None = None) -> None:
+    """Put service errors next to their fields (unknown paths become form errors)."""
+    rename = rename or {}
+    for path, message in exc.errors:
+        field = rename.get(path, path)
+        if field.startswith("ends["):
+            field = "end_" + field[5:].split("]")[0]
+        if field in form.fields:
+            form.add_error(field, message)
+        else:
+            form.add_error(None, f"{path}: {message}" if path else message)

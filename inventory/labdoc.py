@@ -1,0 +1,233 @@
+"""The lab document: one YAML (or JSON) text describing a whole lab.
+
+This module only reads and checks the document's shape (no database): it
+refuses aliases (YAML bombs), oversize input, unknown keys and wrong types,
+and names the spot of every problem as a path like ``cables[2].ends[1]``.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from . import validators as v
+
+try:  # the C parser is much faster on large documents
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+Errors = list[tuple[str, str]]
+
+TOP_KEYS = {"sparks", "switches", "cables"}
+SPARK_KEYS = {"name", "hardware", "ssh", "serial", "vendor", "status"}
+SSH_KEYS = {"host", "port", "user"}
+SWITCH_KEYS = {"name", "hardware", "serial"}
+CABLE_KEYS = {"type", "ends", "coded_for", "label", "length_m"}
+
+
+class DocumentError(Exception):
+    def __init__(self, errors: Errors) -> None:
+        self.errors = errors
+        super().__init__("; ".join(f"{p}: {m}" if p else m for p, m in errors))
+
+
+@dataclass
+class SparkDoc:
+    name: str
+    hardware: str
+    ssh_host: str
+    ssh_port: int = 22
+    ssh_user: str = "fleet"
+    serial: str = ""
+    vendor: str | None = None
+    status: str | None = None
+
+
+@dataclass
+class SwitchDoc:
+    name: str
+    hardware: str
+    serial: str = ""
+
+
+@dataclass
+class CableDoc:
+    type: str
+    ends: list[str]
+    coded_for: str = "nvidia"
+    label: str = ""
+    length_m: Any = None
+
+
+@dataclass
+class LabDoc:
+    sparks: list[SparkDoc] = field(default_factory=list)
+    switches: list[SwitchDoc] = field(default_factory=list)
+    cables: list[CableDoc] = field(default_factory=list)
+
+
+def load_text(text: str | bytes, content_type: str, *, max_bytes: int) -> Any:
+    """Parse YAML or JSON text into plain data, refusing oversize input and aliases."""
+    size = len(text)
+    if size > max_bytes:
+        raise DocumentError([("", f"the document is {size:,} bytes; the limit is {max_bytes:,} bytes")])
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DocumentError([("", f"the document is not UTF-8 text (byte {exc.start})")]) from exc
+    if "json" in content_type:
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DocumentError([(f"line {exc.lineno}", f"invalid JSON: {exc.msg}")]) from exc
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, yaml.AliasEvent):
+                mark = event.start_mark
+                line = f"line {mark.line + 1}" if mark else ""
+                raise DocumentError([(line, "YAML aliases (*name) are not allowed in a lab document")])
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader, aliases refused above
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise DocumentError([(where, f"invalid YAML: {problem}")]) from exc
+
+
+def _check_keys(item: dict[str, Any], allowed: set[str], path: str, errors: Errors) -> None:
+    for key in item:
+        if key not in allowed:
+            errors.append((f"{path}.{key}", f"unknown key; allowed: {', '.join(sorted(allowed))}"))
+
+
+def _str(item: dict[str, Any], key: str, path: str, errors: Errors, *, required: bool) -> str:
+    value = item.get(key)
+    if value is None:
+        if required:
+            errors.append((f"{path}.{key}", "required"))
+        return ""
+    if not isinstance(value, str):
+        errors.append((f"{path}.{key}", f"must be text, not {type(value).__name__}"))
+        return ""
+    return value
+
+
+def parse(data: Any) -> LabDoc:
+    """Check the shape of parsed data; return a LabDoc or raise DocumentError."""
+    errors: Errors = []
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise DocumentError([("", "the document must be a mapping with sparks, switches and cables")])
+    _check_keys(data, TOP_KEYS, "", errors)
+    errors[:] = [(p.lstrip("."), m) for p, m in errors]
+    doc = LabDoc()
+    names: dict[str, str] = {}
+
+    def claim(name: str, path: str) -> None:
+        if name in names:
+            errors.append((path, f"the name {name!r} is also used at {names[name]}"))
+        else:
+            names[name] = path
+
+    for section in ("sparks", "switches", "cables"):
+        if data.get(section) is not None and not isinstance(data[section], list):
+            errors.append((section, "must be a list"))
+    for i, item in enumerate(data.get("sparks") or [] if isinstance(data.get("sparks"), list) else []):
+        path = f"sparks[{i}]"
+        if not isinstance(item, dict):
+            errors.append((path, "must be a mapping"))
+            continue
+        _check_keys(item, SPARK_KEYS, path, errors)
+        name = _str(item, "name", path, errors, required=True)
+        if name and (msg := v.check_name(name)):
+            errors.append((f"{path}.name", msg))
+        elif name:
+            claim(name, f"{path}.name")
+        hardware = _str(item, "hardware", path, errors, required=True)
+        ssh = item.get("ssh")
+        host, port, user = "", 22, "fleet"
+        if not isinstance(ssh, dict):
+            errors.append((f"{path}.ssh", "required: a mapping with host, and optionally port and user"))
+        else:
+            _check_keys(ssh, SSH_KEYS, f"{path}.ssh", errors)
+            host = _str(ssh, "host", f"{path}.ssh", errors, required=True)
+            if host and (msg := v.check_host(host)):
+                errors.append((f"{path}.ssh.host", msg))
+            port = ssh.get("port", 22)
+            if (msg := v.check_tcp_port(port)) is not None:
+                errors.append((f"{path}.ssh.port", msg))
+            user = ssh.get("user", "fleet")
+            if (msg := v.check_user(user)) is not None:
+                errors.append((f"{path}.ssh.user", msg))
+        serial = item.get("serial", "")
+        if serial is None:
+            serial = ""
+        if isinstance(serial, int) and not isinstance(serial, bool):
+            serial = str(serial)
+        if (msg := v.check_serial(serial)) is not None:
+            errors.append((f"{path}.serial", msg))
+        vendor = item.get("vendor")
+        if vendor is not None and (msg := v.check_label(vendor)):
+            errors.append((f"{path}.vendor", msg))
+        status = item.get("status")
+        if status is not None and status not in ("active", "maintenance", "retired"):
+            errors.append((f"{path}.status", "must be active, maintenance or retired"))
+        doc.sparks.append(SparkDoc(name, hardware, host, port, user, serial, vendor, status))
+    for i, item in enumerate(data.get("switches") or [] if isinstance(data.get("switches"), list) else []):
+        path = f"switches[{i}]"
+        if not isinstance(item, dict):
+            errors.append((path, "must be a mapping"))
+            continue
+        _check_keys(item, SWITCH_KEYS, path, errors)
+        name = _str(item, "name", path, errors, required=True)
+        if name and (msg := v.check_name(name)):
+            errors.append((f"{path}.name", msg))
+        elif name:
+            claim(name, f"{path}.name")
+        hardware = _str(item, "hardware", path, errors, required=True)
+        serial = item.get("serial", "") or ""
+        if (msg := v.check_serial(serial)) is not None:
+            errors.append((f"{path}.serial", msg))
+        doc.switches.append(SwitchDoc(name, hardware, serial))
+    used_ports: dict[str, str] = {}
+    for i, item in enumerate(data.get("cables") or [] if isinstance(data.get("cables"), list) else []):
+        path = f"cables[{i}]"
+        if not isinstance(item, dict):
+            errors.append((path, "must be a mapping"))
+            continue
+        _check_keys(item, CABLE_KEYS, path, errors)
+        ctype = _str(item, "type", path, errors, required=True)
+        ends = item.get("ends")
+        if not isinstance(ends, list) or len(ends) < 2:
+            errors.append((f"{path}.ends", "a cable needs at least two ends, e.g. [spark-01:p0, spark-02:p0]"))
+            ends = ends if isinstance(ends, list) else []
+        clean_ends: list[str] = []
+        for j, end in enumerate(ends):
+            epath = f"{path}.ends[{j}]"
+            if not isinstance(end, str) or end.count(":") != 1 or not all(end.split(":")):
+                errors.append((epath, f"{end!r} is not a port reference like spark-01:p0 or sw-1:3"))
+                continue
+            if end in used_ports:
+                errors.append((epath, f"port {end} is used twice: also at {used_ports[end]}"))
+            else:
+                used_ports[end] = epath
+            clean_ends.append(end)
+        coded = item.get("coded_for", "nvidia")
+        if coded not in ("nvidia", "generic"):
+            errors.append((f"{path}.coded_for", "must be nvidia or generic"))
+        label = item.get("label", "") or ""
+        if (msg := v.check_label(label)) is not None:
+            errors.append((f"{path}.label", msg))
+        doc.cables.append(CableDoc(ctype, clean_ends, coded, label, item.get("length_m")))
+    labels = [c.label for c in doc.cables if c.label]
+    for i, c in enumerate(doc.cables):
+        if c.label and labels.count(c.label) > 1:
+            errors.append((f"cables[{i}].label", f"the label {c.label!r} is used by more than one cable"))
+    if errors:
+        raise DocumentError(errors)
+    return doc

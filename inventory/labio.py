@@ -1,0 +1,219 @@
+"""Import and export of a whole lab in the lab document format.
+
+Import is atomic (all or nothing) and idempotent by name: Sparks and switches
+match by name, cables by label when they have one, else by their ends.
+Objects the document does not name are left alone unless ``prune`` is set.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+
+from . import labdoc, services
+from .errors import InventoryError
+from .models import Cable, Spark, Switch
+from .services import Actor
+
+
+@dataclass
+class ImportReport:
+    created: dict[str, int] = field(default_factory=lambda: {"spark": 0, "switch": 0, "cable": 0})
+    updated: dict[str, int] = field(default_factory=lambda: {"spark": 0, "switch": 0, "cable": 0})
+    deleted: dict[str, int] = field(default_factory=lambda: {"spark": 0, "switch": 0, "cable": 0})
+    unchanged: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "created": self.created,
+            "updated": self.updated,
+            "deleted": self.deleted,
+            "unchanged": self.unchanged,
+        }
+
+    @property
+    def changed(self) -> bool:
+        return any(sum(d.values()) for d in (self.created, self.updated, self.deleted))
+
+
+def _prefixed(exc: InventoryError, path: str, rename: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    rename = rename or {}
+    out = []
+    for p, m in exc.errors:
+        p = rename.get(p, p)
+        out.append((f"{path}.{p}" if p else path, m))
+    return out
+
+
+SPARK_RENAME = {"ssh_host": "ssh.host", "ssh_port": "ssh.port", "ssh_user": "ssh.user"}
+
+
+def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
+    """Import parsed document data. Raises DocumentError or InventoryError
+    with every problem found; on error nothing is changed."""
+    doc = labdoc.parse(data)
+    report = ImportReport()
+    errors: list[tuple[str, str]] = []
+    with transaction.atomic(), services.refresh_once():
+        sparks = {s.name: s for s in Spark.objects.select_related("hardware")}
+        switches = {s.name: s for s in Switch.objects.select_related("hardware")}
+        cables = list(Cable.objects.select_related("type").prefetch_related("ends__port__spark",
+                                                                             "ends__port__switch"))
+        doc_names = {s.name for s in doc.sparks} | {s.name for s in doc.switches}
+
+        if prune:
+            # Cables first: removing a device removes its cables too.
+            wanted = {(c.type, tuple(c.ends)) for c in doc.cables}
+            wanted_labels = {c.label for c in doc.cables if c.label}
+            for cable in cables:
+                ends = tuple(e.port.label for e in cable.ends.all())
+                if (cable.type.slug, ends) not in wanted and cable.label not in wanted_labels:
+                    services.cable_delete(actor=actor, cable=cable)
+                    report.deleted["cable"] += 1
+            for name, spark in sparks.items():
+                if name not in doc_names:
+                    report.deleted["cable"] += len(services.spark_delete(actor=actor, spark=spark))
+                    report.deleted["spark"] += 1
+            for name, switch in switches.items():
+                if name not in doc_names:
+                    report.deleted["cable"] += len(services.switch_delete(actor=actor, switch=switch))
+                    report.deleted["switch"] += 1
+            cables = list(Cable.objects.select_related("type").prefetch_related("ends__port__spark",
+                                                                                 "ends__port__switch"))
+
+        for i, s in enumerate(doc.sparks):
+            fields: dict[str, Any] = {
+                "hardware": s.hardware, "ssh_host": s.ssh_host, "ssh_port": s.ssh_port,
+                "ssh_user": s.ssh_user, "serial": s.serial,
+            }
+            if s.vendor is not None:
+                fields["vendor"] = s.vendor
+            if s.status is not None:
+                fields["status"] = s.status
+            try:
+                with transaction.atomic():
+                    existing = sparks.get(s.name)
+                    if existing is None:
+                        if s.name in switches:
+                            raise InventoryError(f"the name {s.name!r} belongs to a switch", "name")
+                        services.spark_create(actor=actor, name=s.name, **fields)
+                        report.created["spark"] += 1
+                    else:
+                        current = services.snapshot(existing)
+                        changes = {k: val for k, val in fields.items() if current.get(k) != val}
+                        if changes:
+                            services.spark_update(actor=actor, spark=existing, **changes)
+                            report.updated["spark"] += 1
+                        else:
+                            report.unchanged += 1
+            except InventoryError as exc:
+                errors += _prefixed(exc, f"sparks[{i}]", SPARK_RENAME)
+
+        for i, w in enumerate(doc.switches):
+            try:
+                with transaction.atomic():
+                    existing_sw = switches.get(w.name)
+                    if existing_sw is None:
+                        if w.name in sparks:
+                            raise InventoryError(f"the name {w.name!r} belongs to a Spark", "name")
+                        services.switch_create(actor=actor, name=w.name, hardware=w.hardware, serial=w.serial)
+                        report.created["switch"] += 1
+                    else:
+                        current = services.snapshot(existing_sw)
+                        changes = {
+                            k: val for k, val in {"hardware": w.hardware, "serial": w.serial}.items()
+                            if current.get(k) != val
+                        }
+                        if changes:
+                            services.switch_update(actor=actor, switch=existing_sw, **changes)
+                            report.updated["switch"] += 1
+                        else:
+                            report.unchanged += 1
+            except InventoryError as exc:
+                errors += _prefixed(exc, f"switches[{i}]")
+
+        by_label = {c.label: c for c in cables if c.label}
+        by_ends = {tuple(e.port.label for e in c.ends.all()): c for c in cables}
+        for i, c in enumerate(doc.cables):
+            path = f"cables[{i}]"
+            match = by_label.get(c.label) if c.label else None
+            if match is None:
+                match = by_ends.get(tuple(c.ends))
+            try:
+                with transaction.atomic():
+                    if match is None:
+                        services.cable_create(
+                            actor=actor, type=c.type, ends=c.ends, label=c.label,
+                            length_m=c.length_m, coded_for=c.coded_for,
+                        )
+                        report.created["cable"] += 1
+                        continue
+                    current = services.snapshot(match)
+                    wanted = {
+                        "type": c.type, "ends": list(c.ends), "label": c.label, "coded_for": c.coded_for,
+                        "length_m": None if c.length_m in (None, "") else c.length_m,
+                    }
+                    changes = {}
+                    for key, val in wanted.items():
+                        cur = current.get(key)
+                        if key == "length_m" and val is not None and cur is not None:
+                            try:
+                                if float(cur) == float(val):
+                                    continue
+                            except (TypeError, ValueError):
+                                pass
+                        if cur != val:
+                            changes[key] = val
+                    if changes:
+                        services.cable_update(actor=actor, cable=match, **changes)
+                        report.updated["cable"] += 1
+                    else:
+                        report.unchanged += 1
+            except InventoryError as exc:
+                msgs = _prefixed(exc, path)
+                if not prune:
+                    msgs = [
+                        (p, m + "; remove that cable first, or import with prune") if "already holds" in m else (p, m)
+                        for p, m in msgs
+                    ]
+                errors += msgs
+        if errors:
+            raise InventoryError(errors)
+    return report
+
+
+def lab_export() -> dict[str, Any]:
+    """The whole inventory as a lab document (plain data, stable order)."""
+    sparks = []
+    for s in Spark.objects.select_related("hardware").order_by("name"):
+        item: dict[str, Any] = {
+            "name": s.name,
+            "hardware": s.hardware.slug,
+            "ssh": {"host": s.ssh_host, "port": s.ssh_port, "user": s.ssh_user},
+        }
+        if s.serial:
+            item["serial"] = s.serial
+        if s.vendor and s.vendor != s.hardware.vendor:
+            item["vendor"] = s.vendor
+        if s.status != Spark.Status.ACTIVE:
+            item["status"] = s.status
+        sparks.append(item)
+    switches = []
+    for w in Switch.objects.select_related("hardware").order_by("name"):
+        sw: dict[str, Any] = {"name": w.name, "hardware": w.hardware.slug}
+        if w.serial:
+            sw["serial"] = w.serial
+        switches.append(sw)
+    cables = []
+    for c in Cable.objects.select_related("type").prefetch_related("ends__port__spark", "ends__port__switch"):
+        item = {"type": c.type.slug, "ends": [e.port.label for e in c.ends.all()]}
+        if c.coded_for != Cable.Coding.NVIDIA:
+            item["coded_for"] = c.coded_for
+        if c.label:
+            item["label"] = c.label
+        if c.length_m is not None:
+            item["length_m"] = float(c.length_m)
+        cables.append(item)
+    cables.sort(key=lambda item: item["ends"])
+    return {"sparks": sparks, "switches": switches, "cables": cables}

@@ -1,0 +1,638 @@
+"""Writes to the inventory. Every function validates its input, changes the
+database inside one transaction and records the change (who, when, the
+field-level difference) in the same transaction.
+
+Errors users can cause raise ``InventoryError`` with (field, message) pairs
+and leave the database unchanged.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from . import validators as v
+from .catalogue import SPARK_PORT_GBPS, SPARK_PORTS
+from .errors import InventoryError, NotFound
+from .models import Cable, CableEnd, CatalogueEntry, Change, Port, Spark, Switch, Twin
+
+# Called (inside the transaction) after every inventory write; the topology
+# layer registers its group refresh here so groups never lag the cabling.
+AFTER_CHANGE: list[Callable[[], None]] = []
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who makes a change and through which door (page, api, import, admin, command)."""
+
+    user: Any = None
+    source: str = "page"
+
+    @property
+    def username(self) -> str:
+        return getattr(self.user, "username", "") or ""
+
+
+_deferred = threading.local()
+
+
+def _after_change() -> None:
+    if getattr(_deferred, "depth", 0):
+        _deferred.dirty = True
+        return
+    for hook in AFTER_CHANGE:
+        hook()
+
+
+@contextmanager
+def refresh_once() -> Iterator[None]:
+    """Run the after-change hooks once at the end of a batch (an import) instead
+    of after every object."""
+    _deferred.depth = getattr(_deferred, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _deferred.depth -= 1
+    if _deferred.depth == 0 and getattr(_deferred, "dirty", False):
+        _deferred.dirty = False
+        _after_change()
+
+
+# ---------------------------------------------------------------- change log
+
+SPARK_FIELDS = ("name", "hardware", "vendor", "serial", "ssh_host", "ssh_port", "ssh_user", "status")
+SWITCH_FIELDS = ("name", "hardware", "serial")
+CABLE_FIELDS = ("type", "label", "length_m", "coded_for", "ends")
+CATALOGUE_FIELDS = (
+    "kind", "slug", "name", "vendor", "memory_gb", "has_connectx", "port_count", "speed_gbps", "breakout",
+)
+
+
+def snapshot(obj: Any) -> dict[str, Any]:
+    if isinstance(obj, Spark):
+        data = {f: getattr(obj, f) for f in SPARK_FIELDS if f != "hardware"}
+        data["hardware"] = obj.hardware.slug
+    elif isinstance(obj, Switch):
+        data = {"name": obj.name, "hardware": obj.hardware.slug, "serial": obj.serial}
+    elif isinstance(obj, Cable):
+        data = {
+            "type": obj.type.slug,
+            "label": obj.label,
+            "length_m": str(obj.length_m) if obj.length_m is not None else None,
+            "coded_for": obj.coded_for,
+            "ends": [e.port.label for e in obj.ends.select_related("port__spark", "port__switch")],
+        }
+    elif isinstance(obj, CatalogueEntry):
+        data = {f: getattr(obj, f) for f in CATALOGUE_FIELDS}
+    else:  # pragma: no cover - programming error
+        raise TypeError(type(obj))
+    return data
+
+
+def _object_type(obj: Any) -> str:
+    return {Spark: "spark", Switch: "switch", Cable: "cable", CatalogueEntry: "catalogue"}[type(obj)]
+
+
+def change_record(
+    *, actor: Actor, action: str, obj: Any, before: dict[str, Any] | None, after: dict[str, Any] | None
+) -> Change | None:
+    before = before or {}
+    after = after or {}
+    diff = {
+        key: [before.get(key), after.get(key)]
+        for key in sorted(set(before) | set(after))
+        if before.get(key) != after.get(key)
+    }
+    if action == Change.Action.UPDATE and not diff:
+        return None
+    name = str(after.get("name") or before.get("name") or after.get("slug") or before.get("slug") or obj)
+    return Change.objects.create(
+        user=actor.user if getattr(actor.user, "pk", None) else None,
+        username=actor.username,
+        source=actor.source,
+        action=action,
+        object_type=_object_type(obj),
+        object_id=obj.pk,
+        object_name=name[:120],
+        diff=diff,
+    )
+
+
+# ---------------------------------------------------------------- catalogue
+
+
+def catalogue_get(slug: Any, kind: str, path: str = "hardware") -> CatalogueEntry:
+    entry = CatalogueEntry.objects.filter(slug=slug, kind=kind).first() if isinstance(slug, str) else None
+    if entry is None:
+        known = ", ".join(CatalogueEntry.objects.filter(kind=kind).values_list("slug", flat=True)[:20])
+        raise InventoryError(f"unknown {kind} type {slug!r}; known: {known}", path)
+    return entry
+
+
+def catalogue_create(*, actor: Actor, **fields: Any) -> CatalogueEntry:
+    errors: list[tuple[str, str]] = []
+    kind = fields.get("kind")
+    if kind not in CatalogueEntry.Kind.values:
+        errors.append(("kind", f"{kind!r} is not one of spark, switch, cable"))
+    slug = fields.get("slug")
+    if (msg := v.check_name(slug)) is not None:
+        errors.append(("slug", msg.replace("name", "slug", 1)))
+    elif CatalogueEntry.objects.filter(slug=slug).exists():
+        errors.append(("slug", f"a catalogue entry {slug!r} already exists"))
+    if not str(fields.get("name") or "").strip():
+        errors.append(("name", "the name is required"))
+    def positive(key: str, upper: int) -> None:
+        value = fields.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= upper:
+            errors.append((key, f"{key} must be a whole number from 1 to {upper}"))
+    if kind == "spark":
+        positive("memory_gb", 4096)
+    elif kind == "switch":
+        positive("port_count", 256)
+        positive("speed_gbps", 1600)
+    elif kind == "cable":
+        positive("speed_gbps", 1600)
+    if errors:
+        raise InventoryError(errors)
+    allowed = {k: fields[k] for k in CATALOGUE_FIELDS if k in fields}
+    with transaction.atomic():
+        entry = CatalogueEntry.objects.create(**allowed)
+        change_record(actor=actor, action="create", obj=entry, before=None, after=snapshot(entry))
+    return entry
+
+
+def catalogue_delete(*, actor: Actor, entry: CatalogueEntry) -> None:
+    in_use = entry.sparks.count() + entry.switches.count() + entry.cables.count()
+    if in_use:
+        raise InventoryError(f"{entry.slug} is used by {in_use} inventory object(s); change those first", "slug")
+    with transaction.atomic():
+        change_record(actor=actor, action="delete", obj=entry, before=snapshot(entry), after=None)
+        entry.delete()
+
+
+# ---------------------------------------------------------------- Sparks
+
+
+def _check_spark_fields(data: dict[str, Any], *, instance: Spark | None) -> list[tuple[str, str]]:
+    errors: list[tuple[str, str]] = []
+    checks = {
+        "name": v.check_name,
+        "ssh_host": v.check_host,
+        "ssh_user": v.check_user,
+        "ssh_port": v.check_tcp_port,
+        "serial": v.check_serial,
+    }
+    for key, check in checks.items():
+        if key in data and (msg := check(data[key])) is not None:
+            errors.append((key, msg))
+    if "vendor" in data and (msg := v.check_label(data["vendor"])) is not None:
+        errors.append(("vendor", msg))
+    if "status" in data and data["status"] not in Spark.Status.values:
+        errors.append(("status", f"{data['status']!r} is not one of {', '.join(Spark.Status.values)}"))
+    if "name" in data and not any(p == "name" for p, _ in errors):
+        clash = Spark.objects.filter(name=data["name"])
+        if instance is not None:
+            clash = clash.exclude(pk=instance.pk)
+        if clash.exists() or Switch.objects.filter(name=data["name"]).exists():
+            errors.append(("name", f"the name {data['name']!r} is already taken"))
+    return errors
+
+
+def _spark_ports_create(spark: Spark) -> None:
+    if not spark.hardware.has_connectx:
+        # An RTX Spark has one 10 Gb/s port and no RoCE twins.
+        Port.objects.create(spark=spark, name="p0", number=0, speed_gbps=10)
+        return
+    for number, (port_name, twins) in enumerate(SPARK_PORTS.items()):
+        port = Port.objects.create(spark=spark, name=port_name, number=number, speed_gbps=SPARK_PORT_GBPS)
+        Twin.objects.bulk_create(
+            Twin(port=port, name=netdev, rdma=rdma, pcie_domain=domain)
+            for (netdev, rdma), domain in zip(twins, ("0000", "0002"), strict=True)
+        )
+
+
+def spark_create(
+    *,
+    actor: Actor,
+    name: Any,
+    hardware: Any,
+    ssh_host: Any,
+    ssh_port: Any = 22,
+    ssh_user: Any = "fleet",
+    serial: Any = "",
+    vendor: Any = "",
+    status: Any = Spark.Status.ACTIVE,
+) -> Spark:
+    data = {
+        "name": name, "ssh_host": ssh_host, "ssh_port": ssh_port, "ssh_user": ssh_user,
+        "serial": serial, "vendor": vendor, "status": status,
+    }
+    errors = _check_spark_fields(data, instance=None)
+    entry = None
+    try:
+        entry = hardware if isinstance(hardware, CatalogueEntry) else catalogue_get(hardware, "spark")
+    except InventoryError as exc:
+        errors += exc.errors
+    if errors or entry is None:
+        raise InventoryError(errors)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                spark = Spark.objects.create(hardware=entry, vendor=vendor or entry.vendor, **{
+                    k: val for k, val in data.items() if k != "vendor"
+                })
+        except IntegrityError as exc:
+            raise InventoryError(f"the name {name!r} is already taken", "name") from exc
+        _spark_ports_create(spark)
+        change_record(actor=actor, action="create", obj=spark, before=None, after=snapshot(spark))
+        _after_change()
+    return spark
+
+
+def spark_update(*, actor: Actor, spark: Spark, **changes: Any) -> Spark:
+    unknown = set(changes) - set(SPARK_FIELDS)
+    if unknown:
+        raise InventoryError([(k, "not a field of a Spark") for k in sorted(unknown)])
+    errors = _check_spark_fields(changes, instance=spark)
+    entry = spark.hardware
+    if "hardware" in changes:
+        try:
+            entry = changes["hardware"]
+            if not isinstance(entry, CatalogueEntry):
+                entry = catalogue_get(entry, "spark")
+            if entry.has_connectx != spark.hardware.has_connectx:
+                errors.append((
+                    "hardware",
+                    "cannot change between a Spark with ConnectX-7 and one without; delete and register again",
+                ))
+        except InventoryError as exc:
+            errors += exc.errors
+    if errors:
+        raise InventoryError(errors)
+    with transaction.atomic():
+        before = snapshot(spark)
+        for key, value in changes.items():
+            if key != "hardware":
+                setattr(spark, key, value)
+        spark.hardware = entry
+        try:
+            with transaction.atomic():
+                spark.save()
+        except IntegrityError as exc:
+            raise InventoryError("the name is already taken", "name") from exc
+        change_record(actor=actor, action="update", obj=spark, before=before, after=snapshot(spark))
+        _after_change()
+    return spark
+
+
+def _cables_on(ports: Iterable[Port]) -> list[Cable]:
+    return list(
+        Cable.objects.filter(ends__port__in=list(ports)).distinct().select_related("type").order_by("id")
+    )
+
+
+def cables_freed_by(device: Spark | Switch) -> list[Cable]:
+    """The cables that deleting this device removes (every cable plugged into it)."""
+    return _cables_on(device.ports.all())
+
+
+def spark_delete(*, actor: Actor, spark: Spark) -> list[str]:
+    """Delete a Spark and the cables plugged into it; returns those cables' descriptions."""
+    with transaction.atomic():
+        freed = [cable_describe(c) for c in cables_freed_by(spark)]
+        for cable in cables_freed_by(spark):
+            cable_delete(actor=actor, cable=cable, refresh=False)
+        before = snapshot(spark)
+        change_record(actor=actor, action="delete", obj=spark, before=before, after=None)
+        spark.delete()
+        _after_change()
+    return freed
+
+
+# ---------------------------------------------------------------- switches
+
+
+def _switch_ports_create(switch: Switch) -> None:
+    hw = switch.hardware
+    Port.objects.bulk_create(
+        Port(switch=switch, name=str(n), number=n, speed_gbps=hw.speed_gbps or 0, breakout=hw.breakout)
+        for n in range(1, (hw.port_count or 0) + 1)
+    )
+
+
+def _check_switch_name(name: Any, instance: Switch | None) -> list[tuple[str, str]]:
+    if (msg := v.check_name(name)) is not None:
+        return [("name", msg)]
+    clash = Switch.objects.filter(name=name)
+    if instance is not None:
+        clash = clash.exclude(pk=instance.pk)
+    if clash.exists() or Spark.objects.filter(name=name).exists():
+        return [("name", f"the name {name!r} is already taken")]
+    return []
+
+
+def switch_create(*, actor: Actor, name: Any, hardware: Any, serial: Any = "") -> Switch:
+    errors = _check_switch_name(name, None)
+    if (msg := v.check_serial(serial)) is not None:
+        errors.append(("serial", msg))
+    entry = None
+    try:
+        entry = hardware if isinstance(hardware, CatalogueEntry) else catalogue_get(hardware, "switch")
+    except InventoryError as exc:
+        errors += exc.errors
+    if errors or entry is None:
+        raise InventoryError(errors)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                switch = Switch.objects.create(name=name, hardware=entry, serial=serial)
+        except IntegrityError as exc:
+            raise InventoryError(f"the name {name!r} is already taken", "name") from exc
+        _switch_ports_create(switch)
+        change_record(actor=actor, action="create", obj=switch, before=None, after=snapshot(switch))
+        _after_change()
+    return switch
+
+
+def switch_update(*, actor: Actor, switch: Switch, **changes: Any) -> Switch:
+    unknown = set(changes) - set(SWITCH_FIELDS)
+    if unknown:
+        raise InventoryError([(k, "not a field of a switch") for k in sorted(unknown)])
+    errors: list[tuple[str, str]] = []
+    if "name" in changes:
+        errors += _check_switch_name(changes["name"], switch)
+    if "serial" in changes and (msg := v.check_serial(changes["serial"])) is not None:
+        errors.append(("serial", msg))
+    entry = switch.hardware
+    if "hardware" in changes:
+        try:
+            entry = changes["hardware"]
+            if not isinstance(entry, CatalogueEntry):
+                entry = catalogue_get(entry, "switch")
+            if entry.pk != switch.hardware_id and CableEnd.objects.filter(port__switch=switch).exists():
+                errors.append(("hardware", "unplug the switch's cables before changing its hardware"))
+        except InventoryError as exc:
+            errors += exc.errors
+    if errors:
+        raise InventoryError(errors)
+    with transaction.atomic():
+        before = snapshot(switch)
+        hardware_changed = entry.pk != switch.hardware_id
+        for key in ("name", "serial"):
+            if key in changes:
+                setattr(switch, key, changes[key])
+        switch.hardware = entry
+        try:
+            with transaction.atomic():
+                switch.save()
+        except IntegrityError as exc:
+            raise InventoryError("the name is already taken", "name") from exc
+        if hardware_changed:
+            switch.ports.all().delete()
+            _switch_ports_create(switch)
+        change_record(actor=actor, action="update", obj=switch, before=before, after=snapshot(switch))
+        _after_change()
+    return switch
+
+
+def switch_delete(*, actor: Actor, switch: Switch) -> list[str]:
+    with transaction.atomic():
+        freed = [cable_describe(c) for c in cables_freed_by(switch)]
+        for cable in cables_freed_by(switch):
+            cable_delete(actor=actor, cable=cable, refresh=False)
+        change_record(actor=actor, action="delete", obj=switch, before=snapshot(switch), after=None)
+        switch.delete()
+        _after_change()
+    return freed
+
+
+# ---------------------------------------------------------------- cables
+
+
+def port_resolve(ref: Any, path: str) -> Port:
+    """``spark-01:p0`` or ``sw-1:3`` to the Port, or an error naming ``path``."""
+    if not isinstance(ref, str) or ref.count(":") != 1:
+        raise InventoryError(f"{ref!r} is not a port reference like spark-01:p0 or sw-1:3", path)
+    device, port_name = ref.split(":")
+    port = (
+        Port.objects.select_related("spark", "switch", "switch__hardware")
+        .filter(spark__name=device, name=port_name)
+        .first()
+        or Port.objects.select_related("spark", "switch", "switch__hardware")
+        .filter(switch__name=device, name=port_name)
+        .first()
+    )
+    if port is None:
+        if Spark.objects.filter(name=device).exists():
+            names = ", ".join(Port.objects.filter(spark__name=device).values_list("name", flat=True))
+            raise InventoryError(f"Spark {device!r} has no port {port_name!r} (ports: {names})", path)
+        switch = Switch.objects.select_related("hardware").filter(name=device).first()
+        if switch is not None:
+            raise InventoryError(
+                f"switch {device!r} has no port {port_name!r} (ports 1 to {switch.hardware.port_count})", path
+            )
+        raise InventoryError(f"no Spark or switch is named {device!r}", path)
+    return port
+
+
+def cable_end_errors(
+    cable_type: CatalogueEntry, ports: list[Port | None], *, path: str = "ends"
+) -> list[tuple[str, str]]:
+    """Shape rules of a cable's ends that need no database lookup."""
+    errors: list[tuple[str, str]] = []
+    wanted = 3 if cable_type.breakout else 2
+    if len(ports) != wanted:
+        shape = "a trunk and two legs" if cable_type.breakout else "two ends"
+        errors.append((path, f"a {cable_type.slug} cable has {shape}: {wanted} ends, not {len(ports)}"))
+        return errors
+    seen: set[int] = set()
+    for i, port in enumerate(ports):
+        if port is None:
+            continue
+        if port.pk in seen:
+            errors.append((f"{path}[{i}]", f"port {port.label} is named twice in this cable"))
+        seen.add(port.pk)
+    trunk = ports[0]
+    if cable_type.breakout and trunk is not None:
+        if trunk.spark_id is not None:
+            errors.append((f"{path}[0]", f"{trunk.label} is a Spark port: a breakout trunk goes into a 400G "
+                           "switch port that can break out"))
+        elif not trunk.breakout:
+            errors.append((f"{path}[0]", f"switch port {trunk.label} cannot break out into 2 x 200G"))
+    if cable_type.breakout:
+        for i, leg in enumerate(ports[1:], start=1):
+            if leg is not None and leg.switch_id is not None and leg.switch_id == getattr(trunk, "switch_id", None):
+                errors.append((f"{path}[{i}]", "a breakout leg cannot go back into its own switch"))
+    return errors
+
+
+def _resolve_ends(ends: Any, path: str = "ends") -> tuple[list[Port | None], list[tuple[str, str]]]:
+    if not isinstance(ends, list | tuple) or not ends:
+        return [], [(path, "a cable needs its ends, e.g. [spark-01:p0, spark-02:p0]")]
+    ports: list[Port | None] = []
+    errors: list[tuple[str, str]] = []
+    for i, ref in enumerate(ends):
+        if isinstance(ref, Port):
+            ports.append(ref)
+            continue
+        try:
+            ports.append(port_resolve(ref, f"{path}[{i}]"))
+        except InventoryError as exc:
+            ports.append(None)
+            errors += exc.errors
+    return ports, errors
+
+
+def _occupied_errors(ports: list[Port | None], cable: Cable | None, path: str = "ends") -> list[tuple[str, str]]:
+    errors = []
+    ids = [p.pk for p in ports if p is not None]
+    taken = CableEnd.objects.filter(port_id__in=ids).select_related("cable")
+    if cable is not None:
+        taken = taken.exclude(cable=cable)
+    by_port = {end.port_id: end.cable for end in taken}
+    for i, port in enumerate(ports):
+        if port is not None and port.pk in by_port:
+            errors.append((f"{path}[{i}]", f"port {port.label} already holds cable {by_port[port.pk].key}"))
+    return errors
+
+
+def _parse_length(value: Any) -> tuple[Decimal | None, str | None]:
+    if value in (None, ""):
+        return None, None
+    try:
+        length = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None, f"{value!r} is not a length in metres"
+    if not length.is_finite() or not Decimal("0") < length <= Decimal("100"):
+        return None, "the length must be more than 0 and at most 100 metres"
+    return length.quantize(Decimal("0.01")), None
+
+
+def cable_create(
+    *,
+    actor: Actor,
+    type: Any,
+    ends: Any,
+    label: Any = "",
+    length_m: Any = None,
+    coded_for: Any = Cable.Coding.NVIDIA,
+    refresh: bool = True,
+) -> Cable:
+    errors: list[tuple[str, str]] = []
+    cable_type = None
+    try:
+        cable_type = type if isinstance(type, CatalogueEntry) else catalogue_get(type, "cable", "type")
+    except InventoryError as exc:
+        errors += exc.errors
+    ports, end_errors = _resolve_ends(ends)
+    errors += end_errors
+    if cable_type is not None and ports:
+        errors += cable_end_errors(cable_type, ports)
+    errors += _occupied_errors(ports, None)
+    length, msg = _parse_length(length_m)
+    if msg:
+        errors.append(("length_m", msg))
+    if (msg := v.check_label(label)) is not None:
+        errors.append(("label", msg))
+    elif label and Cable.objects.filter(label=label).exists():
+        errors.append(("label", f"another cable is already labelled {label!r}"))
+    if coded_for not in Cable.Coding.values:
+        errors.append(("coded_for", f"{coded_for!r} is not one of nvidia, generic"))
+    if errors or cable_type is None:
+        raise InventoryError(errors)
+    with transaction.atomic():
+        cable = Cable.objects.create(type=cable_type, label=label, length_m=length, coded_for=coded_for)
+        try:
+            with transaction.atomic():
+                CableEnd.objects.bulk_create(
+                    CableEnd(cable=cable, position=i, port=p) for i, p in enumerate(ports) if p is not None
+                )
+        except IntegrityError as exc:
+            raise InventoryError("one of these ports was just taken by another cable; reload and retry",
+                                 "ends") from exc
+        change_record(actor=actor, action="create", obj=cable, before=None, after=snapshot(cable))
+        if refresh:
+            _after_change()
+    return cable
+
+
+def cable_update(*, actor: Actor, cable: Cable, refresh: bool = True, **changes: Any) -> Cable:
+    unknown = set(changes) - set(CABLE_FIELDS)
+    if unknown:
+        raise InventoryError([(k, "not a field of a cable") for k in sorted(unknown)])
+    errors: list[tuple[str, str]] = []
+    cable_type = cable.type
+    if "type" in changes:
+        try:
+            cable_type = changes["type"]
+            if not isinstance(cable_type, CatalogueEntry):
+                cable_type = catalogue_get(cable_type, "cable", "type")
+        except InventoryError as exc:
+            errors += exc.errors
+    if "ends" in changes:
+        ports, end_errors = _resolve_ends(changes["ends"])
+        errors += end_errors
+    else:
+        ports = [e.port for e in cable.ends.select_related("port", "port__spark", "port__switch")]
+    if ports:
+        errors += cable_end_errors(cable_type, ports)
+    errors += _occupied_errors(ports, cable)
+    length = cable.length_m
+    if "length_m" in changes:
+        length, msg = _parse_length(changes["length_m"])
+        if msg:
+            errors.append(("length_m", msg))
+    if "label" in changes and (msg := v.check_label(changes["label"])) is not None:
+        errors.append(("label", msg))
+    elif changes.get("label") and Cable.objects.filter(label=changes["label"]).exclude(pk=cable.pk).exists():
+        errors.append(("label", f"another cable is already labelled {changes['label']!r}"))
+    if "coded_for" in changes and changes["coded_for"] not in Cable.Coding.values:
+        errors.append(("coded_for", f"{changes['coded_for']!r} is not one of nvidia, generic"))
+    if errors:
+        raise InventoryError(errors)
+    with transaction.atomic():
+        before = snapshot(cable)
+        cable.type = cable_type
+        cable.length_m = length
+        cable.label = changes.get("label", cable.label)
+        cable.coded_for = changes.get("coded_for", cable.coded_for)
+        cable.save()
+        if "ends" in changes:
+            cable.ends.all().delete()
+            try:
+                with transaction.atomic():
+                    CableEnd.objects.bulk_create(
+                        CableEnd(cable=cable, position=i, port=p) for i, p in enumerate(ports) if p is not None
+                    )
+            except IntegrityError as exc:
+                raise InventoryError("one of these ports was just taken by another cable", "ends") from exc
+        change_record(actor=actor, action="update", obj=cable, before=before, after=snapshot(cable))
+        if refresh:
+            _after_change()
+    return cable
+
+
+def cable_delete(*, actor: Actor, cable: Cable, refresh: bool = True) -> None:
+    with transaction.atomic():
+        change_record(actor=actor, action="delete", obj=cable, before=snapshot(cable), after=None)
+        cable.delete()
+        if refresh:
+            _after_change()
+
+
+def cable_describe(cable: Cable) -> str:
+    ends = " – ".join(e.port.label for e in cable.ends.select_related("port__spark", "port__switch"))
+    return f"{cable.key} ({cable.type.slug}: {ends})"
+
+
+def get_or_404(model: type[Any], **lookup: Any) -> Any:
+    obj = model.objects.filter(**lookup).first()
+    if obj is None:
+        what = " ".join(f"{k}={val!r}" for k, val in lookup.items())
+        raise NotFound(f"no {model._meta.verbose_name} with {what}")
+    return obj

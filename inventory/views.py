@@ -1,0 +1,340 @@
+"""Inventory pages: list, detail, create, edit and delete for Sparks,
+switches and cables; the catalogue; import and export; the change log.
+Views parse input, call one service or selector, and render."""
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from django.conf import settings
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from accounts.decorators import admin_required
+
+from . import labdoc, labio, selectors, services
+from .errors import InventoryError
+from .forms import CableForm, CatalogueForm, ImportForm, SparkForm, SwitchForm, apply_errors
+from .labdoc import DocumentError
+from .models import Cable, CatalogueEntry, Change, Spark, Switch
+from .services import Actor
+
+PAGE_SIZE = 50
+
+
+def _actor(request: HttpRequest) -> Actor:
+    return Actor(user=request.user, source="page")
+
+
+def _page(request: HttpRequest, qs: Any) -> Any:
+    return Paginator(qs, PAGE_SIZE).get_page(request.GET.get("page"))
+
+
+def _list(request: HttpRequest, template: str, context: dict[str, Any]) -> HttpResponse:
+    if getattr(request, "htmx", False) and request.htmx.target == "rows":  # type: ignore[attr-defined]
+        template += "#rows"
+    return render(request, template, context)
+
+
+def _get(model: Any, **lookup: Any) -> Any:
+    obj = model.objects.filter(**lookup).first()
+    if obj is None:
+        raise Http404(f"no such {model._meta.verbose_name}")
+    return obj
+
+
+# ---------------------------------------------------------------- Sparks
+
+
+@require_GET
+def spark_list(request: HttpRequest) -> HttpResponse:
+    q = request.GET.get("q", "").strip()
+    status = request.GET.get("status", "")
+    page = _page(request, selectors.sparks_list(q=q, status=status))
+    return _list(request, "inventory/spark_list.html",
+                 {"page": page, "q": q, "status": status, "statuses": Spark.Status.choices})
+
+
+@require_GET
+def spark_detail(request: HttpRequest, name: str) -> HttpResponse:
+    spark = selectors.sparks_for_api().filter(name=name).first()
+    if spark is None:
+        raise Http404("no such Spark")
+    ports = [(p, selectors.port_end(p)) for p in spark.ports.all()]
+    history = Change.objects.filter(object_type="spark", object_id=spark.pk)[:10]
+    return render(request, "inventory/spark_detail.html",
+                  {"spark": spark, "ports": ports, "history": history})
+
+
+def _spark_form_view(request: HttpRequest, spark: Spark | None) -> HttpResponse:
+    if request.method == "POST":
+        form = SparkForm(request.POST)
+        if form.is_valid():
+            data = dict(form.cleaned_data)
+            try:
+                if spark is None:
+                    spark = services.spark_create(actor=_actor(request), **data)
+                    messages.success(request, f"Spark {spark.name} registered with ports p0 and p1.")
+                else:
+                    changes = {k: val for k, val in data.items()
+                               if services.snapshot(spark).get(k) != val}
+                    spark = services.spark_update(actor=_actor(request), spark=spark, **changes)
+                    messages.success(request, f"Spark {spark.name} saved.")
+                return redirect("inventory:spark_detail", name=spark.name)
+            except InventoryError as exc:
+                apply_errors(form, exc)
+    else:
+        form = SparkForm(initial=services.snapshot(spark) if spark else {"hardware": "dgx-spark-128"})
+    return render(request, "inventory/form.html", {
+        "form": form, "object": spark, "kind": "Spark",
+        "cancel": f"/sparks/{spark.name}/" if spark else "/sparks/",
+    }, status=200 if not form.errors else 400)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def spark_create(request: HttpRequest) -> HttpResponse:
+    return _spark_form_view(request, None)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def spark_edit(request: HttpRequest, name: str) -> HttpResponse:
+    return _spark_form_view(request, _get(Spark, name=name))
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def spark_delete(request: HttpRequest, name: str) -> HttpResponse:
+    spark = _get(Spark, name=name)
+    if request.method == "POST":
+        freed = services.spark_delete(actor=_actor(request), spark=spark)
+        note = f" and {len(freed)} cable(s): {', '.join(freed)}" if freed else ""
+        messages.success(request, f"Deleted Spark {name}{note}.")
+        return redirect("inventory:spark_list")
+    freed = [services.cable_describe(c) for c in services.cables_freed_by(spark)]
+    return render(request, "inventory/confirm_delete.html",
+                  {"object": spark, "kind": "Spark", "freed": freed, "cancel": f"/sparks/{name}/"})
+
+
+# ---------------------------------------------------------------- switches
+
+
+@require_GET
+def switch_list(request: HttpRequest) -> HttpResponse:
+    return _list(request, "inventory/switch_list.html", {"page": _page(request, selectors.switches_list())})
+
+
+@require_GET
+def switch_detail(request: HttpRequest, name: str) -> HttpResponse:
+    switch = selectors.switches_for_api().filter(name=name).first()
+    if switch is None:
+        raise Http404("no such switch")
+    ports = [(p, selectors.port_end(p)) for p in switch.ports.all()]
+    history = Change.objects.filter(object_type="switch", object_id=switch.pk)[:10]
+    return render(request, "inventory/switch_detail.html",
+                  {"switch": switch, "ports": ports, "history": history})
+
+
+def _switch_form_view(request: HttpRequest, switch: Switch | None) -> HttpResponse:
+    if request.method == "POST":
+        form = SwitchForm(request.POST)
+        if form.is_valid():
+            try:
+                if switch is None:
+                    switch = services.switch_create(actor=_actor(request), **form.cleaned_data)
+                    messages.success(request, f"Switch {switch.name} registered.")
+                else:
+                    current = services.snapshot(switch)
+                    changes = {k: val for k, val in form.cleaned_data.items() if current.get(k) != val}
+                    switch = services.switch_update(actor=_actor(request), switch=switch, **changes)
+                    messages.success(request, f"Switch {switch.name} saved.")
+                return redirect("inventory:switch_detail", name=switch.name)
+            except InventoryError as exc:
+                apply_errors(form, exc)
+    else:
+        form = SwitchForm(initial=services.snapshot(switch) if switch else {"hardware": "mikrotik-crs804-ddq"})
+    return render(request, "inventory/form.html", {
+        "form": form, "object": switch, "kind": "switch",
+        "cancel": f"/switches/{switch.name}/" if switch else "/switches/",
+    }, status=200 if not form.errors else 400)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def switch_create(request: HttpRequest) -> HttpResponse:
+    return _switch_form_view(request, None)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def switch_edit(request: HttpRequest, name: str) -> HttpResponse:
+    return _switch_form_view(request, _get(Switch, name=name))
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def switch_delete(request: HttpRequest, name: str) -> HttpResponse:
+    switch = _get(Switch, name=name)
+    if request.method == "POST":
+        freed = services.switch_delete(actor=_actor(request), switch=switch)
+        note = f" and {len(freed)} cable(s): {', '.join(freed)}" if freed else ""
+        messages.success(request, f"Deleted switch {name}{note}.")
+        return redirect("inventory:switch_list")
+    freed = [services.cable_describe(c) for c in services.cables_freed_by(switch)]
+    return render(request, "inventory/confirm_delete.html",
+                  {"object": switch, "kind": "switch", "freed": freed, "cancel": f"/switches/{name}/"})
+
+
+# ---------------------------------------------------------------- cables
+
+
+@require_GET
+def cable_list(request: HttpRequest) -> HttpResponse:
+    q = request.GET.get("q", "").strip()
+    return _list(request, "inventory/cable_list.html", {"page": _page(request, selectors.cables_list(q=q)), "q": q})
+
+
+@require_GET
+def cable_detail(request: HttpRequest, cable_id: int) -> HttpResponse:
+    cable = selectors.cables_for_api().filter(pk=cable_id).first()
+    if cable is None:
+        raise Http404("no such cable")
+    history = Change.objects.filter(object_type="cable", object_id=cable.pk)[:10]
+    return render(request, "inventory/cable_detail.html", {"cable": cable, "history": history})
+
+
+def _cable_type(slug: str | None) -> CatalogueEntry | None:
+    return CatalogueEntry.objects.filter(kind="cable", slug=slug or "qsfp112-dac").first()
+
+
+def _cable_form_view(request: HttpRequest, cable: Cable | None) -> HttpResponse:
+    data = request.POST if request.method == "POST" else None
+    if cable is not None and data is None:
+        snap = services.snapshot(cable)
+        initial = {**snap, **{f"end_{i}": e for i, e in enumerate(snap["ends"])}}
+    else:
+        initial = {"type": request.GET.get("type", "qsfp112-dac"), "coded_for": "nvidia"}
+    type_slug = (data or {}).get("type") or request.GET.get("type") or initial.get("type")
+    cable_type = _cable_type(type_slug)
+    form = CableForm(data, initial=initial, ports=selectors.free_ports(cable=cable), cable_type=cable_type)
+    if request.htmx and request.method == "GET":  # type: ignore[attr-defined]
+        return render(request, "inventory/cable_form.html#ends", {"form": form})
+    if data is not None and form.is_valid():
+        fields = {k: form.cleaned_data[k] for k in ("type", "label", "length_m", "coded_for")}
+        try:
+            if cable is None:
+                cable = services.cable_create(actor=_actor(request), ends=form.ends(), **fields)
+                messages.success(request, f"Cable {cable.key} plugged in: {services.cable_describe(cable)}.")
+            else:
+                current = services.snapshot(cable)
+                changes = {k: val for k, val in {**fields, "ends": form.ends()}.items()
+                           if str(current.get(k) or "") != str(val or "")}
+                cable = services.cable_update(actor=_actor(request), cable=cable, **changes)
+                messages.success(request, f"Cable {cable.key} saved.")
+            return redirect("inventory:cable_detail", cable_id=cable.pk)
+        except InventoryError as exc:
+            apply_errors(form, exc)
+    return render(request, "inventory/cable_form.html", {
+        "form": form, "object": cable, "cancel": f"/cables/{cable.pk}/" if cable else "/cables/",
+    }, status=400 if form.errors else 200)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def cable_create(request: HttpRequest) -> HttpResponse:
+    return _cable_form_view(request, None)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def cable_edit(request: HttpRequest, cable_id: int) -> HttpResponse:
+    return _cable_form_view(request, _get(Cable, pk=cable_id))
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def cable_delete(request: HttpRequest, cable_id: int) -> HttpResponse:
+    cable = _get(Cable, pk=cable_id)
+    if request.method == "POST":
+        desc = services.cable_describe(cable)
+        services.cable_delete(actor=_actor(request), cable=cable)
+        messages.success(request, f"Deleted cable {desc}.")
+        return redirect("inventory:cable_list")
+    return render(request, "inventory/confirm_delete.html", {
+        "object": cable, "kind": "cable", "freed": [], "cancel": f"/cables/{cable.pk}/",
+        "describe": services.cable_describe(cable),
+    })
+
+
+# ---------------------------------------------------------------- catalogue
+
+
+@require_GET
+def catalogue_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "inventory/catalogue_list.html", {"entries": selectors.catalogue()})
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def catalogue_create(request: HttpRequest) -> HttpResponse:
+    form = CatalogueForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        fields = {k: val for k, val in form.cleaned_data.items() if val is not None}
+        try:
+            entry = services.catalogue_create(actor=_actor(request), **fields)
+            messages.success(request, f"Catalogue entry {entry.slug} added.")
+            return redirect("inventory:catalogue_list")
+        except InventoryError as exc:
+            apply_errors(form, exc)
+    return render(request, "inventory/form.html", {"form": form, "object": None, "kind": "catalogue entry",
+                                                   "cancel": "/catalogue/"},
+                  status=400 if form.errors else 200)
+
+
+# ---------------------------------------------------------------- import / export
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def lab_import(request: HttpRequest) -> HttpResponse:
+    form = ImportForm(request.POST or None, request.FILES or None)
+    report = None
+    errors: list[tuple[str, str]] = []
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["document"]
+        limit = settings.FLEET_IMPORT_MAX_BYTES
+        try:
+            if upload.size > limit:
+                raise DocumentError([("", f"the document is {upload.size:,} bytes; the limit is {limit:,} bytes")])
+            ctype = "application/json" if upload.name.lower().endswith(".json") else "application/yaml"
+            data = labdoc.load_text(upload.read(limit + 1), ctype, max_bytes=limit)
+            report = labio.lab_import(actor=Actor(user=request.user, source="import"), data=data,
+                                      prune=form.cleaned_data["prune"])
+        except (DocumentError, InventoryError) as exc:
+            errors = exc.errors
+    return render(request, "inventory/import.html", {"form": form, "report": report, "errors": errors},
+                  status=400 if errors else 200)
+
+
+@require_GET
+def lab_export(request: HttpRequest) -> HttpResponse:
+    response = HttpResponse(yaml.safe_dump(labio.lab_export(), sort_keys=False), content_type="application/yaml")
+    response["Content-Disposition"] = 'attachment; filename="lab.yaml"'
+    return response
+
+
+@require_GET
+def change_list(request: HttpRequest) -> HttpResponse:
+    object_type = request.GET.get("object_type", "")
+    object_name = request.GET.get("object_name", "").strip()
+    user = request.GET.get("user", "").strip()
+    page = _page(request, selectors.changes(object_type=object_type, object_name=object_name, username=user))
+    users = Change.objects.exclude(username="").values_list("username", flat=True).distinct().order_by("username")
+    return _list(request, "inventory/change_list.html", {
+        "page": page, "object_type": object_type, "object_name": object_name, "user": user,
+        "users": users, "types": ["spark", "switch", "cable", "catalogue"],
+    })

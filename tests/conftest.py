@@ -1,0 +1,128 @@
+"""Shared fixtures: users in each role, signed-in clients, API clients with a
+personal token, and labs built from lab documents in ``labs/``."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from django.contrib.auth.models import User
+from django.test import Client
+
+from accounts.roles import ADMIN, MEMBER, VIEWER, set_role
+from accounts.tokens import token_create
+
+LABS = Path(__file__).resolve().parent.parent / "labs"
+
+
+def lab_data(name: str) -> dict[str, Any]:
+    return yaml.safe_load((LABS / name).read_text())
+
+
+def make_user(username: str, role: str) -> User:
+    user = User.objects.create_user(username=username, password=f"{username}-pass-123")
+    set_role(user, role)
+    return user
+
+
+@pytest.fixture
+def admin_user(db: Any) -> User:
+    return make_user("admin1", ADMIN)
+
+
+@pytest.fixture
+def member_user(db: Any) -> User:
+    return make_user("member1", MEMBER)
+
+
+@pytest.fixture
+def viewer_user(db: Any) -> User:
+    return make_user("viewer1", VIEWER)
+
+
+@pytest.fixture
+def users(admin_user: User, member_user: User, viewer_user: User) -> dict[str, User]:
+    return {ADMIN: admin_user, MEMBER: member_user, VIEWER: viewer_user}
+
+
+class ApiClient:
+    """A test client that sends a bearer token and JSON bodies."""
+
+    def __init__(self, user: User | None) -> None:
+        self.client = Client()
+        self.headers: dict[str, str] = {}
+        if user is not None:
+            _, token = token_create(user=user, name="tests")
+            self.headers["Authorization"] = f"Bearer {token}"
+
+    def _send(self, method: str, path: str, body: Any = None, content_type: str = "application/json",
+              **extra: Any) -> Any:
+        data = body if isinstance(body, str | bytes) or body is None else json.dumps(body)
+        fn = getattr(self.client, method)
+        kwargs: dict[str, Any] = {"headers": {**self.headers, **extra.pop("headers", {})}}
+        if data is not None:
+            kwargs.update(data=data, content_type=content_type)
+        return fn(path, **kwargs, **extra)
+
+    def get(self, path: str, **kw: Any) -> Any:
+        return self._send("get", path, **kw)
+
+    def post(self, path: str, body: Any = None, **kw: Any) -> Any:
+        return self._send("post", path, body, **kw)
+
+    def patch(self, path: str, body: Any = None, **kw: Any) -> Any:
+        return self._send("patch", path, body, **kw)
+
+    def delete(self, path: str, **kw: Any) -> Any:
+        return self._send("delete", path, **kw)
+
+
+@pytest.fixture
+def api_admin(admin_user: User) -> ApiClient:
+    return ApiClient(admin_user)
+
+
+@pytest.fixture
+def api_member(member_user: User) -> ApiClient:
+    return ApiClient(member_user)
+
+
+@pytest.fixture
+def api_viewer(viewer_user: User) -> ApiClient:
+    return ApiClient(viewer_user)
+
+
+@pytest.fixture
+def admin_client(admin_user: User) -> Client:
+    c = Client()
+    c.force_login(admin_user)
+    return c
+
+
+@pytest.fixture
+def import_lab(admin_user: User) -> Any:
+    """Import one or more lab documents from labs/ through the service."""
+    from inventory.labio import lab_import
+    from inventory.services import Actor
+
+    def _import(*names: str) -> None:
+        for name in names:
+            lab_import(actor=Actor(user=admin_user, source="import"), data=lab_data(name))
+
+    return _import
+
+
+def db_state() -> dict[str, Any]:
+    """Everything an inventory change could touch, for 'nothing changed' checks."""
+    from inventory.labio import lab_export
+    from inventory.models import CableEnd, CatalogueEntry, Change, Port
+
+    return {
+        "export": lab_export(),
+        "changes": Change.objects.count(),
+        "ports": Port.objects.count(),
+        "ends": CableEnd.objects.count(),
+        "catalogue": CatalogueEntry.objects.count(),
+    }
