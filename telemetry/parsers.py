@@ -1,0 +1,556 @@
+"""Parsers for the output of the poll script (``telemetry.commands.POLL_SCRIPT``).
+
+Pure functions, one per command, each returning ``Parsed(value, errors)``:
+``value`` is ``None`` when nothing usable was found, ``errors`` says what was
+wrong. They never raise on any input text: a node printing garbage must cost
+us an entry in ``Sample.errors``, not a crashed poll.
+``parse_poll_output`` splits the whole answer by section markers, runs every
+parser and assembles a ``Sample`` (errors prefixed with their section).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Generic, NamedTuple, TypeVar
+
+from telemetry.commands import END_SECTION, MARKER_PREFIX, SECTIONS, TWIN_BY_IFNAME, TWIN_IFNAMES
+from telemetry.sample import ComputeProcess, Gpu, Memory, Neighbour, Sample, Twin
+
+T = TypeVar("T")
+
+_MARKER_RE = re.compile(re.escape(MARKER_PREFIX) + r"([a-z0-9_]+)")
+_NA_VALUES = {"", "[n/a]", "n/a", "[not supported]", "not supported", "[unknown error]", "-"}
+
+
+class Parsed(NamedTuple, Generic[T]):
+    """A parser's answer: the value (None if unusable) and what went wrong."""
+
+    value: T | None
+    errors: tuple[str, ...] = ()
+
+
+class Psi(NamedTuple):
+    some_avg10: float | None
+    full_avg10: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkState:
+    """One interface as seen by ``ip -j link`` or by /sys/class/net."""
+
+    operstate: str | None  # lower case: "up", "down", "unknown", ...
+    mtu: int | None
+    speed_mbps: int | None = None  # only sysfs knows the speed
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = text.strip()
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _to_float(text: str) -> float | None:
+    """A finite float from an nvidia-smi style field; None for N/A and garbage."""
+    cleaned = text.strip().lower()
+    for unit in ("mib", "w", "%", "c"):
+        if cleaned.endswith(unit):
+            cleaned = cleaned[: -len(unit)].strip()
+            break
+    if cleaned in _NA_VALUES:
+        return None
+    try:
+        value = float(cleaned)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _to_int(text: str) -> int | None:
+    text = text.strip()
+    if not re.fullmatch(r"-?[0-9]{1,19}", text):
+        return None
+    return int(text)
+
+
+def _load_json(text: str) -> tuple[Any, str | None]:
+    try:
+        return json.loads(text), None
+    except (ValueError, RecursionError) as exc:
+        return None, f"invalid JSON ({type(exc).__name__}: {str(exc)[:80]})"
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def split_sections(output: str) -> dict[str, str]:
+    """Split the script's output at ``@@fleet:<name>`` marker lines.
+
+    Text before the first marker (a chatty login script) is ignored. When a
+    marker appears twice the first section wins. The ``end`` section is
+    present (empty) only if the script ran to completion.
+    """
+    sections: dict[str, str] = {}
+    current: str | None = None
+    lines: list[str] = []
+    for line in output.splitlines():
+        match = _MARKER_RE.fullmatch(line.rstrip("\r"))
+        if match:
+            if current is not None and current not in sections:
+                sections[current] = "\n".join(lines)
+            current, lines = match.group(1), []
+        elif current is not None:
+            lines.append(line)
+    if current is not None and current not in sections:
+        sections[current] = "\n".join(lines)
+    return sections
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def parse_meminfo(text: str) -> Parsed[Memory]:
+    """/proc/meminfo -> Memory (PSI fields left None). Values are kB -> bytes."""
+    values: dict[str, int] = {}
+    for line in text.splitlines():
+        key, sep, rest = line.partition(":")
+        if not sep:
+            continue
+        parts = rest.split()
+        if not parts:
+            continue
+        number = _to_int(parts[0])
+        if number is None or number < 0:
+            continue
+        unit = parts[1].lower() if len(parts) > 1 else ""
+        values.setdefault(key.strip(), number * 1024 if unit == "kb" else number)
+    missing = [k for k in ("MemTotal", "MemAvailable") if k not in values]
+    if missing:
+        return Parsed(None, (f"{', '.join(missing)} missing",))
+    total, available = values["MemTotal"], values["MemAvailable"]
+    if total <= 0 or available > total:
+        return Parsed(None, (f"inconsistent MemTotal={total} MemAvailable={available}",))
+    memory = Memory(
+        total_bytes=total,
+        available_bytes=available,
+        used_bytes=total - available,
+        swap_total_bytes=values.get("SwapTotal"),
+        swap_free_bytes=values.get("SwapFree"),
+        psi_some_avg10=None,
+        psi_full_avg10=None,
+    )
+    return Parsed(memory)
+
+
+def parse_psi(text: str) -> Parsed[Psi]:
+    """/proc/pressure/memory -> avg10 of the "some" and "full" lines (percent)."""
+    found: dict[str, float | None] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts or parts[0] not in ("some", "full"):
+            continue
+        fields = dict(p.partition("=")[::2] for p in parts[1:])
+        value = _to_float(fields.get("avg10", ""))
+        if value is not None and 0 <= value <= 100:
+            found[parts[0]] = value
+    if not found:
+        if text.strip():
+            return Parsed(None, (f"no some/full avg10 in {_short(text)}",))
+        return Parsed(None)  # kernel without PSI: not an error, just unknown
+    return Parsed(Psi(found.get("some"), found.get("full")))
+
+
+# --------------------------------------------------------------------------- GPU
+
+
+def parse_gpu_csv(text: str) -> Parsed[Gpu]:
+    """``nvidia-smi --query-gpu=utilization.gpu,temperature.gpu,power.draw`` (noheader,nounits).
+
+    GB10 has one GPU; extra lines are ignored. ``[N/A]`` fields become None.
+    """
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return Parsed(None, ("no output (nvidia-smi missing or failed)",))
+    fields = lines[0].split(",")
+    if len(fields) != 3:
+        return Parsed(None, (f"expected 3 CSV fields, got {_short(lines[0])}",))
+    util, temp, power = (_to_float(f) for f in fields)
+    if util is None and temp is None and power is None:
+        known_na = all(f.strip().lower() in _NA_VALUES for f in fields)
+        if not known_na:
+            return Parsed(None, (f"unreadable values {_short(lines[0])}",))
+    return Parsed(Gpu(util_pct=util, temp_c=temp, power_w=power))
+
+
+def parse_compute_apps(text: str) -> Parsed[tuple[ComputeProcess, ...]]:
+    """``nvidia-smi --query-compute-apps=pid,used_memory,process_name --format=csv,noheader``.
+
+    Users are not known here (see ``parse_ps_owners``). Bad lines are skipped
+    and reported; good ones kept.
+    """
+    processes: list[ComputeProcess] = []
+    errors: list[str] = []
+    for line in text.splitlines():
+        if not line.strip() or line.strip().lower().startswith("no running"):
+            continue
+        fields = line.split(",", 2)
+        pid = _to_int(fields[0]) if fields else None
+        if len(fields) != 3 or pid is None or pid <= 0:
+            errors.append(f"bad line {_short(line)}")
+            continue
+        used = _to_float(fields[1])
+        processes.append(
+            ComputeProcess(
+                pid=pid,
+                used_mib=int(used) if used is not None and 0 <= used < 2**40 else None,
+                name=fields[2].strip(),
+                user=None,
+            )
+        )
+    return Parsed(tuple(processes), tuple(errors))
+
+
+def parse_ps_owners(text: str) -> Parsed[dict[int, str]]:
+    """``ps -o pid=,user= -p PIDS`` -> pid -> user name."""
+    owners: dict[int, str] = {}
+    errors: list[str] = []
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        pid = _to_int(parts[0])
+        if len(parts) != 2 or pid is None:
+            errors.append(f"bad line {_short(line)}")
+            continue
+        owners[pid] = parts[1]
+    return Parsed(owners, tuple(errors))
+
+
+# --------------------------------------------------------------------------- links
+
+
+def _json_list(text: str) -> tuple[list[dict[str, Any]] | None, str | None]:
+    if not text.strip():
+        return None, "no output (ip missing or failed)"
+    data, error = _load_json(text)
+    if error:
+        return None, error
+    if not isinstance(data, list):
+        return None, f"expected a JSON list, got {type(data).__name__}"
+    return [item for item in data if isinstance(item, dict)], None
+
+
+def parse_ip_link_json(text: str) -> Parsed[dict[str, LinkState]]:
+    """``ip -j link`` -> ifname -> LinkState (operstate, mtu).
+
+    Some iproute2 versions omit ``operstate``: the LOWER_UP flag stands in.
+    """
+    items, error = _json_list(text)
+    if items is None:
+        return Parsed(None, (error or "unreadable",))
+    links: dict[str, LinkState] = {}
+    for item in items:
+        name = item.get("ifname")
+        if not isinstance(name, str):
+            continue
+        operstate = item.get("operstate")
+        flags = item.get("flags")
+        if not isinstance(operstate, str) or operstate.upper() == "UNKNOWN":
+            if isinstance(flags, list):
+                operstate = "up" if "LOWER_UP" in flags else "down"
+            else:
+                operstate = None
+        mtu = item.get("mtu")
+        links[name] = LinkState(
+            operstate=operstate.lower() if isinstance(operstate, str) else None,
+            mtu=mtu if isinstance(mtu, int) and not isinstance(mtu, bool) and mtu > 0 else None,
+        )
+    return Parsed(links)
+
+
+def parse_ip_addr_json(text: str) -> Parsed[dict[str, tuple[str, ...]]]:
+    """``ip -j addr`` -> ifname -> addresses as CIDR strings (IPv4 and IPv6)."""
+    items, error = _json_list(text)
+    if items is None:
+        return Parsed(None, (error or "unreadable",))
+    addresses: dict[str, tuple[str, ...]] = {}
+    errors: list[str] = []
+    for item in items:
+        name = item.get("ifname")
+        infos = item.get("addr_info")
+        if not isinstance(name, str):
+            continue
+        cidrs: list[str] = []
+        for info in infos if isinstance(infos, list) else ():
+            if not isinstance(info, dict) or info.get("family") not in ("inet", "inet6"):
+                continue
+            try:
+                iface = ipaddress.ip_interface(f"{info.get('local')}/{info.get('prefixlen')}")
+            except ValueError:
+                errors.append(f"{name}: bad address {_short(str(info.get('local')))}")
+                continue
+            cidrs.append(iface.with_prefixlen)
+        addresses[name] = tuple(cidrs)
+    return Parsed(addresses, tuple(errors))
+
+
+def parse_sysfs_twin(text: str) -> Parsed[dict[str, LinkState]]:
+    """Lines ``<ifname> operstate=up speed=200000 mtu=9000`` read from /sys/class/net.
+
+    A down link cannot report its speed (the kernel answers -1 or EINVAL,
+    printed as ``-``): speed is then None.
+    """
+    links: dict[str, LinkState] = {}
+    errors: list[str] = []
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        fields = dict(p.partition("=")[::2] for p in parts[1:])
+        if len(parts) != 4 or set(fields) != {"operstate", "speed", "mtu"}:
+            errors.append(f"bad line {_short(line)}")
+            continue
+        speed = _to_int(fields["speed"])
+        mtu = _to_int(fields["mtu"])
+        operstate = fields["operstate"].strip().lower()
+        links[parts[0]] = LinkState(
+            operstate=operstate if operstate not in ("", "-") else None,
+            mtu=mtu if mtu is not None and mtu > 0 else None,
+            speed_mbps=speed if speed is not None and speed > 0 else None,
+        )
+    return Parsed(links, tuple(errors))
+
+
+_IBDEV_RE = re.compile(r"(\S+) port (\d+) ==> (\S+) \((\w+)\)")
+
+
+def parse_ibdev2netdev(text: str) -> Parsed[dict[str, tuple[str, bool]]]:
+    """``ibdev2netdev`` -> netdev -> (RDMA device, up)."""
+    mapping: dict[str, tuple[str, bool]] = {}
+    errors: list[str] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        match = _IBDEV_RE.fullmatch(line.strip())
+        if not match:
+            errors.append(f"bad line {_short(line)}")
+            continue
+        rdma, _port, netdev, state = match.groups()
+        mapping[netdev] = (rdma, state.lower() == "up")
+    return Parsed(mapping, tuple(errors))
+
+
+def _single_key(obj: Any) -> list[tuple[str, Any]]:
+    """lldpctl's JSON turns a one-element list into a dict keyed by name; undo that."""
+    if isinstance(obj, dict):
+        return [(k, v) for k, v in obj.items()]
+    if isinstance(obj, list):
+        pairs: list[tuple[str, Any]] = []
+        for item in obj:
+            if isinstance(item, dict):
+                pairs.extend(item.items())
+        return pairs
+    return []
+
+
+def _value_of(obj: Any) -> str | None:
+    """lldpctl prints fields either as a string or as {"type": ..., "value": ...}."""
+    if isinstance(obj, str):
+        return obj
+    if isinstance(obj, dict) and isinstance(obj.get("value"), str):
+        return str(obj["value"])
+    if isinstance(obj, list) and obj:
+        return _value_of(obj[0])
+    return None
+
+
+def _id_type(obj: Any) -> str | None:
+    if isinstance(obj, list) and obj:
+        obj = obj[0]
+    return obj.get("type") if isinstance(obj, dict) and isinstance(obj.get("type"), str) else None
+
+
+def _lldp_neighbour(local_if: str, entry: Any) -> Neighbour | None:
+    if not isinstance(entry, dict):
+        return None
+    system_name: str | None = None
+    chassis = entry.get("chassis")
+    for key, value in _single_key(chassis):
+        if key == "name":  # json0 style: {"name": [{"value": "spark-02"}]}
+            system_name = _value_of(value)
+        elif key not in ("id", "descr", "mgmt-ip", "capability") and isinstance(value, dict):
+            system_name = key  # classic style: chassis keyed by system name
+        if system_name:
+            break
+    port = entry.get("port")
+    if isinstance(port, list):  # json0 style
+        port = port[0] if port else None
+    port_id = None
+    if isinstance(port, dict):
+        port_id = _value_of(port.get("id"))
+        descr = _value_of(port.get("descr"))
+        # lldpd on Linux sends the MAC as port id and the interface name as
+        # description: the name is what the inventory can compare with.
+        if descr and (port_id is None or _id_type(port.get("id")) == "mac"):
+            port_id = descr
+    if system_name is None and port_id is None:
+        return None
+    return Neighbour(local_if=local_if, system_name=system_name, port_id=port_id)
+
+
+def parse_lldp_json(text: str) -> Parsed[tuple[Neighbour, ...]]:
+    """``lldpctl -f json`` -> neighbours. Empty output (no lldpd) -> None, no error.
+
+    lldpctl's JSON shape changes with the number of entries (a dict for one,
+    a list for several) and between versions; both shapes are accepted.
+    """
+    if not text.strip():
+        return Parsed(None)
+    data, error = _load_json(text)
+    if error:
+        return Parsed(None, (error,))
+    lldp = data.get("lldp") if isinstance(data, dict) else None
+    if isinstance(lldp, list):  # json0: {"lldp": [{"interface": [...]}]}
+        lldp = lldp[0] if lldp and isinstance(lldp[0], dict) else None
+    if not isinstance(lldp, dict):
+        return Parsed(None, ("no 'lldp' object",))
+    interfaces = lldp.get("interface")
+    entries: list[tuple[str, Any]] = []
+    if isinstance(interfaces, dict):  # classic, one interface: {"eth0": {...}}
+        entries = list(interfaces.items())
+    elif isinstance(interfaces, list):
+        for item in interfaces:
+            if not isinstance(item, dict):
+                continue
+            if isinstance(item.get("name"), str):  # json0: [{"name": "eth0", ...}]
+                entries.append((item["name"], item))
+            else:  # classic, several interfaces: [{"eth0": {...}}, {"eth1": {...}}]
+                entries.extend(item.items())
+    neighbours: list[Neighbour] = []
+    for name, entry in entries:
+        neighbour = _lldp_neighbour(name, entry)
+        if neighbour:
+            neighbours.append(neighbour)
+    return Parsed(tuple(neighbours))
+
+
+# --------------------------------------------------------------------------- misc
+
+
+def parse_uptime(text: str) -> Parsed[float]:
+    """/proc/uptime -> seconds since boot."""
+    parts = text.split()
+    value = _to_float(parts[0]) if parts else None
+    if value is None or value < 0:
+        return Parsed(None, (f"unreadable {_short(text)}",))
+    return Parsed(value)
+
+
+def parse_loadavg(text: str) -> Parsed[float]:
+    """/proc/loadavg -> 1-minute load average."""
+    parts = text.split()
+    value = _to_float(parts[0]) if parts else None
+    if value is None or value < 0:
+        return Parsed(None, (f"unreadable {_short(text)}",))
+    return Parsed(value)
+
+
+def build_twins(
+    links: dict[str, LinkState] | None,
+    addresses: dict[str, tuple[str, ...]] | None,
+    sysfs: dict[str, LinkState] | None,
+    ibdev: dict[str, tuple[str, bool]] | None,
+) -> tuple[Twin, ...] | None:
+    """Merge every link source into one Twin per twin interface the node has.
+
+    sysfs is preferred (it has the speed), ``ip -j link`` next, ibdev2netdev
+    last. An interface none of them mentions is absent from the node (an RTX
+    Spark has no ConnectX-7): it gets no Twin. None if no source was readable.
+    """
+    if links is None and sysfs is None and ibdev is None:
+        return None
+    twins: list[Twin] = []
+    for ifname in TWIN_IFNAMES:
+        port, default_rdma, _index = TWIN_BY_IFNAME[ifname]
+        fs = (sysfs or {}).get(ifname)
+        link = (links or {}).get(ifname)
+        ib = (ibdev or {}).get(ifname)
+        if fs is None and link is None and ib is None:
+            continue
+        if fs is not None and fs.operstate is not None:
+            up = fs.operstate == "up"
+        elif link is not None and link.operstate is not None:
+            up = link.operstate == "up"
+        else:
+            up = bool(ib and ib[1])
+        mtu = (fs.mtu if fs else None) or (link.mtu if link else None)
+        twins.append(
+            Twin(
+                name=ifname,
+                port=port,
+                rdma=ib[0] if ib else default_rdma,
+                up=up,
+                speed_mbps=fs.speed_mbps if fs is not None and up else None,
+                mtu=mtu,
+                addresses=(addresses or {}).get(ifname, ()),
+            )
+        )
+    return tuple(twins)
+
+
+def _run(section: str, parser: Callable[[str], Parsed[T]], text: str, errors: list[str]) -> T | None:
+    """Run one parser; a bug in it must not lose the rest of the sample."""
+    try:
+        value, problems = parser(text)
+    except Exception as exc:  # defence in depth: parsers are written never to raise
+        errors.append(f"{section}: parser failed ({type(exc).__name__})")
+        return None
+    errors.extend(f"{section}: {problem}" for problem in problems)
+    return value
+
+
+def parse_poll_output(output: str) -> Sample:
+    """The whole answer of ``POLL_SCRIPT`` -> Sample. Never raises."""
+    errors: list[str] = []
+    sections = split_sections(output)
+    if not sections:
+        error = f"output: no section markers in {_short(output)}"
+        return Sample(None, None, None, None, None, None, None, (error,))
+    for name in SECTIONS:
+        if name not in sections:
+            errors.append(f"{name}: section missing")
+    if END_SECTION not in sections:
+        errors.append("output: truncated (end marker missing)")
+
+    def run(section: str, parser: Callable[[str], Parsed[T]]) -> T | None:
+        if section not in sections:
+            return None
+        return _run(section, parser, sections[section], errors)
+
+    memory = run("meminfo", parse_meminfo)
+    psi = run("psi", parse_psi)
+    if memory is not None and psi is not None:
+        memory = replace(memory, psi_some_avg10=psi.some_avg10, psi_full_avg10=psi.full_avg10)
+    gpu = run("gpu", parse_gpu_csv)
+    processes = run("apps", parse_compute_apps)
+    owners = run("owners", parse_ps_owners) or {}
+    if processes is not None:
+        processes = tuple(replace(p, user=owners.get(p.pid)) for p in processes)
+    links = run("ip_link", parse_ip_link_json)
+    addresses = run("ip_addr", parse_ip_addr_json)
+    sysfs = run("sysfs", parse_sysfs_twin)
+    ibdev = run("ibdev2netdev", parse_ibdev2netdev)
+    twins = build_twins(links, addresses, sysfs, ibdev)
+    return Sample(
+        memory=memory,
+        gpu=gpu,
+        processes=processes,
+        twins=twins,
+        neighbours=run("lldp", parse_lldp_json),
+        uptime_s=run("uptime", parse_uptime),
+        load1=run("loadavg", parse_loadavg),
+        errors=tuple(errors),
+    )

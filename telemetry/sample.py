@@ -1,0 +1,128 @@
+"""What one poll of one Spark observed, as plain frozen dataclasses.
+
+A ``Sample`` is built by ``telemetry.parsers.parse_poll_output`` and read by
+``telemetry.health``; the Django side stores it as JSON (``to_dict`` /
+``from_dict``). Any part may be ``None`` when its section could not be read;
+``errors`` then says why ("section: what went wrong"). Units are in the field
+names (bytes, MiB, Mb/s, W, degrees C, seconds) so nothing is guessed later.
+
+Memory comes from /proc/meminfo only: nvidia-smi prints [N/A] for memory on
+GB10 (unified memory), see spark-ops.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from telemetry.commands import TWIN_BY_IFNAME
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """Unified memory of the node, from /proc/meminfo and /proc/pressure/memory."""
+
+    total_bytes: int
+    available_bytes: int
+    used_bytes: int  # MemTotal - MemAvailable: what really counts on GB10
+    swap_total_bytes: int | None
+    swap_free_bytes: int | None
+    psi_some_avg10: float | None  # % of the last 10 s some task stalled on memory
+    psi_full_avg10: float | None  # % of the last 10 s all tasks stalled on memory
+
+    @property
+    def available_fraction(self) -> float | None:
+        return self.available_bytes / self.total_bytes if self.total_bytes > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Gpu:
+    """GB10 GPU gauges that nvidia-smi still reports (memory is not among them)."""
+
+    util_pct: float | None
+    temp_c: float | None
+    power_w: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ComputeProcess:
+    """A process holding a GPU context (nvidia-smi --query-compute-apps)."""
+
+    pid: int
+    used_mib: int | None
+    name: str
+    user: str | None  # None when ps could not tell (process already gone)
+
+
+@dataclass(frozen=True, slots=True)
+class Twin:
+    """One of the two Linux interfaces behind a physical QSFP port."""
+
+    name: str  # Linux interface, e.g. enp1s0f1np1
+    port: str  # physical port: "p0" or "p1"
+    rdma: str | None  # RoCE device, e.g. rocep1s0f1
+    up: bool
+    speed_mbps: int | None  # None when the link is down (sysfs speed unreadable)
+    mtu: int | None
+    addresses: tuple[str, ...]  # CIDR strings, IPv4 and IPv6
+
+    @property
+    def twin_index(self) -> int:
+        """0 for the PCIe domain 0000 interface, 1 for domain 0002."""
+        known = TWIN_BY_IFNAME.get(self.name)
+        return known[2] if known else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    """An LLDP neighbour seen on a local interface."""
+
+    local_if: str
+    system_name: str | None
+    port_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """Everything one poll learnt about a node."""
+
+    memory: Memory | None
+    gpu: Gpu | None
+    processes: tuple[ComputeProcess, ...] | None
+    twins: tuple[Twin, ...] | None
+    neighbours: tuple[Neighbour, ...] | None  # None: no LLDP data (lldpd absent)
+    uptime_s: float | None
+    load1: float | None
+    errors: tuple[str, ...] = ()
+
+    def twins_of(self, port: str) -> tuple[Twin, ...]:
+        """The twins of one physical port, in twin-index order."""
+        twins = [t for t in self.twins or () if t.port == port]
+        return tuple(sorted(twins, key=lambda t: t.twin_index))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict (tuples become lists)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Sample:
+        """Inverse of ``to_dict``; tolerates missing keys (older stored samples)."""
+        mem = data.get("memory")
+        gpu = data.get("gpu")
+        procs = data.get("processes")
+        twins = data.get("twins")
+        neighbours = data.get("neighbours")
+        return cls(
+            memory=Memory(**mem) if mem is not None else None,
+            gpu=Gpu(**gpu) if gpu is not None else None,
+            processes=tuple(ComputeProcess(**p) for p in procs) if procs is not None else None,
+            twins=(
+                tuple(Twin(**{**t, "addresses": tuple(t.get("addresses", ()))}) for t in twins)
+                if twins is not None
+                else None
+            ),
+            neighbours=tuple(Neighbour(**n) for n in neighbours) if neighbours is not None else None,
+            uptime_s=data.get("uptime_s"),
+            load1=data.get("load1"),
+            errors=tuple(data.get("errors", ())),
+        )
