@@ -10,7 +10,7 @@ from typing import Any, Literal
 import yaml
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from ninja import Field, Router, Schema
+from ninja import Field, Router, Schema, Status
 
 from fleet.api import require_admin, require_read
 
@@ -227,14 +227,14 @@ def sparks_read(request: HttpRequest, name: str) -> dict[str, Any]:
 
 
 @router.post("/sparks", response={201: SparkOut}, summary="Register a Spark")
-def sparks_create(request: HttpRequest, payload: SparkIn) -> tuple[int, dict[str, Any]]:
+def sparks_create(request: HttpRequest, payload: SparkIn) -> Status:
     require_admin(request)
     spark = services.spark_create(
         actor=actor(request), name=payload.name, hardware=payload.hardware, ssh_host=payload.ssh.host,
         ssh_port=payload.ssh.port, ssh_user=payload.ssh.user, serial=payload.serial,
         vendor=payload.vendor, status=payload.status,
     )
-    return 201, spark_out(selectors.spark_for_api(spark.name))
+    return Status(201, spark_out(selectors.spark_for_api(spark.name)))
 
 
 @router.patch("/sparks/{name}", response=SparkOut, summary="Change a Spark")
@@ -276,11 +276,11 @@ def switches_read(request: HttpRequest, name: str) -> dict[str, Any]:
 
 
 @router.post("/switches", response={201: SwitchOut}, summary="Register a switch")
-def switches_create(request: HttpRequest, payload: SwitchIn) -> tuple[int, dict[str, Any]]:
+def switches_create(request: HttpRequest, payload: SwitchIn) -> Status:
     require_admin(request)
     w = services.switch_create(actor=actor(request), name=payload.name, hardware=payload.hardware,
                                serial=payload.serial)
-    return 201, switch_out(selectors.switch_for_api(w.name))
+    return Status(201, switch_out(selectors.switch_for_api(w.name)))
 
 
 @router.patch("/switches/{name}", response=SwitchOut, summary="Change a switch")
@@ -316,11 +316,11 @@ def cables_read(request: HttpRequest, cable_id: int) -> dict[str, Any]:
 
 
 @router.post("/cables", response={201: CableOut}, summary="Register a cable and plug in its ends")
-def cables_create(request: HttpRequest, payload: CableIn) -> tuple[int, dict[str, Any]]:
+def cables_create(request: HttpRequest, payload: CableIn) -> Status:
     require_admin(request)
     c = services.cable_create(actor=actor(request), type=payload.type, ends=payload.ends, label=payload.label,
                               length_m=payload.length_m, coded_for=payload.coded_for)
-    return 201, cable_out(selectors.cable_for_api(c.pk))
+    return Status(201, cable_out(selectors.cable_for_api(c.pk)))
 
 
 @router.patch("/cables/{cable_id}", response=CableOut, summary="Change or re-plug a cable")
@@ -355,9 +355,9 @@ def catalogue_read(request: HttpRequest, slug: str) -> Any:
 
 
 @router.post("/catalogue", response={201: CatalogueOut}, summary="Add a catalogue entry")
-def catalogue_create(request: HttpRequest, payload: CatalogueIn) -> tuple[int, Any]:
+def catalogue_create(request: HttpRequest, payload: CatalogueIn) -> Status:
     require_admin(request)
-    return 201, services.catalogue_create(actor=actor(request), **payload.dict())
+    return Status(201, services.catalogue_create(actor=actor(request), **payload.dict()))
 
 
 @router.delete("/catalogue/{slug}", summary="Delete an unused catalogue entry")

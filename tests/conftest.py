@@ -17,6 +17,12 @@ from accounts.tokens import token_create
 LABS = Path(__file__).resolve().parent.parent / "labs"
 
 
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    # PBKDF2 at full strength costs ~0.2 s per user; tests need none of it.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def lab_data(name: str) -> dict[str, Any]:
     return yaml.safe_load((LABS / name).read_text())
 

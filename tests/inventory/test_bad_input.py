@@ -1,0 +1,228 @@
+"""Bad input gets a 4xx naming the spot, and the database is unchanged."""
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+import yaml
+
+from tests.conftest import db_state, lab_data
+
+pytestmark = pytest.mark.django_db
+
+
+def base_doc() -> dict:
+    doc = copy.deepcopy(lab_data("pair.yaml"))
+    doc["switches"] = [{"name": "sw-1", "hardware": "mikrotik-crs504-4xq-in"},
+                       {"name": "sw-2", "hardware": "mikrotik-crs804-ddq"}]
+    doc["sparks"].append({"name": "spark-03", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.3"}})
+    doc["sparks"].append({"name": "spark-04", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.4"}})
+    return doc
+
+
+def with_change(mutate) -> dict:
+    doc = base_doc()
+    mutate(doc)
+    return doc
+
+
+BAD_DOCUMENTS = {
+    "unknown catalogue slug": (
+        lambda d: d["sparks"][0].update(hardware="dgx-spark-256"), "sparks[0].hardware", "unknown spark type"),
+    "a spark port that does not exist": (
+        lambda d: d["cables"].append({"type": "qsfp112-dac", "ends": ["spark-03:p2", "spark-04:p0"]}),
+        "cables[1].ends[0]", "has no port 'p2'"),
+    "a switch port beyond a 4-port switch": (
+        lambda d: d["cables"].append({"type": "qsfp28-dac", "ends": ["sw-1:5", "spark-03:p0"]}),
+        "cables[1].ends[0]", "ports 1 to 4"),
+    "port number -1": (
+        lambda d: d["cables"].append({"type": "qsfp28-dac", "ends": ["sw-1:-1", "spark-03:p0"]}),
+        "cables[1].ends[0]", "has no port '-1'"),
+    "port number 99999": (
+        lambda d: d["cables"].append({"type": "qsfp28-dac", "ends": ["sw-1:99999", "spark-03:p0"]}),
+        "cables[1].ends[0]", "has no port '99999'"),
+    "a port used twice in the document": (
+        lambda d: d["cables"].append({"type": "qsfp112-dac", "ends": ["pair-a:p0", "spark-03:p0"]}),
+        "cables[1].ends[0]", "used twice"),
+    "a breakout trunk on a spark port": (
+        lambda d: d["cables"].append({"type": "qsfp-dd-2x-qsfp56-breakout",
+                                      "ends": ["spark-03:p0", "spark-04:p0", "pair-a:p1"]}),
+        "cables[1].ends[0]", "Spark port"),
+    "a breakout trunk on a switch port that cannot break out": (
+        lambda d: d["cables"].append({"type": "qsfp-dd-2x-qsfp56-breakout",
+                                      "ends": ["sw-1:1", "spark-03:p0", "spark-04:p0"]}),
+        "cables[1].ends[0]", "cannot break out"),
+    "a cable with one end": (
+        lambda d: d["cables"].append({"type": "qsfp112-dac", "ends": ["spark-03:p0"]}),
+        "cables[1].ends", "at least two ends"),
+    "duplicate names": (
+        lambda d: d["sparks"].append({"name": "pair-a", "hardware": "dgx-spark-64", "ssh": {"host": "10.0.0.9"}}),
+        "sparks[4].name", "also used at sparks[0].name"),
+    "a name with a space": (
+        lambda d: d["sparks"][2].update(name="spark 03"), "sparks[2].name", "not a valid name"),
+    "a name with a quote": (
+        lambda d: d["sparks"][2].update(name="spark'03"), "sparks[2].name", "not a valid name"),
+    "a host with ;": (
+        lambda d: d["sparks"][2]["ssh"].update(host="10.0.0.3;reboot"), "sparks[2].ssh.host", "not a valid host"),
+    "a host with $()": (
+        lambda d: d["sparks"][2]["ssh"].update(host="$(reboot)"), "sparks[2].ssh.host", "not a valid host"),
+    "a host with a newline": (
+        lambda d: d["sparks"][2]["ssh"].update(host="10.0.0.3\nreboot"), "sparks[2].ssh.host", "not a valid host"),
+    "a host with a space": (
+        lambda d: d["sparks"][2]["ssh"].update(host="my host"), "sparks[2].ssh.host", "not a valid host"),
+    "an ssh port of 99999": (
+        lambda d: d["sparks"][2]["ssh"].update(port=99999), "sparks[2].ssh.port", "1 to 65535"),
+    "an ssh port of -1": (
+        lambda d: d["sparks"][2]["ssh"].update(port=-1), "sparks[2].ssh.port", "1 to 65535"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_DOCUMENTS))
+def test_bad_document_is_refused_naming_the_spot_and_nothing_changes(case, api_admin, import_lab):
+    import_lab("ring4.yaml")
+    before = db_state()
+    mutate, path, words = BAD_DOCUMENTS[case]
+    response = api_admin.post("/api/import", with_change(mutate))
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert any(e["path"] == path and words in e["message"] for e in body["errors"]), body
+    assert db_state() == before
+
+
+def test_a_port_already_used_in_the_database_is_refused(api_admin, import_lab):
+    import_lab("ring4.yaml")
+    before = db_state()
+    doc = {"sparks": [{"name": "new-1", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.50"}}],
+           "cables": [{"type": "qsfp112-dac", "ends": ["ring-1:p0", "new-1:p0"]}]}
+    response = api_admin.post("/api/import", doc)
+    assert response.status_code == 400
+    error = response.json()["errors"][0]
+    assert error["path"] == "cables[0].ends[0]"
+    assert "already holds cable" in error["message"] and "prune" in error["message"]
+    assert db_state() == before
+
+
+def test_invalid_yaml_is_refused_with_the_line(api_admin, import_lab):
+    import_lab("pair.yaml")
+    before = db_state()
+    text = "sparks:\n  - name: a\n    hardware: [unclosed\n"
+    response = api_admin.post("/api/import", text, content_type="application/yaml")
+    assert response.status_code == 400
+    assert "invalid YAML" in response.json()["message"]
+    assert response.json()["errors"][0]["path"].startswith("line ")
+    assert db_state() == before
+
+
+def test_a_yaml_bomb_is_refused_without_expanding(api_admin, import_lab):
+    import_lab("pair.yaml")
+    before = db_state()
+    lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+    for i in range(1, 12):
+        lines.append(f"a{i}: &a{i} [" + ",".join([f"*a{i-1}"] * 9) + "]")
+    lines.append("sparks: *a11")
+    response = api_admin.post("/api/import", "\n".join(lines), content_type="application/yaml")
+    assert response.status_code == 400
+    assert "aliases" in response.json()["message"]
+    assert db_state() == before
+
+
+def test_a_20_mb_document_is_refused(api_admin, import_lab):
+    import_lab("pair.yaml")
+    before = db_state()
+    body = "# " + "x" * (20 * 1024 * 1024) + "\nsparks: []\n"
+    response = api_admin.post("/api/import", body, content_type="application/yaml")
+    assert response.status_code == 413
+    assert "limit" in response.json()["message"]
+    assert db_state() == before
+
+
+def test_json_body_with_wrong_types_names_the_field(api_admin):
+    before = db_state()
+    doc = {"sparks": [{"name": "ok-1", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.1", "port": "22"}}]}
+    response = api_admin.post("/api/import", json.dumps(doc), content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["path"] == "sparks[0].ssh.port"
+    assert db_state() == before
+
+
+def test_unknown_keys_are_named(api_admin):
+    before = db_state()
+    response = api_admin.post("/api/import", {"sparks": [], "nodes": []})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["path"] == "nodes"
+    assert db_state() == before
+
+
+# ------------------------------------------------------------ single objects through the API
+
+
+BAD_SPARKS = [
+    ({"name": "Spark 1", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.1"}}, "name"),
+    ({"name": "s1", "hardware": "no-such", "ssh": {"host": "10.0.0.1"}}, "hardware"),
+    ({"name": "s1", "hardware": "dgx-spark-128", "ssh": {"host": "a b"}}, "ssh_host"),
+    ({"name": "s1", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.1", "port": 0}}, "ssh_port"),
+    ({"name": "s1", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.1", "user": "root;id"}}, "ssh_user"),
+    ({"name": "ring-1", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.1"}}, "name"),
+]
+
+
+@pytest.mark.parametrize(("payload", "field"), BAD_SPARKS)
+def test_bad_spark_through_the_api(payload, field, api_admin, import_lab):
+    import_lab("ring4.yaml")
+    before = db_state()
+    response = api_admin.post("/api/sparks", payload)
+    assert response.status_code == 400
+    assert [e["path"] for e in response.json()["errors"]] == [field]
+    assert db_state() == before
+
+
+def test_a_cable_into_a_taken_port_through_the_api(api_admin, import_lab):
+    import_lab("ring4.yaml", "pair.yaml")
+    before = db_state()
+    response = api_admin.post("/api/cables", {"type": "qsfp112-dac", "ends": ["ring-1:p0", "pair-a:p1"]})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["path"] == "ends[0]"
+    assert "already holds" in response.json()["errors"][0]["message"]
+    assert db_state() == before
+
+
+def test_the_database_refuses_a_second_end_in_one_port(import_lab):
+    """The rule holds even for code that bypasses the services."""
+    from django.db import IntegrityError, transaction
+
+    from inventory.models import Cable, CableEnd, CatalogueEntry, Port
+
+    import_lab("pair.yaml")
+    port = Port.objects.get(spark__name="pair-a", name="p0")
+    cable = Cable.objects.create(type=CatalogueEntry.objects.get(slug="qsfp112-dac"))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        CableEnd.objects.create(cable=cable, position=0, port=port)
+
+
+def test_bad_spark_in_the_form_shows_errors_inline(admin_client, import_lab):
+    import_lab("ring4.yaml")
+    before = db_state()
+    response = admin_client.post("/sparks/new/", {
+        "name": "ring-1", "hardware": "dgx-spark-128", "ssh_host": "$(reboot)", "ssh_port": 22,
+        "ssh_user": "fleet", "status": "active",
+    })
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'id="field-name"' in html and "already taken" in html
+    assert "not a valid host name" in html
+    assert db_state() == before
+
+
+def test_bad_import_upload_on_the_page_lists_errors(admin_client, import_lab):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    import_lab("ring4.yaml")
+    before = db_state()
+    doc = with_change(BAD_DOCUMENTS["a switch port beyond a 4-port switch"][0])
+    upload = SimpleUploadedFile("lab.yaml", yaml.safe_dump(doc).encode(), content_type="application/yaml")
+    response = admin_client.post("/lab/import/", {"document": upload})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Nothing was imported" in html and "cables[1].ends[0]" in html
+    assert db_state() == before
