@@ -89,8 +89,7 @@ class LabIndex:
                 name,
                 make_finding(
                     "duplicate-name",
-                    f"The name {name} is given to more than one device; "
-                    "rename one so that cables end where intended.",
+                    f"The name {name} is given to more than one device; rename one so that cables end where intended.",
                     [name],
                 ),
             )
@@ -255,8 +254,7 @@ def _malformed(cable: CableIn, expected: tuple[int, ...]) -> Finding:
     what = "a breakout cable has a trunk and one or two legs" if cable.breakout else "a cable has two"
     return make_finding(
         "malformed-cable",
-        f"Cable {cable.key} has {len(cable.ends)} end{'' if len(cable.ends) == 1 else 's'} but {what}; "
-        "fix its ends.",
+        f"Cable {cable.key} has {len(cable.ends)} end{'' if len(cable.ends) == 1 else 's'} but {what}; fix its ends.",
         [cable.key],
     )
 
@@ -307,8 +305,7 @@ def _port_conflict(device: str, port: str, keys: list[str]) -> Finding:
     names = ", ".join(sorted(set(keys)))
     return make_finding(
         "port-conflict",
-        f"Port {device}:{port} holds {len(keys)} cable ends ({names}) but takes only one; "
-        "unplug all but one.",
+        f"Port {device}:{port} holds {len(keys)} cable ends ({names}) but takes only one; unplug all but one.",
         [f"{device}:{port}", *keys],
     )
 

@@ -87,8 +87,7 @@ def describe(index: LabIndex, comp: Component, *, os_reserve_gb: float) -> Shape
             findings.append(
                 make_finding(
                     "switch-loop",
-                    f"Cable {lp.cable} runs from switch {lp.device} back to itself, which can loop "
-                    "traffic; unplug it.",
+                    f"Cable {lp.cable} runs from switch {lp.device} back to itself, which can loop traffic; unplug it.",
                     [lp.cable, lp.device],
                 )
             )
@@ -107,8 +106,7 @@ def describe(index: LabIndex, comp: Component, *, os_reserve_gb: float) -> Shape
             findings.append(
                 make_finding(
                     "switch-without-sparks",
-                    f"Switch {switch} has no Spark cabled to it; "
-                    "cable Sparks to it or take it out of the lab.",
+                    f"Switch {switch} has no Spark cabled to it; cable Sparks to it or take it out of the lab.",
                     [switch],
                 )
             )
@@ -260,7 +258,8 @@ def _memory(index: LabIndex, nodes: list[str], os_reserve_gb: float) -> Memory:
 
 
 def _collective(comp: Component, kind: Kind, neighbours: dict[str, set[str]]) -> float:
-    if not comp.nodes or not comp.edges or kind == "single":
+    # A collective needs two Sparks: a lone Spark on a switch has a link but no partner.
+    if len(comp.nodes) < 2 or not comp.edges:
         return 0.0
     speed = link_speed_class(min(e.link.gbps for e in comp.edges))
     # A Spark forwarding between two Spark neighbours (ring, chain) splits one

@@ -172,11 +172,7 @@ def test_node_to_node_link_puts_smaller_end_first():
     """
     spark-b:p1 ──qsfp56── spark-a:p0      (listed b first)
     """
-    g = one(
-        analyse(
-            lab(spark("spark-a"), spark("spark-b"), cable("c1", "spark-b:p1", "spark-a:p0", "qsfp56-dac"))
-        )
-    )
+    g = one(analyse(lab(spark("spark-a"), spark("spark-b"), cable("c1", "spark-b:p1", "spark-a:p0", "qsfp56-dac"))))
     assert (g.links[0].a, g.links[0].b, g.links[0].gbps) == ("spark-a:p0", "spark-b:p1", 200)
 
 
@@ -249,6 +245,16 @@ def test_switched_on_crs504_is_capped_by_switch_ports():
     slow = [f for f in g.findings if f.code == "slow-switch-port"]
     assert [f.objects for f in slow] == [("c1", "sw-1:1"), ("c2", "sw-1:2")]
     assert "slow-cable" not in codes(g)
+
+
+def test_lone_spark_on_a_switch_is_switched_without_collective():
+    """
+    sw-1:1 ═══ leg ── spark-01:p0      (second leg unused)
+    """
+    g = one(analyse(switched(1, crs804())))
+    assert g.kind == "switched" and g.links[0].gbps == 200
+    assert g.collective_gbs == 0.0  # no partner to exchange with
+    assert "isolated-node" not in codes(g)
 
 
 def test_sparks_on_every_switch_are_switched_rails():
@@ -403,9 +409,7 @@ def test_mixed_memory_symmetric_uses_smallest():
     """
     spark-a (128 GB):p0 ──qsfp112── spark-b (64 GB):p0
     """
-    g = one(
-        analyse(lab(spark("spark-a", 128), spark("spark-b", 64), cable("c1", "spark-a:p0", "spark-b:p0")))
-    )
+    g = one(analyse(lab(spark("spark-a", 128), spark("spark-b", 64), cable("c1", "spark-a:p0", "spark-b:p0"))))
     assert g.memory.local_gb == 124.0
     assert g.memory.pooled_gb == 124.0 + 60.0
     assert g.memory.symmetric_gb == 2 * 60.0
@@ -513,9 +517,7 @@ def test_rtx_spark_cabled_in_is_an_error_and_caps_the_link():
     """
     spark-a:p0 ──qsfp112── rtx-a:p0   (rtx-a has no ConnectX-7)
     """
-    g = one(
-        analyse(lab(spark("spark-a"), spark("rtx-a", connectx=False), cable("c1", "spark-a:p0", "rtx-a:p0")))
-    )
+    g = one(analyse(lab(spark("spark-a"), spark("rtx-a", connectx=False), cable("c1", "spark-a:p0", "rtx-a:p0"))))
     f = the(g, "no-connectx")
     assert f.severity == "error" and f.objects == ("rtx-a",)
     assert g.links[0].gbps == 10 and g.links[0].limited_by == "node rtx-a (no ConnectX-7)"
@@ -586,9 +588,7 @@ def test_two_cables_on_one_port_conflict():
                  └── spark-c:p0
     """
     items = [spark(x) for x in ("spark-a", "spark-b", "spark-c")]
-    g = one(
-        analyse(lab(*items, cable("c1", "spark-a:p0", "spark-b:p0"), cable("c2", "spark-a:p0", "spark-c:p0")))
-    )
+    g = one(analyse(lab(*items, cable("c1", "spark-a:p0", "spark-b:p0"), cable("c2", "spark-a:p0", "spark-c:p0"))))
     f = the(g, "port-conflict")
     assert f.severity == "error" and f.objects == ("c1", "c2", "spark-a:p0")
 
@@ -670,9 +670,7 @@ def test_spark_cabled_to_itself_is_a_node_loop_and_still_single():
 
 # A lab per finding code; the test below checks the catalogue has no code without a scenario.
 SCENARIOS: dict[str, LabIn] = {
-    "mixed-memory": lab(
-        spark("spark-a", 128), spark("spark-b", 64), cable("cab-c", "spark-a:p0", "spark-b:p0")
-    ),
+    "mixed-memory": lab(spark("spark-a", 128), spark("spark-b", 64), cable("cab-c", "spark-a:p0", "spark-b:p0")),
     "slow-cable": direct_pair("qsfp28-dac"),
     "slow-switch-port": switched(2, crs504()),
     "uncoded-cable": direct_pair(coded="generic"),
@@ -682,9 +680,7 @@ SCENARIOS: dict[str, LabIn] = {
         cable("cab-c1", "spark-a:p0", "spark-b:p0"),
         cable("cab-c2", "spark-a:p1", "spark-b:p1"),
     ),
-    "no-connectx": lab(
-        spark("spark-a"), spark("spark-r", connectx=False), cable("cab-c", "spark-a:p0", "spark-r:p0")
-    ),
+    "no-connectx": lab(spark("spark-a"), spark("spark-r", connectx=False), cable("cab-c", "spark-a:p0", "spark-r:p0")),
     "isolated-node": lab(spark("spark-a")),
     "node-loop": lab(spark("spark-a"), cable("cab-c", "spark-a:p0", "spark-a:p1")),
     "open-chain": chain(3),
