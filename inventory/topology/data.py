@@ -103,3 +103,8 @@ class Group:
     memory: Memory
     collective_gbs: float  # expected collective bandwidth class, GB/s
     findings: tuple[Finding, ...]
+
+    @property
+    def slowest_link_gbps(self) -> int:
+        """The slowest cluster link (what collective_gbs follows); 0 without links."""
+        return min((link.gbps for link in self.links), default=0)

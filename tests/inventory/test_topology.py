@@ -142,6 +142,7 @@ def test_single_spark_is_single_and_isolated():
     """
     g = one(analyse(lab(spark("spark-a"))))
     assert (g.kind, g.key, g.links, g.collective_gbs) == ("single", ("spark-a",), (), 0.0)
+    assert g.slowest_link_gbps == 0
     assert g.memory.local_gb == g.memory.pooled_gb == 124.0
     assert the(g, "isolated-node").severity == "info"
     assert the(g, "isolated-node").objects == ("spark-a",)
@@ -241,7 +242,7 @@ def test_switched_on_crs504_is_capped_by_switch_ports():
         (100, "switch port sw-1:1"),
         (100, "switch port sw-1:2"),
     ]
-    assert g.collective_gbs == pytest.approx(12.0)
+    assert g.collective_gbs == pytest.approx(12.0) and g.slowest_link_gbps == 100
     slow = [f for f in g.findings if f.code == "slow-switch-port"]
     assert [f.objects for f in slow] == [("c1", "sw-1:1"), ("c2", "sw-1:2")]
     assert "slow-cable" not in codes(g)
