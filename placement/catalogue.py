@@ -1,0 +1,333 @@
+"""Model specifications and the seed model catalogue.
+
+Owns what the placement planner needs to know about a model: its size, its
+shape (layers, heads, experts), its weight quantisation and the memory that
+follows from them (weights, KV cache per token). Plain dataclasses, no Django:
+the catalogue table in the database is built from ``SEED_MODELS`` and from
+user input checked with ``ModelSpec.validate()``.
+
+Units: GB means 10**9 bytes everywhere in ``placement`` (published checkpoint
+sizes and vendor figures are decimal); params are in billions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+# Bytes per weight, scales included.
+# - nvfp4: 4-bit E2M1 values plus one FP8 (E4M3) scale per block of 16 values:
+#   0.5 + 1/16 = 0.5625. (The per-tensor FP32 scale is negligible.)
+# - mxfp4: 4-bit values plus one 8-bit E8M0 scale per block of 32 (OCP MX spec):
+#   0.5 + 1/32 = 0.53125.
+# - int4: GPTQ/AWQ-style 4-bit with one FP16 scale per group of 32:
+#   0.5 + 2/32 = 0.5625 (group 128 with scale and zero point gives ~0.52; we
+#   keep the larger figure so memory is not under-estimated).
+# - fp8 and bf16: 1 and 2 bytes, no block scales worth counting.
+# Real checkpoints keep embeddings, norms and often attention in higher
+# precision, so a published checkpoint size (``weights_gb``) always wins.
+QUANT_BYTES: dict[str, float] = {
+    "nvfp4": 0.5625,
+    "mxfp4": 0.53125,
+    "int4": 0.5625,
+    "fp8": 1.0,
+    "bf16": 2.0,
+}
+
+# KV cache element sizes. The default is bf16: vLLM's ``--kv-cache-dtype auto``
+# follows the activation dtype (bf16) even for FP4 weights, and FP8 KV cache is
+# an opt-in; counting 2 bytes never under-estimates memory.
+KV_DTYPE_BYTES: dict[str, float] = {"bf16": 2.0, "fp8": 1.0}
+DEFAULT_KV_DTYPE = "bf16"
+
+# Longest context accepted. Published open models top out at 1M-10M tokens;
+# above 4Mi tokens the KV cache of any catalogue model exceeds a whole 8-node
+# cluster, so larger values are treated as typing errors.
+MAX_CONTEXT_TOKENS = 4_194_304
+
+_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(float(value)))
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model as the planner sees it.
+
+    ``experts`` is 0 for a dense model. ``weights_gb`` is the published
+    checkpoint size when known (it wins over the computed size).
+    ``kv_layers`` counts the layers that keep a full-length KV cache (hybrid
+    linear-attention and sliding-window models keep fewer); None means all.
+    ``kv_cache_dim`` overrides the values cached per token per layer (K and V
+    together) when it is not ``2 * kv_heads * head_dim``, e.g. the 576-wide
+    latent of multi-head latent attention (MLA). ``estimated_fields`` names the
+    fields that are estimates rather than published values; ``notes`` says why.
+    """
+
+    slug: str
+    name: str
+    params_b: float
+    active_params_b: float
+    layers: int
+    hidden_size: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    experts: int
+    experts_per_token: int
+    quantization: str
+    weights_gb: float | None
+    max_context: int
+    kv_layers: int | None = None
+    kv_cache_dim: int | None = None
+    hf_repo: str = ""
+    notes: str = ""
+    estimated_fields: tuple[str, ...] = ()
+
+    # --- checks ---------------------------------------------------------------
+
+    def validate(self) -> list[tuple[str, str]]:
+        """Every problem as (field, message); an empty list means valid."""
+        errors: list[tuple[str, str]] = []
+        if not isinstance(self.slug, str) or not _SLUG_RE.match(self.slug):
+            errors.append(("slug", "1-100 characters: lowercase letters, digits, '.', '_' or '-'"))
+        if not isinstance(self.name, str) or not self.name.strip():
+            errors.append(("name", "must not be empty"))
+        if not _is_number(self.params_b) or self.params_b <= 0:
+            errors.append(("params_b", "must be a number above 0 (billions of parameters)"))
+        if not _is_number(self.active_params_b) or self.active_params_b <= 0:
+            errors.append(("active_params_b", "must be a number above 0"))
+        elif _is_number(self.params_b) and self.active_params_b > self.params_b:
+            errors.append(("active_params_b", "cannot exceed params_b (total parameters)"))
+        for field_name in ("layers", "hidden_size", "heads", "kv_heads", "head_dim"):
+            value = getattr(self, field_name)
+            if not _is_int(value) or value < 1:
+                errors.append((field_name, "must be a whole number of at least 1"))
+        if _is_int(self.heads) and _is_int(self.kv_heads) and self.heads >= 1 and self.kv_heads >= 1:
+            if self.heads % self.kv_heads:
+                errors.append(("kv_heads", f"must divide heads ({self.heads})"))
+        errors.extend(self._validate_experts())
+        if self.quantization not in QUANT_BYTES:
+            errors.append(("quantization", f"unknown; one of {', '.join(sorted(QUANT_BYTES))}"))
+        if self.weights_gb is not None:
+            if not _is_number(self.weights_gb) or self.weights_gb <= 0:
+                errors.append(("weights_gb", "must be a number above 0, or empty to compute it"))
+            elif _is_number(self.params_b) and self.weights_gb > 4 * self.params_b:
+                errors.append(("weights_gb", "more than 4 bytes per parameter: check the units (GB)"))
+        if not _is_int(self.max_context) or not 1 <= self.max_context <= MAX_CONTEXT_TOKENS:
+            errors.append(("max_context", f"must be a whole number from 1 to {MAX_CONTEXT_TOKENS:,}"))
+        if self.kv_layers is not None:
+            if not _is_int(self.kv_layers) or self.kv_layers < 1:
+                errors.append(("kv_layers", "must be a whole number of at least 1, or empty"))
+            elif _is_int(self.layers) and self.kv_layers > self.layers:
+                errors.append(("kv_layers", "cannot exceed layers"))
+        if self.kv_cache_dim is not None and (not _is_int(self.kv_cache_dim) or self.kv_cache_dim < 1):
+            errors.append(("kv_cache_dim", "must be a whole number of at least 1, or empty"))
+        return errors
+
+    def _validate_experts(self) -> list[tuple[str, str]]:
+        errors: list[tuple[str, str]] = []
+        if not _is_int(self.experts) or self.experts < 0:
+            return [("experts", "must be a whole number, 0 for a dense model")]
+        if not _is_int(self.experts_per_token) or self.experts_per_token < 0:
+            return [("experts_per_token", "must be a whole number")]
+        if self.experts == 0:
+            if self.experts_per_token != 0:
+                errors.append(("experts_per_token", "must be 0 for a dense model (experts 0)"))
+            if (_is_number(self.params_b) and _is_number(self.active_params_b)
+                    and not math.isclose(self.active_params_b, self.params_b, rel_tol=1e-6)):
+                errors.append(("active_params_b", "a dense model uses all its parameters: must equal params_b"))
+        else:
+            if self.experts < 2:
+                errors.append(("experts", "a mixture of experts has at least 2 experts"))
+            if not 1 <= self.experts_per_token <= self.experts:
+                errors.append(("experts_per_token", f"must be from 1 to experts ({self.experts})"))
+        return errors
+
+    # --- derived sizes --------------------------------------------------------
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 0
+
+    def weights_size_gb(self) -> float:
+        """Weights in GB: the published size if known, else params x bytes."""
+        if self.weights_gb is not None:
+            return float(self.weights_gb)
+        return self.params_b * QUANT_BYTES[self.quantization]
+
+    def active_weights_gb(self) -> float:
+        """Weights read to produce one token by one stream (MoE: active share)."""
+        return self.weights_size_gb() * self.active_params_b / self.params_b
+
+    def expert_weights_gb(self) -> float:
+        """All routed-expert weights (0 for dense).
+
+        With E experts, k per token, total P and active A: the routed experts
+        hold X params with X*(E-k)/E = P - A, so X = (P - A) * E / (E - k).
+        """
+        if not self.is_moe or self.experts_per_token >= self.experts:
+            return 0.0
+        expert_params = (self.params_b - self.active_params_b) * self.experts / (
+            self.experts - self.experts_per_token)
+        return self.weights_size_gb() * min(expert_params, self.params_b) / self.params_b
+
+    def kv_bytes_per_token(self, kv_dtype: str = DEFAULT_KV_DTYPE) -> float:
+        """KV cache bytes per token of context, all layers, one sequence.
+
+        2 (K and V) x layers-with-KV x kv_heads x head_dim x element bytes,
+        or layers-with-KV x kv_cache_dim x element bytes for latent caches.
+        """
+        per_layer = self.kv_cache_dim if self.kv_cache_dim is not None else 2 * self.kv_heads * self.head_dim
+        layers = self.kv_layers if self.kv_layers is not None else self.layers
+        return float(layers * per_layer * KV_DTYPE_BYTES[kv_dtype])
+
+    def kv_shards(self, tp: int) -> int:
+        """Into how many parts tensor parallelism splits the KV cache.
+
+        KV heads split over TP ranks until there are fewer heads than ranks
+        (then heads are replicated); a latent (MLA) cache is replicated on
+        every rank in vLLM and SGLang.
+        """
+        if self.kv_cache_dim is not None:
+            return 1
+        return max(1, min(tp, self.kv_heads))
+
+
+# The seed catalogue. Architecture numbers are the public config.json values
+# where the model is public; models known only from the domain notes carry
+# their estimated fields in ``estimated_fields`` and the reason in ``notes``.
+SEED_MODELS: tuple[ModelSpec, ...] = (
+    ModelSpec(
+        slug="qwen3.8-27b", name="Qwen3.8-27B", params_b=27.0, active_params_b=27.0,
+        layers=64, hidden_size=5120, heads=24, kv_heads=4, head_dim=256,
+        experts=0, experts_per_token=0, quantization="nvfp4", weights_gb=None,
+        max_context=262_144, kv_layers=16,
+        notes=("Dense 27B in NVFP4 (domain notes: NVIDIA's 2026-10 scaling table). Architecture not "
+               "published there: shape assumed equal to Qwen3.5-27B's public config (64 layers, hybrid "
+               "3 linear-attention : 1 full-attention, so 16 layers keep a KV cache)."),
+        estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "max_context",
+                          "kv_layers"),
+    ),
+    ModelSpec(
+        slug="glm-5.3", name="GLM-5.3", params_b=753.0, active_params_b=40.0,
+        layers=78, hidden_size=6144, heads=64, kv_heads=64, head_dim=256,
+        experts=256, experts_per_token=8, quantization="nvfp4", weights_gb=470.0,
+        max_context=202_752, kv_cache_dim=576,
+        notes=("753B MoE, about 470 GB in NVFP4, runs on 8 nodes (domain notes, NVIDIA 2026-10). Shape "
+               "estimated from GLM-5's public config (78 layers, 256 experts of which 8 active, about "
+               "40B active, MLA latent KV cache of 512+64 values per layer)."),
+        estimated_fields=("active_params_b", "layers", "hidden_size", "heads", "kv_heads", "head_dim",
+                          "experts", "experts_per_token", "max_context", "kv_cache_dim"),
+    ),
+    ModelSpec(
+        slug="gpt-oss-20b", name="gpt-oss-20b", params_b=20.91, active_params_b=3.61,
+        layers=24, hidden_size=2880, heads=64, kv_heads=8, head_dim=64,
+        experts=32, experts_per_token=4, quantization="mxfp4", weights_gb=13.7,
+        max_context=131_072, kv_layers=12, hf_repo="openai/gpt-oss-20b",
+        notes=("Public config. Checkpoint 12.8 GiB (13.7 GB) per OpenAI's model card. Alternating "
+               "128-token sliding-window and full attention: 12 layers keep a full-length KV cache."),
+    ),
+    ModelSpec(
+        slug="gpt-oss-120b", name="gpt-oss-120b", params_b=116.83, active_params_b=5.13,
+        layers=36, hidden_size=2880, heads=64, kv_heads=8, head_dim=64,
+        experts=128, experts_per_token=4, quantization="mxfp4", weights_gb=65.3,
+        max_context=131_072, kv_layers=18, hf_repo="openai/gpt-oss-120b",
+        notes=("Public config. Checkpoint 60.8 GiB (65.3 GB) per OpenAI's model card. Alternating "
+               "sliding-window and full attention: 18 layers keep a full-length KV cache."),
+    ),
+    ModelSpec(
+        slug="qwen3.6-35b-a3b", name="Qwen3.6-35B-A3B", params_b=35.0, active_params_b=3.0,
+        layers=40, hidden_size=2048, heads=16, kv_heads=2, head_dim=256,
+        experts=256, experts_per_token=8, quantization="nvfp4", weights_gb=None,
+        max_context=262_144, kv_layers=10,
+        notes=("MoE, NVFP4 (domain notes: ~98 tok/s decode on one node). Shape assumed equal to "
+               "Qwen3.5-35B-A3B's public config (hybrid attention: 10 of 40 layers keep a KV cache; "
+               "256 experts, 8 routed + 1 shared)."),
+        estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "experts",
+                          "experts_per_token", "max_context", "kv_layers"),
+    ),
+    ModelSpec(
+        slug="minicpm5-2b", name="MiniCPM5 2B", params_b=2.0, active_params_b=2.0,
+        layers=40, hidden_size=2304, heads=36, kv_heads=36, head_dim=64,
+        experts=0, experts_per_token=0, quantization="bf16", weights_gb=None,
+        max_context=32_768,
+        notes=("Small dense model of the router/classifier kind (domain notes, NeMo Switchyard). Shape "
+               "estimated from MiniCPM-2B's public config (40 layers, hidden 2304, 36 heads, no GQA); "
+               "bf16 assumed."),
+        estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "max_context",
+                          "quantization"),
+    ),
+    ModelSpec(
+        slug="llama-3.3-70b", name="Llama-3.3-70B", params_b=70.55, active_params_b=70.55,
+        layers=80, hidden_size=8192, heads=64, kv_heads=8, head_dim=128,
+        experts=0, experts_per_token=0, quantization="nvfp4", weights_gb=None,
+        max_context=131_072, hf_repo="nvidia/Llama-3.3-70B-Instruct-FP4",
+        notes="Public Llama 3.3 70B config; NVFP4 weights (domain notes: ~4 tok/s decode on one node).",
+    ),
+    ModelSpec(
+        slug="qwen3.5-397b-a17b", name="Qwen3.5-397B-A17B", params_b=397.0, active_params_b=17.0,
+        layers=60, hidden_size=4096, heads=32, kv_heads=2, head_dim=256,
+        experts=512, experts_per_token=10, quantization="int4", weights_gb=None,
+        max_context=262_144, kv_layers=15,
+        notes=("MoE in int4 (domain notes: 3 nodes PP3, 17.9 tok/s decode). Shape from Qwen3.5-397B-A17B's "
+               "public config as recalled (60 layers, hybrid attention with 15 full-attention layers, 512 "
+               "experts, 10 routed + 1 shared): verify against the model's config.json."),
+        estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "experts",
+                          "experts_per_token", "kv_layers"),
+    ),
+    ModelSpec(
+        slug="llama-3.1-8b", name="Llama-3.1-8B-Instruct", params_b=8.03, active_params_b=8.03,
+        layers=32, hidden_size=4096, heads=32, kv_heads=8, head_dim=128,
+        experts=0, experts_per_token=0, quantization="bf16", weights_gb=None,
+        max_context=131_072, hf_repo="meta-llama/Llama-3.1-8B-Instruct",
+        notes="Public config, bf16 weights.",
+    ),
+    ModelSpec(
+        slug="qwen3-32b", name="Qwen3-32B (FP8)", params_b=32.8, active_params_b=32.8,
+        layers=64, hidden_size=5120, heads=64, kv_heads=8, head_dim=128,
+        experts=0, experts_per_token=0, quantization="fp8", weights_gb=None,
+        max_context=40_960, hf_repo="Qwen/Qwen3-32B-FP8",
+        notes="Public config (max_position_embeddings 40960; 131072 with YaRN), FP8 weights.",
+    ),
+    ModelSpec(
+        slug="qwen3-30b-a3b", name="Qwen3-30B-A3B (FP8)", params_b=30.5, active_params_b=3.3,
+        layers=48, hidden_size=2048, heads=32, kv_heads=4, head_dim=128,
+        experts=128, experts_per_token=8, quantization="fp8", weights_gb=None,
+        max_context=40_960, hf_repo="Qwen/Qwen3-30B-A3B-FP8",
+        notes="Public config, FP8 weights.",
+    ),
+    ModelSpec(
+        slug="gemma-3-27b", name="Gemma 3 27B", params_b=27.4, active_params_b=27.4,
+        layers=62, hidden_size=5376, heads=32, kv_heads=16, head_dim=128,
+        experts=0, experts_per_token=0, quantization="bf16", weights_gb=None,
+        max_context=131_072, kv_layers=10, hf_repo="google/gemma-3-27b-it",
+        notes=("Public config, bf16. Five local (1,024-token window) layers per global layer: about 10 "
+               "of 62 layers keep a full-length KV cache (rounded down)."),
+        estimated_fields=("kv_layers",),
+    ),
+    ModelSpec(
+        slug="deepseek-v3", name="DeepSeek-V3", params_b=671.0, active_params_b=37.0,
+        layers=61, hidden_size=7168, heads=128, kv_heads=128, head_dim=128,
+        experts=256, experts_per_token=8, quantization="fp8", weights_gb=None,
+        max_context=163_840, kv_cache_dim=576, hf_repo="deepseek-ai/DeepSeek-V3",
+        notes=("Public config, native FP8. MLA: the cache holds a 512-wide latent plus 64 rope values "
+               "per layer. Size computed from 671B params; the published checkpoint also carries the "
+               "14B MTP module."),
+    ),
+)
+
+SEED_BY_SLUG: dict[str, ModelSpec] = {spec.slug: spec for spec in SEED_MODELS}
+
+
+def get_seed_model(slug: str) -> ModelSpec:
+    """The seed model with this slug (KeyError if none)."""
+    return SEED_BY_SLUG[slug]
