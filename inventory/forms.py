@@ -14,7 +14,16 @@ def hardware_choices(kind: str) -> list[tuple[str, str]]:
     return [(e.slug, f"{e.name} ({e.slug})") for e in CatalogueEntry.objects.filter(kind=kind)]
 
 
-class SparkForm(forms.Form):
+class ChoicesMixin:
+    fields: dict[str, Any]
+
+    def _choices(self, name: str, choices: list[tuple[str, str]]) -> None:
+        field = self.fields[name]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = choices
+
+
+class SparkForm(ChoicesMixin, forms.Form):
     name = forms.CharField(max_length=63, help_text="Lower-case letters, digits and '-', e.g. spark-01")
     hardware = forms.ChoiceField()
     ssh_host = forms.CharField(label="SSH host", max_length=253)
@@ -26,17 +35,17 @@ class SparkForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["hardware"].choices = hardware_choices("spark")
+        self._choices("hardware", hardware_choices("spark"))
 
 
-class SwitchForm(forms.Form):
+class SwitchForm(ChoicesMixin, forms.Form):
     name = forms.CharField(max_length=63)
     hardware = forms.ChoiceField()
     serial = forms.CharField(max_length=64, required=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["hardware"].choices = hardware_choices("switch")
+        self._choices("hardware", hardware_choices("switch"))
 
 
 def port_choice_label(port: Port) -> str:
@@ -46,7 +55,7 @@ def port_choice_label(port: Port) -> str:
     return f"{port.label}  ({port.speed_gbps}G switch port{extra})"
 
 
-class CableForm(forms.Form):
+class CableForm(ChoicesMixin, forms.Form):
     type = forms.ChoiceField()
     end_0 = forms.ChoiceField(label="End A")
     end_1 = forms.ChoiceField(label="End B")
@@ -57,22 +66,22 @@ class CableForm(forms.Form):
 
     def __init__(self, *args: Any, ports: list[Port], cable_type: CatalogueEntry | None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["type"].choices = hardware_choices("cable")
+        self._choices("type", hardware_choices("cable"))
         self.cable_type = cable_type
         blank = [("", "— choose a free port —")]
         all_choices = blank + [(p.label, port_choice_label(p)) for p in ports]
         if cable_type is not None and cable_type.breakout:
             # Only a breakout-capable switch port takes the trunk.
             trunks = [p for p in ports if p.switch_id and p.breakout]
-            self.fields["end_0"].choices = blank + [(p.label, port_choice_label(p)) for p in trunks]
+            self._choices("end_0", blank + [(p.label, port_choice_label(p)) for p in trunks])
             self.fields["end_0"].label = "Trunk (400G switch port)"
             self.fields["end_1"].label = "Leg 1"
-            self.fields["end_1"].choices = all_choices
-            self.fields["end_2"].choices = all_choices
+            self._choices("end_1", all_choices)
+            self._choices("end_2", all_choices)
             self.fields["end_2"].required = True
         else:
-            self.fields["end_0"].choices = all_choices
-            self.fields["end_1"].choices = all_choices
+            self._choices("end_0", all_choices)
+            self._choices("end_1", all_choices)
             del self.fields["end_2"]
 
     def ends(self) -> list[str]:

@@ -64,11 +64,11 @@ def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
 
         if prune:
             # Cables first: removing a device removes its cables too.
-            wanted = {(c.type, tuple(c.ends)) for c in doc.cables}
+            wanted_ends = {(c.type, tuple(c.ends)) for c in doc.cables}
             wanted_labels = {c.label for c in doc.cables if c.label}
             for cable in cables:
                 ends = tuple(e.port.label for e in cable.ends.all())
-                if (cable.type.slug, ends) not in wanted and cable.label not in wanted_labels:
+                if (cable.type.slug, ends) not in wanted_ends and cable.label not in wanted_labels:
                     services.cable_delete(actor=actor, cable=cable)
                     report.deleted["cable"] += 1
             for name, spark in sparks.items():
@@ -159,7 +159,7 @@ def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
                         cur = current.get(key)
                         if key == "length_m" and val is not None and cur is not None:
                             try:
-                                if float(cur) == float(val):
+                                if float(str(cur)) == float(str(val)):
                                     continue
                             except (TypeError, ValueError):
                                 pass

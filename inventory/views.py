@@ -218,7 +218,9 @@ def _cable_form_view(request: HttpRequest, cable: Cable | None) -> HttpResponse:
         initial = {**snap, **{f"end_{i}": e for i, e in enumerate(snap["ends"])}}
     else:
         initial = {"type": request.GET.get("type", "qsfp112-dac"), "coded_for": "nvidia"}
-    type_slug = (data or {}).get("type") or request.GET.get("type") or initial.get("type")
+        # An htmx re-render keeps the ports already chosen (when they still fit).
+        initial.update({k: request.GET[k] for k in ("end_0", "end_1", "end_2") if request.GET.get(k)})
+    type_slug = (data.get("type") if data is not None else None) or request.GET.get("type") or initial.get("type")
     cable_type = _cable_type(type_slug)
     form = CableForm(data, initial=initial, ports=selectors.free_ports(cable=cable), cable_type=cable_type)
     if request.htmx and request.method == "GET":  # type: ignore[attr-defined]

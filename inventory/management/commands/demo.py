@@ -1,0 +1,43 @@
+"""Load the demo lab and the demo users (idempotent: safe to run again)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand
+
+from accounts.roles import ADMIN, MEMBER, VIEWER, set_role
+from inventory.labio import lab_import
+from inventory.services import Actor
+
+DEMO_USERS = [("admin", ADMIN), ("member", MEMBER), ("viewer", VIEWER)]
+
+
+class Command(BaseCommand):
+    help = "Create the demo users and import labs/demo.yaml (for trying the app, never for production)."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--lab", default=str(Path(settings.BASE_DIR) / "labs" / "demo.yaml"))
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        admin = None
+        for username, role in DEMO_USERS:
+            user = User.objects.filter(username=username).first()
+            if user is None:
+                user = User.objects.create_user(username=username, password=f"{username}-demo-pass")
+                self.stdout.write(f"created user {username} ({role})")
+            set_role(user, role)
+            if role == ADMIN:
+                user.is_staff = True
+                user.save(update_fields=["is_staff"])
+                admin = user
+        data = yaml.safe_load(Path(options["lab"]).read_text())
+        report = lab_import(actor=Actor(user=admin, source="command"), data=data)
+        created = report.created
+        self.stdout.write(
+            f"demo lab: {created['spark']} Sparks, {created['switch']} switches, {created['cable']} cables created; "
+            f"{report.unchanged} already there"
+        )

@@ -1,0 +1,73 @@
+"""A lab admin signs in, registers two Sparks and a QSFP112 cable between
+them in a real browser, and sees the cable on both Sparks' pages."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import make_user
+from tests.e2e.conftest import sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def register_spark(page, base: str, name: str, host: str) -> None:
+    page.goto(f"{base}/sparks/new/")
+    page.fill("#id_name", name)
+    page.select_option("#id_hardware", "dgx-spark-128")
+    page.fill("#id_ssh_host", host)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/sparks/{name}/")
+
+
+def test_admin_registers_two_sparks_and_a_cable(live_server, page, shot):
+    make_user("labadmin", "lab-admin")
+    base = live_server.url
+    sign_in(page, base, "labadmin", "labadmin-pass-123")
+
+    register_spark(page, base, "spark-01", "10.20.0.11")
+    assert "enP2p1s0f0np0" in page.content()
+    register_spark(page, base, "spark-02", "10.20.0.12")
+
+    # A bad name is refused inline, next to the field, and nothing is created.
+    page.goto(f"{base}/sparks/new/")
+    page.fill("#id_name", "spark 03; reboot")
+    page.fill("#id_ssh_host", "$(reboot)")
+    page.click("button[type=submit]")
+    assert page.locator("#field-name .fielderror").inner_text().startswith("'spark 03; reboot' is not a valid name")
+    assert "not a valid host" in page.locator("#field-ssh_host .fielderror").inner_text()
+    shot("spark-form-errors")
+
+    page.goto(f"{base}/cables/new/")
+    assert page.locator("#id_type").input_value() == "qsfp112-dac"
+    page.select_option("#id_end_0", "spark-01:p0")
+    page.select_option("#id_end_1", "spark-02:p0")
+    page.fill("#id_label", "rack-a-01")
+    shot("cable-form")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/cables/\d+/$"))
+    assert "spark-01:p0" in page.content() and "spark-02:p0" in page.content()
+
+    for name, peer in (("spark-01", "spark-02:p0"), ("spark-02", "spark-01:p0")):
+        page.goto(f"{base}/sparks/{name}/")
+        ports = page.locator("#ports")
+        assert "rack-a-01" in ports.inner_text()
+        assert peer in ports.inner_text()
+    shot("spark-detail")
+
+    # The taken ports are no longer offered for the next cable.
+    page.goto(f"{base}/cables/new/")
+    options = page.locator("#id_end_0 option").all_inner_texts()
+    assert not any(o.startswith("spark-01:p0") for o in options)
+    assert any(o.startswith("spark-01:p1") for o in options)
+
+    # Switching the type to a breakout re-renders the ends through htmx: a trunk field appears.
+    page.select_option("#id_type", "qsfp-dd-2x-qsfp56-breakout")
+    page.wait_for_selector("#id_end_2")
+    assert "Trunk" in page.locator("#ends").inner_text()
+
+    page.goto(f"{base}/changes/")
+    log = page.locator("#rows").inner_text()
+    assert "spark-01" in log and "rack-a-01" in log and "labadmin" in log
+    shot("change-log")
