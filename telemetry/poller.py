@@ -21,15 +21,23 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 import asyncssh
 
 from telemetry.commands import POLL_SCRIPT
 from telemetry.parsers import parse_poll_output
-from telemetry.sample import Sample
+from telemetry.sample import HostKeyStatus, PollResult
 
-HostKeyStatus = Literal["ok", "unknown", "mismatch"]
+__all__ = [
+    "ConnectionPool",
+    "PollResult",
+    "Target",
+    "fetch_host_key",
+    "normalize_key",
+    "poll_nodes",
+    "poll_nodes_sync",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,25 +48,6 @@ class Target:
     host: str
     port: int = 22
     user: str = "fleet"
-
-
-@dataclass(frozen=True, slots=True)
-class PollResult:
-    """The outcome of polling one target.
-
-    ``reachable``: the node's sshd completed the SSH handshake (so ``host_key``
-    is what it presented); it does not mean the command answered: then
-    ``sample`` is None and ``error`` says why. ``error`` is "" when all went well.
-    """
-
-    name: str
-    at: datetime  # aware UTC, when the poll of this node started
-    reachable: bool
-    sample: Sample | None
-    error: str
-    host_key: str | None  # OpenSSH public key text the server presented
-    host_key_status: HostKeyStatus
-    duration_ms: float
 
 
 def normalize_key(text: str | None) -> str | None:
@@ -404,9 +393,7 @@ class _Poll:
 
         deadline = time.monotonic() + self.command_timeout
         try:
-            await asyncio.wait_for(
-                conn.create_session(factory, POLL_SCRIPT, encoding=None), self.command_timeout
-            )
+            await asyncio.wait_for(conn.create_session(factory, POLL_SCRIPT, encoding=None), self.command_timeout)
         except TimeoutError:  # before OSError: TimeoutError is one
             if collector is not None:
                 collector.close()

@@ -6,6 +6,10 @@ A ``Sample`` is built by ``telemetry.parsers.parse_poll_output`` and read by
 ``errors`` then says why ("section: what went wrong"). Units are in the field
 names (bytes, MiB, Mb/s, W, degrees C, seconds) so nothing is guessed later.
 
+``PollResult`` (what ``telemetry.poller`` returns per node) lives here too so
+that code reading results (health rules, Django services) need not import
+asyncssh.
+
 Memory comes from /proc/meminfo only: nvidia-smi prints [N/A] for memory on
 GB10 (unified memory), see spark-ops.md.
 """
@@ -13,7 +17,8 @@ GB10 (unified memory), see spark-ops.md.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, Literal
 
 from telemetry.commands import TWIN_BY_IFNAME
 
@@ -125,4 +130,53 @@ class Sample:
             uptime_s=data.get("uptime_s"),
             load1=data.get("load1"),
             errors=tuple(data.get("errors", ())),
+        )
+
+
+HostKeyStatus = Literal["ok", "unknown", "mismatch"]
+
+
+@dataclass(frozen=True, slots=True)
+class PollResult:
+    """The outcome of polling one target.
+
+    ``reachable``: the node's sshd completed the SSH handshake (so ``host_key``
+    is what it presented); it does not mean the command answered: then
+    ``sample`` is None and ``error`` says why. ``error`` is "" when all went well.
+    """
+
+    name: str
+    at: datetime  # aware UTC, when the poll of this node started
+    reachable: bool
+    sample: Sample | None
+    error: str
+    host_key: str | None  # OpenSSH public key text the server presented
+    host_key_status: HostKeyStatus
+    duration_ms: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable (``at`` as ISO 8601, the sample via ``Sample.to_dict``)."""
+        return {
+            "name": self.name,
+            "at": self.at.isoformat(),
+            "reachable": self.reachable,
+            "sample": self.sample.to_dict() if self.sample is not None else None,
+            "error": self.error,
+            "host_key": self.host_key,
+            "host_key_status": self.host_key_status,
+            "duration_ms": self.duration_ms,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PollResult:
+        sample = data.get("sample")
+        return cls(
+            name=data["name"],
+            at=datetime.fromisoformat(data["at"]),
+            reachable=data["reachable"],
+            sample=Sample.from_dict(sample) if sample is not None else None,
+            error=data.get("error", ""),
+            host_key=data.get("host_key"),
+            host_key_status=data.get("host_key_status", "ok"),
+            duration_ms=data.get("duration_ms", 0.0),
         )

@@ -268,9 +268,7 @@ class SparkModel:
             )
             infos = [_addr(a, p, "global") for a, p in twin["addresses"]]
             if twin["up"]:
-                infos.append(
-                    _addr(f"fe80::4ebb:47ff:fe00:{self._mac_base % 0xFFFF:x}", 64, "link", inet6=True)
-                )
+                infos.append(_addr(f"fe80::4ebb:47ff:fe00:{self._mac_base % 0xFFFF:x}", 64, "link", inet6=True))
             entries.append((twin["ifname"], flags, twin["mtu"], "UP" if twin["up"] else "DOWN", infos))
         entries.append(("wlP9s9", ["NO-CARRIER", "BROADCAST", "MULTICAST", "UP"], 1500, "DOWN", []))
         link_items, addr_items = [], []
@@ -739,9 +737,7 @@ async def run_fleet(
 
     ``ready_callback(endpoints)`` runs once every server listens (plain or async).
     """
-    fleet = SimFleet(
-        nodes, authorized_client_key=authorized_client_key, host_key_dir=host_key_dir, slow_s=slow_s
-    )
+    fleet = SimFleet(nodes, authorized_client_key=authorized_client_key, host_key_dir=host_key_dir, slow_s=slow_s)
     try:
         endpoints = await fleet.start()
         if ready_callback is not None:

@@ -133,9 +133,7 @@ def test_gpu_csv_with_na_fields():
 
 
 def test_compute_apps_and_owners():
-    procs, errors = parse_compute_apps(
-        "4123, 98304 MiB, /usr/bin/python3\nbroken line\n77, [N/A], vllm, serve\n"
-    )
+    procs, errors = parse_compute_apps("4123, 98304 MiB, /usr/bin/python3\nbroken line\n77, [N/A], vllm, serve\n")
     assert [(p.pid, p.used_mib, p.name) for p in procs] == [
         (4123, 98304, "/usr/bin/python3"),
         (77, None, "vllm, serve"),

@@ -1,0 +1,425 @@
+"""Health rules: from poll results and samples to alerts with stable codes.
+
+Pure functions over plain data (no I/O, no Django). ``evaluate_node`` checks
+one node against what the inventory expects of it, ``evaluate_links`` checks
+both ends of each cable together (MTU), ``node_status`` sums alerts up into
+ok / degraded / down / unknown. Every alert message is one sentence that
+names the object and the fix. Codes are stable: pages, the API and stored
+alerts key on them; ``HEALTH_CODES`` describes each.
+
+The half-speed twin trap (spark-clusters.md) is judged from which twins are
+up and addressed, never from a speed field: a healthy twin reports
+200000 Mb/s even though its PCIe link carries only ~100 Gb/s.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from telemetry.commands import TWIN_BY_IFNAME, TWINS
+from telemetry.sample import PollResult, Sample, Twin
+
+Severity = Literal["critical", "warning", "info"]
+NodeStatus = Literal["ok", "degraded", "down", "unknown"]
+
+
+@dataclass(frozen=True, slots=True)
+class CodeInfo:
+    severity: Severity  # the usual severity; some rules lower it case by case
+    description: str
+
+
+HEALTH_CODES: dict[str, CodeInfo] = {
+    "unreachable": CodeInfo(
+        "critical", "The node did not answer the poll: SSH connection failed, or the command timed out."
+    ),
+    "host-key-mismatch": CodeInfo(
+        "critical", "The node presented another SSH host key than the accepted one; nothing was run on it."
+    ),
+    "host-key-unknown": CodeInfo("info", "No host key accepted yet for this node: an admin must review and accept it."),
+    "link-down": CodeInfo("critical", "A twin interface of a cabled port is down."),
+    "link-negotiated-100g": CodeInfo(
+        "warning", "A twin reports 100000 Mb/s on a port the inventory expects at 200 Gb/s."
+    ),
+    "single-half": CodeInfo(
+        "warning", "Only one twin of a cabled port is up and addressed: the port carries about 100 Gb/s, not 200."
+    ),
+    "twins-same-subnet": CodeInfo(
+        "critical", "Both twins of a port are in the same IP subnet, which breaks routing and NCCL."
+    ),
+    "mtu-mismatch": CodeInfo("warning", "The two ends of a link have different MTUs."),
+    "memory-pressure": CodeInfo(
+        "critical", "Unified memory is nearly exhausted (available under the threshold, or PSI full stalls high)."
+    ),
+    "cabling-drift": CodeInfo("warning", "LLDP sees a different neighbour on a port than the inventory says."),
+    "stale": CodeInfo("warning", "No sample from this node for three poll intervals."),
+    "parse-error": CodeInfo("info", "Part of the node's answer could not be read."),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """One finding. ``objects``: what it is about, as "node", "node:port" or "node:ifname"."""
+
+    code: str
+    severity: Severity
+    message: str
+    objects: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedLink:
+    """What the inventory says is at the other end of a port, and its speed."""
+
+    peer: str  # "node:port" (another Spark) or "switch:port"
+    gbps: int = 200
+
+
+@dataclass(frozen=True, slots=True)
+class NodeExpectation:
+    name: str
+    cabled_ports: Mapping[str, ExpectedLink] = field(default_factory=dict)  # "p0"/"p1" -> link
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    memory_available_fraction: float = 0.05
+    psi_full_avg10: float = 10.0  # % of the last 10 s all tasks stalled on memory
+    stale_intervals: float = 3.0
+
+
+def _alert(code: str, message: str, *objects: str, severity: Severity | None = None) -> Alert:
+    return Alert(code, severity or HEALTH_CODES[code].severity, message, objects)
+
+
+# --------------------------------------------------------------------------- reachability
+
+
+def _reachability(name: str, result: PollResult) -> list[Alert]:
+    if result.host_key_status == "mismatch":
+        return [
+            _alert(
+                "host-key-mismatch",
+                f"{name} presented a different SSH host key than the accepted one, so nothing was run on it; "
+                "check whether the node was reinstalled or replaced, then accept the new key only if it is expected.",
+                name,
+            )
+        ]
+    if result.host_key_status == "unknown":
+        if not result.reachable:
+            return [
+                _alert(
+                    "unreachable",
+                    f"{name} could not be reached to fetch its host key ({result.error}); "
+                    "check its power, management network and sshd.",
+                    name,
+                )
+            ]
+        return [
+            _alert(
+                "host-key-unknown",
+                f"{name} has no accepted SSH host key yet; an admin should compare the presented key with the node's "
+                "console (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub) and accept it.",
+                name,
+            )
+        ]
+    if not result.reachable:
+        return [
+            _alert(
+                "unreachable",
+                f"{name} did not answer SSH ({result.error}); check its power, management network and sshd.",
+                name,
+            )
+        ]
+    if result.sample is None:
+        return [
+            _alert(
+                "unreachable",
+                f"{name} accepted SSH but the poll did not complete ({result.error}); a Spark out of unified memory "
+                "often freezes like this, so check its console and reboot it if it hangs.",
+                name,
+            )
+        ]
+    return []
+
+
+# --------------------------------------------------------------------------- sample rules
+
+
+def _memory(name: str, sample: Sample, thresholds: Thresholds) -> list[Alert]:
+    memory = sample.memory
+    if memory is None:
+        return []
+    fraction = memory.available_fraction
+    low = fraction is not None and fraction < thresholds.memory_available_fraction
+    stalled = memory.psi_full_avg10 is not None and memory.psi_full_avg10 > thresholds.psi_full_avg10
+    if not (low or stalled):
+        return []
+    available = f"{fraction * 100:.1f}%" if fraction is not None else "unknown"
+    psi = f"{memory.psi_full_avg10:.1f}%" if memory.psi_full_avg10 is not None else "unknown"
+    return [
+        _alert(
+            "memory-pressure",
+            f"{name} has {available} of its unified memory available and PSI full stalls at {psi}; stop or shrink "
+            "a workload now, because a Spark out of unified memory freezes or resets instead of failing cleanly.",
+            name,
+        )
+    ]
+
+
+def _addressed(twin: Twin) -> bool:
+    """Has an address NCCL/RoCE can use: IPv4 (link-local 169.254/16 counts) or global IPv6."""
+    for cidr in twin.addresses:
+        try:
+            iface = ipaddress.ip_interface(cidr)
+        except ValueError:
+            continue
+        if iface.version == 4 or not iface.is_link_local:
+            return True
+    return False
+
+
+def _networks(twin: Twin) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    nets = []
+    for cidr in twin.addresses:
+        try:
+            iface = ipaddress.ip_interface(cidr)
+        except ValueError:
+            continue
+        if iface.version == 6 and iface.is_link_local:
+            continue  # fe80::/64 is on every interface and routes nothing
+        nets.append(iface.network)
+    return nets
+
+
+def _same_node(a: str | None, b: str) -> bool:
+    if a is None:
+        return False
+    return a.lower().split(".")[0] == b.lower().split(".")[0]
+
+
+def _same_port(seen: str | None, expected: str) -> bool:
+    if seen is None:
+        return True  # no port in the LLDP data: judge by the system name only
+    if seen.lower() == expected.lower():
+        return True
+    known = TWIN_BY_IFNAME.get(seen)
+    return known is not None and known[0] == expected
+
+
+def _port(name: str, port: str, link: ExpectedLink, sample: Sample) -> list[Alert]:
+    alerts: list[Alert] = []
+    ref = f"{name}:{port}"
+    by_name = {t.name: t for t in sample.twins_of(port)}
+    pair = [(ifname, rdma, by_name.get(ifname)) for ifname, rdma in TWINS[port]]
+    down = [ifname for ifname, _, twin in pair if twin is None or not twin.up]
+    if down:
+        whole = len(down) == len(pair)
+        alerts.append(
+            _alert(
+                "link-down",
+                f"{ref} is cabled to {link.peer} but twin {' and '.join(down)} {'are' if whole else 'is'} down; "
+                "check the cable is seated and coded for NVIDIA/Mellanox, then bring the interface up.",
+                ref,
+                *(f"{name}:{d}" for d in down),
+                severity="critical" if whole else "warning",
+            )
+        )
+    usable = [(ifname, rdma) for ifname, rdma, twin in pair if twin is not None and twin.up and _addressed(twin)]
+    if len(usable) == 1 and link.gbps > 100:
+        other = next((ifname, rdma) for ifname, rdma, _ in pair if (ifname, rdma) not in usable)
+        hca = ",".join(rdma for _, rdma in TWINS[port])
+        alerts.append(
+            _alert(
+                "single-half",
+                f"{ref} carries traffic on {usable[0][0]} only, so about 100 of its {link.gbps} Gb/s; bring up "
+                f"and address {other[0]} in its own subnet and list both RoCE devices in NCCL_IB_HCA ({hca}).",
+                ref,
+            )
+        )
+    slow = [
+        t.name for _, _, t in pair if t is not None and t.up and t.speed_mbps is not None and t.speed_mbps <= 100_000
+    ]
+    if slow and link.gbps >= 200:
+        alerts.append(
+            _alert(
+                "link-negotiated-100g",
+                f"{ref} negotiated 100 Gb/s on {', '.join(slow)} where the inventory expects {link.gbps} Gb/s to "
+                f"{link.peer}; set the switch port to 200G without auto-negotiation or use a QSFP56/QSFP112 cable.",
+                ref,
+            )
+        )
+    twins = [t for _, _, t in pair if t is not None]
+    if len(twins) == 2:
+        overlap = [
+            str(a) for a in _networks(twins[0]) for b in _networks(twins[1]) if a.version == b.version and a.overlaps(b)
+        ]
+        if overlap:
+            alerts.append(
+                _alert(
+                    "twins-same-subnet",
+                    f"{ref} has both twins in {overlap[0]}, which breaks routing and NCCL; give "
+                    f"{twins[1].name} its own subnet (e.g. one /24 per twin, the same on both ends of the cable).",
+                    ref,
+                )
+            )
+    return alerts
+
+
+def _cabling(name: str, expectation: NodeExpectation, sample: Sample) -> list[Alert]:
+    alerts: list[Alert] = []
+    for port, pair in TWINS.items():
+        ifnames = {ifname for ifname, _ in pair}
+        seen = [n for n in sample.neighbours or () if n.local_if in ifnames]
+        if not seen:
+            continue  # no LLDP on this port: nothing to compare
+        ref = f"{name}:{port}"
+        link = expectation.cabled_ports.get(port)
+        first = seen[0]
+        seen_text = f"{first.system_name or '?'}:{first.port_id or '?'}"
+        if link is None:
+            alerts.append(
+                _alert(
+                    "cabling-drift",
+                    f"LLDP sees {seen_text} on {ref} but the inventory has no cable there; record the cable in the "
+                    "inventory or unplug it.",
+                    ref,
+                )
+            )
+            continue
+        peer, _, peer_port = link.peer.rpartition(":")
+        wrong = [n for n in seen if not (_same_node(n.system_name, peer) and _same_port(n.port_id, peer_port))]
+        if wrong:
+            shown = f"{wrong[0].system_name or '?'}:{wrong[0].port_id or '?'}"
+            alerts.append(
+                _alert(
+                    "cabling-drift",
+                    f"LLDP sees {shown} on {ref} where the inventory says {link.peer}; move the cable back or "
+                    "update the inventory.",
+                    ref,
+                )
+            )
+    return alerts
+
+
+def _parse_errors(name: str, sample: Sample) -> list[Alert]:
+    if not sample.errors:
+        return []
+    more = f" and {len(sample.errors) - 1} more" if len(sample.errors) > 1 else ""
+    # Info while the rest of the sample is usable; a warning when nothing is,
+    # so a node answering only garbage does not look healthy.
+    useless = sample.memory is None and sample.twins is None
+    return [
+        _alert(
+            "parse-error",
+            f"Part of {name}'s answer could not be read ({sample.errors[0]}{more}); check that nvidia-smi, "
+            "iproute2 and the other tools run there, or report the output.",
+            name,
+            severity="warning" if useless else "info",
+        )
+    ]
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def evaluate_node(
+    name: str,
+    observed: PollResult | Sample | None,
+    expectation: NodeExpectation | None,
+    *,
+    now: datetime,
+    last_sample_at: datetime | None,
+    interval_s: float,
+    thresholds: Thresholds | None = None,
+) -> list[Alert]:
+    """All alerts for one node.
+
+    ``observed``: the latest PollResult, or the latest stored Sample, or None.
+    ``expectation``: the inventory's cabling for this node (None: skip link
+    and cabling rules). ``last_sample_at``: when the last sample was taken
+    (aware datetime; None if never; a PollResult carrying a sample counts as
+    now). ``stale`` fires once that is older than ``stale_intervals`` poll
+    intervals; a node never sampled is "unknown", not stale.
+    """
+    thresholds = thresholds or Thresholds()
+    alerts: list[Alert] = []
+    sample: Sample | None = None
+    sampled_at = last_sample_at
+    if isinstance(observed, PollResult):
+        alerts += _reachability(name, observed)
+        sample = observed.sample
+        if sample is not None and (sampled_at is None or observed.at > sampled_at):
+            sampled_at = observed.at
+    elif isinstance(observed, Sample):
+        sample = observed
+    if sampled_at is not None and (now - sampled_at).total_seconds() > thresholds.stale_intervals * interval_s:
+        minutes = (now - sampled_at).total_seconds() / 60
+        alerts.append(
+            _alert(
+                "stale",
+                f"{name} has sent no sample for {minutes:.0f} min ({thresholds.stale_intervals:g} poll intervals); "
+                "check that the poller runs and the node answers SSH.",
+                name,
+            )
+        )
+    if sample is None:
+        return alerts
+    alerts += _memory(name, sample, thresholds)
+    if expectation is not None and sample.twins is not None:
+        for port, link in sorted(expectation.cabled_ports.items()):
+            if port in TWINS:
+                alerts += _port(name, port, link, sample)
+    if expectation is not None:
+        alerts += _cabling(name, expectation, sample)
+    alerts += _parse_errors(name, sample)
+    return alerts
+
+
+def evaluate_links(
+    samples: Mapping[str, Sample | None],
+    links: Iterable[tuple[tuple[str, str], tuple[str, str]]],
+) -> list[Alert]:
+    """Rules that need both ends of a node-to-node cable: ``mtu-mismatch``.
+
+    ``links``: ((node, port), (node, port)) pairs. Twins are compared by twin
+    index (domain 0000 with 0000, 0002 with 0002), as they are cabled.
+    """
+    alerts: list[Alert] = []
+    for (a, a_port), (b, b_port) in links:
+        sa, sb = samples.get(a), samples.get(b)
+        if sa is None or sb is None or a_port not in TWINS or b_port not in TWINS:
+            continue
+        a_mtu = {t.twin_index: t.mtu for t in sa.twins_of(a_port) if t.mtu}
+        b_mtu = {t.twin_index: t.mtu for t in sb.twins_of(b_port) if t.mtu}
+        differ = [(i, a_mtu[i], b_mtu[i]) for i in sorted(a_mtu.keys() & b_mtu.keys()) if a_mtu[i] != b_mtu[i]]
+        if differ:
+            _, ma, mb = differ[0]
+            alerts.append(
+                _alert(
+                    "mtu-mismatch",
+                    f"MTU is {ma} on {a}:{a_port} but {mb} on {b}:{b_port}; set the same MTU (9000 for RoCE) on "
+                    "both ends of the cable.",
+                    f"{a}:{a_port}",
+                    f"{b}:{b_port}",
+                )
+            )
+    return alerts
+
+
+def node_status(alerts: Sequence[Alert], reachable: bool | None) -> NodeStatus:
+    """Sum up one node: "down" (cannot be used or trusted), "unknown" (no
+    current data: never polled, key not accepted, or stale), "degraded" (any
+    warning or critical alert), else "ok". ``reachable`` None: never polled."""
+    codes = {a.code for a in alerts}
+    if reachable is False or codes & {"unreachable", "host-key-mismatch"}:
+        return "down"
+    if reachable is None or codes & {"host-key-unknown", "stale"}:
+        return "unknown"
+    if any(a.severity in ("critical", "warning") for a in alerts):
+        return "degraded"
+    return "ok"
