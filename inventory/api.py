@@ -360,6 +360,23 @@ def catalogue_create(request: HttpRequest, payload: CatalogueIn) -> Status:
     return Status(201, services.catalogue_create(actor=actor(request), **payload.dict()))
 
 
+class CataloguePatch(Schema):
+    name: str | None = None
+    vendor: str | None = None
+    memory_gb: int | None = None
+    has_connectx: bool | None = None
+    port_count: int | None = None
+    speed_gbps: int | None = None
+    breakout: bool | None = None
+
+
+@router.patch("/catalogue/{slug}", response=CatalogueOut, summary="Change a catalogue entry")
+def catalogue_update(request: HttpRequest, slug: str, payload: CataloguePatch) -> Any:
+    require_admin(request)
+    entry = services.get_or_404(CatalogueEntry, slug=slug)
+    return services.catalogue_update(actor=actor(request), entry=entry, **payload.dict(exclude_unset=True))
+
+
 @router.delete("/catalogue/{slug}", summary="Delete an unused catalogue entry")
 def catalogue_delete(request: HttpRequest, slug: str) -> dict[str, Any]:
     require_admin(request)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from . import validators as v
@@ -163,6 +164,35 @@ def catalogue_create(*, actor: Actor, **fields: Any) -> CatalogueEntry:
     with transaction.atomic():
         entry = CatalogueEntry.objects.create(**allowed)
         change_record(actor=actor, action="create", obj=entry, before=None, after=snapshot(entry))
+    return entry
+
+
+def catalogue_update(*, actor: Actor, entry: CatalogueEntry, **changes: Any) -> CatalogueEntry:
+    """Names and vendor change freely; figures only while no inventory object uses the entry
+    (ports were made from them)."""
+    errors: list[tuple[str, str]] = []
+    figures = {"kind", "slug", "memory_gb", "has_connectx", "port_count", "speed_gbps", "breakout"}
+    unknown = set(changes) - set(CATALOGUE_FIELDS)
+    errors += [(k, "not a field of a catalogue entry") for k in sorted(unknown)]
+    in_use = entry.sparks.count() + entry.switches.count() + entry.cables.count()
+    for key in sorted(set(changes) & figures):
+        if changes[key] != getattr(entry, key) and in_use:
+            errors.append((key, f"{entry.slug} is used by {in_use} inventory object(s); add a new entry instead"))
+    if "name" in changes and not str(changes["name"] or "").strip():
+        errors.append(("name", "the name is required"))
+    if errors:
+        raise InventoryError(errors)
+    with transaction.atomic():
+        before = snapshot(entry)
+        for key, value in changes.items():
+            setattr(entry, key, value)
+        try:
+            with transaction.atomic():
+                entry.full_clean(exclude=["slug"] if "slug" not in changes else None)
+                entry.save()
+        except (IntegrityError, ValidationError) as exc:
+            raise InventoryError(f"the entry does not hold together: {exc}", "") from exc
+        change_record(actor=actor, action="update", obj=entry, before=before, after=snapshot(entry))
     return entry
 
 

@@ -226,3 +226,35 @@ def test_bad_import_upload_on_the_page_lists_errors(admin_client, import_lab):
     html = response.content.decode()
     assert "Nothing was imported" in html and "cables[1].ends[0]" in html
     assert db_state() == before
+
+
+def test_catalogue_figures_of_an_entry_in_use_cannot_change(api_admin, import_lab):
+    import_lab("pair.yaml")
+    before = db_state()
+    response = api_admin.patch("/api/catalogue/dgx-spark-128", {"memory_gb": 256})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["path"] == "memory_gb"
+    assert db_state() == before
+    ok = api_admin.patch("/api/catalogue/dgx-spark-128", {"name": "DGX Spark (128 GB)"})
+    assert ok.status_code == 200 and ok.json()["name"] == "DGX Spark (128 GB)"
+    response = api_admin.delete("/api/catalogue/dgx-spark-128")
+    assert response.status_code == 400 and "used by 2" in response.json()["message"]
+
+
+def test_new_catalogue_entry_is_usable_at_once(api_admin):
+    response = api_admin.post("/api/catalogue", {"kind": "switch", "slug": "lab-switch-8", "name": "Lab switch",
+                                                 "port_count": 8, "speed_gbps": 200})
+    assert response.status_code == 201
+    created = api_admin.post("/api/switches", {"name": "sw-lab", "hardware": "lab-switch-8"})
+    assert created.status_code == 201
+    assert [p["name"] for p in created.json()["ports"]] == [str(n) for n in range(1, 9)]
+    bad = api_admin.post("/api/catalogue", {"kind": "switch", "slug": "bad-switch", "name": "x", "port_count": 0,
+                                            "speed_gbps": 200})
+    assert bad.status_code == 400 and bad.json()["errors"][0]["path"] == "port_count"
+
+
+def test_api_docs_are_served_from_local_static_files(client):
+    html = client.get("/api/docs").content.decode()
+    assert "cdn.jsdelivr.net" not in html and "/static/ninja/" in html
+    schema = client.get("/api/openapi.json").json()
+    assert "/api/import" in schema["paths"] and "/api/sparks/{name}" in schema["paths"]
