@@ -16,8 +16,9 @@ def bulk_sparks(n: int) -> None:
     Spark.objects.bulk_create(
         Spark(name=f"bulk-{i:04d}", hardware=hw, ssh_host=f"10.1.{i // 250}.{i % 250 + 1}") for i in range(n)
     )
-    Port.objects.bulk_create(Port(spark=s, name=p, number=k, speed_gbps=200)
-                             for s in Spark.objects.filter(name__startswith="bulk-") for k, p in enumerate(("p0", "p1")))
+    bulk = Spark.objects.filter(name__startswith="bulk-")
+    ports = [Port(spark=s, name=p, number=k, speed_gbps=200) for s in bulk for k, p in enumerate(("p0", "p1"))]
+    Port.objects.bulk_create(ports)
 
 
 def queries(client, path: str) -> int:
