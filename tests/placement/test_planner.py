@@ -1,0 +1,232 @@
+"""Placement planner: the domain's placement rules, memory budgets and the recommendation."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from placement.catalogue import SEED_MODELS, get_seed_model
+from placement.planner import (
+    SPARK_64_USABLE_GB,
+    SPARK_128_USABLE_GB,
+    GroupSpec,
+    NodeSpec,
+    plan_placement,
+)
+
+PORT1 = {"port1": ("enp1s0f1np1", "enP2p1s0f1np1")}
+RDMA1 = {"port1": ("rocep1s0f1", "roceP2p1s0f1")}
+
+
+def node(i, gb=SPARK_128_USABLE_GB, connectx=True):
+    return NodeSpec(f"spark-{i}", gb, connectx, PORT1 if connectx else {}, RDMA1 if connectx else {},
+                    f"10.0.0.{i + 1}")
+
+
+def group(kind, n, gb=SPARK_128_USABLE_GB, backend=None, nodes=None):
+    return GroupSpec(f"{kind}-{n}", kind, tuple(nodes or [node(i, gb) for i in range(n)]), 200.0, backend)
+
+
+def by_strategy(result, strategy):
+    return [p for p in result.plans if p.strategy == strategy]
+
+
+def test_published_ring_figure_through_the_planner():
+    result = plan_placement(group("ring", 4), get_seed_model("qwen3.8-27b"), context_tokens=256)
+    (tp4,) = [p for p in result.plans if p.strategy == "tp" and p.tp == 4]
+    assert tp4.decode_tps == pytest.approx(32.82, rel=0.03)
+    assert result.recommended_plan is tp4
+
+
+def test_glm_470gb_fits_on_eight_128gb_nodes_not_on_four():
+    glm = get_seed_model("glm-5.3")
+    eight = plan_placement(group("switched", 8), glm, context_tokens=32_768, concurrency=4)
+    assert eight.recommended_plan is not None and len(eight.recommended_plan.nodes) == 8
+    assert all(len(p.nodes) == 8 for p in eight.plans if p.fits)
+    four = plan_placement(group("switched", 4), glm, context_tokens=1024)
+    assert four.recommended is None and not any(p.fits for p in four.plans)
+    assert "Nothing fits" in four.recommendation
+    tp4 = [p for p in four.plans if p.strategy == "tp" and p.tp == 4][0]
+    assert tp4.memory_per_node_gb.weights == pytest.approx(470 / 4)
+    assert "short" in tp4.reason
+
+
+@pytest.mark.parametrize("kind,n", [("single", 1), ("direct", 2), ("ring", 4), ("chain", 3),
+                                    ("irregular", 4), ("switched", 8)])
+def test_expert_parallel_only_on_a_switch_and_only_for_moe(kind, n):
+    moe = plan_placement(group(kind, n), get_seed_model("gpt-oss-120b"), context_tokens=8192)
+    dense = plan_placement(group(kind, n), get_seed_model("llama-3.3-70b"), context_tokens=8192)
+    assert not any(p.ep > 1 for p in dense.plans)
+    assert any(p.ep > 1 for p in moe.plans) == (kind == "switched")
+
+
+@pytest.mark.parametrize("kind,n", [("ring", 4), ("ring", 8), ("chain", 3)])
+def test_ring_runs_one_instance_over_all_nodes_or_one_node_alone(kind, n):
+    result = plan_placement(group(kind, n), get_seed_model("llama-3.1-8b"), context_tokens=8192,
+                            concurrency=16, goal="throughput")
+    assert result.plans
+    for p in result.plans:
+        assert p.replicas == 1
+        assert len(p.nodes) in (1, n)
+    assert any("cannot host independent copies" in note for note in result.notes)
+
+
+def test_switched_and_direct_groups_can_host_copies():
+    sw = plan_placement(group("switched", 8), get_seed_model("llama-3.1-8b"), context_tokens=8192,
+                        concurrency=16, goal="throughput")
+    assert {p.replicas for p in sw.plans} >= {1, 2, 4, 8}
+    # copies multiply aggregate throughput and leave one stream's speed unchanged
+    single = plan_placement(group("switched", 8), get_seed_model("llama-3.1-8b"), context_tokens=8192,
+                            concurrency=2)
+    one, copies = by_strategy(single, "single")[0], by_strategy(sw, "replicas")[0]
+    assert copies.replicas == 8 and copies.decode_tps == pytest.approx(one.decode_tps)
+    assert copies.aggregate_tps == pytest.approx(8 * one.aggregate_tps)
+    direct = plan_placement(group("direct", 2), get_seed_model("llama-3.1-8b"), context_tokens=8192)
+    assert by_strategy(direct, "replicas")[0].nodes == ("spark-0", "spark-1")
+
+
+def test_mixed_memory_shards_by_the_smallest_node():
+    nodes = [node(0), node(1), node(2, SPARK_64_USABLE_GB), node(3, SPARK_64_USABLE_GB)]
+    result = plan_placement(group("switched", 4, nodes=nodes), get_seed_model("gpt-oss-120b"),
+                            context_tokens=8192)
+    tp4 = [p for p in result.plans if p.strategy == "tp" and p.tp == 4][0]
+    assert tp4.memory_per_node_gb.usable == SPARK_64_USABLE_GB
+    single = by_strategy(result, "single")[0]
+    assert single.memory_per_node_gb.usable == SPARK_128_USABLE_GB  # the plan picks a 128 GB node
+    tp2 = [p for p in result.plans if p.strategy == "tp" and p.tp == 2][0]
+    assert set(tp2.nodes) == {"spark-0", "spark-1"}
+    copies = by_strategy(result, "replicas")[0]
+    assert copies.memory_per_node_gb.usable == SPARK_64_USABLE_GB and not copies.fits  # 65 GB model
+    assert any("smallest node" in note for note in result.notes)
+
+
+def test_rtx_spark_never_joins_a_multi_node_plan():
+    nodes = [node(0), node(1), node(2), node(3, connectx=False)]
+    result = plan_placement(group("switched", 4, nodes=nodes), get_seed_model("llama-3.3-70b"),
+                            context_tokens=8192)
+    for p in result.plans:
+        if p.nodes_per_instance > 1:
+            assert "spark-3" not in p.nodes
+    assert max(p.nodes_per_instance for p in result.plans) == 3  # the three ConnectX nodes
+    assert any("spark-3" in p.nodes for p in by_strategy(result, "replicas"))  # alone is fine
+    pair = plan_placement(group("direct", 2, nodes=[node(0), node(1, connectx=False)]),
+                          get_seed_model("llama-3.3-70b"), context_tokens=8192)
+    assert all(p.nodes_per_instance == 1 for p in pair.plans)
+
+
+@pytest.mark.parametrize("kind,n", [("single", 1), ("irregular", 3)])
+def test_no_cluster_links_no_multi_node_plan(kind, n):
+    result = plan_placement(group(kind, n), get_seed_model("qwen3.8-27b"), context_tokens=8192)
+    assert all(p.nodes_per_instance == 1 for p in result.plans)
+
+
+def test_pipeline_parallel_gives_little_single_stream_gain():
+    result = plan_placement(group("switched", 4), get_seed_model("llama-3.3-70b"), context_tokens=8192)
+    single = by_strategy(result, "single")[0]
+    for p in by_strategy(result, "pp"):
+        assert p.decode_tps <= single.decode_tps * 1.01
+        assert "hardly grows" in p.reason
+    tp4 = [p for p in result.plans if p.strategy == "tp" and p.tp == 4][0]
+    assert tp4.decode_tps > 2 * single.decode_tps
+
+
+def test_llama_cpp_splits_layers_only():
+    result = plan_placement(group("switched", 4), get_seed_model("gpt-oss-120b"), context_tokens=8192,
+                            engine="llama.cpp")
+    assert all(p.tp == 1 and p.ep == 1 for p in result.plans)
+    assert any(p.pp == 4 for p in result.plans)
+
+
+def test_impossible_splits_are_listed_with_the_reason():
+    result = plan_placement(group("switched", 8), get_seed_model("minicpm5-2b"), context_tokens=8192)
+    tp8 = [p for p in result.plans if p.strategy == "tp" and p.tp == 8][0]
+    assert not tp8.fits and tp8.decode_tps is None
+    assert "36 attention heads" in tp8.reason
+
+
+def test_the_four_numbers_are_stated_separately():
+    result = plan_placement(group("switched", 8), get_seed_model("glm-5.3"), context_tokens=8192)
+    text = " ".join(result.notes)
+    for words in ("Local memory", "Pooled memory", "Exchange path", "RoCEnante"):
+        assert words in text
+    assert result.recommended_plan.strategy in result.recommendation
+
+
+@pytest.mark.parametrize("kwargs,field", [
+    ({"context_tokens": 0}, "context_tokens"),
+    ({"context_tokens": 200_000}, "context_tokens"),  # Llama 3.3 stops at 131,072
+    ({"context_tokens": 1024, "concurrency": 0}, "concurrency"),
+    ({"context_tokens": 1024, "engine": "tgi"}, "engine"),
+    ({"context_tokens": 1024, "goal": "cheap"}, "goal"),
+])
+def test_bad_inputs_are_named_errors(kwargs, field):
+    result = plan_placement(group("ring", 4), get_seed_model("llama-3.3-70b"), **kwargs)
+    assert result.plans == [] and result.recommended is None
+    assert field in [f for f, _ in result.errors]
+
+
+def test_bad_group_is_an_error_not_a_crash():
+    bad = GroupSpec("g", "direct", (node(0), node(1), node(2)), 200.0)
+    result = plan_placement(bad, get_seed_model("llama-3.3-70b"), context_tokens=1024)
+    assert ("nodes", "a direct group has 2 node(s), not 3") in result.errors
+
+
+def test_latency_and_throughput_goals_pick_differently():
+    model = get_seed_model("gpt-oss-120b")
+    fast = plan_placement(group("switched", 8), model, context_tokens=8192, concurrency=64)
+    wide = plan_placement(group("switched", 8), model, context_tokens=8192, concurrency=64, goal="throughput")
+    fits = [p for p in fast.plans if p.fits]
+    assert fast.recommended_plan.decode_tps == max(p.decode_tps for p in fits)
+    assert wide.recommended_plan.aggregate_tps == max(p.aggregate_tps for p in fits)
+    assert "aggregate" in wide.recommendation and "single stream" in fast.recommendation
+
+
+# --- properties --------------------------------------------------------------------
+
+KINDS = {"single": (1, 1), "direct": (2, 2), "ring": (3, 8), "chain": (3, 5), "switched": (1, 8),
+         "irregular": (2, 5)}
+
+
+@st.composite
+def groups(draw):
+    kind = draw(st.sampled_from(sorted(KINDS)))
+    low, high = KINDS[kind]
+    n = draw(st.integers(min_value=low, max_value=high))
+    nodes = [node(i, draw(st.sampled_from([SPARK_128_USABLE_GB, SPARK_64_USABLE_GB])),
+                  draw(st.sampled_from([True, True, True, False])))
+             for i in range(n)]
+    return GroupSpec("g", kind, tuple(nodes), draw(st.sampled_from([100.0, 200.0])),
+                     draw(st.sampled_from([None, "nccl", "rocenante"])))
+
+
+@settings(max_examples=60, deadline=None)
+@given(g=groups(), model=st.sampled_from(SEED_MODELS), context=st.integers(min_value=1, max_value=32_768),
+       extra=st.integers(min_value=1, max_value=32_768), concurrency=st.integers(min_value=1, max_value=64),
+       engine=st.sampled_from(["vllm", "sglang", "llama.cpp"]), goal=st.sampled_from(["latency", "throughput"]))
+def test_planner_properties(g, model, context, extra, concurrency, engine, goal):
+    short = plan_placement(g, model, context_tokens=context, concurrency=concurrency, engine=engine, goal=goal)
+    long = plan_placement(g, model, context_tokens=min(context + extra, model.max_context),
+                          concurrency=concurrency, engine=engine, goal=goal)
+    assert not short.errors and short.plans
+    # same candidates, and more context never frees memory
+    assert [(p.strategy, p.tp, p.pp, p.nodes) for p in short.plans] == \
+        [(p.strategy, p.tp, p.pp, p.nodes) for p in long.plans]
+    for a, b in zip(short.plans, long.plans, strict=True):
+        assert b.memory_per_node_gb.free <= a.memory_per_node_gb.free + 1e-9
+    for p in short.plans:
+        if p.fits:
+            assert p.decode_tps > 0 and math.isfinite(p.decode_tps)
+            assert p.aggregate_tps > 0 and math.isfinite(p.aggregate_tps)
+        if p.nodes_per_instance > 1:
+            assert g.kind in ("direct", "ring", "chain", "switched")
+            assert all(n.has_connectx for n in g.nodes if n.name in p.nodes)
+        if p.ep > 1:
+            assert g.kind == "switched" and model.is_moe
+        if g.kind in ("ring", "chain"):
+            assert p.replicas == 1
+        assert p.memory_per_node_gb.usable == min(n.usable_gb for n in g.nodes if n.name in p.nodes)
+    if short.recommended is not None:
+        assert short.recommended_plan.fits
+    else:
+        assert not any(p.fits for p in short.plans)
