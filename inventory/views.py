@@ -337,6 +337,6 @@ def change_list(request: HttpRequest) -> HttpResponse:
     page = _page(request, selectors.changes(object_type=object_type, object_name=object_name, username=user))
     users = Change.objects.exclude(username="").values_list("username", flat=True).distinct().order_by("username")
     return _list(request, "inventory/change_list.html", {
-        "page": page, "object_type": object_type, "object_name": object_name, "user": user,
+        "page": page, "object_type": object_type, "object_name": object_name, "user_filter": user,
         "users": users, "types": ["spark", "switch", "cable", "catalogue"],
     })
