@@ -88,6 +88,8 @@ BASE = get_seed_model("llama-3.3-70b")
     ({"name": " "}, "name"),
     ({"layers": True}, "layers"),
     ({"kv_layers": 81}, "kv_layers"),
+    ({"params_b": 10**400}, "params_b"),
+    ({"weights_gb": float("nan")}, "weights_gb"),
 ])
 def test_validate_names_the_bad_field(changes, field):
     errors = replace(BASE, **changes).validate()

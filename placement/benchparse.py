@@ -1,0 +1,283 @@
+"""Parsers for benchmark results users upload: one BenchResult, or named errors.
+
+Owns the reading of three outputs: the JSON `vllm bench serve --save-result`
+writes, the JSON list `llama-bench -o json` prints (also its JSONL form), and
+the console summary `vllm bench serve` prints. Nothing is guessed: a missing
+required field or a number given as a string is an error naming the field;
+values computed rather than read (e.g. prefill speed from TTFT) are listed in
+`BenchResult.derived`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+Errors = list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    """One measured run. Speeds in tokens/s, times in ms.
+
+    decode_tps is the output throughput over all streams (vLLM's "Output token
+    throughput"; llama-bench's tg speed, one stream). One stream's decode speed
+    is 1000 / tpot_ms.
+    """
+
+    prefill_tps: float | None
+    decode_tps: float | None
+    ttft_ms: float | None
+    tpot_ms: float | None
+    concurrency: int | None
+    input_len: int | None
+    output_len: int | None
+    engine: str
+    engine_version: str | None
+    model: str | None
+    measured_at: str | None = None
+    derived: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def stream_decode_tps(self) -> float | None:
+        return 1000.0 / self.tpot_ms if self.tpot_ms else None
+
+
+def _number(data: dict[str, Any], key: str, errors: Errors, *, required: bool,
+            integer: bool = False, allow_zero: bool = True) -> float | None:
+    if key not in data or data[key] is None:
+        if required:
+            errors.append((key, "missing"))
+        return None
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        kind = "a string" if isinstance(value, str) else type(value).__name__
+        errors.append((key, f"expected a number, got {kind}: {value!r}"[:120]))
+        return None
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # JSON integers have no size limit
+        finite = False
+    if not finite or value < 0 or (value == 0 and not allow_zero):
+        errors.append((key, f"expected a {'positive' if not allow_zero else 'non-negative'} number, got {value!r}"))
+        return None
+    if integer and float(value) != int(value):
+        errors.append((key, f"expected a whole number, got {value!r}"))
+        return None
+    return float(value)
+
+
+def _text(data: dict[str, Any], key: str, errors: Errors) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        errors.append((key, f"expected text, got {type(value).__name__}"))
+        return None
+    return str(value)
+
+
+def _load_json(text: str) -> tuple[Any, Errors]:
+    if not isinstance(text, str) or not text.strip():
+        return None, [("file", "empty")]
+    try:
+        return json.loads(text), []
+    except json.JSONDecodeError as exc:
+        return None, [("file", f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")]
+
+
+# --- vLLM bench serve --save-result ------------------------------------------------
+
+
+def parse_vllm_bench_json(text: str) -> BenchResult | Errors:
+    """The file `vllm bench serve --save-result` writes (one JSON object)."""
+    data, errors = _load_json(text)
+    if errors:
+        return errors
+    if not isinstance(data, dict):
+        return [("file", "expected one JSON object as written by `vllm bench serve --save-result`")]
+    if "output_throughput" not in data and "mean_ttft_ms" not in data:
+        return [("file", "not a vllm bench serve result: no output_throughput or mean_ttft_ms")]
+    output_tps = _number(data, "output_throughput", errors, required=True)
+    ttft = _number(data, "mean_ttft_ms", errors, required=True)
+    tpot = _number(data, "mean_tpot_ms", errors, required=True)
+    completed = _number(data, "completed", errors, required=False, integer=True)
+    concurrency = _number(data, "max_concurrency", errors, required=False, integer=True, allow_zero=False)
+    random_in = _number(data, "random_input_len", errors, required=False, integer=True)
+    random_out = _number(data, "random_output_len", errors, required=False, integer=True)
+    total_in = _number(data, "total_input_tokens", errors, required=False, integer=True)
+    total_out = _number(data, "total_output_tokens", errors, required=False, integer=True)
+    model = _text(data, "model_id", errors)
+    backend = _text(data, "backend", errors)
+    date = _text(data, "date", errors)
+    version = _text(data, "vllm_version", errors) or _text(data, "version", errors)
+    if completed == 0:
+        errors.append(("completed", "no request completed"))
+    if errors:
+        return errors
+
+    derived: list[str] = []
+    notes: list[str] = []
+    input_len = int(random_in) if random_in is not None else None
+    if input_len is None and total_in is not None and completed:
+        input_len = round(total_in / completed)
+        derived.append("input_len")
+    output_len = int(random_out) if random_out is not None else None
+    if output_len is None and total_out is not None and completed:
+        output_len = round(total_out / completed)
+        derived.append("output_len")
+    prefill = None
+    if input_len and ttft:
+        # TTFT includes queueing and the first decode step: a lower bound of prefill speed
+        prefill = input_len / (ttft / 1000.0)
+        derived.append("prefill_tps")
+    if concurrency is None:
+        notes.append("max_concurrency not set: requests were not capped, concurrency unknown")
+    return BenchResult(
+        prefill_tps=prefill, decode_tps=output_tps, ttft_ms=ttft, tpot_ms=tpot,
+        concurrency=int(concurrency) if concurrency is not None else None,
+        input_len=input_len, output_len=output_len,
+        engine=backend or "vllm", engine_version=version, model=model, measured_at=date,
+        derived=tuple(derived), notes=tuple(notes),
+    )
+
+
+# --- llama-bench -o json / jsonl -----------------------------------------------------
+
+
+def parse_llama_bench_json(text: str) -> BenchResult | Errors:
+    """`llama-bench -o json` (a list of records) or `-o jsonl` (one per line).
+
+    pp rows (n_prompt > 0, n_gen = 0) give prefill tok/s, tg rows (n_gen > 0,
+    n_prompt = 0) decode tok/s; with several sizes the largest is kept.
+    """
+    data, errors = _load_json(text)
+    if errors and isinstance(text, str) and text.strip():
+        records: list[Any] = []
+        for number, line in enumerate(text.strip().splitlines(), start=1):
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                return errors if number == 1 else [("file", f"line {number}: not JSON")]
+        data, errors = records, []
+    if errors:
+        return errors
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list) or not data:
+        return [("file", "expected the list of records `llama-bench -o json` prints")]
+
+    pp: list[tuple[int, float]] = []
+    tg: list[tuple[int, float]] = []
+    models: set[str] = set()
+    commits: set[str] = set()
+    notes: list[str] = []
+    date: str | None = None
+    for i, record in enumerate(data):
+        where = f"record {i + 1}"
+        if not isinstance(record, dict):
+            errors.append((where, "not an object"))
+            continue
+        row_errors: Errors = []
+        n_prompt = _number(record, "n_prompt", row_errors, required=True, integer=True)
+        n_gen = _number(record, "n_gen", row_errors, required=True, integer=True)
+        avg_ts = _number(record, "avg_ts", row_errors, required=True, allow_zero=False)
+        n_depth = _number(record, "n_depth", row_errors, required=False, integer=True)
+        errors.extend((f"{where}.{key}", msg) for key, msg in row_errors)
+        if row_errors or n_prompt is None or n_gen is None or avg_ts is None:
+            continue
+        name = record.get("model_type") or record.get("model_filename")
+        if isinstance(name, str) and name:
+            models.add(name)
+        commit = record.get("build_commit")
+        if isinstance(commit, str) and commit:
+            build = record.get("build_number")
+            commits.add(f"{commit} (build {build})" if isinstance(build, int) else commit)
+        if isinstance(record.get("test_time"), str):
+            date = record["test_time"]
+        if n_depth:
+            notes.append(f"{where}: measured at context depth {int(n_depth)}")
+        if n_prompt > 0 and n_gen == 0:
+            pp.append((int(n_prompt), avg_ts))
+        elif n_gen > 0 and n_prompt == 0:
+            tg.append((int(n_gen), avg_ts))
+        else:
+            notes.append(f"{where}: combined pp+tg test ignored")
+    if errors:
+        return errors
+    if len(models) > 1:
+        return [("model_type", f"several models in one file: {', '.join(sorted(models))}")]
+    if not pp and not tg:
+        return [("file", "no pp (prompt) or tg (generation) test found")]
+    prompt = max(pp) if pp else None
+    gen = max(tg) if tg else None
+    derived = []
+    tpot = None
+    ttft = None
+    if gen:
+        tpot = 1000.0 / gen[1]
+        derived.append("tpot_ms")
+    if prompt:
+        ttft = prompt[0] / prompt[1] * 1000.0
+        derived.append("ttft_ms")
+    return BenchResult(
+        prefill_tps=prompt[1] if prompt else None, decode_tps=gen[1] if gen else None,
+        ttft_ms=ttft, tpot_ms=tpot, concurrency=1,
+        input_len=prompt[0] if prompt else None, output_len=gen[0] if gen else None,
+        engine="llama.cpp", engine_version=", ".join(sorted(commits)) or None,
+        model=next(iter(models)) if models else None, measured_at=date,
+        derived=tuple(derived), notes=tuple(notes),
+    )
+
+
+# --- vLLM bench serve console summary ---------------------------------------------
+
+_LINE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 .()/%-]*?)\s*:\s*(\S+)\s*$")
+# console label -> field name used in error messages
+_LABELS = {
+    "Successful requests": "completed",
+    "Maximum request concurrency": "max_concurrency",
+    "Total input tokens": "total_input_tokens",
+    "Total generated tokens": "total_output_tokens",
+    "Output token throughput (tok/s)": "output_throughput",
+    "Mean TTFT (ms)": "mean_ttft_ms",
+    "Mean TPOT (ms)": "mean_tpot_ms",
+}
+
+
+def parse_vllm_bench_text(text: str, *, model: str | None = None,
+                          engine_version: str | None = None) -> BenchResult | Errors:
+    """The summary `vllm bench serve` prints ("Output token throughput (tok/s): 62.38"...).
+
+    The console does not print the model or the version: pass them if known.
+    """
+    if not isinstance(text, str) or not text.strip():
+        return [("file", "empty")]
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        if match and match.group(1) in _LABELS:
+            found[_LABELS[match.group(1)]] = match.group(2)
+    if "output_throughput" not in found and "mean_ttft_ms" not in found:
+        return [("file", "no 'Serving Benchmark Result' summary found")]
+    values: dict[str, float | str] = {}
+    for key, raw in found.items():
+        try:
+            values[key] = float(raw)
+        except ValueError:
+            values[key] = raw  # reported below as "expected a number"
+    as_json = dict(values)
+    if model is not None:
+        as_json["model_id"] = model
+    if engine_version is not None:
+        as_json["vllm_version"] = engine_version
+    result = parse_vllm_bench_json(json.dumps(as_json))
+    if isinstance(result, list):
+        # name the console label the user sees next to the JSON key
+        label_of = {v: k for k, v in _LABELS.items()}
+        return [(label_of.get(key, key), msg) for key, msg in result]
+    return result

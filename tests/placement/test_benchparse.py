@@ -1,0 +1,189 @@
+"""Benchmark result parsers: vLLM JSON and console summary, llama-bench JSON."""
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from placement.benchparse import (
+    BenchResult,
+    parse_llama_bench_json,
+    parse_vllm_bench_json,
+    parse_vllm_bench_text,
+)
+
+VLLM_JSON = {
+    "date": "20261020-101500", "backend": "vllm", "model_id": "openai/gpt-oss-120b",
+    "tokenizer_id": "openai/gpt-oss-120b", "num_prompts": 10, "request_rate": "inf", "burstiness": 1.0,
+    "max_concurrency": 1, "duration": 21.5, "completed": 10, "total_input_tokens": 1280,
+    "total_output_tokens": 1280, "request_throughput": 0.46, "output_throughput": 59.53,
+    "total_token_throughput": 119.06, "mean_ttft_ms": 88.4, "median_ttft_ms": 86.1, "std_ttft_ms": 4.2,
+    "p99_ttft_ms": 99.0, "mean_tpot_ms": 16.2, "median_tpot_ms": 16.1, "p99_tpot_ms": 17.0,
+    "mean_itl_ms": 16.2,
+}
+
+VLLM_TEXT = """\
+Maximum request concurrency: 1
+100%|██████████| 10/10 [00:21<00:00,  2.15s/it]
+============ Serving Benchmark Result ============
+Successful requests:                     10
+Benchmark duration (s):                  21.50
+Total input tokens:                      1280
+Total generated tokens:                  1280
+Request throughput (req/s):              0.46
+Output token throughput (tok/s):         59.53
+Total Token throughput (tok/s):          119.06
+---------------Time to First Token----------------
+Mean TTFT (ms):                          88.40
+Median TTFT (ms):                        86.10
+P99 TTFT (ms):                           99.00
+-----Time per Output Token (excl. 1st token)------
+Mean TPOT (ms):                          16.20
+Median TPOT (ms):                        16.10
+P99 TPOT (ms):                           17.00
+---------------Inter-token Latency----------------
+Mean ITL (ms):                           16.20
+==================================================
+"""
+
+LLAMA_BENCH = [
+    {"build_commit": "a1b2c3d", "build_number": 6500, "model_type": "gpt-oss 20B MXFP4 MoE",
+     "model_size": 12109566560, "n_prompt": 2048, "n_gen": 0, "avg_ts": 3610.4, "stddev_ts": 12.0,
+     "test_time": "2026-10-20T10:00:00Z"},
+    {"build_commit": "a1b2c3d", "build_number": 6500, "model_type": "gpt-oss 20B MXFP4 MoE",
+     "n_prompt": 512, "n_gen": 0, "avg_ts": 3200.0},
+    {"build_commit": "a1b2c3d", "build_number": 6500, "model_type": "gpt-oss 20B MXFP4 MoE",
+     "n_prompt": 0, "n_gen": 32, "avg_ts": 79.74, "stddev_ts": 0.43},
+]
+
+
+def test_vllm_json_good():
+    r = parse_vllm_bench_json(json.dumps(VLLM_JSON))
+    assert isinstance(r, BenchResult)
+    assert (r.decode_tps, r.ttft_ms, r.tpot_ms, r.concurrency) == (59.53, 88.4, 16.2, 1)
+    assert (r.input_len, r.output_len, r.engine, r.model) == (128, 128, "vllm", "openai/gpt-oss-120b")
+    assert r.prefill_tps == pytest.approx(128 / 0.0884)
+    assert set(r.derived) == {"input_len", "output_len", "prefill_tps"}
+    assert r.stream_decode_tps == pytest.approx(1000 / 16.2)
+    assert r.measured_at == "20261020-101500"
+
+
+def test_vllm_json_prefers_random_lengths_and_reads_a_version():
+    r = parse_vllm_bench_json(json.dumps({**VLLM_JSON, "random_input_len": 1024, "random_output_len": 64,
+                                          "vllm_version": "0.19.1"}))
+    assert (r.input_len, r.output_len, r.engine_version) == (1024, 64, "0.19.1")
+    assert "input_len" not in r.derived
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"output_throughput": "59.5"}, "output_throughput"),
+    ({"mean_ttft_ms": None}, "mean_ttft_ms"),
+    ({"mean_tpot_ms": True}, "mean_tpot_ms"),
+    ({"max_concurrency": 0}, "max_concurrency"),
+    ({"completed": 0}, "completed"),
+    ({"completed": 2.5}, "completed"),
+    ({"total_input_tokens": -1}, "total_input_tokens"),
+    ({"model_id": ["a"]}, "model_id"),
+])
+def test_vllm_json_bad_fields_are_named(change, field):
+    errors = parse_vllm_bench_json(json.dumps({**VLLM_JSON, **change}))
+    assert isinstance(errors, list) and field in [f for f, _ in errors]
+
+
+def test_vllm_json_missing_required_field():
+    data = dict(VLLM_JSON)
+    del data["mean_tpot_ms"]
+    assert parse_vllm_bench_json(json.dumps(data)) == [("mean_tpot_ms", "missing")]
+
+
+@pytest.mark.parametrize("text", ["", "not json", "[1, 2]", '{"foo": 1}'])
+def test_vllm_json_not_a_result(text):
+    errors = parse_vllm_bench_json(text)
+    assert isinstance(errors, list) and errors[0][0] == "file"
+
+
+def test_vllm_unlimited_concurrency_is_noted():
+    r = parse_vllm_bench_json(json.dumps({**VLLM_JSON, "max_concurrency": None}))
+    assert r.concurrency is None and r.notes
+
+
+def test_vllm_text_good():
+    r = parse_vllm_bench_text(VLLM_TEXT, model="openai/gpt-oss-120b", engine_version="0.19.1")
+    assert isinstance(r, BenchResult)
+    assert (r.decode_tps, r.ttft_ms, r.tpot_ms, r.concurrency) == (59.53, 88.4, 16.2, 1)
+    assert (r.input_len, r.output_len, r.model, r.engine_version) == (128, 128, "openai/gpt-oss-120b", "0.19.1")
+
+
+def test_vllm_text_errors_name_the_console_label():
+    errors = parse_vllm_bench_text(VLLM_TEXT.replace("16.20\n", "n/a\n", 1))
+    assert errors == [("Mean TPOT (ms)", "expected a number, got a string: 'n/a'")]
+    missing = parse_vllm_bench_text("\n".join(x for x in VLLM_TEXT.splitlines() if "Mean TTFT" not in x))
+    assert missing == [("Mean TTFT (ms)", "missing")]
+    assert parse_vllm_bench_text("hello")[0][0] == "file"
+
+
+def test_llama_bench_good():
+    r = parse_llama_bench_json(json.dumps(LLAMA_BENCH))
+    assert isinstance(r, BenchResult)
+    assert (r.prefill_tps, r.decode_tps, r.input_len, r.output_len) == (3610.4, 79.74, 2048, 32)
+    assert r.engine == "llama.cpp" and r.engine_version == "a1b2c3d (build 6500)"
+    assert r.model == "gpt-oss 20B MXFP4 MoE" and r.concurrency == 1
+    assert r.tpot_ms == pytest.approx(1000 / 79.74) and "tpot_ms" in r.derived
+
+
+def test_llama_bench_jsonl():
+    text = "\n".join(json.dumps(x) for x in LLAMA_BENCH)
+    r = parse_llama_bench_json(text)
+    assert isinstance(r, BenchResult) and r.decode_tps == 79.74
+
+
+@pytest.mark.parametrize(("records", "field"), [
+    ([{**LLAMA_BENCH[0], "avg_ts": "3610"}], "record 1.avg_ts"),
+    ([{**LLAMA_BENCH[0], "n_prompt": None}], "record 1.n_prompt"),
+    ([{k: v for k, v in LLAMA_BENCH[2].items() if k != "n_gen"}], "record 1.n_gen"),
+    ([LLAMA_BENCH[0], {**LLAMA_BENCH[2], "model_type": "llama 8B Q4_K"}], "model_type"),
+    ([{**LLAMA_BENCH[0], "n_prompt": 128, "n_gen": 128}], "file"),
+    ([], "file"),
+    (["row"], "record 1"),
+])
+def test_llama_bench_bad_inputs_are_named(records, field):
+    errors = parse_llama_bench_json(json.dumps(records))
+    assert isinstance(errors, list) and field in [f for f, _ in errors], errors
+
+
+def test_llama_bench_not_json():
+    assert parse_llama_bench_json("| model | size |")[0][0] == "file"
+
+
+@given(st.text(max_size=200))
+def test_parsers_never_raise(text):
+    for parse in (parse_vllm_bench_json, parse_llama_bench_json, parse_vllm_bench_text):
+        result = parse(text)
+        assert isinstance(result, (BenchResult, list))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+VLLM_KEYS = sorted(VLLM_JSON) + ["random_input_len", "random_output_len", "vllm_version"]
+LLAMA_KEYS = ["n_prompt", "n_gen", "avg_ts", "n_depth", "model_type", "build_commit", "build_number", "test_time"]
+
+
+@given(st.dictionaries(st.sampled_from(VLLM_KEYS), json_values))
+def test_vllm_json_with_any_values_never_raises(data):
+    assert isinstance(parse_vllm_bench_json(json.dumps({**VLLM_JSON, **data})), (BenchResult, list))
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(LLAMA_KEYS), json_values), max_size=4))
+def test_llama_bench_with_any_values_never_raises(records):
+    assert isinstance(parse_llama_bench_json(json.dumps(records)), (BenchResult, list))
+
+
+def test_huge_integers_are_errors_not_crashes():
+    errors = parse_vllm_bench_json(json.dumps({**VLLM_JSON, "output_throughput": 10**400}))
+    assert [f for f, _ in errors] == ["output_throughput"]
+    errors = parse_llama_bench_json(json.dumps([{**LLAMA_BENCH[0], "n_prompt": 10**400}]))
+    assert [f for f, _ in errors] == ["record 1.n_prompt"]
