@@ -1,0 +1,232 @@
+"""Build a ModelSpec from a Hugging Face config.json the user pastes or uploads.
+
+Owns the mapping from HF field names (several spellings across model
+families) to ModelSpec, and the parameter-count estimate used when the user
+does not give one. Nothing is downloaded: the text is all there is.
+
+Parameter estimate (weights only; norms and biases are negligible):
+  embeddings   vocab x hidden, twice unless tie_word_embeddings
+  attention    per layer: hidden x heads x head_dim (Q) + 2 x hidden x kv_heads
+               x head_dim (K, V) + heads x head_dim x hidden (O); for MLA
+               (kv_lora_rank set) the low-rank Q/KV projections instead
+  dense MLP    per layer: 3 x hidden x intermediate_size (gated: gate, up, down)
+  MoE layer    experts x 3 x hidden x moe_intermediate_size, plus shared
+               experts, plus the router (hidden x experts); the first
+               `first_k_dense_replace` layers are dense
+  active       total minus the routed experts a token does not use and, for
+               MoE, minus the input-embedding lookup (as published figures do)
+Checked against public totals: Llama-3.1-8B 8.03B, gpt-oss-120b 116.8B,
+DeepSeek-V3 671B (see tests/placement/test_hfconfig.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from placement.catalogue import QUANT_BYTES, ModelSpec
+
+Errors = list[tuple[str, str]]
+
+_EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
+_EXPERTS_PER_TOKEN_KEYS = ("num_experts_per_tok", "experts_per_token", "num_experts_per_token")
+
+
+def _int_field(cfg: dict[str, Any], keys: tuple[str, ...], errors: Errors, *, required: bool,
+               minimum: int = 1) -> int | None:
+    for key in keys:
+        if key in cfg and cfg[key] is not None:
+            value = cfg[key]
+            if isinstance(value, bool) or not isinstance(value, int):
+                errors.append((key, f"expected a whole number, got {value!r}"[:120]))
+                return None
+            if value < minimum:
+                errors.append((key, f"must be at least {minimum}, got {value}"))
+                return None
+            return value
+    if required:
+        errors.append((keys[0], "missing from config.json"))
+    return None
+
+
+def _text_config(data: dict[str, Any]) -> dict[str, Any]:
+    # multimodal configs (Gemma 3, Llama 4, Qwen-VL...) nest the language model
+    nested = data.get("text_config")
+    if "num_hidden_layers" not in data and isinstance(nested, dict):
+        merged = dict(data)
+        merged.update(nested)
+        return merged
+    return data
+
+
+def _kv_layers(cfg: dict[str, Any], layers: int) -> int | None:
+    """Layers with a full-length KV cache, from `layer_types` when present."""
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and len(types) == layers and all(isinstance(t, str) for t in types):
+        full = sum(1 for t in types if t in ("full_attention", "attention", "global"))
+        if 0 < full < layers:
+            return full
+    return None
+
+
+def estimate_params(cfg: dict[str, Any], errors: Errors) -> tuple[float, float] | None:
+    """(total, active) parameters in billions, or None with errors added."""
+    cfg = _text_config(cfg)
+    layers = _int_field(cfg, ("num_hidden_layers",), errors, required=True)
+    hidden = _int_field(cfg, ("hidden_size",), errors, required=True)
+    heads = _int_field(cfg, ("num_attention_heads",), errors, required=True)
+    vocab = _int_field(cfg, ("vocab_size",), errors, required=True)
+    if None in (layers, hidden, heads, vocab):
+        return None
+    assert layers and hidden and heads and vocab
+    kv_heads = _int_field(cfg, ("num_key_value_heads",), errors, required=False) or heads
+    head_dim = _int_field(cfg, ("head_dim",), errors, required=False) or hidden // heads
+    experts = _int_field(cfg, _EXPERT_KEYS, errors, required=False, minimum=0) or 0
+    per_token = _int_field(cfg, _EXPERTS_PER_TOKEN_KEYS, errors, required=False, minimum=0) or 0
+    inter = _int_field(cfg, ("intermediate_size", "ffn_hidden_size"), errors, required=experts == 0)
+    moe_inter = _int_field(cfg, ("moe_intermediate_size",), errors, required=False) or inter
+    if experts and moe_inter is None:
+        errors.append(("moe_intermediate_size", "missing: needed to size the experts"))
+    if errors:
+        return None
+
+    embeddings = vocab * hidden * (1 if cfg.get("tie_word_embeddings") else 2)
+    kv_lora = _int_field(cfg, ("kv_lora_rank",), errors, required=False)
+    if kv_lora:  # multi-head latent attention (DeepSeek-style)
+        rope = _int_field(cfg, ("qk_rope_head_dim",), errors, required=False) or 64
+        nope = _int_field(cfg, ("qk_nope_head_dim",), errors, required=False) or head_dim
+        v_dim = _int_field(cfg, ("v_head_dim",), errors, required=False) or head_dim
+        q_lora = _int_field(cfg, ("q_lora_rank",), errors, required=False)
+        q_proj = (hidden * q_lora + q_lora * heads * (nope + rope)) if q_lora else hidden * heads * (nope + rope)
+        kv_proj = hidden * (kv_lora + rope) + kv_lora * heads * (nope + v_dim)
+        attention = q_proj + kv_proj + heads * v_dim * hidden
+    else:
+        attention = 2 * hidden * heads * head_dim + 2 * hidden * kv_heads * head_dim
+
+    dense_layers = layers
+    moe_total = moe_active = 0
+    if experts:
+        assert moe_inter is not None
+        first_dense = _int_field(cfg, ("first_k_dense_replace",), errors, required=False, minimum=0) or 0
+        dense_layers = min(first_dense, layers)
+        moe_layers = layers - dense_layers
+        expert = 3 * hidden * moe_inter
+        shared_count = _int_field(cfg, ("n_shared_experts",), errors, required=False, minimum=0) or 0
+        shared_inter = _int_field(cfg, ("shared_expert_intermediate_size",), errors, required=False)
+        shared = shared_count * expert + (3 * hidden * shared_inter if shared_inter else 0)
+        router = hidden * experts
+        moe_total = moe_layers * (experts * expert + shared + router)
+        moe_active = moe_layers * (per_token * expert + shared + router)
+    dense_mlp = 3 * hidden * (inter or 0) * dense_layers
+    common = embeddings + layers * attention + dense_mlp
+    total = (common + moe_total) / 1e9
+    if not experts:
+        return total, total
+    # MoE "active" figures (OpenAI's, DeepSeek's) leave out the input-embedding
+    # lookup, which reads one row per token
+    input_embedding = vocab * hidden if not cfg.get("tie_word_embeddings") else 0
+    return total, (common + moe_active - input_embedding) / 1e9
+
+
+def _name_from(cfg: dict[str, Any], slug: str) -> str:
+    name = cfg.get("_name_or_path")
+    if isinstance(name, str) and name.strip():
+        return name.strip().split("/")[-1][:100]
+    return slug
+
+
+def parse_hf_config(text: str, *, slug: str, quantization: str, params_b: float | None = None,
+                    active_params_b: float | None = None, name: str | None = None,
+                    weights_gb: float | None = None) -> ModelSpec | Errors:
+    """A ModelSpec from config.json text, or a list of (field, message) errors.
+
+    `params_b` (and `active_params_b` for MoE) override the estimate above.
+    """
+    if not isinstance(text, str) or not text.strip():
+        return [("config", "empty")]
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return [("config", f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")]
+    if not isinstance(data, dict):
+        return [("config", "not a model config: expected a JSON object")]
+    cfg = _text_config(data)
+    if "num_hidden_layers" not in cfg and "hidden_size" not in cfg:
+        return [("config", "not a model config.json: no num_hidden_layers or hidden_size")]
+    if quantization not in QUANT_BYTES:
+        return [("quantization", f"unknown; one of {', '.join(sorted(QUANT_BYTES))}")]
+
+    errors: Errors = []
+    layers = _int_field(cfg, ("num_hidden_layers",), errors, required=True)
+    hidden = _int_field(cfg, ("hidden_size",), errors, required=True)
+    heads = _int_field(cfg, ("num_attention_heads",), errors, required=True)
+    kv_heads = _int_field(cfg, ("num_key_value_heads",), errors, required=False)
+    head_dim = _int_field(cfg, ("head_dim",), errors, required=False)
+    experts = _int_field(cfg, _EXPERT_KEYS, errors, required=False, minimum=0) or 0
+    per_token = _int_field(cfg, _EXPERTS_PER_TOKEN_KEYS, errors, required=False, minimum=0) or 0
+    context = _int_field(cfg, ("max_position_embeddings", "max_sequence_length", "seq_length"),
+                         errors, required=True)
+    kv_lora = _int_field(cfg, ("kv_lora_rank",), errors, required=False)
+    rope = _int_field(cfg, ("qk_rope_head_dim",), errors, required=False)
+    if errors:
+        return errors
+    assert layers and hidden and heads and context
+    if kv_heads is None:
+        kv_heads = heads  # HF convention: absent means multi-head attention
+    if head_dim is None and kv_lora:
+        # MLA configs give per-head sizes separately; the value head is the one
+        # attention reads and writes
+        head_dim = _int_field(cfg, ("v_head_dim",), errors, required=False)
+    if head_dim is None:
+        if hidden % heads:
+            return [("head_dim", f"missing, and hidden_size {hidden} is not a multiple of "
+                                 f"num_attention_heads {heads}")]
+        head_dim = hidden // heads
+    if experts == 0:
+        per_token = 0
+
+    estimated: list[str] = []
+    if params_b is None:
+        estimate = estimate_params(data, errors)
+        if estimate is None:
+            return errors or [("params_b", "cannot be estimated from this config: give it")]
+        params_b, estimate_active = estimate
+        estimated.append("params_b")
+        if active_params_b is None:
+            active_params_b = estimate_active
+            estimated.append("active_params_b")
+    if active_params_b is None:
+        if experts:
+            estimate = estimate_params(data, [])
+            if estimate is None:
+                return [("active_params_b", "give it for a MoE model: it cannot be estimated from this config")]
+            active_params_b = params_b * estimate[1] / estimate[0]
+            estimated.append("active_params_b")
+        else:
+            active_params_b = params_b
+    params_b = round(params_b, 3)
+    active_params_b = params_b if experts == 0 else round(active_params_b, 3)
+
+    spec = ModelSpec(
+        slug=slug, name=name or _name_from(cfg, slug), params_b=params_b, active_params_b=active_params_b,
+        layers=layers, hidden_size=hidden, heads=heads, kv_heads=kv_heads, head_dim=head_dim,
+        experts=experts, experts_per_token=per_token, quantization=quantization, weights_gb=weights_gb,
+        max_context=context, kv_layers=_kv_layers(cfg, layers),
+        kv_cache_dim=(kv_lora + (rope or 0)) if kv_lora else None,
+        notes=("parsed from config.json" + (f"; estimated: {', '.join(estimated)}" if estimated else "")),
+        estimated_fields=tuple(estimated),
+    )
+    problems = spec.validate()
+    if problems:
+        return problems
+    return spec
+
+
+_SLUGIFY = re.compile(r"[^a-z0-9._-]+")
+
+
+def suggest_slug(name: str) -> str:
+    """A slug ModelSpec.validate() accepts, from a model name or repo id."""
+    slug = _SLUGIFY.sub("-", name.strip().split("/")[-1].lower()).strip("-._")
+    return slug[:100] or "model"
