@@ -17,6 +17,11 @@ from accounts.tokens import token_create
 LABS = Path(__file__).resolve().parent.parent / "labs"
 
 
+def pytest_collection_modifyitems(items: list[Any]) -> None:
+    # Browser journeys last: the quick tests report first.
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings: Any) -> None:
     # PBKDF2 at full strength costs ~0.2 s per user; tests need none of it.

@@ -19,8 +19,10 @@ SHOTS = Path(os.environ.get("FLEET_SCREENSHOTS", Path(__file__).resolve().parent
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    # Module scope: Playwright's sync API keeps an event loop running while it
+    # is open, which would break asyncio.run() in the tests collected after it.
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Debian's Chromium is missing at {CHROMIUM}: `apt-get install chromium` (./run test does it)")
     from playwright.sync_api import sync_playwright
