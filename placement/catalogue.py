@@ -307,7 +307,8 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         layers=48, hidden_size=2048, heads=32, kv_heads=4, head_dim=128,
         experts=128, experts_per_token=8, quantization="fp8", weights_gb=None,
         max_context=40_960, hf_repo="Qwen/Qwen3-30B-A3B-FP8",
-        notes="Public config, FP8 weights.",
+        notes=("Public config, FP8 weights. Active 3.3B as Qwen publishes it, which counts the "
+               "0.3B input-embedding lookup (placement.hfconfig's estimate leaves it out)."),
     ),
     ModelSpec(
         slug="gemma-3-27b", name="Gemma 3 27B", params_b=27.4, active_params_b=27.4,
