@@ -48,6 +48,8 @@ INSTALLED_APPS = [
     "accounts",
     "inventory",
     "telemetry",
+    "placement",
+    "bookings",
 ]
 
 MIDDLEWARE = [
