@@ -1,6 +1,44 @@
+"""The telemetry app: polling, samples, health and alerts.
+
+``ready`` creates the beat schedule after migrations (editable in the admin
+afterwards: existing rows are never overwritten) and, when the topology
+layer offers them, registers alerts as group findings and measured memory.
+"""
+from __future__ import annotations
+
+from typing import Any
+
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+# name -> (task, every N seconds; None: the poll interval)
+SCHEDULE: dict[str, tuple[str, int | None]] = {
+    "telemetry: poll the fleet": ("telemetry.poll_fleet", None),
+    "telemetry: check for stale nodes": ("telemetry.check_stale", None),
+    "telemetry: downsample old samples": ("telemetry.downsample", 3600),
+}
+
+
+def schedule_create(**kwargs: Any) -> None:
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+    from telemetry import conf
+
+    for name, (task, every) in SCHEDULE.items():
+        if PeriodicTask.objects.filter(name=name).exists():
+            continue  # an admin may have changed it
+        interval, _ = IntervalSchedule.objects.get_or_create(
+            every=every or conf.poll_interval_s(), period=IntervalSchedule.SECONDS
+        )
+        PeriodicTask.objects.create(name=name, task=task, interval=interval)
 
 
 class TelemetryConfig(AppConfig):
     name = "telemetry"
     verbose_name = "Telemetry"
+
+    def ready(self) -> None:
+        post_migrate.connect(schedule_create, sender=self, dispatch_uid="telemetry-schedule")
+        from telemetry import groups
+
+        groups.register()

@@ -1,0 +1,171 @@
+"""Telemetry storage: one row per node poll, five-minute aggregates of old
+polls, the latest state and host key of each node, and alerts.
+
+Sized for a large fleet: a poll is one narrow row (numbers in columns, the
+twins as one compact JSON list), ``(spark, at)`` is unique (a retried store
+cannot duplicate a poll, and the same index answers "latest per node" and
+time ranges of one node), ``at`` alone serves retention. ``NodeState`` keeps
+the latest poll per node so the dashboard reads one row per node.
+An alert is open while ``ended_at`` is NULL; a partial unique constraint
+keeps one open alert per (node, code, objects).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from inventory.models import Spark
+
+# Order of the values in a stored twin (see ``twin_pack``): a list per twin
+# instead of a dict keeps the JSON about half the size.
+TWIN_FIELDS = ("name", "port", "rdma", "up", "speed_mbps", "mtu", "addresses")
+
+
+class Status(models.TextChoices):
+    OK = "ok", "OK"
+    DEGRADED = "degraded", "Degraded"
+    DOWN = "down", "Down"
+    UNKNOWN = "unknown", "Unknown"
+
+
+class NodeSample(models.Model):
+    """What one poll of one node returned."""
+
+    spark = models.ForeignKey(Spark, on_delete=models.CASCADE, related_name="samples")
+    at = models.DateTimeField()
+    reachable = models.BooleanField()
+    error = models.CharField(max_length=500, blank=True)
+    duration_ms = models.FloatField(default=0)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.UNKNOWN)
+    mem_total_bytes = models.BigIntegerField(null=True)
+    mem_available_bytes = models.BigIntegerField(null=True)
+    mem_used_bytes = models.BigIntegerField(null=True)
+    swap_total_bytes = models.BigIntegerField(null=True)
+    swap_free_bytes = models.BigIntegerField(null=True)
+    psi_full_avg10 = models.FloatField(null=True)
+    gpu_util_pct = models.FloatField(null=True)
+    gpu_temp_c = models.FloatField(null=True)
+    gpu_power_w = models.FloatField(null=True)
+    load1 = models.FloatField(null=True)
+    uptime_s = models.FloatField(null=True)
+    twins_up = models.PositiveSmallIntegerField(null=True)
+    twins = models.JSONField(null=True)  # [[name, port, rdma, up, speed_mbps, mtu, [addresses]], ...]
+    errors = models.JSONField(default=list)  # the sample's parse errors
+
+    class Meta:
+        ordering = ["-at"]
+        constraints = [models.UniqueConstraint(fields=["spark", "at"], name="sample_unique_per_node_and_time")]
+        indexes = [models.Index(fields=["at"], name="sample_at")]
+
+    def __str__(self) -> str:
+        return f"{self.spark_id}@{self.at:%Y-%m-%d %H:%M:%S}"
+
+    @property
+    def twin_list(self) -> list[dict[str, Any]]:
+        return [dict(zip(TWIN_FIELDS, row, strict=False)) for row in self.twins or ()]
+
+    @property
+    def mem_used_fraction(self) -> float | None:
+        if not self.mem_total_bytes or self.mem_used_bytes is None:
+            return None
+        return self.mem_used_bytes / self.mem_total_bytes
+
+
+class NodeAggregate(models.Model):
+    """Five minutes of one node's polls, once the raw rows are past retention."""
+
+    spark = models.ForeignKey(Spark, on_delete=models.CASCADE, related_name="aggregates")
+    bucket = models.DateTimeField()  # start of the five minutes
+    samples = models.PositiveIntegerField()
+    reachable = models.PositiveIntegerField()  # how many of them reached the node
+    mem_total_bytes = models.BigIntegerField(null=True)
+    mem_used_avg_bytes = models.BigIntegerField(null=True)
+    mem_used_max_bytes = models.BigIntegerField(null=True)
+    mem_available_min_bytes = models.BigIntegerField(null=True)
+    gpu_util_avg_pct = models.FloatField(null=True)
+    gpu_temp_max_c = models.FloatField(null=True)
+    gpu_power_avg_w = models.FloatField(null=True)
+    load1_avg = models.FloatField(null=True)
+    twins_up_min = models.PositiveSmallIntegerField(null=True)
+    speed_min_mbps = models.PositiveIntegerField(null=True)  # slowest up twin
+
+    class Meta:
+        ordering = ["-bucket"]
+        constraints = [models.UniqueConstraint(fields=["spark", "bucket"], name="aggregate_unique_per_bucket")]
+        indexes = [models.Index(fields=["bucket"], name="aggregate_bucket")]
+
+    def __str__(self) -> str:
+        return f"{self.spark_id}@{self.bucket:%Y-%m-%d %H:%M}"
+
+
+class NodeState(models.Model):
+    """The latest of one node: health, last poll, and its SSH host key."""
+
+    class KeyStatus(models.TextChoices):
+        UNKNOWN = "unknown", "Not accepted yet"
+        OK = "ok", "Verified"
+        MISMATCH = "mismatch", "Changed: not polled until accepted"
+
+    spark = models.OneToOneField(Spark, on_delete=models.CASCADE, primary_key=True, related_name="telemetry")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.UNKNOWN)
+    latest = models.ForeignKey(NodeSample, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    last_poll_at = models.DateTimeField(null=True, blank=True)
+    last_sample_at = models.DateTimeField(null=True, blank=True)  # last poll that brought a sample
+    host_key = models.TextField(blank=True, help_text="the accepted OpenSSH public key")
+    host_key_accepted_at = models.DateTimeField(null=True, blank=True)
+    host_key_accepted_by = models.CharField(max_length=150, blank=True)
+    presented_key = models.TextField(blank=True, help_text="the key the node presented, when not the accepted one")
+    key_status = models.CharField(max_length=8, choices=KeyStatus.choices, default=KeyStatus.UNKNOWN)
+
+    class Meta:
+        ordering = ["spark__name"]
+        indexes = [models.Index(fields=["status"], name="nodestate_status")]
+
+    def __str__(self) -> str:
+        return f"{self.spark} {self.status}"
+
+
+class Alert(models.Model):
+    """A health code firing for a node (and the objects it is about), from first
+    firing (``started_at``) until it stops (``ended_at``)."""
+
+    spark = models.ForeignKey(Spark, on_delete=models.CASCADE, related_name="alerts")
+    code = models.CharField(max_length=40)
+    severity = models.CharField(max_length=10)
+    objects_key = models.CharField(max_length=255)  # sorted objects joined by "|": identity of the alert
+    about = models.JSONField(default=list)  # the objects it is about: "node", "node:port", ...
+
+    message = models.TextField()
+    started_at = models.DateTimeField()
+    last_seen_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    acknowledged_by_name = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["spark", "code", "objects_key"],
+                condition=Q(ended_at__isnull=True),
+                name="alert_one_open_per_object",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["spark", "ended_at"], name="alert_spark_open"),
+            models.Index(fields=["ended_at", "started_at"], name="alert_open_started"),
+            models.Index(fields=["code", "started_at"], name="alert_code_started"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} on {self.objects_key}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.ended_at is None

@@ -1,0 +1,80 @@
+"""Serve a simulated fleet of Sparks over SSH on 127.0.0.1 (for the demo, tests
+and benchmarks; never a network).
+
+``--nodes N`` serves spark-01.. cabled in pairs on ports base+1..;
+``--scenario FILE`` reads a YAML scenario (labs/demo-scenario.yaml matches
+labs/demo.yaml). The fleet's client key pair is made if missing (at
+FLEET_SSH_KEY, default var/fleet_ssh_key) and its public half is the one the
+nodes accept. ``--trust`` records the simulated host keys as accepted for the
+inventory Sparks that point at these loopback ports (the simulator knows its
+own keys, so no admin review is needed for the demo).
+"""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from inventory.models import Spark
+from inventory.services import Actor
+from telemetry import conf, services
+from telemetry.keys import client_key_ensure
+from telemetry.simulator import LOOPBACK, SimEndpoint, load_scenario, make_nodes, run_fleet
+
+
+class Command(BaseCommand):
+    help = "Serve simulated Sparks over SSH on 127.0.0.1 until interrupted."
+
+    def add_arguments(self, parser: Any) -> None:
+        which = parser.add_mutually_exclusive_group(required=True)
+        which.add_argument("--nodes", type=int, help="serve N healthy nodes spark-01.., cabled in pairs")
+        which.add_argument("--scenario", help="a YAML scenario file (see labs/demo-scenario.yaml)")
+        parser.add_argument("--base-port", type=int, default=22200, help="with --nodes: node i listens on base+i")
+        parser.add_argument("--trust", action="store_true",
+                            help="record the simulated host keys as accepted for matching inventory Sparks")
+        parser.add_argument("--slow-s", type=float, default=2.0, help="how late the 'slow' fault answers")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["nodes"] is not None:
+            if not 1 <= options["nodes"] <= 5000:
+                raise CommandError("--nodes: from 1 to 5000")
+            nodes = make_nodes(options["nodes"], topology="pairs")
+            for index, node in enumerate(nodes, start=1):
+                node.port = options["base_port"] + index
+        else:
+            try:
+                nodes = load_scenario(Path(options["scenario"]))
+            except (OSError, ValueError) as exc:
+                raise CommandError(f"--scenario: {exc}") from exc
+        public = client_key_ensure(conf.ssh_key_path())
+        self.stdout.write(f"client key: {conf.ssh_key_path()} (public half in .pub)")
+        host_keys = Path(settings.VAR_DIR) / "sim-hostkeys"
+        try:
+            asyncio.run(run_fleet(nodes, authorized_client_key=public, host_key_dir=host_keys,
+                                  ready_callback=lambda eps: self._ready(eps, options["trust"]),
+                                  slow_s=options["slow_s"]))
+        except KeyboardInterrupt:
+            self.stdout.write("simulated fleet stopped")
+        except OSError as exc:
+            raise CommandError(f"could not listen on {LOOPBACK}: {exc}") from exc
+
+    async def _ready(self, endpoints: list[SimEndpoint], trust: bool) -> None:
+        self.stdout.write(f"serving {len(endpoints)} simulated Sparks on {LOOPBACK} "
+                          f"(ports {min(e.port for e in endpoints)}..{max(e.port for e in endpoints)})")
+        if trust:
+            names = await sync_to_async(self._trust)(endpoints)
+            self.stdout.write(f"host keys recorded as accepted for {len(names)} inventory Sparks")
+        self.stdout.flush()
+
+    def _trust(self, endpoints: list[SimEndpoint]) -> list[str]:
+        # Only Sparks the inventory points at this very loopback port: a real
+        # node of the same name elsewhere never inherits a simulated key.
+        matching = set(
+            Spark.objects.filter(ssh_host__in=[LOOPBACK, "localhost"]).values_list("name", "ssh_port")
+        )
+        keys = {e.name: e.host_key for e in endpoints if (e.name, e.port) in matching}
+        return services.host_keys_record(actor=Actor(source="command"), keys=keys)

@@ -1,0 +1,68 @@
+"""One poll of some Sparks, from inventory ids to stored results.
+
+Reads the targets (SSH host, port and user from the inventory) and accepted
+host keys, polls over SSH with per-node timeouts (``telemetry.poller``),
+then stores everything in one transaction (``services.results_store``).
+Nodes whose host key changed are not contacted at all until an admin
+accepts the new key. The database is not touched while SSH runs, so a slow
+node never holds a transaction open.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import Q
+
+from inventory.models import Spark
+from telemetry import conf
+from telemetry.expectations import expectations_for
+from telemetry.models import NodeState
+from telemetry.poller import Target, poll_nodes_sync
+from telemetry.services import StoreReport, results_store
+
+
+def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str | None], list[str]]:
+    """(targets, accepted keys by name, names held back for a changed host key)."""
+    sparks = (
+        Spark.objects.filter(pk__in=list(spark_ids))
+        .filter(Q(telemetry__isnull=True) | ~Q(telemetry__key_status=NodeState.KeyStatus.MISMATCH))
+        .select_related("telemetry")
+        .order_by("name")
+    )
+    held = list(
+        NodeState.objects.filter(spark_id__in=list(spark_ids), key_status=NodeState.KeyStatus.MISMATCH)
+        .values_list("spark__name", flat=True)
+    )
+    targets, known = [], {}
+    for spark in sparks:
+        targets.append(Target(spark.name, spark.ssh_host, spark.ssh_port, spark.ssh_user))
+        state = getattr(spark, "telemetry", None)
+        known[spark.name] = (state.host_key or None) if state is not None else None
+    return targets, known, held
+
+
+def poll_and_store(*, spark_ids: Iterable[int]) -> StoreReport:
+    ids = list(spark_ids)
+    targets, known, _held = targets_for(ids)
+    if not targets:
+        return StoreReport()
+    expectations = expectations_for(ids)
+    key = conf.ssh_key_path()
+    results = poll_nodes_sync(
+        targets,
+        client_keys=[str(key)] if key.exists() else [],
+        known_hosts=known,
+        concurrency=64,
+        connect_timeout=conf.connect_timeout_s(),
+        command_timeout=conf.command_timeout_s(),
+        max_output_bytes=conf.max_output_bytes(),
+    )
+    return results_store(results=results, expectations=expectations)
+
+
+def active_spark_ids() -> list[int]:
+    return list(Spark.objects.filter(status=Spark.Status.ACTIVE).order_by("pk").values_list("pk", flat=True))
+
+
+def chunks(ids: list[int], size: int) -> list[list[int]]:
+    return [ids[i: i + size] for i in range(0, len(ids), size)]

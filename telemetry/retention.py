@@ -1,0 +1,129 @@
+"""Retention: raw polls for ``FLEET_RAW_RETENTION_H`` (48 h), then five-minute
+aggregates for ``FLEET_AGGREGATE_RETENTION_D`` (90 days), then nothing.
+
+Raw rows past retention are folded into their five-minute bucket and deleted
+in the same transaction, one node at a time (short transactions, bounded
+memory); a bucket that already has an aggregate is merged by sample count,
+so running the task twice, or after a crash, never counts a poll twice.
+Rows a node keeps as its latest poll are kept whatever their age.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from telemetry import conf
+from telemetry.models import NodeAggregate, NodeSample, NodeState
+
+_FIELDS = ("at", "reachable", "mem_total_bytes", "mem_used_bytes", "mem_available_bytes", "gpu_util_pct",
+           "gpu_temp_c", "gpu_power_w", "load1", "twins_up", "twins")
+
+
+@dataclass
+class RetentionReport:
+    folded: int = 0  # raw rows turned into aggregates
+    buckets: int = 0
+    aggregates_deleted: int = 0
+
+
+def bucket_of(at: datetime) -> datetime:
+    seconds = int(at.timestamp()) // conf.AGGREGATE_BUCKET_S * conf.AGGREGATE_BUCKET_S
+    return datetime.fromtimestamp(seconds, tz=UTC)
+
+
+def _avg(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _fold(rows: list[tuple[Any, ...]]) -> dict[str, Any]:
+    cols = {f: [r[i] for r in rows] for i, f in enumerate(_FIELDS)}
+    used = [v for v in cols["mem_used_bytes"] if v is not None]
+    speeds = [t[4] for twins in cols["twins"] if twins for t in twins if t[3] and t[4]]
+    twins_up = [v for v in cols["twins_up"] if v is not None]
+    avg_used = _avg(used)
+    return {
+        "samples": len(rows),
+        "reachable": sum(1 for v in cols["reachable"] if v),
+        "mem_total_bytes": max((v for v in cols["mem_total_bytes"] if v is not None), default=None),
+        "mem_used_avg_bytes": int(avg_used) if avg_used is not None else None,
+        "mem_used_max_bytes": max(used, default=None),
+        "mem_available_min_bytes": min((v for v in cols["mem_available_bytes"] if v is not None), default=None),
+        "gpu_util_avg_pct": _avg([v for v in cols["gpu_util_pct"] if v is not None]),
+        "gpu_temp_max_c": max((v for v in cols["gpu_temp_c"] if v is not None), default=None),
+        "gpu_power_avg_w": _avg([v for v in cols["gpu_power_w"] if v is not None]),
+        "load1_avg": _avg([v for v in cols["load1"] if v is not None]),
+        "twins_up_min": min(twins_up, default=None),
+        "speed_min_mbps": min(speeds, default=None),
+    }
+
+
+def _merge(old: NodeAggregate, new: dict[str, Any]) -> dict[str, Any]:
+    """Combine an existing bucket with newly folded rows, weighted by sample count."""
+    n_old, n_new = old.samples, new["samples"]
+
+    def wavg(a: float | None, b: float | None) -> float | None:
+        if a is None or b is None:
+            return a if b is None else b
+        return (a * n_old + b * n_new) / (n_old + n_new)
+
+    def pick(fn: Any, a: Any, b: Any) -> Any:
+        return fn(a, b) if a is not None and b is not None else (a if b is None else b)
+
+    used = wavg(old.mem_used_avg_bytes, new["mem_used_avg_bytes"])
+    return {
+        "samples": n_old + n_new,
+        "reachable": old.reachable + new["reachable"],
+        "mem_total_bytes": pick(max, old.mem_total_bytes, new["mem_total_bytes"]),
+        "mem_used_avg_bytes": int(used) if used is not None else None,
+        "mem_used_max_bytes": pick(max, old.mem_used_max_bytes, new["mem_used_max_bytes"]),
+        "mem_available_min_bytes": pick(min, old.mem_available_min_bytes, new["mem_available_min_bytes"]),
+        "gpu_util_avg_pct": wavg(old.gpu_util_avg_pct, new["gpu_util_avg_pct"]),
+        "gpu_temp_max_c": pick(max, old.gpu_temp_max_c, new["gpu_temp_max_c"]),
+        "gpu_power_avg_w": wavg(old.gpu_power_avg_w, new["gpu_power_avg_w"]),
+        "load1_avg": wavg(old.load1_avg, new["load1_avg"]),
+        "twins_up_min": pick(min, old.twins_up_min, new["twins_up_min"]),
+        "speed_min_mbps": pick(min, old.speed_min_mbps, new["speed_min_mbps"]),
+    }
+
+
+def downsample(*, now: datetime | None = None) -> RetentionReport:
+    now = now or timezone.now()
+    report = RetentionReport()
+    # Only whole buckets: a bucket straddling the cutoff waits for the next run.
+    raw_cutoff = bucket_of(now - timedelta(hours=conf.raw_retention_h()))
+    keep = set(NodeState.objects.exclude(latest=None).values_list("latest_id", flat=True))
+    spark_ids = list(
+        NodeSample.objects.filter(at__lt=raw_cutoff).values_list("spark_id", flat=True).distinct().order_by()
+    )
+    for spark_id in spark_ids:
+        with transaction.atomic():
+            rows = list(
+                NodeSample.objects.filter(spark_id=spark_id, at__lt=raw_cutoff).exclude(pk__in=keep)
+                .order_by("at").values_list("pk", *_FIELDS)
+            )
+            buckets: dict[datetime, list[tuple[Any, ...]]] = {}
+            for row in rows:
+                buckets.setdefault(bucket_of(row[1]), []).append(row[1:])
+            existing = {
+                a.bucket: a for a in NodeAggregate.objects.select_for_update().filter(
+                    spark_id=spark_id, bucket__in=list(buckets))
+            }
+            new = []
+            for bucket, members in buckets.items():
+                folded = _fold(members)
+                if bucket in existing:
+                    NodeAggregate.objects.filter(pk=existing[bucket].pk).update(**_merge(existing[bucket], folded))
+                else:
+                    new.append(NodeAggregate(spark_id=spark_id, bucket=bucket, **folded))
+            NodeAggregate.objects.bulk_create(new, batch_size=500)
+            # The same rows as read above (inside this transaction), without a huge IN list.
+            NodeSample.objects.filter(spark_id=spark_id, at__lt=raw_cutoff).exclude(pk__in=keep).delete()
+            report.folded += len(rows)
+            report.buckets += len(buckets)
+    agg_cutoff = now - timedelta(days=conf.aggregate_retention_d())
+    report.aggregates_deleted, _ = NodeAggregate.objects.filter(bucket__lt=agg_cutoff).delete()
+    return report

@@ -1,0 +1,356 @@
+"""Writes of telemetry: store poll results with the health they imply, open
+and close alerts, accept host keys, acknowledge alerts, mark stale nodes.
+
+Each function runs in one transaction: a store that fails half-way (a worker
+killed, the database gone) leaves nothing behind, and the retried task
+starts clean. Storing is idempotent: a poll already stored (same node and
+start time) is skipped. Callers (tasks, commands, views, API) stay thin.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from inventory.models import Change, Spark
+from inventory.services import Actor
+from telemetry import conf, health
+from telemetry.expectations import Expectations, expectations_for
+from telemetry.keys import fingerprint
+from telemetry.models import TWIN_FIELDS, Alert, NodeSample, NodeState
+from telemetry.poller import normalize_key
+from telemetry.sample import PollResult, Sample
+
+# Alerts the node rules own; ``mtu-mismatch`` is owned by the link rule.
+LINK_CODES = frozenset({"mtu-mismatch"})
+
+
+class TelemetryError(Exception):
+    """Bad input a user can cause (accepting a key nobody presented, ...)."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+
+
+@dataclass
+class StoreReport:
+    stored: int = 0
+    skipped: int = 0  # already stored (a retried task) or no longer in the inventory
+    statuses: dict[str, str] = field(default_factory=dict)
+    opened: int = 0
+    closed: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"stored": self.stored, "skipped": self.skipped, "statuses": self.statuses,
+                "opened": self.opened, "closed": self.closed}
+
+
+# ---------------------------------------------------------------- samples
+
+
+def twin_pack(sample: Sample | None) -> list[list[Any]] | None:
+    if sample is None or sample.twins is None:
+        return None
+    return [[getattr(t, f) if f != "addresses" else list(t.addresses) for f in TWIN_FIELDS] for t in sample.twins]
+
+
+def _sample_row(spark: Spark, result: PollResult, status: str) -> NodeSample:
+    sample = result.sample
+    memory = sample.memory if sample else None
+    gpu = sample.gpu if sample else None
+    twins = sample.twins if sample else None
+    return NodeSample(
+        spark=spark,
+        at=result.at,
+        reachable=result.reachable,
+        error=result.error[:500],
+        duration_ms=result.duration_ms,
+        status=status,
+        mem_total_bytes=memory.total_bytes if memory else None,
+        mem_available_bytes=memory.available_bytes if memory else None,
+        mem_used_bytes=memory.used_bytes if memory else None,
+        swap_total_bytes=memory.swap_total_bytes if memory else None,
+        swap_free_bytes=memory.swap_free_bytes if memory else None,
+        psi_full_avg10=memory.psi_full_avg10 if memory else None,
+        gpu_util_pct=gpu.util_pct if gpu else None,
+        gpu_temp_c=gpu.temp_c if gpu else None,
+        gpu_power_w=gpu.power_w if gpu else None,
+        load1=sample.load1 if sample else None,
+        uptime_s=sample.uptime_s if sample else None,
+        twins_up=sum(1 for t in twins if t.up) if twins is not None else None,
+        twins=twin_pack(sample),
+        errors=[e[:300] for e in (sample.errors if sample else ())][:20],
+    )
+
+
+def sample_of(row: NodeSample) -> Sample | None:
+    """The stored row back as a health-rule Sample (only what the rules read)."""
+    if not row.reachable or (row.mem_total_bytes is None and row.twins is None):
+        return None
+    return Sample.from_dict({
+        "memory": None if row.mem_total_bytes is None else {
+            "total_bytes": row.mem_total_bytes, "available_bytes": row.mem_available_bytes or 0,
+            "used_bytes": row.mem_used_bytes or 0, "swap_total_bytes": row.swap_total_bytes,
+            "swap_free_bytes": row.swap_free_bytes, "psi_some_avg10": None, "psi_full_avg10": row.psi_full_avg10,
+        },
+        "gpu": None,
+        "processes": None,
+        "twins": row.twin_list if row.twins is not None else None,
+        "neighbours": None,
+        "uptime_s": row.uptime_s,
+        "load1": row.load1,
+        "errors": row.errors,
+    })
+
+
+# ---------------------------------------------------------------- alerts
+
+
+def objects_key(objects: Iterable[str]) -> str:
+    return "|".join(sorted(set(objects)))[:255]
+
+
+def _alerts_sync(
+    *, spark_id: int, alerts: Sequence[health.Alert], now: datetime, codes: frozenset[str] | None,
+    exclude_codes: frozenset[str] = frozenset(), report: StoreReport,
+) -> None:
+    """Make the open alerts of one node (limited to ``codes``, or all but
+    ``exclude_codes``) exactly ``alerts``: open new ones, refresh the rest, end
+    the ones no longer firing."""
+    wanted = {(a.code, objects_key(a.objects)): a for a in alerts}
+    open_qs = Alert.objects.filter(spark_id=spark_id, ended_at__isnull=True).exclude(code__in=exclude_codes)
+    if codes is not None:
+        open_qs = open_qs.filter(code__in=codes)
+    open_now = {(a.code, a.objects_key): a for a in open_qs}
+    ended = [a.pk for key, a in open_now.items() if key not in wanted]
+    if ended:
+        Alert.objects.filter(pk__in=ended).update(ended_at=now)
+        report.closed += len(ended)
+    refreshed = [key for key in wanted if key in open_now]
+    for key in refreshed:
+        row, alert = open_now[key], wanted[key]
+        if row.message != alert.message or row.severity != alert.severity:
+            Alert.objects.filter(pk=row.pk).update(message=alert.message, severity=alert.severity, last_seen_at=now)
+    if refreshed:
+        Alert.objects.filter(pk__in=[open_now[k].pk for k in refreshed]).update(last_seen_at=now)
+    new = [
+        Alert(spark_id=spark_id, code=a.code, severity=a.severity, objects_key=key[1], about=list(a.objects),
+              message=a.message, started_at=now, last_seen_at=now)
+        for key, a in wanted.items() if key not in open_now
+    ]
+    if new:
+        Alert.objects.bulk_create(new)
+        report.opened += len(new)
+
+
+def _status_from_open(spark_ids: Iterable[int], reachable: dict[int, bool | None]) -> dict[int, str]:
+    """Node health from every open alert (node and link rules together)."""
+    by_node: dict[int, list[health.Alert]] = {i: [] for i in spark_ids}
+    for row in Alert.objects.filter(spark_id__in=list(by_node), ended_at__isnull=True):
+        by_node[row.spark_id].append(health.Alert(row.code, row.severity, row.message, tuple(row.about)))  # type: ignore[arg-type]
+    return {i: health.node_status(alerts, reachable.get(i)) for i, alerts in by_node.items()}
+
+
+# ---------------------------------------------------------------- storing polls
+
+
+def results_store(
+    *, results: Sequence[PollResult], now: datetime | None = None, expectations: Expectations | None = None
+) -> StoreReport:
+    """Store one batch of poll results atomically: a sample row per node, the
+    host key outcome, alerts opened and closed, each node's health."""
+    now = now or timezone.now()
+    report = StoreReport()
+    interval = conf.poll_interval_s()
+    with transaction.atomic():
+        sparks = {s.name: s for s in Spark.objects.filter(name__in=[r.name for r in results])}
+        report.skipped += sum(1 for r in results if r.name not in sparks)  # deleted since the poll began
+        results = [r for r in results if r.name in sparks]
+        ids = [sparks[r.name].pk for r in results]
+        for spark_id in ids:
+            NodeState.objects.get_or_create(spark_id=spark_id)
+        states = {
+            s.spark_id: s
+            for s in NodeState.objects.select_for_update(of=("self",)).filter(spark_id__in=ids)
+            .select_related("spark", "latest")
+        }
+        done = set(NodeSample.objects.filter(spark_id__in=ids, at__in=[r.at for r in results])
+                   .values_list("spark_id", "at"))
+        expectations = expectations or expectations_for(ids)
+        rows: list[NodeSample] = []
+        for result in results:
+            spark = sparks[result.name]
+            if (spark.pk, result.at) in done:
+                report.skipped += 1
+                continue
+            state = states[spark.pk]
+            _host_key_note(state, result)
+            alerts = health.evaluate_node(
+                spark.name, result, expectations.nodes.get(spark.name) or health.NodeExpectation(spark.name),
+                now=now, last_sample_at=state.last_sample_at, interval_s=interval,
+            )
+            _alerts_sync(spark_id=spark.pk, alerts=alerts, now=now, codes=None, exclude_codes=LINK_CODES,
+                         report=report)
+            status = health.node_status(alerts, result.reachable)
+            rows.append(_sample_row(spark, result, status))
+            state.last_poll_at = result.at
+            if result.sample is not None:
+                state.last_sample_at = result.at
+        created = NodeSample.objects.bulk_create(rows)
+        report.stored = len(created)
+        for row in created:
+            state = states[row.spark_id]
+            if row.pk is None:  # a backend that cannot return ids from a bulk insert
+                row = NodeSample.objects.get(spark_id=row.spark_id, at=row.at)
+            if state.latest is None or row.at >= state.latest.at:
+                state.latest = row
+        _links_check(expectations, [sparks[r.name].pk for r in results], sparks, now, report)
+        reachable = {sid: (st.latest.reachable if st.latest else None) for sid, st in states.items()}
+        for spark_id, overall in _status_from_open(ids, reachable).items():
+            states[spark_id].status = overall
+            report.statuses[states[spark_id].spark.name] = overall
+        NodeState.objects.bulk_update(
+            list(states.values()),
+            ["status", "latest", "last_poll_at", "last_sample_at", "presented_key", "key_status"],
+        )
+    return report
+
+
+def _host_key_note(state: NodeState, result: PollResult) -> None:
+    presented = normalize_key(result.host_key) or ""
+    if result.host_key_status == "mismatch":
+        # Remember the new key for the admin to compare; the accepted one stays.
+        state.key_status = NodeState.KeyStatus.MISMATCH
+        state.presented_key = presented
+    elif result.host_key_status == "unknown" and presented:
+        state.key_status = NodeState.KeyStatus.UNKNOWN
+        state.presented_key = presented
+    elif result.host_key_status == "ok" and state.host_key:
+        state.key_status = NodeState.KeyStatus.OK
+        state.presented_key = ""
+
+
+def _links_check(
+    expectations: Expectations, polled_ids: list[int], sparks: dict[str, Spark], now: datetime, report: StoreReport
+) -> None:
+    """The MTU rule on every Spark-to-Spark cable with an end among the polled
+    nodes, against the latest stored sample of both ends."""
+    links = expectations.links_touching(s.name for s in sparks.values() if s.pk in polled_ids)
+    if not links:
+        return
+    names = {n for link in links for n, _ in link}
+    rows = {
+        st.spark.name: st for st in NodeState.objects.filter(spark__name__in=names).select_related("spark", "latest")
+    }
+    samples = {name: sample_of(st.latest) if st.latest else None for name, st in rows.items()}
+    alerts = health.evaluate_links(samples, links)
+    by_owner: dict[str, list[health.Alert]] = {}
+    for alert in alerts:
+        by_owner.setdefault(alert.objects[0].split(":")[0], []).append(alert)
+    for (a, _), _b in links:  # the first end (in name order) owns the link's alerts
+        if a in rows:
+            _alerts_sync(spark_id=rows[a].spark_id, alerts=by_owner.get(a, []), now=now, codes=LINK_CODES,
+                         report=report)
+
+
+# ---------------------------------------------------------------- stale nodes
+
+
+def stale_check(*, now: datetime | None = None) -> StoreReport:
+    """Open ``stale`` for active nodes with no sample for three poll intervals.
+    (A poll that brings a sample closes it.) Nodes waiting for a host key
+    decision are left to their own alert."""
+    now = now or timezone.now()
+    report = StoreReport()
+    interval = conf.poll_interval_s()
+    cutoff = now - timedelta(seconds=health.Thresholds().stale_intervals * interval)
+    with transaction.atomic():
+        states = list(
+            NodeState.objects.select_for_update(of=("self",))
+            .filter(spark__status=Spark.Status.ACTIVE, last_sample_at__lt=cutoff)
+            .exclude(key_status=NodeState.KeyStatus.MISMATCH)
+            .select_related("spark", "latest")
+        )
+        for state in states:
+            alerts = health.evaluate_node(state.spark.name, None, None, now=now,
+                                          last_sample_at=state.last_sample_at, interval_s=interval)
+            _alerts_sync(spark_id=state.spark_id, alerts=alerts, now=now, codes=frozenset({"stale"}), report=report)
+        reachable = {st.spark_id: (st.latest.reachable if st.latest else None) for st in states}
+        statuses = _status_from_open([st.spark_id for st in states], reachable)
+        for state in states:
+            state.status = statuses[state.spark_id]
+            report.statuses[state.spark.name] = state.status
+        NodeState.objects.bulk_update(states, ["status"])
+    return report
+
+
+# ---------------------------------------------------------------- host keys
+
+
+def host_key_accept(*, actor: Actor, spark: Spark, key: str | None = None) -> NodeState:
+    """Trust the key the node presented (trust on first use, after an admin
+    looked). ``key``: the key the admin saw; refused if the node now presents
+    another one, so a swap between looking and clicking is never trusted."""
+    with transaction.atomic():
+        state, _ = NodeState.objects.select_for_update().get_or_create(spark=spark)
+        presented = normalize_key(state.presented_key)
+        chosen = normalize_key(key) if key is not None else presented
+        if chosen is None:
+            raise TelemetryError(f"{spark.name} has not presented a host key yet: poll it first", "key")
+        if key is not None and chosen != presented and chosen != normalize_key(state.host_key):
+            raise TelemetryError(
+                f"{spark.name} now presents another key than the one shown; review it again", "key"
+            )
+        before = fingerprint(state.host_key)
+        state.host_key = chosen
+        state.presented_key = ""
+        state.key_status = NodeState.KeyStatus.OK
+        state.host_key_accepted_at = timezone.now()
+        state.host_key_accepted_by = actor.username or actor.source
+        if state.status == "down" or state.status == "unknown":
+            state.status = "unknown"  # until the next poll says more
+        state.save()
+        report = StoreReport()
+        _alerts_sync(spark_id=spark.pk, alerts=[], now=timezone.now(),
+                     codes=frozenset({"host-key-mismatch", "host-key-unknown"}), report=report)
+        Change.objects.create(
+            user=actor.user if getattr(actor.user, "pk", None) else None, username=actor.username,
+            source=actor.source, action=Change.Action.UPDATE, object_type="spark", object_id=spark.pk,
+            object_name=spark.name, diff={"host_key": [before or None, fingerprint(chosen)]},
+        )
+    return state
+
+
+def host_keys_record(*, actor: Actor, keys: dict[str, str]) -> list[str]:
+    """Record known host keys as accepted (the simulator knows its own): name -> key.
+    Returns the names recorded."""
+    done = []
+    for spark in Spark.objects.filter(name__in=list(keys)):
+        with transaction.atomic():
+            state, _ = NodeState.objects.select_for_update().get_or_create(spark=spark)
+            if normalize_key(state.host_key) == normalize_key(keys[spark.name]):
+                continue
+            state.presented_key = normalize_key(keys[spark.name]) or ""
+            state.save(update_fields=["presented_key"])
+        host_key_accept(actor=actor, spark=spark)
+        done.append(spark.name)
+    return done
+
+
+# ---------------------------------------------------------------- acknowledgement
+
+
+def alert_acknowledge(*, actor: Actor, alert: Alert) -> Alert:
+    with transaction.atomic():
+        alert = Alert.objects.select_for_update().get(pk=alert.pk)
+        if alert.acknowledged_at is None:
+            alert.acknowledged_at = timezone.now()
+            alert.acknowledged_by = actor.user if getattr(actor.user, "pk", None) else None
+            alert.acknowledged_by_name = actor.username or actor.source
+            alert.save(update_fields=["acknowledged_at", "acknowledged_by", "acknowledged_by_name"])
+    return alert

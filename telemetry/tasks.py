@@ -1,0 +1,62 @@
+"""Celery tasks: thin wrappers that fetch ids and call one service.
+
+``poll_fleet`` (beat, every FLEET_POLL_INTERVAL_S) splits the active Sparks
+into chunks and sends one ``poll_chunk`` per chunk, so workers share the
+fleet and one slow chunk never delays the others. ``poll_chunk`` is
+acknowledged only after it ran (``acks_late``: a killed worker's chunk is
+redelivered) and retries with backoff when the database is unavailable;
+storing is one transaction and idempotent, so a retry never half-writes or
+duplicates. ``check_stale`` and ``downsample`` keep health and storage tidy.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from telemetry import conf, polling, retention, services
+
+
+@shared_task(name="telemetry.poll_fleet", ignore_result=True)
+def poll_fleet() -> int:
+    ids = polling.active_spark_ids()
+    interval = conf.poll_interval_s()
+    parts = polling.chunks(ids, conf.chunk_size())
+    for part in parts:
+        # A chunk still queued when the next round starts is dropped, not
+        # piled up: the next round polls those nodes anyway.
+        poll_chunk.apply_async((part,), expires=interval)
+    return len(parts)
+
+
+@shared_task(
+    name="telemetry.poll_chunk",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=2,
+    retry_backoff_max=60,
+    retry_jitter=True,
+    max_retries=5,
+    ignore_result=True,
+)
+def poll_chunk(ids: list[int]) -> dict[str, Any]:
+    return polling.poll_and_store(spark_ids=ids).as_dict()
+
+
+@shared_task(
+    name="telemetry.check_stale", acks_late=True, autoretry_for=(OperationalError,), retry_backoff=2,
+    max_retries=3, ignore_result=True,
+)
+def check_stale() -> dict[str, Any]:
+    return services.stale_check().as_dict()
+
+
+@shared_task(
+    name="telemetry.downsample", acks_late=True, autoretry_for=(OperationalError,), retry_backoff=5,
+    max_retries=3, ignore_result=True,
+)
+def downsample() -> dict[str, int]:
+    report = retention.downsample()
+    return {"folded": report.folded, "buckets": report.buckets, "aggregates_deleted": report.aggregates_deleted}
