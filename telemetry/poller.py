@@ -203,6 +203,19 @@ def _known_hosts_for(accepted: str) -> asyncssh.SSHKnownHosts:
     return known
 
 
+# AES-GCM first: in asyncssh it costs about a third of the CPU of the default
+# chacha20-poly1305 (one native call per packet instead of several), and every
+# OpenSSH server offers it. The others stay as fallbacks; the key exchange keeps
+# asyncssh's default order (post-quantum hybrid first).
+ENCRYPTION_ALGS = (
+    "aes128-gcm@openssh.com",
+    "aes256-gcm@openssh.com",
+    "chacha20-poly1305@openssh.com",
+    "aes256-ctr",
+    "aes128-ctr",
+)
+
+
 def _base_options(client_keys: Sequence[str], connect_timeout: float) -> asyncssh.SSHClientConnectionOptions:
     keys = [asyncssh.read_private_key(path) for path in client_keys]
     return asyncssh.SSHClientConnectionOptions(
@@ -218,6 +231,7 @@ def _base_options(client_keys: Sequence[str], connect_timeout: float) -> asyncss
         x509_trusted_certs=None,
         connect_timeout=connect_timeout,
         keepalive_interval=0,
+        encryption_algs=ENCRYPTION_ALGS,
     )
 
 
@@ -391,22 +405,23 @@ class _Poll:
             collector = _Collector(self.max_output_bytes)
             return collector
 
-        deadline = time.monotonic() + self.command_timeout
-        try:
-            await asyncio.wait_for(conn.create_session(factory, POLL_SCRIPT, encoding=None), self.command_timeout)
-        except TimeoutError:  # before OSError: TimeoutError is one
-            if collector is not None:
-                collector.close()
-            return "", f"command timed out after {self.command_timeout:g} s (no channel)"
-        except (asyncssh.ChannelOpenError, asyncssh.DisconnectError, OSError):
-            return None
-        assert collector is not None
         timed_out = False
+        # asyncio.timeout, not wait_for: no extra task per node (measurable at 1,000 nodes).
         try:
-            await asyncio.wait_for(asyncio.shield(collector.done), max(0.0, deadline - time.monotonic()))
-        except TimeoutError:
+            async with asyncio.timeout(self.command_timeout):
+                await conn.create_session(factory, POLL_SCRIPT, encoding=None)
+                assert collector is not None
+                await collector.done
+        except TimeoutError:  # before OSError: TimeoutError is one
+            if collector is None:
+                return "", f"command timed out after {self.command_timeout:g} s (no channel)"
             timed_out = True
             collector.close()
+        except (asyncssh.ChannelOpenError, asyncssh.DisconnectError, OSError):
+            if collector is None or collector.size == 0:
+                return None
+            collector.lost = collector.lost or ConnectionError("channel failed")
+        assert collector is not None
         text = b"".join(collector.chunks).decode("utf-8", errors="replace")
         if collector.exceeded:
             error = f"output exceeded {self.max_output_bytes} bytes: read stopped"
@@ -469,7 +484,8 @@ async def poll_nodes(
         async with semaphore:
             started = datetime.now(UTC)
             try:
-                res = await asyncio.wait_for(poll.poll(target), ceiling)
+                async with asyncio.timeout(ceiling):
+                    res = await poll.poll(target)
             except Exception as exc:  # a bug or the ceiling: still this node's result only
                 if pool is not None:
                     pool.discard(target.name)
