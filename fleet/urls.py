@@ -11,4 +11,5 @@ urlpatterns = [
     path("api/", api.urls),
     path("accounts/", include("accounts.urls")),
     path("", include("inventory.urls")),
+    path("", include("telemetry.urls")),
 ]

@@ -1,0 +1,206 @@
+"""Telemetry API: the latest sample or the history of a Spark, its health
+with open alerts, and alerts fleet-wide (with acknowledgement).
+
+The field names are a contract with outside scripts: ``at``, ``reachable``,
+``memory`` (``total_bytes`` ...), ``gpu`` (``util_pct`` ...), ``twins``
+(``name``, ``port``, ``rdma``, ``up``, ``speed_mbps``, ``mtu``,
+``addresses``), ``errors``. Times are ISO 8601 with a time zone.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.http import HttpRequest
+from django.utils import timezone
+from ninja import Query, Router
+
+from fleet.api import require_admin, require_booker, require_read
+from inventory.errors import InventoryError, NotFound
+from inventory.services import Actor
+from telemetry import selectors, services
+from telemetry.keys import fingerprint
+from telemetry.models import Alert, NodeAggregate, NodeSample
+
+router = Router(tags=["telemetry"])
+
+
+class BadTime(InventoryError):
+    pass
+
+
+def parse_time(value: str | None, field: str) -> datetime | None:
+    """ISO 8601 with a time zone; a '+' that a query string turned into a space is put back."""
+    if value is None or value == "":
+        return None
+    text = value.strip()
+    if " " in text and "T" in text:
+        text = text.replace(" ", "+")
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise BadTime(f"{value!r} is not an ISO 8601 time like 2026-01-31T12:00:00+00:00", field) from None
+    if parsed.tzinfo is None:
+        raise BadTime(f"{value!r} has no time zone: add Z or +00:00", field)
+    return parsed
+
+
+def sample_out(row: NodeSample) -> dict[str, Any]:
+    memory = None
+    if row.mem_total_bytes is not None:
+        memory = {
+            "total_bytes": row.mem_total_bytes,
+            "available_bytes": row.mem_available_bytes,
+            "used_bytes": row.mem_used_bytes,
+            "swap_total_bytes": row.swap_total_bytes,
+            "swap_free_bytes": row.swap_free_bytes,
+        }
+    gpu = None
+    if any(v is not None for v in (row.gpu_util_pct, row.gpu_temp_c, row.gpu_power_w)):
+        gpu = {"util_pct": row.gpu_util_pct, "temp_c": row.gpu_temp_c, "power_w": row.gpu_power_w}
+    twins = None
+    if row.twins is not None:
+        twins = [{**t, "addresses": list(t.get("addresses") or [])} for t in row.twin_list]
+    errors = list(row.errors or [])
+    if row.error:
+        errors.insert(0, row.error)
+    return {
+        "at": row.at.isoformat(),
+        "reachable": row.reachable,
+        "status": row.status,
+        "memory": memory,
+        "gpu": gpu,
+        "twins": twins,
+        "load1": row.load1,
+        "uptime_s": row.uptime_s,
+        "errors": errors,
+        "duration_ms": row.duration_ms,
+    }
+
+
+def aggregate_out(row: NodeAggregate) -> dict[str, Any]:
+    return {
+        "bucket": row.bucket.isoformat(),
+        "samples": row.samples,
+        "reachable": row.reachable,
+        "mem_total_bytes": row.mem_total_bytes,
+        "mem_used_avg_bytes": row.mem_used_avg_bytes,
+        "mem_used_max_bytes": row.mem_used_max_bytes,
+        "mem_available_min_bytes": row.mem_available_min_bytes,
+        "gpu_util_avg_pct": row.gpu_util_avg_pct,
+        "gpu_temp_max_c": row.gpu_temp_max_c,
+        "twins_up_min": row.twins_up_min,
+        "speed_min_mbps": row.speed_min_mbps,
+    }
+
+
+def alert_out(a: Alert) -> dict[str, Any]:
+    return {
+        "id": a.pk,
+        "node": a.spark.name,
+        "code": a.code,
+        "severity": a.severity,
+        "message": a.message,
+        "objects": a.about,
+        "since": a.started_at.isoformat(),
+        "last_seen": a.last_seen_at.isoformat(),
+        "ended_at": a.ended_at.isoformat() if a.ended_at else None,
+        "open": a.ended_at is None,
+        "acknowledged_at": a.acknowledged_at.isoformat() if a.acknowledged_at else None,
+        "acknowledged_by": a.acknowledged_by_name or None,
+    }
+
+
+@router.get("/sparks/{name}/telemetry", summary="The latest sample of a Spark, or its history with ?from=&to=")
+def spark_telemetry(
+    request: HttpRequest,
+    name: str,
+    from_: str | None = Query(None, alias="from", description="ISO 8601 with time zone"),  # noqa: B008
+    to: str | None = Query(None, description="ISO 8601 with time zone; default now"),  # noqa: B008
+) -> dict[str, Any]:
+    require_read(request)
+    start = parse_time(from_, "from")
+    end = parse_time(to, "to")
+    spark = selectors.spark_get(name)
+    if start is None and end is None:
+        state = selectors.state_of(spark)
+        if state is None or state.latest is None:
+            raise NotFound(f"{name} has not been polled yet", "name")
+        return {"name": spark.name, **sample_out(state.latest)}
+    end = end or timezone.now()
+    if start is None:
+        raise BadTime("give 'from' too when asking for history", "from")
+    if start > end:
+        raise BadTime("'to' is before 'from'", "to")
+    samples = selectors.samples_between(spark=spark, start=start, end=end)
+    aggregates = selectors.aggregates_between(spark=spark, start=start, end=end)
+    return {
+        "name": spark.name,
+        "from": start.isoformat(),
+        "to": end.isoformat(),
+        "samples": [sample_out(s) for s in samples],
+        "aggregates": [aggregate_out(a) for a in aggregates],
+        "truncated": len(samples) >= selectors.HISTORY_LIMIT,
+    }
+
+
+@router.get("/sparks/{name}/health", summary="A Spark's health and its open alerts")
+def spark_health(request: HttpRequest, name: str) -> dict[str, Any]:
+    require_read(request)
+    spark = selectors.spark_get(name)
+    state = selectors.state_of(spark)
+    alerts = selectors.open_alerts(spark=spark)
+    return {
+        "name": spark.name,
+        "status": state.status if state else "unknown",
+        "last_poll_at": state.last_poll_at.isoformat() if state and state.last_poll_at else None,
+        "last_sample_at": state.last_sample_at.isoformat() if state and state.last_sample_at else None,
+        "host_key": {
+            "status": state.key_status if state else "unknown",
+            "accepted": fingerprint(state.host_key) if state else "",
+            "presented": fingerprint(state.presented_key) if state else "",
+        },
+        "alerts": [
+            {
+                "id": a.pk,
+                "code": a.code,
+                "severity": a.severity,
+                "since": a.started_at.isoformat(),
+                "message": a.message,
+                "objects": a.about,
+            }
+            for a in alerts
+        ],
+    }
+
+
+@router.get("/alerts", summary="Alerts fleet-wide; ?open=true for the open ones, &code=&node=")
+def alerts_list(
+    request: HttpRequest, open: bool | None = None, code: str = "", node: str = "", limit: int = 100, offset: int = 0
+) -> dict[str, Any]:
+    require_read(request)
+    qs = selectors.alerts_list(open=open, code=code, node=node)
+    offset = max(offset, 0)
+    limit = max(1, min(limit, 1000))
+    return {"count": qs.count(), "items": [alert_out(a) for a in qs[offset : offset + limit]]}
+
+
+@router.post("/alerts/{alert_id}/ack", summary="Acknowledge an alert (member or lab admin)")
+def alert_ack(request: HttpRequest, alert_id: int) -> dict[str, Any]:
+    require_booker(request)
+    alert = services.alert_acknowledge(
+        actor=Actor(user=request.user, source="api"), alert=selectors.alert_get(alert_id)
+    )
+    return alert_out(selectors.alert_get(alert.pk))
+
+
+@router.post("/sparks/{name}/hostkey/accept", summary="Accept the host key a Spark presented (lab admin)")
+def hostkey_accept(request: HttpRequest, name: str, key: str = "") -> dict[str, Any]:
+    require_admin(request)
+    spark = selectors.spark_get(name)
+    try:
+        state = services.host_key_accept(actor=Actor(user=request.user, source="api"), spark=spark, key=key or None)
+    except services.TelemetryError as exc:
+        raise InventoryError(str(exc), exc.path) from exc
+    return {"name": spark.name, "host_key": {"status": state.key_status, "accepted": fingerprint(state.host_key)}}

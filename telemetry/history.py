@@ -1,0 +1,124 @@
+"""A node's stored history as chart series: memory used/available, twins up,
+and the speed of each cabled port. Raw samples where they are kept,
+five-minute aggregates further back; a gap where the node gave no numbers
+or no poll happened for a while."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from inventory.models import Spark
+from telemetry import charts, conf, selectors
+from telemetry.charts import Point, Series
+
+GIB = 2**30
+USED, AVAILABLE, TOTAL, TWINS, P0, P1 = "#76b900", "#2f6fde", "#9aa3b5", "#2e8b3e", "#2f6fde", "#c77700"
+
+
+@dataclass
+class Row:
+    at: datetime
+    used: float | None
+    available: float | None
+    total: float | None
+    twins_up: float | None
+    port_speed: dict[str, float | None]
+
+
+def _rows(spark: Spark, start: datetime, end: datetime, ports: tuple[str, ...]) -> list[Row]:
+    rows: list[Row] = []
+    for agg in selectors.aggregates_between(spark=spark, start=start, end=end):
+        speed = agg.speed_min_mbps / 1000 if agg.speed_min_mbps else None
+        rows.append(
+            Row(
+                agg.bucket,
+                _gib(agg.mem_used_avg_bytes),
+                _gib(agg.mem_available_min_bytes),
+                _gib(agg.mem_total_bytes),
+                agg.twins_up_min,
+                dict.fromkeys(ports, speed),
+            )
+        )
+    for s in selectors.samples_between(spark=spark, start=start, end=end):
+        twins = [t for t in s.twin_list if t["port"] in ports] if s.twins is not None else None
+        speeds: dict[str, float | None] = {}
+        for port in ports:
+            up = [t["speed_mbps"] or 0 for t in twins or () if t["port"] == port and t["up"]]
+            speeds[port] = (min(up) / 1000 if up else 0.0) if twins is not None else None
+        rows.append(
+            Row(
+                s.at,
+                _gib(s.mem_used_bytes),
+                _gib(s.mem_available_bytes),
+                _gib(s.mem_total_bytes),
+                sum(1 for t in twins if t["up"]) if twins is not None else None,
+                speeds,
+            )
+        )
+    rows.sort(key=lambda r: r.at)
+    return _with_gaps(rows)
+
+
+def _gib(value: int | None) -> float | None:
+    return value / GIB if value is not None else None
+
+
+def _with_gaps(rows: list[Row]) -> list[Row]:
+    """Break the lines where polls stopped for more than three intervals."""
+    gap = timedelta(seconds=max(3 * conf.poll_interval_s(), 3 * conf.AGGREGATE_BUCKET_S))
+    out: list[Row] = []
+    for row in rows:
+        if out and row.at - out[-1].at > gap:
+            out.append(Row(out[-1].at + timedelta(seconds=1), None, None, None, None, {}))
+        out.append(row)
+    return out
+
+
+def node_charts(*, spark: Spark, start: datetime, end: datetime, cabled_ports: tuple[str, ...]) -> dict[str, str]:
+    rows = _rows(spark, start, end, cabled_ports)
+    total = max((r.total for r in rows if r.total), default=float(spark.memory_gb or 128))
+
+    def pts(attr: str) -> list[Point]:
+        return [(r.at, getattr(r, attr)) for r in rows]
+
+    memory = charts.line_chart(
+        [Series("used", USED, pts("used"), area=True), Series("available", AVAILABLE, pts("available"))],
+        start=start,
+        end=end,
+        y_max=total,
+        y_unit="unified memory, GiB",
+        title=f"{spark.name} memory",
+        y_format=lambda v: f"{v:.0f}",
+        width=1180,
+        height=250,
+    )
+    twins_max = max(2 * len(cabled_ports), 1)
+    twins = charts.line_chart(
+        [Series("twins up", TWINS, pts("twins_up"), step=True)],
+        start=start,
+        end=end,
+        y_max=twins_max,
+        y_ticks=twins_max,
+        y_unit=f"twins up (of {2 * len(cabled_ports)} cabled)",
+        title=f"{spark.name} twins up",
+        width=540,
+        height=180,
+        y_format=lambda v: f"{v:.0f}",
+    )
+    speed_series = [
+        Series(port, color, [(r.at, r.port_speed.get(port)) for r in rows], step=True)
+        for port, color in zip(cabled_ports, (P0, P1), strict=False)
+    ]
+    speed = charts.line_chart(
+        speed_series,
+        start=start,
+        end=end,
+        y_max=200,
+        y_unit="slowest twin per port, Gb/s",
+        title=f"{spark.name} link speed",
+        width=540,
+        height=180,
+        y_format=lambda v: f"{v:.0f}",
+    )
+    return {"memory": memory, "twins": twins, "speed": speed}

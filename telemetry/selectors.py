@@ -1,0 +1,145 @@
+"""Reads of telemetry for pages, the API and /metrics: stored samples only,
+never SSH, with a fixed number of queries however many nodes there are."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, QuerySet
+
+from inventory.errors import NotFound
+from inventory.models import Spark
+from telemetry.expectations import expectations_for
+from telemetry.models import Alert, NodeAggregate, NodeSample, NodeState, Status
+
+STATUSES = [s.value for s in Status]
+HISTORY_LIMIT = 20_000  # rows per history answer: 48 h of 30 s polls is 5,760
+
+
+@dataclass
+class Tile:
+    name: str
+    status: str
+    spark_status: str
+    latest: NodeSample | None
+    state: NodeState | None
+    cabled_ports: tuple[str, ...]  # ports the inventory has a cable in
+    open_alerts: int
+    codes: list[str] = field(default_factory=list)
+
+    @property
+    def twins_cabled(self) -> int:
+        """Twins the inventory expects up: two per cabled port."""
+        return 2 * len(self.cabled_ports)
+
+    @property
+    def mem_pct(self) -> float | None:
+        frac = self.latest.mem_used_fraction if self.latest else None
+        return round(frac * 100, 1) if frac is not None else None
+
+    @property
+    def twins_up_cabled(self) -> int | None:
+        if self.latest is None or self.latest.twins is None:
+            return None
+        return sum(1 for t in self.latest.twin_list if t["up"] and t["port"] in self.cabled_ports)
+
+
+def spark_get(name: str) -> Spark:
+    spark = Spark.objects.select_related("hardware", "telemetry", "telemetry__latest").filter(name=name).first()
+    if spark is None:
+        raise NotFound(f"no Spark named {name!r}", "name")
+    return spark
+
+
+def state_of(spark: Spark) -> NodeState | None:
+    # A Spark never polled has no state row (the reverse accessor raises AttributeError).
+    return getattr(spark, "telemetry", None)
+
+
+def fleet_tiles(*, include_retired: bool = False) -> list[Tile]:
+    sparks = Spark.objects.select_related("telemetry", "telemetry__latest").order_by("name")
+    if not include_retired:
+        sparks = sparks.exclude(status=Spark.Status.RETIRED)
+    sparks_list = list(sparks)
+    expectations = expectations_for(s.pk for s in sparks_list).nodes
+    open_counts: dict[int, list[str]] = {}
+    for spark_id, code in (
+        Alert.objects.filter(ended_at__isnull=True, spark__in=sparks_list)
+        .values_list("spark_id", "code")
+        .order_by("code")
+    ):
+        open_counts.setdefault(spark_id, []).append(code)
+    tiles = []
+    for spark in sparks_list:
+        state = state_of(spark)
+        exp = expectations.get(spark.name)
+        tile = Tile(
+            name=spark.name,
+            status=state.status if state else Status.UNKNOWN,
+            spark_status=spark.status,
+            latest=state.latest if state else None,
+            state=state,
+            cabled_ports=tuple(sorted(exp.cabled_ports)) if exp else (),
+            open_alerts=len(open_counts.get(spark.pk, [])),
+            codes=sorted(set(open_counts.get(spark.pk, []))),
+        )
+        tiles.append(tile)
+    return tiles
+
+
+def status_counts(tiles: list[Tile]) -> dict[str, int]:
+    counts = dict.fromkeys(STATUSES, 0)
+    for tile in tiles:
+        counts[tile.status] = counts.get(tile.status, 0) + 1
+    return counts
+
+
+def samples_between(*, spark: Spark, start: datetime, end: datetime, limit: int = HISTORY_LIMIT) -> list[NodeSample]:
+    return list(NodeSample.objects.filter(spark=spark, at__gte=start, at__lte=end).order_by("at")[:limit])
+
+
+def aggregates_between(
+    *, spark: Spark, start: datetime, end: datetime, limit: int = HISTORY_LIMIT
+) -> list[NodeAggregate]:
+    qs = NodeAggregate.objects.filter(spark=spark, bucket__gte=start, bucket__lte=end)
+    return list(qs.order_by("bucket")[:limit])
+
+
+def open_alerts(*, spark: Spark) -> list[Alert]:
+    return list(Alert.objects.filter(spark=spark, ended_at__isnull=True).order_by("-severity", "code"))
+
+
+def alerts_list(*, open: bool | None = None, code: str = "", node: str = "") -> QuerySet[Alert]:
+    qs = Alert.objects.select_related("spark")
+    if open is True:
+        qs = qs.filter(ended_at__isnull=True)
+    elif open is False:
+        qs = qs.filter(ended_at__isnull=False)
+    if code:
+        qs = qs.filter(code=code)
+    if node:
+        qs = qs.filter(spark__name=node)
+    return qs.order_by("-started_at", "-id")
+
+
+def alert_codes_in_use() -> list[str]:
+    return sorted(set(Alert.objects.values_list("code", flat=True).distinct().order_by()))
+
+
+def open_alert_counts() -> list[dict[str, Any]]:
+    """Open alerts per (code, severity), for /metrics and summaries."""
+    return list(
+        Alert.objects.filter(ended_at__isnull=True)
+        .values("code", "severity")
+        .annotate(n=Count("id"))
+        .order_by("code", "severity")
+    )
+
+
+def alert_get(alert_id: int) -> Alert:
+    alert = Alert.objects.select_related("spark").filter(pk=alert_id).first()
+    if alert is None:
+        raise NotFound(f"no alert with id {alert_id}", "id")
+    return alert

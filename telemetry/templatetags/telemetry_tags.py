@@ -1,0 +1,41 @@
+"""Template helpers: byte formatting, the health summary on the home page and
+the telemetry box on a Spark's inventory page (both read stored state only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def gib(value: Any) -> str:
+    """Bytes as GiB with one decimal; "–" when unknown."""
+    if value is None or value == "":
+        return "–"
+    return f"{int(value) / 2**30:.1f}"
+
+
+@register.filter
+def gbps(mbps: Any) -> str:
+    if not mbps:
+        return "–"
+    return f"{int(mbps) / 1000:g}"
+
+
+@register.inclusion_tag("telemetry/_summary.html")
+def health_summary() -> dict[str, Any]:
+    from telemetry.views import context_for_home
+
+    return context_for_home()
+
+
+@register.inclusion_tag("telemetry/_spark_box.html")
+def node_health(spark: Any) -> dict[str, Any]:
+    from telemetry import selectors
+
+    state = selectors.state_of(spark)
+    open_alerts = selectors.open_alerts(spark=spark) if state else []
+    return {"spark": spark, "state": state, "latest": state.latest if state else None, "open_alerts": open_alerts}
