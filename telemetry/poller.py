@@ -169,6 +169,9 @@ class ConnectionPool:
         return entry
 
     def _put(self, name: str, entry: _Pooled) -> None:
+        old = self._entries.get(name)
+        if old is not None and old is not entry:
+            old.conn.close()  # two overlapping polls of one node: keep one connection, not a leak
         self._entries[name] = entry
 
     def discard(self, name: str) -> None:
@@ -458,8 +461,9 @@ async def poll_nodes(
     when no key was accepted yet (the node is then only asked for its key).
     ``pool``: reuse connections between calls (same event loop only).
     ``on_result``: called as each node finishes (plain or async), e.g. to store
-    samples without waiting for the slowest node. Never raises for a node's
-    failure: that is in its PollResult.
+    samples without waiting for the slowest node; an exception it raises
+    propagates out of poll_nodes. A node's own failure never raises: it is in
+    that node's PollResult.
     """
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
