@@ -231,3 +231,63 @@ class Change(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.object_type} {self.object_name}"
+
+
+class NodeGroup(models.Model):
+    """A group of Sparks that bookings and placement plans target.
+
+    Auto groups (``auto=True``) mirror one connected component of the cabling
+    and are kept in step by ``inventory.groups.groups_sync``; their id survives
+    edits that leave most of their members in place. Sub-groups (``parent``
+    set) are named by an admin inside a switched auto group. A group whose
+    cabling is gone is retired, never deleted: bookings keep pointing at it.
+    """
+
+    class Kind(models.TextChoices):
+        SINGLE = "single", "Single"
+        DIRECT = "direct", "Direct pair"
+        RING = "ring", "Ring"
+        CHAIN = "chain", "Chain"
+        SWITCHED = "switched", "Switched"
+        IRREGULAR = "irregular", "Irregular"
+
+    name = models.CharField(max_length=63)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    parent = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="subgroups"
+    )
+    auto = models.BooleanField(default=True, help_text="Follows a connected component of the cabling")
+    retired_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            # Unique among live groups only: a retired group keeps its name for
+            # the record while the name becomes free again.
+            models.UniqueConstraint(
+                fields=["name"], condition=Q(retired_at__isnull=True), name="nodegroup_live_name_unique"
+            ),
+            models.CheckConstraint(
+                name="nodegroup_auto_has_no_parent", condition=Q(auto=False) | Q(parent__isnull=True)
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def live(self) -> bool:
+        return self.retired_at is None
+
+
+class NodeGroupMember(models.Model):
+    group = models.ForeignKey(NodeGroup, on_delete=models.CASCADE, related_name="members")
+    spark = models.ForeignKey(Spark, on_delete=models.CASCADE, related_name="group_memberships")
+
+    class Meta:
+        ordering = ["group_id", "spark_id"]
+        constraints = [models.UniqueConstraint(fields=["group", "spark"], name="nodegroup_member_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.group_id}:{self.spark_id}"

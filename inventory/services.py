@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from . import validators as v
 from .catalogue import SPARK_PORT_GBPS, SPARK_PORTS
 from .errors import InventoryError, NotFound
-from .models import Cable, CableEnd, CatalogueEntry, Change, Port, Spark, Switch, Twin
+from .models import Cable, CableEnd, CatalogueEntry, Change, NodeGroup, Port, Spark, Switch, Twin
 
 # Called (inside the transaction) after every inventory write; the topology
 # layer registers its group refresh here so groups never lag the cabling.
@@ -90,13 +90,22 @@ def snapshot(obj: Any) -> dict[str, Any]:
         }
     elif isinstance(obj, CatalogueEntry):
         data = {f: getattr(obj, f) for f in CATALOGUE_FIELDS}
+    elif isinstance(obj, NodeGroup):
+        data = {
+            "name": obj.name,
+            "kind": obj.kind,
+            "parent": obj.parent.name if obj.parent_id and obj.parent else None,
+            "nodes": sorted(obj.members.values_list("spark__name", flat=True)),
+        }
     else:  # pragma: no cover - programming error
         raise TypeError(type(obj))
     return data
 
 
 def _object_type(obj: Any) -> str:
-    return {Spark: "spark", Switch: "switch", Cable: "cable", CatalogueEntry: "catalogue"}[type(obj)]
+    return {
+        Spark: "spark", Switch: "switch", Cable: "cable", CatalogueEntry: "catalogue", NodeGroup: "group",
+    }[type(obj)]
 
 
 def change_record(

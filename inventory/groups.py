@@ -1,0 +1,319 @@
+"""Node groups: what bookings and placement plans target.
+
+Owns three things:
+
+- reading the whole lab out of the database as the topology engine's
+  ``LabIn`` in a constant number of queries (``lab_read``);
+- keeping one auto group per connected component of the cabling
+  (``groups_sync``, run after every inventory write through
+  ``services.AFTER_CHANGE``), with ids that survive unrelated edits;
+- the admin's sub-groups of a switched group: create, rename, delete.
+
+Extension points for later features are the module-level hook lists below.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from . import validators as v
+from .errors import InventoryError, NotFound
+from .models import Cable, CableEnd, Change, NodeGroup, NodeGroupMember, Port, Spark, Switch
+from .services import Actor, change_record
+from .topology import CableIn, EndIn, Finding, Group, LabIn, NodeIn, SwitchIn, SwitchPortIn, analyse
+
+# Telemetry adds its alerts as findings: (group row, node names) -> findings.
+# Pages and the list API ask once for every node of the fleet, with ``None``
+# for the group, so that their query count stays flat; each finding then goes
+# to the groups whose nodes it names in ``objects`` ("node" or "node:port").
+GROUP_FINDING_PROVIDERS: list[Callable[[NodeGroup | None, list[str]], list[Finding]]] = []
+# Telemetry reports used memory in bytes per node name; None (or absent) = unknown.
+NODE_MEMORY_USED: list[Callable[[list[str]], dict[str, int | None]]] = []
+
+# Auto groups change because cables changed, whoever plugged them: the log says so.
+CABLING = Actor(source="cabling")
+
+# Kinds whose links cannot be shared out: every node of a ring or chain forwards
+# its neighbours' traffic, and a direct pair is one cable (domain doc, "Topologies").
+UNSPLITTABLE = {"ring", "direct", "chain"}
+
+
+class NotSplittable(InventoryError):
+    """Splitting this group is refused because of its cabling (the API answers 409)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message, "")
+        self.code = code
+
+
+@dataclass(frozen=True)
+class LabSnapshot:
+    """The lab as the engine sees it, plus the facts the pages need per node."""
+
+    lab: LabIn
+    spark_ids: dict[str, int]
+    memory_gb: dict[str, int]
+
+    def analyse(self) -> list[Group]:
+        return analyse(self.lab, os_reserve_gb=settings.FLEET_OS_RESERVE_GB)
+
+
+def lab_read() -> LabSnapshot:
+    """The whole inventory as a ``LabIn``: five queries whatever the fleet's size
+    (``values_list`` rows, no model instances: this runs on every page view)."""
+    sparks = list(Spark.objects.order_by("name").values_list(
+        "id", "name", "hardware__memory_gb", "hardware__has_connectx"))
+    switches = dict(Switch.objects.values_list("id", "name"))
+    spark_names = {pk: name for pk, name, _, _ in sparks}
+    spark_ports: dict[int, list[str]] = defaultdict(list)
+    switch_ports: dict[int, list[SwitchPortIn]] = defaultdict(list)
+    label: dict[int, tuple[str, str]] = {}
+    for pk, spark_id, switch_id, name, number, speed, breakout in Port.objects.order_by("number", "id").values_list(
+        "id", "spark_id", "switch_id", "name", "number", "speed_gbps", "breakout"
+    ):
+        if spark_id is not None:
+            spark_ports[spark_id].append(name)
+            label[pk] = (spark_names[spark_id], name)
+        else:
+            switch_ports[switch_id].append(SwitchPortIn(number, speed, breakout))
+            label[pk] = (switches[switch_id], name)
+    ends: dict[int, list[EndIn]] = defaultdict(list)
+    for cable_id, port_id in CableEnd.objects.order_by("cable_id", "position").values_list("cable_id", "port_id"):
+        ends[cable_id].append(EndIn(*label[port_id]))
+    cables = tuple(
+        CableIn(cable_label or f"cable-{pk}", slug, speed or 0, breakout, coded_for, tuple(ends[pk]))
+        for pk, cable_label, slug, speed, breakout, coded_for in Cable.objects.order_by("id").values_list(
+            "id", "label", "type__slug", "type__speed_gbps", "type__breakout", "coded_for")
+    )
+    nodes = tuple(NodeIn(name, float(mem or 0), connectx, tuple(spark_ports[pk])) for pk, name, mem, connectx in sparks)
+    lab = LabIn(nodes, tuple(SwitchIn(switches[pk], tuple(ps)) for pk, ps in sorted(switch_ports.items())), cables)
+    return LabSnapshot(lab, {n: pk for pk, n, _, _ in sparks}, {n: int(m or 0) for _, n, m, _ in sparks})
+
+
+# ---------------------------------------------------------------- sync
+
+
+def live_members() -> tuple[list[NodeGroup], dict[int, set[str]], dict[tuple[int, str], int]]:
+    rows = list(NodeGroup.objects.filter(retired_at__isnull=True).order_by("id"))
+    members: dict[int, set[str]] = defaultdict(set)
+    member_ids: dict[tuple[int, str], int] = {}
+    for pk, gid, name in NodeGroupMember.objects.filter(group__retired_at__isnull=True).values_list(
+        "id", "group_id", "spark__name"
+    ):
+        members[gid].add(name)
+        member_ids[(gid, name)] = pk
+    return rows, members, member_ids
+
+
+def _match(components: list[Group], auto: list[NodeGroup], members: dict[int, set[str]]) -> dict[int, int]:
+    """Component index -> auto group id, largest member overlap first; on a tie
+    the older group (smaller id) and the first component win, so the result
+    does not depend on dict order."""
+    owner = {name: g.pk for g in auto for name in members[g.pk]}
+    candidates = []
+    for i, comp in enumerate(components):
+        for gid, count in Counter(owner[n] for n in comp.nodes if n in owner).items():
+            candidates.append((-count, gid, i))
+    matched: dict[int, int] = {}
+    taken: set[int] = set()
+    for _, gid, i in sorted(candidates):
+        if i not in matched and gid not in taken:
+            matched[i] = gid
+            taken.add(gid)
+    return matched
+
+
+def _free_name(base: str, taken: set[str]) -> str:
+    base = base[:63].rstrip("-")
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        suffix = f"-{n}"
+        name = base[: 63 - len(suffix)].rstrip("-") + suffix
+    taken.add(name)
+    return name
+
+
+def groups_sync(*, snapshot: LabSnapshot | None = None) -> bool:
+    """Make the live auto groups match the cabling's connected components.
+
+    Returns whether anything changed. Idempotent: with nothing to change it
+    writes nothing (and logs nothing).
+    """
+    snap = snapshot or lab_read()
+    components = [g for g in snap.analyse() if g.nodes]
+    changed = False
+    with transaction.atomic():
+        rows, members, member_ids = live_members()
+        auto = [g for g in rows if g.auto]
+        matched = _match(components, auto, members)
+        by_id = {g.pk: g for g in rows}
+        taken = {g.name for g in rows}
+        now = timezone.now()
+        add: list[NodeGroupMember] = []
+        drop: list[int] = []
+        target: dict[int, set[str]] = {}
+        for i, comp in enumerate(components):
+            nodes = set(comp.nodes)
+            gid = matched.get(i)
+            if gid is None:
+                # Not logged: a new component follows from cable changes the log
+                # already holds; created_at says when the group appeared.
+                group = NodeGroup.objects.create(name=_free_name(f"group-{comp.nodes[0]}", taken), kind=comp.kind)
+                add += [NodeGroupMember(group=group, spark_id=snap.spark_ids[n]) for n in sorted(nodes)]
+                changed = True
+                continue
+            group, old = by_id[gid], members[gid]
+            target[gid] = nodes
+            if group.kind == comp.kind and old == nodes:
+                continue
+            if group.kind != comp.kind:
+                group.kind = comp.kind
+                group.save(update_fields=["kind"])
+            add += [NodeGroupMember(group=group, spark_id=snap.spark_ids[n]) for n in sorted(nodes - old)]
+            drop += [member_ids[(gid, n)] for n in old - nodes]
+            changed = True
+        retire = [g for g in auto if g.pk not in target]
+        # A sub-group lives while its parent does and its nodes are still the parent's.
+        retire += [g for g in rows if g.parent_id is not None
+                   and not (g.parent_id in target and members[g.pk] and members[g.pk] <= target[g.parent_id])]
+        # Retiring is logged: bookings and plans name groups, and their owners
+        # need to see when and why a group went away.
+        for group in retire:
+            why = "its cabling is gone" if group.auto else "its nodes left the parent group, or the parent is gone"
+            change_record(actor=CABLING, action=Change.Action.DELETE, obj=group,
+                          before={"name": group.name, "kind": group.kind, "nodes": sorted(members[group.pk]),
+                                  "retired": why}, after=None)
+            changed = True
+        if retire:
+            NodeGroup.objects.filter(pk__in=[g.pk for g in retire]).update(retired_at=now)
+        if drop:
+            NodeGroupMember.objects.filter(pk__in=drop).delete()
+        if add:
+            NodeGroupMember.objects.bulk_create(add)
+    return changed
+
+
+def groups_sync_hook() -> None:
+    """The ``services.AFTER_CHANGE`` entry (hooks take no arguments)."""
+    groups_sync()
+
+
+# ---------------------------------------------------------------- sub-groups
+
+
+def live_group(group_id: Any) -> NodeGroup:
+    group = NodeGroup.objects.select_related("parent").filter(pk=group_id).first() \
+        if isinstance(group_id, int) else None
+    if group is None:
+        raise NotFound(f"no group with id {group_id!r}", "id")
+    if group.retired_at is not None:
+        raise NotFound(f"group {group.name} (id {group.pk}) was retired on {group.retired_at:%Y-%m-%d %H:%M}: "
+                       "its cabling is gone", "id")
+    return group
+
+
+def _name_errors(name: Any, group: NodeGroup | None) -> list[tuple[str, str]]:
+    if (msg := v.check_name(name)) is not None:
+        return [("name", msg)]
+    clash = NodeGroup.objects.filter(name=name, retired_at__isnull=True)
+    if group is not None:
+        clash = clash.exclude(pk=group.pk)
+    if clash.exists():
+        return [("name", f"a group named {name!r} already exists")]
+    return []
+
+
+def refuse_split(parent: NodeGroup) -> None:
+    """Raise unless ``parent`` is a live switched auto group that may be split."""
+    if not parent.auto:
+        raise InventoryError(f"{parent.name} is itself a sub-group; split its parent "
+                             f"{parent.parent.name if parent.parent else 'group'} instead", "parent")
+    if parent.kind in UNSPLITTABLE:
+        what = {"ring": "a ring", "chain": "a chain", "direct": "a direct pair"}[parent.kind]
+        raise NotSplittable(
+            "ring-not-splittable",
+            f"{parent.name} is {what}: every node carries its neighbours' traffic over the same cables, so no "
+            "part of it works on its own; book the whole group, or cable the Sparks to a switch to split them.",
+        )
+    if parent.kind != "switched":
+        raise NotSplittable(
+            "group-not-splittable",
+            f"{parent.name} is {parent.kind}, not switched: only Sparks on one switch can be split into "
+            "sub-groups; fix the cabling first.",
+        )
+
+
+def _few(names: list[str], limit: int = 6) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def subgroup_create(*, actor: Actor, parent: NodeGroup, name: Any, nodes: Any) -> NodeGroup:
+    """Name some of a switched group's Sparks as a sub-group (e.g. one experiment)."""
+    refuse_split(parent)
+    errors = _name_errors(name, None)
+    if not isinstance(nodes, list | tuple) or not nodes:
+        errors.append(("nodes", "name at least one Spark of the group"))
+        nodes = []
+    in_parent = set(NodeGroupMember.objects.filter(group=parent).values_list("spark__name", flat=True))
+    siblings = {
+        spark: sub for sub, spark in NodeGroupMember.objects.filter(
+            group__parent=parent, group__retired_at__isnull=True).values_list("group__name", "spark__name")
+    }
+    known = dict(Spark.objects.filter(name__in=[n for n in nodes if isinstance(n, str)]).values_list("name", "id"))
+    seen: set[str] = set()
+    for i, node in enumerate(nodes):
+        where = f"nodes[{i}]"
+        if not isinstance(node, str) or node not in known:
+            errors.append((where, f"no Spark is named {v._show(node)}"))
+        elif node in seen:
+            errors.append((where, f"{node} is named twice"))
+        elif node not in in_parent:
+            errors.append((where, f"{node} is not in group {parent.name} ({_few(sorted(in_parent))})"))
+        elif node in siblings:
+            errors.append((where, f"{node} is already in sub-group {siblings[node]} of {parent.name}"))
+        if isinstance(node, str):
+            seen.add(node)
+    if errors:
+        raise InventoryError(errors)
+    with transaction.atomic():
+        group = NodeGroup.objects.create(name=name, kind=parent.kind, parent=parent, auto=False)
+        NodeGroupMember.objects.bulk_create(NodeGroupMember(group=group, spark_id=known[n]) for n in sorted(seen))
+        change_record(actor=actor, action=Change.Action.CREATE, obj=group, before=None,
+                      after={"name": name, "kind": group.kind, "parent": parent.name, "nodes": sorted(seen)})
+    return group
+
+
+def group_rename(*, actor: Actor, group: NodeGroup, name: Any) -> NodeGroup:
+    errors = _name_errors(name, group)
+    if errors:
+        raise InventoryError(errors)
+    if name == group.name:
+        return group
+    with transaction.atomic():
+        old = group.name
+        group.name = name
+        group.save(update_fields=["name"])
+        change_record(actor=actor, action=Change.Action.UPDATE, obj=group, before={"name": old}, after={"name": name})
+    return group
+
+
+def subgroup_delete(*, actor: Actor, group: NodeGroup) -> None:
+    """Retire a sub-group (the row stays for the bookings that name it)."""
+    if group.auto:
+        raise InventoryError(
+            f"{group.name} follows the cabling and cannot be deleted; unplug its cables to dissolve it, "
+            "or delete one of its sub-groups", "id")
+    with transaction.atomic():
+        before = {"name": group.name, "kind": group.kind, "parent": group.parent.name if group.parent else None,
+                  "nodes": sorted(group.members.values_list("spark__name", flat=True))}
+        group.retired_at = timezone.now()
+        group.save(update_fields=["retired_at"])
+        change_record(actor=actor, action=Change.Action.DELETE, obj=group, before=before, after=None)
