@@ -4,6 +4,7 @@
 afterwards: existing rows are never overwritten) and, when the topology
 layer offers them, registers alerts as group findings and measured memory.
 """
+
 from __future__ import annotations
 
 from typing import Any

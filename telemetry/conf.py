@@ -4,6 +4,7 @@
 Only the *path* of the fleet's private SSH key is configuration; the key
 itself never enters the database, a page or a log line.
 """
+
 from __future__ import annotations
 
 import os

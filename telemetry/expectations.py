@@ -6,6 +6,7 @@ unless the cable type or the switch port is slower: a breakout leg gets half
 a breakout-capable port), and the Spark-to-Spark links whose two ends the
 MTU rule compares. A fixed number of queries however many Sparks.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

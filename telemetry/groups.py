@@ -5,6 +5,7 @@ The topology layer (``inventory.groups``) owns the hook lists; this module
 only appends to them, and does nothing while that module does not exist, so
 either side may land first.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -4,6 +4,7 @@ The private key is made once (ed25519, mode 0600) at ``conf.ssh_key_path()``
 with its public half beside it (``.pub``); nothing here reads the private key
 into anything but asyncssh.
 """
+
 from __future__ import annotations
 
 import os

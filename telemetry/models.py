@@ -9,6 +9,7 @@ the latest poll per node so the dashboard reads one row per node.
 An alert is open while ``ended_at`` is NULL; a partial unique constraint
 keeps one open alert per (node, code, objects).
 """
+
 from __future__ import annotations
 
 from typing import Any

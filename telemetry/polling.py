@@ -7,6 +7,7 @@ Nodes whose host key changed are not contacted at all until an admin
 accepts the new key. The database is not touched while SSH runs, so a slow
 node never holds a transaction open.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -30,8 +31,9 @@ def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str |
         .order_by("name")
     )
     held = list(
-        NodeState.objects.filter(spark_id__in=list(spark_ids), key_status=NodeState.KeyStatus.MISMATCH)
-        .values_list("spark__name", flat=True)
+        NodeState.objects.filter(spark_id__in=list(spark_ids), key_status=NodeState.KeyStatus.MISMATCH).values_list(
+            "spark__name", flat=True
+        )
     )
     targets, known = [], {}
     for spark in sparks:
@@ -65,4 +67,4 @@ def active_spark_ids() -> list[int]:
 
 
 def chunks(ids: list[int], size: int) -> list[list[int]]:
-    return [ids[i: i + size] for i in range(0, len(ids), size)]
+    return [ids[i : i + size] for i in range(0, len(ids), size)]

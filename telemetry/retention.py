@@ -7,6 +7,7 @@ memory); a bucket that already has an aggregate is merged by sample count,
 so running the task twice, or after a crash, never counts a poll twice.
 Rows a node keeps as its latest poll are kept whatever their age.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,8 +20,19 @@ from django.utils import timezone
 from telemetry import conf
 from telemetry.models import NodeAggregate, NodeSample, NodeState
 
-_FIELDS = ("at", "reachable", "mem_total_bytes", "mem_used_bytes", "mem_available_bytes", "gpu_util_pct",
-           "gpu_temp_c", "gpu_power_w", "load1", "twins_up", "twins")
+_FIELDS = (
+    "at",
+    "reachable",
+    "mem_total_bytes",
+    "mem_used_bytes",
+    "mem_available_bytes",
+    "gpu_util_pct",
+    "gpu_temp_c",
+    "gpu_power_w",
+    "load1",
+    "twins_up",
+    "twins",
+)
 
 
 @dataclass
@@ -102,15 +114,17 @@ def downsample(*, now: datetime | None = None) -> RetentionReport:
     for spark_id in spark_ids:
         with transaction.atomic():
             rows = list(
-                NodeSample.objects.filter(spark_id=spark_id, at__lt=raw_cutoff).exclude(pk__in=keep)
-                .order_by("at").values_list("pk", *_FIELDS)
+                NodeSample.objects.filter(spark_id=spark_id, at__lt=raw_cutoff)
+                .exclude(pk__in=keep)
+                .order_by("at")
+                .values_list("pk", *_FIELDS)
             )
             buckets: dict[datetime, list[tuple[Any, ...]]] = {}
             for row in rows:
                 buckets.setdefault(bucket_of(row[1]), []).append(row[1:])
             existing = {
-                a.bucket: a for a in NodeAggregate.objects.select_for_update().filter(
-                    spark_id=spark_id, bucket__in=list(buckets))
+                a.bucket: a
+                for a in NodeAggregate.objects.select_for_update().filter(spark_id=spark_id, bucket__in=list(buckets))
             }
             new = []
             for bucket, members in buckets.items():

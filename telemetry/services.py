@@ -6,6 +6,7 @@ killed, the database gone) leaves nothing behind, and the retried task
 starts clean. Storing is idempotent: a poll already stored (same node and
 start time) is skipped. Callers (tasks, commands, views, API) stay thin.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -46,8 +47,13 @@ class StoreReport:
     closed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"stored": self.stored, "skipped": self.skipped, "statuses": self.statuses,
-                "opened": self.opened, "closed": self.closed}
+        return {
+            "stored": self.stored,
+            "skipped": self.skipped,
+            "statuses": self.statuses,
+            "opened": self.opened,
+            "closed": self.closed,
+        }
 
 
 # ---------------------------------------------------------------- samples
@@ -92,20 +98,28 @@ def sample_of(row: NodeSample) -> Sample | None:
     """The stored row back as a health-rule Sample (only what the rules read)."""
     if not row.reachable or (row.mem_total_bytes is None and row.twins is None):
         return None
-    return Sample.from_dict({
-        "memory": None if row.mem_total_bytes is None else {
-            "total_bytes": row.mem_total_bytes, "available_bytes": row.mem_available_bytes or 0,
-            "used_bytes": row.mem_used_bytes or 0, "swap_total_bytes": row.swap_total_bytes,
-            "swap_free_bytes": row.swap_free_bytes, "psi_some_avg10": None, "psi_full_avg10": row.psi_full_avg10,
-        },
-        "gpu": None,
-        "processes": None,
-        "twins": row.twin_list if row.twins is not None else None,
-        "neighbours": None,
-        "uptime_s": row.uptime_s,
-        "load1": row.load1,
-        "errors": row.errors,
-    })
+    return Sample.from_dict(
+        {
+            "memory": None
+            if row.mem_total_bytes is None
+            else {
+                "total_bytes": row.mem_total_bytes,
+                "available_bytes": row.mem_available_bytes or 0,
+                "used_bytes": row.mem_used_bytes or 0,
+                "swap_total_bytes": row.swap_total_bytes,
+                "swap_free_bytes": row.swap_free_bytes,
+                "psi_some_avg10": None,
+                "psi_full_avg10": row.psi_full_avg10,
+            },
+            "gpu": None,
+            "processes": None,
+            "twins": row.twin_list if row.twins is not None else None,
+            "neighbours": None,
+            "uptime_s": row.uptime_s,
+            "load1": row.load1,
+            "errors": row.errors,
+        }
+    )
 
 
 # ---------------------------------------------------------------- alerts
@@ -116,8 +130,13 @@ def objects_key(objects: Iterable[str]) -> str:
 
 
 def _alerts_sync(
-    *, spark_id: int, alerts: Sequence[health.Alert], now: datetime, codes: frozenset[str] | None,
-    exclude_codes: frozenset[str] = frozenset(), report: StoreReport,
+    *,
+    spark_id: int,
+    alerts: Sequence[health.Alert],
+    now: datetime,
+    codes: frozenset[str] | None,
+    exclude_codes: frozenset[str] = frozenset(),
+    report: StoreReport,
 ) -> None:
     """Make the open alerts of one node (limited to ``codes``, or all but
     ``exclude_codes``) exactly ``alerts``: open new ones, refresh the rest, end
@@ -139,9 +158,18 @@ def _alerts_sync(
     if refreshed:
         Alert.objects.filter(pk__in=[open_now[k].pk for k in refreshed]).update(last_seen_at=now)
     new = [
-        Alert(spark_id=spark_id, code=a.code, severity=a.severity, objects_key=key[1], about=list(a.objects),
-              message=a.message, started_at=now, last_seen_at=now)
-        for key, a in wanted.items() if key not in open_now
+        Alert(
+            spark_id=spark_id,
+            code=a.code,
+            severity=a.severity,
+            objects_key=key[1],
+            about=list(a.objects),
+            message=a.message,
+            started_at=now,
+            last_seen_at=now,
+        )
+        for key, a in wanted.items()
+        if key not in open_now
     ]
     if new:
         Alert.objects.bulk_create(new)
@@ -176,11 +204,13 @@ def results_store(
             NodeState.objects.get_or_create(spark_id=spark_id)
         states = {
             s.spark_id: s
-            for s in NodeState.objects.select_for_update(of=("self",)).filter(spark_id__in=ids)
+            for s in NodeState.objects.select_for_update(of=("self",))
+            .filter(spark_id__in=ids)
             .select_related("spark", "latest")
         }
-        done = set(NodeSample.objects.filter(spark_id__in=ids, at__in=[r.at for r in results])
-                   .values_list("spark_id", "at"))
+        done = set(
+            NodeSample.objects.filter(spark_id__in=ids, at__in=[r.at for r in results]).values_list("spark_id", "at")
+        )
         expectations = expectations or expectations_for(ids)
         rows: list[NodeSample] = []
         for result in results:
@@ -191,11 +221,14 @@ def results_store(
             state = states[spark.pk]
             _host_key_note(state, result)
             alerts = health.evaluate_node(
-                spark.name, result, expectations.nodes.get(spark.name) or health.NodeExpectation(spark.name),
-                now=now, last_sample_at=state.last_sample_at, interval_s=interval,
+                spark.name,
+                result,
+                expectations.nodes.get(spark.name) or health.NodeExpectation(spark.name),
+                now=now,
+                last_sample_at=state.last_sample_at,
+                interval_s=interval,
             )
-            _alerts_sync(spark_id=spark.pk, alerts=alerts, now=now, codes=None, exclude_codes=LINK_CODES,
-                         report=report)
+            _alerts_sync(spark_id=spark.pk, alerts=alerts, now=now, codes=None, exclude_codes=LINK_CODES, report=report)
             status = health.node_status(alerts, result.reachable)
             rows.append(_sample_row(spark, result, status))
             state.last_poll_at = result.at
@@ -254,8 +287,9 @@ def _links_check(
         by_owner.setdefault(alert.objects[0].split(":")[0], []).append(alert)
     for (a, _), _b in links:  # the first end (in name order) owns the link's alerts
         if a in rows:
-            _alerts_sync(spark_id=rows[a].spark_id, alerts=by_owner.get(a, []), now=now, codes=LINK_CODES,
-                         report=report)
+            _alerts_sync(
+                spark_id=rows[a].spark_id, alerts=by_owner.get(a, []), now=now, codes=LINK_CODES, report=report
+            )
 
 
 # ---------------------------------------------------------------- stale nodes
@@ -277,8 +311,9 @@ def stale_check(*, now: datetime | None = None) -> StoreReport:
             .select_related("spark", "latest")
         )
         for state in states:
-            alerts = health.evaluate_node(state.spark.name, None, None, now=now,
-                                          last_sample_at=state.last_sample_at, interval_s=interval)
+            alerts = health.evaluate_node(
+                state.spark.name, None, None, now=now, last_sample_at=state.last_sample_at, interval_s=interval
+            )
             _alerts_sync(spark_id=state.spark_id, alerts=alerts, now=now, codes=frozenset({"stale"}), report=report)
         reachable = {st.spark_id: (st.latest.reachable if st.latest else None) for st in states}
         statuses = _status_from_open([st.spark_id for st in states], reachable)
@@ -303,9 +338,7 @@ def host_key_accept(*, actor: Actor, spark: Spark, key: str | None = None) -> No
         if chosen is None:
             raise TelemetryError(f"{spark.name} has not presented a host key yet: poll it first", "key")
         if key is not None and chosen != presented and chosen != normalize_key(state.host_key):
-            raise TelemetryError(
-                f"{spark.name} now presents another key than the one shown; review it again", "key"
-            )
+            raise TelemetryError(f"{spark.name} now presents another key than the one shown; review it again", "key")
         before = fingerprint(state.host_key)
         state.host_key = chosen
         state.presented_key = ""
@@ -316,12 +349,22 @@ def host_key_accept(*, actor: Actor, spark: Spark, key: str | None = None) -> No
             state.status = "unknown"  # until the next poll says more
         state.save()
         report = StoreReport()
-        _alerts_sync(spark_id=spark.pk, alerts=[], now=timezone.now(),
-                     codes=frozenset({"host-key-mismatch", "host-key-unknown"}), report=report)
+        _alerts_sync(
+            spark_id=spark.pk,
+            alerts=[],
+            now=timezone.now(),
+            codes=frozenset({"host-key-mismatch", "host-key-unknown"}),
+            report=report,
+        )
         Change.objects.create(
-            user=actor.user if getattr(actor.user, "pk", None) else None, username=actor.username,
-            source=actor.source, action=Change.Action.UPDATE, object_type="spark", object_id=spark.pk,
-            object_name=spark.name, diff={"host_key": [before or None, fingerprint(chosen)]},
+            user=actor.user if getattr(actor.user, "pk", None) else None,
+            username=actor.username,
+            source=actor.source,
+            action=Change.Action.UPDATE,
+            object_type="spark",
+            object_id=spark.pk,
+            object_name=spark.name,
+            diff={"host_key": [before or None, fingerprint(chosen)]},
         )
     return state
 

@@ -8,6 +8,7 @@ redelivered) and retries with backoff when the database is unavailable;
 storing is one transaction and idempotent, so a retry never half-writes or
 duplicates. ``check_stale`` and ``downsample`` keep health and storage tidy.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -46,16 +47,24 @@ def poll_chunk(ids: list[int]) -> dict[str, Any]:
 
 
 @shared_task(
-    name="telemetry.check_stale", acks_late=True, autoretry_for=(OperationalError,), retry_backoff=2,
-    max_retries=3, ignore_result=True,
+    name="telemetry.check_stale",
+    acks_late=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=2,
+    max_retries=3,
+    ignore_result=True,
 )
 def check_stale() -> dict[str, Any]:
     return services.stale_check().as_dict()
 
 
 @shared_task(
-    name="telemetry.downsample", acks_late=True, autoretry_for=(OperationalError,), retry_backoff=5,
-    max_retries=3, ignore_result=True,
+    name="telemetry.downsample",
+    acks_late=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=5,
+    max_retries=3,
+    ignore_result=True,
 )
 def downsample() -> dict[str, int]:
     report = retention.downsample()

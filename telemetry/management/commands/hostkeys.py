@@ -5,6 +5,7 @@
 trusts every key presented by a node that never had one accepted. A changed
 key (mismatch) is only ever accepted by name, never by ``--all``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -45,16 +46,21 @@ class Command(BaseCommand):
                 raise CommandError(str(exc)) from exc
             self.stdout.write(f"{spark.name}: accepted {fingerprint(state.host_key)}")
             return
-        first_use = NodeState.objects.filter(key_status=NodeState.KeyStatus.UNKNOWN, host_key="") \
-            .exclude(presented_key="").select_related("spark")
+        first_use = (
+            NodeState.objects.filter(key_status=NodeState.KeyStatus.UNKNOWN, host_key="")
+            .exclude(presented_key="")
+            .select_related("spark")
+        )
         accepted = 0
         for state in first_use:
             services.host_key_accept(actor=actor, spark=state.spark)
             self.stdout.write(f"{state.spark.name}: accepted {fingerprint(state.presented_key)}")
             accepted += 1
         held = NodeState.objects.filter(key_status=NodeState.KeyStatus.MISMATCH).count()
-        self.stdout.write(f"accepted {accepted} first-use keys"
-                          + (f"; {held} changed keys need 'hostkeys accept NAME' each" if held else ""))
+        self.stdout.write(
+            f"accepted {accepted} first-use keys"
+            + (f"; {held} changed keys need 'hostkeys accept NAME' each" if held else "")
+        )
 
     def _list(self) -> None:
         states = {s.spark_id: s for s in NodeState.objects.all()}

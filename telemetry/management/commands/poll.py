@@ -4,6 +4,7 @@
 whatever its status) and prints one line per node and a summary; without
 ``--once`` it repeats every FLEET_POLL_INTERVAL_S until interrupted.
 """
+
 from __future__ import annotations
 
 import time
@@ -59,5 +60,7 @@ class Command(BaseCommand):
                 note = f"host key {st.get_key_status_display().lower()}" + (f"; {note}" if note else "")
             self.stdout.write(f"{st.spark.name:<16} {st.status:<9} {memory:>16} {twins:>9}  {note[:90]}")
         summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-        self.stdout.write(f"polled {len(ids)} Sparks, stored {stored} samples in "
-                          f"{time.monotonic() - start:.1f} s: {summary or 'nothing'}")
+        self.stdout.write(
+            f"polled {len(ids)} Sparks, stored {stored} samples in "
+            f"{time.monotonic() - start:.1f} s: {summary or 'nothing'}"
+        )

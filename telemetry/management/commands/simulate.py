@@ -9,6 +9,7 @@ nodes accept. ``--trust`` records the simulated host keys as accepted for the
 inventory Sparks that point at these loopback ports (the simulator knows its
 own keys, so no admin review is needed for the demo).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -34,8 +35,11 @@ class Command(BaseCommand):
         which.add_argument("--nodes", type=int, help="serve N healthy nodes spark-01.., cabled in pairs")
         which.add_argument("--scenario", help="a YAML scenario file (see labs/demo-scenario.yaml)")
         parser.add_argument("--base-port", type=int, default=22200, help="with --nodes: node i listens on base+i")
-        parser.add_argument("--trust", action="store_true",
-                            help="record the simulated host keys as accepted for matching inventory Sparks")
+        parser.add_argument(
+            "--trust",
+            action="store_true",
+            help="record the simulated host keys as accepted for matching inventory Sparks",
+        )
         parser.add_argument("--slow-s", type=float, default=2.0, help="how late the 'slow' fault answers")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -54,17 +58,25 @@ class Command(BaseCommand):
         self.stdout.write(f"client key: {conf.ssh_key_path()} (public half in .pub)")
         host_keys = Path(settings.VAR_DIR) / "sim-hostkeys"
         try:
-            asyncio.run(run_fleet(nodes, authorized_client_key=public, host_key_dir=host_keys,
-                                  ready_callback=lambda eps: self._ready(eps, options["trust"]),
-                                  slow_s=options["slow_s"]))
+            asyncio.run(
+                run_fleet(
+                    nodes,
+                    authorized_client_key=public,
+                    host_key_dir=host_keys,
+                    ready_callback=lambda eps: self._ready(eps, options["trust"]),
+                    slow_s=options["slow_s"],
+                )
+            )
         except KeyboardInterrupt:
             self.stdout.write("simulated fleet stopped")
         except OSError as exc:
             raise CommandError(f"could not listen on {LOOPBACK}: {exc}") from exc
 
     async def _ready(self, endpoints: list[SimEndpoint], trust: bool) -> None:
-        self.stdout.write(f"serving {len(endpoints)} simulated Sparks on {LOOPBACK} "
-                          f"(ports {min(e.port for e in endpoints)}..{max(e.port for e in endpoints)})")
+        self.stdout.write(
+            f"serving {len(endpoints)} simulated Sparks on {LOOPBACK} "
+            f"(ports {min(e.port for e in endpoints)}..{max(e.port for e in endpoints)})"
+        )
         if trust:
             names = await sync_to_async(self._trust)(endpoints)
             self.stdout.write(f"host keys recorded as accepted for {len(names)} inventory Sparks")
@@ -73,8 +85,6 @@ class Command(BaseCommand):
     def _trust(self, endpoints: list[SimEndpoint]) -> list[str]:
         # Only Sparks the inventory points at this very loopback port: a real
         # node of the same name elsewhere never inherits a simulated key.
-        matching = set(
-            Spark.objects.filter(ssh_host__in=[LOOPBACK, "localhost"]).values_list("name", "ssh_port")
-        )
+        matching = set(Spark.objects.filter(ssh_host__in=[LOOPBACK, "localhost"]).values_list("name", "ssh_port"))
         keys = {e.name: e.host_key for e in endpoints if (e.name, e.port) in matching}
         return services.host_keys_record(actor=Actor(source="command"), keys=keys)

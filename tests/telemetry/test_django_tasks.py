@@ -1,0 +1,71 @@
+"""Celery tasks: the fan-out in chunks, stale checks and retention as called
+by beat, the beat schedule rows, and one real round trip through the
+configured broker (filesystem by default, Redis in CI) to a worker."""
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+from django_celery_beat.models import PeriodicTask
+
+from fleet.celery import app
+from inventory.models import Spark
+from inventory.services import Actor, spark_update
+from telemetry import tasks
+from telemetry.models import NodeSample
+from telemetry.simulator import SimNode
+from tests.telemetry import django_sim
+from tests.telemetry.django_sim import ids, sim_lab
+
+fleet_key = django_sim.fleet_key  # the fixture, shared with the other Django-side telemetry tests
+
+
+@pytest.mark.django_db
+def test_poll_fleet_splits_active_sparks_into_chunks(import_lab, settings, monkeypatch):
+    import_lab("demo.yaml")
+    spark_update(actor=Actor(source="command"), spark=Spark.objects.get(name="spark-03"), status="retired")
+    settings.FLEET_POLL_CHUNK = 5
+    settings.FLEET_POLL_INTERVAL_S = 30
+    sent = []
+    monkeypatch.setattr(tasks.poll_chunk, "apply_async", lambda args, **kw: sent.append((args[0], kw)))
+    assert tasks.poll_fleet() == 4
+    chunks = [ids_ for ids_, _ in sent]
+    assert [len(c) for c in chunks] == [5, 5, 5, 1]
+    flat = [i for c in chunks for i in c]
+    assert sorted(flat) == sorted(Spark.objects.exclude(name="spark-03").values_list("pk", flat=True))
+    assert all(kw["expires"] == 30 for _, kw in sent)  # a round not started in time is dropped
+
+
+@pytest.mark.django_db
+def test_beat_schedule_rows_exist_and_are_editable():
+    rows = {p.task: p for p in PeriodicTask.objects.filter(task__startswith="telemetry.")}
+    assert set(rows) == {"telemetry.poll_fleet", "telemetry.check_stale", "telemetry.downsample"}
+    assert rows["telemetry.downsample"].interval.every == 3600
+    rows["telemetry.poll_fleet"].enabled = False
+    rows["telemetry.poll_fleet"].save()
+    from telemetry.apps import schedule_create
+
+    schedule_create()  # runs after every migrate: must not undo an admin's change
+    assert not PeriodicTask.objects.get(task="telemetry.poll_fleet").enabled
+
+
+@pytest.mark.django_db
+def test_check_stale_and_downsample_tasks_run_eagerly():
+    assert tasks.check_stale.apply().successful()
+    assert tasks.downsample.apply().get() == {"folded": 0, "buckets": 0, "aggregates_deleted": 0}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_chunk_sent_through_the_broker_is_polled_and_stored_by_a_worker(fleet_key, tmp_path, settings):
+    from celery.contrib.testing.worker import start_worker
+
+    queue = f"telemetry-test-{uuid.uuid4().hex[:8]}"  # never steal another run's messages
+    with sim_lab([SimNode("spark-a"), SimNode("spark-b")], fleet_key, tmp_path, settings):
+        targets = ids("spark-a", "spark-b")
+        with start_worker(app, pool="solo", perform_ping_check=False, queues=[queue], shutdown_timeout=15):
+            tasks.poll_chunk.apply_async((targets,), queue=queue)
+            deadline = time.monotonic() + 15
+            while NodeSample.objects.count() < 2 and time.monotonic() < deadline:
+                time.sleep(0.2)
+    assert sorted(NodeSample.objects.values_list("spark__name", flat=True)) == ["spark-a", "spark-b"]
