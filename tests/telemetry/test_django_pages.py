@@ -1,0 +1,186 @@
+"""Telemetry pages, API and /metrics, read from stored polls with the
+simulated fleet already stopped: nothing here may touch SSH."""
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.test import Client
+
+from telemetry import poller
+from telemetry.models import Alert, NodeState
+from telemetry.polling import poll_and_store
+from telemetry.simulator import SimNode
+from tests.conftest import ApiClient
+from tests.telemetry import django_sim
+from tests.telemetry.django_sim import ids, sim_lab
+
+fleet_key = django_sim.fleet_key
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def polled(fleet_key, tmp_path, settings, monkeypatch):
+    """Three Sparks polled twice (one with a down twin, one unreachable), then the simulator stopped."""
+    nodes = [
+        SimNode("spark-01", cabled_ports={"p0": ("spark-02", "p0")}, faults={"twin-down"}),
+        SimNode("spark-02", cabled_ports={"p0": ("spark-01", "p0")}),
+        SimNode("spark-03", faults={"down"}),
+    ]
+    with sim_lab(nodes, fleet_key, tmp_path, settings):
+        poll_and_store(spark_ids=ids("spark-01", "spark-02", "spark-03"))
+        poll_and_store(spark_ids=ids("spark-01", "spark-02", "spark-03"))
+
+    def no_ssh(*args, **kwargs):
+        raise AssertionError("a page or API call tried to reach a node over SSH")
+
+    for name in ("poll_nodes", "poll_nodes_sync", "fetch_host_key"):
+        monkeypatch.setattr(poller, name, no_ssh)
+    monkeypatch.setattr("telemetry.polling.poll_nodes_sync", no_ssh)
+
+
+def test_dashboard_shows_every_node_from_stored_polls(polled, admin_client):
+    page = admin_client.get("/telemetry/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'hx-trigger="every 5s"' in html
+    tile = re.search(r'id="tile-spark-01".*?</a>', html, re.S).group(0)
+    assert 'data-status="degraded"' in tile and "link-down" in tile and "twins 1/2" in tile
+    assert 'data-status="down"' in re.search(r'id="tile-spark-03".*?</a>', html, re.S).group(0)
+    # htmx asks for the partial only: no layout around it.
+    partial = admin_client.get("/telemetry/", headers={"HX-Request": "true"}).content.decode()
+    assert partial.lstrip().startswith('<div id="fleet"') and "<html" not in partial
+
+
+def test_home_shows_the_health_summary_and_the_spark_page_links_telemetry(polled, admin_client):
+    home = admin_client.get("/").content.decode()
+    assert 'id="health-summary"' in home and "open alerts" in home
+    spark = admin_client.get("/sparks/spark-01/").content.decode()
+    assert 'href="/telemetry/nodes/spark-01/"' in spark and "degraded" in spark
+
+
+def test_node_page_has_charts_twins_and_host_key(polled, admin_client):
+    html = admin_client.get("/telemetry/nodes/spark-01/?range=6h").content.decode()
+    assert html.count("<svg") >= 3 and "<polyline" in html
+    assert "enP2p1s0f0np0" in html and "spark-02:p0 at 200 Gb/s" in html
+    assert "Verified" in html and "SHA256:" in html
+    assert admin_client.get("/telemetry/nodes/nope/").status_code == 404
+    # A node never answering still renders, with an empty chart.
+    assert "no samples in this range" in admin_client.get("/telemetry/nodes/spark-03/").content.decode()
+
+
+def test_alerts_page_filters_and_members_acknowledge(polled, users):
+    member, viewer = Client(), Client()
+    member.force_login(users["member"])
+    viewer.force_login(users["viewer"])
+    rows = viewer.get("/telemetry/alerts/?state=open&code=unreachable",
+                      headers={"HX-Request": "true", "HX-Target": "rows"}).content.decode()
+    assert rows.lstrip().startswith('<div id="rows">')  # the filter form swaps only the rows
+    assert "spark-03" in rows and "link-down" not in rows and "Acknowledge</button>" not in rows
+    assert "spark-01" in viewer.get("/telemetry/alerts/?state=all&node=spark-01").content.decode()
+    alert = Alert.objects.get(code="unreachable")
+    assert viewer.post(f"/telemetry/alerts/{alert.pk}/ack/").status_code == 403
+    response = member.post(f"/telemetry/alerts/{alert.pk}/ack/", {"next": "https://evil.example/"})
+    assert response.status_code == 302 and response["Location"] == "/telemetry/alerts/"
+    alert.refresh_from_db()
+    assert alert.acknowledged_by_name == "member1" and alert.acknowledged_at is not None
+
+
+def test_accepting_a_host_key_is_admin_only_and_needs_csrf(polled, users):
+    state = NodeState.objects.get(spark__name="spark-02")
+    state.key_status = "mismatch"
+    state.presented_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOoGJ2Eqy5bz9jsXvnHL3d64i6Vp7B53N2m8lbqNPYpb"
+    state.save()
+    url = "/telemetry/nodes/spark-02/hostkey/accept/"
+    member = Client()
+    member.force_login(users["member"])
+    assert member.post(url, {"key": state.presented_key}).status_code == 403
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(users["lab-admin"])
+    assert strict.post(url, {"key": state.presented_key}).status_code == 403  # no CSRF token
+    admin = Client()
+    admin.force_login(users["lab-admin"])
+    assert "Accept this host key" in admin.get("/telemetry/nodes/spark-02/").content.decode()
+    assert admin.post(url, {"key": "ssh-ed25519 AAAAother"}).status_code == 302
+    assert NodeState.objects.get(spark__name="spark-02").key_status == "mismatch"  # not the key shown
+    admin.post(url, {"key": state.presented_key})
+    after = NodeState.objects.get(spark__name="spark-02")
+    assert (after.key_status, after.host_key, after.host_key_accepted_by) == ("ok", state.presented_key, "admin1")
+
+
+# ------------------------------------------------------------------ API
+
+
+def test_api_latest_sample_has_the_documented_fields(polled, api_viewer):
+    body = api_viewer.get("/api/sparks/spark-01/telemetry").json()
+    assert set(body) >= {"at", "reachable", "memory", "gpu", "twins", "errors"}
+    assert set(body["memory"]) == {"total_bytes", "available_bytes", "used_bytes", "swap_total_bytes",
+                                   "swap_free_bytes"}
+    assert set(body["gpu"]) == {"util_pct", "temp_c", "power_w"}
+    twin = body["twins"][0]
+    assert set(twin) == {"name", "port", "rdma", "up", "speed_mbps", "mtu", "addresses"}
+    assert twin["port"] in ("p0", "p1") and isinstance(twin["addresses"], list)
+    assert datetime.fromisoformat(body["at"]).tzinfo is not None
+    down = api_viewer.get("/api/sparks/spark-03/telemetry").json()
+    assert down["reachable"] is False and down["memory"] is None and down["errors"] == ["connection refused"]
+
+
+def test_api_history_and_bad_times(polled, api_viewer):
+    start = (datetime.now(UTC) - timedelta(hours=1)).isoformat()  # "+00:00": sent unencoded on purpose
+    body = api_viewer.get(f"/api/sparks/spark-02/telemetry?from={start}").json()
+    assert len(body["samples"]) == 2 and body["samples"][0]["at"] < body["samples"][1]["at"]
+    assert body["aggregates"] == []
+    for query, field in (("from=yesterday", "from"), ("from=2026-01-01T00:00:00", "from"),
+                         (f"from={start}&to=2000-01-01T00:00:00Z", "to"), ("to=2026-01-01T00:00:00Z", "from")):
+        bad = api_viewer.get(f"/api/sparks/spark-02/telemetry?{query}")
+        assert bad.status_code in (400, 422), query
+        assert bad.json()["errors"][0]["path"] == field, query
+    assert api_viewer.get("/api/sparks/nope/telemetry").status_code == 404
+
+
+def test_api_health_and_alerts(polled, api_viewer, api_member):
+    health = api_viewer.get("/api/sparks/spark-01/health").json()
+    assert health["status"] == "degraded"
+    assert {a["code"] for a in health["alerts"]} == {"link-down", "single-half"}
+    assert all(set(a) >= {"code", "since", "message"} for a in health["alerts"])
+    listed = api_viewer.get("/api/alerts?open=true").json()
+    assert listed["count"] == 3 and all(a["open"] for a in listed["items"])
+    assert api_viewer.get("/api/alerts?open=false").json()["count"] == 0
+    alert_id = listed["items"][0]["id"]
+    assert api_viewer.post(f"/api/alerts/{alert_id}/ack").status_code == 403
+    acked = api_member.post(f"/api/alerts/{alert_id}/ack").json()
+    assert acked["acknowledged_by"] == "member1"
+    assert ApiClient(None).get("/api/alerts").status_code == 401
+
+
+# ------------------------------------------------------------------ /metrics
+
+
+def test_metrics_exposition(polled, settings):
+    settings.FLEET_METRICS_TOKEN = ""
+    response = Client().get("/metrics")  # no login needed for scraping
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/plain; version=0.0.4")
+    text = response.content.decode()
+    families = re.findall(r"^# TYPE (\S+) (\S+)$", text, re.M)
+    assert ("fleet_node_up", "gauge") in families and ("fleet_alerts_open", "gauge") in families
+    for name, _ in families:
+        assert f"# HELP {name} " in text
+    assert 'fleet_node_up{node="spark-03"} 0' in text
+    assert 'fleet_node_health{node="spark-01",status="degraded"} 1' in text
+    assert 'fleet_twin_up{node="spark-01",port="p0",twin="enP2p1s0f0np0"} 0' in text
+    assert 'fleet_twin_speed_bits_per_second{node="spark-02",port="p0",twin="enp1s0f0np0"} 200000000000' in text
+    assert re.search(r'^fleet_node_memory_used_bytes\{node="spark-02"\} \d+$', text, re.M)
+    assert 'fleet_alerts_open{code="unreachable",severity="critical"} 1' in text
+    sample = re.compile(r'^[a-z_]+(\{([a-z_]+="([^"\\]|\\.)*",?)*\})? -?[0-9.e+]+$')
+    assert all(sample.match(line) for line in text.splitlines() if not line.startswith("#"))
+
+
+def test_metrics_token_and_label_escaping(polled, settings):
+    from telemetry.metrics import escape
+
+    assert escape('a"b\\c\nd') == 'a\\"b\\\\c\\nd'
+    settings.FLEET_METRICS_TOKEN = "s3cret"
+    assert Client().get("/metrics").status_code == 401
+    assert Client().get("/metrics", headers={"Authorization": "Bearer nope"}).status_code == 401
+    assert Client().get("/metrics", headers={"Authorization": "Bearer s3cret"}).status_code == 200
