@@ -1,0 +1,166 @@
+"""The SVG drawings, without a database: valid XML for every kind and every
+size from 2 to 64 Sparks, no two boxes on top of each other, every name
+escaped, a hover title on every Spark and cable, colours by link speed; the
+memory chart says "unknown" instead of drawing zero."""
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from inventory import diagram, memory_chart
+from inventory.topology import Finding, Group, Link, Memory, analyse
+from tests.inventory import test_topology as t
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def parse(svg: str) -> ET.Element:
+    return ET.fromstring(svg)
+
+
+def nodes_of(root: ET.Element) -> list[ET.Element]:
+    return [g for g in root.iter(f"{NS}g") if g.get("class") == "node"]
+
+
+def links_of(root: ET.Element) -> list[ET.Element]:
+    return [g for g in root.iter(f"{NS}g") if g.get("class") == "link"]
+
+
+def only_group(lab_in) -> Group:
+    groups = [g for g in analyse(lab_in) if g.nodes]
+    assert len(groups) == 1
+    return groups[0]
+
+
+def switched(n: int) -> Group:
+    """n Sparks on a 32-port 400G switch, two per port by breakout."""
+    return only_group(t.switched(n, t.switch("sw-1", 32, 400, True)))
+
+
+def ring(n: int, slow: int | None = None) -> Group:
+    """A ring; with ``slow``, the cable after that Spark is a 100G QSFP28."""
+    base = t.ring(n)
+    if slow is None:
+        return only_group(base)
+    cables = tuple(t.cable(c.key, f"{c.ends[0].device}:{c.ends[0].port}", f"{c.ends[1].device}:{c.ends[1].port}",
+                           "qsfp28-dac" if i == slow else c.type) for i, c in enumerate(base.cables))
+    return only_group(type(base)(base.nodes, base.switches, cables))
+
+
+def chain(n: int) -> Group:
+    return only_group(t.chain(n))
+
+
+def boxes(root: ET.Element) -> list[tuple[float, float, float, float]]:
+    out = []
+    for g in nodes_of(root):
+        r = g.find(f"{NS}rect")
+        assert r is not None
+        out.append((float(r.get("x")), float(r.get("y")), float(r.get("width")), float(r.get("height"))))
+    return out
+
+
+def assert_legible(group: Group) -> None:
+    svg = diagram.render(group)
+    root = parse(svg)
+    width, height = float(root.get("width")), float(root.get("height"))
+    found = boxes(root)
+    assert len(found) == len(group.nodes)
+    for x, y, w, h in found:
+        assert 0 <= x and x + w <= width and 0 <= y and y + h <= height
+    for i, (x, y, w, h) in enumerate(found):
+        for x2, y2, w2, h2 in found[i + 1:]:
+            assert x + w <= x2 or x2 + w2 <= x or y + h <= y2 or y2 + h2 <= y, "two boxes overlap"
+    # Every Spark and every cable has a hover title naming it.
+    assert sorted(g.find(f"{NS}title").text.split("\n")[0] for g in nodes_of(root)) == sorted(group.nodes)
+    titles = [g.find(f"{NS}title").text for g in links_of(root)]
+    assert len(titles) == len(group.links)
+    assert all(link.cable in t for link, t in zip(group.links, titles, strict=True))
+    # Legible at the page's width: the drawing is at most ~1,300 px wide and its text at least 10 px.
+    assert width <= 1300
+    assert min(float(t.get("font-size")) for t in root.iter(f"{NS}text")) >= 10
+
+
+@pytest.mark.parametrize("n", range(1, 65))
+def test_switched_groups_from_1_to_64_stay_legible(n):
+    assert_legible(switched(n))
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 8, 12, 13, 16, 31, 64])
+def test_rings_and_chains_stay_legible(n):
+    assert_legible(ring(n))
+    assert_legible(chain(n))
+
+
+def test_every_kind_renders():
+    pair = only_group(t.direct_pair())
+    single = only_group(t.lab(t.spark("solo")))
+    irregular = only_group(t.lab(*(t.spark(x) for x in "abcd"), t.crs804(),
+                                 t.cable("c1", "a:p0", "b:p0"), t.cable("c2", "b:p1", "c:p0"),
+                                 t.cable("c3", "c:p1", "sw-1:1"), t.cable("c4", "d:p0", "sw-1:2")))
+    two_switches = only_group(t.lab(t.spark("a"), t.spark("b"), t.crs804("sw-1"), t.crs804("sw-2"),
+                                    t.cable("c1", "a:p0", "sw-1:1"), t.cable("c2", "b:p0", "sw-1:2"),
+                                    t.cable("c3", "a:p1", "sw-2:1"), t.cable("c4", "b:p1", "sw-2:2")))
+    every = (pair, single, irregular, two_switches, ring(4), chain(3), switched(8))
+    assert {g.kind for g in every} == {"direct", "single", "irregular", "switched", "ring", "chain"}
+    for g in every:
+        assert_legible(g)
+        drawn = [s for s in parse(diagram.render(g)).iter(f"{NS}g") if s.get("class") == "switch"]
+        assert len(drawn) == len(g.switches)
+
+
+def test_names_are_escaped_even_though_validation_forbids_them():
+    evil = '<script>alert("x")</script>&'
+    g = Group((evil, "b"), "direct", (evil, "b"), (), (Link(f"{evil}:p0", "b:p0", "c&<1", 200, ""),),
+              Memory(124, 248, 248, 546), 24.0, (Finding("slow-cable", "warning", "m", (evil,)),))
+    svg = diagram.render(g, notes={evil: "<b>128 GB</b>"})
+    assert "<script>" not in svg and "<b>" not in svg
+    root = parse(svg)  # still well-formed XML
+    assert any(evil in (t.text or "") for t in root.iter(f"{NS}title"))
+    assert 'href="/sparks/&lt;script&gt;' in svg
+
+
+def test_links_are_coloured_by_speed_and_dashed_when_a_finding_names_them():
+    g = ring(4, slow=2)
+    root = parse(diagram.render(g))
+    strokes = {}
+    for link_el, link in zip(links_of(root), g.links, strict=True):
+        visible = link_el.findall(f"{NS}path")[-1]
+        strokes[link.cable] = (link.gbps, visible.get("stroke"), visible.get("stroke-dasharray"))
+    assert sorted(set(strokes.values()), key=str) == sorted(
+        {(200, diagram.GREEN, None), (100, diagram.AMBER, "7 5")}, key=str)
+    assert diagram.link_colour(40) == diagram.link_colour(10) == diagram.RED
+    assert diagram.link_colour(0) == diagram.GREY
+
+
+def test_odd_groups_never_crash_the_drawing():
+    lone = Group(("x",), "ring", ("x",), (), (), Memory(0, 0, 0, 0), 0.0, ())
+    nothing = Group((), "irregular", (), (), (), Memory(0, 0, 0, 0), 0.0, ())
+    dangling = Group(("a", "b"), "chain", ("a", "b"), (), (Link("a:p0", "ghost:p0", "c1", 200, ""),),
+                     Memory(0, 0, 0, 0), 0.0, ())
+    for g in (lone, nothing, dangling):
+        parse(diagram.render(g))
+
+
+# ---------------------------------------------------------------- memory chart
+
+
+def test_memory_chart_draws_unknown_as_unknown_and_the_pool_as_distributed():
+    bars = [memory_chart.Bar("a", 128, 4, None), memory_chart.Bar("b", 64, 4, 20.0)]
+    svg = memory_chart.render(bars, pooled_gb=184, local_gb=124, uid="7")
+    root = parse(svg)
+    titles = [t.text for t in root.iter(f"{NS}title")]
+    assert "a: 128 GB total · 4 GB OS reserve · used unknown (no telemetry yet) · free unknown" in titles
+    assert "b: 64 GB total · 4 GB OS reserve · used 20 GB · free 40 GB" in titles
+    assert "pooled: 184 GB across 2 machines — not one machine's memory" in titles
+    assert 'fill="url(#hatch-7)"' in svg and memory_chart.USED in svg
+    assert re.search(r'<rect[^>]*fill="#2f6fde"', svg)  # a used segment for b only
+
+
+@pytest.mark.parametrize("n", [1, 2, 8, 9, 32, 64])
+def test_memory_chart_is_valid_at_any_size(n):
+    bars = [memory_chart.Bar(f"node-{i:02d}", 128, 4, None) for i in range(n)]
+    root = parse(memory_chart.render(bars, pooled_gb=124.0 * n, local_gb=124))
+    assert len([g for g in root.iter(f"{NS}g") if g.get("class") == "mem-node"]) == n
