@@ -1,0 +1,246 @@
+"""Reads of node groups: each live group with the engine's description of it
+(kind, links, memory, findings), its sub-groups, and memory per node.
+
+One overview costs a constant number of queries whatever the fleet's size:
+five for the lab (``groups.lab_read``) and two for the groups and their
+members. If the groups lag the cabling (rows written around the services,
+or a database that predates groups) the overview syncs them first.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from .groups import (
+    GROUP_FINDING_PROVIDERS,
+    NODE_MEMORY_USED,
+    LabSnapshot,
+    groups_sync,
+    lab_read,
+    live_group,
+    live_members,
+)
+from .models import NodeGroup
+from .topology import CableIn, Finding, Group, LabIn, Memory, analyse
+
+_RANK = {"error": 0, "warning": 1, "info": 2}
+# Memory sizes are binary (a "128 GB" Spark holds 128 GiB); telemetry reports bytes.
+BYTES_PER_GB = 1024**3
+
+
+@dataclass
+class GroupView:
+    row: NodeGroup
+    result: Group  # the engine's group; for a sub-group, its Sparks analysed on their own
+    findings: tuple[Finding, ...]  # the engine's plus the providers' (telemetry alerts)
+    subgroups: list[GroupView] = field(default_factory=list)
+    parent: NodeGroup | None = None
+
+    @property
+    def id(self) -> int:
+        return self.row.pk
+
+    @property
+    def severities(self) -> dict[str, int]:
+        counts: dict[str, int] = defaultdict(int)
+        for f in self.findings:
+            counts[f.severity] += 1
+        return {s: counts[s] for s in ("error", "warning", "info") if counts[s]}
+
+    @property
+    def free_nodes(self) -> list[str]:
+        """Nodes in no sub-group yet: what a new sub-group may take."""
+        taken = {n for sub in self.subgroups for n in sub.result.nodes}
+        return [n for n in self.result.nodes if n not in taken]
+
+
+@dataclass
+class NodeMemory:
+    name: str
+    total_gb: float  # the catalogue's nominal unified memory
+    reserve_gb: float  # taken by the OS before any model loads (domain doc: 3 to 4 GB)
+    used_gb: float | None  # measured by telemetry; None = unknown, never 0
+    group: str = ""
+
+    @property
+    def free_gb(self) -> float | None:
+        if self.used_gb is None:
+            return None
+        return max(0.0, self.total_gb - self.reserve_gb - self.used_gb)
+
+
+@dataclass
+class Overview:
+    groups: list[GroupView]  # live auto groups, in the engine's order, with their sub-groups
+    loose: list[Group]  # switches without Sparks, findings tied to no device
+    snapshot: LabSnapshot
+
+    def all(self, *, include_subgroups: bool = True) -> list[GroupView]:
+        out = []
+        for view in self.groups:
+            out.append(view)
+            if include_subgroups:
+                out.extend(view.subgroups)
+        return out
+
+    def find(self, group_id: int) -> GroupView | None:
+        return next((v for v in self.all() if v.id == group_id), None)
+
+
+def _in_sync(components: list[Group], rows: list[NodeGroup], members: dict[int, set[str]]) -> bool:
+    auto = {g.pk: g for g in rows if g.auto}
+    owner = {n: gid for gid in auto for n in members[gid]}
+    seen: set[int] = set()
+    for comp in components:
+        gid = owner.get(comp.nodes[0])
+        if gid is None or gid in seen or members[gid] != set(comp.nodes) or auto[gid].kind != comp.kind:
+            return False
+        seen.add(gid)
+    if len(seen) != len(auto):
+        return False
+    return all(
+        g.parent_id in auto and members[g.pk] and members[g.pk] <= members[g.parent_id]
+        for g in rows if g.parent_id is not None
+    )
+
+
+def groups_overview() -> Overview:
+    snap = lab_read()
+    analysed = snap.analyse()
+    components = [g for g in analysed if g.nodes]
+    rows, members, _ = live_members()
+    if not _in_sync(components, rows, members):
+        try:
+            with transaction.atomic():
+                groups_sync(snapshot=snap)
+        except IntegrityError:
+            pass  # a concurrent request synced the same change first
+        rows, members, _ = live_members()
+    by_id = {g.pk: g for g in rows}
+    owner = {n: g.pk for g in rows if g.auto for n in members[g.pk]}
+    views: dict[int, GroupView] = {}
+    for comp in components:
+        gid = owner.get(comp.nodes[0])
+        if gid is not None and gid not in views:
+            views[gid] = GroupView(by_id[gid], comp, comp.findings)
+    cables = _cables_by_device(snap.lab)
+    for sub in rows:
+        parent = views.get(sub.parent_id) if sub.parent_id else None
+        if parent is None:
+            continue
+        result = _sub_result(snap, parent.result, sorted(members[sub.pk]), cables)
+        parent.subgroups.append(GroupView(sub, result, result.findings, parent=parent.row))
+    ordered = list(views.values())
+    for view in ordered:
+        view.subgroups.sort(key=lambda v: v.row.name)
+    overview = Overview(ordered, [g for g in analysed if not g.nodes], snap)
+    _add_provider_findings(overview)
+    return overview
+
+
+def group_detail(group_id: int) -> tuple[GroupView, Overview]:
+    """One live group (auto or sub-group) and the overview it was read from."""
+    overview = groups_overview()
+    view = overview.find(group_id)
+    if view is None:
+        live_group(group_id)  # raises NotFound, naming a retired group as such
+        raise AssertionError("a live group missing from the overview")  # pragma: no cover
+    return view, overview
+
+
+def _add_provider_findings(overview: Overview) -> None:
+    """One call per provider for the whole fleet (constant queries), then each
+    finding to every group whose nodes it names."""
+    if not GROUP_FINDING_PROVIDERS:
+        return
+    names = [n.name for n in overview.snapshot.lab.nodes]
+    by_node: dict[str, list[Finding]] = defaultdict(list)
+    for provider in GROUP_FINDING_PROVIDERS:
+        for finding in provider(None, names):
+            for device in dict.fromkeys(obj.rsplit(":", 1)[0] for obj in finding.objects):
+                by_node[device].append(finding)
+    for view in overview.all():
+        extra = list(dict.fromkeys(f for n in view.result.nodes for f in by_node.get(n, [])))
+        if extra:
+            view.findings = tuple(sorted((*view.findings, *extra), key=lambda f: _RANK.get(f.severity, 3)))
+
+
+def _cables_by_device(lab: LabIn) -> dict[str, list[CableIn]]:
+    out: dict[str, list[CableIn]] = defaultdict(list)
+    for cable in lab.cables:
+        for end in cable.ends:
+            out[end.device].append(cable)
+    return out
+
+
+def _sub_result(snap: LabSnapshot, parent: Group, nodes: list[str], cables: dict[str, list[CableIn]]) -> Group:
+    """A sub-group analysed on its own: its Sparks, the parent's switches and
+    only the cable ends that reach them (a breakout keeps its trunk)."""
+    keep, switches = set(nodes), set(parent.switches)
+    picked: dict[int, CableIn] = {}
+    for node in nodes:
+        for cable in cables.get(node, []):
+            ends = tuple(e for e in cable.ends if e.device in keep or e.device in switches)
+            if len(ends) >= 2 and (not cable.breakout or ends[0] == cable.ends[0]):
+                picked[id(cable)] = CableIn(cable.key, cable.type, cable.speed_gbps, cable.breakout,
+                                            cable.coded_for, ends)
+    lab = LabIn(tuple(n for n in snap.lab.nodes if n.name in keep),
+                tuple(s for s in snap.lab.switches if s.name in switches), tuple(picked.values()))
+    found = [g for g in analyse(lab, os_reserve_gb=settings.FLEET_OS_RESERVE_GB) if g.nodes]
+    if len(found) == 1:
+        return found[0]
+    return _merged(found)
+
+
+def _merged(parts: list[Group]) -> Group:
+    """Sparks of a sub-group that no longer reach each other without the rest
+    of the parent: shown as one irregular group, never a crash."""
+    nodes = tuple(sorted(n for g in parts for n in g.nodes))
+    if not nodes:
+        return Group((), "irregular", (), (), (), Memory(0.0, 0.0, 0.0, 0.0), 0.0, ())
+    usable_min = min(g.memory.symmetric_gb / len(g.nodes) for g in parts)
+    memory = Memory(max(g.memory.local_gb for g in parts), sum(g.memory.pooled_gb for g in parts),
+                    usable_min * len(nodes), sum(g.memory.bandwidth_gbs for g in parts))
+    findings = tuple(f for g in parts for f in g.findings)
+    return Group(nodes, "irregular", nodes, tuple(sorted({s for g in parts for s in g.switches})),
+                 tuple(link for g in parts for link in g.links), memory, 0.0, findings)
+
+
+def node_memory(overview: Overview) -> dict[str, NodeMemory]:
+    """Memory per node: nominal total, OS reserve, used from telemetry (or unknown)."""
+    names = [n.name for n in overview.snapshot.lab.nodes]
+    used: dict[str, int | None] = {}
+    for provider in NODE_MEMORY_USED:
+        for name, value in provider(names).items():
+            if value is not None:
+                used[name] = value
+    group_of = {n: v.row.name for v in overview.groups for n in v.result.nodes}
+    reserve = float(settings.FLEET_OS_RESERVE_GB)
+    out = {}
+    for name in names:
+        total = float(overview.snapshot.memory_gb.get(name, 0))
+        raw = used.get(name)
+        out[name] = NodeMemory(name, total, min(reserve, total),
+                               None if raw is None else raw / BYTES_PER_GB, group_of.get(name, ""))
+    return out
+
+
+def group_out(view: GroupView) -> dict[str, Any]:
+    """A group as the API shows it: exactly these keys."""
+    g = view.result
+    return {
+        "id": view.id,
+        "name": view.row.name,
+        "kind": g.kind,
+        "nodes": list(g.nodes),
+        "switches": list(g.switches),
+        "links": [{"a": link.a, "b": link.b, "cable": link.cable, "gbps": link.gbps} for link in g.links],
+        "memory": {"local_gb": g.memory.local_gb, "pooled_gb": g.memory.pooled_gb,
+                   "symmetric_gb": g.memory.symmetric_gb, "bandwidth_gbs": g.memory.bandwidth_gbs},
+        "findings": [{"code": f.code, "severity": f.severity, "message": f.message, "objects": list(f.objects)}
+                     for f in view.findings],
+    }
