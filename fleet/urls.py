@@ -12,4 +12,5 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("", include("inventory.urls")),
     path("", include("telemetry.urls")),
+    path("", include("inventory.topology_urls")),
 ]

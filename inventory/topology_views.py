@@ -1,0 +1,171 @@
+"""Topology pages: every group with its diagram (/topology/), one group with
+the four quantities that must never be merged (/groups/<id>/), memory across
+the fleet (/memory/), and the admin's sub-group forms. Views parse input,
+call one service or selector, and render."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.decorators import admin_required
+
+from . import diagram, memory_chart
+from . import groups as svc
+from .errors import InventoryError, NotFound
+from .group_selectors import GroupView, Overview, group_detail, groups_overview, node_memory
+from .services import Actor
+from .topology import FINDING_CODES, link_speed_class
+
+# Groups above this many Sparks get a card as wide as the page (their diagram
+# needs the width to stay legible).
+WIDE_CARD_NODES = 4
+
+
+def _actor(request: HttpRequest) -> Actor:
+    return Actor(user=request.user, source="page")
+
+
+def _notes(overview: Overview) -> dict[str, str]:
+    return {name: f"{gb} GB" for name, gb in overview.snapshot.memory_gb.items()}
+
+
+def _svg(view: GroupView, notes: dict[str, str]) -> str:
+    return diagram.render(view.result, notes=notes, title=f"{view.row.name}: {view.result.kind}, "
+                                                          f"{len(view.result.nodes)} Sparks")
+
+
+@require_GET
+def topology(request: HttpRequest) -> HttpResponse:
+    overview = groups_overview()
+    notes = _notes(overview)
+    cards = [{"view": v, "svg": _svg(v, notes), "wide": len(v.result.nodes) > WIDE_CARD_NODES}
+             for v in overview.groups]
+    loose = [f for g in overview.loose for f in g.findings]
+    return render(request, "inventory/topology.html", {
+        "cards": cards, "loose": loose, "legend": diagram.SPEED_LEGEND,
+        "sparks": len(overview.snapshot.lab.nodes),
+    })
+
+
+def _group_context(view: GroupView, overview: Overview) -> dict[str, Any]:
+    g = view.result
+    slowest = g.slowest_link_gbps
+    refusal = ""
+    if view.row.auto:
+        try:
+            svc.refuse_split(view.row)
+        except InventoryError as exc:
+            refusal = str(exc)
+    return {
+        "view": view, "g": g, "svg": _svg(view, _notes(overview)), "legend": diagram.SPEED_LEGEND,
+        "largest_gb": max((overview.snapshot.memory_gb.get(n, 0) for n in g.nodes), default=0),
+        "reserve_gb": settings.FLEET_OS_RESERVE_GB, "slowest": slowest,
+        "collective": link_speed_class(slowest) if g.links else 0.0, "expected_gbs": g.collective_gbs,
+        "links": [(link, diagram.link_colour(link.gbps)) for link in g.links],
+        "findings": [(f, FINDING_CODES.get(f.code, "")) for f in view.findings],
+        "refusal": refusal, "subgroup_errors": [], "subgroup_form": {"name": "", "nodes": []},
+    }
+
+
+@require_GET
+def group_page(request: HttpRequest, group_id: int) -> HttpResponse:
+    view, overview = _detail(group_id)
+    return render(request, "inventory/group_detail.html", _group_context(view, overview))
+
+
+def _detail(group_id: int) -> tuple[GroupView, Overview]:
+    try:
+        return group_detail(group_id)
+    except NotFound as exc:
+        raise Http404(str(exc)) from exc
+
+
+@admin_required
+@require_POST
+def subgroup_create(request: HttpRequest, group_id: int) -> HttpResponse:
+    try:
+        parent = svc.live_group(group_id)
+    except NotFound as exc:
+        raise Http404(str(exc)) from exc
+    name, nodes = request.POST.get("name", "").strip(), request.POST.getlist("nodes")
+    errors: list[tuple[str, str]] = []
+    refused = False
+    try:
+        sub = svc.subgroup_create(actor=_actor(request), parent=parent, name=name, nodes=nodes)
+    except InventoryError as exc:
+        errors, refused = exc.errors, isinstance(exc, svc.NotSplittable)
+    view, overview = _detail(group_id)
+    context = _group_context(view, overview)
+    context.update(subgroup_errors=errors, subgroup_form={"name": name, "nodes": nodes})
+    if not errors:
+        context.update(subgroup_form={"name": "", "nodes": []}, created=sub.name)
+    if request.htmx:  # type: ignore[attr-defined]
+        # htmx swaps only 2xx answers, so the form with its inline errors comes back as 200.
+        return render(request, "inventory/group_detail.html#subgroups", context)
+    if not errors:
+        messages.success(request, f"Sub-group {sub.name} created.")
+        return redirect("topology:group", group_id=group_id)
+    # 409: refused because of the group's cabling; 400: the input itself is wrong.
+    return render(request, "inventory/group_detail.html", context, status=409 if refused else 400)
+
+
+@admin_required
+@require_POST
+def group_rename(request: HttpRequest, group_id: int) -> HttpResponse:
+    try:
+        group = svc.live_group(group_id)
+        svc.group_rename(actor=_actor(request), group=group, name=request.POST.get("name", "").strip())
+    except NotFound as exc:
+        raise Http404(str(exc)) from exc
+    except InventoryError as exc:
+        view, overview = _detail(group_id)
+        context = _group_context(view, overview)
+        context.update(rename_errors=[m for _, m in exc.errors], rename_value=request.POST.get("name", ""))
+        return render(request, "inventory/group_detail.html", context, status=400)
+    messages.success(request, f"Group renamed to {group.name}.")
+    return redirect("topology:group", group_id=group_id)
+
+
+@admin_required
+@require_POST
+def group_delete(request: HttpRequest, group_id: int) -> HttpResponse:
+    try:
+        group = svc.live_group(group_id)
+        svc.subgroup_delete(actor=_actor(request), group=group)
+    except NotFound as exc:
+        raise Http404(str(exc)) from exc
+    except InventoryError as exc:
+        messages.error(request, str(exc.errors[0][1]))
+        return redirect("topology:group", group_id=group_id)
+    messages.success(request, f"Sub-group {group.name} deleted; its Sparks are free again in {group.parent}.")
+    return redirect("topology:group", group_id=group.parent_id)
+
+
+@require_GET
+def memory(request: HttpRequest) -> HttpResponse:
+    overview = groups_overview()
+    per_node = node_memory(overview)
+    charts, singles = [], []
+    for view in overview.groups:
+        bars = [memory_chart.Bar(n, m.total_gb, m.reserve_gb, m.used_gb)
+                for n in view.result.nodes for m in [per_node[n]]]
+        if len(bars) == 1:
+            singles.append((view, bars[0]))
+            continue
+        mem = view.result.memory
+        svg = memory_chart.render(bars, pooled_gb=mem.pooled_gb, local_gb=mem.local_gb, uid=str(view.id))
+        charts.append({"view": view, "svg": svg, "wide": len(bars) > 8})
+    single_svg = memory_chart.render([b for _, b in singles], uid="singles") if singles else ""
+    nodes = list(per_node.values())
+    known = [m.used_gb for m in nodes if m.used_gb is not None]
+    return render(request, "inventory/memory.html", {
+        "charts": charts, "singles": singles, "single_svg": single_svg, "legend": memory_chart.LEGEND,
+        "total_gb": sum(m.total_gb for m in nodes), "reserve_gb": sum(m.reserve_gb for m in nodes),
+        "used_gb": sum(known) if known and len(known) == len(nodes) else None, "measured": len(known),
+        "sparks": len(nodes),
+    })
