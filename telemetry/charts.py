@@ -38,6 +38,17 @@ def nice_ceiling(value: float) -> float:
     return 10 * power
 
 
+def tick_step(top: float, most: int) -> float:
+    """The smallest round step (1, 2, 2.5, 5 times a power of ten) giving at most ``most`` intervals."""
+    if top <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(top / max(most, 1)))
+    for mult in (1, 2, 2.5, 5, 10, 20):
+        if top / (mult * power) <= most + 1e-9:
+            return mult * power
+    return top
+
+
 def _time_label(at: datetime, span: timedelta) -> str:
     return at.strftime("%d %b %H:%M") if span > timedelta(hours=36) else at.strftime("%H:%M")
 
@@ -89,14 +100,14 @@ def line_chart(
         f"<title>{escape(title)}</title>",
         f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fbfcfd" stroke="#e1e4ea"/>',
     ]
-    for i in range(y_ticks + 1):
-        value = top_value * i / y_ticks
+    step = tick_step(top_value, y_ticks)
+    value = 0.0
+    while value <= top_value + 1e-9:
         y = sy(value)
         parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eef0f4"/>')
-        parts.append(
-            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="12" fill="#6b7385">'
-            f"{escape(y_format(value))}</text>"
-        )
+        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="12" fill="#6b7385">'
+                     f'{escape(y_format(value))}</text>')
+        value += step
     for i in range(5):
         at = start + span * i / 4
         x = sx(at)

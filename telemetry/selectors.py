@@ -4,7 +4,7 @@ never SSH, with a fixed number of queries however many nodes there are."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db.models import Count, QuerySet
@@ -105,6 +105,17 @@ def aggregates_between(
 ) -> list[NodeAggregate]:
     qs = NodeAggregate.objects.filter(spark=spark, bucket__gte=start, bucket__lte=end)
     return list(qs.order_by("bucket")[:limit])
+
+
+def history_start(*, spark: Spark, earliest: datetime, end: datetime) -> datetime:
+    """Where a chart's time axis starts: the range asked for, or shortly before the
+    node's first stored poll when its history is shorter (a new node's first
+    minutes fill the chart instead of a sliver at its right edge)."""
+    first = NodeSample.objects.filter(spark=spark, at__gte=earliest).order_by("at").values_list("at", flat=True).first()
+    if first is None or NodeAggregate.objects.filter(spark=spark, bucket__gte=earliest).exists():
+        return earliest
+    span = max(end - first, timedelta(minutes=5))
+    return max(earliest, end - span * 1.05)
 
 
 def open_alerts(*, spark: Spark) -> list[Alert]:

@@ -63,7 +63,7 @@ def node(request: HttpRequest, name: str) -> HttpResponse:
     if range_key not in RANGES:
         range_key = "1h"
     end = timezone.now()
-    start = end - RANGES[range_key]
+    start = selectors.history_start(spark=spark, earliest=end - RANGES[range_key], end=end)
     exp = expectations_for([spark.pk]).nodes.get(spark.name)
     cabled = tuple(sorted(exp.cabled_ports)) if exp else ()
     state = selectors.state_of(spark)

@@ -1,0 +1,108 @@
+"""An admin watches the fleet: the demo lab, a few simulated Sparks with
+faults answering real SSH on 127.0.0.1, polls stored through the service.
+The dashboard refreshes by itself when a new poll changes a node, the node
+page draws its history, the alerts page filters and acknowledges."""
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.db import connections
+from django.utils import timezone
+
+from inventory.models import Spark
+from inventory.services import Actor
+from telemetry import conf, services
+from telemetry.poller import poll_nodes_sync
+from telemetry.polling import poll_and_store, targets_for
+from telemetry.simulator import load_scenario
+from tests.e2e.conftest import sign_in
+from tests.telemetry import django_sim
+from tests.telemetry.django_sim import BackgroundFleet
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+fleet_key = django_sim.fleet_key
+SCENARIO = Path(__file__).resolve().parents[2] / "labs" / "demo-scenario.yaml"
+SIMULATED = ("spark-01", "spark-02", "spark-04", "spark-12", "spark-15", "spark-17")
+
+
+def poll(names: tuple[str, ...], *, backdated: int = 0) -> None:
+    """One poll round, in its own thread: Playwright's sync API owns this
+    thread's event loop, and the poller runs one of its own. ``backdated``:
+    first poll the nodes that many times for real and file the rounds one to
+    that many minutes ago, so the charts show an hour of history."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            ids = list(Spark.objects.filter(name__in=names).values_list("pk", flat=True))
+            targets, known, _ = targets_for(ids)
+            now = timezone.now()
+            for minutes in range(backdated, 0, -1):
+                results = poll_nodes_sync(targets, client_keys=[str(conf.ssh_key_path())], known_hosts=known)
+                at = now - timedelta(minutes=minutes)
+                services.results_store(results=[replace(r, at=at) for r in results], now=at)
+            poll_and_store(spark_ids=ids)
+        except BaseException as exc:  # surfaced in the test thread
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(60)
+    assert not errors, errors
+
+
+def test_dashboard_refreshes_itself_and_node_and_alert_pages(live_server, page, shot, import_lab, fleet_key,
+                                                              tmp_path, settings):
+    import_lab("demo.yaml")
+    settings.FLEET_SSH_KEY = fleet_key[0]
+    nodes = [n for n in load_scenario(SCENARIO) if n.name in SIMULATED]
+    for node in nodes:
+        node.port = 0  # free ports: never clash with a running ./run demo
+    fleet = BackgroundFleet(nodes, client_public=fleet_key[1], host_key_dir=tmp_path / "hk")
+    try:
+        for name, endpoint in fleet.endpoints.items():
+            Spark.objects.filter(name=name).update(ssh_port=endpoint.port)
+        services.host_keys_record(actor=Actor(source="command"),
+                                  keys={n: e.host_key for n, e in fleet.endpoints.items()})
+        poll(SIMULATED, backdated=45)
+
+        base = live_server.url
+        sign_in(page, base, "admin1", "admin1-pass-123")
+        page.goto(f"{base}/telemetry/")
+        assert page.locator("#tile-spark-04").get_attribute("data-status") == "degraded"
+        assert page.locator("#tile-spark-17").get_attribute("data-status") == "down"
+        assert page.locator("#tile-spark-02").get_attribute("data-status") == "ok"
+        assert "memory-pressure" in page.locator("#tile-spark-15").inner_text()
+        shot("telemetry-dashboard")
+
+        # A new poll finds spark-02 out of memory: the page shows it without navigating.
+        page.evaluate("window.__stayed = true")
+        fleet.set_faults("spark-02", {"memory-pressure"})
+        poll(SIMULATED)
+        page.wait_for_selector('#tile-spark-02[data-status="degraded"]', timeout=15_000)
+        assert page.evaluate("window.__stayed") is True
+        assert "memory-pressure" in page.locator("#tile-spark-02").inner_text()
+
+        page.click("#tile-spark-04")
+        page.wait_for_url(f"{base}/telemetry/nodes/spark-04/")
+        assert page.locator("svg.chart").count() == 3
+        assert page.locator("#twins").inner_text().count("down") == 1
+        assert "Verified" in page.locator("#hostkey").inner_text()
+        shot("telemetry-node")
+
+        page.goto(f"{base}/telemetry/alerts/")
+        page.select_option("select[name=code]", "memory-pressure")
+        page.wait_for_function("!document.querySelector('#rows').innerText.includes('spark-04')")
+        rows = page.locator("#rows")
+        assert "spark-15" in rows.inner_text() and "spark-02" in rows.inner_text()
+        rows.locator("button", has_text="Acknowledge").first.click()
+        page.wait_for_selector("#rows >> text=admin1")
+        shot("telemetry-alerts")
+    finally:
+        fleet.stop()
