@@ -1,0 +1,40 @@
+"""Fixtures for reservations: a lab with a switched group of eight, a ring of
+four and a direct pair; members; and a clock helper (whole minutes from now)."""
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from accounts.roles import MEMBER
+from inventory.models import NodeGroup
+from inventory.services import Actor
+from tests.conftest import make_user
+
+
+def hours(h: float) -> datetime:
+    """Now plus ``h`` hours, on a whole minute, in UTC."""
+    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    return now + timedelta(hours=h)
+
+
+def iso(at: datetime) -> str:
+    return at.isoformat().replace("+00:00", "Z")
+
+
+@pytest.fixture
+def lab(import_lab: Any) -> dict[str, NodeGroup]:
+    import_lab("lab8-crs804.yaml", "ring4.yaml", "pair.yaml")
+    groups = {g.kind: g for g in NodeGroup.objects.filter(auto=True, retired_at=None)}
+    assert set(groups) >= {"switched", "ring", "direct"}, groups
+    return groups
+
+
+@pytest.fixture
+def member2(db: Any) -> Any:
+    return make_user("member2", MEMBER)
+
+
+def actor(user: Any) -> Actor:
+    return Actor(user=user, source="test")
