@@ -1,0 +1,51 @@
+"""RFC 5545 output: CRLF, folding at 75 octets without cutting characters,
+TEXT escaping, UTC times, UID and DTSTAMP on every event."""
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bookings.ical import Event, calendar, escape, fold, utc
+
+T = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+
+
+def unfold(text: str) -> list[str]:
+    return text.replace("\r\n ", "").split("\r\n")
+
+
+def test_escaping_of_text_values():
+    assert escape("a,b;c\\d\ne") == "a\\,b\\;c\\\\d\\ne"
+    assert escape("x\r\ny") == "x\\ny"
+
+
+def test_times_are_utc_with_z():
+    assert utc(datetime(2026, 12, 1, 11, 0, tzinfo=timezone(timedelta(hours=1)))) == "20261201T100000Z"
+
+
+@given(st.text(min_size=0, max_size=400))
+def test_folding_keeps_lines_short_and_unfolds_to_the_original(text):
+    line = "DESCRIPTION:" + escape(text)
+    folded = fold(line)
+    assert all(len(part.encode()) <= 75 for part in folded.split("\r\n"))
+    assert folded.replace("\r\n ", "") == line
+
+
+def test_a_whole_calendar():
+    event = Event(uid="booking-1@fleet", start=T, end=T + timedelta(hours=2),
+                  summary="ring-a: TP=4 sweep, Qwen; long " + "é" * 60, description="Nodes: a, b\nPlan: x",
+                  url="http://fleet/bookings/1/", modified=T)
+    text = calendar([event, Event(uid="booking-2@fleet", start=T, end=T + timedelta(hours=1), summary="x",
+                                  cancelled=True)], name="Spark Fleet: ring-a", stamp=T)
+    assert text.endswith("END:VCALENDAR\r\n")
+    assert "\n" not in text.replace("\r\n", "")
+    assert all(len(line.encode()) <= 75 for line in text.split("\r\n"))
+    lines = unfold(text)
+    assert lines[:3] == ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Spark Fleet//Reservations//EN"]
+    assert lines.count("BEGIN:VEVENT") == 2 and lines.count("DTSTAMP:20261201T100000Z") == 2
+    assert "DTSTART:20261201T100000Z" in lines and "DTEND:20261201T120000Z" in lines
+    assert "SUMMARY:ring-a: TP=4 sweep\\, Qwen\\; long " + "é" * 60 in lines
+    assert "DESCRIPTION:Nodes: a\\, b\\nPlan: x" in lines
+    assert "STATUS:CANCELLED" in lines and "UID:booking-2@fleet" in lines
