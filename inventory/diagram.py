@@ -28,6 +28,8 @@ GREEN, AMBER, RED, GREY = "#2e8b3e", "#d08700", "#c62f2f", "#98a0ad"
 SPEED_LEGEND = ((200, GREEN, "200 Gb/s (native)"), (100, AMBER, "100 Gb/s (half)"),
                 (40, RED, "40 Gb/s or less"))
 RING_CIRCLE_MAX = 12
+# Soft fills that tell an admin's sub-groups apart while keeping names readable.
+SUBGROUP_FILLS = ("#dcebff", "#fde7c8", "#dff3d8", "#efe0f7", "#d8f1f1", "#fbdcdc")
 
 
 def link_colour(gbps: float) -> str:
@@ -84,9 +86,14 @@ class Canvas:
 
 
 def render(group: Group, *, notes: Mapping[str, str] | None = None, href: str | None = "/sparks/{}/",
-           title: str = "") -> str:
-    """The group as an SVG document fragment (an ``<svg>`` element)."""
+           title: str = "", tints: Mapping[str, tuple[str, str]] | None = None) -> str:
+    """The group as an SVG document fragment (an ``<svg>`` element).
+
+    ``notes``: a second line per device (e.g. its memory); ``tints``: node ->
+    (sub-group name, fill colour), so an admin's split shows in the drawing.
+    """
     notes = notes or {}
+    tints = tints or {}
     box = _box(len(group.nodes))
     canvas = _layout(group, box)
     marked = _marked(group)
@@ -105,7 +112,7 @@ def render(group: Group, *, notes: Mapping[str, str] | None = None, href: str | 
         out.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="middle" font-size="10" fill="#c9cfdb">'
                    f'{escape(text)}</text>')
     for name, (cx, cy) in canvas.nodes.items():
-        out.append(_node(name, cx, cy, box, notes.get(name, ""), marked, href))
+        out.append(_node(name, cx, cy, box, notes.get(name, ""), marked, href, tints.get(name)))
     head = title or f"{group.kind} group of {len(group.nodes)} Spark{'s' * (len(group.nodes) != 1)}"
     w, h = math.ceil(canvas.width), math.ceil(canvas.height)
     return (
@@ -155,11 +162,13 @@ def _anchor(c: Canvas, device: str) -> tuple[float, float]:
     return x + w / 2, y + h / 2
 
 
-def _node(name: str, cx: float, cy: float, box: Box, note: str, marked: dict[str, str], href: str | None) -> str:
+def _node(name: str, cx: float, cy: float, box: Box, note: str, marked: dict[str, str], href: str | None,
+          tint: tuple[str, str] | None) -> str:
     x, y = cx - box.w / 2, cy - box.h / 2
     finding = marked.get(name)
     stroke = RED if finding == "no-connectx" else AMBER if finding else "#55606f"
-    tip = name + (f"\n{note}" if note else "") + (f"\nfinding: {finding}" if finding else "")
+    tip = name + (f"\n{note}" if note else "") + (f"\nsub-group {tint[0]}" if tint else "") + \
+        (f"\nfinding: {finding}" if finding else "")
     name_y = cy - 2 if note else cy + box.font * 0.36
     text = [f'<text x="{cx:.1f}" y="{name_y:.1f}" text-anchor="middle" font-size="{box.font}" '
             f'font-weight="600" fill="#1d2330">{escape(_fit(name, box.w, box.font))}</text>']
@@ -167,7 +176,8 @@ def _node(name: str, cx: float, cy: float, box: Box, note: str, marked: dict[str
         small = box.font - 2.5
         text.append(f'<text x="{cx:.1f}" y="{cy + small + 2:.1f}" text-anchor="middle" font-size="{small}" '
                     f'fill="#6b7385">{escape(_fit(note, box.w, small))}</text>')
-    body = (f'<rect x="{x:.1f}" y="{y:.1f}" width="{box.w}" height="{box.h}" rx="7" fill="#fff" '
+    fill = tint[1] if tint else "#fff"
+    body = (f'<rect x="{x:.1f}" y="{y:.1f}" width="{box.w}" height="{box.h}" rx="7" fill="{fill}" '
             f'stroke="{stroke}" stroke-width="{2.2 if finding else 1.4}"/>' + "".join(text))
     if finding:
         body += (f'<circle cx="{x + box.w - 2:.1f}" cy="{y + 2:.1f}" r="7" fill="{stroke}"/>'
@@ -280,14 +290,16 @@ def _circle(group: Group, order: list[str], box: Box) -> Canvas:
     sw_w, sw_h = 150.0, 36.0
     if group.switches:
         r = max(r, sw_w / 2 + box.w + 30, len(group.switches) * (sw_h + 12) / 2 + box.h + 40)
-    cx, cy = PAD + box.w / 2 + r, PAD + box.h / 2 + r
+    # Boxes are about 2.7 times wider than tall, so without switches in the
+    # middle an ellipse keeps the vertical gaps like the horizontal ones.
+    ry = r if group.switches else r * 0.62
+    cx, cy = PAD + box.w / 2 + r, PAD + box.h / 2 + ry
     start = -math.pi / 2 - math.pi / n
-    pos = {name: (cx + r * math.cos(start + 2 * math.pi * i / n), cy + r * math.sin(start + 2 * math.pi * i / n))
+    pos = {name: (cx + r * math.cos(start + 2 * math.pi * i / n), cy + ry * math.sin(start + 2 * math.pi * i / n))
            for i, name in enumerate(order)}
     stack = len(group.switches) * (sw_h + 12) - 12
     switches = {s: (cx - sw_w / 2, cy - stack / 2 + i * (sw_h + 12), sw_w, sw_h) for i, s in enumerate(group.switches)}
-    size = 2 * (PAD + r) + box.w
-    return Canvas(pos, switches, size, 2 * (PAD + r) + box.h, {})
+    return Canvas(pos, switches, 2 * (PAD + r) + box.w, 2 * (PAD + ry) + box.h, {})
 
 
 def _snake(group: Group, order: list[str], box: Box, *, closed: bool) -> Canvas:

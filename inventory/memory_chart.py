@@ -105,8 +105,11 @@ def _bar(bar: Bar, x: float, base: float, bw: float, scale: float, slanted: bool
                  f'height="{bar.total_gb * scale:.1f}" fill="none" stroke="#8a93a3" stroke-width="1"/>')
     cx = x + bw / 2
     if slanted:
-        parts.append(f'<text x="{cx:.1f}" y="{base + 12:.1f}" font-size="10" fill="#3b4252" text-anchor="end" '
-                     f'transform="rotate(-50 {cx:.1f} {base + 12:.1f})">{escape(_short(bar.name, 12))}</text>')
+        # Past 32 bars the columns are too narrow for slanted names: stand them upright.
+        angle = -90 if bw < 20 else -50
+        parts.append(f'<text x="{cx + (3 if angle == -90 else 0):.1f}" y="{base + 8:.1f}" font-size="10" '
+                     f'fill="#3b4252" text-anchor="end" transform="rotate({angle} {cx:.1f} {base + 8:.1f})">'
+                     f'{escape(_short(bar.name, 12))}</text>')
     else:
         parts.append(f'<text x="{cx:.1f}" y="{base + 15:.1f}" font-size="11" fill="#3b4252" '
                      f'text-anchor="middle">{escape(_short(bar.name, 11))}</text>')

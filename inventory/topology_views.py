@@ -4,6 +4,7 @@ the fleet (/memory/), and the admin's sub-group forms. Views parse input,
 call one service or selector, and render."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from django.conf import settings
@@ -34,17 +35,24 @@ def _notes(overview: Overview) -> dict[str, str]:
     return {name: f"{gb} GB" for name, gb in overview.snapshot.memory_gb.items()}
 
 
+def _fills(view: GroupView) -> list[tuple[GroupView, str]]:
+    """Each sub-group with the fill its Sparks get in the parent's drawing."""
+    fills = diagram.SUBGROUP_FILLS
+    return [(sub, fills[i % len(fills)]) for i, sub in enumerate(view.subgroups)]
+
+
 def _svg(view: GroupView, notes: dict[str, str]) -> str:
-    return diagram.render(view.result, notes=notes, title=f"{view.row.name}: {view.result.kind}, "
-                                                          f"{len(view.result.nodes)} Sparks")
+    tints = {n: (sub.row.name, fill) for sub, fill in _fills(view) for n in sub.result.nodes}
+    return diagram.render(view.result, notes=notes, tints=tints,
+                          title=f"{view.row.name}: {view.result.kind}, {len(view.result.nodes)} Sparks")
 
 
 @require_GET
 def topology(request: HttpRequest) -> HttpResponse:
     overview = groups_overview()
     notes = _notes(overview)
-    cards = [{"view": v, "svg": _svg(v, notes), "wide": len(v.result.nodes) > WIDE_CARD_NODES}
-             for v in overview.groups]
+    cards = [{"view": v, "svg": _svg(v, notes), "wide": len(v.result.nodes) > WIDE_CARD_NODES,
+              "subgroups": _fills(v)} for v in overview.groups]
     loose = [f for g in overview.loose for f in g.findings]
     return render(request, "inventory/topology.html", {
         "cards": cards, "loose": loose, "legend": diagram.SPEED_LEGEND,
@@ -67,8 +75,10 @@ def _group_context(view: GroupView, overview: Overview) -> dict[str, Any]:
         "reserve_gb": settings.FLEET_OS_RESERVE_GB, "slowest": slowest,
         "collective": link_speed_class(slowest) if g.links else 0.0, "expected_gbs": g.collective_gbs,
         "links": [(link, diagram.link_colour(link.gbps)) for link in g.links],
+        "speeds": sorted(Counter(link.gbps for link in g.links).items(), reverse=True),
         "findings": [(f, FINDING_CODES.get(f.code, "")) for f in view.findings],
-        "refusal": refusal, "subgroup_errors": [], "subgroup_form": {"name": "", "nodes": []},
+        "refusal": refusal, "subgroups": _fills(view),
+        "subgroup_errors": [], "subgroup_form": {"name": "", "nodes": []},
     }
 
 
