@@ -1,0 +1,73 @@
+"""Emails to booking owners, through Django's email backend: maintenance
+planned over their booking, the end coming near, a lab admin cancelling
+for them. Times are written in the owner's time zone. People without an
+email address are skipped (and the booking history says so)."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from django.core.mail import send_mail
+
+from .models import Booking, BookingEvent, MaintenanceWindow
+from .rules import fmt_span
+from .selectors import user_tz
+
+log = logging.getLogger(__name__)
+
+
+def _send(booking: Booking, subject: str, body: str, action: str) -> bool:
+    owner = booking.owner
+    if not owner.email:
+        BookingEvent.objects.create(booking=booking, source="task", action=action,
+                                    detail=f"not emailed: {owner.username} has no email address")
+        return False
+    try:
+        send_mail(subject, body, None, [owner.email])
+    except Exception:  # a mail server down must not undo the booking change
+        log.exception("could not email %s about booking %s", owner.email, booking.pk)
+        return False
+    BookingEvent.objects.create(booking=booking, source="task", action=action, detail=f"emailed {owner.email}")
+    return True
+
+
+def _nodes(booking: Booking) -> str:
+    return ", ".join(a.spark.name for a in booking.allocations.all())
+
+
+def maintenance_planned(window: MaintenanceWindow, bookings: Iterable[Booking]) -> int:
+    sent = 0
+    for booking in bookings:
+        tz = user_tz(booking.owner)
+        hit = sorted({s.name for s in window.sparks.all()} & {a.spark.name for a in booking.allocations.all()})
+        body = (
+            f"Hello {booking.owner.username},\n\n"
+            f"A lab admin planned maintenance on {', '.join(hit)} {fmt_span(window.start, window.end, tz)}:\n"
+            f"  {window.reason}\n\n"
+            f"It overlaps your booking {booking.pk} ({booking.purpose}) of {booking.group_name} "
+            f"{fmt_span(booking.start, booking.end, tz)}. Maintenance comes first: plan around it, "
+            "or move your booking.\n"
+        )
+        sent += _send(booking, f"[Spark Fleet] Maintenance over your booking {booking.pk}", body, "notified")
+    return sent
+
+
+def ending_soon(booking: Booking) -> bool:
+    tz = user_tz(booking.owner)
+    body = (
+        f"Hello {booking.owner.username},\n\n"
+        f"Your booking {booking.pk} ({booking.purpose}) of {booking.group_name} ({_nodes(booking)}) ends at "
+        f"{booking.end.astimezone(tz):%Y-%m-%d %H:%M %Z}.\n"
+        "Save your work, or extend the booking on the Bookings page while the Sparks are free.\n"
+    )
+    return _send(booking, f"[Spark Fleet] Booking {booking.pk} ends soon", body, "reminded")
+
+
+def cancelled_by_admin(booking: Booking, admin: str) -> bool:
+    tz = user_tz(booking.owner)
+    body = (
+        f"Hello {booking.owner.username},\n\n"
+        f"{admin} (lab admin) cancelled your booking {booking.pk} ({booking.purpose}) of {booking.group_name} "
+        f"{fmt_span(booking.start, booking.end, tz)}.\n"
+    )
+    return _send(booking, f"[Spark Fleet] Booking {booking.pk} cancelled", body, "notified")

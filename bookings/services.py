@@ -1,0 +1,315 @@
+"""Writes to reservations: book, cancel or release, move the ends, plan
+maintenance, run the clock. Each is one transaction; errors users can
+cause are raised before anything is written (``bookings.errors``).
+
+No double booking: the clash check and the insert share one transaction.
+On SQLite that transaction starts with ``BEGIN IMMEDIATE`` (settings), so
+bookings queue for the write lock and the check is authoritative. On
+PostgreSQL two bookings may pass the check together; the exclusion
+constraint then refuses the second insert, which is answered like a clash
+found by the check. Allocations are written in Spark id order so racing
+group bookings wait on each other instead of deadlocking.
+"""
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.roles import can_book, is_admin
+from inventory.models import NodeGroupMember, Spark
+from inventory.services import Actor
+
+from . import conf, notify, selectors
+from .errors import BookingConflict, BookingError, NeedsConfirmation, NotAllowed
+from .models import Allocation, Booking, BookingEvent, MaintenanceWindow, Preference
+from .rules import effective_status, fmt_span, group_clashes, window_errors
+
+UNHEALTHY = ("down", "degraded")
+
+
+def _log(booking: Booking, actor: Actor, action: str, detail: str = "") -> None:
+    BookingEvent.objects.create(booking=booking, username=actor.username, source=actor.source, action=action,
+                                detail=detail[:300])
+
+
+def _purpose(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise BookingError("say what the booking is for", "purpose")
+    if len(value.strip()) > 200:
+        raise BookingError(f"keep the purpose under 200 characters (it has {len(value.strip())})", "purpose")
+    return value.strip()
+
+
+def _plan(value: Any) -> Any:
+    if value in (None, ""):
+        return None
+    try:
+        size = len(json.dumps(value))
+    except (TypeError, ValueError):
+        raise BookingError("the plan must be text or JSON", "plan") from None
+    if size > 20_000:
+        raise BookingError(f"the plan is {size} characters; give a reference or a summary under 20,000", "plan")
+    return value
+
+
+def _window(start: Any, end: Any, now: datetime, *, started: bool = False) -> list[tuple[str, str]]:
+    return window_errors(start, end, now=now, max_hours=conf.max_hours(), max_ahead_days=conf.max_ahead_days(),
+                         grace=conf.START_GRACE, started=started)
+
+
+def _clash_check(spark_ids: list[int], parts: list[tuple[datetime, datetime]], exclude: int | None = None) -> None:
+    for start, end in parts:
+        found = selectors.clashes(spark_ids=spark_ids, start=start, end=end, exclude=exclude)
+        if found:
+            raise BookingConflict("the Sparks are not free", group_clashes(found, start, end))
+
+
+def _exclusion_violation(exc: IntegrityError) -> bool:
+    # SQLSTATE 23P01: PostgreSQL's exclusion_violation (the no-overlap rule).
+    return getattr(exc.__cause__, "sqlstate", None) == "23P01"
+
+
+def booking_create(
+    *, actor: Actor, group: Any = None, nodes: Any = None, start: Any, end: Any, purpose: Any,
+    plan: Any = None, confirm: bool = False, now: datetime | None = None,
+) -> Booking:
+    """Book a group (or a valid part of one) for [start, end)."""
+    now = now or timezone.now()
+    if not can_book(actor.user):
+        raise NotAllowed("booking needs the member or lab admin role")
+    errors = _window(start, end, now)
+    try:
+        target = selectors.target_resolve(group=group, nodes=nodes)
+    except BookingError as exc:
+        errors += exc.errors
+        target = None
+    for check in (lambda: _purpose(purpose), lambda: _plan(plan)):
+        try:
+            check()
+        except BookingError as exc:
+            errors += exc.errors
+    if errors or target is None:
+        raise BookingError(errors)
+    health = selectors.node_health(target.ids)
+    sick = [f"{name} is {health[pk]} (telemetry)" for pk, name in target.sparks if health.get(pk) in UNHEALTHY]
+    if sick and not confirm:
+        raise NeedsConfirmation(sick)
+    with transaction.atomic():
+        # Serialises one person's bookings on PostgreSQL, so the per-person
+        # limit holds under concurrent requests too (SQLite already queues).
+        get_user_model().objects.select_for_update().filter(pk=actor.user.pk).first()
+        held, limit = selectors.active_count(user=actor.user, now=now), conf.max_active_per_user()
+        if held >= limit:
+            raise BookingConflict(f"you already hold {held} upcoming or running bookings; the limit is {limit} "
+                                  "(FLEET_BOOKING_MAX_ACTIVE_PER_USER): cancel one first", path="start")
+        _clash_check(target.ids, [(start, end)])
+        booking = Booking.objects.create(
+            owner=actor.user, group=target.group, group_name=target.group.name, whole_group=target.whole,
+            start=start, end=end, purpose=_purpose(purpose), plan=_plan(plan),
+            status=Booking.Status.ACTIVE if start <= now else Booking.Status.BOOKED,
+        )
+        try:
+            with transaction.atomic():
+                Allocation.objects.bulk_create(
+                    [Allocation(booking=booking, spark_id=pk, start=start, end=end) for pk in sorted(target.ids)])
+        except IntegrityError as exc:
+            if not _exclusion_violation(exc):
+                raise
+            _clash_check(target.ids, [(start, end)])  # names the booking that won the race
+            raise BookingConflict("the Sparks were booked a moment ago") from exc
+        what = ", ".join(target.names) if not target.whole else f"all of {target.group.name}"
+        _log(booking, actor, "book", f"{what} {fmt_span(start, end, UTC)}"
+             + (f"; confirmed despite: {'; '.join(sick)}" if sick else ""))
+    return booking
+
+
+def _may_change(actor: Actor, booking: Booking) -> None:
+    if booking.owner_id != getattr(actor.user, "pk", None) and not is_admin(actor.user):
+        raise NotAllowed(f"booking {booking.pk} belongs to {booking.owner.username}; only its owner or a lab admin "
+                         "may change it")
+
+
+def _locked(booking: Booking) -> Booking:
+    return Booking.objects.select_for_update().select_related("owner").get(pk=booking.pk)
+
+
+def booking_cancel(*, actor: Actor, booking: Booking, now: datetime | None = None) -> Booking:
+    """Cancel a booking that has not started, or release a running one now."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        b = _locked(booking)
+        _may_change(actor, b)
+        state = effective_status(b.status, b.start, b.end, now)
+        if state == "cancelled":
+            raise BookingConflict(f"booking {b.pk} is already cancelled", path="id")
+        if state == "finished":
+            raise BookingConflict(f"booking {b.pk} already finished at {b.end:%Y-%m-%d %H:%M} UTC", path="id")
+        if state == "booked":
+            b.status = Booking.Status.CANCELLED
+            b.save(update_fields=["status", "updated_at"])
+            Allocation.objects.filter(booking=b).update(live=False)
+            _log(b, actor, "cancel")
+        else:
+            b.status, b.end = Booking.Status.FINISHED, now
+            b.save(update_fields=["status", "end", "updated_at"])
+            Allocation.objects.filter(booking=b).update(end=now)
+            _log(b, actor, "release", f"released at {now:%Y-%m-%d %H:%M} UTC")
+        if b.owner_id != getattr(actor.user, "pk", None):
+            admin = actor.username
+            transaction.on_commit(lambda: notify.cancelled_by_admin(b, admin))
+    return b
+
+
+def booking_update(
+    *, actor: Actor, booking: Booking, start: Any = None, end: Any = None, purpose: Any = None, plan: Any = None,
+    now: datetime | None = None,
+) -> Booking:
+    """Move a booking's start (before it begins) or end, or change its purpose
+    or plan. Only the time added is checked for clashes: a booking that
+    maintenance overlaps can still be shortened."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        b = _locked(booking)
+        _may_change(actor, b)
+        state = effective_status(b.status, b.start, b.end, now)
+        if state in ("cancelled", "finished"):
+            raise BookingConflict(f"booking {b.pk} is {state}; book again instead", path="id")
+        new_start, new_end = start or b.start, end or b.end
+        errors: list[tuple[str, str]] = []
+        if state == "active" and start is not None and start != b.start:
+            errors.append(("start", f"booking {b.pk} has started; only its end can move"))
+        errors += _window(new_start, new_end, now, started=state == "active" and new_start == b.start)
+        fields = ["updated_at"]
+        for name, value, check in (("purpose", purpose, _purpose), ("plan", plan, _plan)):
+            if value is not None:
+                try:
+                    setattr(b, name, check(value))
+                    fields.append(name)
+                except BookingError as exc:
+                    errors += exc.errors
+        if errors:
+            raise BookingError(errors)
+        if (new_start, new_end) != (b.start, b.end):
+            ids = sorted(Allocation.objects.filter(booking=b).values_list("spark_id", flat=True))
+            added = [(s, e) for s, e in ((new_start, min(b.start, new_end)), (max(b.end, new_start), new_end))
+                     if e > s]
+            _clash_check(ids, added, exclude=b.pk)
+            try:
+                with transaction.atomic():
+                    for pk in ids:  # one row at a time, in Spark order: no deadlock between extensions
+                        Allocation.objects.filter(booking=b, spark_id=pk).update(start=new_start, end=new_end)
+            except IntegrityError as exc:
+                if not _exclusion_violation(exc):
+                    raise
+                _clash_check(ids, added, exclude=b.pk)
+                raise BookingConflict("the Sparks were booked a moment ago") from exc
+            detail = f"{fmt_span(b.start, b.end, UTC)} → {fmt_span(new_start, new_end, UTC)}"
+            action = "extend" if added else "shorten"
+            if new_end != b.end:
+                b.reminded_at = None  # a new end earns its own reminder
+                fields.append("reminded_at")
+            b.start, b.end = new_start, new_end
+            fields += ["start", "end"]
+            _log(b, actor, action, detail)
+        elif len(fields) > 1:
+            _log(b, actor, "edit", ", ".join(fields[1:]))
+        b.save(update_fields=fields)
+    return b
+
+
+# ---------------------------------------------------------------- maintenance
+
+
+def _maintenance_sparks(group: Any, nodes: Any) -> tuple[Any, list[int]]:
+    """Maintenance may take any Sparks, even one node of a ring (a cable swap)."""
+    if nodes:
+        if not isinstance(nodes, list | tuple) or not all(isinstance(n, str) for n in nodes):
+            raise BookingError("give a list of Spark names", "nodes")
+        known = dict(Spark.objects.filter(name__in=nodes).values_list("name", "id"))
+        missing = [(f"nodes[{i}]", f"no Spark is named {n!r}") for i, n in enumerate(nodes) if n not in known]
+        if missing:
+            raise BookingError(missing)
+        return (selectors.group_find(group) if group not in (None, "") else None), sorted(set(known.values()))
+    row = selectors.group_find(group)
+    return row, sorted(NodeGroupMember.objects.filter(group=row).values_list("spark_id", flat=True))
+
+
+def maintenance_create(
+    *, actor: Actor, group: Any = None, nodes: Any = None, start: Any, end: Any, reason: Any,
+    now: datetime | None = None,
+) -> MaintenanceWindow:
+    """Plan maintenance. It may overlap bookings: they are marked and their
+    owners emailed once the window is saved."""
+    now = now or timezone.now()
+    if not is_admin(actor.user):
+        raise NotAllowed("planning maintenance needs the lab admin role")
+    errors = window_errors(start, end, now=now, max_hours=24 * 366, max_ahead_days=366, grace=conf.START_GRACE)
+    if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > 200:
+        errors.append(("reason", "say why, in under 200 characters"))
+    row, spark_ids = None, list[int]()
+    try:
+        row, spark_ids = _maintenance_sparks(group, nodes)
+    except BookingError as exc:
+        errors += exc.errors
+    if errors:
+        raise BookingError(errors)
+    if not spark_ids:
+        raise BookingError("the group has no Sparks", "group")
+    with transaction.atomic():
+        window = MaintenanceWindow.objects.create(start=start, end=end, reason=reason.strip(), group=row,
+                                                  created_by=actor.user)
+        window.sparks.set(spark_ids)
+        hit = list(selectors.bookings_list(start=start, end=end, statuses=selectors.LIVE).filter(
+            allocations__spark_id__in=spark_ids, allocations__live=True).distinct())
+        window.bookings.set(hit)
+        for b in hit:
+            _log(b, actor, "maintenance", f"maintenance {window.pk} ({window.reason}) overlaps")
+        transaction.on_commit(lambda: notify.maintenance_planned(window, hit))
+    return window
+
+
+def maintenance_delete(*, actor: Actor, window: MaintenanceWindow) -> None:
+    if not is_admin(actor.user):
+        raise NotAllowed("lifting maintenance needs the lab admin role")
+    with transaction.atomic():
+        for b in window.bookings.all():
+            _log(b, actor, "maintenance", f"maintenance {window.pk} ({window.reason}) lifted")
+        window.delete()
+
+
+# ---------------------------------------------------------------- the clock
+
+
+def bookings_tick(*, now: datetime | None = None) -> dict[str, int]:
+    """Start and finish bookings on time; remind owners once before the end."""
+    now = now or timezone.now()
+    started = Booking.objects.filter(status=Booking.Status.BOOKED, start__lte=now, end__gt=now).update(
+        status=Booking.Status.ACTIVE)
+    finished = Booking.objects.filter(status__in=selectors.LIVE, end__lte=now).update(
+        status=Booking.Status.FINISHED)
+    due = Booking.objects.filter(status__in=selectors.LIVE, reminded_at=None, end__gt=now,
+                                 end__lte=now + conf.remind_before())
+    reminded = 0
+    for booking in selectors.bookings_list().filter(pk__in=due.values("pk")):
+        # Claiming the row first makes "once" hold when two ticks overlap.
+        if Booking.objects.filter(pk=booking.pk, reminded_at=None).update(reminded_at=now):
+            reminded += notify.ending_soon(booking)
+    return {"started": started, "finished": finished, "reminded": reminded}
+
+
+# ---------------------------------------------------------------- preferences
+
+
+def preference_set(*, user: Any, time_zone: Any) -> str:
+    name = time_zone.strip() if isinstance(time_zone, str) else ""
+    if not name or selectors.zone(name).key != name:
+        raise BookingError(f"unknown time zone {time_zone!r}; use an IANA name such as Europe/Berlin", "time_zone")
+    Preference.objects.update_or_create(user=user, defaults={"time_zone": name})
+    user._booking_tz = None
+    return name
+
