@@ -2,6 +2,8 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from bookings.urls import feed_urlpatterns
+
 from . import views
 from .api import api
 
@@ -11,6 +13,8 @@ urlpatterns = [
     path("api/", api.urls),
     path("accounts/", include("accounts.urls")),
     path("", include("inventory.urls")),
+    path("bookings/", include("bookings.urls")),
+    path("feeds/", include(feed_urlpatterns)),
     path("", include("telemetry.urls")),
     path("", include("inventory.topology_urls")),
 ]

@@ -1,0 +1,207 @@
+"""Reservations API: book, list, change, cancel or release, check
+availability, and maintenance windows. Thin: parse, call one service or
+selector, answer. Times are ISO 8601 with a zone; answers are in UTC."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils import timezone
+from ninja import Field, Query, Router, Schema, Status
+
+from fleet.api import Conflict, Forbidden, require_admin, require_booker, require_read
+from inventory.errors import NotFound
+from inventory.services import Actor
+
+from . import selectors, services
+from .availability import availability_check
+from .errors import BookingConflict, BookingError, NotAllowed
+from .models import Booking, MaintenanceWindow
+from .rules import effective_status
+
+router = Router(tags=["reservations"])
+
+
+class ReservationIn(Schema):
+    group: int | str | None = Field(None, description="group id or name; or give nodes")
+    nodes: list[str] | None = Field(None, description="Spark names that form a valid group")
+    start: datetime
+    end: datetime
+    purpose: str
+    plan: Any = Field(None, description="the placement plan to run: a reference string or a summary object")
+    confirm: bool = Field(False, description="book although some nodes are down or degraded")
+
+
+class ReservationPatch(Schema):
+    start: datetime | None = None
+    end: datetime | None = None
+    purpose: str | None = None
+    plan: Any = None
+
+
+class ReservationFilter(Schema):
+    from_: datetime | None = Field(None, alias="from", description="bookings ending after this (default: now)")
+    to: datetime | None = Field(None, description="bookings starting before this")
+    node: str = ""
+    group: str = Field("", description="group id or name: bookings of any of its nodes")
+    owner: str = ""
+    status: list[str] = Field([], description="booked, active, finished, cancelled")
+    limit: int = 200
+    offset: int = 0
+
+
+class MaintenanceIn(Schema):
+    group: int | str | None = None
+    nodes: list[str] | None = None
+    start: datetime
+    end: datetime
+    reason: str
+
+
+def _actor(request: HttpRequest) -> Actor:
+    return Actor(user=request.user, source="api")
+
+
+@contextmanager
+def _answers() -> Iterator[None]:
+    """Service errors as the API's answers (BookingError is a 400 already)."""
+    try:
+        yield
+    except NotAllowed as exc:
+        raise Forbidden(str(exc)) from exc
+    except BookingConflict as exc:
+        raise Conflict("the request was not applied: " + exc.message(UTC), exc.errors(UTC)) from exc
+
+
+def _iso(at: datetime) -> str:
+    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def reservation_out(b: Booking, request: HttpRequest, now: datetime) -> dict[str, Any]:
+    status = effective_status(b.status, b.start, b.end, now)
+    return {
+        "id": b.pk, "owner": b.owner.username, "group": b.group_id, "group_name": b.group_name,
+        "whole_group": b.whole_group, "nodes": [a.spark.name for a in b.allocations.all()],
+        "start": _iso(b.start), "end": _iso(b.end), "status": status, "holds_now": status == "active",
+        "purpose": b.purpose, "plan": b.plan,
+        "maintenance": [{"id": m.pk, "reason": m.reason, "start": _iso(m.start), "end": _iso(m.end)}
+                        for m in b.maintenance_windows.all()],
+        "url": request.build_absolute_uri(reverse("bookings:detail", args=[b.pk])),
+    }
+
+
+def _booking(booking_id: int) -> Booking:
+    booking = selectors.booking_get(booking_id)
+    if booking is None:
+        raise NotFound(f"no booking with id {booking_id}", "id")
+    return booking
+
+
+@router.post("/reservations", response={201: dict}, summary="Book a group, or Sparks that form a valid group")
+def reservations_create(request: HttpRequest, payload: ReservationIn) -> Status:
+    require_booker(request)
+    with _answers():
+        booking = services.booking_create(
+            actor=_actor(request), group=payload.group, nodes=payload.nodes, start=payload.start,
+            end=payload.end, purpose=payload.purpose, plan=payload.plan, confirm=payload.confirm)
+    return Status(201, reservation_out(_booking(booking.pk), request, timezone.now()))
+
+
+@router.get("/reservations", response=dict, summary="List bookings in a time window")
+def reservations_list(request: HttpRequest, filters: Query[ReservationFilter]) -> dict[str, Any]:
+    require_read(request)
+    now = timezone.now()
+    start = filters.from_ or (None if filters.to else now)
+    for name, value in (("from", start), ("to", filters.to)):
+        if value is not None and value.tzinfo is None:
+            raise BookingError(f"{value.isoformat()} has no time zone: add Z or an offset", name)
+    unknown = [s for s in filters.status if s not in Booking.Status.values]
+    if unknown:
+        raise BookingError(f"unknown status {unknown[0]!r}; one of {', '.join(Booking.Status.values)}", "status")
+    qs = selectors.bookings_list(start=start, end=filters.to, node=filters.node, group=filters.group or None,
+                                 owner=filters.owner, statuses=filters.status)
+    offset, limit = max(filters.offset, 0), max(1, min(filters.limit, 1000))
+    return {"count": qs.count(), "items": [reservation_out(b, request, now) for b in qs[offset: offset + limit]]}
+
+
+@router.get("/reservations/availability", response=dict, summary="Check a window without booking")
+def reservations_availability(request: HttpRequest, start: datetime, end: datetime, group: str = "",
+                              nodes: str = Query("", description="comma-separated Spark names")) -> dict[str, Any]:
+    require_read(request)
+    names = [n.strip() for n in nodes.split(",") if n.strip()] or None
+    out = availability_check(user=request.user, group=group or None, nodes=names, start=start, end=end)
+    return {
+        "free": out.free, "nodes": out.target.names if out.target else [],
+        "errors": [{"path": p, "message": m} for p, m in out.errors],
+        "conflicts": BookingConflict("", out.clashes).errors(UTC) if out.clashes else [],
+        "warnings": out.warnings, "limit": out.limit,
+    }
+
+
+@router.get("/reservations/{booking_id}", response=dict, summary="Read one booking")
+def reservations_read(request: HttpRequest, booking_id: int) -> dict[str, Any]:
+    require_read(request)
+    return reservation_out(_booking(booking_id), request, timezone.now())
+
+
+@router.patch("/reservations/{booking_id}", response=dict, summary="Move a booking's start or end, or edit it")
+def reservations_update(request: HttpRequest, booking_id: int, payload: ReservationPatch) -> dict[str, Any]:
+    require_booker(request)
+    changes = payload.dict(exclude_unset=True)
+    if not changes:
+        raise BookingError("send start, end, purpose or plan", "")
+    with _answers():
+        services.booking_update(actor=_actor(request), booking=_booking(booking_id), **changes)
+    return reservation_out(_booking(booking_id), request, timezone.now())
+
+
+@router.delete("/reservations/{booking_id}", response=dict,
+               summary="Cancel a booking that has not started, or release a running one now")
+def reservations_delete(request: HttpRequest, booking_id: int) -> dict[str, Any]:
+    require_booker(request)
+    with _answers():
+        services.booking_cancel(actor=_actor(request), booking=_booking(booking_id))
+    return reservation_out(_booking(booking_id), request, timezone.now())
+
+
+# ---------------------------------------------------------------- maintenance
+
+
+def maintenance_out(m: MaintenanceWindow) -> dict[str, Any]:
+    return {
+        "id": m.pk, "start": _iso(m.start), "end": _iso(m.end), "reason": m.reason,
+        "group": m.group.name if m.group else None, "nodes": sorted(s.name for s in m.sparks.all()),
+        "bookings": [{"id": b.pk, "owner": b.owner.username} for b in m.bookings.all()],
+        "planned_by": m.created_by.username if m.created_by else None,
+    }
+
+
+@router.get("/maintenance-windows", response=list[dict], summary="Maintenance windows not yet over")
+def maintenance_list(request: HttpRequest) -> list[dict[str, Any]]:
+    require_read(request)
+    return [maintenance_out(m) for m in selectors.maintenance_list(since=timezone.now())]
+
+
+@router.post("/maintenance-windows", response={201: dict},
+             summary="Plan maintenance (lab admins); overlapped bookings are marked and their owners emailed")
+def maintenance_create(request: HttpRequest, payload: MaintenanceIn) -> Status:
+    require_admin(request)
+    with _answers():
+        window = services.maintenance_create(actor=_actor(request), group=payload.group, nodes=payload.nodes,
+                                             start=payload.start, end=payload.end, reason=payload.reason)
+    return Status(201, maintenance_out(selectors.maintenance_list(since=window.start).get(pk=window.pk)))
+
+
+@router.delete("/maintenance-windows/{window_id}", response=dict, summary="Lift a maintenance window")
+def maintenance_delete(request: HttpRequest, window_id: int) -> dict[str, Any]:
+    require_admin(request)
+    window = MaintenanceWindow.objects.filter(pk=window_id).first()
+    if window is None:
+        raise NotFound(f"no maintenance window with id {window_id}", "id")
+    with _answers():
+        services.maintenance_delete(actor=_actor(request), window=window)
+    return {"deleted": window_id}

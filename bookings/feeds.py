@@ -1,0 +1,126 @@
+"""Calendar feeds: per-user feed tokens and the ``.ics`` views.
+
+A calendar app cannot sign in, so the URL carries a token: the user id and
+an HMAC (under SECRET_KEY) of that id and a random nonce stored in
+``FeedToken``. The URL can be shown again at any time, the database alone
+cannot forge it, and rotating or deleting the nonce revokes it.
+"""
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
+from django.views.decorators.http import require_GET
+
+from accounts.roles import can_read
+
+from . import ical, selectors
+from .models import Booking, FeedToken
+
+SALT = "bookings.feed"
+PAST_DAYS = 30  # how far back a feed reaches; calendars keep older events themselves
+
+
+def _mac(user_id: int, nonce: str) -> str:
+    return salted_hmac(SALT, f"{user_id}:{nonce}", secret=settings.SECRET_KEY, algorithm="sha256").hexdigest()[:40]
+
+
+def feed_token(user: Any) -> str | None:
+    row = FeedToken.objects.filter(user_id=user.pk).first()
+    return f"{user.pk}-{_mac(user.pk, row.nonce)}" if row else None
+
+
+def feed_token_rotate(*, user: Any) -> str:
+    FeedToken.objects.update_or_create(user=user, defaults={"nonce": secrets.token_hex(16)})
+    token = feed_token(user)
+    assert token is not None
+    return token
+
+
+def feed_token_revoke(*, user: Any) -> bool:
+    deleted, _ = FeedToken.objects.filter(user=user).delete()
+    return deleted > 0
+
+
+def feed_user(token: str) -> Any | None:
+    head, _, mac = token.partition("-")
+    if not head.isdigit() or len(token) > 80:
+        return None
+    row = FeedToken.objects.select_related("user").filter(user_id=int(head)).first()
+    if row is None or not constant_time_compare(mac, _mac(row.user_id, row.nonce)) or not can_read(row.user):
+        return None
+    FeedToken.objects.filter(pk=row.pk).update(last_used_at=timezone.now())
+    return row.user
+
+
+def feed_urls(request: HttpRequest, user: Any) -> dict[str, str] | None:
+    token = feed_token(user)
+    if token is None:
+        return None
+    mine = request.build_absolute_uri(reverse("feeds:mine", args=[token]))
+    return {"mine": mine, "group": mine.replace("/mine.ics", "/groups/GROUP-ID.ics")}
+
+
+# ---------------------------------------------------------------- views
+
+
+def _events(bookings: list[Booking], request: HttpRequest) -> list[ical.Event]:
+    host = request.get_host().split(":")[0] or "spark-fleet"
+    out = []
+    for b in bookings:
+        nodes = ", ".join(a.spark.name for a in b.allocations.all())
+        maintenance = [f"maintenance {m.pk}: {m.reason}" for m in b.maintenance_windows.all()]
+        description = "\n".join([f"Owner: {b.owner.username}", f"Nodes: {nodes}", f"Purpose: {b.purpose}",
+                                 *([f"Plan: {b.plan}"] if b.plan else []), *maintenance])
+        out.append(ical.Event(
+            uid=f"booking-{b.pk}@{host}", start=b.start, end=b.end,
+            summary=f"{b.group_name}: {b.purpose} ({b.owner.username})", description=description,
+            location=b.group_name, url=request.build_absolute_uri(reverse("bookings:detail", args=[b.pk])),
+            cancelled=b.status == Booking.Status.CANCELLED,
+            # Grows with every change (updated_at moves), as SEQUENCE must.
+            sequence=max(0, int((b.updated_at - b.created_at).total_seconds())),
+            modified=b.updated_at,
+        ))
+    return out
+
+
+def _respond(request: HttpRequest, bookings: list[Booking], name: str) -> HttpResponse:
+    body = ical.calendar(_events(bookings, request), name=name, stamp=timezone.now())
+    response = HttpResponse(body, content_type="text/calendar; charset=utf-8")
+    response["Content-Disposition"] = 'inline; filename="bookings.ics"'
+    response["Cache-Control"] = "private, max-age=300"
+    return response
+
+
+def _window() -> dict[str, Any]:
+    return {"start": timezone.now() - timedelta(days=PAST_DAYS)}
+
+
+@require_GET
+def mine(request: HttpRequest, token: str) -> HttpResponse:
+    user = feed_user(token)
+    if user is None:
+        raise Http404("no such feed")
+    rows = list(selectors.bookings_list(**_window(), owner=user.get_username()))
+    return _respond(request, rows, f"Spark Fleet: bookings of {user.get_username()}")
+
+
+@require_GET
+def group(request: HttpRequest, token: str, group_id: int) -> HttpResponse:
+    user = feed_user(token)
+    if user is None:
+        raise Http404("no such feed")
+    try:
+        row = selectors.group_find(group_id)
+    except Exception:
+        raise Http404("no such group") from None
+    # Cancelled bookings stay in the feed as STATUS:CANCELLED, so calendars drop them.
+    rows = list(selectors.bookings_list(**_window(), group=row.pk))
+    return _respond(request, rows, f"Spark Fleet: {row.name}")
+

@@ -1,0 +1,93 @@
+"""What the timeline page shows: the window (a week or a month in the
+person's zone, with previous / next / today), the rows and bars handed to
+``timeline.render``, and who holds what right now."""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import urlencode
+from django.utils.safestring import mark_safe
+
+from . import selectors
+from .errors import BookingError
+from .rules import effective_status, fmt_span
+from .timeline import Item, Row, Window, render
+
+VIEWS = ("week", "month")
+
+
+def _day(value: str, today: date) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        return today
+
+
+def window_of(view: str, day: date, tz: Any) -> tuple[datetime, datetime, date, date]:
+    """[start, end) of the week (from Monday) or month holding ``day``, plus
+    a day in the previous and the next window."""
+    if view == "month":
+        first = day.replace(day=1)
+        nxt = (first + timedelta(days=32)).replace(day=1)
+        prev = (first - timedelta(days=1)).replace(day=1)
+    else:
+        first = day - timedelta(days=day.weekday())
+        nxt, prev = first + timedelta(days=7), first - timedelta(days=7)
+    start = datetime(first.year, first.month, first.day, tzinfo=tz)
+    end = datetime(nxt.year, nxt.month, nxt.day, tzinfo=tz)
+    return start, end, prev, nxt
+
+
+def timeline_context(request: HttpRequest) -> dict[str, Any]:
+    tz = selectors.user_tz(request.user)
+    now = timezone.now()
+    today = now.astimezone(tz).date()
+    view = request.GET.get("view", "week") if request.GET.get("view") in VIEWS else "week"
+    day = _day(request.GET.get("date", ""), today)
+    start, end, prev, nxt = window_of(view, day, tz)
+    group = None
+    if request.GET.get("group"):
+        try:
+            group = selectors.group_find(request.GET["group"])
+        except BookingError:
+            group = None
+    data = selectors.timeline_data(start=start, end=end, group=group)
+    rows = [Row(pk, name, gname, "" if status == "active" else status) for pk, name, gname, status in data.rows]
+    names = {pk: name for pk, name, _, _ in data.rows}
+    items: list[Item] = []
+    holders: dict[int, dict[str, Any]] = {}
+    for spark, ref, a, b, owner_id, owner, purpose, status, gname in data.allocations:
+        state = effective_status(status, a, b, now)
+        mine = "mine" if owner_id == request.user.pk else "other"
+        flagged = " flagged" if ref in data.flagged else ""
+        title = (f"Booking {ref} · {owner} · {purpose}\n{gname}\n{fmt_span(a, b, tz)}\n{state}"
+                 + ("\nMaintenance overlaps this booking" if flagged else ""))
+        items.append(Item(spark, ref, "booking", a, b, f"{owner} · {purpose}", title,
+                          f"bk {mine} {state}{flagged}", reverse("bookings:detail", args=[ref])))
+        if a <= now < b:
+            h = holders.setdefault(ref, {"ref": ref, "owner": owner, "purpose": purpose, "group": gname,
+                                         "end": b, "nodes": []})
+            h["nodes"].append(names.get(spark, "?"))
+    for spark, ref, a, b, reason in data.maintenance:
+        items.append(Item(spark, ref, "maintenance", a, b, f"maintenance: {reason}",
+                          f"Maintenance {ref}: {reason}\n{fmt_span(a, b, tz)}", "mt",
+                          reverse("bookings:maintenance")))
+    svg = render(rows, items, Window(start, end, tz, now))
+
+    def link(**change: Any) -> str:
+        params = {"view": view, "date": day.isoformat(), **({"group": group.pk} if group else {}), **change}
+        return "?" + urlencode(params)
+
+    return {
+        "svg": mark_safe(svg),  # noqa: S308 - timeline.render escapes every text it writes
+        "view": view, "start": start, "last": end - timedelta(seconds=1), "tz": tz.key, "group": group,
+        "groups": selectors.bookable_groups(), "rows": len(rows),
+        "bookings": len({i.ref for i in items if i.kind == "booking"}),
+        "holders": sorted(holders.values(), key=lambda h: h["group"]),
+        "prev": link(date=prev.isoformat()), "next": link(date=nxt.isoformat()), "today": link(date=today.isoformat()),
+        "week": link(view="week"), "month": link(view="month"),
+    }

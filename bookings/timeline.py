@@ -1,0 +1,167 @@
+"""The booking timeline as server-rendered SVG: nodes down, time across.
+Pure: rows and items in, markup out (every text escaped).
+
+A booking of several adjacent rows (a group's nodes are listed together)
+is drawn as one bar, so a week of a 64-node fleet stays readable.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+from html import escape
+
+LABEL_GROUP_W = 118
+LABEL_NODE_W = 92
+LABEL_W = LABEL_GROUP_W + LABEL_NODE_W
+CHART_W = 990
+HEAD_H = 38
+ROW_H = 18
+CHAR_W = 6.1  # average width of a 10.5px system-ui character
+
+
+@dataclass(frozen=True)
+class Row:
+    key: int  # Spark id
+    node: str
+    group: str
+    flag: str = ""  # e.g. "maintenance" (inventory status), shown next to the name
+
+
+@dataclass(frozen=True)
+class Item:
+    """Something holding a node for a while: one row of a booking or of a maintenance window."""
+
+    row: int  # Row.key
+    ref: int
+    kind: str  # "booking" or "maintenance"
+    start: datetime
+    end: datetime
+    label: str
+    title: str
+    css: str  # bar classes, e.g. "bk mine active"
+    href: str = ""
+
+
+@dataclass(frozen=True)
+class Window:
+    start: datetime
+    end: datetime
+    tz: tzinfo
+    now: datetime
+
+
+def _x(at: datetime, w: Window) -> float:
+    span = (w.end - w.start).total_seconds()
+    share = (min(max(at, w.start), w.end) - w.start).total_seconds() / span
+    return round(LABEL_W + share * CHART_W, 1)
+
+
+def _runs(indices: list[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for i in sorted(set(indices)):
+        if runs and runs[-1][1] == i - 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    return runs
+
+
+def _fit(text: str, width: float, least: int = 3) -> str:
+    room = int((width - 8) / CHAR_W)
+    if room < least:
+        return ""  # a stub like "me…" says nothing; the tooltip has it all
+    return text if len(text) <= room else text[: room - 1].rstrip() + "…"
+
+
+def _days(w: Window) -> list[datetime]:
+    local = w.start.astimezone(w.tz)
+    day = datetime(local.year, local.month, local.day, tzinfo=w.tz)
+    out = []
+    while day < w.end:
+        if day >= w.start:
+            out.append(day)
+        nxt = day.replace(tzinfo=None) + timedelta(days=1)  # wall-clock days: DST changes move the hour
+        day = nxt.replace(tzinfo=w.tz)
+    return out
+
+
+def _grid(w: Window, height: int) -> list[str]:
+    out = []
+    days = _days(w)
+    wide = CHART_W / max(1, (w.end - w.start).total_seconds() / 86400) > 60
+    today = w.now.astimezone(w.tz).date()
+    for i, day in enumerate(days):
+        x0 = _x(day, w)
+        x1 = _x(days[i + 1], w) if i + 1 < len(days) else _x(w.end, w)
+        cls = "today" if day.date() == today else ("weekend" if day.weekday() >= 5 else "")
+        if cls:
+            out.append(f'<rect class="tl-{cls}" x="{x0}" y="{HEAD_H}" width="{round(x1 - x0, 1)}" '
+                       f'height="{height - HEAD_H}"/>')
+        out.append(f'<line class="tl-day" x1="{x0}" y1="{HEAD_H - 14}" x2="{x0}" y2="{height}"/>')
+        label = day.strftime("%a %-d %b") if wide else day.strftime("%-d")
+        top = day.strftime("%a")[0] if not wide else ""
+        mid = round((x0 + x1) / 2, 1)
+        if top:
+            out.append(f'<text class="tl-wd{" tl-we" if day.weekday() >= 5 else ""}" x="{mid}" y="13">{top}</text>')
+        out.append(f'<text class="tl-date{" tl-now-day" if day.date() == today else ""}" x="{mid}" '
+                   f'y="{27 if top else 22}">{escape(label)}</text>')
+        if wide:
+            for hour in (6, 12, 18):
+                hx = _x(day + timedelta(hours=hour), w)
+                if hx < x1:
+                    out.append(f'<line class="tl-hour" x1="{hx}" y1="{HEAD_H}" x2="{hx}" y2="{height}"/>')
+                    out.append(f'<text class="tl-hourlabel" x="{hx}" y="{HEAD_H - 3}">{hour:02d}</text>')
+    return out
+
+
+def render(rows: list[Row], items: Iterable[Item], w: Window) -> str:
+    """The whole timeline as one <svg> element."""
+    index = {r.key: i for i, r in enumerate(rows)}
+    height = HEAD_H + ROW_H * len(rows) + 16  # room under the rows for the "now" mark
+    out = [f'<svg class="timeline" viewBox="0 0 {LABEL_W + CHART_W + 6} {height}" width="100%" '
+           f'role="img" aria-label="Bookings from {w.start:%Y-%m-%d} to {w.end:%Y-%m-%d}">',
+           '<defs><pattern id="tl-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
+           'patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff2dc"/>'
+           '<line x1="0" y1="0" x2="0" y2="6" stroke="#e0a040" stroke-width="3"/></pattern></defs>']
+    group_start = 0
+    for i, row in enumerate(rows):
+        y = HEAD_H + i * ROW_H
+        if i == 0 or rows[i - 1].group != row.group:
+            group_start = i
+            out.append(f'<line class="tl-groupline" x1="0" y1="{y}" x2="{LABEL_W + CHART_W}" y2="{y}"/>')
+            out.append(f'<text class="tl-group" x="4" y="{y + 13}">{escape(_fit(row.group, LABEL_GROUP_W + 4))}'
+                       f'<title>{escape(row.group)}</title></text>')
+        if (i - group_start) % 2:
+            out.append(f'<rect class="tl-stripe" x="{LABEL_GROUP_W}" y="{y}" width="{LABEL_NODE_W + CHART_W}" '
+                       f'height="{ROW_H}"/>')
+        flag = f' <tspan class="tl-flag">{escape(row.flag)}</tspan>' if row.flag else ""
+        out.append(f'<text class="tl-node" x="{LABEL_W - 6}" y="{y + 13}">{escape(row.node)}{flag}</text>')
+    out += _grid(w, height)
+    groups: dict[tuple[str, int], list[Item]] = defaultdict(list)
+    for item in items:
+        if item.row in index and item.end > w.start and item.start < w.end:
+            groups[(item.kind, item.ref)].append(item)
+    for (kind, _), parts in sorted(groups.items(), key=lambda kv: (kv[0][0] != "maintenance", kv[1][0].start)):
+        first = parts[0]
+        x0, x1 = _x(first.start, w), _x(first.end, w)
+        width = max(2.0, round(x1 - x0, 1))
+        for a, b in _runs([index[p.row] for p in parts]):
+            y = HEAD_H + a * ROW_H + 2
+            h = (b - a + 1) * ROW_H - 4
+            link = f'<a href="{escape(first.href)}">' if first.href else "<g>"
+            out.append(f'{link}<rect class="{escape(first.css)}" x="{x0}" y="{y}" width="{width}" height="{h}" '
+                       f'rx="3"><title>{escape(first.title)}</title></rect>')
+            text = _fit(first.label, width, least=7)
+            if text:
+                dark = " tl-label-dark" if "finished" in first.css.split() else ""
+                out.append(f'<text class="tl-label tl-label-{kind}{dark}" x="{x0 + 4}" y="{y + min(h, 14) / 2 + 4}">'
+                           f'{escape(text)}</text>')
+            out.append("</a>" if first.href else "</g>")
+    if w.start <= w.now < w.end:
+        nx = _x(w.now, w)
+        out.append(f'<line class="tl-now" x1="{nx}" y1="{HEAD_H}" x2="{nx}" y2="{height - 12}"/>')
+        out.append(f'<text class="tl-nowlabel" x="{nx}" y="{height - 2}">now</text>')
+    out.append("</svg>")
+    return "\n".join(out)

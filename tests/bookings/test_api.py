@@ -1,0 +1,129 @@
+"""The reservations API: book, list, change, cancel, check, maintenance;
+every refusal is a 4xx with the reason and changes nothing."""
+from __future__ import annotations
+
+import pytest
+
+from bookings.models import Booking
+from tests.bookings.conftest import hours, iso
+from tests.bookings.test_services import state
+from tests.conftest import ApiClient
+
+pytestmark = pytest.mark.django_db
+
+
+def body(group=None, nodes=None, start=1, end=3, purpose="decode sweep", **kw):
+    data = {"start": iso(hours(start)), "end": iso(hours(end)), "purpose": purpose, **kw}
+    if group is not None:
+        data["group"] = group
+    if nodes is not None:
+        data["nodes"] = nodes
+    return data
+
+
+def test_book_read_list_and_release(lab, api_member):
+    r = api_member.post("/api/reservations", body(lab["switched"].name, plan="plan-17 tp=4"))
+    assert r.status_code == 201, r.content
+    out = r.json()
+    assert out["nodes"] == [f"node-0{i}" for i in range(1, 9)] and out["plan"] == "plan-17 tp=4"
+    assert out["start"].endswith("Z") and out["status"] == "booked" and out["owner"] == "member1"
+    assert api_member.get(f"/api/reservations/{out['id']}").json()["id"] == out["id"]
+    listed = api_member.get(f"/api/reservations?from={iso(hours(0))}&to={iso(hours(10))}&node=node-03").json()
+    assert [b["id"] for b in listed["items"]] == [out["id"]]
+    assert api_member.get("/api/reservations?node=ring-1").json()["count"] == 0
+    assert api_member.get(f"/api/reservations?group={lab['switched'].pk}&owner=member1").json()["count"] == 1
+    r = api_member.delete(f"/api/reservations/{out['id']}")
+    assert r.status_code == 200 and r.json()["status"] == "cancelled"
+
+
+def test_a_clash_is_a_409_naming_booking_owner_and_overlap(lab, api_member, member2):
+    other = ApiClient(member2)
+    first = other.post("/api/reservations", body(nodes=["node-01", "node-02"], start=2, end=4, purpose="fine-tune"))
+    assert first.status_code == 201
+    before = state()
+    r = api_member.post("/api/reservations", body(lab["switched"].pk, start=3, end=6))
+    assert r.status_code == 409
+    err = r.json()
+    assert "node-01, node-02 are held by member2" in err["message"]
+    (e,) = err["errors"]
+    assert e["booking"] == first.json()["id"] and e["owner"] == "member2"
+    assert e["overlap"] == {"start": iso(hours(3)), "end": iso(hours(4))}
+    assert state() == before
+
+
+@pytest.mark.parametrize("payload, status, message", [
+    (dict(start=3, end=1), 400, "is before the start"),
+    (dict(start=1, end=1), 400, "the window is empty"),
+    (dict(start=1, end=1 + 24 * 365), 400, "longest booking is 336 h"),
+    (dict(start=-5, end=-2), 400, "ended in the past"),
+    (dict(nodes=["ring-1", "ring-2"]), 400, "is a ring"),
+    (dict(nodes=["node-01", "pair-a"]), 400, "different groups"),
+    (dict(purpose=""), 400, "say what the booking is for"),
+], ids=["end-before-start", "zero-length", "year-long", "past", "part-of-ring", "two-groups", "no-purpose"])
+def test_bad_input(lab, api_member, payload, status, message):
+    data = body(lab["ring"].pk if "nodes" not in payload else None, **payload)
+    before = state()
+    r = api_member.post("/api/reservations", data)
+    assert r.status_code == status, r.content
+    assert message in r.json()["message"]
+    assert state() == before
+
+
+def test_times_without_a_zone_are_refused(lab, api_member):
+    data = body(lab["ring"].pk)
+    data["start"] = data["start"].rstrip("Z")
+    r = api_member.post("/api/reservations", data)
+    assert r.status_code == 400 and "has no time zone" in r.json()["message"]
+    assert Booking.objects.count() == 0
+
+
+def test_someone_elses_booking_and_a_second_cancel(lab, api_member, member2, api_admin):
+    theirs = ApiClient(member2).post("/api/reservations", body(lab["ring"].pk)).json()["id"]
+    before = state()
+    assert api_member.delete(f"/api/reservations/{theirs}").status_code == 403
+    r = api_member.patch(f"/api/reservations/{theirs}", {"end": iso(hours(2))})
+    assert r.status_code == 403 and "belongs to member2" in r.json()["message"]
+    assert state() == before
+    assert api_admin.delete(f"/api/reservations/{theirs}").status_code == 200
+    before = state()
+    r = ApiClient(member2).delete(f"/api/reservations/{theirs}")
+    assert r.status_code == 409 and "already cancelled" in r.json()["message"]
+    assert state() == before
+    assert api_member.get("/api/reservations/424242").status_code == 404
+
+
+def test_patch_moves_the_end(lab, api_member):
+    made = api_member.post("/api/reservations", body(lab["ring"].pk)).json()
+    r = api_member.patch(f"/api/reservations/{made['id']}", {"end": iso(hours(5)), "purpose": "longer"})
+    assert r.status_code == 200 and r.json()["end"] == iso(hours(5)) and r.json()["purpose"] == "longer"
+    assert api_member.patch(f"/api/reservations/{made['id']}", {}).status_code == 400
+
+
+def test_availability(lab, api_member, member2):
+    ApiClient(member2).post("/api/reservations", body(nodes=["node-05"], start=1, end=2))
+    q = f"/api/reservations/availability?start={iso(hours(1))}&end={iso(hours(3))}"
+    free = api_member.get(q + "&nodes=node-01,node-02").json()
+    assert free["free"] and free["nodes"] == ["node-01", "node-02"]
+    busy = api_member.get(q + f"&group={lab['switched'].pk}").json()
+    assert not busy["free"] and busy["conflicts"][0]["owner"] == "member2"
+
+
+def test_maintenance_marks_bookings_and_emails_owners(lab, api_member, api_admin, member_user, mailoutbox,
+                                                       django_capture_on_commit_callbacks):
+    member_user.email = "m1@example.org"
+    member_user.save()
+    made = api_member.post("/api/reservations", body(lab["ring"].pk, start=1, end=4)).json()
+    with django_capture_on_commit_callbacks(execute=True):
+        r = api_admin.post("/api/maintenance-windows", {"nodes": ["ring-3"], "start": iso(hours(2)),
+                                                        "end": iso(hours(3)), "reason": "reseat QSFP, cage p1"})
+    assert r.status_code == 201, r.content
+    assert r.json()["bookings"] == [{"id": made["id"], "owner": "member1"}]
+    assert api_member.get(f"/api/reservations/{made['id']}").json()["maintenance"][0]["reason"].startswith("reseat")
+    assert len(mailoutbox) == 1 and "ring-3" in mailoutbox[0].body and mailoutbox[0].to == ["m1@example.org"]
+    # The maintained Spark is not bookable in that window.
+    r = api_member.post("/api/reservations", body(lab["ring"].pk, start=2.5, end=5))
+    assert r.status_code == 409
+    assert api_member.post("/api/maintenance-windows", {"nodes": ["ring-3"], "start": iso(hours(2)),
+                                                        "end": iso(hours(3)), "reason": "x"}).status_code == 403
+    window = r = api_admin.get("/api/maintenance-windows").json()[0]["id"]
+    assert api_admin.delete(f"/api/maintenance-windows/{window}").status_code == 200
