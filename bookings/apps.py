@@ -1,6 +1,31 @@
+"""The reservations app. ``ready`` creates the once-a-minute beat schedule
+after migrations (an admin's later edits are kept) and registers the
+busy-without-booking findings with the topology layer."""
+from __future__ import annotations
+
+from typing import Any
+
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+SCHEDULE_NAME = "bookings: start, finish and remind"
+
+
+def schedule_create(**kwargs: Any) -> None:
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+    if PeriodicTask.objects.filter(name=SCHEDULE_NAME).exists():
+        return
+    every, _ = IntervalSchedule.objects.get_or_create(every=1, period=IntervalSchedule.MINUTES)
+    PeriodicTask.objects.create(name=SCHEDULE_NAME, task="bookings.tick", interval=every)
 
 
 class BookingsConfig(AppConfig):
     name = "bookings"
     verbose_name = "Reservations"
+
+    def ready(self) -> None:
+        post_migrate.connect(schedule_create, sender=self, dispatch_uid="bookings-schedule")
+        from . import findings
+
+        findings.register()
