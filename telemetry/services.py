@@ -9,12 +9,12 @@ start time) is skipped. Callers (tasks, commands, views, API) stay thin.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from inventory.models import Change, Spark
@@ -131,49 +131,53 @@ def objects_key(objects: Iterable[str]) -> str:
 
 def _alerts_sync(
     *,
-    spark_id: int,
-    alerts: Sequence[health.Alert],
+    wanted_by_node: Mapping[int, Sequence[health.Alert]],
     now: datetime,
     codes: frozenset[str] | None,
     exclude_codes: frozenset[str] = frozenset(),
     report: StoreReport,
 ) -> None:
-    """Make the open alerts of one node (limited to ``codes``, or all but
-    ``exclude_codes``) exactly ``alerts``: open new ones, refresh the rest, end
-    the ones no longer firing."""
-    wanted = {(a.code, objects_key(a.objects)): a for a in alerts}
-    open_qs = Alert.objects.filter(spark_id=spark_id, ended_at__isnull=True).exclude(code__in=exclude_codes)
+    """Make the open alerts of each node (limited to ``codes``, or all but
+    ``exclude_codes``) exactly the ones given: open new ones, refresh the rest,
+    end the ones no longer firing. A fixed number of queries for any number
+    of nodes (a poll round stores a whole chunk at once)."""
+    if not wanted_by_node:
+        return
+    open_qs = Alert.objects.filter(spark_id__in=list(wanted_by_node), ended_at__isnull=True)
+    open_qs = open_qs.exclude(code__in=exclude_codes) if exclude_codes else open_qs
     if codes is not None:
         open_qs = open_qs.filter(code__in=codes)
-    open_now = {(a.code, a.objects_key): a for a in open_qs}
-    ended = [a.pk for key, a in open_now.items() if key not in wanted]
-    if ended:
-        Alert.objects.filter(pk__in=ended).update(ended_at=now)
-        report.closed += len(ended)
-    refreshed = [key for key in wanted if key in open_now]
-    for key in refreshed:
-        row, alert = open_now[key], wanted[key]
+    open_now = {(a.spark_id, a.code, a.objects_key): a for a in open_qs}
+    wanted = {
+        (spark_id, a.code, objects_key(a.objects)): a for spark_id, alerts in wanted_by_node.items() for a in alerts
+    }
+    ended = [row.pk for key, row in open_now.items() if key not in wanted]
+    changed, seen = [], []
+    for key, alert in wanted.items():
+        row = open_now.get(key)
+        if row is None:
+            continue
         if row.message != alert.message or row.severity != alert.severity:
-            Alert.objects.filter(pk=row.pk).update(message=alert.message, severity=alert.severity, last_seen_at=now)
-    if refreshed:
-        Alert.objects.filter(pk__in=[open_now[k].pk for k in refreshed]).update(last_seen_at=now)
+            row.message, row.severity, row.last_seen_at = alert.message, alert.severity, now
+            changed.append(row)
+        else:
+            seen.append(row.pk)
     new = [
-        Alert(
-            spark_id=spark_id,
-            code=a.code,
-            severity=a.severity,
-            objects_key=key[1],
-            about=list(a.objects),
-            message=a.message,
-            started_at=now,
-            last_seen_at=now,
-        )
+        Alert(spark_id=key[0], code=a.code, severity=a.severity, objects_key=key[2], about=list(a.objects),
+              message=a.message, started_at=now, last_seen_at=now)
         for key, a in wanted.items()
         if key not in open_now
     ]
+    if ended:
+        Alert.objects.filter(pk__in=ended).update(ended_at=now)
+    if seen:
+        Alert.objects.filter(pk__in=seen).update(last_seen_at=now)
+    if changed:
+        Alert.objects.bulk_update(changed, ["message", "severity", "last_seen_at"], batch_size=200)
     if new:
-        Alert.objects.bulk_create(new)
-        report.opened += len(new)
+        Alert.objects.bulk_create(new, batch_size=500)
+    report.closed += len(ended)
+    report.opened += len(new)
 
 
 def _status_from_open(spark_ids: Iterable[int], reachable: dict[int, bool | None]) -> dict[int, str]:
@@ -200,8 +204,8 @@ def results_store(
         report.skipped += sum(1 for r in results if r.name not in sparks)  # deleted since the poll began
         results = [r for r in results if r.name in sparks]
         ids = [sparks[r.name].pk for r in results]
-        for spark_id in ids:
-            NodeState.objects.get_or_create(spark_id=spark_id)
+        have = set(NodeState.objects.filter(spark_id__in=ids).values_list("spark_id", flat=True))
+        NodeState.objects.bulk_create([NodeState(spark_id=i) for i in ids if i not in have], ignore_conflicts=True)
         states = {
             s.spark_id: s
             for s in NodeState.objects.select_for_update(of=("self",))
@@ -213,6 +217,7 @@ def results_store(
         )
         expectations = expectations or expectations_for(ids)
         rows: list[NodeSample] = []
+        node_alerts: dict[int, Sequence[health.Alert]] = {}
         for result in results:
             spark = sparks[result.name]
             if (spark.pk, result.at) in done:
@@ -228,13 +233,14 @@ def results_store(
                 last_sample_at=state.last_sample_at,
                 interval_s=interval,
             )
-            _alerts_sync(spark_id=spark.pk, alerts=alerts, now=now, codes=None, exclude_codes=LINK_CODES, report=report)
+            node_alerts[spark.pk] = alerts
             status = health.node_status(alerts, result.reachable)
             rows.append(_sample_row(spark, result, status))
             state.last_poll_at = result.at
             if result.sample is not None:
                 state.last_sample_at = result.at
-        created = NodeSample.objects.bulk_create(rows)
+        _alerts_sync(wanted_by_node=node_alerts, now=now, codes=None, exclude_codes=LINK_CODES, report=report)
+        created = NodeSample.objects.bulk_create(rows, batch_size=500)
         report.stored = len(created)
         for row in created:
             state = states[row.spark_id]
@@ -242,16 +248,35 @@ def results_store(
                 row = NodeSample.objects.get(spark_id=row.spark_id, at=row.at)
             if state.latest is None or row.at >= state.latest.at:
                 state.latest = row
-        _links_check(expectations, [sparks[r.name].pk for r in results], sparks, now, report)
+        _links_check(expectations, states, now, report)
         reachable = {sid: (st.latest.reachable if st.latest else None) for sid, st in states.items()}
         for spark_id, overall in _status_from_open(ids, reachable).items():
             states[spark_id].status = overall
             report.statuses[states[spark_id].spark.name] = overall
-        NodeState.objects.bulk_update(
-            list(states.values()),
-            ["status", "latest", "last_poll_at", "last_sample_at", "presented_key", "key_status"],
-        )
+        _states_save(list(states.values()))
     return report
+
+
+_STATE_FIELDS = ("status", "latest", "last_poll_at", "last_sample_at", "presented_key", "key_status")
+
+
+def _states_save(states: list[NodeState]) -> None:
+    """One UPDATE per node in a single executemany: Django's bulk_update builds a
+    CASE per field and row, which costs seconds for a thousand nodes."""
+    if not states:
+        return
+    meta = NodeState._meta
+    fields = [meta.get_field(name) for name in _STATE_FIELDS]
+    quote = connection.ops.quote_name
+    # Only names from the model's own metadata are interpolated; values are parameters.
+    assignments = ", ".join(f"{quote(str(f.column))} = %s" for f in fields)  # type: ignore[union-attr]
+    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(str(meta.pk.column))} = %s"  # noqa: S608
+    params = [
+        [f.get_db_prep_save(getattr(st, f.attname), connection) for f in fields] + [st.pk]  # type: ignore[union-attr]
+        for st in states
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
 
 
 def _host_key_note(state: NodeState, result: PollResult) -> None:
@@ -269,27 +294,28 @@ def _host_key_note(state: NodeState, result: PollResult) -> None:
 
 
 def _links_check(
-    expectations: Expectations, polled_ids: list[int], sparks: dict[str, Spark], now: datetime, report: StoreReport
+    expectations: Expectations, states: dict[int, NodeState], now: datetime, report: StoreReport
 ) -> None:
     """The MTU rule on every Spark-to-Spark cable with an end among the polled
-    nodes, against the latest stored sample of both ends."""
-    links = expectations.links_touching(s.name for s in sparks.values() if s.pk in polled_ids)
+    nodes (``states``, with their new latest sample, not saved yet), against
+    the latest stored sample of the other end."""
+    polled = {st.spark.name: st for st in states.values()}
+    links = expectations.links_touching(polled)
     if not links:
         return
     names = {n for link in links for n, _ in link}
     rows = {
-        st.spark.name: st for st in NodeState.objects.filter(spark__name__in=names).select_related("spark", "latest")
+        st.spark.name: st
+        for st in NodeState.objects.filter(spark__name__in=names - set(polled)).select_related("spark", "latest")
     }
+    rows.update(polled)
     samples = {name: sample_of(st.latest) if st.latest else None for name, st in rows.items()}
-    alerts = health.evaluate_links(samples, links)
     by_owner: dict[str, list[health.Alert]] = {}
-    for alert in alerts:
+    for alert in health.evaluate_links(samples, links):
         by_owner.setdefault(alert.objects[0].split(":")[0], []).append(alert)
-    for (a, _), _b in links:  # the first end (in name order) owns the link's alerts
-        if a in rows:
-            _alerts_sync(
-                spark_id=rows[a].spark_id, alerts=by_owner.get(a, []), now=now, codes=LINK_CODES, report=report
-            )
+    owners = {rows[a].spark_id: by_owner.get(a, []) for (a, _), _b in links if a in rows}
+    # The first end (in name order) owns a link's alerts.
+    _alerts_sync(wanted_by_node=owners, now=now, codes=LINK_CODES, report=report)
 
 
 # ---------------------------------------------------------------- stale nodes
@@ -310,11 +336,13 @@ def stale_check(*, now: datetime | None = None) -> StoreReport:
             .exclude(key_status=NodeState.KeyStatus.MISMATCH)
             .select_related("spark", "latest")
         )
-        for state in states:
-            alerts = health.evaluate_node(
+        stale = {
+            state.spark_id: health.evaluate_node(
                 state.spark.name, None, None, now=now, last_sample_at=state.last_sample_at, interval_s=interval
             )
-            _alerts_sync(spark_id=state.spark_id, alerts=alerts, now=now, codes=frozenset({"stale"}), report=report)
+            for state in states
+        }
+        _alerts_sync(wanted_by_node=stale, now=now, codes=frozenset({"stale"}), report=report)
         reachable = {st.spark_id: (st.latest.reachable if st.latest else None) for st in states}
         statuses = _status_from_open([st.spark_id for st in states], reachable)
         for state in states:
@@ -350,8 +378,7 @@ def host_key_accept(*, actor: Actor, spark: Spark, key: str | None = None) -> No
         state.save()
         report = StoreReport()
         _alerts_sync(
-            spark_id=spark.pk,
-            alerts=[],
+            wanted_by_node={spark.pk: []},
             now=timezone.now(),
             codes=frozenset({"host-key-mismatch", "host-key-unknown"}),
             report=report,
