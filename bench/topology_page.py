@@ -1,0 +1,132 @@
+"""Time the topology pages on a 1,024-Spark lab, with their query counts.
+
+The lab is the one bench/topology_engine.py builds (80 switched groups of 8
+on CRS804s with breakout cables, 70 rings of 4, 50 direct pairs, 4 lone
+Sparks; every fifth Spark 64 GB), imported through the product's lab import
+into a fresh SQLite database in a temporary directory. Each page is fetched
+through Django's test client (no network, no browser): the time is the
+server's. Query counts are taken first on the 17-Spark demo lab, then on the
+1,024-Spark lab: they must not grow. The baseline, measured in the same run,
+is the Spark list page (50 rows a page) and the bare engine on the same lab.
+
+    .venv/bin/python bench/topology_page.py [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def median_seconds(fn: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="bench-topology-")
+    os.environ["FLEET_VAR_DIR"] = tmp
+    os.environ.pop("DATABASE_URL", None)  # always a fresh embedded database
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
+    import django
+
+    django.setup()
+    import yaml
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext, setup_test_environment
+
+    from accounts.roles import ADMIN, set_role
+    from inventory.group_selectors import groups_overview
+    from inventory.groups import lab_read
+    from inventory.labio import lab_import
+    from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
+    from inventory.services import Actor
+    from tests.inventory.labgen import lab_document
+
+    setup_test_environment()
+    call_command("migrate", verbosity=0)
+    user = User.objects.create_user("bench", password="bench-pass-123")  # noqa: S106
+    set_role(user, ADMIN)
+    client = Client()
+    client.force_login(user)
+
+    def group_of(node: str) -> int:
+        return NodeGroup.objects.get(members__spark__name=node, auto=True, retired_at__isnull=True).pk
+
+    def pages(switched_node: str) -> dict[str, str]:
+        gid = group_of(switched_node)
+        return {"/topology/": "/topology/", "/groups/<switched>/": f"/groups/{gid}/", "/memory/": "/memory/",
+                "/api/groups": "/api/groups", "/sparks/ (baseline)": "/sparks/"}
+
+    sizes: dict[str, int] = {}
+
+    def queries(path: str) -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.get(path)
+        assert response.status_code == 200, (path, response.status_code)
+        sizes[path] = len(response.content)
+        return len(ctx)
+
+    demo = yaml.safe_load((ROOT / "labs" / "demo.yaml").read_text())
+    lab_import(actor=Actor(source="import"), data=demo)
+    small = {name: queries(path) for name, path in pages("spark-07").items()}
+
+    # Clear the demo lab (catalogue and user stay) for the 1,024-Spark one.
+    for model in (Cable, Spark, Switch, NodeGroupMember, NodeGroup):
+        model.objects.all().delete()
+    doc = lab_document(switched=80, rings=70, pairs=50, singles=4, prefix="spark")
+    start = time.perf_counter()
+    lab_import(actor=Actor(source="import"), data=doc)
+    imported = time.perf_counter() - start
+    snapshot = lab_read()
+    groups = snapshot.analyse()
+    assert len(snapshot.lab.nodes) == 1024
+    kinds = Counter(g.kind for g in groups)
+    big_pages = pages("spark-0001")
+    large = {name: queries(path) for name, path in big_pages.items()}
+
+    engine = median_seconds(snapshot.analyse, args.repeats)
+    read = median_seconds(lab_read, args.repeats)
+    overview = median_seconds(groups_overview, args.repeats)
+    timed = {name: median_seconds(lambda p=path: client.get(p), args.repeats) for name, path in big_pages.items()}
+
+    print(f"python {platform.python_version()} on {platform.machine()}, SQLite, {args.repeats} repeats, median")
+    print(f"lab: {len(snapshot.lab.nodes)} Sparks, {len(snapshot.lab.switches)} switches, "
+          f"{len(snapshot.lab.cables)} cables; imported in {imported:.1f} s")
+    print(f"groups: {len(groups)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
+    print(f"engine analyse():      {engine * 1000:8.1f} ms")
+    print(f"lab_read() (5 queries): {read * 1000:7.1f} ms")
+    print(f"groups_overview():     {overview * 1000:8.1f} ms  (read + engine + groups)")
+    print(f"{'page':24} {'server time':>12} {'queries at 17':>14} {'at 1,024':>9} {'size':>9}")
+    for name, path in big_pages.items():
+        print(f"{name:24} {timed[name] * 1000:9.1f} ms {small[name]:>14} {large[name]:>9} "
+              f"{sizes[path] / 1024:6.0f} KB")
+    grew = [name for name in big_pages if large[name] > small[name]]
+    print(f"queries grow with the fleet: {'NO' if not grew else 'YES: ' + ', '.join(grew)}")
+    print(f"goal:  engine well under 1 s: {'met' if engine < 1.0 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()
