@@ -1,0 +1,96 @@
+"""Writes to the model catalogue: add (fields or a Hugging Face config.json)
+and delete. Every function checks its input with ``ModelSpec.validate`` and
+raises ``PlacementError`` naming each bad field, leaving the database as it
+was. Benchmark writes live in ``placement.benchmarks``.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from inventory.services import Actor
+
+from .catalogue import ModelSpec
+from .errors import PlacementError
+from .hfconfig import parse_hf_config
+from .models import LlmModel
+
+MODEL_FIELDS = ("slug", "name", "params_b", "active_params_b", "layers", "hidden_size", "heads", "kv_heads",
+                "head_dim", "experts", "experts_per_token", "quantization", "weights_gb", "max_context")
+OPTIONAL_FIELDS = ("kv_layers", "kv_cache_dim", "hf_repo", "notes")
+REQUIRED = set(MODEL_FIELDS) - {"weights_gb", "experts", "experts_per_token"}
+
+
+class Conflict(PlacementError):
+    """The request clashes with what is stored (the API answers 409)."""
+
+
+def _spec(fields: dict[str, Any]) -> ModelSpec:
+    values = {**{"experts": 0, "experts_per_token": 0, "weights_gb": None, "kv_layers": None,
+                 "kv_cache_dim": None, "hf_repo": "", "notes": ""}, **fields}
+    return ModelSpec(**{k: values[k] for k in (*MODEL_FIELDS, *OPTIONAL_FIELDS)},
+                     estimated_fields=tuple(values.get("estimated_fields", ())))
+
+
+def model_create(*, actor: Actor, fields: dict[str, Any], origin: str = "admin") -> LlmModel:
+    """Add a model to the catalogue from its fields (the form and POST /api/models)."""
+    unknown = set(fields) - set(MODEL_FIELDS) - set(OPTIONAL_FIELDS) - {"estimated_fields"}
+    errors = [(name, "not a catalogue field") for name in sorted(unknown)]
+    errors += [(name, "required") for name in sorted(REQUIRED) if fields.get(name) in (None, "")]
+    for name in ("hf_repo", "notes"):
+        if not isinstance(fields.get(name, ""), str):
+            errors.append((name, "must be text"))
+    if errors:
+        raise PlacementError(errors)
+    spec = _spec(fields)
+    errors = spec.validate()
+    if len(spec.name) > 120:
+        errors.append(("name", "at most 120 characters"))
+    if len(spec.hf_repo) > 200:
+        errors.append(("hf_repo", "at most 200 characters"))
+    if not errors and LlmModel.objects.filter(slug=spec.slug).exists():
+        raise Conflict(f"a model with slug {spec.slug!r} already exists", "slug")
+    if errors:
+        raise PlacementError(errors)
+    row = LlmModel(**{k: getattr(spec, k) for k in (*MODEL_FIELDS, *OPTIONAL_FIELDS)},
+                   estimated_fields=list(spec.estimated_fields), origin=origin, created_by=actor.username)
+    try:
+        with transaction.atomic():
+            row.save()
+    except IntegrityError as exc:  # a concurrent add of the same slug
+        raise Conflict(f"a model with slug {spec.slug!r} already exists", "slug") from exc
+    return row
+
+
+def model_create_from_config(*, actor: Actor, config: Any, slug: Any, quantization: Any,
+                             params_b: float | None = None, active_params_b: float | None = None,
+                             name: str | None = None, weights_gb: float | None = None,
+                             hf_repo: str = "") -> LlmModel:
+    """Add a model from a Hugging Face config.json (text or parsed object), read
+    locally: nothing is downloaded. Parameter counts are estimated when not given."""
+    if isinstance(config, dict):
+        config = json.dumps(config)
+    if isinstance(config, bytes):
+        config = config.decode("utf-8", errors="replace")
+    if not isinstance(slug, str) or not slug:
+        raise PlacementError("required: a short name for the catalogue, e.g. qwen3-8b", "slug")
+    result = parse_hf_config(config if isinstance(config, str) else "", slug=slug, quantization=str(quantization),
+                             params_b=params_b, active_params_b=active_params_b, name=name or None,
+                             weights_gb=weights_gb)
+    if isinstance(result, list):
+        # hfconfig names config.json keys; say so, so "num_hidden_layers" is found in the file
+        raise PlacementError([(path if path in MODEL_FIELDS or path == "config" else f"config.{path}", message)
+                              for path, message in result])
+    fields = {k: getattr(result, k) for k in (*MODEL_FIELDS, "kv_layers", "kv_cache_dim", "notes")}
+    fields.update(hf_repo=hf_repo or "", estimated_fields=list(result.estimated_fields))
+    return model_create(actor=actor, fields=fields, origin="config.json")
+
+
+def model_delete(*, actor: Actor, model: LlmModel) -> None:
+    """Remove a model nobody measured; one with benchmark records stays (they name it)."""
+    used = model.benchmarks.count()
+    if used:
+        raise Conflict(f"{model.slug} has {used} benchmark record(s); it stays so they keep their model", "slug")
+    model.delete()
