@@ -1,0 +1,121 @@
+"""One planning request, from raw input to plans with launch commands.
+
+Shared by the plan page and ``POST /api/plans``: checks the inputs field by
+field (the planner would only say "fix the inputs"), runs the pure planner on
+a ``PlannedGroup`` and turns every fitting plan into launch commands for the
+launchers of the chosen engine. Writes nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from .catalogue import MAX_CONTEXT_TOKENS, ModelSpec
+from .errors import PlacementError
+from .launch import LAUNCH_ENGINES, PLANNER_ENGINE, LaunchError, launch_commands
+from .perfmodel import CONSTANTS_BY_READING, DEFAULT_READING, READINGS, FitReport, fit_report, prediction_source
+from .planner import ENGINES, GOALS, Plan, PlanResult, plan_placement
+from .selectors import PlannedGroup
+
+MAX_CONCURRENCY = 4096
+
+
+@dataclass(frozen=True)
+class PlanInput:
+    context_tokens: int = 8192
+    concurrency: int = 1
+    goal: str = "latency"
+    engine: str = "vllm"
+
+
+@dataclass
+class PlannedPlan:
+    plan: Plan
+    launch: dict[str, dict[str, str]] = field(default_factory=dict)  # launcher -> node -> script
+    launch_problems: dict[str, list[str]] = field(default_factory=dict)
+
+    def launch_text(self, launcher: str) -> str:
+        """All nodes' scripts of one launcher as one text, each under its node's name."""
+        scripts = self.launch.get(launcher, {})
+        if len(scripts) == 1:
+            return next(iter(scripts.values()))
+        return "\n".join(f"# ===== on {node} =====\n{script}" for node, script in scripts.items())
+
+
+@dataclass
+class Planning:
+    group: PlannedGroup
+    model: ModelSpec
+    inputs: PlanInput
+    result: PlanResult
+    plans: list[PlannedPlan]
+
+    @property
+    def recommended(self) -> PlannedPlan | None:
+        index = self.result.recommended
+        return None if index is None else self.plans[index]
+
+    @property
+    def source(self) -> str:
+        return prediction_source()
+
+
+def _whole(value: Any, name: str, low: int, high: int, errors: list[tuple[str, str]]) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        errors.append((name, f"must be a whole number from {low:,} to {high:,}"))
+        return low
+    return value
+
+
+def plan_input(*, context_tokens: Any, concurrency: Any, goal: Any, engine: Any, model: ModelSpec) -> PlanInput:
+    """Checked inputs, or PlacementError naming every bad field."""
+    errors: list[tuple[str, str]] = []
+    context = _whole(context_tokens, "context_tokens", 1, MAX_CONTEXT_TOKENS, errors)
+    if not errors and context > model.max_context:
+        errors.append(("context_tokens", f"{context:,} exceeds {model.name}'s maximum context "
+                                         f"({model.max_context:,} tokens)"))
+    streams = _whole(concurrency, "concurrency", 1, MAX_CONCURRENCY, errors)
+    if goal not in GOALS:
+        errors.append(("goal", f"one of {', '.join(GOALS)}"))
+    if engine not in ENGINES:
+        errors.append(("engine", f"one of {', '.join(ENGINES)}"))
+    if errors:
+        raise PlacementError(errors)
+    return PlanInput(context, streams, str(goal), str(engine))
+
+
+def launchers_for(engine: str) -> list[str]:
+    return [name for name in LAUNCH_ENGINES if PLANNER_ENGINE[name] == engine]
+
+
+def plan_group(*, group: PlannedGroup, model: ModelSpec, inputs: PlanInput) -> Planning:
+    result = plan_placement(group.spec, model, context_tokens=inputs.context_tokens,
+                            concurrency=inputs.concurrency, engine=inputs.engine, goal=inputs.goal)
+    if result.errors:
+        # what the planner still refuses (a broken group or model row) names its field
+        raise PlacementError([(path, message) for path, message in result.errors])
+    plans = []
+    for plan in result.plans:
+        planned = PlannedPlan(plan)
+        if plan.fits:
+            for launcher in launchers_for(inputs.engine):
+                try:
+                    planned.launch[launcher] = launch_commands(plan, group.spec, model, engine=launcher)
+                except LaunchError as exc:
+                    planned.launch_problems[launcher] = [f"{where}: {msg}" for where, msg in exc.problems]
+        plans.append(planned)
+    return Planning(group, model, inputs, result, plans)
+
+
+@lru_cache(maxsize=len(READINGS))
+def fit_table(reading: str = DEFAULT_READING) -> FitReport:
+    """The performance model's errors on the published points (fixed constants: computed once)."""
+    return fit_report(reading, CONSTANTS_BY_READING[reading])
+
+
+def readings() -> list[tuple[str, FitReport, bool]]:
+    """Every reading of the disputed table row with its errors; True marks the one in use."""
+    return [(r, fit_table(r), r == DEFAULT_READING) for r in READINGS]

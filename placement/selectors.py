@@ -1,0 +1,269 @@
+"""Reads for placement: node groups as the planner's ``GroupSpec``, the model
+catalogue, benchmark lists and the leaderboard.
+
+``groupspec_for`` runs the topology engine on the inventory restricted to a
+group's nodes (so a sub-group of a switch is planned as the Sparks it names,
+and a stale group is caught), takes interface names from the Twin rows of the
+ports the group's links use, and cluster addresses from telemetry's latest
+samples when that app offers them (else a clearly marked placeholder). A
+constant number of queries, whatever the size of the lab.
+"""
+from __future__ import annotations
+
+import ipaddress
+import logging
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count, Q, QuerySet
+
+from inventory.groups import UNSPLITTABLE, lab_read
+from inventory.models import NodeGroup, Twin
+from inventory.topology import Group, LabIn, analyse
+
+from .errors import PlacementError
+from .models import BenchmarkRun, LlmModel
+from .planner import GroupSpec, NodeSpec
+
+log = logging.getLogger(__name__)
+
+# Published: a 128 GB Spark reports MemTotal 127,600,748 kB (130.7 GB). The
+# planner works in 10**9 bytes, so nominal sizes scale by this before the OS
+# reserve is taken off (128 GB -> 126.7 GB usable, as planner.SPARK_128_USABLE_GB).
+MEMTOTAL_PER_NOMINAL_GB = 127_600_748 * 1024 / 1e9 / 128
+# Names telemetry.selectors may give its "latest sample of each node" reader.
+LATEST_SAMPLE_READERS = ("latest_samples", "latest_sample_per_node", "latest_by_node", "node_latest_samples")
+
+
+@dataclass(frozen=True)
+class PlannedGroup:
+    """A group ready for the planner: its spec, its row (None for a node list),
+    what the engine saw, and whether addresses came from telemetry."""
+
+    spec: GroupSpec
+    group: NodeGroup | None
+    topology: Group
+    addresses_measured: bool
+
+    @property
+    def label(self) -> str:
+        return self.group.name if self.group else ", ".join(n.name for n in self.spec.nodes)
+
+
+def usable_gb(nominal_gb: float) -> float:
+    return round(nominal_gb * MEMTOTAL_PER_NOMINAL_GB - settings.FLEET_OS_RESERVE_GB, 1)
+
+
+def _restrict(lab: LabIn, names: set[str]) -> LabIn:
+    """The lab with only these Sparks: cables leaving the set are dropped, a
+    breakout keeps its trunk and the legs inside the set; switches stay."""
+    switches = {s.name for s in lab.switches}
+    cables = []
+    for cable in lab.cables:
+        ends = tuple(e for e in cable.ends if e.device in names or e.device in switches)
+        if len(ends) == len(cable.ends) or (cable.breakout and len(ends) >= 2 and ends[0] == cable.ends[0]):
+            cables.append(replace(cable, ends=ends))
+    return LabIn(tuple(n for n in lab.nodes if n.name in names), lab.switches, tuple(cables))
+
+
+def _analyse(lab: LabIn) -> list[Group]:
+    return [g for g in analyse(lab, os_reserve_gb=settings.FLEET_OS_RESERVE_GB) if g.nodes]
+
+
+def _latest_twin_addresses(names: list[str]) -> dict[str, dict[str, list[str]]]:
+    """node -> interface -> addresses, from telemetry's latest samples; {} when
+    telemetry offers no reader (or it fails: the commands then show placeholders)."""
+    try:
+        from telemetry import selectors as telemetry_selectors  # type: ignore[attr-defined]
+    except ImportError:
+        return {}
+    reader = next((getattr(telemetry_selectors, n) for n in LATEST_SAMPLE_READERS
+                   if callable(getattr(telemetry_selectors, n, None))), None)
+    if reader is None:
+        return {}
+    try:
+        latest = reader(names)
+    except Exception:  # an optional integration must not break planning
+        log.warning("telemetry.selectors.%s failed; launch commands use placeholder addresses",
+                    reader.__name__, exc_info=True)
+        return {}
+    result: dict[str, dict[str, list[str]]] = {}
+    for name, sample in (latest or {}).items():
+        node = getattr(name, "name", name)  # keyed by name or by Spark row
+        result[str(node)] = dict(_twin_addresses(sample))
+    return result
+
+
+def _twin_addresses(sample: Any) -> Iterable[tuple[str, list[str]]]:
+    """(interface, addresses) of a stored sample row, a telemetry Sample or a dict."""
+    twins = getattr(sample, "twin_list", None)
+    if twins is None:
+        sample = getattr(sample, "sample", sample)
+        twins = sample.get("twins") if isinstance(sample, dict) else getattr(sample, "twins", None)
+    for twin in twins or ():
+        if isinstance(twin, dict):
+            yield str(twin.get("name")), list(twin.get("addresses") or ())
+        elif isinstance(twin, list | tuple):  # telemetry's packed row: name first, addresses last
+            yield str(twin[0]), list(twin[6] if len(twin) > 6 else ())
+        else:
+            yield str(getattr(twin, "name", "")), list(getattr(twin, "addresses", ()) or ())
+
+
+def _ipv4(addresses: list[str]) -> str | None:
+    for text in addresses:
+        try:
+            iface = ipaddress.ip_interface(str(text))
+        except ValueError:
+            continue
+        if iface.version == 4:
+            return str(iface.ip)
+    return None
+
+
+def placeholder_ip(node: str, iface: str | None) -> str:
+    return f"<ip of {node} on {iface or 'its cluster interface'}>"
+
+
+def _node_specs(group: Group, memory: dict[str, int], connectx: dict[str, bool], spark_ids: dict[str, int]
+                ) -> tuple[tuple[NodeSpec, ...], bool]:
+    cabled: set[tuple[str, str]] = set()
+    for link in group.links:
+        for end in (link.a, link.b):
+            device, _, port = end.partition(":")
+            if device in memory:
+                cabled.add((device, port))
+    ifaces: dict[str, dict[str, dict[str, tuple[str, str]]]] = defaultdict(lambda: defaultdict(dict))
+    rows = Twin.objects.filter(port__spark_id__in=[spark_ids[n] for n in group.nodes]).values_list(
+        "port__spark__name", "port__name", "pcie_domain", "name", "rdma")
+    for node, port, domain, name, rdma in rows:
+        if (node, port) in cabled:
+            ifaces[node][port][domain] = (name, rdma)
+    addresses = _latest_twin_addresses(list(group.nodes))
+    measured = bool(addresses)
+    nodes = []
+    for name in group.nodes:
+        ports = {p: [twins[d] for d in sorted(twins)] for p, twins in sorted(ifaces[name].items())}
+        port_ifaces = {p: (t[0][0], t[-1][0]) for p, t in ports.items()}
+        port_rdma = {p: (t[0][1], t[-1][1]) for p, t in ports.items()}
+        first = next(iter(port_ifaces.values()), (None, None))[0]
+        ip = _ipv4(addresses.get(name, {}).get(first or "", []))
+        measured = measured and ip is not None
+        nodes.append(NodeSpec(name, usable_gb(memory[name]), connectx[name], port_ifaces, port_rdma,
+                              ip or placeholder_ip(name, first)))
+    return tuple(nodes), measured
+
+
+def _planned(group: Group, row: NodeGroup | None, ident: str, snapshot: Any) -> PlannedGroup:
+    connectx = {n.name: n.has_connectx for n in snapshot.lab.nodes}
+    nodes, measured = _node_specs(group, snapshot.memory_gb, connectx, snapshot.spark_ids)
+    # a single node has no link; the planner still wants a positive figure
+    spec = GroupSpec(ident, group.kind, nodes, float(group.slowest_link_gbps or 200))
+    return PlannedGroup(spec, row, group, measured)
+
+
+def live_group_or_error(group_id: Any, path: str = "group") -> NodeGroup:
+    if isinstance(group_id, str) and group_id.isdigit():
+        group_id = int(group_id)
+    row = NodeGroup.objects.filter(pk=group_id).first() if isinstance(group_id, int) \
+        and not isinstance(group_id, bool) else None
+    if row is None:
+        raise PlacementError(f"no node group with id {group_id!r}", path)
+    if row.retired_at is not None:
+        raise PlacementError(f"group {row.name} (id {row.pk}) was retired on {row.retired_at:%Y-%m-%d %H:%M}: "
+                             "its cabling is gone; pick a live group", path)
+    return row
+
+
+def groupspec_for(group: NodeGroup) -> PlannedGroup:
+    """The planner's view of a live group: the engine run on its nodes only."""
+    names = set(group.members.values_list("spark__name", flat=True))
+    if not names:
+        raise PlacementError(f"group {group.name} has no Sparks", "group")
+    snapshot = lab_read()
+    found = _analyse(_restrict(snapshot.lab, names))
+    if len(found) != 1:
+        raise PlacementError(f"the Sparks of group {group.name} no longer form one connected group "
+                             f"({len(found)} pieces): the cabling changed", "group")
+    return _planned(found[0], group, str(group.pk), snapshot)
+
+
+def groupspec_for_nodes(names: Any, path: str = "nodes") -> PlannedGroup:
+    """The planner's view of Sparks named by hand: they must be a whole group
+    of the cabling or a sub-group of a switched one."""
+    if not isinstance(names, list | tuple) or not names:
+        raise PlacementError("name at least one Spark", path)
+    snapshot = lab_read()
+    errors = []
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or name not in snapshot.spark_ids:
+            errors.append((f"{path}[{i}]", f"no Spark is named {name!r}"))
+        elif names.index(name) != i:
+            errors.append((f"{path}[{i}]", f"{name} is named twice"))
+    if errors:
+        raise PlacementError(errors)
+    wanted = set(names)
+    components = [g for g in _analyse(snapshot.lab) if wanted & set(g.nodes)]
+    if len(components) > 1:
+        pieces = "; ".join(", ".join(n for n in g.nodes if n in wanted) for g in components)
+        raise PlacementError(f"these Sparks are not cabled together: they fall into {len(components)} groups "
+                             f"({pieces})", path)
+    whole = components[0]
+    if wanted != set(whole.nodes) and whole.kind != "switched":
+        what = "cannot be split" if whole.kind in UNSPLITTABLE else "can only be planned whole"
+        raise PlacementError(f"{', '.join(sorted(wanted))} are part of a {whole.kind} group of {len(whole.nodes)} "
+                             f"({', '.join(whole.nodes)}) that {what}: name all its Sparks, or Sparks on one switch",
+                             path)
+    group = whole if wanted == set(whole.nodes) else _analyse(_restrict(snapshot.lab, wanted))[0]
+    return _planned(group, None, "nodes:" + ",".join(sorted(wanted)), snapshot)
+
+
+# ---------------------------------------------------------------- catalogue and groups
+
+
+def models_list() -> QuerySet[LlmModel]:
+    return LlmModel.objects.order_by("name")
+
+
+def model_get(slug: Any, path: str = "model") -> LlmModel:
+    row = LlmModel.objects.filter(slug=slug).first() if isinstance(slug, str) else None
+    if row is None:
+        known = ", ".join(LlmModel.objects.order_by("slug").values_list("slug", flat=True)[:30])
+        raise PlacementError(f"no model with slug {slug!r}; known: {known}", path)
+    return row
+
+
+def live_groups() -> QuerySet[NodeGroup]:
+    """Live groups with their size, largest first (the ones worth planning on)."""
+    return (NodeGroup.objects.filter(retired_at__isnull=True).annotate(size=Count("members"))
+            .order_by("-size", "name"))
+
+
+# ---------------------------------------------------------------- benchmarks
+
+
+def benchmarks_list(*, group: NodeGroup | None = None, model: LlmModel | None = None,
+                    include_published: bool = True) -> QuerySet[BenchmarkRun]:
+    qs = BenchmarkRun.objects.select_related("model", "group")
+    if group is not None:
+        qs = qs.filter(Q(group=group) | Q(source=BenchmarkRun.Source.PUBLISHED)) if include_published \
+            else qs.filter(group=group)
+    if model is not None:
+        qs = qs.filter(model=model)
+    return qs.order_by("model_name", "node_count", "-decode_tps", "id")
+
+
+def leaderboard(*, per_model: int = 8) -> list[tuple[str, LlmModel | None, list[BenchmarkRun]]]:
+    """Finished runs with a decode figure, fastest first, grouped by model."""
+    rows = (BenchmarkRun.objects.filter(status=BenchmarkRun.Status.DONE, decode_tps__isnull=False)
+            .select_related("model", "group").order_by("model_name", "-decode_tps", "id"))
+    board: dict[str, list[BenchmarkRun]] = defaultdict(list)
+    models: dict[str, LlmModel | None] = {}
+    for run in rows:
+        if len(board[run.model_name]) < per_model:
+            board[run.model_name].append(run)
+        models[run.model_name] = run.model
+    ranked = sorted(board.items(), key=lambda kv: -(kv[1][0].decode_tps or 0))
+    return [(name, models[name], runs) for name, runs in ranked]
