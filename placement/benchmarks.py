@@ -1,0 +1,235 @@
+"""Writes of benchmark records: entered by hand, uploaded (vllm bench serve
+JSON or console, llama-bench JSON), or run over SSH on a booked group.
+
+Every record keeps the group's topology at the time (kind, node names,
+slowest link), the model, the engine and the collective backend actually
+used. Input is checked field by field (numbers must be numbers, not strings)
+and nothing is stored when anything is wrong.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from inventory.models import NodeGroup
+from inventory.services import Actor
+
+from .benchparse import BenchResult, parse_llama_bench_json, parse_vllm_bench_json, parse_vllm_bench_text
+from .errors import PlacementError
+from .models import BenchmarkRun, LlmModel
+from .selectors import groupspec_for, live_group_or_error, model_get
+
+Errors = list[tuple[str, str]]
+NUMBERS = ("prefill_tps", "decode_tps", "ttft_ms", "tpot_ms")
+WHOLE = {"tp": 1024, "pp": 1024, "concurrency": 100_000, "input_len": 4_194_304, "output_len": 4_194_304}
+FORMATS = ("auto", "vllm-json", "vllm-console", "llama-bench-json")
+KINDS = [k for k, _ in NodeGroup.Kind.choices]
+
+
+def _number(data: dict[str, Any], key: str, errors: Errors, *, required: bool = False) -> float | None:
+    value = data.get(key)
+    if value is None or value == "":
+        if required:
+            errors.append((key, "required"))
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        errors.append((key, f"must be a number, not {type(value).__name__} {value!r}"[:120]))
+        return None
+    if not math.isfinite(value) or value < 0 or value > 1e9:
+        errors.append((key, f"must be a number from 0 to 1e9, got {value!r}"))
+        return None
+    return float(value)
+
+
+def _whole(data: dict[str, Any], key: str, errors: Errors, *, default: int | None = None) -> int | None:
+    value = data.get(key)
+    if value is None or value == "":
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= WHOLE[key]:
+        errors.append((key, f"must be a whole number from 1 to {WHOLE[key]:,}, got {value!r}"[:120]))
+        return default
+    return value
+
+
+def _text(data: dict[str, Any], key: str, errors: Errors, limit: int) -> str:
+    value = data.get(key) or ""
+    if not isinstance(value, str):
+        errors.append((key, "must be text"))
+        return ""
+    if len(value) > limit:
+        errors.append((key, f"at most {limit} characters"))
+    return value.strip()
+
+
+def _choice(data: dict[str, Any], key: str, errors: Errors, choices: list[str], default: str) -> str:
+    value = data.get(key) or default
+    if value not in choices:
+        errors.append((key, f"one of {', '.join(choices)}"))
+        return default
+    return str(value)
+
+
+def _when(value: Any, errors: Errors, key: str = "measured_at") -> datetime:
+    if value is None or value == "":
+        return timezone.now()
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    parsed = None
+    if isinstance(value, str):
+        try:
+            parsed = parse_datetime(value.strip()) or datetime.strptime(value.strip(), "%Y%m%d-%H%M%S")
+        except ValueError:
+            parsed = None
+    if parsed is None:
+        errors.append((key, f"not a date and time: {value!r}"[:120]))
+        return timezone.now()
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _where(data: dict[str, Any], source: str, errors: Errors) -> dict[str, Any]:
+    """Group snapshot (measured) or topology kind and node count (published)."""
+    group_id = data.get("group")
+    if group_id in (None, ""):
+        if source == BenchmarkRun.Source.MEASURED:
+            errors.append(("group", "required for a run measured here: the group it ran on"))
+            return {}
+        kind = _choice(data, "topology_kind", errors, KINDS, "single")
+        count = data.get("node_count")
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1024:
+            errors.append(("node_count", "a published figure needs its node count (1 to 1,024)"))
+            count = 1
+        return {"group": None, "group_name": "", "topology_kind": kind, "group_nodes": [], "nodes": [],
+                "node_count": count, "link_gbps": None}
+    try:
+        group = live_group_or_error(group_id)
+        planned = groupspec_for(group)
+    except PlacementError as exc:
+        errors.extend(exc.errors)
+        return {}
+    members = [n.name for n in planned.spec.nodes]
+    used = data.get("nodes") or members
+    if not isinstance(used, list | tuple) or not all(isinstance(n, str) for n in used):
+        errors.append(("nodes", "a list of Spark names"))
+        return {}
+    stray = [n for n in used if n not in members]
+    if stray or len(set(used)) != len(used):
+        errors.append(("nodes", f"must be distinct Sparks of {group.name} ({', '.join(members)}); "
+                                f"not: {', '.join(stray) or 'a repeated name'}"))
+    return {"group": group, "group_name": group.name, "topology_kind": planned.spec.kind, "group_nodes": members,
+            "nodes": list(used), "node_count": len(used), "link_gbps": planned.spec.link_gbps}
+
+
+def _fields(data: dict[str, Any], errors: Errors) -> dict[str, Any]:
+    source = _choice(data, "source", errors, list(BenchmarkRun.Source.values), BenchmarkRun.Source.MEASURED)
+    fields: dict[str, Any] = {"source": source}
+    try:
+        model: LlmModel | None = model_get(data.get("model"))
+    except PlacementError as exc:
+        errors.extend(exc.errors)
+        model = None
+    fields.update(model=model, model_name=model.slug if model else "")
+    fields.update(_where(data, source, errors))
+    fields["engine"] = _choice(data, "engine", errors, list(BenchmarkRun.Engine.values), "vllm")
+    fields["backend"] = _choice(data, "backend", errors, list(BenchmarkRun.Backend.values), "unknown")
+    fields["engine_version"] = _text(data, "engine_version", errors, 120)
+    fields["reference"] = _text(data, "reference", errors, 2000)
+    fields["notes"] = _text(data, "notes", errors, 2000)
+    if source == BenchmarkRun.Source.PUBLISHED and not fields["reference"]:
+        errors.append(("reference", "a published figure needs its reference"))
+    for key in NUMBERS:
+        fields[key] = _number(data, key, errors, required=key == "decode_tps")
+    count = fields.get("node_count") or 1
+    fields["concurrency"] = _whole(data, "concurrency", errors, default=1)
+    fields["input_len"] = _whole(data, "input_len", errors)
+    fields["output_len"] = _whole(data, "output_len", errors)
+    fields["tp"] = _whole(data, "tp", errors, default=count)
+    fields["pp"] = _whole(data, "pp", errors, default=1)
+    if (fields["tp"] or 1) * (fields["pp"] or 1) > count:
+        errors.append(("tp", f"tp x pp ({fields['tp']} x {fields['pp']}) exceeds the {count} node(s) used"))
+    if count == 1 and fields["backend"] not in ("none", "unknown"):
+        errors.append(("backend", "a one-node run uses no collective backend: none"))
+    if fields["backend"] == "rocenante" and fields.get("topology_kind") not in (None, "switched"):
+        errors.append(("backend", "RoCEnante runs only on a switched group"))
+    fields["measured_at"] = _when(data.get("measured_at"), errors)
+    fields["derived"] = [str(d) for d in data.get("derived", ())]
+    return fields
+
+
+def benchmark_create(*, actor: Actor, data: dict[str, Any]) -> BenchmarkRun:
+    """A record from fields (the form and POST /api/benchmarks)."""
+    errors: Errors = [(k, "not a benchmark field") for k in sorted(set(data) - ACCEPTED)]
+    fields = _fields(data, errors)
+    if errors:
+        raise PlacementError(errors)
+    if fields["node_count"] == 1 and fields["backend"] == "unknown":
+        fields["backend"] = "none"
+    return BenchmarkRun.objects.create(**fields, status=BenchmarkRun.Status.DONE, created_by=_user(actor),
+                                       created_by_name=actor.username)
+
+
+ACCEPTED = {"source", "reference", "group", "nodes", "topology_kind", "node_count", "model", "engine",
+            "engine_version", "backend", "tp", "pp", "concurrency", "input_len", "output_len", *NUMBERS,
+            "measured_at", "notes", "derived"}
+
+
+def _user(actor: Actor) -> Any:
+    return actor.user if getattr(actor.user, "pk", None) else None
+
+
+def parse_upload(text: Any, fmt: str, path: str = "content") -> BenchResult:
+    """One BenchResult from an uploaded file, or PlacementError naming the field."""
+    if fmt not in FORMATS:
+        raise PlacementError(f"one of {', '.join(FORMATS)}", "format")
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    if not isinstance(text, str) or not text.strip():
+        raise PlacementError("empty: upload the JSON vllm bench serve or llama-bench wrote", path)
+    if fmt == "auto":
+        stripped = text.lstrip()
+        fmt = ("llama-bench-json" if stripped.startswith("[") or '"n_prompt"' in text[:4000]
+               else "vllm-json" if stripped.startswith("{") else "vllm-console")
+    parsers: dict[str, Callable[[str], BenchResult | Errors]] = {
+        "vllm-json": parse_vllm_bench_json, "llama-bench-json": parse_llama_bench_json,
+        "vllm-console": parse_vllm_bench_text}
+    result = parsers[fmt](text)
+    if isinstance(result, list):
+        raise PlacementError([(path if key in ("file", "") else f"{path}.{key}", message) for key, message in result])
+    return result
+
+
+def result_fields(result: BenchResult, model: LlmModel | None) -> dict[str, Any]:
+    """A parsed result as record fields (what the file says; the caller adds the rest)."""
+    engine = "llama.cpp" if result.engine == "llama.cpp" else "sglang" if result.engine == "sglang" else "vllm"
+    notes = list(result.notes)
+    if result.model and model is not None and result.model not in (model.slug, model.hf_repo, model.name):
+        notes.append(f"the file names the model {result.model!r}")
+    fields: dict[str, Any] = {k: getattr(result, k) for k in (*NUMBERS, "input_len", "output_len")}
+    fields.update(engine=engine, engine_version=result.engine_version or "", derived=list(result.derived),
+                  notes="; ".join(notes), measured_at=result.measured_at)
+    if result.concurrency is not None:
+        fields["concurrency"] = result.concurrency
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def benchmark_upload(*, actor: Actor, text: Any, fmt: str = "auto", data: dict[str, Any],
+                     path: str = "content") -> BenchmarkRun:
+    """A record from an uploaded result file plus what the file cannot say
+    (group, model, backend; concurrency when the run did not cap it)."""
+    result = parse_upload(text, fmt, path)
+    try:
+        model: LlmModel | None = model_get(data.get("model"))
+    except PlacementError:
+        model = None  # reported again, with the other fields, below
+    merged = {**{k: v for k, v in data.items() if v not in (None, "")}, **result_fields(result, model)}
+    if result.concurrency is None and data.get("concurrency") in (None, ""):
+        raise PlacementError("the file does not say (max_concurrency not set): give the concurrency", "concurrency")
+    if data.get("concurrency") not in (None, "") and result.concurrency is None:
+        merged["concurrency"] = data["concurrency"]
+    if data.get("notes"):
+        merged["notes"] = "; ".join(x for x in (str(data["notes"]), merged.get("notes", "")) if x)
+    return benchmark_create(actor=actor, data=merged)

@@ -1,0 +1,150 @@
+"""Benchmark runs started from the page: who may start one, queueing it, and
+running it (from the Celery task) on the group's head node over SSH.
+
+Who: lab admins always; members only on a group they hold right now, asked
+of ``bookings.selectors.user_holds_nodes`` when the reservations app provides
+it; without reservations, only lab admins. The run measures the server the
+launch commands started on the head node (``benchrun.SERVE_URL``) with the
+fixed ``vllm bench serve`` command, rebuilt from the stored numbers at run
+time rather than read back from the database.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.roles import can_book, is_admin
+from inventory.models import NodeGroup, Spark
+from inventory.services import Actor
+
+from .benchmarks import result_fields
+from .benchrun import BenchSpec, Target, bench_command, bench_problems, read_output, run_command
+from .errors import PlacementError
+from .models import BenchmarkRun
+from .selectors import groupspec_for, live_group_or_error, model_get
+
+
+class RunNotAllowed(PlacementError):
+    """The user may not start a run on this group (pages and API answer 403)."""
+
+
+def may_start_run(user: Any, group: NodeGroup) -> tuple[bool, str]:
+    if is_admin(user):
+        return True, ""
+    if not can_book(user):
+        return False, "starting a run needs the member or lab admin role"
+    try:
+        from bookings.selectors import user_holds_nodes  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return False, "only lab admins can start runs until reservations are available"
+    spark_ids = list(group.members.values_list("spark_id", flat=True))
+    if user_holds_nodes(user, spark_ids, timezone.now()):
+        return True, ""
+    return False, f"book {group.name} first: a member starts runs only on a group booked for them now"
+
+
+def _spec(run: BenchmarkRun) -> BenchSpec:
+    model = run.model
+    assert model is not None
+    return BenchSpec(model.slug, model.hf_repo or model.slug, run.concurrency, run.input_len or 0,
+                     run.output_len or 0, run.num_prompts or 0)
+
+
+def run_start(*, actor: Actor, group_id: Any, model: Any, concurrency: Any = 1, input_len: Any = 128,
+              output_len: Any = 128, num_prompts: Any = 10) -> BenchmarkRun:
+    """Queue a run (status ``queued``); the task is sent once the row is committed."""
+    group = live_group_or_error(group_id)
+    allowed, why = may_start_run(actor.user, group)
+    if not allowed:
+        raise RunNotAllowed(why, "group")
+    row = model_get(model)
+    spec = BenchSpec(row.slug, row.hf_repo or row.slug, concurrency, input_len, output_len, num_prompts)
+    errors = bench_problems(spec)
+    if not errors and input_len + output_len > row.max_context:
+        errors.append(("input_len", f"input + output ({input_len + output_len:,}) exceeds {row.name}'s "
+                                    f"maximum context ({row.max_context:,})"))
+    if errors:
+        raise PlacementError(errors)
+    planned = groupspec_for(group)
+    nodes = [n.name for n in planned.spec.nodes]
+    with transaction.atomic():
+        run = BenchmarkRun.objects.create(
+            group=group, group_name=group.name, topology_kind=planned.spec.kind, group_nodes=nodes, nodes=nodes,
+            node_count=len(nodes), link_gbps=planned.spec.link_gbps, model=row, model_name=row.slug,
+            engine=BenchmarkRun.Engine.VLLM, backend="none" if len(nodes) == 1 else "unknown", tp=len(nodes),
+            concurrency=concurrency, input_len=input_len, output_len=output_len, num_prompts=num_prompts,
+            status=BenchmarkRun.Status.QUEUED, command=bench_command(spec), created_by=actor.user,
+            created_by_name=actor.username,
+            notes=f"started from the page on {nodes[0]} (head node); the benchmark client cannot see which "
+                  "collective backend the server used",
+        )
+        from .tasks import run_benchmark
+
+        transaction.on_commit(lambda: run_benchmark.delay(run.pk))
+    return run
+
+
+def _client_key() -> Path:
+    try:
+        from telemetry.conf import ssh_key_path
+    except ImportError:
+        configured = getattr(settings, "FLEET_SSH_KEY", "")
+        return Path(configured) if configured else Path(settings.VAR_DIR) / "fleet_ssh_key"
+    return ssh_key_path()
+
+
+def accepted_host_key(spark: Spark) -> str | None:
+    """The host key an admin accepted for this Spark (telemetry keeps them)."""
+    try:
+        from telemetry.models import NodeState
+    except ImportError:
+        return None
+    key = NodeState.objects.filter(spark=spark).values_list("host_key", flat=True).first()
+    return key or None
+
+
+def _finish(run: BenchmarkRun, **fields: Any) -> BenchmarkRun:
+    for name, value in fields.items():
+        setattr(run, name, value)
+    run.save()
+    return run
+
+
+def run_execute(*, run_id: int) -> BenchmarkRun | None:
+    """Run a queued benchmark once (a redelivered task finds it taken and stops)."""
+    if not BenchmarkRun.objects.filter(pk=run_id, status=BenchmarkRun.Status.QUEUED).update(
+            status=BenchmarkRun.Status.RUNNING):
+        return None
+    run = BenchmarkRun.objects.select_related("model").get(pk=run_id)
+    failed = BenchmarkRun.Status.FAILED
+    head = Spark.objects.filter(name=run.nodes[0] if run.nodes else "").first()
+    if head is None or run.model is None:
+        return _finish(run, status=failed, error="the head node or the model is gone from the inventory")
+    accepted = accepted_host_key(head)
+    if accepted is None:
+        return _finish(run, status=failed, error=f"no accepted SSH host key for {head.name}: accept it on the "
+                                                 "telemetry page first; nothing was run")
+    key = _client_key()
+    if not key.exists():
+        return _finish(run, status=failed, error="the fleet's SSH key (FLEET_SSH_KEY) does not exist; nothing was run")
+    command = bench_command(_spec(run))
+    outcome = run_command(Target(head.ssh_host, head.ssh_port, head.ssh_user), command, client_keys=[str(key)],
+                          accepted_key=accepted, timeout=float(getattr(settings, "FLEET_BENCH_TIMEOUT_S", 1800)))
+    if outcome.error:
+        return _finish(run, status=failed, error=outcome.error, command=command)
+    result = read_output(outcome.output, model=run.model.slug)
+    if isinstance(result, list):
+        return _finish(run, status=failed, command=command,
+                       error="could not read the benchmark output: " + "; ".join(f"{f}: {m}" for f, m in result))
+    fields = result_fields(result, run.model)
+    # the sizes asked for are known exactly; the summary only gives them as averages
+    for known in ("measured_at", "input_len", "output_len", "concurrency"):
+        fields.pop(known, None)
+    fields["derived"] = [f for f in fields.get("derived", ()) if f not in ("input_len", "output_len")]
+    notes = "; ".join(x for x in (run.notes, fields.pop("notes", "")) if x)
+    return _finish(run, **fields, notes=notes, status=BenchmarkRun.Status.DONE, measured_at=timezone.now(),
+                   command=command, error="")
