@@ -15,6 +15,7 @@ urlpatterns = [
     path("", include("inventory.urls")),
     path("bookings/", include("bookings.urls")),
     path("feeds/", include(feed_urlpatterns)),
+    path("", include("placement.urls")),
     path("", include("telemetry.urls")),
     path("", include("inventory.topology_urls")),
 ]

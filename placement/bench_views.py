@@ -1,0 +1,157 @@
+"""Benchmark pages: the fleet-wide leaderboard by model, one group's runs with
+the scaling chart, the forms to record or upload a result, and starting a
+run on a booked group. Views parse input, call one service or selector, render."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.decorators import booker_required
+from inventory.forms import apply_errors
+from inventory.models import NodeGroup
+from inventory.services import Actor
+
+from . import benchmarks, runs, selectors
+from .charts import scaling_chart
+from .errors import PlacementError
+from .forms import BenchmarkForm, RunForm, UploadForm, cleaned, upload_text
+from .models import BenchmarkRun, LlmModel
+from .perfmodel import DEFAULT_READING
+from .scaling import RunPoint, chart_series, scaling_rows
+
+DEFAULT_MODEL = "qwen3.8-27b"
+
+
+def _actor(request: HttpRequest) -> Actor:
+    return Actor(user=request.user, source="page")
+
+
+@require_GET
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    return render(request, "placement/leaderboard.html", {
+        "board": selectors.leaderboard(), "groups": selectors.live_groups(), "default_reading": DEFAULT_READING})
+
+
+def _point(run: BenchmarkRun) -> RunPoint:
+    label = (f"measured here on {run.group_name}" if run.source == BenchmarkRun.Source.MEASURED
+             else f"published: {run.reference}")
+    return RunPoint(run.pk, run.source, run.topology_kind, run.backend, run.node_count, run.tp, run.pp, run.engine,
+                    run.concurrency, run.input_len, run.output_len, run.decode_tps or 0.0, run.link_gbps, label)
+
+
+def _charted(run: BenchmarkRun, concurrency: int) -> bool:
+    # the disputed published row is charted in the reading the performance model uses
+    return (run.status == BenchmarkRun.Status.DONE and run.decode_tps is not None and run.concurrency == concurrency
+            and run.reading in ("", DEFAULT_READING))
+
+
+def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
+    here = list(BenchmarkRun.objects.filter(group=group).select_related("model").order_by("-created_at", "-id"))
+    slugs = {r.model_name for r in here}
+    model_slug = request.GET.get("model") or (here[0].model_name if here else DEFAULT_MODEL)
+    model = LlmModel.objects.filter(slug=model_slug).first()
+    published = list(BenchmarkRun.objects.filter(source=BenchmarkRun.Source.PUBLISHED, model_name=model_slug)
+                     .select_related("model"))
+    levels = sorted({r.concurrency for r in here + published if r.model_name == model_slug} | {1})
+    raw = request.GET.get("concurrency", "1")
+    concurrency = int(raw) if raw.isdigit() and int(raw) in levels else 1
+    shown = [r for r in here if r.model_name == model_slug] + published
+    rows = scaling_rows([_point(r) for r in shown if _charted(r, concurrency)], model.spec() if model else None)
+    by_id = {r.pk: r for r in shown}
+    title = f"{model.name if model else model_slug}: decode at concurrency {concurrency}"
+    allowed, why = runs.may_start_run(request.user, group) if group.retired_at is None else (False, "retired")
+    pending = any(r.status in (BenchmarkRun.Status.QUEUED, BenchmarkRun.Status.RUNNING) for r in here)
+    return {
+        "group": group, "here": here, "rows": [(row, by_id[row.point.id]) for row in rows],
+        "chart": mark_safe(scaling_chart(chart_series(rows), title=title)),  # noqa: S308 - escaped in charts
+        "models": selectors.models_list(), "model_slug": model_slug, "model": model, "levels": levels,
+        "concurrency": concurrency, "measured_models": sorted(slugs), "may_run": allowed, "why_not": why,
+        "run_form": RunForm(initial={"model": model_slug}), "pending": pending,
+        "default_reading": DEFAULT_READING,
+        "head": group.members.order_by("spark__name").values_list("spark__name", flat=True).first(),
+        "other_readings": [r for r in published if r.reading not in ("", DEFAULT_READING)],
+    }
+
+
+def _group(group_id: int) -> NodeGroup:
+    group = NodeGroup.objects.filter(pk=group_id).first()
+    if group is None:
+        raise Http404("no such group")
+    return group
+
+
+@require_GET
+def group_benchmarks(request: HttpRequest, group_id: int) -> HttpResponse:
+    context = _group_context(request, _group(group_id))
+    if getattr(request, "htmx", False) and request.htmx.target == "runs":  # type: ignore[attr-defined]
+        # 286 tells htmx to stop polling once no run is queued or running
+        status = 200 if context["pending"] else 286
+        return render(request, "placement/group_benchmarks.html#runs", context, status=status)
+    return render(request, "placement/group_benchmarks.html", context)
+
+
+@booker_required
+@require_POST
+def run_start(request: HttpRequest, group_id: int) -> HttpResponse:
+    group = _group(group_id)
+    form = RunForm(request.POST)
+    if form.is_valid():
+        try:
+            run = runs.run_start(actor=_actor(request), group_id=group.pk, **form.cleaned_data)
+        except runs.RunNotAllowed as exc:
+            return render(request, "403.html", {"need": exc.text}, status=403)
+        except PlacementError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, f"Benchmark run #{run.pk} queued on {run.nodes[0]}.")
+            return redirect(f"/benchmarks/groups/{group.pk}/?model={run.model_name}")
+    context = _group_context(request, group)
+    context["run_form"] = form
+    return render(request, "placement/group_benchmarks.html", context, status=400)
+
+
+@booker_required
+@require_http_methods(["GET", "POST"])
+def benchmark_create(request: HttpRequest) -> HttpResponse:
+    form = BenchmarkForm(request.POST or None, initial={"group": request.GET.get("group", "")})
+    if request.method == "POST" and form.is_valid():
+        try:
+            run = benchmarks.benchmark_create(actor=_actor(request), data=cleaned(form))
+        except PlacementError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, f"Benchmark of {run.model_name} recorded.")
+            return redirect(f"/benchmarks/groups/{run.group_id}/?model={run.model_name}" if run.group_id
+                            else "/benchmarks/")
+    return render(request, "placement/form.html", {"form": form, "title": "Record a benchmark result",
+                                                   "cancel": "/benchmarks/", "multipart": False},
+                  status=400 if form.errors else 200)
+
+
+@booker_required
+@require_http_methods(["GET", "POST"])
+def benchmark_upload(request: HttpRequest) -> HttpResponse:
+    form = UploadForm(request.POST or None, request.FILES or None, initial={"group": request.GET.get("group", "")})
+    if request.method == "POST" and form.is_valid():
+        text = upload_text(form, "file")
+        if text is not None:
+            data = cleaned(form)
+            data.pop("file", None)
+            fmt = data.pop("format", "auto")
+            try:
+                run = benchmarks.benchmark_upload(actor=_actor(request), text=text, fmt=fmt, data=data, path="file")
+            except PlacementError as exc:
+                apply_errors(form, exc.onto("file"))
+            else:
+                messages.success(request, f"Benchmark of {run.model_name} read from the file and recorded.")
+                return redirect(f"/benchmarks/groups/{run.group_id}/?model={run.model_name}")
+    return render(request, "placement/form.html", {
+        "form": form, "title": "Upload a benchmark result", "cancel": "/benchmarks/", "multipart": True,
+        "intro": "The JSON `vllm bench serve --save-result` writes, the summary it prints, or `llama-bench -o json` "
+                 "output. Missing fields and numbers written as text are refused, naming the field.",
+    }, status=400 if form.errors else 200)

@@ -1,0 +1,172 @@
+"""Server-rendered SVG charts (no Django, no JavaScript): decode speed against
+node count, one series per source and topology, the ideal line and the
+model's predictions. Text is escaped; the caller marks the result safe.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from html import escape
+
+TOPOLOGY_COLOURS = {"single": "#6b7385", "direct": "#2f6fde", "ring": "#c77700", "chain": "#9c5bd1",
+                    "switched": "#4f9a00", "irregular": "#c62f2f"}
+KIND_STYLE = {  # how a source is drawn: line dash, marker, filled
+    "measured": ("", "circle", True),
+    "published": ("6 3", "square", False),
+    "predicted": ("2 3", "diamond", False),
+    "ideal": ("8 4", "", False),
+}
+
+
+@dataclass(frozen=True)
+class Point:
+    x: float
+    y: float
+    note: str = ""  # tooltip
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str
+    kind: str  # measured | published | predicted | ideal
+    colour: str
+    points: tuple[Point, ...]
+    group: str = ""  # legend entry sharing the colour (e.g. the topology)
+
+
+# drawn bottom to top: predictions under the figures they predict
+DRAW_ORDER = {"ideal": 0, "predicted": 1, "published": 2, "measured": 3}
+STYLE_KEY = (("measured", "measured here"), ("published", "published"), ("predicted", "predicted"),
+             ("ideal", "ideal"))
+
+
+def _nice_max(value: float) -> float:
+    if value <= 0:
+        return 1.0
+    magnitude = 10 ** math.floor(math.log10(value))
+    for step in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
+        if value <= step * magnitude:
+            return step * magnitude
+    return 10 * magnitude
+
+
+def _marker(shape: str, x: float, y: float, colour: str, filled: bool) -> str:
+    fill = colour if filled else "#fff"
+    common = f'fill="{fill}" stroke="{colour}" stroke-width="1.8"'
+    if shape == "circle":
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4.5" {common}/>'
+    if shape == "square":
+        return f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" {common}/>'
+    if shape == "diamond":
+        corners = f"M{x:.1f} {y - 5:.1f} L{x + 5:.1f} {y:.1f} L{x:.1f} {y + 5:.1f} L{x - 5:.1f} {y:.1f} Z"
+        return f'<path d="{corners}" {common}/>'
+    return ""
+
+
+def scaling_chart(series: list[Series], *, title: str, y_label: str = "decode tok/s",
+                  width: int = 760, height: int = 380) -> str:
+    """A line chart of y against node count; an empty chart says there is nothing to show."""
+    left, right, top, bottom = 58, 200, 34, 44
+    plot_w, plot_h = width - left - right, height - top - bottom
+    xs = [p.x for s in series for p in s.points]
+    ys = [p.y for s in series for p in s.points]
+    parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}" '
+             f'xmlns="http://www.w3.org/2000/svg">',
+             f'<text x="{left}" y="18" font-size="14" font-weight="600" fill="#1d2330">{escape(title)}</text>']
+    if not xs:
+        parts.append(f'<text x="{width / 2:.0f}" y="{height / 2:.0f}" text-anchor="middle" fill="#6b7385" '
+                     'font-size="13">No runs to chart yet.</text></svg>')
+        return "".join(parts)
+    x_max = max(2, math.ceil(max(xs)))
+    y_max = _nice_max(max(ys) * 1.08)
+
+    def px(x: float) -> float:
+        return left + (x - 1) / (x_max - 1) * plot_w if x_max > 1 else left + plot_w / 2
+
+    def py(y: float) -> float:
+        return top + plot_h - y / y_max * plot_h
+
+    for i in range(6):  # horizontal grid and y ticks
+        value = y_max * i / 5
+        y = py(value)
+        parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e1e4ea"/>')
+        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" fill="#6b7385">'
+                     f'{value:g}</text>')
+    step = 1 if x_max <= 16 else math.ceil(x_max / 16)
+    for n in range(1, x_max + 1, step):
+        x = px(n)
+        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top + plot_h}" y2="{top + plot_h + 4}" stroke="#6b7385"/>')
+        parts.append(f'<text x="{x:.1f}" y="{top + plot_h + 17}" text-anchor="middle" font-size="11" '
+                     f'fill="#6b7385">{n}</text>')
+    parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}" stroke="#6b7385"/>')
+    parts.append(f'<text x="{left + plot_w / 2:.0f}" y="{height - 6}" text-anchor="middle" font-size="12" '
+                 'fill="#3b4252">nodes</text>')
+    parts.append(f'<text transform="translate(14 {top + plot_h / 2:.0f}) rotate(-90)" text-anchor="middle" '
+                 f'font-size="12" fill="#3b4252">{escape(y_label)}</text>')
+
+    for s in sorted(series, key=lambda s: DRAW_ORDER.get(s.kind, 3)):
+        dash, shape, filled = KIND_STYLE.get(s.kind, KIND_STYLE["measured"])
+        points = sorted(s.points, key=lambda p: p.x)
+        if len(points) > 1:
+            path = " ".join(f"{'M' if i == 0 else 'L'}{px(p.x):.1f} {py(p.y):.1f}" for i, p in enumerate(points))
+            width_attr = "1.4" if s.kind in ("ideal", "predicted") else "2"
+            dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+            parts.append(f'<path d="{path}" fill="none" stroke="{s.colour}" stroke-width="{width_attr}"{dash_attr}/>')
+        for p in points:
+            if shape:
+                tip = escape(f"{s.name}: {p.note or f'{p.y:.1f}'}")
+                parts.append(f"<g><title>{tip}</title>{_marker(shape, px(p.x), py(p.y), s.colour, filled)}</g>")
+            if s.kind in ("measured", "published"):
+                # measured figures labelled to the right, published to the left: fewer collisions
+                dx, anchor = (7, "start") if s.kind == "measured" else (-7, "end")
+                parts.append(f'<text x="{px(p.x) + dx:.1f}" y="{py(p.y) - 6:.1f}" font-size="10.5" '
+                             f'text-anchor="{anchor}" fill="{s.colour}">{p.y:.1f}</text>')
+    parts.extend(_legend(series, left + plot_w + 18, top))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _legend(series: list[Series], x: int, top: int) -> list[str]:
+    """Colours (one per group, e.g. topology), then the drawing style of each source."""
+    parts: list[str] = []
+    colours = dict.fromkeys((s.group or s.name, s.colour) for s in series if s.kind != "ideal")
+    y = top + 8
+    for label, colour in colours:
+        parts.append(f'<rect x="{x}" y="{y - 5}" width="14" height="10" rx="2" fill="{colour}"/>')
+        parts.append(f'<text x="{x + 20}" y="{y + 4}" font-size="11.5" fill="#1d2330">{escape(label)}</text>')
+        y += 19
+    y += 8
+    kinds = {s.kind for s in series}
+    for kind, label in STYLE_KEY:
+        if kind not in kinds:
+            continue
+        dash, shape, filled = KIND_STYLE[kind]
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        parts.append(f'<line x1="{x}" x2="{x + 24}" y1="{y}" y2="{y}" stroke="#6b7385" stroke-width="1.6"{dash_attr}/>')
+        parts.append(_marker(shape, x + 12, y, "#6b7385", filled))
+        parts.append(f'<text x="{x + 30}" y="{y + 4}" font-size="11.5" fill="#1d2330">{escape(label)}</text>')
+        y += 19
+    return parts
+
+
+def memory_bar(segments: list[tuple[str, float, str]], total: float, *, width: int = 320, height: int = 16) -> str:
+    """A horizontal stacked bar of (label, GB, css class) over ``total`` GB; overflow is drawn red."""
+    used = sum(max(0.0, gb) for _, gb, _ in segments)
+    scale = max(total, used, 1e-9)
+    parts = [f'<svg class="plan-membar" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
+             f'aria-label="memory per node" xmlns="http://www.w3.org/2000/svg">',
+             f'<rect width="{width}" height="{height}" rx="3" class="seg-free"/>']
+    x = 0.0
+    for label, gb, css in segments:
+        if gb <= 0:
+            continue
+        w = gb / scale * width
+        parts.append(f'<rect x="{x:.1f}" width="{w:.1f}" height="{height}" class="{css}">'
+                     f'<title>{escape(label)}: {gb:.1f} GB</title></rect>')
+        x += w
+    if used > total:  # where the node's usable memory ends
+        edge = total / scale * width
+        parts.append(f'<rect x="{edge - 1.5:.1f}" width="3" height="{height}" fill="#c62f2f">'
+                     f'<title>usable memory ends here: {total:.1f} GB</title></rect>')
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,0 +1,126 @@
+"""Decode scaling of benchmark runs: the factor against the smallest run, the
+ideal (linear in summed memory bandwidth) and the performance model's
+prediction for the same layout, context and concurrency, and the chart series.
+
+Pure: plain ``RunPoint`` records in, rows and ``charts.Series`` out.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .catalogue import ModelSpec
+from .charts import TOPOLOGY_COLOURS, Point, Series
+from .perfmodel import ENGINES, Layout, predict
+
+# Assumed when a record does not give its sizes: the common recipe (128 in, 128 out).
+DEFAULT_LEN = 128
+SWITCHED_NCCL_COLOUR = "#0f7b8a"
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    id: int
+    source: str  # measured | published
+    kind: str  # topology kind at the time
+    backend: str
+    nodes: int
+    tp: int
+    pp: int
+    engine: str
+    concurrency: int
+    input_len: int | None
+    output_len: int | None
+    decode_tps: float
+    link_gbps: float | None
+    label: str  # where it comes from, for tooltips
+
+
+@dataclass(frozen=True)
+class ScalingRow:
+    point: RunPoint
+    factor: float  # decode / decode of the smallest run
+    ideal_tps: float  # smallest run x nodes / its nodes
+    predicted_tps: float | None
+
+
+def path_of(kind: str, backend: str, nodes: int) -> str | None:
+    """The perfmodel exchange path of a run; None when the model has none for it."""
+    if nodes <= 1:
+        return "none"
+    if kind == "direct":
+        return "direct"
+    if kind in ("ring", "chain"):
+        return "ring"
+    if kind == "switched":
+        return "switched-nccl" if backend == "nccl" else "switched-rocenante"
+    return None
+
+
+def predicted_tps(model: ModelSpec, run: RunPoint) -> float | None:
+    """What placement.perfmodel predicts for this run (all streams together)."""
+    path = path_of(run.kind, run.backend, run.nodes)
+    if path is None or run.engine not in ENGINES or run.tp * run.pp > run.nodes:
+        return None
+    layout = Layout(tp=run.tp, pp=run.pp, path=path if run.tp * run.pp > 1 else "none",
+                    link_gbps=run.link_gbps or 200.0, engine=run.engine)
+    prompt = run.input_len or DEFAULT_LEN
+    context = prompt + (run.output_len or DEFAULT_LEN) // 2  # the average context while decoding
+    return predict(model, layout, context_tokens=context, concurrency=run.concurrency).aggregate_tps
+
+
+def smallest(points: list[RunPoint]) -> RunPoint | None:
+    """The run scaling is measured against: fewest nodes, a measurement before a published figure."""
+    if not points:
+        return None
+    return min(points, key=lambda p: (p.nodes, p.source != "measured", -p.decode_tps, p.id))
+
+
+def scaling_rows(points: list[RunPoint], model: ModelSpec | None) -> list[ScalingRow]:
+    base = smallest(points)
+    if base is None:
+        return []
+    rows = []
+    for p in sorted(points, key=lambda p: (p.nodes, p.kind, p.source, -p.decode_tps)):
+        rows.append(ScalingRow(p, p.decode_tps / base.decode_tps if base.decode_tps else 0.0,
+                               base.decode_tps * p.nodes / base.nodes,
+                               predicted_tps(model, p) if model is not None else None))
+    return rows
+
+
+def _series_key(p: RunPoint) -> tuple[str, str]:
+    if p.kind == "switched" and p.nodes > 1:
+        backend = {"nccl": "NCCL", "rocenante": "RoCEnante"}.get(p.backend, "backend not known")
+        return f"switched ({backend})", SWITCHED_NCCL_COLOUR if p.backend == "nccl" else TOPOLOGY_COLOURS["switched"]
+    return p.kind, TOPOLOGY_COLOURS.get(p.kind, "#6b7385")
+
+
+def chart_series(rows: list[ScalingRow]) -> list[Series]:
+    """Measured and published series per topology (best run per node count),
+    the prediction for the same runs, and the ideal line from the smallest run."""
+    best: dict[tuple[str, str, str], dict[int, ScalingRow]] = {}
+    predicted: dict[tuple[str, str], dict[int, float]] = {}
+    for row in rows:
+        name, colour = _series_key(row.point)
+        per_x = best.setdefault((row.point.source, name, colour), {})
+        if row.point.nodes not in per_x or row.point.decode_tps > per_x[row.point.nodes].point.decode_tps:
+            per_x[row.point.nodes] = row
+        if row.predicted_tps is not None:
+            predicted.setdefault((name, colour), {})[row.point.nodes] = row.predicted_tps
+    series = []
+    for (source, name, colour), runs in sorted(best.items()):
+        label = "measured here" if source == "measured" else "published"
+        series.append(Series(f"{label} · {name}", source, colour, tuple(
+            Point(x, r.point.decode_tps, f"{r.point.decode_tps:.1f} tok/s, {r.factor:.2f}x ({r.point.label})")
+            for x, r in sorted(runs.items())), group=name))
+    for (name, colour), values in sorted(predicted.items()):
+        series.append(Series(f"predicted · {name}", "predicted", colour, tuple(
+            Point(x, y, f"{y:.1f} tok/s predicted by placement.perfmodel") for x, y in sorted(values.items())),
+            group=name))
+    if rows:
+        base = smallest([r.point for r in rows])
+        assert base is not None
+        top = max(r.point.nodes for r in rows)
+        if top > base.nodes:
+            series.append(Series("ideal: linear in memory bandwidth", "ideal", "#9aa1ad", (
+                Point(base.nodes, base.decode_tps), Point(top, base.decode_tps * top / base.nodes))))
+    return series

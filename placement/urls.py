@@ -1,0 +1,18 @@
+from django.urls import path
+
+from . import bench_views, views
+
+app_name = "placement"
+urlpatterns = [
+    path("plans/", views.plan_page, name="plans"),
+    path("plans/launch/", views.plan_launch, name="plan_launch"),
+    path("models/", views.model_list, name="model_list"),
+    path("models/new/", views.model_create, name="model_create"),
+    path("models/upload/", views.model_upload, name="model_upload"),
+    path("models/<str:slug>/delete/", views.model_delete, name="model_delete"),
+    path("benchmarks/", bench_views.leaderboard, name="leaderboard"),
+    path("benchmarks/new/", bench_views.benchmark_create, name="benchmark_create"),
+    path("benchmarks/upload/", bench_views.benchmark_upload, name="benchmark_upload"),
+    path("benchmarks/groups/<int:group_id>/", bench_views.group_benchmarks, name="group_benchmarks"),
+    path("benchmarks/groups/<int:group_id>/run/", bench_views.run_start, name="run_start"),
+]

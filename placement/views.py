@@ -1,0 +1,184 @@
+"""Placement pages: the plan page (live with htmx), the model catalogue with
+its add and config.json forms. Benchmark pages are in ``bench_views``.
+Views parse input, call one service or selector, and render."""
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_GET, require_http_methods
+
+from accounts.decorators import admin_required
+from inventory.forms import apply_errors
+from inventory.services import Actor
+
+from . import planning, selectors, services
+from .charts import memory_bar
+from .errors import PlacementError
+from .forms import ConfigForm, ModelForm, PlanForm, cleaned, upload_text
+from .perfmodel import DEFAULT_READING, PUBLISHED_POINTS
+
+DEFAULT_MODEL = "qwen3.8-27b"
+MEMORY_PARTS = (("weights", "seg-weights"), ("KV cache", "seg-kv"), ("runtime", "seg-overhead"),
+                ("engine reserve", "seg-reserve"))
+
+
+def _actor(request: HttpRequest) -> Actor:
+    return Actor(user=request.user, source="page")
+
+
+def _defaults(form: PlanForm) -> dict[str, Any]:
+    models = [slug for slug, _ in form.fields["model"].choices]  # type: ignore[attr-defined]
+    groups = [gid for gid, _ in form.fields["group"].choices]  # type: ignore[attr-defined]
+    return {"model": DEFAULT_MODEL if DEFAULT_MODEL in models else (models[0] if models else ""),
+            "group": groups[0] if groups else "", "context_tokens": 8192, "concurrency": 1,
+            "goal": "latency", "engine": "vllm"}
+
+
+def _plan_view(plan: planning.PlannedPlan, nodes: dict[str, float]) -> dict[str, Any]:
+    """What one plan card shows: memory bars per distinct node size, launch texts."""
+    m = plan.plan.memory_per_node_gb
+    sizes: dict[float, list[str]] = {}
+    for name in plan.plan.nodes:
+        sizes.setdefault(nodes[name], []).append(name)
+    bars = []
+    for usable, names in sorted(sizes.items()):
+        free = usable - m.needed
+        segments = [(label, value, css) for (label, css), value in
+                    zip(MEMORY_PARTS, (m.weights, m.kv_cache, m.overhead, m.reserve), strict=True)]
+        bars.append({"usable": usable, "names": names, "free": free, "short": -free,
+                     "svg": mark_safe(memory_bar(segments, usable))})  # noqa: S308 - built from numbers only
+    return {"item": plan, "plan": plan.plan, "memory": m, "bars": bars}
+
+
+def _planning_context(request: HttpRequest) -> dict[str, Any]:
+    form = PlanForm(request.GET or None)
+    context: dict[str, Any] = {"form": form, "errors": [], "planning": None}
+    values = _defaults(form)
+    if request.GET:
+        if not form.is_valid():
+            context["errors"] = [(f, " ".join(str(m) for m in e)) for f, e in form.errors.items()]
+            return context
+        values.update(form.cleaned_data)
+    else:
+        form = PlanForm(initial=values)
+        context["form"] = form
+    if not values["group"] or not values["model"]:
+        context["errors"] = [("group", "no live node group yet: cable some Sparks first")]
+        return context
+    try:
+        model = selectors.model_get(values["model"])
+        spec = model.spec()
+        inputs = planning.plan_input(context_tokens=values["context_tokens"], concurrency=values["concurrency"],
+                                     goal=values["goal"], engine=values["engine"], model=spec)
+        planned = selectors.groupspec_for(selectors.live_group_or_error(values["group"]))
+        result = planning.plan_group(group=planned, model=spec, inputs=inputs)
+    except PlacementError as exc:
+        context["errors"] = exc.errors
+        return context
+    usable = {n.name: n.usable_gb for n in planned.spec.nodes}
+    cards = [_plan_view(p, usable) for p in result.plans]
+    rec = result.result.recommended
+    order = ([rec] if rec is not None else []) + [i for i in range(len(cards)) if i != rec]
+    context.update(planning=result, model=model, cards=[(i, cards[i]) for i in order], recommended=rec,
+                   query=_query(values), weights_gb=spec.weights_size_gb(), os_reserve=settings.FLEET_OS_RESERVE_GB)
+    return context
+
+
+def _query(values: dict[str, Any]) -> str:
+    return urlencode({k: values[k] for k in ("model", "group", "context_tokens", "concurrency", "goal", "engine")})
+
+
+@require_GET
+def plan_page(request: HttpRequest) -> HttpResponse:
+    context = _planning_context(request)
+    if getattr(request, "htmx", False):
+        return render(request, "placement/plans.html#results", context)
+    context.update(readings=planning.readings(), default_reading=DEFAULT_READING,
+                   published={p.key: p for p in PUBLISHED_POINTS})
+    return render(request, "placement/plans.html", context)
+
+
+@require_GET
+def plan_launch(request: HttpRequest) -> HttpResponse:
+    """The launch commands of one plan (loaded when its section is opened)."""
+    context = _planning_context(request)
+    result = context.get("planning")
+    index = request.GET.get("plan", "")
+    item = None
+    if result is not None and index.isdigit() and int(index) < len(result.plans):
+        item = result.plans[int(index)]
+    return render(request, "placement/_launch.html", {"item": item, "index": index, "planning": result,
+                                                      "errors": context["errors"]})
+
+
+# ---------------------------------------------------------------- catalogue
+
+
+@require_GET
+def model_list(request: HttpRequest) -> HttpResponse:
+    specs = [(m, m.spec()) for m in selectors.models_list()]
+    rows = [(m, s.weights_size_gb(), s.kv_bytes_per_token() * 1000 / 1e6) for m, s in specs]
+    return render(request, "placement/model_list.html", {"rows": rows})
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def model_create(request: HttpRequest) -> HttpResponse:
+    form = ModelForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        fields = cleaned(form)
+        fields.setdefault("active_params_b", fields.get("params_b"))
+        try:
+            row = services.model_create(actor=_actor(request), fields=fields)
+        except PlacementError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, f"Model {row.name} added to the catalogue.")
+            return redirect("placement:model_list")
+    return render(request, "placement/form.html", {"form": form, "title": "Add a model", "cancel": "/models/",
+                                                   "multipart": False}, status=400 if form.errors else 200)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def model_upload(request: HttpRequest) -> HttpResponse:
+    form = ConfigForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        text = upload_text(form, "config")
+        if text is not None:
+            data = cleaned(form)
+            data.pop("config", None)
+            try:
+                row = services.model_create_from_config(actor=_actor(request), config=text, **data)
+            except PlacementError as exc:
+                apply_errors(form, exc.onto("config"))
+            else:
+                messages.success(request, f"Model {row.name} added from config.json"
+                                 + (f" (estimated: {', '.join(row.estimated_fields)})." if row.estimated_fields
+                                    else "."))
+                return redirect("placement:model_list")
+    return render(request, "placement/form.html", {
+        "form": form, "title": "Add a model from a Hugging Face config.json", "cancel": "/models/",
+        "multipart": True, "intro": "The file is read here, nothing is downloaded. Parameter counts not given "
+                                    "are estimated from the shapes and marked as estimates.",
+    }, status=400 if form.errors else 200)
+
+
+@admin_required
+@require_http_methods(["POST"])
+def model_delete(request: HttpRequest, slug: str) -> HttpResponse:
+    try:
+        row = selectors.model_get(slug, "slug")
+        services.model_delete(actor=_actor(request), model=row)
+    except PlacementError as exc:
+        messages.error(request, exc.text)
+        return redirect("placement:model_list")
+    messages.success(request, f"Model {slug} removed from the catalogue.")
+    return redirect("placement:model_list")
+
