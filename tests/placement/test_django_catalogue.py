@@ -1,0 +1,155 @@
+"""The model catalogue in the database: the seed migration, GET/POST /api/models,
+the config.json upload, deletion, and bad input refused by field with nothing stored."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from placement.catalogue import SEED_MODELS
+from placement.models import BenchmarkRun, LlmModel
+from placement.perfmodel import PUBLISHED_POINTS
+from tests.placement.conftest import placement_state
+
+pytestmark = pytest.mark.django_db
+
+NEW = {"slug": "mistral-7b", "name": "Mistral 7B", "params_b": 7.24, "layers": 32, "hidden_size": 4096,
+       "heads": 32, "kv_heads": 8, "head_dim": 128, "quantization": "bf16", "max_context": 32768}
+LLAMA_CONFIG = {
+    "_name_or_path": "meta-llama/Llama-3.1-8B-Instruct", "architectures": ["LlamaForCausalLM"],
+    "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32,
+    "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 131072,
+    "tie_word_embeddings": False, "head_dim": 128,
+}
+
+
+def test_seed_migration_fills_the_catalogue_and_the_published_table():
+    assert set(LlmModel.objects.values_list("slug", flat=True)) == {m.slug for m in SEED_MODELS}
+    assert LlmModel.objects.get(slug="glm-5.3").spec() == next(m for m in SEED_MODELS if m.slug == "glm-5.3")
+    published = BenchmarkRun.objects.filter(source="published")
+    assert published.count() == len(PUBLISHED_POINTS)
+    assert not published.filter(group__isnull=False).exists()
+    assert all(r.reference and r.node_count >= 1 and r.topology_kind for r in published)
+    # the disputed first row is kept in both readings, each saying which one it is
+    assert set(published.filter(decode_tps=11.86).values_list("reading", flat=True)) == {"one-node", "direct"}
+
+
+def test_models_list_has_the_catalogue_fields(api_viewer):
+    response = api_viewer.get("/api/models")
+    assert response.status_code == 200
+    row = next(m for m in response.json() if m["slug"] == "gpt-oss-120b")
+    for key in ("slug", "name", "params_b", "active_params_b", "layers", "hidden_size", "heads", "kv_heads",
+                "head_dim", "experts", "experts_per_token", "quantization", "weights_gb", "max_context"):
+        assert key in row
+    assert row["experts"] == 128 and row["active_params_b"] < row["params_b"] and row["weights_gb"] == 65.3
+
+
+def test_admin_adds_a_model_and_plans_with_it(api_admin, demo):
+    response = api_admin.post("/api/models", NEW)
+    assert response.status_code == 201, response.content
+    assert response.json()["active_params_b"] == 7.24  # dense: all parameters active
+    assert response.json()["weights_size_gb"] == pytest.approx(14.48)
+    plans = api_admin.post("/api/plans", {"model": "mistral-7b", "group": demo["single"].pk})
+    assert plans.status_code == 200 and plans.json()["plans"][0]["fits"]
+
+
+@pytest.mark.parametrize("change, field, status", [
+    ({"layers": 0}, "layers", 400),
+    ({"layers": -3}, "layers", 400),
+    ({"params_b": -7}, "params_b", 400),
+    ({"params_b": 0}, "params_b", 400),
+    ({"kv_heads": 5}, "kv_heads", 400),
+    ({"max_context": 10**9}, "max_context", 400),
+    ({"quantization": "fp3"}, "quantization", 400),
+    ({"active_params_b": 9.0}, "active_params_b", 400),
+    ({"experts": 8, "experts_per_token": 9, "active_params_b": 2.0}, "experts_per_token", 400),
+    ({"weights_gb": 90.0}, "weights_gb", 400),
+    ({"params_b": "7.24"}, "params_b", 422),
+    ({"layers": "32"}, "layers", 422),
+    ({"layers": 32.5}, "layers", 422),
+    ({"slug": "Bad Slug!"}, "slug", 400),
+])
+def test_absurd_models_are_refused_naming_the_field(api_admin, change, field, status):
+    before = placement_state()
+    response = api_admin.post("/api/models", {**NEW, **change})
+    assert response.status_code == status, response.content
+    assert field in [e["path"] for e in response.json()["errors"]]
+    assert placement_state() == before
+
+
+def test_a_model_missing_a_field_is_refused(api_admin):
+    before = placement_state()
+    body = dict(NEW)
+    del body["heads"]
+    response = api_admin.post("/api/models", body)
+    assert response.status_code == 422 and response.json()["errors"][0]["path"] == "heads"
+    assert placement_state() == before
+
+
+def test_a_duplicate_slug_is_a_conflict(api_admin):
+    before = placement_state()
+    response = api_admin.post("/api/models", {**NEW, "slug": "llama-3.3-70b"})
+    assert response.status_code == 409
+    assert response.json()["errors"][0]["path"] == "slug"
+    assert placement_state() == before
+
+
+def test_a_model_from_config_json_is_read_locally_with_estimates_marked(api_admin):
+    response = api_admin.post("/api/models/config", {"slug": "llama-8b-fp8", "quantization": "fp8",
+                                                      "config": json.dumps(LLAMA_CONFIG)})
+    assert response.status_code == 201, response.content
+    row = response.json()
+    assert row["params_b"] == pytest.approx(8.03, abs=0.01)
+    assert row["layers"] == 32 and row["kv_heads"] == 8 and row["max_context"] == 131072
+    assert row["origin"] == "config.json" and "params_b" in row["estimated_fields"]
+    # an object works as well as its text
+    other = api_admin.post("/api/models/config", {"slug": "llama-8b-b", "quantization": "bf16",
+                                                   "config": LLAMA_CONFIG, "params_b": 8.03})
+    assert other.status_code == 201 and other.json()["estimated_fields"] == []
+
+
+@pytest.mark.parametrize("config, field", [
+    ("this is not json", "config"),
+    ("[1, 2, 3]", "config"),
+    (json.dumps({"model_type": "llama"}), "config"),
+    (json.dumps({**LLAMA_CONFIG, "num_hidden_layers": 0}), "config.num_hidden_layers"),
+    (json.dumps({**LLAMA_CONFIG, "num_key_value_heads": "8"}), "config.num_key_value_heads"),
+    (json.dumps({**LLAMA_CONFIG, "num_key_value_heads": 5}), "kv_heads"),
+    ("", "config"),
+])
+def test_a_config_that_is_not_one_is_refused(api_admin, config, field):
+    before = placement_state()
+    response = api_admin.post("/api/models/config", {"slug": "broken", "quantization": "bf16", "config": config})
+    assert response.status_code == 400, response.content
+    assert field in [e["path"] for e in response.json()["errors"]]
+    assert placement_state() == before
+
+
+def test_delete_a_model_nobody_measured_but_keep_one_with_records(api_admin):
+    assert api_admin.post("/api/models", NEW).status_code == 201
+    assert api_admin.delete("/api/models/mistral-7b").status_code == 204
+    assert not LlmModel.objects.filter(slug="mistral-7b").exists()
+    before = placement_state()
+    response = api_admin.delete("/api/models/qwen3.8-27b")  # the published table names it
+    assert response.status_code == 409 and "benchmark record" in response.json()["message"]
+    assert api_admin.delete("/api/models/nope").status_code == 400
+    assert placement_state() == before
+
+
+def test_model_pages_add_and_upload(admin_client):
+    page = admin_client.get("/models/")
+    assert page.status_code == 200 and b"GLM-5.3" in page.content and b"published" in page.content
+    bad = admin_client.post("/models/new/", {**NEW, "kv_heads": 5, "experts": 0, "experts_per_token": 0})
+    assert bad.status_code == 400 and b"must divide heads" in bad.content
+    assert not LlmModel.objects.filter(slug="mistral-7b").exists()
+    good = admin_client.post("/models/new/", {**NEW, "experts": 0, "experts_per_token": 0})
+    assert good.status_code == 302 and LlmModel.objects.filter(slug="mistral-7b").exists()
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    upload = SimpleUploadedFile("config.json", json.dumps(LLAMA_CONFIG).encode(), "application/json")
+    done = admin_client.post("/models/upload/", {"config": upload, "slug": "llama-up", "quantization": "nvfp4"})
+    assert done.status_code == 302 and LlmModel.objects.get(slug="llama-up").origin == "config.json"
+    junk = SimpleUploadedFile("config.json", b"\x89PNG\x00\x01", "image/png")
+    refused = admin_client.post("/models/upload/", {"config": junk, "slug": "junk", "quantization": "nvfp4"})
+    assert refused.status_code == 400 and not LlmModel.objects.filter(slug="junk").exists()

@@ -1,0 +1,172 @@
+"""POST /api/plans and the plan page on the demo lab: plans with memory per node,
+launch commands with the group's real interfaces, node lists checked against
+the cabling, bad input by field, constant queries, and the live page partial."""
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from inventory.models import NodeGroup
+from tests.placement.conftest import placement_state
+
+pytestmark = pytest.mark.django_db
+
+PLAN_KEYS = {"strategy", "tp", "pp", "ep", "replicas", "nodes", "fits", "memory_per_node_gb", "decode_tps",
+             "aggregate_tps", "prefill_tps", "reason", "launch"}
+
+
+def plan(client, **body):
+    body.setdefault("model", "llama-3.3-70b")
+    return client.post("/api/plans", body)
+
+
+def test_plans_for_a_switched_group(api_viewer, demo):
+    response = plan(api_viewer, group=demo["switched"].pk, context_tokens=8192, concurrency=4)
+    assert response.status_code == 200, response.content
+    data = response.json()
+    assert data["group"]["kind"] == "switched" and len(data["group"]["nodes"]) == 8
+    best = data["plans"][data["recommended"]]
+    assert PLAN_KEYS <= set(best)
+    assert set(best["memory_per_node_gb"]) >= {"weights", "kv_cache", "overhead", "free"}
+    assert best["fits"] and best["decode_tps"] > 0 and best["aggregate_tps"] >= best["decode_tps"]
+    assert "predicted" in data["prediction_source"]
+    head = best["launch"]["vllm-ray"]
+    # real interface names from the Twin rows of the cabled port (p0 on the breakout legs)
+    assert "NCCL_SOCKET_IFNAME=enp1s0f0np0" in head and "NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0" in head
+    # no telemetry address: a clearly marked placeholder
+    assert "'<ip of spark-07 on enp1s0f0np0>'" in head and data["group"]["addresses"] == "placeholder"
+    assert set(best["launch"]) == {"vllm-ray", "vllm"}
+    assert "--nnodes" in best["launch"]["vllm"]
+    unfit = [p for p in data["plans"] if not p["fits"]]
+    assert all(p["launch"] == {} for p in unfit)
+
+
+def test_ring_commands_use_both_ports_and_keep_nics_apart(api_viewer, demo):
+    data = plan(api_viewer, group=demo["ring"].pk, engine="sglang").json()
+    ring = next(p for p in data["plans"] if p["tp"] == 4)
+    script = ring["launch"]["sglang"]
+    assert "NCCL_IB_MERGE_NICS=0" in script
+    assert "NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0,rocep1s0f1,roceP2p1s0f1" in script
+
+
+def test_llama_cpp_gets_rpc_commands(api_viewer, demo):
+    data = plan(api_viewer, group=demo["direct"].pk, engine="llama.cpp", model="gpt-oss-120b").json()
+    pipelined = next(p for p in data["plans"] if p["pp"] == 2)
+    assert "rpc-server" in pipelined["launch"]["llama.cpp-rpc"] and "--rpc" in pipelined["launch"]["llama.cpp-rpc"]
+
+
+def test_telemetry_addresses_replace_placeholders(api_viewer, demo, fake_module):
+    def latest_samples(names):
+        return {n: {"twins": [{"name": "enp1s0f0np0", "addresses": ["fe80::1/64", f"192.168.100.{i + 10}/24"]}]}
+                for i, n in enumerate(sorted(names))}
+
+    fake_module("telemetry.selectors", latest_samples=latest_samples)
+    data = plan(api_viewer, group=demo["direct"].pk).json()
+    assert data["group"]["addresses"] == "telemetry"
+    tp2 = next(p for p in data["plans"] if p["tp"] == 2)
+    assert "VLLM_HOST_IP=192.168.100.10" in tp2["launch"]["vllm-ray"] and "<ip of" not in tp2["launch"]["vllm-ray"]
+
+
+def test_nodes_by_name(api_viewer, demo):
+    sub = plan(api_viewer, nodes=["spark-08", "spark-07"]).json()
+    assert sub["group"]["kind"] == "switched" and sub["group"]["nodes"] == ["spark-07", "spark-08"]
+    whole = plan(api_viewer, nodes=["spark-03", "spark-04", "spark-05", "spark-06"]).json()
+    assert whole["group"]["kind"] == "ring"
+
+
+@pytest.mark.parametrize("nodes, path, words", [
+    (["spark-03", "spark-04"], "nodes", "cannot be split"),
+    (["spark-01", "spark-07"], "nodes", "not cabled together"),
+    (["spark-01", "spark-99"], "nodes[1]", "no Spark"),
+    (["spark-01", "spark-01"], "nodes[1]", "twice"),
+    ([], "nodes", "at least one"),
+])
+def test_node_lists_must_be_a_group_or_a_switched_subgroup(api_viewer, demo, nodes, path, words):
+    response = plan(api_viewer, nodes=nodes)
+    assert response.status_code == 400, response.content
+    error = response.json()["errors"][0]
+    assert error["path"] == path and words in error["message"]
+
+
+@pytest.mark.parametrize("body, path", [
+    ({"context_tokens": 10**9}, "context_tokens"),
+    ({"context_tokens": 0}, "context_tokens"),
+    ({"context_tokens": 200_000}, "context_tokens"),  # beyond Llama-3.3-70B's 131,072
+    ({"concurrency": 0}, "concurrency"),
+    ({"goal": "fastest"}, "goal"),
+    ({"engine": "ollama"}, "engine"),
+    ({"model": "gpt-5"}, "model"),
+    ({"group": 999_999}, "group"),
+])
+def test_bad_plan_input_names_the_field(api_viewer, demo, body, path):
+    body = {"group": demo["switched"].pk, **body}
+    before = placement_state()
+    response = plan(api_viewer, **body)
+    assert response.status_code == 400, response.content
+    assert path in [e["path"] for e in response.json()["errors"]]
+    assert placement_state() == before
+
+
+def test_strings_for_numbers_and_both_targets_are_refused(api_viewer, demo):
+    assert plan(api_viewer, group=demo["single"].pk, context_tokens="8192").status_code == 422
+    both = plan(api_viewer, group=demo["single"].pk, nodes=["spark-17"])
+    assert both.status_code == 400 and both.json()["errors"][0]["path"] == "group"
+    assert plan(api_viewer).status_code == 400
+
+
+def test_a_retired_group_cannot_be_planned(api_viewer, demo):
+    pair = demo["direct"]
+    NodeGroup.objects.filter(pk=pair.pk).update(retired_at=timezone.now())
+    response = plan(api_viewer, group=pair.pk)
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["path"] == "group" and "retired" in response.json()["message"]
+
+
+def test_a_group_whose_cabling_changed_is_refused(api_viewer, demo):
+    from inventory.models import Cable
+
+    Cable.objects.filter(label="pair-a").delete()  # behind the services' back: the group row is now stale
+    response = plan(api_viewer, group=demo["direct"].pk)
+    assert response.status_code == 400 and "no longer form one connected group" in response.json()["message"]
+
+
+def test_plan_queries_do_not_grow_with_the_group(api_viewer, demo):
+    counts = {}
+    for kind in ("single", "switched"):
+        with CaptureQueriesContext(connection) as queries:
+            assert plan(api_viewer, group=demo[kind].pk).status_code == 200
+        counts[kind] = len(queries)
+    assert counts["switched"] == counts["single"], counts
+
+
+def test_plan_page_and_its_live_partial(client, viewer_user, demo):
+    client.force_login(viewer_user)
+    page = client.get("/plans/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'hx-trigger="change, input delay:400ms"' in html and "predicted" in html
+    assert "Recommended" in html and "fit-table" in html and "one-node" in html
+    query = f"?model=glm-5.3&group={demo['switched'].pk}&context_tokens=32768&concurrency=8&goal=throughput" \
+            "&engine=vllm"
+    partial = client.get("/plans/" + query, headers={"HX-Request": "true", "HX-Target": "results"})
+    text = partial.content.decode()
+    assert partial.status_code == 200 and "<html" not in text
+    assert "GLM-5.3" in text and "does not fit" in text and "GB short" in text and "plan-membar" in text
+    best = client.post("/api/plans", {"model": "glm-5.3", "group": demo["switched"].pk, "context_tokens": 32768,
+                                      "concurrency": 8, "goal": "throughput"}, content_type="application/json")
+    launch = client.get(f"/plans/launch/{query}&plan={best.json()['recommended']}").content.decode()
+    assert "data-copy" in launch and "ray start" in launch and "&lt;ip of spark-07 on enp1s0f0np0&gt;" in launch
+    assert "does not fit" in client.get("/plans/launch/" + query + "&plan=0").content.decode()
+
+
+def test_plan_page_says_why_nothing_was_planned(client, viewer_user, demo):
+    client.force_login(viewer_user)
+    too_long = client.get(f"/plans/?model=llama-3.3-70b&group={demo['single'].pk}&context_tokens=1000000"
+                          "&concurrency=1&goal=latency&engine=vllm", headers={"HX-Request": "true"})
+    assert "context_tokens" in too_long.content.decode() and "maximum context" in too_long.content.decode()
+    NodeGroup.objects.filter(pk=demo["ring"].pk).update(retired_at=timezone.now())
+    retired = client.get(f"/plans/?model=llama-3.3-70b&group={demo['ring'].pk}&context_tokens=8192"
+                         "&concurrency=1&goal=latency&engine=vllm", headers={"HX-Request": "true"})
+    assert retired.status_code == 200 and "Select a valid choice" in retired.content.decode()

@@ -1,0 +1,194 @@
+"""Benchmark runs started from the page or the API: who may start one (admins;
+members on a group they hold, asked of the reservations app), the Celery task
+running the fixed command over real SSH against a small asyncssh server on
+127.0.0.1 with a verified host key, and the failures a run records."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import asyncssh
+import pytest
+from django.test import TestCase
+
+from inventory.models import Spark
+from placement import runs
+from placement.benchrun import BenchSpec, bench_command, read_output
+from placement.models import BenchmarkRun
+from tests.placement.conftest import placement_state
+from tests.placement.sshbench import VLLM_VERSION, BenchServer
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def fleet_key(tmp_path, settings):
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    path = tmp_path / "fleet_key"
+    path.write_bytes(key.export_private_key())
+    path.chmod(0o600)
+    settings.FLEET_SSH_KEY = str(path)
+    return key.export_public_key("openssh").decode().strip()
+
+
+@pytest.fixture
+def server(fleet_key):
+    running = BenchServer(fleet_key).start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def head(demo, server, monkeypatch):
+    """spark-01 (head of the direct pair) answers SSH on the test server; its key is accepted."""
+    Spark.objects.filter(name="spark-01").update(ssh_host="127.0.0.1", ssh_port=server.port)
+    accept(monkeypatch, server.public_host_key)
+    return demo["direct"]
+
+
+def accept(monkeypatch, key):
+    try:
+        from telemetry.models import NodeState
+    except ImportError:  # without the telemetry app, stand in for its accepted keys
+        monkeypatch.setattr(runs, "accepted_host_key", lambda spark: key)
+        return
+    NodeState.objects.update_or_create(spark=Spark.objects.get(name="spark-01"),
+                                       defaults={"host_key": key, "key_status": "ok"})
+
+
+@pytest.fixture
+def tasks_inline(monkeypatch):
+    """Run the Celery task in-process when it is sent (``committed`` fires the on_commit hooks)."""
+    from placement import tasks
+
+    monkeypatch.setattr(tasks.run_benchmark, "delay", lambda run_id: tasks.run_benchmark(run_id))
+
+
+def committed(call):
+    """Run ``call`` and then its on_commit hooks, as a real commit would."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return call()
+
+
+def start(client, group, **fields):
+    return committed(lambda: client.post("/api/benchmarks/runs",
+                                         {"group": group.pk, "model": "llama-3.3-70b", **fields}))
+
+
+def test_an_admin_runs_a_benchmark_over_ssh(api_admin, head, server, tasks_inline):
+    response = start(api_admin, head, concurrency=2, input_len=256, output_len=64, num_prompts=10)
+    assert response.status_code == 202, response.content
+    run = BenchmarkRun.objects.get(pk=response.json()["id"])
+    assert run.status == "done", run.error
+    assert run.decode_tps == 55.43 and run.tpot_ms == 17.72 and run.ttft_ms == 61.27
+    assert run.engine_version == VLLM_VERSION and run.concurrency == 2 and run.input_len == 256
+    assert run.source == "measured" and run.topology_kind == "direct" and run.nodes == ["spark-01", "spark-02"]
+    assert run.backend == "unknown" and "cannot see which collective backend" in run.notes
+    assert len(server.commands) == 1 and server.commands[0] == run.command
+    assert "--max-concurrency 2 --num-prompts 10" in run.command
+    assert "--model nvidia/Llama-3.3-70B-Instruct-FP4 --served-model-name llama-3.3-70b" in run.command
+
+
+def test_a_changed_host_key_stops_the_run_before_any_command(api_admin, head, server, tasks_inline, monkeypatch):
+    accept(monkeypatch, asyncssh.generate_private_key("ssh-ed25519").export_public_key("openssh").decode())
+    run = BenchmarkRun.objects.get(pk=start(api_admin, head).json()["id"])
+    assert run.status == "failed" and "host key mismatch" in run.error
+    assert server.commands == []
+
+
+def test_no_accepted_host_key_means_nothing_is_run(api_admin, head, server, tasks_inline, monkeypatch):
+    monkeypatch.setattr(runs, "accepted_host_key", lambda spark: None)
+    run = BenchmarkRun.objects.get(pk=start(api_admin, head).json()["id"])
+    assert run.status == "failed" and "no accepted SSH host key" in run.error and server.commands == []
+
+
+@pytest.mark.parametrize("answer, words", [("garbage", "could not read the benchmark output"),
+                                           ("fail", "exited with status 1")])
+def test_a_failed_benchmark_is_recorded_as_failed(api_admin, head, server, tasks_inline, answer, words):
+    server.answer = answer
+    run = BenchmarkRun.objects.get(pk=start(api_admin, head).json()["id"])
+    assert run.status == "failed" and words in run.error and run.decode_tps is None
+
+
+def test_a_redelivered_task_does_not_run_twice(api_admin, head, server, tasks_inline):
+    run_id = start(api_admin, head).json()["id"]
+    assert runs.run_execute(run_id=run_id) is None
+    assert len(server.commands) == 1
+
+
+def test_members_need_a_booking(api_member, head, server, fake_module, tasks_inline, monkeypatch):
+    before = placement_state()
+    if importlib.util.find_spec("bookings.selectors") is not None:
+        # the real reservations app: no booking, no run
+        unbooked = start(api_member, head)
+        assert unbooked.status_code == 403 and "book group-spark-01 first" in unbooked.json()["message"]
+    # without the reservations app only admins start runs
+    monkeypatch.setitem(sys.modules, "bookings.selectors", None)
+    refused = start(api_member, head)
+    assert refused.status_code == 403 and "lab admins" in refused.json()["message"]
+    asked = []
+
+    def user_holds_nodes(user, spark_ids, at):
+        asked.append((user.username, sorted(spark_ids)))
+        return False
+
+    fake_module("bookings.selectors", user_holds_nodes=user_holds_nodes)
+    not_booked = start(api_member, head)
+    assert not_booked.status_code == 403 and "book group-spark-01 first" in not_booked.json()["message"]
+    assert asked[0][0] == "member1" and len(asked[0][1]) == 2
+    assert placement_state() == before and server.commands == []
+    fake_module("bookings.selectors", user_holds_nodes=lambda user, ids, at: True)
+    assert start(api_member, head).status_code == 202
+    assert BenchmarkRun.objects.get(created_by_name="member1").status == "done"
+
+
+def test_viewers_and_strangers_cannot_start_runs(api_viewer, head, server):
+    from tests.conftest import ApiClient
+
+    before = placement_state()
+    assert start(api_viewer, head).status_code == 403
+    assert start(ApiClient(None), head).status_code == 401
+    assert placement_state() == before and server.commands == []
+
+
+@pytest.mark.parametrize("fields, path", [
+    ({"concurrency": 0}, "concurrency"),
+    ({"num_prompts": 5000}, "num_prompts"),
+    ({"input_len": 131_000, "output_len": 1000}, "input_len"),  # beyond the model's context
+    ({"model": "nope"}, "model"),
+])
+def test_bad_run_settings_are_refused(api_admin, head, server, fields, path):
+    before = placement_state()
+    response = start(api_admin, head, **fields)
+    assert response.status_code == 400, response.content
+    assert path in [e["path"] for e in response.json()["errors"]]
+    assert placement_state() == before
+
+
+def test_the_page_starts_a_run(client, admin_user, head, server, tasks_inline):
+    client.force_login(admin_user)
+    page = client.get(f"/benchmarks/groups/{head.pk}/")
+    assert b"Start the run" in page.content and b"spark-01" in page.content
+    response = committed(lambda: client.post(f"/benchmarks/groups/{head.pk}/run/", {
+        "model": "llama-3.3-70b", "concurrency": 1, "input_len": 128, "output_len": 128, "num_prompts": 10}))
+    assert response.status_code == 302
+    assert BenchmarkRun.objects.get(source="measured").status == "done"
+    bad = client.post(f"/benchmarks/groups/{head.pk}/run/", {"model": "llama-3.3-70b", "concurrency": 0,
+                                                              "input_len": 128, "output_len": 128, "num_prompts": 10})
+    assert bad.status_code == 400 and b"from 1 to 256" in bad.content
+
+
+def test_the_command_is_fixed_and_quoted():
+    command = bench_command(BenchSpec("qwen3-32b", "Qwen/Qwen3-32B-FP8", 4, 512, 256, 20))
+    assert command.endswith("--random-input-len 512 --random-output-len 256 --max-concurrency 4 --num-prompts 20")
+    with pytest.raises(ValueError, match="model"):
+        bench_command(BenchSpec("x", "Qwen/x; rm -rf /", 1, 1, 1, 1))
+    with pytest.raises(ValueError, match="concurrency"):
+        bench_command(BenchSpec("x", "x", True, 1, 1, 1))
+
+
+def test_reading_output_without_markers_still_parses_the_summary():
+    from tests.placement.sshbench import CONSOLE
+
+    result = read_output(CONSOLE.format(c=1, n=10, total_in=1280, total_out=1280), model="m")
+    assert not isinstance(result, list) and result.decode_tps == 55.43 and result.engine_version is None
