@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from . import validators as v
@@ -146,10 +146,11 @@ def groups_sync(*, snapshot: LabSnapshot | None = None) -> bool:
     Returns whether anything changed. Idempotent: with nothing to change it
     writes nothing (and logs nothing).
     """
-    snap = snapshot or lab_read()
-    components = [g for g in snap.analyse() if g.nodes]
     changed = False
     with transaction.atomic():
+        _serialise()
+        snap = snapshot or lab_read()
+        components = [g for g in snap.analyse() if g.nodes]
         rows, members, member_ids = live_members()
         auto = [g for g in rows if g.auto]
         matched = _match(components, auto, members)
@@ -198,6 +199,19 @@ def groups_sync(*, snapshot: LabSnapshot | None = None) -> bool:
         if add:
             NodeGroupMember.objects.bulk_create(add)
     return changed
+
+
+# Any fixed number: it names the lock that one sync at a time holds.
+_SYNC_LOCK = 0x5EA4C0DE
+
+
+def _serialise() -> None:
+    """One sync at a time on PostgreSQL (SQLite already has one writer), so two
+    concurrent writes never both create the group of one new component; the
+    second waits and then reads what the first committed."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_SYNC_LOCK])
 
 
 def groups_sync_hook() -> None:
