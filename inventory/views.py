@@ -338,5 +338,5 @@ def change_list(request: HttpRequest) -> HttpResponse:
     users = Change.objects.exclude(username="").values_list("username", flat=True).distinct().order_by("username")
     return _list(request, "inventory/change_list.html", {
         "page": page, "object_type": object_type, "object_name": object_name, "user_filter": user,
-        "users": users, "types": ["spark", "switch", "cable", "catalogue"],
+        "users": users, "types": ["spark", "switch", "cable", "catalogue", "group"],
     })
