@@ -5,10 +5,13 @@ cause are raised before anything is written (``bookings.errors``).
 No double booking: the clash check and the insert share one transaction.
 On SQLite that transaction starts with ``BEGIN IMMEDIATE`` (settings), so
 bookings queue for the write lock and the check is authoritative. On
-PostgreSQL two bookings may pass the check together; the exclusion
-constraint then refuses the second insert, which is answered like a clash
-found by the check. Allocations are written in Spark id order so racing
-group bookings wait on each other instead of deadlocking.
+PostgreSQL the exclusion constraint is the guarantee: an overlapping insert
+that slips past the check is refused and answered like a clash found by
+the check. Writers first take one advisory lock per Spark in id order, and
+write allocations in that order: an exclusion check waits on a rival's
+uncommitted row *after* inserting its own, so two bookings sharing Sparks
+would otherwise deadlock even with a fixed insert order (measured in
+tests/bookings/test_race.py before the locks were added).
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from accounts.roles import can_book, is_admin
@@ -69,6 +72,20 @@ def _clash_check(spark_ids: list[int], parts: list[tuple[datetime, datetime]], e
             raise BookingConflict("the Sparks are not free", group_clashes(found, start, end))
 
 
+# Namespace of the per-Spark advisory locks (pg_advisory_xact_lock(int, int)).
+LOCK_SPACE = 0x5BF1
+
+
+def _lock_sparks(spark_ids: list[int]) -> None:
+    """PostgreSQL: hold each Spark's booking lock until commit, taken in id
+    order so that two writers never wait on each other in a circle."""
+    if connection.vendor != "postgresql":
+        return  # SQLite: BEGIN IMMEDIATE already holds the only write lock
+    with connection.cursor() as cursor:
+        for pk in sorted(set(spark_ids)):
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s::int)", [LOCK_SPACE, pk])
+
+
 def _exclusion_violation(exc: IntegrityError) -> bool:
     # SQLSTATE 23P01: PostgreSQL's exclusion_violation (the no-overlap rule).
     return getattr(exc.__cause__, "sqlstate", None) == "23P01"
@@ -107,6 +124,7 @@ def booking_create(
         if held >= limit:
             raise BookingConflict(f"you already hold {held} upcoming or running bookings; the limit is {limit} "
                                   "(FLEET_BOOKING_MAX_ACTIVE_PER_USER): cancel one first", path="start")
+        _lock_sparks(target.ids)
         _clash_check(target.ids, [(start, end)])
         booking = Booking.objects.create(
             owner=actor.user, group=target.group, group_name=target.group.name, whole_group=target.whole,
@@ -198,6 +216,7 @@ def booking_update(
             ids = sorted(Allocation.objects.filter(booking=b).values_list("spark_id", flat=True))
             added = [(s, e) for s, e in ((new_start, min(b.start, new_end)), (max(b.end, new_start), new_end))
                      if e > s]
+            _lock_sparks(ids)
             _clash_check(ids, added, exclude=b.pk)
             try:
                 with transaction.atomic():
