@@ -130,12 +130,13 @@ WHITENOISE_USE_FINDERS = True
 _broker_dir = VAR_DIR / "broker"
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("out", "processed"):
+    for sub in ("out", "processed", "control"):
         (_broker_dir / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "out"),
         "data_folder_out": str(_broker_dir / "out"),
         "data_folder_processed": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
     }
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
