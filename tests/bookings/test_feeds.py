@@ -1,0 +1,58 @@
+"""Calendar feeds: a per-user token in the URL (an HMAC, revocable), the
+person's bookings and a group's bookings as RFC 5545 text."""
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from bookings import feeds, services
+from bookings.models import FeedToken
+from tests.bookings.conftest import actor, hours
+
+pytestmark = pytest.mark.django_db
+
+
+def test_feeds_need_a_valid_token(lab, member_user, member2):
+    services.booking_create(actor=actor(member_user), group=lab["ring"].pk, start=hours(1), end=hours(3),
+                            purpose="sweep, TP=4; long")
+    services.booking_create(actor=actor(member2), group=lab["direct"].pk, start=hours(1), end=hours(3),
+                            purpose="theirs")
+    token = feeds.feed_token_rotate(user=member_user)
+    assert not FeedToken.objects.filter(nonce__contains=token.split("-")[1]).exists()  # only the nonce is stored
+    anon = Client()
+    r = anon.get(f"/feeds/bookings/{token}/mine.ics")
+    assert r.status_code == 200 and r["Content-Type"].startswith("text/calendar")
+    text = r.content.decode()
+    assert text.startswith("BEGIN:VCALENDAR\r\n") and text.endswith("END:VCALENDAR\r\n")
+    unfolded = text.replace("\r\n ", "")
+    assert "SUMMARY:group-ring-1: sweep\\, TP=4\\; long (member1)" in unfolded
+    assert "theirs" not in unfolded
+    group = anon.get(f"/feeds/bookings/{token}/groups/{lab['direct'].pk}.ics").content.decode()
+    assert "theirs" in group and "sweep" not in group
+
+    for bad in (token[:-1] + ("0" if token[-1] != "0" else "1"), f"{member2.pk}-{token.split('-')[1]}", "x-y"):
+        assert anon.get(f"/feeds/bookings/{bad}/mine.ics").status_code == 404
+    new = feeds.feed_token_rotate(user=member_user)
+    assert anon.get(f"/feeds/bookings/{token}/mine.ics").status_code == 404
+    assert anon.get(f"/feeds/bookings/{new}/mine.ics").status_code == 200
+    feeds.feed_token_revoke(user=member_user)
+    assert anon.get(f"/feeds/bookings/{new}/mine.ics").status_code == 404
+
+
+def test_the_links_are_made_and_revoked_on_my_bookings(member_user):
+    c = Client()
+    c.force_login(member_user)
+    assert "Make calendar links" in c.get("/bookings/mine/").content.decode()
+    c.post("/bookings/feed-token/", {"action": "rotate"})
+    page = c.get("/bookings/mine/").content.decode()
+    token = feeds.feed_token(member_user)
+    assert f"/feeds/bookings/{token}/mine.ics" in page
+    c.post("/bookings/feed-token/", {"action": "revoke"})
+    assert feeds.feed_token(member_user) is None
+
+
+def test_an_inactive_user_loses_the_feed(lab, member_user):
+    token = feeds.feed_token_rotate(user=member_user)
+    member_user.is_active = False
+    member_user.save()
+    assert Client().get(f"/feeds/bookings/{token}/mine.ics").status_code == 404
