@@ -118,7 +118,7 @@ def scaling_chart(series: list[Series], *, title: str, y_label: str = "decode to
                 parts.append(f"<g><title>{tip}</title>{_marker(shape, px(p.x), py(p.y), s.colour, filled)}</g>")
             if s.kind in ("measured", "published"):
                 # measured figures labelled to the right, published to the left: fewer collisions
-                dx, anchor = (7, "start") if s.kind == "measured" else (-7, "end")
+                dx, anchor = (7, "start") if s.kind == "measured" or p.x <= 1 else (-7, "end")
                 parts.append(f'<text x="{px(p.x) + dx:.1f}" y="{py(p.y) - 6:.1f}" font-size="10.5" '
                              f'text-anchor="{anchor}" fill="{s.colour}">{p.y:.1f}</text>')
     parts.extend(_legend(series, left + plot_w + 18, top))

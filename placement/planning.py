@@ -7,6 +7,7 @@ launchers of the chosen engine. Writes nothing.
 """
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -91,16 +92,19 @@ def launchers_for(engine: str) -> list[str]:
     return [name for name in LAUNCH_ENGINES if PLANNER_ENGINE[name] == engine]
 
 
-def plan_group(*, group: PlannedGroup, model: ModelSpec, inputs: PlanInput) -> Planning:
+def plan_group(*, group: PlannedGroup, model: ModelSpec, inputs: PlanInput,
+               launch_for: Collection[int] | None = None) -> Planning:
+    """Plans with launch commands for every fitting plan, or only for the plans
+    at the indices in ``launch_for`` (the page loads them one at a time)."""
     result = plan_placement(group.spec, model, context_tokens=inputs.context_tokens,
                             concurrency=inputs.concurrency, engine=inputs.engine, goal=inputs.goal)
     if result.errors:
         # what the planner still refuses (a broken group or model row) names its field
         raise PlacementError([(path, message) for path, message in result.errors])
     plans = []
-    for plan in result.plans:
+    for index, plan in enumerate(result.plans):
         planned = PlannedPlan(plan)
-        if plan.fits:
+        if plan.fits and (launch_for is None or index in launch_for):
             for launcher in launchers_for(inputs.engine):
                 try:
                     planned.launch[launcher] = launch_commands(plan, group.spec, model, engine=launcher)
@@ -116,6 +120,14 @@ def fit_table(reading: str = DEFAULT_READING) -> FitReport:
     return fit_report(reading, CONSTANTS_BY_READING[reading])
 
 
-def readings() -> list[tuple[str, FitReport, bool]]:
-    """Every reading of the disputed table row with its errors; True marks the one in use."""
-    return [(r, fit_table(r), r == DEFAULT_READING) for r in READINGS]
+def readings() -> list[tuple[str, FitReport, bool, list[tuple[str, float]]]]:
+    """Every reading of the disputed table row: its errors, whether it is the one
+    in use, and the mean absolute error of each set ("hold-out decode", ...)."""
+    result = []
+    for reading in READINGS:
+        report = fit_table(reading)
+        means = [(f"{'hold-out' if role == 'holdout' else role} {metric}", value)
+                 for role in ("train", "holdout") for metric in ("decode", "prefill")
+                 if (value := report.mape(role, metric)) is not None]
+        result.append((reading, report, reading == DEFAULT_READING, means))
+    return result

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 # planner works in 10**9 bytes, so nominal sizes scale by this before the OS
 # reserve is taken off (128 GB -> 126.7 GB usable, as planner.SPARK_128_USABLE_GB).
 MEMTOTAL_PER_NOMINAL_GB = 127_600_748 * 1024 / 1e9 / 128
-# Names telemetry.selectors may give its "latest sample of each node" reader.
+# Names telemetry.selectors may give a "latest sample of these nodes" reader.
 LATEST_SAMPLE_READERS = ("latest_samples", "latest_sample_per_node", "latest_by_node", "node_latest_samples")
 
 
@@ -73,22 +73,35 @@ def _analyse(lab: LabIn) -> list[Group]:
     return [g for g in analyse(lab, os_reserve_gb=settings.FLEET_OS_RESERVE_GB) if g.nodes]
 
 
-def _latest_twin_addresses(names: list[str]) -> dict[str, dict[str, list[str]]]:
-    """node -> interface -> addresses, from telemetry's latest samples; {} when
-    telemetry offers no reader (or it fails: the commands then show placeholders)."""
+def _latest_samples(names: list[str]) -> Any:
+    """The latest stored sample of each of these nodes, from the telemetry app.
+
+    telemetry.selectors' reader for a few nodes when it has one; otherwise its
+    NodeState rows for these nodes only (one query). Its dashboard reader
+    (``fleet_tiles``) would read every node of the fleet: 200 ms at 1,024.
+    """
     try:
         from telemetry import selectors as telemetry_selectors  # type: ignore[attr-defined]
     except ImportError:
         return {}
     reader = next((getattr(telemetry_selectors, n) for n in LATEST_SAMPLE_READERS
                    if callable(getattr(telemetry_selectors, n, None))), None)
-    if reader is None:
-        return {}
+    if reader is not None:
+        return reader(names)
+    from telemetry.models import NodeState
+
+    rows = NodeState.objects.filter(spark__name__in=names, latest__isnull=False).select_related("spark", "latest")
+    return {row.spark.name: row.latest for row in rows}
+
+
+def _latest_twin_addresses(names: list[str]) -> dict[str, dict[str, list[str]]]:
+    """node -> interface -> addresses from telemetry; {} without telemetry (or
+    when reading it fails: the commands then show placeholders)."""
     try:
-        latest = reader(names)
+        latest = _latest_samples(names)
     except Exception:  # an optional integration must not break planning
-        log.warning("telemetry.selectors.%s failed; launch commands use placeholder addresses",
-                    reader.__name__, exc_info=True)
+        log.warning("reading telemetry's latest samples failed; launch commands use placeholder addresses",
+                    exc_info=True)
         return {}
     result: dict[str, dict[str, list[str]]] = {}
     for name, sample in (latest or {}).items():

@@ -3,6 +3,7 @@ its add and config.json forms. Benchmark pages are in ``bench_views``.
 Views parse input, call one service or selector, and render."""
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 from urllib.parse import urlencode
 
@@ -56,7 +57,7 @@ def _plan_view(plan: planning.PlannedPlan, nodes: dict[str, float]) -> dict[str,
     return {"item": plan, "plan": plan.plan, "memory": m, "bars": bars}
 
 
-def _planning_context(request: HttpRequest) -> dict[str, Any]:
+def _planning_context(request: HttpRequest, launch_for: Collection[int] = ()) -> dict[str, Any]:
     form = PlanForm(request.GET or None)
     context: dict[str, Any] = {"form": form, "errors": [], "planning": None}
     values = _defaults(form)
@@ -77,7 +78,7 @@ def _planning_context(request: HttpRequest) -> dict[str, Any]:
         inputs = planning.plan_input(context_tokens=values["context_tokens"], concurrency=values["concurrency"],
                                      goal=values["goal"], engine=values["engine"], model=spec)
         planned = selectors.groupspec_for(selectors.live_group_or_error(values["group"]))
-        result = planning.plan_group(group=planned, model=spec, inputs=inputs)
+        result = planning.plan_group(group=planned, model=spec, inputs=inputs, launch_for=launch_for)
     except PlacementError as exc:
         context["errors"] = exc.errors
         return context
@@ -107,9 +108,9 @@ def plan_page(request: HttpRequest) -> HttpResponse:
 @require_GET
 def plan_launch(request: HttpRequest) -> HttpResponse:
     """The launch commands of one plan (loaded when its section is opened)."""
-    context = _planning_context(request)
-    result = context.get("planning")
     index = request.GET.get("plan", "")
+    context = _planning_context(request, launch_for={int(index)} if index.isdigit() else ())
+    result = context.get("planning")
     item = None
     if result is not None and index.isdigit() and int(index) < len(result.plans):
         item = result.plans[int(index)]

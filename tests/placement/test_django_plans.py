@@ -69,6 +69,22 @@ def test_telemetry_addresses_replace_placeholders(api_viewer, demo, fake_module)
     assert "VLLM_HOST_IP=192.168.100.10" in tp2["launch"]["vllm-ray"] and "<ip of" not in tp2["launch"]["vllm-ray"]
 
 
+def test_addresses_from_telemetrys_latest_samples(api_viewer, demo):
+    models = pytest.importorskip("telemetry.models")
+    from inventory.models import Spark
+
+    for i, name in enumerate(("spark-01", "spark-02")):
+        spark = Spark.objects.get(name=name)
+        twins = [["enp1s0f0np0", "p0", "rocep1s0f0", True, 200000, 9000, [f"192.168.100.{11 + i}/24"]],
+                 ["enP2p1s0f0np0", "p0", "roceP2p1s0f0", True, 200000, 9000, [f"192.168.101.{11 + i}/24"]]]
+        sample = models.NodeSample.objects.create(spark=spark, at=timezone.now(), reachable=True, twins=twins)
+        models.NodeState.objects.create(spark=spark, latest=sample)
+    data = plan(api_viewer, group=demo["direct"].pk).json()
+    assert data["group"]["addresses"] == "telemetry"
+    script = next(p for p in data["plans"] if p["tp"] == 2)["launch"]["vllm"]
+    assert "--master-addr 192.168.100.11" in script and "VLLM_HOST_IP=192.168.100.12" in script
+
+
 def test_nodes_by_name(api_viewer, demo):
     sub = plan(api_viewer, nodes=["spark-08", "spark-07"]).json()
     assert sub["group"]["kind"] == "switched" and sub["group"]["nodes"] == ["spark-07", "spark-08"]
