@@ -1,0 +1,105 @@
+"""A member plans a model on the demo lab's switched group in a real browser:
+the plans update live as the model and the context change (no navigation),
+a context beyond the model's limit is named, the recommended plan's launch
+commands come with copy buttons; then the group's benchmark page shows the
+scaling chart and the leaderboard ranks the published and measured runs."""
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from django.apps import apps
+
+from inventory.labio import lab_import
+from inventory.models import CatalogueEntry, NodeGroup
+from inventory.services import Actor
+from placement.models import LlmModel
+from tests.conftest import lab_data, make_user
+from tests.e2e.conftest import sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def lab() -> dict[str, int]:
+    # transactional tests flush tables between tests, data migrations' rows included
+    if not CatalogueEntry.objects.exists():
+        importlib.import_module("inventory.migrations.0002_seed_catalogue").seed(apps, None)
+    if not LlmModel.objects.exists():
+        importlib.import_module("placement.migrations.0002_seed").seed(apps, None)
+    lab_import(actor=Actor(source="import"), data=lab_data("demo.yaml"))
+    live = NodeGroup.objects.filter(retired_at__isnull=True)
+    return {"switched": live.get(members__spark__name="spark-07").pk, "ring": live.get(members__spark__name="spark-03").pk}
+
+
+def results_text(page) -> str:
+    return page.locator("#results").inner_text()
+
+
+def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
+    make_user("member", "member")
+    base = live_server.url
+    sign_in(page, base, "member", "member-pass-123")
+
+    page.goto(f"{base}/plans/")
+    assert page.locator("#id_group").input_value() == str(lab["switched"])  # the largest group first
+    assert "Qwen3.8-27B on group-spark-07" in results_text(page)
+    page.wait_for_selector(".plan.recommended .launch .copy")
+    assert page.locator(".plan.recommended .copy").count() >= 2
+    shot("placement-plans")
+
+    # a marker on window survives only if the page is not reloaded
+    page.evaluate("window.__still_here = true")
+    page.select_option("#id_model", "glm-5.3")
+    page.wait_for_function("document.querySelector('#results h2').innerText.includes('GLM-5.3')")
+    assert page.evaluate("window.__still_here") is True
+    text = results_text(page)
+    assert "does not fit" in text and "GB short" in text and "predicted" in text
+    assert "weights 470.0 GB (published checkpoint size)" in text
+
+    page.fill("#id_context_tokens", "1000000")
+    page.wait_for_selector("#plan-errors")
+    assert "context_tokens" in page.locator("#plan-errors").inner_text()
+    assert "maximum context" in page.locator("#plan-errors").inner_text()
+    shot("placement-plans-error")
+
+    page.fill("#id_context_tokens", "65536")
+    page.select_option("#id_goal", "throughput")
+    page.fill("#id_concurrency", "8")
+    page.wait_for_function("document.querySelector('#recommendation') && "
+                           "document.querySelector('#recommendation').innerText.includes('at concurrency 8')")
+    assert page.evaluate("window.__still_here") is True
+    assert "context_tokens=65536" in page.url  # the inputs are in the address, for a link to share
+    page.wait_for_function("(document.querySelector('.plan.recommended .launch') || {innerText: ''})"
+                           ".innerText.includes('NCCL_IB_HCA')")
+    launch = page.locator(".plan.recommended .launch").inner_text()
+    assert "NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0" in launch and "<ip of spark-07 on enp1s0f0np0>" in launch
+    button = page.locator(".plan.recommended .copy").first
+    button.click()
+    page.wait_for_function("Array.from(document.querySelectorAll('.copy')).some(b => b.innerText === 'Copied')")
+    shot("placement-plans-glm")
+
+    page.locator("#fit-table summary").click()
+    assert "in use" in page.locator("#fit-table").inner_text()
+    page.locator("#fit-table").scroll_into_view_if_needed()
+    shot("placement-fit-table")
+
+    page.goto(f"{base}/benchmarks/groups/{lab['switched']}/")
+    chart = page.locator("#chart svg")
+    assert chart.count() == 1
+    assert "ideal" in chart.inner_html() and "predicted" in chart.inner_html()
+    table = page.locator("#scaling").inner_text()
+    assert "4.43x" in table and "published" in table
+    assert "book group-spark-07 first" in page.locator("#why-not").inner_text().lower()
+    shot("placement-group-benchmarks")
+
+    page.select_option("select[name=model]", "gpt-oss-120b")
+    page.wait_for_function("document.querySelector('#chart svg').textContent.includes('gpt-oss-120b')")
+    shot("placement-group-benchmarks-gpt-oss")
+
+    page.goto(f"{base}/benchmarks/")
+    assert "Qwen3.8-27B" in page.locator("main").inner_text()
+    shot("placement-leaderboard")
+    page.goto(f"{base}/models/")
+    assert "GLM-5.3" in page.locator("#models").inner_text()
+    shot("placement-models")
