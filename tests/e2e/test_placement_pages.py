@@ -29,7 +29,8 @@ def lab() -> dict[str, int]:
         importlib.import_module("placement.migrations.0002_seed").seed(apps, None)
     lab_import(actor=Actor(source="import"), data=lab_data("demo.yaml"))
     live = NodeGroup.objects.filter(retired_at__isnull=True)
-    return {"switched": live.get(members__spark__name="spark-07").pk, "ring": live.get(members__spark__name="spark-03").pk}
+    return {"switched": live.get(members__spark__name="spark-07").pk,
+            "ring": live.get(members__spark__name="spark-03").pk}
 
 
 def results_text(page) -> str:
