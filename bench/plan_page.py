@@ -1,0 +1,129 @@
+"""Time the plan page and POST /api/plans on a 1,024-Spark lab, with query counts.
+
+The lab is the one bench/topology_page.py uses (80 switched groups of 8 on
+CRS804s by breakout, 70 rings of 4, 50 direct pairs, 4 lone Sparks; every
+fifth Spark 64 GB), imported through the product's lab import into a fresh
+SQLite database in a temporary directory. One input: Llama-3.3-70B on a
+switched group of 8, context 32,768, 8 streams, throughput goal, vLLM.
+Requests go through Django's test client (no network, no browser), so the
+time is the server's, rendering included. Query counts are taken on the
+17-Spark demo lab and again on the 1,024-Spark lab: they must not grow. The
+baseline, in the same run, is the Spark list page (50 rows a page).
+
+    .venv/bin/python bench/plan_page.py [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+INPUT = {"model": "llama-3.3-70b", "context_tokens": 32768, "concurrency": 8, "goal": "throughput", "engine": "vllm"}
+
+
+def median_seconds(fn: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=9)
+    args = parser.parse_args()
+
+    os.environ["FLEET_VAR_DIR"] = tempfile.mkdtemp(prefix="bench-plans-")
+    os.environ.pop("DATABASE_URL", None)  # always a fresh embedded database
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
+    import django
+
+    django.setup()
+    import yaml
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext, setup_test_environment
+
+    from accounts.roles import MEMBER, set_role
+    from inventory.labio import lab_import
+    from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
+    from inventory.services import Actor
+    from placement.selectors import groupspec_for
+    from tests.inventory.labgen import lab_document
+
+    setup_test_environment()
+    call_command("migrate", verbosity=0)
+    user = User.objects.create_user("bench", password="bench-pass-123")  # noqa: S106
+    set_role(user, MEMBER)
+    client = Client()
+    client.force_login(user)
+
+    def requests(node: str) -> dict[str, Callable[[], object]]:
+        gid = NodeGroup.objects.get(members__spark__name=node, auto=True, retired_at__isnull=True).pk
+        query = "&".join(f"{k}={v}" for k, v in {**INPUT, "group": gid}.items())
+        body = json.dumps({**INPUT, "group": gid})
+        best = client.post("/api/plans", body, content_type="application/json").json()["recommended"]
+        return {
+            "/plans/ (full page)": lambda: client.get(f"/plans/?{query}"),
+            "/plans/ (htmx partial)": lambda: client.get(f"/plans/?{query}", headers={"HX-Request": "true"}),
+            "/plans/launch/ (recommended)": lambda: client.get(f"/plans/launch/?{query}&plan={best}"),
+            "POST /api/plans": lambda: client.post("/api/plans", body, content_type="application/json"),
+            "/benchmarks/groups/<id>/": lambda: client.get(f"/benchmarks/groups/{gid}/"),
+            "/sparks/ (baseline)": lambda: client.get("/sparks/"),
+        }
+
+    sizes: dict[str, int] = {}
+
+    def count(name: str, call: Callable[[], object]) -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            response = call()
+        assert response.status_code == 200, (name, response.status_code)  # type: ignore[attr-defined]
+        sizes[name] = len(response.content)  # type: ignore[attr-defined]
+        return len(ctx)
+
+    lab_import(actor=Actor(source="import"), data=yaml.safe_load((ROOT / "labs" / "demo.yaml").read_text()))
+    small = {name: count(name, call) for name, call in requests("spark-07").items()}
+
+    for model in (Cable, Spark, Switch, NodeGroupMember, NodeGroup):
+        model.objects.all().delete()
+    lab_import(actor=Actor(source="import"),
+               data=lab_document(switched=80, rings=70, pairs=50, singles=4, prefix="spark"))
+    assert Spark.objects.count() == 1024
+    big = requests("spark-0001")
+    large = {name: count(name, call) for name, call in big.items()}
+    group = NodeGroup.objects.get(members__spark__name="spark-0001", auto=True, retired_at__isnull=True)
+    spec_time = median_seconds(lambda: groupspec_for(group), args.repeats)
+    timed = {name: median_seconds(call, args.repeats) for name, call in big.items()}
+
+    print(f"python {platform.python_version()} on {platform.machine()}, SQLite, {args.repeats} repeats, median")
+    print(f"lab: 1024 Sparks, {NodeGroup.objects.filter(retired_at__isnull=True).count()} groups; input: "
+          + ", ".join(f"{k} {v}" for k, v in INPUT.items()) + ", switched group of 8")
+    print(f"groupspec_for(group):        {spec_time * 1000:7.1f} ms  (lab read + engine on the group + twins)")
+    print(f"{'request':28} {'server time':>12} {'queries at 17':>14} {'at 1,024':>9} {'size':>8}")
+    for name in big:
+        print(f"{name:28} {timed[name] * 1000:9.1f} ms {small[name]:>14} {large[name]:>9} {sizes[name] / 1024:5.0f} KB")
+    grew = [name for name in big if large[name] > small[name]]
+    print(f"queries grow with the fleet: {'NO' if not grew else 'YES: ' + ', '.join(grew)}")
+    page = max(timed["/plans/ (full page)"], timed["POST /api/plans"])
+    baseline = timed["/sparks/ (baseline)"]
+    print(f"plan page / baseline: {timed['/plans/ (full page)'] / baseline:.1f} x")
+    print(f"goal: plan page and POST /api/plans well under 1 s: {'met' if page < 0.5 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()
