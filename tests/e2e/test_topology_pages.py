@@ -114,6 +114,8 @@ def test_admin_splits_a_switched_group_with_inline_errors(live_server, page, sho
     page.locator("#subgroups .msg.success").wait_for()
     assert "exp-a" in page.locator("#subgroups table").inner_text()
     assert page.locator("#subgroups input[value='spark-07']").count() == 0
+    # The drawing above is swapped too: the new sub-group's Sparks are tinted.
+    assert "sub-group exp-a" in page.locator("#diagram g.node > title").first.text_content()
     shot("subgroup-created")
     page.goto(f"{base}/topology/")
     assert page.locator(f"#group-{lab['crs804']} .subgroup-chips").inner_text() == "Sub-groups: exp-a · 2"
