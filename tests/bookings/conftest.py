@@ -23,8 +23,22 @@ def iso(at: datetime) -> str:
     return at.isoformat().replace("+00:00", "Z")
 
 
+def seed_catalogue() -> None:
+    """Transactional tests flush every table between tests, the rows of data
+    migrations included: put the hardware catalogue back."""
+    import importlib
+
+    from django.apps import apps
+
+    from inventory.models import CatalogueEntry
+
+    if not CatalogueEntry.objects.exists():
+        importlib.import_module("inventory.migrations.0002_seed_catalogue").seed(apps, None)
+
+
 @pytest.fixture
 def lab(import_lab: Any) -> dict[str, NodeGroup]:
+    seed_catalogue()
     import_lab("lab8-crs804.yaml", "ring4.yaml", "pair.yaml")
     groups = {g.kind: g for g in NodeGroup.objects.filter(auto=True, retired_at=None)}
     assert set(groups) >= {"switched", "ring", "direct"}, groups

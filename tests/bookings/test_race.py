@@ -17,8 +17,7 @@ from bookings.models import Allocation
 from tests.bookings.conftest import hours, iso
 from tests.conftest import ApiClient, make_user
 
-# serialized_rollback: the flush after each test would drop the seeded catalogue.
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 THREADS = 60
 

@@ -14,11 +14,17 @@ from bookings.models import Booking
 from inventory.labio import lab_import
 from inventory.models import NodeGroup
 from inventory.services import Actor
+from tests.bookings.conftest import seed_catalogue
 from tests.bookings.fleet import fill_month, lab_document
 from tests.conftest import lab_data, make_user
 from tests.e2e.conftest import sign_in
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True)
+def _catalogue() -> None:
+    seed_catalogue()
 
 
 def local(at: datetime) -> str:
