@@ -10,7 +10,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from .models import BenchmarkRun, LlmModel
-from .services import MODEL_FIELDS, OPTIONAL_FIELDS, _spec
+from .services import MODEL_FIELDS, OPTIONAL_FIELDS, spec_from_fields
 
 
 class LlmModelForm(forms.ModelForm):
@@ -22,7 +22,7 @@ class LlmModelForm(forms.ModelForm):
         data = super().clean() or {}
         fields = {k: data.get(k) for k in (*MODEL_FIELDS, *OPTIONAL_FIELDS)}
         if not self.errors:
-            for name, message in _spec({k: v for k, v in fields.items() if v is not None}).validate():
+            for name, message in spec_from_fields({k: v for k, v in fields.items() if v is not None}).validate():
                 self.add_error(name if name in self.fields else None, message)
         return data
 

@@ -29,6 +29,9 @@ NUMBERS = ("prefill_tps", "decode_tps", "ttft_ms", "tpot_ms")
 WHOLE = {"tp": 1024, "pp": 1024, "concurrency": 100_000, "input_len": 4_194_304, "output_len": 4_194_304}
 FORMATS = ("auto", "vllm-json", "vllm-console", "llama-bench-json")
 KINDS = [k for k, _ in NodeGroup.Kind.choices]
+ACCEPTED = {"source", "reference", "group", "nodes", "topology_kind", "node_count", "model", "engine",
+            "engine_version", "backend", "tp", "pp", "concurrency", "input_len", "output_len", *NUMBERS,
+            "measured_at", "notes", "derived"}
 
 
 def _number(data: dict[str, Any], key: str, errors: Errors, *, required: bool = False) -> float | None:
@@ -94,6 +97,10 @@ def _when(value: Any, errors: Errors, key: str = "measured_at") -> datetime:
 def _where(data: dict[str, Any], source: str, errors: Errors) -> dict[str, Any]:
     """Group snapshot (measured) or topology kind and node count (published)."""
     group_id = data.get("group")
+    if source == BenchmarkRun.Source.PUBLISHED and group_id not in (None, ""):
+        errors.append(("group", "a published figure was not measured on a group of this lab: give topology_kind "
+                                "and node_count instead"))
+        return {}
     if group_id in (None, ""):
         if source == BenchmarkRun.Source.MEASURED:
             errors.append(("group", "required for a run measured here: the group it ran on"))
@@ -170,11 +177,6 @@ def benchmark_create(*, actor: Actor, data: dict[str, Any]) -> BenchmarkRun:
         fields["backend"] = "none"
     return BenchmarkRun.objects.create(**fields, status=BenchmarkRun.Status.DONE, created_by=_user(actor),
                                        created_by_name=actor.username)
-
-
-ACCEPTED = {"source", "reference", "group", "nodes", "topology_kind", "node_count", "model", "engine",
-            "engine_version", "backend", "tp", "pp", "concurrency", "input_len", "output_len", *NUMBERS,
-            "measured_at", "notes", "derived"}
 
 
 def _user(actor: Actor) -> Any:

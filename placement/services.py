@@ -27,7 +27,7 @@ class Conflict(PlacementError):
     """The request clashes with what is stored (the API answers 409)."""
 
 
-def _spec(fields: dict[str, Any]) -> ModelSpec:
+def spec_from_fields(fields: dict[str, Any]) -> ModelSpec:
     values = {**{"experts": 0, "experts_per_token": 0, "weights_gb": None, "kv_layers": None,
                  "kv_cache_dim": None, "hf_repo": "", "notes": ""}, **fields}
     return ModelSpec(**{k: values[k] for k in (*MODEL_FIELDS, *OPTIONAL_FIELDS)},
@@ -44,7 +44,7 @@ def model_create(*, actor: Actor, fields: dict[str, Any], origin: str = "admin")
             errors.append((name, "must be text"))
     if errors:
         raise PlacementError(errors)
-    spec = _spec(fields)
+    spec = spec_from_fields(fields)
     errors = spec.validate()
     if len(spec.name) > 120:
         errors.append(("name", "at most 120 characters"))

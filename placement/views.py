@@ -22,7 +22,7 @@ from . import planning, selectors, services
 from .charts import memory_bar
 from .errors import PlacementError
 from .forms import ConfigForm, ModelForm, PlanForm, cleaned, upload_text
-from .perfmodel import DEFAULT_READING, PUBLISHED_POINTS
+from .perfmodel import DEFAULT_READING
 
 DEFAULT_MODEL = "qwen3.8-27b"
 MEMORY_PARTS = (("weights", "seg-weights"), ("KV cache", "seg-kv"), ("runtime", "seg-overhead"),
@@ -100,8 +100,7 @@ def plan_page(request: HttpRequest) -> HttpResponse:
     context = _planning_context(request)
     if getattr(request, "htmx", False):
         return render(request, "placement/plans.html#results", context)
-    context.update(readings=planning.readings(), default_reading=DEFAULT_READING,
-                   published={p.key: p for p in PUBLISHED_POINTS})
+    context.update(readings=planning.readings(), default_reading=DEFAULT_READING)
     return render(request, "placement/plans.html", context)
 
 

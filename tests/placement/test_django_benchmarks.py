@@ -71,6 +71,7 @@ def test_a_published_figure_needs_its_reference(api_member):
     ({"group": 999_999}, "group", 400),
     ({"group": None}, "group", 400),
     ({"source": "published", "group": None}, "reference", 400),
+    ({"source": "published", "reference": "a blog"}, "group", 400),  # published figures have no group here
     ({"measured_at": "yesterday"}, "measured_at", 422),
 ])
 def test_bad_records_are_refused_naming_the_field(api_member, demo, fields, path, status):

@@ -85,6 +85,13 @@ def test_an_admin_runs_a_benchmark_over_ssh(api_admin, head, server, tasks_inlin
     assert run.source == "measured" and run.topology_kind == "direct" and run.nodes == ["spark-01", "spark-02"]
     assert run.backend == "unknown" and "cannot see which collective backend" in run.notes
     assert len(server.commands) == 1 and server.commands[0] == run.command
+    # the page's run list stops polling (htmx: 286) once nothing is queued or running
+    from django.test import Client
+
+    client = Client()
+    client.force_login(run.created_by)
+    polled = client.get(f"/benchmarks/groups/{head.pk}/", headers={"HX-Request": "true", "HX-Target": "runs"})
+    assert polled.status_code == 286 and b"55.4" in polled.content and b"<html" not in polled.content
     assert "--max-concurrency 2 --num-prompts 10" in run.command
     assert "--model nvidia/Llama-3.3-70B-Instruct-FP4 --served-model-name llama-3.3-70b" in run.command
 
