@@ -88,6 +88,19 @@ def lab_for(nodes: list[SimNode], endpoints: dict[str, SimEndpoint]) -> dict[str
     return {"sparks": sparks, "switches": [], "cables": cables}
 
 
+def catalogue_ensure() -> None:
+    """Transactional tests flush every table after them, the seeded catalogue
+    included: put it back when an earlier one did."""
+    import importlib
+
+    from django.apps import apps
+
+    from inventory.models import CatalogueEntry
+
+    if not CatalogueEntry.objects.exists():
+        importlib.import_module("inventory.migrations.0002_seed_catalogue").seed(apps, None)
+
+
 @contextmanager
 def sim_lab(nodes: list[SimNode], fleet_key: tuple[str, str], tmp_path: Path, settings: Any, *,
             accept: bool = True, slow_s: float = 0.3) -> Iterator[BackgroundFleet]:
@@ -100,6 +113,7 @@ def sim_lab(nodes: list[SimNode], fleet_key: tuple[str, str], tmp_path: Path, se
     settings.FLEET_SSH_KEY = fleet_key[0]
     fleet = BackgroundFleet(nodes, client_public=fleet_key[1], host_key_dir=tmp_path / "hk", slow_s=slow_s)
     try:
+        catalogue_ensure()
         lab_import(actor=Actor(source="import"), data=lab_for(nodes, fleet.endpoints))
         if accept:
             services.host_keys_record(actor=Actor(source="command"),
