@@ -184,3 +184,23 @@ def test_metrics_token_and_label_escaping(polled, settings):
     assert Client().get("/metrics").status_code == 401
     assert Client().get("/metrics", headers={"Authorization": "Bearer nope"}).status_code == 401
     assert Client().get("/metrics", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+
+
+def test_admin_lists_telemetry_and_accepts_a_presented_key(polled, django_user_model):
+    root = django_user_model.objects.create_superuser("root", password="root-pass-123")
+    client = Client()
+    client.force_login(root)
+    for model in ("nodesample", "nodeaggregate", "nodestate", "alert"):
+        assert client.get(f"/admin/telemetry/{model}/").status_code == 200, model
+    state = NodeState.objects.get(spark__name="spark-03")
+    state.key_status = "mismatch"
+    state.presented_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOoGJ2Eqy5bz9jsXvnHL3d64i6Vp7B53N2m8lbqNPYpb"
+    state.save()
+    response = client.post("/admin/telemetry/nodestate/", {"action": "accept_presented_key",
+                                                           "_selected_action": [state.pk]})
+    assert response.status_code == 302
+    assert NodeState.objects.get(spark__name="spark-03").key_status == "ok"
+    alert = Alert.objects.filter(ended_at=None).first()
+    client.post("/admin/telemetry/alert/", {"action": "acknowledge", "_selected_action": [alert.pk]})
+    alert.refresh_from_db()
+    assert alert.acknowledged_by_name == "root"
