@@ -105,5 +105,13 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(live_server, page, 
         rows.locator("button", has_text="Acknowledge").first.click()
         page.wait_for_selector("#rows >> text=admin1")
         shot("telemetry-alerts")
+
+        # The inventory's Spark page and the home page carry a health summary too.
+        page.goto(f"{base}/sparks/spark-15/")
+        assert "memory-pressure" not in page.locator("#spark-telemetry").inner_text()
+        assert "1 open alert" in page.locator("#spark-telemetry").inner_text()
+        page.goto(f"{base}/")
+        assert "open alerts" in page.locator("#health-summary").inner_text()
+        shot("telemetry-home")
     finally:
         fleet.stop()
