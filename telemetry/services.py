@@ -373,8 +373,8 @@ def host_key_accept(*, actor: Actor, spark: Spark, key: str | None = None) -> No
         state.key_status = NodeState.KeyStatus.OK
         state.host_key_accepted_at = timezone.now()
         state.host_key_accepted_by = actor.username or actor.source
-        if state.status == "down" or state.status == "unknown":
-            state.status = "unknown"  # until the next poll says more
+        if state.status == "down":
+            state.status = "unknown"  # no longer down for its key; the next poll says more
         state.save()
         report = StoreReport()
         _alerts_sync(
