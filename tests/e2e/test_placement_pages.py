@@ -5,10 +5,7 @@ commands come with copy buttons; then the group's benchmark page shows the
 scaling chart and the leaderboard ranks the published and measured runs."""
 from __future__ import annotations
 
-import importlib
-
 import pytest
-from django.apps import apps
 
 from inventory.labio import lab_import
 from inventory.models import CatalogueEntry, NodeGroup
@@ -22,11 +19,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def lab() -> dict[str, int]:
-    # transactional tests flush tables between tests, data migrations' rows included
-    if not CatalogueEntry.objects.exists():
-        importlib.import_module("inventory.migrations.0002_seed_catalogue").seed(apps, None)
-    if not LlmModel.objects.exists():
-        importlib.import_module("placement.migrations.0002_seed").seed(apps, None)
+    # the catalogues come back after each transactional flush (post_migrate seeding)
+    assert CatalogueEntry.objects.exists() and LlmModel.objects.exists()
     lab_import(actor=Actor(source="import"), data=lab_data("demo.yaml"))
     live = NodeGroup.objects.filter(retired_at__isnull=True)
     return {"switched": live.get(members__spark__name="spark-07").pk,

@@ -153,3 +153,14 @@ def test_model_pages_add_and_upload(admin_client):
     junk = SimpleUploadedFile("config.json", b"\x89PNG\x00\x01", "image/png")
     refused = admin_client.post("/models/upload/", {"config": junk, "slug": "junk", "quantization": "nvfp4"})
     assert refused.status_code == 400 and not LlmModel.objects.filter(slug="junk").exists()
+
+
+def test_a_flushed_database_gets_the_catalogue_back_once():
+    from placement.seed import seed_after_migrate
+
+    BenchmarkRun.objects.all().delete()
+    LlmModel.objects.all().delete()
+    seed_after_migrate(sender=None)
+    seed_after_migrate(sender=None)  # idempotent
+    assert LlmModel.objects.count() == len(SEED_MODELS)
+    assert BenchmarkRun.objects.filter(source="published").count() == len(PUBLISHED_POINTS)

@@ -1,0 +1,56 @@
+"""Seed the model catalogue (``catalogue.SEED_MODELS``) and the published
+benchmark figures (``perfmodel.PUBLISHED_POINTS``, as published rows without a
+group). Idempotent: rows are matched by slug and published key, and rows an
+admin changed are left alone. Called by the data migration and after every
+``migrate``/``flush`` (post_migrate), as the hardware catalogue is, so a
+flushed database never plans without models.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .catalogue import SEED_MODELS
+from .perfmodel import PUBLISHED_POINTS
+
+MODEL_FIELDS = ("name", "params_b", "active_params_b", "layers", "hidden_size", "heads", "kv_heads", "head_dim",
+                "experts", "experts_per_token", "quantization", "weights_gb", "max_context", "kv_layers",
+                "kv_cache_dim", "hf_repo", "notes")
+# published model names the catalogue does not hold (architecture unknown)
+LABELS = {"glm-5.3-flash": "GLM-5.3 Flash"}
+
+
+def seed_placement(model_class: Any, run_class: Any) -> None:
+    by_slug = {}
+    for spec in SEED_MODELS:
+        fields = {f: getattr(spec, f) for f in MODEL_FIELDS}
+        fields["estimated_fields"] = list(spec.estimated_fields)
+        by_slug[spec.slug], _ = model_class.objects.get_or_create(slug=spec.slug, defaults={**fields, "origin": "seed"})
+    known = set(run_class.objects.filter(published_key__isnull=False).values_list("published_key", flat=True))
+    for p in PUBLISHED_POINTS:
+        if p.key in known:
+            continue
+        notes = [p.note] if p.note else []
+        if p.derived:
+            notes.append("derived from a published ratio, not quoted directly")
+        if p.role == "holdout":
+            notes.append("held out of the performance model's fit")
+        model = by_slug.get(p.model_slug)
+        llama = p.engine == "llama.cpp"  # only llama-bench states its sizes (pp2048, tg32)
+        run_class.objects.create(
+            source="published", reference=p.source, reading=p.reading or "", published_key=p.key,
+            topology_kind=p.topology, node_count=p.nodes, link_gbps=None if p.nodes == 1 else 200.0,
+            model=model, model_name=model.slug if model else LABELS.get(p.model_slug, p.model_slug),
+            engine=p.engine, backend=p.backend, tp=p.tp, pp=p.pp, concurrency=p.concurrency,
+            input_len=2048 if llama else None, output_len=32 if llama else None,
+            prefill_tps=p.prefill_tps, decode_tps=p.decode_tps,
+            derived=["decode_tps"] if p.derived else [], notes="; ".join(notes), status="done",
+            created_by_name="seed",
+        )
+
+
+def seed_after_migrate(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    from .models import BenchmarkRun, LlmModel
+
+    if LlmModel.objects.using(using).filter(origin="seed").exists():
+        return
+    seed_placement(LlmModel.objects.db_manager(using).model, BenchmarkRun.objects.db_manager(using).model)
