@@ -59,23 +59,23 @@ def timeline_context(request: HttpRequest) -> dict[str, Any]:
     rows = [Row(pk, name, gname, "" if status == "active" else status) for pk, name, gname, status in data.rows]
     names = {pk: name for pk, name, _, _ in data.rows}
     items: list[Item] = []
-    holders: dict[int, dict[str, Any]] = {}
-    for spark, ref, a, b, owner_id, owner, purpose, status, gname in data.allocations:
+    holders: list[dict[str, Any]] = []
+    detail = reverse("bookings:detail", args=[0])[:-2]  # "/bookings/": one reverse(), not one per bar
+    for ref, a, b, owner_id, owner, purpose, status, gname in data.bookings:
         state = effective_status(status, a, b, now)
         mine = "mine" if owner_id == request.user.pk else "other"
         flagged = " flagged" if ref in data.flagged else ""
         title = (f"Booking {ref} · {owner} · {purpose}\n{gname}\n{fmt_span(a, b, tz)}\n{state}"
                  + ("\nMaintenance overlaps this booking" if flagged else ""))
-        items.append(Item(spark, ref, "booking", a, b, f"{owner} · {purpose}", title,
-                          f"bk {mine} {state}{flagged}", reverse("bookings:detail", args=[ref])))
+        items.append(Item(tuple(data.held[ref]), ref, "booking", a, b, f"{owner} · {purpose}", title,
+                          f"bk {mine} {state}{flagged}", f"{detail}{ref}/"))
         if a <= now < b:
-            h = holders.setdefault(ref, {"ref": ref, "owner": owner, "purpose": purpose, "group": gname,
-                                         "end": b, "nodes": []})
-            h["nodes"].append(names.get(spark, "?"))
-    for spark, ref, a, b, reason in data.maintenance:
-        items.append(Item(spark, ref, "maintenance", a, b, f"maintenance: {reason}",
-                          f"Maintenance {ref}: {reason}\n{fmt_span(a, b, tz)}", "mt",
-                          reverse("bookings:maintenance")))
+            holders.append({"ref": ref, "owner": owner, "purpose": purpose, "group": gname, "end": b,
+                            "nodes": sorted(names.get(s, "?") for s in data.held[ref])})
+    maintenance = reverse("bookings:maintenance")
+    for ref, a, b, reason in data.windows:
+        items.append(Item(tuple(data.held[-ref]), ref, "maintenance", a, b, f"maintenance: {reason}",
+                          f"Maintenance {ref}: {reason}\n{fmt_span(a, b, tz)}", "mt", maintenance))
     svg = render(rows, items, Window(start, end, tz, now))
 
     def link(**change: Any) -> str:
@@ -87,7 +87,7 @@ def timeline_context(request: HttpRequest) -> dict[str, Any]:
         "view": view, "start": start, "last": end - timedelta(seconds=1), "tz": tz.key, "group": group,
         "groups": selectors.bookable_groups(), "rows": len(rows),
         "bookings": len({i.ref for i in items if i.kind == "booking"}),
-        "holders": sorted(holders.values(), key=lambda h: h["group"]),
+        "holders": sorted(holders, key=lambda h: (h["group"], h["nodes"])),
         "prev": link(date=prev.isoformat()), "next": link(date=nxt.isoformat()), "today": link(date=today.isoformat()),
         "week": link(view="week"), "month": link(view="month"),
     }

@@ -316,13 +316,16 @@ def bookable_groups() -> list[NodeGroup]:
 @dataclass(frozen=True)
 class TimelineData:
     rows: list[tuple[int, str, str, str]]  # spark id, name, group name, inventory status
-    allocations: list[tuple[Any, ...]]  # spark, booking, start, end, owner id, owner, purpose, status, group
-    maintenance: list[tuple[Any, ...]]  # spark, window, start, end, reason
+    bookings: list[tuple[Any, ...]]  # id, start, end, owner id, owner, purpose, status, group name
+    windows: list[tuple[Any, ...]]  # maintenance id, start, end, reason
+    held: dict[int, list[int]]  # booking or maintenance window id -> Spark ids (windows under -id)
     flagged: set[int]  # bookings that maintenance overlaps
 
 
 def timeline_data(*, start: datetime, end: datetime, group: NodeGroup | None = None) -> TimelineData:
-    """Everything the timeline draws, in five queries whatever the fleet's size."""
+    """Everything the timeline draws, in seven queries whatever the fleet's
+    size. Times are read once per booking, not per Spark: converting
+    datetimes is most of the cost of a month of a big fleet."""
     auto = dict(NodeGroupMember.objects.filter(group__auto=True, group__retired_at=None)
                 .values_list("spark_id", "group__name"))
     sparks = Spark.objects.exclude(status=Spark.Status.RETIRED)
@@ -332,19 +335,23 @@ def timeline_data(*, start: datetime, end: datetime, group: NodeGroup | None = N
             for pk, name, status in sparks.values_list("id", "name", "status")]
     rows.sort(key=lambda r: (r[2] == "(no group)", r[2], r[1]))
     ids = [r[0] for r in rows]
-    held = Allocation.objects.filter(live=True, start__lt=end, end__gt=start)
-    if group is not None:
-        held = held.filter(spark_id__in=ids)
-    allocations = list(held.values_list(
-        "spark_id", "booking_id", "start", "end", "booking__owner_id", "booking__owner__username",
-        "booking__purpose", "booking__status", "booking__group_name"))
-    through = MaintenanceWindow.sparks.through.objects.filter(
+    held_rows = Allocation.objects.filter(live=True, start__lt=end, end__gt=start)
+    windows_through = MaintenanceWindow.sparks.through.objects.filter(
         maintenancewindow__start__lt=end, maintenancewindow__end__gt=start)
     if group is not None:
-        through = through.filter(spark_id__in=ids)
-    maintenance = list(through.values_list("spark_id", "maintenancewindow_id", "maintenancewindow__start",
-                                           "maintenancewindow__end", "maintenancewindow__reason"))
-    booking_ids = {a[1] for a in allocations}
-    flagged = set(MaintenanceWindow.bookings.through.objects.filter(booking_id__in=booking_ids)
-                  .values_list("booking_id", flat=True)) if booking_ids else set()
-    return TimelineData(rows, allocations, maintenance, flagged)
+        held_rows = held_rows.filter(spark_id__in=ids)
+        windows_through = windows_through.filter(spark_id__in=ids)
+    held: dict[int, list[int]] = {}
+    for spark, ref in held_rows.values_list("spark_id", "booking_id"):
+        held.setdefault(ref, []).append(spark)
+    for spark, ref in windows_through.values_list("spark_id", "maintenancewindow_id"):
+        held.setdefault(-ref, []).append(spark)
+    # The same window again rather than "id IN (thousands of ids)", which costs more to build than to run.
+    bookings = [b for b in Booking.objects.filter(start__lt=end, end__gt=start).exclude(
+        status=Booking.Status.CANCELLED).values_list(
+        "id", "start", "end", "owner_id", "owner__username", "purpose", "status", "group_name") if b[0] in held]
+    windows = [m for m in MaintenanceWindow.objects.filter(start__lt=end, end__gt=start).values_list(
+        "id", "start", "end", "reason") if -m[0] in held]
+    flagged = set(MaintenanceWindow.bookings.through.objects.filter(
+        booking__start__lt=end, booking__end__gt=start).values_list("booking_id", flat=True))
+    return TimelineData(rows, bookings, windows, held, flagged)

@@ -6,7 +6,6 @@ is drawn as one bar, so a week of a 64-node fleet stays readable.
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
@@ -31,9 +30,9 @@ class Row:
 
 @dataclass(frozen=True)
 class Item:
-    """Something holding a node for a while: one row of a booking or of a maintenance window."""
+    """Something holding nodes for a while: a booking or a maintenance window."""
 
-    row: int  # Row.key
+    rows: tuple[int, ...]  # Row.key of every Spark it holds
     ref: int
     kind: str  # "booking" or "maintenance"
     start: datetime
@@ -139,26 +138,22 @@ def render(rows: list[Row], items: Iterable[Item], w: Window) -> str:
         flag = f' <tspan class="tl-flag">{escape(row.flag)}</tspan>' if row.flag else ""
         out.append(f'<text class="tl-node" x="{LABEL_W - 6}" y="{y + 13}">{escape(row.node)}{flag}</text>')
     out += _grid(w, height)
-    groups: dict[tuple[str, int], list[Item]] = defaultdict(list)
-    for item in items:
-        if item.row in index and item.end > w.start and item.start < w.end:
-            groups[(item.kind, item.ref)].append(item)
-    for (kind, _), parts in sorted(groups.items(), key=lambda kv: (kv[0][0] != "maintenance", kv[1][0].start)):
-        first = parts[0]
-        x0, x1 = _x(first.start, w), _x(first.end, w)
+    shown = [i for i in items if i.end > w.start and i.start < w.end]
+    for item in sorted(shown, key=lambda i: (i.kind != "maintenance", i.start)):
+        x0, x1 = _x(item.start, w), _x(item.end, w)
         width = max(2.0, round(x1 - x0, 1))
-        for a, b in _runs([index[p.row] for p in parts]):
+        text = _fit(item.label, width, least=7)
+        dark = " tl-label-dark" if "finished" in item.css.split() else ""
+        open_, close = (f'<a href="{escape(item.href)}">', "</a>") if item.href else ("<g>", "</g>")
+        for a, b in _runs([index[r] for r in item.rows if r in index]):
             y = HEAD_H + a * ROW_H + 2
             h = (b - a + 1) * ROW_H - 4
-            link = f'<a href="{escape(first.href)}">' if first.href else "<g>"
-            out.append(f'{link}<rect class="{escape(first.css)}" x="{x0}" y="{y}" width="{width}" height="{h}" '
-                       f'rx="3"><title>{escape(first.title)}</title></rect>')
-            text = _fit(first.label, width, least=7)
+            out.append(f'{open_}<rect class="{escape(item.css)}" x="{x0}" y="{y}" width="{width}" height="{h}" '
+                       f'rx="3"><title>{escape(item.title)}</title></rect>')
             if text:
-                dark = " tl-label-dark" if "finished" in first.css.split() else ""
-                out.append(f'<text class="tl-label tl-label-{kind}{dark}" x="{x0 + 4}" y="{y + min(h, 14) / 2 + 4}">'
-                           f'{escape(text)}</text>')
-            out.append("</a>" if first.href else "</g>")
+                out.append(f'<text class="tl-label tl-label-{item.kind}{dark}" x="{x0 + 4}" '
+                           f'y="{y + min(h, 14) / 2 + 4}">{escape(text)}</text>')
+            out.append(close)
     if w.start <= w.now < w.end:
         nx = _x(w.now, w)
         out.append(f'<line class="tl-now" x1="{nx}" y1="{HEAD_H}" x2="{nx}" y2="{height - 12}"/>')
