@@ -1,4 +1,4 @@
-"""The home page: what the fleet holds, at a glance."""
+"""The home page: what the fleet holds, how it is grouped, what changed."""
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
@@ -6,8 +6,15 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from inventory import selectors
+from inventory.group_selectors import groups_overview
+from inventory.models import Change
 
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html", {"counts": selectors.counts()})
+    overview = groups_overview()
+    return render(request, "home.html", {
+        "counts": selectors.counts(),
+        "groups": overview.groups,
+        "changes": Change.objects.all()[:8],
+    })

@@ -1,0 +1,28 @@
+"""The home page: counts, node groups with local and pooled memory apart, recent changes."""
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+pytestmark = pytest.mark.django_db
+
+
+def test_home_lists_groups_and_recent_changes(admin_client, import_lab):
+    import_lab("pair.yaml", "ring4.yaml")
+    html = admin_client.get("/").content.decode()
+    table = html.split('id="home-groups"')[1].split("</table>")[0]
+    assert "group-pair-a" in table and "group-ring-1" in table
+    assert "248 GB over 2" in table and "496 GB over 4" in table  # pooled, never shown as one machine
+    assert "124 GB" in table  # local: one Spark's usable memory
+    assert "Created" in html and "ring-4" in html.split("Recent changes")[1]
+
+
+def test_home_queries_do_not_grow_with_the_lab(admin_client, import_lab):
+    import_lab("pair.yaml")
+    with CaptureQueriesContext(connection) as small:
+        admin_client.get("/")
+    import_lab("ring4.yaml", "lab8-crs804.yaml")
+    with CaptureQueriesContext(connection) as large:
+        admin_client.get("/")
+    assert len(large) <= len(small) + 1
