@@ -8,6 +8,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from playwright.sync_api import expect
 
 from bookings import services
 from bookings.models import Booking
@@ -55,7 +56,7 @@ def test_member_books_a_group_and_sees_the_clash_first(live_server, page, shot):
     clash.wait_for()
     text = clash.inner_text()
     assert "node-03, node-04 are held by member2" in text and "NCCL all-reduce sweep" in text
-    assert page.locator("#nodes .bk-node.held").count() == 2
+    expect(page.locator("#nodes .bk-node.held")).to_have_count(2)  # marked once htmx settles
     assert Booking.objects.count() == 1  # nothing submitted yet
     shot("booking-form-clash")
 
@@ -78,6 +79,13 @@ def test_member_books_a_group_and_sees_the_clash_first(live_server, page, shot):
     assert bar.count() == 2  # two runs of rows: node-01..02 and node-05..08
     assert page.locator("svg.timeline rect.bk.other").count() == 1
     shot("bookings-timeline-week")
+
+    page.goto(f"{live_server.url}/bookings/mine/")
+    page.click("text=Make calendar links")
+    feed = page.locator("#feed-mine").input_value()
+    assert re.search(r"/feeds/bookings/\d+-[0-9a-f]+/mine\.ics$", feed)
+    assert "TP=8 decode run" in page.locator("main").inner_text()
+    shot("bookings-mine")
 
 
 def test_timeline_of_64_sparks_over_a_month(live_server, page, shot):
