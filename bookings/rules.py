@@ -15,11 +15,6 @@ from typing import Literal
 Errors = list[tuple[str, str]]
 
 
-def fmt_time(at: datetime, tz: tzinfo) -> str:
-    local = at.astimezone(tz)
-    return local.strftime("%Y-%m-%d %H:%M ") + (local.tzname() or "")
-
-
 def fmt_span(start: datetime, end: datetime, tz: tzinfo) -> str:
     """'from 2026-12-01 10:00 to 12:00 UTC' (the date repeated only when it changes)."""
     a, b = start.astimezone(tz), end.astimezone(tz)

@@ -223,3 +223,24 @@ def test_a_new_end_earns_a_new_reminder(lab, member_user, mailoutbox):
     services.bookings_tick()
     assert len(mailoutbox) == 2
     assert timedelta(0) < Booking.objects.get(pk=b.pk).end - hours(0) <= timedelta(hours=0.4)
+
+
+def test_an_admin_cancelling_tells_the_owner(lab, member_user, admin_user, mailoutbox,
+                                             django_capture_on_commit_callbacks):
+    member_user.email = "m1@example.org"
+    member_user.save()
+    b = book(member_user, group=lab["ring"].pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.booking_cancel(actor=actor(admin_user), booking=b)
+    assert len(mailoutbox) == 1 and "admin1 (lab admin) cancelled your booking" in mailoutbox[0].body
+    assert [e.action for e in b.events.all()] == ["book", "cancel", "notified"]
+
+
+def test_owners_without_an_email_address_are_noted_not_mailed(lab, member_user, admin_user, mailoutbox,
+                                                               django_capture_on_commit_callbacks):
+    b = book(member_user, group=lab["ring"].pk, start=1, end=4)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.maintenance_create(actor=actor(admin_user), group=lab["ring"].pk, start=hours(2), end=hours(3),
+                                    reason="fans")
+    assert mailoutbox == []
+    assert "member1 has no email address" in b.events.last().detail
