@@ -280,6 +280,9 @@ def maintenance_create(
     if not spark_ids:
         raise BookingError("the group has no Sparks", "group")
     with transaction.atomic():
+        # The bookings' locks: a booking racing this window either commits
+        # first (and is marked below) or waits and then sees the window.
+        _lock_sparks(spark_ids)
         window = MaintenanceWindow.objects.create(start=start, end=end, reason=reason.strip(), group=row,
                                                   created_by=actor.user)
         window.sparks.set(spark_ids)
