@@ -58,10 +58,16 @@ def _plan_view(plan: planning.PlannedPlan, nodes: dict[str, float]) -> dict[str,
 
 
 def _planning_context(request: HttpRequest, launch_for: Collection[int] = ()) -> dict[str, Any]:
-    form = PlanForm(request.GET or None)
-    context: dict[str, Any] = {"form": form, "errors": [], "planning": None}
-    values = _defaults(form)
+    values = _defaults(PlanForm())
+    data = None
     if request.GET:
+        # Inputs left out (a link with ?group=7 only) take the defaults.
+        data = request.GET.copy()
+        for key, value in values.items():
+            data.setdefault(key, str(value))
+    form = PlanForm(data)
+    context: dict[str, Any] = {"form": form, "errors": [], "planning": None}
+    if data is not None:
         if not form.is_valid():
             context["errors"] = [(f, " ".join(str(m) for m in e)) for f, e in form.errors.items()]
             return context

@@ -19,6 +19,7 @@ from django.db import models
 from django.db.models import Q
 
 from inventory.models import Spark
+from telemetry.sample import ComputeProcess
 
 # Order of the values in a stored twin (see ``twin_pack``): a list per twin
 # instead of a dict keeps the JSON about half the size.
@@ -55,6 +56,9 @@ class NodeSample(models.Model):
     twins_up = models.PositiveSmallIntegerField(null=True)
     twins = models.JSONField(null=True)  # [[name, port, rdma, up, speed_mbps, mtu, [addresses]], ...]
     errors = models.JSONField(default=list)  # the sample's parse errors
+    # GPU compute processes: [[pid, used_mib, name, user], ...]; None when the
+    # section could not be read (not the same as "no process").
+    processes = models.JSONField(null=True)
 
     class Meta:
         ordering = ["-at"]
@@ -67,6 +71,10 @@ class NodeSample(models.Model):
     @property
     def twin_list(self) -> list[dict[str, Any]]:
         return [dict(zip(TWIN_FIELDS, row, strict=False)) for row in self.twins or ()]
+
+    @property
+    def process_list(self) -> list[ComputeProcess]:
+        return [ComputeProcess(*row) for row in self.processes or ()]
 
     @property
     def mem_used_fraction(self) -> float | None:

@@ -13,6 +13,7 @@ from inventory.errors import NotFound
 from inventory.models import Spark
 from telemetry.expectations import expectations_for
 from telemetry.models import Alert, NodeAggregate, NodeSample, NodeState, Status
+from telemetry.sample import ComputeProcess
 
 STATUSES = [s.value for s in Status]
 HISTORY_LIMIT = 20_000  # rows per history answer: 48 h of 30 s polls is 5,760
@@ -154,3 +155,14 @@ def alert_get(alert_id: int) -> Alert:
     if alert is None:
         raise NotFound(f"no alert with id {alert_id}", "id")
     return alert
+
+
+def latest_processes(nodes: list[str]) -> dict[str, list[ComputeProcess]]:
+    """GPU compute processes in each node's latest sample, in one query.
+    Nodes never polled, or whose latest sample could not list processes, are left out."""
+    states = NodeState.objects.filter(spark__name__in=list(nodes)).select_related("spark", "latest")
+    return {
+        s.spark.name: s.latest.process_list
+        for s in states
+        if s.latest is not None and s.latest.processes is not None
+    }

@@ -65,6 +65,12 @@ def twin_pack(sample: Sample | None) -> list[list[Any]] | None:
     return [[getattr(t, f) if f != "addresses" else list(t.addresses) for f in TWIN_FIELDS] for t in sample.twins]
 
 
+def process_pack(sample: Sample | None) -> list[list[Any]] | None:
+    if sample is None or sample.processes is None:
+        return None
+    return [[p.pid, p.used_mib, p.name[:200], p.user] for p in sample.processes[:64]]
+
+
 def _sample_row(spark: Spark, result: PollResult, status: str) -> NodeSample:
     sample = result.sample
     memory = sample.memory if sample else None
@@ -91,6 +97,7 @@ def _sample_row(spark: Spark, result: PollResult, status: str) -> NodeSample:
         twins_up=sum(1 for t in twins if t.up) if twins is not None else None,
         twins=twin_pack(sample),
         errors=[e[:300] for e in (sample.errors if sample else ())][:20],
+        processes=process_pack(sample),
     )
 
 

@@ -48,6 +48,8 @@ FAULTS: frozenset[str] = frozenset(
         "huge-output",  # answers 10 MB
         "close-mid-output",  # drops the connection half-way through the answer
         "mtu-1500",  # cabled twins left at MTU 1500 (the peer has 9000)
+        "gpu-busy",  # a GPU compute process (owner: member1) on every poll
+        "gpu-idle",  # no GPU compute process, ever
     }
 )
 HUGE_OUTPUT_BYTES = 10 * 1024 * 1024
@@ -163,7 +165,7 @@ class SparkModel:
         if links is None:
             links = self._links_text(faults)
             self._cache[faults] = links
-        return self._memory_text(faults) + self._gpu_text() + links + self._misc_text()
+        return self._memory_text(faults) + self._gpu_text(faults) + links + self._misc_text()
 
     def _memory_text(self, faults: frozenset[str]) -> str:
         rng = self._rng
@@ -192,9 +194,13 @@ class SparkModel:
             f"full avg10={full:.2f} avg60={full * 0.8:.2f} avg300={full * 0.5:.2f} total={int(full * 1e5)}\n"
         )
 
-    def _gpu_text(self) -> str:
+    def _gpu_text(self, faults: frozenset[str] = frozenset()) -> str:
         rng = self._rng
         self._util = min(100.0, max(0.0, self._util + rng.uniform(-15, 15)))
+        if "gpu-busy" in faults:
+            self._util = max(self._util, 60.0)
+        elif "gpu-idle" in faults:
+            self._util = 0.0
         util = int(self._util)
         temp = 34 + util * 0.42 + rng.uniform(-1, 1)
         power = 11.17 + util * 0.95 + rng.uniform(-2, 2)
@@ -204,7 +210,7 @@ class SparkModel:
             pid = 4000 + self._mac_base % 5000
             used = int((1 - self._avail) * self.node.memory_gb * 1024 * 0.8)
             apps = f"{pid}, {used} MiB, /usr/bin/python3\n"
-            owners = f"{pid:>7} alice\n"
+            owners = f"{pid:>7} member1\n"
         return (
             f"\n{MARKER_PREFIX}gpu\n{util}, {temp:.0f}, {max(power, 4.0):.2f}\n"
             f"\n{MARKER_PREFIX}apps\n{apps}\n{MARKER_PREFIX}owners\n{owners}"

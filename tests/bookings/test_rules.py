@@ -97,13 +97,13 @@ def test_clashes_of_one_booking_read_as_one_sentence():
 
 
 def test_busy_without_a_booking():
-    procs = [GpuProcess("s-1", 40, "python3", "alice"), GpuProcess("s-2", 41, "vllm", "bob"),
+    procs = [GpuProcess("s-1", 40, "python3", "member1"), GpuProcess("s-2", 41, "vllm", "member2"),
              GpuProcess("s-2", 42, "vllm", "root"), GpuProcess("s-3", 43, "llama-server", None),
-             GpuProcess("s-4", 44, "python3", "Carol")]
-    held = [Holding("s-2", "alice", 9), Holding("s-3", "alice", 9), Holding("s-4", "carol", 9)]
+             GpuProcess("s-4", 44, "python3", "Member3")]
+    held = [Holding("s-2", "member1", 9), Holding("s-3", "member1", 9), Holding("s-4", "member3", 9)]
     found = busy_findings(procs, held)
     assert [(f.code, f.node) for f in found] == [(BUSY_UNBOOKED, "s-1"), (BUSY_OTHER_USER, "s-2")]
-    assert found[0].message.startswith("s-1 runs 1 GPU compute process (python3 (pid 40, alice)) but nobody")
+    assert found[0].message.startswith("s-1 runs 1 GPU compute process (python3 (pid 40, member1)) but nobody")
     # root (containers) and unknown owners are not blamed on anyone; names compare without case.
-    assert "bob" in found[1].message and "root" not in found[1].message
+    assert "member2" in found[1].message and "root" not in found[1].message
     assert busy_findings([], held) == []

@@ -37,7 +37,7 @@ def proc(pid, name, user):
 def test_busy_sparks_become_findings_on_their_group(lab, member_user, monkeypatch):
     import telemetry.selectors
 
-    seen = {"ring-1": [proc(11, "python3", "member1")], "ring-2": [proc(12, "vllm", "mallory")],
+    seen = {"ring-1": [proc(11, "python3", "member1")], "ring-2": [proc(12, "vllm", "intruder")],
             "node-05": [proc(13, "llama-server", None)]}
     monkeypatch.setattr(telemetry.selectors, "latest_processes",
                         lambda nodes: {n: p for n, p in seen.items() if n in nodes}, raising=False)
@@ -47,7 +47,7 @@ def test_busy_sparks_become_findings_on_their_group(lab, member_user, monkeypatc
     found = findings.busy_provider(None, ["ring-1", "ring-2", "ring-3", "ring-4", "node-05"])
     assert [(f.code, f.objects) for f in found] == [("busy-without-booking", ("node-05",)),
                                                      ("busy-by-other-user", ("ring-2",))]
-    assert "booked by member1" in found[1].message and "mallory" in found[1].message
+    assert "booked by member1" in found[1].message and "intruder" in found[1].message
 
 
 def test_without_telemetry_processes_there_are_no_findings(lab):

@@ -63,7 +63,7 @@ def test_member_reads_topology_group_and_memory_pages(live_server, page, shot, l
     assert quantities["q-local"] == "124 GB"
     assert quantities["q-pooled"].startswith("992 GB") and "across 8 machines" in quantities["q-pooled"]
     assert quantities["q-exchange"].startswith("8 links") and "slowest 200 Gb/s" in quantities["q-exchange"]
-    assert quantities["q-placement"] == "not planned yet"
+    assert quantities["q-placement"] == "chosen per model"
     assert "not one machine's memory" in page.locator("#q-pooled").inner_text()
     assert page.locator("#diagram svg g.node > title").count() == 8
     assert page.locator("#links tbody tr").count() == 8

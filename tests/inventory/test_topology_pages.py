@@ -40,7 +40,8 @@ def test_group_page_shows_the_four_quantities_apart(admin_client, import_lab):
     for row in ("q-local", "q-pooled", "q-exchange", "q-placement"):
         assert f'id="{row}"' in html
     assert "124 GB" in html and "496 GB" in html and "not one machine" in html
-    assert "not planned yet" in html
+    assert "chosen per model" in html and f'href="/plans/?group={ring.pk}"' in html
+    assert 'id="group-bookings"' in html and "free now" in html
     assert "Cable ring-3 (qsfp28-dac) carries only 100 Gb/s" in html
     assert "is a ring" in html  # why it cannot be split, instead of the form
     assert 'name="nodes"' not in html

@@ -83,7 +83,7 @@ def _real_node_output(lldp: str = "") -> str:
         "full avg10=0.25 avg60=0.00 avg300=0.00 total=4\n"
         "@@fleet:gpu\n0, 35, 11.17\n"
         "@@fleet:apps\n4123, 98304 MiB, /usr/bin/python3\n"
-        "@@fleet:owners\n   4123 alice\n"
+        "@@fleet:owners\n   4123 member1\n"
         f"@@fleet:ip_link\n{json.dumps(items)}\n"
         f"@@fleet:ip_addr\n{json.dumps(items)}\n"
         f"@@fleet:sysfs\n{sysfs}"
@@ -139,7 +139,7 @@ def test_compute_apps_and_owners():
         (77, None, "vllm, serve"),
     ]
     assert errors == ("bad line 'broken line'",)
-    assert parse_ps_owners("   4123 alice\n77 bob\n").value == {4123: "alice", 77: "bob"}
+    assert parse_ps_owners("   4123 member1\n77 member2\n").value == {4123: "member1", 77: "member2"}
 
 
 def test_ibdev2netdev_sample_from_spark_ops():
@@ -248,7 +248,7 @@ def test_full_real_answer():
     assert sample.errors == ()
     assert sample.memory.psi_full_avg10 == 0.25
     assert sample.gpu.temp_c == 35
-    assert sample.processes[0].user == "alice"
+    assert sample.processes[0].user == "member1"
     assert [t.name for t in sample.twins] == list(TWIN_IFNAMES)
     p1 = sample.twins_of("p1")
     assert [(t.name, t.rdma, t.up, t.speed_mbps, t.mtu) for t in p1] == [
