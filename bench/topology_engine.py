@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
 import sys
-import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from common import median_seconds  # noqa: E402 - bench/ is the script's own folder
 
 from inventory.topology import CableIn, EndIn, LabIn, NodeIn, SwitchIn, SwitchPortIn, analyse  # noqa: E402
 
@@ -89,15 +88,6 @@ def baseline(lab: LabIn) -> int:
                     seen.add(other)
                     stack.append(other)
     return components
-
-
-def median_seconds(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:

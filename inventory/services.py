@@ -340,17 +340,21 @@ def cables_freed_by(device: Spark | Switch) -> list[Cable]:
     return _cables_on(device.ports.all())
 
 
-def spark_delete(*, actor: Actor, spark: Spark) -> list[str]:
-    """Delete a Spark and the cables plugged into it; returns those cables' descriptions."""
+def _device_delete(*, actor: Actor, device: Spark | Switch) -> list[str]:
+    """Delete a Spark or switch and the cables plugged into it; returns those cables' descriptions."""
     with transaction.atomic():
-        freed = [cable_describe(c) for c in cables_freed_by(spark)]
-        for cable in cables_freed_by(spark):
+        cables = cables_freed_by(device)
+        freed = [cable_describe(c) for c in cables]
+        for cable in cables:
             cable_delete(actor=actor, cable=cable, refresh=False)
-        before = snapshot(spark)
-        change_record(actor=actor, action="delete", obj=spark, before=before, after=None)
-        spark.delete()
+        change_record(actor=actor, action="delete", obj=device, before=snapshot(device), after=None)
+        device.delete()
         _after_change()
     return freed
+
+
+def spark_delete(*, actor: Actor, spark: Spark) -> list[str]:
+    return _device_delete(actor=actor, device=spark)
 
 
 # ---------------------------------------------------------------- switches
@@ -440,14 +444,7 @@ def switch_update(*, actor: Actor, switch: Switch, **changes: Any) -> Switch:
 
 
 def switch_delete(*, actor: Actor, switch: Switch) -> list[str]:
-    with transaction.atomic():
-        freed = [cable_describe(c) for c in cables_freed_by(switch)]
-        for cable in cables_freed_by(switch):
-            cable_delete(actor=actor, cable=cable, refresh=False)
-        change_record(actor=actor, action="delete", obj=switch, before=snapshot(switch), after=None)
-        switch.delete()
-        _after_change()
-    return freed
+    return _device_delete(actor=actor, device=switch)
 
 
 # ---------------------------------------------------------------- cables
