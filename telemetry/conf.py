@@ -40,6 +40,11 @@ def max_output_bytes() -> int:
     return int(_get("FLEET_MAX_OUTPUT_BYTES", 1_000_000, int))
 
 
+def pool_connections() -> bool:
+    """Workers keep each node's SSH connection open between polls (FLEET_SSH_POOL)."""
+    return bool(_get("FLEET_SSH_POOL", True, lambda v: str(v).strip().lower() in {"1", "true", "yes", "on"}))
+
+
 def chunk_size() -> int:
     return max(1, int(_get("FLEET_POLL_CHUNK", 50, int)))
 

@@ -19,6 +19,7 @@ from telemetry import conf
 from telemetry.expectations import expectations_for
 from telemetry.models import NodeState
 from telemetry.poller import Target, poll_nodes_sync
+from telemetry.runtime import poll_pooled
 from telemetry.services import StoreReport, results_store
 
 
@@ -43,14 +44,17 @@ def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str |
     return targets, known, held
 
 
-def poll_and_store(*, spark_ids: Iterable[int]) -> StoreReport:
+def poll_and_store(*, spark_ids: Iterable[int], pooled: bool = False) -> StoreReport:
+    """Poll and store. ``pooled``: reuse this process's SSH connections
+    between calls (Celery workers); the one-off ``poll --once`` opens fresh ones."""
     ids = list(spark_ids)
     targets, known, _held = targets_for(ids)
     if not targets:
         return StoreReport()
     expectations = expectations_for(ids)
     key = conf.ssh_key_path()
-    results = poll_nodes_sync(
+    poll = poll_pooled if pooled else poll_nodes_sync
+    results = poll(
         targets,
         client_keys=[str(key)] if key.exists() else [],
         known_hosts=known,

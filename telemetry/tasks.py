@@ -43,7 +43,7 @@ def poll_fleet() -> int:
     ignore_result=True,
 )
 def poll_chunk(ids: list[int]) -> dict[str, Any]:
-    return polling.poll_and_store(spark_ids=ids).as_dict()
+    return polling.poll_and_store(spark_ids=ids, pooled=conf.pool_connections()).as_dict()
 
 
 @shared_task(
