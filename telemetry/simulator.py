@@ -20,6 +20,7 @@ import json
 import os
 import random
 import re
+import shlex
 import socket
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -421,6 +422,65 @@ class _SimServer(asyncssh.SSHServer):
         return _SimSession(self._rt, self._conn)
 
 
+_BENCH_RE = re.compile(
+    r"export LC_ALL=C; echo (?P<version_mark>[A-Za-z0-9@:_-]+); vllm --version 2>/dev/null \|\| true; "
+    r"echo (?P<result_mark>[A-Za-z0-9@:_-]+); (?P<bench>vllm bench serve .*)"
+)
+VLLM_VERSION = "0.11.1"
+
+
+def bench_answer(command: str, node: SimNode) -> str | None:
+    """What a head node running ``vllm bench serve`` prints for placement's
+    fixed benchmark command, or None for any other command. Arguments are
+    read with shlex.split, never executed; the figures follow the node's
+    memory bandwidth bound (a 128 GB node decodes a mid-size model at about
+    55 tok/s per stream) with a little noise, and batching helps up to a point."""
+    match = _BENCH_RE.fullmatch(command.strip())
+    if match is None:
+        return None
+    try:
+        words = shlex.split(match["bench"])
+    except ValueError:
+        return None
+    args = {words[i][2:]: words[i + 1] for i in range(len(words) - 1) if words[i].startswith("--")}
+    try:
+        conc = max(1, int(args.get("max-concurrency", "1")))
+        prompts = max(1, int(args.get("num-prompts", "10")))
+        in_len = max(1, int(args.get("random-input-len", "128")))
+        out_len = max(1, int(args.get("random-output-len", "128")))
+    except ValueError:
+        return None
+    rng = random.Random(f"{node.name}:{conc}:{in_len}:{out_len}")
+    per_stream = 55.0 * (0.97 + rng.random() * 0.06) / (1 + 0.04 * (conc - 1))
+    output_tps = per_stream * conc
+    tpot = 1000.0 / per_stream
+    ttft = 20.0 + in_len * 0.32 * (0.95 + rng.random() * 0.1)
+    duration = prompts * (ttft / 1000 + out_len * tpot / 1000) / conc
+    summary = "\n".join([
+        "============ Serving Benchmark Result ============",
+        f"Successful requests:                     {prompts}",
+        f"Maximum request concurrency:             {conc}",
+        f"Benchmark duration (s):                  {duration:.2f}",
+        f"Total input tokens:                      {prompts * in_len}",
+        f"Total generated tokens:                  {prompts * out_len}",
+        f"Request throughput (req/s):              {prompts / duration:.2f}",
+        f"Output token throughput (tok/s):         {output_tps:.2f}",
+        f"Total Token throughput (tok/s):          {(prompts * (in_len + out_len)) / duration:.2f}",
+        "---------------Time to First Token----------------",
+        f"Mean TTFT (ms):                          {ttft:.2f}",
+        f"Median TTFT (ms):                        {ttft * 0.99:.2f}",
+        f"P99 TTFT (ms):                           {ttft * 1.2:.2f}",
+        "-----Time per Output Token (excl. 1st token)------",
+        f"Mean TPOT (ms):                          {tpot:.2f}",
+        f"Median TPOT (ms):                        {tpot * 0.998:.2f}",
+        f"P99 TPOT (ms):                           {tpot * 1.04:.2f}",
+        "---------------Inter-token Latency----------------",
+        f"Mean ITL (ms):                           {tpot:.2f}",
+        "==================================================",
+    ])
+    return f"{match['version_mark']}\n{VLLM_VERSION}\n{match['result_mark']}\n{summary}\n"
+
+
 class _SimSession(asyncssh.SSHServerSession[bytes]):
     def __init__(self, runtime: _Runtime, conn: asyncssh.SSHServerConnection | None) -> None:
         self._rt = runtime
@@ -445,7 +505,11 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
         assert chan is not None
         faults = self._rt.node.faults
         # Trailing newlines get lost in shells ("$(cat script)"): compare without them.
-        if (self._command or "").strip() != _SCRIPT_STRIPPED:
+        bench = bench_answer(self._command or "", self._rt.node)
+        if bench is not None and "down" not in faults and "hung" not in faults:
+            chan.write(bench.encode())
+            chan.exit(0)
+        elif (self._command or "").strip() != _SCRIPT_STRIPPED:
             first = (self._command or "").split(None, 1)[0] if (self._command or "").split() else ""
             chan.write_stderr(f"sh: 1: {first[:40]}: command not found\n".encode())
             chan.exit(127)
