@@ -107,8 +107,9 @@ def node_charts(*, spark: Spark, start: datetime, end: datetime, cabled_ports: t
         y_format=lambda v: f"{v:.0f}",
     )
     speed_series = [
-        Series(port, color, [(r.at, r.port_speed.get(port)) for r in rows], step=True)
-        for port, color in zip(cabled_ports, (P0, P1), strict=False)
+        # p1 dashed: two healthy ports sit on the same 200 Gb/s line.
+        Series(port, color, [(r.at, r.port_speed.get(port)) for r in rows], step=True, dashed=index == 1)
+        for index, (port, color) in enumerate(zip(cabled_ports, (P0, P1), strict=False))
     ]
     speed = charts.line_chart(
         speed_series,
