@@ -14,7 +14,7 @@ from telemetry.keys import client_key_ensure, fingerprint
 from telemetry.management.commands.simulate import Command as Simulate
 from telemetry.models import Alert, NodeState
 from telemetry.polling import poll_and_store
-from telemetry.simulator import SimEndpoint, SimNode, load_scenario
+from telemetry.simulator import SimEndpoint, SimNode, load_scenario, make_nodes
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
 
@@ -111,3 +111,19 @@ def test_open_alerts_become_group_findings_and_memory_is_reported(fleet_key, tmp
     assert (finding.code, finding.severity, finding.objects) == ("memory-pressure", "error", ("spark-a",))
     used = memory_used(["spark-a", "spark-zz"])
     assert set(used) == {"spark-a"} and used["spark-a"] > 0
+
+
+@pytest.mark.django_db
+def test_simulate_register_puts_the_simulated_pairs_in_the_inventory():
+    from inventory.models import Cable, NodeGroup
+    from telemetry.management.commands.simulate import register
+
+    nodes = make_nodes(4, topology="pairs")
+    for index, node in enumerate(nodes, start=1):
+        node.port = 23000 + index
+    report = register(nodes)
+    assert report.created == {"spark": 4, "switch": 0, "cable": 2}
+    assert sorted(Spark.objects.values_list("ssh_host", "ssh_port")) == [("127.0.0.1", 23000 + i) for i in range(1, 5)]
+    assert Cable.objects.count() == 2
+    assert sorted(NodeGroup.objects.filter(auto=True).values_list("kind", flat=True)) == ["direct", "direct"]
+    assert not register(nodes).changed  # idempotent: a restart registers nothing twice

@@ -1,7 +1,8 @@
 """Serve a simulated fleet of Sparks over SSH on 127.0.0.1 (for the demo, tests
 and benchmarks; never a network).
 
-``--nodes N`` serves spark-01.. cabled in pairs on ports base+1..;
+``--nodes N`` serves spark-01.. cabled in pairs on ports base+1.. (``--register``
+puts them and their cables in the inventory);
 ``--scenario FILE`` reads a YAML scenario (labs/demo-scenario.yaml matches
 labs/demo.yaml). The fleet's client key pair is made if missing (at
 FLEET_SSH_KEY, default var/fleet_ssh_key) and its public half is the one the
@@ -20,11 +21,31 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from inventory.labio import ImportReport, lab_import
 from inventory.models import Spark
 from inventory.services import Actor
 from telemetry import conf, services
 from telemetry.keys import client_key_ensure
-from telemetry.simulator import LOOPBACK, SimEndpoint, load_scenario, make_nodes, run_fleet
+from telemetry.simulator import LOOPBACK, SimEndpoint, SimNode, load_scenario, make_nodes, run_fleet
+
+
+def lab_document(nodes: list[SimNode]) -> dict[str, Any]:
+    """The lab document of simulated nodes: loopback SSH, one QSFP112 cable per cabled pair."""
+    sparks = [{"name": n.name, "hardware": "dgx-spark-64" if n.memory_gb == 64 else "dgx-spark-128",
+               "ssh": {"host": LOOPBACK, "port": n.port, "user": "fleet"}} for n in nodes]
+    names = {n.name for n in nodes}
+    cables, seen = [], set()
+    for node in nodes:
+        for port, (peer, peer_port) in sorted(node.cabled_ports.items()):
+            ends = tuple(sorted((f"{node.name}:{port}", f"{peer}:{peer_port}")))
+            if peer in names and ends not in seen:
+                seen.add(ends)
+                cables.append({"type": "qsfp112-dac", "ends": list(ends)})
+    return {"sparks": sparks, "cables": cables}
+
+
+def register(nodes: list[SimNode]) -> ImportReport:
+    return lab_import(actor=Actor(source="command"), data=lab_document(nodes))
 
 
 class Command(BaseCommand):
@@ -40,6 +61,11 @@ class Command(BaseCommand):
             action="store_true",
             help="record the simulated host keys as accepted for matching inventory Sparks",
         )
+        parser.add_argument(
+            "--register",
+            action="store_true",
+            help="with --nodes: register the simulated Sparks and their cables in the inventory (a lab import)",
+        )
         parser.add_argument("--slow-s", type=float, default=2.0, help="how late the 'slow' fault answers")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -49,6 +75,12 @@ class Command(BaseCommand):
             nodes = make_nodes(options["nodes"], topology="pairs")
             for index, node in enumerate(nodes, start=1):
                 node.port = options["base_port"] + index
+            if options["register"]:
+                report = register(nodes)
+                self.stdout.write(f"inventory: {report.created['spark']} Sparks and {report.created['cable']} "
+                                  f"cables registered, {report.unchanged} already there")
+        elif options["register"]:
+            raise CommandError("--register goes with --nodes (a scenario's lab is imported from its own document)")
         else:
             try:
                 nodes = load_scenario(Path(options["scenario"]))
