@@ -3,6 +3,8 @@ switches and cables; the catalogue; import and export; the change log.
 Views parse input, call one service or selector, and render."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -69,55 +71,86 @@ def spark_detail(request: HttpRequest, name: str) -> HttpResponse:
                   {"spark": spark, "ports": ports, "history": history})
 
 
-def _spark_form_view(request: HttpRequest, spark: Spark | None) -> HttpResponse:
+@dataclass(frozen=True)
+class DeviceKind:
+    """What differs between the Spark and the switch pages."""
+
+    label: str  # "Spark", "switch"
+    path: str  # "sparks", "switches"
+    model: Any
+    form: Any
+    default_hardware: str
+    create: Callable[..., Any]
+    update: Callable[..., Any]  # update(actor=, device=, **changes)
+    delete: Callable[..., list[str]]  # delete(actor=, device=) -> freed cables
+    created_note: str = ""
+
+
+SPARK_KIND = DeviceKind(
+    "Spark", "sparks", Spark, SparkForm, "dgx-spark-128", services.spark_create,
+    lambda *, actor, device, **changes: services.spark_update(actor=actor, spark=device, **changes),
+    lambda *, actor, device: services.spark_delete(actor=actor, spark=device),
+    " with ports p0 and p1",
+)
+SWITCH_KIND = DeviceKind(
+    "switch", "switches", Switch, SwitchForm, "mikrotik-crs804-ddq", services.switch_create,
+    lambda *, actor, device, **changes: services.switch_update(actor=actor, switch=device, **changes),
+    lambda *, actor, device: services.switch_delete(actor=actor, switch=device),
+)
+
+
+def _device_form_view(request: HttpRequest, kind: DeviceKind, device: Any) -> HttpResponse:
     if request.method == "POST":
-        form = SparkForm(request.POST)
+        form = kind.form(request.POST)
         if form.is_valid():
-            data = dict(form.cleaned_data)
             try:
-                if spark is None:
-                    spark = services.spark_create(actor=_actor(request), **data)
-                    messages.success(request, f"Spark {spark.name} registered with ports p0 and p1.")
+                if device is None:
+                    device = kind.create(actor=_actor(request), **form.cleaned_data)
+                    messages.success(request, f"{kind.label.capitalize()} {device.name} registered{kind.created_note}.")
                 else:
-                    changes = {k: val for k, val in data.items()
-                               if services.snapshot(spark).get(k) != val}
-                    spark = services.spark_update(actor=_actor(request), spark=spark, **changes)
-                    messages.success(request, f"Spark {spark.name} saved.")
-                return redirect("inventory:spark_detail", name=spark.name)
+                    current = services.snapshot(device)
+                    changes = {k: val for k, val in form.cleaned_data.items() if current.get(k) != val}
+                    device = kind.update(actor=_actor(request), device=device, **changes)
+                    messages.success(request, f"{kind.label.capitalize()} {device.name} saved.")
+                return redirect(f"/{kind.path}/{device.name}/")
             except InventoryError as exc:
                 apply_errors(form, exc)
     else:
-        form = SparkForm(initial=services.snapshot(spark) if spark else {"hardware": "dgx-spark-128"})
+        form = kind.form(initial=services.snapshot(device) if device else {"hardware": kind.default_hardware})
     return render(request, "inventory/form.html", {
-        "form": form, "object": spark, "kind": "Spark",
-        "cancel": f"/sparks/{spark.name}/" if spark else "/sparks/",
+        "form": form, "object": device, "kind": kind.label,
+        "cancel": f"/{kind.path}/{device.name}/" if device else f"/{kind.path}/",
     }, status=200 if not form.errors else 400)
+
+
+def _device_delete_view(request: HttpRequest, kind: DeviceKind, name: str) -> HttpResponse:
+    device = _get(kind.model, name=name)
+    if request.method == "POST":
+        freed = kind.delete(actor=_actor(request), device=device)
+        note = f" and {len(freed)} cable(s): {', '.join(freed)}" if freed else ""
+        messages.success(request, f"Deleted {kind.label} {name}{note}.")
+        return redirect(f"/{kind.path}/")
+    freed = [services.cable_describe(c) for c in services.cables_freed_by(device)]
+    return render(request, "inventory/confirm_delete.html",
+                  {"object": device, "kind": kind.label, "freed": freed, "cancel": f"/{kind.path}/{name}/"})
 
 
 @admin_required
 @require_http_methods(["GET", "POST"])
 def spark_create(request: HttpRequest) -> HttpResponse:
-    return _spark_form_view(request, None)
+    return _device_form_view(request, SPARK_KIND, None)
 
 
 @admin_required
 @require_http_methods(["GET", "POST"])
 def spark_edit(request: HttpRequest, name: str) -> HttpResponse:
-    return _spark_form_view(request, _get(Spark, name=name))
+    return _device_form_view(request, SPARK_KIND, _get(Spark, name=name))
 
 
 @admin_required
 @require_http_methods(["GET", "POST"])
 def spark_delete(request: HttpRequest, name: str) -> HttpResponse:
-    spark = _get(Spark, name=name)
-    if request.method == "POST":
-        freed = services.spark_delete(actor=_actor(request), spark=spark)
-        note = f" and {len(freed)} cable(s): {', '.join(freed)}" if freed else ""
-        messages.success(request, f"Deleted Spark {name}{note}.")
-        return redirect("inventory:spark_list")
-    freed = [services.cable_describe(c) for c in services.cables_freed_by(spark)]
-    return render(request, "inventory/confirm_delete.html",
-                  {"object": spark, "kind": "Spark", "freed": freed, "cancel": f"/sparks/{name}/"})
+    return _device_delete_view(request, SPARK_KIND, name)
 
 
 # ---------------------------------------------------------------- switches
@@ -139,54 +172,22 @@ def switch_detail(request: HttpRequest, name: str) -> HttpResponse:
                   {"switch": switch, "ports": ports, "history": history})
 
 
-def _switch_form_view(request: HttpRequest, switch: Switch | None) -> HttpResponse:
-    if request.method == "POST":
-        form = SwitchForm(request.POST)
-        if form.is_valid():
-            try:
-                if switch is None:
-                    switch = services.switch_create(actor=_actor(request), **form.cleaned_data)
-                    messages.success(request, f"Switch {switch.name} registered.")
-                else:
-                    current = services.snapshot(switch)
-                    changes = {k: val for k, val in form.cleaned_data.items() if current.get(k) != val}
-                    switch = services.switch_update(actor=_actor(request), switch=switch, **changes)
-                    messages.success(request, f"Switch {switch.name} saved.")
-                return redirect("inventory:switch_detail", name=switch.name)
-            except InventoryError as exc:
-                apply_errors(form, exc)
-    else:
-        form = SwitchForm(initial=services.snapshot(switch) if switch else {"hardware": "mikrotik-crs804-ddq"})
-    return render(request, "inventory/form.html", {
-        "form": form, "object": switch, "kind": "switch",
-        "cancel": f"/switches/{switch.name}/" if switch else "/switches/",
-    }, status=200 if not form.errors else 400)
-
-
 @admin_required
 @require_http_methods(["GET", "POST"])
 def switch_create(request: HttpRequest) -> HttpResponse:
-    return _switch_form_view(request, None)
+    return _device_form_view(request, SWITCH_KIND, None)
 
 
 @admin_required
 @require_http_methods(["GET", "POST"])
 def switch_edit(request: HttpRequest, name: str) -> HttpResponse:
-    return _switch_form_view(request, _get(Switch, name=name))
+    return _device_form_view(request, SWITCH_KIND, _get(Switch, name=name))
 
 
 @admin_required
 @require_http_methods(["GET", "POST"])
 def switch_delete(request: HttpRequest, name: str) -> HttpResponse:
-    switch = _get(Switch, name=name)
-    if request.method == "POST":
-        freed = services.switch_delete(actor=_actor(request), switch=switch)
-        note = f" and {len(freed)} cable(s): {', '.join(freed)}" if freed else ""
-        messages.success(request, f"Deleted switch {name}{note}.")
-        return redirect("inventory:switch_list")
-    freed = [services.cable_describe(c) for c in services.cables_freed_by(switch)]
-    return render(request, "inventory/confirm_delete.html",
-                  {"object": switch, "kind": "switch", "freed": freed, "cancel": f"/switches/{name}/"})
+    return _device_delete_view(request, SWITCH_KIND, name)
 
 
 # ---------------------------------------------------------------- cables
