@@ -3,6 +3,7 @@ the change log. Thin: parse, call one service or selector, return."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal
@@ -205,8 +206,11 @@ def cable_out(c: Cable) -> dict[str, Any]:
     }
 
 
-def _limit(limit: int) -> int:
-    return max(1, min(limit, 1000))
+def _page(qs: Any, out: Callable[[Any], Any], limit: int, offset: int) -> dict[str, Any]:
+    """One page of a list: at most 1,000 items, a negative offset read as 0."""
+    offset = max(offset, 0)
+    limit = max(1, min(limit, 1000))
+    return {"count": qs.count(), "items": [out(item) for item in qs[offset: offset + limit]]}
 
 
 # ------------------------------------------------------------------ Sparks
@@ -216,8 +220,7 @@ def _limit(limit: int) -> int:
 def sparks_list(request: HttpRequest, limit: int = 100, offset: int = 0, q: str = "") -> dict[str, Any]:
     require_read(request)
     qs = selectors.sparks_for_api().filter(name__icontains=q) if q else selectors.sparks_for_api()
-    offset = max(offset, 0)
-    return {"count": qs.count(), "items": [spark_out(s) for s in qs[offset: offset + _limit(limit)]]}
+    return _page(qs, spark_out, limit, offset)
 
 
 @router.get("/sparks/{name}", response=SparkOut, summary="Read one Spark")
@@ -265,8 +268,7 @@ def sparks_delete(request: HttpRequest, name: str) -> dict[str, Any]:
 def switches_list(request: HttpRequest, limit: int = 100, offset: int = 0) -> dict[str, Any]:
     require_read(request)
     qs = selectors.switches_for_api()
-    offset = max(offset, 0)
-    return {"count": qs.count(), "items": [switch_out(w) for w in qs[offset: offset + _limit(limit)]]}
+    return _page(qs, switch_out, limit, offset)
 
 
 @router.get("/switches/{name}", response=SwitchOut, summary="Read one switch")
@@ -305,8 +307,7 @@ def switches_delete(request: HttpRequest, name: str) -> dict[str, Any]:
 def cables_list(request: HttpRequest, limit: int = 100, offset: int = 0) -> dict[str, Any]:
     require_read(request)
     qs = selectors.cables_for_api()
-    offset = max(offset, 0)
-    return {"count": qs.count(), "items": [cable_out(c) for c in qs[offset: offset + _limit(limit)]]}
+    return _page(qs, cable_out, limit, offset)
 
 
 @router.get("/cables/{cable_id}", response=CableOut, summary="Read one cable")
@@ -416,8 +417,6 @@ def changes_list(
 ) -> dict[str, Any]:
     require_read(request)
     qs = selectors.changes(object_type=object_type, object_name=object_name, username=user)
-    offset = max(offset, 0)
-    items = [ChangeOut.from_orm(c).dict() for c in qs[offset: offset + _limit(limit)]]
-    return {"count": qs.count(), "items": items}
+    return _page(qs, lambda c: ChangeOut.from_orm(c).dict(), limit, offset)
 
 

@@ -116,6 +116,12 @@ def _str(item: dict[str, Any], key: str, path: str, errors: Errors, *, required:
     return value
 
 
+def _items(data: dict[str, Any], section: str) -> list[Any]:
+    """A section's entries; a missing section, or one that is not a list (reported elsewhere), is empty."""
+    value = data.get(section)
+    return value if isinstance(value, list) else []
+
+
 def parse(data: Any) -> LabDoc:
     """Check the shape of parsed data; return a LabDoc or raise DocumentError."""
     errors: Errors = []
@@ -137,18 +143,31 @@ def parse(data: Any) -> LabDoc:
     for section in ("sparks", "switches", "cables"):
         if data.get(section) is not None and not isinstance(data[section], list):
             errors.append((section, "must be a list"))
-    for i, item in enumerate(data.get("sparks") or [] if isinstance(data.get("sparks"), list) else []):
-        path = f"sparks[{i}]"
+    def device(item: Any, keys: set[str], path: str) -> tuple[str, str, str] | None:
+        """Name, hardware and serial: what Sparks and switches share."""
         if not isinstance(item, dict):
             errors.append((path, "must be a mapping"))
-            continue
-        _check_keys(item, SPARK_KEYS, path, errors)
+            return None
+        _check_keys(item, keys, path, errors)
         name = _str(item, "name", path, errors, required=True)
         if name and (msg := v.check_name(name)):
             errors.append((f"{path}.name", msg))
         elif name:
             claim(name, f"{path}.name")
         hardware = _str(item, "hardware", path, errors, required=True)
+        serial = item.get("serial") or ""
+        if isinstance(serial, int) and not isinstance(serial, bool):
+            serial = str(serial)
+        if (msg := v.check_serial(serial)) is not None:
+            errors.append((f"{path}.serial", msg))
+        return name, hardware, serial if isinstance(serial, str) else ""
+
+    for i, item in enumerate(_items(data, "sparks")):
+        path = f"sparks[{i}]"
+        head = device(item, SPARK_KEYS, path)
+        if head is None:
+            continue
+        name, hardware, serial = head
         ssh = item.get("ssh")
         host, port, user = "", 22, "fleet"
         if not isinstance(ssh, dict):
@@ -164,13 +183,6 @@ def parse(data: Any) -> LabDoc:
             user = ssh.get("user", "fleet")
             if (msg := v.check_user(user)) is not None:
                 errors.append((f"{path}.ssh.user", msg))
-        serial = item.get("serial", "")
-        if serial is None:
-            serial = ""
-        if isinstance(serial, int) and not isinstance(serial, bool):
-            serial = str(serial)
-        if (msg := v.check_serial(serial)) is not None:
-            errors.append((f"{path}.serial", msg))
         vendor = item.get("vendor")
         if vendor is not None and (msg := v.check_label(vendor)):
             errors.append((f"{path}.vendor", msg))
@@ -178,24 +190,12 @@ def parse(data: Any) -> LabDoc:
         if status is not None and status not in ("active", "maintenance", "retired"):
             errors.append((f"{path}.status", "must be active, maintenance or retired"))
         doc.sparks.append(SparkDoc(name, hardware, host, port, user, serial, vendor, status))
-    for i, item in enumerate(data.get("switches") or [] if isinstance(data.get("switches"), list) else []):
-        path = f"switches[{i}]"
-        if not isinstance(item, dict):
-            errors.append((path, "must be a mapping"))
-            continue
-        _check_keys(item, SWITCH_KEYS, path, errors)
-        name = _str(item, "name", path, errors, required=True)
-        if name and (msg := v.check_name(name)):
-            errors.append((f"{path}.name", msg))
-        elif name:
-            claim(name, f"{path}.name")
-        hardware = _str(item, "hardware", path, errors, required=True)
-        serial = item.get("serial", "") or ""
-        if (msg := v.check_serial(serial)) is not None:
-            errors.append((f"{path}.serial", msg))
-        doc.switches.append(SwitchDoc(name, hardware, serial))
+    for i, item in enumerate(_items(data, "switches")):
+        head = device(item, SWITCH_KEYS, f"switches[{i}]")
+        if head is not None:
+            doc.switches.append(SwitchDoc(*head))
     used_ports: dict[str, str] = {}
-    for i, item in enumerate(data.get("cables") or [] if isinstance(data.get("cables"), list) else []):
+    for i, item in enumerate(_items(data, "cables")):
         path = f"cables[{i}]"
         if not isinstance(item, dict):
             errors.append((path, "must be a mapping"))

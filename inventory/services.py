@@ -214,6 +214,25 @@ def catalogue_delete(*, actor: Actor, entry: CatalogueEntry) -> None:
         entry.delete()
 
 
+def _save_named(device: Spark | Switch) -> None:
+    """Save; a name taken meanwhile (the unique constraint) is the user's error, not a crash."""
+    try:
+        with transaction.atomic():
+            device.save()
+    except IntegrityError as exc:
+        raise InventoryError(f"the name {device.name!r} is already taken", "name") from exc
+
+
+def _device_create(actor: Actor, device: Any, ports_create: Callable[[Any], None]) -> Any:
+    """Insert a validated Spark or switch with its ports, and log it, in one transaction."""
+    with transaction.atomic():
+        _save_named(device)
+        ports_create(device)
+        change_record(actor=actor, action="create", obj=device, before=None, after=snapshot(device))
+        _after_change()
+    return device
+
+
 # ---------------------------------------------------------------- Sparks
 
 
@@ -279,18 +298,8 @@ def spark_create(
         errors += exc.errors
     if errors or entry is None:
         raise InventoryError(errors)
-    with transaction.atomic():
-        try:
-            with transaction.atomic():
-                spark = Spark.objects.create(hardware=entry, vendor=vendor or entry.vendor, **{
-                    k: val for k, val in data.items() if k != "vendor"
-                })
-        except IntegrityError as exc:
-            raise InventoryError(f"the name {name!r} is already taken", "name") from exc
-        _spark_ports_create(spark)
-        change_record(actor=actor, action="create", obj=spark, before=None, after=snapshot(spark))
-        _after_change()
-    return spark
+    fields = {k: val for k, val in data.items() if k != "vendor"}
+    return _device_create(actor, Spark(hardware=entry, vendor=vendor or entry.vendor, **fields), _spark_ports_create)
 
 
 def spark_update(*, actor: Actor, spark: Spark, **changes: Any) -> Spark:
@@ -319,11 +328,7 @@ def spark_update(*, actor: Actor, spark: Spark, **changes: Any) -> Spark:
             if key != "hardware":
                 setattr(spark, key, value)
         spark.hardware = entry
-        try:
-            with transaction.atomic():
-                spark.save()
-        except IntegrityError as exc:
-            raise InventoryError("the name is already taken", "name") from exc
+        _save_named(spark)
         change_record(actor=actor, action="update", obj=spark, before=before, after=snapshot(spark))
         _after_change()
     return spark
@@ -390,16 +395,7 @@ def switch_create(*, actor: Actor, name: Any, hardware: Any, serial: Any = "") -
         errors += exc.errors
     if errors or entry is None:
         raise InventoryError(errors)
-    with transaction.atomic():
-        try:
-            with transaction.atomic():
-                switch = Switch.objects.create(name=name, hardware=entry, serial=serial)
-        except IntegrityError as exc:
-            raise InventoryError(f"the name {name!r} is already taken", "name") from exc
-        _switch_ports_create(switch)
-        change_record(actor=actor, action="create", obj=switch, before=None, after=snapshot(switch))
-        _after_change()
-    return switch
+    return _device_create(actor, Switch(name=name, hardware=entry, serial=serial), _switch_ports_create)
 
 
 def switch_update(*, actor: Actor, switch: Switch, **changes: Any) -> Switch:
@@ -430,11 +426,7 @@ def switch_update(*, actor: Actor, switch: Switch, **changes: Any) -> Switch:
             if key in changes:
                 setattr(switch, key, changes[key])
         switch.hardware = entry
-        try:
-            with transaction.atomic():
-                switch.save()
-        except IntegrityError as exc:
-            raise InventoryError("the name is already taken", "name") from exc
+        _save_named(switch)
         if hardware_changed:
             switch.ports.all().delete()
             _switch_ports_create(switch)
