@@ -6,7 +6,9 @@ Objects the document does not name are left alone unless ``prune`` is set.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -47,6 +49,26 @@ def _prefixed(exc: InventoryError, path: str, rename: dict[str, str] | None = No
 
 
 SPARK_RENAME = {"ssh_host": "ssh.host", "ssh_port": "ssh.port", "ssh_user": "ssh.user"}
+
+
+def _upsert(
+    report: ImportReport, kind: str, existing: Any, fields: dict[str, Any],
+    *, create: Callable[..., Any], update: Callable[[Any, dict[str, Any]], Any],
+) -> None:
+    """Create a Spark or switch the document names, or change what differs.
+    The services refuse a name another device already has."""
+    with transaction.atomic():
+        if existing is None:
+            create(**fields)
+            report.created[kind] += 1
+            return
+        current = services.snapshot(existing)
+        changes = {k: val for k, val in fields.items() if current.get(k) != val}
+        if changes:
+            update(existing, changes)
+            report.updated[kind] += 1
+        else:
+            report.unchanged += 1
 
 
 def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
@@ -92,44 +114,17 @@ def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
             if s.status is not None:
                 fields["status"] = s.status
             try:
-                with transaction.atomic():
-                    existing = sparks.get(s.name)
-                    if existing is None:
-                        if s.name in switches:
-                            raise InventoryError(f"the name {s.name!r} belongs to a switch", "name")
-                        services.spark_create(actor=actor, name=s.name, **fields)
-                        report.created["spark"] += 1
-                    else:
-                        current = services.snapshot(existing)
-                        changes = {k: val for k, val in fields.items() if current.get(k) != val}
-                        if changes:
-                            services.spark_update(actor=actor, spark=existing, **changes)
-                            report.updated["spark"] += 1
-                        else:
-                            report.unchanged += 1
+                _upsert(report, "spark", sparks.get(s.name), fields,
+                        create=partial(services.spark_create, actor=actor, name=s.name),
+                        update=lambda device, changes: services.spark_update(actor=actor, spark=device, **changes))
             except InventoryError as exc:
                 errors += _prefixed(exc, f"sparks[{i}]", SPARK_RENAME)
 
         for i, w in enumerate(doc.switches):
             try:
-                with transaction.atomic():
-                    existing_sw = switches.get(w.name)
-                    if existing_sw is None:
-                        if w.name in sparks:
-                            raise InventoryError(f"the name {w.name!r} belongs to a Spark", "name")
-                        services.switch_create(actor=actor, name=w.name, hardware=w.hardware, serial=w.serial)
-                        report.created["switch"] += 1
-                    else:
-                        current = services.snapshot(existing_sw)
-                        changes = {
-                            k: val for k, val in {"hardware": w.hardware, "serial": w.serial}.items()
-                            if current.get(k) != val
-                        }
-                        if changes:
-                            services.switch_update(actor=actor, switch=existing_sw, **changes)
-                            report.updated["switch"] += 1
-                        else:
-                            report.unchanged += 1
+                _upsert(report, "switch", switches.get(w.name), {"hardware": w.hardware, "serial": w.serial},
+                        create=partial(services.switch_create, actor=actor, name=w.name),
+                        update=lambda device, changes: services.switch_update(actor=actor, switch=device, **changes))
             except InventoryError as exc:
                 errors += _prefixed(exc, f"switches[{i}]")
 
@@ -154,7 +149,7 @@ def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
                         "type": c.type, "ends": list(c.ends), "label": c.label, "coded_for": c.coded_for,
                         "length_m": None if c.length_m in (None, "") else c.length_m,
                     }
-                    changes = {}
+                    changes: dict[str, Any] = {}
                     for key, val in wanted.items():
                         cur = current.get(key)
                         if key == "length_m" and val is not None and cur is not None:
