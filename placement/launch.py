@@ -1,6 +1,6 @@
 """Launch commands for a plan: the shell each node of the plan should run.
 
-Owns the launch pitfalls of the domain notes: the NCCL/Gloo/UCX bootstrap
+Owns the launch pitfalls of docs/operations.md ("Launching a multi-node engine"): the NCCL/Gloo/UCX bootstrap
 interface set to the real cluster interface, BOTH RoCE twins of every cabled
 port in NCCL_IB_HCA (one twin alone tops out near 100 Gb/s),
 NCCL_IB_MERGE_NICS=0 on rings, Ray's memory monitor switched off (it kills

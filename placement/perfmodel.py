@@ -334,6 +334,8 @@ class PublishedPoint:
 _TABLE = "NVIDIA GTC Berlin 2026-10 scaling table, Qwen3.8-27B NVFP4, one user"
 _ROW1_DECODE = 11.86
 _ROW1_PREFILL = 2635.0
+_COMMUNITY = "community report (no stable URL; docs/figures.md)"
+_TABLE_RATIO = "NVIDIA GTC Berlin 2026-10, topologies: 'decode on 2 nodes is about 1.84x one node'"
 
 PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
     PublishedPoint("qwen27b-row1-one-node", "qwen3.8-27b", 1, "single", "none", 1, 1, "vllm", 1,
@@ -352,36 +354,39 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
                    52.58, 5105.0, _TABLE, "train"),
     PublishedPoint("qwen27b-2-direct-ratio", "qwen3.8-27b", 2, "direct", "nccl", 2, 1, "vllm", 1,
                    round(1.84 * _ROW1_DECODE, 2), None,
-                   "domain notes, topology table: 'decode on 2 nodes is about 1.84x one node'",
+                   _TABLE_RATIO,
                    "train", reading="one-node", derived=True, note="1.84 x row 1 read as one node"),
     PublishedPoint("qwen27b-1-node-ratio", "qwen3.8-27b", 1, "single", "none", 1, 1, "vllm", 1,
                    round(_ROW1_DECODE / 1.84, 2), None,
-                   "domain notes, topology table: 'decode on 2 nodes is about 1.84x one node'",
+                   _TABLE_RATIO,
                    "train", reading="direct", derived=True, note="row 1 (read as 2 nodes direct) / 1.84"),
     PublishedPoint("qwen27b-8-switch-nccl-ratio", "qwen3.8-27b", 8, "switched", "nccl", 8, 1, "vllm", 1,
                    round(3.05 * _ROW1_DECODE, 2), None,
-                   "third source: '8 nodes: 4.43x with RoCEnante against 3.05x without'",
+                   ("a third report of NVIDIA's 2026-10 figures: "
+                    "'8 nodes: 4.43x with RoCEnante against 3.05x without' (docs/figures.md)"),
                    "train", derived=True, note="3.05 x row 1 (the 4.43x matches the table's 8-switch row)"),
     PublishedPoint("gpt-oss-20b-1-llamacpp", "gpt-oss-20b", 1, "single", "none", 1, 1, "llama.cpp", 1,
-                   79.7, 3610.0, "domain notes, single-node results: llama.cpp pp2048 ~3,610, tg32 ~79.7",
+                   79.7, 3610.0, ("llama.cpp's DGX Spark benchmark, build b6767: "
+                                  "pp2048 3610.56, tg32 79.74 (docs/figures.md)"),
                    "train"),
     PublishedPoint("qwen3.6-a3b-1-vllm", "qwen3.6-35b-a3b", 1, "single", "none", 1, 1, "vllm", 1,
-                   98.0, 6265.0, "domain notes, single-node results: ~98 tok/s decode, ~6,265 prefill",
+                   98.0, 6265.0, _COMMUNITY + ": one node, ~98 tok/s decode, ~6,265 prefill",
                    "train"),
     PublishedPoint("gpt-oss-120b-1-vllm", "gpt-oss-120b", 1, "single", "none", 1, 1, "vllm", 1,
-                   60.0, None, "domain notes, single-node results: vLLM MXFP4 about 59 to 61 tok/s",
+                   60.0, None, ("Spark Arena: 58.82 tok/s verified, 59.5 reproduced; "
+                                "github.com/spark-arena/recipe-registry/issues/17"),
                    "holdout", note="midpoint of 59-61"),
     PublishedPoint("gpt-oss-120b-2-tp2", "gpt-oss-120b", 2, "direct", "nccl", 2, 1, "vllm", 1,
-                   76.0, None, "domain notes, cluster results: 2 nodes TP2 about 76 tok/s",
+                   76.0, None, _COMMUNITY + ": 2 nodes TP2, about 76 tok/s",
                    "holdout", note="topology not stated; a direct cable assumed"),
     PublishedPoint("llama-3.3-70b-1", "llama-3.3-70b", 1, "single", "none", 1, 1, "vllm", 1,
-                   4.0, None, "domain notes, single-node results: dense 70B NVFP4 about 4 tok/s",
-                   "holdout", note="engine not stated; vLLM assumed"),
+                   4.0, None, "4.0 to 4.2 tok/s on one Spark: github.com/NVIDIA/dgx-spark-playbooks/issues/79",
+                   "holdout", note="vLLM, nvcr.io/nvidia/vllm:26.02-py3 image"),
     PublishedPoint("qwen3.5-397b-pp3", "qwen3.5-397b-a17b", 3, "ring", "nccl", 1, 3, "vllm", 1,
-                   17.9, 900.0, "domain notes, cluster results: 3 nodes PP3 int4, decode ~17.9, prefill ~900",
+                   17.9, 900.0, _COMMUNITY + ": 3 nodes PP3 int4, decode ~17.9, prefill ~900",
                    "holdout", note="3 nodes cabled as a ring assumed; engine not stated, vLLM assumed"),
     PublishedPoint("glm-5.3-flash-8", "glm-5.3-flash", 8, "switched", "rocenante", 8, 1, "vllm", 1,
-                   80.0, None, "domain notes: GLM-5.3 Flash about 80 tok/s decode on 8 nodes",
+                   80.0, None, "NVIDIA GTC Berlin 2026-10: GLM-5.3 Flash about 80 tok/s decode on 8 nodes",
                    "reference", note="architecture unknown: not modelled, kept as a published benchmark"),
 )
 

@@ -1,6 +1,6 @@
 """Placement planner: every way to run one model on one node group, and the pick.
 
-Owns the placement rules of the domain notes (tensor parallel needs cluster
+Owns the placement rules of docs/hardware.md (tensor parallel needs cluster
 links, expert parallel needs a switch and a MoE model, a ring runs one
 instance over all its nodes or a single node alone, mixed 64/128 GB groups
 shard by the smallest node, an RTX Spark never joins a multi-node plan), the

@@ -12,7 +12,7 @@ lldpd, no ibdev2netdev) prints an empty section instead of aborting the rest.
 The script is POSIX ``sh`` (DGX OS logs users in with bash, which accepts it).
 
 This module also owns the twin table (which Linux interfaces and RDMA devices
-make up each physical QSFP port of a Spark, see spark-ops.md).
+make up each physical QSFP port of a Spark, see docs/operations.md).
 """
 
 from __future__ import annotations

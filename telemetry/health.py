@@ -7,7 +7,7 @@ ok / degraded / down / unknown. Every alert message is one sentence that
 names the object and the fix. Codes are stable: pages, the API and stored
 alerts key on them; ``HEALTH_CODES`` describes each.
 
-The half-speed twin trap (spark-clusters.md) is judged from which twins are
+The half-speed twin trap (docs/hardware.md) is judged from which twins are
 up and addressed, never from a speed field: a healthy twin reports
 200000 Mb/s even though its PCIe link carries only ~100 Gb/s.
 """

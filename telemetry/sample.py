@@ -11,7 +11,7 @@ that code reading results (health rules, Django services) need not import
 asyncssh.
 
 Memory comes from /proc/meminfo only: nvidia-smi prints [N/A] for memory on
-GB10 (unified memory), see spark-ops.md.
+GB10 (unified memory), see docs/operations.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A simulated fleet of DGX Sparks: one asyncssh server per node on 127.0.0.1.
 
 Each fake node answers exactly ``telemetry.commands.POLL_SCRIPT`` with output
-shaped like a real Spark's (spark-ops.md): drifting unified memory, varying GPU
+shaped like a real Spark's (docs/operations.md): drifting unified memory, varying GPU
 gauges, twins up/down and addressed according to the node's cabling, LLDP
 neighbours. Any other command gets exit status 127. Faults (``FAULTS``) make a
 node misbehave the ways real ones do. The simulator only ever binds to

@@ -26,14 +26,14 @@ from telemetry.parsers import (
 from telemetry.sample import Sample
 from telemetry.simulator import SimNode, render_poll_output
 
-# spark-ops.md: a 128 GB node, grep of /proc/meminfo
+# docs/operations.md ("Memory"): a 128 GB node, grep of /proc/meminfo
 MEMINFO = """MemTotal:       127600748 kB
 MemAvailable:   118566368 kB
 SwapTotal:       16777212 kB
 SwapFree:        15826944 kB
 """
 
-# spark-ops.md: one cable in port 1
+# docs/operations.md ("Links"), NVIDIA's Connect Two Sparks playbook: one cable in port 1
 IBDEV = """roceP2p1s0f0 port 1 ==> enP2p1s0f0np0 (Down)
 roceP2p1s0f1 port 1 ==> enP2p1s0f1np1 (Up)
 rocep1s0f0 port 1 ==> enp1s0f0np0 (Down)
@@ -62,7 +62,7 @@ def _ip_item(name, up, mtu, addrs=(), operstate=True):
 
 
 def _real_node_output(lldp: str = "") -> str:
-    """A full answer of a node with one cable in port 1, written by hand from spark-ops.md."""
+    """A full answer of a node with one cable in port 1, written by hand from docs/operations.md."""
     items = [
         _ip_item("lo", True, 65536, ["127.0.0.1/8"]),
         _ip_item("enP7s7", True, 1500, ["10.0.0.11/24"]),
