@@ -45,6 +45,17 @@ def pool_connections() -> bool:
     return bool(_get("FLEET_SSH_POOL", True, lambda v: str(v).strip().lower() in {"1", "true", "yes", "on"}))
 
 
+def ssh_concurrency() -> int:
+    """SSH polls in flight per worker process (FLEET_SSH_CONCURRENCY)."""
+    return max(1, int(_get("FLEET_SSH_CONCURRENCY", 64, int)))
+
+
+def connect_spread() -> float:
+    """Share of the poll interval over which a round's NEW connections (key
+    exchanges) are spread (FLEET_CONNECT_SPREAD, 0 to 0.9; 0 = all at once)."""
+    return min(0.9, max(0.0, float(_get("FLEET_CONNECT_SPREAD", 0.5, float))))
+
+
 def chunk_size() -> int:
     return max(1, int(_get("FLEET_POLL_CHUNK", 50, int)))
 

@@ -530,8 +530,13 @@ _LINK_SECTIONS = ("ip_link", "ip_addr", "sysfs", "ibdev2netdev")
 # Link and LLDP sections rarely change between two polls of a node, and they
 # are most of the parsing cost (JSON): parse each distinct text once. Results
 # are immutable (tuples of frozen dataclasses), so sharing them is safe.
-@functools.lru_cache(maxsize=4096)
-def _twins_from_sections(
+#
+# Two memories: a ``ParseMemo`` per node (what a long-lived poller passes: it
+# holds only that node's last texts, so it never thrashes whatever the fleet
+# size), and a process-wide LRU for callers without one. The LRU alone made
+# the per-node cost grow with the fleet: past 4,096 distinct nodes polled in
+# order, every lookup missed.
+def _twins_uncached(
     link_text: str | None, addr_text: str | None, sysfs_text: str | None, ibdev_text: str | None
 ) -> tuple[tuple[Twin, ...] | None, tuple[str, ...]]:
     errors: list[str] = []
@@ -548,16 +553,53 @@ def _twins_from_sections(
     return twins, tuple(errors)
 
 
-@functools.lru_cache(maxsize=4096)
-def _neighbours_from_section(text: str | None) -> tuple[tuple[Neighbour, ...] | None, tuple[str, ...]]:
+_twins_from_sections = functools.lru_cache(maxsize=4096)(_twins_uncached)
+
+
+def _neighbours_uncached(text: str | None) -> tuple[tuple[Neighbour, ...] | None, tuple[str, ...]]:
     if text is None:
         return None, ()
     errors: list[str] = []
     return _run("lldp", parse_lldp_json, text, errors), tuple(errors)
 
 
-def parse_poll_output(output: str) -> Sample:
-    """The whole answer of ``POLL_SCRIPT`` -> Sample. Never raises."""
+_neighbours_from_section = functools.lru_cache(maxsize=4096)(_neighbours_uncached)
+
+
+class ParseMemo:
+    """One node's last link and LLDP section texts and what they parsed to.
+
+    Kept per node by whoever polls the node again and again (the poller's
+    connection pool), so an unchanged section is compared, not parsed.
+    """
+
+    __slots__ = ("links_key", "links", "lldp_key", "lldp")
+
+    def __init__(self) -> None:
+        self.links_key: tuple[str | None, ...] | None = None
+        self.links: tuple[tuple[Twin, ...] | None, tuple[str, ...]] = (None, ())
+        self.lldp_key: str | None = None
+        self.lldp: tuple[tuple[Neighbour, ...] | None, tuple[str, ...]] = (None, ())
+
+    def twins(self, texts: tuple[str | None, ...]) -> tuple[tuple[Twin, ...] | None, tuple[str, ...]]:
+        if texts != self.links_key:
+            self.links = _twins_uncached(*texts)
+            self.links_key = texts
+        return self.links
+
+    def neighbours(self, text: str | None) -> tuple[tuple[Neighbour, ...] | None, tuple[str, ...]]:
+        if text is None:
+            return None, ()
+        if text != self.lldp_key:
+            self.lldp = _neighbours_uncached(text)
+            self.lldp_key = text
+        return self.lldp
+
+
+def parse_poll_output(output: str, memo: ParseMemo | None = None) -> Sample:
+    """The whole answer of ``POLL_SCRIPT`` -> Sample. Never raises.
+
+    ``memo``: this node's ``ParseMemo`` when the caller polls it repeatedly."""
     errors: list[str] = []
     sections = split_sections(output)
     if not sections:
@@ -591,9 +633,14 @@ def parse_poll_output(output: str) -> Sample:
     owners = run("owners", parse_ps_owners) or {}
     if processes is not None:
         processes = tuple(replace(p, user=owners.get(p.pid)) for p in processes)
-    twins, twin_errors = _twins_from_sections(*(sections.get(name) for name in _LINK_SECTIONS))
+    link_texts = tuple(sections.get(name) for name in _LINK_SECTIONS)
+    if memo is not None:
+        twins, twin_errors = memo.twins(link_texts)
+        neighbours, lldp_errors = memo.neighbours(sections.get("lldp"))
+    else:
+        twins, twin_errors = _twins_from_sections(*link_texts)
+        neighbours, lldp_errors = _neighbours_from_section(sections.get("lldp"))
     errors.extend(twin_errors)
-    neighbours, lldp_errors = _neighbours_from_section(sections.get("lldp"))
     errors.extend(lldp_errors)
     return Sample(
         memory=memory,

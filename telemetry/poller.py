@@ -26,7 +26,7 @@ from typing import Any
 import asyncssh
 
 from telemetry.commands import POLL_SCRIPT
-from telemetry.parsers import parse_poll_output
+from telemetry.parsers import ParseMemo, parse_poll_output
 from telemetry.sample import HostKeyStatus, PollResult
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "normalize_key",
     "poll_nodes",
     "poll_nodes_sync",
+    "spread_connects",
 ]
 
 
@@ -147,10 +148,22 @@ class ConnectionPool:
 
     def __init__(self) -> None:
         self._entries: dict[str, _Pooled] = {}
+        self._memos: dict[str, ParseMemo] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        entry = self._entries.get(name)  # type: ignore[call-overload]
+        return entry is not None and not entry.client.lost
+
+    def memo(self, name: str) -> ParseMemo:
+        """This node's parse memory: kept across reconnects, one per node."""
+        memo = self._memos.get(name)
+        if memo is None:
+            memo = self._memos[name] = ParseMemo()
+        return memo
 
     def _bind(self) -> None:
         loop = asyncio.get_running_loop()
@@ -396,7 +409,8 @@ class _Poll:
                 error="could not open a session channel (connection lost)",
             )
         text, error = outcome
-        sample = parse_poll_output(text) if text else None
+        memo = self.pool.memo(target.name) if self.pool is not None else None
+        sample = parse_poll_output(text, memo) if text else None
         return result(reachable=True, sample=sample, error=error, host_key=accepted, host_key_status="ok")
 
     async def _exec(self, conn: asyncssh.SSHClientConnection) -> tuple[str, str] | None:
@@ -453,6 +467,7 @@ async def poll_nodes(
     max_output_bytes: int = 1_000_000,
     pool: ConnectionPool | None = None,
     on_result: Callable[[PollResult], Awaitable[None] | None] | None = None,
+    connect_at: Mapping[str, float] | None = None,
 ) -> list[PollResult]:
     """Poll every target at most ``concurrency`` at a time; one result per target, in order.
 
@@ -464,6 +479,12 @@ async def poll_nodes(
     samples without waiting for the slowest node; an exception it raises
     propagates out of poll_nodes. A node's own failure never raises: it is in
     that node's PollResult.
+    ``connect_at``: node name -> Unix time before which a NEW connection to
+    that node (key exchange included) is not started; a node with an open
+    pooled connection is polled at once. A worker's first round passes evenly
+    spaced times so its key exchanges spread over the interval instead of
+    bursting (``spread_connects``). The wait happens before the node takes a
+    concurrency slot, so warm nodes never queue behind it.
     """
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
@@ -485,6 +506,10 @@ async def poll_nodes(
     ceiling = 2 * (connect_timeout + command_timeout) + 1.0
 
     async def one(target: Target) -> PollResult:
+        if connect_at is not None and (pool is None or target.name not in pool):
+            delay = connect_at.get(target.name, 0.0) - time.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
         async with semaphore:
             started = datetime.now(UTC)
             try:
@@ -512,6 +537,11 @@ async def poll_nodes(
         return res
 
     return list(await asyncio.gather(*(one(t) for t in targets)))
+
+
+def spread_connects(names: Sequence[str], *, start: float, slot_s: float) -> dict[str, float]:
+    """Evenly spaced connect times: the i-th name may connect at ``start + i * slot_s``."""
+    return {name: start + index * slot_s for index, name in enumerate(names)}
 
 
 def poll_nodes_sync(

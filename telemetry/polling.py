@@ -11,6 +11,7 @@ node never holds a transaction open.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from django.db.models import Q
 
@@ -18,7 +19,7 @@ from inventory.models import Spark
 from telemetry import conf
 from telemetry.expectations import expectations_for
 from telemetry.models import NodeState
-from telemetry.poller import Target, poll_nodes_sync
+from telemetry.poller import Target, poll_nodes_sync, spread_connects
 from telemetry.runtime import poll_pooled
 from telemetry.services import StoreReport, results_store
 
@@ -44,25 +45,35 @@ def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str |
     return targets, known, held
 
 
-def poll_and_store(*, spark_ids: Iterable[int], pooled: bool = False) -> StoreReport:
+def poll_and_store(
+    *, spark_ids: Iterable[int], pooled: bool = False, connect_start: float | None = None, slot_s: float = 0.0
+) -> StoreReport:
     """Poll and store. ``pooled``: reuse this process's SSH connections
-    between calls (Celery workers); the one-off ``poll --once`` opens fresh ones."""
+    between calls (Celery workers); the one-off ``poll --once`` opens fresh ones.
+    ``connect_start``/``slot_s`` (pooled only): new connections of this chunk
+    start no earlier than ``connect_start + i * slot_s`` (the round's spread of
+    key exchanges, see ``tasks.poll_fleet``)."""
     ids = list(spark_ids)
     targets, known, _held = targets_for(ids)
     if not targets:
         return StoreReport()
     expectations = expectations_for(ids)
     key = conf.ssh_key_path()
-    poll = poll_pooled if pooled else poll_nodes_sync
-    results = poll(
-        targets,
+    options: dict[str, Any] = dict(
         client_keys=[str(key)] if key.exists() else [],
         known_hosts=known,
-        concurrency=64,
+        concurrency=conf.ssh_concurrency(),
         connect_timeout=conf.connect_timeout_s(),
         command_timeout=conf.command_timeout_s(),
         max_output_bytes=conf.max_output_bytes(),
     )
+    if pooled:
+        connect_at = None
+        if connect_start is not None and slot_s > 0:
+            connect_at = spread_connects([t.name for t in targets], start=connect_start, slot_s=slot_s)
+        results = poll_pooled(targets, connect_at=connect_at, **options)
+    else:
+        results = poll_nodes_sync(targets, **options)
     return results_store(results=results, expectations=expectations)
 
 

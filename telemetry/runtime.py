@@ -15,6 +15,7 @@ import asyncio
 import math
 import os
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -51,17 +52,21 @@ def poll_pooled(
     connect_timeout: float = 5.0,
     command_timeout: float = 10.0,
     max_output_bytes: int = 1_000_000,
+    connect_at: Mapping[str, float] | None = None,
 ) -> list[PollResult]:
-    """``poll_nodes`` on this process's loop with its pool; blocks the caller."""
+    """``poll_nodes`` on this process's loop with its pool; blocks the caller.
+    ``connect_at``: see ``poll_nodes`` (spreads a first round's key exchanges)."""
     runtime = _ensure()
     coro = poll_nodes(
         targets, client_keys=client_keys, known_hosts=known_hosts, concurrency=concurrency,
         connect_timeout=connect_timeout, command_timeout=command_timeout, max_output_bytes=max_output_bytes,
-        pool=runtime.pool,
+        pool=runtime.pool, connect_at=connect_at,
     )
     # Every node is bounded by its own timeouts; this only guards against a bug.
     rounds = math.ceil(max(len(targets), 1) / max(concurrency, 1))
     limit = rounds * (connect_timeout + command_timeout) + 30
+    if connect_at:
+        limit += max(0.0, max(connect_at.values()) - time.time())
     return asyncio.run_coroutine_threadsafe(coro, runtime.loop).result(limit)
 
 

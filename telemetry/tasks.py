@@ -11,6 +11,7 @@ duplicates. ``check_stale`` and ``downsample`` keep health and storage tidy.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from celery import shared_task
@@ -24,10 +25,19 @@ def poll_fleet() -> int:
     ids = polling.active_spark_ids()
     interval = conf.poll_interval_s()
     parts = polling.chunks(ids, conf.chunk_size())
+    # Nodes a worker has no open connection to yet (its first round, a new
+    # Spark) get a connect time spread evenly over part of the interval, in
+    # fleet order, so a cold round's key exchanges do not all burst at once.
+    # Nodes with an open connection ignore it and are polled at once.
+    start = time.time()
+    slot_s = conf.connect_spread() * interval / max(len(ids), 1)
+    offset = 0
     for part in parts:
         # A chunk still queued when the next round starts is dropped, not
         # piled up: the next round polls those nodes anyway.
-        poll_chunk.apply_async((part,), expires=interval)
+        spread = {"connect_start": start + offset * slot_s, "slot_s": slot_s}
+        poll_chunk.apply_async((part,), kwargs=spread, expires=interval)
+        offset += len(part)
     return len(parts)
 
 
@@ -42,8 +52,10 @@ def poll_fleet() -> int:
     max_retries=5,
     ignore_result=True,
 )
-def poll_chunk(ids: list[int]) -> dict[str, Any]:
-    return polling.poll_and_store(spark_ids=ids, pooled=conf.pool_connections()).as_dict()
+def poll_chunk(ids: list[int], connect_start: float | None = None, slot_s: float = 0.0) -> dict[str, Any]:
+    return polling.poll_and_store(
+        spark_ids=ids, pooled=conf.pool_connections(), connect_start=connect_start, slot_s=slot_s
+    ).as_dict()
 
 
 @shared_task(

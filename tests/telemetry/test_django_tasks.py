@@ -35,6 +35,12 @@ def test_poll_fleet_splits_active_sparks_into_chunks(import_lab, settings, monke
     flat = [i for c in chunks for i in c]
     assert sorted(flat) == sorted(Spark.objects.exclude(name="spark-03").values_list("pk", flat=True))
     assert all(kw["expires"] == 30 for _, kw in sent)  # a round not started in time is dropped
+    # New connections are spread over half the interval, in fleet order: chunk k starts
+    # its key exchanges where chunk k-1's end, 16 nodes over 15 s.
+    spreads = [kw["kwargs"] for _, kw in sent]
+    assert all(s["slot_s"] == pytest.approx(15 / 16) for s in spreads)
+    starts = [s["connect_start"] - spreads[0]["connect_start"] for s in spreads]
+    assert starts == pytest.approx([0, 5 * 15 / 16, 10 * 15 / 16, 15 * 15 / 16])
 
 
 @pytest.mark.django_db

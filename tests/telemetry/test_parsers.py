@@ -379,3 +379,32 @@ def test_script_runs_on_a_machine_without_spark_tools():
     assert sample.memory is not None and sample.memory.total_bytes > 0
     assert sample.uptime_s is not None
     assert "output: truncated (end marker missing)" not in sample.errors
+
+
+def test_a_node_memo_parses_what_the_shared_cache_parses_and_reparses_only_on_change():
+    nodes = [SimNode("a", cabled_ports={"p0": ("b", "p0")}), SimNode("b", cabled_ports={"p0": ("a", "p0")})]
+    memo = parsers.ParseMemo()
+    first_text = render_poll_output(nodes, "a", polls=1)
+    first = parse_poll_output(first_text, memo)
+    assert first == parse_poll_output(first_text)  # same Sample with or without a memo
+    second = parse_poll_output(render_poll_output(nodes, "a", polls=2), memo)
+    assert second.twins is first.twins and second.neighbours is first.neighbours  # unchanged links: not reparsed
+    nodes[0].faults = {"twin-down"}
+    changed = parse_poll_output(render_poll_output(nodes, "a", polls=3), memo)
+    assert changed.twins is not first.twins
+    assert [t.up for t in changed.twins_of("p0")] == [True, False]
+
+
+def test_per_node_memos_do_not_thrash_past_the_shared_cache_size():
+    """The process-wide cache holds 4,096 entries; a fleet polled in order larger
+    than that misses on every lookup. Per-node memos keep hitting."""
+    nodes = [SimNode(f"n{i}") for i in range(3)]
+    texts = {n.name: render_poll_output(nodes, n.name) for n in nodes}
+    memos = {n.name: parsers.ParseMemo() for n in nodes}
+    parsers._twins_from_sections.cache_clear()
+    for name, text in texts.items():
+        parse_poll_output(text, memos[name])
+    for name, text in texts.items():
+        parse_poll_output(text, memos[name])
+    assert parsers._twins_from_sections.cache_info().currsize == 0  # memos never touch the shared cache
+    assert all(m.links_key is not None for m in memos.values())

@@ -264,3 +264,27 @@ def test_poll_nodes_sync_from_plain_code(client_key):
         stop.set()
         thread.join(10)
     assert [(r.name, r.error) for r in results] == [("a", ""), ("b", "")]
+
+
+def test_new_connections_wait_for_their_connect_time_and_pooled_ones_do_not(run_fleet):
+    nodes = [SimNode(f"n{i}") for i in range(4)]
+
+    async def body(running):
+        pool = ConnectionPool()
+        names = [n.name for n in nodes]
+        start = time.time() + 0.2
+        slots = {name: start + i * 0.3 for i, name in enumerate(names)}
+        cold = await _poll(running, pool=pool, connect_at=slots)
+        later = {name: time.time() + 30 for name in names}  # would wait 30 s if it applied
+        began = time.monotonic()
+        warm = await _poll(running, pool=pool, connect_at=later)
+        warm_s = time.monotonic() - began
+        await pool.close()
+        return cold, slots, warm, warm_s
+
+    cold, slots, warm, warm_s = run_fleet(nodes, body)
+    for result in cold:
+        assert result.error == "" and result.sample is not None
+        assert result.at.timestamp() >= slots[result.name] - 0.01  # not before its slot
+    assert all(r.error == "" and r.sample is not None for r in warm)
+    assert warm_s < 5  # open connections are polled at once
