@@ -40,6 +40,7 @@ class TelemetryConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="telemetry-schedule")
-        from telemetry import groups
+        from telemetry import groups, metrics
 
         groups.register()
+        metrics.connect_task_signals()

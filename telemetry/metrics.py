@@ -1,117 +1,233 @@
-"""Prometheus text exposition (format 0.0.4) of the stored telemetry at /metrics.
+"""/metrics for Prometheus, built with ``prometheus_client``.
+
+Three kinds of series, one registry:
+
+- the fleet's stored state (``FleetCollector``): node up/health, memory, GPU,
+  twins, open alerts. Read at scrape time from stored samples only (never
+  SSH), in a fixed number of queries for any fleet size;
+- the app's own HTTP requests (``RequestMetricsMiddleware``): count and
+  duration by route pattern (bounded label values, never a raw URL);
+- Celery tasks (``fleet_task_*``, recorded by signal handlers connected in
+  ``TelemetryConfig.ready``): runs by outcome and duration, by task name.
+
+Processes: each process counts its own requests and tasks. When
+``PROMETHEUS_MULTIPROC_DIR`` is set (a directory shared by the web server's
+and the workers' processes on one machine), /metrics adds up every
+process's counters through ``prometheus_client``'s multiprocess collector.
+Workers on other machines expose theirs on ``FLEET_WORKER_METRICS_PORT``.
 
 Open for scraping unless ``FLEET_METRICS_TOKEN`` is set; then it needs
-``Authorization: Bearer <token>``. Reads stored state only (never SSH), a
-fixed number of queries for any fleet size.
+``Authorization: Bearer <token>``.
 """
 
 from __future__ import annotations
 
 import hmac
-from collections.abc import Iterable
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+    multiprocess,
+)
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from telemetry import conf, selectors
 
+# generate_latest writes the classic text format.
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+disable_created_metrics()  # no *_created series: they double the output and nobody graphs them
 
 
-def escape(value: str) -> str:
-    """A label value: backslash, double quote and newline escaped."""
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+class FleetCollector(Collector):
+    """The stored fleet state as gauges, computed at each scrape."""
+
+    def describe(self) -> Iterable[Metric]:
+        return []  # computed per scrape: nothing to check at registration
+
+    def collect(self) -> Iterator[Metric]:
+        tiles = selectors.fleet_tiles()
+        polled = [t for t in tiles if t.latest is not None]
+
+        up = GaugeMetricFamily(
+            "fleet_node_up", "1 if the node answered its last poll over SSH, else 0.", labels=["node"]
+        )
+        for t in polled:
+            assert t.latest is not None
+            up.add_metric([t.name], 1 if t.latest.reachable else 0)
+        yield up
+
+        health = GaugeMetricFamily(
+            "fleet_node_health",
+            "Node health: 1 for the node's current status, 0 for the others.",
+            labels=["node", "status"],
+        )
+        for t in tiles:
+            for s in selectors.STATUSES:
+                health.add_metric([t.name, s], 1 if t.status == s else 0)
+        yield health
+
+        with_memory = [t for t in polled if t.latest is not None and t.latest.mem_total_bytes is not None]
+        for key, help_text in (
+            ("total", "Unified memory of the node (MemTotal), bytes."),
+            ("used", "Unified memory in use (MemTotal - MemAvailable), bytes."),
+            ("available", "Unified memory available (MemAvailable), bytes."),
+        ):
+            family = GaugeMetricFamily(f"fleet_node_memory_{key}_bytes", help_text, labels=["node"])
+            for t in with_memory:
+                family.add_metric([t.name], getattr(t.latest, f"mem_{key}_bytes") or 0)
+            yield family
+
+        gpu = GaugeMetricFamily(
+            "fleet_node_gpu_utilization_ratio", "GPU utilisation reported by nvidia-smi, 0 to 1.", labels=["node"]
+        )
+        for t in polled:
+            if t.latest is not None and t.latest.gpu_util_pct is not None:
+                gpu.add_metric([t.name], t.latest.gpu_util_pct / 100)
+        yield gpu
+
+        last = GaugeMetricFamily(
+            "fleet_node_last_poll_timestamp_seconds", "When the node was last polled, Unix time.", labels=["node"]
+        )
+        for t in polled:
+            assert t.latest is not None
+            last.add_metric([t.name], t.latest.at.timestamp())
+        yield last
+
+        twin_up = GaugeMetricFamily(
+            "fleet_twin_up", "1 if the twin interface is up, else 0.", labels=["node", "port", "twin"]
+        )
+        speed = GaugeMetricFamily(
+            "fleet_twin_speed_bits_per_second",
+            "Negotiated speed of an up twin interface, bits/s.",
+            labels=["node", "port", "twin"],
+        )
+        for t in polled:
+            assert t.latest is not None
+            for tw in t.latest.twin_list:
+                twin_up.add_metric([t.name, tw["port"], tw["name"]], 1 if tw["up"] else 0)
+                if tw["up"] and tw["speed_mbps"]:
+                    speed.add_metric([t.name, tw["port"], tw["name"]], tw["speed_mbps"] * 1_000_000)
+        yield twin_up
+        yield speed
+
+        alerts = GaugeMetricFamily(
+            "fleet_alerts_open", "Open alerts by code and severity.", labels=["code", "severity"]
+        )
+        for row in selectors.open_alert_counts():
+            alerts.add_metric([row["code"], row["severity"]], row["n"])
+        yield alerts
 
 
-def _labels(labels: dict[str, str]) -> str:
-    if not labels:
-        return ""
-    return "{" + ",".join(f'{k}="{escape(v)}"' for k, v in labels.items()) + "}"
+# --------------------------------------------------------------------------- the app's own metrics
+
+# Registered in prometheus_client's default registry, so its multiprocess mode
+# (PROMETHEUS_MULTIPROC_DIR) writes them to the shared directory.
+HTTP_REQUESTS = Counter(
+    "fleet_http_requests",
+    "HTTP requests answered, by route pattern, method and status class.",
+    ["route", "method", "status"],
+)
+HTTP_DURATION = Histogram(
+    "fleet_http_request_duration_seconds",
+    "Time to answer an HTTP request, by route pattern.",
+    ["route"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+TASK_RUNS = Counter(
+    "fleet_task_runs",
+    "Celery task runs by task name and outcome (success, failure, retry).",
+    ["task", "outcome"],
+)
+TASK_DURATION = Histogram(
+    "fleet_task_duration_seconds",
+    "Time a Celery task ran, by task name.",
+    ["task"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0),
+)
+APP_METRIC_NAMES = (
+    "fleet_http_requests_total",
+    "fleet_http_request_duration_seconds",
+    "fleet_task_runs_total",
+    "fleet_task_duration_seconds",
+)
 
 
-class Exposition:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
+def _route(request: HttpRequest) -> str:
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return "unmatched"
+    return "/" + str(match.route or match.view_name or "unknown").lstrip("/")
 
-    def family(self, name: str, kind: str, help_text: str, samples: Iterable[tuple[dict[str, str], float]]) -> None:
-        self.lines.append(f"# HELP {name} {help_text.replace(chr(92), chr(92) * 2).replace(chr(10), ' ')}")
-        self.lines.append(f"# TYPE {name} {kind}")
-        for labels, value in samples:
-            number = repr(float(value)) if not float(value).is_integer() else str(int(value))
-            self.lines.append(f"{name}{_labels(labels)} {number}")
 
-    def text(self) -> str:
-        return "\n".join(self.lines) + "\n"
+class RequestMetricsMiddleware:
+    """Counts and times every request by its route pattern (not its URL)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        start = time.perf_counter()
+        response = self.get_response(request)
+        route = _route(request)
+        HTTP_DURATION.labels(route).observe(time.perf_counter() - start)
+        HTTP_REQUESTS.labels(route, request.method or "GET", f"{response.status_code // 100}xx").inc()
+        return response
+
+
+_task_started: dict[str, float] = {}
+
+
+def task_started(task_id: str | None = None, **_: Any) -> None:
+    if task_id:
+        _task_started[task_id] = time.perf_counter()
+
+
+def task_finished(task_id: str | None = None, task: Any = None, state: str | None = None, **_: Any) -> None:
+    name = getattr(task, "name", None) or "unknown"
+    started = _task_started.pop(task_id or "", None)
+    if started is not None:
+        TASK_DURATION.labels(name).observe(time.perf_counter() - started)
+    outcome = {"SUCCESS": "success", "RETRY": "retry"}.get(state or "", "failure")
+    TASK_RUNS.labels(name, outcome).inc()
+
+
+def connect_task_signals() -> None:
+    from celery.signals import task_postrun, task_prerun
+
+    task_prerun.connect(task_started, weak=False, dispatch_uid="fleet-metrics-prerun")
+    task_postrun.connect(task_finished, weak=False, dispatch_uid="fleet-metrics-postrun")
+
+
+# --------------------------------------------------------------------------- the endpoint
+
+
+def registry() -> CollectorRegistry:
+    """The fleet collector plus this process's (or, in multiprocess mode, every process's) app metrics."""
+    reg = CollectorRegistry(auto_describe=False)
+    reg.register(FleetCollector())
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        multiprocess.MultiProcessCollector(reg)
+    else:
+        from prometheus_client import REGISTRY
+
+        for collector in (HTTP_REQUESTS, HTTP_DURATION, TASK_RUNS, TASK_DURATION):
+            if collector in REGISTRY._collector_to_names:  # registered in the default registry
+                reg.register(collector)
+    return reg
 
 
 def exposition() -> str:
-    tiles = selectors.fleet_tiles()
-    out = Exposition()
-    polled = [t for t in tiles if t.latest is not None]
-    with_memory = [t for t in polled if t.latest and t.latest.mem_total_bytes is not None]
-    out.family(
-        "fleet_node_up",
-        "gauge",
-        "1 if the node answered its last poll over SSH, else 0.",
-        (({"node": t.name}, 1 if t.latest and t.latest.reachable else 0) for t in polled),
-    )
-    out.family(
-        "fleet_node_health",
-        "gauge",
-        "Node health: 1 for the node's current status, 0 for the others.",
-        (({"node": t.name, "status": s}, 1 if t.status == s else 0) for t in tiles for s in selectors.STATUSES),
-    )
-    for key, help_text in (
-        ("total", "Unified memory of the node (MemTotal), bytes."),
-        ("used", "Unified memory in use (MemTotal - MemAvailable), bytes."),
-        ("available", "Unified memory available (MemAvailable), bytes."),
-    ):
-        out.family(
-            f"fleet_node_memory_{key}_bytes",
-            "gauge",
-            help_text,
-            (({"node": t.name}, getattr(t.latest, f"mem_{key}_bytes") or 0) for t in with_memory),
-        )
-    out.family(
-        "fleet_node_gpu_utilization_ratio",
-        "gauge",
-        "GPU utilisation reported by nvidia-smi, 0 to 1.",
-        (
-            ({"node": t.name}, (t.latest.gpu_util_pct or 0) / 100)
-            for t in polled
-            if t.latest and t.latest.gpu_util_pct is not None
-        ),
-    )
-    out.family(
-        "fleet_node_last_poll_timestamp_seconds",
-        "gauge",
-        "When the node was last polled, Unix time.",
-        (({"node": t.name}, t.latest.at.timestamp()) for t in polled if t.latest),
-    )
-    twins = [(t.name, tw) for t in polled if t.latest for tw in t.latest.twin_list]
-    out.family(
-        "fleet_twin_up",
-        "gauge",
-        "1 if the twin interface is up, else 0.",
-        (({"node": n, "port": tw["port"], "twin": tw["name"]}, 1 if tw["up"] else 0) for n, tw in twins),
-    )
-    out.family(
-        "fleet_twin_speed_bits_per_second",
-        "gauge",
-        "Negotiated speed of an up twin interface, bits/s.",
-        (
-            ({"node": n, "port": tw["port"], "twin": tw["name"]}, tw["speed_mbps"] * 1_000_000)
-            for n, tw in twins
-            if tw["up"] and tw["speed_mbps"]
-        ),
-    )
-    out.family(
-        "fleet_alerts_open",
-        "gauge",
-        "Open alerts by code and severity.",
-        (({"code": r["code"], "severity": r["severity"]}, r["n"]) for r in selectors.open_alert_counts()),
-    )
-    return out.text()
+    return generate_latest(registry()).decode()
 
 
 @require_GET
