@@ -1,35 +1,83 @@
-"""Launch commands for a plan: the shell each node of the plan should run.
+"""Launch commands for a plan: the shell script each node of the plan runs.
 
-Owns the launch pitfalls of docs/operations.md ("Launching a multi-node engine"): the NCCL/Gloo/UCX bootstrap
-interface set to the real cluster interface, BOTH RoCE twins of every cabled
-port in NCCL_IB_HCA (one twin alone tops out near 100 Gb/s),
-NCCL_IB_MERGE_NICS=0 on rings, Ray's memory monitor switched off (it kills
-workers on unified memory). Engines: "vllm-ray" (NVIDIA's recipe), "vllm"
-(Ray-less, --nnodes/--node-rank/--master-addr), "sglang" and
-"llama.cpp-rpc". Every value that comes from the inventory or the user (model
-names, interface names, addresses) goes through shlex.quote.
+Owns the launch rules of docs/launch-and-fabric.md and docs/operations.md
+("Launching a multi-node engine"): NVIDIA's vLLM and NCCL playbooks for DGX
+Spark, and vLLM's ``run_cluster.sh``.
+
+- Bootstrap versus data. NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME, UCX, TP,
+  Open MPI's TCP interface, MASTER_ADDR, the Ray head and llama.cpp's RPC only
+  choose the *bootstrap* path, which must reach EVERY node of the instance: a
+  cluster link does on a direct pair or a switch; on a ring or chain it only
+  reaches the neighbours, so bootstrap goes over the management interface
+  (``LaunchSettings.mgmt_iface``, ``enP7s7`` by default) and its address.
+  NCCL finds the RoCE data path itself.
+- BOTH RoCE twins of every cabled port in NCCL_IB_HCA (one twin alone tops out
+  near 100 Gb/s), and MTU 9000 on the cabled twins, checked by the script
+  before anything starts.
+- NCCL_IB_SUBNET_AWARE_ROUTING=1 on every multi-node group (NVIDIA's cluster
+  set-up script sets it on all topologies); rings and chains add
+  NCCL_NET_PLUGIN=none and NCCL_IB_MERGE_NICS=0.
+- vLLM: NVIDIA's container recipe ("vllm-container", the default: the
+  ``nvcr.io/nvidia/vllm`` image started by ``run_cluster.sh`` on every node,
+  then ``vllm serve`` inside the head container), bare-metal Ray
+  ("vllm-ray") and Ray-less ("vllm": --nnodes/--node-rank/--master-addr).
+  Every node gets VLLM_HOST_IP (its bootstrap address) and
+  RAY_memory_monitor_refresh_ms=0 (Ray's monitor kills workers on unified
+  memory). Beside it: "sglang" and "llama.cpp-rpc".
+- A model is named by its real reference for the engine (a Hugging Face
+  repository for vLLM and SGLang, a GGUF repository or file for llama.cpp);
+  there is no fallback to the catalogue slug, and a combination the engine
+  cannot load (NVFP4 or safetensors on llama.cpp) is refused with the reason.
+
+Every value that comes from the inventory or the user (model references,
+interface names, addresses) goes through shlex.quote. No Django.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import re
 import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from placement.catalogue import ModelSpec
 from placement.planner import GroupSpec, NodeSpec, Plan
 
-LAUNCH_ENGINES = ("vllm-ray", "vllm", "sglang", "llama.cpp-rpc")
+# The container recipe first: it is the default vLLM launcher.
+LAUNCH_ENGINES = ("vllm-container", "vllm-ray", "vllm", "sglang", "llama.cpp-rpc")
 # Which planner engine each launcher serves.
-PLANNER_ENGINE = {"vllm-ray": "vllm", "vllm": "vllm", "sglang": "sglang", "llama.cpp-rpc": "llama.cpp"}
+PLANNER_ENGINE = {"vllm-container": "vllm", "vllm-ray": "vllm", "vllm": "vllm", "sglang": "sglang",
+                  "llama.cpp-rpc": "llama.cpp"}
+# Which model reference each launcher loads.
+REFERENCE_KIND = {"vllm-container": "hf", "vllm-ray": "hf", "vllm": "hf", "sglang": "hf", "llama.cpp-rpc": "gguf"}
 
-RAY_PORT = 6379  # Ray's default GCS port
+RAY_PORT = 6379  # Ray's default GCS port (run_cluster.sh uses it too)
 SERVE_PORT = 8000  # vLLM / SGLang OpenAI-compatible API
 TORCH_MASTER_PORT = 29501  # torch.distributed rendezvous for Ray-less vLLM
 SGLANG_DIST_PORT = 20000  # SGLang --dist-init-addr port (its docs' example)
 RPC_PORT = 50052  # llama.cpp rpc-server default
 LLAMA_SERVER_PORT = 8080  # llama-server default
+CLUSTER_MTU = 9000
 # The API has to be reachable from users' machines (management network), so
 # the default binds every interface; pass serve_host to bind one address.
 DEFAULT_SERVE_HOST = "0.0.0.0"  # noqa: S104
+DEFAULT_MGMT_IFACE = "enP7s7"
+# NVIDIA's vLLM playbook: the NGC image, and run_cluster.sh pinned to the commit
+# the playbook was checked against; images from 26.05 on ship without Ray, so
+# the playbook patches the script to install it in the container first.
+DEFAULT_VLLM_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
+RUN_CLUSTER_URL = ("https://raw.githubusercontent.com/vllm-project/vllm/"
+                   "51c1ee9b7c8acbba4899a8ebffd390685d171946/examples/ray_serving/run_cluster.sh")
+RAY_INSTALL_PATCH = ("s|^RAY_START_CMD=\"ray start|RAY_START_CMD=\"pip install -q --root-user-action=ignore "
+                     "'ray[default]>=2.9' \\&\\& ray start|")
+# Bootstrap over the cluster link works only where it reaches every node.
+CLUSTER_BOOTSTRAP_KINDS = ("direct", "switched")
+RING_KINDS = ("ring", "chain")
+# A GGUF reference: a file (path or URL) ending in .gguf, or a Hugging Face
+# repository whose name says GGUF, optionally with :QUANT (llama.cpp's -hf).
+_GGUF_FILE = re.compile(r"\.gguf$", re.I)
+_GGUF_REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]*gguf[\w.-]*(:[\w.-]+)?$", re.I)
 
 
 class LaunchError(ValueError):
@@ -40,13 +88,37 @@ class LaunchError(ValueError):
         super().__init__("; ".join(f"{where}: {msg}" for where, msg in problems))
 
 
+@dataclass(frozen=True)
+class LaunchSettings:
+    """What the lab configures once: the management interface (the same name on
+    every node), each node's management address (None: a placeholder to fill
+    in), the vLLM image and where run_cluster.sh and the model cache live."""
+
+    mgmt_iface: str = DEFAULT_MGMT_IFACE
+    mgmt_ips: Mapping[str, str] = field(default_factory=dict)
+    vllm_image: str = DEFAULT_VLLM_IMAGE
+    run_cluster: str = "$HOME/run_cluster.sh"
+    hf_cache: str = "$HOME/.cache/huggingface"
+
+
 def _q(value: object) -> str:
     return shlex.quote(str(value))
+
+
+def _path(value: str) -> str:
+    """A configured path: a leading $HOME stays expandable, the rest is quoted."""
+    if value.startswith("$HOME/"):
+        return '"$HOME"/' + _q(value[len("$HOME/"):])
+    return _q(value)
 
 
 def _c(value: object) -> str:
     """Text for a comment line: a newline there would end the comment and run the rest."""
     return "".join(ch if ch.isprintable() else "?" for ch in str(value))
+
+
+def _unprintable(value: object) -> bool:
+    return any(not ch.isprintable() for ch in str(value))
 
 
 def ib_hca(node: NodeSpec) -> list[str]:
@@ -57,21 +129,98 @@ def ib_hca(node: NodeSpec) -> list[str]:
     return devices
 
 
-def _unprintable(value: object) -> bool:
-    return any(not ch.isprintable() for ch in str(value))
+def cluster_twins(node: NodeSpec) -> list[str]:
+    """Both netdev twins of every cabled port, in port order (MTU 9000 on each)."""
+    names: list[str] = []
+    for port in sorted(node.port_ifaces):
+        names.extend(node.port_ifaces[port])
+    return names
+
+
+def mgmt_bootstrap(kind: str) -> bool:
+    """Whether bootstrap goes over the management network for this group kind."""
+    return kind not in CLUSTER_BOOTSTRAP_KINDS
+
+
+def placeholder(node: str, iface: str) -> str:
+    return f"<ip of {_c(node)} on {_c(iface)}>"
+
+
+def usable_mgmt_ip(text: str | None) -> str | None:
+    """An inventory SSH host usable as a management address: an IP that is not
+    loopback (a tunnel or the simulated fleet) nor unspecified; names are not
+    accepted because VLLM_HOST_IP and Ray's node address need an IP."""
+    try:
+        ip = ipaddress.ip_address(str(text or "").strip())
+    except ValueError:
+        return None
+    return None if ip.is_loopback or ip.is_unspecified else str(ip)
+
+
+def bootstrap(node: NodeSpec, kind: str, settings: LaunchSettings) -> tuple[str, str]:
+    """(interface, address) this node's engine bootstraps on."""
+    if mgmt_bootstrap(kind):
+        iface = settings.mgmt_iface
+        return iface, settings.mgmt_ips.get(node.name) or placeholder(node.name, iface)
+    return node.bootstrap_iface or "", node.cluster_ip or ""
+
+
+# --- model references -------------------------------------------------------------
+
+
+def model_ref_problem(model: ModelSpec, launcher: str, ref: str | None) -> str | None:
+    """Why this engine cannot load this model reference, or None."""
+    engine = PLANNER_ENGINE.get(launcher, launcher)
+    if REFERENCE_KIND.get(launcher) == "gguf":
+        if model.quantization == "nvfp4":
+            return (f"{model.slug} is NVFP4: llama.cpp does not load NVFP4 checkpoints; pick a GGUF variant "
+                    "of the model or another engine")
+        if not ref:
+            return f"{model.slug} has no GGUF repository or file for llama.cpp; add one to the model"
+        if not (_GGUF_FILE.search(ref) or _GGUF_REPO.match(ref)):
+            return (f"{ref} is not a GGUF file or repository: llama.cpp cannot load safetensors; "
+                    "give a .gguf file or a GGUF repository (e.g. ggml-org/gpt-oss-120b-GGUF)")
+        return None
+    if not ref:
+        return f"{model.slug} has no Hugging Face repository for {engine}; add one to the model"
+    if _GGUF_FILE.search(ref):
+        return f"{ref} is a GGUF file: {engine} loads the Hugging Face repository, not GGUF"
+    return None
+
+
+def model_reference(model: ModelSpec, launcher: str, refs: Mapping[str, str] | None = None) -> str | None:
+    """The reference a launcher loads: ``refs`` keyed by reference kind ("hf",
+    "gguf") when given, else the model's Hugging Face repository for the
+    engines that load one. Never the catalogue slug."""
+    kind = REFERENCE_KIND.get(launcher, "hf")
+    if refs and refs.get(kind):
+        return refs[kind]
+    return model.hf_repo or None if kind == "hf" else None
+
+
+# --- problems ---------------------------------------------------------------------
 
 
 def launch_problems(plan: Plan, group: GroupSpec, model: ModelSpec, *, engine: str,
-                    model_ref: str | None = None) -> list[tuple[str, str]]:
+                    model_ref: str | None = None, settings: LaunchSettings | None = None
+                    ) -> list[tuple[str, str]]:
     """Everything that stops commands from being generated, as (where, message)."""
+    settings = settings or LaunchSettings()
     problems: list[tuple[str, str]] = []
     if engine not in LAUNCH_ENGINES:
         return [("engine", f"one of {', '.join(LAUNCH_ENGINES)}")]
+    ref = model_ref if model_ref is not None else model_reference(model, engine)
     # quoting keeps a newline inside one argument, but no real model name,
     # address or interface contains one: refuse instead of writing it
-    for where, value in (("model_ref", _model_ref(model, model_ref)), ("model.slug", model.slug)):
+    for where, value in (("model_ref", ref or ""), ("model.slug", model.slug),
+                         ("settings", f"{settings.mgmt_iface}{settings.vllm_image}{settings.run_cluster}"
+                                      f"{settings.hf_cache}")):
         if _unprintable(value):
             problems.append((where, "contains control characters (newline, tab...)"))
+    if not problems:
+        why = model_ref_problem(model, engine, ref)
+        if why:
+            problems.append(("model_ref", why))
     if not plan.fits:
         problems.append(("plan", "does not fit in memory: running it would exhaust unified memory"))
     if engine == "llama.cpp-rpc" and (plan.tp > 1 or plan.ep > 1):
@@ -86,47 +235,73 @@ def launch_problems(plan: Plan, group: GroupSpec, model: ModelSpec, *, engine: s
         if len(instance) < 2:
             continue
         for name in instance:
-            node = by_name[name]
-            if not node.has_connectx:
-                problems.append((f"node {name}", "has no ConnectX-7: cannot join a multi-node plan"))
-                continue
-            if not node.cluster_ip:
-                problems.append((f"node {name}", "cluster_ip is missing"))
-            values = [node.cluster_ip or "", node.bootstrap_iface or ""]
-            values += [v for pair in (*node.port_ifaces.values(), *node.port_rdma.values()) for v in pair]
-            if any(_unprintable(v) for v in values):
-                problems.append((f"node {name}", "an address or interface name contains control characters"))
-            if not node.bootstrap_iface:
-                problems.append((f"node {name}", "no cabled port and no cluster_iface"))
-            if engine == "llama.cpp-rpc":
-                continue
-            for port in sorted(node.port_ifaces):
-                twins = node.port_rdma.get(port, ())
-                if len(twins) != 2 or not all(twins):
-                    problems.append((f"node {name}", f"port {port}: both RoCE twins needed for NCCL_IB_HCA"))
+            problems += _node_problems(by_name[name], group.kind, engine, settings)
     return problems
 
 
-def _nccl_env(node: NodeSpec, head: NodeSpec, group: GroupSpec, *, vllm: bool) -> list[str]:
-    iface = node.bootstrap_iface or ""
-    env = []
+def _node_problems(node: NodeSpec, kind: str, engine: str, settings: LaunchSettings) -> list[tuple[str, str]]:
+    where = f"node {node.name}"
+    if not node.has_connectx:
+        return [(where, "has no ConnectX-7: cannot join a multi-node plan")]
+    problems = []
+    if not mgmt_bootstrap(kind) and not node.cluster_ip:
+        problems.append((where, "cluster_ip is missing"))
+    values = [node.cluster_ip or "", node.bootstrap_iface or "", settings.mgmt_ips.get(node.name, "")]
+    values += [v for pair in (*node.port_ifaces.values(), *node.port_rdma.values()) for v in pair]
+    if any(_unprintable(v) for v in values):
+        problems.append((where, "an address or interface name contains control characters"))
+    if not node.port_ifaces:
+        problems.append((where, "no cabled port: the group's cluster links do not reach it"))
+    elif not mgmt_bootstrap(kind) and not node.bootstrap_iface:
+        problems.append((where, "no cabled port and no cluster_iface"))
+    if engine != "llama.cpp-rpc":
+        for port in sorted(node.port_ifaces):
+            twins = node.port_rdma.get(port, ())
+            if len(twins) != 2 or not all(twins):
+                problems.append((where, f"port {port}: both RoCE twins needed for NCCL_IB_HCA"))
+    return problems
+
+
+# --- pieces -----------------------------------------------------------------------
+
+
+def cluster_env(node: NodeSpec, head: NodeSpec, group: GroupSpec, settings: LaunchSettings, *,
+                vllm: bool) -> list[tuple[str, str]]:
+    """(variable, value) pairs a multi-node engine process needs on this node."""
+    iface, address = bootstrap(node, group.kind, settings)
+    _, head_address = bootstrap(head, group.kind, settings)
+    env: list[tuple[str, str]] = []
     if vllm:
-        env.append(f"export VLLM_HOST_IP={_q(node.cluster_ip)}")
+        env.append(("VLLM_HOST_IP", address))
     for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES", "TP_SOCKET_IFNAME",
                 "OMPI_MCA_btl_tcp_if_include"):
-        env.append(f"export {var}={_q(iface)}")
-    env.append(f"export NCCL_IB_HCA={_q(','.join(ib_hca(node)))}")
-    if group.kind in ("ring", "chain"):
-        # both ports are cabled on a ring: stop NCCL from merging all four devices
-        env.append("export NCCL_IB_MERGE_NICS=0")
-    env.append(f"export MASTER_ADDR={_q(head.cluster_ip)}")
+        env.append((var, iface))
+    env.append(("NCCL_IB_HCA", ",".join(ib_hca(node))))
+    env.append(("NCCL_IB_SUBNET_AWARE_ROUTING", "1"))
+    if group.kind in RING_KINDS:
+        env += [("NCCL_NET_PLUGIN", "none"), ("NCCL_IB_MERGE_NICS", "0")]
+    env.append(("MASTER_ADDR", head_address))
     if vllm:
-        env.append("export RAY_memory_monitor_refresh_ms=0")
+        env.append(("RAY_memory_monitor_refresh_ms", "0"))
     return env
 
 
-def _model_ref(model: ModelSpec, model_ref: str | None) -> str:
-    return model_ref or model.hf_repo or model.slug
+def preflight(node: NodeSpec, group: GroupSpec, settings: LaunchSettings) -> list[str]:
+    """Shell lines that stop the script when the node is not set up as the
+    commands assume: MTU 9000 on every cabled twin, the bootstrap interface present."""
+    twins = " ".join(_q(name) for name in cluster_twins(node))
+    iface, _ = bootstrap(node, group.kind, settings)
+    return [
+        f"for dev in {twins}; do",
+        '  mtu=$(cat "/sys/class/net/$dev/mtu" 2>/dev/null || echo missing)',
+        f'  if [ "$mtu" != {CLUSTER_MTU} ]; then',
+        f'    echo "MTU of $dev is $mtu, not {CLUSTER_MTU}: apply this node\'s netplan file first" >&2; exit 1',
+        "  fi",
+        "done",
+        f"if [ ! -e /sys/class/net/{_q(iface)} ]; then",
+        f"  echo {_q(f'bootstrap interface {iface} is missing on this node')} >&2; exit 1",
+        "fi",
+    ]
 
 
 def _vllm_args(plan: Plan, model: ModelSpec, ref: str, per_instance: int, host: str) -> list[str]:
@@ -151,11 +326,17 @@ def _sglang_args(plan: Plan, model: ModelSpec, ref: str, per_instance: int, host
     return args
 
 
-def _header(plan: Plan, model: ModelSpec, node: NodeSpec, index: int, rank: int, size: int) -> list[str]:
+def _header(plan: Plan, model: ModelSpec, node: NodeSpec, index: int, rank: int, size: int,
+            group: GroupSpec, settings: LaunchSettings) -> list[str]:
     # comments carry user text too: _c keeps it on the comment's line
     lines = ["#!/usr/bin/env bash", "set -euo pipefail",
              f"# model {_c(model.slug)}: {plan.strategy} tp={plan.tp} pp={plan.pp} ep={plan.ep}",
              f"# node {_c(node.name)}: rank {rank} of {size} in instance {index + 1} of {plan.replicas}"]
+    if size > 1:
+        iface, _ = bootstrap(node, group.kind, settings)
+        why = ("a ring link reaches only the neighbours, so bootstrap uses the management network"
+               if mgmt_bootstrap(group.kind) else "the cluster link reaches every node of the group")
+        lines.append(f"# bootstrap on {_c(iface)}: {why}; NCCL finds the RoCE data path itself")
     if plan.replicas > 1:
         lines.append("# independent copies: put a load balancer in front of the instances' heads")
     if plan.exchange_path == "switched-rocenante":
@@ -165,78 +346,164 @@ def _header(plan: Plan, model: ModelSpec, node: NodeSpec, index: int, rank: int,
 
 
 def launch_commands(plan: Plan, group: GroupSpec, model: ModelSpec, *, engine: str,
-                    model_ref: str | None = None, serve_host: str = DEFAULT_SERVE_HOST) -> dict[str, str]:
-    """One shell script per node of the plan, keyed by node name.
+                    model_ref: str | None = None, serve_host: str = DEFAULT_SERVE_HOST,
+                    settings: LaunchSettings | None = None) -> dict[str, str]:
+    """One bash script per node of the plan, keyed by node name.
 
-    `model_ref` is what the engine loads (default: the model's hf_repo, else
-    its slug); for llama.cpp a path ending in .gguf is passed with -m, anything
-    else with -hf. Raises LaunchError with field-by-field problems.
+    `model_ref` is what the engine loads (default: ``model_reference``); for
+    llama.cpp a .gguf file is passed with -m, a GGUF repository with -hf.
+    Raises LaunchError with field-by-field problems.
     """
-    problems = launch_problems(plan, group, model, engine=engine, model_ref=model_ref)
+    settings = settings or LaunchSettings()
+    problems = launch_problems(plan, group, model, engine=engine, model_ref=model_ref, settings=settings)
     if problems:
         raise LaunchError(problems)
     by_name = {n.name: n for n in group.nodes}
-    ref = _model_ref(model, model_ref)
+    ref = model_ref if model_ref is not None else model_reference(model, engine)
+    assert ref  # launch_problems refuses a missing reference
     shares = [plan.concurrency // plan.replicas + (1 if i < plan.concurrency % plan.replicas else 0)
               for i in range(plan.replicas)]
     scripts: dict[str, str] = {}
     for index, names in enumerate(plan.instances):
         nodes = [by_name[n] for n in names]
-        head = nodes[0]
-        per_instance = max(1, shares[index])
+        ctx = _Instance(plan, group, model, ref, nodes, max(1, shares[index]), serve_host, settings)
         for rank, node in enumerate(nodes):
-            lines = _header(plan, model, node, index, rank, len(nodes))
-            lines += _node_commands(engine, plan, group, model, ref, nodes, head, node, rank, per_instance,
-                                    serve_host)
+            lines = _header(plan, model, node, index, rank, len(nodes), group, settings)
+            if len(nodes) > 1:
+                lines += preflight(node, group, settings)
+            lines += _node_commands(engine, ctx, node, rank)
             scripts[node.name] = "\n".join(lines) + "\n"
     return scripts
 
 
-def _node_commands(engine: str, plan: Plan, group: GroupSpec, model: ModelSpec, ref: str,
-                   nodes: list[NodeSpec], head: NodeSpec, node: NodeSpec, rank: int,
-                   per_instance: int, host: str) -> list[str]:
-    multi = len(nodes) > 1
+@dataclass(frozen=True)
+class _Instance:
+    plan: Plan
+    group: GroupSpec
+    model: ModelSpec
+    ref: str
+    nodes: list[NodeSpec]
+    per_instance: int
+    host: str
+    settings: LaunchSettings
+
+    @property
+    def head(self) -> NodeSpec:
+        return self.nodes[0]
+
+    @property
+    def multi(self) -> bool:
+        return len(self.nodes) > 1
+
+    def address(self, node: NodeSpec) -> str:
+        return bootstrap(node, self.group.kind, self.settings)[1]
+
+
+def _exports(env: list[tuple[str, str]]) -> list[str]:
+    return [f"export {var}={_q(value)}" for var, value in env]
+
+
+def _node_commands(engine: str, ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
     if engine == "llama.cpp-rpc":
-        return _llama_cpp(plan, ref, nodes, node, rank, per_instance, host)
-    env = _nccl_env(node, head, group, vllm=engine.startswith("vllm")) if multi else []
+        return _llama_cpp(ctx, node, rank)
+    if engine == "vllm-container":
+        return _vllm_container(ctx, node, rank)
+    env = cluster_env(node, ctx.head, ctx.group, ctx.settings, vllm=engine.startswith("vllm")) if ctx.multi else []
+    plan, model, ref = ctx.plan, ctx.model, ctx.ref
     if engine == "vllm-ray":
-        if not multi:
-            return env + [" ".join(_vllm_args(plan, model, ref, per_instance, host))]
+        if not ctx.multi:
+            return [" ".join(_vllm_args(plan, model, ref, ctx.per_instance, ctx.host))]
         if rank == 0:
-            return env + [
-                f"ray start --head --node-ip-address={_q(node.cluster_ip)} --port={RAY_PORT}",
-                f"# wait until `ray status` shows {len(nodes)} nodes, then:",
-                " ".join(_vllm_args(plan, model, ref, per_instance, host) + ["--distributed-executor-backend", "ray"]),
+            return _exports(env) + [
+                f"ray start --head --node-ip-address={_q(ctx.address(node))} --port={RAY_PORT}",
+                *_wait_for_ray(len(ctx.nodes), "ray status"),
+                " ".join(_vllm_args(plan, model, ref, ctx.per_instance, ctx.host)
+                         + ["--distributed-executor-backend", "ray"]),
             ]
-        return env + [f"ray start --block --address={_q(f'{head.cluster_ip}:{RAY_PORT}')} "
-                      f"--node-ip-address={_q(node.cluster_ip)}"]
+        return _exports(env) + [f"ray start --block --address={_q(f'{ctx.address(ctx.head)}:{RAY_PORT}')} "
+                                f"--node-ip-address={_q(ctx.address(node))}"]
     if engine == "vllm":
-        args = _vllm_args(plan, model, ref, per_instance, host)
-        if multi:
-            args += ["--nnodes", str(len(nodes)), "--node-rank", str(rank), "--master-addr",
-                     _q(head.cluster_ip), "--master-port", str(TORCH_MASTER_PORT)]
+        args = _vllm_args(plan, model, ref, ctx.per_instance, ctx.host)
+        if ctx.multi:
+            args += ["--nnodes", str(len(ctx.nodes)), "--node-rank", str(rank), "--master-addr",
+                     _q(ctx.address(ctx.head)), "--master-port", str(TORCH_MASTER_PORT)]
             if rank > 0:
                 args.append("--headless")
-        return env + [" ".join(args)]
+        return _exports(env) + [" ".join(args)]
     # sglang
-    args = _sglang_args(plan, model, ref, per_instance, host)
-    if multi:
-        args += ["--nnodes", str(len(nodes)), "--node-rank", str(rank),
-                 "--dist-init-addr", _q(f"{head.cluster_ip}:{SGLANG_DIST_PORT}")]
-    return env + [" ".join(args)]
+    args = _sglang_args(plan, model, ref, ctx.per_instance, ctx.host)
+    if ctx.multi:
+        args += ["--nnodes", str(len(ctx.nodes)), "--node-rank", str(rank),
+                 "--dist-init-addr", _q(f"{ctx.address(ctx.head)}:{SGLANG_DIST_PORT}")]
+    return _exports(env) + [" ".join(args)]
 
 
-def _llama_cpp(plan: Plan, ref: str, nodes: list[NodeSpec], node: NodeSpec, rank: int,
-               per_instance: int, host: str) -> list[str]:
+def _wait_for_ray(count: int, status_command: str) -> list[str]:
+    """Wait until Ray sees every node of the instance (10 minutes at most)."""
+    return [
+        f"echo 'waiting for {count} Ray nodes (start the other nodes now)'",
+        "for _ in $(seq 1 120); do",
+        f"  seen=$({status_command} 2>/dev/null | grep -cE '^ *[0-9]+ node_' || true)",
+        f'  if [ "${{seen:-0}}" -ge {count} ]; then break; fi',
+        "  sleep 5",
+        "done",
+        f'if [ "${{seen:-0}}" -lt {count} ]; then echo "only ${{seen:-0}} of {count} Ray nodes joined" >&2; exit 1; fi',
+    ]
+
+
+def _vllm_container(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
+    """NVIDIA's recipe: run_cluster.sh starts the nvcr.io/nvidia/vllm container
+    (host network, Ray inside) on every node; the head then runs vllm serve in
+    its container. Docker's -e carries the environment into the container."""
+    s = ctx.settings
+    image = _q(s.vllm_image)
+    serve = " ".join(_vllm_args(ctx.plan, ctx.model, ctx.ref, ctx.per_instance, ctx.host))
+    if not ctx.multi:
+        return [f"docker run --rm --gpus all --network host --ipc host -v {_path(s.hf_cache)}:/root/.cache/huggingface "
+                f"{image} {serve}"]
+    env = cluster_env(node, ctx.head, ctx.group, s, vllm=True)
+    fetch = [
+        f"RUN_CLUSTER={_path(s.run_cluster)}",
+        'if [ ! -x "$RUN_CLUSTER" ]; then',
+        f'  wget -qO "$RUN_CLUSTER" {_q(RUN_CLUSTER_URL)}',
+        f'  sed -i {_q(RAY_INSTALL_PATCH)} "$RUN_CLUSTER"',
+        '  chmod +x "$RUN_CLUSTER"',
+        "fi",
+        f"mkdir -p {_path(s.hf_cache)}",
+    ]
+    role = "--head" if rank == 0 else "--worker"
+    start = (f'bash "$RUN_CLUSTER" {image} {_q(ctx.address(ctx.head))} {role} {_path(s.hf_cache)} '
+             + " ".join(f"-e {_q(f'{var}={value}')}" for var, value in env))
     if rank > 0:
-        return [f"rpc-server --host {_q(node.cluster_ip)} --port {RPC_PORT}"]
-    source = ["-m", _q(ref)] if ref.endswith(".gguf") else ["-hf", _q(ref)]
-    args = ["llama-server", *source, "-ngl", "999", "-c", str(plan.context_tokens * per_instance),
-            "--parallel", str(per_instance), "--host", _q(host), "--port", str(LLAMA_SERVER_PORT)]
-    if len(nodes) > 1:
-        workers = ",".join(f"{n.cluster_ip}:{RPC_PORT}" for n in nodes[1:])
-        args += ["--rpc", _q(workers)]
+        return [*fetch, "# keeps running: run it in tmux or screen (run_cluster.sh stops its container on exit)",
+                start]
+    return [
+        *fetch,
+        f"{start} > run_cluster.log 2>&1 &",
+        "container=''",
+        "for _ in $(seq 1 60); do",
+        "  container=$(docker ps --format '{{.Names}}' | grep -E '^node-[0-9]+$' | head -n 1 || true)",
+        '  if [ -n "$container" ]; then break; fi',
+        "  sleep 2",
+        "done",
+        'if [ -z "$container" ]; then echo "the vLLM container did not start: see run_cluster.log" >&2; exit 1; fi',
+        *_wait_for_ray(len(ctx.nodes), 'docker exec "$container" ray status'),
+        f'docker exec "$container" {serve} --distributed-executor-backend ray',
+    ]
+
+
+def _llama_cpp(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
+    if rank > 0:
+        return [f"rpc-server --host {_q(ctx.address(node))} --port {RPC_PORT}"]
+    ref = ctx.ref
+    source = ["-m", _q(ref)] if _GGUF_FILE.search(ref) and "://" not in ref else ["-hf", _q(ref)]
+    if _GGUF_FILE.search(ref) and "://" in ref:
+        source = ["--model-url", _q(ref)]
+    args = ["llama-server", *source, "-ngl", "999", "-c", str(ctx.plan.context_tokens * ctx.per_instance),
+            "--parallel", str(ctx.per_instance), "--host", _q(ctx.host), "--port", str(LLAMA_SERVER_PORT)]
     lines = []
-    if len(nodes) > 1:
-        lines.append(f"# start rpc-server on the {len(nodes) - 1} other node(s) first")
+    if ctx.multi:
+        workers = ",".join(f"{ctx.address(n)}:{RPC_PORT}" for n in ctx.nodes[1:])
+        args += ["--rpc", _q(workers)]
+        lines.append(f"# start rpc-server on the {len(ctx.nodes) - 1} other node(s) first")
     return lines + [" ".join(args)]

@@ -37,7 +37,7 @@ def test_plans_for_a_switched_group(api_viewer, demo):
     assert "NCCL_SOCKET_IFNAME=enp1s0f0np0" in head and "NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0" in head
     # no telemetry address: a clearly marked placeholder
     assert "'<ip of spark-07 on enp1s0f0np0>'" in head and data["group"]["addresses"] == "placeholder"
-    assert set(best["launch"]) == {"vllm-ray", "vllm"}
+    assert set(best["launch"]) == {"vllm-container", "vllm-ray", "vllm"}
     assert "--nnodes" in best["launch"]["vllm"]
     unfit = [p for p in data["plans"] if not p["fits"]]
     assert all(p["launch"] == {} for p in unfit)
@@ -54,7 +54,9 @@ def test_ring_commands_use_both_ports_and_keep_nics_apart(api_viewer, demo):
 def test_llama_cpp_gets_rpc_commands(api_viewer, demo):
     data = plan(api_viewer, group=demo["direct"].pk, engine="llama.cpp", model="gpt-oss-120b").json()
     pipelined = next(p for p in data["plans"] if p["pp"] == 2)
-    assert "rpc-server" in pipelined["launch"]["llama.cpp-rpc"] and "--rpc" in pipelined["launch"]["llama.cpp-rpc"]
+    # the catalogue names no GGUF for it: refused with the reason, never handed safetensors
+    assert pipelined["launch"] == {}
+    assert "no GGUF repository or file for llama.cpp" in pipelined["launch_problems"]["llama.cpp-rpc"][0]
 
 
 def test_telemetry_addresses_replace_placeholders(api_viewer, demo, fake_module):
@@ -173,6 +175,14 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
     best = client.post("/api/plans", {"model": "glm-5.3", "group": demo["switched"].pk, "context_tokens": 32768,
                                       "concurrency": 8, "goal": "throughput"}, content_type="application/json")
     launch = client.get(f"/plans/launch/{query}&plan={best.json()['recommended']}").content.decode()
+    # no repository for GLM-5.3 in the catalogue: no `vllm serve glm-5.3` that would not start
+    assert "glm-5.3 has no Hugging Face repository for vllm" in launch and "data-copy" not in launch
+    query = query.replace("glm-5.3", "llama-3.3-70b")
+    plans = client.post("/api/plans", {"model": "llama-3.3-70b", "group": demo["switched"].pk,
+                                       "context_tokens": 32768, "concurrency": 8, "goal": "throughput"},
+                        content_type="application/json").json()["plans"]
+    index = next(i for i, p in enumerate(plans) if p["fits"] and p["tp"] >= 2)
+    launch = client.get(f"/plans/launch/{query}&plan={index}").content.decode()
     assert "data-copy" in launch and "ray start" in launch and "&lt;ip of spark-07 on enp1s0f0np0&gt;" in launch
     assert "does not fit" in client.get("/plans/launch/" + query + "&plan=0").content.decode()
 

@@ -107,7 +107,8 @@ def test_llama_cpp_rpc_servers_and_client():
     assert "llama-server -m /models/gpt-oss-120b.gguf" in head
     assert "--rpc 192.168.100.11:50052,192.168.100.12:50052" in head
     with pytest.raises(LaunchError) as err:
-        launch_commands(plan_of(g, model, "tp", tp=3), g, model, engine="llama.cpp-rpc")
+        launch_commands(plan_of(g, model, "tp", tp=3), g, model, engine="llama.cpp-rpc",
+                        model_ref="/models/gpt-oss-120b.gguf")
     assert err.value.problems[0][0] == "plan"
 
 
@@ -151,18 +152,21 @@ def _command_lines(script):
 @pytest.mark.parametrize("engine", LAUNCH_ENGINES)
 def test_user_text_stays_quoted(engine):
     evil_model = replace(LLAMA, slug="evil-model", name=EVIL, hf_repo=EVIL)
+    if engine == "llama.cpp-rpc":  # llama.cpp loads no NVFP4: a GGUF variant
+        evil_model = replace(evil_model, quantization="int4")
     nodes = tuple(replace(node(i), name=f"{EVIL}\nreboot {i}", cluster_ip=f"10.0.0.{i}$(id)") for i in range(2))
     g = GroupSpec("g", "direct", nodes, 200.0)
     plan = plan_of(g, evil_model, "pp" if engine == "llama.cpp-rpc" else "tp",
                    engine="llama.cpp" if engine == "llama.cpp-rpc" else "vllm")
-    for script in launch_commands(plan, g, evil_model, engine=engine).values():
+    ref = f"{EVIL}.gguf" if engine == "llama.cpp-rpc" else None
+    for script in launch_commands(plan, g, evil_model, engine=engine, model_ref=ref).values():
         for line in _command_lines(script):
             words = shlex.split(line)  # parses: no dangling quote, one word per value
             assert "rm" not in words and "reboot" not in words
-            if EVIL in line or "$(" in line:
+            if EVIL in line or "$(id)" in line:
                 assert any(EVIL in w or "$(id)" in w for w in words)
         assert not any(line.strip().startswith("reboot") for line in script.splitlines())
-        assert EVIL not in "".join(_command_lines(script)).replace(shlex.quote(EVIL), "")
+        assert EVIL not in "".join(_command_lines(script)).replace(shlex.quote(ref or EVIL), "")
 
 
 @settings(max_examples=80, deadline=None)
@@ -170,7 +174,7 @@ def test_user_text_stays_quoted(engine):
 def test_any_model_reference_is_one_shell_word_or_refused(text):
     g = switched(2)
     plan = plan_of(g, LLAMA, tp=2)
-    if any(not ch.isprintable() for ch in text):
+    if any(not ch.isprintable() for ch in text) or text.lower().endswith(".gguf"):
         with pytest.raises(LaunchError) as err:
             launch_commands(plan, g, LLAMA, engine="vllm", model_ref=text)
         assert err.value.problems[0][0] == "model_ref"

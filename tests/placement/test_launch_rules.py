@@ -1,0 +1,215 @@
+"""Generated launch scripts, per topology kind: bash accepts every one, and the
+bootstrap, RoCE and ring rules of NVIDIA's playbooks hold.
+
+    direct:    spark-0:p1 ===== spark-1:p1
+    ring:      spark-0 -- spark-1 -- spark-2 -- spark-3 -- back to spark-0 (p0 and p1 cabled)
+    switched:  spark-0..3:p1 ===== switch
+"""
+
+import shlex
+import shutil
+import subprocess
+from dataclasses import replace
+
+import pytest
+
+from placement.catalogue import get_seed_model
+from placement.launch import (
+    LAUNCH_ENGINES,
+    LaunchError,
+    LaunchSettings,
+    launch_commands,
+    model_ref_problem,
+)
+from placement.planner import SPARK_128_USABLE_GB, GroupSpec, NodeSpec, plan_placement
+
+PORTS = {"p0": (("enp1s0f0np0", "enP2p1s0f0np0"), ("rocep1s0f0", "roceP2p1s0f0")),
+         "p1": (("enp1s0f1np1", "enP2p1s0f1np1"), ("rocep1s0f1", "roceP2p1s0f1"))}
+MGMT = {f"spark-{i}": f"10.20.0.{11 + i}" for i in range(4)}
+SETTINGS = LaunchSettings(mgmt_ips=MGMT, vllm_image="nvcr.io/nvidia/vllm:25.11-py3")
+BASH = shutil.which("bash")
+
+
+def node(i, ports):
+    return NodeSpec(f"spark-{i}", SPARK_128_USABLE_GB, True, {p: PORTS[p][0] for p in ports},
+                    {p: PORTS[p][1] for p in ports}, f"192.168.{100 + i}.{10 + i}")
+
+
+GROUPS = {
+    "direct": GroupSpec("d", "direct", (node(0, ["p1"]), node(1, ["p1"])), 200.0),
+    "ring": GroupSpec("r", "ring", tuple(node(i, ["p0", "p1"]) for i in range(4)), 200.0),
+    "switched": GroupSpec("s", "switched", tuple(node(i, ["p1"]) for i in range(4)), 200.0, "nccl"),
+}
+LLAMA = get_seed_model("llama-3.3-70b")  # NVFP4, nvidia/Llama-3.3-70B-Instruct-FP4
+GPT_OSS = get_seed_model("gpt-oss-120b")  # MXFP4
+GGUF = "ggml-org/gpt-oss-120b-GGUF"
+
+
+def scripts_for(kind, engine):
+    group = GROUPS[kind]
+    model = GPT_OSS if engine == "llama.cpp-rpc" else LLAMA
+    planner_engine = "llama.cpp" if engine == "llama.cpp-rpc" else "sglang" if engine == "sglang" else "vllm"
+    strategy = "pp" if engine == "llama.cpp-rpc" else "tp"
+    result = plan_placement(group, model, context_tokens=8192, engine=planner_engine)
+    plan = next(p for p in result.plans if p.strategy == strategy and p.nodes_per_instance == len(group.nodes))
+    ref = GGUF if engine == "llama.cpp-rpc" else None
+    return launch_commands(plan, group, model, engine=engine, model_ref=ref, settings=SETTINGS)
+
+
+def environment(script):
+    """VAR -> value as the script sets it (export lines, or docker's -e)."""
+    env = {}
+    for line in script.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        words = shlex.split(line, comments=True)
+        for i, word in enumerate(words):
+            target = word if i and words[i - 1] in ("export", "-e") else None
+            if target and "=" in target:
+                var, _, value = target.partition("=")
+                env[var] = value
+    return env
+
+
+CASES = [(kind, engine) for kind in GROUPS for engine in LAUNCH_ENGINES]
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is needed to check the scripts")
+@pytest.mark.parametrize(("kind", "engine"), CASES)
+def test_every_generated_script_is_valid_bash(kind, engine):
+    for name, script in scripts_for(kind, engine).items():
+        run = subprocess.run([BASH, "-n"], input=script, capture_output=True, text=True, check=False)
+        assert run.returncode == 0, f"{kind}/{engine}/{name}: {run.stderr}"
+        assert script.startswith("#!/usr/bin/env bash\nset -euo pipefail\n")
+
+
+NCCL_ENGINES = [e for e in LAUNCH_ENGINES if e != "llama.cpp-rpc"]
+
+
+@pytest.mark.parametrize("engine", NCCL_ENGINES)
+@pytest.mark.parametrize("kind", ["direct", "switched"])
+def test_cabled_groups_bootstrap_on_the_cluster_link(kind, engine):
+    """A direct pair or a switch: the cluster link reaches every node (NVIDIA's
+    two-Spark vLLM recipe bootstraps on enp1s0f1np1 and its address)."""
+    scripts = scripts_for(kind, engine)
+    head_ip = GROUPS[kind].nodes[0].cluster_ip
+    for spec in GROUPS[kind].nodes:
+        env = environment(scripts[spec.name])
+        for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES", "TP_SOCKET_IFNAME",
+                    "OMPI_MCA_btl_tcp_if_include"):
+            assert env[var] == "enp1s0f1np1", (spec.name, var)
+        assert env["MASTER_ADDR"] == head_ip
+        assert env["NCCL_IB_HCA"] == "rocep1s0f1,roceP2p1s0f1"  # both twins of the cabled port
+        assert env["NCCL_IB_SUBNET_AWARE_ROUTING"] == "1"
+        assert "NCCL_NET_PLUGIN" not in env and "NCCL_IB_MERGE_NICS" not in env
+        if engine.startswith("vllm"):
+            assert env["VLLM_HOST_IP"] == spec.cluster_ip
+            assert env["RAY_memory_monitor_refresh_ms"] == "0"
+        assert "10.20.0." not in scripts[spec.name]  # the management network is not needed
+
+
+@pytest.mark.parametrize("engine", LAUNCH_ENGINES)
+def test_ring_bootstraps_on_the_management_network(engine):
+    """A ring link reaches only the two neighbours: spark-2 has no route to
+    spark-0's cluster addresses, so every bootstrap path is enP7s7."""
+    scripts = scripts_for("ring", engine)
+    cluster_ips = {n.cluster_ip for n in GROUPS["ring"].nodes}
+    for spec in GROUPS["ring"].nodes:
+        script = scripts[spec.name]
+        assert not any(ip in script for ip in cluster_ips), spec.name
+        if engine == "llama.cpp-rpc":
+            continue
+        env = environment(script)
+        for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES", "TP_SOCKET_IFNAME",
+                    "OMPI_MCA_btl_tcp_if_include"):
+            assert env[var] == "enP7s7"
+        assert env["MASTER_ADDR"] == MGMT["spark-0"]
+        assert env["NCCL_IB_HCA"] == "rocep1s0f0,roceP2p1s0f0,rocep1s0f1,roceP2p1s0f1"
+        assert env["NCCL_IB_SUBNET_AWARE_ROUTING"] == "1"
+        assert env["NCCL_NET_PLUGIN"] == "none"
+        assert env["NCCL_IB_MERGE_NICS"] == "0"
+        if engine.startswith("vllm"):
+            assert env["VLLM_HOST_IP"] == MGMT[spec.name]
+    if engine == "llama.cpp-rpc":
+        assert "--rpc 10.20.0.12:50052,10.20.0.13:50052,10.20.0.14:50052" in scripts["spark-0"]
+        assert "rpc-server --host 10.20.0.13 --port 50052" in scripts["spark-2"]
+
+
+def test_ring_without_management_addresses_names_what_to_fill_in():
+    group = GROUPS["ring"]
+    plan = next(p for p in plan_placement(group, LLAMA, context_tokens=8192).plans if p.strategy == "tp")
+    scripts = launch_commands(plan, group, LLAMA, engine="vllm-ray", settings=LaunchSettings(mgmt_iface="wlP9s9"))
+    env = environment(scripts["spark-2"])
+    assert env["VLLM_HOST_IP"] == "<ip of spark-2 on wlP9s9>"
+    assert env["MASTER_ADDR"] == "<ip of spark-0 on wlP9s9>"
+    assert env["NCCL_SOCKET_IFNAME"] == "wlP9s9"
+
+
+@pytest.mark.parametrize(("kind", "engine"), [c for c in CASES if c[1] != "llama.cpp-rpc"])
+def test_mtu_9000_is_checked_on_every_cabled_twin_before_anything_starts(kind, engine):
+    for spec in GROUPS[kind].nodes:
+        script = scripts_for(kind, engine)[spec.name]
+        twins = [name for pair in spec.port_ifaces.values() for name in pair]
+        check = next(line for line in script.splitlines() if line.startswith("for dev in "))
+        assert shlex.split(check.removesuffix("; do"))[3:] == twins
+        assert '[ "$mtu" != 9000 ]' in script
+        first_command = next(i for i, line in enumerate(script.splitlines())
+                             if line.startswith(("export ", "ray ", "vllm ", "python3 ", "RUN_CLUSTER=")))
+        assert script.splitlines().index(check) < first_command
+
+
+@pytest.mark.parametrize("kind", list(GROUPS))
+def test_container_recipe_is_nvidias(kind):
+    """run_cluster.sh IMAGE HEAD_IP --head|--worker HF_CACHE -e VAR=..., then
+    vllm serve inside the head's container once Ray sees every node."""
+    scripts = scripts_for(kind, "vllm-container")
+    group = GROUPS[kind]
+    head_address = MGMT["spark-0"] if kind == "ring" else group.nodes[0].cluster_ip
+    for rank, spec in enumerate(group.nodes):
+        script = scripts[spec.name]
+        start = next(line for line in script.splitlines() if line.startswith('bash "$RUN_CLUSTER"'))
+        words = shlex.split(start.replace('"$RUN_CLUSTER"', "run_cluster.sh").replace('"$HOME"', "/home/u"))
+        assert words[1:6] == ["run_cluster.sh", "nvcr.io/nvidia/vllm:25.11-py3", head_address,
+                              "--head" if rank == 0 else "--worker", "/home/u/.cache/huggingface"]
+        assert "RUN_CLUSTER=\"$HOME\"/run_cluster.sh" in script
+        assert "examples/ray_serving/run_cluster.sh" in script  # fetched when missing
+        if rank == 0:
+            assert start.endswith("> run_cluster.log 2>&1 &")
+            serve = next(line for line in script.splitlines() if line.startswith('docker exec "$container" vllm'))
+            assert "vllm serve nvidia/Llama-3.3-70B-Instruct-FP4" in serve
+            assert f"--tensor-parallel-size {len(group.nodes)}" in serve
+            assert "--distributed-executor-backend ray" in serve
+            assert script.index("ray status") < script.index(serve)
+        else:
+            assert "vllm serve" not in script and not start.endswith("&")
+
+
+def test_container_recipe_is_the_default_vllm_launcher():
+    assert LAUNCH_ENGINES[0] == "vllm-container"
+
+
+def test_no_model_reference_no_script():
+    """No fallback to the catalogue slug: `vllm serve glm-5.3` would not start."""
+    glm = replace(get_seed_model("llama-3.1-8b"), slug="no-repo", hf_repo="")
+    group = GROUPS["direct"]
+    plan = plan_placement(group, glm, context_tokens=8192).plans[0]
+    with pytest.raises(LaunchError) as err:
+        launch_commands(plan, group, glm, engine="vllm-container")
+    assert err.value.problems == [
+        ("model_ref", "no-repo has no Hugging Face repository for vllm; add one to the model")]
+
+
+@pytest.mark.parametrize(("model", "ref", "reason"), [
+    (LLAMA, "nvidia/Llama-3.3-70B-Instruct-FP4", "is NVFP4: llama.cpp does not load NVFP4"),
+    (GPT_OSS, "openai/gpt-oss-120b", "llama.cpp cannot load safetensors"),
+    (GPT_OSS, None, "has no GGUF repository or file for llama.cpp"),
+])
+def test_llama_cpp_refuses_what_it_cannot_load(model, ref, reason):
+    assert reason in (model_ref_problem(model, "llama.cpp-rpc", ref) or "")
+
+
+@pytest.mark.parametrize("ref", ["ggml-org/gpt-oss-120b-GGUF", "unsloth/gpt-oss-120b-GGUF:Q4_K_M",
+                                 "/models/gpt-oss-120b-mxfp4.gguf"])
+def test_llama_cpp_accepts_gguf(ref):
+    assert model_ref_problem(GPT_OSS, "llama.cpp-rpc", ref) is None
+    assert "GGUF file" in (model_ref_problem(GPT_OSS, "vllm", "/m/x.gguf") or "")
