@@ -1,0 +1,227 @@
+"""nccl-tests ``all_gather_perf`` output: the parser and the judge.
+
+The parser reads what real Sparks print (``docs/launch-and-fabric.md``): one
+table row per buffer size (``size count type redop root`` then time, algbw,
+busbw and ``#wrong`` for out-of-place and in-place), a closing ``# Avg bus
+bandwidth : 21.9`` line that may end in a space, host names right-padded in
+the rank lines, and NCCL INFO or X11 lines interleaved anywhere.
+
+The judge compares the average bus bandwidth with what the group's links
+should give: about 20 to 24 GB/s on one 200 Gb/s link direct or through a
+switch, 10 GB/s and up on a ring (NVIDIA's cluster set-up script accepts
+that), about half on 100 Gb/s links. Findings name the fix. Pure: no Django.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+Severity = Literal["critical", "warning", "info"]
+
+# NVIDIA's cluster set-up script (dgx-spark-playbooks, spark_cluster_setup.py):
+# MIN_NCCL_TEST_BW = 21.875 GB/s (175 Gb/s) on direct or switched links,
+# MIN_NCCL_TEST_BW_RING = 10 GB/s. Healthy published two-node runs average
+# 21.4 to 23.0 GB/s, so the band we call "as expected" starts at 20.
+EXPECTED_200G = (20.0, 24.0)
+NVIDIA_THRESHOLD_200G = 21.875
+RING_FLOOR = 10.0
+# A run stuck near 3 GB/s whatever the buffer size: NCCL uses part of the link
+# only, a non-release NCCL build, or a re-cabled node not rebooted (2.82 GB/s).
+STUCK_BELOW = 5.0
+
+FABRIC_CODES: dict[str, tuple[Severity, str]] = {
+    "fabric-errors": ("critical", "nccl-tests counted wrong values (#wrong above 0): data was corrupted."),
+    "fabric-stuck-low": ("critical", "Bus bandwidth stuck near 3 GB/s whatever the buffer size."),
+    "fabric-one-half": ("warning", "Bus bandwidth about half of what the links give: one twin carries the traffic."),
+    "fabric-below-expected": ("warning", "Bus bandwidth under what the group's links should give."),
+    "fabric-run-failed": ("critical", "The fabric verification did not complete."),
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    size_bytes: int
+    count: int
+    busbw_oop: float  # GB/s, out-of-place
+    busbw_ip: float  # GB/s, in-place
+    algbw_oop: float
+    wrong: int  # out-of-place + in-place; 0 when validation is off (N/A)
+
+    @property
+    def busbw(self) -> float:
+        return max(self.busbw_oop, self.busbw_ip)
+
+
+@dataclass(frozen=True)
+class NcclResult:
+    rows: tuple[Row, ...]
+    avg_busbw: float | None  # the "# Avg bus bandwidth" line
+    wrong: int
+    hosts: tuple[str, ...]
+    nccl_version: str | None
+    tests_version: str | None
+    errors: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.rows) and self.avg_busbw is not None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rows": [{"size_bytes": r.size_bytes, "busbw_oop": r.busbw_oop, "busbw_ip": r.busbw_ip,
+                      "algbw_oop": r.algbw_oop, "wrong": r.wrong} for r in self.rows],
+            "avg_busbw": self.avg_busbw, "wrong": self.wrong, "hosts": list(self.hosts),
+            "nccl_version": self.nccl_version, "tests_version": self.tests_version, "errors": list(self.errors),
+        }
+
+
+_AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.]+)\s*$")
+_RANK = re.compile(r"^#\s*Rank\s+\d+\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device")
+_NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+\S*)")
+_TESTS_VERSION = re.compile(r"^#\s*nccl-tests version (\S+)")
+_NUMBER = re.compile(r"^[0-9]+$")
+
+
+def _float(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
+def _wrong(text: str) -> int | None:
+    if text.upper() == "N/A":
+        return 0
+    return int(text) if _NUMBER.match(text) else None
+
+
+def parse_all_gather(text: str) -> NcclResult:
+    """Every size row, the average, the #wrong total. Never raises."""
+    rows: list[Row] = []
+    errors: list[str] = []
+    avg = None
+    hosts: list[str] = []
+    nccl_version = tests_version = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if match := _NCCL_VERSION.search(line):
+            nccl_version = nccl_version or match.group(1)
+        if line.startswith("#"):
+            if match := _AVG.match(line):
+                avg = float(match.group(1))
+            elif match := _RANK.match(line):
+                hosts.append(match.group(1))
+            elif match := _TESTS_VERSION.match(line):
+                tests_version = match.group(1)
+            continue
+        words = line.split()
+        if not _NUMBER.match(words[0]) or len(words) < 13:
+            continue  # NCCL INFO, X11 and other lines between the rows
+        size, count = int(words[0]), words[1]
+        values = [_float(w) for w in (words[6], words[7], words[10], words[11])]
+        wrongs = [_wrong(words[8]), _wrong(words[12])]
+        if any(v is None for v in values) or any(w is None for w in wrongs) or not _NUMBER.match(count):
+            errors.append(f"unreadable row: {line[:80]}")
+            continue
+        algbw, busbw_oop, _algbw_ip, busbw_ip = (v or 0.0 for v in values)
+        rows.append(Row(size, int(count), busbw_oop, busbw_ip, algbw, sum(w or 0 for w in wrongs)))
+    if not rows:
+        errors.append("no result rows: the test did not print its table")
+    elif avg is None:
+        errors.append("no '# Avg bus bandwidth' line: the run stopped before the end")
+    return NcclResult(tuple(rows), avg, sum(r.wrong for r in rows), tuple(hosts), nccl_version, tests_version,
+                      tuple(errors))
+
+
+# --- the judge --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FabricFinding:
+    code: str
+    severity: Severity
+    message: str
+    fix: str
+
+
+@dataclass(frozen=True)
+class Expectation:
+    low: float  # GB/s
+    high: float | None
+    source: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: Literal["ok", "degraded", "failed"]
+    expected: Expectation
+    measured: float | None
+    findings: tuple[FabricFinding, ...] = field(default_factory=tuple)
+
+
+def expected_busbw(kind: str, link_gbps: float) -> Expectation:
+    """What all_gather_perf's average should reach on this group's links."""
+    scale = max(0.0, min(link_gbps, 200.0)) / 200.0
+    speed = f"{link_gbps:g} Gb/s"
+    if kind in ("ring", "chain"):
+        low = RING_FLOOR * scale
+        return Expectation(low, None, f"{low:g} GB/s and up in a {kind} of {speed} links (NVIDIA's cluster set-up "
+                                      "script accepts 10 GB/s on 200 Gb/s rings)")
+    low, high = EXPECTED_200G[0] * scale, EXPECTED_200G[1] * scale
+    note = (f"; NVIDIA's set-up script warns under {NVIDIA_THRESHOLD_200G} GB/s" if scale == 1 else
+            " (about half of the 20 to 24 GB/s one 200 Gb/s link gives)")
+    return Expectation(low, high, f"about {low:g} to {high:g} GB/s on {speed} {kind} links{note}")
+
+
+def _f(code: str, message: str, fix: str) -> FabricFinding:
+    return FabricFinding(code, FABRIC_CODES[code][0], message, fix)
+
+
+def judge(result: NcclResult | None, *, kind: str, link_gbps: float, error: str = "") -> Verdict:
+    """The verdict of one run: findings with their fixes, "ok" when none."""
+    expected = expected_busbw(kind, link_gbps)
+    if error or result is None or not result.complete:
+        reason = error or "; ".join(result.errors if result else ()) or "no output"
+        return Verdict("failed", expected, result.avg_busbw if result else None, (
+            _f("fabric-run-failed", f"The verification did not complete: {reason}.",
+               "Check that every node answers SSH from the head node without a password, that nccl-tests is "
+               "built with MPI=1 at the configured path on every node, and that no node froze (memory); then "
+               "run it again."),))
+    avg = result.avg_busbw or 0.0
+    busbws = [r.busbw for r in result.rows]
+    findings: list[FabricFinding] = []
+    if result.wrong:
+        findings.append(_f("fabric-errors", f"nccl-tests counted {result.wrong} wrong value(s) across "
+                                            f"{sum(1 for r in result.rows if r.wrong)} buffer size(s).",
+                           "Reseat or replace the cable, check dmesg for PCIe/AER errors on the ConnectX-7, update "
+                           "the firmware, and run the verification again before trusting results."))
+    if max(busbws) < STUCK_BELOW and expected.low > STUCK_BELOW:
+        findings.append(_f(
+            "fabric-stuck-low",
+            f"Bus bandwidth sits at {min(busbws):.2f} to {max(busbws):.2f} GB/s whatever the buffer size "
+            f"(expected {expected.source}).",
+            "Run with NCCL_DEBUG=INFO and check for 'NET/IB : Using [0]... [1]...' (both twins); set NCCL_IB_HCA to "
+            "both twins of the cabled port; build NCCL from a release tag (not a development branch); set MTU "
+            "9000 on the cluster twins; reboot a node whose cable was moved."))
+    elif kind not in ("ring", "chain") and 0.35 * expected.low <= avg <= 0.65 * (expected.high or expected.low):
+        findings.append(_f(
+            "fabric-one-half",
+            f"Average bus bandwidth {avg:.2f} GB/s is about half of the {expected.source}: one twin of the "
+            "port carries the traffic.",
+            "Bring up and address the second twin of each cabled port in its own subnet (see the netplan "
+            "files), and list both RoCE devices in NCCL_IB_HCA."))
+    elif avg < expected.low:
+        findings.append(_f(
+            "fabric-below-expected",
+            f"Average bus bandwidth {avg:.2f} GB/s is under the {expected.source}.",
+            "Stop other GPU work on the nodes and run again; check both twins are up at 200 Gb/s (telemetry), "
+            "MTU 9000 on both ends, and NCCL_IB_HCA listing both twins."))
+    status: Literal["ok", "degraded", "failed"] = "ok"
+    if findings:
+        status = "failed" if any(f.severity == "critical" for f in findings) else "degraded"
+    return Verdict(status, expected, avg, tuple(findings))
