@@ -17,8 +17,11 @@ from inventory.models import NodeGroup
 from inventory.services import Actor
 
 from . import benchmarks, planning, runs, selectors, services
+from .catalogue import ModelSpec, choose_variant
 from .errors import PlacementError
 from .models import BenchmarkRun, LlmModel
+from .planner import ENGINES
+from .quants import ModelVariant, engine_reference
 
 router = Router(tags=["placement"])
 
@@ -77,6 +80,38 @@ class ModelOut(Schema):
     origin: str
     weights_size_gb: float
     kv_bytes_per_token: float
+    variants: list[VariantOut]
+
+
+class EngineRefOut(Schema):
+    loadable: bool
+    ref: str | None
+    repo: str | None
+    file: str | None
+    reason: str | None
+
+
+class VariantOut(Schema):
+    quantization: str
+    format: str
+    bits_per_weight: float
+    default: bool
+    weights_gb: float | None
+    weights_size_gb: float
+    hf_repo: str
+    gguf_repo: str
+    gguf_file: str
+    notes: str
+    engines: dict[str, EngineRefOut]
+
+
+class VariantIn(Schema):
+    quantization: str
+    weights_gb: Num | None = None
+    hf_repo: str = ""
+    gguf_repo: str = ""
+    gguf_file: str = ""
+    notes: str = ""
 
 
 class ConfigIn(Schema):
@@ -90,10 +125,24 @@ class ConfigIn(Schema):
     hf_repo: str = ""
 
 
+def variant_out(spec: ModelSpec, variant: ModelVariant) -> dict[str, Any]:
+    refs = {engine: engine_reference(variant, engine) for engine in ENGINES}
+    return {
+        "quantization": variant.quantization, "format": variant.format.container,
+        "bits_per_weight": variant.format.bits_per_weight, "default": variant.quantization == spec.quantization,
+        "weights_gb": variant.weights_gb, "weights_size_gb": round(variant.weights_size_gb(spec.params_b), 3),
+        "hf_repo": variant.hf_repo, "gguf_repo": variant.gguf_repo, "gguf_file": variant.gguf_file,
+        "notes": variant.notes,
+        "engines": {e: {"loadable": r.loadable, "ref": r.ref, "repo": r.repo, "file": r.file, "reason": r.reason}
+                    for e, r in refs.items()},
+    }
+
+
 def model_out(row: LlmModel) -> dict[str, Any]:
     spec = row.spec()
-    data = {f: getattr(row, f) for f in ModelOut.model_fields if hasattr(row, f)}
-    data.update(weights_size_gb=round(spec.weights_size_gb(), 3), kv_bytes_per_token=spec.kv_bytes_per_token())
+    data = {f: getattr(row, f) for f in ModelOut.model_fields if hasattr(row, f) and f != "variants"}
+    data.update(weights_size_gb=round(spec.weights_size_gb(), 3), kv_bytes_per_token=spec.kv_bytes_per_token(),
+                variants=[variant_out(spec, v) for v in spec.all_variants()])
     return data
 
 
@@ -137,6 +186,23 @@ def models_delete(request: HttpRequest, slug: str) -> Any:
     return Status(204, None)
 
 
+@router.post("/models/{slug}/variants", response={201: ModelOut})
+def variants_create(request: HttpRequest, slug: str, payload: VariantIn) -> Any:
+    """Add a quantized variant (a GGUF file, another safetensors repository) to a model."""
+    require_admin(request)
+    row = selectors.model_get(slug, "slug")
+    _conflicts(lambda: services.variant_create(actor=_actor(request), model=row, fields=payload.dict()))
+    return Status(201, model_out(selectors.model_get(slug, "slug")))
+
+
+@router.delete("/models/{slug}/variants/{quantization}", response={204: None})
+def variants_delete(request: HttpRequest, slug: str, quantization: str) -> Any:
+    require_admin(request)
+    row = selectors.model_get(slug, "slug")
+    services.variant_delete(actor=_actor(request), model=row, quantization=quantization)
+    return Status(204, None)
+
+
 # ------------------------------------------------------------------ plans
 
 
@@ -148,6 +214,7 @@ class PlanIn(Schema):
     concurrency: Int = 1
     goal: str = "latency"
     engine: str = "vllm"
+    variant: str | None = None
 
 
 def plan_out(item: planning.PlannedPlan) -> dict[str, Any]:
@@ -170,13 +237,19 @@ def planning_for(payload: dict[str, Any]) -> planning.Planning:
     if (group_id is None) == (nodes is None):
         raise PlacementError("give either group (an id) or nodes (Spark names), not both or neither", "group")
     model = selectors.model_get(payload.get("model"))
-    spec = model.spec()
+    choice = choose_variant(model.spec(), str(payload.get("engine", "vllm")), payload.get("variant"))
+    if choice.error:
+        raise PlacementError(choice.error, "variant")
+    spec = choice.spec
     inputs = planning.plan_input(context_tokens=payload.get("context_tokens", 8192),
                                  concurrency=payload.get("concurrency", 1), goal=payload.get("goal", "latency"),
                                  engine=payload.get("engine", "vllm"), model=spec)
     planned = (selectors.groupspec_for(selectors.live_group_or_error(group_id)) if group_id is not None
                else selectors.groupspec_for_nodes(nodes))
-    return planning.plan_group(group=planned, model=spec, inputs=inputs)
+    result = planning.plan_group(group=planned, model=spec, inputs=inputs)
+    if choice.note:
+        result.result.notes.insert(0, choice.note)
+    return result
 
 
 @router.post("/plans")
@@ -189,6 +262,7 @@ def plans_create(request: HttpRequest, payload: PlanIn) -> Any:
         "plans": [plan_out(p) for p in result.plans], "recommended": result.result.recommended,
         "recommendation": result.result.recommendation, "notes": result.result.notes,
         "prediction_source": result.source, "model": result.model.slug,
+        "variant": result.model.quantization,
         "group": {"id": g.group.pk if g.group else None, "name": g.label, "kind": g.spec.kind,
                   "nodes": [n.name for n in g.spec.nodes], "link_gbps": g.spec.link_gbps,
                   "addresses": "telemetry" if g.addresses_measured else "placeholder"},

@@ -14,26 +14,15 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-# Bytes per weight, scales included.
-# - nvfp4: 4-bit E2M1 values plus one FP8 (E4M3) scale per block of 16 values:
-#   0.5 + 1/16 = 0.5625. (The per-tensor FP32 scale is negligible.)
-# - mxfp4: 4-bit values plus one 8-bit E8M0 scale per block of 32 (OCP MX spec):
-#   0.5 + 1/32 = 0.53125.
-# - int4: GPTQ/AWQ-style 4-bit with one FP16 scale per group of 32:
-#   0.5 + 2/32 = 0.5625 (group 128 with scale and zero point gives ~0.52; we
-#   keep the larger figure so memory is not under-estimated).
-# - fp8 and bf16: 1 and 2 bytes, no block scales worth counting.
-# Real checkpoints keep embeddings, norms and often attention in higher
-# precision, so a published checkpoint size (``weights_gb``) always wins.
-QUANT_BYTES: dict[str, float] = {
-    "nvfp4": 0.5625,
-    "mxfp4": 0.53125,
-    "int4": 0.5625,
-    "fp8": 1.0,
-    "bf16": 2.0,
-}
+from placement.quants import QUANT_FORMATS, ModelVariant, engine_reference, variant_for_engine
+
+# Bytes per weight of every format, scales included (``placement.quants``
+# says where each figure comes from). Real checkpoints keep embeddings, norms
+# and often attention in higher precision, so a published checkpoint size
+# (``weights_gb``) always wins.
+QUANT_BYTES: dict[str, float] = {name: f.bytes_per_weight for name, f in QUANT_FORMATS.items()}
 
 # KV cache element sizes. The default is bf16: vLLM's ``--kv-cache-dtype auto``
 # follows the activation dtype (bf16) even for FP4 weights, and FP8 KV cache is
@@ -95,6 +84,8 @@ class ModelSpec:
     hf_repo: str = ""
     notes: str = ""
     estimated_fields: tuple[str, ...] = ()
+    # Other quantized forms of the same model (the one above included or not).
+    variants: tuple[ModelVariant, ...] = ()
 
     # --- checks ---------------------------------------------------------------
 
@@ -135,6 +126,12 @@ class ModelSpec:
                 errors.append(("kv_layers", "cannot exceed layers"))
         if self.kv_cache_dim is not None and (not _is_int(self.kv_cache_dim) or self.kv_cache_dim < 1):
             errors.append(("kv_cache_dim", "must be a whole number of at least 1, or empty"))
+        seen: set[str] = set()
+        for i, v in enumerate(self.variants):
+            errors.extend((f"variants[{i}].{name}", msg) for name, msg in v.validate())
+            if v.quantization in seen:
+                errors.append((f"variants[{i}].quantization", f"a second {v.quantization} variant"))
+            seen.add(v.quantization)
         return errors
 
     def _validate_experts(self) -> list[tuple[str, str]]:
@@ -155,6 +152,28 @@ class ModelSpec:
             if not 1 <= self.experts_per_token <= self.experts:
                 errors.append(("experts_per_token", f"must be from 1 to experts ({self.experts})"))
         return errors
+
+    # --- variants -------------------------------------------------------------
+
+    def default_variant(self) -> ModelVariant:
+        """The form described by ``quantization``/``weights_gb``/``hf_repo``."""
+        for v in self.variants:
+            if v.quantization == self.quantization:
+                return v
+        return ModelVariant(self.quantization, self.weights_gb, hf_repo=self.hf_repo)
+
+    def all_variants(self) -> tuple[ModelVariant, ...]:
+        """Every variant, the default first."""
+        default = self.default_variant()
+        return (default, *(v for v in self.variants if v.quantization != default.quantization))
+
+    def variant(self, quantization: str) -> ModelVariant | None:
+        return next((v for v in self.all_variants() if v.quantization == quantization), None)
+
+    def with_variant(self, variant: ModelVariant) -> ModelSpec:
+        """This model as the given variant: its format and its size."""
+        return replace(self, quantization=variant.quantization, weights_gb=variant.weights_gb,
+                       hf_repo=variant.hf_repo)
 
     # --- derived sizes --------------------------------------------------------
 
@@ -239,6 +258,11 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         max_context=131_072, kv_layers=12, hf_repo="openai/gpt-oss-20b",
         notes=("Public config. Checkpoint 12.8 GiB (13.7 GB) per OpenAI's model card. Alternating "
                "128-token sliding-window and full attention: 12 layers keep a full-length KV cache."),
+        variants=(
+            ModelVariant("mxfp4", 13.7, hf_repo="openai/gpt-oss-20b"),
+            ModelVariant("MXFP4_MOE", round(11.27 * 1.073741824, 2), gguf_repo="ggml-org/gpt-oss-20b-GGUF",
+                         notes="11.27 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)"),
+        ),
     ),
     ModelSpec(
         slug="gpt-oss-120b", name="gpt-oss-120b", params_b=116.83, active_params_b=5.13,
@@ -247,6 +271,11 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         max_context=131_072, kv_layers=18, hf_repo="openai/gpt-oss-120b",
         notes=("Public config. Checkpoint 60.8 GiB (65.3 GB) per OpenAI's model card. Alternating "
                "sliding-window and full attention: 18 layers keep a full-length KV cache."),
+        variants=(
+            ModelVariant("mxfp4", 65.3, hf_repo="openai/gpt-oss-120b"),
+            ModelVariant("MXFP4_MOE", round(59.02 * 1.073741824, 2), gguf_repo="ggml-org/gpt-oss-120b-GGUF",
+                         notes="59.02 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)"),
+        ),
     ),
     ModelSpec(
         slug="qwen3.6-35b-a3b", name="Qwen3.6-35B-A3B", params_b=35.0, active_params_b=3.0,
@@ -276,6 +305,13 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         experts=0, experts_per_token=0, quantization="nvfp4", weights_gb=None,
         max_context=131_072, hf_repo="nvidia/Llama-3.3-70B-Instruct-FP4",
         notes="Public Llama 3.3 70B config; NVFP4 weights (domain notes: ~4 tok/s decode on one node).",
+        variants=(
+            ModelVariant("nvfp4", hf_repo="nvidia/Llama-3.3-70B-Instruct-FP4"),
+            ModelVariant("fp8", hf_repo="nvidia/Llama-3.3-70B-Instruct-FP8"),
+            ModelVariant("Q4_K_M", 43.1, gguf_repo="bartowski/Llama-3.3-70B-Instruct-GGUF",
+                         gguf_file="Llama-3.3-70B-Instruct-Q4_K_M.gguf",
+                         notes="size of Llama 3.1 70B at Q4_K_M per llama.cpp's quantize README (same shape)"),
+        ),
     ),
     ModelSpec(
         slug="qwen3.5-397b-a17b", name="Qwen3.5-397B-A17B", params_b=397.0, active_params_b=17.0,
@@ -294,6 +330,20 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         experts=0, experts_per_token=0, quantization="bf16", weights_gb=None,
         max_context=131_072, hf_repo="meta-llama/Llama-3.1-8B-Instruct",
         notes="Public config, bf16 weights.",
+        variants=(
+            ModelVariant("bf16", hf_repo="meta-llama/Llama-3.1-8B-Instruct"),
+            ModelVariant("fp8", hf_repo="nvidia/Llama-3.1-8B-Instruct-FP8"),
+            ModelVariant("nvfp4", hf_repo="nvidia/Llama-3.1-8B-Instruct-FP4"),
+            ModelVariant("Q4_K_M", round(4.58 * 1.073741824, 2), gguf_repo="bartowski/Meta-Llama-3.1-8B-Instruct-GGUF",
+                         gguf_file="Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf",
+                         notes="4.58 GiB per llama.cpp's quantize README (Llama-3.1-8B)"),
+            ModelVariant("Q8_0", round(7.95 * 1.073741824, 2), gguf_repo="bartowski/Meta-Llama-3.1-8B-Instruct-GGUF",
+                         gguf_file="Meta-Llama-3.1-8B-Instruct-Q8_0.gguf",
+                         notes="7.95 GiB per llama.cpp's quantize README (Llama-3.1-8B)"),
+            ModelVariant("F16", round(14.96 * 1.073741824, 2), gguf_repo="bartowski/Meta-Llama-3.1-8B-Instruct-GGUF",
+                         gguf_file="Meta-Llama-3.1-8B-Instruct-f16.gguf",
+                         notes="14.96 GiB per llama.cpp's quantize README (Llama-3.1-8B)"),
+        ),
     ),
     ModelSpec(
         slug="qwen3-32b", name="Qwen3-32B (FP8)", params_b=32.8, active_params_b=32.8,
@@ -301,6 +351,10 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         experts=0, experts_per_token=0, quantization="fp8", weights_gb=None,
         max_context=40_960, hf_repo="Qwen/Qwen3-32B-FP8",
         notes="Public config (max_position_embeddings 40960; 131072 with YaRN), FP8 weights.",
+        variants=(
+            ModelVariant("fp8", hf_repo="Qwen/Qwen3-32B-FP8"),
+            ModelVariant("bf16", hf_repo="Qwen/Qwen3-32B"),
+        ),
     ),
     ModelSpec(
         slug="qwen3-30b-a3b", name="Qwen3-30B-A3B (FP8)", params_b=30.5, active_params_b=3.3,
@@ -309,6 +363,10 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         max_context=40_960, hf_repo="Qwen/Qwen3-30B-A3B-FP8",
         notes=("Public config, FP8 weights. Active 3.3B as Qwen publishes it, which counts the "
                "0.3B input-embedding lookup (placement.hfconfig's estimate leaves it out)."),
+        variants=(
+            ModelVariant("fp8", hf_repo="Qwen/Qwen3-30B-A3B-FP8"),
+            ModelVariant("bf16", hf_repo="Qwen/Qwen3-30B-A3B"),
+        ),
     ),
     ModelSpec(
         slug="gemma-3-27b", name="Gemma 3 27B", params_b=27.4, active_params_b=27.4,
@@ -318,6 +376,9 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         notes=("Public config, bf16. Five local (1,024-token window) layers per global layer: about 10 "
                "of 62 layers keep a full-length KV cache (rounded down)."),
         estimated_fields=("kv_layers",),
+        variants=(
+            ModelVariant("bf16", hf_repo="google/gemma-3-27b-it"),
+        ),
     ),
     ModelSpec(
         slug="deepseek-v3", name="DeepSeek-V3", params_b=671.0, active_params_b=37.0,
@@ -327,6 +388,9 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         notes=("Public config, native FP8. MLA: the cache holds a 512-wide latent plus 64 rope values "
                "per layer. Size computed from 671B params; the published checkpoint also carries the "
                "14B MTP module."),
+        variants=(
+            ModelVariant("fp8", hf_repo="deepseek-ai/DeepSeek-V3"),
+        ),
     ),
 )
 
@@ -336,3 +400,36 @@ SEED_BY_SLUG: dict[str, ModelSpec] = {spec.slug: spec for spec in SEED_MODELS}
 def get_seed_model(slug: str) -> ModelSpec:
     """The seed model with this slug (KeyError if none)."""
     return SEED_BY_SLUG[slug]
+
+
+@dataclass(frozen=True)
+class VariantChoice:
+    """The form of a model a plan is made for. ``error`` (an asked-for variant
+    the engine cannot load, or one the model lacks) refuses the request;
+    ``note`` says why the plan uses a form the engine cannot load."""
+
+    spec: ModelSpec
+    variant: ModelVariant
+    error: str | None = None
+    note: str | None = None
+
+
+def choose_variant(spec: ModelSpec, engine: str, quantization: str | None = None) -> VariantChoice:
+    """The variant to plan ``spec`` for on ``engine``: the one asked for, else
+    the default form if the engine loads it, else the first variant it loads;
+    with none loadable, the default form and a note saying so."""
+    if quantization:
+        v = spec.variant(quantization)
+        if v is None:
+            known = ", ".join(x.quantization for x in spec.all_variants())
+            return VariantChoice(spec, spec.default_variant(),
+                                 error=f"{spec.name} has no {quantization!r} variant; one of {known}")
+        ref = engine_reference(v, engine)
+        return VariantChoice(spec.with_variant(v), v, error=ref.reason)
+    v = variant_for_engine(spec.all_variants(), engine, preferred=spec.quantization)
+    if v is not None:
+        return VariantChoice(spec.with_variant(v), v)
+    default = spec.default_variant()
+    return VariantChoice(spec, default, note=(f"{engine_reference(default, engine).reason}. Sizes and speeds "
+                                              f"below are for {default.quantization}; add a variant {engine} "
+                                              "loads to the catalogue."))

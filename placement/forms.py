@@ -8,12 +8,14 @@ from django import forms
 
 from inventory.models import NodeGroup
 
-from .catalogue import MAX_CONTEXT_TOKENS, QUANT_BYTES
+from .catalogue import MAX_CONTEXT_TOKENS
 from .models import BenchmarkRun
 from .planner import ENGINES, GOALS
+from .quants import GGUF_FORMATS, QUANT_FORMATS, SAFETENSORS_FORMATS
 from .selectors import live_groups, models_list
 
-QUANT_CHOICES = [(q, f"{q} ({b:g} bytes/param)") for q, b in sorted(QUANT_BYTES.items())]
+QUANT_CHOICES = [("safetensors (vLLM, SGLang)", [(q, QUANT_FORMATS[q].label) for q in SAFETENSORS_FORMATS]),
+                 ("GGUF (llama.cpp)", [(q, QUANT_FORMATS[q].label) for q in GGUF_FORMATS])]
 
 
 def model_choices() -> list[tuple[str, str]]:
@@ -45,6 +47,8 @@ class PlanForm(_Choices):
     concurrency = forms.IntegerField(label="Concurrent streams", initial=1, min_value=1, max_value=4096)
     goal = forms.ChoiceField(choices=[(g, g) for g in GOALS], initial="latency")
     engine = forms.ChoiceField(choices=[(e, e) for e in ENGINES], initial="vllm")
+    variant = forms.CharField(required=False, max_length=12,
+                              help_text="A quantization of the model; empty: the one the engine loads")
 
 
 class ModelForm(forms.Form):
@@ -66,6 +70,19 @@ class ModelForm(forms.Form):
                                   help_text="Wins over parameters x bytes per parameter")
     max_context = forms.IntegerField(label="Maximum context (tokens)")
     hf_repo = forms.CharField(label="Hugging Face name", max_length=200, required=False)
+
+
+class VariantForm(forms.Form):
+    quantization = forms.ChoiceField(choices=QUANT_CHOICES, initial="Q4_K_M")
+    weights_gb = forms.FloatField(label="File size (GB, published)", required=False,
+                                  help_text="Empty: parameters x bits per weight")
+    hf_repo = forms.CharField(label="Hugging Face repository", max_length=200, required=False,
+                              help_text="safetensors formats: e.g. nvidia/Llama-3.3-70B-Instruct-FP4")
+    gguf_repo = forms.CharField(label="GGUF repository", max_length=200, required=False,
+                                help_text="GGUF types: e.g. bartowski/Llama-3.3-70B-Instruct-GGUF")
+    gguf_file = forms.CharField(label="GGUF file", max_length=255, required=False,
+                                help_text="Empty: llama.cpp picks the file of this type (-hf repo:TYPE)")
+    notes = forms.CharField(required=False, max_length=500)
 
 
 class ConfigForm(forms.Form):

@@ -18,9 +18,10 @@ from django.db.models import Q
 
 from inventory.models import NodeGroup
 
-from .catalogue import QUANT_BYTES, ModelSpec
+from .catalogue import ModelSpec
+from .quants import QUANT_FORMATS, ModelVariant
 
-QUANTIZATIONS = [(q, q) for q in sorted(QUANT_BYTES)]
+QUANTIZATIONS = [(q, q) for q in QUANT_FORMATS]
 
 
 class LlmModel(models.Model):
@@ -37,7 +38,8 @@ class LlmModel(models.Model):
     head_dim = models.PositiveIntegerField()
     experts = models.PositiveIntegerField(default=0, help_text="Routed experts; 0 for a dense model")
     experts_per_token = models.PositiveIntegerField(default=0)
-    quantization = models.CharField(max_length=8, choices=QUANTIZATIONS)
+    quantization = models.CharField(max_length=12, choices=QUANTIZATIONS,
+                                    help_text="The default variant's format (other variants: LlmVariant)")
     weights_gb = models.FloatField(null=True, blank=True,
                                    help_text="Published checkpoint size; wins over params x bytes")
     max_context = models.PositiveIntegerField()
@@ -65,6 +67,7 @@ class LlmModel(models.Model):
         return self.slug
 
     def spec(self) -> ModelSpec:
+        """The pure form; prefetch ``variants`` when reading many rows."""
         return ModelSpec(
             slug=self.slug, name=self.name, params_b=self.params_b, active_params_b=self.active_params_b,
             layers=self.layers, hidden_size=self.hidden_size, heads=self.heads, kv_heads=self.kv_heads,
@@ -72,11 +75,45 @@ class LlmModel(models.Model):
             quantization=self.quantization, weights_gb=self.weights_gb, max_context=self.max_context,
             kv_layers=self.kv_layers, kv_cache_dim=self.kv_cache_dim, hf_repo=self.hf_repo, notes=self.notes,
             estimated_fields=tuple(self.estimated_fields or ()),
+            variants=tuple(v.spec() for v in self.variants.all()),
         )
 
     @property
     def is_moe(self) -> bool:
         return self.experts > 0
+
+
+class LlmVariant(models.Model):
+    """Another quantized form of a catalogue model (the default form lives on
+    the model row itself): its format, file size when known, and where each
+    engine finds it. ``placement.quants.engine_reference`` says which engine
+    loads it from where."""
+
+    model = models.ForeignKey(LlmModel, on_delete=models.CASCADE, related_name="variants")
+    quantization = models.CharField(max_length=12, choices=QUANTIZATIONS)
+    weights_gb = models.FloatField(null=True, blank=True, help_text="Published file size; wins over params x bits")
+    hf_repo = models.CharField(max_length=200, blank=True, help_text="Safetensors repository (vLLM, SGLang)")
+    gguf_repo = models.CharField(max_length=200, blank=True, help_text="GGUF repository (llama.cpp)")
+    gguf_file = models.CharField(max_length=255, blank=True, help_text="The .gguf file in that repository")
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["model_id", "id"]
+        verbose_name = "model variant"
+        constraints = [
+            models.UniqueConstraint(fields=["model", "quantization"], name="llmvariant_one_per_format"),
+            models.CheckConstraint(name="llmvariant_weights_positive",
+                                   condition=Q(weights_gb__isnull=True) | Q(weights_gb__gt=0)),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model_id}:{self.quantization}"
+
+    def spec(self) -> ModelVariant:
+        return ModelVariant(quantization=self.quantization, weights_gb=self.weights_gb, hf_repo=self.hf_repo,
+                            gguf_repo=self.gguf_repo, gguf_file=self.gguf_file, notes=self.notes)
 
 
 class BenchmarkRun(models.Model):

@@ -20,15 +20,19 @@ import math
 from dataclasses import dataclass, replace
 
 from placement.catalogue import SEED_BY_SLUG, ModelSpec
+from placement.quants import QUANT_FORMATS
 
 # --- published hardware facts and estimated engine constants -----------------
 
 # Published: LPDDR5x bandwidth of one GB10 node.
 NODE_MEMORY_BW_GBPS = 273.0
 # Estimated: GB10 tensor throughput relative to FP4 (datasheet peaks halve from
-# FP4 to FP8 to BF16). int4 weight-only kernels (Marlin-style) dequantise and
-# compute in bf16, so int4 runs at the bf16 rate.
-COMPUTE_RATE: dict[str, float] = {"nvfp4": 1.0, "mxfp4": 1.0, "fp8": 0.5, "bf16": 0.25, "int4": 0.25}
+# FP4 to FP8 to BF16), by the arithmetic a format's kernels run
+# (``placement.quants.QuantFormat.compute``). int4 weight-only kernels
+# (Marlin-style) dequantise and compute in bf16, so int4 runs at the bf16
+# rate; llama.cpp's GGUF kernels multiply in int8 (the FP8 rate).
+COMPUTE_RATE_BY_CLASS: dict[str, float] = {"fp4": 1.0, "fp8": 0.5, "gguf": 0.5, "bf16": 0.25, "int4": 0.25}
+COMPUTE_RATE: dict[str, float] = {name: COMPUTE_RATE_BY_CLASS[f.compute] for name, f in QUANT_FORMATS.items()}
 # Estimated, not fitted (no training point uses pipeline parallelism): time to
 # hand one token's activations to the next pipeline stage. vLLM/SGLang send
 # them with NCCL point-to-point plus scheduling; llama.cpp RPC goes over TCP.

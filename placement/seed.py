@@ -19,12 +19,19 @@ MODEL_FIELDS = ("name", "params_b", "active_params_b", "layers", "hidden_size", 
 LABELS = {"glm-5.3-flash": "GLM-5.3 Flash"}
 
 
-def seed_placement(model_class: Any, run_class: Any) -> None:
+VARIANT_FIELDS = ("weights_gb", "hf_repo", "gguf_repo", "gguf_file", "notes")
+
+
+def seed_placement(model_class: Any, run_class: Any, variant_class: Any = None) -> None:
+    """``variant_class`` is None for the migrations before variants existed."""
     by_slug = {}
     for spec in SEED_MODELS:
         fields = {f: getattr(spec, f) for f in MODEL_FIELDS}
         fields["estimated_fields"] = list(spec.estimated_fields)
-        by_slug[spec.slug], _ = model_class.objects.get_or_create(slug=spec.slug, defaults={**fields, "origin": "seed"})
+        by_slug[spec.slug], _ = model_class.objects.get_or_create(
+            slug=spec.slug, defaults={**fields, "origin": "seed"})
+        if variant_class is not None:
+            seed_variants(by_slug[spec.slug], spec, variant_class)
     known = set(run_class.objects.filter(published_key__isnull=False).values_list("published_key", flat=True))
     for p in PUBLISHED_POINTS:
         if p.key in known:
@@ -48,9 +55,22 @@ def seed_placement(model_class: Any, run_class: Any) -> None:
         )
 
 
+def seed_variants(row: Any, spec: Any, variant_class: Any) -> None:
+    """The seed variants a seed model row does not hold yet (its own default
+    form stays on the row; one kept by an admin under another format is left)."""
+    if row.origin != "seed":
+        return
+    held = set(variant_class.objects.filter(model=row).values_list("quantization", flat=True))
+    for v in spec.variants:
+        if v.quantization != row.quantization and v.quantization not in held:
+            variant_class.objects.create(model=row, quantization=v.quantization, created_by="seed",
+                                         **{f: getattr(v, f) for f in VARIANT_FIELDS})
+
+
 def seed_after_migrate(sender: Any, using: str = "default", **kwargs: Any) -> None:
-    from .models import BenchmarkRun, LlmModel
+    from .models import BenchmarkRun, LlmModel, LlmVariant
 
     if LlmModel.objects.using(using).filter(origin="seed").exists():
         return
-    seed_placement(LlmModel.objects.db_manager(using).model, BenchmarkRun.objects.db_manager(using).model)
+    seed_placement(LlmModel.objects.db_manager(using).model, BenchmarkRun.objects.db_manager(using).model,
+                   LlmVariant.objects.db_manager(using).model)

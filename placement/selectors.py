@@ -237,11 +237,12 @@ def groupspec_for_nodes(names: Any, path: str = "nodes") -> PlannedGroup:
 
 
 def models_list() -> QuerySet[LlmModel]:
-    return LlmModel.objects.order_by("name")
+    return LlmModel.objects.prefetch_related("variants").order_by("name")
 
 
 def model_get(slug: Any, path: str = "model") -> LlmModel:
-    row = LlmModel.objects.filter(slug=slug).first() if isinstance(slug, str) else None
+    row = (LlmModel.objects.prefetch_related("variants").filter(slug=slug).first()
+           if isinstance(slug, str) else None)
     if row is None:
         known = ", ".join(LlmModel.objects.order_by("slug").values_list("slug", flat=True)[:30])
         raise PlacementError(f"no model with slug {slug!r}; known: {known}", path)

@@ -15,7 +15,8 @@ from inventory.services import Actor
 from .catalogue import ModelSpec
 from .errors import PlacementError
 from .hfconfig import parse_hf_config
-from .models import LlmModel
+from .models import LlmModel, LlmVariant
+from .quants import ModelVariant
 
 MODEL_FIELDS = ("slug", "name", "params_b", "active_params_b", "layers", "hidden_size", "heads", "kv_heads",
                 "head_dim", "experts", "experts_per_token", "quantization", "weights_gb", "max_context")
@@ -94,3 +95,42 @@ def model_delete(*, actor: Actor, model: LlmModel) -> None:
     if used:
         raise Conflict(f"{model.slug} has {used} benchmark record(s); it stays so they keep their model", "slug")
     model.delete()
+
+
+VARIANT_FIELDS = ("quantization", "weights_gb", "hf_repo", "gguf_repo", "gguf_file", "notes")
+
+
+def variant_create(*, actor: Actor, model: LlmModel, fields: dict[str, Any]) -> LlmVariant:
+    """Add a quantized variant to a model (the form and POST /api/models/{slug}/variants)."""
+    unknown = set(fields) - set(VARIANT_FIELDS)
+    errors = [(name, "not a variant field") for name in sorted(unknown)]
+    if fields.get("quantization") in (None, ""):
+        errors.append(("quantization", "required"))
+    for name in ("hf_repo", "gguf_repo", "gguf_file", "notes"):
+        if not isinstance(fields.get(name, ""), str):
+            errors.append((name, "must be text"))
+    if errors:
+        raise PlacementError(errors)
+    values: dict[str, Any] = {"weights_gb": None, "hf_repo": "", "gguf_repo": "", "gguf_file": "", "notes": "",
+              **{k: (v.strip() if isinstance(v, str) else v) for k, v in fields.items()}}
+    spec = ModelVariant(**values)
+    errors = spec.validate()
+    if not errors and spec.quantization == model.quantization:
+        raise Conflict(f"{spec.quantization} is {model.slug}'s own (default) form", "quantization")
+    if not errors and model.variants.filter(quantization=spec.quantization).exists():
+        raise Conflict(f"{model.slug} already has a {spec.quantization} variant", "quantization")
+    if errors:
+        raise PlacementError(errors)
+    row = LlmVariant(model=model, created_by=actor.username, **values)
+    try:
+        with transaction.atomic():
+            row.save()
+    except IntegrityError as exc:  # a concurrent add of the same format
+        raise Conflict(f"{model.slug} already has a {spec.quantization} variant", "quantization") from exc
+    return row
+
+
+def variant_delete(*, actor: Actor, model: LlmModel, quantization: str) -> None:
+    deleted, _ = model.variants.filter(quantization=quantization).delete()
+    if not deleted:
+        raise PlacementError(f"{model.slug} has no {quantization!r} variant", "quantization")

@@ -19,10 +19,12 @@ from inventory.forms import apply_errors
 from inventory.services import Actor
 
 from . import planning, selectors, services
+from .catalogue import ModelSpec, choose_variant
 from .charts import memory_bar
 from .errors import PlacementError
-from .forms import ConfigForm, ModelForm, PlanForm, cleaned, upload_text
+from .forms import ConfigForm, ModelForm, PlanForm, VariantForm, cleaned, upload_text
 from .perfmodel import DEFAULT_READING
+from .quants import engine_reference
 
 DEFAULT_MODEL = "qwen3.8-27b"
 MEMORY_PARTS = (("weights", "seg-weights"), ("KV cache", "seg-kv"), ("runtime", "seg-overhead"),
@@ -38,7 +40,7 @@ def _defaults(form: PlanForm) -> dict[str, Any]:
     groups = [gid for gid, _ in form.fields["group"].choices]  # type: ignore[attr-defined]
     return {"model": DEFAULT_MODEL if DEFAULT_MODEL in models else (models[0] if models else ""),
             "group": groups[0] if groups else "", "context_tokens": 8192, "concurrency": 1,
-            "goal": "latency", "engine": "vllm"}
+            "goal": "latency", "engine": "vllm", "variant": ""}
 
 
 def _plan_view(plan: planning.PlannedPlan, nodes: dict[str, float]) -> dict[str, Any]:
@@ -80,7 +82,10 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = ()) ->
         return context
     try:
         model = selectors.model_get(values["model"])
-        spec = model.spec()
+        choice = choose_variant(model.spec(), values["engine"], values.get("variant") or None)
+        if choice.error:
+            raise PlacementError(choice.error, "variant")
+        spec = choice.spec
         inputs = planning.plan_input(context_tokens=values["context_tokens"], concurrency=values["concurrency"],
                                      goal=values["goal"], engine=values["engine"], model=spec)
         planned = selectors.groupspec_for(selectors.live_group_or_error(values["group"]))
@@ -88,6 +93,8 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = ()) ->
     except PlacementError as exc:
         context["errors"] = exc.errors
         return context
+    if choice.note:
+        result.result.notes.insert(0, choice.note)
     usable = {n.name: n.usable_gb for n in planned.spec.nodes}
     cards = [_plan_view(p, usable) for p in result.plans]
     rec = result.result.recommended
@@ -98,7 +105,8 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = ()) ->
 
 
 def _query(values: dict[str, Any]) -> str:
-    return urlencode({k: values[k] for k in ("model", "group", "context_tokens", "concurrency", "goal", "engine")})
+    keys = ("model", "group", "context_tokens", "concurrency", "goal", "engine", "variant")
+    return urlencode({k: values[k] for k in keys if values.get(k) not in (None, "")})
 
 
 @require_GET
@@ -126,11 +134,58 @@ def plan_launch(request: HttpRequest) -> HttpResponse:
 # ---------------------------------------------------------------- catalogue
 
 
+ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "llama.cpp": "llama.cpp"}
+
+
+def _variants(spec: ModelSpec) -> list[dict[str, Any]]:
+    """Each variant with its size and, per engine, the reference or the reason it cannot load it."""
+    return [{"v": v, "size": v.weights_size_gb(spec.params_b), "default": v.quantization == spec.quantization,
+             "engines": [(ENGINE_LABELS[e], engine_reference(v, e)) for e in ENGINE_LABELS]}
+            for v in spec.all_variants()]
+
+
 @require_GET
 def model_list(request: HttpRequest) -> HttpResponse:
     specs = [(m, m.spec()) for m in selectors.models_list()]
-    rows = [(m, s.weights_size_gb(), s.kv_bytes_per_token() * 1000 / 1e6) for m, s in specs]
+    rows = [(m, s.weights_size_gb(), s.kv_bytes_per_token() * 1000 / 1e6, _variants(s)) for m, s in specs]
     return render(request, "placement/model_list.html", {"rows": rows})
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def variant_create(request: HttpRequest, slug: str) -> HttpResponse:
+    try:
+        model = selectors.model_get(slug, "slug")
+    except PlacementError as exc:
+        messages.error(request, exc.text)
+        return redirect("placement:model_list")
+    form = VariantForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            row = services.variant_create(actor=_actor(request), model=model, fields=cleaned(form))
+        except PlacementError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, f"{row.quantization} variant added to {model.name}.")
+            return redirect(f"/models/#model-{model.slug}")
+    return render(request, "placement/form.html", {
+        "form": form, "title": f"Add a variant of {model.name}", "cancel": "/models/", "multipart": False,
+        "intro": "A safetensors format (nvfp4, mxfp4, fp8, bf16, int4) names its Hugging Face repository for "
+                 "vLLM and SGLang; a GGUF type names its GGUF repository and file for llama.cpp.",
+    }, status=400 if form.errors else 200)
+
+
+@admin_required
+@require_http_methods(["POST"])
+def variant_delete(request: HttpRequest, slug: str, quantization: str) -> HttpResponse:
+    try:
+        services.variant_delete(actor=_actor(request), model=selectors.model_get(slug, "slug"),
+                                quantization=quantization)
+    except PlacementError as exc:
+        messages.error(request, exc.text)
+    else:
+        messages.success(request, f"{quantization} variant of {slug} removed.")
+    return redirect("placement:model_list")
 
 
 @admin_required

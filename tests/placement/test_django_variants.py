@@ -1,0 +1,98 @@
+"""Quantized variants in the database: seeded with the catalogue, listed by
+GET /api/models with each engine's reference, added and removed by lab admins
+(API and page), refused by field, and chosen by the planner for the engine."""
+from __future__ import annotations
+
+import pytest
+
+from placement.catalogue import SEED_BY_SLUG
+from placement.models import LlmVariant
+
+pytestmark = pytest.mark.django_db
+
+GGUF = {"quantization": "Q4_K_M", "gguf_repo": "bartowski/Qwen_Qwen3-32B-GGUF",
+        "gguf_file": "Qwen_Qwen3-32B-Q4_K_M.gguf", "weights_gb": 19.8}
+
+
+def variants_state():
+    return sorted(LlmVariant.objects.values_list("model__slug", "quantization", "weights_gb", "gguf_repo"))
+
+
+def test_the_migration_seeds_every_variant_besides_the_default_form():
+    for spec in SEED_BY_SLUG.values():
+        stored = set(LlmVariant.objects.filter(model__slug=spec.slug).values_list("quantization", flat=True))
+        assert stored == {v.quantization for v in spec.variants} - {spec.quantization}, spec.slug
+
+
+def test_models_list_carries_variants_and_engine_references(api_viewer):
+    row = next(m for m in api_viewer.get("/api/models").json() if m["slug"] == "llama-3.3-70b")
+    by_quant = {v["quantization"]: v for v in row["variants"]}
+    assert list(by_quant)[0] == "nvfp4" and by_quant["nvfp4"]["default"]
+    gguf = by_quant["Q4_K_M"]
+    assert gguf["format"] == "gguf" and gguf["weights_size_gb"] == 43.1
+    assert gguf["engines"]["llama.cpp"]["file"] == "Llama-3.3-70B-Instruct-Q4_K_M.gguf"
+    assert not gguf["engines"]["vllm"]["loadable"] and "GGUF" in gguf["engines"]["vllm"]["reason"]
+    assert "llama.cpp loads GGUF files only" in by_quant["nvfp4"]["engines"]["llama.cpp"]["reason"]
+
+
+def test_an_admin_adds_a_gguf_variant_and_llama_cpp_plans_with_it(api_admin, api_member, demo):
+    assert api_member.post("/api/models/qwen3-32b/variants", GGUF).status_code == 403
+    response = api_admin.post("/api/models/qwen3-32b/variants", GGUF)
+    assert response.status_code == 201, response.content
+    assert "Q4_K_M" in [v["quantization"] for v in response.json()["variants"]]
+    plans = api_admin.post("/api/plans", {"model": "qwen3-32b", "group": demo["single"].pk,
+                                          "engine": "llama.cpp"})
+    assert plans.status_code == 200, plans.content
+    assert plans.json()["variant"] == "Q4_K_M"
+    assert plans.json()["plans"][0]["memory_per_node_gb"]["weights"] == pytest.approx(19.8)
+    fp8 = api_admin.post("/api/plans", {"model": "qwen3-32b", "group": demo["single"].pk, "engine": "vllm"})
+    assert fp8.json()["variant"] == "fp8"
+    assert fp8.json()["plans"][0]["memory_per_node_gb"]["weights"] == pytest.approx(32.8)
+    assert api_admin.delete("/api/models/qwen3-32b/variants/Q4_K_M").status_code == 204
+    assert not LlmVariant.objects.filter(model__slug="qwen3-32b", quantization="Q4_K_M").exists()
+
+
+def test_a_variant_the_engine_cannot_load_is_refused_naming_it(api_viewer, demo):
+    response = api_viewer.post("/api/plans", {"model": "llama-3.3-70b", "group": demo["single"].pk,
+                                              "engine": "vllm", "variant": "Q4_K_M"})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["path"] == "variant"
+    assert "does not load GGUF" in response.json()["errors"][0]["message"]
+
+
+@pytest.mark.parametrize("change, field, status", [
+    ({"quantization": "Q4_K_XL"}, "quantization", 400),
+    ({"quantization": "nvfp4", "gguf_repo": "", "gguf_file": ""}, "quantization", 409),  # the model's own form
+    ({"weights_gb": -3}, "weights_gb", 400),
+    ({"weights_gb": "19.8"}, "weights_gb", 422),
+    ({"gguf_file": "model.bin"}, "gguf_file", 400),
+    ({"hf_repo": "a/b"}, "hf_repo", 400),
+    ({"gguf_repo": "x; rm -rf /"}, "gguf_repo", 400),
+])
+def test_bad_variants_are_refused_naming_the_field(api_admin, change, field, status):
+    before = variants_state()
+    response = api_admin.post("/api/models/llama-3.3-70b/variants", {**GGUF, **change})
+    assert response.status_code == status, response.content
+    assert field in [e["path"] for e in response.json()["errors"]]
+    assert variants_state() == before
+
+
+def test_a_second_variant_of_one_format_is_a_conflict(api_admin):
+    before = variants_state()
+    response = api_admin.post("/api/models/llama-3.3-70b/variants", GGUF)
+    assert response.status_code == 409 and response.json()["errors"][0]["path"] == "quantization"
+    assert variants_state() == before
+
+
+def test_the_catalogue_page_shows_variants_and_admins_add_one(admin_client, client, viewer_user):
+    page = admin_client.get("/models/").content.decode()
+    assert "Llama-3.3-70B-Instruct-Q4_K_M.gguf" in page and "does not load GGUF" in page
+    assert "/models/llama-3.3-70b/variants/new/" in page
+    client.force_login(viewer_user)
+    assert "/variants/new/" not in client.get("/models/").content.decode()
+    assert client.get("/models/qwen3-32b/variants/new/").status_code in (302, 403)
+    bad = admin_client.post("/models/qwen3-32b/variants/new/", {**GGUF, "gguf_file": "x.bin"})
+    assert bad.status_code == 400 and "gguf" in bad.content.decode().lower()
+    good = admin_client.post("/models/qwen3-32b/variants/new/", GGUF)
+    assert good.status_code == 302
+    assert LlmVariant.objects.filter(model__slug="qwen3-32b", quantization="Q4_K_M").exists()
