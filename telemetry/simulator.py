@@ -399,6 +399,10 @@ class _Runtime:
         self.keys: tuple[asyncssh.SSHKey, asyncssh.SSHKey] | None = None
         self.port = node.port
         self.reopening = False
+        # While the node is "down" its port stays bound (never listening): a
+        # connection is refused, as by a dead node, and no other server on the
+        # machine (another test worker, another fleet) can take the port meanwhile.
+        self.hold: socket.socket | None = None
 
 
 class _SimServer(asyncssh.SSHServer):
@@ -577,10 +581,24 @@ def public_key_text(key: asyncssh.SSHKey) -> str:
     return " ".join(key.export_public_key("openssh").decode().split()[:2])
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((LOOPBACK, 0))
-        return int(sock.getsockname()[1])
+def _hold_port(port: int) -> socket.socket:
+    """A socket bound to ``port`` (0: any free one) that never listens."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind((LOOPBACK, port))
+    except OSError:
+        sock.close()
+        # the port's closed connections may linger: binding over them needs SO_REUSEADDR
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((LOOPBACK, port))
+    return sock
+
+
+def _release(runtime: _Runtime) -> None:
+    if runtime.hold is not None:
+        runtime.hold.close()
+        runtime.hold = None
 
 
 class SimFleet:
@@ -623,7 +641,8 @@ class SimFleet:
                 self._keys.get(runtime.node.name, "changed"),
             )
             if "down" in runtime.node.faults:
-                runtime.port = runtime.port or _free_port()
+                runtime.hold = _hold_port(runtime.port)
+                runtime.port = int(runtime.hold.getsockname()[1])
             else:
                 await self._listen(runtime)
             endpoints.append(self.endpoint(runtime.node.name))
@@ -642,6 +661,7 @@ class SimFleet:
         return runtime.keys[1] if "host-key-changed" in runtime.node.faults else runtime.keys[0]
 
     async def _listen(self, runtime: _Runtime) -> None:
+        _release(runtime)
         runtime.acceptor = await asyncssh.listen(
             LOOPBACK,
             runtime.port,
@@ -678,6 +698,8 @@ class SimFleet:
             runtime.acceptor = None
             for conn in list(runtime.connections):
                 conn.abort()
+            with contextlib.suppress(OSError):  # best effort: the node is down either way
+                runtime.hold = _hold_port(runtime.port)
         elif "down" not in new and runtime.acceptor is None and not runtime.reopening:
             runtime.reopening = True
             task = asyncio.get_running_loop().create_task(self._reopen(runtime))
@@ -699,6 +721,7 @@ class SimFleet:
     async def stop(self) -> None:
         await self.settle()
         for runtime in self._runtimes.values():
+            _release(runtime)
             if runtime.acceptor is not None:
                 runtime.acceptor.close()
             for conn in list(runtime.connections):

@@ -1,6 +1,7 @@
 """The simulated fleet: loopback only, realistic varying answers, faults, scenarios, scale."""
 
 import asyncio
+import socket
 import time
 
 import pytest
@@ -117,6 +118,36 @@ def test_faults_change_at_run_time(run_fleet):
     assert first_key != changed_key
     assert down.error == "connection refused"
     assert back.error == "" and back.host_key == first_key  # same port, first key again
+
+
+def _can_bind(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncssh's listeners do
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def test_a_down_node_keeps_its_port_so_no_other_server_takes_it(run_fleet):
+    # Test workers and a running demo share the machine: a node that is down
+    # (from the start, or later) must come back on its own port, not find it taken.
+    async def body(running):
+        dead, live = running.targets("dead")[0], running.targets("live")[0]
+        taken_while_dead = _can_bind(dead.port)
+        running.fleet.set_faults("live", {"down"})
+        taken_while_down = _can_bind(live.port)
+        down = await poll_nodes([live], client_keys=[running.client_key.path], known_hosts=running.accepted())
+        running.fleet.set_faults("live", set())
+        await running.fleet.settle()
+        return taken_while_dead, taken_while_down, down[0], live.port, running.fleet.endpoint("live").port
+
+    taken_while_dead, taken_while_down, down, before, after = run_fleet(
+        [SimNode("dead", faults={"down"}), SimNode("live")], body)
+    assert not taken_while_dead and not taken_while_down
+    assert down.error == "connection refused"
+    assert before == after
 
 
 def test_run_fleet_serves_until_cancelled(client_key):
