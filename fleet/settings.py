@@ -14,6 +14,11 @@ import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("FLEET_VAR_DIR", BASE_DIR / "var"))
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Parallel test workers each get their own folder: database file,
+    # filesystem broker, keys. (PostgreSQL test databases get pytest-django's
+    # per-worker suffix, test_<name>_gw0.)
+    VAR_DIR = VAR_DIR / os.environ["PYTEST_XDIST_WORKER"]
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 

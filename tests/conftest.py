@@ -10,11 +10,18 @@ import pytest
 import yaml
 from django.contrib.auth.models import User
 from django.test import Client
+from hypothesis import settings as hypothesis_settings
 
 from accounts.roles import ADMIN, MEMBER, VIEWER, set_role
 from accounts.tokens import token_create
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
+
+# No example database: parallel workers would share one folder of it, and a
+# fresh CI clone starts empty anyway. No deadline: the suite runs on shared,
+# busy machines, and timing is measured in bench/, never asserted in tests.
+hypothesis_settings.register_profile("fleet", database=None, deadline=None)
+hypothesis_settings.load_profile("fleet")
 
 
 def pytest_collection_modifyitems(items: list[Any]) -> None:
