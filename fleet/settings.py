@@ -136,7 +136,7 @@ WHITENOISE_USE_FINDERS = True
 
 # Celery: the embedded default is a filesystem broker (no server needed).
 _broker_dir = VAR_DIR / "broker"
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://localhost//")  # a host, or kombu warns it has none
 if CELERY_BROKER_URL.startswith("filesystem://"):
     for sub in ("out", "processed", "control"):
         (_broker_dir / sub).mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,7 @@ from typing import Any
 import yaml
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from accounts.roles import ADMIN, MEMBER, VIEWER, set_role
 from inventory.labio import lab_import
@@ -16,11 +16,31 @@ from inventory.services import Actor
 DEMO_USERS = [("admin", ADMIN), ("member", MEMBER), ("viewer", VIEWER)]
 
 
+def shift_ssh_ports(data: dict[str, Any], base: int) -> None:
+    """Move every Spark's SSH port so the lowest is base+1, keeping their distances."""
+    sparks = [s for s in data.get("sparks") or [] if isinstance(s, dict) and isinstance(s.get("ssh"), dict)]
+    ports = [int(s["ssh"]["port"]) for s in sparks if s["ssh"].get("port")]
+    if not ports:
+        return
+    shift = base + 1 - min(ports)
+    if base < 1024 or max(ports) + shift > 65535:
+        raise CommandError(f"--ssh-base-port: ports {base + 1}..{max(ports) + shift} are not all between 1025 and 65535")
+    for spark in sparks:
+        if spark["ssh"].get("port"):
+            spark["ssh"]["port"] = int(spark["ssh"]["port"]) + shift
+
+
 class Command(BaseCommand):
     help = "Create the demo users and import labs/demo.yaml (for trying the app, never for production)."
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--lab", default=str(Path(settings.BASE_DIR) / "labs" / "demo.yaml"))
+        parser.add_argument(
+            "--ssh-base-port",
+            type=int,
+            default=None,
+            help="move the lab's SSH ports so the lowest is base+1 (as `simulate --base-port` does for the fleet)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         admin = None
@@ -35,6 +55,8 @@ class Command(BaseCommand):
                 user.save(update_fields=["is_staff"])
                 admin = user
         data = yaml.safe_load(Path(options["lab"]).read_text())
+        if options["ssh_base_port"] is not None:
+            shift_ssh_ports(data, options["ssh_base_port"])
         report = lab_import(actor=Actor(user=admin, source="command"), data=data)
         created = report.created
         self.stdout.write(

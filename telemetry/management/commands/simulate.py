@@ -44,6 +44,20 @@ def lab_document(nodes: list[SimNode]) -> dict[str, Any]:
     return {"sparks": sparks, "cables": cables}
 
 
+def shift_ports(nodes: list[SimNode], base: int) -> None:
+    """Move the nodes' ports so the lowest is base+1, keeping their distances
+    (a second demo on one machine listens beside the first)."""
+    ports = [n.port for n in nodes if n.port]
+    if not ports:
+        return
+    shift = base + 1 - min(ports)
+    if max(ports) + shift > 65535 or base < 1024:
+        raise CommandError(f"--base-port: ports {base + 1}..{max(ports) + shift} are not all between 1025 and 65535")
+    for node in nodes:
+        if node.port:
+            node.port += shift
+
+
 def register(nodes: list[SimNode]) -> ImportReport:
     return lab_import(actor=Actor(source="command"), data=lab_document(nodes))
 
@@ -55,7 +69,13 @@ class Command(BaseCommand):
         which = parser.add_mutually_exclusive_group(required=True)
         which.add_argument("--nodes", type=int, help="serve N healthy nodes spark-01.., cabled in pairs")
         which.add_argument("--scenario", help="a YAML scenario file (see labs/demo-scenario.yaml)")
-        parser.add_argument("--base-port", type=int, default=22200, help="with --nodes: node i listens on base+i")
+        parser.add_argument(
+            "--base-port",
+            type=int,
+            default=None,
+            help="with --nodes: node i listens on base+i (default 22200); with --scenario: the scenario's lowest "
+            "port moves to base+1 and the others keep their distance from it",
+        )
         parser.add_argument(
             "--trust",
             action="store_true",
@@ -73,8 +93,9 @@ class Command(BaseCommand):
             if not 1 <= options["nodes"] <= 5000:
                 raise CommandError("--nodes: from 1 to 5000")
             nodes = make_nodes(options["nodes"], topology="pairs")
+            base = 22200 if options["base_port"] is None else options["base_port"]
             for index, node in enumerate(nodes, start=1):
-                node.port = options["base_port"] + index
+                node.port = base + index
             if options["register"]:
                 report = register(nodes)
                 self.stdout.write(f"inventory: {report.created['spark']} Sparks and {report.created['cable']} "
@@ -86,6 +107,8 @@ class Command(BaseCommand):
                 nodes = load_scenario(Path(options["scenario"]))
             except (OSError, ValueError) as exc:
                 raise CommandError(f"--scenario: {exc}") from exc
+            if options["base_port"] is not None:
+                shift_ports(nodes, options["base_port"])
         public = client_key_ensure(conf.ssh_key_path())
         self.stdout.write(f"client key: {conf.ssh_key_path()} (public half in .pub)")
         host_keys = Path(settings.VAR_DIR) / "sim-hostkeys"
