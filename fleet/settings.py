@@ -133,6 +133,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)
 WHITENOISE_USE_FINDERS = True
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"  # files served at the site root: /favicon.ico
 
 # Celery: the embedded default is a filesystem broker (no server needed).
 _broker_dir = VAR_DIR / "broker"
