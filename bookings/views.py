@@ -131,6 +131,15 @@ def _form_context(request: HttpRequest, req: Any, tz: Any) -> dict[str, Any]:
         ctx["check"] = availability_check(user=request.user, group=req.group, nodes=req.nodes,
                                           start=req.start, end=req.end)
         ctx["warnings"] = ctx["check"].warnings
+    return _blocked(ctx)
+
+
+def _blocked(ctx: dict[str, Any]) -> dict[str, Any]:
+    """``blocked``: something no confirmation can lift (a clash, the limit, a bad
+    field), so unhealthy Sparks are then only mentioned, never offered as "Book anyway"."""
+    check = ctx.get("check")
+    ctx["blocked"] = bool(ctx.get("conflict") or any(ctx["errors"].values())
+                          or (check is not None and (check.clashes or check.limit or check.errors)))
     return ctx
 
 
@@ -149,7 +158,8 @@ def new(request: HttpRequest) -> HttpResponse:
         req.errors = []
         return render(request, "bookings/form.html", _form_context(request, req, tz))
     req = booking_request(request.POST, tz)
-    ctx = {**_form_context(request, req, tz), "check": None}  # the booking answers for itself below
+    # The availability line stays under a refused form: it says what to change.
+    ctx = {**_form_context(request, req, tz), "refused": True}
     if not req.errors:
         try:
             booking = services.booking_create(
@@ -160,14 +170,15 @@ def new(request: HttpRequest) -> HttpResponse:
         except NeedsConfirmation as exc:
             ctx["warnings"] = exc.warnings
         except BookingConflict as exc:
-            ctx["conflict"] = exc.message(tz)
-            ctx["clashes"] = [c.message(tz) for c in exc.clashes]
+            if not (ctx["check"] is not None and ctx["check"].clashes):  # taken since the check: say so here
+                ctx["conflict"] = exc.message(tz)
+                ctx["clashes"] = [c.message(tz) for c in exc.clashes]
         except NotAllowed as exc:
             ctx["errors"] = {"all": [str(exc)]}
         else:
             messages.success(request, f"Booked {booking.group_name} for {booking.purpose}.")
             return redirect("bookings:detail", booking.pk)
-    return render(request, "bookings/form.html", ctx, status=400)
+    return render(request, "bookings/form.html", _blocked(ctx), status=400)
 
 
 @require_POST

@@ -77,6 +77,36 @@ def test_the_form_shows_errors_inline_and_books_nothing(lab, member_client):
     assert Booking.objects.count() == 0
 
 
+def test_a_refused_form_keeps_its_availability_line(lab, member_client):
+    r = member_client.post("/bookings/new/", {"group": lab["ring"].pk, "shown_group": lab["ring"].pk,
+                                              "start": local(hours(1)), "end": local(hours(3)), "purpose": ""})
+    assert r.status_code == 400
+    html = r.content.decode()
+    assert "say what the booking is for" in html
+    assert 'class="bk-free"' in html and "4 Sparks free" in html  # still says what is free
+
+
+def test_a_hard_clash_is_never_offered_as_book_anyway(lab, member_client, member2):
+    from inventory.models import Spark
+    from telemetry.models import NodeState
+
+    NodeState.objects.create(spark=Spark.objects.get(name="pair-b"), status="down")
+    services.booking_create(actor=actor(member2), group=lab["direct"].pk, start=hours(1), end=hours(3),
+                            purpose="theirs", confirm=True)
+    form = {"group": lab["direct"].pk, "shown_group": lab["direct"].pk, "start": local(hours(2)),
+            "end": local(hours(4)), "purpose": "mine"}
+    for r in (member_client.post("/bookings/check/", form), member_client.post("/bookings/new/", form)):
+        html = r.content.decode()
+        assert "held by member2" in html and "pair-b is down" in html
+        assert 'name="confirm"' not in html and "Book anyway" not in html
+    assert "Not booked" in html and Booking.objects.count() == 1
+    # Free but unhealthy: then, and only then, the person may confirm.
+    form.update(start=local(hours(5)), end=local(hours(6)))
+    html = member_client.post("/bookings/new/", form).content.decode()
+    assert 'name="confirm"' in html and "Book anyway" in html
+    assert member_client.post("/bookings/new/", {**form, "confirm": "on"}).status_code == 302
+
+
 def test_booking_through_the_form_in_the_persons_time_zone(lab, member_client, member_user):
     r = member_client.post("/bookings/time-zone/", {"time_zone": "Asia/Tokyo"})
     assert r.status_code == 302
