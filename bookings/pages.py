@@ -29,16 +29,26 @@ def _day(value: str, today: date) -> date:
 
 def window_of(view: str, day: date, tz: Any) -> tuple[datetime, datetime, date, date]:
     """[start, end) of the week (from Monday) or month holding ``day``, plus
-    a day in the previous and the next window."""
+    a day in the previous and the next window.
+
+    A month is shown as whole weeks, Monday to Sunday, from the week of its
+    first day to the week of its last, and always at least a week past
+    ``day``: on 30 November the first days of December are in view, so a
+    booking on 1 December is never hidden by the month's edge."""
     if view == "month":
-        first = day.replace(day=1)
-        nxt = (first + timedelta(days=32)).replace(day=1)
-        prev = (first - timedelta(days=1)).replace(day=1)
+        month = day.replace(day=1)
+        nxt = (month + timedelta(days=32)).replace(day=1)
+        prev = (month - timedelta(days=1)).replace(day=1)
+        first = month - timedelta(days=month.weekday())
+        last = nxt + timedelta(days=(7 - nxt.weekday()) % 7)  # the Monday on or after the next month's first
+        if (last - day).days < 7:
+            last += timedelta(days=7)
     else:
         first = day - timedelta(days=day.weekday())
         nxt, prev = first + timedelta(days=7), first - timedelta(days=7)
+        last = nxt
     start = datetime(first.year, first.month, first.day, tzinfo=tz)
-    end = datetime(nxt.year, nxt.month, nxt.day, tzinfo=tz)
+    end = datetime(last.year, last.month, last.day, tzinfo=tz)
     return start, end, prev, nxt
 
 
@@ -76,7 +86,8 @@ def timeline_context(request: HttpRequest) -> dict[str, Any]:
     for ref, a, b, reason in data.windows:
         items.append(Item(tuple(data.held[-ref]), ref, "maintenance", a, b, f"maintenance: {reason}",
                           f"Maintenance {ref}: {reason}\n{fmt_span(a, b, tz)}", "mt", maintenance))
-    svg = render(rows, items, Window(start, end, tz, now))
+    month = day.replace(day=1) if view == "month" else None
+    svg = render(rows, items, Window(start, end, tz, now, month=month))
 
     def link(**change: Any) -> str:
         params = {"view": view, "date": day.isoformat(), **({"group": group.pk} if group else {}), **change}
@@ -85,6 +96,7 @@ def timeline_context(request: HttpRequest) -> dict[str, Any]:
     return {
         "svg": mark_safe(svg),  # noqa: S308 - timeline.render escapes every text it writes
         "view": view, "start": start, "last": end - timedelta(seconds=1), "tz": tz.key, "group": group,
+        "month": month, "day": day,
         "groups": selectors.bookable_groups(), "rows": len(rows),
         "bookings": len({i.ref for i in items if i.kind == "booking"}),
         "holders": sorted(holders, key=lambda h: (h["group"], h["nodes"])),

@@ -6,9 +6,10 @@ is drawn as one bar, so a week of a 64-node fleet stays readable.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import date, datetime, timedelta, tzinfo
 from html import escape
 
 LABEL_GROUP_W = 118
@@ -49,6 +50,7 @@ class Window:
     end: datetime
     tz: tzinfo
     now: datetime
+    month: date | None = None  # a month view: its days are drawn as in the month, the weeks around it lighter
 
 
 def _x(at: datetime, w: Window) -> float:
@@ -74,6 +76,12 @@ def _fit(text: str, width: float, least: int = 3) -> str:
     return text if len(text) <= room else text[: room - 1].rstrip() + "…"
 
 
+def _next_start(xs: list[float], after: float) -> float:
+    """The first bar start at or right of ``after`` on a row, or the chart's right edge."""
+    i = bisect_left(xs, after)
+    return xs[i] if i < len(xs) else float(LABEL_W + CHART_W)
+
+
 def _days(w: Window) -> list[datetime]:
     local = w.start.astimezone(w.tz)
     day = datetime(local.year, local.month, local.day, tzinfo=w.tz)
@@ -94,7 +102,8 @@ def _grid(w: Window, height: int) -> list[str]:
     for i, day in enumerate(days):
         x0 = _x(day, w)
         x1 = _x(days[i + 1], w) if i + 1 < len(days) else _x(w.end, w)
-        cls = "today" if day.date() == today else ("weekend" if day.weekday() >= 5 else "")
+        outside = w.month is not None and (day.year, day.month) != (w.month.year, w.month.month)
+        cls = "today" if day.date() == today else ("outside" if outside else ("weekend" if day.weekday() >= 5 else ""))
         if cls:
             out.append(f'<rect class="tl-{cls}" x="{x0}" y="{HEAD_H}" width="{round(x1 - x0, 1)}" '
                        f'height="{height - HEAD_H}"/>')
@@ -104,8 +113,8 @@ def _grid(w: Window, height: int) -> list[str]:
         mid = round((x0 + x1) / 2, 1)
         if top:
             out.append(f'<text class="tl-wd{" tl-we" if day.weekday() >= 5 else ""}" x="{mid}" y="13">{top}</text>')
-        out.append(f'<text class="tl-date{" tl-now-day" if day.date() == today else ""}" x="{mid}" '
-                   f'y="{27 if top else 22}">{escape(label)}</text>')
+        mark = " tl-now-day" if day.date() == today else (" tl-out" if outside else "")
+        out.append(f'<text class="tl-date{mark}" x="{mid}" y="{27 if top else 22}">{escape(label)}</text>')
         if wide:
             for hour in (6, 12, 18):
                 hx = _x(day + timedelta(hours=hour), w)
@@ -139,10 +148,19 @@ def render(rows: list[Row], items: Iterable[Item], w: Window) -> str:
         out.append(f'<text class="tl-node" x="{LABEL_W - 6}" y="{y + 13}">{escape(row.node)}{flag}</text>')
     out += _grid(w, height)
     shown = [i for i in items if i.end > w.start and i.start < w.end]
+    # Where the next bar starts on each row: a label too long for its bar is
+    # written after it, in the room left before that next bar.
+    starts: dict[int, list[float]] = {}
+    for item in shown:
+        for r in item.rows:
+            if r in index:
+                starts.setdefault(index[r], []).append(_x(item.start, w))
+    for xs in starts.values():
+        xs.sort()
     for item in sorted(shown, key=lambda i: (i.kind != "maintenance", i.start)):
         x0, x1 = _x(item.start, w), _x(item.end, w)
         width = max(2.0, round(x1 - x0, 1))
-        text = _fit(item.label, width, least=7)
+        inside = _fit(item.label, width, least=7)
         dark = " tl-label-dark" if "finished" in item.css.split() else ""
         open_, close = (f'<a href="{escape(item.href)}">', "</a>") if item.href else ("<g>", "</g>")
         for a, b in _runs([index[r] for r in item.rows if r in index]):
@@ -150,9 +168,15 @@ def render(rows: list[Row], items: Iterable[Item], w: Window) -> str:
             h = (b - a + 1) * ROW_H - 4
             out.append(f'{open_}<rect class="{escape(item.css)}" x="{x0}" y="{y}" width="{width}" height="{h}" '
                        f'rx="3"><title>{escape(item.title)}</title></rect>')
-            if text:
-                out.append(f'<text class="tl-label tl-label-{item.kind}{dark}" x="{x0 + 4}" '
-                           f'y="{y + min(h, 14) / 2 + 4}">{escape(text)}</text>')
+            ty = y + min(h, 14) / 2 + 4
+            if inside:
+                out.append(f'<text class="tl-label tl-label-{item.kind}{dark}" x="{x0 + 4}" y="{ty}">'
+                           f'{escape(inside)}</text>')
+            else:
+                room = min(_next_start(starts.get(i, []), x1 + 0.5) for i in range(a, b + 1)) - x1 - 3
+                after = _fit(item.label, room, least=7)
+                if after:
+                    out.append(f'<text class="tl-label tl-label-out" x="{x1 + 3}" y="{ty}">{escape(after)}</text>')
             out.append(close)
     if w.start <= w.now < w.end:
         nx = _x(w.now, w)
