@@ -96,7 +96,7 @@ def timeline_context(request: HttpRequest) -> dict[str, Any]:
     return {
         "svg": mark_safe(svg),  # noqa: S308 - timeline.render escapes every text it writes
         "view": view, "start": start, "last": end - timedelta(seconds=1), "tz": tz.key, "group": group,
-        "month": month, "day": day,
+        "shown_month": month, "day": day,
         "groups": selectors.bookable_groups(), "rows": len(rows),
         "bookings": len({i.ref for i in items if i.kind == "booking"}),
         "holders": sorted(holders, key=lambda h: (h["group"], h["nodes"])),

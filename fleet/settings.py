@@ -137,7 +137,8 @@ WHITENOISE_ROOT = BASE_DIR / "static" / "root"  # files served at the site root:
 
 # Celery: the embedded default is a filesystem broker (no server needed).
 _broker_dir = VAR_DIR / "broker"
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://localhost//")  # a host, or kombu warns it has none
+# A host in the default URL, or kombu warns that it has none.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://localhost//")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     for sub in ("out", "processed", "control"):
         (_broker_dir / sub).mkdir(parents=True, exist_ok=True)
