@@ -8,9 +8,12 @@ Redis (or RabbitMQ).
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("FLEET_VAR_DIR", BASE_DIR / "var"))
@@ -34,8 +37,34 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 DEBUG = env_bool("DEBUG", False)
-_dev_key = "insecure-dev-key-only-for-the-embedded-default-not-for-production"
-SECRET_KEY = os.environ.get("SECRET_KEY", _dev_key)
+# The key signs sessions, CSRF tokens and calendar-feed tokens. It comes from
+# SECRET_KEY, else from the file SECRET_KEY_FILE names, else from
+# FLEET_VAR_DIR/secret_key (which `./run demo` and `./run test` write once with
+# a random value). With DEBUG off the app refuses to start on anything else.
+DEV_SECRET_KEY = "insecure-dev-key-only-for-the-embedded-default-not-for-production"
+SECRET_KEY_MIN_LENGTH = 32
+
+
+def read_secret_key() -> str:
+    value = os.environ.get("SECRET_KEY", "").strip()
+    key_file = os.environ.get("SECRET_KEY_FILE", "").strip() or str(VAR_DIR / "secret_key")
+    if not value and Path(key_file).is_file():
+        value = Path(key_file).read_text().strip()
+    weak = (not value or value == DEV_SECRET_KEY or value.startswith("django-insecure")
+            or len(value) < SECRET_KEY_MIN_LENGTH or len(set(value)) < 5)
+    if not weak:
+        return value
+    if DEBUG:
+        return value or DEV_SECRET_KEY
+    raise ImproperlyConfigured(
+        "SECRET_KEY is missing or too weak, and DEBUG is off. Set a long random value, e.g.\n"
+        "    export SECRET_KEY=\"$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')\"\n"
+        f"(at least {SECRET_KEY_MIN_LENGTH} characters), or put it in a file named by SECRET_KEY_FILE. "
+        "For development on this machine only, DEBUG=true runs with a built-in key."
+    )
+
+
+SECRET_KEY = read_secret_key()
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
@@ -51,6 +80,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "django_celery_beat",
+    "csp",
+    "axes",
     "accounts",
     "inventory",
     "telemetry",
@@ -68,8 +99,11 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "fleet.middleware.LoginRequiredMiddleware",
+    # Last, as django-axes asks: it turns a locked-out sign-in into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "fleet.urls"
@@ -86,6 +120,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context.role",
+                "csp.context_processors.nonce",
             ],
             "builtins": ["template_partials.templatetags.partials"],
         },
@@ -112,7 +147,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+AUTHENTICATION_BACKENDS = [
+    # django-axes first: it refuses a sign-in while its username and address are cooling off.
+    "accounts.throttle.ThrottledSignIn",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
@@ -120,8 +163,55 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
-SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
-CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# HTTPS: FLEET_HTTPS=true (or the older SECURE_COOKIES=true) declares the app is
+# reached over HTTPS only: secure cookies, a redirect from http, and HSTS.
+FLEET_HTTPS = env_bool("FLEET_HTTPS", False) or env_bool("SECURE_COOKIES", False)
+SESSION_COOKIE_SECURE = FLEET_HTTPS
+CSRF_COOKIE_SECURE = FLEET_HTTPS
+SECURE_SSL_REDIRECT = FLEET_HTTPS
+SECURE_HSTS_SECONDS = int(os.environ.get("FLEET_HSTS_SECONDS", "31536000")) if FLEET_HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = FLEET_HTTPS and env_bool("FLEET_HSTS_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = False
+if env_bool("FLEET_BEHIND_PROXY", False):
+    # A TLS-terminating proxy in front says so in this header.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp): scripts only from this site or with the
+# response's nonce; no plugins, no framing, forms post here only. Inline style
+# attributes stay allowed (pages and SVG drawings use them; they cannot run code).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, "'unsafe-inline'"],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
+}
+
+# Sign-in throttling (django-axes): after FLEET_LOGIN_FAILURE_LIMIT wrong
+# passwords for one username from one address, that pair is refused, even with
+# the right password, for FLEET_LOGIN_COOLOFF_MINUTES. The login page and the
+# admin share it; bad API tokens count against the address (fleet/api.py).
+AXES_ENABLED = env_bool("FLEET_LOGIN_THROTTLE", True)
+AXES_FAILURE_LIMIT = int(os.environ.get("FLEET_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("FLEET_LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "accounts/locked.html"
+AXES_VERBOSE = False
+if env_bool("FLEET_BEHIND_PROXY", False):
+    # One proxy in front: the client's address is the last one it appended.
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+    AXES_IPWARE_PROXY_COUNT = 1
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
@@ -171,6 +261,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"asyncssh": {"level": "WARNING"}},
+    "loggers": {"asyncssh": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
