@@ -1,18 +1,27 @@
-"""iCalendar (RFC 5545) output for the booking feeds. Pure: events in, text out.
+"""iCalendar (RFC 5545) output for the booking feeds, written by the
+``icalendar`` package. Pure: events in, text out.
 
-What calendar clients are strict about: CRLF line ends; content lines folded
-at 75 octets (a continuation starts with one space, and a UTF-8 character is
-never cut in two); TEXT values escape backslash, semicolon, comma and
-newline; times in UTC with a trailing Z; every event has a UID and DTSTAMP.
+The package does what calendar clients are strict about: CRLF line ends;
+content lines folded at 75 octets without cutting a UTF-8 character; TEXT
+values with backslash, semicolon, comma and newline escaped; times in UTC
+with a trailing Z. What it lets through, this module cleans first: RFC 5545
+TEXT may hold no control character but a tab, so line and paragraph
+separators (U+2028, U+2029, NEL, CR) become line breaks and every other
+control character becomes a space before the package escapes the value.
 """
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+import icalendar
+from icalendar.parser import Contentline
+
 CRLF = "\r\n"
 LIMIT = 75  # octets per content line, CRLF not counted
+_LINE_BREAKS = {"\r\n": "\n", "\r": "\n", "\u2028": "\n", "\u2029": "\n", "\x85": "\n"}
 
 
 @dataclass(frozen=True)
@@ -29,70 +38,69 @@ class Event:
     modified: datetime | None = None
 
 
+def clean(text: str) -> str:
+    """Text safe for a TEXT value: line breaks as ``\\n``, other control and
+    format characters (Unicode categories Cc, Cf, Zl, Zp) as spaces, tabs kept."""
+    for old, new in _LINE_BREAKS.items():
+        text = text.replace(old, new)
+    return "".join(
+        ch if ch in "\n\t" or unicodedata.category(ch) not in {"Cc", "Cf", "Zl", "Zp", "Cs"} else " "
+        for ch in text
+    )
+
+
 def escape(text: str) -> str:
-    """A TEXT value (RFC 5545 3.3.11)."""
-    return (text.replace("\\", "\\\\").replace(";", "\\;").replace(",", "\\,")
-            .replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n"))
+    """A TEXT value (RFC 5545 3.3.11), as the package writes it."""
+    return icalendar.vText(clean(text)).to_ical().decode()
 
 
 def utc(at: datetime) -> str:
     """A DATE-TIME in UTC form: 20261201T100000Z."""
     if at.tzinfo is None:
         raise ValueError("a calendar time needs a time zone")
-    return at.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return icalendar.vDatetime(at.astimezone(UTC)).to_ical().decode()
 
 
 def fold(line: str) -> str:
     """Split a content line into pieces of at most 75 octets joined by CRLF
     and a space, cutting only between characters."""
-    out: list[str] = []
-    piece: list[str] = []
-    size, limit = 0, LIMIT
-    for char in line:
-        width = len(char.encode("utf-8"))
-        if size + width > limit:
-            out.append("".join(piece))
-            piece, size, limit = [], 0, LIMIT - 1  # the leading space takes one octet
-        piece.append(char)
-        size += width
-    out.append("".join(piece))
-    return (CRLF + " ").join(out)
+    return Contentline(line).to_ical().decode()
 
 
-def _lines(event: Event, stamp: datetime) -> list[str]:
-    lines = [
-        "BEGIN:VEVENT",
-        f"UID:{event.uid}",
-        f"DTSTAMP:{utc(stamp)}",
-        f"DTSTART:{utc(event.start)}",
-        f"DTEND:{utc(event.end)}",
-        f"SUMMARY:{escape(event.summary)}",
-    ]
+def _utc(at: datetime) -> datetime:
+    if at.tzinfo is None:
+        raise ValueError("a calendar time needs a time zone")
+    return at.astimezone(UTC)
+
+
+def _event(event: Event, stamp: datetime) -> icalendar.Event:
+    out = icalendar.Event()
+    out.add("uid", event.uid)
+    out.add("dtstamp", _utc(stamp))
+    out.add("dtstart", _utc(event.start))
+    out.add("dtend", _utc(event.end))
+    out.add("summary", clean(event.summary))
     if event.description:
-        lines.append(f"DESCRIPTION:{escape(event.description)}")
+        out.add("description", clean(event.description))
     if event.location:
-        lines.append(f"LOCATION:{escape(event.location)}")
+        out.add("location", clean(event.location))
     if event.url:
-        lines.append(f"URL:{event.url}")  # a URI value: not TEXT-escaped
-    lines.append(f"STATUS:{'CANCELLED' if event.cancelled else 'CONFIRMED'}")
-    lines.append(f"SEQUENCE:{event.sequence}")
+        out.add("url", icalendar.vUri(event.url))  # a URI value: not TEXT-escaped
+    out.add("status", "CANCELLED" if event.cancelled else "CONFIRMED")
+    out.add("sequence", event.sequence)
     if event.modified is not None:
-        lines.append(f"LAST-MODIFIED:{utc(event.modified)}")
-    lines.append("END:VEVENT")
-    return lines
+        out.add("last-modified", _utc(event.modified))
+    return out
 
 
 def calendar(events: Iterable[Event], *, name: str, stamp: datetime) -> str:
     """A whole VCALENDAR document."""
-    lines = [
-        "BEGIN:VCALENDAR",
-        "VERSION:2.0",
-        "PRODID:-//Spark Fleet//Reservations//EN",
-        "CALSCALE:GREGORIAN",
-        "METHOD:PUBLISH",
-        f"X-WR-CALNAME:{escape(name)}",
-    ]
+    cal = icalendar.Calendar()
+    cal.add("version", "2.0")
+    cal.add("prodid", "-//Spark Fleet//Reservations//EN")
+    cal.add("calscale", "GREGORIAN")
+    cal.add("method", "PUBLISH")
+    cal.add("x-wr-calname", clean(name))
     for event in events:
-        lines += _lines(event, stamp)
-    lines.append("END:VCALENDAR")
-    return "".join(fold(line) + CRLF for line in lines)
+        cal.add_component(_event(event, stamp))
+    return cal.to_ical(sorted=False).decode()

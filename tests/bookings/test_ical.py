@@ -49,3 +49,21 @@ def test_a_whole_calendar():
     assert "SUMMARY:ring-a: TP=4 sweep\\, Qwen\\; long " + "é" * 60 in lines
     assert "DESCRIPTION:Nodes: a\\, b\\nPlan: x" in lines
     assert "STATUS:CANCELLED" in lines and "UID:booking-2@fleet" in lines
+
+
+def test_control_characters_are_never_written_raw():
+    event = Event(uid="booking-3@fleet", start=T, end=T + timedelta(hours=1),
+                  summary="a\x0bb\u2028c\x00d", description="line\u2029next\x1b[31mred\x85end\rx")
+    text = calendar([event], name="lab\x07", stamp=T)
+    raw = text.replace("\r\n", "")
+    assert not any(ch in raw for ch in "\x00\x07\x0b\x1b\x85\u2028\u2029\r\n")
+    lines = unfold(text)
+    assert "SUMMARY:a b\\nc d" in lines
+    assert "DESCRIPTION:line\\nnext [31mred\\nend\\nx" in lines
+    assert "X-WR-CALNAME:lab " in lines
+
+
+@given(st.text(max_size=200))
+def test_any_text_becomes_one_clean_value(text):
+    value = escape(text)
+    assert all(ch == "\t" or ch >= " " for ch in value) and "\u2028" not in value and "\u2029" not in value
