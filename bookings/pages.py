@@ -18,13 +18,16 @@ from .rules import effective_status, fmt_span
 from .timeline import Item, Row, Window, render
 
 VIEWS = ("week", "month")
+# The timeline shows days in this span; a date outside it is shown as its nearest end.
+FIRST_DAY, LAST_DAY = date(2000, 1, 3), date(2099, 12, 28)
 
 
 def _day(value: str, today: date) -> date:
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError:
         return today
+    return min(max(day, FIRST_DAY), LAST_DAY)
 
 
 def window_of(view: str, day: date, tz: Any) -> tuple[datetime, datetime, date, date]:
