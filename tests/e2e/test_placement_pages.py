@@ -50,7 +50,7 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     # a marker on window survives only if the page is not reloaded
     page.evaluate("window.__still_here = true")
     page.select_option("#id_model", "glm-5.3")
-    page.wait_for_function("document.querySelector('#results h2').innerText.includes('GLM-5.3')")
+    page.wait_for_function("() => document.querySelector('#results h2').innerText.includes('GLM-5.3')")
     assert page.evaluate("window.__still_here") is True
     text = results_text(page)
     assert "does not fit" in text and "GB short" in text and "predicted" in text
@@ -65,17 +65,17 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     page.fill("#id_context_tokens", "65536")
     page.select_option("#id_goal", "throughput")
     page.fill("#id_concurrency", "8")
-    page.wait_for_function("document.querySelector('#recommendation') && "
+    page.wait_for_function("() => document.querySelector('#recommendation') && "
                            "document.querySelector('#recommendation').innerText.includes('at concurrency 8')")
     assert page.evaluate("window.__still_here") is True
     assert "context_tokens=65536" in page.url  # the inputs are in the address, for a link to share
-    page.wait_for_function("(document.querySelector('.plan.recommended .launch') || {innerText: ''})"
+    page.wait_for_function("() => (document.querySelector('.plan.recommended .launch') || {innerText: ''})"
                            ".innerText.includes('NCCL_IB_HCA')")
     launch = page.locator(".plan.recommended .launch").inner_text()
     assert "NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0" in launch and "<ip of spark-07 on enp1s0f0np0>" in launch
     button = page.locator(".plan.recommended .copy").first
     button.click()
-    page.wait_for_function("Array.from(document.querySelectorAll('.copy')).some(b => b.innerText === 'Copied')")
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.copy')).some(b => b.innerText === 'Copied')")
     shot("placement-plans-glm")
 
     page.locator("#fit-table summary").click()
@@ -93,7 +93,7 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     shot("placement-group-benchmarks")
 
     page.select_option("select[name=model]", "gpt-oss-120b")
-    page.wait_for_function("document.querySelector('#chart svg').textContent.includes('gpt-oss-120b')")
+    page.wait_for_function("() => document.querySelector('#chart svg').textContent.includes('gpt-oss-120b')")
     shot("placement-group-benchmarks-gpt-oss")
 
     page.goto(f"{base}/benchmarks/")

@@ -99,7 +99,7 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(live_server, page, 
 
         page.goto(f"{base}/telemetry/alerts/")
         page.select_option("select[name=code]", "memory-pressure")
-        page.wait_for_function("!document.querySelector('#rows').innerText.includes('spark-04')")
+        page.wait_for_function("() => !document.querySelector('#rows').innerText.includes('spark-04')")
         rows = page.locator("#rows")
         assert "spark-15" in rows.inner_text() and "spark-02" in rows.inner_text()
         rows.locator("button", has_text="Acknowledge").first.click()
