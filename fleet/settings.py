@@ -47,7 +47,8 @@ SECRET_KEY_MIN_LENGTH = 32
 
 def read_secret_key() -> str:
     value = os.environ.get("SECRET_KEY", "").strip()
-    key_file = os.environ.get("SECRET_KEY_FILE", "").strip() or str(VAR_DIR / "secret_key")
+    var_dir = Path(os.environ.get("FLEET_VAR_DIR", BASE_DIR / "var"))  # not a test worker's sub-folder
+    key_file = os.environ.get("SECRET_KEY_FILE", "").strip() or str(var_dir / "secret_key")
     if not value and Path(key_file).is_file():
         value = Path(key_file).read_text().strip()
     weak = (not value or value == DEV_SECRET_KEY or value.startswith("django-insecure")

@@ -88,8 +88,12 @@ def test_every_main_page_runs_under_the_policy(live_server, page, shot, lab):
     page.wait_for_function("t => document.querySelector('#results').innerText !== t", arg=before)
     console.check("plans after htmx")
 
-    # The copy buttons (fleet.js) on the launch commands.
-    copy = page.locator("[data-copy]").first
+    # A copy button (fleet.js): the new API token.
+    console.visit(f"{base}/accounts/profile/")
+    page.fill("input[name=name]", "laptop")
+    page.locator("form:has(input[name=name]) button[type=submit], form:has(input[name=name]) button").first.click()
+    page.wait_for_selector("#new-token-value")
+    copy = page.locator("#new-token [data-copy]")
     copy.click()
     page.wait_for_function("b => b.textContent === 'Copied'", arg=copy.element_handle())
     console.check("copy")

@@ -33,7 +33,8 @@ print("cookie-secure", settings.SESSION_COOKIE_SECURE, settings.CSRF_COOKIE_SECU
 def run_app(env: dict[str, str], code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """Start the app's settings in a fresh process with exactly this environment."""
     base = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "SECRET_KEY_FILE", "DEBUG",
-                                                               "FLEET_HTTPS", "SECURE_COOKIES"}}
+                                                               "FLEET_HTTPS", "SECURE_COOKIES",
+                                                               "PYTEST_XDIST_WORKER"}}
     base.update(DJANGO_SETTINGS_MODULE="fleet.settings", FLEET_VAR_DIR=str(tmp_path), **env)
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=base, capture_output=True, text=True,
                           timeout=120)
