@@ -52,6 +52,10 @@ HEALTH_CODES: dict[str, CodeInfo] = {
         "critical", "Both twins of a port are in the same IP subnet, which breaks routing and NCCL."
     ),
     "mtu-mismatch": CodeInfo("warning", "The two ends of a link have different MTUs."),
+    "mtu-not-9000": CodeInfo("warning", "A cabled twin is up with an MTU other than 9000, which RoCE needs."),
+    "rdma-port-down": CodeInfo(
+        "critical", "A twin interface is up but its RoCE port is not ACTIVE: NCCL cannot use it for RDMA."
+    ),
     "memory-pressure": CodeInfo(
         "critical", "Unified memory is nearly exhausted (available under the threshold, or PSI full stalls high)."
     ),
@@ -227,6 +231,28 @@ def _port(name: str, port: str, link: ExpectedLink, sample: Sample) -> list[Aler
                 ref,
                 *(f"{name}:{d}" for d in down),
                 severity="critical" if whole else "warning",
+            )
+        )
+    stuck = [t for _, _, t in pair if t is not None and t.up and t.rdma_state not in (None, "ACTIVE")]
+    for twin in stuck:
+        alerts.append(
+            _alert(
+                "rdma-port-down",
+                f"{ref}: {twin.name} is up but its RoCE port {twin.rdma} is {twin.rdma_state}, so RDMA (NCCL) "
+                f"cannot use it; check `rdma link show`, then reload the driver (modprobe -r mlx5_ib; modprobe "
+                "mlx5_ib) or reboot, and update the ConnectX-7 firmware if it stays down.",
+                ref,
+                f"{name}:{twin.name}",
+            )
+        )
+    low_mtu = [t for _, _, t in pair if t is not None and t.up and t.mtu is not None and t.mtu != 9000]
+    if low_mtu:
+        alerts.append(
+            _alert(
+                "mtu-not-9000",
+                f"{ref}: {', '.join(f'{t.name} has MTU {t.mtu}' for t in low_mtu)}; RoCE needs 9000 for full "
+                "bandwidth: set mtu: 9000 in the node's netplan file (the group page offers one) and apply it.",
+                ref,
             )
         )
     usable = [(ifname, rdma) for ifname, rdma, twin in pair if twin is not None and twin.up and _addressed(twin)]

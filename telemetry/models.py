@@ -23,7 +23,8 @@ from telemetry.sample import ComputeProcess
 
 # Order of the values in a stored twin (see ``twin_pack``): a list per twin
 # instead of a dict keeps the JSON about half the size.
-TWIN_FIELDS = ("name", "port", "rdma", "up", "speed_mbps", "mtu", "addresses")
+# New fields go last: rows stored before them read back without them.
+TWIN_FIELDS = ("name", "port", "rdma", "up", "speed_mbps", "mtu", "addresses", "rdma_state", "rdma_rate_gbps")
 
 
 class Status(models.TextChoices):

@@ -355,6 +355,30 @@ def parse_ibdev2netdev(text: str) -> Parsed[dict[str, tuple[str, bool]]]:
     return Parsed(mapping, tuple(errors))
 
 
+_RDMA_STATE_RE = re.compile(r"^\s*\d+\s*:\s*([A-Z_]+)\s*$")
+_RDMA_RATE_RE = re.compile(r"^\s*([0-9.]+)\s*Gb/sec")
+
+
+def parse_rdma_ports(text: str) -> Parsed[dict[str, tuple[str, float | None]]]:
+    """Lines ``<rdma device>|4: ACTIVE|200 Gb/sec (4X HDR)`` from
+    /sys/class/infiniband/<dev>/ports/1 -> device -> (state, Gb/s). A port
+    that is not ACTIVE reports a meaningless rate (40 when down): None then."""
+    ports: dict[str, tuple[str, float | None]] = {}
+    errors: list[str] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        parts = line.strip().split("|")
+        state = _RDMA_STATE_RE.match(parts[1]) if len(parts) == 3 else None
+        if state is None or not parts[0]:
+            errors.append(f"bad line {_short(line)}")
+            continue
+        rate = _RDMA_RATE_RE.match(parts[2])
+        value = state.group(1)
+        ports[parts[0]] = (value, float(rate.group(1)) if rate and value == "ACTIVE" else None)
+    return Parsed(ports, tuple(errors))
+
+
 def _single_key(obj: Any) -> list[tuple[str, Any]]:
     """lldpctl's JSON turns a one-element list into a dict keyed by name; undo that."""
     if isinstance(obj, dict):
@@ -475,6 +499,7 @@ def build_twins(
     addresses: dict[str, tuple[str, ...]] | None,
     sysfs: dict[str, LinkState] | None,
     ibdev: dict[str, tuple[str, bool]] | None,
+    rdma_ports: dict[str, tuple[str, float | None]] | None = None,
 ) -> tuple[Twin, ...] | None:
     """Merge every link source into one Twin per twin interface the node has.
 
@@ -499,15 +524,19 @@ def build_twins(
         else:
             up = bool(ib and ib[1])
         mtu = (fs.mtu if fs else None) or (link.mtu if link else None)
+        rdma = ib[0] if ib else default_rdma
+        rdma_port = (rdma_ports or {}).get(rdma)
         twins.append(
             Twin(
                 name=ifname,
                 port=port,
-                rdma=ib[0] if ib else default_rdma,
+                rdma=rdma,
                 up=up,
                 speed_mbps=fs.speed_mbps if fs is not None and up else None,
                 mtu=mtu,
                 addresses=(addresses or {}).get(ifname, ()),
+                rdma_state=rdma_port[0] if rdma_port else None,
+                rdma_rate_gbps=rdma_port[1] if rdma_port else None,
             )
         )
     return tuple(twins)
@@ -524,7 +553,7 @@ def _run(section: str, parser: Callable[[str], Parsed[T]], text: str, errors: li
     return value
 
 
-_LINK_SECTIONS = ("ip_link", "ip_addr", "sysfs", "ibdev2netdev")
+_LINK_SECTIONS = ("ip_link", "ip_addr", "sysfs", "ibdev2netdev", "rdma")
 
 
 # Link and LLDP sections rarely change between two polls of a node, and they
@@ -537,7 +566,8 @@ _LINK_SECTIONS = ("ip_link", "ip_addr", "sysfs", "ibdev2netdev")
 # the per-node cost grow with the fleet: past 4,096 distinct nodes polled in
 # order, every lookup missed.
 def _twins_uncached(
-    link_text: str | None, addr_text: str | None, sysfs_text: str | None, ibdev_text: str | None
+    link_text: str | None, addr_text: str | None, sysfs_text: str | None, ibdev_text: str | None,
+    rdma_text: str | None = None,
 ) -> tuple[tuple[Twin, ...] | None, tuple[str, ...]]:
     errors: list[str] = []
 
@@ -549,6 +579,7 @@ def _twins_uncached(
         run("ip_addr", addr_text, parse_ip_addr_json),
         run("sysfs", sysfs_text, parse_sysfs_twin),
         run("ibdev2netdev", ibdev_text, parse_ibdev2netdev),
+        run("rdma", rdma_text, parse_rdma_ports),
     )
     return twins, tuple(errors)
 

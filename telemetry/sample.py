@@ -70,6 +70,11 @@ class Twin:
     speed_mbps: int | None  # None when the link is down (sysfs speed unreadable)
     mtu: int | None
     addresses: tuple[str, ...]  # CIDR strings, IPv4 and IPv6
+    # The RoCE device's port 1 as /sys/class/infiniband reports it: "ACTIVE",
+    # "DOWN", "INIT"...; the rate only while ACTIVE (a down port still says 40).
+    # None: not read (older samples, or no such device).
+    rdma_state: str | None = None
+    rdma_rate_gbps: float | None = None
 
     @property
     def twin_index(self) -> int:

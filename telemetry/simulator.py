@@ -51,6 +51,8 @@ FAULTS: frozenset[str] = frozenset(
         "mtu-1500",  # cabled twins left at MTU 1500 (the peer has 9000)
         "gpu-busy",  # a GPU compute process (owner: member1) on every poll
         "gpu-idle",  # no GPU compute process, ever
+        "rdma-down",  # p0's first twin is up as a netdev but its RoCE port is DOWN
+        "nccl-stuck",  # nccl-tests through this node sits near 3 GB/s (non-release NCCL build)
     }
 )
 HUGE_OUTPUT_BYTES = 10 * 1024 * 1024
@@ -305,13 +307,24 @@ class SparkModel:
             f"{t['rdma']} port 1 ==> {t['ifname']} ({'Up' if t['up'] else 'Down'})\n"
             for t in sorted(twins, key=lambda t: t["rdma"])
         )
+        rdma = "".join(self._rdma_line(t, faults) for t in sorted(twins, key=lambda t: t["rdma"]))
         return (
             f"\n{MARKER_PREFIX}ip_link\n{json.dumps(link_items, separators=(',', ':'))}\n"
             f"\n{MARKER_PREFIX}ip_addr\n{json.dumps(addr_items, separators=(',', ':'))}\n"
             f"\n{MARKER_PREFIX}sysfs\n{sysfs}"
             f"\n{MARKER_PREFIX}ibdev2netdev\n{ibdev}"
+            f"\n{MARKER_PREFIX}rdma\n{rdma}"
             f"\n{MARKER_PREFIX}lldp\n{self._lldp_text(twins, faults)}"
         )
+
+    @staticmethod
+    def _rdma_line(twin: dict[str, Any], faults: frozenset[str]) -> str:
+        """/sys/class/infiniband/<dev>/ports/1/{state,rate} as the poll script prints them."""
+        active = twin["up"] and not (twin["port"] == "p0" and twin["index"] == 0 and "rdma-down" in faults)
+        if not active:
+            return f"{twin['rdma']}|1: DOWN|40 Gb/sec (4X QDR)\n"  # a down port still reports 40
+        rate = "100 Gb/sec (2X HDR)" if twin["speed"] == 100_000 else "200 Gb/sec (4X HDR)"
+        return f"{twin['rdma']}|4: ACTIVE|{rate}\n"
 
     def _lldp_text(self, twins: list[dict[str, Any]], faults: frozenset[str]) -> str:
         interfaces: list[dict[str, Any]] = []

@@ -119,7 +119,9 @@ def test_api_latest_sample_has_the_documented_fields(polled, api_viewer):
                                    "swap_free_bytes"}
     assert set(body["gpu"]) == {"util_pct", "temp_c", "power_w"}
     twin = body["twins"][0]
-    assert set(twin) == {"name", "port", "rdma", "up", "speed_mbps", "mtu", "addresses"}
+    assert set(twin) == {"name", "port", "rdma", "up", "speed_mbps", "mtu", "addresses", "rdma_state",
+                         "rdma_rate_gbps"}
+    assert twin["rdma_state"] == "ACTIVE" and twin["rdma_rate_gbps"] == 200.0
     assert twin["port"] in ("p0", "p1") and isinstance(twin["addresses"], list)
     assert datetime.fromisoformat(body["at"]).tzinfo is not None
     down = api_viewer.get("/api/sparks/spark-03/telemetry").json()

@@ -192,6 +192,25 @@ def test_parse_error_is_info_unless_nothing_was_readable():
     assert codes(alerts) == ["parse-error"] and alerts[0].severity == "warning"
 
 
+def test_rdma_port_down_under_an_up_interface():
+    sample = sample_of("a", a={"rdma-down"})
+    twin = next(t for t in sample.twins or () if t.name == "enp1s0f0np0")
+    assert twin.up and twin.rdma_state == "DOWN" and twin.rdma_rate_gbps is None  # a down port's "40" is not read
+    alerts = [x for x in evaluate("a", result("a", sample)) if x.code == "rdma-port-down"]
+    assert len(alerts) == 1 and alerts[0].severity == "critical"
+    assert "rocep1s0f0 is DOWN" in alerts[0].message and "a:enp1s0f0np0" in alerts[0].objects
+    healthy = sample_of("a")
+    assert {t.rdma_state for t in healthy.twins or () if t.up} == {"ACTIVE"}
+    assert {t.rdma_rate_gbps for t in healthy.twins or () if t.up} == {200.0}
+    assert "rdma-port-down" not in codes(evaluate("a", result("a", healthy)))
+
+
+def test_mtu_below_9000_on_a_cabled_twin_is_named_with_its_fix():
+    alerts = [x for x in evaluate("a", result("a", sample_of("a", a={"mtu-1500"}))) if x.code == "mtu-not-9000"]
+    assert len(alerts) == 1 and "enp1s0f0np0 has MTU 1500" in alerts[0].message and "netplan" in alerts[0].message
+    assert "mtu-not-9000" not in codes(evaluate("c", result("c", sample_of("c"))))  # uncabled twins at 1500 are fine
+
+
 @pytest.mark.parametrize("code", sorted(HEALTH_CODES))
 def test_every_code_is_described(code):
     info = HEALTH_CODES[code]
@@ -212,6 +231,8 @@ def test_every_code_has_an_example():
         ("a", sample_of("a", a={"wrong-neighbour"}), {}),
         ("a", None, {"last_sample_at": old}),
         ("a", sample_of("a", a={"garbage"}), {}),
+        ("a", sample_of("a", a={"rdma-down"}), {}),
+        ("a", sample_of("a", a={"mtu-1500"}), {}),
     ]
     produced = {alert.code for name, obs, kw in observed for alert in evaluate(name, obs, **kw)}
     produced |= set(codes(evaluate_links({"a": sample_of("a", a={"mtu-1500"}), "b": sample_of("b")}, LINKS)))

@@ -88,6 +88,9 @@ def _real_node_output(lldp: str = "") -> str:
         f"@@fleet:ip_addr\n{json.dumps(items)}\n"
         f"@@fleet:sysfs\n{sysfs}"
         f"@@fleet:ibdev2netdev\n{IBDEV}"
+        # /sys/class/infiniband/<dev>/ports/1/{state,rate}: a down port still reports 40 (docs/operations.md)
+        "@@fleet:rdma\nroceP2p1s0f0|1: DOWN|40 Gb/sec (4X QDR)\nroceP2p1s0f1|4: ACTIVE|200 Gb/sec (4X HDR)\n"
+        "rocep1s0f0|1: DOWN|40 Gb/sec (4X QDR)\nrocep1s0f1|4: ACTIVE|200 Gb/sec (4X HDR)\n"
         f"@@fleet:lldp\n{lldp}\n"
         "@@fleet:uptime\n350735.47 234388.90\n"
         "@@fleet:loadavg\n0.52 0.58 0.59 1/467 12345\n"
@@ -408,3 +411,13 @@ def test_per_node_memos_do_not_thrash_past_the_shared_cache_size():
         parse_poll_output(text, memos[name])
     assert parsers._twins_from_sections.cache_info().currsize == 0  # memos never touch the shared cache
     assert all(m.links_key is not None for m in memos.values())
+
+
+def test_rdma_ports_from_sysfs():
+    from telemetry.parsers import parse_rdma_ports
+
+    text = ("rocep1s0f1|4: ACTIVE|200 Gb/sec (4X HDR)\nroceP2p1s0f1|1: DOWN|40 Gb/sec (4X QDR)\n"
+            "rocep1s0f0|7: INIT|100 Gb/sec (2X HDR)\nbroken line\n")
+    ports, errors = parse_rdma_ports(text)
+    assert ports == {"rocep1s0f1": ("ACTIVE", 200.0), "roceP2p1s0f1": ("DOWN", None), "rocep1s0f0": ("INIT", None)}
+    assert errors == ("bad line 'broken line'",)
