@@ -3,7 +3,9 @@
 Each fake node answers exactly ``telemetry.commands.POLL_SCRIPT`` with output
 shaped like a real Spark's (docs/operations.md): drifting unified memory, varying GPU
 gauges, twins up/down and addressed according to the node's cabling, LLDP
-neighbours. Any other command gets exit status 127. Faults (``FAULTS``) make a
+neighbours; head nodes also answer placement's benchmark command and the
+fabric verification's ``mpirun ... all_gather_perf`` (``telemetry.sim_nccl``).
+Any other command gets exit status 127. Faults (``FAULTS``) make a
 node misbehave the ways real ones do. The simulator only ever binds to
 loopback: it serves test and benchmark traffic, never a network.
 
@@ -31,6 +33,7 @@ from typing import Any, NamedTuple
 import asyncssh
 
 from telemetry.commands import MARKER_PREFIX, POLL_SCRIPT, TWINS
+from telemetry.sim_nccl import NcclAnswer, nccl_answer
 
 LOOPBACK = "127.0.0.1"
 
@@ -505,6 +508,7 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
         self._chan: asyncssh.SSHServerChannel[bytes] | None = None
         self._command: str | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._task: asyncio.Task[None] | None = None
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self._chan = chan
@@ -523,7 +527,13 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
         faults = self._rt.node.faults
         # Trailing newlines get lost in shells ("$(cat script)"): compare without them.
         bench = bench_answer(self._command or "", self._rt.node)
-        if bench is not None and "down" not in faults and "hung" not in faults:
+        fleet = self._rt.fleet
+        nccl = nccl_answer(self._command or "", {n.name: n.faults for n in fleet.nodes},
+                           {n.name: n.cabled_ports for n in fleet.nodes}, row_s=fleet.nccl_row_s)
+        if nccl is not None:
+            if "hung" not in faults:  # a hung head node never answers
+                self._task = asyncio.get_running_loop().create_task(self._stream(nccl))
+        elif bench is not None and "down" not in faults and "hung" not in faults:
             chan.write(bench.encode())
             chan.exit(0)
         elif (self._command or "").strip() != _SCRIPT_STRIPPED:
@@ -536,6 +546,15 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
             self._timer = asyncio.get_running_loop().call_later(self._rt.fleet.slow_s, self._answer)
         else:
             self._answer()
+
+    async def _stream(self, answer: NcclAnswer) -> None:
+        for delay, text in answer.chunks:
+            await asyncio.sleep(delay)
+            if self._chan is None or self._chan.is_closing():
+                return
+            self._chan.write(text.encode())
+        if answer.exit_status is not None and self._chan is not None and not self._chan.is_closing():
+            self._chan.exit(answer.exit_status)
 
     def _answer(self) -> None:
         chan = self._chan
@@ -563,6 +582,8 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
     def connection_lost(self, exc: Exception | None) -> None:
         if self._timer is not None:
             self._timer.cancel()
+        if self._task is not None:
+            self._task.cancel()
         self._chan = None
 
 
@@ -630,6 +651,7 @@ class SimFleet:
         host_key_dir: Path | None = None,
         host: str = LOOPBACK,
         slow_s: float = 2.0,
+        nccl_row_s: float = 1.0,
     ) -> None:
         if host != LOOPBACK:
             raise ValueError(f"the simulator binds to {LOOPBACK} only, not {host!r}")
@@ -638,6 +660,7 @@ class SimFleet:
         if len(set(names)) != len(names):
             raise ValueError("node names must be unique")
         self.slow_s = slow_s
+        self.nccl_row_s = nccl_row_s  # seconds between two rows of a simulated nccl-tests run
         self._authorized = asyncssh.import_authorized_keys(authorized_client_key)
         self._keys = _HostKeys(host_key_dir)
         networks = _link_networks(self.nodes)
@@ -838,12 +861,14 @@ async def run_fleet(
     host_key_dir: Path | None = None,
     ready_callback: Callable[[list[SimEndpoint]], Awaitable[None] | None] | None = None,
     slow_s: float = 2.0,
+    nccl_row_s: float = 1.0,
 ) -> None:
     """Serve ``nodes`` until cancelled (Ctrl-C in ``manage.py simulate``).
 
     ``ready_callback(endpoints)`` runs once every server listens (plain or async).
     """
-    fleet = SimFleet(nodes, authorized_client_key=authorized_client_key, host_key_dir=host_key_dir, slow_s=slow_s)
+    fleet = SimFleet(nodes, authorized_client_key=authorized_client_key, host_key_dir=host_key_dir, slow_s=slow_s,
+                     nccl_row_s=nccl_row_s)
     try:
         endpoints = await fleet.start()
         if ready_callback is not None:
