@@ -2,32 +2,31 @@
 planned over their booking, the end coming near, a lab admin cancelling
 for them. Times are written in the owner's time zone. People without an
 email address are skipped (and the booking history says so)."""
+
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 
-from django.core.mail import send_mail
+from notifications import services as outbox
+from notifications import tasks as delivery
 
 from .models import Booking, BookingEvent, MaintenanceWindow
 from .rules import fmt_span
 from .selectors import user_tz
 
-log = logging.getLogger(__name__)
-
 
 def _send(booking: Booking, subject: str, body: str, action: str) -> bool:
     owner = booking.owner
     if not owner.email:
-        BookingEvent.objects.create(booking=booking, source="task", action=action,
-                                    detail=f"not emailed: {owner.username} has no email address")
+        BookingEvent.objects.create(
+            booking=booking, source="task", action=action, detail=f"not emailed: {owner.username} has no email address"
+        )
         return False
-    try:
-        send_mail(subject, body, None, [owner.email])
-    except Exception:  # a mail server down must not undo the booking change
-        log.exception("could not email %s about booking %s", owner.email, booking.pk)
-        return False
-    BookingEvent.objects.create(booking=booking, source="task", action=action, detail=f"emailed {owner.email}")
+    # Queued, not sent here: the request (or task) never waits for the mail
+    # server, and a server that is down is retried by the delivery task.
+    mail = outbox.email_queue(to=owner.email, subject=subject, body=body)
+    delivery.queue([(mail.pk, mail.channel)])
+    BookingEvent.objects.create(booking=booking, source="task", action=action, detail=f"email queued for {owner.email}")
     return True
 
 

@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "telemetry",
     "placement",
     "bookings",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -265,3 +266,10 @@ LOGGING = {
     "loggers": {"asyncssh": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Spark Fleet <fleet@localhost>")

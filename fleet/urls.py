@@ -12,6 +12,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
     path("accounts/", include("accounts.urls")),
+    path("notifications/", include("notifications.urls")),
     path("", include("inventory.urls")),
     path("bookings/", include("bookings.urls")),
     path("feeds/", include(feed_urlpatterns)),

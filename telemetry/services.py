@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from inventory.models import Change, Spark
 from inventory.services import Actor
-from telemetry import conf, health
+from telemetry import conf, health, signals
 from telemetry.expectations import Expectations, expectations_for
 from telemetry.keys import fingerprint
 from telemetry.models import TWIN_FIELDS, Alert, NodeSample, NodeState
@@ -185,6 +185,18 @@ def _alerts_sync(
         Alert.objects.bulk_create(new, batch_size=500)
     report.closed += len(ended)
     report.opened += len(new)
+    if new or ended:
+        opened_ids = [a.pk for a in new if a.pk is not None]
+        if len(opened_ids) < len(new):  # a database that does not return ids from bulk inserts
+            keys = {(a.spark_id, a.code, a.objects_key) for a in new}
+            opened_ids = [
+                pk
+                for pk, *key in Alert.objects.filter(started_at=now, ended_at__isnull=True).values_list(
+                    "pk", "spark_id", "code", "objects_key"
+                )
+                if tuple(key) in keys
+            ]
+        signals.alerts_changed.send(sender=Alert, opened=opened_ids, closed=list(ended))
 
 
 def _status_from_open(spark_ids: Iterable[int], reachable: dict[int, bool | None]) -> dict[int, str]:

@@ -30,6 +30,26 @@ def pytest_collection_modifyitems(items: list[Any]) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _celery_eager() -> Any:
+    """Tasks queued by the code under test (notifications, booking emails) run
+    in the test, through Celery's own tracer (retries included). Tests that
+    need a real broker and worker use ``real_broker``."""
+    from fleet.celery import app
+
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = before
+
+
+@pytest.fixture
+def real_broker(_celery_eager: Any) -> None:
+    from fleet.celery import app
+
+    app.conf.task_always_eager = False
+
+
+@pytest.fixture(autouse=True)
 def _fast_passwords(settings: Any) -> None:
     # PBKDF2 at full strength costs ~0.2 s per user; tests need none of it.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -200,27 +200,29 @@ def test_user_holds_nodes(lab, member_user, member2):
     assert not selectors.user_holds_nodes(member_user, [], at)
 
 
-def test_the_clock_starts_finishes_and_reminds_once(lab, member_user, mailoutbox):
+def test_the_clock_starts_finishes_and_reminds_once(lab, member_user, mailoutbox, django_capture_on_commit_callbacks):
     member_user.email = "m1@example.org"
     member_user.save()
     b = book(member_user, group=lab["ring"].pk, start=0.2, end=1)
     report = services.bookings_tick(now=hours(0.3))
     assert report == {"started": 1, "finished": 0, "reminded": 0}
-    assert services.bookings_tick(now=hours(0.6))["reminded"] == 1
-    assert services.bookings_tick(now=hours(0.7))["reminded"] == 0
+    with django_capture_on_commit_callbacks(execute=True):  # reminders are queued once the tick commits
+        assert services.bookings_tick(now=hours(0.6))["reminded"] == 1
+        assert services.bookings_tick(now=hours(0.7))["reminded"] == 0
     assert len(mailoutbox) == 1 and "ends soon" in mailoutbox[0].subject and "ring-1" in mailoutbox[0].body
     assert services.bookings_tick(now=hours(1))["finished"] == 1
     b.refresh_from_db()
     assert b.status == "finished"
 
 
-def test_a_new_end_earns_a_new_reminder(lab, member_user, mailoutbox):
+def test_a_new_end_earns_a_new_reminder(lab, member_user, mailoutbox, django_capture_on_commit_callbacks):
     member_user.email = "m1@example.org"
     member_user.save()
     b = book(member_user, group=lab["ring"].pk, start=-0.5, end=0.25)
-    services.bookings_tick()
-    services.booking_update(actor=actor(member_user), booking=b, end=hours(0.4))
-    services.bookings_tick()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.bookings_tick()
+        services.booking_update(actor=actor(member_user), booking=b, end=hours(0.4))
+        services.bookings_tick()
     assert len(mailoutbox) == 2
     assert timedelta(0) < Booking.objects.get(pk=b.pk).end - hours(0) <= timedelta(hours=0.4)
 

@@ -63,7 +63,7 @@ def test_check_stale_and_downsample_tasks_run_eagerly():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_chunk_sent_through_the_broker_is_polled_and_stored_by_a_worker(fleet_key, tmp_path, settings):
+def test_a_chunk_sent_through_the_broker_is_polled_and_stored_by_a_worker(fleet_key, tmp_path, settings, real_broker):
     from celery.contrib.testing.worker import start_worker
 
     queue = f"telemetry-test-{uuid.uuid4().hex[:8]}"  # never steal another run's messages

@@ -1,0 +1,89 @@
+"""Notification settings, from Django settings first and the environment second.
+
+``FLEET_ALERT_WEBHOOKS``: a JSON list, each entry
+``{"name": "ops", "url": "https://...", "format": "json" | "slack",
+"min_severity": "warning", "groups": ["ring-1"]}`` (format, min_severity and
+groups optional). URLs live only here, never in the database, a page or a log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from notifications.models import SEVERITIES
+
+
+def _get(name: str, default: Any) -> Any:
+    value = getattr(settings, name, None)
+    if value not in (None, ""):
+        return value
+    raw = os.environ.get(name, "")
+    return raw if raw.strip() else default
+
+
+def quiet_s() -> float:
+    """After an alert's opening was announced, the same alert (node, code, objects)
+    opening again within this many seconds is not announced (nor its closing):
+    a flapping link does not spam (FLEET_ALERT_QUIET_S, default 15 minutes)."""
+    return max(0.0, float(_get("FLEET_ALERT_QUIET_S", 900)))
+
+
+def max_retries() -> int:
+    return max(0, int(_get("FLEET_NOTIFY_RETRIES", 6)))
+
+
+def retry_base_s() -> float:
+    """First retry after this many seconds, doubling each time (capped at 10 minutes)."""
+    return max(0.0, float(_get("FLEET_NOTIFY_RETRY_S", 10)))
+
+
+def site_url() -> str:
+    return str(_get("FLEET_SITE_URL", "http://127.0.0.1:8000")).rstrip("/")
+
+
+@dataclass(frozen=True)
+class Webhook:
+    name: str
+    url: str
+    format: str  # "json" or "slack"
+    min_severity: str
+    groups: tuple[str, ...]  # empty: every Spark
+
+
+def webhooks() -> list[Webhook]:
+    raw = _get("FLEET_ALERT_WEBHOOKS", [])
+    try:
+        entries = json.loads(raw) if isinstance(raw, str) else raw
+    except json.JSONDecodeError as exc:
+        raise ImproperlyConfigured(f"FLEET_ALERT_WEBHOOKS: not JSON ({exc.msg} at {exc.pos})") from exc
+    if not isinstance(entries, list):
+        raise ImproperlyConfigured("FLEET_ALERT_WEBHOOKS: must be a JSON list of webhooks")
+    out, names = [], set()
+    for i, entry in enumerate(entries):
+        where = f"FLEET_ALERT_WEBHOOKS[{i}]"
+        if not isinstance(entry, dict):
+            raise ImproperlyConfigured(f"{where}: must be an object")
+        name, url = entry.get("name"), entry.get("url")
+        if not isinstance(name, str) or not name.strip() or name in names:
+            raise ImproperlyConfigured(f"{where}.name: a unique, non-empty name is required")
+        if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+            raise ImproperlyConfigured(f"{where}.url: an http(s) URL is required")
+        fmt = entry.get("format", "json")
+        if fmt not in ("json", "slack"):
+            raise ImproperlyConfigured(f"{where}.format: 'json' or 'slack', not {fmt!r}")
+        severity = entry.get("min_severity", "warning")
+        if severity not in SEVERITIES:
+            raise ImproperlyConfigured(f"{where}.min_severity: one of {', '.join(SEVERITIES)}, not {severity!r}")
+        groups = entry.get("groups", [])
+        if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+            raise ImproperlyConfigured(f"{where}.groups: a list of group names")
+        names.add(name)
+        out.append(Webhook(name, url, fmt, severity, tuple(groups)))
+    return out

@@ -1,0 +1,49 @@
+"""The alert-email part of the profile page: a user's own subscriptions."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
+
+from notifications import services
+from notifications.models import Subscription
+
+
+@require_POST
+def subscription_add(request: HttpRequest) -> HttpResponse:
+    raw_group = request.POST.get("group", "").strip()
+    email = request.POST.get("email", "").strip()
+    user = request.user
+    try:
+        group_id = int(raw_group) if raw_group else None
+    except ValueError:
+        messages.error(request, "group: choose a group from the list")
+        return redirect("accounts:profile")
+    if email and email != user.email:  # type: ignore[union-attr]
+        from django.core.exceptions import ValidationError
+        from django.core.validators import validate_email
+
+        try:
+            validate_email(email)
+        except ValidationError:
+            messages.error(request, "email: not an email address")
+            return redirect("accounts:profile")
+        user.email = email  # type: ignore[union-attr]
+        user.save(update_fields=["email"])  # type: ignore[union-attr,call-arg]
+    try:
+        services.subscription_add(user=user, group_id=group_id, min_severity=request.POST.get("min_severity", ""))
+    except ValueError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Alert emails updated.")
+    return redirect("accounts:profile")
+
+
+@require_POST
+def subscription_delete(request: HttpRequest, subscription_id: int) -> HttpResponse:
+    deleted, _ = Subscription.objects.filter(pk=subscription_id, user=request.user).delete()  # type: ignore[misc]
+    if deleted:
+        messages.success(request, "Subscription removed.")
+    return redirect("accounts:profile")
