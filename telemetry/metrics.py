@@ -154,11 +154,18 @@ TASK_DURATION = Histogram(
     ["task"],
     buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0),
 )
+POLL_PHASE = Histogram(
+    "fleet_poll_phase_seconds",
+    "Time a poll chunk spent in each phase: ssh (fetch and parse) and store (one transaction).",
+    ["phase"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0),
+)
 APP_METRIC_NAMES = (
     "fleet_http_requests_total",
     "fleet_http_request_duration_seconds",
     "fleet_task_runs_total",
     "fleet_task_duration_seconds",
+    "fleet_poll_phase_seconds",
 )
 
 
@@ -220,7 +227,7 @@ def registry() -> CollectorRegistry:
     else:
         from prometheus_client import REGISTRY
 
-        for collector in (HTTP_REQUESTS, HTTP_DURATION, TASK_RUNS, TASK_DURATION):
+        for collector in (HTTP_REQUESTS, HTTP_DURATION, TASK_RUNS, TASK_DURATION, POLL_PHASE):
             if collector in REGISTRY._collector_to_names:  # registered in the default registry
                 reg.register(collector)
     return reg

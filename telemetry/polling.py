@@ -10,13 +10,14 @@ node never holds a transaction open.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Q
 
 from inventory.models import Spark
-from telemetry import conf
+from telemetry import conf, metrics
 from telemetry.expectations import expectations_for
 from telemetry.models import NodeState
 from telemetry.poller import Target, poll_nodes_sync, spread_connects
@@ -67,6 +68,7 @@ def poll_and_store(
         command_timeout=conf.command_timeout_s(),
         max_output_bytes=conf.max_output_bytes(),
     )
+    began = time.perf_counter()
     if pooled:
         connect_at = None
         if connect_start is not None and slot_s > 0:
@@ -74,7 +76,12 @@ def poll_and_store(
         results = poll_pooled(targets, connect_at=connect_at, **options)
     else:
         results = poll_nodes_sync(targets, **options)
-    return results_store(results=results, expectations=expectations)
+    fetched = time.perf_counter()
+    # SSH time includes waiting for spread connect times on a worker's first round.
+    metrics.POLL_PHASE.labels("ssh").observe(fetched - began)
+    report = results_store(results=results, expectations=expectations)
+    metrics.POLL_PHASE.labels("store").observe(time.perf_counter() - fetched)
+    return report
 
 
 def active_spark_ids() -> list[int]:
