@@ -7,7 +7,7 @@ def roles_after_migrate(sender: Any, using: str = "default", **kwargs: Any) -> N
     """The three role groups exist after every migrate or flush."""
     from django.contrib.auth.models import Group
 
-    from .roles import ROLES
+    from core.roles import ROLES
 
     for name in ROLES:
         Group.objects.using(using).get_or_create(name=name)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-from .roles import ROLE_LABELS, can_book, can_edit_inventory, role_of
+from core.roles import ROLE_LABELS, can_book, can_edit_inventory, role_of
 
 
 def role(request: HttpRequest) -> dict[str, object]:

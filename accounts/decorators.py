@@ -8,7 +8,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from .roles import can_book, can_edit_inventory
+from core.roles import can_book, can_edit_inventory
 
 
 def _guard(check: Callable[[Any], bool], need: str) -> Callable[..., Any]:

@@ -54,12 +54,12 @@ from django.db import connection, connections  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from accounts.roles import MEMBER, set_role  # noqa: E402
 from accounts.tokens import token_create  # noqa: E402
 from bookings.models import Allocation, Booking  # noqa: E402
+from core.actor import Actor  # noqa: E402
+from core.roles import MEMBER, set_role  # noqa: E402
 from inventory.labio import lab_import  # noqa: E402
 from inventory.models import NodeGroup, NodeGroupMember  # noqa: E402
-from inventory.services import Actor  # noqa: E402
 from tests.bookings.fleet import fill_month, lab_document  # noqa: E402
 
 

@@ -50,10 +50,10 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext, setup_test_environment
 
-    from accounts.roles import MEMBER, set_role
+    from core.actor import Actor
+    from core.roles import MEMBER, set_role
     from inventory.labio import lab_import
     from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
-    from inventory.services import Actor
     from placement.selectors import groupspec_for
     from tests.inventory.labgen import lab_document
 

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import median_seconds  # noqa: E402 - bench/ is the script's own folder
 
-from inventory.topology import CableIn, EndIn, LabIn, NodeIn, SwitchIn, SwitchPortIn, analyse  # noqa: E402
+from topology.engine import CableIn, EndIn, LabIn, NodeIn, SwitchIn, SwitchPortIn, analyse  # noqa: E402
 
 SWITCHED_GROUPS = 80  # x 8 = 640 Sparks
 RINGS = 70  # x 4 = 280

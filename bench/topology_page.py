@@ -48,13 +48,13 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext, setup_test_environment
 
-    from accounts.roles import ADMIN, set_role
-    from inventory.group_selectors import groups_overview
-    from inventory.groups import lab_read
+    from core.actor import Actor
+    from core.roles import ADMIN, set_role
     from inventory.labio import lab_import
     from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
-    from inventory.services import Actor
     from tests.inventory.labgen import lab_document
+    from topology.selectors import groups_overview
+    from topology.services import lab_read
 
     setup_test_environment()
     call_command("migrate", verbosity=0)

@@ -1,32 +1,50 @@
-"""Reservations API: book, list, change, cancel or release, check
-availability, and maintenance windows. Thin: parse, call one service or
-selector, answer. Times are ISO 8601 with a zone; answers are in UTC."""
+"""Bookings API (``/api/bookings``; ``/api/reservations`` is a deprecated
+alias): book, list, change, cancel or release, check availability, and
+maintenance windows. Thin: parse, call one service or selector, answer.
+Times are ISO 8601 with a zone; answers are in UTC."""
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from ninja import Field, Query, Router, Schema, Status
 
-from fleet.api import Conflict, Forbidden, require_admin, require_booker, require_read
+from core.actor import Actor
+from core.api import ADMIN, BOOK
 from inventory.errors import NotFound
-from inventory.services import Actor
 
 from . import selectors, services
 from .availability import availability_check
-from .errors import BookingConflict, BookingError, NotAllowed
+from .errors import BookingConflict, BookingError
 from .models import Booking, MaintenanceWindow
 from .rules import effective_status
 
-router = Router(tags=["reservations"])
+F = TypeVar("F", bound=Callable[..., Any])
+
+router = Router(tags=["bookings"])
+# The old name of the same operations, kept for scripts written against it; it
+# goes away in a later version (marked deprecated in /api/openapi.json).
+router_deprecated = Router(tags=["reservations (deprecated: use /api/bookings)"])
 
 
-class ReservationIn(Schema):
+def _route(method: str, path: str, **options: Any) -> Callable[[F], F]:
+    """Register an operation under ``/bookings<path>`` and, deprecated, under ``/reservations<path>``."""
+
+    def register(func: F) -> F:
+        getattr(router, method)("/bookings" + path, **options)(func)
+        getattr(router_deprecated, method)(
+            "/reservations" + path, deprecated=True, operation_id=f"{func.__name__}_deprecated",
+            url_name=f"{func.__name__}_deprecated", **options)(func)
+        return func
+
+    return register
+
+
+class BookingIn(Schema):
     group: int | str | None = Field(None, description="group id or name; or give nodes")
     nodes: list[str] | None = Field(None, description="Spark names that form a valid group")
     start: datetime
@@ -36,14 +54,14 @@ class ReservationIn(Schema):
     confirm: bool = Field(False, description="book although some nodes are down or degraded")
 
 
-class ReservationPatch(Schema):
+class BookingPatch(Schema):
     start: datetime | None = None
     end: datetime | None = None
     purpose: str | None = None
     plan: Any = None
 
 
-class ReservationFilter(Schema):
+class BookingFilter(Schema):
     from_: datetime | None = Field(None, alias="from", description="bookings ending after this (default: now)")
     to: datetime | None = Field(None, description="bookings starting before this")
     node: str = ""
@@ -62,26 +80,11 @@ class MaintenanceIn(Schema):
     reason: str
 
 
-def _actor(request: HttpRequest) -> Actor:
-    return Actor(user=request.user, source="api")
-
-
-@contextmanager
-def _answers() -> Iterator[None]:
-    """Service errors as the API's answers (BookingError is a 400 already)."""
-    try:
-        yield
-    except NotAllowed as exc:
-        raise Forbidden(str(exc)) from exc
-    except BookingConflict as exc:
-        raise Conflict("the request was not applied: " + exc.message(UTC), exc.errors(UTC)) from exc
-
-
 def _iso(at: datetime) -> str:
     return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def reservation_out(b: Booking, request: HttpRequest, now: datetime) -> dict[str, Any]:
+def booking_out(b: Booking, request: HttpRequest, now: datetime) -> dict[str, Any]:
     status = effective_status(b.status, b.start, b.end, now)
     return {
         "id": b.pk, "owner": b.owner.username, "group": b.group_id, "group_name": b.group_name,
@@ -101,19 +104,16 @@ def _booking(booking_id: int) -> Booking:
     return booking
 
 
-@router.post("/reservations", response={201: dict}, summary="Book a group, or Sparks that form a valid group")
-def reservations_create(request: HttpRequest, payload: ReservationIn) -> Status:
-    require_booker(request)
-    with _answers():
-        booking = services.booking_create(
-            actor=_actor(request), group=payload.group, nodes=payload.nodes, start=payload.start,
-            end=payload.end, purpose=payload.purpose, plan=payload.plan, confirm=payload.confirm)
-    return Status(201, reservation_out(_booking(booking.pk), request, timezone.now()))
+@_route("post", "", response={201: dict}, summary="Book a group, or Sparks that form a valid group", auth=BOOK)
+def bookings_create(request: HttpRequest, payload: BookingIn) -> Status:
+    booking = services.booking_create(
+        actor=Actor.from_request(request, "api"), group=payload.group, nodes=payload.nodes, start=payload.start,
+        end=payload.end, purpose=payload.purpose, plan=payload.plan, confirm=payload.confirm)
+    return Status(201, booking_out(_booking(booking.pk), request, timezone.now()))
 
 
-@router.get("/reservations", response=dict, summary="List bookings in a time window")
-def reservations_list(request: HttpRequest, filters: Query[ReservationFilter]) -> dict[str, Any]:
-    require_read(request)
+@_route("get", "", response=dict, summary="List bookings in a time window")
+def bookings_list(request: HttpRequest, filters: Query[BookingFilter]) -> dict[str, Any]:
     now = timezone.now()
     start = filters.from_ or (None if filters.to else now)
     for name, value in (("from", start), ("to", filters.to)):
@@ -125,47 +125,41 @@ def reservations_list(request: HttpRequest, filters: Query[ReservationFilter]) -
     qs = selectors.bookings_list(start=start, end=filters.to, node=filters.node, group=filters.group or None,
                                  owner=filters.owner, statuses=filters.status)
     offset, limit = max(filters.offset, 0), max(1, min(filters.limit, 1000))
-    return {"count": qs.count(), "items": [reservation_out(b, request, now) for b in qs[offset: offset + limit]]}
+    return {"count": qs.count(), "items": [booking_out(b, request, now) for b in qs[offset: offset + limit]]}
 
 
-@router.get("/reservations/availability", response=dict, summary="Check a window without booking")
-def reservations_availability(request: HttpRequest, start: datetime, end: datetime, group: str = "",
+@_route("get", "/availability", response=dict, summary="Check a window without booking")
+def bookings_availability(request: HttpRequest, start: datetime, end: datetime, group: str = "",
                               nodes: str = Query("", description="comma-separated Spark names")) -> dict[str, Any]:
-    require_read(request)
     names = [n.strip() for n in nodes.split(",") if n.strip()] or None
     out = availability_check(user=request.user, group=group or None, nodes=names, start=start, end=end)
     return {
         "free": out.free, "nodes": out.target.names if out.target else [],
         "errors": [{"path": p, "message": m} for p, m in out.errors],
-        "conflicts": BookingConflict("", out.clashes).errors(UTC) if out.clashes else [],
+        "conflicts": BookingConflict("", out.clashes).details(UTC) if out.clashes else [],
         "warnings": out.warnings, "limit": out.limit,
     }
 
 
-@router.get("/reservations/{booking_id}", response=dict, summary="Read one booking")
-def reservations_read(request: HttpRequest, booking_id: int) -> dict[str, Any]:
-    require_read(request)
-    return reservation_out(_booking(booking_id), request, timezone.now())
+@_route("get", "/{booking_id}", response=dict, summary="Read one booking")
+def bookings_read(request: HttpRequest, booking_id: int) -> dict[str, Any]:
+    return booking_out(_booking(booking_id), request, timezone.now())
 
 
-@router.patch("/reservations/{booking_id}", response=dict, summary="Move a booking's start or end, or edit it")
-def reservations_update(request: HttpRequest, booking_id: int, payload: ReservationPatch) -> dict[str, Any]:
-    require_booker(request)
+@_route("patch", "/{booking_id}", response=dict, summary="Move a booking's start or end, or edit it", auth=BOOK)
+def bookings_update(request: HttpRequest, booking_id: int, payload: BookingPatch) -> dict[str, Any]:
     changes = payload.dict(exclude_unset=True)
     if not changes:
         raise BookingError("send start, end, purpose or plan", "")
-    with _answers():
-        services.booking_update(actor=_actor(request), booking=_booking(booking_id), **changes)
-    return reservation_out(_booking(booking_id), request, timezone.now())
+    services.booking_update(actor=Actor.from_request(request, "api"), booking=_booking(booking_id), **changes)
+    return booking_out(_booking(booking_id), request, timezone.now())
 
 
-@router.delete("/reservations/{booking_id}", response=dict,
-               summary="Cancel a booking that has not started, or release a running one now")
-def reservations_delete(request: HttpRequest, booking_id: int) -> dict[str, Any]:
-    require_booker(request)
-    with _answers():
-        services.booking_cancel(actor=_actor(request), booking=_booking(booking_id))
-    return reservation_out(_booking(booking_id), request, timezone.now())
+@_route("delete", "/{booking_id}", response=dict,
+               summary="Cancel a booking that has not started, or release a running one now", auth=BOOK)
+def bookings_delete(request: HttpRequest, booking_id: int) -> dict[str, Any]:
+    services.booking_cancel(actor=Actor.from_request(request, "api"), booking=_booking(booking_id))
+    return booking_out(_booking(booking_id), request, timezone.now())
 
 
 # ---------------------------------------------------------------- maintenance
@@ -182,26 +176,22 @@ def maintenance_out(m: MaintenanceWindow) -> dict[str, Any]:
 
 @router.get("/maintenance-windows", response=list[dict], summary="Maintenance windows not yet over")
 def maintenance_list(request: HttpRequest) -> list[dict[str, Any]]:
-    require_read(request)
     return [maintenance_out(m) for m in selectors.maintenance_list(since=timezone.now())]
 
 
-@router.post("/maintenance-windows", response={201: dict},
+@router.post("/maintenance-windows", response={201: dict}, auth=ADMIN,
              summary="Plan maintenance (lab admins); overlapped bookings are marked and their owners emailed")
 def maintenance_create(request: HttpRequest, payload: MaintenanceIn) -> Status:
-    require_admin(request)
-    with _answers():
-        window = services.maintenance_create(actor=_actor(request), group=payload.group, nodes=payload.nodes,
-                                             start=payload.start, end=payload.end, reason=payload.reason)
+    actor = Actor.from_request(request, "api")
+    window = services.maintenance_create(actor=actor, group=payload.group, nodes=payload.nodes,
+                                         start=payload.start, end=payload.end, reason=payload.reason)
     return Status(201, maintenance_out(selectors.maintenance_list(since=window.start).get(pk=window.pk)))
 
 
-@router.delete("/maintenance-windows/{window_id}", response=dict, summary="Lift a maintenance window")
+@router.delete("/maintenance-windows/{window_id}", response=dict, summary="Lift a maintenance window", auth=ADMIN)
 def maintenance_delete(request: HttpRequest, window_id: int) -> dict[str, Any]:
-    require_admin(request)
     window = MaintenanceWindow.objects.filter(pk=window_id).first()
     if window is None:
         raise NotFound(f"no maintenance window with id {window_id}", "id")
-    with _answers():
-        services.maintenance_delete(actor=_actor(request), window=window)
+    services.maintenance_delete(actor=Actor.from_request(request, "api"), window=window)
     return {"deleted": window_id}

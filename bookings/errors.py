@@ -1,43 +1,45 @@
-"""What booking services raise when a request cannot be applied. The API and
-the pages turn them into 400, 403 and 409 answers (or inline messages);
-nothing has been written when they are raised."""
+"""What booking services raise when a request cannot be applied: 400, 403
+and 409 on the ground floor's error base (the API root answers them; pages
+show them inline). Nothing has been written when they are raised."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
-from inventory.errors import InventoryError
+from core import errors
 
 from .rules import ClashGroup
 
 
-class BookingError(InventoryError):
+class BookingError(errors.BadInput):
     """Bad input: (field, message) pairs, answered with 400."""
 
 
-class NotAllowed(Exception):
+class NotAllowed(errors.Forbidden):
     """The signed-in person may not do this (403)."""
 
 
-class BookingConflict(Exception):
+class BookingConflict(errors.Conflict):
     """The request clashes with the state of things (409): other bookings or
     maintenance on the nodes, a limit reached, or a booking already over."""
 
     def __init__(self, message: str, clashes: list[ClashGroup] | None = None, *, path: str = "") -> None:
-        super().__init__(message)
+        super().__init__(message, path)
         self.head = message
         self.clashes = clashes or []
-        self.path = path
 
     def __str__(self) -> str:
         return self.message(UTC)
+
+    def answer(self) -> tuple[int, dict[str, Any]]:
+        return self.status, {"message": self.prefix + self.message(UTC), "errors": self.details(UTC)}
 
     def message(self, tz: tzinfo = UTC) -> str:
         if not self.clashes:
             return self.head
         return f"{self.head}: " + "; ".join(c.message(tz) for c in self.clashes)
 
-    def errors(self, tz: tzinfo = UTC) -> list[dict[str, Any]]:
+    def details(self, tz: tzinfo = UTC) -> list[dict[str, Any]]:
         if not self.clashes:
             return [{"path": self.path, "message": self.head}]
         return [

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 from django.views.decorators.http import require_GET
 
-from accounts.roles import can_read
+from core.roles import can_read
 
 from . import ical, selectors
 from .models import Booking, FeedToken

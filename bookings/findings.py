@@ -2,16 +2,19 @@
 
 The rule itself is pure (``rules.busy_findings``); this module feeds it the
 GPU compute processes telemetry saw last and the bookings holding the nodes
-now, and registers itself in ``inventory.groups.GROUP_FINDING_PROVIDERS``.
-Telemetry is read through a guarded import: without a
-``telemetry.selectors.latest_processes`` the provider finds nothing.
+now, and registers itself in ``topology.services.GROUP_FINDING_PROVIDERS``
+(bookings stand on topology and telemetry; both are plain imports).
 """
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from django.utils import timezone
+
+from telemetry.selectors import latest_processes as telemetry_processes
+from topology.engine import Finding
+from topology.engine.findings import make_finding, register_finding_code
+from topology.services import GROUP_FINDING_PROVIDERS
 
 from . import selectors
 from .rules import BUSY_OTHER_USER, BUSY_UNBOOKED, GpuProcess, busy_findings
@@ -23,29 +26,13 @@ DESCRIPTIONS = {
 
 
 def latest_processes(nodes: list[str]) -> list[GpuProcess]:
-    """GPU compute processes per node from telemetry's latest samples.
-
-    Expects ``telemetry.selectors.latest_processes(nodes) -> {node: [process]}``
-    where a process has ``pid``, ``name`` and ``user`` (telemetry's
-    ``ComputeProcess``)."""
-    try:
-        tel = importlib.import_module("telemetry.selectors")
-    except ImportError:
-        return []
-    offered = getattr(tel, "latest_processes", None)
-    if not callable(offered):
-        return []
-    out = []
-    for node, procs in (offered(nodes) or {}).items():
-        for p in procs or ():
-            out.append(GpuProcess(node, int(p.pid), str(p.name), getattr(p, "user", None)))
-    return out
+    """GPU compute processes per node from telemetry's latest samples."""
+    return [GpuProcess(node, int(p.pid), str(p.name), getattr(p, "user", None))
+            for node, procs in telemetry_processes(nodes).items() for p in procs or ()]
 
 
-def busy_provider(group: Any, nodes: list[str]) -> list[Any]:
+def busy_provider(group: Any, nodes: list[str]) -> list[Finding]:
     """A ``GROUP_FINDING_PROVIDERS`` entry: (group or None, node names) -> findings."""
-    from inventory.topology.findings import make_finding
-
     procs = latest_processes(nodes)
     if not procs:
         return []
@@ -54,13 +41,7 @@ def busy_provider(group: Any, nodes: list[str]) -> list[Any]:
 
 
 def register() -> None:
-    try:
-        groups = importlib.import_module("inventory.groups")
-        from inventory.topology.findings import register_finding_code
-    except ImportError:
-        return
     for code, description in DESCRIPTIONS.items():
         register_finding_code(code, severity="warning", description=description)
-    providers = getattr(groups, "GROUP_FINDING_PROVIDERS", None)
-    if providers is not None and busy_provider not in providers:
-        providers.append(busy_provider)
+    if busy_provider not in GROUP_FINDING_PROVIDERS:
+        GROUP_FINDING_PROVIDERS.append(busy_provider)

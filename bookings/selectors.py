@@ -7,7 +7,6 @@ number of bookings listed.
 """
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,8 +16,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from django.conf import settings
 from django.db.models import Prefetch, Q, QuerySet
 
-from inventory.groups import NotSplittable, refuse_split
 from inventory.models import NodeGroup, NodeGroupMember, Spark
+from telemetry.models import NodeState
+from topology.services import NotSplittable, refuse_split
 
 from .errors import BookingError
 from .models import Allocation, Booking, MaintenanceWindow, Preference
@@ -55,24 +55,9 @@ def user_tz(user: Any) -> ZoneInfo:
 
 
 def node_health(spark_ids: Iterable[int]) -> dict[int, str]:
-    """Health per Spark id (ok, degraded, down, unknown) from telemetry; empty
-    when the telemetry app is not installed (booking then skips the check)."""
-    ids = list(spark_ids)
-    try:
-        tel = importlib.import_module("telemetry.selectors")
-    except ImportError:
-        tel = None
-    offered = getattr(tel, "node_health", None)
-    if callable(offered):
-        return dict(offered(ids))
-    try:
-        models = importlib.import_module("telemetry.models")
-    except ImportError:
-        return {}
-    state = getattr(models, "NodeState", None)
-    if state is None:
-        return {}
-    return dict(state.objects.filter(spark_id__in=ids).values_list("spark_id", "status"))
+    """Health per Spark id (ok, degraded, down, unknown) as telemetry last saw it;
+    Sparks never polled are left out."""
+    return dict(NodeState.objects.filter(spark_id__in=list(spark_ids)).values_list("spark_id", "status"))
 
 
 # ---------------------------------------------------------------- what a request names

@@ -23,9 +23,9 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from accounts.roles import can_book, is_admin
+from core.actor import Actor
+from core.roles import can_book, is_admin
 from inventory.models import NodeGroupMember, Spark
-from inventory.services import Actor
 
 from . import conf, notify, selectors
 from .errors import BookingConflict, BookingError, NeedsConfirmation, NotAllowed

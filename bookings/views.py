@@ -16,18 +16,14 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.decorators import admin_required, booker_required
-from accounts.roles import is_admin
-from inventory.services import Actor
+from core.actor import Actor
+from core.roles import is_admin
 
 from . import feeds, selectors, services
 from .availability import availability_check
 from .errors import BookingConflict, BookingError, NeedsConfirmation, NotAllowed
 from .forms import booking_request, local_input, maintenance_request, node_picker, parse_local
 from .pages import timeline_context
-
-
-def _actor(request: HttpRequest) -> Actor:
-    return Actor(user=request.user, source="page")
 
 
 def in_user_tz(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -163,8 +159,8 @@ def new(request: HttpRequest) -> HttpResponse:
     if not req.errors:
         try:
             booking = services.booking_create(
-                actor=_actor(request), group=req.group or None, nodes=req.nodes, start=req.start, end=req.end,
-                purpose=req.purpose, plan=req.plan or None, confirm=req.confirm)
+                actor=Actor.from_request(request, "page"), group=req.group or None, nodes=req.nodes,
+                start=req.start, end=req.end, purpose=req.purpose, plan=req.plan or None, confirm=req.confirm)
         except BookingError as exc:
             ctx["errors"] = field_errors(exc.errors)
         except NeedsConfirmation as exc:
@@ -216,7 +212,8 @@ def _apply(request: HttpRequest, booking_id: int, change: Callable[[Any], Any], 
 @require_POST
 @booker_required
 def cancel(request: HttpRequest, booking_id: int) -> HttpResponse:
-    return _apply(request, booking_id, lambda b: services.booking_cancel(actor=_actor(request), booking=b),
+    actor = Actor.from_request(request, "page")
+    return _apply(request, booking_id, lambda b: services.booking_cancel(actor=actor, booking=b),
                   "Booking cancelled." if request.POST.get("what") != "release" else "Sparks released.")
 
 
@@ -228,13 +225,13 @@ def resize(request: HttpRequest, booking_id: int) -> HttpResponse:
     def change(b: Any) -> Any:
         minutes = request.POST.get("minutes", "")
         if minutes.lstrip("-").isdigit():
-            return services.booking_update(actor=_actor(request), booking=b,
+            return services.booking_update(actor=Actor.from_request(request, "page"), booking=b,
                                            end=b.end + timedelta(minutes=int(minutes)))
         start = parse_local(request.POST.get("start", ""), tz)
         end = parse_local(request.POST.get("end", ""), tz)
         if end is None:
             raise BookingError("give the new end as a date and time", "end")
-        return services.booking_update(actor=_actor(request), booking=b, end=end,
+        return services.booking_update(actor=Actor.from_request(request, "page"), booking=b, end=end,
                                        start=start if start and start != b.start else None)
 
     return _apply(request, booking_id, change, "Booking changed.")
@@ -254,7 +251,7 @@ def maintenance(request: HttpRequest) -> HttpResponse:
             return render(request, "403.html", {"need": "the lab admin role"}, status=403)
         req = maintenance_request(request.POST, tz)
         try:
-            window = services.maintenance_create(actor=_actor(request), group=req.group or None,
+            window = services.maintenance_create(actor=Actor.from_request(request, "page"), group=req.group or None,
                                                  nodes=req.nodes or None, start=req.start, end=req.end,
                                                  reason=req.reason)
         except BookingError as exc:
@@ -276,7 +273,7 @@ def maintenance_delete(request: HttpRequest, window_id: int) -> HttpResponse:
     window = MaintenanceWindow.objects.filter(pk=window_id).first()
     if window is None:
         raise Http404("no such maintenance window")
-    services.maintenance_delete(actor=_actor(request), window=window)
+    services.maintenance_delete(actor=Actor.from_request(request, "page"), window=window)
     messages.success(request, "Maintenance window lifted.")
     return redirect("bookings:maintenance")
 

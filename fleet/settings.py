@@ -83,9 +83,11 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "csp",
     "axes",
+    "core",
     "accounts",
     "inventory",
     "telemetry",
+    "topology",
     "placement",
     "bookings",
     "notifications",
@@ -158,6 +160,9 @@ AUTHENTICATION_BACKENDS = [
     # django-axes first: it refuses a sign-in while its username and address are cooling off.
     "accounts.throttle.ThrottledSignIn",
     "django.contrib.auth.backends.ModelBackend",
+    # Personal API tokens (core.api asks authenticate(request, api_token=...)); a
+    # wrong token counts as a failed sign-in for the throttling above.
+    "accounts.backends.TokenBackend",
 ]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"

@@ -18,5 +18,5 @@ urlpatterns = [
     path("feeds/", include(feed_urlpatterns)),
     path("", include("placement.urls")),
     path("", include("telemetry.urls")),
-    path("", include("inventory.topology_urls")),
+    path("", include("topology.urls")),
 ]

@@ -6,8 +6,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from inventory import selectors
-from inventory.group_selectors import groups_overview
 from inventory.models import Change
+from topology.selectors import groups_overview
 
 
 @require_GET

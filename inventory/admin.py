@@ -7,13 +7,11 @@ from typing import Any
 from django.contrib import admin, messages
 from django.http import HttpRequest
 
+from core.actor import Actor
+
 from . import services
 from .errors import InventoryError
 from .models import Cable, CableEnd, CatalogueEntry, Change, Spark, Switch
-
-
-def _actor(request: HttpRequest) -> services.Actor:
-    return services.Actor(user=request.user, source="admin")
 
 
 class ServiceAdmin(admin.ModelAdmin):
@@ -37,17 +35,17 @@ class SparkAdmin(ServiceAdmin):
     def save_model(self, request: HttpRequest, obj: Spark, form: Any, change: bool) -> None:
         try:
             if change:
-                services.spark_update(actor=_actor(request), spark=Spark.objects.get(pk=obj.pk),
+                services.spark_update(actor=Actor.from_request(request, "admin"), spark=Spark.objects.get(pk=obj.pk),
                                       **self._fields(form))
             else:
                 data = {f: form.cleaned_data[f] for f in self.fields if f in form.cleaned_data}
-                created = services.spark_create(actor=_actor(request), **data)
+                created = services.spark_create(actor=Actor.from_request(request, "admin"), **data)
                 obj.pk = created.pk
         except InventoryError as exc:
             messages.error(request, str(exc))
 
     def delete_model(self, request: HttpRequest, obj: Spark) -> None:
-        services.spark_delete(actor=_actor(request), spark=obj)
+        services.spark_delete(actor=Actor.from_request(request, "admin"), spark=obj)
 
 
 @admin.register(Switch)
@@ -58,10 +56,11 @@ class SwitchAdmin(ServiceAdmin):
     def save_model(self, request: HttpRequest, obj: Switch, form: Any, change: bool) -> None:
         try:
             if change:
-                services.switch_update(actor=_actor(request), switch=Switch.objects.get(pk=obj.pk),
+                services.switch_update(actor=Actor.from_request(request, "admin"), switch=Switch.objects.get(pk=obj.pk),
                                        **self._fields(form))
             else:
-                created = services.switch_create(actor=_actor(request), name=form.cleaned_data["name"],
+                actor = Actor.from_request(request, "admin")
+                created = services.switch_create(actor=actor, name=form.cleaned_data["name"],
                                                  hardware=form.cleaned_data["hardware"],
                                                  serial=form.cleaned_data.get("serial", ""))
                 obj.pk = created.pk
@@ -69,7 +68,7 @@ class SwitchAdmin(ServiceAdmin):
             messages.error(request, str(exc))
 
     def delete_model(self, request: HttpRequest, obj: Switch) -> None:
-        services.switch_delete(actor=_actor(request), switch=obj)
+        services.switch_delete(actor=Actor.from_request(request, "admin"), switch=obj)
 
 
 class CableEndInline(admin.TabularInline):
@@ -93,7 +92,8 @@ class CableAdmin(ServiceAdmin):
 
     def save_model(self, request: HttpRequest, obj: Cable, form: Any, change: bool) -> None:
         try:
-            services.cable_update(actor=_actor(request), cable=Cable.objects.get(pk=obj.pk), **self._fields(form))
+            services.cable_update(actor=Actor.from_request(request, "admin"), cable=Cable.objects.get(pk=obj.pk),
+                                  **self._fields(form))
         except InventoryError as exc:
             messages.error(request, str(exc))
 
@@ -101,7 +101,7 @@ class CableAdmin(ServiceAdmin):
         pass
 
     def delete_model(self, request: HttpRequest, obj: Cable) -> None:
-        services.cable_delete(actor=_actor(request), cable=obj)
+        services.cable_delete(actor=Actor.from_request(request, "admin"), cable=obj)
 
 
 @admin.register(CatalogueEntry)
@@ -113,18 +113,18 @@ class CatalogueAdmin(ServiceAdmin):
         if change:
             before = services.snapshot(CatalogueEntry.objects.get(pk=obj.pk))
             obj.save()
-            services.change_record(actor=_actor(request), action="update", obj=obj, before=before,
+            services.change_record(actor=Actor.from_request(request, "admin"), action="update", obj=obj, before=before,
                                    after=services.snapshot(obj))
             return
         try:
-            created = services.catalogue_create(actor=_actor(request), **form.cleaned_data)
+            created = services.catalogue_create(actor=Actor.from_request(request, "admin"), **form.cleaned_data)
             obj.pk = created.pk
         except InventoryError as exc:
             messages.error(request, str(exc))
 
     def delete_model(self, request: HttpRequest, obj: CatalogueEntry) -> None:
         try:
-            services.catalogue_delete(actor=_actor(request), entry=obj)
+            services.catalogue_delete(actor=Actor.from_request(request, "admin"), entry=obj)
         except InventoryError as exc:
             messages.error(request, str(exc))
 

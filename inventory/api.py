@@ -13,18 +13,18 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, Router, Schema, Status
 
-from fleet.api import require_admin, require_read
+from core.actor import Actor
+from core.api import ADMIN
 
 from . import labdoc, labio, selectors, services
 from .errors import InventoryError
 from .models import Cable, CatalogueEntry, Spark, Switch
-from .services import Actor
 
 router = Router(tags=["inventory"])
 
 
 def actor(request: HttpRequest) -> Actor:
-    return Actor(user=request.user, source="api")
+    return Actor.from_request(request, "api")
 
 
 # ------------------------------------------------------------------ schemas
@@ -218,20 +218,17 @@ def _page(qs: Any, out: Callable[[Any], Any], limit: int, offset: int) -> dict[s
 
 @router.get("/sparks", response=Page, summary="List Sparks")
 def sparks_list(request: HttpRequest, limit: int = 100, offset: int = 0, q: str = "") -> dict[str, Any]:
-    require_read(request)
     qs = selectors.sparks_for_api().filter(name__icontains=q) if q else selectors.sparks_for_api()
     return _page(qs, spark_out, limit, offset)
 
 
 @router.get("/sparks/{name}", response=SparkOut, summary="Read one Spark")
 def sparks_read(request: HttpRequest, name: str) -> dict[str, Any]:
-    require_read(request)
     return spark_out(selectors.spark_for_api(name))
 
 
-@router.post("/sparks", response={201: SparkOut}, summary="Register a Spark")
+@router.post("/sparks", response={201: SparkOut}, summary="Register a Spark", auth=ADMIN)
 def sparks_create(request: HttpRequest, payload: SparkIn) -> Status:
-    require_admin(request)
     spark = services.spark_create(
         actor=actor(request), name=payload.name, hardware=payload.hardware, ssh_host=payload.ssh.host,
         ssh_port=payload.ssh.port, ssh_user=payload.ssh.user, serial=payload.serial,
@@ -240,9 +237,8 @@ def sparks_create(request: HttpRequest, payload: SparkIn) -> Status:
     return Status(201, spark_out(selectors.spark_for_api(spark.name)))
 
 
-@router.patch("/sparks/{name}", response=SparkOut, summary="Change a Spark")
+@router.patch("/sparks/{name}", response=SparkOut, summary="Change a Spark", auth=ADMIN)
 def sparks_update(request: HttpRequest, name: str, payload: SparkPatch) -> dict[str, Any]:
-    require_admin(request)
     spark = services.get_or_404(Spark, name=name)
     changes = payload.dict(exclude_unset=True)
     ssh = changes.pop("ssh", None) or {}
@@ -254,9 +250,8 @@ def sparks_update(request: HttpRequest, name: str, payload: SparkPatch) -> dict[
     return spark_out(selectors.spark_for_api(spark.name))
 
 
-@router.delete("/sparks/{name}", summary="Delete a Spark and the cables plugged into it")
+@router.delete("/sparks/{name}", summary="Delete a Spark and the cables plugged into it", auth=ADMIN)
 def sparks_delete(request: HttpRequest, name: str) -> dict[str, Any]:
-    require_admin(request)
     freed = services.spark_delete(actor=actor(request), spark=services.get_or_404(Spark, name=name))
     return {"deleted": name, "cables_removed": freed}
 
@@ -266,36 +261,31 @@ def sparks_delete(request: HttpRequest, name: str) -> dict[str, Any]:
 
 @router.get("/switches", response=Page, summary="List switches")
 def switches_list(request: HttpRequest, limit: int = 100, offset: int = 0) -> dict[str, Any]:
-    require_read(request)
     qs = selectors.switches_for_api()
     return _page(qs, switch_out, limit, offset)
 
 
 @router.get("/switches/{name}", response=SwitchOut, summary="Read one switch")
 def switches_read(request: HttpRequest, name: str) -> dict[str, Any]:
-    require_read(request)
     return switch_out(selectors.switch_for_api(name))
 
 
-@router.post("/switches", response={201: SwitchOut}, summary="Register a switch")
+@router.post("/switches", response={201: SwitchOut}, summary="Register a switch", auth=ADMIN)
 def switches_create(request: HttpRequest, payload: SwitchIn) -> Status:
-    require_admin(request)
     w = services.switch_create(actor=actor(request), name=payload.name, hardware=payload.hardware,
                                serial=payload.serial)
     return Status(201, switch_out(selectors.switch_for_api(w.name)))
 
 
-@router.patch("/switches/{name}", response=SwitchOut, summary="Change a switch")
+@router.patch("/switches/{name}", response=SwitchOut, summary="Change a switch", auth=ADMIN)
 def switches_update(request: HttpRequest, name: str, payload: SwitchPatch) -> dict[str, Any]:
-    require_admin(request)
     w = services.switch_update(actor=actor(request), switch=services.get_or_404(Switch, name=name),
                                **payload.dict(exclude_unset=True))
     return switch_out(selectors.switch_for_api(w.name))
 
 
-@router.delete("/switches/{name}", summary="Delete a switch and the cables plugged into it")
+@router.delete("/switches/{name}", summary="Delete a switch and the cables plugged into it", auth=ADMIN)
 def switches_delete(request: HttpRequest, name: str) -> dict[str, Any]:
-    require_admin(request)
     freed = services.switch_delete(actor=actor(request), switch=services.get_or_404(Switch, name=name))
     return {"deleted": name, "cables_removed": freed}
 
@@ -305,36 +295,31 @@ def switches_delete(request: HttpRequest, name: str) -> dict[str, Any]:
 
 @router.get("/cables", response=Page, summary="List cables")
 def cables_list(request: HttpRequest, limit: int = 100, offset: int = 0) -> dict[str, Any]:
-    require_read(request)
     qs = selectors.cables_for_api()
     return _page(qs, cable_out, limit, offset)
 
 
 @router.get("/cables/{cable_id}", response=CableOut, summary="Read one cable")
 def cables_read(request: HttpRequest, cable_id: int) -> dict[str, Any]:
-    require_read(request)
     return cable_out(selectors.cable_for_api(cable_id))
 
 
-@router.post("/cables", response={201: CableOut}, summary="Register a cable and plug in its ends")
+@router.post("/cables", response={201: CableOut}, summary="Register a cable and plug in its ends", auth=ADMIN)
 def cables_create(request: HttpRequest, payload: CableIn) -> Status:
-    require_admin(request)
     c = services.cable_create(actor=actor(request), type=payload.type, ends=payload.ends, label=payload.label,
                               length_m=payload.length_m, coded_for=payload.coded_for)
     return Status(201, cable_out(selectors.cable_for_api(c.pk)))
 
 
-@router.patch("/cables/{cable_id}", response=CableOut, summary="Change or re-plug a cable")
+@router.patch("/cables/{cable_id}", response=CableOut, summary="Change or re-plug a cable", auth=ADMIN)
 def cables_update(request: HttpRequest, cable_id: int, payload: CablePatch) -> dict[str, Any]:
-    require_admin(request)
     c = services.cable_update(actor=actor(request), cable=services.get_or_404(Cable, pk=cable_id),
                               **payload.dict(exclude_unset=True))
     return cable_out(selectors.cable_for_api(c.pk))
 
 
-@router.delete("/cables/{cable_id}", summary="Delete a cable")
+@router.delete("/cables/{cable_id}", summary="Delete a cable", auth=ADMIN)
 def cables_delete(request: HttpRequest, cable_id: int) -> dict[str, Any]:
-    require_admin(request)
     services.cable_delete(actor=actor(request), cable=services.get_or_404(Cable, pk=cable_id))
     return {"deleted": cable_id}
 
@@ -344,20 +329,17 @@ def cables_delete(request: HttpRequest, cable_id: int) -> dict[str, Any]:
 
 @router.get("/catalogue", response=list[CatalogueOut], summary="List the hardware catalogue")
 def catalogue_list(request: HttpRequest, kind: str = "") -> Any:
-    require_read(request)
     qs = CatalogueEntry.objects.all()
     return qs.filter(kind=kind) if kind else qs
 
 
 @router.get("/catalogue/{slug}", response=CatalogueOut, summary="Read one catalogue entry")
 def catalogue_read(request: HttpRequest, slug: str) -> Any:
-    require_read(request)
     return services.get_or_404(CatalogueEntry, slug=slug)
 
 
-@router.post("/catalogue", response={201: CatalogueOut}, summary="Add a catalogue entry")
+@router.post("/catalogue", response={201: CatalogueOut}, summary="Add a catalogue entry", auth=ADMIN)
 def catalogue_create(request: HttpRequest, payload: CatalogueIn) -> Status:
-    require_admin(request)
     return Status(201, services.catalogue_create(actor=actor(request), **payload.dict()))
 
 
@@ -371,16 +353,14 @@ class CataloguePatch(Schema):
     breakout: bool | None = None
 
 
-@router.patch("/catalogue/{slug}", response=CatalogueOut, summary="Change a catalogue entry")
+@router.patch("/catalogue/{slug}", response=CatalogueOut, summary="Change a catalogue entry", auth=ADMIN)
 def catalogue_update(request: HttpRequest, slug: str, payload: CataloguePatch) -> Any:
-    require_admin(request)
     entry = services.get_or_404(CatalogueEntry, slug=slug)
     return services.catalogue_update(actor=actor(request), entry=entry, **payload.dict(exclude_unset=True))
 
 
-@router.delete("/catalogue/{slug}", summary="Delete an unused catalogue entry")
+@router.delete("/catalogue/{slug}", summary="Delete an unused catalogue entry", auth=ADMIN)
 def catalogue_delete(request: HttpRequest, slug: str) -> dict[str, Any]:
-    require_admin(request)
     services.catalogue_delete(actor=actor(request), entry=services.get_or_404(CatalogueEntry, slug=slug))
     return {"deleted": slug}
 
@@ -388,9 +368,8 @@ def catalogue_delete(request: HttpRequest, slug: str) -> dict[str, Any]:
 # ------------------------------------------------------------------ import / export
 
 
-@router.post("/import", summary="Import a whole lab document (YAML or JSON body)")
+@router.post("/import", summary="Import a whole lab document (YAML or JSON body)", auth=ADMIN)
 def lab_import(request: HttpRequest, prune: bool = False) -> dict[str, Any]:
-    require_admin(request)
     limit = settings.FLEET_IMPORT_MAX_BYTES
     declared = int(request.META.get("CONTENT_LENGTH") or 0)
     if declared > limit:
@@ -403,7 +382,6 @@ def lab_import(request: HttpRequest, prune: bool = False) -> dict[str, Any]:
 
 @router.get("/export", summary="Export the whole lab as a document", response={200: None})
 def lab_export(request: HttpRequest, format: Literal["yaml", "json"] = "yaml") -> HttpResponse:
-    require_read(request)
     data = labio.lab_export()
     if format == "json" or "application/json" in request.headers.get("Accept", ""):
         return HttpResponse(json.dumps(data, indent=1), content_type="application/json")
@@ -415,7 +393,6 @@ def changes_list(
     request: HttpRequest, object_type: str = "", object_name: str = "", user: str = "",
     limit: int = 100, offset: int = 0,
 ) -> dict[str, Any]:
-    require_read(request)
     qs = selectors.changes(object_type=object_type, object_name=object_name, username=user)
     return _page(qs, lambda c: ChangeOut.from_orm(c).dict(), limit, offset)
 

@@ -1,20 +1,18 @@
-"""Errors users can cause: a list of (where, what) pairs, never a traceback."""
+"""The inventory's errors: bad input to a write (400) and a missing object
+(404), both on the ground floor's error base (``core.errors``)."""
 from __future__ import annotations
 
+from core import errors
 
-class InventoryError(Exception):
+
+class InventoryError(errors.BadInput):
     """Bad input. ``errors`` holds (path, message) pairs: a form field name
     (``name``, ``ssh_host``) or a document path (``cables[2].ends[1]``)."""
 
-    def __init__(self, errors: list[tuple[str, str]] | str, path: str = "") -> None:
-        if isinstance(errors, str):
-            errors = [(path, errors)]
-        self.errors = errors
-        super().__init__("; ".join(f"{p}: {m}" if p else m for p, m in errors))
 
-    def as_list(self) -> list[dict[str, str]]:
-        return [{"path": p, "message": m} for p, m in self.errors]
+class NotFound(InventoryError, errors.NotFound):
+    """A named Spark, switch, cable or group does not exist (404). Still an
+    ``InventoryError``: a batch (an import) reports it at its place like any other."""
 
-
-class NotFound(InventoryError):
-    pass
+    status = 404
+    prefix = ""

@@ -6,7 +6,8 @@ from typing import Any
 
 from django import forms
 
-from .errors import InventoryError
+from core.errors import FleetError
+
 from .models import Cable, CatalogueEntry, Port, Spark
 
 
@@ -106,7 +107,7 @@ class ImportForm(forms.Form):
     prune = forms.BooleanField(required=False, help_text="Remove what the document does not name")
 
 
-def apply_errors(form: forms.Form, exc: InventoryError, rename: dict[str, str] | None = None) -> None:
+def apply_errors(form: forms.Form, exc: FleetError, rename: dict[str, str] | None = None) -> None:
     """Put service errors next to their fields (unknown paths become form errors)."""
     rename = rename or {}
     for path, message in exc.errors:

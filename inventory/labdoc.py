@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from core.errors import BadInput
+
 from . import validators as v
 
 try:  # the C parser is much faster on large documents
@@ -28,10 +30,17 @@ SWITCH_KEYS = {"name", "hardware", "serial"}
 CABLE_KEYS = {"type", "ends", "coded_for", "label", "length_m"}
 
 
-class DocumentError(Exception):
+class DocumentError(BadInput):
+    """Every problem of a document, each at its place; 413 when a size limit is hit."""
+
+    prefix = "the document was not imported: "
+
     def __init__(self, errors: Errors) -> None:
-        self.errors = errors
-        super().__init__("; ".join(f"{p}: {m}" if p else m for p, m in errors))
+        super().__init__(list(errors))
+
+    @property
+    def status(self) -> int:  # type: ignore[override]
+        return 413 if any("limit is" in m for _, m in self.errors) else 400
 
 
 @dataclass

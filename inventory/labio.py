@@ -13,10 +13,11 @@ from typing import Any
 
 from django.db import transaction
 
+from core.actor import Actor
+
 from . import labdoc, services
 from .errors import InventoryError
 from .models import Cable, Spark, Switch
-from .services import Actor
 
 
 @dataclass

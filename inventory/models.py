@@ -237,7 +237,7 @@ class NodeGroup(models.Model):
     """A group of Sparks that bookings and placement plans target.
 
     Auto groups (``auto=True``) mirror one connected component of the cabling
-    and are kept in step by ``inventory.groups.groups_sync``; their id survives
+    and are kept in step by ``topology.services.groups_sync``; their id survives
     edits that leave most of their members in place. Sub-groups (``parent``
     set) are named by an admin inside a switched auto group. A group whose
     cabling is gone is retired, never deleted: bookings keep pointing at it.

@@ -10,12 +10,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+
+from core.actor import Actor
 
 from . import validators as v
 from .catalogue import SPARK_PORT_GBPS, SPARK_PORTS
@@ -25,18 +26,6 @@ from .models import Cable, CableEnd, CatalogueEntry, Change, NodeGroup, Port, Sp
 # Called (inside the transaction) after every inventory write; the topology
 # layer registers its group refresh here so groups never lag the cabling.
 AFTER_CHANGE: list[Callable[[], None]] = []
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who makes a change and through which door (page, api, import, admin, command)."""
-
-    user: Any = None
-    source: str = "page"
-
-    @property
-    def username(self) -> str:
-        return getattr(self.user, "username", "") or ""
 
 
 _deferred = threading.local()

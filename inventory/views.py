@@ -16,19 +16,15 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.decorators import admin_required
+from core.actor import Actor
 
 from . import labdoc, labio, selectors, services
 from .errors import InventoryError
 from .forms import CableForm, CatalogueForm, ImportForm, SparkForm, SwitchForm, apply_errors
 from .labdoc import DocumentError
 from .models import Cable, CatalogueEntry, Change, Spark, Switch
-from .services import Actor
 
 PAGE_SIZE = 50
-
-
-def _actor(request: HttpRequest) -> Actor:
-    return Actor(user=request.user, source="page")
 
 
 def _page(request: HttpRequest, qs: Any) -> Any:
@@ -105,12 +101,12 @@ def _device_form_view(request: HttpRequest, kind: DeviceKind, device: Any) -> Ht
         if form.is_valid():
             try:
                 if device is None:
-                    device = kind.create(actor=_actor(request), **form.cleaned_data)
+                    device = kind.create(actor=Actor.from_request(request, "page"), **form.cleaned_data)
                     messages.success(request, f"{kind.label.capitalize()} {device.name} registered{kind.created_note}.")
                 else:
                     current = services.snapshot(device)
                     changes = {k: val for k, val in form.cleaned_data.items() if current.get(k) != val}
-                    device = kind.update(actor=_actor(request), device=device, **changes)
+                    device = kind.update(actor=Actor.from_request(request, "page"), device=device, **changes)
                     messages.success(request, f"{kind.label.capitalize()} {device.name} saved.")
                 return redirect(f"/{kind.path}/{device.name}/")
             except InventoryError as exc:
@@ -126,7 +122,7 @@ def _device_form_view(request: HttpRequest, kind: DeviceKind, device: Any) -> Ht
 def _device_delete_view(request: HttpRequest, kind: DeviceKind, name: str) -> HttpResponse:
     device = _get(kind.model, name=name)
     if request.method == "POST":
-        freed = kind.delete(actor=_actor(request), device=device)
+        freed = kind.delete(actor=Actor.from_request(request, "page"), device=device)
         note = f" and {len(freed)} cable(s): {', '.join(freed)}" if freed else ""
         messages.success(request, f"Deleted {kind.label} {name}{note}.")
         return redirect(f"/{kind.path}/")
@@ -230,13 +226,13 @@ def _cable_form_view(request: HttpRequest, cable: Cable | None) -> HttpResponse:
         fields = {k: form.cleaned_data[k] for k in ("type", "label", "length_m", "coded_for")}
         try:
             if cable is None:
-                cable = services.cable_create(actor=_actor(request), ends=form.ends(), **fields)
+                cable = services.cable_create(actor=Actor.from_request(request, "page"), ends=form.ends(), **fields)
                 messages.success(request, f"Cable {cable.key} plugged in: {services.cable_describe(cable)}.")
             else:
                 current = services.snapshot(cable)
                 changes = {k: val for k, val in {**fields, "ends": form.ends()}.items()
                            if str(current.get(k) or "") != str(val or "")}
-                cable = services.cable_update(actor=_actor(request), cable=cable, **changes)
+                cable = services.cable_update(actor=Actor.from_request(request, "page"), cable=cable, **changes)
                 messages.success(request, f"Cable {cable.key} saved.")
             return redirect("inventory:cable_detail", cable_id=cable.pk)
         except InventoryError as exc:
@@ -264,7 +260,7 @@ def cable_delete(request: HttpRequest, cable_id: int) -> HttpResponse:
     cable = _get(Cable, pk=cable_id)
     if request.method == "POST":
         desc = services.cable_describe(cable)
-        services.cable_delete(actor=_actor(request), cable=cable)
+        services.cable_delete(actor=Actor.from_request(request, "page"), cable=cable)
         messages.success(request, f"Deleted cable {desc}.")
         return redirect("inventory:cable_list")
     return render(request, "inventory/confirm_delete.html", {
@@ -288,7 +284,7 @@ def catalogue_create(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         fields = {k: val for k, val in form.cleaned_data.items() if val is not None}
         try:
-            entry = services.catalogue_create(actor=_actor(request), **fields)
+            entry = services.catalogue_create(actor=Actor.from_request(request, "page"), **fields)
             messages.success(request, f"Catalogue entry {entry.slug} added.")
             return redirect("inventory:catalogue_list")
         except InventoryError as exc:
@@ -315,7 +311,7 @@ def lab_import(request: HttpRequest) -> HttpResponse:
                 raise DocumentError([("", f"the document is {upload.size:,} bytes; the limit is {limit:,} bytes")])
             ctype = "application/json" if upload.name.lower().endswith(".json") else "application/yaml"
             data = labdoc.load_text(upload.read(limit + 1), ctype, max_bytes=limit)
-            report = labio.lab_import(actor=Actor(user=request.user, source="import"), data=data,
+            report = labio.lab_import(actor=Actor.from_request(request, "import"), data=data,
                                       prune=form.cleaned_data["prune"])
         except (DocumentError, InventoryError) as exc:
             errors = exc.errors

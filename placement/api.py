@@ -12,9 +12,9 @@ from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
 from pydantic import Strict
 
-from fleet.api import Conflict, Forbidden, require_admin, require_booker, require_read
+from core.actor import Actor
+from core.api import ADMIN, BOOK
 from inventory.models import NodeGroup
-from inventory.services import Actor
 
 from . import benchmarks, planning, runs, selectors, services
 from .catalogue import ModelSpec, choose_variant
@@ -27,10 +27,6 @@ router = Router(tags=["placement"])
 
 Int = Annotated[int, Strict()]
 Num = Annotated[float, Strict()]  # strict float still takes an int, never a string
-
-
-def _actor(request: HttpRequest) -> Actor:
-    return Actor(user=request.user, source="api")
 
 
 # ------------------------------------------------------------------ models
@@ -146,43 +142,32 @@ def model_out(row: LlmModel) -> dict[str, Any]:
     return data
 
 
-def _conflicts(call: Any) -> Any:
-    try:
-        return call()
-    except services.Conflict as exc:
-        raise Conflict(str(exc), exc.as_list()) from exc
-
-
 @router.get("/models", response=list[ModelOut])
 def models_list(request: HttpRequest) -> Any:
-    require_read(request)
     return [model_out(m) for m in selectors.models_list()]
 
 
-@router.post("/models", response={201: ModelOut})
+@router.post("/models", response={201: ModelOut}, auth=ADMIN)
 def models_create(request: HttpRequest, payload: ModelIn) -> Any:
-    require_admin(request)
     fields = payload.dict()
     if fields["active_params_b"] is None:
         fields["active_params_b"] = fields["params_b"]  # a dense model uses them all
-    row = _conflicts(lambda: services.model_create(actor=_actor(request), fields=fields))
+    row = services.model_create(actor=Actor.from_request(request, "api"), fields=fields)
     return Status(201, model_out(row))
 
 
-@router.post("/models/config", response={201: ModelOut})
+@router.post("/models/config", response={201: ModelOut}, auth=ADMIN)
 def models_from_config(request: HttpRequest, payload: ConfigIn) -> Any:
     """Add a model from a Hugging Face config.json, read here: nothing is downloaded."""
-    require_admin(request)
     data = payload.dict()
-    row = _conflicts(lambda: services.model_create_from_config(actor=_actor(request), **data))
+    row = services.model_create_from_config(actor=Actor.from_request(request, "api"), **data)
     return Status(201, model_out(row))
 
 
-@router.delete("/models/{slug}", response={204: None})
+@router.delete("/models/{slug}", response={204: None}, auth=ADMIN)
 def models_delete(request: HttpRequest, slug: str) -> Any:
-    require_admin(request)
     row = selectors.model_get(slug, "slug")
-    _conflicts(lambda: services.model_delete(actor=_actor(request), model=row))
+    services.model_delete(actor=Actor.from_request(request, "api"), model=row)
     return Status(204, None)
 
 
@@ -255,7 +240,6 @@ def planning_for(payload: dict[str, Any]) -> planning.Planning:
 @router.post("/plans")
 def plans_create(request: HttpRequest, payload: PlanIn) -> Any:
     """Every candidate plan for a model on a group (by id) or on Sparks named by hand."""
-    require_read(request)
     result = planning_for(payload.dict())
     g = result.group
     return {
@@ -365,7 +349,6 @@ class BenchFilter(Schema):
 
 @router.get("/benchmarks", response=list[BenchmarkOut])
 def benchmarks_list(request: HttpRequest, filters: Query[BenchFilter]) -> Any:
-    require_read(request)
     group = None
     if filters.group is not None:
         group = NodeGroup.objects.filter(pk=filters.group).first()  # a retired group keeps its history
@@ -375,34 +358,28 @@ def benchmarks_list(request: HttpRequest, filters: Query[BenchFilter]) -> Any:
     return [bench_out(r) for r in selectors.benchmarks_list(group=group, model=model, include_published=False)]
 
 
-@router.post("/benchmarks", response={201: BenchmarkOut})
+@router.post("/benchmarks", response={201: BenchmarkOut}, auth=BOOK)
 def benchmarks_create(request: HttpRequest, payload: BenchmarkIn) -> Any:
-    require_booker(request)
     data = {k: v for k, v in payload.dict().items() if v is not None}
-    return Status(201, bench_out(benchmarks.benchmark_create(actor=_actor(request), data=data)))
+    return Status(201, bench_out(benchmarks.benchmark_create(actor=Actor.from_request(request, "api"), data=data)))
 
 
-@router.post("/benchmarks/upload", response={201: BenchmarkOut})
+@router.post("/benchmarks/upload", response={201: BenchmarkOut}, auth=BOOK)
 def benchmarks_upload(request: HttpRequest, payload: UploadIn) -> Any:
     """A record from the JSON `vllm bench serve --save-result` writes, its console summary,
     or `llama-bench -o json` output (as text, or as the parsed JSON)."""
-    require_booker(request)
     data = payload.dict()
     content = data.pop("content")
     if not isinstance(content, str):
         content = json.dumps(content)
     fmt = data.pop("format")
-    run = benchmarks.benchmark_upload(actor=_actor(request), text=content, fmt=fmt, data=data)
+    run = benchmarks.benchmark_upload(actor=Actor.from_request(request, "api"), text=content, fmt=fmt, data=data)
     return Status(201, bench_out(run))
 
 
-@router.post("/benchmarks/runs", response={202: BenchmarkOut})
+@router.post("/benchmarks/runs", response={202: BenchmarkOut}, auth=BOOK)
 def benchmarks_run(request: HttpRequest, payload: RunIn) -> Any:
     """Start `vllm bench serve` on the group's head node (a group you hold now)."""
-    require_booker(request)
     data = payload.dict()
-    try:
-        run = runs.run_start(actor=_actor(request), group_id=data.pop("group"), **data)
-    except runs.RunNotAllowed as exc:
-        raise Forbidden(exc.text) from exc
+    run = runs.run_start(actor=Actor.from_request(request, "api"), group_id=data.pop("group"), **data)
     return Status(202, bench_out(run))

@@ -12,9 +12,9 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.decorators import booker_required
+from core.actor import Actor
 from inventory.forms import apply_errors
 from inventory.models import NodeGroup
-from inventory.services import Actor
 
 from . import benchmarks, runs, selectors
 from .charts import scaling_chart
@@ -25,10 +25,6 @@ from .perfmodel import DEFAULT_READING
 from .scaling import RunPoint, chart_series, scaling_rows
 
 DEFAULT_MODEL = "qwen3.8-27b"
-
-
-def _actor(request: HttpRequest) -> Actor:
-    return Actor(user=request.user, source="page")
 
 
 @require_GET
@@ -102,7 +98,7 @@ def run_start(request: HttpRequest, group_id: int) -> HttpResponse:
     form = RunForm(request.POST)
     if form.is_valid():
         try:
-            run = runs.run_start(actor=_actor(request), group_id=group.pk, **form.cleaned_data)
+            run = runs.run_start(actor=Actor.from_request(request, "page"), group_id=group.pk, **form.cleaned_data)
         except runs.RunNotAllowed as exc:
             return render(request, "403.html", {"need": exc.text}, status=403)
         except PlacementError as exc:
@@ -121,7 +117,7 @@ def benchmark_create(request: HttpRequest) -> HttpResponse:
     form = BenchmarkForm(request.POST or None, initial={"group": request.GET.get("group", "")})
     if request.method == "POST" and form.is_valid():
         try:
-            run = benchmarks.benchmark_create(actor=_actor(request), data=cleaned(form))
+            run = benchmarks.benchmark_create(actor=Actor.from_request(request, "page"), data=cleaned(form))
         except PlacementError as exc:
             apply_errors(form, exc)
         else:
@@ -144,7 +140,8 @@ def benchmark_upload(request: HttpRequest) -> HttpResponse:
             data.pop("file", None)
             fmt = data.pop("format", "auto")
             try:
-                run = benchmarks.benchmark_upload(actor=_actor(request), text=text, fmt=fmt, data=data, path="file")
+                actor = Actor.from_request(request, "page")
+                run = benchmarks.benchmark_upload(actor=actor, text=text, fmt=fmt, data=data, path="file")
             except PlacementError as exc:
                 apply_errors(form, exc.onto("file"))
             else:

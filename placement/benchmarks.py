@@ -16,8 +16,8 @@ from typing import Any
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from core.actor import Actor
 from inventory.models import NodeGroup
-from inventory.services import Actor
 
 from .benchparse import BenchResult, parse_llama_bench_json, parse_vllm_bench_json, parse_vllm_bench_text
 from .errors import PlacementError

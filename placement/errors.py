@@ -1,19 +1,11 @@
-"""Errors users can cause in placement: (field, message) pairs.
-
-A subclass of the inventory's error so the API root answers it the same way
-(400, ``{"message", "errors": [{"path", "message"}]}``) without new handlers.
-"""
+"""Errors users can cause in placement: (field, message) pairs, on the
+ground floor's error base (400; the API root answers every one the same way)."""
 from __future__ import annotations
 
-from inventory.errors import InventoryError
+from core.errors import BadInput
 
 
-class PlacementError(InventoryError):
-    @property
-    def text(self) -> str:
-        """The messages without their field names (for a page's message bar)."""
-        return "; ".join(message for _, message in self.errors)
-
+class PlacementError(BadInput):
     def onto(self, field: str) -> PlacementError:
         """The same errors with ``field.sub`` paths folded onto ``field`` (a form's
         file input), the sub-path kept in the message: "file: mean_ttft_ms: ..."."""

@@ -17,9 +17,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.roles import can_book, is_admin
+from core import errors
+from core.actor import Actor
+from core.roles import can_book, is_admin
 from inventory.models import NodeGroup, Spark
-from inventory.services import Actor
 
 from .benchmarks import result_fields
 from .benchrun import BenchSpec, Target, bench_command, bench_problems, read_output, run_command
@@ -28,8 +29,10 @@ from .models import BenchmarkRun
 from .selectors import groupspec_for, live_group_or_error, model_get
 
 
-class RunNotAllowed(PlacementError):
+class RunNotAllowed(PlacementError, errors.Forbidden):
     """The user may not start a run on this group (pages and API answer 403)."""
+
+    status = 403
 
 
 def may_start_run(user: Any, group: NodeGroup) -> tuple[bool, str]:

@@ -20,9 +20,9 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
-from inventory.groups import UNSPLITTABLE, lab_read
 from inventory.models import NodeGroup, Twin
-from inventory.topology import Group, LabIn, analyse
+from topology.engine import Group, LabIn, analyse
+from topology.services import UNSPLITTABLE, lab_read
 
 from .errors import PlacementError
 from .models import BenchmarkRun, LlmModel

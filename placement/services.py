@@ -10,7 +10,8 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from inventory.services import Actor
+from core import errors
+from core.actor import Actor
 
 from .catalogue import ModelSpec
 from .errors import PlacementError
@@ -24,8 +25,11 @@ OPTIONAL_FIELDS = ("kv_layers", "kv_cache_dim", "hf_repo", "notes")
 REQUIRED = set(MODEL_FIELDS) - {"weights_gb", "experts", "experts_per_token"}
 
 
-class Conflict(PlacementError):
-    """The request clashes with what is stored (the API answers 409)."""
+class Conflict(PlacementError, errors.Conflict):
+    """The request clashes with what is stored (409; pages show it like any placement error)."""
+
+    status = 409
+    prefix = ""
 
 
 def spec_from_fields(fields: dict[str, Any]) -> ModelSpec:

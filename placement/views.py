@@ -15,8 +15,8 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.decorators import admin_required
+from core.actor import Actor
 from inventory.forms import apply_errors
-from inventory.services import Actor
 
 from . import planning, selectors, services
 from .catalogue import ModelSpec, choose_variant
@@ -29,10 +29,6 @@ from .quants import engine_reference
 DEFAULT_MODEL = "qwen3.8-27b"
 MEMORY_PARTS = (("weights", "seg-weights"), ("KV cache", "seg-kv"), ("runtime", "seg-overhead"),
                 ("engine reserve", "seg-reserve"))
-
-
-def _actor(request: HttpRequest) -> Actor:
-    return Actor(user=request.user, source="page")
 
 
 def _defaults(form: PlanForm) -> dict[str, Any]:
@@ -196,7 +192,7 @@ def model_create(request: HttpRequest) -> HttpResponse:
         fields = cleaned(form)
         fields.setdefault("active_params_b", fields.get("params_b"))
         try:
-            row = services.model_create(actor=_actor(request), fields=fields)
+            row = services.model_create(actor=Actor.from_request(request, "page"), fields=fields)
         except PlacementError as exc:
             apply_errors(form, exc)
         else:
@@ -216,7 +212,7 @@ def model_upload(request: HttpRequest) -> HttpResponse:
             data = cleaned(form)
             data.pop("config", None)
             try:
-                row = services.model_create_from_config(actor=_actor(request), config=text, **data)
+                row = services.model_create_from_config(actor=Actor.from_request(request, "page"), config=text, **data)
             except PlacementError as exc:
                 apply_errors(form, exc.onto("config"))
             else:
@@ -236,7 +232,7 @@ def model_upload(request: HttpRequest) -> HttpResponse:
 def model_delete(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         row = selectors.model_get(slug, "slug")
-        services.model_delete(actor=_actor(request), model=row)
+        services.model_delete(actor=Actor.from_request(request, "page"), model=row)
     except PlacementError as exc:
         messages.error(request, exc.text)
         return redirect("placement:model_list")

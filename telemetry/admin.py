@@ -10,7 +10,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from inventory.services import Actor
+from core.actor import Actor
 from telemetry import services
 from telemetry.keys import fingerprint
 from telemetry.models import Alert, NodeAggregate, NodeSample, NodeState
@@ -61,7 +61,7 @@ class NodeStateAdmin(ReadOnly):
         done = 0
         for state in queryset.select_related("spark"):
             try:
-                services.host_key_accept(actor=Actor(user=request.user, source="admin"), spark=state.spark,
+                services.host_key_accept(actor=Actor.from_request(request, "admin"), spark=state.spark,
                                          key=state.presented_key or None)
                 done += 1
             except services.TelemetryError as exc:
@@ -80,5 +80,5 @@ class AlertAdmin(ReadOnly):
     @admin.action(description="Acknowledge the selected alerts")
     def acknowledge(self, request: HttpRequest, queryset: QuerySet[Alert]) -> None:
         for alert in queryset:
-            services.alert_acknowledge(actor=Actor(user=request.user, source="admin"), alert=alert)
+            services.alert_acknowledge(actor=Actor.from_request(request, "admin"), alert=alert)
         self.message_user(request, f"acknowledged {queryset.count()} alert(s)", messages.SUCCESS)

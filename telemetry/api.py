@@ -16,9 +16,9 @@ from django.http import HttpRequest
 from django.utils import timezone
 from ninja import Query, Router
 
-from fleet.api import require_admin, require_booker, require_read
+from core.actor import Actor
+from core.api import ADMIN, BOOK
 from inventory.errors import InventoryError, NotFound
-from inventory.services import Actor
 from telemetry import selectors, services
 from telemetry.keys import fingerprint
 from telemetry.models import Alert, NodeAggregate, NodeSample
@@ -119,7 +119,6 @@ def spark_telemetry(
     from_: str | None = Query(None, alias="from", description="ISO 8601 with time zone"),  # noqa: B008
     to: str | None = Query(None, description="ISO 8601 with time zone; default now"),  # noqa: B008
 ) -> dict[str, Any]:
-    require_read(request)
     start = parse_time(from_, "from")
     end = parse_time(to, "to")
     spark = selectors.spark_get(name)
@@ -147,7 +146,6 @@ def spark_telemetry(
 
 @router.get("/sparks/{name}/health", summary="A Spark's health and its open alerts")
 def spark_health(request: HttpRequest, name: str) -> dict[str, Any]:
-    require_read(request)
     spark = selectors.spark_get(name)
     state = selectors.state_of(spark)
     alerts = selectors.open_alerts(spark=spark)
@@ -179,28 +177,25 @@ def spark_health(request: HttpRequest, name: str) -> dict[str, Any]:
 def alerts_list(
     request: HttpRequest, open: bool | None = None, code: str = "", node: str = "", limit: int = 100, offset: int = 0
 ) -> dict[str, Any]:
-    require_read(request)
     qs = selectors.alerts_list(open=open, code=code, node=node)
     offset = max(offset, 0)
     limit = max(1, min(limit, 1000))
     return {"count": qs.count(), "items": [alert_out(a) for a in qs[offset : offset + limit]]}
 
 
-@router.post("/alerts/{alert_id}/ack", summary="Acknowledge an alert (member or lab admin)")
+@router.post("/alerts/{alert_id}/ack", summary="Acknowledge an alert (member or lab admin)", auth=BOOK)
 def alert_ack(request: HttpRequest, alert_id: int) -> dict[str, Any]:
-    require_booker(request)
     alert = services.alert_acknowledge(
-        actor=Actor(user=request.user, source="api"), alert=selectors.alert_get(alert_id)
+        actor=Actor.from_request(request, "api"), alert=selectors.alert_get(alert_id)
     )
     return alert_out(selectors.alert_get(alert.pk))
 
 
-@router.post("/sparks/{name}/hostkey/accept", summary="Accept the host key a Spark presented (lab admin)")
+@router.post("/sparks/{name}/hostkey/accept", summary="Accept the host key a Spark presented (lab admin)", auth=ADMIN)
 def hostkey_accept(request: HttpRequest, name: str, key: str = "") -> dict[str, Any]:
-    require_admin(request)
     spark = selectors.spark_get(name)
     try:
-        state = services.host_key_accept(actor=Actor(user=request.user, source="api"), spark=spark, key=key or None)
+        state = services.host_key_accept(actor=Actor.from_request(request, "api"), spark=spark, key=key or None)
     except services.TelemetryError as exc:
         raise InventoryError(str(exc), exc.path) from exc
     return {"name": spark.name, "host_key": {"status": state.key_status, "accepted": fingerprint(state.host_key)}}

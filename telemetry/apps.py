@@ -1,8 +1,8 @@
 """The telemetry app: polling, samples, health and alerts.
 
 ``ready`` creates the beat schedule after migrations (editable in the admin
-afterwards: existing rows are never overwritten) and, when the topology
-layer offers them, registers alerts as group findings and measured memory.
+afterwards: existing rows are never overwritten). Topology, a floor above,
+reads alerts and measured memory itself (``topology.observed``).
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ class TelemetryConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="telemetry-schedule")
-        from telemetry import groups, metrics
+        from telemetry import metrics
 
-        groups.register()
         metrics.connect_task_signals()

@@ -17,8 +17,9 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
+from core.actor import Actor
+from core.errors import BadInput
 from inventory.models import Change, Spark
-from inventory.services import Actor
 from telemetry import conf, health, signals
 from telemetry.expectations import Expectations, expectations_for
 from telemetry.keys import fingerprint
@@ -30,12 +31,8 @@ from telemetry.sample import PollResult, Sample
 LINK_CODES = frozenset({"mtu-mismatch"})
 
 
-class TelemetryError(Exception):
-    """Bad input a user can cause (accepting a key nobody presented, ...)."""
-
-    def __init__(self, message: str, path: str = "") -> None:
-        super().__init__(message)
-        self.path = path
+class TelemetryError(BadInput):
+    """Bad input a user can cause (accepting a key nobody presented, ...): 400."""
 
 
 @dataclass

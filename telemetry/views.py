@@ -17,8 +17,8 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import admin_required, booker_required
+from core.actor import Actor
 from inventory.errors import NotFound
-from inventory.services import Actor
 from telemetry import history, selectors, services
 from telemetry.expectations import expectations_for
 from telemetry.health import HEALTH_CODES
@@ -97,7 +97,7 @@ def hostkey_accept(request: HttpRequest, name: str) -> HttpResponse:
         raise Http404(str(exc)) from exc
     try:
         state = services.host_key_accept(
-            actor=Actor(user=request.user, source="page"), spark=spark, key=request.POST.get("key") or None
+            actor=Actor.from_request(request, "page"), spark=spark, key=request.POST.get("key") or None
         )
     except services.TelemetryError as exc:
         messages.error(request, str(exc))
@@ -144,7 +144,7 @@ def alert_ack(request: HttpRequest, alert_id: int) -> HttpResponse:
         alert = selectors.alert_get(alert_id)
     except NotFound as exc:
         raise Http404(str(exc)) from exc
-    services.alert_acknowledge(actor=Actor(user=request.user, source="page"), alert=alert)
+    services.alert_acknowledge(actor=Actor.from_request(request, "page"), alert=alert)
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
         target = "/telemetry/alerts/"

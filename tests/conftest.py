@@ -12,8 +12,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 from hypothesis import settings as hypothesis_settings
 
-from accounts.roles import ADMIN, MEMBER, VIEWER, set_role
 from accounts.tokens import token_create
+from core.roles import ADMIN, MEMBER, VIEWER, set_role
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
 
@@ -142,8 +142,8 @@ def admin_client(admin_user: User) -> Client:
 @pytest.fixture
 def import_lab(admin_user: User) -> Any:
     """Import one or more lab documents from labs/ through the service."""
+    from core.actor import Actor
     from inventory.labio import lab_import
-    from inventory.services import Actor
 
     def _import(*names: str) -> None:
         for name in names:

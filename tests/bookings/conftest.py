@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from accounts.roles import MEMBER
+from core.actor import Actor
+from core.roles import MEMBER
 from inventory.models import NodeGroup
-from inventory.services import Actor
 from tests.conftest import make_user
 
 

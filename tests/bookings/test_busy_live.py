@@ -8,12 +8,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts.roles import MEMBER
 from bookings.rules import BUSY_OTHER_USER, BUSY_UNBOOKED
 from bookings.services import booking_create
-from inventory.group_selectors import groups_overview
+from core.actor import Actor
+from core.roles import MEMBER
 from inventory.models import NodeGroup
-from inventory.services import Actor
 from telemetry.models import NodeSample
 from telemetry.polling import poll_and_store
 from telemetry.selectors import latest_processes
@@ -21,6 +20,7 @@ from telemetry.simulator import SimNode
 from tests.conftest import make_user
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
+from topology.selectors import groups_overview
 
 fleet_key = django_sim.fleet_key
 pytestmark = pytest.mark.django_db

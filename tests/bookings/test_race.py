@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from accounts.roles import MEMBER
 from bookings.models import Allocation
+from core.roles import MEMBER
 from tests.bookings.conftest import hours, iso
 from tests.conftest import ApiClient, make_user
 

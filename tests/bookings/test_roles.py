@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from accounts.roles import ADMIN, MEMBER, VIEWER
 from bookings import services
+from core.roles import ADMIN, MEMBER, VIEWER
 from tests.bookings.conftest import actor, hours, iso
 from tests.bookings.test_services import state
 from tests.conftest import ApiClient

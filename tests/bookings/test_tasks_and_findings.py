@@ -8,8 +8,8 @@ import pytest
 
 from bookings import findings, services, tasks
 from bookings.apps import SCHEDULE_NAME
-from inventory.groups import GROUP_FINDING_PROVIDERS
 from tests.bookings.conftest import actor, hours
+from topology.services import GROUP_FINDING_PROVIDERS
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,9 @@ from playwright.sync_api import expect
 
 from bookings import services
 from bookings.models import Booking
+from core.actor import Actor
 from inventory.labio import lab_import
 from inventory.models import NodeGroup
-from inventory.services import Actor
 from tests.bookings.conftest import seed_catalogue
 from tests.bookings.fleet import fill_month, lab_document
 from tests.conftest import lab_data, make_user

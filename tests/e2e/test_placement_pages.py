@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from core.actor import Actor
 from inventory.labio import lab_import
 from inventory.models import CatalogueEntry, NodeGroup
-from inventory.services import Actor
 from placement.models import LlmModel
 from tests.conftest import lab_data, make_user
 from tests.e2e.conftest import sign_in

@@ -13,8 +13,8 @@ import pytest
 from django.db import connections
 from django.utils import timezone
 
+from core.actor import Actor
 from inventory.models import Spark
-from inventory.services import Actor
 from telemetry import conf, services
 from telemetry.poller import poll_nodes_sync
 from telemetry.polling import poll_and_store, targets_for

@@ -5,9 +5,9 @@ import copy
 
 import pytest
 
+from core.actor import Actor
 from inventory.labio import lab_export, lab_import
 from inventory.models import Cable, CableEnd, Change, Spark, Twin
-from inventory.services import Actor
 from tests.conftest import lab_data
 
 LABS = ("ring4.yaml", "pair.yaml", "lab8-crs804.yaml")

@@ -54,7 +54,8 @@ def test_spark_list_search_answers_the_htmx_partial(admin_client, import_lab):
 
 def test_cable_form_offers_only_free_ports_and_breakout_trunks_on_breakout_switch_ports(admin_client, import_lab):
     import_lab("pair.yaml", "lab8-crs804.yaml")
-    from inventory.services import Actor, switch_create
+    from core.actor import Actor
+    from inventory.services import switch_create
 
     switch_create(actor=Actor(), name="sw-100g", hardware="mikrotik-crs504-4xq-in")
     response = admin_client.get("/cables/new/?type=qsfp-dd-2x-qsfp56-breakout", headers={"HX-Request": "true"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from accounts.roles import ADMIN, MEMBER, VIEWER
+from core.roles import ADMIN, MEMBER, VIEWER
 from inventory.models import Cable, Spark
 from tests.conftest import ApiClient, db_state
 

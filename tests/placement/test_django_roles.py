@@ -8,7 +8,7 @@ import json
 import pytest
 from django.test import Client
 
-from accounts.roles import ADMIN, MEMBER, VIEWER
+from core.roles import ADMIN, MEMBER, VIEWER
 from tests.conftest import ApiClient
 from tests.placement.conftest import placement_state
 

@@ -18,9 +18,9 @@ from typing import Any
 import asyncssh
 import pytest
 
+from core.actor import Actor
 from inventory.labio import lab_import
 from inventory.models import Spark
-from inventory.services import Actor
 from telemetry import services
 from telemetry.simulator import SimEndpoint, SimFleet, SimNode
 

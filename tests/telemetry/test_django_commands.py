@@ -101,8 +101,8 @@ def test_demo_scenario_matches_the_demo_lab():
 
 @pytest.mark.django_db
 def test_open_alerts_become_group_findings_and_memory_is_reported(fleet_key, tmp_path, settings):
-    groups = pytest.importorskip("inventory.groups")
-    from telemetry.groups import alert_findings, memory_used
+    groups = pytest.importorskip("topology.services")
+    from topology.observed import alert_findings, memory_used
 
     assert alert_findings in groups.GROUP_FINDING_PROVIDERS and memory_used in groups.NODE_MEMORY_USED
     with sim_lab([SimNode("spark-a", faults={"memory-pressure"})], fleet_key, tmp_path, settings):

@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.db import OperationalError
 
+from core.actor import Actor
 from inventory.models import Spark
-from inventory.services import Actor
 from telemetry import polling, services, tasks
 from telemetry.models import Alert, NodeSample, NodeState
 from telemetry.polling import poll_and_store

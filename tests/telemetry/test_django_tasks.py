@@ -9,9 +9,10 @@ import uuid
 import pytest
 from django_celery_beat.models import PeriodicTask
 
+from core.actor import Actor
 from fleet.celery import app
 from inventory.models import Spark
-from inventory.services import Actor, spark_update
+from inventory.services import spark_update
 from telemetry import tasks
 from telemetry.models import NodeSample
 from telemetry.simulator import SimNode

@@ -9,9 +9,9 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.roles import ADMIN, MEMBER, VIEWER, set_role
+from core.actor import Actor
+from core.roles import ADMIN, MEMBER, VIEWER, set_role
 from inventory.labio import lab_import
-from inventory.services import Actor
 
 DEMO_USERS = [("admin", ADMIN), ("member", MEMBER), ("viewer", VIEWER)]
 

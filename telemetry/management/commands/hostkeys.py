@@ -12,8 +12,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.actor import Actor
 from inventory.models import Spark
-from inventory.services import Actor
 from telemetry import services
 from telemetry.keys import fingerprint
 from telemetry.models import NodeState

@@ -21,9 +21,9 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from core.actor import Actor
 from inventory.labio import ImportReport, lab_import
 from inventory.models import Spark
-from inventory.services import Actor
 from telemetry import conf, services
 from telemetry.keys import client_key_ensure
 from telemetry.simulator import LOOPBACK, SimEndpoint, SimNode, load_scenario, make_nodes, run_fleet

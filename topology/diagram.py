@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
 
-from .topology import Group, Link
+from .engine import Group, Link
 
 # Colours follow the link speed classes of the domain doc ("Cables"): 200 Gb/s
 # is a Spark port's native speed, 100 is the half-speed case, 40/10 are the

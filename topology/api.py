@@ -7,12 +7,12 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Router, Schema, Status
 
-from fleet.api import Conflict, require_admin, require_read
+from core.actor import Actor
+from core.api import ADMIN
+from inventory.errors import InventoryError
 
-from . import groups as svc
-from .errors import InventoryError
-from .group_selectors import group_detail, group_out, groups_overview
-from .services import Actor
+from . import services as svc
+from .selectors import group_detail, group_out, groups_overview
 
 router = Router(tags=["topology"])
 
@@ -60,18 +60,8 @@ class GroupPatch(Schema):
     name: Any = None
 
 
-def _actor(request: HttpRequest) -> Actor:
-    return Actor(user=request.user, source="api")
-
-
-def _refused(exc: svc.NotSplittable) -> Conflict:
-    return Conflict("the request was not applied: " + str(exc),
-                    [{"path": "id", "message": str(exc), "code": exc.code}])
-
-
 @router.get("/groups", response=list[GroupOut], summary="List live node groups")
 def groups_list(request: HttpRequest, include_subgroups: bool = True, kind: str = "") -> list[dict[str, Any]]:
-    require_read(request)
     if kind and kind not in KINDS:
         raise InventoryError(f"{kind!r} is not a group kind; one of {', '.join(KINDS)}", "kind")
     views = groups_overview().all(include_subgroups=include_subgroups)
@@ -80,38 +70,31 @@ def groups_list(request: HttpRequest, include_subgroups: bool = True, kind: str 
 
 @router.get("/groups/{group_id}", response=GroupOut, summary="Read one node group")
 def groups_read(request: HttpRequest, group_id: int) -> dict[str, Any]:
-    require_read(request)
     view, _ = group_detail(group_id)
     return group_out(view)
 
 
 @router.post("/groups/{group_id}/subgroups", response={201: GroupOut},
-             summary="Split some Sparks of a switched group off as a named sub-group")
+             summary="Split some Sparks of a switched group off as a named sub-group", auth=ADMIN)
 def subgroups_create(request: HttpRequest, group_id: int, payload: SubgroupIn) -> Status:
-    require_admin(request)
-    try:
-        sub = svc.subgroup_create(actor=_actor(request), parent=svc.live_group(group_id),
-                                  name=payload.name, nodes=payload.nodes)
-    except svc.NotSplittable as exc:
-        raise _refused(exc) from exc
+    sub = svc.subgroup_create(actor=Actor.from_request(request, "api"), parent=svc.live_group(group_id),
+                              name=payload.name, nodes=payload.nodes)
     view, _ = group_detail(sub.pk)
     return Status(201, group_out(view))
 
 
-@router.patch("/groups/{group_id}", response=GroupOut, summary="Rename a node group")
+@router.patch("/groups/{group_id}", response=GroupOut, summary="Rename a node group", auth=ADMIN)
 def groups_update(request: HttpRequest, group_id: int, payload: GroupPatch) -> dict[str, Any]:
-    require_admin(request)
     group = svc.live_group(group_id)
     if "name" not in payload.model_fields_set:
         raise InventoryError("send the new name; only a group's name can be changed", "name")
-    svc.group_rename(actor=_actor(request), group=group, name=payload.name)
+    svc.group_rename(actor=Actor.from_request(request, "api"), group=group, name=payload.name)
     view, _ = group_detail(group_id)
     return group_out(view)
 
 
-@router.delete("/groups/{group_id}", summary="Delete a sub-group (auto groups follow the cabling)")
+@router.delete("/groups/{group_id}", summary="Delete a sub-group (auto groups follow the cabling)", auth=ADMIN)
 def groups_delete(request: HttpRequest, group_id: int) -> dict[str, Any]:
-    require_admin(request)
     group = svc.live_group(group_id)
-    svc.subgroup_delete(actor=_actor(request), group=group)
+    svc.subgroup_delete(actor=Actor.from_request(request, "api"), group=group)
     return {"deleted": group.pk, "name": group.name}

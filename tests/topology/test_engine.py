@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from inventory.topology import (
+from topology.engine import (
     FINDING_CODES,
     FINDING_SEVERITY,
     CableIn,
@@ -739,7 +739,7 @@ def test_every_catalogued_code_has_a_scenario_and_severity():
     """No cabling: the catalogue itself. Other rule sets (telemetry's health
     codes) register more codes at start-up; the engine's own are exactly the
     scenarios."""
-    from inventory.topology.findings import _CATALOGUE
+    from topology.engine.findings import _CATALOGUE
 
     assert set(SCENARIOS) == set(_CATALOGUE)
     assert set(SCENARIOS) <= set(FINDING_CODES) and set(FINDING_CODES) == set(FINDING_SEVERITY)

@@ -22,11 +22,14 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from . import validators as v
-from .errors import InventoryError, NotFound
-from .models import Cable, CableEnd, Change, NodeGroup, NodeGroupMember, Port, Spark, Switch
-from .services import Actor, change_record
-from .topology import CableIn, EndIn, Finding, Group, LabIn, NodeIn, SwitchIn, SwitchPortIn, analyse
+from core import errors
+from core.actor import Actor
+from inventory import validators as v
+from inventory.errors import InventoryError, NotFound
+from inventory.models import Cable, CableEnd, Change, NodeGroup, NodeGroupMember, Port, Spark, Switch
+from inventory.services import change_record
+
+from .engine import CableIn, EndIn, Finding, Group, LabIn, NodeIn, SwitchIn, SwitchPortIn, analyse
 
 # Telemetry adds its alerts as findings: (group row, node names) -> findings.
 # Pages and the list API ask once for every node of the fleet, with ``None``
@@ -44,12 +47,18 @@ CABLING = Actor(source="cabling")
 UNSPLITTABLE = {"ring", "direct", "chain"}
 
 
-class NotSplittable(InventoryError):
-    """Splitting this group is refused because of its cabling (the API answers 409)."""
+class NotSplittable(InventoryError, errors.Conflict):
+    """Splitting this group is refused because of its cabling (409, with the
+    refusal's ``code``); pages show it like any bad input."""
+
+    status = 409
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message, "")
         self.code = code
+
+    def as_list(self) -> list[dict[str, Any]]:
+        return [{"path": "id", "message": str(self), "code": self.code}]
 
 
 @dataclass(frozen=True)

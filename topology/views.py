@@ -14,21 +14,17 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import admin_required
+from core.actor import Actor
+from inventory.errors import InventoryError, NotFound
 
 from . import diagram, memory_chart
-from . import groups as svc
-from .errors import InventoryError, NotFound
-from .group_selectors import GroupView, Overview, group_detail, groups_overview, node_memory
-from .services import Actor
-from .topology import FINDING_CODES, link_speed_class
+from . import services as svc
+from .engine import FINDING_CODES, link_speed_class
+from .selectors import GroupView, Overview, group_detail, groups_overview, node_memory
 
 # Groups above this many Sparks get a card as wide as the page (their diagram
 # needs the width to stay legible).
 WIDE_CARD_NODES = 4
-
-
-def _actor(request: HttpRequest) -> Actor:
-    return Actor(user=request.user, source="page")
 
 
 def _notes(overview: Overview) -> dict[str, str]:
@@ -54,7 +50,7 @@ def topology(request: HttpRequest) -> HttpResponse:
     cards = [{"view": v, "svg": _svg(v, notes), "wide": len(v.result.nodes) > WIDE_CARD_NODES,
               "subgroups": _fills(v)} for v in overview.groups]
     loose = [f for g in overview.loose for f in g.findings]
-    return render(request, "inventory/topology.html", {
+    return render(request, "topology/topology.html", {
         "cards": cards, "loose": loose, "legend": diagram.SPEED_LEGEND,
         "sparks": len(overview.snapshot.lab.nodes),
     })
@@ -85,7 +81,7 @@ def _group_context(view: GroupView, overview: Overview) -> dict[str, Any]:
 @require_GET
 def group_page(request: HttpRequest, group_id: int) -> HttpResponse:
     view, overview = _detail(group_id)
-    return render(request, "inventory/group_detail.html", _group_context(view, overview))
+    return render(request, "topology/group_detail.html", _group_context(view, overview))
 
 
 def _detail(group_id: int) -> tuple[GroupView, Overview]:
@@ -106,7 +102,7 @@ def subgroup_create(request: HttpRequest, group_id: int) -> HttpResponse:
     errors: list[tuple[str, str]] = []
     refused = False
     try:
-        sub = svc.subgroup_create(actor=_actor(request), parent=parent, name=name, nodes=nodes)
+        sub = svc.subgroup_create(actor=Actor.from_request(request, "page"), parent=parent, name=name, nodes=nodes)
     except InventoryError as exc:
         errors, refused = exc.errors, isinstance(exc, svc.NotSplittable)
     view, overview = _detail(group_id)
@@ -116,12 +112,12 @@ def subgroup_create(request: HttpRequest, group_id: int) -> HttpResponse:
         context.update(subgroup_form={"name": "", "nodes": []}, created=sub.name)
     if request.htmx:  # type: ignore[attr-defined]
         # htmx swaps only 2xx answers, so the form with its inline errors comes back as 200.
-        return render(request, "inventory/group_detail.html#subgroups", context)
+        return render(request, "topology/group_detail.html#subgroups", context)
     if not errors:
         messages.success(request, f"Sub-group {sub.name} created.")
         return redirect("topology:group", group_id=group_id)
     # 409: refused because of the group's cabling; 400: the input itself is wrong.
-    return render(request, "inventory/group_detail.html", context, status=409 if refused else 400)
+    return render(request, "topology/group_detail.html", context, status=409 if refused else 400)
 
 
 @admin_required
@@ -129,14 +125,15 @@ def subgroup_create(request: HttpRequest, group_id: int) -> HttpResponse:
 def group_rename(request: HttpRequest, group_id: int) -> HttpResponse:
     try:
         group = svc.live_group(group_id)
-        svc.group_rename(actor=_actor(request), group=group, name=request.POST.get("name", "").strip())
+        actor = Actor.from_request(request, "page")
+        svc.group_rename(actor=actor, group=group, name=request.POST.get("name", "").strip())
     except NotFound as exc:
         raise Http404(str(exc)) from exc
     except InventoryError as exc:
         view, overview = _detail(group_id)
         context = _group_context(view, overview)
         context.update(rename_errors=[m for _, m in exc.errors], rename_value=request.POST.get("name", ""))
-        return render(request, "inventory/group_detail.html", context, status=400)
+        return render(request, "topology/group_detail.html", context, status=400)
     messages.success(request, f"Group renamed to {group.name}.")
     return redirect("topology:group", group_id=group_id)
 
@@ -146,7 +143,7 @@ def group_rename(request: HttpRequest, group_id: int) -> HttpResponse:
 def group_delete(request: HttpRequest, group_id: int) -> HttpResponse:
     try:
         group = svc.live_group(group_id)
-        svc.subgroup_delete(actor=_actor(request), group=group)
+        svc.subgroup_delete(actor=Actor.from_request(request, "page"), group=group)
     except NotFound as exc:
         raise Http404(str(exc)) from exc
     except InventoryError as exc:
@@ -173,7 +170,7 @@ def memory(request: HttpRequest) -> HttpResponse:
     single_svg = memory_chart.render([b for _, b in singles], uid="singles") if singles else ""
     nodes = list(per_node.values())
     known = [m.used_gb for m in nodes if m.used_gb is not None]
-    return render(request, "inventory/memory.html", {
+    return render(request, "topology/memory.html", {
         "charts": charts, "singles": singles, "single_svg": single_svg, "legend": memory_chart.LEGEND,
         "total_gb": sum(m.total_gb for m in nodes), "reserve_gb": sum(m.reserve_gb for m in nodes),
         "used_gb": sum(known) if known and len(known) == len(nodes) else None, "measured": len(known),

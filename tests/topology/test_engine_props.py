@@ -14,7 +14,8 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inventory.topology import (
+from tests.topology.test_engine import BREAKOUT, SPEED
+from topology.engine import (
     FINDING_CODES,
     FINDING_SEVERITY,
     CableIn,
@@ -27,7 +28,6 @@ from inventory.topology import (
     analyse,
     link_speed_class,
 )
-from tests.inventory.test_topology import BREAKOUT, SPEED
 
 PROPS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CABLE_TYPES = sorted(SPEED)

@@ -4,13 +4,16 @@ documented shape, every role gets what it may, and bad sub-group requests get
 a clear 4xx and change nothing."""
 from __future__ import annotations
 
+import io
+
 import pytest
 
-from accounts.roles import ADMIN, MEMBER, VIEWER
-from inventory import groups as svc
+from core.actor import Actor
+from core.roles import ADMIN, MEMBER, VIEWER
 from inventory.models import Cable, Change, NodeGroup, NodeGroupMember, Spark
-from inventory.services import Actor, cable_create, cable_delete, spark_create, spark_delete, spark_update
+from inventory.services import cable_create, cable_delete, spark_create, spark_delete, spark_update
 from tests.conftest import ApiClient, db_state
+from topology import services as svc
 
 pytestmark = pytest.mark.django_db
 
@@ -129,11 +132,18 @@ def test_a_subgroup_is_retired_when_its_nodes_leave_the_parent(import_lab):
     assert "left the parent group" in str(log.diff)
 
 
-def test_groups_written_around_the_services_are_synced_on_read(api_admin, import_lab):
+def test_reads_never_write_and_groups_sync_catches_up_rows_written_around_the_services(api_admin, import_lab):
     import_lab("pair.yaml")
+    from django.core.management import call_command
+
     from inventory.models import CatalogueEntry
 
     Spark.objects.create(name="raw-1", hardware=CatalogueEntry.objects.get(slug="dgx-spark-64"), ssh_host="10.9.0.1")
+    before = (db_state(), NodeGroup.objects.count(), NodeGroupMember.objects.count())
+    names = {g["name"]: g["kind"] for g in api_admin.get("/api/groups").json()}
+    assert names == {"group-pair-a": "direct"}  # a read shows what is stored
+    assert (db_state(), NodeGroup.objects.count(), NodeGroupMember.objects.count()) == before
+    call_command("groups_sync", stdout=io.StringIO())
     names = {g["name"]: g["kind"] for g in api_admin.get("/api/groups").json()}
     assert names == {"group-pair-a": "direct", "group-raw-1": "single"}
 
@@ -200,7 +210,7 @@ def test_rename_and_delete(api_admin, import_lab):
 @pytest.fixture
 def alert_provider():
     """A telemetry-like provider appended to the real hook list, removed afterwards."""
-    from inventory.topology import Finding
+    from topology.engine import Finding
 
     alert = Finding("half-speed-port", "warning", "spark-09:p0 runs on one twin only; bring up its twin.",
                     ("spark-09:p0",))

@@ -9,12 +9,12 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from inventory import groups as svc
+from core.actor import Actor
 from inventory.labio import lab_import
 from inventory.models import NodeGroup
-from inventory.services import Actor
 from tests.conftest import db_state
 from tests.inventory.labgen import lab_document
+from topology import services as svc
 
 pytestmark = pytest.mark.django_db
 

@@ -2,9 +2,10 @@
 (kind, links, memory, findings), its sub-groups, and memory per node.
 
 One overview costs a constant number of queries whatever the fleet's size:
-five for the lab (``groups.lab_read``) and two for the groups and their
-members. If the groups lag the cabling (rows written around the services,
-or a database that predates groups) the overview syncs them first.
+five for the lab (``services.lab_read``) and two for the groups and their
+members. Reads never write: the groups follow the cabling because every
+inventory write re-syncs them (``services.groups_sync_hook``) and so does
+``migrate`` (``topology.apps``).
 """
 from __future__ import annotations
 
@@ -13,19 +14,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
 
-from .groups import (
+from inventory.models import NodeGroup
+
+from .engine import CableIn, Finding, Group, LabIn, Memory, analyse
+from .services import (
     GROUP_FINDING_PROVIDERS,
     NODE_MEMORY_USED,
     LabSnapshot,
-    groups_sync,
     lab_read,
     live_group,
     live_members,
 )
-from .models import NodeGroup
-from .topology import CableIn, Finding, Group, LabIn, Memory, analyse
 
 _RANK = {"error": 0, "warning": 1, "info": 2}
 # Memory sizes are binary (a "128 GB" Spark holds 128 GiB); telemetry reports bytes.
@@ -91,35 +91,13 @@ class Overview:
         return next((v for v in self.all() if v.id == group_id), None)
 
 
-def _in_sync(components: list[Group], rows: list[NodeGroup], members: dict[int, set[str]]) -> bool:
-    auto = {g.pk: g for g in rows if g.auto}
-    owner = {n: gid for gid in auto for n in members[gid]}
-    seen: set[int] = set()
-    for comp in components:
-        gid = owner.get(comp.nodes[0])
-        if gid is None or gid in seen or members[gid] != set(comp.nodes) or auto[gid].kind != comp.kind:
-            return False
-        seen.add(gid)
-    if len(seen) != len(auto):
-        return False
-    return all(
-        g.parent_id in auto and members[g.pk] and members[g.pk] <= members[g.parent_id]
-        for g in rows if g.parent_id is not None
-    )
-
-
 def groups_overview() -> Overview:
     snap = lab_read()
     analysed = snap.analyse()
     components = [g for g in analysed if g.nodes]
+    # A read: the groups were synced by the write that changed the cabling
+    # (services.AFTER_CHANGE) or by migrate; nothing is written here.
     rows, members, _ = live_members()
-    if not _in_sync(components, rows, members):
-        try:
-            with transaction.atomic():
-                groups_sync(snapshot=snap)
-        except IntegrityError:
-            pass  # a concurrent request synced the same change first
-        rows, members, _ = live_members()
     by_id = {g.pk: g for g in rows}
     owner = {n: g.pk for g in rows if g.auto for n in members[g.pk]}
     views: dict[int, GroupView] = {}

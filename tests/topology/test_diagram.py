@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from inventory import diagram, memory_chart
-from inventory.topology import Finding, Group, Link, Memory, analyse
-from tests.inventory import test_topology as t
+from tests.topology import test_engine as t
+from topology import diagram, memory_chart
+from topology.engine import Finding, Group, Link, Memory, analyse
 
 NS = "{http://www.w3.org/2000/svg}"
 

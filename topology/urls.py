@@ -1,7 +1,7 @@
 """Topology pages: /topology/, /groups/<id>/ (and its admin forms), /memory/."""
 from django.urls import path
 
-from . import topology_views as views
+from . import views
 
 app_name = "topology"
 urlpatterns = [

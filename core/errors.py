@@ -1,0 +1,72 @@
+"""Errors users can cause, for every app: one base that carries its HTTP
+status and (path, message) pairs naming the spot (a form field such as
+``ssh_host`` or a document path such as ``cables[2].ends[1]``).
+
+The API root answers any ``FleetError`` as ``{"message", "errors": [{"path",
+"message"}]}`` with ``status``; pages show ``text`` or the pairs next to their
+fields. Nothing has been written when one is raised. No Django import: pure
+modules (the lab document, the planner) raise these too.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+Pairs = list[tuple[str, str]]
+
+
+class FleetError(Exception):
+    """Base of every error a user can cause. ``errors`` holds (path, message) pairs."""
+
+    status = 400
+    prefix = ""  # put before the message in the API's answer
+
+    def __init__(self, errors: Pairs | str, path: str = "") -> None:
+        if isinstance(errors, str):
+            errors = [(path, errors)]
+        self.errors = errors
+        super().__init__("; ".join(f"{p}: {m}" if p else m for p, m in errors))
+
+    @property
+    def path(self) -> str:
+        return self.errors[0][0] if self.errors else ""
+
+    @property
+    def text(self) -> str:
+        """The messages without their paths (for a page's message bar)."""
+        return "; ".join(message for _, message in self.errors)
+
+    def as_list(self) -> list[dict[str, Any]]:
+        return [{"path": p, "message": m} for p, m in self.errors]
+
+    def answer(self) -> tuple[int, dict[str, Any]]:
+        """The HTTP status and JSON body the API answers with."""
+        return self.status, {"message": self.prefix + str(self), "errors": self.as_list()}
+
+
+class BadInput(FleetError):
+    """The input breaks a rule (400)."""
+
+    status = 400
+    prefix = "the request was not applied: "
+
+
+class NotFound(FleetError):
+    """The named object does not exist (404)."""
+
+    status = 404
+
+
+class Forbidden(FleetError):
+    """The signed-in person's role does not allow this (403)."""
+
+    status = 403
+
+    def answer(self) -> tuple[int, dict[str, Any]]:
+        return self.status, {"message": self.text, "errors": [e for e in self.as_list() if e["path"]]}
+
+
+class Conflict(FleetError):
+    """The request clashes with what is stored (409)."""
+
+    status = 409
+    prefix = "the request was not applied: "
