@@ -2,39 +2,29 @@
 there) and the environment second, with the defaults the issue names."""
 from __future__ import annotations
 
-import os
 from datetime import timedelta
-from typing import Any
 
-from django.conf import settings
-
-
-def _get(name: str, default: Any, cast: Any) -> Any:
-    value = getattr(settings, name, None)
-    if value not in ("", None):
-        return cast(value)
-    raw = os.environ.get(name, "")
-    return cast(raw) if raw.strip() else default
+from core.config import setting
 
 
 def max_hours() -> int:
     """Longest booking (FLEET_BOOKING_MAX_HOURS, default two weeks)."""
-    return int(_get("FLEET_BOOKING_MAX_HOURS", 336, int))
+    return int(setting("FLEET_BOOKING_MAX_HOURS", 336, int))
 
 
 def max_ahead_days() -> int:
     """How far ahead a booking may start (FLEET_BOOKING_MAX_AHEAD_DAYS)."""
-    return int(_get("FLEET_BOOKING_MAX_AHEAD_DAYS", 90, int))
+    return int(setting("FLEET_BOOKING_MAX_AHEAD_DAYS", 90, int))
 
 
 def max_active_per_user() -> int:
     """Upcoming or running bookings one person may hold at once."""
-    return int(_get("FLEET_BOOKING_MAX_ACTIVE_PER_USER", 5, int))
+    return int(setting("FLEET_BOOKING_MAX_ACTIVE_PER_USER", 5, int))
 
 
 def remind_before() -> timedelta:
     """When the owner is told their booking is about to end (once)."""
-    return timedelta(minutes=int(_get("FLEET_BOOKING_REMIND_MINUTES", 30, int)))
+    return timedelta(minutes=int(setting("FLEET_BOOKING_REMIND_MINUTES", 30, int)))
 
 
 # A start a few minutes in the past is "now": a form filled at 10:00 and sent

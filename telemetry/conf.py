@@ -1,5 +1,5 @@
 """Telemetry settings with their defaults, read from Django settings first
-(tests override them there) and the environment second.
+(tests override them there) and the environment second (``core.config``).
 
 Only the *path* of the fleet's private SSH key is configuration; the key
 itself never enters the database, a page or a log line.
@@ -7,42 +7,33 @@ itself never enters the database, a page or a log line.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 
-
-def _get(name: str, default: Any, cast: Any) -> Any:
-    if hasattr(settings, name):
-        value = getattr(settings, name)
-        if value not in ("", None):
-            return cast(value)
-    raw = os.environ.get(name, "")
-    return cast(raw) if raw.strip() else default
+from core.config import as_bool, setting
 
 
 def poll_interval_s() -> int:
-    return max(5, int(_get("FLEET_POLL_INTERVAL_S", 30, int)))
+    return max(5, int(setting("FLEET_POLL_INTERVAL_S", 30, int)))
 
 
 def connect_timeout_s() -> float:
-    return float(_get("FLEET_CONNECT_TIMEOUT_S", 5.0, float))
+    return float(setting("FLEET_CONNECT_TIMEOUT_S", 5.0, float))
 
 
 def command_timeout_s() -> float:
-    return float(_get("FLEET_COMMAND_TIMEOUT_S", 10.0, float))
+    return float(setting("FLEET_COMMAND_TIMEOUT_S", 10.0, float))
 
 
 def max_output_bytes() -> int:
     # A real answer is ~20 kB; a megabyte leaves room for big LLDP tables.
-    return int(_get("FLEET_MAX_OUTPUT_BYTES", 1_000_000, int))
+    return int(setting("FLEET_MAX_OUTPUT_BYTES", 1_000_000, int))
 
 
 def pool_connections() -> bool:
     """Workers keep each node's SSH connection open between polls (FLEET_SSH_POOL)."""
-    return bool(_get("FLEET_SSH_POOL", True, lambda v: str(v).strip().lower() in {"1", "true", "yes", "on"}))
+    return bool(setting("FLEET_SSH_POOL", True, as_bool))
 
 
 def ssh_concurrency() -> int:
@@ -57,25 +48,25 @@ def connect_spread() -> float:
 
 
 def chunk_size() -> int:
-    return max(1, int(_get("FLEET_POLL_CHUNK", 50, int)))
+    return max(1, int(setting("FLEET_POLL_CHUNK", 50, int)))
 
 
 def raw_retention_h() -> float:
-    return float(_get("FLEET_RAW_RETENTION_H", 48, float))
+    return float(setting("FLEET_RAW_RETENTION_H", 48, float))
 
 
 def aggregate_retention_d() -> float:
-    return float(_get("FLEET_AGGREGATE_RETENTION_D", 90, float))
+    return float(setting("FLEET_AGGREGATE_RETENTION_D", 90, float))
 
 
 AGGREGATE_BUCKET_S = 300  # five-minute aggregates
 
 
 def metrics_token() -> str:
-    return str(_get("FLEET_METRICS_TOKEN", "", str))
+    return str(setting("FLEET_METRICS_TOKEN", "", str))
 
 
 def ssh_key_path() -> Path:
     """FLEET_SSH_KEY, or var/fleet_ssh_key: where the poller's private key lives."""
-    configured = str(_get("FLEET_SSH_KEY", "", str))
+    configured = str(setting("FLEET_SSH_KEY", "", str))
     return Path(configured) if configured else Path(settings.VAR_DIR) / "fleet_ssh_key"
