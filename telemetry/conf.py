@@ -52,11 +52,11 @@ def chunk_size() -> int:
 
 
 def raw_retention_h() -> float:
-    return float(setting("FLEET_RAW_RETENTION_H", 48, float))
+    return float(setting("FLEET_RAW_RETENTION_H", 48.0, float))
 
 
 def aggregate_retention_d() -> float:
-    return float(setting("FLEET_AGGREGATE_RETENTION_D", 90, float))
+    return float(setting("FLEET_AGGREGATE_RETENTION_D", 90.0, float))
 
 
 AGGREGATE_BUCKET_S = 300  # five-minute aggregates
