@@ -1,10 +1,10 @@
-"""Time reservations on a 1,024-Spark fleet with a month of bookings.
+"""Time bookings on a 1,024-Spark fleet with a month of bookings.
 
 The fleet: 80 switched groups of 8, 70 rings of 4, 52 direct pairs; every
 group booked back to back with gaps over the five weeks ahead (switched
 groups often as two halves). Then:
 
-- the booking API under concurrent load: POST /api/reservations from several
+- the booking API under concurrent load: POST /api/bookings from several
   threads (each its own database connection), whole groups or halves of
   switched groups over random windows in the next four weeks, so many clash
   with the month's bookings or with each other. Every 409 is checked: the
@@ -134,7 +134,7 @@ def booking_jobs(count: int, people: list[tuple[Any, str]], now: datetime, seed:
             body["nodes"] = half
         else:
             body["group"] = gid
-        jobs.append(("post", "/api/reservations", body, rnd.choice(people)[1]))
+        jobs.append(("post", "/api/bookings", body, rnd.choice(people)[1]))
     return jobs
 
 
@@ -224,7 +224,7 @@ def main() -> None:
               f"({allocations:,} allocations); setup {setup_s:.1f} s")
         print(f"baseline GET /api/sparks?limit=100: {args.requests} requests in {base_s:.2f} s = "
               f"{args.requests / base_s:7.1f} req/s")
-        print(f"POST /api/reservations:            {args.requests} requests in {book_s:.2f} s = "
+        print(f"POST /api/bookings:            {args.requests} requests in {book_s:.2f} s = "
               f"{args.requests / book_s:7.1f} req/s  ({args.requests / book_s / (args.requests / base_s):.2f} x "
               "baseline)")
         print(f"  answers: {dict(sorted(codes.items()))}; refusals checked right: {right}/{len(refused)} "

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from placement.catalogue import SEED_MODELS, ModelSpec  # noqa: E402
+from placement.model_catalogue import SEED_MODELS, ModelSpec  # noqa: E402
 from placement.planner import (  # noqa: E402
     SPARK_64_USABLE_GB,
     SPARK_128_USABLE_GB,

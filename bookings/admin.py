@@ -1,4 +1,4 @@
-"""Admin views of reservations: for looking and for fixing by hand. Writes
+"""Admin views of bookings: for looking and for fixing by hand. Writes
 here bypass the booking services' clash checks; PostgreSQL's exclusion
 constraint still refuses an overlap."""
 from django.contrib import admin

@@ -1,4 +1,4 @@
-"""The reservations app. ``ready`` creates the once-a-minute beat schedule
+"""The bookings app. ``ready`` creates the once-a-minute beat schedule
 after migrations (an admin's later edits are kept) and registers the
 busy-without-booking findings with the topology layer."""
 from __future__ import annotations
@@ -22,7 +22,7 @@ def schedule_create(**kwargs: Any) -> None:
 
 class BookingsConfig(AppConfig):
     name = "bookings"
-    verbose_name = "Reservations"
+    verbose_name = "Bookings"
 
     def ready(self) -> None:
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="bookings-schedule")

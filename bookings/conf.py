@@ -1,4 +1,4 @@
-"""Reservation limits, read from Django settings first (tests override them
+"""Booking limits, read from Django settings first (tests override them
 there) and the environment second, with the defaults the issue names."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reservations: bookings of node groups, one allocation row per booked
+"""Bookings of node groups, one allocation row per booked
 Spark, maintenance windows, the booking history, calendar feed tokens and
 each person's time zone.
 

@@ -1,4 +1,4 @@
-"""The reservation rules that need no database: is a time window acceptable,
+"""The booking rules that need no database: is a time window acceptable,
 may these nodes be booked apart from their group, what does a clash say,
 what state is a booking in, and is a Spark busy without a booking.
 

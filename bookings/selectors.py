@@ -1,4 +1,4 @@
-"""Reads for reservations: which nodes a request names, what clashes with a
+"""Reads for bookings: which nodes a request names, what clashes with a
 window, who holds what, each person's time zone, node health from
 telemetry (when that app offers it). Query counts do not grow with the
 number of bookings listed.
@@ -265,7 +265,7 @@ def active_count(*, user: Any, now: datetime) -> int:
 
 
 def user_holds_nodes(user: Any, spark_ids: Iterable[int], at: datetime) -> bool:
-    """True when ``user`` holds a booked or active reservation covering every
+    """True when ``user`` holds a booked or active booking covering every
     one of these Sparks at ``at`` (several bookings together may cover them)."""
     wanted = set(spark_ids)
     if not wanted or not getattr(user, "pk", None):

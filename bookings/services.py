@@ -1,4 +1,4 @@
-"""Writes to reservations: book, cancel or release, move the ends, plan
+"""Writes to bookings: book, cancel or release, move the ends, plan
 maintenance, run the clock. Each is one transaction; errors users can
 cause are raised before anything is written (``bookings.errors``).
 

@@ -1,4 +1,4 @@
-"""Reservation pages under /bookings/ and calendar feeds under /feeds/
+"""Booking pages under /bookings/ and calendar feeds under /feeds/
 (the feeds authenticate by the token in their URL, not by a session)."""
 from django.urls import path
 

@@ -1,4 +1,4 @@
-"""Reservation pages: the timeline, my bookings, the booking form with its
+"""Booking pages: the timeline, my bookings, the booking form with its
 live availability check (htmx), a booking's page with cancel / extend /
 shorten, maintenance windows, a group's holders. Thin: parse, call one
 service or selector, render. Times are shown in the person's zone."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import catalogue as c
+from . import hardware_catalogue as c
 
 
 def seed_catalogue(entry_model: Any) -> None:

@@ -19,8 +19,8 @@ from django.db import IntegrityError, transaction
 from core.actor import Actor
 
 from . import validators as v
-from .catalogue import SPARK_PORT_GBPS, SPARK_PORTS
 from .errors import InventoryError, NotFound
+from .hardware_catalogue import SPARK_PORT_GBPS, SPARK_PORTS
 from .models import Cable, CableEnd, CatalogueEntry, Change, NodeGroup, Port, Spark, Switch, Twin
 
 # Called (inside the transaction) after every inventory write; the topology

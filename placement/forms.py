@@ -8,7 +8,7 @@ from django import forms
 
 from inventory.models import NodeGroup
 
-from .catalogue import MAX_CONTEXT_TOKENS
+from .model_catalogue import MAX_CONTEXT_TOKENS
 from .models import BenchmarkRun
 from .planner import ENGINES, GOALS
 from .quants import GGUF_FORMATS, QUANT_FORMATS, SAFETENSORS_FORMATS

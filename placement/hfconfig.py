@@ -25,7 +25,7 @@ import json
 import re
 from typing import Any
 
-from placement.catalogue import QUANT_BYTES, ModelSpec
+from placement.model_catalogue import QUANT_BYTES, ModelSpec
 
 Errors = list[tuple[str, str]]
 

@@ -41,7 +41,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from placement.catalogue import ModelSpec
+from placement.model_catalogue import ModelSpec
 from placement.planner import GroupSpec, NodeSpec, Plan
 
 # The container recipe first: it is the default vLLM launcher.

@@ -1,7 +1,7 @@
 """Placement storage: the model catalogue (``LlmModel``) and benchmark records
 (``BenchmarkRun``).
 
-A catalogue row is the database form of ``placement.catalogue.ModelSpec``;
+A catalogue row is the database form of ``placement.model_catalogue.ModelSpec``;
 ``LlmModel.spec()`` turns it back into the pure dataclass the planner reads.
 A benchmark row is one measured or published result, with a snapshot of the
 group's topology at the time (kind and node names), so it keeps its meaning
@@ -18,7 +18,7 @@ from django.db.models import Q
 
 from inventory.models import NodeGroup
 
-from .catalogue import ModelSpec
+from .model_catalogue import ModelSpec
 from .quants import QUANT_FORMATS, ModelVariant
 
 QUANTIZATIONS = [(q, q) for q in QUANT_FORMATS]

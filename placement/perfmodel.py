@@ -19,7 +19,7 @@ import itertools
 import math
 from dataclasses import dataclass, replace
 
-from placement.catalogue import SEED_BY_SLUG, ModelSpec
+from placement.model_catalogue import SEED_BY_SLUG, ModelSpec
 from placement.quants import QUANT_FORMATS
 
 # --- published hardware facts and estimated engine constants -----------------

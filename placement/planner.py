@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from placement.catalogue import ModelSpec
+from placement.model_catalogue import ModelSpec
 from placement.perfmodel import Layout, PerfConstants, default_constants, predict, prediction_source
 
 GROUP_KINDS = ("single", "direct", "ring", "chain", "switched", "irregular")

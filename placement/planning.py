@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from .catalogue import MAX_CONTEXT_TOKENS, ModelSpec
 from .errors import PlacementError
 from .launch import LAUNCH_ENGINES, PLANNER_ENGINE, LaunchError, launch_commands
+from .model_catalogue import MAX_CONTEXT_TOKENS, ModelSpec
 from .perfmodel import CONSTANTS_BY_READING, DEFAULT_READING, READINGS, FitReport, fit_report, prediction_source
 from .planner import ENGINES, GOALS, Plan, PlanResult, plan_placement
 from .selectors import PlannedGroup

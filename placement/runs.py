@@ -2,8 +2,8 @@
 running it (from the Celery task) on the group's head node over SSH.
 
 Who: lab admins always; members only on a group they hold right now, asked
-of ``bookings.selectors.user_holds_nodes`` when the reservations app provides
-it; without reservations, only lab admins. The run measures the server the
+of ``bookings.selectors.user_holds_nodes`` (a member may run on Sparks
+they have booked; lab admins anywhere). The run measures the server the
 launch commands started on the head node (``benchrun.SERVE_URL``) with the
 fixed ``vllm bench serve`` command, rebuilt from the stored numbers at run
 time rather than read back from the database.
@@ -17,10 +17,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from bookings.selectors import user_holds_nodes
 from core import errors
 from core.actor import Actor
 from core.roles import can_book, is_admin
 from inventory.models import NodeGroup, Spark
+from telemetry.conf import ssh_key_path
+from telemetry.models import NodeState
 
 from .benchmarks import result_fields
 from .benchrun import BenchSpec, Target, bench_command, bench_problems, read_output, run_command
@@ -40,10 +43,6 @@ def may_start_run(user: Any, group: NodeGroup) -> tuple[bool, str]:
         return True, ""
     if not can_book(user):
         return False, "starting a run needs the member or lab admin role"
-    try:
-        from bookings.selectors import user_holds_nodes  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return False, "only lab admins can start runs until reservations are available"
     spark_ids = list(group.members.values_list("spark_id", flat=True))
     if user_holds_nodes(user, spark_ids, timezone.now()):
         return True, ""
@@ -92,20 +91,11 @@ def run_start(*, actor: Actor, group_id: Any, model: Any, concurrency: Any = 1, 
 
 
 def _client_key() -> Path:
-    try:
-        from telemetry.conf import ssh_key_path
-    except ImportError:
-        configured = getattr(settings, "FLEET_SSH_KEY", "")
-        return Path(configured) if configured else Path(settings.VAR_DIR) / "fleet_ssh_key"
     return ssh_key_path()
 
 
 def accepted_host_key(spark: Spark) -> str | None:
     """The host key an admin accepted for this Spark (telemetry keeps them)."""
-    try:
-        from telemetry.models import NodeState
-    except ImportError:
-        return None
     key = NodeState.objects.filter(spark=spark).values_list("host_key", flat=True).first()
     return key or None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .catalogue import SEED_MODELS
+from .model_catalogue import SEED_MODELS
 from .perfmodel import PUBLISHED_POINTS
 
 MODEL_FIELDS = ("name", "params_b", "active_params_b", "layers", "hidden_size", "heads", "kv_heads", "head_dim",

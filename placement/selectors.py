@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
 from inventory.models import NodeGroup, Twin
+from telemetry.selectors import latest_samples
 from topology.engine import Group, LabIn, analyse
 from topology.services import UNSPLITTABLE, lab_read
 
@@ -35,9 +36,6 @@ log = logging.getLogger(__name__)
 # reserve is taken off (128 GB -> 126.7 GB usable, as planner.SPARK_128_USABLE_GB).
 MEMTOTAL_PER_NOMINAL_GB = 127_600_748 * 1024 / 1e9 / 128
 # Names telemetry.selectors may give a "latest sample of these nodes" reader.
-LATEST_SAMPLE_READERS = ("latest_samples", "latest_sample_per_node", "latest_by_node", "node_latest_samples")
-
-
 @dataclass(frozen=True)
 class PlannedGroup:
     """A group ready for the planner: its spec, its row (None for a node list),
@@ -74,24 +72,9 @@ def _analyse(lab: LabIn) -> list[Group]:
 
 
 def _latest_samples(names: list[str]) -> Any:
-    """The latest stored sample of each of these nodes, from the telemetry app.
-
-    telemetry.selectors' reader for a few nodes when it has one; otherwise its
-    NodeState rows for these nodes only (one query). Its dashboard reader
-    (``fleet_tiles``) would read every node of the fleet: 200 ms at 1,024.
-    """
-    try:
-        from telemetry import selectors as telemetry_selectors  # type: ignore[attr-defined]
-    except ImportError:
-        return {}
-    reader = next((getattr(telemetry_selectors, n) for n in LATEST_SAMPLE_READERS
-                   if callable(getattr(telemetry_selectors, n, None))), None)
-    if reader is not None:
-        return reader(names)
-    from telemetry.models import NodeState
-
-    rows = NodeState.objects.filter(spark__name__in=names, latest__isnull=False).select_related("spark", "latest")
-    return {row.spark.name: row.latest for row in rows}
+    """The latest stored sample of each of these nodes, for these nodes only
+    (telemetry's dashboard reader would read every node of the fleet)."""
+    return latest_samples(names)
 
 
 def _latest_twin_addresses(names: list[str]) -> dict[str, dict[str, list[str]]]:

@@ -13,7 +13,6 @@ from django.db import IntegrityError, transaction
 from core import errors
 from core.actor import Actor
 
-from .catalogue import ModelSpec
 from .errors import PlacementError
 from .hfconfig import parse_hf_config
 from .models import LlmModel, LlmVariant

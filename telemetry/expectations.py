@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from inventory.catalogue import SPARK_PORT_GBPS
+from inventory.hardware_catalogue import SPARK_PORT_GBPS
 from inventory.models import CableEnd
 from telemetry.health import ExpectedLink, NodeExpectation
 

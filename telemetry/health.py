@@ -1,4 +1,5 @@
-"""Health rules: from poll results and samples to alerts with stable codes.
+"""Health rules: from poll results and samples to verdicts with stable codes
+(stored as alerts by ``services``).
 
 Pure functions over plain data (no I/O, no Django). ``evaluate_node`` checks
 one node against what the inventory expects of it, ``evaluate_links`` checks
@@ -21,7 +22,7 @@ from datetime import datetime
 from typing import Literal
 
 from telemetry.commands import TWIN_BY_IFNAME, TWINS
-from telemetry.sample import PollResult, Sample, Twin
+from telemetry.sample import PollResult, Sample, TwinReading
 
 Severity = Literal["critical", "warning", "info"]
 NodeStatus = Literal["ok", "degraded", "down", "unknown"]
@@ -66,8 +67,10 @@ HEALTH_CODES: dict[str, CodeInfo] = {
 
 
 @dataclass(frozen=True, slots=True)
-class Alert:
-    """One finding. ``objects``: what it is about, as "node", "node:port" or "node:ifname"."""
+class Verdict:
+    """What one rule found wrong with a node or link. ``objects``: what it is
+    about, as "node", "node:port" or "node:ifname". ``services`` stores open
+    verdicts as ``models.Verdict`` rows (opened, updated, ended)."""
 
     code: str
     severity: Severity
@@ -96,17 +99,17 @@ class Thresholds:
     stale_intervals: float = 3.0
 
 
-def _alert(code: str, message: str, *objects: str, severity: Severity | None = None) -> Alert:
-    return Alert(code, severity or HEALTH_CODES[code].severity, message, objects)
+def _verdict(code: str, message: str, *objects: str, severity: Severity | None = None) -> Verdict:
+    return Verdict(code, severity or HEALTH_CODES[code].severity, message, objects)
 
 
 # --------------------------------------------------------------------------- reachability
 
 
-def _reachability(name: str, result: PollResult) -> list[Alert]:
+def _reachability(name: str, result: PollResult) -> list[Verdict]:
     if result.host_key_status == "mismatch":
         return [
-            _alert(
+            _verdict(
                 "host-key-mismatch",
                 f"{name} presented a different SSH host key than the accepted one, so nothing was run on it; "
                 "check whether the node was reinstalled or replaced, then accept the new key only if it is expected.",
@@ -116,7 +119,7 @@ def _reachability(name: str, result: PollResult) -> list[Alert]:
     if result.host_key_status == "unknown":
         if not result.reachable:
             return [
-                _alert(
+                _verdict(
                     "unreachable",
                     f"{name} could not be reached to fetch its host key ({result.error}); "
                     "check its power, management network and sshd.",
@@ -124,7 +127,7 @@ def _reachability(name: str, result: PollResult) -> list[Alert]:
                 )
             ]
         return [
-            _alert(
+            _verdict(
                 "host-key-unknown",
                 f"{name} has no accepted SSH host key yet; an admin should compare the presented key with the node's "
                 "console (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub) and accept it.",
@@ -133,7 +136,7 @@ def _reachability(name: str, result: PollResult) -> list[Alert]:
         ]
     if not result.reachable:
         return [
-            _alert(
+            _verdict(
                 "unreachable",
                 f"{name} did not answer SSH ({result.error}); check its power, management network and sshd.",
                 name,
@@ -141,7 +144,7 @@ def _reachability(name: str, result: PollResult) -> list[Alert]:
         ]
     if result.sample is None:
         return [
-            _alert(
+            _verdict(
                 "unreachable",
                 f"{name} accepted SSH but the poll did not complete ({result.error}); a Spark out of unified memory "
                 "often freezes like this, so check its console and reboot it if it hangs.",
@@ -154,7 +157,7 @@ def _reachability(name: str, result: PollResult) -> list[Alert]:
 # --------------------------------------------------------------------------- sample rules
 
 
-def _memory(name: str, sample: Sample, thresholds: Thresholds) -> list[Alert]:
+def _memory(name: str, sample: Sample, thresholds: Thresholds) -> list[Verdict]:
     memory = sample.memory
     if memory is None:
         return []
@@ -166,7 +169,7 @@ def _memory(name: str, sample: Sample, thresholds: Thresholds) -> list[Alert]:
     available = f"{fraction * 100:.1f}%" if fraction is not None else "unknown"
     psi = f"{memory.psi_full_avg10:.1f}%" if memory.psi_full_avg10 is not None else "unknown"
     return [
-        _alert(
+        _verdict(
             "memory-pressure",
             f"{name} has {available} of its unified memory available and PSI full stalls at {psi}; stop or shrink "
             "a workload now, because a Spark out of unified memory freezes or resets instead of failing cleanly.",
@@ -175,7 +178,7 @@ def _memory(name: str, sample: Sample, thresholds: Thresholds) -> list[Alert]:
     ]
 
 
-def _addressed(twin: Twin) -> bool:
+def _addressed(twin: TwinReading) -> bool:
     """Has an address NCCL/RoCE can use: IPv4 (link-local 169.254/16 counts) or global IPv6."""
     for cidr in twin.addresses:
         try:
@@ -187,7 +190,7 @@ def _addressed(twin: Twin) -> bool:
     return False
 
 
-def _networks(twin: Twin) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+def _networks(twin: TwinReading) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
     nets = []
     for cidr in twin.addresses:
         try:
@@ -215,8 +218,8 @@ def _same_port(seen: str | None, expected: str) -> bool:
     return known is not None and known[0] == expected
 
 
-def _port(name: str, port: str, link: ExpectedLink, sample: Sample) -> list[Alert]:
-    alerts: list[Alert] = []
+def _port(name: str, port: str, link: ExpectedLink, sample: Sample) -> list[Verdict]:
+    alerts: list[Verdict] = []
     ref = f"{name}:{port}"
     by_name = {t.name: t for t in sample.twins_of(port)}
     pair = [(ifname, rdma, by_name.get(ifname)) for ifname, rdma in TWINS[port]]
@@ -224,7 +227,7 @@ def _port(name: str, port: str, link: ExpectedLink, sample: Sample) -> list[Aler
     if down:
         whole = len(down) == len(pair)
         alerts.append(
-            _alert(
+            _verdict(
                 "link-down",
                 f"{ref} is cabled to {link.peer} but twin {' and '.join(down)} {'are' if whole else 'is'} down; "
                 "check the cable is seated and coded for NVIDIA/Mellanox, then bring the interface up.",
@@ -260,7 +263,7 @@ def _port(name: str, port: str, link: ExpectedLink, sample: Sample) -> list[Aler
         other = next((ifname, rdma) for ifname, rdma, _ in pair if (ifname, rdma) not in usable)
         hca = ",".join(rdma for _, rdma in TWINS[port])
         alerts.append(
-            _alert(
+            _verdict(
                 "single-half",
                 f"{ref} carries traffic on {usable[0][0]} only, so about 100 of its {link.gbps} Gb/s; bring up "
                 f"and address {other[0]} in its own subnet and list both RoCE devices in NCCL_IB_HCA ({hca}).",
@@ -272,7 +275,7 @@ def _port(name: str, port: str, link: ExpectedLink, sample: Sample) -> list[Aler
     ]
     if slow and link.gbps >= 200:
         alerts.append(
-            _alert(
+            _verdict(
                 "link-negotiated-100g",
                 f"{ref} negotiated 100 Gb/s on {', '.join(slow)} where the inventory expects {link.gbps} Gb/s to "
                 f"{link.peer}; set the switch port to 200G without auto-negotiation or use a QSFP56/QSFP112 cable.",
@@ -286,7 +289,7 @@ def _port(name: str, port: str, link: ExpectedLink, sample: Sample) -> list[Aler
         ]
         if overlap:
             alerts.append(
-                _alert(
+                _verdict(
                     "twins-same-subnet",
                     f"{ref} has both twins in {overlap[0]}, which breaks routing and NCCL; give "
                     f"{twins[1].name} its own subnet (e.g. one /24 per twin, the same on both ends of the cable).",
@@ -296,8 +299,8 @@ def _port(name: str, port: str, link: ExpectedLink, sample: Sample) -> list[Aler
     return alerts
 
 
-def _cabling(name: str, expectation: NodeExpectation, sample: Sample) -> list[Alert]:
-    alerts: list[Alert] = []
+def _cabling(name: str, expectation: NodeExpectation, sample: Sample) -> list[Verdict]:
+    alerts: list[Verdict] = []
     for port, pair in TWINS.items():
         ifnames = {ifname for ifname, _ in pair}
         seen = [n for n in sample.neighbours or () if n.local_if in ifnames]
@@ -309,7 +312,7 @@ def _cabling(name: str, expectation: NodeExpectation, sample: Sample) -> list[Al
         seen_text = f"{first.system_name or '?'}:{first.port_id or '?'}"
         if link is None:
             alerts.append(
-                _alert(
+                _verdict(
                     "cabling-drift",
                     f"LLDP sees {seen_text} on {ref} but the inventory has no cable there; record the cable in the "
                     "inventory or unplug it.",
@@ -322,7 +325,7 @@ def _cabling(name: str, expectation: NodeExpectation, sample: Sample) -> list[Al
         if wrong:
             shown = f"{wrong[0].system_name or '?'}:{wrong[0].port_id or '?'}"
             alerts.append(
-                _alert(
+                _verdict(
                     "cabling-drift",
                     f"LLDP sees {shown} on {ref} where the inventory says {link.peer}; move the cable back or "
                     "update the inventory.",
@@ -332,7 +335,7 @@ def _cabling(name: str, expectation: NodeExpectation, sample: Sample) -> list[Al
     return alerts
 
 
-def _parse_errors(name: str, sample: Sample) -> list[Alert]:
+def _parse_errors(name: str, sample: Sample) -> list[Verdict]:
     if not sample.errors:
         return []
     more = f" and {len(sample.errors) - 1} more" if len(sample.errors) > 1 else ""
@@ -340,7 +343,7 @@ def _parse_errors(name: str, sample: Sample) -> list[Alert]:
     # so a node answering only garbage does not look healthy.
     useless = sample.memory is None and sample.twins is None
     return [
-        _alert(
+        _verdict(
             "parse-error",
             f"Part of {name}'s answer could not be read ({sample.errors[0]}{more}); check that nvidia-smi, "
             "iproute2 and the other tools run there, or report the output.",
@@ -362,7 +365,7 @@ def evaluate_node(
     last_sample_at: datetime | None,
     interval_s: float,
     thresholds: Thresholds | None = None,
-) -> list[Alert]:
+) -> list[Verdict]:
     """All alerts for one node.
 
     ``observed``: the latest PollResult, or the latest stored Sample, or None.
@@ -373,7 +376,7 @@ def evaluate_node(
     intervals; a node never sampled is "unknown", not stale.
     """
     thresholds = thresholds or Thresholds()
-    alerts: list[Alert] = []
+    alerts: list[Verdict] = []
     sample: Sample | None = None
     sampled_at = last_sample_at
     if isinstance(observed, PollResult):
@@ -386,7 +389,7 @@ def evaluate_node(
     if sampled_at is not None and (now - sampled_at).total_seconds() > thresholds.stale_intervals * interval_s:
         minutes = (now - sampled_at).total_seconds() / 60
         alerts.append(
-            _alert(
+            _verdict(
                 "stale",
                 f"{name} has sent no sample for {minutes:.0f} min ({thresholds.stale_intervals:g} poll intervals); "
                 "check that the poller runs and the node answers SSH.",
@@ -409,13 +412,13 @@ def evaluate_node(
 def evaluate_links(
     samples: Mapping[str, Sample | None],
     links: Iterable[tuple[tuple[str, str], tuple[str, str]]],
-) -> list[Alert]:
+) -> list[Verdict]:
     """Rules that need both ends of a node-to-node cable: ``mtu-mismatch``.
 
     ``links``: ((node, port), (node, port)) pairs. Twins are compared by twin
     index (domain 0000 with 0000, 0002 with 0002), as they are cabled.
     """
-    alerts: list[Alert] = []
+    alerts: list[Verdict] = []
     for (a, a_port), (b, b_port) in links:
         sa, sb = samples.get(a), samples.get(b)
         if sa is None or sb is None or a_port not in TWINS or b_port not in TWINS:
@@ -426,7 +429,7 @@ def evaluate_links(
         if differ:
             _, ma, mb = differ[0]
             alerts.append(
-                _alert(
+                _verdict(
                     "mtu-mismatch",
                     f"MTU is {ma} on {a}:{a_port} but {mb} on {b}:{b_port}; set the same MTU (9000 for RoCE) on "
                     "both ends of the cable.",
@@ -437,7 +440,7 @@ def evaluate_links(
     return alerts
 
 
-def node_status(alerts: Sequence[Alert], reachable: bool | None) -> NodeStatus:
+def node_status(alerts: Sequence[Verdict], reachable: bool | None) -> NodeStatus:
     """Sum up one node: "down" (cannot be used or trusted), "unknown" (no
     current data: never polled, key not accepted, or stale), "degraded" (any
     warning or critical alert), else "ok". ``reachable`` None: never polled."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from telemetry.commands import END_SECTION, MARKER_PREFIX, SECTIONS, TWIN_BY_IFNAME, TWIN_IFNAMES
-from telemetry.sample import ComputeProcess, Gpu, Memory, Neighbour, Sample, Twin
+from telemetry.sample import ComputeProcess, Gpu, Memory, Neighbour, Sample, TwinReading
 
 T = TypeVar("T")
 
@@ -500,16 +500,16 @@ def build_twins(
     sysfs: dict[str, LinkState] | None,
     ibdev: dict[str, tuple[str, bool]] | None,
     rdma_ports: dict[str, tuple[str, float | None]] | None = None,
-) -> tuple[Twin, ...] | None:
-    """Merge every link source into one Twin per twin interface the node has.
+) -> tuple[TwinReading, ...] | None:
+    """Merge every link source into one TwinReading per twin interface the node has.
 
     sysfs is preferred (it has the speed), ``ip -j link`` next, ibdev2netdev
     last. An interface none of them mentions is absent from the node (an RTX
-    Spark has no ConnectX-7): it gets no Twin. None if no source was readable.
+    Spark has no ConnectX-7): it gets no TwinReading. None if no source was readable.
     """
     if links is None and sysfs is None and ibdev is None:
         return None
-    twins: list[Twin] = []
+    twins: list[TwinReading] = []
     for ifname in TWIN_IFNAMES:
         port, default_rdma, _index = TWIN_BY_IFNAME[ifname]
         fs = (sysfs or {}).get(ifname)
@@ -527,7 +527,7 @@ def build_twins(
         rdma = ib[0] if ib else default_rdma
         rdma_port = (rdma_ports or {}).get(rdma)
         twins.append(
-            Twin(
+            TwinReading(
                 name=ifname,
                 port=port,
                 rdma=rdma,
@@ -568,7 +568,7 @@ _LINK_SECTIONS = ("ip_link", "ip_addr", "sysfs", "ibdev2netdev", "rdma")
 def _twins_uncached(
     link_text: str | None, addr_text: str | None, sysfs_text: str | None, ibdev_text: str | None,
     rdma_text: str | None = None,
-) -> tuple[tuple[Twin, ...] | None, tuple[str, ...]]:
+) -> tuple[tuple[TwinReading, ...] | None, tuple[str, ...]]:
     errors: list[str] = []
 
     def run(section: str, text: str | None, parser: Callable[[str], Parsed[T]]) -> T | None:
@@ -608,11 +608,11 @@ class ParseMemo:
 
     def __init__(self) -> None:
         self.links_key: tuple[str | None, ...] | None = None
-        self.links: tuple[tuple[Twin, ...] | None, tuple[str, ...]] = (None, ())
+        self.links: tuple[tuple[TwinReading, ...] | None, tuple[str, ...]] = (None, ())
         self.lldp_key: str | None = None
         self.lldp: tuple[tuple[Neighbour, ...] | None, tuple[str, ...]] = (None, ())
 
-    def twins(self, texts: tuple[str | None, ...]) -> tuple[tuple[Twin, ...] | None, tuple[str, ...]]:
+    def twins(self, texts: tuple[str | None, ...]) -> tuple[tuple[TwinReading, ...] | None, tuple[str, ...]]:
         if texts != self.links_key:
             self.links = _twins_uncached(*texts)
             self.links_key = texts

@@ -60,8 +60,9 @@ class ComputeProcess:
 
 
 @dataclass(frozen=True, slots=True)
-class Twin:
-    """One of the two Linux interfaces behind a physical QSFP port."""
+class TwinReading:
+    """One of the two Linux interfaces behind a physical QSFP port, as a poll
+    read it (the registered twin is ``inventory.models.Twin``)."""
 
     name: str  # Linux interface, e.g. enp1s0f1np1
     port: str  # physical port: "p0" or "p1"
@@ -99,13 +100,13 @@ class Sample:
     memory: Memory | None
     gpu: Gpu | None
     processes: tuple[ComputeProcess, ...] | None
-    twins: tuple[Twin, ...] | None
+    twins: tuple[TwinReading, ...] | None
     neighbours: tuple[Neighbour, ...] | None  # None: no LLDP data (lldpd absent)
     uptime_s: float | None
     load1: float | None
     errors: tuple[str, ...] = ()
 
-    def twins_of(self, port: str) -> tuple[Twin, ...]:
+    def twins_of(self, port: str) -> tuple[TwinReading, ...]:
         """The twins of one physical port, in twin-index order."""
         twins = [t for t in self.twins or () if t.port == port]
         return tuple(sorted(twins, key=lambda t: t.twin_index))
@@ -127,7 +128,7 @@ class Sample:
             gpu=Gpu(**gpu) if gpu is not None else None,
             processes=tuple(ComputeProcess(**p) for p in procs) if procs is not None else None,
             twins=(
-                tuple(Twin(**{**t, "addresses": tuple(t.get("addresses", ()))}) for t in twins)
+                tuple(TwinReading(**{**t, "addresses": tuple(t.get("addresses", ()))}) for t in twins)
                 if twins is not None
                 else None
             ),

@@ -157,6 +157,13 @@ def alert_get(alert_id: int) -> Alert:
     return alert
 
 
+def latest_samples(names: list[str]) -> dict[str, NodeSample]:
+    """The latest stored sample of each of these nodes (one query; nodes never
+    polled are left out)."""
+    rows = NodeState.objects.filter(spark__name__in=list(names), latest__isnull=False).select_related("spark", "latest")
+    return {row.spark.name: row.latest for row in rows if row.latest is not None}
+
+
 def latest_processes(nodes: list[str]) -> dict[str, list[ComputeProcess]]:
     """GPU compute processes in each node's latest sample, in one query.
     Nodes never polled, or whose latest sample could not list processes, are left out."""

@@ -135,7 +135,7 @@ def objects_key(objects: Iterable[str]) -> str:
 
 def _alerts_sync(
     *,
-    wanted_by_node: Mapping[int, Sequence[health.Alert]],
+    wanted_by_node: Mapping[int, Sequence[health.Verdict]],
     now: datetime,
     codes: frozenset[str] | None,
     exclude_codes: frozenset[str] = frozenset(),
@@ -198,9 +198,9 @@ def _alerts_sync(
 
 def _status_from_open(spark_ids: Iterable[int], reachable: dict[int, bool | None]) -> dict[int, str]:
     """Node health from every open alert (node and link rules together)."""
-    by_node: dict[int, list[health.Alert]] = {i: [] for i in spark_ids}
+    by_node: dict[int, list[health.Verdict]] = {i: [] for i in spark_ids}
     for row in Alert.objects.filter(spark_id__in=list(by_node), ended_at__isnull=True):
-        by_node[row.spark_id].append(health.Alert(row.code, row.severity, row.message, tuple(row.about)))  # type: ignore[arg-type]
+        by_node[row.spark_id].append(health.Verdict(row.code, row.severity, row.message, tuple(row.about)))  # type: ignore[arg-type]
     return {i: health.node_status(alerts, reachable.get(i)) for i, alerts in by_node.items()}
 
 
@@ -233,7 +233,7 @@ def results_store(
         )
         expectations = expectations or expectations_for(ids)
         rows: list[NodeSample] = []
-        node_alerts: dict[int, Sequence[health.Alert]] = {}
+        node_alerts: dict[int, Sequence[health.Verdict]] = {}
         for result in results:
             spark = sparks[result.name]
             if (spark.pk, result.at) in done:
@@ -326,7 +326,7 @@ def _links_check(
     }
     rows.update(polled)
     samples = {name: sample_of(st.latest) if st.latest else None for name, st in rows.items()}
-    by_owner: dict[str, list[health.Alert]] = {}
+    by_owner: dict[str, list[health.Verdict]] = {}
     for alert in health.evaluate_links(samples, links):
         by_owner.setdefault(alert.objects[0].split(":")[0], []).append(alert)
     owners = {rows[a].spark_id: by_owner.get(a, []) for (a, _), _b in links if a in rows}

@@ -106,7 +106,7 @@ def hostkey_accept(request: HttpRequest, name: str) -> HttpResponse:
             request,
             f"Host key {fingerprint(state.host_key)} accepted for {spark.name}; it will be polled from the next round.",
         )
-    return redirect(f"/telemetry/nodes/{spark.name}/")
+    return redirect("telemetry:node", name=spark.name)
 
 
 @require_GET

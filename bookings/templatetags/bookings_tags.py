@@ -1,4 +1,4 @@
-"""Template tags for reservations: clash and window texts in the page's time
+"""Template tags for bookings: clash and window texts in the page's time
 zone, and ``{% group_bookings group %}``, which any group page can include to
 show who holds the group now and the next bookings."""
 from __future__ import annotations

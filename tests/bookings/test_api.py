@@ -1,4 +1,4 @@
-"""The reservations API: book, list, change, cancel, check, maintenance;
+"""The bookings API (and its deprecated alias /api/reservations): book, list, change, cancel, check, maintenance;
 every refusal is a 4xx with the reason and changes nothing."""
 from __future__ import annotations
 
@@ -22,26 +22,26 @@ def body(group=None, nodes=None, start=1, end=3, purpose="decode sweep", **kw):
 
 
 def test_book_read_list_and_release(lab, api_member):
-    r = api_member.post("/api/reservations", body(lab["switched"].name, plan="plan-17 tp=4"))
+    r = api_member.post("/api/bookings", body(lab["switched"].name, plan="plan-17 tp=4"))
     assert r.status_code == 201, r.content
     out = r.json()
     assert out["nodes"] == [f"node-0{i}" for i in range(1, 9)] and out["plan"] == "plan-17 tp=4"
     assert out["start"].endswith("Z") and out["status"] == "booked" and out["owner"] == "member1"
-    assert api_member.get(f"/api/reservations/{out['id']}").json()["id"] == out["id"]
-    listed = api_member.get(f"/api/reservations?from={iso(hours(0))}&to={iso(hours(10))}&node=node-03").json()
+    assert api_member.get(f"/api/bookings/{out['id']}").json()["id"] == out["id"]
+    listed = api_member.get(f"/api/bookings?from={iso(hours(0))}&to={iso(hours(10))}&node=node-03").json()
     assert [b["id"] for b in listed["items"]] == [out["id"]]
-    assert api_member.get("/api/reservations?node=ring-1").json()["count"] == 0
-    assert api_member.get(f"/api/reservations?group={lab['switched'].pk}&owner=member1").json()["count"] == 1
-    r = api_member.delete(f"/api/reservations/{out['id']}")
+    assert api_member.get("/api/bookings?node=ring-1").json()["count"] == 0
+    assert api_member.get(f"/api/bookings?group={lab['switched'].pk}&owner=member1").json()["count"] == 1
+    r = api_member.delete(f"/api/bookings/{out['id']}")
     assert r.status_code == 200 and r.json()["status"] == "cancelled"
 
 
 def test_a_clash_is_a_409_naming_booking_owner_and_overlap(lab, api_member, member2):
     other = ApiClient(member2)
-    first = other.post("/api/reservations", body(nodes=["node-01", "node-02"], start=2, end=4, purpose="fine-tune"))
+    first = other.post("/api/bookings", body(nodes=["node-01", "node-02"], start=2, end=4, purpose="fine-tune"))
     assert first.status_code == 201
     before = state()
-    r = api_member.post("/api/reservations", body(lab["switched"].pk, start=3, end=6))
+    r = api_member.post("/api/bookings", body(lab["switched"].pk, start=3, end=6))
     assert r.status_code == 409
     err = r.json()
     assert "node-01, node-02 are held by member2" in err["message"]
@@ -63,7 +63,7 @@ def test_a_clash_is_a_409_naming_booking_owner_and_overlap(lab, api_member, memb
 def test_bad_input(lab, api_member, payload, status, message):
     data = body(lab["ring"].pk if "nodes" not in payload else None, **payload)
     before = state()
-    r = api_member.post("/api/reservations", data)
+    r = api_member.post("/api/bookings", data)
     assert r.status_code == status, r.content
     assert message in r.json()["message"]
     assert state() == before
@@ -72,36 +72,36 @@ def test_bad_input(lab, api_member, payload, status, message):
 def test_times_without_a_zone_are_refused(lab, api_member):
     data = body(lab["ring"].pk)
     data["start"] = data["start"].rstrip("Z")
-    r = api_member.post("/api/reservations", data)
+    r = api_member.post("/api/bookings", data)
     assert r.status_code == 400 and "has no time zone" in r.json()["message"]
     assert Booking.objects.count() == 0
 
 
 def test_someone_elses_booking_and_a_second_cancel(lab, api_member, member2, api_admin):
-    theirs = ApiClient(member2).post("/api/reservations", body(lab["ring"].pk)).json()["id"]
+    theirs = ApiClient(member2).post("/api/bookings", body(lab["ring"].pk)).json()["id"]
     before = state()
-    assert api_member.delete(f"/api/reservations/{theirs}").status_code == 403
-    r = api_member.patch(f"/api/reservations/{theirs}", {"end": iso(hours(2))})
+    assert api_member.delete(f"/api/bookings/{theirs}").status_code == 403
+    r = api_member.patch(f"/api/bookings/{theirs}", {"end": iso(hours(2))})
     assert r.status_code == 403 and "belongs to member2" in r.json()["message"]
     assert state() == before
-    assert api_admin.delete(f"/api/reservations/{theirs}").status_code == 200
+    assert api_admin.delete(f"/api/bookings/{theirs}").status_code == 200
     before = state()
-    r = ApiClient(member2).delete(f"/api/reservations/{theirs}")
+    r = ApiClient(member2).delete(f"/api/bookings/{theirs}")
     assert r.status_code == 409 and "already cancelled" in r.json()["message"]
     assert state() == before
-    assert api_member.get("/api/reservations/424242").status_code == 404
+    assert api_member.get("/api/bookings/424242").status_code == 404
 
 
 def test_patch_moves_the_end(lab, api_member):
-    made = api_member.post("/api/reservations", body(lab["ring"].pk)).json()
-    r = api_member.patch(f"/api/reservations/{made['id']}", {"end": iso(hours(5)), "purpose": "longer"})
+    made = api_member.post("/api/bookings", body(lab["ring"].pk)).json()
+    r = api_member.patch(f"/api/bookings/{made['id']}", {"end": iso(hours(5)), "purpose": "longer"})
     assert r.status_code == 200 and r.json()["end"] == iso(hours(5)) and r.json()["purpose"] == "longer"
-    assert api_member.patch(f"/api/reservations/{made['id']}", {}).status_code == 400
+    assert api_member.patch(f"/api/bookings/{made['id']}", {}).status_code == 400
 
 
 def test_availability(lab, api_member, member2):
-    ApiClient(member2).post("/api/reservations", body(nodes=["node-05"], start=1, end=2))
-    q = f"/api/reservations/availability?start={iso(hours(1))}&end={iso(hours(3))}"
+    ApiClient(member2).post("/api/bookings", body(nodes=["node-05"], start=1, end=2))
+    q = f"/api/bookings/availability?start={iso(hours(1))}&end={iso(hours(3))}"
     free = api_member.get(q + "&nodes=node-01,node-02").json()
     assert free["free"] and free["nodes"] == ["node-01", "node-02"]
     busy = api_member.get(q + f"&group={lab['switched'].pk}").json()
@@ -112,18 +112,30 @@ def test_maintenance_marks_bookings_and_emails_owners(lab, api_member, api_admin
                                                        django_capture_on_commit_callbacks):
     member_user.email = "m1@example.org"
     member_user.save()
-    made = api_member.post("/api/reservations", body(lab["ring"].pk, start=1, end=4)).json()
+    made = api_member.post("/api/bookings", body(lab["ring"].pk, start=1, end=4)).json()
     with django_capture_on_commit_callbacks(execute=True):
         r = api_admin.post("/api/maintenance-windows", {"nodes": ["ring-3"], "start": iso(hours(2)),
                                                         "end": iso(hours(3)), "reason": "reseat QSFP, cage p1"})
     assert r.status_code == 201, r.content
     assert r.json()["bookings"] == [{"id": made["id"], "owner": "member1"}]
-    assert api_member.get(f"/api/reservations/{made['id']}").json()["maintenance"][0]["reason"].startswith("reseat")
+    assert api_member.get(f"/api/bookings/{made['id']}").json()["maintenance"][0]["reason"].startswith("reseat")
     assert len(mailoutbox) == 1 and "ring-3" in mailoutbox[0].body and mailoutbox[0].to == ["m1@example.org"]
     # The maintained Spark is not bookable in that window.
-    r = api_member.post("/api/reservations", body(lab["ring"].pk, start=2.5, end=5))
+    r = api_member.post("/api/bookings", body(lab["ring"].pk, start=2.5, end=5))
     assert r.status_code == 409
     assert api_member.post("/api/maintenance-windows", {"nodes": ["ring-3"], "start": iso(hours(2)),
                                                         "end": iso(hours(3)), "reason": "x"}).status_code == 403
     window = r = api_admin.get("/api/maintenance-windows").json()[0]["id"]
     assert api_admin.delete(f"/api/maintenance-windows/{window}").status_code == 200
+
+
+def test_reservations_is_a_deprecated_alias_of_the_same_operations(lab, api_member, client):
+    made = api_member.post("/api/reservations", body(lab["ring"].pk)).json()
+    one = f"{made['id']}"
+    assert api_member.get("/api/bookings/" + one).json() == api_member.get("/api/reservations/" + one).json()
+    assert api_member.get("/api/reservations").json()["count"] == api_member.get("/api/bookings").json()["count"] == 1
+    assert api_member.delete(f"/api/reservations/{made['id']}").json()["status"] == "cancelled"
+    paths = api_member.get("/api/openapi.json").json()["paths"]
+    assert "deprecated" not in paths["/api/bookings"]["post"]
+    assert paths["/api/reservations"]["post"]["deprecated"] is True
+    assert paths["/api/reservations/{booking_id}"]["delete"]["deprecated"] is True

@@ -30,7 +30,7 @@ def fire(bodies: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
     def run(i: int) -> None:
         try:
             start.wait()
-            r = clients[i].post("/api/reservations", bodies[i])
+            r = clients[i].post("/api/bookings", bodies[i])
             results[i] = (r.status_code, r.json())
         except Exception as exc:  # a crash is a result too: the assertions say which
             results[i] = (599, {"message": repr(exc)})

@@ -36,12 +36,12 @@ def new_booking(lab):
 
 # (name, method, path, body, who may) — "read" means every signed-in role
 API = [
-    ("list", "get", "/api/reservations", None, "read"),
-    ("read", "get", "/api/reservations/{id}", None, "read"),
-    ("availability", "get", "/api/reservations/availability?start={s}&end={e}&group={g}", None, "read"),
-    ("book", "post", "/api/reservations", "new", {"admin", "owner", "other"}),
-    ("extend", "patch", "/api/reservations/{id}", {"end": "{e2}"}, {"admin", "owner"}),
-    ("cancel", "delete", "/api/reservations/{id}", None, {"admin", "owner"}),
+    ("list", "get", "/api/bookings", None, "read"),
+    ("read", "get", "/api/bookings/{id}", None, "read"),
+    ("availability", "get", "/api/bookings/availability?start={s}&end={e}&group={g}", None, "read"),
+    ("book", "post", "/api/bookings", "new", {"admin", "owner", "other"}),
+    ("extend", "patch", "/api/bookings/{id}", {"end": "{e2}"}, {"admin", "owner"}),
+    ("cancel", "delete", "/api/bookings/{id}", None, {"admin", "owner"}),
     ("plan maintenance", "post", "/api/maintenance-windows",
      {"nodes": ["ring-1"], "start": "{s}", "end": "{e}", "reason": "r"}, {"admin"}),
     ("list maintenance", "get", "/api/maintenance-windows", None, "read"),

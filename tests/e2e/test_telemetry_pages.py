@@ -91,7 +91,7 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(live_server, page, 
         assert "memory-pressure" in page.locator("#tile-spark-02").inner_text()
 
         page.click("#tile-spark-04")
-        page.wait_for_url(f"{base}/telemetry/nodes/spark-04/")
+        page.wait_for_url(f"{base}/sparks/spark-04/telemetry/")
         assert page.locator("svg.chart").count() == 3
         assert page.locator("#twins").inner_text().count("down") == 1
         assert "Verified" in page.locator("#hostkey").inner_text()

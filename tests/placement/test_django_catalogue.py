@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from placement.catalogue import SEED_MODELS
+from placement.model_catalogue import SEED_MODELS
 from placement.models import BenchmarkRun, LlmModel
 from placement.perfmodel import PUBLISHED_POINTS
 from tests.placement.conftest import placement_state

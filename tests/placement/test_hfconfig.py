@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from placement.catalogue import ModelSpec
 from placement.hfconfig import parse_hf_config, suggest_slug
+from placement.model_catalogue import ModelSpec
 
 # Public config.json values (trimmed to what the parser reads).
 LLAMA_31_8B = {

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from placement.catalogue import get_seed_model
 from placement.launch import LAUNCH_ENGINES, LaunchError, launch_commands, launch_problems
+from placement.model_catalogue import get_seed_model
 from placement.planner import SPARK_128_USABLE_GB, GroupSpec, NodeSpec, plan_placement
 
 PORT0 = ("enp1s0f0np0", "enP2p1s0f0np0"), ("rocep1s0f0", "roceP2p1s0f0")

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from placement.catalogue import SEED_BY_SLUG, SEED_MODELS, get_seed_model
+from placement.model_catalogue import SEED_BY_SLUG, SEED_MODELS, get_seed_model
 from placement.perfmodel import (
     CONSTANTS_BY_READING,
     DEFAULT_READING,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from placement.catalogue import SEED_MODELS, get_seed_model
+from placement.model_catalogue import SEED_MODELS, get_seed_model
 from placement.planner import (
     SPARK_64_USABLE_GB,
     SPARK_128_USABLE_GB,

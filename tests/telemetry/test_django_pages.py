@@ -57,17 +57,26 @@ def test_home_shows_the_health_summary_and_the_spark_page_links_telemetry(polled
     home = admin_client.get("/").content.decode()
     assert 'id="health-summary"' in home and "open alerts" in home
     spark = admin_client.get("/sparks/spark-01/").content.decode()
-    assert 'href="/telemetry/nodes/spark-01/"' in spark and "degraded" in spark
+    assert 'href="/sparks/spark-01/telemetry/"' in spark and "degraded" in spark
+
+
+def test_old_telemetry_node_addresses_redirect_permanently(polled, admin_client):
+    response = admin_client.get("/telemetry/nodes/spark-01/?range=6h")
+    assert response.status_code == 301 and response["Location"] == "/sparks/spark-01/telemetry/?range=6h"
+    response = admin_client.post("/telemetry/nodes/spark-02/hostkey/accept/", {"key": "x"})
+    assert response.status_code == 308 and response["Location"] == "/sparks/spark-02/telemetry/hostkey/accept/"
+    tab = admin_client.get("/sparks/spark-01/telemetry/").content.decode()
+    assert 'class="tabs"' in tab and 'href="/sparks/spark-01/"' in tab
 
 
 def test_node_page_has_charts_twins_and_host_key(polled, admin_client):
-    html = admin_client.get("/telemetry/nodes/spark-01/?range=6h").content.decode()
+    html = admin_client.get("/sparks/spark-01/telemetry/?range=6h").content.decode()
     assert html.count("<svg") >= 3 and "<polyline" in html
     assert "enP2p1s0f0np0" in html and "spark-02:p0 at 200 Gb/s" in html
     assert "Verified" in html and "SHA256:" in html
-    assert admin_client.get("/telemetry/nodes/nope/").status_code == 404
+    assert admin_client.get("/sparks/nope/telemetry/").status_code == 404
     # A node never answering still renders, with an empty chart.
-    assert "no samples in this range" in admin_client.get("/telemetry/nodes/spark-03/").content.decode()
+    assert "no samples in this range" in admin_client.get("/sparks/spark-03/telemetry/").content.decode()
 
 
 def test_alerts_page_filters_and_members_acknowledge(polled, users):
@@ -92,7 +101,7 @@ def test_accepting_a_host_key_is_admin_only_and_needs_csrf(polled, users):
     state.key_status = "mismatch"
     state.presented_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOoGJ2Eqy5bz9jsXvnHL3d64i6Vp7B53N2m8lbqNPYpb"
     state.save()
-    url = "/telemetry/nodes/spark-02/hostkey/accept/"
+    url = "/sparks/spark-02/telemetry/hostkey/accept/"
     member = Client()
     member.force_login(users["member"])
     assert member.post(url, {"key": state.presented_key}).status_code == 403
@@ -101,7 +110,7 @@ def test_accepting_a_host_key_is_admin_only_and_needs_csrf(polled, users):
     assert strict.post(url, {"key": state.presented_key}).status_code == 403  # no CSRF token
     admin = Client()
     admin.force_login(users["lab-admin"])
-    assert "Accept this host key" in admin.get("/telemetry/nodes/spark-02/").content.decode()
+    assert "Accept this host key" in admin.get("/sparks/spark-02/telemetry/").content.decode()
     assert admin.post(url, {"key": "ssh-ed25519 AAAAother"}).status_code == 302
     assert NodeState.objects.get(spark__name="spark-02").key_status == "mismatch"  # not the key shown
     admin.post(url, {"key": state.presented_key})

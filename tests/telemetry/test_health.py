@@ -13,10 +13,10 @@ import pytest
 
 from telemetry.health import (
     HEALTH_CODES,
-    Alert,
     ExpectedLink,
     NodeExpectation,
     Thresholds,
+    Verdict,
     evaluate_links,
     evaluate_node,
     node_status,
@@ -54,7 +54,7 @@ def result(name: str, sample: Sample | None, **fields) -> PollResult:
     return PollResult(duration_ms=12.0, **(base | fields))
 
 
-def evaluate(name: str, observed, *, expectation="default", last_sample_at=None, **kwargs) -> list[Alert]:
+def evaluate(name: str, observed, *, expectation="default", last_sample_at=None, **kwargs) -> list[Verdict]:
     alerts = evaluate_node(
         name,
         observed,
@@ -70,7 +70,7 @@ def evaluate(name: str, observed, *, expectation="default", last_sample_at=None,
     return alerts
 
 
-def codes(alerts: list[Alert]) -> list[str]:
+def codes(alerts: list[Verdict]) -> list[str]:
     return [a.code for a in alerts]
 
 

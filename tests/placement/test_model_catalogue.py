@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from placement.catalogue import (
+from placement.model_catalogue import (
     MAX_CONTEXT_TOKENS,
     QUANT_BYTES,
     SEED_MODELS,
