@@ -11,7 +11,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from telemetry.selectors import latest_processes as telemetry_processes
+from telemetry import selectors as telemetry_selectors
 from topology.engine import Finding
 from topology.engine.findings import make_finding, register_finding_code
 from topology.services import GROUP_FINDING_PROVIDERS
@@ -28,7 +28,7 @@ DESCRIPTIONS = {
 def latest_processes(nodes: list[str]) -> list[GpuProcess]:
     """GPU compute processes per node from telemetry's latest samples."""
     return [GpuProcess(node, int(p.pid), str(p.name), getattr(p, "user", None))
-            for node, procs in telemetry_processes(nodes).items() for p in procs or ()]
+            for node, procs in telemetry_selectors.latest_processes(nodes).items() for p in procs or ()]
 
 
 def busy_provider(group: Any, nodes: list[str]) -> list[Finding]:

@@ -4,9 +4,6 @@ running the fixed command over real SSH against a small asyncssh server on
 127.0.0.1 with a verified host key, and the failures a run records."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import asyncssh
 import pytest
 from django.test import TestCase
@@ -47,11 +44,8 @@ def head(demo, server, monkeypatch):
 
 
 def accept(monkeypatch, key):
-    try:
-        from telemetry.models import NodeState
-    except ImportError:  # without the telemetry app, stand in for its accepted keys
-        monkeypatch.setattr(runs, "accepted_host_key", lambda spark: key)
-        return
+    from telemetry.models import NodeState
+
     NodeState.objects.update_or_create(spark=Spark.objects.get(name="spark-01"),
                                        defaults={"host_key": key, "key_status": "ok"})
 
@@ -123,28 +117,21 @@ def test_a_redelivered_task_does_not_run_twice(api_admin, head, server, tasks_in
     assert len(server.commands) == 1
 
 
-def test_members_need_a_booking(api_member, head, server, fake_module, tasks_inline, monkeypatch):
+def test_members_need_a_booking(api_member, member_user, head, server, tasks_inline):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from bookings.services import booking_create
+    from core.actor import Actor
+
     before = placement_state()
-    if importlib.util.find_spec("bookings.selectors") is not None:
-        # the real reservations app: no booking, no run
-        unbooked = start(api_member, head)
-        assert unbooked.status_code == 403 and "book group-spark-01 first" in unbooked.json()["message"]
-    # without the reservations app only admins start runs
-    monkeypatch.setitem(sys.modules, "bookings.selectors", None)
-    refused = start(api_member, head)
-    assert refused.status_code == 403 and "lab admins" in refused.json()["message"]
-    asked = []
-
-    def user_holds_nodes(user, spark_ids, at):
-        asked.append((user.username, sorted(spark_ids)))
-        return False
-
-    fake_module("bookings.selectors", user_holds_nodes=user_holds_nodes)
-    not_booked = start(api_member, head)
-    assert not_booked.status_code == 403 and "book group-spark-01 first" in not_booked.json()["message"]
-    assert asked[0][0] == "member1" and len(asked[0][1]) == 2
+    unbooked = start(api_member, head)
+    assert unbooked.status_code == 403 and "book group-spark-01 first" in unbooked.json()["message"]
     assert placement_state() == before and server.commands == []
-    fake_module("bookings.selectors", user_holds_nodes=lambda user, ids, at: True)
+    now = timezone.now()
+    booking_create(actor=Actor(user=member_user, source="api"), group=head.pk, start=now,
+                   end=now + timedelta(hours=2), purpose="decode sweep", confirm=True)
     assert start(api_member, head).status_code == 202
     assert BenchmarkRun.objects.get(created_by_name="member1").status == "done"
 
