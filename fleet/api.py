@@ -12,7 +12,6 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
-from topology.api import router as topology_router
 
 from bookings.api import router as bookings_router
 from bookings.api import router_deprecated as reservations_router
@@ -21,6 +20,7 @@ from core.errors import FleetError
 from inventory.api import router as inventory_router
 from placement.api import router as placement_router
 from telemetry.api import router as telemetry_router
+from topology.api import router as topology_router
 
 api = NinjaAPI(
     title="Spark Fleet API",
