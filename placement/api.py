@@ -17,8 +17,8 @@ from core.api import ADMIN, BOOK
 from inventory.models import NodeGroup
 
 from . import benchmarks, planning, runs, selectors, services
-from .catalogue import ModelSpec, choose_variant
 from .errors import PlacementError
+from .model_catalogue import ModelSpec, choose_variant
 from .models import BenchmarkRun, LlmModel
 from .planner import ENGINES
 from .quants import ModelVariant, engine_reference
@@ -171,20 +171,18 @@ def models_delete(request: HttpRequest, slug: str) -> Any:
     return Status(204, None)
 
 
-@router.post("/models/{slug}/variants", response={201: ModelOut})
+@router.post("/models/{slug}/variants", response={201: ModelOut}, auth=ADMIN)
 def variants_create(request: HttpRequest, slug: str, payload: VariantIn) -> Any:
     """Add a quantized variant (a GGUF file, another safetensors repository) to a model."""
-    require_admin(request)
     row = selectors.model_get(slug, "slug")
-    _conflicts(lambda: services.variant_create(actor=_actor(request), model=row, fields=payload.dict()))
+    services.variant_create(actor=Actor.from_request(request, "api"), model=row, fields=payload.dict())
     return Status(201, model_out(selectors.model_get(slug, "slug")))
 
 
-@router.delete("/models/{slug}/variants/{quantization}", response={204: None})
+@router.delete("/models/{slug}/variants/{quantization}", response={204: None}, auth=ADMIN)
 def variants_delete(request: HttpRequest, slug: str, quantization: str) -> Any:
-    require_admin(request)
     row = selectors.model_get(slug, "slug")
-    services.variant_delete(actor=_actor(request), model=row, quantization=quantization)
+    services.variant_delete(actor=Actor.from_request(request, "api"), model=row, quantization=quantization)
     return Status(204, None)
 
 

@@ -15,6 +15,7 @@ from core.actor import Actor
 
 from .errors import PlacementError
 from .hfconfig import parse_hf_config
+from .model_catalogue import ModelSpec
 from .models import LlmModel, LlmVariant
 from .quants import ModelVariant
 

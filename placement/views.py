@@ -19,10 +19,10 @@ from core.actor import Actor
 from inventory.forms import apply_errors
 
 from . import planning, selectors, services
-from .catalogue import ModelSpec, choose_variant
 from .charts import memory_bar
 from .errors import PlacementError
 from .forms import ConfigForm, ModelForm, PlanForm, VariantForm, cleaned, upload_text
+from .model_catalogue import ModelSpec, choose_variant
 from .perfmodel import DEFAULT_READING
 from .quants import engine_reference
 
@@ -158,7 +158,7 @@ def variant_create(request: HttpRequest, slug: str) -> HttpResponse:
     form = VariantForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            row = services.variant_create(actor=_actor(request), model=model, fields=cleaned(form))
+            row = services.variant_create(actor=Actor.from_request(request, "page"), model=model, fields=cleaned(form))
         except PlacementError as exc:
             apply_errors(form, exc)
         else:
@@ -175,7 +175,7 @@ def variant_create(request: HttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["POST"])
 def variant_delete(request: HttpRequest, slug: str, quantization: str) -> HttpResponse:
     try:
-        services.variant_delete(actor=_actor(request), model=selectors.model_get(slug, "slug"),
+        services.variant_delete(actor=Actor.from_request(request, "page"), model=selectors.model_get(slug, "slug"),
                                 quantization=quantization)
     except PlacementError as exc:
         messages.error(request, exc.text)

@@ -38,13 +38,13 @@ def pool_connections() -> bool:
 
 def ssh_concurrency() -> int:
     """SSH polls in flight per worker process (FLEET_SSH_CONCURRENCY)."""
-    return max(1, int(_get("FLEET_SSH_CONCURRENCY", 64, int)))
+    return max(1, int(setting("FLEET_SSH_CONCURRENCY", 64, int)))
 
 
 def connect_spread() -> float:
     """Share of the poll interval over which a round's NEW connections (key
     exchanges) are spread (FLEET_CONNECT_SPREAD, 0 to 0.9; 0 = all at once)."""
-    return min(0.9, max(0.0, float(_get("FLEET_CONNECT_SPREAD", 0.5, float))))
+    return min(0.9, max(0.0, float(setting("FLEET_CONNECT_SPREAD", 0.5, float))))
 
 
 def chunk_size() -> int:

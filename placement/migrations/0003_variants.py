@@ -40,7 +40,7 @@ class Migration(migrations.Migration):
 
 
 def seed(apps, schema_editor):
-    from placement.catalogue import SEED_BY_SLUG
+    from placement.model_catalogue import SEED_BY_SLUG
     from placement.seed import seed_variants
 
     variant = apps.get_model("placement", "LlmVariant")

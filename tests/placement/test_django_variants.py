@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from placement.catalogue import SEED_BY_SLUG
+from placement.model_catalogue import SEED_BY_SLUG
 from placement.models import LlmVariant
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,6 @@ from dataclasses import replace
 
 import pytest
 
-from placement.catalogue import get_seed_model
 from placement.launch import (
     LAUNCH_ENGINES,
     LaunchError,
@@ -21,6 +20,7 @@ from placement.launch import (
     launch_commands,
     model_ref_problem,
 )
+from placement.model_catalogue import get_seed_model
 from placement.planner import SPARK_128_USABLE_GB, GroupSpec, NodeSpec, plan_placement
 
 PORTS = {"p0": (("enp1s0f0np0", "enP2p1s0f0np0"), ("rocep1s0f0", "roceP2p1s0f0")),

@@ -1,10 +1,10 @@
 """Weight formats, a model's quantized variants and which engine loads which
-(placement.quants, placement.catalogue.choose_variant): pure, no database."""
+(placement.quants, placement.model_catalogue.choose_variant): pure, no database."""
 from __future__ import annotations
 
 import pytest
 
-from placement.catalogue import SEED_BY_SLUG, choose_variant
+from placement.model_catalogue import SEED_BY_SLUG, choose_variant
 from placement.quants import GGUF_FORMATS, QUANT_FORMATS, SAFETENSORS_FORMATS, ModelVariant, engine_reference
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from core.actor import Actor
 from inventory.labio import lab_import
-from inventory.services import Actor
 from telemetry.expectations import expectations_for
 from telemetry.parsers import parse_poll_output
 from telemetry.sample import PollResult
