@@ -59,12 +59,14 @@ def test_llama_cpp_gets_rpc_commands(api_viewer, demo):
     assert "no GGUF repository or file for llama.cpp" in pipelined["launch_problems"]["llama.cpp-rpc"][0]
 
 
-def test_telemetry_addresses_replace_placeholders(api_viewer, demo, fake_module):
+def test_telemetry_addresses_replace_placeholders(api_viewer, demo, monkeypatch):
+    import placement.selectors
+
     def latest_samples(names):
         return {n: {"twins": [{"name": "enp1s0f0np0", "addresses": ["fe80::1/64", f"192.168.100.{i + 10}/24"]}]}
                 for i, n in enumerate(sorted(names))}
 
-    fake_module("telemetry.selectors", latest_samples=latest_samples)
+    monkeypatch.setattr(placement.selectors, "latest_samples", latest_samples)
     data = plan(api_viewer, group=demo["direct"].pk).json()
     assert data["group"]["addresses"] == "telemetry"
     tp2 = next(p for p in data["plans"] if p["tp"] == 2)
