@@ -239,7 +239,7 @@ def _port(name: str, port: str, link: ExpectedLink, sample: Sample) -> list[Verd
     stuck = [t for _, _, t in pair if t is not None and t.up and t.rdma_state not in (None, "ACTIVE")]
     for twin in stuck:
         alerts.append(
-            _alert(
+            _verdict(
                 "rdma-port-down",
                 f"{ref}: {twin.name} is up but its RoCE port {twin.rdma} is {twin.rdma_state}, so RDMA (NCCL) "
                 f"cannot use it; check `rdma link show`, then reload the driver (modprobe -r mlx5_ib; modprobe "
@@ -251,7 +251,7 @@ def _port(name: str, port: str, link: ExpectedLink, sample: Sample) -> list[Verd
     low_mtu = [t for _, _, t in pair if t is not None and t.up and t.mtu is not None and t.mtu != 9000]
     if low_mtu:
         alerts.append(
-            _alert(
+            _verdict(
                 "mtu-not-9000",
                 f"{ref}: {', '.join(f'{t.name} has MTU {t.mtu}' for t in low_mtu)}; RoCE needs 9000 for full "
                 "bandwidth: set mtu: 9000 in the node's netplan file (the group page offers one) and apply it.",

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from bookings import services
+from core.actor import Actor
 from inventory.labio import lab_import
 from inventory.models import CatalogueEntry, NodeGroup
-from inventory.services import Actor
 from placement.models import LlmModel
 from tests.bookings.conftest import seed_catalogue
 from tests.conftest import lab_data, make_user
@@ -72,7 +72,7 @@ def test_every_main_page_runs_under_the_policy(live_server, page, shot, lab):
     console.visit(f"{base}/accounts/login/")
     sign_in(page, base, "admin", "admin-pass-123")
     console.check("sign in")
-    pages = ["/", "/telemetry/", "/telemetry/alerts/", "/telemetry/nodes/spark-01/", "/sparks/", "/sparks/spark-01/",
+    pages = ["/", "/telemetry/", "/telemetry/alerts/", "/sparks/spark-01/telemetry/", "/sparks/", "/sparks/spark-01/",
              "/switches/", "/cables/", "/topology/", "/memory/", "/plans/", "/models/", "/benchmarks/",
              f"/benchmarks/groups/{lab['group']}/", "/bookings/", "/bookings/?view=month", "/bookings/new/",
              "/bookings/mine/", "/bookings/maintenance/", f"/bookings/{lab['booking']}/",
