@@ -1,4 +1,5 @@
-"""Notification settings, from Django settings first and the environment second.
+"""Notification settings, from Django settings first and the environment second
+(``core.config.setting``).
 
 ``FLEET_ALERT_WEBHOOKS``: a JSON list, each entry
 ``{"name": "ops", "url": "https://...", "format": "json" | "slack",
@@ -9,23 +10,18 @@ groups optional). URLs live only here, never in the database, a page or a log.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from core.config import setting
 from notifications.models import SEVERITIES
 
 
 def _get(name: str, default: Any) -> Any:
-    value = getattr(settings, name, None)
-    if value not in (None, ""):
-        return value
-    raw = os.environ.get(name, "")
-    return raw if raw.strip() else default
+    return setting(name, default, lambda value: value)
 
 
 def quiet_s() -> float:

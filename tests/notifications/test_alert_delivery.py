@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from accounts.roles import ADMIN, MEMBER, VIEWER
+from core.roles import ADMIN, MEMBER, VIEWER
 from inventory.models import NodeGroupMember, Spark
 from notifications.models import Delivery, Subscription
 from telemetry.models import Alert

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 
-from accounts.roles import MEMBER, VIEWER
+from core.roles import MEMBER, VIEWER
 from inventory.models import NodeGroup
 from notifications.models import Subscription
 from telemetry.simulator import make_nodes
