@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 from placement.model_catalogue import ModelSpec
 from placement.planner import GroupSpec, NodeSpec, Plan
+from placement.quants import engine_reference
 
 # The container recipe first: it is the default vLLM launcher.
 LAUNCH_ENGINES = ("vllm-container", "vllm-ray", "vllm", "sglang", "llama.cpp-rpc")
@@ -188,14 +189,30 @@ def model_ref_problem(model: ModelSpec, launcher: str, ref: str | None) -> str |
     return None
 
 
-def model_reference(model: ModelSpec, launcher: str, refs: Mapping[str, str] | None = None) -> str | None:
-    """The reference a launcher loads: ``refs`` keyed by reference kind ("hf",
-    "gguf") when given, else the model's Hugging Face repository for the
-    engines that load one. Never the catalogue slug."""
-    kind = REFERENCE_KIND.get(launcher, "hf")
-    if refs and refs.get(kind):
-        return refs[kind]
-    return model.hf_repo or None if kind == "hf" else None
+@dataclass(frozen=True)
+class Weights:
+    """What the engine is told to load: a repository (or a path), and for
+    llama.cpp the GGUF file in it when the catalogue names one."""
+
+    ref: str
+    gguf_file: str | None = None
+
+
+def model_reference(model: ModelSpec, launcher: str, model_ref: str | None = None
+                    ) -> tuple[Weights | None, str | None]:
+    """(weights, None) or (None, why not). ``model_ref`` overrides the
+    catalogue; otherwise the plan's variant (``model.default_variant()``, the
+    one the planner was given) names the reference the engine loads, through
+    ``placement.quants.engine_reference``. Never the catalogue slug."""
+    if model_ref is not None:
+        why = model_ref_problem(model, launcher, model_ref)
+        return (None, why) if why else (Weights(model_ref), None)
+    ref = engine_reference(model.default_variant(), PLANNER_ENGINE.get(launcher, launcher))
+    if not ref.loadable or ref.repo is None:
+        return None, f"{model.slug} ({ref.quantization}): {ref.reason or 'no reference recorded'}"
+    if REFERENCE_KIND.get(launcher) == "gguf":
+        return (Weights(ref.repo, ref.file) if ref.file else Weights(ref.ref or ref.repo)), None
+    return Weights(ref.repo), None
 
 
 # --- problems ---------------------------------------------------------------------
@@ -209,18 +226,17 @@ def launch_problems(plan: Plan, group: GroupSpec, model: ModelSpec, *, engine: s
     problems: list[tuple[str, str]] = []
     if engine not in LAUNCH_ENGINES:
         return [("engine", f"one of {', '.join(LAUNCH_ENGINES)}")]
-    ref = model_ref if model_ref is not None else model_reference(model, engine)
+    weights, why = model_reference(model, engine, model_ref)
     # quoting keeps a newline inside one argument, but no real model name,
     # address or interface contains one: refuse instead of writing it
-    for where, value in (("model_ref", ref or ""), ("model.slug", model.slug),
+    texts = f"{model_ref or ''}{weights.ref if weights else ''}{(weights.gguf_file or '') if weights else ''}"
+    for where, value in (("model_ref", texts), ("model.slug", model.slug),
                          ("settings", f"{settings.mgmt_iface}{settings.vllm_image}{settings.run_cluster}"
                                       f"{settings.hf_cache}")):
         if _unprintable(value):
             problems.append((where, "contains control characters (newline, tab...)"))
-    if not problems:
-        why = model_ref_problem(model, engine, ref)
-        if why:
-            problems.append(("model_ref", why))
+    if not problems and why:
+        problems.append(("model_ref", why))
     if not plan.fits:
         problems.append(("plan", "does not fit in memory: running it would exhaust unified memory"))
     if engine == "llama.cpp-rpc" and (plan.tp > 1 or plan.ep > 1):
@@ -359,14 +375,14 @@ def launch_commands(plan: Plan, group: GroupSpec, model: ModelSpec, *, engine: s
     if problems:
         raise LaunchError(problems)
     by_name = {n.name: n for n in group.nodes}
-    ref = model_ref if model_ref is not None else model_reference(model, engine)
-    assert ref  # launch_problems refuses a missing reference
+    weights, _ = model_reference(model, engine, model_ref)
+    assert weights is not None  # launch_problems refuses a missing reference
     shares = [plan.concurrency // plan.replicas + (1 if i < plan.concurrency % plan.replicas else 0)
               for i in range(plan.replicas)]
     scripts: dict[str, str] = {}
     for index, names in enumerate(plan.instances):
         nodes = [by_name[n] for n in names]
-        ctx = _Instance(plan, group, model, ref, nodes, max(1, shares[index]), serve_host, settings)
+        ctx = _Instance(plan, group, model, weights, nodes, max(1, shares[index]), serve_host, settings)
         for rank, node in enumerate(nodes):
             lines = _header(plan, model, node, index, rank, len(nodes), group, settings)
             if len(nodes) > 1:
@@ -381,11 +397,15 @@ class _Instance:
     plan: Plan
     group: GroupSpec
     model: ModelSpec
-    ref: str
+    weights: Weights
     nodes: list[NodeSpec]
     per_instance: int
     host: str
     settings: LaunchSettings
+
+    @property
+    def ref(self) -> str:
+        return self.weights.ref
 
     @property
     def head(self) -> NodeSpec:
@@ -496,9 +516,12 @@ def _llama_cpp(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
     if rank > 0:
         return [f"rpc-server --host {_q(ctx.address(node))} --port {RPC_PORT}"]
     ref = ctx.ref
-    source = ["-m", _q(ref)] if _GGUF_FILE.search(ref) and "://" not in ref else ["-hf", _q(ref)]
-    if _GGUF_FILE.search(ref) and "://" in ref:
-        source = ["--model-url", _q(ref)]
+    if ctx.weights.gguf_file:
+        source = ["--hf-repo", _q(ref), "--hf-file", _q(ctx.weights.gguf_file)]
+    elif _GGUF_FILE.search(ref):
+        source = ["--model-url", _q(ref)] if "://" in ref else ["-m", _q(ref)]
+    else:
+        source = ["-hf", _q(ref)]
     args = ["llama-server", *source, "-ngl", "999", "-c", str(ctx.plan.context_tokens * ctx.per_instance),
             "--parallel", str(ctx.per_instance), "--host", _q(ctx.host), "--port", str(LLAMA_SERVER_PORT)]
     lines = []

@@ -54,9 +54,10 @@ def test_ring_commands_use_both_ports_and_keep_nics_apart(api_viewer, demo):
 def test_llama_cpp_gets_rpc_commands(api_viewer, demo):
     data = plan(api_viewer, group=demo["direct"].pk, engine="llama.cpp", model="gpt-oss-120b").json()
     pipelined = next(p for p in data["plans"] if p["pp"] == 2)
-    # the catalogue names no GGUF for it: refused with the reason, never handed safetensors
-    assert pipelined["launch"] == {}
-    assert "no GGUF repository or file for llama.cpp" in pipelined["launch_problems"]["llama.cpp-rpc"][0]
+    # llama.cpp gets the catalogue's GGUF variant, never the safetensors repository
+    script = pipelined["launch"]["llama.cpp-rpc"]
+    assert "rpc-server" in script and "--rpc" in script
+    assert "-hf ggml-org/gpt-oss-120b-GGUF:MXFP4_MOE" in script and "openai/gpt-oss-120b" not in script
 
 
 def test_telemetry_addresses_replace_placeholders(api_viewer, demo, monkeypatch):
@@ -178,7 +179,7 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
                                       "concurrency": 8, "goal": "throughput"}, content_type="application/json")
     launch = client.get(f"/plans/launch/{query}&plan={best.json()['recommended']}").content.decode()
     # no repository for GLM-5.3 in the catalogue: no `vllm serve glm-5.3` that would not start
-    assert "glm-5.3 has no Hugging Face repository for vllm" in launch and "data-copy" not in launch
+    assert "no Hugging Face repository recorded" in launch and "data-copy" not in launch
     query = query.replace("glm-5.3", "llama-3.3-70b")
     plans = client.post("/api/plans", {"model": "llama-3.3-70b", "group": demo["switched"].pk,
                                        "context_tokens": 32768, "concurrency": 8, "goal": "throughput"},

@@ -190,13 +190,28 @@ def test_container_recipe_is_the_default_vllm_launcher():
 
 def test_no_model_reference_no_script():
     """No fallback to the catalogue slug: `vllm serve glm-5.3` would not start."""
-    glm = replace(get_seed_model("llama-3.1-8b"), slug="no-repo", hf_repo="")
+    glm = replace(get_seed_model("llama-3.1-8b"), slug="no-repo", hf_repo="", variants=())
     group = GROUPS["direct"]
     plan = plan_placement(group, glm, context_tokens=8192).plans[0]
     with pytest.raises(LaunchError) as err:
         launch_commands(plan, group, glm, engine="vllm-container")
     assert err.value.problems == [
-        ("model_ref", "no-repo has no Hugging Face repository for vllm; add one to the model")]
+        ("model_ref", "no-repo (bf16): no Hugging Face repository recorded for the bf16 variant")]
+
+
+def test_the_catalogue_names_what_each_engine_loads():
+    """The plan's variant decides: gpt-oss-120b's GGUF for llama.cpp, its repository for vLLM."""
+    group = GROUPS["direct"]
+    gguf = GPT_OSS.with_variant(GPT_OSS.variant("MXFP4_MOE"))
+    plan = next(p for p in plan_placement(group, gguf, context_tokens=8192, engine="llama.cpp").plans
+                if p.strategy == "pp")
+    head = launch_commands(plan, group, gguf, engine="llama.cpp-rpc", settings=SETTINGS)["spark-0"]
+    assert "llama-server -hf ggml-org/gpt-oss-120b-GGUF:MXFP4_MOE " in head
+    with pytest.raises(LaunchError) as err:  # the safetensors form is refused with the reason
+        launch_commands(plan, group, GPT_OSS, engine="llama.cpp-rpc", settings=SETTINGS)
+    assert "llama.cpp loads GGUF files only" in err.value.problems[0][1]
+    vllm_plan = next(p for p in plan_placement(group, GPT_OSS, context_tokens=8192).plans if p.strategy == "tp")
+    assert "vllm serve openai/gpt-oss-120b " in launch_commands(vllm_plan, group, GPT_OSS, engine="vllm")["spark-0"]
 
 
 @pytest.mark.parametrize(("model", "ref", "reason"), [
