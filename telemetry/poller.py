@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -144,12 +145,24 @@ class ConnectionPool:
 
     Bound to the event loop it is first used on. A connection that dropped, or
     whose target/accepted key changed, is replaced on the next poll.
+
+    Garbage collection: thousands of open connections are hundreds of
+    thousands of long-lived objects, and every full collection of the cyclic
+    garbage collector walks all of them, so a poll's cost per node grew with
+    the fleet (about 1.7x the bare loop's CPU at 5,000 nodes, 1.3x with the
+    collector off). After a poll that opened or dropped at least
+    ``gc_freeze_after`` connections, the pool collects once and freezes what
+    survives (``gc.freeze``): later collections skip it. Dropped connections
+    are reclaimed at the next such point (unfreeze, collect, freeze).
     """
+
+    gc_freeze_after = 64
 
     def __init__(self) -> None:
         self._entries: dict[str, _Pooled] = {}
         self._memos: dict[str, ParseMemo] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._changes = 0  # connections opened or dropped since the last freeze
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -183,6 +196,8 @@ class ConnectionPool:
 
     def _put(self, name: str, entry: _Pooled) -> None:
         old = self._entries.get(name)
+        if old is not entry:
+            self._changes += 1
         if old is not None and old is not entry:
             old.conn.close()  # two overlapping polls of one node: keep one connection, not a leak
         self._entries[name] = entry
@@ -190,7 +205,18 @@ class ConnectionPool:
     def discard(self, name: str) -> None:
         entry = self._entries.pop(name, None)
         if entry is not None:
+            self._changes += 1
             entry.conn.abort()
+
+    def gc_settle(self) -> bool:
+        """Freeze the long-lived objects once enough connections changed; True if it did."""
+        if self._changes < max(1, self.gc_freeze_after):
+            return False
+        self._changes = 0
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        return True
 
     async def close(self) -> None:
         entries, self._entries = list(self._entries.values()), {}
@@ -536,7 +562,10 @@ async def poll_nodes(
                 await maybe
         return res
 
-    return list(await asyncio.gather(*(one(t) for t in targets)))
+    results = list(await asyncio.gather(*(one(t) for t in targets)))
+    if pool is not None:
+        pool.gc_settle()
+    return results
 
 
 def spread_connects(names: Sequence[str], *, start: float, slot_s: float) -> dict[str, float]:

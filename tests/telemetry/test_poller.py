@@ -288,3 +288,35 @@ def test_new_connections_wait_for_their_connect_time_and_pooled_ones_do_not(run_
         assert result.at.timestamp() >= slots[result.name] - 0.01  # not before its slot
     assert all(r.error == "" and r.sample is not None for r in warm)
     assert warm_s < 5  # open connections are polled at once
+
+
+def test_the_pool_freezes_its_long_lived_objects_after_connections_change(run_fleet):
+    import gc
+
+    nodes = [SimNode(f"g{i}") for i in range(3)]
+
+    async def body(running):
+        pool = ConnectionPool()
+        pool.gc_freeze_after = 3
+        settled = []
+        original = pool.gc_settle
+        def spy() -> bool:
+            settled.append(original())
+            return settled[-1]
+
+        pool.gc_settle = spy  # type: ignore[method-assign]
+        gc.unfreeze()
+        await _poll(running, pool=pool)  # three new connections: collect and freeze
+        frozen = gc.get_freeze_count()
+        await _poll(running, pool=pool)  # nothing changed: no collection
+        pool.discard("g0")
+        await _poll(running, pool=pool)  # one dropped, one reopened: under the threshold
+        pool.discard("g1")
+        await _poll(running, pool=pool)  # two more: reclaim and freeze again
+        await pool.close()
+        gc.unfreeze()
+        return settled, frozen
+
+    settled, frozen = run_fleet(nodes, body)
+    assert settled == [True, False, False, True]
+    assert frozen > 0
