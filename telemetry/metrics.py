@@ -160,6 +160,9 @@ POLL_PHASE = Histogram(
     ["phase"],
     buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0),
 )
+for _phase in ("ssh", "store"):
+    POLL_PHASE.labels(_phase)  # both series exist (at zero) before the first poll: alert rules see them
+
 APP_METRIC_NAMES = (
     "fleet_http_requests_total",
     "fleet_http_request_duration_seconds",
