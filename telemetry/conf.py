@@ -47,6 +47,14 @@ def connect_spread() -> float:
     return min(0.9, max(0.0, float(setting("FLEET_CONNECT_SPREAD", 0.5, float))))
 
 
+def poll_shards() -> int:
+    """FLEET_POLL_SHARDS: 0 (default) sends every chunk to the default queue, where
+    any worker process takes it. N > 0 sends chunk k to queue ``telemetry.poll.<k mod N>``
+    every round, so the process consuming that queue keeps its SSH connections
+    to the same Sparks (start N single-process workers, one per queue)."""
+    return max(0, int(_get("FLEET_POLL_SHARDS", 0, int)))
+
+
 def chunk_size() -> int:
     return max(1, int(setting("FLEET_POLL_CHUNK", 50, int)))
 

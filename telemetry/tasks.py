@@ -20,6 +20,11 @@ from django.db import InterfaceError, OperationalError
 from telemetry import conf, polling, retention, services
 
 
+def shard_queue(index: int) -> str:
+    """The queue of one poll shard (FLEET_POLL_SHARDS)."""
+    return f"telemetry.poll.{index}"
+
+
 @shared_task(name="telemetry.poll_fleet", ignore_result=True)
 def poll_fleet() -> int:
     ids = polling.active_spark_ids()
@@ -32,11 +37,13 @@ def poll_fleet() -> int:
     start = time.time()
     slot_s = conf.connect_spread() * interval / max(len(ids), 1)
     offset = 0
-    for part in parts:
+    shards = conf.poll_shards()
+    for index, part in enumerate(parts):
         # A chunk still queued when the next round starts is dropped, not
         # piled up: the next round polls those nodes anyway.
         spread = {"connect_start": start + offset * slot_s, "slot_s": slot_s}
-        poll_chunk.apply_async((part,), kwargs=spread, expires=interval)
+        route = {"queue": shard_queue(index % shards)} if shards else {}
+        poll_chunk.apply_async((part,), kwargs=spread, expires=interval, **route)
         offset += len(part)
     return len(parts)
 

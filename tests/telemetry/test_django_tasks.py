@@ -42,6 +42,16 @@ def test_poll_fleet_splits_active_sparks_into_chunks(import_lab, settings, monke
     assert all(s["slot_s"] == pytest.approx(15 / 16) for s in spreads)
     starts = [s["connect_start"] - spreads[0]["connect_start"] for s in spreads]
     assert starts == pytest.approx([0, 5 * 15 / 16, 10 * 15 / 16, 15 * 15 / 16])
+    assert all("queue" not in kw for _, kw in sent)  # no shards: the default queue
+
+    # With shards, the same chunk goes to the same queue every round.
+    settings.FLEET_POLL_SHARDS = 3
+    for _ in range(2):
+        sent.clear()
+        tasks.poll_fleet()
+        assert [kw["queue"] for _, kw in sent] == ["telemetry.poll.0", "telemetry.poll.1", "telemetry.poll.2",
+                                                   "telemetry.poll.0"]
+        assert [ids_ for ids_, _ in sent] == chunks
 
 
 @pytest.mark.django_db
