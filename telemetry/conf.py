@@ -52,7 +52,7 @@ def poll_shards() -> int:
     any worker process takes it. N > 0 sends chunk k to queue ``telemetry.poll.<k mod N>``
     every round, so the process consuming that queue keeps its SSH connections
     to the same Sparks (start N single-process workers, one per queue)."""
-    return max(0, int(_get("FLEET_POLL_SHARDS", 0, int)))
+    return max(0, int(setting("FLEET_POLL_SHARDS", 0, int)))
 
 
 def chunk_size() -> int:

@@ -185,7 +185,13 @@ def test_through_a_real_broker_and_worker_a_failed_webhook_is_retried_later(sett
     settings.FLEET_NOTIFY_RETRY_S = 0.5
     queue = f"notify-test-{uuid.uuid4().hex[:8]}"  # never steal another run's messages
     routes = app.conf.task_routes
-    app.conf.task_routes = {"notifications.*": {"queue": queue}}
+
+    def reroute(table):  # Celery builds its router once: rebuild it with the new table
+        app.conf.task_routes = table
+        app.amqp.flush_routes()
+        app.amqp.__dict__.pop("router", None)
+
+    reroute({"notifications.*": {"queue": queue}})
     try:
         nodes = make_nodes(2, prefix="b-")
         register(nodes)
@@ -207,4 +213,4 @@ def test_through_a_real_broker_and_worker_a_failed_webhook_is_retried_later(sett
         assert elapsed >= 0.5  # the retry waited for its countdown
         assert [b["event"] for b in hook.bodies("/json")] == ["opened", "opened"]
     finally:
-        app.conf.task_routes = routes
+        reroute(routes)
