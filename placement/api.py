@@ -17,6 +17,7 @@ from core.api import ADMIN, BOOK
 from inventory.models import NodeGroup
 
 from . import benchmarks, planning, runs, selectors, services
+from .calibration import lab_calibration
 from .errors import PlacementError
 from .model_catalogue import ModelSpec, choose_variant
 from .models import BenchmarkRun, LlmModel
@@ -203,7 +204,8 @@ class PlanIn(Schema):
 def plan_out(item: planning.PlannedPlan) -> dict[str, Any]:
     p, m = item.plan, item.plan.memory_per_node_gb
     return {
-        "strategy": p.strategy, "tp": p.tp, "pp": p.pp, "ep": p.ep, "replicas": p.replicas,
+        "strategy": p.strategy, "label": p.label, "tp": p.tp, "pp": p.pp, "ep": p.ep, "replicas": p.replicas,
+        "stage_layers": list(p.stage_layers), "collective_ms": p.collective_ms,
         "nodes": list(p.nodes), "instances": [list(i) for i in p.instances], "fits": p.fits,
         "memory_per_node_gb": {"weights": round(m.weights, 3), "kv_cache": round(m.kv_cache, 3),
                                "overhead": round(m.overhead, 3), "reserve": round(m.reserve, 3),
@@ -229,7 +231,8 @@ def planning_for(payload: dict[str, Any]) -> planning.Planning:
                                  engine=payload.get("engine", "vllm"), model=spec)
     planned = (selectors.groupspec_for(selectors.live_group_or_error(group_id)) if group_id is not None
                else selectors.groupspec_for_nodes(nodes))
-    result = planning.plan_group(group=planned, model=spec, inputs=inputs)
+    result = planning.plan_group(group=planned, model=spec, inputs=inputs,
+                                 constants=lab_calibration().constants)
     if choice.note:
         result.result.notes.insert(0, choice.note)
     return result
@@ -242,6 +245,7 @@ def plans_create(request: HttpRequest, payload: PlanIn) -> Any:
     g = result.group
     return {
         "plans": [plan_out(p) for p in result.plans], "recommended": result.result.recommended,
+        "runner_up": result.result.runner_up,
         "recommendation": result.result.recommendation, "notes": result.result.notes,
         "prediction_source": result.source, "model": result.model.slug,
         "variant": result.model.quantization,

@@ -394,6 +394,62 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
     ),
 )
 
+SEED_MODELS = SEED_MODELS + (
+    # Models of the published figures the performance model is checked on
+    # (placement/published.py); public config.json values.
+    ModelSpec(
+        slug="qwen3-coder-30b-a3b", name="Qwen3-Coder-30B-A3B-Instruct", params_b=30.53, active_params_b=3.3,
+        layers=48, hidden_size=2048, heads=32, kv_heads=4, head_dim=128,
+        experts=128, experts_per_token=8, quantization="fp8", weights_gb=None,
+        max_context=262_144, hf_repo="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8",
+        notes="Public config (the Qwen3-30B-A3B shape: 48 layers, 128 experts, 8 routed).",
+        variants=(
+            ModelVariant("fp8", hf_repo="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"),
+            ModelVariant("Q8_0", round(30.25 * 1.073741824, 2),
+                         gguf_repo="ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF",
+                         notes="30.25 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)"),
+        ),
+    ),
+    ModelSpec(
+        slug="qwen2.5-coder-7b", name="Qwen2.5-Coder-7B", params_b=7.62, active_params_b=7.62,
+        layers=28, hidden_size=3584, heads=28, kv_heads=4, head_dim=128,
+        experts=0, experts_per_token=0, quantization="bf16", weights_gb=None,
+        max_context=32_768, hf_repo="Qwen/Qwen2.5-Coder-7B",
+        notes="Public config (max_position_embeddings 32768; 131072 with YaRN).",
+        variants=(
+            ModelVariant("bf16", hf_repo="Qwen/Qwen2.5-Coder-7B"),
+            ModelVariant("Q8_0", round(7.54 * 1.073741824, 2), gguf_repo="ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF",
+                         notes="7.54 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)"),
+        ),
+    ),
+    ModelSpec(
+        slug="gemma-3-4b", name="Gemma 3 4B", params_b=3.88, active_params_b=3.88,
+        layers=34, hidden_size=2560, heads=8, kv_heads=4, head_dim=256,
+        experts=0, experts_per_token=0, quantization="bf16", weights_gb=None,
+        max_context=131_072, kv_layers=5, hf_repo="google/gemma-3-4b-it",
+        notes=("Public config (text model, 3.88B parameters as llama-bench counts them). Five local "
+               "(1,024-token window) layers per global layer: 5 of 34 layers keep a full-length KV cache."),
+        estimated_fields=("kv_layers",),
+        variants=(
+            ModelVariant("bf16", hf_repo="google/gemma-3-4b-it"),
+            ModelVariant("Q4_0", round(2.35 * 1.073741824, 2), gguf_repo="ggml-org/gemma-3-4b-it-qat-GGUF",
+                         notes="QAT Q4_0, 2.35 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)"),
+        ),
+    ),
+    ModelSpec(
+        slug="qwen3-235b-a22b", name="Qwen3-235B-A22B", params_b=235.09, active_params_b=22.14,
+        layers=94, hidden_size=4096, heads=64, kv_heads=4, head_dim=128,
+        experts=128, experts_per_token=8, quantization="int4", weights_gb=round(2 * 57.64 * 1.073741824, 1),
+        max_context=40_960, hf_repo="Qwen/Qwen3-235B-A22B-GPTQ-Int4",
+        notes=("Public config (max_position_embeddings 40960; 131072 with YaRN). GPTQ int4: 57.64 GiB "
+               "resident per node on two Sparks (conselara.dev, 2026-05), so about 123.8 GB."),
+        variants=(
+            ModelVariant("int4", round(2 * 57.64 * 1.073741824, 1), hf_repo="Qwen/Qwen3-235B-A22B-GPTQ-Int4"),
+            ModelVariant("fp8", hf_repo="Qwen/Qwen3-235B-A22B-FP8"),
+        ),
+    ),
+)
+
 SEED_BY_SLUG: dict[str, ModelSpec] = {spec.slug: spec for spec in SEED_MODELS}
 
 

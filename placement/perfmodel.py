@@ -1,25 +1,32 @@
 """Performance model: predicted decode, aggregate and prefill speed of a layout.
 
 Owns the numbers the planner shows as "predicted": a memory-bandwidth roofline
-for decode plus per-all-reduce latencies that depend on the exchange path
-(direct cable, ring, switch with NCCL, switch with RoCEnante), a compute model
-for prefill, the published points the constants are fitted on, and the fit
-itself (deterministic least squares in pure Python). The constants are stored
-as literals below; ``fit()`` recomputes them and a test keeps the two in step.
+for decode with a per-engine cost per token and per layer (launches,
+scheduling, routing: not split by tensor parallelism), the communication of
+tensor parallelism (two all-reduces per layer, latency by exchange path plus
+message bytes over the link or the group's measured bus bandwidth), expert
+parallelism's all-to-all, pipeline stages (even or uneven), a compute model for
+prefill, and the fit of the constants on published points
+(``placement.published``, deterministic least squares in pure Python). The
+constants are stored as literals below; ``fit()`` recomputes them and a test
+keeps the two in step. ``calibrate()`` re-fits an engine's constants, within
+documented bounds, on the lab's own runs.
 
 NVIDIA's table disagrees with itself on its first row (2 nodes direct, or one
 node): both readings are fitted and kept; ``DEFAULT_READING`` says which one
 the product uses. See PERFORMANCE_MODEL.md for the model, the constants, the
-fit and hold-out errors.
+fit and the held-out errors.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, replace
+import statistics
+from dataclasses import dataclass, field, fields, replace
 
 from placement.model_catalogue import SEED_BY_SLUG, ModelSpec
+from placement.published import PUBLISHED_POINTS, PublishedPoint
 from placement.quants import QUANT_FORMATS
 
 # --- published hardware facts and estimated engine constants -----------------
@@ -33,23 +40,81 @@ NODE_MEMORY_BW_GBPS = 273.0
 # rate; llama.cpp's GGUF kernels multiply in int8 (the FP8 rate).
 COMPUTE_RATE_BY_CLASS: dict[str, float] = {"fp4": 1.0, "fp8": 0.5, "gguf": 0.5, "bf16": 0.25, "int4": 0.25}
 COMPUTE_RATE: dict[str, float] = {name: COMPUTE_RATE_BY_CLASS[f.compute] for name, f in QUANT_FORMATS.items()}
-# Estimated, not fitted (no training point uses pipeline parallelism): time to
-# hand one token's activations to the next pipeline stage. vLLM/SGLang send
+# Estimated, not fitted (one training point uses pipeline parallelism): time
+# to hand one token's activations to the next pipeline stage. vLLM/SGLang send
 # them with NCCL point-to-point plus scheduling; llama.cpp RPC goes over TCP.
 PP_HOP_MS: dict[str, float] = {"vllm": 0.5, "sglang": 0.5, "llama.cpp": 2.0}
 # Activations travel between nodes in bf16.
 ACTIVATION_BYTES = 2
-# Assumed workload behind the published points: the common recipe is
-# `vllm bench serve --random-input-len 128 --random-output-len 128`, so decode
-# runs over ~256 tokens of context; prefill figures are taken as 2,048-token
-# prompts (llama-bench pp2048 is the one stated).
+# Assumed workload behind the published points without stated sizes: the
+# common recipe `vllm bench serve --random-input-len 128 --random-output-len
+# 128`, so decode runs over ~256 tokens of context; prefill figures are taken
+# as 2,048-token prompts (llama-bench's pp2048 is the one stated).
 PUBLISHED_DECODE_CONTEXT = 256
 PUBLISHED_PREFILL_PROMPT = 2048
 
 ENGINES = ("vllm", "sglang", "llama.cpp")
+# SGLang has no published Spark figure the fit could use: it shares vLLM's
+# constants until the lab's own SGLang runs calibrate it (``calibrate``).
+FITTED_ENGINES = ("vllm", "llama.cpp")
+ENGINE_FIT_SOURCE = {"vllm": "vllm", "sglang": "vllm", "llama.cpp": "llama.cpp"}
+# Estimated lower bound of an engine's cost per layer per decode step: a
+# decoder layer runs at least ~12 kernels (norms, QKV, rope, attention, output
+# projection, MLP or routing and experts, residuals), each costing at least
+# ~4 µs on a GB10 even inside a CUDA graph. Without it the fit, driven by the
+# dense table, puts the fixed cost near 0 and lets small fast models scale with
+# tensor parallelism as if it split. PERFORMANCE_MODEL.md shows the held-out
+# errors for other values of this bound.
+MIN_LAYER_OVERHEAD_US = 50.0
 # Exchange paths. "none" is a single node.
 PATHS = ("none", "direct", "ring", "switched-nccl", "switched-rocenante")
 READINGS = ("one-node", "direct")
+
+
+@dataclass(frozen=True)
+class EngineConstants:
+    """What one engine reaches on a Spark (fitted per engine)."""
+
+    # decode: share of 273 GB/s reached, fixed cost per step, cost per layer
+    # per step (kernel launches, routing, norms: every node of a tensor-
+    # parallel group pays it for every layer, so it does not shrink with tp)
+    mem_efficiency: float
+    token_overhead_ms: float
+    layer_overhead_us: float
+    # prefill: effective FP4 TFLOPS of dense (attention, shared) work and of
+    # routed-expert work (small grouped GEMMs reach less)
+    prefill_tflops: float
+    prefill_expert_tflops: float
+    # and a cost per prompt token per layer (routing, norms, state updates)
+    prefill_layer_us: float = 0.0
+
+
+# Documented bounds of a calibration by the lab's runs (see PERFORMANCE_MODEL.md):
+# physically possible values, wide enough for any engine build seen on a Spark.
+CALIBRATION_BOUNDS: dict[str, tuple[float, float]] = {
+    "mem_efficiency": (0.35, 0.95),
+    "layer_overhead_us": (50.0, 400.0),  # the lower bound is MIN_LAYER_OVERHEAD_US
+    "prefill_scale": (0.25, 4.0),
+}
+
+# Weight formats whose kernels reach a different share of memory bandwidth:
+# GPTQ/AWQ int4 (Marlin dequantisation) and llama.cpp's block quants (Q*_K,
+# Q8_0, IQ*). Everything else (FP4 formats, fp8, bf16, MXFP4 GGUF) is the
+# "default" class. A class without a training point takes the default's.
+def efficiency_class(quantization: str) -> str:
+    fmt = QUANT_FORMATS[quantization]
+    if fmt.compute == "int4":
+        return "int4"
+    if fmt.container == "gguf" and fmt.compute == "gguf" and quantization != "MXFP4_MOE":
+        return "gguf"
+    return "default"
+
+
+EFFICIENCY_CLASSES = ("default", "int4", "gguf")
+# Tokens one prefill pass works on at once (vLLM/SGLang's default batched
+# tokens; llama.cpp's ubatch in llama-bench): every expert's weights are read
+# once per pass, so a MoE prompt also streams its whole model per chunk.
+PREFILL_CHUNK: dict[str, int] = {"vllm": 8192, "sglang": 8192, "llama.cpp": 2048}
 
 
 @dataclass(frozen=True)
@@ -57,64 +122,116 @@ class PerfConstants:
     """The fitted constants of the model (one set per reading of the table)."""
 
     reading: str
-    # decode: fraction of 273 GB/s reached, fixed cost per generated token
-    mem_efficiency: float
-    token_overhead_ms: float
-    # decode: latency of one small all-reduce = base(path) + step * steps(path, n)
-    direct_base_us: float
+    engines: dict[str, EngineConstants] = field(hash=False)
+    # decode: latency of one small all-reduce = base(path) + step * steps(path, n);
+    # a direct cable is a two-node ring to NCCL and shares the ring's base
     ring_base_us: float
     switched_nccl_base_us: float
     rocenante_base_us: float
     allreduce_step_us: float
-    # prefill: effective FP4 TFLOPS, fixed cost per prompt token, fraction of
-    # the link's line rate reached by the activations' all-reduce
-    prefill_tflops: float
-    prefill_token_overhead_us: float
+    # share of the link's line rate reached by the activations' collectives
     link_efficiency: float
+    # bandwidth efficiency of a format class relative to "default"
+    class_efficiency: dict[str, float] = field(hash=False, default_factory=dict)
+    # empty: the published fit; else which engines the lab's runs re-fitted
+    calibrated: str = ""
+
+    def engine(self, name: str) -> EngineConstants:
+        return self.engines[name] if name in self.engines else self.engines[ENGINE_FIT_SOURCE[name]]
+
+    def efficiency(self, engine: str, quantization: str) -> float:
+        """Share of 273 GB/s an engine reaches decoding weights in this format."""
+        factor = self.class_efficiency.get(efficiency_class(quantization), 1.0)
+        return min(1.0, self.engine(engine).mem_efficiency * factor)
 
     def base_us(self, path: str) -> float:
         return {
             "none": 0.0,
-            "direct": self.direct_base_us,
+            "direct": self.ring_base_us,
             "ring": self.ring_base_us,
             "switched-nccl": self.switched_nccl_base_us,
             "switched-rocenante": self.rocenante_base_us,
         }[path]
 
 
-# Fitted by fit(reading) on the training points below (see test_perfmodel's
-# refit check). Do not edit by hand: run `python -m placement.perfmodel`.
+# Fitted by fit(reading) on the training points (see test_perfmodel's refit
+# check). Do not edit by hand: run `python -m placement.perfmodel`.
 CONSTANTS_BY_READING: dict[str, PerfConstants] = {
-    "one-node": PerfConstants(
-        reading="one-node",
-        mem_efficiency=0.6780738183612309,
-        token_overhead_ms=0.5471553131041312,
-        direct_base_us=23.87641322309168,
-        ring_base_us=48.26669846119026,
-        switched_nccl_base_us=70.46897288010602,
-        rocenante_base_us=34.16937496358421,
-        allreduce_step_us=4.281267026551203,
-        prefill_tflops=247.1612486468437,
-        prefill_token_overhead_us=162.10989565926263,
-        link_efficiency=0.6129828037947859,
+    'one-node': PerfConstants(
+        reading='one-node',
+        engines={
+            'vllm': EngineConstants(
+                mem_efficiency=0.7244844639116227,
+                token_overhead_ms=0.0,
+                layer_overhead_us=50.0,
+                prefill_tflops=333.9287937790564,
+                prefill_expert_tflops=333.9287937790564,
+                prefill_layer_us=2.4581187248036587,
+            ),
+            'llama.cpp': EngineConstants(
+                mem_efficiency=0.7244844639116227,
+                token_overhead_ms=0.0,
+                layer_overhead_us=82.62697789460836,
+                prefill_tflops=71.25230682058756,
+                prefill_expert_tflops=55.672969877304126,
+                prefill_layer_us=0.0,
+            ),
+            'sglang': EngineConstants(
+                mem_efficiency=0.7244844639116227,
+                token_overhead_ms=0.0,
+                layer_overhead_us=50.0,
+                prefill_tflops=333.9287937790564,
+                prefill_expert_tflops=333.9287937790564,
+                prefill_layer_us=2.4581187248036587,
+            ),
+        },
+        ring_base_us=34.27396880502665,
+        switched_nccl_base_us=56.45874409749232,
+        rocenante_base_us=20.6091044116077,
+        allreduce_step_us=4.161872362382335,
+        link_efficiency=0.5689969675792307,
+        class_efficiency={'default': 1.0, 'int4': 0.9329420022419254, 'gguf': 1.2873452399930796},
     ),
-    "direct": PerfConstants(
-        reading="direct",
-        mem_efficiency=0.5893414703067383,
-        token_overhead_ms=0.0,
-        direct_base_us=276.8987659532303,
-        ring_base_us=15.346298427837683,
-        switched_nccl_base_us=36.30124234765242,
-        rocenante_base_us=11.8729365915707,
-        allreduce_step_us=6.1838094076058026,
-        prefill_tflops=126.24081362544865,
-        prefill_token_overhead_us=137.01998747134692,
-        link_efficiency=0.7880005392600683,
+    'direct': PerfConstants(
+        reading='direct',
+        engines={
+            'vllm': EngineConstants(
+                mem_efficiency=0.6327938906092974,
+                token_overhead_ms=0.0,
+                layer_overhead_us=50.0,
+                prefill_tflops=327.6942169614007,
+                prefill_expert_tflops=327.6942169614007,
+                prefill_layer_us=2.2390231046383597,
+            ),
+            'llama.cpp': EngineConstants(
+                mem_efficiency=0.6327938906092974,
+                token_overhead_ms=0.0,
+                layer_overhead_us=50.0,
+                prefill_tflops=71.25230682058753,
+                prefill_expert_tflops=57.06393038288002,
+                prefill_layer_us=0.0,
+            ),
+            'sglang': EngineConstants(
+                mem_efficiency=0.6327938906092974,
+                token_overhead_ms=0.0,
+                layer_overhead_us=50.0,
+                prefill_tflops=327.6942169614007,
+                prefill_expert_tflops=327.6942169614007,
+                prefill_layer_us=2.2390231046383597,
+            ),
+        },
+        ring_base_us=64.71953277089911,
+        switched_nccl_base_us=89.55295583202731,
+        rocenante_base_us=24.766146852949557,
+        allreduce_step_us=1.017007061001821,
+        link_efficiency=0.5409894476374328,
+        class_efficiency={'default': 1.0, 'int4': 1.0681234385876772, 'gguf': 1.4327398994862859},
     ),
 }
+
 # The "one node" reading is the default: it agrees with the independent
-# single-node points (one bandwidth efficiency fits them all) and with the
-# published 1.84x two-node ratio; see the error table in PERFORMANCE_MODEL.md.
+# single-node points and with the published 1.84x two-node ratio; see the
+# error tables in PERFORMANCE_MODEL.md.
 DEFAULT_READING = "one-node"
 
 
@@ -127,7 +244,11 @@ def default_constants() -> PerfConstants:
 
 @dataclass(frozen=True)
 class Layout:
-    """How one model instance is spread: tp x pp nodes (ep rides on tp)."""
+    """How one model instance is spread: tp x pp nodes; ep > 1 spreads the
+    experts over the tp nodes (attention stays tensor-parallel).
+    ``stage_layers`` gives uneven pipeline stages (layers per stage, in order);
+    empty means even. ``bus_gbytes_per_s`` is the group's measured collective
+    bus bandwidth (nccl-tests), which replaces link x link_efficiency."""
 
     tp: int = 1
     pp: int = 1
@@ -135,10 +256,17 @@ class Layout:
     path: str = "none"
     link_gbps: float = 200.0
     engine: str = "vllm"
+    stage_layers: tuple[int, ...] = ()
+    bus_gbytes_per_s: float | None = None
 
     @property
     def nodes(self) -> int:
         return self.tp * self.pp
+
+    def largest_stage_share(self, layers: int) -> float:
+        if self.stage_layers:
+            return max(self.stage_layers) / max(sum(self.stage_layers), 1)
+        return 1.0 / self.pp
 
 
 @dataclass(frozen=True)
@@ -174,13 +302,32 @@ def allreduce_latency_us(c: PerfConstants, path: str, nodes: int) -> float:
     return c.base_us(path) + c.allreduce_step_us * allreduce_steps(path, nodes)
 
 
-def _link_bytes_per_s(layout: Layout, c: PerfConstants) -> float:
+def alltoall_latency_us(c: PerfConstants, path: str, nodes: int) -> float:
+    """One all-to-all (expert parallelism's dispatch or combine): one round of
+    n-1 sends, whatever the path. Priced with the all-reduce constants: no
+    published Spark figure isolates it."""
+    if nodes <= 1 or path == "none":
+        return 0.0
+    return c.base_us(path) + c.allreduce_step_us * (nodes - 1)
+
+
+def link_bytes_per_s(layout: Layout, c: PerfConstants) -> float:
+    """What the activations' collectives get: the measured bus bandwidth when
+    the group has one, else the slowest link's line rate x link efficiency."""
+    if layout.bus_gbytes_per_s:
+        return layout.bus_gbytes_per_s * 1e9
     return layout.link_gbps * 1e9 / 8 * c.link_efficiency
 
 
 def _allreduce_bytes(model: ModelSpec, tokens: float, nodes: int) -> float:
     """Bytes one node sends per all-reduce of `tokens` activation rows (ring bound)."""
     return tokens * model.hidden_size * ACTIVATION_BYTES * 2 * (nodes - 1) / nodes
+
+
+def _alltoall_bytes(model: ModelSpec, tokens: float, nodes: int) -> float:
+    """Bytes one node sends per all-to-all: each token goes to its k experts,
+    (n-1)/n of them on other nodes."""
+    return tokens * max(model.experts_per_token, 1) * model.hidden_size * ACTIVATION_BYTES * (nodes - 1) / nodes
 
 
 def _attention_flops(model: ModelSpec, context: float) -> float:
@@ -206,36 +353,53 @@ def _expert_coverage(model: ModelSpec, batch: float) -> float:
     return 1.0 - (1.0 - k_over_e) ** max(batch, 1.0)
 
 
-def _stage_ms(model: ModelSpec, layout: Layout, c: PerfConstants, batch: float, context: int
-              ) -> tuple[float, float, float]:
-    """(memory or compute ms, collective ms, memory-bound?) for one pipeline stage and one step."""
-    split = layout.tp * layout.pp
+def weights_read_gb(model: ModelSpec, batch: float) -> float:
+    """Weights one decode step of `batch` streams reads (whole model, one copy)."""
     if model.is_moe:
         expert = model.expert_weights_gb()
         shared = max(model.active_weights_gb() - expert * model.experts_per_token / model.experts, 0.0)
-        weights_gb = (shared + expert * _expert_coverage(model, batch)) / split
-    else:
-        weights_gb = model.active_weights_gb() / split
-    kv_gb = batch * context * model.kv_bytes_per_token() / 1e9 / (model.kv_shards(layout.tp) * layout.pp)
-    memory_ms = (weights_gb + kv_gb) / (NODE_MEMORY_BW_GBPS * c.mem_efficiency) * 1e3
-    rate = c.prefill_tflops * 1e12 * COMPUTE_RATE[model.quantization]
-    compute_ms = batch * decode_flops_per_token(model, context) / split / rate * 1e3
-    collective_ms = 0.0
-    if layout.tp > 1:
-        per_allreduce_ms = (allreduce_latency_us(c, layout.path, layout.tp) / 1e3
-                            + _allreduce_bytes(model, batch, layout.tp) / _link_bytes_per_s(layout, c) * 1e3)
-        collective_ms = 2 * model.layers / layout.pp * per_allreduce_ms
-    return max(memory_ms, compute_ms), collective_ms, float(compute_ms > memory_ms)
+        return shared + expert * _expert_coverage(model, batch)
+    return model.active_weights_gb()
+
+
+def collective_ms_per_layer(model: ModelSpec, layout: Layout, c: PerfConstants, tokens: float) -> float:
+    """Communication one layer costs one step of `tokens` rows: tensor parallel
+    all-reduces twice (attention and MLP); expert parallel all-reduces once
+    (attention) and sends tokens to their experts and back (two all-to-alls)."""
+    n = layout.tp
+    if n <= 1 or layout.path == "none":
+        return 0.0
+    link = link_bytes_per_s(layout, c)
+    allreduce = allreduce_latency_us(c, layout.path, n) / 1e3 + _allreduce_bytes(model, tokens, n) / link * 1e3
+    if layout.ep > 1 and model.is_moe:
+        alltoall = alltoall_latency_us(c, layout.path, n) / 1e3 + _alltoall_bytes(model, tokens, n) / link * 1e3
+        return allreduce + 2 * alltoall
+    return 2 * allreduce
 
 
 def _step_ms(model: ModelSpec, layout: Layout, c: PerfConstants, batch: float, context: int
              ) -> tuple[float, float, float, bool]:
-    """Time for `batch` streams each to get one token: (total, memory, collective, compute-bound)."""
-    micro_batches = max(1.0, min(batch, float(layout.pp)))
-    work_ms, coll_ms, compute_bound = _stage_ms(model, layout, c, batch / micro_batches, context)
+    """Time for `batch` streams each to get one token: (total, memory, collective, compute-bound).
+
+    The batch is cut into min(batch, pp) micro-batches so pipeline stages
+    overlap; one stream visits the stages in turn. With m micro-batches the
+    busiest stage sets the pace: m x its share of the work (1 for even stages).
+    """
+    e = c.engine(layout.engine)
+    micro = max(1.0, min(batch, float(layout.pp)))
+    mb = batch / micro
+    pace = max(1.0, micro * layout.largest_stage_share(model.layers))
+    kv_gb = mb * context * model.kv_bytes_per_token() / 1e9 / model.kv_shards(layout.tp)
+    bandwidth = NODE_MEMORY_BW_GBPS * c.efficiency(layout.engine, model.quantization)
+    memory_ms = (weights_read_gb(model, mb) + kv_gb) / layout.tp / bandwidth * 1e3
+    rate = e.prefill_tflops * 1e12 * COMPUTE_RATE[model.quantization]
+    compute_ms = mb * decode_flops_per_token(model, context) / layout.tp / rate * 1e3
+    layer_ms = model.layers * e.layer_overhead_us / 1e3
+    coll_ms = model.layers * collective_ms_per_layer(model, layout, c, mb)
+    work_ms = max(memory_ms, compute_ms)
     hop_ms = (layout.pp - 1) * PP_HOP_MS[layout.engine]
-    total = c.token_overhead_ms + layout.pp * (work_ms + coll_ms) + hop_ms
-    return total, layout.pp * work_ms, layout.pp * coll_ms + hop_ms, bool(compute_bound)
+    total = e.token_overhead_ms + pace * (work_ms + layer_ms + coll_ms) + hop_ms
+    return total, pace * work_ms, pace * coll_ms + hop_ms, compute_ms > memory_ms
 
 
 def predict(model: ModelSpec, layout: Layout, *, context_tokens: int, concurrency: int = 1,
@@ -255,144 +419,89 @@ def predict(model: ModelSpec, layout: Layout, *, context_tokens: int, concurrenc
     one_ms, memory_ms, coll_ms, _ = _step_ms(model, layout, c, 1.0, context_tokens)
     batch = max(1, concurrency)
     many_ms, _, _, compute_bound = _step_ms(model, layout, c, float(batch), context_tokens)
-    # with fewer streams than pipeline stages the pipeline is not full
-    aggregate = batch / many_ms * 1e3
     prompt = prompt_tokens if prompt_tokens is not None else context_tokens
+    e = c.engine(layout.engine)
     return Prediction(
         decode_tps=1e3 / one_ms,
-        aggregate_tps=aggregate,
+        aggregate_tps=batch / many_ms * 1e3,
         prefill_tps=predict_prefill_tps(model, layout, prompt_tokens=prompt, constants=c),
         memory_ms=memory_ms,
         collective_ms=coll_ms,
-        overhead_ms=c.token_overhead_ms,
+        overhead_ms=e.token_overhead_ms + model.layers * e.layer_overhead_us / 1e3,
         compute_bound=compute_bound,
     )
 
 
-def _prefill_terms(model: ModelSpec, layout: Layout, prompt_tokens: int) -> tuple[float, float, float]:
-    """The three terms that multiply (1/TFLOPS, per-token overhead, 1/link efficiency) in µs."""
-    # Tensor parallelism splits a prompt token's FLOPs; pipeline stages work in
-    # turn on one request's chunks, so they are not counted as a speed-up.
-    flops = prefill_flops_per_token(model, prompt_tokens)
-    compute_us_per_tflops = flops / (1e12 * COMPUTE_RATE[model.quantization]) * 1e6 / layout.tp
-    overhead_share = 1.0 / layout.tp
+def expert_active_params_b(model: ModelSpec) -> float:
+    """Routed-expert parameters one token uses (0 for dense)."""
+    if not model.is_moe or model.experts_per_token >= model.experts:
+        return 0.0
+    expert_params = (model.params_b - model.active_params_b) * model.experts / (
+        model.experts - model.experts_per_token)
+    return min(expert_params, model.params_b) * model.experts_per_token / model.experts
+
+
+def _prefill_terms(model: ModelSpec, layout: Layout, prompt_tokens: int, c: PerfConstants | None = None
+                   ) -> tuple[float, float, float, float]:
+    """µs per prompt token: (dense work at 1 TFLOPS, routed-expert work at 1
+    TFLOPS, weights streamed once per chunk at 1 GB/s... as µs x GB/s,
+    communication at line rate). Tensor parallelism splits a token's FLOPs
+    and the weights each node streams; pipeline stages work in turn on one
+    request's chunks, so they are not counted as a speed-up."""
+    rate = 1e12 * COMPUTE_RATE[model.quantization]
+    expert_flops = 2.0 * expert_active_params_b(model) * 1e9
+    dense_flops = prefill_flops_per_token(model, prompt_tokens) - expert_flops
+    chunk = min(max(prompt_tokens, 1), PREFILL_CHUNK[layout.engine])
+    stream = weights_read_gb(model, float(chunk)) / chunk / layout.tp * 1e6 if model.is_moe else 0.0
     comm_us_at_line_rate = 0.0
     if layout.tp > 1:
-        line_rate = layout.link_gbps * 1e9 / 8
-        comm_us_at_line_rate = 2 * model.layers * _allreduce_bytes(model, 1, layout.tp) / line_rate * 1e6
-    return compute_us_per_tflops, overhead_share, comm_us_at_line_rate
+        per_layer = 2 * _allreduce_bytes(model, 1, layout.tp)
+        if layout.ep > 1 and model.is_moe:
+            per_layer = _allreduce_bytes(model, 1, layout.tp) + 2 * _alltoall_bytes(model, 1, layout.tp)
+        if layout.bus_gbytes_per_s and c is not None:
+            # measured: no efficiency to apply; express it at line rate x efficiency
+            comm_us_at_line_rate = (model.layers * per_layer / (layout.bus_gbytes_per_s * 1e9) * 1e6
+                                    * c.link_efficiency)
+        else:
+            comm_us_at_line_rate = model.layers * per_layer / (layout.link_gbps * 1e9 / 8) * 1e6
+    return dense_flops / rate * 1e6 / layout.tp, expert_flops / rate * 1e6 / layout.tp, stream, comm_us_at_line_rate
 
 
 def predict_prefill_tps(model: ModelSpec, layout: Layout, *, prompt_tokens: int,
                         constants: PerfConstants | None = None) -> float:
     c = constants or default_constants()
-    compute, overhead, comm = _prefill_terms(model, layout, prompt_tokens)
-    us = compute / c.prefill_tflops + overhead * c.prefill_token_overhead_us + comm / c.link_efficiency
+    e = c.engine(layout.engine)
+    dense, expert, stream, comm = _prefill_terms(model, layout, prompt_tokens, c)
+    bandwidth = NODE_MEMORY_BW_GBPS * c.efficiency(layout.engine, model.quantization)
+    us = (dense / e.prefill_tflops + expert / e.prefill_expert_tflops + model.layers / layout.tp * e.prefill_layer_us
+          + stream / bandwidth + comm / c.link_efficiency)
     return 1e6 / us
 
 
 def prediction_source(constants: PerfConstants | None = None) -> str:
     c = constants or default_constants()
-    return (f"predicted (placement.perfmodel: bandwidth roofline + fitted collective latencies; "
-            f"NVIDIA 2026-10 table row 1 read as '{c.reading}'; see placement/PERFORMANCE_MODEL.md)")
+    fitted = (f"re-fitted on this lab's runs ({c.calibrated})" if c.calibrated
+              else "fitted on published figures")
+    return (f"predicted (placement.perfmodel: bandwidth roofline, per-engine costs and TP communication, "
+            f"{fitted}; NVIDIA 2026-10 table row 1 read as '{c.reading}'; see placement/PERFORMANCE_MODEL.md)")
 
 
 # --- published points -------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PublishedPoint:
-    """One published figure with its source. `reading` is None when the point
-    belongs to both readings of the disputed table row; `derived` marks points
-    computed from a published ratio rather than quoted directly."""
-
-    key: str
-    model_slug: str
-    nodes: int
-    topology: str  # "single" | "direct" | "ring" | "switched"
-    backend: str  # "none" | "nccl" | "rocenante"
-    tp: int
-    pp: int
-    engine: str
-    concurrency: int
-    decode_tps: float | None
-    prefill_tps: float | None
-    source: str
-    role: str  # "train" | "holdout" | "reference"
-    reading: str | None = None
-    derived: bool = False
-    note: str = ""
-
-    @property
-    def path(self) -> str:
-        if self.topology == "single":
-            return "none"
-        if self.topology == "switched":
-            return "switched-rocenante" if self.backend == "rocenante" else "switched-nccl"
-        return self.topology
-
-    def layout(self, link_gbps: float = 200.0) -> Layout:
-        return Layout(tp=self.tp, pp=self.pp, path=self.path, link_gbps=link_gbps, engine=self.engine)
+def point_model(p: PublishedPoint) -> ModelSpec:
+    """The model of a published point, as the variant that ran."""
+    spec = SEED_BY_SLUG[p.model_slug]
+    if p.quantization and p.quantization != spec.quantization:
+        variant = spec.variant(p.quantization)
+        if variant is None:
+            raise KeyError(f"{p.key}: {p.model_slug} has no {p.quantization} variant")
+        return spec.with_variant(variant)
+    return spec
 
 
-_TABLE = "NVIDIA GTC Berlin 2026-10 scaling table, Qwen3.8-27B NVFP4, one user"
-_ROW1_DECODE = 11.86
-_ROW1_PREFILL = 2635.0
-_COMMUNITY = "community report (no stable URL; docs/figures.md)"
-_TABLE_RATIO = "NVIDIA GTC Berlin 2026-10, topologies: 'decode on 2 nodes is about 1.84x one node'"
-
-PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
-    PublishedPoint("qwen27b-row1-one-node", "qwen3.8-27b", 1, "single", "none", 1, 1, "vllm", 1,
-                   _ROW1_DECODE, _ROW1_PREFILL, _TABLE + " (row 1; a second source: 'about 12 tok/s on one node')",
-                   "train", reading="one-node", note="disputed row read as one node"),
-    PublishedPoint("qwen27b-row1-direct", "qwen3.8-27b", 2, "direct", "nccl", 2, 1, "vllm", 1,
-                   _ROW1_DECODE, _ROW1_PREFILL, _TABLE + " (row 1 as labelled: '2 nodes, direct')",
-                   "train", reading="direct", note="disputed row read as 2 nodes TP2 over a direct cable"),
-    PublishedPoint("qwen27b-4-ring", "qwen3.8-27b", 4, "ring", "nccl", 4, 1, "vllm", 1,
-                   32.82, 4446.0, _TABLE, "train"),
-    PublishedPoint("qwen27b-4-switch", "qwen3.8-27b", 4, "switched", "rocenante", 4, 1, "vllm", 1,
-                   36.34, 4556.0, _TABLE, "train"),
-    PublishedPoint("qwen27b-8-ring", "qwen3.8-27b", 8, "ring", "nccl", 8, 1, "vllm", 1,
-                   40.11, 4962.0, _TABLE, "train"),
-    PublishedPoint("qwen27b-8-switch", "qwen3.8-27b", 8, "switched", "rocenante", 8, 1, "vllm", 1,
-                   52.58, 5105.0, _TABLE, "train"),
-    PublishedPoint("qwen27b-2-direct-ratio", "qwen3.8-27b", 2, "direct", "nccl", 2, 1, "vllm", 1,
-                   round(1.84 * _ROW1_DECODE, 2), None,
-                   _TABLE_RATIO,
-                   "train", reading="one-node", derived=True, note="1.84 x row 1 read as one node"),
-    PublishedPoint("qwen27b-1-node-ratio", "qwen3.8-27b", 1, "single", "none", 1, 1, "vllm", 1,
-                   round(_ROW1_DECODE / 1.84, 2), None,
-                   _TABLE_RATIO,
-                   "train", reading="direct", derived=True, note="row 1 (read as 2 nodes direct) / 1.84"),
-    PublishedPoint("qwen27b-8-switch-nccl-ratio", "qwen3.8-27b", 8, "switched", "nccl", 8, 1, "vllm", 1,
-                   round(3.05 * _ROW1_DECODE, 2), None,
-                   ("a third report of NVIDIA's 2026-10 figures: "
-                    "'8 nodes: 4.43x with RoCEnante against 3.05x without' (docs/figures.md)"),
-                   "train", derived=True, note="3.05 x row 1 (the 4.43x matches the table's 8-switch row)"),
-    PublishedPoint("gpt-oss-20b-1-llamacpp", "gpt-oss-20b", 1, "single", "none", 1, 1, "llama.cpp", 1,
-                   79.7, 3610.0, ("llama.cpp's DGX Spark benchmark, build b6767: "
-                                  "pp2048 3610.56, tg32 79.74 (docs/figures.md)"),
-                   "train"),
-    PublishedPoint("qwen3.6-a3b-1-vllm", "qwen3.6-35b-a3b", 1, "single", "none", 1, 1, "vllm", 1,
-                   98.0, 6265.0, _COMMUNITY + ": one node, ~98 tok/s decode, ~6,265 prefill",
-                   "train"),
-    PublishedPoint("gpt-oss-120b-1-vllm", "gpt-oss-120b", 1, "single", "none", 1, 1, "vllm", 1,
-                   60.0, None, ("Spark Arena: 58.82 tok/s verified, 59.5 reproduced; "
-                                "github.com/spark-arena/recipe-registry/issues/17"),
-                   "holdout", note="midpoint of 59-61"),
-    PublishedPoint("gpt-oss-120b-2-tp2", "gpt-oss-120b", 2, "direct", "nccl", 2, 1, "vllm", 1,
-                   76.0, None, _COMMUNITY + ": 2 nodes TP2, about 76 tok/s",
-                   "holdout", note="topology not stated; a direct cable assumed"),
-    PublishedPoint("llama-3.3-70b-1", "llama-3.3-70b", 1, "single", "none", 1, 1, "vllm", 1,
-                   4.0, None, "4.0 to 4.2 tok/s on one Spark: github.com/NVIDIA/dgx-spark-playbooks/issues/79",
-                   "holdout", note="vLLM, nvcr.io/nvidia/vllm:26.02-py3 image"),
-    PublishedPoint("qwen3.5-397b-pp3", "qwen3.5-397b-a17b", 3, "ring", "nccl", 1, 3, "vllm", 1,
-                   17.9, 900.0, _COMMUNITY + ": 3 nodes PP3 int4, decode ~17.9, prefill ~900",
-                   "holdout", note="3 nodes cabled as a ring assumed; engine not stated, vLLM assumed"),
-    PublishedPoint("glm-5.3-flash-8", "glm-5.3-flash", 8, "switched", "rocenante", 8, 1, "vllm", 1,
-                   80.0, None, "NVIDIA GTC Berlin 2026-10: GLM-5.3 Flash about 80 tok/s decode on 8 nodes",
-                   "reference", note="architecture unknown: not modelled, kept as a published benchmark"),
-)
+def point_layout(p: PublishedPoint) -> Layout:
+    return Layout(tp=p.tp, pp=p.pp, ep=p.ep, path=p.path, link_gbps=p.link_gbps, engine=p.engine)
 
 
 def points_for(reading: str, roles: tuple[str, ...] = ("train", "holdout")) -> list[PublishedPoint]:
@@ -430,9 +539,10 @@ def _nnls(rows: list[list[float]], ys: list[float]) -> list[float]:
     """
     n = len(rows[0])
     weighted = [([v / y for v in row], 1.0) for row, y in zip(rows, ys, strict=True)]
+    used = [i for i in range(n) if any(abs(r[i]) > 0 for r, _ in weighted)]
     best: tuple[float, list[float]] | None = None
-    for size in range(n, 0, -1):
-        for free in itertools.combinations(range(n), size):
+    for size in range(len(used), 0, -1):
+        for free in itertools.combinations(used, size):
             ata = [[sum(r[i] * r[j] for r, _ in weighted) for j in free] for i in free]
             atb = [sum(r[i] * t for r, t in weighted) for i in free]
             sol = _solve(ata, atb)
@@ -449,63 +559,110 @@ def _nnls(rows: list[list[float]], ys: list[float]) -> list[float]:
     return best[1]
 
 
-_DECODE_PATH_INDEX = {"direct": 2, "ring": 3, "switched-nccl": 4, "switched-rocenante": 5}
+# A direct cable is a two-node ring to NCCL (same ring algorithm, same kind of
+# link): it shares the ring's base rather than getting its own, which only one
+# derived ratio could set.
+_PATH_INDEX = {"direct": 0, "ring": 0, "switched-nccl": 1, "switched-rocenante": 2}
+_K = len(FITTED_ENGINES)
+_N_CLASSES = len(EFFICIENCY_CLASSES)
 
 
-def _decode_row(p: PublishedPoint, c: PerfConstants) -> tuple[list[float], float]:
-    """Features (linear in the 7 decode unknowns) and the known time (ms) to subtract."""
-    model = SEED_BY_SLUG[p.model_slug]
-    layout = p.layout()
-    context = PUBLISHED_DECODE_CONTEXT
-    gb = (model.active_weights_gb() + context * model.kv_bytes_per_token() / 1e9
+def _decode_row(model: ModelSpec, layout: Layout, context: int, c: PerfConstants,
+                min_layer_us: float = MIN_LAYER_OVERHEAD_US) -> tuple[list[float], float]:
+    """Decode time of one stream as features linear in the unknowns, and the
+    known time (ms) to subtract. Unknowns, in order: per fitted engine (token
+    overhead ms, layer overhead ms), per efficiency class 1/efficiency (ms per
+    GB at 273 GB/s), the four path bases (ms) and the step (ms)."""
+    row = [0.0] * (2 * _K + _N_CLASSES + 4)
+    e = FITTED_ENGINES.index(ENGINE_FIT_SOURCE[layout.engine])
+    # The fixed cost of a step is written per layer: launches, routing and norms
+    # come per layer on every node, so tensor parallelism does not shrink them
+    # (a per-step constant would be indistinguishable on single-node points and
+    # would let small fast models scale as if that cost split). Its column stays 0.
+    row[2 * e + 1] = model.layers
+    gb = (weights_read_gb(model, 1.0) + context * model.kv_bytes_per_token() / 1e9
           / model.kv_shards(layout.tp)) / layout.tp
-    row = [1.0, gb, 0.0, 0.0, 0.0, 0.0, 0.0]
-    known_ms = (layout.pp - 1) * PP_HOP_MS[layout.engine]
+    row[2 * _K + EFFICIENCY_CLASSES.index(efficiency_class(model.quantization))] = gb / NODE_MEMORY_BW_GBPS * 1e3
+    known_ms = (layout.pp - 1) * PP_HOP_MS[layout.engine] + model.layers * min_layer_us / 1e3
     if layout.tp > 1:
-        allreduces = 2 * model.layers
-        row[_DECODE_PATH_INDEX[layout.path]] = allreduces / 1e3  # µs -> ms
-        row[6] = allreduces * allreduce_steps(layout.path, layout.tp) / 1e3
-        known_ms += allreduces * _allreduce_bytes(model, 1, layout.tp) / _link_bytes_per_s(layout, c) * 1e3
+        collectives = 2 * model.layers
+        base = 2 * _K + _N_CLASSES
+        row[base + _PATH_INDEX[layout.path]] = collectives
+        row[base + 3] = collectives * allreduce_steps(layout.path, layout.tp)
+        known_ms += collectives * _allreduce_bytes(model, 1, layout.tp) / link_bytes_per_s(layout, c) * 1e3
     return row, known_ms
 
 
-def fit(reading: str = DEFAULT_READING) -> PerfConstants:
-    """Recompute the constants for one reading of the disputed row.
-
-    Prefill first (its link efficiency also prices decode's bandwidth term),
-    then decode; both are linear in their unknowns once written as times, so
-    each is one non-negative least-squares solve on relative error.
-    """
-    train = points_for(reading, roles=("train",))
-    prefill_pts = [p for p in train if p.prefill_tps is not None]
+def _fit_prefill(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
+    """Per fitted engine 1/TFLOPS of dense and of expert work, and 1/link
+    efficiency; the weights streamed per chunk are known from ``c``'s efficiency."""
     rows, ys = [], []
-    for p in prefill_pts:
-        compute, overhead, comm = _prefill_terms(SEED_BY_SLUG[p.model_slug], p.layout(),
-                                                 PUBLISHED_PREFILL_PROMPT)
-        rows.append([compute, overhead, comm])
-        ys.append(1e6 / float(p.prefill_tps))  # type: ignore[arg-type]
-    inv_tflops, overhead_us, inv_link = _nnls(rows, ys)
-    c = PerfConstants(
-        reading=reading, mem_efficiency=1.0, token_overhead_ms=0.0, direct_base_us=0.0,
-        ring_base_us=0.0, switched_nccl_base_us=0.0, rocenante_base_us=0.0, allreduce_step_us=0.0,
-        prefill_tflops=1.0 / inv_tflops if inv_tflops > 0 else math.inf,
-        prefill_token_overhead_us=overhead_us,
-        link_efficiency=min(1.0, 1.0 / inv_link) if inv_link > 0 else 1.0,
-    )
+    for p in train:
+        if p.prefill_tps is None:
+            continue
+        model, layout = point_model(p), point_layout(p)
+        dense, expert, stream, comm = _prefill_terms(model, layout, p.prompt)
+        row = [0.0] * (3 * _K + 1)
+        e = FITTED_ENGINES.index(ENGINE_FIT_SOURCE[p.engine])
+        # unknowns 1/T_dense and (1/T_expert - 1/T_dense) >= 0 (expert GEMMs
+        # are never faster than dense ones), µs per layer per token
+        row[3 * e], row[3 * e + 1], row[3 * e + 2] = dense + expert, expert, model.layers / layout.tp
+        row[3 * _K] = comm
+        rows.append(row)
+        bandwidth = NODE_MEMORY_BW_GBPS * c.efficiency(p.engine, model.quantization)
+        ys.append(1e6 / float(p.prefill_tps) - stream / bandwidth)
+    x = _nnls(rows, ys)
+    engines = dict(c.engines)
+    for i, name in enumerate(FITTED_ENGINES):
+        dense_t = 1.0 / x[3 * i] if x[3 * i] > 0 else 1e6
+        expert_t = 1.0 / (x[3 * i] + x[3 * i + 1]) if x[3 * i] + x[3 * i + 1] > 0 else dense_t
+        engines[name] = replace(engines[name], prefill_tflops=dense_t, prefill_expert_tflops=expert_t,
+                                prefill_layer_us=x[3 * i + 2])
+    engines["sglang"] = engines["vllm"]
+    return replace(c, engines=engines, link_efficiency=min(1.0, 1.0 / x[3 * _K]) if x[3 * _K] > 0 else 1.0)
+
+
+def _fit_decode(train: list[PublishedPoint], c: PerfConstants, min_layer_us: float) -> PerfConstants:
     rows, ys = [], []
     for p in train:
         if p.decode_tps is None:
             continue
-        row, known_ms = _decode_row(p, c)
+        row, known_ms = _decode_row(point_model(p), point_layout(p), p.context, c, min_layer_us)
         rows.append(row)
         ys.append(1e3 / p.decode_tps - known_ms)
-    overhead_ms, ms_per_gb, direct, ring, sw_nccl, rocenante, step = _nnls(rows, ys)
-    return replace(
-        c, token_overhead_ms=overhead_ms,
-        mem_efficiency=1e3 / (ms_per_gb * NODE_MEMORY_BW_GBPS) if ms_per_gb > 0 else 1.0,
-        direct_base_us=direct, ring_base_us=ring, switched_nccl_base_us=sw_nccl,
-        rocenante_base_us=rocenante, allreduce_step_us=step,
-    )
+    x = _nnls(rows, ys)
+    inv = x[2 * _K:2 * _K + _N_CLASSES]
+    default_eff = 1.0 / inv[0] if inv[0] > 0 else 1.0
+    class_eff = {name: (1.0 / v / default_eff if v > 0 else 1.0)
+                 for name, v in zip(EFFICIENCY_CLASSES, inv, strict=True)}
+    engines = {name: replace(c.engines[name], mem_efficiency=default_eff, token_overhead_ms=x[2 * i],
+                             layer_overhead_us=min_layer_us + x[2 * i + 1] * 1e3)
+               for i, name in enumerate(FITTED_ENGINES)}
+    engines["sglang"] = engines["vllm"]
+    b = 2 * _K + _N_CLASSES
+    return replace(c, engines=engines, class_efficiency=class_eff, ring_base_us=x[b] * 1e3,
+                   switched_nccl_base_us=x[b + 1] * 1e3, rocenante_base_us=x[b + 2] * 1e3,
+                   allreduce_step_us=x[b + 3] * 1e3)
+
+
+def fit(reading: str = DEFAULT_READING, min_layer_us: float = MIN_LAYER_OVERHEAD_US) -> PerfConstants:
+    """Recompute the constants for one reading of the disputed row.
+
+    Decode and prefill are each linear in their unknowns once written as
+    times: one non-negative least-squares solve on relative error each.
+    They share two things (prefill streams MoE weights at decode's
+    efficiency; decode's all-reduce bytes go at prefill's link efficiency),
+    so the pair is solved twice from a neutral start: deterministic.
+    """
+    train = points_for(reading, roles=("train",))
+    neutral = EngineConstants(0.75, 0.0, 0.0, 100.0, 100.0)
+    c = PerfConstants(reading=reading, engines={name: neutral for name in ENGINES},
+                      ring_base_us=0.0, switched_nccl_base_us=0.0, rocenante_base_us=0.0,
+                      allreduce_step_us=0.0, link_efficiency=0.7)
+    for _ in range(2):
+        c = _fit_prefill(train, c)
+        c = _fit_decode(train, c, min_layer_us)
+    return c
 
 
 @dataclass(frozen=True)
@@ -515,6 +672,8 @@ class PointError:
     role: str
     published: float
     predicted: float
+    source: str = ""
+    url: str = ""
 
     @property
     def error_pct(self) -> float:
@@ -526,40 +685,207 @@ class FitReport:
     reading: str
     errors: tuple[PointError, ...]
 
+    def _values(self, role: str, metric: str) -> list[float]:
+        return [abs(e.error_pct) for e in self.errors if e.role == role and e.metric == metric]
+
     def mape(self, role: str, metric: str) -> float | None:
         """Mean absolute percentage error of one set (None if the set is empty)."""
-        values = [abs(e.error_pct) for e in self.errors if e.role == role and e.metric == metric]
+        values = self._values(role, metric)
         return sum(values) / len(values) if values else None
+
+    def median(self, role: str, metric: str) -> float | None:
+        values = self._values(role, metric)
+        return statistics.median(values) if values else None
+
+    def worst(self, role: str, metric: str) -> float | None:
+        values = self._values(role, metric)
+        return max(values) if values else None
 
 
 def fit_report(reading: str = DEFAULT_READING, constants: PerfConstants | None = None) -> FitReport:
-    """Errors of the (stored, or given) constants on the training and hold-out points."""
+    """Errors of the (stored, or given) constants on the training and held-out points."""
     c = constants or CONSTANTS_BY_READING[reading]
     errors: list[PointError] = []
     for p in points_for(reading):
-        model = SEED_BY_SLUG[p.model_slug]
+        model, layout = point_model(p), point_layout(p)
         if p.decode_tps is not None:
-            pred = predict(model, p.layout(), context_tokens=PUBLISHED_DECODE_CONTEXT,
-                           prompt_tokens=PUBLISHED_PREFILL_PROMPT, constants=c)
-            errors.append(PointError(p.key, "decode", p.role, p.decode_tps, pred.decode_tps))
+            pred = predict(model, layout, context_tokens=p.context, prompt_tokens=p.prompt, constants=c)
+            errors.append(PointError(p.key, "decode", p.role, p.decode_tps, pred.decode_tps, p.source, p.url))
         if p.prefill_tps is not None:
-            tps = predict_prefill_tps(model, p.layout(), prompt_tokens=PUBLISHED_PREFILL_PROMPT, constants=c)
-            errors.append(PointError(p.key, "prefill", p.role, p.prefill_tps, tps))
+            tps = predict_prefill_tps(model, layout, prompt_tokens=p.prompt, constants=c)
+            errors.append(PointError(p.key, "prefill", p.role, p.prefill_tps, tps, p.source, p.url))
     return FitReport(reading, tuple(errors))
+
+
+# --- calibration by the lab's own runs ------------------------------------------
+
+
+@dataclass(frozen=True)
+class LabRun:
+    """One of the lab's measured runs, as the model sees it."""
+
+    key: str
+    model: ModelSpec
+    layout: Layout
+    context: int
+    prompt: int
+    decode_tps: float | None  # one stream (1000 / TPOT, or a single-stream run)
+    prefill_tps: float | None
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Constants re-fitted on the lab's runs, and the errors before and after."""
+
+    constants: PerfConstants
+    before: tuple[PointError, ...]
+    after: tuple[PointError, ...]
+    changes: tuple[tuple[str, str, float, float], ...]  # (engine, constant, published fit, re-fitted)
+    runs_per_engine: dict[str, int] = field(hash=False, default_factory=dict)
+
+
+def _clamp(name: str, value: float) -> float:
+    low, high = CALIBRATION_BOUNDS[name]
+    return min(max(value, low), high)
+
+
+def _lab_errors(runs: list[LabRun], c: PerfConstants) -> tuple[PointError, ...]:
+    errors = []
+    for r in runs:
+        if r.decode_tps:
+            pred = predict(r.model, r.layout, context_tokens=r.context, prompt_tokens=r.prompt, constants=c)
+            errors.append(PointError(r.key, "decode", "lab", r.decode_tps, pred.decode_tps))
+        if r.prefill_tps:
+            tps = predict_prefill_tps(r.model, r.layout, prompt_tokens=r.prompt, constants=c)
+            errors.append(PointError(r.key, "prefill", "lab", r.prefill_tps, tps))
+    return tuple(errors)
+
+
+def _refit_decode(runs: list[LabRun], c: PerfConstants, engine: str) -> EngineConstants:
+    """Re-fit an engine's bandwidth efficiency (and, with runs of at least two
+    models, its cost per layer) on its runs, within CALIBRATION_BOUNDS.
+
+    One stream's step time is linear in 1/efficiency and in the layer cost,
+    so each run is written as t = a/eff + b*layer_us + k by evaluating the
+    model at three points; 1/eff is then solved exactly for each layer cost
+    tried (the layer cost on a bounded grid of 2.5 µs)."""
+    e = c.engine(engine)
+    rows: list[list[float]] = []
+    for r in runs:
+        if not r.decode_tps:
+            continue
+
+        def t(eff: float, layer_us: float, r: LabRun = r) -> float:
+            trial = replace(c, engines={**c.engines, engine: replace(e, mem_efficiency=eff,
+                                                                     layer_overhead_us=layer_us)})
+            return _step_ms(r.model, r.layout, trial, 1.0, r.context)[0]
+
+        k0 = t(1e9, 0.0)  # nothing but communication, hops and the fixed step cost
+        a = (t(0.5, 0.0) - k0) * 0.5  # memory time at efficiency 1 (0.5 stays clear of the 1.0 cap)
+        b = (t(1e9, 100.0) - k0) / 100.0
+        observed = 1e3 / r.decode_tps
+        # weighted by the observed time: least squares on relative error
+        rows.append([a / observed, b / observed, k0 / observed])
+    if not rows:
+        return e
+    models = {r.model.slug for r in runs if r.decode_tps}
+
+    def best_inv_eff(layer: float) -> float:
+        # minimise sum((a x + b layer + k - 1)^2) over x = 1/eff, in closed form
+        num = sum(a * (1.0 - b * layer - k) for a, b, k in rows)
+        den = sum(a * a for a, _, _ in rows)
+        return num / den if den > 0 else 0.0
+
+    def cost(inv: float, layer: float) -> float:
+        return sum((a * inv + b * layer + k - 1.0) ** 2 for a, b, k in rows)
+
+    low, high = CALIBRATION_BOUNDS["mem_efficiency"]
+    layer = e.layer_overhead_us
+    if len(rows) >= 3 and len(models) >= 2:
+        # the layer cost too: a bounded 1-D search, each step solved for 1/eff exactly
+        candidates = [CALIBRATION_BOUNDS["layer_overhead_us"][0] + 2.5 * i for i in range(141)]
+        layer = min(candidates, key=lambda lo: cost(min(max(best_inv_eff(lo), 1 / high), 1 / low), lo))
+        layer = _clamp("layer_overhead_us", layer)
+    eff = _clamp("mem_efficiency", 1.0 / max(best_inv_eff(layer), 1e-12))
+    return replace(e, mem_efficiency=eff, layer_overhead_us=layer)
+
+
+def _refit_prefill(runs: list[LabRun], c: PerfConstants, engine: str, e: EngineConstants) -> EngineConstants:
+    """One speed factor on the engine's prefill compute, within CALIBRATION_BOUNDS,
+    so that measured over predicted is 1 on (geometric) average. The weights a
+    MoE streams per chunk and the communication do not scale with it, so the
+    factor is found by a few fixed-point steps."""
+    measured = [r for r in runs if r.prefill_tps]
+    if not measured:
+        return e
+    scale = 1.0
+    for _ in range(8):
+        trial = replace(c, engines={**c.engines, engine: replace(
+            e, prefill_tflops=e.prefill_tflops * scale, prefill_expert_tflops=e.prefill_expert_tflops * scale,
+            prefill_layer_us=e.prefill_layer_us / scale)})
+        logs = [math.log(r.prefill_tps / predict_prefill_tps(r.model, r.layout, prompt_tokens=r.prompt,
+                                                             constants=trial))
+                for r in measured if r.prefill_tps]
+        scale = _clamp("prefill_scale", scale * math.exp(sum(logs) / len(logs)))
+    return replace(e, prefill_tflops=e.prefill_tflops * scale, prefill_expert_tflops=e.prefill_expert_tflops * scale,
+                   prefill_layer_us=e.prefill_layer_us / scale)
+
+
+def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibration:
+    """Re-fit each engine's constants on the lab's own runs of that engine
+    (bandwidth efficiency, cost per layer, prefill speed), within the
+    documented bounds; engines without runs keep the published fit. The
+    communication constants stay: a lab's few runs cannot separate them."""
+    c = base or default_constants()
+    engines = dict(c.engines)
+    counts: dict[str, int] = {}
+    changes: list[tuple[str, str, float, float]] = []
+    for engine in ENGINES:
+        mine = [r for r in runs if r.layout.engine == engine]
+        if not mine:
+            continue
+        counts[engine] = len(mine)
+        old = c.engine(engine)
+        new = _refit_decode(mine, c, engine)
+        trial = replace(c, engines={**engines, engine: new})
+        new = _refit_prefill(mine, trial, engine, new)
+        engines[engine] = new
+        for name in ("mem_efficiency", "layer_overhead_us", "prefill_tflops"):
+            if not math.isclose(getattr(old, name), getattr(new, name), rel_tol=1e-9):
+                changes.append((engine, name, getattr(old, name), getattr(new, name)))
+    label = ", ".join(f"{e}: {n} run{'s' if n != 1 else ''}" for e, n in counts.items())
+    calibrated = replace(c, engines=engines, calibrated=label) if counts else c
+    return Calibration(calibrated, _lab_errors(runs, c), _lab_errors(runs, calibrated), tuple(changes), counts)
+
+
+def _literal(c: PerfConstants) -> str:  # pragma: no cover - maintenance helper
+    """The constants as the Python literal stored above."""
+    lines = [f"    {c.reading!r}: PerfConstants(", f"        reading={c.reading!r},", "        engines={"]
+    for name, e in c.engines.items():
+        lines.append(f"            {name!r}: EngineConstants(")
+        lines += [f"                {f.name}={getattr(e, f.name)!r}," for f in fields(e)]
+        lines.append("            ),")
+    lines.append("        },")
+    for name in ("ring_base_us", "switched_nccl_base_us", "rocenante_base_us", "allreduce_step_us",
+                 "link_efficiency", "class_efficiency"):
+        lines.append(f"        {name}={getattr(c, name)!r},")
+    lines.append("    ),")
+    return "\n".join(lines)
 
 
 def _main() -> None:  # pragma: no cover - maintenance helper
     for reading in READINGS:
         c = fit(reading)
-        print(repr(c))
+        print(_literal(c))
         report = fit_report(reading, c)
         for e in report.errors:
             print(f"  {e.role:8} {e.metric:8} {e.key:32} published {e.published:9.2f} "
                   f"predicted {e.predicted:9.2f} error {e.error_pct:+6.1f}%")
         for role in ("train", "holdout"):
             for metric in ("decode", "prefill"):
-                value = report.mape(role, metric)
-                print(f"  MAPE {role} {metric}: {'-' if value is None else f'{value:.1f}%'}")
+                med, worst = report.median(role, metric), report.worst(role, metric)
+                if med is not None and worst is not None:
+                    print(f"  {role} {metric}: median {med:.1f}%, worst {worst:.1f}%")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -83,6 +83,10 @@ class GroupSpec:
     nodes: tuple[NodeSpec, ...]
     link_gbps: float = 200.0
     collective_backend: str | None = None
+    # the group's latest measured collective bus bandwidth (nccl-tests, GB/s),
+    # when fabric verification has one: it prices TP's messages instead of
+    # the link's line rate
+    bus_gbytes_per_s: float | None = None
 
     def validate(self) -> list[tuple[str, str]]:
         errors: list[tuple[str, str]] = []
@@ -105,6 +109,10 @@ class GroupSpec:
         if not (isinstance(self.link_gbps, (int, float)) and math.isfinite(self.link_gbps)
                 and self.link_gbps > 0):
             errors.append(("link_gbps", "must be a number above 0"))
+        if self.bus_gbytes_per_s is not None and not (
+                isinstance(self.bus_gbytes_per_s, (int, float)) and math.isfinite(self.bus_gbytes_per_s)
+                and self.bus_gbytes_per_s > 0):
+            errors.append(("bus_gbytes_per_s", "must be a number above 0 (GB/s), or empty"))
         if self.collective_backend is not None and self.collective_backend not in BACKEND_HINTS:
             errors.append(("collective_backend", f"one of {', '.join(BACKEND_HINTS)}, or empty"))
         return errors
@@ -146,10 +154,29 @@ class Plan:
     engine: str
     context_tokens: int
     concurrency: int
+    # uneven pipeline stages (layers per stage, in node order); empty: even
+    stage_layers: tuple[int, ...] = ()
+    collective_ms: float | None = None  # one stream's communication per token
 
     @property
     def nodes_per_instance(self) -> int:
         return self.tp * self.pp
+
+    @property
+    def label(self) -> str:
+        """Short words for the plan: "TP2 x 2 copies on 4 nodes"."""
+        parts = []
+        if self.ep > 1:
+            parts.append(f"EP{self.ep}")
+        elif self.tp > 1:
+            parts.append(f"TP{self.tp}")
+        if self.pp > 1:
+            parts.append(f"PP{self.pp}" + (" uneven " + "/".join(map(str, self.stage_layers))
+                                           if self.stage_layers else ""))
+        words = " x ".join(parts) if parts else "1 node"
+        if self.replicas > 1:
+            words += f", {self.replicas} copies"
+        return f"{words} on {len(self.nodes)} node{'s' if len(self.nodes) != 1 else ''}"
 
 
 @dataclass(frozen=True)
@@ -159,6 +186,7 @@ class PlanResult:
     notes: list[str]
     recommendation: str = ""
     errors: list[tuple[str, str]] = field(default_factory=list)
+    runner_up: int | None = None
 
     @property
     def recommended_plan(self) -> Plan | None:
@@ -169,12 +197,14 @@ class PlanResult:
 
 
 def memory_budget(model: ModelSpec, *, tp: int, pp: int, usable_gb: float, context_tokens: int,
-                  concurrency_per_instance: int, engine: str) -> MemoryBudget:
+                  concurrency_per_instance: int, engine: str, layer_share: float | None = None) -> MemoryBudget:
     """Per-node memory of one instance split tp x pp (expert parallelism
-    spreads the weights over its tp nodes the same way)."""
-    weights = model.weights_size_gb() / (tp * pp)
+    spreads the weights over its tp nodes the same way). ``layer_share`` is
+    the node's stage's share of the layers (uneven stages); default 1/pp."""
+    share = layer_share if layer_share is not None else 1.0 / pp
+    weights = model.weights_size_gb() * share / tp
     kv = (context_tokens * concurrency_per_instance * model.kv_bytes_per_token() / 1e9
-          / (model.kv_shards(tp) * pp))
+          * share / model.kv_shards(tp))
     activations = ACTIVATION_CHUNK_TOKENS * model.hidden_size * ACTIVATION_VALUES_PER_HIDDEN * 2 / 1e9
     overhead = RUNTIME_OVERHEAD_GB + activations
     reserve = usable_gb * ENGINE_RESERVE_FRACTION[engine]
@@ -212,6 +242,7 @@ class _Shape:
     ep: int
     replicas: int
     instances: tuple[tuple[NodeSpec, ...], ...]
+    stage_layers: tuple[int, ...] = ()
 
     @property
     def base(self) -> str:
@@ -257,25 +288,27 @@ def _shapes(group: GroupSpec, model: ModelSpec, engine: str, notes: list[str]) -
         notes.append("Irregular cabling: only single-node plans and single-node copies are offered; "
                      "re-cable as direct, ring or switched for a multi-node plan.")
 
-    # Can independent copies share the group? A ring (and a chain, treated the
-    # same way) runs one instance over all its nodes or one node alone.
-    copies_allowed = group.kind in ("switched", "direct", "irregular")
+    # Independent one-node copies need no link at all: every topology can
+    # host them, rings included. Copies of multi-node instances need their
+    # own links: only a switch gives each copy its own.
     if group.kind in ("ring", "chain") and len(nodes) > 1:
-        notes.append(f"A {group.kind} runs ONE model instance over all its nodes, or a single node alone: "
-                     "it cannot host independent copies on sub-rings.")
+        notes.append(f"A {group.kind} runs one model instance over all its nodes, or independent one-node "
+                     "copies (they need no link); it cannot host multi-node copies on sub-rings.")
 
     shapes: list[_Shape] = []
     singles = _by_memory(nodes)
     shapes.append(_Shape(1, 1, 1, 1, ((singles[0],),)))
-    if copies_allowed and len(nodes) > 1:
+    if len(nodes) > 1:
         shapes.append(_Shape(1, 1, 1, len(nodes), tuple((n,) for n in singles)))
 
+    # Expert parallelism sends tokens all-to-all: a switch, or the one cable of a pair.
+    ep_allowed = model.is_moe and group.kind in ("switched", "direct") and engine != "llama.cpp"
     for size in multi_sizes:
         pool = _by_memory(connectx) if group.kind == "switched" else connectx
         combos = [(tp, size // tp, 1) for tp in _divisors(size)]
         if engine == "llama.cpp":
             combos = [(1, size, 1)]  # llama.cpp RPC splits layers only
-        elif group.kind == "switched" and model.is_moe:
+        elif ep_allowed:
             combos.append((size, 1, size))
         copies = len(pool) // size if group.kind == "switched" else 1
         for tp, pp, ep in combos:
@@ -283,7 +316,33 @@ def _shapes(group: GroupSpec, model: ModelSpec, engine: str, notes: list[str]) -
             if copies > 1:
                 instances = tuple(tuple(pool[i * size:(i + 1) * size]) for i in range(copies))
                 shapes.append(_Shape(tp, pp, ep, copies, instances))
+            instance = tuple(pool[:size])
+            if tp == 1 and pp > 1 and len({n.usable_gb for n in instance}) > 1:
+                layers = uneven_stages(model, instance, engine)
+                if layers is not None:
+                    shapes.append(_Shape(1, pp, 1, 1, (instance,), layers))
     return shapes
+
+
+def uneven_stages(model: ModelSpec, stages: tuple[NodeSpec, ...], engine: str) -> tuple[int, ...] | None:
+    """Layers per pipeline stage in proportion to what each node can hold
+    after its runtime and engine reserve (mixed 64/128 GB groups): the
+    128 GB node takes about twice the 64 GB node's layers. None when even
+    stages are as good (equal nodes) or there are more stages than layers."""
+    fixed = [RUNTIME_OVERHEAD_GB + n.usable_gb * ENGINE_RESERVE_FRACTION[engine] for n in stages]
+    room = [max(n.usable_gb - f, 0.0) for n, f in zip(stages, fixed, strict=True)]
+    total, layers = sum(room), model.layers
+    if total <= 0 or len(stages) > layers:
+        return None
+    split = [max(1, int(layers * r / total)) for r in room]
+    # hand out what rounding left, to the stages with the most room per layer
+    while sum(split) < layers:
+        i = max(range(len(split)), key=lambda k: room[k] / split[k])
+        split[i] += 1
+    while sum(split) > layers:
+        i = min((k for k in range(len(split)) if split[k] > 1), key=lambda k: room[k] / split[k])
+        split[i] -= 1
+    return tuple(split) if len(set(split)) > 1 else None
 
 
 def _shape_problem(shape: _Shape, model: ModelSpec) -> str | None:
@@ -320,9 +379,13 @@ def _describe(shape: _Shape, path: str) -> str:
         "pp": f"Pipeline parallel in {k} stages ({_PATH_WORDS[path]}): fits a larger model, but one "
               "stream visits the stages in turn, so its speed hardly grows",
         "tp+pp": f"Tensor parallel {shape.tp} x pipeline {shape.pp} over {k} nodes ({_PATH_WORDS[path]})",
-        "ep": f"Expert parallel over {k} switched nodes ({_PATH_WORDS[path]}): experts spread, attention "
-              "tensor-parallel, tokens sent to their experts all-to-all",
+        "ep": f"Expert parallel over {k} nodes ({_PATH_WORDS[path]}): experts spread, attention "
+              "tensor-parallel; per layer one all-reduce and two all-to-alls (tokens to their experts and "
+              "back), each carrying every token's k expert slots",
     }[shape.base]
+    if shape.stage_layers:
+        words += (f", in uneven stages of {' + '.join(map(str, shape.stage_layers))} layers so the larger "
+                  "nodes hold more of the model")
     if shape.replicas > 1:
         words += (f"; {shape.replicas} independent copies: aggregate throughput multiplies, one stream's "
                   "speed is unchanged")
@@ -388,20 +451,19 @@ def plan_placement(group: GroupSpec, model: ModelSpec, *, context_tokens: int, c
     for shape in shapes:
         path = _exchange_path(group, shape.tp * shape.pp)
         used = [n for inst in shape.instances for n in inst]
-        usable = min(n.usable_gb for n in used)
         shares = [s for s in _split(concurrency, shape.replicas) if s > 0]
-        budget = memory_budget(model, tp=shape.tp, pp=shape.pp, usable_gb=usable,
-                               context_tokens=context_tokens, concurrency_per_instance=max(shares),
-                               engine=engine)
+        budget = _budget(model, shape, used, context_tokens, max(shares), engine)
         problem = _shape_problem(shape, model)
-        decode = aggregate = prefill = None
+        decode = aggregate = prefill = collective = None
         if problem is None:
             layout = Layout(tp=shape.tp, pp=shape.pp, ep=shape.ep, path=path,
-                            link_gbps=float(group.link_gbps), engine=engine)
+                            link_gbps=float(group.link_gbps), engine=engine, stage_layers=shape.stage_layers,
+                            bus_gbytes_per_s=group.bus_gbytes_per_s)
             by_share = {s: predict(model, layout, context_tokens=context_tokens, concurrency=s, constants=c)
                         for s in set(shares)}
             decode = by_share[shares[0]].decode_tps
             prefill = by_share[shares[0]].prefill_tps
+            collective = by_share[shares[0]].collective_ms
             aggregate = sum(by_share[s].aggregate_tps for s in shares)
             fits = budget.free >= 0
             reason = _reason(shape, path, budget, fits, decode, aggregate, concurrency)
@@ -414,11 +476,26 @@ def plan_placement(group: GroupSpec, model: ModelSpec, *, context_tokens: int, c
             fits=fits, memory_per_node_gb=budget, decode_tps=decode, aggregate_tps=aggregate,
             prefill_tps=prefill, reason=reason, prediction_source=source, exchange_path=path,
             engine=engine, context_tokens=context_tokens, concurrency=concurrency,
+            stage_layers=shape.stage_layers, collective_ms=collective,
         ))
 
     notes[:0] = _group_notes(group, c)
-    recommended, recommendation = _recommend(plans, goal)
-    return PlanResult(plans=plans, recommended=recommended, notes=notes, recommendation=recommendation)
+    recommended, runner_up, recommendation = _recommend(plans, goal)
+    return PlanResult(plans=plans, recommended=recommended, notes=notes, recommendation=recommendation,
+                      runner_up=runner_up)
+
+
+def _budget(model: ModelSpec, shape: _Shape, used: list[NodeSpec], context_tokens: int, streams: int,
+            engine: str) -> MemoryBudget:
+    """The budget of the node that limits the plan: the smallest node with even
+    stages; with uneven stages, the node left with the least free memory."""
+    if not shape.stage_layers:
+        return memory_budget(model, tp=shape.tp, pp=shape.pp, usable_gb=min(n.usable_gb for n in used),
+                             context_tokens=context_tokens, concurrency_per_instance=streams, engine=engine)
+    budgets = [memory_budget(model, tp=1, pp=shape.pp, usable_gb=node.usable_gb, context_tokens=context_tokens,
+                             concurrency_per_instance=streams, engine=engine, layer_share=layers / model.layers)
+               for node, layers in zip(shape.instances[0], shape.stage_layers, strict=True)]
+    return min(budgets, key=lambda b: b.free)
 
 
 def _group_notes(group: GroupSpec, c: PerfConstants) -> list[str]:
@@ -443,15 +520,28 @@ def _group_notes(group: GroupSpec, c: PerfConstants) -> list[str]:
     return notes
 
 
-def _recommend(plans: list[Plan], goal: str) -> tuple[int | None, str]:
+# A plan that spreads one copy over more nodes must be at least this much
+# faster (one stream for latency, all streams for throughput) to be
+# recommended over one with fewer nodes per copy: TP's per-token communication
+# and fixed costs make small gains fragile, and fewer nodes per copy leave the
+# rest free (or serve as more copies).
+MORE_NODES_MARGIN = 0.10
+
+
+def _metric(p: Plan, goal: str) -> float:
+    return (p.decode_tps if goal == "latency" else p.aggregate_tps) or 0.0
+
+
+def _recommend(plans: list[Plan], goal: str) -> tuple[int | None, int | None, str]:
+    """The recommended plan, the runner-up, and the words telling them apart."""
     fitting = [i for i, p in enumerate(plans) if p.fits and p.decode_tps is not None]
     if not fitting:
         if not plans:
-            return None, "No plan."
+            return None, None, "No plan."
         closest = max(range(len(plans)), key=lambda i: plans[i].memory_per_node_gb.free)
         p = plans[closest]
-        return None, (f"Nothing fits. Closest: {p.strategy} on {len(p.nodes)} node(s), "
-                      f"{-p.memory_per_node_gb.free:.1f} GB short per node.")
+        return None, None, (f"Nothing fits on this group. Closest: {p.label}, "
+                            f"{-p.memory_per_node_gb.free:.1f} GB short per node.")
 
     def key(i: int) -> tuple[float, float, int, int, int]:
         p = plans[i]
@@ -461,18 +551,39 @@ def _recommend(plans: list[Plan], goal: str) -> tuple[int | None, str]:
         return (round(first or 0.0, 6), round(second or 0.0, 6), -len(p.nodes), -p.replicas,
                 -_STRATEGY_ORDER.index(base))
 
-    best = max(fitting, key=key)
+    ranked = sorted(fitting, key=key, reverse=True)
+    top = ranked[0]
+    # fewer nodes per copy wins unless the faster plan beats it by the margin
+    close = [i for i in ranked if _metric(plans[i], goal) >= _metric(plans[top], goal) * (1 - MORE_NODES_MARGIN)]
+    best = min(close, key=lambda i: (plans[i].nodes_per_instance, -_metric(plans[i], goal)))
+    # the runner-up is another way of spreading the model (more copies of the
+    # same instance are the same way, for one stream)
+    shape = (plans[best].tp, plans[best].pp, plans[best].ep, plans[best].stage_layers)
+    others = [i for i in ranked if i != best
+              and (goal == "throughput" or (plans[i].tp, plans[i].pp, plans[i].ep, plans[i].stage_layers) != shape)]
+    runner = others[0] if others else None
+    return best, runner, _recommendation_words(plans, best, runner, goal, len(fitting))
+
+
+def _recommendation_words(plans: list[Plan], best: int, runner: int | None, goal: str, fitting: int) -> str:
     p = plans[best]
-    runner_up = [i for i in fitting if i != best]
-    if goal == "latency":
-        why = f"fastest single stream among {len(fitting)} fitting plan(s) (~{p.decode_tps:.1f} tok/s predicted)"
-        if runner_up:
-            q = plans[max(runner_up, key=key)]
-            why += f"; next: {q.strategy} on {len(q.nodes)} node(s) at ~{q.decode_tps:.1f} tok/s"
-    else:
-        why = (f"most aggregate throughput among {len(fitting)} fitting plan(s) at concurrency "
-               f"{p.concurrency} (~{p.aggregate_tps:.0f} tok/s predicted)")
-        if runner_up:
-            q = plans[max(runner_up, key=key)]
-            why += f"; next: {q.strategy} on {len(q.nodes)} node(s) at ~{q.aggregate_tps:.0f} tok/s"
-    return best, f"Recommended: {p.strategy} on {len(p.nodes)} node(s): {why}."
+    metric = "one stream" if goal == "latency" else f"{p.concurrency} streams together"
+    unit = "tok/s"
+    text = (f"Recommended: {p.label} ({p.strategy}) — {metric} ~{_metric(p, goal):.0f} {unit} predicted, "
+            f"best of {fitting} fitting plan{'s' if fitting != 1 else ''}.")
+    if runner is None:
+        return text
+    q = plans[runner]
+    diff = (_metric(q, goal) / _metric(p, goal) - 1) * 100 if _metric(p, goal) else 0.0
+    text += f" Runner-up: {q.label} ({q.strategy}) at ~{_metric(q, goal):.0f} {unit} ({diff:+.0f}%)"
+    if _metric(q, goal) > _metric(p, goal):
+        text += (f": faster, but it needs {q.nodes_per_instance} nodes per copy against "
+                 f"{p.nodes_per_instance}, and gains less than {MORE_NODES_MARGIN:.0%}")
+        if q.collective_ms:
+            text += f" (its communication costs ~{q.collective_ms:.1f} ms per token)"
+    elif q.nodes_per_instance > p.nodes_per_instance and q.collective_ms:
+        text += (f": spreading each copy over {q.nodes_per_instance} nodes costs ~{q.collective_ms:.1f} ms of "
+                 "communication per token, more than its bandwidth gain")
+    elif q.replicas != p.replicas:
+        text += f": {q.replicas} cop{'ies' if q.replicas != 1 else 'y'} against {p.replicas}"
+    return text + "."

@@ -15,7 +15,15 @@ from typing import Any
 from .errors import PlacementError
 from .launch import LAUNCH_ENGINES, PLANNER_ENGINE, LaunchError, launch_commands
 from .model_catalogue import MAX_CONTEXT_TOKENS, ModelSpec
-from .perfmodel import CONSTANTS_BY_READING, DEFAULT_READING, READINGS, FitReport, fit_report, prediction_source
+from .perfmodel import (
+    CONSTANTS_BY_READING,
+    DEFAULT_READING,
+    READINGS,
+    FitReport,
+    PerfConstants,
+    fit_report,
+    prediction_source,
+)
 from .planner import ENGINES, GOALS, Plan, PlanResult, plan_placement
 from .selectors import PlannedGroup
 
@@ -59,7 +67,7 @@ class Planning:
 
     @property
     def source(self) -> str:
-        return prediction_source()
+        return self.result.plans[0].prediction_source if self.result.plans else prediction_source()
 
 
 def _whole(value: Any, name: str, low: int, high: int, errors: list[tuple[str, str]]) -> int:
@@ -93,11 +101,13 @@ def launchers_for(engine: str) -> list[str]:
 
 
 def plan_group(*, group: PlannedGroup, model: ModelSpec, inputs: PlanInput,
-               launch_for: Collection[int] | None = None) -> Planning:
+               launch_for: Collection[int] | None = None, constants: PerfConstants | None = None) -> Planning:
     """Plans with launch commands for every fitting plan, or only for the plans
-    at the indices in ``launch_for`` (the page loads them one at a time)."""
+    at the indices in ``launch_for`` (the page loads them one at a time).
+    ``constants``: the performance model's (default: the published fit)."""
     result = plan_placement(group.spec, model, context_tokens=inputs.context_tokens,
-                            concurrency=inputs.concurrency, engine=inputs.engine, goal=inputs.goal)
+                            concurrency=inputs.concurrency, engine=inputs.engine, goal=inputs.goal,
+                            constants=constants)
     if result.errors:
         # what the planner still refuses (a broken group or model row) names its field
         raise PlacementError([(path, message) for path, message in result.errors])

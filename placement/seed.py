@@ -36,23 +36,45 @@ def seed_placement(model_class: Any, run_class: Any, variant_class: Any = None) 
     for p in PUBLISHED_POINTS:
         if p.key in known:
             continue
-        notes = [p.note] if p.note else []
-        if p.derived:
-            notes.append("derived from a published ratio, not quoted directly")
-        if p.role == "holdout":
-            notes.append("held out of the performance model's fit")
         model = by_slug.get(p.model_slug)
         llama = p.engine == "llama.cpp"  # only llama-bench states its sizes (pp2048, tg32)
         run_class.objects.create(
-            source="published", reference=p.source, reading=p.reading or "", published_key=p.key,
-            topology_kind=p.topology, node_count=p.nodes, link_gbps=None if p.nodes == 1 else 200.0,
+            source="published", reference=published_reference(p), reading=p.reading or "", published_key=p.key,
+            topology_kind=p.topology, node_count=p.nodes, link_gbps=None if p.nodes == 1 else p.link_gbps,
             model=model, model_name=model.slug if model else LABELS.get(p.model_slug, p.model_slug),
             engine=p.engine, backend=p.backend, tp=p.tp, pp=p.pp, concurrency=p.concurrency,
             input_len=2048 if llama else None, output_len=32 if llama else None,
             prefill_tps=p.prefill_tps, decode_tps=p.decode_tps,
-            derived=["decode_tps"] if p.derived else [], notes="; ".join(notes), status="done",
+            derived=["decode_tps"] if p.derived else [], notes=published_notes(p), status="done",
             created_by_name="seed",
         )
+
+
+def published_reference(p: Any) -> str:
+    return f"{p.source} ({p.url})" if p.url else p.source
+
+
+def published_notes(p: Any) -> str:
+    """What the performance model does with a published figure, and its assumptions."""
+    notes = [p.note] if p.note else []
+    if p.quantization:
+        notes.append(f"variant {p.quantization}")
+    if p.derived:
+        notes.append("derived from a published ratio, not quoted directly")
+    notes.append({"train": "used by the performance model's fit",
+                  "holdout": "held out of the performance model's fit (its accuracy check)",
+                  "reference": "kept for reference, not used by the performance model"}[p.role])
+    return "; ".join(notes)
+
+
+def refresh_published(run_class: Any) -> None:
+    """Bring the stored published rows' reference and notes up to date with
+    ``PUBLISHED_POINTS`` (a figure's role can change between versions)."""
+    by_key = {p.key: p for p in PUBLISHED_POINTS}
+    for row in run_class.objects.filter(published_key__in=list(by_key)):
+        p = by_key[row.published_key]
+        row.reference, row.notes = published_reference(p), published_notes(p)
+        row.save(update_fields=["reference", "notes"])
 
 
 def seed_variants(row: Any, spec: Any, variant_class: Any) -> None:

@@ -19,6 +19,7 @@ from core.actor import Actor
 from inventory.forms import apply_errors
 
 from . import planning, selectors, services
+from .calibration import lab_calibration
 from .charts import memory_bar
 from .errors import PlacementError
 from .forms import ConfigForm, ModelForm, PlanForm, VariantForm, cleaned, upload_text
@@ -85,7 +86,9 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = ()) ->
         inputs = planning.plan_input(context_tokens=values["context_tokens"], concurrency=values["concurrency"],
                                      goal=values["goal"], engine=values["engine"], model=spec)
         planned = selectors.groupspec_for(selectors.live_group_or_error(values["group"]))
-        result = planning.plan_group(group=planned, model=spec, inputs=inputs, launch_for=launch_for)
+        calibration = lab_calibration()
+        result = planning.plan_group(group=planned, model=spec, inputs=inputs, launch_for=launch_for,
+                                     constants=calibration.constants)
     except PlacementError as exc:
         context["errors"] = exc.errors
         return context

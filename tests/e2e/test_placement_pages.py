@@ -66,7 +66,7 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     page.select_option("#id_goal", "throughput")
     page.fill("#id_concurrency", "8")
     page.wait_for_function("() => document.querySelector('#recommendation') && "
-                           "document.querySelector('#recommendation').innerText.includes('at concurrency 8')")
+                           "document.querySelector('#recommendation').innerText.includes('8 streams together')")
     assert page.evaluate("window.__still_here") is True
     assert "context_tokens=65536" in page.url  # the inputs are in the address, for a link to share
     page.wait_for_function("() => (document.querySelector('.plan.recommended .launch') || {innerText: ''})"

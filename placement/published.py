@@ -1,0 +1,165 @@
+"""Published decode and prefill figures of Sparks, each with its source.
+
+Plain data. ``role`` says what the performance model does with a figure:
+"train" (the fit uses it), "holdout" (never used by the fit; the accuracy
+check, each with the address it was read from) or "reference" (kept as a
+published benchmark, modelled by neither: an architecture not published, or
+the same figure as a held-out one quoted by a secondary source).
+
+Conditions not stated by a source are assumptions, written in ``note``.
+``context`` is the decode context (tokens already in the cache, the prompt
+plus half the output); ``prompt`` the prompt length behind a prefill figure.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LLAMA_BENCHES = "https://github.com/ggml-org/llama.cpp/blob/master/benches/dgx-spark.md"
+
+
+@dataclass(frozen=True)
+class PublishedPoint:
+    """One published figure. ``reading`` is None when the point belongs to both
+    readings of the disputed table row; ``derived`` marks points computed from
+    a published ratio rather than quoted directly; ``quantization`` names the
+    variant that ran (None: the model's default form)."""
+
+    key: str
+    model_slug: str
+    nodes: int
+    topology: str  # "single" | "direct" | "ring" | "switched"
+    backend: str  # "none" | "nccl" | "rocenante"
+    tp: int
+    pp: int
+    engine: str
+    concurrency: int
+    decode_tps: float | None
+    prefill_tps: float | None
+    source: str
+    role: str  # "train" | "holdout" | "reference"
+    reading: str | None = None
+    derived: bool = False
+    note: str = ""
+    quantization: str | None = None
+    ep: int = 1
+    link_gbps: float = 200.0
+    context: int = 256
+    prompt: int = 2048
+    url: str = ""
+
+    @property
+    def path(self) -> str:
+        if self.topology == "single":
+            return "none"
+        if self.topology == "switched":
+            return "switched-rocenante" if self.backend == "rocenante" else "switched-nccl"
+        return self.topology
+
+
+_TABLE = "NVIDIA GTC Berlin 2026-10 scaling table, Qwen3.8-27B NVFP4, one user"
+_ROW1_DECODE = 11.86
+_ROW1_PREFILL = 2635.0
+_NOTES = "domain notes, single-node results"
+
+PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
+    # --- training: NVIDIA's scaling table, the ratios quoted with it, the
+    # single-node figures of the domain notes, one dense GGUF on llama.cpp
+    PublishedPoint("qwen27b-row1-one-node", "qwen3.8-27b", 1, "single", "none", 1, 1, "vllm", 1,
+                   _ROW1_DECODE, _ROW1_PREFILL, _TABLE + " (row 1; a second source: 'about 12 tok/s on one node')",
+                   "train", reading="one-node", note="disputed row read as one node"),
+    PublishedPoint("qwen27b-row1-direct", "qwen3.8-27b", 2, "direct", "nccl", 2, 1, "vllm", 1,
+                   _ROW1_DECODE, _ROW1_PREFILL, _TABLE + " (row 1 as labelled: '2 nodes, direct')",
+                   "train", reading="direct", note="disputed row read as 2 nodes TP2 over a direct cable"),
+    PublishedPoint("qwen27b-4-ring", "qwen3.8-27b", 4, "ring", "nccl", 4, 1, "vllm", 1,
+                   32.82, 4446.0, _TABLE, "train"),
+    PublishedPoint("qwen27b-4-switch", "qwen3.8-27b", 4, "switched", "rocenante", 4, 1, "vllm", 1,
+                   36.34, 4556.0, _TABLE, "train"),
+    PublishedPoint("qwen27b-8-ring", "qwen3.8-27b", 8, "ring", "nccl", 8, 1, "vllm", 1,
+                   40.11, 4962.0, _TABLE, "train"),
+    PublishedPoint("qwen27b-8-switch", "qwen3.8-27b", 8, "switched", "rocenante", 8, 1, "vllm", 1,
+                   52.58, 5105.0, _TABLE, "train"),
+    PublishedPoint("qwen27b-2-direct-ratio", "qwen3.8-27b", 2, "direct", "nccl", 2, 1, "vllm", 1,
+                   round(1.84 * _ROW1_DECODE, 2), None,
+                   "domain notes, topology table: 'decode on 2 nodes is about 1.84x one node'",
+                   "train", reading="one-node", derived=True, note="1.84 x row 1 read as one node"),
+    PublishedPoint("qwen27b-1-node-ratio", "qwen3.8-27b", 1, "single", "none", 1, 1, "vllm", 1,
+                   round(_ROW1_DECODE / 1.84, 2), None,
+                   "domain notes, topology table: 'decode on 2 nodes is about 1.84x one node'",
+                   "train", reading="direct", derived=True, note="row 1 (read as 2 nodes direct) / 1.84"),
+    PublishedPoint("qwen27b-8-switch-nccl-ratio", "qwen3.8-27b", 8, "switched", "nccl", 8, 1, "vllm", 1,
+                   round(3.05 * _ROW1_DECODE, 2), None,
+                   "third source: '8 nodes: 4.43x with RoCEnante against 3.05x without'",
+                   "train", derived=True, note="3.05 x row 1 (the 4.43x matches the table's 8-switch row)"),
+    PublishedPoint("gpt-oss-20b-1-llamacpp", "gpt-oss-20b", 1, "single", "none", 1, 1, "llama.cpp", 1,
+                   79.7, 3610.0, _NOTES + ": llama.cpp pp2048 ~3,610, tg32 ~79.7",
+                   "train", quantization="MXFP4_MOE", context=16),
+    PublishedPoint("qwen3.6-a3b-1-vllm", "qwen3.6-35b-a3b", 1, "single", "none", 1, 1, "vllm", 1,
+                   98.0, 6265.0, _NOTES + ": ~98 tok/s decode, ~6,265 prefill", "train"),
+    PublishedPoint("qwen3.5-397b-pp3", "qwen3.5-397b-a17b", 3, "ring", "nccl", 1, 3, "vllm", 1,
+                   17.9, 900.0, "domain notes, cluster results: 3 nodes PP3 int4, decode ~17.9, prefill ~900",
+                   "train", note="3 nodes cabled as a ring assumed; engine not stated, vLLM assumed"),
+    PublishedPoint("qwen2.5-coder-7b-1-llamacpp", "qwen2.5-coder-7b", 1, "single", "none", 1, 1, "llama.cpp", 1,
+                   29.30, 2276.28, "llama.cpp benches, DGX Spark: Qwen2.5-Coder-7B Q8_0, tg32 and pp2048",
+                   "train", quantization="Q8_0", context=16, url=LLAMA_BENCHES),
+    # --- held out: never used by the fit
+    PublishedPoint("gpt-oss-120b-1-llamacpp", "gpt-oss-120b", 1, "single", "none", 1, 1, "llama.cpp", 1,
+                   59.02, 1937.54, "llama.cpp benches, DGX Spark: gpt-oss-120b MXFP4, tg32 and pp2048",
+                   "holdout", quantization="MXFP4_MOE", context=16, url=LLAMA_BENCHES),
+    PublishedPoint("qwen3-coder-30b-1-llamacpp", "qwen3-coder-30b-a3b", 1, "single", "none", 1, 1, "llama.cpp", 1,
+                   60.92, 3175.62, "llama.cpp benches, DGX Spark: Qwen3-Coder-30B-A3B Q8_0, tg32 and pp2048",
+                   "holdout", quantization="Q8_0", context=16, url=LLAMA_BENCHES),
+    PublishedPoint("gemma-3-4b-1-llamacpp", "gemma-3-4b", 1, "single", "none", 1, 1, "llama.cpp", 1,
+                   78.97, 5713.05, "llama.cpp benches, DGX Spark: gemma-3-4b QAT Q4_0, tg32 and pp2048",
+                   "holdout", quantization="Q4_0", context=16, url=LLAMA_BENCHES),
+    PublishedPoint("gpt-oss-120b-1-arena", "gpt-oss-120b", 1, "single", "none", 1, 1, "vllm", 1,
+                   58.82, None, "Spark Arena leaderboard, gpt-oss-120b MXFP4 on vLLM, one node, tg128 c1 "
+                   "(as quoted and reproduced in spark-arena/recipe-registry issue 17)",
+                   "holdout", url="https://github.com/spark-arena/recipe-registry/issues/17"),
+    PublishedPoint("gpt-oss-120b-2-arena", "gpt-oss-120b", 2, "direct", "nccl", 2, 1, "vllm", 1,
+                   75.96, None, "Spark Arena leaderboard, gpt-oss-120b MXFP4 on vLLM, 2 nodes, tg128 c1",
+                   "holdout", note="cabling not stated: a direct cable assumed",
+                   url="https://sovgrid.org/blog/two-leaderboards-nobody-reads-together-why-arena-ai-doesn-t-tell-"
+                       "you-about-self-hosted-ai/"),
+    PublishedPoint("gpt-oss-120b-1-kubis", "gpt-oss-120b", 1, "single", "none", 1, 1, "vllm", 1,
+                   57.5, None, "kubis.ai topology benchmark, gpt-oss-120b solo, llama-benchy pp1024 tg128 c1",
+                   "holdout", context=1088,
+                   url="https://kubis.ai/blog/dgx_series/benchmarks/gpt-oss-120b-topology-benchmark"),
+    PublishedPoint("gpt-oss-120b-2-kubis", "gpt-oss-120b", 2, "direct", "nccl", 2, 1, "vllm", 1,
+                   69.0, None, "kubis.ai topology benchmark, gpt-oss-120b cluster TP=2 over the 200GbE "
+                   "stacking link, llama-benchy pp1024 tg128 c1", "holdout", context=1088,
+                   url="https://kubis.ai/blog/dgx_series/benchmarks/gpt-oss-120b-topology-benchmark"),
+    PublishedPoint("llama-3.3-70b-1-playbooks", "llama-3.3-70b", 1, "single", "none", 1, 1, "vllm", 1,
+                   4.1, None, "NVIDIA dgx-spark-playbooks issue 79: Llama-3.3-70B-Instruct-NVFP4 on vLLM "
+                   "26.02, ~4.0-4.2 tok/s on one Spark", "holdout", note="midpoint of 4.0-4.2", context=1024,
+                   url="https://github.com/NVIDIA/dgx-spark-playbooks/issues/79"),
+    PublishedPoint("qwen3-235b-2-tp2-ep2", "qwen3-235b-a22b", 2, "direct", "nccl", 2, 1, "vllm", 1,
+                   17.0, None, "conselara.dev DGX Spark benchmarks: Qwen3-235B-A22B GPTQ-Int4, TP=2 EP=2 over "
+                   "a direct RoCE link, batch 1", "holdout", ep=2, context=512,
+                   url="https://conselara.dev/notes/dgx-spark-benchmarks/"),
+    PublishedPoint("qwen3-32b-4-tp4", "qwen3-32b", 4, "switched", "nccl", 4, 1, "vllm", 1,
+                   round(1000 / 51.95, 2), None, "NVIDIA developer forum '6x Spark setup': Qwen3-VL-32B-Instruct-FP8, "
+                   "4 nodes TP, vllm bench serve, 1 prompt of 1,024 tokens, TPOT 51.95 ms",
+                   "holdout", context=1088,
+                   note=("Qwen3-VL-32B's language model has Qwen3-32B's shape; six Sparks on a switch and "
+                         "NCCL (no RoCEnante in the command) assumed"),
+                   url="https://forums.developer.nvidia.com/t/6x-spark-setup/354399/18"),
+    PublishedPoint("qwen3.5-397b-4-tp4-100g", "qwen3.5-397b-a17b", 4, "switched", "nccl", 4, 1, "vllm", 1,
+                   36.76, None, "NVIDIA developer forum: Qwen3.5-397B-A17B int4-AutoRound on 4 GB10 nodes, TP=4, "
+                   "MikroTik CRS812 at 100G RoCE, llama-benchy pp2048 tg128 c1", "holdout",
+                   link_gbps=100.0, context=2112,
+                   url=("https://forums.developer.nvidia.com/t/qwen3-5-397b-a17b-int4-autoround-4-x-db10-node-"
+                        "updated-results-37-94-tok-s/362368")),
+    # --- reference: the same figures as held-out ones, quoted by the domain notes
+    PublishedPoint("gpt-oss-120b-1-vllm", "gpt-oss-120b", 1, "single", "none", 1, 1, "vllm", 1,
+                   60.0, None, _NOTES + ": vLLM MXFP4 about 59 to 61 tok/s",
+                   "reference", note="midpoint of 59-61; the held-out Spark Arena figure is its source"),
+    PublishedPoint("gpt-oss-120b-2-tp2", "gpt-oss-120b", 2, "direct", "nccl", 2, 1, "vllm", 1,
+                   76.0, None, "domain notes, cluster results: 2 nodes TP2 about 76 tok/s",
+                   "reference", note="the held-out Spark Arena figure (75.96) rounded"),
+    PublishedPoint("llama-3.3-70b-1", "llama-3.3-70b", 1, "single", "none", 1, 1, "vllm", 1,
+                   4.0, None, _NOTES + ": dense 70B NVFP4 about 4 tok/s",
+                   "reference", note="the held-out playbooks issue 79 figure, rounded"),
+    PublishedPoint("glm-5.3-flash-8", "glm-5.3-flash", 8, "switched", "rocenante", 8, 1, "vllm", 1,
+                   80.0, None, "domain notes: GLM-5.3 Flash about 80 tok/s decode on 8 nodes",
+                   "reference", note="architecture unknown: not modelled, kept as a published benchmark"),
+)

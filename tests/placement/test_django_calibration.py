@@ -1,0 +1,49 @@
+"""Calibration by the lab's own runs, through the database: measured records
+re-fit the engine's constants, plans move towards what the lab measured, and
+the plan's source says so."""
+from __future__ import annotations
+
+import pytest
+
+from placement.calibration import lab_calibration, lab_runs
+
+pytestmark = pytest.mark.django_db
+
+
+def one_node_plan(client, group, engine="vllm"):
+    body = {"model": "llama-3.3-70b", "group": group.pk, "context_tokens": 320, "engine": engine}
+    response = client.post("/api/plans", body)
+    assert response.status_code == 200, response.content
+    return [p for p in response.json()["plans"] if p["strategy"] == "single"][0], response.json()
+
+
+def test_the_labs_runs_pull_predictions_towards_them(api_member, demo):
+    single = demo["single"]
+    before, body = one_node_plan(api_member, single)
+    assert "fitted on published figures" in body["prediction_source"]
+    assert lab_runs() == [] and lab_calibration().changes == ()
+    measured = before["decode_tps"] * 0.7  # this lab's build is slower than the published figures
+    for tpot in (1000 / measured, 1000 / (measured * 1.02)):
+        response = api_member.post("/api/benchmarks", {
+            "model": "llama-3.3-70b", "group": single.pk, "engine": "vllm", "backend": "none", "concurrency": 1,
+            "input_len": 256, "output_len": 128, "decode_tps": 1000 / tpot, "tpot_ms": tpot})
+        assert response.status_code == 201, response.content
+    runs = lab_runs()
+    assert len(runs) == 2 and all(r.layout.engine == "vllm" for r in runs)
+    calibration = lab_calibration()
+    assert max(abs(e.error_pct) for e in calibration.after) < min(abs(e.error_pct) for e in calibration.before)
+    after, body = one_node_plan(api_member, single)
+    assert abs(after["decode_tps"] - measured) < abs(before["decode_tps"] - measured) / 3
+    assert "re-fitted on this lab's runs (vllm: 2 runs)" in body["prediction_source"]
+    # another engine keeps the published fit
+    llama, _ = one_node_plan(api_member, single, engine="llama.cpp")
+    assert "llama.cpp" not in lab_calibration().runs_per_engine
+    assert llama["decode_tps"] > 0
+
+
+def test_published_rows_are_never_the_labs_runs(api_member):
+    response = api_member.post("/api/benchmarks", {
+        "model": "llama-3.3-70b", "source": "published", "reference": "vendor blog", "topology_kind": "single",
+        "node_count": 1, "engine": "vllm", "concurrency": 1, "decode_tps": 1.0})
+    assert response.status_code == 201
+    assert lab_runs() == []
