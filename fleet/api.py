@@ -17,6 +17,7 @@ from bookings.api import router as bookings_router
 from bookings.api import router_deprecated as reservations_router
 from core.api import READ, error_body, fleet_error_response
 from core.errors import FleetError
+from fabric.api import router as fabric_router
 from inventory.api import router as inventory_router
 from placement.api import router as placement_router
 from telemetry.api import router as telemetry_router
@@ -58,6 +59,6 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return _error(request, exc.status_code, str(exc))
 
 
-for router in (inventory_router, topology_router, telemetry_router, placement_router, bookings_router,
-               reservations_router):
+for router in (inventory_router, topology_router, telemetry_router, placement_router, fabric_router,
+               bookings_router, reservations_router):
     api.add_router("", router)

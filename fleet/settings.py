@@ -89,6 +89,7 @@ INSTALLED_APPS = [
     "telemetry",
     "topology",
     "placement",
+    "fabric",
     "bookings",
     "notifications",
 ]

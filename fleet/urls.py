@@ -19,4 +19,5 @@ urlpatterns = [
     path("", include("placement.urls")),
     path("", include("telemetry.urls")),
     path("", include("topology.urls")),
+    path("", include("fabric.urls")),
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import asyncssh
@@ -98,7 +99,8 @@ class Outcome:
 
 
 async def _run(target: Target, command: str, *, client_keys: list[str], accepted_key: str,
-               connect_timeout: float, timeout: float, max_bytes: int) -> Outcome:
+               connect_timeout: float, timeout: float, max_bytes: int,
+               on_output: Callable[[str], None] | None = None) -> Outcome:
     known = asyncssh.import_known_hosts(f"* {accepted_key}\n")  # only this node's accepted key
     options = asyncssh.SSHClientConnectionOptions(
         client_keys=[asyncssh.read_private_key(p) for p in client_keys], agent_path=None, config=None,
@@ -117,6 +119,10 @@ async def _run(target: Target, command: str, *, client_keys: list[str], accepted
                         break
                     chunks.append(data)
                     size += len(data)
+                    if on_output is not None:
+                        # in a thread: the callback may write to the database, which
+                        # Django refuses from inside an event loop
+                        await asyncio.to_thread(on_output, b"".join(chunks).decode(errors="replace"))
                 status = await process.wait() if size < max_bytes else None
         except TimeoutError:
             process.close()
@@ -133,15 +139,18 @@ async def _run(target: Target, command: str, *, client_keys: list[str], accepted
 
 
 def run_command(target: Target, command: str, *, client_keys: list[str], accepted_key: str,
-                connect_timeout: float = 10.0, timeout: float = 1800.0, max_bytes: int = 1_000_000) -> Outcome:
-    """Run ``command`` once on ``target``; every failure is an Outcome error, never an exception."""
+                connect_timeout: float = 10.0, timeout: float = 1800.0, max_bytes: int = 1_000_000,
+                on_output: Callable[[str], None] | None = None) -> Outcome:
+    """Run ``command`` once on ``target``; every failure is an Outcome error, never an exception.
+    ``on_output`` gets the output so far after each chunk (progress)."""
     try:
         asyncssh.import_public_key(accepted_key)
     except (asyncssh.KeyImportError, ValueError):
         return Outcome("", "the accepted host key is not a valid OpenSSH public key")
     try:
         return asyncio.run(_run(target, command, client_keys=client_keys, accepted_key=accepted_key,
-                                connect_timeout=connect_timeout, timeout=timeout, max_bytes=max_bytes))
+                                connect_timeout=connect_timeout, timeout=timeout, max_bytes=max_bytes,
+                                on_output=on_output))
     except asyncssh.HostKeyNotVerifiable:
         return Outcome("", "host key mismatch: the node presented another key than the accepted one; nothing run")
     except asyncssh.PermissionDenied:

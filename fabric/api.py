@@ -1,0 +1,73 @@
+"""Fabric API: start a verification of a group, list its runs, read one, and
+the netplan files per group and per Spark."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Router
+
+from core.actor import Actor
+from core.api import BOOK, READ
+from core.errors import NotFound
+
+from . import selectors, services
+from .models import FabricRun
+
+router = Router(tags=["fabric"], auth=READ)
+
+
+def run_out(run: FabricRun, *, output: bool = False) -> dict[str, Any]:
+    result = run.result or {}
+    data: dict[str, Any] = {
+        "id": run.pk, "group": run.group_id, "group_name": run.group_name, "kind": run.kind,
+        "link_gbps": run.link_gbps, "nodes": [n["name"] for n in run.nodes], "status": run.status,
+        "verdict": run.verdict or None,
+        "measured_busbw_gbs": run.avg_busbw,
+        "expected": {"low_gbs": run.expected_low, "high_gbs": run.expected_high, "source": run.expected_source},
+        "rows": result.get("rows", []), "wrong": result.get("wrong"), "nccl_version": result.get("nccl_version"),
+        "findings": run.findings, "error": run.error, "command": run.command,
+        "created_by": run.created_by_name, "created_at": run.created_at,
+        "started_at": run.started_at, "finished_at": run.finished_at, "url": f"/fabric/runs/{run.pk}/",
+    }
+    if output:
+        data["output"] = run.output
+    return data
+
+
+@router.post("/groups/{group_id}/verify", response={202: dict}, auth=BOOK)
+def verify(request: HttpRequest, group_id: int) -> Any:
+    """Start "Verify fabric": nccl-tests all_gather_perf across the group (lab
+    admins; members on a group booked for them now). 409 while one runs."""
+    run = services.verification_start(actor=Actor.from_request(request, "api"), group_id=group_id)
+    return 202, run_out(run)
+
+
+@router.get("/groups/{group_id}/verifications")
+def verifications(request: HttpRequest, group_id: int) -> Any:
+    """The group's runs, newest first (the latest 20)."""
+    return [run_out(r) for r in selectors.runs_for_group(group_id)]
+
+
+@router.get("/verifications/{run_id}")
+def verification(request: HttpRequest, run_id: int) -> Any:
+    """One run with its raw output."""
+    run = selectors.run_get(run_id)
+    if run is None:
+        raise NotFound(f"no fabric verification with id {run_id}", "run_id")
+    return run_out(run, output=True)
+
+
+@router.get("/groups/{group_id}/netplan")
+def group_netplan(request: HttpRequest, group_id: int) -> Any:
+    """Every Spark's netplan file of the group, and where its addresses come from."""
+    netplan = services.group_netplan(group_id)
+    return {"group": netplan.group.pk, "files": netplan.files, "sources": netplan.plan.sources,
+            "subnets": {k: list(v) for k, v in netplan.plan.subnets.items()}}
+
+
+@router.get("/sparks/{name}/netplan", response={200: None})
+def spark_netplan(request: HttpRequest, name: str) -> Any:
+    """One Spark's netplan file as YAML (/etc/netplan/40-cx7.yaml)."""
+    text, _ = services.spark_netplan(name)
+    return HttpResponse(text, content_type="application/yaml; charset=utf-8")

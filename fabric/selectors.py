@@ -1,0 +1,34 @@
+"""Reads of fabric runs: a group's runs, its latest measurement, and the one
+figure the planner reads (``latest_measured_busbw``)."""
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from .models import FabricRun
+
+
+def runs_for_group(group_id: int, *, limit: int = 20) -> QuerySet[FabricRun]:
+    return FabricRun.objects.filter(group_id=group_id).order_by("-created_at", "-pk")[:limit]
+
+
+def run_get(run_id: int) -> FabricRun | None:
+    return FabricRun.objects.select_related("group").filter(pk=run_id).first()
+
+
+def active_run(group_id: int) -> FabricRun | None:
+    return FabricRun.objects.filter(group_id=group_id, status__in=FabricRun.ACTIVE).first()
+
+
+def latest_measurement(group_id: int) -> FabricRun | None:
+    """The latest completed run that measured a bus bandwidth (a failed run measured nothing)."""
+    return (FabricRun.objects.filter(group_id=group_id, status=FabricRun.Status.DONE, avg_busbw__isnull=False)
+            .order_by("-finished_at", "-pk").first())
+
+
+def latest_measured_busbw(group_id: int | None) -> tuple[float, FabricRun] | None:
+    """The group's latest measured all_gather bus bandwidth (GB/s) and its run,
+    or None: what the planner's communication term uses when present."""
+    if group_id is None:
+        return None
+    run = latest_measurement(group_id)
+    return (run.avg_busbw, run) if run is not None and run.avg_busbw is not None else None

@@ -1,0 +1,221 @@
+"""Fabric verification: who may start one, queueing it (one per group at a
+time, a database constraint), running it on the group's head node over SSH
+(from the Celery task), and judging what it printed. Also each Spark's
+netplan file, computed over the group's cabling and telemetry's addresses.
+
+The SSH side is placement's (``placement.benchrun.run_command``: the fleet's
+key only, the head node's accepted host key, bounded output); the command is
+``fabric.command.verify_command``, rebuilt at run time from the stored node
+list, so nothing a user typed reaches a shell.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from core import errors
+from core.actor import Actor
+from inventory.models import NodeGroup, Spark
+from placement.benchrun import Target, run_command
+from placement.launch import usable_mgmt_ip
+from placement.runs import _client_key, accepted_host_key, may_start_run
+from placement.selectors import PlannedGroup, groupspec_for, live_group_or_error
+from telemetry.selectors import latest_samples
+
+from .command import SWEEP_SIZES, VerifyNode, verify_command, verify_problems
+from .conf import grace_s, verify_settings
+from .models import FabricRun
+from .nccl import judge, parse_all_gather
+from .netplan import NetworkPlan, Segment, netplan_yaml, plan_addresses, segments_from_links
+
+log = logging.getLogger(__name__)
+OUTPUT_LIMIT = 1_000_000
+
+
+class VerifyNotAllowed(errors.Forbidden):
+    """Pages and the API answer 403."""
+
+
+def may_verify(user: Any, group: NodeGroup) -> tuple[bool, str]:
+    """Lab admins on any group; a member on a group booked for them now (as benchmark runs)."""
+    allowed, why = may_start_run(user, group)
+    return allowed, why.replace("starts runs", "verifies the fabric").replace("starting a run", "verifying")
+
+
+def verify_nodes(planned: PlannedGroup) -> list[VerifyNode]:
+    """The run's nodes, head first: how mpirun reaches each (its management
+    address, else its name) and the RoCE twins of its cabled ports."""
+    hosts = dict(Spark.objects.filter(name__in=[n.name for n in planned.spec.nodes])
+                 .values_list("name", "ssh_host"))
+    return [VerifyNode(n.name, usable_mgmt_ip(hosts.get(n.name)) or n.name,
+                       tuple(d for port in sorted(n.port_rdma) for d in n.port_rdma[port]))
+            for n in planned.spec.nodes]
+
+
+def _abandon_stale(group: NodeGroup) -> None:
+    """A run left 'running' by a worker that died would block the group forever."""
+    settings = verify_settings()
+    limit = timezone.now() - timedelta(seconds=settings.timeout_s + grace_s() + 120)
+    FabricRun.objects.filter(group=group, status=FabricRun.Status.RUNNING, started_at__lt=limit).update(
+        status=FabricRun.Status.FAILED, verdict="failed", finished_at=timezone.now(),
+        error="abandoned: the worker running it stopped before it finished")
+
+
+def verification_start(*, actor: Actor, group_id: Any) -> FabricRun:
+    """Queue a verification (status ``queued``); the task is sent once the row is committed."""
+    group = live_group_or_error(group_id)
+    allowed, why = may_verify(actor.user, group)
+    if not allowed:
+        raise VerifyNotAllowed(why, "group")
+    planned = groupspec_for(group)
+    nodes = verify_nodes(planned)
+    settings = verify_settings()
+    problems = verify_problems(nodes, settings)
+    if problems:
+        raise errors.BadInput(problems)
+    command = verify_command(nodes, planned.spec.kind, settings)
+    _abandon_stale(group)
+    try:
+        with transaction.atomic():
+            run = FabricRun.objects.create(
+                group=group, group_name=group.name, kind=planned.spec.kind, link_gbps=planned.spec.link_gbps,
+                nodes=[{"name": n.name, "host": n.host, "rdma": list(n.rdma)} for n in nodes], command=command,
+                created_by=actor.user, created_by_name=actor.username)
+    except IntegrityError:
+        running = FabricRun.objects.filter(group=group, status__in=FabricRun.ACTIVE).first()
+        ref = f" (run {running.pk}, started by {running.created_by_name or 'someone'})" if running else ""
+        raise errors.Conflict(f"a fabric verification of {group.name} is already under way{ref}; "
+                              "wait for it to finish", "group") from None
+    from .tasks import verify_fabric
+
+    transaction.on_commit(lambda: verify_fabric.delay(run.pk))
+    return run
+
+
+def _nodes_of(run: FabricRun) -> list[VerifyNode]:
+    return [VerifyNode(str(n["name"]), str(n["host"]), tuple(str(d) for d in n["rdma"])) for n in run.nodes]
+
+
+def _finish(run: FabricRun, **fields: Any) -> FabricRun:
+    fields.setdefault("finished_at", timezone.now())
+    for name, value in fields.items():
+        setattr(run, name, value)
+    run.save()
+    return run
+
+
+def _judged(run: FabricRun, output: str, error: str) -> FabricRun:
+    result = parse_all_gather(output)
+    if error and "timed out" in error:
+        done = len(result.rows)
+        error = (f"{error}: the run stopped after {done} of {len(SWEEP_SIZES)} buffer sizes; a node stopped "
+                 f"answering ({', '.join(n['name'] for n in run.nodes)}): check which one answers SSH and "
+                 "telemetry, then run again")
+    verdict = judge(result, kind=run.kind, link_gbps=run.link_gbps, error=error)
+    done = result.complete and not error  # the run finished; its verdict may still be "failed"
+    return _finish(
+        run, status=FabricRun.Status.DONE if done else FabricRun.Status.FAILED, verdict=verdict.status,
+        output=output[-OUTPUT_LIMIT:], result=result.to_dict(),
+        avg_busbw=result.avg_busbw if result.complete and not error else None,
+        expected_low=verdict.expected.low, expected_high=verdict.expected.high,
+        expected_source=verdict.expected.source[:300], error=error,
+        findings=[{"code": f.code, "severity": f.severity, "message": f.message, "fix": f.fix}
+                  for f in verdict.findings])
+
+
+def verification_execute(*, run_id: int) -> FabricRun | None:
+    """Run a queued verification once (a redelivered task finds it taken and stops)."""
+    if not FabricRun.objects.filter(pk=run_id, status=FabricRun.Status.QUEUED).update(
+            status=FabricRun.Status.RUNNING, started_at=timezone.now()):
+        return None
+    run = FabricRun.objects.get(pk=run_id)
+    failed = FabricRun.Status.FAILED
+    head = Spark.objects.filter(name=run.nodes[0]["name"] if run.nodes else "").first()
+    if head is None:
+        return _finish(run, status=failed, verdict="failed", error="the head node is gone from the inventory")
+    accepted = accepted_host_key(head)
+    if accepted is None:
+        return _finish(run, status=failed, verdict="failed",
+                       error=f"no accepted SSH host key for {head.name}: accept it on its telemetry page first; "
+                             "nothing was run")
+    key = _client_key()
+    if not key.exists():
+        return _finish(run, status=failed, verdict="failed",
+                       error="the fleet's SSH key (FLEET_SSH_KEY) does not exist; nothing was run")
+    settings = verify_settings()
+    try:
+        command = verify_command(_nodes_of(run), run.kind, settings)
+    except ValueError as exc:
+        return _finish(run, status=failed, verdict="failed", error=str(exc))
+
+    def progress(text: str) -> None:
+        # runs in a worker thread (see run_command): its own connection, closed after
+        try:
+            FabricRun.objects.filter(pk=run.pk, status=FabricRun.Status.RUNNING).update(
+                output=text[-OUTPUT_LIMIT:], result=parse_all_gather(text).to_dict())
+        except Exception:  # progress is a nicety: never let it end the run
+            log.warning("could not store the progress of fabric run %s", run.pk, exc_info=True)
+        finally:
+            connection.close()
+
+    outcome = run_command(Target(head.ssh_host, head.ssh_port, head.ssh_user), command, client_keys=[str(key)],
+                          accepted_key=accepted, timeout=settings.timeout_s + grace_s(), max_bytes=OUTPUT_LIMIT,
+                          on_output=progress)
+    run.refresh_from_db()
+    run.command = command
+    return _judged(run, outcome.output, outcome.error)
+
+
+# --- netplan ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GroupNetplan:
+    group: NodeGroup
+    nodes: list[str]
+    segments: list[Segment]
+    plan: NetworkPlan
+    files: dict[str, str]
+
+
+def _observed(names: list[str]) -> dict[str, dict[str, list[str]]]:
+    found: dict[str, dict[str, list[str]]] = {}
+    for name, sample in latest_samples(names).items():
+        found[name] = {str(t.get("name")): list(t.get("addresses") or ()) for t in sample.twin_list}
+    return found
+
+
+def group_netplan(group_id: Any) -> GroupNetplan:
+    """The netplan file of every Spark of a group, addressed over its whole
+    cabled group (a sub-group of a switch shares the switch's subnets)."""
+    group = live_group_or_error(group_id)
+    root = group.parent or group
+    planned = groupspec_for(root)
+    names = [n.name for n in planned.spec.nodes]
+    links = [(link.a, link.b) for link in planned.topology.links]
+    segments = segments_from_links(links, names)
+    plan = plan_addresses(segments, _observed(names))
+    members = set(group.members.values_list("spark__name", flat=True))
+    nodes = [n for n in names if n in members and plan.addresses.get(n)]
+    files = {n: netplan_yaml(n, plan, group=group.name) for n in nodes}
+    return GroupNetplan(group, nodes, segments, plan, files)
+
+
+def spark_netplan(name: str) -> tuple[str, GroupNetplan]:
+    """One Spark's file, from the live cabled group it belongs to."""
+    spark = Spark.objects.filter(name=name).first()
+    if spark is None:
+        raise errors.NotFound(f"no Spark is named {name!r}", "name")
+    group = (NodeGroup.objects.filter(members__spark=spark, retired_at__isnull=True, parent__isnull=True)
+             .order_by("pk").first())
+    if group is None:
+        raise errors.NotFound(f"{name} is in no live group", "name")
+    netplan = group_netplan(group.pk)
+    if name not in netplan.files:
+        raise errors.BadInput(f"{name} has no cabled ConnectX-7 port: it needs no cluster network file", "name")
+    return netplan.files[name], netplan

@@ -1,0 +1,100 @@
+"""Fabric pages: start a verification from the group page (htmx), the panel
+that polls while a run is under way, one run's page, netplan downloads."""
+from __future__ import annotations
+
+import io
+import zipfile
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.decorators import booker_required
+from core.actor import Actor
+from core.errors import FleetError
+from inventory.models import NodeGroup
+
+from . import selectors, services
+from .command import SWEEP_SIZES
+from .models import FabricRun
+
+
+def panel_context(group: NodeGroup, user: Any, *, error: str = "") -> dict[str, Any]:
+    runs = list(selectors.runs_for_group(group.pk, limit=5))
+    active = next((r for r in runs if r.active), None)
+    allowed, why = services.may_verify(user, group)
+    nodes = sorted(group.members.values_list("spark__name", flat=True))
+    return {"group": group, "runs": runs, "active": active, "latest": runs[0] if runs else None,
+            "may_verify": allowed, "why_not": why, "error": error, "sizes": len(SWEEP_SIZES),
+            "netplan_nodes": nodes}
+
+
+def _group(group_id: int) -> NodeGroup:
+    group = NodeGroup.objects.filter(pk=group_id, retired_at__isnull=True).first()
+    if group is None:
+        raise Http404(f"no live group with id {group_id}")
+    return group
+
+
+@require_GET
+def panel(request: HttpRequest, group_id: int) -> HttpResponse:
+    """The verification card alone (htmx polls it while a run is under way)."""
+    return render(request, "fabric/_panel.html", panel_context(_group(group_id), request.user))
+
+
+@booker_required
+@require_POST
+def verify(request: HttpRequest, group_id: int) -> HttpResponse:
+    group = _group(group_id)
+    error, status = "", 200
+    try:
+        services.verification_start(actor=Actor.from_request(request, "page"), group_id=group.pk)
+    except FleetError as exc:
+        error, status = exc.text, exc.status
+    if not request.headers.get("HX-Request"):
+        if error:
+            return render(request, "403.html" if status == 403 else "fabric/error.html",
+                          {"need": error, "error": error, "group": group}, status=status)
+        return HttpResponse(status=303, headers={"Location": f"/groups/{group.pk}/#fabric"})
+    return render(request, "fabric/_panel.html", panel_context(group, request.user, error=error), status=status)
+
+
+@require_GET
+def run_page(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = selectors.run_get(run_id)
+    if run is None:
+        raise Http404(f"no fabric verification with id {run_id}")
+    return render(request, "fabric/run.html", {"run": run, "rows": (run.result or {}).get("rows", []),
+                                               "sizes": len(SWEEP_SIZES), "group": run.group})
+
+
+def _download(text: bytes, filename: str, content_type: str) -> HttpResponse:
+    return HttpResponse(text, content_type=content_type,
+                        headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+@require_GET
+def spark_netplan(request: HttpRequest, name: str) -> HttpResponse:
+    try:
+        text, _ = services.spark_netplan(name)
+    except FleetError as exc:
+        raise Http404(exc.text) from exc
+    return _download(text.encode(), f"{name}-40-cx7.yaml", "application/yaml; charset=utf-8")
+
+
+@require_GET
+def group_netplan(request: HttpRequest, group_id: int) -> HttpResponse:
+    """Every Spark's file of the group in one zip: <spark>/40-cx7.yaml."""
+    try:
+        netplan = services.group_netplan(group_id)
+    except FleetError as exc:
+        raise Http404(exc.text) from exc
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in netplan.files.items():
+            archive.writestr(f"{name}/40-cx7.yaml", text)
+    return _download(buffer.getvalue(), f"{netplan.group.name}-netplan.zip", "application/zip")
+
+
+__all__ = ["FabricRun", "group_netplan", "panel", "run_page", "spark_netplan", "verify"]

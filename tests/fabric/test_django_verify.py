@@ -1,0 +1,198 @@
+"""Fabric verification end to end against the simulated fleet: the API or the
+group page starts it, the Celery task runs nccl-tests' all_gather_perf
+through mpirun on the head node over SSH (host key verified), and the run
+stores its command, raw output, parsed result, verdict and findings.
+
+    direct:  fab-a:p0 ===== fab-b:p0
+    ring:    ring-a:p1 - ring-b:p0, ring-b:p1 - ring-c:p0, ring-c:p1 - ring-a:p0
+"""
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.test import Client, TestCase
+from django.utils import timezone
+
+from fabric.models import FabricRun
+from fabric.selectors import latest_measured_busbw
+from inventory.models import NodeGroup
+from telemetry.simulator import SimNode
+from tests.conftest import ApiClient
+from tests.telemetry import django_sim
+from tests.telemetry.django_sim import sim_lab
+
+fleet_key = django_sim.fleet_key
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def tasks_inline(monkeypatch):
+    from fabric import tasks
+
+    monkeypatch.setattr(tasks.verify_fabric, "delay", lambda run_id: tasks.verify_fabric(run_id))
+
+
+def pair(*faults_b: str) -> list[SimNode]:
+    return [SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
+            SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}, faults=set(faults_b))]
+
+
+def ring() -> list[SimNode]:
+    names = ["ring-a", "ring-b", "ring-c"]
+    nodes = [SimNode(n) for n in names]
+    for i, node in enumerate(nodes):
+        nxt = nodes[(i + 1) % 3]
+        node.cabled_ports["p1"] = (nxt.name, "p0")
+        nxt.cabled_ports["p0"] = (node.name, "p1")
+    return nodes
+
+
+def group_of(name: str) -> NodeGroup:
+    return NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name=name)
+
+
+def verify(client, group):
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return client.post(f"/api/groups/{group.pk}/verify")
+
+
+def fast(fleet) -> None:
+    fleet.fleet.nccl_row_s = 0.02
+
+
+def test_an_admin_verifies_a_pair_from_the_api(api_admin, api_viewer, fleet_key, tmp_path, settings, tasks_inline):
+    with sim_lab(pair(), fleet_key, tmp_path, settings) as fleet:
+        fast(fleet)
+        group = group_of("fab-a")
+        response = verify(api_admin, group)
+        assert response.status_code == 202, response.content
+        assert fleet.stats("fab-a").execs == 1 and fleet.stats("fab-b").execs == 0  # the head runs mpirun
+    run = FabricRun.objects.get(pk=response.json()["id"])
+    assert run.status == "done" and run.verdict == "ok", (run.error, run.findings)
+    assert 21.0 < run.avg_busbw < 23.0 and run.findings == []
+    assert (run.expected_low, run.expected_high) == (20.0, 24.0)
+    assert [r["size_bytes"] for r in run.result["rows"]] == [512 << 20, 1 << 30, 2 << 30, 4 << 30]
+    assert "mpirun -np 2 -H fab-a:1,fab-b:1" in run.command and "all_gather_perf -b 512M -e 4G -f 2" in run.command
+    assert "NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0" in run.command and "NCCL_NET_PLUGIN" not in run.command
+    assert "# Avg bus bandwidth" in run.output and run.created_by_name == "admin1"
+    listed = api_viewer.get(f"/api/groups/{group.pk}/verifications").json()
+    assert [r["id"] for r in listed] == [run.pk] and listed[0]["verdict"] == "ok"
+    assert listed[0]["measured_busbw_gbs"] == run.avg_busbw and len(listed[0]["rows"]) == 4
+    assert api_viewer.get(f"/api/verifications/{run.pk}").json()["output"] == run.output
+    assert latest_measured_busbw(group.pk) == (run.avg_busbw, run)
+
+
+def test_one_twin_is_found_and_named(api_admin, fleet_key, tmp_path, settings, tasks_inline):
+    with sim_lab(pair("twin-down"), fleet_key, tmp_path, settings) as fleet:
+        fast(fleet)
+        response = verify(api_admin, group_of("fab-a"))
+    run = FabricRun.objects.get(pk=response.json()["id"])
+    assert run.status == "done" and run.verdict == "degraded"
+    assert [f["code"] for f in run.findings] == ["fabric-one-half"] and "second twin" in run.findings[0]["fix"]
+
+
+def test_a_stuck_build_is_found(api_admin, fleet_key, tmp_path, settings, tasks_inline):
+    with sim_lab(pair("nccl-stuck"), fleet_key, tmp_path, settings) as fleet:
+        fast(fleet)
+        response = verify(api_admin, group_of("fab-a"))
+    run = FabricRun.objects.get(pk=response.json()["id"])
+    assert run.status == "done" and run.verdict == "failed" and run.avg_busbw < 3.0
+    assert [f["code"] for f in run.findings] == ["fabric-stuck-low"]
+
+
+def test_a_ring_runs_with_its_variables_and_reaches_its_floor(api_admin, fleet_key, tmp_path, settings,
+                                                              tasks_inline):
+    with sim_lab(ring(), fleet_key, tmp_path, settings) as fleet:
+        fast(fleet)
+        response = verify(api_admin, group_of("ring-a"))
+    run = FabricRun.objects.get(pk=response.json()["id"])
+    assert run.kind == "ring" and run.verdict == "ok", (run.error, run.findings, run.output[-400:])
+    assert "NCCL_NET_PLUGIN=none" in run.command and "NCCL_IB_SUBNET_AWARE_ROUTING=1" in run.command
+    assert "NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0,rocep1s0f1,roceP2p1s0f1" in run.command
+    assert 10.0 <= run.avg_busbw < 13.0 and run.expected_low == 10.0
+
+
+def test_a_node_that_hangs_ends_the_run_with_a_clear_result(api_admin, fleet_key, tmp_path, settings, tasks_inline):
+    settings.FLEET_VERIFY_TIMEOUT_S = 1
+    settings.FLEET_VERIFY_GRACE_S = 1.5
+    with sim_lab(pair("hung"), fleet_key, tmp_path, settings) as fleet:
+        fast(fleet)
+        response = verify(api_admin, group_of("fab-a"))
+    run = FabricRun.objects.get(pk=response.json()["id"])
+    assert run.status == "failed" and run.verdict == "failed" and run.avg_busbw is None
+    assert "timed out" in run.error and "stopped after 1 of 4 buffer sizes" in run.error
+    assert [f["code"] for f in run.findings] == ["fabric-run-failed"]
+    assert len(run.result["rows"]) == 1  # what it printed before the node stopped is kept
+    assert latest_measured_busbw(run.group_id) is None  # a failed run measured nothing
+
+
+def test_a_node_that_is_down_fails_at_once(api_admin, fleet_key, tmp_path, settings, tasks_inline):
+    with sim_lab(pair(), fleet_key, tmp_path, settings) as fleet:
+        fast(fleet)
+        fleet.set_faults("fab-b", {"down"})
+        response = verify(api_admin, group_of("fab-a"))
+    run = FabricRun.objects.get(pk=response.json()["id"])
+    assert run.status == "failed" and "exited with status 1" in run.error
+    assert "Connection refused" in run.output
+
+
+def test_one_run_per_group_at_a_time(api_admin, fleet_key, tmp_path, settings, monkeypatch):
+    from fabric import tasks
+
+    monkeypatch.setattr(tasks.verify_fabric, "delay", lambda run_id: None)  # no worker takes it here
+    with sim_lab(pair(), fleet_key, tmp_path, settings):
+        group = group_of("fab-a")
+        first = api_admin.post(f"/api/groups/{group.pk}/verify")
+        assert first.status_code == 202
+        second = api_admin.post(f"/api/groups/{group.pk}/verify")
+        assert second.status_code == 409 and "already under way" in second.json()["message"]
+        assert FabricRun.objects.filter(group=group).count() == 1
+        with pytest.raises(IntegrityError), transaction.atomic():  # the database says so too
+            FabricRun.objects.create(group=group, group_name=group.name, kind="direct", link_gbps=200,
+                                     status="running")
+
+
+def test_who_may_verify(api_member, api_viewer, member_user, fleet_key, tmp_path, settings, tasks_inline):
+    from bookings.services import booking_create
+    from core.actor import Actor
+
+    with sim_lab(pair(), fleet_key, tmp_path, settings) as fleet:
+        fast(fleet)
+        group = group_of("fab-a")
+        assert verify(api_viewer, group).status_code == 403
+        assert verify(ApiClient(None), group).status_code == 401
+        unbooked = verify(api_member, group)
+        assert unbooked.status_code == 403 and "book group-fab-a first" in unbooked.json()["message"]
+        assert not FabricRun.objects.exists() and fleet.stats("fab-a").execs == 0
+        now = timezone.now()
+        booking_create(actor=Actor(user=member_user, source="api"), group=group.pk, start=now,
+                       end=now + timedelta(hours=1), purpose="fabric check", confirm=True)
+        booked = verify(api_member, group)
+        assert booked.status_code == 202
+    assert FabricRun.objects.get(pk=booked.json()["id"]).verdict == "ok"
+
+
+def test_the_group_page_starts_it_and_shows_measured_beside_predicted(admin_user, fleet_key, tmp_path, settings,
+                                                                      tasks_inline):
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(admin_user)
+    with sim_lab(pair(), fleet_key, tmp_path, settings) as fleet:
+        fast(fleet)
+        group = group_of("fab-a")
+        page = browser.get(f"/groups/{group.pk}/").content.decode()
+        assert "Verify fabric" in page and "not measured yet" in page and "predicted" in page
+        token = browser.cookies["csrftoken"].value
+        assert browser.post(f"/groups/{group.pk}/verify/", headers={"HX-Request": "true"}).status_code == 403
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            panel = browser.post(f"/groups/{group.pk}/verify/", headers={"HX-Request": "true", "X-CSRFToken": token})
+        assert panel.status_code == 200 and 'id="fabric"' in panel.content.decode()
+    run = FabricRun.objects.get()
+    page = browser.get(f"/groups/{group.pk}/").content.decode()
+    exchange = re.search(r'<tr id="q-exchange">.*?</tr>', page, re.S).group(0)
+    assert "measured" in exchange and f'href="/fabric/runs/{run.pk}/"' in exchange
+    assert f"{run.avg_busbw:.1f} GB/s" in exchange and "predicted" in exchange
+    detail = browser.get(f"/fabric/runs/{run.pk}/").content.decode()
+    assert "all_gather_perf" in detail and "Per buffer size" in detail and "512.0" in detail
