@@ -508,6 +508,9 @@ def _group_notes(group: GroupSpec, c: PerfConstants) -> list[str]:
         "usable only by splitting a model (TP/PP/EP), never as one local memory.",
         f"Exchange path: {group.kind}, slowest link {group.link_gbps:g} Gb/s.",
     ]
+    if group.bus_gbytes_per_s:
+        notes.append(f"Measured fabric used: TP's messages are priced at the latest fabric verification's "
+                     f"{group.bus_gbytes_per_s:.1f} GB/s bus bandwidth instead of the links' line rate.")
     if largest > smallest:
         notes.append("Mixed memory sizes: symmetric sharding gives every node of a plan the share the "
                      "smallest node can hold.")

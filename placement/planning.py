@@ -25,7 +25,7 @@ from .perfmodel import (
     prediction_source,
 )
 from .planner import ENGINES, GOALS, Plan, PlanResult, plan_placement
-from .selectors import PlannedGroup
+from .selectors import PlannedGroup, launch_settings_for
 
 MAX_CONCURRENCY = 4096
 
@@ -112,12 +112,14 @@ def plan_group(*, group: PlannedGroup, model: ModelSpec, inputs: PlanInput,
         # what the planner still refuses (a broken group or model row) names its field
         raise PlacementError([(path, message) for path, message in result.errors])
     plans = []
+    settings = launch_settings_for(group) if launch_for is None or launch_for else None
     for index, plan in enumerate(result.plans):
         planned = PlannedPlan(plan)
         if plan.fits and (launch_for is None or index in launch_for):
             for launcher in launchers_for(inputs.engine):
                 try:
-                    planned.launch[launcher] = launch_commands(plan, group.spec, model, engine=launcher)
+                    planned.launch[launcher] = launch_commands(plan, group.spec, model, engine=launcher,
+                                                               settings=settings)
                 except LaunchError as exc:
                     planned.launch_problems[launcher] = [f"{where}: {msg}" for where, msg in exc.problems]
         plans.append(planned)

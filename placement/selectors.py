@@ -20,12 +20,14 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
-from inventory.models import NodeGroup, Twin
+from core.config import setting
+from inventory.models import NodeGroup, Spark, Twin
 from telemetry.selectors import latest_samples
 from topology.engine import Group, LabIn, analyse
 from topology.services import UNSPLITTABLE, lab_read
 
 from .errors import PlacementError
+from .launch import DEFAULT_MGMT_IFACE, DEFAULT_VLLM_IMAGE, LaunchSettings, usable_mgmt_ip
 from .models import BenchmarkRun, LlmModel
 from .planner import GroupSpec, NodeSpec
 
@@ -156,8 +158,33 @@ def _planned(group: Group, row: NodeGroup | None, ident: str, snapshot: Any) -> 
     connectx = {n.name: n.has_connectx for n in snapshot.lab.nodes}
     nodes, measured = _node_specs(group, snapshot.memory_gb, connectx, snapshot.spark_ids)
     # a single node has no link; the planner still wants a positive figure
-    spec = GroupSpec(ident, group.kind, nodes, float(group.slowest_link_gbps or 200))
+    spec = GroupSpec(ident, group.kind, nodes, float(group.slowest_link_gbps or 200),
+                     bus_gbytes_per_s=_measured_busbw(row))
     return PlannedGroup(spec, row, group, measured)
+
+
+def _measured_busbw(row: NodeGroup | None) -> float | None:
+    """Measured fabric used: the group's latest fabric verification, if any
+    (fabric sits beside placement; imported here so neither imports the other at load)."""
+    if row is None or row.pk is None:
+        return None
+    from fabric.selectors import latest_measured_busbw
+
+    found = latest_measured_busbw(row.pk)
+    return found[0] if found else None
+
+
+def launch_settings_for(planned: PlannedGroup) -> LaunchSettings:
+    """The lab's launch settings for a group: the management interface
+    (FLEET_MGMT_IFACE, all nodes the same), each node's management address
+    (its SSH host when that is a usable IP), the vLLM image (FLEET_VLLM_IMAGE)."""
+    names = [n.name for n in planned.spec.nodes]
+    hosts = Spark.objects.filter(name__in=names).values_list("name", "ssh_host")
+    return LaunchSettings(
+        mgmt_iface=setting("FLEET_MGMT_IFACE", DEFAULT_MGMT_IFACE, str),
+        mgmt_ips={name: ip for name, host in hosts if (ip := usable_mgmt_ip(host))},
+        vllm_image=setting("FLEET_VLLM_IMAGE", DEFAULT_VLLM_IMAGE, str),
+    )
 
 
 def live_group_or_error(group_id: Any, path: str = "group") -> NodeGroup:

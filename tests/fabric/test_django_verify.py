@@ -83,6 +83,8 @@ def test_an_admin_verifies_a_pair_from_the_api(api_admin, api_viewer, fleet_key,
     assert listed[0]["measured_busbw_gbs"] == run.avg_busbw and len(listed[0]["rows"]) == 4
     assert api_viewer.get(f"/api/verifications/{run.pk}").json()["output"] == run.output
     assert latest_measured_busbw(group.pk) == (run.avg_busbw, run)
+    planned = api_viewer.post("/api/plans", {"model": "llama-3.3-70b", "group": group.pk}).json()
+    assert any(n.startswith("Measured fabric used") and f"{run.avg_busbw:.1f} GB/s" in n for n in planned["notes"])
 
 
 def test_one_twin_is_found_and_named(api_admin, fleet_key, tmp_path, settings, tasks_inline):

@@ -199,3 +199,19 @@ def test_plan_page_says_why_nothing_was_planned(client, viewer_user, demo):
     retired = client.get(f"/plans/?model=llama-3.3-70b&group={demo['ring'].pk}&context_tokens=8192"
                          "&concurrency=1&goal=latency&engine=vllm", headers={"HX-Request": "true"})
     assert retired.status_code == 200 and "Select a valid choice" in retired.content.decode()
+
+
+def test_ring_commands_bootstrap_on_the_management_network(api_viewer, import_lab):
+    """labs/ring4.yaml: ring-3 has no route to ring-1's cluster addresses, so the
+    bootstrap is enP7s7 and the head's management address (its SSH host)."""
+    from inventory.models import NodeGroup
+
+    import_lab("ring4.yaml")
+    group = NodeGroup.objects.get(retired_at__isnull=True, members__spark__name="ring-1")
+    data = plan(api_viewer, group=group.pk, engine="vllm").json()
+    tp4 = next(p for p in data["plans"] if p["tp"] == 4 and p["fits"])
+    text = tp4["launch"]["vllm-container"]
+    assert "NCCL_SOCKET_IFNAME=enP7s7" in text and "NCCL_SOCKET_IFNAME=enp1s0f0np0" not in text
+    assert "MASTER_ADDR=10.20.2.11" in text and "VLLM_HOST_IP=10.20.2.13" in text
+    assert "NCCL_IB_SUBNET_AWARE_ROUTING=1" in text and "NCCL_NET_PLUGIN=none" in text
+    assert "run_cluster.sh" in text and "nvcr.io/nvidia/vllm:" in text

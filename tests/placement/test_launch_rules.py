@@ -228,3 +228,16 @@ def test_llama_cpp_refuses_what_it_cannot_load(model, ref, reason):
 def test_llama_cpp_accepts_gguf(ref):
     assert model_ref_problem(GPT_OSS, "llama.cpp-rpc", ref) is None
     assert "GGUF file" in (model_ref_problem(GPT_OSS, "vllm", "/m/x.gguf") or "")
+
+
+def test_measured_fabric_replaces_the_link_speed_in_the_communication_term():
+    """A group whose verification measured 2.8 GB/s decodes slower under TP than
+    its 200 Gb/s links predict, and the plan says which figure it used."""
+    group = GROUPS["switched"]
+    predicted = plan_placement(group, LLAMA, context_tokens=8192)
+    measured = plan_placement(replace(group, bus_gbytes_per_s=2.8), LLAMA, context_tokens=8192)
+    tp = next(p for p in predicted.plans if p.strategy == "tp" and p.tp == 4)
+    tp_measured = next(p for p in measured.plans if p.strategy == "tp" and p.tp == 4)
+    assert tp_measured.decode_tps < tp.decode_tps
+    assert any(n.startswith("Measured fabric used") and "2.8 GB/s" in n for n in measured.notes)
+    assert not any("Measured fabric used" in n for n in predicted.notes)
