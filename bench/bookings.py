@@ -55,12 +55,13 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from accounts.tokens import token_create  # noqa: E402
+from bookings.generated import fill_month  # noqa: E402
 from bookings.models import Allocation, Booking  # noqa: E402
 from core.actor import Actor  # noqa: E402
 from core.roles import MEMBER, set_role  # noqa: E402
+from inventory.labgen import lab_document  # noqa: E402
 from inventory.labio import lab_import  # noqa: E402
 from inventory.models import NodeGroup, NodeGroupMember  # noqa: E402
-from tests.bookings.fleet import fill_month, lab_document  # noqa: E402
 
 
 def iso(at: datetime) -> str:
@@ -185,7 +186,8 @@ def main() -> None:
         admin = users(1, prefix="benchadmin")[0][0]
         admin.is_superuser = True
         admin.save()
-        lab_import(actor=Actor(user=admin, source="command"), data=lab_document(switched=80, rings=70, pairs=52))
+        lab = lab_document(switched=80, rings=70, pairs=52, prefix="spark")
+        lab_import(actor=Actor(user=admin, source="command"), data=lab)
         people = users(64)
         now = datetime.now(UTC).replace(second=0, microsecond=0)
         # A month ahead, booked back to back: what the load below runs into.

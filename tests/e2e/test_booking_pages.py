@@ -11,12 +11,13 @@ import pytest
 from playwright.sync_api import expect
 
 from bookings import services
+from bookings.generated import fill_month
 from bookings.models import Booking
 from core.actor import Actor
+from inventory.labgen import lab_document
 from inventory.labio import lab_import
 from inventory.models import NodeGroup
 from tests.bookings.conftest import seed_catalogue
-from tests.bookings.fleet import fill_month, lab_document
 from tests.conftest import lab_data, make_user
 from tests.e2e.conftest import sign_in
 
@@ -91,7 +92,8 @@ def test_member_books_a_group_and_sees_the_clash_first(live_server, page, shot):
 def test_timeline_of_64_sparks_over_a_month(live_server, page, shot):
     admin = make_user("labadmin", "lab-admin")
     users = [make_user(f"member{i}", "member") for i in range(1, 9)]
-    lab_import(actor=Actor(user=admin, source="import"), data=lab_document(switched=4, rings=6, pairs=4))
+    lab = lab_document(switched=4, rings=6, pairs=4, prefix="spark")
+    lab_import(actor=Actor(user=admin, source="import"), data=lab)
     today = datetime.now(UTC).date()
     start = datetime(today.year, today.month, 1, tzinfo=UTC)
     made = fill_month(start - timedelta(days=3), start + timedelta(days=35), users)

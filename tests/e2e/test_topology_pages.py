@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 
 from core.actor import Actor
+from inventory.labgen import lab_document
 from inventory.labio import lab_import
 from inventory.models import NodeGroup
 from tests.conftest import lab_data, make_user
 from tests.e2e.conftest import sign_in
-from tests.inventory.labgen import lab_document
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -10,10 +10,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from core.actor import Actor
+from inventory.labgen import lab_document
 from inventory.labio import lab_import
 from inventory.models import NodeGroup
 from tests.conftest import db_state
-from tests.inventory.labgen import lab_document
 from topology import services as svc
 
 pytestmark = pytest.mark.django_db

@@ -1,40 +1,19 @@
-"""A generated fleet and a month of bookings, for the timeline's browser
-test and for ``bench/bookings.py``: switched groups of eight on CRS804
-switches (breakout legs), rings of four and direct pairs."""
+"""A generated month of bookings on every live automatic group, for the
+timeline's browser journey and ``bench/bookings.py`` (with a lab from
+``inventory.labgen``).
+
+Written in bulk, bypassing the services (no checks, no change log): a
+fixture for size tests and benchmarks, never a path for users' bookings.
+"""
 from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta
 from typing import Any
 
-from bookings.models import Allocation, Booking
 from inventory.models import NodeGroup, NodeGroupMember
 
-
-def lab_document(switched: int, rings: int, pairs: int) -> dict[str, Any]:
-    sparks: list[dict[str, Any]] = []
-    switches: list[dict[str, Any]] = []
-    cables: list[dict[str, Any]] = []
-
-    def spark() -> str:
-        name = f"spark-{len(sparks) + 1:04d}"
-        sparks.append({"name": name, "hardware": "dgx-spark-128", "ssh": {"host": f"10.{len(sparks) // 250}.0.1"}})
-        return name
-
-    for g in range(switched):
-        sw = f"crs804-{g + 1:03d}"
-        switches.append({"name": sw, "hardware": "mikrotik-crs804-ddq"})
-        for port in range(1, 5):
-            cables.append({"type": "qsfp-dd-2x-qsfp56-breakout", "ends": [f"{sw}:{port}", f"{spark()}:p0",
-                                                                          f"{spark()}:p0"]})
-    for _ in range(rings):
-        ring = [spark() for _ in range(4)]
-        for i, name in enumerate(ring):
-            cables.append({"type": "qsfp112-dac", "ends": [f"{name}:p1", f"{ring[(i + 1) % 4]}:p0"]})
-    for _ in range(pairs):
-        cables.append({"type": "qsfp112-dac", "ends": [f"{spark()}:p0", f"{spark()}:p0"]})
-    return {"sparks": sparks, "switches": switches, "cables": cables}
-
+from .models import Allocation, Booking
 
 PURPOSES = ["TP=4 decode sweep", "fine-tune LoRA", "vLLM soak test", "NCCL all-reduce", "RoCEnante A/B",
             "GLM-5.3 on 8 nodes", "llama.cpp RPC", "eval harness", "SGLang EP trial", "class demo"]
@@ -42,8 +21,7 @@ PURPOSES = ["TP=4 decode sweep", "fine-tune LoRA", "vLLM soak test", "NCCL all-r
 
 def fill_month(start: datetime, end: datetime, users: list[Any], *, seed: int = 7) -> int:
     """Bookings back to back with gaps over [start, end) on every live auto
-    group (switched groups often as two halves). Written in bulk, bypassing
-    the services: a fixture, not a user. Returns the number of bookings."""
+    group (switched groups often as two halves). Returns the number of bookings."""
     rnd = random.Random(seed)
     members: dict[int, list[int]] = {}
     for gid, sid in NodeGroupMember.objects.filter(group__auto=True, group__retired_at=None).order_by(

@@ -1,7 +1,12 @@
-"""Generated lab documents (the import format) for size tests, the browser
-journey and the page benchmark: switched groups of 8 on CRS804s (2 Sparks
-per 400G port by breakout), rings of 4, direct pairs, lone Sparks, and one
-big switched group on a 32-port switch."""
+"""Generated lab documents (the import format) of any size: switched groups
+of 8 on CRS804s (2 Sparks per 400G port by breakout), rings of 4, direct
+pairs, lone Sparks, and one big switched group on a 32-port switch.
+
+The one generator of large labs, used by the size tests, the browser journeys
+and the benchmarks in ``bench/``. Plain data in, plain data out: it imports
+nothing from Django; ``inventory.labio.lab_import`` applies what it makes.
+Sparks are named ``<prefix>-0001`` upwards, in the order switched groups, big
+group, rings, pairs, lone Sparks; every fifth Spark is a 64 GB one."""
 from __future__ import annotations
 
 from typing import Any
