@@ -1,7 +1,7 @@
 """The hardware catalogue of the domain, as data with stable slugs.
 
 Seeded into the ``CatalogueEntry`` table by a data migration; admins may add
-entries later. Figures follow ../shared/domain/spark-clusters.md.
+entries later. Figures follow docs/hardware.md (with their public sources).
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ CABLES: list[tuple[str, str, int, bool]] = [
     ("qsfp-dd-2x-qsfp56-breakout", "QSFP-DD 400G to 2 x QSFP56 breakout", 200, True),
 ]
 
-# The two ConnectX-7 ports of a Spark and their twin interfaces (spark-ops.md):
+# The two ConnectX-7 ports of a Spark and their twin interfaces (docs/hardware.md):
 # port -> ((netdev, rdma) on PCIe domain 0000, (netdev, rdma) on domain 0002)
 SPARK_PORTS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
     "p0": (("enp1s0f0np0", "rocep1s0f0"), ("enP2p1s0f0np0", "roceP2p1s0f0")),

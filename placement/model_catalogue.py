@@ -226,7 +226,7 @@ class ModelSpec:
 
 
 # The seed catalogue. Architecture numbers are the public config.json values
-# where the model is public; models known only from the domain notes carry
+# where the model is public; models known only from published figures (docs/figures.md) carry
 # their estimated fields in ``estimated_fields`` and the reason in ``notes``.
 SEED_MODELS: tuple[ModelSpec, ...] = (
     ModelSpec(
@@ -234,7 +234,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         layers=64, hidden_size=5120, heads=24, kv_heads=4, head_dim=256,
         experts=0, experts_per_token=0, quantization="nvfp4", weights_gb=None,
         max_context=262_144, kv_layers=16,
-        notes=("Dense 27B in NVFP4 (domain notes: NVIDIA's 2026-10 scaling table). Architecture not "
+        notes=("Dense 27B in NVFP4 (NVIDIA's 2026-10 scaling table, docs/figures.md). Architecture not "
                "published there: shape assumed equal to Qwen3.5-27B's public config (64 layers, hybrid "
                "3 linear-attention : 1 full-attention, so 16 layers keep a KV cache)."),
         estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "max_context",
@@ -245,7 +245,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         layers=78, hidden_size=6144, heads=64, kv_heads=64, head_dim=256,
         experts=256, experts_per_token=8, quantization="nvfp4", weights_gb=470.0,
         max_context=202_752, kv_cache_dim=576,
-        notes=("753B MoE, about 470 GB in NVFP4, runs on 8 nodes (domain notes, NVIDIA 2026-10). Shape "
+        notes=("753B MoE, about 470 GB in NVFP4, runs on 8 nodes (NVIDIA 2026-10, docs/figures.md). Shape "
                "estimated from GLM-5's public config (78 layers, 256 experts of which 8 active, about "
                "40B active, MLA latent KV cache of 512+64 values per layer)."),
         estimated_fields=("active_params_b", "layers", "hidden_size", "heads", "kv_heads", "head_dim",
@@ -282,7 +282,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         layers=40, hidden_size=2048, heads=16, kv_heads=2, head_dim=256,
         experts=256, experts_per_token=8, quantization="nvfp4", weights_gb=None,
         max_context=262_144, kv_layers=10,
-        notes=("MoE, NVFP4 (domain notes: ~98 tok/s decode on one node). Shape assumed equal to "
+        notes=("MoE, NVFP4 (a community report: ~98 tok/s decode on one node, docs/figures.md). Shape assumed equal to "
                "Qwen3.5-35B-A3B's public config (hybrid attention: 10 of 40 layers keep a KV cache; "
                "256 experts, 8 routed + 1 shared)."),
         estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "experts",
@@ -293,7 +293,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         layers=40, hidden_size=2304, heads=36, kv_heads=36, head_dim=64,
         experts=0, experts_per_token=0, quantization="bf16", weights_gb=None,
         max_context=32_768,
-        notes=("Small dense model of the router/classifier kind (domain notes, NeMo Switchyard). Shape "
+        notes=("Small dense model of the router/classifier kind (NVIDIA's NeMo Switchyard, docs/hardware.md). Shape "
                "estimated from MiniCPM-2B's public config (40 layers, hidden 2304, 36 heads, no GQA); "
                "bf16 assumed."),
         estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "max_context",
@@ -304,7 +304,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         layers=80, hidden_size=8192, heads=64, kv_heads=8, head_dim=128,
         experts=0, experts_per_token=0, quantization="nvfp4", weights_gb=None,
         max_context=131_072, hf_repo="nvidia/Llama-3.3-70B-Instruct-FP4",
-        notes="Public Llama 3.3 70B config; NVFP4 weights (domain notes: ~4 tok/s decode on one node).",
+        notes="Public Llama 3.3 70B config; NVFP4 weights (~4 tok/s decode on one node, docs/figures.md).",
         variants=(
             ModelVariant("nvfp4", hf_repo="nvidia/Llama-3.3-70B-Instruct-FP4"),
             ModelVariant("fp8", hf_repo="nvidia/Llama-3.3-70B-Instruct-FP8"),
@@ -318,9 +318,9 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         layers=60, hidden_size=4096, heads=32, kv_heads=2, head_dim=256,
         experts=512, experts_per_token=10, quantization="int4", weights_gb=None,
         max_context=262_144, kv_layers=15,
-        notes=("MoE in int4 (domain notes: 3 nodes PP3, 17.9 tok/s decode). Shape from Qwen3.5-397B-A17B's "
-               "public config as recalled (60 layers, hybrid attention with 15 full-attention layers, 512 "
-               "experts, 10 routed + 1 shared): verify against the model's config.json."),
+        notes=("MoE in int4 (a community report: 3 nodes PP3, 17.9 tok/s decode, docs/figures.md). "
+               "Shape from Qwen3.5-397B-A17B's public config as recalled (60 layers, hybrid attention with "
+               "15 full-attention layers, 512 experts, 10 routed + 1 shared): verify against the model's config.json."),
         estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "experts",
                           "experts_per_token", "kv_layers"),
     ),

@@ -21,7 +21,7 @@ from html import escape
 
 from .engine import Group, Link
 
-# Colours follow the link speed classes of the domain doc ("Cables"): 200 Gb/s
+# Colours follow the link speed classes of docs/hardware.md ("Cables"): 200 Gb/s
 # is a Spark port's native speed, 100 is the half-speed case, 40/10 are the
 # QSFP+ and RTX Spark cases.
 GREEN, AMBER, RED, GREY = "#2e8b3e", "#d08700", "#c62f2f", "#98a0ad"

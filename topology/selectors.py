@@ -62,7 +62,7 @@ class GroupView:
 class NodeMemory:
     name: str
     total_gb: float  # the catalogue's nominal unified memory
-    reserve_gb: float  # taken by the OS before any model loads (domain doc: 3 to 4 GB)
+    reserve_gb: float  # taken by the OS before any model loads (docs/hardware.md: 3 to 4 GB)
     used_gb: float | None  # measured by telemetry; None = unknown, never 0
     group: str = ""
 

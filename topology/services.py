@@ -43,7 +43,7 @@ NODE_MEMORY_USED: list[Callable[[list[str]], dict[str, int | None]]] = []
 CABLING = Actor(source="cabling")
 
 # Kinds whose links cannot be shared out: every node of a ring or chain forwards
-# its neighbours' traffic, and a direct pair is one cable (domain doc, "Topologies").
+# its neighbours' traffic, and a direct pair is one cable (docs/hardware.md, "Topologies").
 UNSPLITTABLE = {"ring", "direct", "chain"}
 
 

@@ -7,7 +7,7 @@ never merged), its expected collective bandwidth and its findings. Plain
 frozen dataclasses in and out, no Django import: the inventory app builds a
 ``LabIn`` from the database and renders the ``Group`` list.
 
-Figures follow ../shared/domain/spark-clusters.md.
+Figures follow docs/hardware.md (with their public sources).
 """
 
 from .data import (

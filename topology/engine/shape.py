@@ -12,7 +12,7 @@ from .cabling import Edge, LabIndex, Loop
 from .data import MEMORY_BANDWIDTH_GBS, Finding, Kind, Memory
 from .findings import make_finding
 
-# Published NCCL collective bandwidth per link speed (domain doc, "Cables"):
+# Published NCCL collective bandwidth per link speed (docs/hardware.md, "Cables"):
 # 200 Gb/s -> ~24 GB/s, 100 -> ~12, 40 -> ~5. Between anchors we interpolate;
 # no Spark link runs above 200 Gb/s, so the class stops there.
 _SPEED_CLASS: tuple[tuple[float, float], ...] = ((0.0, 0.0), (40.0, 5.0), (100.0, 12.0), (200.0, 24.0))
