@@ -43,8 +43,16 @@ class Mailbox:
 @contextmanager
 def smtp_server(settings: Any) -> Iterator[Mailbox]:
     box = Mailbox()
-    controller = Controller(box, hostname="127.0.0.1", port=free_port())
-    controller.start()
+    # aiosmtpd needs a port number before it binds; another test worker may
+    # take a free one first, so a lost race is simply tried again.
+    for attempt in range(5):
+        controller = Controller(box, hostname="127.0.0.1", port=free_port())
+        try:
+            controller.start()
+            break
+        except OSError:
+            if attempt == 4:
+                raise
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", controller.port
     try:
