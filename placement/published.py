@@ -59,11 +59,12 @@ class PublishedPoint:
 _TABLE = "NVIDIA GTC Berlin 2026-10 scaling table, Qwen3.8-27B NVFP4, one user"
 _ROW1_DECODE = 11.86
 _ROW1_PREFILL = 2635.0
-_NOTES = "domain notes, single-node results"
+_COMMUNITY = "community report (no stable URL recorded; docs/figures.md)"
+_RATIO = "NVIDIA GTC Berlin 2026-10, topologies: 'decode on 2 nodes is about 1.84x one node'"
 
 PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
     # --- training: NVIDIA's scaling table, the ratios quoted with it, the
-    # single-node figures of the domain notes, one dense GGUF on llama.cpp
+    # single-node community figures (docs/figures.md), one dense GGUF on llama.cpp
     PublishedPoint("qwen27b-row1-one-node", "qwen3.8-27b", 1, "single", "none", 1, 1, "vllm", 1,
                    _ROW1_DECODE, _ROW1_PREFILL, _TABLE + " (row 1; a second source: 'about 12 tok/s on one node')",
                    "train", reading="one-node", note="disputed row read as one node"),
@@ -80,23 +81,23 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
                    52.58, 5105.0, _TABLE, "train"),
     PublishedPoint("qwen27b-2-direct-ratio", "qwen3.8-27b", 2, "direct", "nccl", 2, 1, "vllm", 1,
                    round(1.84 * _ROW1_DECODE, 2), None,
-                   "domain notes, topology table: 'decode on 2 nodes is about 1.84x one node'",
+                   _RATIO,
                    "train", reading="one-node", derived=True, note="1.84 x row 1 read as one node"),
     PublishedPoint("qwen27b-1-node-ratio", "qwen3.8-27b", 1, "single", "none", 1, 1, "vllm", 1,
                    round(_ROW1_DECODE / 1.84, 2), None,
-                   "domain notes, topology table: 'decode on 2 nodes is about 1.84x one node'",
+                   _RATIO,
                    "train", reading="direct", derived=True, note="row 1 (read as 2 nodes direct) / 1.84"),
     PublishedPoint("qwen27b-8-switch-nccl-ratio", "qwen3.8-27b", 8, "switched", "nccl", 8, 1, "vllm", 1,
                    round(3.05 * _ROW1_DECODE, 2), None,
-                   "third source: '8 nodes: 4.43x with RoCEnante against 3.05x without'",
+                   "a third report of NVIDIA's 2026-10 figures: '8 nodes: 4.43x with RoCEnante against 3.05x without'",
                    "train", derived=True, note="3.05 x row 1 (the 4.43x matches the table's 8-switch row)"),
     PublishedPoint("gpt-oss-20b-1-llamacpp", "gpt-oss-20b", 1, "single", "none", 1, 1, "llama.cpp", 1,
-                   79.7, 3610.0, _NOTES + ": llama.cpp pp2048 ~3,610, tg32 ~79.7",
-                   "train", quantization="MXFP4_MOE", context=16),
+                   79.7, 3610.0, "llama.cpp benches, DGX Spark: gpt-oss-20b MXFP4, tg32 79.74 and pp2048 3610.56",
+                   "train", quantization="MXFP4_MOE", context=16, url=LLAMA_BENCHES),
     PublishedPoint("qwen3.6-a3b-1-vllm", "qwen3.6-35b-a3b", 1, "single", "none", 1, 1, "vllm", 1,
-                   98.0, 6265.0, _NOTES + ": ~98 tok/s decode, ~6,265 prefill", "train"),
+                   98.0, 6265.0, _COMMUNITY + ": ~98 tok/s decode, ~6,265 prefill", "train"),
     PublishedPoint("qwen3.5-397b-pp3", "qwen3.5-397b-a17b", 3, "ring", "nccl", 1, 3, "vllm", 1,
-                   17.9, 900.0, "domain notes, cluster results: 3 nodes PP3 int4, decode ~17.9, prefill ~900",
+                   17.9, 900.0, _COMMUNITY + ": 3 nodes PP3 int4, decode ~17.9, prefill ~900",
                    "train", note="3 nodes cabled as a ring assumed; engine not stated, vLLM assumed"),
     PublishedPoint("qwen2.5-coder-7b-1-llamacpp", "qwen2.5-coder-7b", 1, "single", "none", 1, 1, "llama.cpp", 1,
                    29.30, 2276.28, "llama.cpp benches, DGX Spark: Qwen2.5-Coder-7B Q8_0, tg32 and pp2048",
@@ -149,17 +150,17 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
                    link_gbps=100.0, context=2112,
                    url=("https://forums.developer.nvidia.com/t/qwen3-5-397b-a17b-int4-autoround-4-x-db10-node-"
                         "updated-results-37-94-tok-s/362368")),
-    # --- reference: the same figures as held-out ones, quoted by the domain notes
+    # --- reference: the same figures as held-out ones, as summaries quote them (docs/figures.md)
     PublishedPoint("gpt-oss-120b-1-vllm", "gpt-oss-120b", 1, "single", "none", 1, 1, "vllm", 1,
-                   60.0, None, _NOTES + ": vLLM MXFP4 about 59 to 61 tok/s",
+                   60.0, None, "summary of one-node figures (docs/figures.md): vLLM MXFP4 about 59 to 61 tok/s",
                    "reference", note="midpoint of 59-61; the held-out Spark Arena figure is its source"),
     PublishedPoint("gpt-oss-120b-2-tp2", "gpt-oss-120b", 2, "direct", "nccl", 2, 1, "vllm", 1,
-                   76.0, None, "domain notes, cluster results: 2 nodes TP2 about 76 tok/s",
+                   76.0, None, "summary of cluster figures (docs/figures.md): 2 nodes TP2 about 76 tok/s",
                    "reference", note="the held-out Spark Arena figure (75.96) rounded"),
     PublishedPoint("llama-3.3-70b-1", "llama-3.3-70b", 1, "single", "none", 1, 1, "vllm", 1,
-                   4.0, None, _NOTES + ": dense 70B NVFP4 about 4 tok/s",
+                   4.0, None, "summary of one-node figures (docs/figures.md): dense 70B NVFP4 about 4 tok/s",
                    "reference", note="the held-out playbooks issue 79 figure, rounded"),
     PublishedPoint("glm-5.3-flash-8", "glm-5.3-flash", 8, "switched", "rocenante", 8, 1, "vllm", 1,
-                   80.0, None, "domain notes: GLM-5.3 Flash about 80 tok/s decode on 8 nodes",
+                   80.0, None, "NVIDIA GTC Berlin 2026-10: GLM-5.3 Flash about 80 tok/s decode on 8 nodes",
                    "reference", note="architecture unknown: not modelled, kept as a published benchmark"),
 )
