@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 import yaml
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.middleware.csrf import _get_new_csrf_string
 from django.test import Client
 from hypothesis import settings as hypothesis_settings
 
@@ -86,12 +88,26 @@ def users(admin_user: User, member_user: User, viewer_user: User) -> dict[str, U
 
 
 class ApiClient:
-    """A test client that sends a bearer token and JSON bodies."""
+    """An API client as a script or a browser uses it, on a test client that
+    ENFORCES CSRF (Django's default test client skips the check).
 
-    def __init__(self, user: User | None) -> None:
-        self.client = Client()
+    ``ApiClient(user)`` sends a personal bearer token and no cookie, as a
+    script does. ``ApiClient(user, session=True)`` signs in instead and, like
+    the browser, sends the CSRF cookie and its ``X-CSRFToken`` header on
+    writes (``csrf=False`` leaves the header out). ``ApiClient(None)``
+    is anonymous.
+    """
+
+    def __init__(self, user: User | None, *, session: bool = False, csrf: bool = True) -> None:
+        self.client = Client(enforce_csrf_checks=True)
         self.headers: dict[str, str] = {}
-        if user is not None:
+        self.csrf = ""
+        if user is not None and session:
+            self.client.force_login(user)
+            self.csrf = _get_new_csrf_string()
+            self.client.cookies[settings.CSRF_COOKIE_NAME] = self.csrf
+            self.csrf = self.csrf if csrf else ""
+        elif user is not None:
             _, token = token_create(user=user, name="tests")
             self.headers["Authorization"] = f"Bearer {token}"
 
@@ -99,7 +115,10 @@ class ApiClient:
               **extra: Any) -> Any:
         data = body if isinstance(body, str | bytes) or body is None else json.dumps(body)
         fn = getattr(self.client, method)
-        kwargs: dict[str, Any] = {"headers": {**self.headers, **extra.pop("headers", {})}}
+        headers = {**self.headers, **extra.pop("headers", {})}
+        if self.csrf and method != "get":
+            headers.setdefault("X-CSRFToken", self.csrf)
+        kwargs: dict[str, Any] = {"headers": headers}
         if data is not None:
             kwargs.update(data=data, content_type=content_type)
         return fn(path, **kwargs, **extra)
@@ -130,6 +149,17 @@ def api_member(member_user: User) -> ApiClient:
 @pytest.fixture
 def api_viewer(viewer_user: User) -> ApiClient:
     return ApiClient(viewer_user)
+
+
+@pytest.fixture
+def session_admin(admin_user: User) -> ApiClient:
+    """The API as a signed-in lab admin's browser uses it (session cookie and CSRF token)."""
+    return ApiClient(admin_user, session=True)
+
+
+@pytest.fixture
+def session_member(member_user: User) -> ApiClient:
+    return ApiClient(member_user, session=True)
 
 
 @pytest.fixture

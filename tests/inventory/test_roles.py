@@ -36,13 +36,14 @@ API_ACTIONS = [
 ]
 
 
+@pytest.mark.parametrize("door", ["token", "session"])
 @pytest.mark.parametrize("role", ROLES, ids=lambda r: r or "anonymous")
 @pytest.mark.parametrize("action", API_ACTIONS, ids=lambda a: a[0])
-def test_api_role_matrix(role, action, users, import_lab):
+def test_api_role_matrix(role, action, door, users, import_lab):
     import_lab("pair.yaml")
     name, method, path, body, is_write = action
     path = path.replace("{cable}", str(Cable.objects.get().pk))
-    client = ApiClient(users[role] if role else None)
+    client = ApiClient(users[role] if role else None, session=door == "session")
     before = db_state()
     response = getattr(client, method)(path, body) if body is not None else getattr(client, method)(path)
     if role is None:
