@@ -26,6 +26,10 @@ class BookingsConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="bookings-schedule")
+        from core import panels
+
         from . import findings
+        from .templatetags.bookings_tags import group_panel
 
         findings.register()
+        panels.register("group", group_panel, order=10)  # who holds a group, on its page

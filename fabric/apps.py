@@ -7,9 +7,14 @@ class FabricConfig(AppConfig):
 
     def ready(self) -> None:
         # the group page lists every finding code it may show
+        from core import panels
         from topology.engine import register_finding_code
 
         from .nccl import FABRIC_CODES
+        from .templatetags.fabric_tags import exchange_panel, verification_panel
+
+        panels.register("group-exchange", exchange_panel)  # measured bus bandwidth in the group's table
+        panels.register("group", verification_panel, order=20)  # after who holds the group
 
         for code, (severity, description) in FABRIC_CODES.items():
             register_finding_code(code, severity="error" if severity == "critical" else severity,

@@ -10,6 +10,9 @@ class NotificationsConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self) -> None:
+        from core import panels
         from notifications import receivers
+        from notifications.templatetags.alert_emails import profile_panel
 
         receivers.connect()
+        panels.register("profile", profile_panel)  # alert emails on the profile page

@@ -40,6 +40,9 @@ class TelemetryConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="telemetry-schedule")
+        from core import panels
         from telemetry import metrics
+        from telemetry.templatetags.telemetry_tags import spark_panel
 
         metrics.connect_task_signals()
+        panels.register("spark", spark_panel)  # the Spark page's health box

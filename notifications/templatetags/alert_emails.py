@@ -1,13 +1,21 @@
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django import template
+from django.template.loader import render_to_string
 
 from inventory.models import NodeGroup
 from notifications.models import Subscription
 
 register = template.Library()
+
+
+def profile_panel(context: Mapping[str, Any], user: Any) -> str:
+    """The profile page's "profile" panel (core.panels): alert emails per group."""
+    return render_to_string("notifications/_subscriptions.html", alert_subscriptions({**context, "user": user}),
+                            request=context.get("request"))
 
 
 @register.inclusion_tag("notifications/_subscriptions.html", takes_context=True)

@@ -3,9 +3,11 @@ the telemetry box on a Spark's inventory page (both read stored state only)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django import template
+from django.template.loader import render_to_string
 
 register = template.Library()
 
@@ -30,6 +32,11 @@ def health_summary() -> dict[str, Any]:
     from telemetry.views import context_for_home
 
     return context_for_home()
+
+
+def spark_panel(context: Mapping[str, Any], spark: Any) -> str:
+    """The Spark page's "spark" panel (core.panels): its health box."""
+    return render_to_string("telemetry/_spark_box.html", node_health(spark), request=context.get("request"))
 
 
 @register.inclusion_tag("telemetry/_spark_box.html")
