@@ -37,7 +37,7 @@ class FanOut:
 
 
 def _node_url(alert: Alert) -> str:
-    return f"{conf.site_url()}/telemetry/nodes/{alert.spark.name}/"
+    return f"{conf.site_url()}/sparks/{alert.spark.name}/telemetry/"
 
 
 def email_text(alert: Alert, event: str) -> tuple[str, str]:

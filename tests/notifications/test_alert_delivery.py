@@ -72,7 +72,7 @@ def test_opening_and_closing_reach_subscribers_and_both_webhooks(fleet, settings
             "[Spark Fleet] critical OPEN: unreachable on n-01"
         ]
         assert len(mail.to("viewer1@example.org")) == 1 and mail.to("member1@example.org") == []
-        assert "/telemetry/nodes/n-01/" in mail.to("admin1@example.org")[0].get_payload()
+        assert "/sparks/n-01/telemetry/" in mail.to("admin1@example.org")[0].get_payload()
         (opened,) = hook.bodies("/json")
         assert opened["event"] == "opened" and opened["alert"]["id"] == alert.pk
         assert (opened["alert"]["node"], opened["alert"]["code"], opened["alert"]["severity"]) == (
