@@ -1,0 +1,106 @@
+"""A lab admin verifies a direct pair's fabric from its group page in a real
+browser, against the simulated fleet: the card shows the run in progress
+(rows as they arrive, polled by htmx), then its verdict, and the four-quantity
+table shows the measured bus bandwidth beside the predicted class; the run's
+page has the command, the rows and the raw output. A member who holds no
+booking sees why they cannot start one.
+
+    fab-a:p0 ===== fab-b:p0   (simulated Sparks answering mpirun ... all_gather_perf)
+"""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from fabric.models import FabricRun
+from inventory.models import NodeGroup
+from telemetry.simulator import SimNode
+from tests.conftest import make_user
+from tests.e2e.conftest import SHOTS, sign_in
+from tests.telemetry import django_sim
+from tests.telemetry.django_sim import sim_lab
+
+fleet_key = django_sim.fleet_key
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def worker(monkeypatch):
+    """A Celery worker stand-in: the task runs in a thread of its own, so the
+    page sees the run queued, then running, then done."""
+    from fabric import tasks
+
+    threads: list[threading.Thread] = []
+
+    def work(run_id: int) -> None:
+        from django.db import connection
+
+        try:
+            tasks.verify_fabric(run_id)
+        finally:
+            connection.close()  # as a worker process does between tasks
+
+    def delay(run_id: int) -> None:
+        thread = threading.Thread(target=work, args=(run_id,), daemon=True)
+        threads.append(thread)
+        thread.start()
+
+    monkeypatch.setattr(tasks.verify_fabric, "delay", delay)
+    yield threads
+    for thread in threads:
+        thread.join(30)
+
+
+def element_shot(page, selector: str, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator(selector).screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def test_admin_verifies_a_pair_from_its_page(live_server, page, shot, fleet_key, tmp_path, settings, worker):
+    make_user("admin", "lab-admin")
+    make_user("member", "member")
+    nodes = [SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
+             SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")})]
+    with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
+        fleet.fleet.nccl_row_s = 1.2  # slow enough to watch, as a real sweep is
+        group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="fab-a")
+        base = live_server.url
+
+        sign_in(page, base, "member", "member-pass-123")
+        page.goto(f"{base}/groups/{group.pk}/")
+        card = page.locator("#fabric")
+        assert "book group-fab-a first" in card.inner_text().lower() or "Book group-fab-a" in card.inner_text()
+        assert card.locator("button").count() == 0
+        page.context.clear_cookies()
+
+        sign_in(page, base, "admin", "admin-pass-123")
+        page.goto(f"{base}/groups/{group.pk}/")
+        assert "not measured yet" in page.locator("#q-exchange").inner_text()
+        assert "predicted" in page.locator("#q-exchange").inner_text()
+        page.click("#fabric button[type=submit]")
+        page.wait_for_function("() => document.querySelector('#fabric .fabric-progress') && "
+                               "document.querySelectorAll('#fabric .fabric-progress tbody tr').length >= 1")
+        progress = page.locator("#fabric").inner_text()
+        assert "Running" in progress and "of 4 buffer sizes done" in progress and "Verifying" in progress
+        shot("fabric-in-progress")
+        element_shot(page, "#fabric", "fabric-card-in-progress")
+
+        page.wait_for_function("() => document.querySelector('#fabric .fabric-result')", timeout=30_000)
+        result = page.locator("#fabric").inner_text()
+        run = FabricRun.objects.get()
+        assert run.status == "done" and run.verdict == "ok"
+        assert f"{run.avg_busbw:.1f} GB/s" in result and "measured" in result and "Expected: about 20 to 24" in result
+        element_shot(page, "#fabric", "fabric-card-result")
+
+        page.reload()  # the table above is rendered with the page
+        exchange = page.locator("#q-exchange").inner_text()
+        assert "measured" in exchange and f"{run.avg_busbw:.1f} GB/s" in exchange and f"run #{run.pk}" in exchange
+        element_shot(page, "#quantities", "fabric-four-quantities")
+        shot("fabric-group-page-measured")
+
+        page.click(f"#q-exchange a[href='/fabric/runs/{run.pk}/']")
+        page.wait_for_url(f"{base}/fabric/runs/{run.pk}/")
+        text = page.locator("main").inner_text()
+        assert "Per buffer size" in text and "all_gather_perf -b 512M -e 4G -f 2" in text and "4 GB" in text
+        shot("fabric-run-page")
