@@ -66,11 +66,13 @@ def _abandon_stale(group: NodeGroup) -> None:
         error="abandoned: the worker running it stopped before it finished")
 
 
-def verification_start(*, actor: Actor, group_id: Any) -> FabricRun:
-    """Queue a verification (status ``queued``); the task is sent once the row is committed."""
+def verification_start(*, actor: Actor, group_id: Any, queue: bool = True) -> FabricRun:
+    """Queue a verification (status ``queued``); the task is sent once the row
+    is committed (``queue=False``: the caller runs it, as ``manage.py verify``
+    does). Pages and the API check the role; the command line is the operator's."""
     group = live_group_or_error(group_id)
     allowed, why = may_verify(actor.user, group)
-    if not allowed:
+    if not allowed and actor.source != "command":
         raise VerifyNotAllowed(why, "group")
     planned = groupspec_for(group)
     nodes = verify_nodes(planned)
@@ -91,9 +93,10 @@ def verification_start(*, actor: Actor, group_id: Any) -> FabricRun:
         ref = f" (run {running.pk}, started by {running.created_by_name or 'someone'})" if running else ""
         raise errors.Conflict(f"a fabric verification of {group.name} is already under way{ref}; "
                               "wait for it to finish", "group") from None
-    from .tasks import verify_fabric
+    if queue:
+        from .tasks import verify_fabric
 
-    transaction.on_commit(lambda: verify_fabric.delay(run.pk))
+        transaction.on_commit(lambda: verify_fabric.delay(run.pk))
     return run
 
 

@@ -198,3 +198,18 @@ def test_the_group_page_starts_it_and_shows_measured_beside_predicted(admin_user
     assert f"{run.avg_busbw:.1f} GB/s" in exchange and "predicted" in exchange
     detail = browser.get(f"/fabric/runs/{run.pk}/").content.decode()
     assert "all_gather_perf" in detail and "Per buffer size" in detail and "512.0" in detail
+
+
+def test_the_command_line_runs_one_in_the_foreground(fleet_key, tmp_path, settings):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    with sim_lab(pair("twin-down"), fleet_key, tmp_path, settings) as fleet:
+        fast(fleet)
+        out = StringIO()
+        call_command("verify", "group-fab-a", stdout=out)
+    text = out.getvalue()
+    assert "all_gather_perf -b 512M -e 4G -f 2" in text and "degraded:" in text
+    assert "fabric-one-half" in text and "fix: Bring up and address the second twin" in text
+    assert FabricRun.objects.get().created_by_name == ""
