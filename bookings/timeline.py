@@ -129,7 +129,7 @@ def render(rows: list[Row], items: Iterable[Item], w: Window) -> str:
     index = {r.key: i for i, r in enumerate(rows)}
     height = HEAD_H + ROW_H * len(rows) + 16  # room under the rows for the "now" mark
     out = [f'<svg class="timeline" viewBox="0 0 {LABEL_W + CHART_W + 6} {height}" width="100%" '
-           f'role="img" aria-label="Bookings from {w.start:%Y-%m-%d} to {w.end:%Y-%m-%d}">',
+           f'role="group" aria-label="Bookings from {w.start:%Y-%m-%d} to {w.end:%Y-%m-%d}">',
            '<defs><pattern id="tl-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
            'patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff2dc"/>'
            '<line x1="0" y1="0" x2="0" y2="6" stroke="#e0a040" stroke-width="3"/></pattern></defs>']
