@@ -175,7 +175,12 @@ def render(rows: list[Row], items: Iterable[Item], w: Window) -> str:
             else:
                 room = min(_next_start(starts.get(i, []), x1 + 0.5) for i in range(a, b + 1)) - x1 - 3
                 after = _fit(item.label, room, least=7)
-                if after:
+                upright = _fit(item.label, h, least=7) if width >= 12 else ""
+                if upright and len(upright) > len(after):  # a narrow, tall bar: up its side
+                    cx, cy = round(x0 + width / 2 + 3.5, 1), y + h - 4
+                    out.append(f'<text class="tl-label tl-label-{item.kind}{dark}" x="{cx}" y="{cy}" '
+                               f'transform="rotate(-90 {cx} {cy})">{escape(upright)}</text>')
+                elif after:
                     out.append(f'<text class="tl-label tl-label-out" x="{x1 + 3}" y="{ty}">{escape(after)}</text>')
             out.append(close)
     if w.start <= w.now < w.end:
