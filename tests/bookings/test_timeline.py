@@ -46,3 +46,13 @@ def test_week_bars_carry_owner_and_purpose_inside_or_just_after_them():
     short = render([Row(1, "spark-01", "pair")], [_bar("bo · quick test", monday + timedelta(hours=8), 2),
                                                     _bar("cy · later", monday + timedelta(days=2), 4)], w)
     assert '<text class="tl-label tl-label-out"' in short and ">bo · quick test</text>" in short
+
+
+def test_a_narrow_bar_over_many_rows_carries_its_label_up_its_side():
+    monday = datetime(2026, 11, 30, tzinfo=UTC)
+    start, end, _, _ = window_of("week", monday.date(), UTC)
+    rows = [Row(i, f"spark-{i:02d}", "switched") for i in range(1, 9)]
+    svg = render(rows, [_bar("ada · TP=8 sweep", monday + timedelta(hours=8), 3, tuple(range(1, 9))),
+                        _bar("bo · bench", monday + timedelta(hours=11), 3, tuple(range(1, 9)))],
+                 Window(start, end, UTC, monday))
+    assert 'transform="rotate(-90' in svg and ">ada · TP=8 sweep</text>" in svg
