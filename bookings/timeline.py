@@ -173,7 +173,7 @@ def render(rows: list[Row], items: Iterable[Item], w: Window) -> str:
                 out.append(f'<text class="tl-label tl-label-{item.kind}{dark}" x="{x0 + 4}" y="{ty}">'
                            f'{escape(inside)}</text>')
             else:
-                room = min(_next_start(starts.get(i, []), x1 + 0.5) for i in range(a, b + 1)) - x1 - 3
+                room = min(_next_start(starts.get(i, []), x1 - 0.05) for i in range(a, b + 1)) - x1 - 3
                 after = _fit(item.label, room, least=7)
                 upright = _fit(item.label, h, least=7) if width >= 12 else ""
                 if upright and len(upright) > len(after):  # a narrow, tall bar: up its side
