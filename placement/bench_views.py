@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
+from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.decorators import booker_required
@@ -17,7 +18,7 @@ from inventory.forms import apply_errors
 from inventory.models import NodeGroup
 
 from . import benchmarks, runs, selectors
-from .charts import scaling_chart
+from .charts import Bar, bar_chart, scaling_chart
 from .errors import PlacementError
 from .forms import BenchmarkForm, RunForm, UploadForm, cleaned, upload_text
 from .models import BenchmarkRun, LlmModel
@@ -27,10 +28,33 @@ from .scaling import RunPoint, chart_series, scaling_rows
 DEFAULT_MODEL = "qwen3.8-27b"
 
 
+def _bar(run: BenchmarkRun) -> Bar:
+    where = run.group_name if run.group_id else run.topology_kind
+    layout = f" tp {run.tp} pp {run.pp}" if run.tp > 1 or run.pp > 1 else ""
+    label = f"{where} · {run.node_count} node{'s' if run.node_count != 1 else ''}{layout} · {run.get_engine_display()}"
+    if run.reading:
+        label += f" · read as {run.reading}"
+    href = f"/benchmarks/groups/{run.group_id}/?model={run.model_name}" if run.group_id else ""
+    return Bar(label, run.decode_tps or 0.0, run.source,
+               run.reference if run.source == BenchmarkRun.Source.PUBLISHED else "measured here", href)
+
+
 @require_GET
 def leaderboard(request: HttpRequest) -> HttpResponse:
+    ranked = selectors.leaderboard()
+    board = [(name, model, model_runs, mark_safe(bar_chart(  # noqa: S308 - charts escape every text
+        [_bar(r) for r in model_runs], title=f"{model.name if model else name}: decode, fastest first",
+        width=540, left=230)))
+        for name, model, model_runs in ranked]
+    best = []
+    for name, model, model_runs in ranked:
+        top = _bar(model_runs[0])
+        best.append(Bar(f"{model.name if model else name} · {top.label.split(' · ', 1)[1]}", top.value, top.kind,
+                        top.note, f"#board-{slugify(name)}"))
     return render(request, "placement/leaderboard.html", {
-        "board": selectors.leaderboard(), "groups": selectors.live_groups(), "default_reading": DEFAULT_READING})
+        "board": board, "groups": selectors.live_groups(), "default_reading": DEFAULT_READING,
+        "overview": mark_safe(bar_chart(best, title="Fastest finished run of each model")),  # noqa: S308 - escaped
+    })
 
 
 def _point(run: BenchmarkRun) -> RunPoint:
@@ -51,8 +75,11 @@ def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
     slugs = {r.model_name for r in here}
     model_slug = request.GET.get("model") or (here[0].model_name if here else DEFAULT_MODEL)
     model = LlmModel.objects.filter(slug=model_slug).first()
-    published = list(BenchmarkRun.objects.filter(source=BenchmarkRun.Source.PUBLISHED, model_name=model_slug)
-                     .select_related("model"))
+    # Published runs are this page's reference: those on the group's own topology, and one node alone
+    # (every scaling starts there). Other topologies' figures are on the leaderboard.
+    published_all = list(BenchmarkRun.objects.filter(source=BenchmarkRun.Source.PUBLISHED, model_name=model_slug)
+                         .select_related("model"))
+    published = [r for r in published_all if r.topology_kind == group.kind or r.node_count == 1]
     levels = sorted({r.concurrency for r in here + published if r.model_name == model_slug} | {1})
     raw = request.GET.get("concurrency", "1")
     concurrency = int(raw) if raw.isdigit() and int(raw) in levels else 1
@@ -64,7 +91,10 @@ def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
     pending = any(r.status in (BenchmarkRun.Status.QUEUED, BenchmarkRun.Status.RUNNING) for r in here)
     return {
         "group": group, "here": here, "rows": [(row, by_id[row.point.id]) for row in rows],
-        "chart": mark_safe(scaling_chart(chart_series(rows), title=title)),  # noqa: S308 - escaped in charts
+        "chart": mark_safe(scaling_chart(chart_series(rows, published_as_reference=True),  # noqa: S308 - escaped
+                                         title=title)),
+        "measured_here": any(r.source == BenchmarkRun.Source.MEASURED for r in here if r.model_name == model_slug),
+        "published_elsewhere": len(published_all) - len(published),
         "models": selectors.models_list(), "model_slug": model_slug, "model": model, "levels": levels,
         "concurrency": concurrency, "measured_models": sorted(slugs), "may_run": allowed, "why_not": why,
         "run_form": RunForm(initial={"model": model_slug}), "pending": pending,

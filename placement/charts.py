@@ -32,6 +32,7 @@ class Series:
     colour: str
     points: tuple[Point, ...]
     group: str = ""  # legend entry sharing the colour (e.g. the topology)
+    reference: bool = False  # drawn light and thin behind the figures that matter here (published, on a group page)
 
 
 # drawn bottom to top: predictions under the figures they predict
@@ -104,26 +105,58 @@ def scaling_chart(series: list[Series], *, title: str, y_label: str = "decode to
     parts.append(f'<text transform="translate(14 {top + plot_h / 2:.0f}) rotate(-90)" text-anchor="middle" '
                  f'font-size="12" fill="#3b4252">{escape(y_label)}</text>')
 
-    for s in sorted(series, key=lambda s: DRAW_ORDER.get(s.kind, 3)):
+    labels: list[tuple[float, float, str, str, str]] = []  # x, y, text, anchor, colour
+    for s in sorted(series, key=lambda s: (not s.reference, DRAW_ORDER.get(s.kind, 3))):
         dash, shape, filled = KIND_STYLE.get(s.kind, KIND_STYLE["measured"])
         points = sorted(s.points, key=lambda p: p.x)
+        fade = ' opacity="0.55"' if s.reference else ""
         if len(points) > 1:
             path = " ".join(f"{'M' if i == 0 else 'L'}{px(p.x):.1f} {py(p.y):.1f}" for i, p in enumerate(points))
-            width_attr = "1.4" if s.kind in ("ideal", "predicted") else "2"
+            width_attr = "1.4" if s.kind in ("ideal", "predicted") or s.reference else "2"
             dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-            parts.append(f'<path d="{path}" fill="none" stroke="{s.colour}" stroke-width="{width_attr}"{dash_attr}/>')
+            parts.append(f'<path d="{path}" fill="none" stroke="{s.colour}" stroke-width="{width_attr}"'
+                         f'{dash_attr}{fade}/>')
         for p in points:
             if shape:
                 tip = escape(f"{s.name}: {p.note or f'{p.y:.1f}'}")
-                parts.append(f"<g><title>{tip}</title>{_marker(shape, px(p.x), py(p.y), s.colour, filled)}</g>")
-            if s.kind in ("measured", "published"):
+                parts.append(f"<g{fade}><title>{tip}</title>{_marker(shape, px(p.x), py(p.y), s.colour, filled)}</g>")
+            if s.kind in ("measured", "published") and (not s.reference or p is points[-1]):
                 # measured figures labelled to the right, published to the left: fewer collisions
                 dx, anchor = (7, "start") if s.kind == "measured" or p.x <= 1 else (-7, "end")
-                parts.append(f'<text x="{px(p.x) + dx:.1f}" y="{py(p.y) - 6:.1f}" font-size="10.5" '
-                             f'text-anchor="{anchor}" fill="{s.colour}">{p.y:.1f}</text>')
+                labels.append((px(p.x) + dx, py(p.y) - 6, f"{p.y:.1f}", anchor, s.colour))
+    for x, y, text, anchor, colour in _spread(labels):
+        parts.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="10.5" text-anchor="{anchor}" '
+                     f'fill="{colour}">{text}</text>')
     parts.extend(_legend(series, left + plot_w + 18, top))
     parts.append("</svg>")
     return "".join(parts)
+
+
+LABEL_H = 12.0  # a value label's height in the chart's units
+LABEL_CHAR_W = 6.2
+
+
+def _spread(labels: list[tuple[float, float, str, str, str]]) -> list[tuple[float, float, str, str, str]]:
+    """Value labels moved apart vertically so none overlaps another (8 nodes on
+    four topologies put four figures in one column)."""
+    placed: list[tuple[float, float, float, tuple[float, float, str, str, str]]] = []  # x0, x1, y, label
+
+    def box(label: tuple[float, float, str, str, str]) -> tuple[float, float]:
+        x, _, text, anchor, _ = label
+        w = len(text) * LABEL_CHAR_W
+        return (x, x + w) if anchor == "start" else (x - w, x)
+
+    for label in sorted(labels, key=lambda lb: lb[1]):
+        x0, x1 = box(label)
+        y = label[1]
+        moved = True
+        while moved:  # y only grows, so this ends
+            moved = False
+            for other_x0, other_x1, other_y, _ in placed:
+                if x0 < other_x1 and other_x0 < x1 and abs(y - other_y) < LABEL_H - 0.01:
+                    y, moved = other_y + LABEL_H, True
+        placed.append((x0, x1, y, label))
+    return [(lb[0], y, lb[2], lb[3], lb[4]) for _, _, y, lb in placed]
 
 
 def _legend(series: list[Series], x: int, top: int) -> list[str]:
@@ -137,9 +170,12 @@ def _legend(series: list[Series], x: int, top: int) -> list[str]:
         y += 19
     y += 8
     kinds = {s.kind for s in series}
+    faint = any(s.reference for s in series if s.kind == "published")
     for kind, label in STYLE_KEY:
         if kind not in kinds:
             continue
+        if kind == "published" and faint:
+            label = "published (reference)"
         dash, shape, filled = KIND_STYLE[kind]
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
         parts.append(f'<line x1="{x}" x2="{x + 24}" y1="{y}" y2="{y}" stroke="#6b7385" stroke-width="1.6"{dash_attr}/>')
@@ -147,6 +183,55 @@ def _legend(series: list[Series], x: int, top: int) -> list[str]:
         parts.append(f'<text x="{x + 30}" y="{y + 4}" font-size="11.5" fill="#1d2330">{escape(label)}</text>')
         y += 19
     return parts
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str  # what the run was: where, nodes, engine
+    value: float
+    kind: str  # measured | published
+    note: str = ""  # tooltip: where the figure comes from
+    href: str = ""
+
+
+BAR_COLOURS = {"measured": "#4f7d00", "published": "#2660c8"}
+
+
+def bar_chart(bars: list[Bar], *, title: str, unit: str = "decode tok/s", width: int = 760, left: int = 250) -> str:
+    """Horizontal bars, fastest first, coloured by where the figure comes from."""
+    right, top, row = 60, 30, 24
+    room = int((left - 12) / 6.6)  # characters of label that fit left of the bars
+    height = top + row * max(1, len(bars)) + 26
+    plot_w = width - left - right
+    top_value = _nice_max(max((b.value for b in bars), default=1.0))
+    parts = [f'<svg class="chart barchart" viewBox="0 0 {width} {height}" role="group" aria-label="{escape(title)}" '
+             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>']
+    for i in range(5):
+        value = top_value * i / 4
+        x = left + value / top_value * plot_w
+        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top - 6}" y2="{height - 22}" stroke="#e1e4ea"/>')
+        parts.append(f'<text x="{x:.1f}" y="{height - 8}" text-anchor="middle" font-size="11" fill="#5f6778">'
+                     f'{value:g}</text>')
+    parts.append(f'<text x="{left + plot_w:.0f}" y="{top - 12}" text-anchor="end" font-size="11" fill="#5f6778">'
+                 f'{escape(unit)}</text>')
+    for i, b in enumerate(bars):
+        y = top + i * row
+        w = max(1.5, b.value / top_value * plot_w)
+        colour = BAR_COLOURS.get(b.kind, "#5f6778")
+        label = b.label if len(b.label) <= room else b.label[: room - 1] + "…"
+        text = (f'<text x="{left - 8}" y="{y + 15}" text-anchor="end" font-size="11.5" fill="#1d2330">'
+                f'{escape(label)}</text>')
+        bar = (f'<rect x="{left}" y="{y + 4}" width="{w:.1f}" height="{row - 8}" rx="2" fill="{colour}">'
+               f'<title>{escape(f"{b.label}: {b.value:.1f} {unit}, {b.kind}" + (f" ({b.note})" if b.note else ""))}'
+               f'</title></rect>')
+        figure = (f'<text x="{left + w + 5:.1f}" y="{y + 15}" font-size="11" font-weight="600" fill="#1d2330">'
+                  f'{b.value:.1f}</text>')
+        if b.href:
+            parts.append(f'<a href="{escape(b.href)}">{text}{bar}</a>{figure}')
+        else:
+            parts.append(text + bar + figure)
+    parts.append("</svg>")
+    return "".join(parts)
 
 
 def memory_bar(segments: list[tuple[str, float, str]], total: float, *, width: int = 320, height: int = 16) -> str:

@@ -94,9 +94,10 @@ def _series_key(p: RunPoint) -> tuple[str, str]:
     return p.kind, TOPOLOGY_COLOURS.get(p.kind, "#6b7385")
 
 
-def chart_series(rows: list[ScalingRow]) -> list[Series]:
+def chart_series(rows: list[ScalingRow], *, published_as_reference: bool = False) -> list[Series]:
     """Measured and published series per topology (best run per node count),
-    the prediction for the same runs, and the ideal line from the smallest run."""
+    the prediction for the same runs, and the ideal line from the smallest run.
+    On a group's page published runs are a reference, drawn behind its own."""
     best: dict[tuple[str, str, str], dict[int, ScalingRow]] = {}
     predicted: dict[tuple[str, str], dict[int, float]] = {}
     for row in rows:
@@ -108,10 +109,11 @@ def chart_series(rows: list[ScalingRow]) -> list[Series]:
             predicted.setdefault((name, colour), {})[row.point.nodes] = row.predicted_tps
     series = []
     for (source, name, colour), runs in sorted(best.items()):
-        label = "measured here" if source == "measured" else "published"
+        reference = published_as_reference and source == "published"
+        label = "measured here" if source == "measured" else ("published reference" if reference else "published")
         series.append(Series(f"{label} · {name}", source, colour, tuple(
             Point(x, r.point.decode_tps, f"{r.point.decode_tps:.1f} tok/s, {r.factor:.2f}x ({r.point.label})")
-            for x, r in sorted(runs.items())), group=name))
+            for x, r in sorted(runs.items())), group=name, reference=reference))
     for (name, colour), values in sorted(predicted.items()):
         series.append(Series(f"predicted · {name}", "predicted", colour, tuple(
             Point(x, y, f"{y:.1f} tok/s predicted by placement.perfmodel") for x, y in sorted(values.items())),

@@ -169,3 +169,20 @@ def test_pages_record_upload_chart_and_rank(client, member_user, demo):
     assert "50.1" in page and "4.22x" in page  # 50.1 against the 11.86 one-node published row
     board = client.get("/benchmarks/").content.decode()
     assert "Qwen3.8-27B" in board and "group-spark-07" in board and "published" in board
+
+
+def test_a_group_page_charts_its_own_runs_over_published_ones_of_its_topology(client, member_user, demo):
+    client.force_login(member_user)
+    ring = demo["ring"]
+    page = client.get(f"/benchmarks/groups/{ring.pk}/?model=qwen3.8-27b").content.decode()
+    assert 'id="nothing-here"' in page  # nothing measured: the published lines are a reference only
+    assert "published (reference)" in page
+    scaling = page[page.index('id="scaling"'):]
+    scaling = scaling[:scaling.index("</table>")]
+    assert "ring" in scaling and "switched" not in scaling  # another topology's figures are not this group's
+    assert "on the <a href=\"/benchmarks/\">leaderboard</a>" in page
+    BenchmarkRun.objects.create(source="measured", group=ring, group_name=ring.name, topology_kind="ring",
+                                model_name="qwen3.8-27b", engine="vllm", backend="nccl", node_count=4, tp=4,
+                                concurrency=1, decode_tps=30.5, status="done")
+    page = client.get(f"/benchmarks/groups/{ring.pk}/?model=qwen3.8-27b").content.decode()
+    assert 'id="nothing-here"' not in page and "measured here · ring" in page and ">30.5<" in page
