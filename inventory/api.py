@@ -368,16 +368,18 @@ def catalogue_delete(request: HttpRequest, slug: str) -> dict[str, Any]:
 # ------------------------------------------------------------------ import / export
 
 
-@router.post("/import", summary="Import a whole lab document (YAML or JSON body)", auth=ADMIN)
-def lab_import(request: HttpRequest, prune: bool = False) -> dict[str, Any]:
+@router.post("/import", summary="Import a whole lab document (YAML or JSON body); ?dry_run=true only says what "
+             "it would create, change and remove", auth=ADMIN)
+def lab_import(request: HttpRequest, prune: bool = False, dry_run: bool = False) -> dict[str, Any]:
     limit = settings.FLEET_IMPORT_MAX_BYTES
     declared = int(request.META.get("CONTENT_LENGTH") or 0)
     if declared > limit:
         raise labdoc.DocumentError([("", f"the document is {declared:,} bytes; the limit is {limit:,} bytes")])
     content_type = request.META.get("CONTENT_TYPE", "application/yaml")
     data = labdoc.load_text(request.body, content_type, max_bytes=limit)
-    report = labio.lab_import(actor=actor(request), data=data, prune=prune)
-    return {"message": "imported" if report.changed else "nothing to change", **report.as_dict()}
+    report = labio.lab_import(actor=actor(request), data=data, prune=prune, dry_run=dry_run)
+    said = ("would change the inventory" if dry_run else "imported") if report.changed else "nothing to change"
+    return {"message": said, **report.as_dict()}
 
 
 @router.get("/export", summary="Export the whole lab as a document", response={200: None})

@@ -103,8 +103,17 @@ class CatalogueForm(forms.Form):
 
 
 class ImportForm(forms.Form):
-    document = forms.FileField(help_text="A lab document in YAML or JSON")
+    text = forms.CharField(required=False, strip=False, label="Paste the document",
+                           widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false", "class": "code"}))
+    document = forms.FileField(required=False, label="or upload a file", help_text="A lab document in YAML or JSON")
     prune = forms.BooleanField(required=False, help_text="Remove what the document does not name")
+    confirm_prune = forms.BooleanField(required=False, label="Yes, remove what the preview lists under Removed")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("document") and not (data.get("text") or "").strip():
+            raise forms.ValidationError("Paste a lab document or choose a file.")
+        return data
 
 
 def apply_errors(form: forms.Form, exc: FleetError, rename: dict[str, str] | None = None) -> None:

@@ -3,6 +3,8 @@
 Import is atomic (all or nothing) and idempotent by name: Sparks and switches
 match by name, cables by label when they have one, else by their ends.
 Objects the document does not name are left alone unless ``prune`` is set.
+A dry run goes through the very same code in a transaction that is rolled
+back, so a preview says exactly what applying would create, change and remove.
 """
 from __future__ import annotations
 
@@ -26,6 +28,13 @@ class ImportReport:
     updated: dict[str, int] = field(default_factory=lambda: {"spark": 0, "switch": 0, "cable": 0})
     deleted: dict[str, int] = field(default_factory=lambda: {"spark": 0, "switch": 0, "cable": 0})
     unchanged: int = 0
+    dry_run: bool = False
+    # What was (or, in a dry run, would be) touched: (action, kind, name, pk); pk is None once deleted.
+    objects: list[tuple[str, str, str, int | None]] = field(default_factory=list)
+
+    def note(self, action: str, kind: str, name: str, pk: int | None) -> None:
+        getattr(self, action)[kind] += 1
+        self.objects.append((action, kind, name, pk))
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -33,6 +42,8 @@ class ImportReport:
             "updated": self.updated,
             "deleted": self.deleted,
             "unchanged": self.unchanged,
+            "dry_run": self.dry_run,
+            "objects": [{"action": a, "kind": k, "name": n} for a, k, n, _ in self.objects],
         }
 
     @property
@@ -53,30 +64,50 @@ SPARK_RENAME = {"ssh_host": "ssh.host", "ssh_port": "ssh.port", "ssh_user": "ssh
 
 
 def _upsert(
-    report: ImportReport, kind: str, existing: Any, fields: dict[str, Any],
+    report: ImportReport, kind: str, name: str, existing: Any, fields: dict[str, Any],
     *, create: Callable[..., Any], update: Callable[[Any, dict[str, Any]], Any],
 ) -> None:
     """Create a Spark or switch the document names, or change what differs.
     The services refuse a name another device already has."""
     with transaction.atomic():
         if existing is None:
-            create(**fields)
-            report.created[kind] += 1
+            made = create(**fields)
+            report.note("created", kind, name, getattr(made, "pk", None))
             return
         current = services.snapshot(existing)
         changes = {k: val for k, val in fields.items() if current.get(k) != val}
         if changes:
             update(existing, changes)
-            report.updated[kind] += 1
+            report.note("updated", kind, name, existing.pk)
         else:
             report.unchanged += 1
 
 
-def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
+def _cable_name(label: str, ends: Any) -> str:
+    return label or " – ".join(ends)
+
+
+class _RolledBack(Exception):
+    """Raised at the end of a dry run to roll its transaction back."""
+
+
+def lab_import(*, actor: Actor, data: Any, prune: bool = False, dry_run: bool = False) -> ImportReport:
     """Import parsed document data. Raises DocumentError or InventoryError
-    with every problem found; on error nothing is changed."""
+    with every problem found; on error nothing is changed. ``dry_run``:
+    the same import, rolled back; the report says what it would do."""
     doc = labdoc.parse(data)
-    report = ImportReport()
+    report = ImportReport(dry_run=dry_run)
+    try:
+        with transaction.atomic():
+            _apply(doc, report, actor=actor, prune=prune)
+            if dry_run:
+                raise _RolledBack
+    except _RolledBack:
+        pass
+    return report
+
+
+def _apply(doc: Any, report: ImportReport, *, actor: Actor, prune: bool) -> None:
     errors: list[tuple[str, str]] = []
     with transaction.atomic(), services.refresh_once():
         sparks = {s.name: s for s in Spark.objects.select_related("hardware")}
@@ -93,15 +124,17 @@ def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
                 ends = tuple(e.port.label for e in cable.ends.all())
                 if (cable.type.slug, ends) not in wanted_ends and cable.label not in wanted_labels:
                     services.cable_delete(actor=actor, cable=cable)
-                    report.deleted["cable"] += 1
+                    report.note("deleted", "cable", _cable_name(cable.label, ends), None)
             for name, spark in sparks.items():
                 if name not in doc_names:
-                    report.deleted["cable"] += len(services.spark_delete(actor=actor, spark=spark))
-                    report.deleted["spark"] += 1
+                    for gone in services.spark_delete(actor=actor, spark=spark):
+                        report.note("deleted", "cable", str(gone), None)
+                    report.note("deleted", "spark", name, None)
             for name, switch in switches.items():
                 if name not in doc_names:
-                    report.deleted["cable"] += len(services.switch_delete(actor=actor, switch=switch))
-                    report.deleted["switch"] += 1
+                    for gone in services.switch_delete(actor=actor, switch=switch):
+                        report.note("deleted", "cable", str(gone), None)
+                    report.note("deleted", "switch", name, None)
             cables = list(Cable.objects.select_related("type").prefetch_related("ends__port__spark",
                                                                                  "ends__port__switch"))
 
@@ -115,7 +148,7 @@ def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
             if s.status is not None:
                 fields["status"] = s.status
             try:
-                _upsert(report, "spark", sparks.get(s.name), fields,
+                _upsert(report, "spark", s.name, sparks.get(s.name), fields,
                         create=partial(services.spark_create, actor=actor, name=s.name),
                         update=lambda device, changes: services.spark_update(actor=actor, spark=device, **changes))
             except InventoryError as exc:
@@ -123,7 +156,7 @@ def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
 
         for i, w in enumerate(doc.switches):
             try:
-                _upsert(report, "switch", switches.get(w.name), {"hardware": w.hardware, "serial": w.serial},
+                _upsert(report, "switch", w.name, switches.get(w.name), {"hardware": w.hardware, "serial": w.serial},
                         create=partial(services.switch_create, actor=actor, name=w.name),
                         update=lambda device, changes: services.switch_update(actor=actor, switch=device, **changes))
             except InventoryError as exc:
@@ -139,11 +172,11 @@ def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
             try:
                 with transaction.atomic():
                     if match is None:
-                        services.cable_create(
+                        made = services.cable_create(
                             actor=actor, type=c.type, ends=c.ends, label=c.label,
                             length_m=c.length_m, coded_for=c.coded_for,
                         )
-                        report.created["cable"] += 1
+                        report.note("created", "cable", _cable_name(c.label, c.ends), getattr(made, "pk", None))
                         continue
                     current = services.snapshot(match)
                     wanted = {
@@ -163,7 +196,7 @@ def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
                             changes[key] = val
                     if changes:
                         services.cable_update(actor=actor, cable=match, **changes)
-                        report.updated["cable"] += 1
+                        report.note("updated", "cable", _cable_name(c.label, c.ends), match.pk)
                     else:
                         report.unchanged += 1
             except InventoryError as exc:
@@ -176,7 +209,6 @@ def lab_import(*, actor: Actor, data: Any, prune: bool = False) -> ImportReport:
                 errors += msgs
         if errors:
             raise InventoryError(errors)
-    return report
 
 
 def lab_export() -> dict[str, Any]:

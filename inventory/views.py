@@ -297,26 +297,63 @@ def catalogue_create(request: HttpRequest) -> HttpResponse:
 # ---------------------------------------------------------------- import / export
 
 
+IMPORT_LINKS = {"spark": "/sparks/{name}/", "switch": "/switches/{name}/", "cable": "/cables/{pk}/"}
+
+
+def _import_rows(report: labio.ImportReport) -> dict[str, list[dict[str, str]]]:
+    """What an import touched, by action, each with a link while the object exists."""
+    rows: dict[str, list[dict[str, str]]] = {"created": [], "updated": [], "deleted": []}
+    for action, kind, name, pk in report.objects:
+        gone = pk is None or report.dry_run and action == "created"  # removed, or only in the preview
+        link = "" if gone else IMPORT_LINKS[kind].format(name=name, pk=pk)
+        rows[action].append({"kind": kind, "name": name, "link": link})
+    return rows
+
+
 @admin_required
 @require_http_methods(["GET", "POST"])
 def lab_import(request: HttpRequest) -> HttpResponse:
+    """Paste or upload a lab document; Preview runs the import as a dry run (the
+    same service, rolled back) and lists what it would create, change and
+    remove; Apply imports it, asking first when prune would remove anything."""
     form = ImportForm(request.POST or None, request.FILES or None)
-    report = None
-    errors: list[tuple[str, str]] = []
+    ctx: dict[str, Any] = {"form": form, "report": None, "rows": None, "errors": [], "applied": False,
+                           "text": request.POST.get("text", "")}
+    status = 200
     if request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["document"]
         limit = settings.FLEET_IMPORT_MAX_BYTES
+        upload = form.cleaned_data["document"]
+        prune = form.cleaned_data["prune"]
+        actor = Actor.from_request(request, "import")
         try:
-            if upload.size > limit:
-                raise DocumentError([("", f"the document is {upload.size:,} bytes; the limit is {limit:,} bytes")])
-            ctype = "application/json" if upload.name.lower().endswith(".json") else "application/yaml"
-            data = labdoc.load_text(upload.read(limit + 1), ctype, max_bytes=limit)
-            report = labio.lab_import(actor=Actor.from_request(request, "import"), data=data,
-                                      prune=form.cleaned_data["prune"])
+            if upload is not None:
+                if upload.size > limit:
+                    raise DocumentError([("", f"the document is {upload.size:,} bytes; the limit is {limit:,} bytes")])
+                raw = upload.read(limit + 1)
+                ctype = "application/json" if upload.name.lower().endswith(".json") else "application/yaml"
+                # the file's text goes into the paste box, so Apply sends what was previewed
+                ctx["text"] = raw.decode("utf-8", errors="replace")
+            else:
+                raw = form.cleaned_data["text"].encode()
+                ctype = "application/json" if raw.lstrip()[:1] in (b"{", b"[") else "application/yaml"
+            data = labdoc.load_text(raw, ctype, max_bytes=limit)
+            report = labio.lab_import(actor=actor, data=data, prune=prune, dry_run=True)
+            if request.POST.get("action") == "apply":
+                removes = sum(report.deleted.values())
+                if prune and removes and not form.cleaned_data["confirm_prune"]:
+                    form.add_error("confirm_prune", f"Prune would remove {removes} object{'s' if removes != 1 else ''} "
+                                                    "(listed under Removed): tick the box to confirm, or untick prune.")
+                    status = 400
+                else:
+                    report = labio.lab_import(actor=actor, data=data, prune=prune)
+                    ctx["applied"] = True
+            ctx["report"], ctx["rows"] = report, _import_rows(report)
         except (DocumentError, InventoryError) as exc:
-            errors = exc.errors
-    return render(request, "inventory/import.html", {"form": form, "report": report, "errors": errors},
-                  status=400 if errors else 200)
+            ctx["errors"] = exc.errors
+            status = 400
+    elif request.method == "POST":
+        status = 400
+    return render(request, "inventory/import.html", ctx, status=status)
 
 
 @require_GET
