@@ -250,6 +250,12 @@ def _check_spark_fields(data: dict[str, Any], *, instance: Spark | None) -> list
     return errors
 
 
+def spark_check(data: dict[str, Any], *, instance: Spark | None = None) -> list[tuple[str, str]]:
+    """What spark_create or spark_update would refuse in these fields, without writing
+    (a form shows them on the first submit, next to its own errors)."""
+    return _check_spark_fields(data, instance=instance)
+
+
 def _spark_ports_create(spark: Spark) -> None:
     if not spark.hardware.has_connectx:
         # An RTX Spark has one 10 Gb/s port and no RoCE twins.
@@ -371,6 +377,14 @@ def _check_switch_name(name: Any, instance: Switch | None) -> list[tuple[str, st
     if clash.exists() or Spark.objects.filter(name=name).exists():
         return [("name", f"the name {name!r} is already taken")]
     return []
+
+
+def switch_check(data: dict[str, Any], *, instance: Switch | None = None) -> list[tuple[str, str]]:
+    """What switch_create or switch_update would refuse in these fields, without writing."""
+    errors = _check_switch_name(data["name"], instance) if "name" in data else []
+    if "serial" in data and (msg := v.check_serial(data["serial"])) is not None:
+        errors.append(("serial", msg))
+    return errors
 
 
 def switch_create(*, actor: Actor, name: Any, hardware: Any, serial: Any = "") -> Switch:

@@ -79,6 +79,7 @@ class DeviceKind:
     create: Callable[..., Any]
     update: Callable[..., Any]  # update(actor=, device=, **changes)
     delete: Callable[..., list[str]]  # delete(actor=, device=) -> freed cables
+    check: Callable[..., list[tuple[str, str]]]  # check(data, instance=) -> what the services would refuse
     created_note: str = ""
 
 
@@ -86,12 +87,13 @@ SPARK_KIND = DeviceKind(
     "Spark", "sparks", Spark, SparkForm, "dgx-spark-128", services.spark_create,
     lambda *, actor, device, **changes: services.spark_update(actor=actor, spark=device, **changes),
     lambda *, actor, device: services.spark_delete(actor=actor, spark=device),
-    " with ports p0 and p1",
+    services.spark_check, " with ports p0 and p1",
 )
 SWITCH_KIND = DeviceKind(
     "switch", "switches", Switch, SwitchForm, "mikrotik-crs804-ddq", services.switch_create,
     lambda *, actor, device, **changes: services.switch_update(actor=actor, switch=device, **changes),
     lambda *, actor, device: services.switch_delete(actor=actor, switch=device),
+    services.switch_check,
 )
 
 
@@ -111,6 +113,11 @@ def _device_form_view(request: HttpRequest, kind: DeviceKind, device: Any) -> Ht
                 return redirect(f"/{kind.path}/{device.name}/")
             except InventoryError as exc:
                 apply_errors(form, exc)
+        else:
+            # The fields the form found fine still get the services' checks (a bad or taken name),
+            # so every problem shows on the first submit.
+            valid = {k: val for k, val in form.cleaned_data.items() if k not in form.errors}
+            apply_errors(form, InventoryError(kind.check(valid, instance=device)))
     else:
         form = kind.form(initial=services.snapshot(device) if device else {"hardware": kind.default_hardware})
     return render(request, "inventory/form.html", {
@@ -219,7 +226,15 @@ def _cable_form_view(request: HttpRequest, cable: Cable | None) -> HttpResponse:
         initial.update({k: request.GET[k] for k in ("end_0", "end_1", "end_2") if request.GET.get(k)})
     type_slug = (data.get("type") if data is not None else None) or request.GET.get("type") or initial.get("type")
     cable_type = _cable_type(type_slug)
-    form = CableForm(data, initial=initial, ports=selectors.free_ports(cable=cable), cable_type=cable_type)
+    ports = selectors.free_ports(cable=cable)
+    device = request.GET.get("spark") or request.GET.get("switch")
+    if cable is None and device and "end_0" not in initial:
+        # "Plug in a cable" on a Spark's or switch's page: its first free port is end A.
+        own = [p.label for p in ports if p.label.startswith(f"{device}:")]
+        if own:
+            initial["end_1" if cable_type is not None and cable_type.breakout and request.GET.get("spark")
+                    else "end_0"] = own[0]
+    form = CableForm(data, initial=initial, ports=ports, cable_type=cable_type)
     if request.htmx and request.method == "GET":  # type: ignore[attr-defined]
         return render(request, "inventory/cable_form.html#ends", {"form": form})
     if data is not None and form.is_valid():

@@ -92,3 +92,22 @@ def test_switch_page_lists_breakout_legs(admin_client, import_lab):
     html = admin_client.get("/switches/sw-804/").content.decode()
     assert "node-01:p0" in html and "node-02:p0" in html
     assert Switch.objects.get().ports.count() == 4
+
+
+def test_a_bad_spark_name_is_named_on_the_first_submit_with_the_other_errors(admin_client):
+    r = admin_client.post("/sparks/new/", {"name": "Spark 18", "hardware": "dgx-spark-128", "ssh_port": "22"})
+    assert r.status_code == 400
+    html = r.content.decode()
+    assert "&#x27;Spark 18&#x27; is not a valid name" in html or "'Spark 18' is not a valid name" in html
+    assert 'id="field-ssh_host"' in html and "This field is required" in html  # reported together
+    assert not Spark.objects.exists()
+
+
+def test_plug_in_a_cable_from_a_spark_page_starts_at_its_free_port(admin_client, import_lab):
+    import_lab("pair.yaml")
+    page = admin_client.get("/sparks/pair-a/").content.decode()
+    assert 'href="/cables/new/?spark=pair-a"' in page
+    form = admin_client.get("/cables/new/?spark=pair-a").content.decode()
+    free = [p.label for p in Port.objects.filter(spark__name="pair-a", cable_end__isnull=True).order_by("name")]
+    assert free, "pair.yaml leaves a port of pair-a free"
+    assert f'<option value="{free[0]}" selected>' in form
