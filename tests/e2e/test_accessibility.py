@@ -12,9 +12,9 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from bookings import services as booking_services
+from core.actor import Actor
 from inventory.labio import lab_import
 from inventory.models import Cable, NodeGroup
-from inventory.services import Actor
 from tests.conftest import lab_data, make_user
 from tests.e2e.conftest import sign_in
 
@@ -29,10 +29,10 @@ PHONE, DESKTOP = 390, 1440
 
 def pages(group: int, cable: int, booking: int) -> list[str]:
     return [
-        "/", "/telemetry/", "/telemetry/alerts/", "/telemetry/nodes/spark-04/",
+        "/", "/telemetry/", "/telemetry/alerts/", "/sparks/spark-04/telemetry/",
         "/sparks/", "/sparks/spark-01/", "/sparks/new/", "/switches/", "/switches/sw-804/",
-        "/cables/", f"/cables/{cable}/", "/cables/new/", "/topology/", "/memory/",
-        "/plans/", "/models/", "/benchmarks/", f"/benchmarks/groups/{group}/",
+        "/cables/", f"/cables/{cable}/", "/cables/new/", "/topology/", f"/groups/{group}/", "/memory/",
+        "/plans/", "/models/", "/models/new/", "/benchmarks/", f"/benchmarks/groups/{group}/", "/benchmarks/new/",
         "/bookings/", "/bookings/?view=month", "/bookings/mine/", "/bookings/new/", f"/bookings/{booking}/",
         "/bookings/maintenance/", "/catalogue/", "/lab/import/", "/changes/", "/accounts/profile/", "/api/docs",
     ]

@@ -7,9 +7,9 @@ import pytest
 import yaml
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from core.actor import Actor
 from inventory.labio import lab_import
 from inventory.models import Cable, Spark
-from inventory.services import Actor
 from tests.conftest import db_state, lab_data
 
 pytestmark = pytest.mark.django_db
