@@ -117,7 +117,8 @@ def render(group: Group, *, notes: Mapping[str, str] | None = None, href: str | 
     w, h = math.ceil(canvas.width), math.ceil(canvas.height)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="topo" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
-        f'role="img"><title>{escape(head)}</title>{"".join(out)}</svg>'
+        # a group, not an image: the Sparks in it are links (an image's content is not reachable)
+        f'role="group" aria-label="{escape(head)}"><title>{escape(head)}</title>{"".join(out)}</svg>'
     )
 
 
