@@ -43,17 +43,77 @@ def _svg(view: GroupView, notes: dict[str, str]) -> str:
                           title=f"{view.row.name}: {view.result.kind}, {len(view.result.nodes)} Sparks")
 
 
+# Past this many groups, /topology/ and /memory/ fold the groups by kind and
+# load each kind's drawings a page at a time (htmx, as a section scrolls into
+# view, or by plain links): a 1,024-Spark lab's 204 drawings are about 0.9 MB.
+FOLD_GROUPS = 24
+PAGE_GROUPS = 12
+KIND_ORDER = ("switched", "ring", "chain", "irregular", "direct", "single")
+
+
+def _kinds(views: list[GroupView]) -> list[dict[str, Any]]:
+    """One entry per kind present: its groups (engine order), Sparks and groups with findings."""
+    by_kind: dict[str, list[GroupView]] = {}
+    for v in views:
+        by_kind.setdefault(v.result.kind, []).append(v)
+    order = {k: i for i, k in enumerate(KIND_ORDER)}
+    return [
+        {"kind": kind, "views": vs, "groups": len(vs), "sparks": sum(len(v.result.nodes) for v in vs),
+         "flagged": sum(1 for v in vs if v.findings)}
+        for kind, vs in sorted(by_kind.items(), key=lambda kv: order.get(kv[0], len(order)))
+    ]  # fmt: skip
+
+
+def _page(request: HttpRequest, kinds: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, int]:
+    """The kind and page a request asks for (?kind=&page=); (None, 0) when none. 404 for an unknown kind."""
+    kind = request.GET.get("kind", "")
+    if not kind:
+        return None, 0
+    entry = next((k for k in kinds if k["kind"] == kind), None)
+    if entry is None:
+        raise Http404(f"kind: no groups of kind {kind!r}")
+    try:
+        page = max(1, int(request.GET.get("page", "1")))
+    except ValueError as exc:
+        raise Http404("page: a whole number") from exc
+    return entry, page
+
+
+def _slice(entry: dict[str, Any], page: int) -> tuple[list[GroupView], int | None, int]:
+    """Groups of one page, the next page number (None at the end) and how many remain after it."""
+    start = (page - 1) * PAGE_GROUPS
+    views = entry["views"][start : start + PAGE_GROUPS]
+    remaining = max(0, entry["groups"] - start - PAGE_GROUPS)
+    return views, (page + 1 if remaining else None), remaining
+
+
+def _topology_card(v: GroupView, notes: dict[str, str]) -> dict[str, Any]:
+    return {"view": v, "svg": _svg(v, notes), "wide": len(v.result.nodes) > WIDE_CARD_NODES, "subgroups": _fills(v)}
+
+
 @require_GET
 def topology(request: HttpRequest) -> HttpResponse:
     overview = groups_overview()
     notes = _notes(overview)
-    cards = [{"view": v, "svg": _svg(v, notes), "wide": len(v.result.nodes) > WIDE_CARD_NODES,
-              "subgroups": _fills(v)} for v in overview.groups]
+    kinds = _kinds(overview.groups)
+    entry, page = _page(request, kinds)
+    if entry is not None and request.htmx:  # type: ignore[attr-defined]
+        views, next_page, remaining = _slice(entry, page)
+        return render(request, "topology/topology.html#cards", {
+            "cards": [_topology_card(v, notes) for v in views], "kind": entry["kind"],
+            "next_page": next_page, "remaining": remaining,
+        })  # fmt: skip
+    folded = len(overview.groups) > FOLD_GROUPS
+    for k in kinds:
+        shown = not folded or (entry is not None and k is entry)
+        views, next_page, remaining = _slice(k, page) if folded and shown else (k["views"], None, 0)
+        k.update(cards=[_topology_card(v, notes) for v in views] if shown else [], next_page=next_page,
+                 remaining=remaining, page=page if shown else 0)  # fmt: skip
     loose = [f for g in overview.loose for f in g.findings]
     return render(request, "topology/topology.html", {
-        "cards": cards, "loose": loose, "legend": diagram.SPEED_LEGEND,
-        "sparks": len(overview.snapshot.lab.nodes),
-    })
+        "kinds": kinds, "folded": folded, "groups": len(overview.groups), "loose": loose,
+        "legend": diagram.SPEED_LEGEND, "sparks": len(overview.snapshot.lab.nodes),
+    })  # fmt: skip
 
 
 def _group_context(view: GroupView, overview: Overview) -> dict[str, Any]:
@@ -153,26 +213,42 @@ def group_delete(request: HttpRequest, group_id: int) -> HttpResponse:
     return redirect("topology:group", group_id=group.parent_id)
 
 
+def _memory_card(view: GroupView, per_node: dict[str, Any]) -> dict[str, Any]:
+    bars = [memory_chart.Bar(n, m.total_gb, m.reserve_gb, m.used_gb) for n in view.result.nodes for m in [per_node[n]]]
+    mem = view.result.memory
+    svg = memory_chart.render(bars, pooled_gb=mem.pooled_gb, local_gb=mem.local_gb, uid=str(view.id))
+    return {"view": view, "svg": svg, "wide": len(bars) > 8}
+
+
 @require_GET
 def memory(request: HttpRequest) -> HttpResponse:
     overview = groups_overview()
     per_node = node_memory(overview)
-    charts, singles = [], []
-    for view in overview.groups:
-        bars = [memory_chart.Bar(n, m.total_gb, m.reserve_gb, m.used_gb)
-                for n in view.result.nodes for m in [per_node[n]]]
-        if len(bars) == 1:
-            singles.append((view, bars[0]))
-            continue
-        mem = view.result.memory
-        svg = memory_chart.render(bars, pooled_gb=mem.pooled_gb, local_gb=mem.local_gb, uid=str(view.id))
-        charts.append({"view": view, "svg": svg, "wide": len(bars) > 8})
+    clustered = [v for v in overview.groups if len(v.result.nodes) > 1]
+    singles_views = [v for v in overview.groups if len(v.result.nodes) == 1]
+    kinds = _kinds(clustered)
+    entry, page = _page(request, kinds)
+    if entry is not None and request.htmx:  # type: ignore[attr-defined]
+        views, next_page, remaining = _slice(entry, page)
+        return render(request, "topology/memory.html#charts", {
+            "charts": [_memory_card(v, per_node) for v in views], "kind": entry["kind"],
+            "next_page": next_page, "remaining": remaining,
+        })  # fmt: skip
+    folded = len(overview.groups) > FOLD_GROUPS
+    for k in kinds:
+        shown = not folded or (entry is not None and k is entry)
+        views, next_page, remaining = _slice(k, page) if folded and shown else (k["views"], None, 0)
+        k.update(charts=[_memory_card(v, per_node) for v in views] if shown else [], next_page=next_page,
+                 remaining=remaining, page=page if shown else 0)  # fmt: skip
+    singles = [(v, memory_chart.Bar(n, m.total_gb, m.reserve_gb, m.used_gb))
+               for v in singles_views for n in v.result.nodes for m in [per_node[n]]]  # fmt: skip
     single_svg = memory_chart.render([b for _, b in singles], uid="singles") if singles else ""
     nodes = list(per_node.values())
     known = [m.used_gb for m in nodes if m.used_gb is not None]
     return render(request, "topology/memory.html", {
-        "charts": charts, "singles": singles, "single_svg": single_svg, "legend": memory_chart.LEGEND,
+        "kinds": kinds, "folded": folded, "singles": singles, "single_svg": single_svg,
+        "legend": memory_chart.LEGEND,
         "total_gb": sum(m.total_gb for m in nodes), "reserve_gb": sum(m.reserve_gb for m in nodes),
         "used_gb": sum(known) if known and len(known) == len(nodes) else None, "measured": len(known),
         "sparks": len(nodes),
-    })
+    })  # fmt: skip
