@@ -9,13 +9,25 @@ inventory write re-syncs them (``services.groups_sync_hook``) and so does
 """
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 
-from inventory.models import NodeGroup
+from inventory.models import (
+    Cable,
+    CableEnd,
+    CatalogueEntry,
+    Change,
+    NodeGroup,
+    NodeGroupMember,
+    Port,
+    Spark,
+    Switch,
+)
 
 from .engine import CableIn, Finding, Group, LabIn, Memory, analyse
 from .services import (
@@ -91,7 +103,59 @@ class Overview:
         return next((v for v in self.all() if v.id == group_id), None)
 
 
+# The analysed fleet, kept per process for the inventory version it was read
+# at: a group page or a page of drawings then costs the version query, the
+# providers' findings and its own drawing, not reading and analysing every
+# Spark again. Any write changes the version (see ``inventory_version``).
+_cache_lock = threading.Lock()
+_cached: dict[str, Any] = {"version": None, "overview": None}
+
+
+def inventory_version() -> tuple[Any, ...]:
+    """One query that changes with every inventory write: the change log's last
+    entry, and counts and last-change times of what the analysis reads (so a
+    write behind the services' back, which logs nothing, changes it too)."""
+    t = {m.__name__: m._meta.db_table for m in (Change, Spark, Switch, Port, Cable, CableEnd, NodeGroup,
+                                               NodeGroupMember, CatalogueEntry)}  # fmt: skip
+    # Table names come from the models' own metadata: no input reaches this SQL.
+    sql = (
+        f"SELECT (SELECT MAX(id) FROM {t['Change']}), (SELECT MAX(at) FROM {t['Change']}),"  # noqa: S608
+        f" (SELECT COUNT(*) FROM {t['Spark']}), (SELECT MAX(updated_at) FROM {t['Spark']}),"
+        f" (SELECT COUNT(*) FROM {t['Switch']}), (SELECT MAX(updated_at) FROM {t['Switch']}),"
+        f" (SELECT COUNT(*) FROM {t['Port']}), (SELECT MAX(id) FROM {t['Port']}),"
+        f" (SELECT COUNT(*) FROM {t['Cable']}), (SELECT MAX(updated_at) FROM {t['Cable']}),"
+        f" (SELECT COUNT(*) FROM {t['CableEnd']}), (SELECT MAX(id) FROM {t['CableEnd']}),"
+        f" (SELECT COUNT(*) FROM {t['NodeGroup']} WHERE retired_at IS NULL), (SELECT MAX(id) FROM {t['NodeGroup']}),"
+        f" (SELECT COUNT(*) FROM {t['NodeGroupMember']}), (SELECT MAX(id) FROM {t['NodeGroupMember']}),"
+        f" (SELECT COUNT(*) FROM {t['CatalogueEntry']}), (SELECT MAX(id) FROM {t['CatalogueEntry']})"
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql)
+        row = cur.fetchone()
+    return (connection.alias, *(str(v) for v in row))
+
+
+def _fresh(view: GroupView, parent: NodeGroup | None = None) -> GroupView:
+    """A copy a request may annotate (findings) without touching the cached one."""
+    copy = GroupView(view.row, view.result, view.findings, parent=view.parent)
+    copy.subgroups = [_fresh(sub) for sub in view.subgroups]
+    return copy
+
+
 def groups_overview() -> Overview:
+    version = inventory_version()
+    with _cache_lock:
+        base = _cached["overview"] if _cached["version"] == version else None
+    if base is None:
+        base = _analysed_overview()
+        with _cache_lock:
+            _cached.update(version=version, overview=base)
+    overview = Overview([_fresh(v) for v in base.groups], base.loose, base.snapshot)
+    _add_provider_findings(overview)
+    return overview
+
+
+def _analysed_overview() -> Overview:
     snap = lab_read()
     analysed = snap.analyse()
     components = [g for g in analysed if g.nodes]
@@ -115,9 +179,7 @@ def groups_overview() -> Overview:
     ordered = list(views.values())
     for view in ordered:
         view.subgroups.sort(key=lambda v: v.row.name)
-    overview = Overview(ordered, [g for g in analysed if not g.nodes], snap)
-    _add_provider_findings(overview)
-    return overview
+    return Overview(ordered, [g for g in analysed if not g.nodes], snap)
 
 
 def group_detail(group_id: int) -> tuple[GroupView, Overview]:
