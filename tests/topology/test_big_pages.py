@@ -10,7 +10,7 @@ import pytest
 
 from core.actor import Actor
 from inventory.labio import lab_import
-from tests.inventory.labgen import lab_document
+from inventory.labgen import lab_document
 
 pytestmark = pytest.mark.django_db
 
