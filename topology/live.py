@@ -1,0 +1,147 @@
+"""Reads of the one state: the inventory (should be) and telemetry's latest
+samples and open alerts (is), handed to the pure rules of ``topology.state``.
+
+Every page, the planner, the API and /metrics read Sparks, links and groups
+through here. A fixed number of queries whatever the fleet's size: the
+Sparks (one), their latest samples (one), their open alerts (one), plus the
+group overview's when links and groups are wanted.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.utils import timezone
+
+from inventory.group_selectors import GroupView, Overview, groups_overview
+from inventory.models import Spark
+from inventory.topology import Group, link_speed_class
+from telemetry import conf
+from telemetry.health import _addressed
+from telemetry.models import Alert, NodeState
+from telemetry.sample import Twin
+
+from .state import (
+    AlertSeen,
+    FleetState,
+    GroupState,
+    LinkExpected,
+    SparkExpected,
+    SparkSeen,
+    SparkState,
+    TwinSeen,
+    fleet_state,
+    group_state,
+    link_state,
+    spark_state,
+)
+
+
+def _addressed_twin(addresses: Iterable[str]) -> bool:
+    return _addressed(Twin("", "", None, True, None, None, tuple(addresses)))
+
+
+def _seen(names: list[str] | None) -> dict[str, SparkSeen]:
+    """Telemetry's latest of these Sparks (every Spark with ``None``): two queries."""
+    states = NodeState.objects.select_related("latest").only(
+        "spark__name", "status", "key_status", "last_poll_at", "last_sample_at",
+        "latest__reachable", "latest__mem_available_bytes", "latest__twins", "latest__at",
+    ).select_related("spark")
+    alerts = Alert.objects.filter(ended_at__isnull=True).values_list("spark__name", "code", "severity", "about")
+    if names is not None:
+        states = states.filter(spark__name__in=names)
+        alerts = alerts.filter(spark__name__in=names)
+    by_node: dict[str, list[AlertSeen]] = defaultdict(list)
+    for name, code, severity, about in alerts.order_by("spark__name", "code"):
+        by_node[name].append(AlertSeen(code, severity, tuple(about or ())))
+    out = {}
+    for row in states:
+        latest = row.latest
+        twins = None
+        if latest is not None and latest.twins is not None:
+            twins = tuple(TwinSeen(t["port"], t["name"], bool(t["up"]), t.get("speed_mbps"),
+                                   _addressed_twin(t.get("addresses") or ()))
+                          for t in latest.twin_list)
+        name = row.spark.name
+        out[name] = SparkSeen(
+            key=row.key_status,  # type: ignore[arg-type]
+            verdict=row.status,
+            last_poll_at=row.last_poll_at,
+            last_sample_at=row.last_sample_at,
+            reachable=latest.reachable if latest is not None else None,
+            mem_available_bytes=latest.mem_available_bytes if latest is not None else None,
+            twins=twins,
+            alerts=tuple(by_node.get(name, ())),
+        )
+    return out
+
+
+def _expected(names: list[str] | None) -> list[SparkExpected]:
+    rows = Spark.objects.order_by("name").values_list("name", "hardware__memory_gb", "status")
+    if names is not None:
+        rows = rows.filter(name__in=names)
+    return [SparkExpected(n, float(mem or 0), status == Spark.Status.ACTIVE) for n, mem, status in rows]
+
+
+def _now(now: datetime | None) -> datetime:
+    return now or timezone.now()
+
+
+def _reserve() -> float:
+    return float(settings.FLEET_OS_RESERVE_GB)
+
+
+def spark_states(names: Iterable[str] | None = None, *, now: datetime | None = None) -> dict[str, SparkState]:
+    """Health and usable memory of these Sparks (all with ``None``), by name; three queries."""
+    wanted = None if names is None else list(names)
+    seen = _seen(wanted)
+    at = _now(now)
+    return {s.name: spark_state(s, seen.get(s.name), now=at, interval_s=conf.poll_interval_s(),
+                                os_reserve_gb=_reserve())
+            for s in _expected(wanted)}
+
+
+@dataclass
+class Live:
+    """The whole fleet's state with the group overview it was read with."""
+
+    overview: Overview
+    fleet: FleetState
+    groups: dict[int, GroupState]
+
+    def group(self, view: GroupView) -> GroupState:
+        return self.groups[view.id]
+
+    def spark(self, name: str) -> SparkState:
+        return self.fleet.sparks[name]
+
+
+def _links(result: Group) -> list[LinkExpected]:
+    return [LinkExpected(link.a, link.b, link.cable, link.gbps) for link in result.links]
+
+
+def group_state_of(result: Group, fleet: FleetState, *, measured_gbs: float | None = None) -> GroupState:
+    """A group's state: the engine's reading of its cabling, the fleet's link and Spark states."""
+    by_key = {(link.a, link.b): link for link in fleet.links}
+    links = [by_key.get((e.a, e.b)) or link_state(e, fleet.sparks, {}) for e in _links(result)]
+    return group_state(result.nodes, links, fleet.sparks, expected_exchange_gbs=result.collective_gbs,
+                       speed_class=link_speed_class, measured_gbs=measured_gbs)
+
+
+def live_state(*, overview: Overview | None = None, now: datetime | None = None) -> Live:
+    """Every Spark, link and live group (sub-groups included)."""
+    overview = overview or groups_overview()
+    seen = _seen(None)
+    at = _now(now)
+    expected = _expected(None)
+    links: dict[tuple[str, str], LinkExpected] = {}
+    for view in overview.groups:
+        for link in _links(view.result):
+            links.setdefault((link.a, link.b), link)
+    fleet = fleet_state(expected, links.values(), seen, now=at, interval_s=conf.poll_interval_s(),
+                        os_reserve_gb=_reserve())
+    groups = {view.id: group_state_of(view.result, fleet) for view in overview.all()}
+    return Live(overview, fleet, groups)
