@@ -1,5 +1,10 @@
 """Server-rendered SVG of one topology group: Sparks, switches and the cables
-between them, each cable coloured by the speed it really runs at.
+between them, drawn as they are (``topology.state``): each cable coloured
+and labelled by the speed observed on it (a half-speed link dashed amber
+"100G (one twin)", a down one red, an unobserved one grey with its expected
+speed), each Spark outlined by its health. Every Spark and cable is
+focusable and carries its details in ``data-detail`` (the page shows them on
+click or keyboard focus, not only on hover).
 
 Pure: takes the engine's ``Group`` (plus optional per-device notes), returns
 SVG text; no Django import. Every name goes through ``html.escape`` even
@@ -20,6 +25,7 @@ from dataclasses import dataclass, field
 from html import escape
 
 from .engine import Group, Link
+from .state import LinkState
 
 # Colours follow the link speed classes of docs/hardware.md ("Cables"): 200 Gb/s
 # is a Spark port's native speed, 100 is the half-speed case, 40/10 are the
@@ -27,9 +33,47 @@ from .engine import Group, Link
 GREEN, AMBER, RED, GREY = "#2e8b3e", "#d08700", "#c62f2f", "#98a0ad"
 SPEED_LEGEND = ((200, GREEN, "200 Gb/s (native)"), (100, AMBER, "100 Gb/s (half)"),
                 (40, RED, "40 Gb/s or less"))
+BLUE = "#2f6fde"
+# Line styles of the link states; the legend shows the same swatches.
+DASH = {"ok": "", "half": "8 5", "down": "4 4", "unobserved": "2 5"}
+LINK_LEGEND = (
+    ("ok", GREEN, "200G as cabled"),
+    ("slow", AMBER, "slower as cabled (e.g. a 100G cable)"),
+    ("half", AMBER, "below its cabling: 100G (one twin) or (negotiated)"),
+    ("down", RED, "down"),
+    ("unobserved", GREY, "not observed: the cabling's speed, \"expected\""),
+)
+# Spark outline and fill per health (``topology.state.Health``).
+HEALTH_STYLE = {
+    "ok": ("#55606f", "#fff"),
+    "degraded": (AMBER, "#fff7e6"),
+    "down": (RED, "#fdecec"),
+    "unknown": (GREY, "#f3f4f7"),
+    "new": (BLUE, "#eef4ff"),
+}
+HEALTH_LEGEND = (("ok", "ok"), ("degraded", "degraded"), ("down", "down"), ("new", "new: accept its key"),
+                 ("unknown", "unknown (no recent sample)"))
 RING_CIRCLE_MAX = 12
 # Soft fills that tell an admin's sub-groups apart while keeping names readable.
 SUBGROUP_FILLS = ("#dcebff", "#fde7c8", "#dff3d8", "#efe0f7", "#d8f1f1", "#fbdcdc")
+
+
+def legend() -> str:
+    """The legend of links and Sparks as drawn: HTML with small SVG swatches."""
+    items = []
+    for kind, colour, text in LINK_LEGEND:
+        dash = DASH["ok" if kind == "slow" else kind]
+        attr = f' stroke-dasharray="{dash}"' if dash else ""
+        items.append(f'<span class="lg-link lg-{kind}"><svg width="30" height="8" aria-hidden="true">'
+                     f'<line x1="1" y1="4" x2="29" y2="4" stroke="{colour}" stroke-width="3.5"{attr}/></svg>'
+                     f'{escape(text)}</span>')
+    for status, text in HEALTH_LEGEND:
+        stroke, fill = HEALTH_STYLE[status]
+        dash = ' stroke-dasharray="4 3"' if status in ("unknown", "new") else ""
+        items.append(f'<span class="lg-node lg-{status}"><svg width="24" height="14" aria-hidden="true">'
+                     f'<rect x="1" y="1" width="22" height="12" rx="3" fill="{fill}" stroke="{stroke}" '
+                     f'stroke-width="2"{dash}/></svg>Spark {escape(text)}</span>')
+    return "".join(items)
 
 
 def link_colour(gbps: float) -> str:
@@ -86,14 +130,20 @@ class Canvas:
 
 
 def render(group: Group, *, notes: Mapping[str, str] | None = None, href: str | None = "/sparks/{}/",
-           title: str = "", tints: Mapping[str, tuple[str, str]] | None = None) -> str:
+           title: str = "", tints: Mapping[str, tuple[str, str]] | None = None,
+           states: Mapping[tuple[str, str], LinkState] | None = None,
+           health: Mapping[str, tuple[str, str]] | None = None) -> str:
     """The group as an SVG document fragment (an ``<svg>`` element).
 
     ``notes``: a second line per device (e.g. its memory); ``tints``: node ->
-    (sub-group name, fill colour), so an admin's split shows in the drawing.
+    (sub-group name, fill colour), so an admin's split shows in the drawing;
+    ``states``: (a, b) -> the link's state; ``health``: node -> (health, why).
+    Without states the cabling's speeds are drawn as "expected".
     """
     notes = notes or {}
     tints = tints or {}
+    states = states or {}
+    health = health or {}
     box = _box(len(group.nodes))
     canvas = _layout(group, box)
     marked = _marked(group)
@@ -105,14 +155,14 @@ def render(group: Group, *, notes: Mapping[str, str] | None = None, href: str | 
     for i, link in enumerate(group.links):
         # Speed labels where they stay readable; the colour and the hover title carry it elsewhere.
         label = len(group.nodes) <= (4 if group.switches else 8)
-        out.append(_link(i, link, canvas, marked, label=label))
+        out.append(_link(i, link, canvas, marked, label=label, state=states.get((link.a, link.b))))
     for name, (x, y, w, h) in canvas.switches.items():
         out.append(_switch(name, x, y, w, h, notes.get(name, ""), marked))
     for x, y, text in canvas.labels:  # port numbers, inside the switch's bottom edge
         out.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="middle" font-size="10" fill="#c9cfdb">'
                    f'{escape(text)}</text>')
     for name, (cx, cy) in canvas.nodes.items():
-        out.append(_node(name, cx, cy, box, notes.get(name, ""), marked, href, tints.get(name)))
+        out.append(_node(name, cx, cy, box, notes.get(name, ""), marked, href, tints.get(name), health.get(name)))
     head = title or f"{group.kind} group of {len(group.nodes)} Spark{'s' * (len(group.nodes) != 1)}"
     w, h = math.ceil(canvas.width), math.ceil(canvas.height)
     return (
@@ -133,25 +183,35 @@ def _marked(group: Group) -> dict[str, str]:
     return worst
 
 
-def _link(i: int, link: Link, c: Canvas, marked: dict[str, str], *, label: bool) -> str:
+def _link(i: int, link: Link, c: Canvas, marked: dict[str, str], *, label: bool,
+          state: LinkState | None = None) -> str:
     points = c.paths.get(i) or [_anchor(c, device_of(link.a)), _anchor(c, device_of(link.b))]
     finding = marked.get(link.cable) or marked.get(link.a) or marked.get(link.b)
-    colour = link_colour(link.gbps)
-    dash = ' stroke-dasharray="7 5"' if finding or link.gbps < 200 else ""
-    tip = f"{link.a} — {link.b}\ncable {link.cable}: {link.gbps} Gb/s"
+    kind = state.state if state else "unobserved"
+    gbps = state.gbps if state else link.gbps
+    colour = {"down": RED, "unobserved": GREY}.get(kind) or (GREEN if gbps >= 200 and kind == "ok" else AMBER)
+    dash = f' stroke-dasharray="{DASH[kind]}"' if DASH[kind] else ""
+    text = state.label if state else f"{link.gbps}G expected"
+    tip = f"{link.a} — {link.b}, cable {link.cable}: {text}"
+    if state and state.observed_gbps is not None:
+        tip += f" (observed {state.observed_gbps} of {state.expected_gbps} Gb/s expected)"
+    if state and state.why:
+        tip += f"; {state.why}"
     if link.limited_by:
-        tip += f", limited by {link.limited_by}"
+        tip += f"; the cabling is limited by {link.limited_by}"
     if finding:
-        tip += f"\nfinding: {finding}"
+        tip += f"; finding: {finding}"
     d = "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in points)
-    parts = [f'<g class="link" data-gbps="{link.gbps}"><title>{escape(tip)}</title>',
+    parts = [f'<g class="link state-{kind}" data-gbps="{gbps}" data-state="{kind}" tabindex="0" role="button" '
+             f'aria-label="{escape(tip)}" data-detail="{escape(tip)}"><title>{escape(tip)}</title>',
              f'<path d="{d}" fill="none" stroke="transparent" stroke-width="12"/>',
-             f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="3.5" stroke-linejoin="round"{dash}/>']
+             f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="{4.5 if kind == "down" else 3.5}" '
+             f'stroke-linejoin="round"{dash}/>']
     if label and len(points) == 2:
         (x1, y1), (x2, y2) = points
         mx, my = (x1 + x2) / 2, (y1 + y2) / 2
         parts.append(f'<text x="{mx:.1f}" y="{my + 4:.1f}" text-anchor="middle" font-size="11" fill="{colour}" '
-                     f'stroke="#fff" stroke-width="4" paint-order="stroke" font-weight="600">{link.gbps}G</text>')
+                     f'stroke="#fff" stroke-width="4" paint-order="stroke" font-weight="600">{escape(text)}</text>')
     parts.append("</g>")
     return "".join(parts)
 
@@ -164,12 +224,16 @@ def _anchor(c: Canvas, device: str) -> tuple[float, float]:
 
 
 def _node(name: str, cx: float, cy: float, box: Box, note: str, marked: dict[str, str], href: str | None,
-          tint: tuple[str, str] | None) -> str:
+          tint: tuple[str, str] | None, health: tuple[str, str] | None = None) -> str:
     x, y = cx - box.w / 2, cy - box.h / 2
     finding = marked.get(name)
-    stroke = RED if finding == "no-connectx" else AMBER if finding else "#55606f"
-    tip = name + (f"\n{note}" if note else "") + (f"\nsub-group {tint[0]}" if tint else "") + \
-        (f"\nfinding: {finding}" if finding else "")
+    status, why = health or ("", "")
+    stroke, fill = HEALTH_STYLE.get(status, ("#55606f", "#fff"))
+    if not status and finding:
+        stroke = RED if finding == "no-connectx" else AMBER
+    tip = name + (f": {status}" if status else "") + (f", {note}" if note else "") + \
+        (f", sub-group {tint[0]}" if tint else "") + (f". {why}" if why and status != "ok" else "") + \
+        (f" Finding: {finding}." if finding else "")
     name_y = cy - 2 if note else cy + box.font * 0.36
     text = [f'<text x="{cx:.1f}" y="{name_y:.1f}" text-anchor="middle" font-size="{box.font}" '
             f'font-weight="600" fill="#1d2330">{escape(_fit(name, box.w, box.font))}</text>']
@@ -177,17 +241,23 @@ def _node(name: str, cx: float, cy: float, box: Box, note: str, marked: dict[str
         small = box.font - 2.5
         text.append(f'<text x="{cx:.1f}" y="{cy + small + 2:.1f}" text-anchor="middle" font-size="{small}" '
                     f'fill="#6b7385">{escape(_fit(note, box.w, small))}</text>')
-    fill = tint[1] if tint else "#fff"
+    if tint:
+        fill = tint[1] if status in ("", "ok") else fill
+    flagged = status in ("degraded", "down", "new", "unknown") or bool(finding)
+    dash = ' stroke-dasharray="4 3"' if status in ("unknown", "new") else ""
     body = (f'<rect x="{x:.1f}" y="{y:.1f}" width="{box.w}" height="{box.h}" rx="7" fill="{fill}" '
-            f'stroke="{stroke}" stroke-width="{2.2 if finding else 1.4}"/>' + "".join(text))
-    if finding:
+            f'stroke="{stroke}" stroke-width="{2.4 if flagged else 1.4}"{dash}/>' + "".join(text))
+    mark = {"down": "×", "new": "+", "unknown": "?"}.get(status, "!" if status == "degraded" or finding else "")
+    if mark:
         body += (f'<circle cx="{x + box.w - 2:.1f}" cy="{y + 2:.1f}" r="7" fill="{stroke}"/>'
                  f'<text x="{x + box.w - 2:.1f}" y="{y + 6:.1f}" text-anchor="middle" font-size="11" '
-                 'font-weight="700" fill="#fff">!</text>')
-    inner = f'<g class="node"><title>{escape(tip)}</title>{body}</g>'
+                 f'font-weight="700" fill="#fff">{mark}</text>')
+    cls = f"node health-{status}" if status else "node"
+    inner = f'<g class="{cls}"><title>{escape(tip)}</title>{body}</g>'
     if href:
-        return f'<a href="{escape(href.format(name))}">{inner}</a>'
-    return inner
+        return (f'<a href="{escape(href.format(name))}" aria-label="{escape(tip)}" '
+                f'data-detail="{escape(tip)}">{inner}</a>')
+    return f'<g tabindex="0" role="button" aria-label="{escape(tip)}" data-detail="{escape(tip)}">{inner}</g>'
 
 
 def _switch(name: str, x: float, y: float, w: float, h: float, note: str, marked: dict[str, str]) -> str:

@@ -1,10 +1,12 @@
-"""Server-rendered SVG of a group's memory: one bar per Spark (OS reserve,
-used, free), side by side with visible gaps, and the pool drawn as a dashed
-outline around them labelled as distributed capacity, so nobody reads the
-sum as one machine's memory.
+"""Server-rendered SVG of a group's memory: one bar per Spark (its capacity:
+in use, and usable now), side by side with visible gaps, and the pool drawn
+as a dashed outline around them labelled as distributed capacity, so nobody
+reads the sum as one machine's memory.
 
-Pure: plain numbers in, SVG text out; used memory may be unknown (None),
-which is drawn hatched and said in words, never drawn as zero.
+Pure: plain numbers in, SVG text out. Usable memory is the one state's
+(``topology.state``): measured (MemAvailable of a fresh sample; what is in
+use, the OS included, is the rest of the capacity) or expected (capacity
+minus the OS reserve, drawn hatched and labelled "expected"). GB = 10^9 bytes.
 """
 from __future__ import annotations
 
@@ -13,16 +15,17 @@ from dataclasses import dataclass
 from html import escape
 
 RESERVE, USED, FREE, UNKNOWN = "#55606f", "#2f6fde", "#8cc63f", "#e3e6ec"
-LEGEND = ((RESERVE, "OS reserve"), (USED, "used (measured)"), (FREE, "free"), (UNKNOWN, "used unknown"))
+LEGEND = ((USED, "in use, OS included (measured)"), (FREE, "usable now (measured)"),
+          (RESERVE, "OS reserve (expected)"), (UNKNOWN, "usable (expected: no fresh sample)"))
 BAR_H = 150.0  # pixels for the largest node in the chart
 
 
 @dataclass(frozen=True)
 class Bar:
     name: str
-    total_gb: float
-    reserve_gb: float
-    used_gb: float | None
+    total_gb: float  # capacity: the MemTotal a Spark of this size reports
+    usable_gb: float  # the one state's usable memory
+    measured: bool  # False: expected (capacity minus the OS reserve)
 
 
 def _gb(value: float) -> str:
@@ -40,7 +43,7 @@ def render(bars: Sequence[Bar], *, pooled_gb: float | None = None, local_gb: flo
     scale = BAR_H / max((b.total_gb for b in bars), default=1.0) if bars else 1.0
     base = top + BAR_H
     bars_w = n * bw + (n - 1) * gap
-    label = f"pooled: {_gb(pooled_gb or 0)} GB across {len(bars)} machines — not one machine's memory"
+    label = f"pooled: {_gb(pooled_gb or 0)} GB usable across {len(bars)} machines — not one machine's memory"
     label_w = len(label) * 7.3 if pooled_gb is not None else 0.0
     # A gutter on the left holds the local-memory label; widen it when the
     # pool's label, centred under the bars, would otherwise run off the left.
@@ -64,7 +67,7 @@ def render(bars: Sequence[Bar], *, pooled_gb: float | None = None, local_gb: flo
         out.append(_bar(bar, gutter + i * (bw + gap), base, bw, scale, slanted, hatch))
     if local_gb and bars:
         y = base - local_gb * scale
-        tip = f"local memory: {_gb(local_gb)} GB, the most one node holds alone"
+        tip = f"local memory: {_gb(local_gb)} GB usable, the most one node takes alone"
         out.append(f'<g class="local"><title>{escape(tip)}</title>'
                    f'<line x1="{gutter - 14:.1f}" y1="{y:.1f}" x2="{gutter + bars_w + 4:.1f}" y2="{y:.1f}" '
                    'stroke="#1d2330" stroke-width="1.2" stroke-dasharray="3 3"/>'
@@ -82,18 +85,20 @@ def _short(name: str, room: int) -> str:
 
 
 def _bar(bar: Bar, x: float, base: float, bw: float, scale: float, slanted: bool, hatch: str) -> str:
-    usable = max(0.0, bar.total_gb - bar.reserve_gb)
-    segments = [(bar.reserve_gb, RESERVE)]
-    if bar.used_gb is None:
-        segments.append((usable, f"url(#{hatch})"))
-        used_text, free_text = "used unknown (no telemetry yet)", "free unknown"
+    usable = min(max(bar.usable_gb, 0.0), bar.total_gb)
+    rest = bar.total_gb - usable
+    if bar.measured:
+        segments = [(rest, USED), (usable, FREE)]
+        tip = (f"{bar.name}: {_gb(usable)} GB usable now (measured: MemAvailable) · {_gb(rest)} GB in use, "
+               f"OS included · capacity {_gb(bar.total_gb)} GB")
+        top_label = _gb(usable)
     else:
-        used = min(bar.used_gb, usable)
-        segments += [(used, USED), (usable - used, FREE)]
-        used_text, free_text = f"used {_gb(used)} GB", f"free {_gb(usable - used)} GB"
-    tip = (f"{bar.name}: {_gb(bar.total_gb)} GB total · {_gb(bar.reserve_gb)} GB OS reserve · "
-           f"{used_text} · {free_text}")
-    parts = [f'<g class="mem-node"><title>{escape(tip)}</title>']
+        segments = [(rest, RESERVE), (usable, f"url(#{hatch})")]
+        tip = (f"{bar.name}: {_gb(usable)} GB usable, expected (no fresh sample): capacity {_gb(bar.total_gb)} GB "
+               f"minus {_gb(rest)} GB OS reserve")
+        top_label = f"{_gb(usable)} exp."
+    parts = [f'<g class="mem-node" tabindex="0" aria-label="{escape(tip)}" data-detail="{escape(tip)}">'
+             f'<title>{escape(tip)}</title>']
     y = base
     for gb, fill in segments:
         h = gb * scale
@@ -114,6 +119,6 @@ def _bar(bar: Bar, x: float, base: float, bw: float, scale: float, slanted: bool
         parts.append(f'<text x="{cx:.1f}" y="{base + 15:.1f}" font-size="11" fill="#3b4252" '
                      f'text-anchor="middle">{escape(_short(bar.name, 11))}</text>')
         parts.append(f'<text x="{cx:.1f}" y="{base - bar.total_gb * scale - 5:.1f}" font-size="10" '
-                     f'fill="#6b7385" text-anchor="middle">{_gb(bar.total_gb)}</text>')
+                     f'fill="#6b7385" text-anchor="middle">{escape(top_label)}</text>')
     parts.append("</g>")
     return "".join(parts)
