@@ -2,8 +2,10 @@
 
 Shared by the plan page and ``POST /api/plans``: checks the inputs field by
 field (the planner would only say "fix the inputs"), runs the pure planner on
-a ``PlannedGroup`` and turns every fitting plan into launch commands for the
-launchers of the chosen engine. Writes nothing.
+a ``PlannedGroup`` (the group as observed) and turns every fitting plan into
+launch commands for the launchers of the chosen engine. When the group has a
+degraded or down Spark the planning says so and carries the plans without
+those Sparks as well. Writes nothing.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from .perfmodel import (
     prediction_source,
 )
 from .planner import ENGINES, GOALS, Plan, PlanResult, plan_placement
-from .selectors import PlannedGroup, launch_settings_for
+from .selectors import PlannedGroup, groupspec_for_nodes, launch_settings_for
 
 MAX_CONCURRENCY = 4096
 
@@ -59,6 +61,19 @@ class Planning:
     inputs: PlanInput
     result: PlanResult
     plans: list[PlannedPlan]
+    # Without the group's degraded or down Sparks: the plans there, or why there are none.
+    alternative: Planning | None = None
+    alternative_problem: str = ""
+
+    @property
+    def unhealthy(self) -> list[Any]:
+        return self.group.unhealthy
+
+    @property
+    def without(self) -> list[str]:
+        """The group's Sparks that are neither degraded nor down."""
+        bad = {s.name for s in self.unhealthy}
+        return [n.name for n in self.group.spec.nodes if n.name not in bad]
 
     @property
     def recommended(self) -> PlannedPlan | None:
@@ -101,10 +116,12 @@ def launchers_for(engine: str) -> list[str]:
 
 
 def plan_group(*, group: PlannedGroup, model: ModelSpec, inputs: PlanInput,
-               launch_for: Collection[int] | None = None, constants: PerfConstants | None = None) -> Planning:
+               launch_for: Collection[int] | None = None, constants: PerfConstants | None = None,
+               alternative: bool = True) -> Planning:
     """Plans with launch commands for every fitting plan, or only for the plans
-    at the indices in ``launch_for`` (the page loads them one at a time).
-    ``constants``: the performance model's (default: the published fit)."""
+    at the indices in ``launch_for`` (the page loads them one at a time);
+    ``constants``: the performance model's (default: the published fit). With
+    a degraded or down Spark in the group, also the plans without it."""
     result = plan_placement(group.spec, model, context_tokens=inputs.context_tokens,
                             concurrency=inputs.concurrency, engine=inputs.engine, goal=inputs.goal,
                             constants=constants)
@@ -123,7 +140,25 @@ def plan_group(*, group: PlannedGroup, model: ModelSpec, inputs: PlanInput,
                 except LaunchError as exc:
                     planned.launch_problems[launcher] = [f"{where}: {msg}" for where, msg in exc.problems]
         plans.append(planned)
-    return Planning(group, model, inputs, result, plans)
+    planning = Planning(group, model, inputs, result, plans)
+    if alternative and group.unhealthy:
+        _add_alternative(planning, launch_for, constants)
+    return planning
+
+
+def _add_alternative(planning: Planning, launch_for: Collection[int] | None,
+                     constants: PerfConstants | None) -> None:
+    names = planning.without
+    if not names:
+        planning.alternative_problem = "every Spark of the group is degraded or down"
+        return
+    try:
+        healthy = groupspec_for_nodes(names)
+        planning.alternative = plan_group(group=healthy, model=planning.model, inputs=planning.inputs,
+                                          launch_for=() if launch_for is not None else None,
+                                          constants=constants, alternative=False)
+    except PlacementError as exc:
+        planning.alternative_problem = "; ".join(message for _, message in exc.errors)
 
 
 @lru_cache(maxsize=len(READINGS))

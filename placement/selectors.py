@@ -3,10 +3,12 @@ catalogue, benchmark lists and the leaderboard.
 
 ``groupspec_for`` runs the topology engine on the inventory restricted to a
 group's nodes (so a sub-group of a switch is planned as the Sparks it names,
-and a stale group is caught), takes interface names from the Twin rows of the
-ports the group's links use, and cluster addresses from telemetry's latest
-samples when that app offers them (else a clearly marked placeholder). A
-constant number of queries, whatever the size of the lab.
+and a stale group is caught), plans on the group as observed (the one state,
+``topology.live``: each Spark's usable memory, the slowest observed link),
+takes interface names from the Twin rows of the ports the group's links use,
+and cluster addresses from telemetry's latest samples when that app offers
+them (else a clearly marked placeholder). A constant number of queries,
+whatever the size of the lab.
 """
 from __future__ import annotations
 
@@ -24,7 +26,9 @@ from core.config import setting
 from inventory.models import NodeGroup, Spark, Twin
 from telemetry.selectors import latest_samples
 from topology.engine import Group, LabIn, analyse
+from topology.live import group_state_for
 from topology.services import UNSPLITTABLE, lab_read
+from topology.state import GroupState, SparkState
 
 from .errors import PlacementError
 from .launch import DEFAULT_MGMT_IFACE, DEFAULT_VLLM_IMAGE, LaunchSettings, usable_mgmt_ip
@@ -33,11 +37,6 @@ from .planner import GroupSpec, NodeSpec
 
 log = logging.getLogger(__name__)
 
-# Published: a 128 GB Spark reports MemTotal 127,600,748 kB (130.7 GB). The
-# planner works in 10**9 bytes, so nominal sizes scale by this before the OS
-# reserve is taken off (128 GB -> 126.7 GB usable, as planner.SPARK_128_USABLE_GB).
-MEMTOTAL_PER_NOMINAL_GB = 127_600_748 * 1024 / 1e9 / 128
-# Names telemetry.selectors may give a "latest sample of these nodes" reader.
 @dataclass(frozen=True)
 class PlannedGroup:
     """A group ready for the planner: its spec, its row (None for a node list),
@@ -47,14 +46,18 @@ class PlannedGroup:
     group: NodeGroup | None
     topology: Group
     addresses_measured: bool
+    state: GroupState | None = None  # the group as observed (what the spec was built from)
+
+    @property
+    def unhealthy(self) -> list[SparkState]:
+        """Every degraded or down Spark the plans include."""
+        if self.state is None:
+            return []
+        return [s for s in self.state.sparks if s.health in ("degraded", "down")]
 
     @property
     def label(self) -> str:
         return self.group.name if self.group else ", ".join(n.name for n in self.spec.nodes)
-
-
-def usable_gb(nominal_gb: float) -> float:
-    return round(nominal_gb * MEMTOTAL_PER_NOMINAL_GB - settings.FLEET_OS_RESERVE_GB, 1)
 
 
 def _restrict(lab: LabIn, names: set[str]) -> LabIn:
@@ -125,13 +128,13 @@ def placeholder_ip(node: str, iface: str | None) -> str:
     return f"<ip of {node} on {iface or 'its cluster interface'}>"
 
 
-def _node_specs(group: Group, memory: dict[str, int], connectx: dict[str, bool], spark_ids: dict[str, int]
+def _node_specs(group: Group, usable: dict[str, float], connectx: dict[str, bool], spark_ids: dict[str, int]
                 ) -> tuple[tuple[NodeSpec, ...], bool]:
     cabled: set[tuple[str, str]] = set()
     for link in group.links:
         for end in (link.a, link.b):
             device, _, port = end.partition(":")
-            if device in memory:
+            if device in usable:
                 cabled.add((device, port))
     ifaces: dict[str, dict[str, dict[str, tuple[str, str]]]] = defaultdict(lambda: defaultdict(dict))
     rows = Twin.objects.filter(port__spark_id__in=[spark_ids[n] for n in group.nodes]).values_list(
@@ -149,18 +152,22 @@ def _node_specs(group: Group, memory: dict[str, int], connectx: dict[str, bool],
         first = next(iter(port_ifaces.values()), (None, None))[0]
         ip = _ipv4(addresses.get(name, {}).get(first or "", []))
         measured = measured and ip is not None
-        nodes.append(NodeSpec(name, usable_gb(memory[name]), connectx[name], port_ifaces, port_rdma,
+        nodes.append(NodeSpec(name, usable[name], connectx[name], port_ifaces, port_rdma,
                               ip or placeholder_ip(name, first)))
     return tuple(nodes), measured
 
 
 def _planned(group: Group, row: NodeGroup | None, ident: str, snapshot: Any) -> PlannedGroup:
     connectx = {n.name: n.has_connectx for n in snapshot.lab.nodes}
-    nodes, measured = _node_specs(group, snapshot.memory_gb, connectx, snapshot.spark_ids)
-    # a single node has no link; the planner still wants a positive figure
-    spec = GroupSpec(ident, group.kind, nodes, float(group.slowest_link_gbps or 200),
-                     bus_gbytes_per_s=_measured_busbw(row))
-    return PlannedGroup(spec, row, group, measured)
+    measured_bus = _measured_busbw(row)
+    state = group_state_for(group, measured_gbs=measured_bus)
+    nodes, measured = _node_specs(group, state.memory.usable_gb_per_node, connectx, snapshot.spark_ids)
+    # The slowest link still carrying traffic, as observed; a single node has
+    # no link (and a pair whose only link is down none left): the planner
+    # still wants a positive figure.
+    link = state.slowest_gbps or state.expected_slowest_gbps or 200
+    spec = GroupSpec(ident, group.kind, nodes, float(link), bus_gbytes_per_s=measured_bus)
+    return PlannedGroup(spec, row, group, measured, state)
 
 
 def _measured_busbw(row: NodeGroup | None) -> float | None:

@@ -204,6 +204,7 @@ class GroupState:
     exchange_gbs: float  # collective bandwidth class over the slowest link, GB/s
     measured_gbs: float | None = None  # measured exchange bandwidth (fabric verification), when there is one
     unhealthy: tuple[str, ...] = ()  # Sparks that are degraded or down
+    sparks: tuple[SparkState, ...] = ()  # the group's Sparks' states, in the group's order
 
     @property
     def exchange_source(self) -> str:
@@ -375,7 +376,7 @@ def group_state(nodes: Sequence[str], links: Sequence[LinkState], sparks: Mappin
     health, why = _group_health(members, links)
     unhealthy = tuple(s.name for s in members if s.health in ("degraded", "down"))
     return GroupState(health, why, tuple(nodes), tuple(links), memory, slowest, slowest_observed, expected_slowest,
-                      round(exchange, 1), measured_gbs, unhealthy)
+                      round(exchange, 1), measured_gbs, unhealthy, tuple(members))
 
 
 def _group_health(members: list[SparkState], links: Sequence[LinkState]) -> tuple[Health, str]:
