@@ -20,15 +20,18 @@ from inventory.errors import InventoryError, NotFound
 from . import diagram, memory_chart
 from . import services as svc
 from .engine import FINDING_CODES, link_speed_class
-from .selectors import GroupView, Overview, group_detail, groups_overview, node_memory
+from .live import Live, live_state
+from .selectors import GroupView, group_detail
+from .state import GroupState, usable_headline
 
 # Groups above this many Sparks get a card as wide as the page (their diagram
 # needs the width to stay legible).
 WIDE_CARD_NODES = 4
 
 
-def _notes(overview: Overview) -> dict[str, str]:
-    return {name: f"{gb} GB" for name, gb in overview.snapshot.memory_gb.items()}
+def _notes(live: Live) -> dict[str, str]:
+    """A Spark's second line in a drawing: its usable memory, labelled when expected."""
+    return {name: f"{s.usable_gb:g} GB" + ("" if s.fresh else " exp.") for name, s in live.fleet.sparks.items()}
 
 
 def _fills(view: GroupView) -> list[tuple[GroupView, str]]:
@@ -37,10 +40,13 @@ def _fills(view: GroupView) -> list[tuple[GroupView, str]]:
     return [(sub, fills[i % len(fills)]) for i, sub in enumerate(view.subgroups)]
 
 
-def _svg(view: GroupView, notes: dict[str, str]) -> str:
+def _svg(view: GroupView, live: Live, notes: dict[str, str]) -> str:
     tints = {n: (sub.row.name, fill) for sub, fill in _fills(view) for n in sub.result.nodes}
+    state = live.group(view)
     return diagram.render(view.result, notes=notes, tints=tints,
-                          title=f"{view.row.name}: {view.result.kind}, {len(view.result.nodes)} Sparks")
+                          states={(link.a, link.b): link for link in state.links},
+                          health={s.name: (s.health, s.why) for s in state.sparks},
+                          title=f"{view.row.name}: {view.result.kind}, {len(view.result.nodes)} Sparks, {state.health}")
 
 
 # Past this many groups, /topology/ and /memory/ fold the groups by kind and
@@ -87,51 +93,54 @@ def _slice(entry: dict[str, Any], page: int) -> tuple[list[GroupView], int | Non
     return views, (page + 1 if remaining else None), remaining
 
 
-def _topology_card(v: GroupView, notes: dict[str, str]) -> dict[str, Any]:
-    return {"view": v, "svg": _svg(v, notes), "wide": len(v.result.nodes) > WIDE_CARD_NODES, "subgroups": _fills(v)}
+def _topology_card(v: GroupView, live: Live, notes: dict[str, str]) -> dict[str, Any]:
+    return {"view": v, "state": live.group(v), "svg": _svg(v, live, notes),
+            "wide": len(v.result.nodes) > WIDE_CARD_NODES, "subgroups": _fills(v)}
 
 
 @require_GET
 def topology(request: HttpRequest) -> HttpResponse:
-    overview = groups_overview()
-    notes = _notes(overview)
+    live = live_state()
+    overview = live.overview
+    notes = _notes(live)
     kinds = _kinds(overview.groups)
     entry, page = _page(request, kinds)
     if entry is not None and request.htmx:  # type: ignore[attr-defined]
         views, next_page, remaining = _slice(entry, page)
         return render(request, "topology/topology.html#cards", {
-            "cards": [_topology_card(v, notes) for v in views], "kind": entry["kind"],
+            "cards": [_topology_card(v, live, notes) for v in views], "kind": entry["kind"],
             "next_page": next_page, "remaining": remaining,
         })  # fmt: skip
     folded = len(overview.groups) > FOLD_GROUPS
     for k in kinds:
         shown = not folded or (entry is not None and k is entry)
         views, next_page, remaining = _slice(k, page) if folded and shown else (k["views"], None, 0)
-        k.update(cards=[_topology_card(v, notes) for v in views] if shown else [], next_page=next_page,
+        k.update(cards=[_topology_card(v, live, notes) for v in views] if shown else [], next_page=next_page,
                  remaining=remaining, page=page if shown else 0)  # fmt: skip
     loose = [f for g in overview.loose for f in g.findings]
     return render(request, "topology/topology.html", {
         "kinds": kinds, "folded": folded, "groups": len(overview.groups), "loose": loose,
-        "legend": diagram.SPEED_LEGEND, "sparks": len(overview.snapshot.lab.nodes),
+        "legend": diagram.legend(), "sparks": len(overview.snapshot.lab.nodes), "counts": live.fleet.counts(),
     })  # fmt: skip
 
 
-def _group_context(view: GroupView, overview: Overview) -> dict[str, Any]:
+def _group_context(view: GroupView, live: Live) -> dict[str, Any]:
     g = view.result
-    slowest = g.slowest_link_gbps
+    state: GroupState = live.group(view)
     refusal = ""
     if view.row.auto:
         try:
             svc.refuse_split(view.row)
         except InventoryError as exc:
             refusal = str(exc)
+    cabled = {(link.a, link.b): link for link in g.links}
     return {
-        "view": view, "g": g, "svg": _svg(view, _notes(overview)), "legend": diagram.SPEED_LEGEND,
-        "largest_gb": max((overview.snapshot.memory_gb.get(n, 0) for n in g.nodes), default=0),
-        "reserve_gb": settings.FLEET_OS_RESERVE_GB, "slowest": slowest,
-        "collective": link_speed_class(slowest) if g.links else 0.0, "expected_gbs": g.collective_gbs,
-        "links": [(link, diagram.link_colour(link.gbps)) for link in g.links],
-        "speeds": sorted(Counter(link.gbps for link in g.links).items(), reverse=True),
+        "view": view, "g": g, "state": state, "svg": _svg(view, live, _notes(live)), "legend": diagram.legend(),
+        "reserve_gb": settings.FLEET_OS_RESERVE_GB, "slowest": state.slowest_gbps,
+        "collective": link_speed_class(state.slowest_gbps) if g.links else 0.0,
+        "links": [(link, cabled.get((link.a, link.b))) for link in state.links],
+        "speeds": sorted(Counter(link.gbps for link in state.links).items(), reverse=True),
+        "sparks": state.sparks,
         "findings": [(f, FINDING_CODES.get(f.code, "")) for f in view.findings],
         "refusal": refusal, "subgroups": _fills(view),
         "subgroup_errors": [], "subgroup_form": {"name": "", "nodes": []},
@@ -140,15 +149,16 @@ def _group_context(view: GroupView, overview: Overview) -> dict[str, Any]:
 
 @require_GET
 def group_page(request: HttpRequest, group_id: int) -> HttpResponse:
-    view, overview = _detail(group_id)
-    return render(request, "topology/group_detail.html", _group_context(view, overview))
+    view, live = _detail(group_id)
+    return render(request, "topology/group_detail.html", _group_context(view, live))
 
 
-def _detail(group_id: int) -> tuple[GroupView, Overview]:
+def _detail(group_id: int) -> tuple[GroupView, Live]:
     try:
-        return group_detail(group_id)
+        view, overview = group_detail(group_id)
     except NotFound as exc:
         raise Http404(str(exc)) from exc
+    return view, live_state(overview=overview)
 
 
 @admin_required
@@ -165,8 +175,8 @@ def subgroup_create(request: HttpRequest, group_id: int) -> HttpResponse:
         sub = svc.subgroup_create(actor=Actor.from_request(request, "page"), parent=parent, name=name, nodes=nodes)
     except InventoryError as exc:
         errors, refused = exc.errors, isinstance(exc, svc.NotSplittable)
-    view, overview = _detail(group_id)
-    context = _group_context(view, overview)
+    view, live = _detail(group_id)
+    context = _group_context(view, live)
     context.update(subgroup_errors=errors, subgroup_form={"name": name, "nodes": nodes})
     if not errors:
         context.update(subgroup_form={"name": "", "nodes": []}, created=sub.name)
@@ -190,8 +200,8 @@ def group_rename(request: HttpRequest, group_id: int) -> HttpResponse:
     except NotFound as exc:
         raise Http404(str(exc)) from exc
     except InventoryError as exc:
-        view, overview = _detail(group_id)
-        context = _group_context(view, overview)
+        view, live = _detail(group_id)
+        context = _group_context(view, live)
         context.update(rename_errors=[m for _, m in exc.errors], rename_value=request.POST.get("name", ""))
         return render(request, "topology/group_detail.html", context, status=400)
     messages.success(request, f"Group renamed to {group.name}.")
@@ -213,17 +223,23 @@ def group_delete(request: HttpRequest, group_id: int) -> HttpResponse:
     return redirect("topology:group", group_id=group.parent_id)
 
 
-def _memory_card(view: GroupView, per_node: dict[str, Any]) -> dict[str, Any]:
-    bars = [memory_chart.Bar(n, m.total_gb, m.reserve_gb, m.used_gb) for n in view.result.nodes for m in [per_node[n]]]
-    mem = view.result.memory
-    svg = memory_chart.render(bars, pooled_gb=mem.pooled_gb, local_gb=mem.local_gb, uid=str(view.id))
-    return {"view": view, "svg": svg, "wide": len(bars) > 8}
+def _bar(name: str, live: Live) -> memory_chart.Bar:
+    spark = live.spark(name)
+    return memory_chart.Bar(name, spark.capacity_gb, spark.usable_gb, spark.fresh)
+
+
+def _memory_card(view: GroupView, live: Live) -> dict[str, Any]:
+    bars = [_bar(n, live) for n in view.result.nodes]
+    state = live.group(view)
+    svg = memory_chart.render(bars, pooled_gb=state.memory.pooled_gb, local_gb=state.memory.local_gb,
+                              uid=str(view.id))
+    return {"view": view, "state": state, "svg": svg, "wide": len(bars) > 8}
 
 
 @require_GET
 def memory(request: HttpRequest) -> HttpResponse:
-    overview = groups_overview()
-    per_node = node_memory(overview)
+    live = live_state()
+    overview = live.overview
     clustered = [v for v in overview.groups if len(v.result.nodes) > 1]
     singles_views = [v for v in overview.groups if len(v.result.nodes) == 1]
     kinds = _kinds(clustered)
@@ -231,24 +247,21 @@ def memory(request: HttpRequest) -> HttpResponse:
     if entry is not None and request.htmx:  # type: ignore[attr-defined]
         views, next_page, remaining = _slice(entry, page)
         return render(request, "topology/memory.html#charts", {
-            "charts": [_memory_card(v, per_node) for v in views], "kind": entry["kind"],
+            "charts": [_memory_card(v, live) for v in views], "kind": entry["kind"],
             "next_page": next_page, "remaining": remaining,
         })  # fmt: skip
     folded = len(overview.groups) > FOLD_GROUPS
     for k in kinds:
         shown = not folded or (entry is not None and k is entry)
         views, next_page, remaining = _slice(k, page) if folded and shown else (k["views"], None, 0)
-        k.update(charts=[_memory_card(v, per_node) for v in views] if shown else [], next_page=next_page,
+        k.update(charts=[_memory_card(v, live) for v in views] if shown else [], next_page=next_page,
                  remaining=remaining, page=page if shown else 0)  # fmt: skip
-    singles = [(v, memory_chart.Bar(n, m.total_gb, m.reserve_gb, m.used_gb))
-               for v in singles_views for n in v.result.nodes for m in [per_node[n]]]  # fmt: skip
+    singles = [(v, _bar(n, live)) for v in singles_views for n in v.result.nodes]
     single_svg = memory_chart.render([b for _, b in singles], uid="singles") if singles else ""
-    nodes = list(per_node.values())
-    known = [m.used_gb for m in nodes if m.used_gb is not None]
+    states = list(live.fleet.sparks.values())
     return render(request, "topology/memory.html", {
         "kinds": kinds, "folded": folded, "singles": singles, "single_svg": single_svg,
         "legend": memory_chart.LEGEND,
-        "total_gb": sum(m.total_gb for m in nodes), "reserve_gb": sum(m.reserve_gb for m in nodes),
-        "used_gb": sum(known) if known and len(known) == len(nodes) else None, "measured": len(known),
-        "sparks": len(nodes),
+        "capacity_gb": sum(s.capacity_gb for s in states), "headline": usable_headline(states),
+        "sparks": len(states),
     })  # fmt: skip
