@@ -231,9 +231,10 @@ def _node(name: str, cx: float, cy: float, box: Box, note: str, marked: dict[str
     stroke, fill = HEALTH_STYLE.get(status, ("#55606f", "#fff"))
     if not status and finding:
         stroke = RED if finding == "no-connectx" else AMBER
-    tip = name + (f": {status}" if status else "") + (f", {note}" if note else "") + \
-        (f", sub-group {tint[0]}" if tint else "") + (f". {why}" if why and status != "ok" else "") + \
-        (f" Finding: {finding}." if finding else "")
+    lines = [name] + ([f"health: {status}"] if status else []) + ([note] if note else []) + \
+        ([f"sub-group {tint[0]}"] if tint else []) + ([why] if why and status != "ok" else []) + \
+        ([f"finding: {finding}"] if finding else [])
+    tip, detail = "\n".join(lines), " · ".join(lines)
     name_y = cy - 2 if note else cy + box.font * 0.36
     text = [f'<text x="{cx:.1f}" y="{name_y:.1f}" text-anchor="middle" font-size="{box.font}" '
             f'font-weight="600" fill="#1d2330">{escape(_fit(name, box.w, box.font))}</text>']
@@ -255,9 +256,9 @@ def _node(name: str, cx: float, cy: float, box: Box, note: str, marked: dict[str
     cls = f"node health-{status}" if status else "node"
     inner = f'<g class="{cls}"><title>{escape(tip)}</title>{body}</g>'
     if href:
-        return (f'<a href="{escape(href.format(name))}" aria-label="{escape(tip)}" '
-                f'data-detail="{escape(tip)}">{inner}</a>')
-    return f'<g tabindex="0" role="button" aria-label="{escape(tip)}" data-detail="{escape(tip)}">{inner}</g>'
+        return (f'<a href="{escape(href.format(name))}" aria-label="{escape(detail)}" '
+                f'data-detail="{escape(detail)}">{inner}</a>')
+    return f'<g tabindex="0" role="button" aria-label="{escape(detail)}" data-detail="{escape(detail)}">{inner}</g>'
 
 
 def _switch(name: str, x: float, y: float, w: float, h: float, note: str, marked: dict[str, str]) -> str:

@@ -1,10 +1,9 @@
 """The SVG drawings, without a database: valid XML for every kind and every
 size from 2 to 64 Sparks, no two boxes on top of each other, every name
-escaped, a hover title on every Spark and cable, colours by link speed; the
-memory chart says "unknown" instead of drawing zero."""
+escaped, a title and focusable details on every Spark and cable, links drawn
+by their observed state; the memory chart labels expected memory as such."""
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from tests.topology import test_engine as t
 from topology import diagram, memory_chart
 from topology.engine import Finding, Group, Link, Memory, analyse
+from topology.state import LinkState
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -25,7 +25,7 @@ def nodes_of(root: ET.Element) -> list[ET.Element]:
 
 
 def links_of(root: ET.Element) -> list[ET.Element]:
-    return [g for g in root.iter(f"{NS}g") if g.get("class") == "link"]
+    return [g for g in root.iter(f"{NS}g") if (g.get("class") or "").split()[:1] == ["link"]]
 
 
 def only_group(lab_in) -> Group:
@@ -78,6 +78,10 @@ def assert_legible(group: Group) -> None:
     titles = [g.find(f"{NS}title").text for g in links_of(root)]
     assert len(titles) == len(group.links)
     assert all(link.cable in t for link, t in zip(group.links, titles, strict=True))
+    # ... and the same details on click or keyboard focus: links focusable, Sparks are links to their page.
+    assert all(g.get("tabindex") == "0" and g.get("data-detail") for g in links_of(root))
+    anchors = [a for a in root.iter(f"{NS}a") if a.get("data-detail")]
+    assert len(anchors) == len(group.nodes)
     # Legible at the page's width: the drawing is at most ~1,300 px wide and its text at least 10 px.
     assert width <= 1300
     assert min(float(t.get("font-size")) for t in root.iter(f"{NS}text")) >= 10
@@ -122,17 +126,45 @@ def test_names_are_escaped_even_though_validation_forbids_them():
     assert 'href="/sparks/&lt;script&gt;' in svg
 
 
-def test_links_are_coloured_by_speed_and_dashed_when_a_finding_names_them():
-    g = ring(4, slow=2)
-    root = parse(diagram.render(g))
-    strokes = {}
+def _state(link: Link, observed: int | None, state: str, why: str = "") -> LinkState:
+    return LinkState(link.a, link.b, link.cable, link.gbps, observed, state, why)  # type: ignore[arg-type]
+
+
+def test_links_are_drawn_as_observed_half_dashed_amber_down_red_unobserved_grey():
+    g = ring(4, slow=2)  # the third cable is a 100G QSFP28: slower as cabled, not a fault
+    a, b, c, d = g.links
+    states = {(a.a, a.b): _state(a, 200, "ok"), (b.a, b.b): _state(b, 100, "half", "x:p0 carries traffic on one twin"),
+              (c.a, c.b): _state(c, 100, "ok"), (d.a, d.b): _state(d, 0, "down", "spark-04 is down")}
+    root = parse(diagram.render(g, states=states))
+    drawn = {}
     for link_el, link in zip(links_of(root), g.links, strict=True):
         visible = link_el.findall(f"{NS}path")[-1]
-        strokes[link.cable] = (link.gbps, visible.get("stroke"), visible.get("stroke-dasharray"))
-    assert sorted(set(strokes.values()), key=str) == sorted(
-        {(200, diagram.GREEN, None), (100, diagram.AMBER, "7 5")}, key=str)
-    assert diagram.link_colour(40) == diagram.link_colour(10) == diagram.RED
-    assert diagram.link_colour(0) == diagram.GREY
+        label = link_el.find(f"{NS}text")
+        drawn[link.cable] = (visible.get("stroke"), visible.get("stroke-dasharray"), label.text if label is not None
+                             else None, link_el.get("data-state"))
+    assert drawn[a.cable] == (diagram.GREEN, None, "200G", "ok")
+    assert drawn[b.cable] == (diagram.AMBER, diagram.DASH["half"], "100G (one twin)", "half")
+    assert drawn[c.cable] == (diagram.AMBER, None, "100G", "ok")
+    assert drawn[d.cable] == (diagram.RED, diagram.DASH["down"], "down", "down")
+    assert "one twin" in links_of(root)[1].get("data-detail")
+    # nothing observed: grey, the cabling's speed labelled "expected"
+    unobserved = links_of(parse(diagram.render(g)))[0]
+    assert unobserved.findall(f"{NS}path")[-1].get("stroke") == diagram.GREY
+    assert unobserved.find(f"{NS}text").text == "200G expected"
+
+
+def test_sparks_are_outlined_by_health_and_say_why():
+    g = ring(4)
+    health = {"spark-01": ("down", "spark-01 did not answer its last poll."), "spark-02": ("new", "accept its key")}
+    root = parse(diagram.render(g, health=health))
+    by_name = {a.get("href").split("/")[2]: a for a in root.iter(f"{NS}a")}
+    down = by_name["spark-01"].find(f"{NS}g/{NS}rect")
+    assert down.get("stroke") == diagram.RED
+    assert "did not answer" in by_name["spark-01"].get("data-detail")
+    assert by_name["spark-02"].find(f"{NS}g/{NS}rect").get("stroke") == diagram.BLUE
+    legend = diagram.legend()
+    for words in ("100G (one twin)", "down", "expected", "Spark new"):
+        assert words in legend
 
 
 def test_odd_groups_never_crash_the_drawing():
@@ -147,20 +179,22 @@ def test_odd_groups_never_crash_the_drawing():
 # ---------------------------------------------------------------- memory chart
 
 
-def test_memory_chart_draws_unknown_as_unknown_and_the_pool_as_distributed():
-    bars = [memory_chart.Bar("a", 128, 4, None), memory_chart.Bar("b", 64, 4, 20.0)]
-    svg = memory_chart.render(bars, pooled_gb=184, local_gb=124, uid="7")
+def test_memory_chart_labels_expected_memory_and_the_pool_as_distributed():
+    bars = [memory_chart.Bar("a", 130.7, 126.7, False), memory_chart.Bar("b", 65.3, 40.0, True)]
+    svg = memory_chart.render(bars, pooled_gb=166.7, local_gb=126.7, uid="7")
     root = parse(svg)
     titles = [t.text for t in root.iter(f"{NS}title")]
-    assert "a: 128 GB total · 4 GB OS reserve · used unknown (no telemetry yet) · free unknown" in titles
-    assert "b: 64 GB total · 4 GB OS reserve · used 20 GB · free 40 GB" in titles
-    assert "pooled: 184 GB across 2 machines — not one machine's memory" in titles
+    assert ("a: 126.7 GB usable, expected (no fresh sample): capacity 130.7 GB minus 4 GB OS reserve"
+            in titles)
+    assert "b: 40 GB usable now (measured: MemAvailable) · 25.3 GB in use, OS included · capacity 65.3 GB" in titles
+    assert "pooled: 166.7 GB usable across 2 machines — not one machine's memory" in titles
     assert 'fill="url(#hatch-7)"' in svg and memory_chart.USED in svg
-    assert re.search(r'<rect[^>]*fill="#2f6fde"', svg)  # a used segment for b only
+    assert "126.7 exp." in svg  # the expected figure is labelled on the bar itself
+    assert all(g.get("tabindex") == "0" for g in root.iter(f"{NS}g") if g.get("class") == "mem-node")
 
 
 @pytest.mark.parametrize("n", [1, 2, 8, 9, 32, 64])
 def test_memory_chart_is_valid_at_any_size(n):
-    bars = [memory_chart.Bar(f"node-{i:02d}", 128, 4, None) for i in range(n)]
-    root = parse(memory_chart.render(bars, pooled_gb=124.0 * n, local_gb=124))
+    bars = [memory_chart.Bar(f"node-{i:02d}", 130.7, 126.7, False) for i in range(n)]
+    root = parse(memory_chart.render(bars, pooled_gb=126.7 * n, local_gb=126.7))
     assert len([g for g in root.iter(f"{NS}g") if g.get("class") == "mem-node"]) == n

@@ -1,6 +1,6 @@
 """Topology pages: what each page shows, the sub-group form (htmx with inline
-errors, plain POST with a 4xx), roles on the forms, memory used shown as
-unknown until telemetry reports it, and query counts that do not grow with
+errors, plain POST with a 4xx), roles on the forms, usable memory labelled
+expected until telemetry measures it, and query counts that do not grow with
 the fleet."""
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ import pytest
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from core.actor import Actor
 from inventory.labgen import lab_document
 from inventory.labio import lab_import
 from inventory.models import NodeGroup
+from telemetry.models import NodeSample, NodeState
 from tests.conftest import db_state
 from topology import services as svc
 
@@ -29,8 +31,10 @@ def test_topology_page_draws_every_group(admin_client, import_lab):
     assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="topo"') == 5
     for name in ("group-spark-01", "group-spark-03", "group-spark-07", "group-spark-15", "group-spark-17"):
         assert name in html
-    assert "200 Gb/s (native)" in html and "100 Gb/s (half)" in html  # the legend
-    assert '<g class="link" data-gbps="100">' in html  # the slow ring cable
+    assert "100G (one twin)" in html and "Spark new" in html and "not observed" in html  # the legend
+    # never polled: the cabling's speeds, labelled expected; every Spark new, none down
+    assert '<g class="link state-unobserved" data-gbps="100"' in html  # the slow ring cable
+    assert "100G expected" in html and "17 new" in html and "health h-down" not in html
 
 
 def test_group_page_shows_the_four_quantities_apart(admin_client, import_lab):
@@ -39,7 +43,8 @@ def test_group_page_shows_the_four_quantities_apart(admin_client, import_lab):
     html = admin_client.get(f"/groups/{ring.pk}/").content.decode()
     for row in ("q-local", "q-pooled", "q-exchange", "q-placement"):
         assert f'id="{row}"' in html
-    assert "124 GB" in html and "496 GB" in html and "not one machine" in html
+    # nothing measured yet: 130.7 GB MemTotal of a 128 GB Spark minus the 4 GB reserve, "expected"
+    assert "126.7 GB" in html and "506.8 GB" in html and "not one machine" in html and "expected" in html
     assert "chosen per model" in html and f'href="/plans/?group={ring.pk}"' in html
     assert 'id="group-bookings"' in html and "free now" in html
     assert "Cable ring-3 (qsfp28-dac) carries only 100 Gb/s" in html
@@ -47,23 +52,27 @@ def test_group_page_shows_the_four_quantities_apart(admin_client, import_lab):
     assert 'name="nodes"' not in html
 
 
-def test_memory_page_says_unknown_until_telemetry_measures(admin_client, import_lab):
+def test_memory_page_counts_what_is_measured(admin_client, import_lab):
     import_lab("demo.yaml")
     html = admin_client.get("/memory/").content.decode()
-    assert "used unknown (no telemetry yet)" in html and "used 0" not in html
-    assert "pooled: 992 GB across 8 machines — not one machine&#x27;s memory" in html
+    assert "17</span><span>Sparks not measured" in html
+    assert "pooled: 1,013.6 GB usable across 8 machines — not one machine&#x27;s memory" in html
 
-    def used(names):
-        return {"spark-07": 20 * 1024**3, "spark-08": None}
+    now = timezone.now()
+    from inventory.models import Spark
 
-    svc.NODE_MEMORY_USED.append(used)
-    try:
-        html = admin_client.get("/memory/").content.decode()
-    finally:
-        svc.NODE_MEMORY_USED.remove(used)
-    assert "spark-07: 128 GB total · 4 GB OS reserve · used 20 GB · free 104 GB" in html
-    assert "spark-08: 128 GB total · 4 GB OS reserve · used unknown" in html
-    assert "measured on 1 of 17 Sparks" in html
+    s07 = Spark.objects.get(name="spark-07")
+    sample = NodeSample.objects.create(spark=s07, at=now, reachable=True, status="ok",
+                                       mem_total_bytes=130_663_165_952, mem_available_bytes=100_000_000_000,
+                                       mem_used_bytes=30_663_165_952, twins=[])
+    NodeState.objects.create(spark=s07, status="ok", latest=sample, last_poll_at=now, last_sample_at=now,
+                             key_status="ok")
+    html = admin_client.get("/memory/").content.decode()
+    assert ("spark-07: 100 GB usable now (measured: MemAvailable) · 30.7 GB in use, OS included · "
+            "capacity 130.7 GB") in html
+    assert "spark-08: 126.7 GB usable, expected (no fresh sample)" in html
+    assert "100 GB</span><span>usable now on the 1 measured Spark" in html
+    assert "16</span><span>Sparks not measured" in html
 
 
 def test_split_form_answers_htmx_with_inline_errors_then_creates(admin_client, import_lab):
