@@ -2,17 +2,18 @@
 sub-groups. Thin: parse, call one service or selector, return."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from django.http import HttpRequest
-from ninja import Router, Schema, Status
+from ninja import Field, Router, Schema, Status
 
 from core.actor import Actor
 from core.api import ADMIN
 from inventory.errors import InventoryError
 
 from . import services as svc
-from .selectors import group_detail, group_out, groups_overview
+from .live import group_out, live_state
+from .selectors import GroupView, group_detail
 
 router = Router(tags=["topology"])
 
@@ -23,14 +24,30 @@ class LinkOut(Schema):
     a: str
     b: str
     cable: str
-    gbps: int
+    gbps: int = Field(description="the speed the link runs at: observed, else expected")
+    expected_gbps: int = Field(description="what the cabling allows (cable, Spark port, switch port), Gb/s")
+    observed_gbps: int | None = Field(description="what telemetry saw at the Spark ends (twins up and addressed, "
+                                                  "negotiated speed), Gb/s; null when not observed")
+    state: Literal["ok", "half", "down", "unobserved"]
+    why: str = Field(description="why the link is not ok, in words")
+    measured_gbps: float | None = Field(description="a measured exchange over the link, when there is one")
 
 
 class MemoryOut(Schema):
-    local_gb: float
-    pooled_gb: float
-    symmetric_gb: float
+    local_gb: float = Field(description="the most usable memory of one node, GB (10^9 bytes)")
+    pooled_gb: float = Field(description="usable memory summed over the nodes: distributed, not one machine's")
+    symmetric_gb: float = Field(description="nodes x the smallest node's usable memory")
     bandwidth_gbs: float
+    usable_gb_per_node: dict[str, float] = Field(description="each Spark's usable memory now, GB (10^9 bytes): "
+                                                             "measured (MemAvailable) or expected (capacity - OS "
+                                                             "reserve)")
+    usable_source_per_node: dict[str, Literal["measured", "expected"]]
+
+
+class HealthOut(Schema):
+    status: Literal["ok", "degraded", "down", "unknown", "new"]
+    why: str
+    unhealthy: list[str] = Field(description="the group's degraded or down Sparks")
 
 
 class FindingOut(Schema):
@@ -46,7 +63,13 @@ class GroupOut(Schema):
     kind: str
     nodes: list[str]
     switches: list[str]
+    health: HealthOut
     links: list[LinkOut]
+    slowest_gbps: int = Field(description="the slowest link still carrying traffic, Gb/s")
+    slowest_source: Literal["observed", "expected"]
+    exchange_gbs: float = Field(description="collective bandwidth class over the slowest link, GB/s")
+    exchange_source: str
+    measured_gbs: float | None
     memory: MemoryOut
     findings: list[FindingOut]
 
@@ -60,18 +83,28 @@ class GroupPatch(Schema):
     name: Any = None
 
 
+def _one(group_id: int) -> dict[str, Any]:
+    """One group with its state, read with the overview it belongs to."""
+    view, overview = group_detail(group_id)
+    return _out(view, overview)
+
+
+def _out(view: GroupView, overview: Any) -> dict[str, Any]:
+    return group_out(view, live_state(overview=overview).group(view))
+
+
 @router.get("/groups", response=list[GroupOut], summary="List live node groups")
 def groups_list(request: HttpRequest, include_subgroups: bool = True, kind: str = "") -> list[dict[str, Any]]:
     if kind and kind not in KINDS:
         raise InventoryError(f"{kind!r} is not a group kind; one of {', '.join(KINDS)}", "kind")
-    views = groups_overview().all(include_subgroups=include_subgroups)
-    return [group_out(v) for v in views if not kind or v.result.kind == kind]
+    live = live_state()
+    views = live.overview.all(include_subgroups=include_subgroups)
+    return [group_out(v, live.group(v)) for v in views if not kind or v.result.kind == kind]
 
 
 @router.get("/groups/{group_id}", response=GroupOut, summary="Read one node group")
 def groups_read(request: HttpRequest, group_id: int) -> dict[str, Any]:
-    view, _ = group_detail(group_id)
-    return group_out(view)
+    return _one(group_id)
 
 
 @router.post("/groups/{group_id}/subgroups", response={201: GroupOut},
@@ -79,8 +112,7 @@ def groups_read(request: HttpRequest, group_id: int) -> dict[str, Any]:
 def subgroups_create(request: HttpRequest, group_id: int, payload: SubgroupIn) -> Status:
     sub = svc.subgroup_create(actor=Actor.from_request(request, "api"), parent=svc.live_group(group_id),
                               name=payload.name, nodes=payload.nodes)
-    view, _ = group_detail(sub.pk)
-    return Status(201, group_out(view))
+    return Status(201, _one(sub.pk))
 
 
 @router.patch("/groups/{group_id}", response=GroupOut, summary="Rename a node group", auth=ADMIN)
@@ -89,8 +121,7 @@ def groups_update(request: HttpRequest, group_id: int, payload: GroupPatch) -> d
     if "name" not in payload.model_fields_set:
         raise InventoryError("send the new name; only a group's name can be changed", "name")
     svc.group_rename(actor=Actor.from_request(request, "api"), group=group, name=payload.name)
-    view, _ = group_detail(group_id)
-    return group_out(view)
+    return _one(group_id)
 
 
 @router.delete("/groups/{group_id}", summary="Delete a sub-group (auto groups follow the cabling)", auth=ADMIN)

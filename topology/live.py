@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
@@ -155,3 +156,31 @@ def group_state_for(result: Group, *, now: datetime | None = None, measured_gbs:
                         os_reserve_gb=_reserve())
     return group_state(result.nodes, fleet.links, fleet.sparks, expected_exchange_gbs=result.collective_gbs,
                        speed_class=link_speed_class, measured_gbs=measured_gbs)
+
+
+def group_out(view: GroupView, state: GroupState) -> dict[str, Any]:
+    """A group as the API shows it: the engine's reading of its cabling and its state, exactly these keys."""
+    g = view.result
+    return {
+        "id": view.id,
+        "name": view.row.name,
+        "kind": g.kind,
+        "nodes": list(g.nodes),
+        "switches": list(g.switches),
+        "health": {"status": state.health, "why": state.why, "unhealthy": list(state.unhealthy)},
+        "links": [{"a": link.a, "b": link.b, "cable": link.cable, "gbps": link.gbps,
+                   "expected_gbps": link.expected_gbps, "observed_gbps": link.observed_gbps,
+                   "state": link.state, "why": link.why, "measured_gbps": link.measured_gbps}
+                  for link in state.links],
+        "slowest_gbps": state.slowest_gbps,
+        "slowest_source": "observed" if state.slowest_observed else "expected",
+        "exchange_gbs": state.exchange_gbs,
+        "exchange_source": state.exchange_source,
+        "measured_gbs": state.measured_gbs,
+        "memory": {"local_gb": state.memory.local_gb, "pooled_gb": state.memory.pooled_gb,
+                   "symmetric_gb": state.memory.symmetric_gb, "bandwidth_gbs": g.memory.bandwidth_gbs,
+                   "usable_gb_per_node": dict(state.memory.usable_gb_per_node),
+                   "usable_source_per_node": dict(state.memory.sources)},
+        "findings": [{"code": f.code, "severity": f.severity, "message": f.message, "objects": list(f.objects)}
+                     for f in view.findings],
+    }

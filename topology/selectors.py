@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
 
 from django.conf import settings
 from django.db import connection
@@ -267,20 +266,3 @@ def node_memory(overview: Overview) -> dict[str, NodeMemory]:
         out[name] = NodeMemory(name, total, min(reserve, total),
                                None if raw is None else raw / BYTES_PER_GB, group_of.get(name, ""))
     return out
-
-
-def group_out(view: GroupView) -> dict[str, Any]:
-    """A group as the API shows it: exactly these keys."""
-    g = view.result
-    return {
-        "id": view.id,
-        "name": view.row.name,
-        "kind": g.kind,
-        "nodes": list(g.nodes),
-        "switches": list(g.switches),
-        "links": [{"a": link.a, "b": link.b, "cable": link.cable, "gbps": link.gbps} for link in g.links],
-        "memory": {"local_gb": g.memory.local_gb, "pooled_gb": g.memory.pooled_gb,
-                   "symmetric_gb": g.memory.symmetric_gb, "bandwidth_gbs": g.memory.bandwidth_gbs},
-        "findings": [{"code": f.code, "severity": f.severity, "message": f.message, "objects": list(f.objects)}
-                     for f in view.findings],
-    }

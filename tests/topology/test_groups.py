@@ -150,13 +150,17 @@ def test_reads_never_write_and_groups_sync_catches_up_rows_written_around_the_se
 
 # ---------------------------------------------------------------- API shapes
 
-GROUP_KEYS = {"id", "name", "kind", "nodes", "switches", "links", "memory", "findings"}
+GROUP_KEYS = {"id", "name", "kind", "nodes", "switches", "health", "links", "slowest_gbps", "slowest_source",
+              "exchange_gbs", "exchange_source", "measured_gbs", "memory", "findings"}
+LINK_KEYS = {"a", "b", "cable", "gbps", "expected_gbps", "observed_gbps", "state", "why", "measured_gbps"}
 
 
 def assert_group_shape(g: dict) -> None:
     assert set(g) == GROUP_KEYS
-    assert all(set(link) == {"a", "b", "cable", "gbps"} for link in g["links"])
-    assert set(g["memory"]) == {"local_gb", "pooled_gb", "symmetric_gb", "bandwidth_gbs"}
+    assert set(g["health"]) == {"status", "why", "unhealthy"}
+    assert all(set(link) == LINK_KEYS for link in g["links"])
+    assert set(g["memory"]) == {"local_gb", "pooled_gb", "symmetric_gb", "bandwidth_gbs", "usable_gb_per_node",
+                                "usable_source_per_node"}
     assert all(set(f) == {"code", "severity", "message", "objects"} for f in g["findings"])
 
 
@@ -168,13 +172,20 @@ def test_api_lists_and_reads_groups_in_exactly_the_documented_shape(api_viewer, 
         assert_group_shape(g)
     ring = items[1]
     assert ring["nodes"] == ["spark-03", "spark-04", "spark-05", "spark-06"] and ring["switches"] == []
-    assert {"a": "spark-05:p1", "b": "spark-06:p0", "cable": "ring-3", "gbps": 100} in ring["links"]
+    # never polled: the cabling's speed, unobserved
+    assert {"a": "spark-05:p1", "b": "spark-06:p0", "cable": "ring-3", "gbps": 100, "expected_gbps": 100,
+            "observed_gbps": None, "state": "unobserved", "measured_gbps": None,
+            "why": "no fresh sample of spark-05; no fresh sample of spark-06: speed from the cabling"} in ring["links"]
+    assert ring["health"]["status"] == "new" and ring["slowest_source"] == "expected"
     slow = [f for f in ring["findings"] if f["code"] == "slow-cable"]
     assert slow and "replace it with a QSFP112 or QSFP56 DAC" in slow[0]["message"]
     switched = items[2]
     assert switched["switches"] == ["sw-804"] and len(switched["links"]) == 8
-    assert switched["memory"] == {"local_gb": 124.0, "pooled_gb": 992.0, "symmetric_gb": 992.0,
-                                  "bandwidth_gbs": 8 * 273.0}
+    # nothing measured: 130.7 GB MemTotal of a 128 GB Spark minus the 4 GB OS reserve, expected
+    per_node = {f"spark-{i:02d}": 126.7 for i in range(7, 15)}
+    assert switched["memory"] == {"local_gb": 126.7, "pooled_gb": 1013.6, "symmetric_gb": 1013.6,
+                                  "bandwidth_gbs": 8 * 273.0, "usable_gb_per_node": per_node,
+                                  "usable_source_per_node": dict.fromkeys(per_node, "expected")}
     assert api_viewer.get(f"/api/groups/{switched['id']}").json() == switched
     assert [g["name"] for g in api_viewer.get("/api/groups?kind=direct").json()] == ["group-spark-01",
                                                                                     "group-spark-15"]
@@ -189,7 +200,7 @@ def test_subgroups_are_listed_unless_asked_not_to(api_admin, import_lab):
     assert_group_shape(sub)
     assert sub["kind"] == "switched" and sub["nodes"] == ["node-03", "node-04"] and sub["switches"] == ["sw-804"]
     assert [link["cable"] for link in sub["links"]] == ["bo-2", "bo-2"]
-    assert sub["memory"]["pooled_gb"] == 248.0
+    assert sub["memory"]["pooled_gb"] == 253.4
     assert [g["name"] for g in api_admin.get("/api/groups").json()] == ["group-node-01", "exp-a"]
     assert [g["name"] for g in api_admin.get("/api/groups?include_subgroups=false").json()] == ["group-node-01"]
 
