@@ -7,14 +7,14 @@ from django.views.decorators.http import require_GET
 
 from inventory import selectors
 from inventory.models import Change
-from topology.selectors import groups_overview
+from topology.live import live_state
 
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    overview = groups_overview()
+    live = live_state()
     return render(request, "home.html", {
         "counts": selectors.counts(),
-        "groups": overview.groups,
+        "groups": [(view, live.group(view)) for view in live.overview.groups],
         "changes": Change.objects.all()[:8],
     })
