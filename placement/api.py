@@ -251,8 +251,25 @@ def plans_create(request: HttpRequest, payload: PlanIn) -> Any:
         "variant": result.model.quantization,
         "group": {"id": g.group.pk if g.group else None, "name": g.label, "kind": g.spec.kind,
                   "nodes": [n.name for n in g.spec.nodes], "link_gbps": g.spec.link_gbps,
+                  "link_source": "observed" if g.state and g.state.slowest_observed else "expected",
+                  "usable_gb": {n.name: n.usable_gb for n in g.spec.nodes},
+                  "health": g.state.health if g.state else "unknown",
                   "addresses": "telemetry" if g.addresses_measured else "placeholder"},
+        "warnings": [{"node": s.name, "health": s.health, "alerts": list(s.alerts), "why": s.why}
+                     for s in result.unhealthy],
+        "without": _without(result),
     }
+
+
+def _without(result: planning.Planning) -> dict[str, Any] | None:
+    """The plans without the group's degraded or down Sparks (None when all are healthy)."""
+    if not result.unhealthy:
+        return None
+    alt = result.alternative
+    return {"nodes": result.without, "problem": result.alternative_problem,
+            "plans": [plan_out(p) for p in alt.plans] if alt else [],
+            "recommended": alt.result.recommended if alt else None,
+            "recommendation": alt.result.recommendation if alt else ""}
 
 
 # ------------------------------------------------------------------ benchmarks

@@ -98,6 +98,9 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = ()) ->
     cards = [_plan_view(p, usable) for p in result.plans]
     rec = result.result.recommended
     order = ([rec] if rec is not None else []) + [i for i in range(len(cards)) if i != rec]
+    alt = result.alternative
+    context.update(alternative=alt, alternative_plan=alt.recommended if alt is not None else None,
+                   measured=planned.state.memory.measured if planned.state else 0)
     context.update(planning=result, model=model, cards=[(i, cards[i]) for i in order], recommended=rec,
                    query=_query(values), weights_gb=spec.weights_size_gb(), os_reserve=settings.FLEET_OS_RESERVE_GB)
     return context
