@@ -1,0 +1,182 @@
+"""One truth: every page and API endpoint that shows a Spark's usable memory,
+a link's speed or a group's health shows the same value for it.
+
+The scenario lab (``scenario``) has a half-speed twin, a 100G negotiation, a
+down Spark, a new Spark awaiting its key and a 128+64 GB pair, served by
+real simulated Sparks and polled by the real poller. Then every reader is
+asked, and each quantity must have exactly one value across all of them
+(and it is the one the state selector computes). Runs on whichever database
+``DATABASE_URL`` names: CI runs it on PostgreSQL and on SQLite.
+"""
+from __future__ import annotations
+
+import html as htmllib
+import re
+from collections import defaultdict
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from inventory.models import NodeGroup
+from telemetry import poller
+from tests.conftest import ApiClient
+from tests.telemetry import django_sim
+from tests.topology.scenario import NAMES, scenario
+from topology.live import live_state
+
+fleet_key = django_sim.fleet_key
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class Seen:
+    """Every value each reader showed, per quantity: ("usable", "spark-a") -> {where: value}."""
+
+    def __init__(self) -> None:
+        self.values: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
+
+    def add(self, quantity: str, key: str, where: str, value: Any) -> None:
+        self.values[(quantity, key)][where] = value
+
+    def readers(self, quantity: str, key: str) -> set[str]:
+        return set(self.values[(quantity, key)])
+
+    def disagreements(self) -> list[str]:
+        out = []
+        for (quantity, key), by_reader in sorted(self.values.items()):
+            if len(set(by_reader.values())) > 1:
+                out.append(f"{quantity} of {key}: {by_reader}")
+        return out
+
+
+def text(html: str) -> str:
+    return htmllib.unescape(html)
+
+
+def _gb(value: str) -> float:
+    return round(float(value.replace(",", "")), 1)
+
+
+@pytest.fixture
+def polled(fleet_key, tmp_path, settings, monkeypatch):
+    with scenario(fleet_key, tmp_path, settings):
+        pass
+
+    def no_ssh(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a page or API call tried to reach a node over SSH")
+
+    for name in ("poll_nodes", "poll_nodes_sync", "fetch_host_key"):
+        monkeypatch.setattr(poller, name, no_ssh)
+
+
+def read_api(seen: Seen, api: ApiClient) -> None:
+    for g in api.get("/api/groups").json():
+        for where, item in (("/api/groups", g), (f"/api/groups/{g['id']}", api.get(f"/api/groups/{g['id']}").json())):
+            seen.add("group health", g["name"], where, item["health"]["status"])
+            for node, gb in item["memory"]["usable_gb_per_node"].items():
+                seen.add("usable", node, where, round(gb, 1))
+                seen.add("usable source", node, where, item["memory"]["usable_source_per_node"][node])
+            for link in item["links"]:
+                key = f"{link['a']}—{link['b']}"
+                seen.add("link state", key, where, link["state"])
+                seen.add("link gbps", key, where, link["gbps"])
+                seen.add("link observed", key, where, link["observed_gbps"])
+            seen.add("slowest", g["name"], where, item["slowest_gbps"])
+        plans = api.post("/api/plans", {"model": "llama-3.1-8b", "group": g["id"]}).json()
+        assert "group" in plans, plans
+        for node, gb in plans["group"]["usable_gb"].items():
+            seen.add("usable", node, "POST /api/plans", round(gb, 1))
+        seen.add("slowest", g["name"], "POST /api/plans", int(plans["group"]["link_gbps"]))
+        seen.add("group health", g["name"], "POST /api/plans", plans["group"]["health"])
+        for w in plans["warnings"]:
+            seen.add("health", w["node"], "POST /api/plans", w["health"])
+
+
+LINK_G = re.compile(r'<g class="link state-(\w+)" data-gbps="(\d+)" data-state="\w+" tabindex="0" role="button" '
+                    r'aria-label="([^"]*)"')
+NODE_A = re.compile(r'<a href="/sparks/([a-z0-9-]+)/" aria-label="([^"]*)"')
+
+
+def read_diagram(seen: Seen, page: str, where: str) -> None:
+    for state, gbps, label in LINK_G.findall(page):
+        ends = text(label).split(", cable")[0].replace(" — ", "—")
+        seen.add("link state", ends, where, state)
+        seen.add("link gbps", ends, where, int(gbps))
+    for name, label in NODE_A.findall(page):
+        detail = text(label)
+        health = re.search(r"health: (\w+)", detail)
+        if health:
+            seen.add("health", name, where, health.group(1))
+        memory = re.search(r" · ([\d.,]+) GB( exp\.)?", detail)
+        if memory:
+            seen.add("usable", name, where, _gb(memory.group(1)))
+            seen.add("usable source", name, where, "expected" if memory.group(2) else "measured")
+
+
+def read_pages(seen: Seen, client: Client) -> None:
+    page = client.get("/topology/").content.decode()
+    read_diagram(seen, page, "/topology/")
+    cards = r'<section class="card topo-card[^"]*" id="group-\d+">.*?<a href="/groups/\d+/">([a-z0-9-]+)</a>'
+    for name, health in re.findall(cards + r'.*?<span class="health h-(\w+)"', page, re.S):
+        seen.add("group health", name, "/topology/", health)
+
+    for group in NodeGroup.objects.filter(retired_at__isnull=True):
+        where = f"/groups/{group.pk}/"
+        page = client.get(where).content.decode()
+        read_diagram(seen, page, where + " diagram")
+        seen.add("group health", group.name, where, re.search(r'id="group-health">(\w+)<', page).group(1))
+        slowest = re.search(r'<span id="slowest">(\d+)</span>', page)
+        if slowest:
+            seen.add("slowest", group.name, where, int(slowest.group(1)))
+        rows = (r'<tr id="spark-([a-z0-9-]+)">.*?<span class="health h-(\w+)".*?'
+                r'<span class="usable">([\d.,]+)</span> GB <span class="src-label">(\w+)</span>')
+        for name, health, usable, source in re.findall(rows, page, re.S):
+            seen.add("health", name, where, health)
+            seen.add("usable", name, where, _gb(usable))
+            seen.add("usable source", name, where, source)
+        links = r'<tr data-a="([^"]+)" data-b="([^"]+)">.*?<td class="num observed">(.*?)</td>'
+        for a, b, observed in re.findall(links, page, re.S):
+            value = re.search(r"(\d+) Gb/s", observed)
+            seen.add("link observed", f"{a}—{b}", where, int(value.group(1)) if value else None)
+        plans = client.get(f"/plans/?group={group.pk}&model=llama-3.1-8b").content.decode()
+        link = re.search(r'<span id="plan-link">slowest link (\d+) Gb/s', plans)
+        if link:
+            seen.add("slowest", group.name, f"/plans/?group={group.pk}", int(link.group(1)))
+        for name, usable in re.findall(r'<div class="memlabel small">([a-z0-9-]+): ([\d.,]+) GB usable', plans):
+            seen.add("usable", name, f"/plans/?group={group.pk}", _gb(usable))
+
+    page = text(client.get("/memory/").content.decode())
+    for name, usable, how in re.findall(r"<title>([a-z0-9-]+): ([\d.,]+) GB usable(,| now)", page):
+        seen.add("usable", name, "/memory/", _gb(usable))
+        seen.add("usable source", name, "/memory/", "expected" if how == "," else "measured")
+
+    page = client.get("/").content.decode()
+    for name, health in re.findall(r'<tr><td class="nowrap"><a href="/groups/\d+/">([a-z0-9-]+)</a>.*?'
+                                   r'<span class="health h-(\w+)"', page, re.S):
+        seen.add("group health", name, "/", health)
+
+
+def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
+    client.force_login(viewer_user)
+    seen = Seen()
+    read_api(seen, ApiClient(viewer_user))
+    read_pages(seen, client)
+    assert not seen.disagreements(), "\n".join(seen.disagreements())
+
+    # ... and that value is the state's, for each fault of the scenario
+    live = live_state()
+    for name in NAMES:
+        spark = live.spark(name)
+        assert set(seen.values[("usable", name)].values()) == {spark.usable_gb}, name
+        assert len(seen.readers("usable", name)) >= 4, seen.values[("usable", name)]
+    assert live.spark("spark-b").usable_gb < live.spark("spark-a").usable_gb  # the 64 GB one of the pair
+    half = "spark-c:p0—spark-d:p0"
+    assert seen.values[("link state", half)] and set(seen.values[("link state", half)].values()) == {"half"}
+    assert set(seen.values[("link gbps", half)].values()) == {100}
+    assert set(seen.values[("link state", "spark-e:p0—sw-1:1")].values()) == {"half"}
+    assert set(seen.values[("link state", "spark-g:p0—sw-1:2")].values()) == {"down"}
+    assert set(seen.values[("link state", "spark-h:p0—sw-1:2")].values()) == {"unobserved"}
+    switched = next(v.row.name for v in live.overview.groups if "spark-e" in v.result.nodes)
+    assert set(seen.values[("group health", switched)].values()) == {"degraded"}
+    assert set(seen.values[("slowest", switched)].values()) == {100}
+    assert len(seen.readers("group health", switched)) >= 5
