@@ -3,7 +3,7 @@ the change log. Thin: parse, call one service or selector, return."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal
@@ -13,6 +13,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, Router, Schema, Status
 
+from core import live
 from core.actor import Actor
 from core.api import ADMIN
 
@@ -50,6 +51,16 @@ class PortOut(Schema):
     twins: list[TwinOut] = []
 
 
+class SparkHealthOut(Schema):
+    status: Literal["ok", "degraded", "down", "unknown", "new"] = Field(
+        description="new: never polled, or its SSH host key awaits acceptance (not down); down: its last poll "
+                    "did not reach it or it presented another host key; unknown: no sample for 3 poll intervals; "
+                    "degraded: a warning or critical alert; ok")
+    alerts: list[str] = Field(description="codes of its open alerts")
+    last_seen: datetime | None = Field(description="when its last sample was taken")
+    why: str = Field(description="the reason in words; for new, the action to take")
+
+
 class SparkOut(Schema):
     id: int
     name: str
@@ -58,8 +69,18 @@ class SparkOut(Schema):
     vendor: str
     serial: str
     ssh: dict[str, Any]
-    status: str
+    status: str = Field(description="in the inventory: active, maintenance or retired (see health for telemetry)")
     ports: list[PortOut]
+    health: SparkHealthOut | None
+    usable_gb: float | None = Field(description="what a model can take on it now, GB (10^9 bytes): measured "
+                                                "(MemAvailable of a fresh sample) or expected (capacity minus the "
+                                                "OS reserve); see usable_source")
+    usable_source: Literal["measured", "expected"] | None
+
+
+class SparkPage(Schema):
+    count: int
+    items: list[SparkOut]
 
 
 class SparkIn(Schema):
@@ -182,12 +203,18 @@ def _port_out(port: Any) -> dict[str, Any]:
     }
 
 
-def spark_out(s: Spark) -> dict[str, Any]:
+def spark_out(s: Spark, states: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A Spark as the API shows it, with its one state (read for it alone unless ``states`` has it)."""
+    state = (states if states is not None else live.spark_states([s.name])).get(s.name)
     return {
         "id": s.pk, "name": s.name, "hardware": s.hardware.slug, "memory_gb": s.memory_gb,
         "vendor": s.vendor, "serial": s.serial, "status": s.status,
         "ssh": {"host": s.ssh_host, "port": s.ssh_port, "user": s.ssh_user},
         "ports": [_port_out(p) for p in s.ports.all()],
+        "health": None if state is None else {"status": state.health, "alerts": list(state.alerts),
+                                              "last_seen": state.last_seen, "why": state.why},
+        "usable_gb": None if state is None else state.usable_gb,
+        "usable_source": None if state is None else state.usable_source,
     }
 
 
@@ -216,10 +243,19 @@ def _page(qs: Any, out: Callable[[Any], Any], limit: int, offset: int) -> dict[s
 # ------------------------------------------------------------------ Sparks
 
 
-@router.get("/sparks", response=Page, summary="List Sparks")
-def sparks_list(request: HttpRequest, limit: int = 100, offset: int = 0, q: str = "") -> dict[str, Any]:
+@router.get("/sparks", response=SparkPage, summary="List Sparks")
+def sparks_list(request: HttpRequest, limit: int = 100, offset: int = 0, q: str = "",
+                health: str = "") -> dict[str, Any]:
+    """Sparks with their health and usable memory; ``health`` keeps one status."""
     qs = selectors.sparks_for_api().filter(name__icontains=q) if q else selectors.sparks_for_api()
-    return _page(qs, spark_out, limit, offset)
+    if health:
+        if health not in live.HEALTH_STATUSES:
+            raise InventoryError(f"{health!r} is not a health status; one of {', '.join(live.HEALTH_STATUSES)}",
+                                 "health")
+        qs = qs.filter(name__in=[n for n, st in live.spark_states().items() if st.health == health])
+    page = _page(qs, lambda item: item, limit, offset)
+    states = live.spark_states([s.name for s in page["items"]])
+    return {"count": page["count"], "items": [spark_out(s, states) for s in page["items"]]}
 
 
 @router.get("/sparks/{name}", response=SparkOut, summary="Read one Spark")

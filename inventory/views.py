@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.decorators import admin_required
+from core import live
 from core.actor import Actor
 
 from . import labdoc, labio, selectors, services
@@ -51,9 +52,21 @@ def _get(model: Any, **lookup: Any) -> Any:
 def spark_list(request: HttpRequest) -> HttpResponse:
     q = request.GET.get("q", "").strip()
     status = request.GET.get("status", "")
-    page = _page(request, selectors.sparks_list(q=q, status=status))
+    health = request.GET.get("health", "")
+    qs = selectors.sparks_list(q=q, status=status)
+    every = live.spark_states()
+    counts = {h: 0 for h in live.HEALTH_STATUSES}
+    for state in every.values():
+        counts[state.health] = counts.get(state.health, 0) + 1
+    if health in live.HEALTH_STATUSES:
+        qs = qs.filter(name__in=[n for n, st in every.items() if st.health == health])
+    else:
+        health = ""
+    page = _page(request, qs)
+    rows = [(s, every.get(s.name)) for s in page]
     return _list(request, "inventory/spark_list.html",
-                 {"page": page, "q": q, "status": status, "statuses": Spark.Status.choices})
+                 {"page": page, "rows": rows, "q": q, "status": status, "statuses": Spark.Status.choices,
+                  "health": health, "healths": [(h, counts[h]) for h in live.HEALTH_STATUSES]})
 
 
 @require_GET

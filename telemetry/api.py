@@ -16,6 +16,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from ninja import Query, Router
 
+from core import live
 from core.actor import Actor
 from core.api import ADMIN, BOOK
 from inventory.errors import InventoryError, NotFound
@@ -149,9 +150,13 @@ def spark_health(request: HttpRequest, name: str) -> dict[str, Any]:
     spark = selectors.spark_get(name)
     state = selectors.state_of(spark)
     alerts = selectors.open_alerts(spark=spark)
+    one = live.spark_states([spark.name]).get(spark.name)
     return {
         "name": spark.name,
-        "status": state.status if state else "unknown",
+        "status": one.health if one else (state.status if state else "unknown"),
+        "why": one.why if one else "",
+        "usable_gb": one.usable_gb if one else None,
+        "usable_source": one.usable_source if one else None,
         "last_poll_at": state.last_poll_at.isoformat() if state and state.last_poll_at else None,
         "last_sample_at": state.last_sample_at.isoformat() if state and state.last_sample_at else None,
         "host_key": {

@@ -68,7 +68,8 @@ class FleetCollector(Collector):
 
         health = GaugeMetricFamily(
             "fleet_node_health",
-            "Node health: 1 for the node's current status, 0 for the others.",
+            "Node health, the one state (ok, degraded, down, unknown, new): 1 for the node's current status, "
+            "0 for the others.",
             labels=["node", "status"],
         )
         for t in tiles:
@@ -86,6 +87,17 @@ class FleetCollector(Collector):
             for t in with_memory:
                 family.add_metric([t.name], getattr(t.latest, f"mem_{key}_bytes") or 0)
             yield family
+
+        usable = GaugeMetricFamily(
+            "fleet_node_usable_memory_bytes",
+            "What a model can take on the node now, the one state: MemAvailable of a fresh sample "
+            "(source=measured), else catalogue capacity minus the OS reserve (source=expected), bytes.",
+            labels=["node", "source"],
+        )
+        for t in tiles:
+            if t.health is not None:
+                usable.add_metric([t.name, t.health.usable_source], round(t.health.usable_gb * 1e9))
+        yield usable
 
         gpu = GaugeMetricFamily(
             "fleet_node_gpu_utilization_ratio", "GPU utilisation reported by nvidia-smi, 0 to 1.", labels=["node"]

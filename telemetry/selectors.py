@@ -9,13 +9,14 @@ from typing import Any
 
 from django.db.models import Count, QuerySet
 
+from core import live
 from inventory.errors import NotFound
 from inventory.models import Spark
 from telemetry.expectations import expectations_for
 from telemetry.models import Alert, NodeAggregate, NodeSample, NodeState, Status
 from telemetry.sample import ComputeProcess
 
-STATUSES = [s.value for s in Status]
+STATUSES = list(live.HEALTH_STATUSES)  # the one state's health (ok, degraded, down, unknown, new)
 HISTORY_LIMIT = 20_000  # rows per history answer: 48 h of 30 s polls is 5,760
 
 
@@ -29,6 +30,7 @@ class Tile:
     cabled_ports: tuple[str, ...]  # ports the inventory has a cable in
     open_alerts: int
     codes: list[str] = field(default_factory=list)
+    health: Any = None  # the one state (core.live): health, why, usable memory
 
     @property
     def twins_cabled(self) -> int:
@@ -72,19 +74,22 @@ def fleet_tiles(*, include_retired: bool = False) -> list[Tile]:
         .order_by("code")
     ):
         open_counts.setdefault(spark_id, []).append(code)
+    states = live.spark_states([s.name for s in sparks_list])
     tiles = []
     for spark in sparks_list:
         state = state_of(spark)
         exp = expectations.get(spark.name)
+        one = states.get(spark.name)
         tile = Tile(
             name=spark.name,
-            status=state.status if state else Status.UNKNOWN,
+            status=one.health if one else (state.status if state else Status.UNKNOWN),
             spark_status=spark.status,
             latest=state.latest if state else None,
             state=state,
             cabled_ports=tuple(sorted(exp.cabled_ports)) if exp else (),
             open_alerts=len(open_counts.get(spark.pk, [])),
             codes=sorted(set(open_counts.get(spark.pk, []))),
+            health=one,
         )
         tiles.append(tile)
     return tiles

@@ -39,3 +39,11 @@ class TopologyConfig(AppConfig):
             GROUP_FINDING_PROVIDERS.append(observed.alert_findings)
         if observed.memory_used not in NODE_MEMORY_USED:
             NODE_MEMORY_USED.append(observed.memory_used)
+
+        # The one state, for the floors below: inventory's Sparks list and API,
+        # telemetry's pages and /metrics read it through core.live.
+        from core import live as core_live
+
+        from . import live
+
+        core_live.provide(live.spark_states, live.link_states)

@@ -1,0 +1,53 @@
+"""The one state of each Spark, for the floors below the topology app.
+
+The topology app computes it (``topology.live``: the inventory met with
+telemetry's latest samples and alerts); the inventory's Sparks list and API,
+and telemetry's pages, API and /metrics, show it. Imports only go downwards,
+so topology hands its reader in here from its ``AppConfig.ready`` and the
+lower floors ask this module. Without a reader (an app set without
+topology) they get nothing and show no health, never a guess.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Protocol
+
+HEALTH_STATUSES = ("ok", "degraded", "down", "unknown", "new")
+
+
+class SparkStateLike(Protocol):
+    """What the lower floors read of a Spark's state (``topology.state.SparkState``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def health(self) -> str: ...  # ok | degraded | down | unknown | new
+    @property
+    def why(self) -> str: ...
+    @property
+    def alerts(self) -> tuple[str, ...]: ...
+    @property
+    def last_seen(self) -> datetime | None: ...
+    @property
+    def usable_gb(self) -> float: ...
+    @property
+    def usable_source(self) -> str: ...  # measured | expected
+    @property
+    def fresh(self) -> bool: ...
+
+
+Reader = Callable[[Iterable[str] | None], Mapping[str, SparkStateLike]]
+_readers: list[Reader] = []
+
+
+def provide(reader: Reader) -> None:
+    """Register the reader (the topology app does, once)."""
+    _readers[:] = [reader]
+
+
+def spark_states(names: Iterable[str] | None = None) -> Mapping[str, SparkStateLike]:
+    """Each named Spark's state (every Spark with ``None``), by name; {} without a reader."""
+    if not _readers:
+        return {}
+    return _readers[0](None if names is None else list(names))
