@@ -60,12 +60,12 @@ def test_member_reads_topology_group_and_memory_pages(live_server, page, shot, l
     page.goto(f"{base}/groups/{lab['crs804']}/")
     quantities = {row: page.locator(f"#{row} td.num").inner_text() for row in
                   ("q-local", "q-pooled", "q-exchange", "q-placement")}
-    assert quantities["q-local"] == "124 GB"
-    assert quantities["q-pooled"].startswith("992 GB") and "across 8 machines" in quantities["q-pooled"]
+    assert quantities["q-local"] == "126.7 GB"
+    assert quantities["q-pooled"].startswith("1,013.6 GB") and "across 8 machines" in quantities["q-pooled"]
     assert quantities["q-exchange"].startswith("8 links") and "slowest 200 Gb/s" in quantities["q-exchange"]
     assert quantities["q-placement"] == "chosen per model"
     assert "not one machine's memory" in page.locator("#q-pooled").inner_text()
-    assert page.locator("#diagram svg g.node > title").count() == 8
+    assert page.locator("#diagram svg.topo g.node > title").count() == 8
     assert page.locator("#links tbody tr").count() == 8
     assert page.locator("form.split").count() == 0  # members read; only lab admins split
     shot("group-crs804")
@@ -78,16 +78,16 @@ def test_member_reads_topology_group_and_memory_pages(live_server, page, shot, l
     shot("group-ring")
 
     page.goto(f"{base}/groups/{lab['big']}/")
-    assert page.locator("#diagram svg g.node").count() == 64
-    box = page.locator("#diagram svg").bounding_box()
+    assert page.locator("#diagram svg.topo g.node").count() == 64
+    box = page.locator("#diagram svg.topo").bounding_box()
     assert box is not None and box["width"] >= 1000  # drawn at a legible size, not squeezed
     shot("group-64")
 
     page.goto(f"{base}/memory/")
     text = page.locator("main").inner_text()
-    assert "no telemetry yet" in text
+    assert "not measured" in text
     assert page.locator(f"#mem-{lab['crs804']} g.pool > title").text_content() == \
-        "pooled: 992 GB across 8 machines — not one machine's memory"
+        "pooled: 1,013.6 GB usable across 8 machines — not one machine's memory"
     assert page.locator(f"#mem-{lab['crs804']} g.mem-node").count() == 8
     shot("memory")
 
@@ -123,5 +123,5 @@ def test_admin_splits_a_switched_group_with_inline_errors(live_server, page, sho
 
     sub = NodeGroup.objects.get(name="exp-a")
     page.goto(f"{base}/groups/{sub.pk}/")
-    assert page.locator("#q-pooled td.num").inner_text().startswith("248 GB")
-    assert page.locator("#diagram svg g.node").count() == 2
+    assert page.locator("#q-pooled td.num").inner_text().startswith("253.4 GB")
+    assert page.locator("#diagram svg.topo g.node").count() == 2

@@ -143,7 +143,7 @@ def test_single_spark_is_single_and_isolated():
     g = one(analyse(lab(spark("spark-a"))))
     assert (g.kind, g.key, g.links, g.collective_gbs) == ("single", ("spark-a",), (), 0.0)
     assert g.slowest_link_gbps == 0
-    assert g.memory.local_gb == g.memory.pooled_gb == 124.0
+    assert g.memory.local_gb == g.memory.pooled_gb == 126.7
     assert the(g, "isolated-node").severity == "info"
     assert the(g, "isolated-node").objects == ("spark-a",)
 
@@ -164,7 +164,7 @@ def test_direct_pair_runs_native_200():
         "",
     )
     assert g.collective_gbs == pytest.approx(24.0)
-    assert g.memory.pooled_gb == 248.0 and g.memory.local_gb == 124.0
+    assert g.memory.pooled_gb == 253.4 and g.memory.local_gb == 126.7
     assert g.memory.bandwidth_gbs == 546.0
     assert g.findings == ()
 
@@ -189,7 +189,7 @@ def test_ring_of_four_halves_collective_bandwidth():
     assert len(g.links) == 4 and all(x.gbps == 200 for x in g.links)
     # Both ports share one NIC budget: a 200G ring gets about half of 24.
     assert g.collective_gbs == pytest.approx(12.0)
-    assert g.memory.pooled_gb == 4 * 124.0 and g.memory.symmetric_gb == 4 * 124.0
+    assert g.memory.pooled_gb == 506.8 and g.memory.symmetric_gb == 506.8
     assert g.memory.bandwidth_gbs == 4 * 273.0
     assert g.findings == ()
 
@@ -411,9 +411,10 @@ def test_mixed_memory_symmetric_uses_smallest():
     spark-a (128 GB):p0 ──qsfp112── spark-b (64 GB):p0
     """
     g = one(analyse(lab(spark("spark-a", 128), spark("spark-b", 64), cable("c1", "spark-a:p0", "spark-b:p0"))))
-    assert g.memory.local_gb == 124.0
-    assert g.memory.pooled_gb == 124.0 + 60.0
-    assert g.memory.symmetric_gb == 2 * 60.0
+    # expected usable: 130.7 GB (128 GB Spark's MemTotal) - 4 and 65.3 - 4
+    assert g.memory.local_gb == 126.7
+    assert g.memory.pooled_gb == 188.0
+    assert g.memory.symmetric_gb == 122.6
     f = the(g, "mixed-memory")
     assert f.objects == ("spark-b",) and f.severity == "warning"
 
@@ -423,7 +424,7 @@ def test_os_reserve_is_a_parameter():
     spark-a (64 GB), alone
     """
     g = one(analyse(lab(spark("spark-a", 64)), os_reserve_gb=3.0))
-    assert g.memory.local_gb == 61.0
+    assert g.memory.local_gb == 62.3  # 65.3 GB MemTotal of a 64 GB Spark - 3
 
 
 @pytest.mark.parametrize(
@@ -654,7 +655,7 @@ def test_duplicate_names_are_errors():
     """
     g = one(analyse(LabIn((spark("spark-a"), spark("spark-a", 64)), (crs804("spark-a"),), ())))
     assert the(g, "duplicate-name").objects == ("spark-a",)
-    assert g.memory.pooled_gb == 124.0  # the first definition wins
+    assert g.memory.pooled_gb == 126.7  # the first definition wins
 
 
 def test_spark_cabled_to_itself_is_a_node_loop_and_still_single():

@@ -8,6 +8,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from itertools import pairwise
 
+from topology.state import expected_usable_gb
+
 from .cabling import Edge, LabIndex, Loop
 from .data import MEMORY_BANDWIDTH_GBS, Finding, Kind, Memory
 from .findings import make_finding
@@ -232,7 +234,7 @@ def _node_findings(index: LabIndex, comp: Component, os_reserve_gb: float) -> li
     sizes = sorted({index.nodes[n].memory_gb for n in comp.nodes})
     if len(sizes) > 1:
         smallest = [n for n in comp.nodes if index.nodes[n].memory_gb == sizes[0]]
-        share = max(0.0, sizes[0] - os_reserve_gb)
+        share = expected_usable_gb(sizes[0], os_reserve_gb)
         findings.append(
             make_finding(
                 "mixed-memory",
@@ -246,13 +248,14 @@ def _node_findings(index: LabIndex, comp: Component, os_reserve_gb: float) -> li
 
 
 def _memory(index: LabIndex, nodes: list[str], os_reserve_gb: float) -> Memory:
-    usable = [max(0.0, float(index.nodes[n].memory_gb) - os_reserve_gb) for n in nodes]
+    # Expected usable memory, as the one state defines it (topology.state): no telemetry here.
+    usable = [expected_usable_gb(float(index.nodes[n].memory_gb), os_reserve_gb) for n in nodes]
     if not usable:
         return Memory(0.0, 0.0, 0.0, 0.0)
     return Memory(
         local_gb=max(usable),
-        pooled_gb=sum(usable),
-        symmetric_gb=len(usable) * min(usable),
+        pooled_gb=round(sum(usable), 1),
+        symmetric_gb=round(len(usable) * min(usable), 1),
         bandwidth_gbs=len(usable) * MEMORY_BANDWIDTH_GBS,
     )
 
