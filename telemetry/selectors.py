@@ -178,3 +178,11 @@ def latest_processes(nodes: list[str]) -> dict[str, list[ComputeProcess]]:
         for s in states
         if s.latest is not None and s.latest.processes is not None
     }
+
+
+def node_health(spark_ids: list[int]) -> dict[int, str]:
+    """Health per Spark id, the one state (ok, degraded, down, unknown, new): what
+    bookings check before holding a Spark (a new Spark is not down)."""
+    names = dict(Spark.objects.filter(pk__in=list(spark_ids)).values_list("name", "pk"))
+    states = live.spark_states(list(names))
+    return {names[name]: state.health for name, state in states.items() if name in names}

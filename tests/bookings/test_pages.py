@@ -90,7 +90,9 @@ def test_a_hard_clash_is_never_offered_as_book_anyway(lab, member_client, member
     from inventory.models import Spark
     from telemetry.models import NodeState
 
-    NodeState.objects.create(spark=Spark.objects.get(name="pair-b"), status="down")
+    # its last poll did not reach it (a key accepted earlier): down
+    NodeState.objects.create(spark=Spark.objects.get(name="pair-b"), status="down", key_status="ok",
+                             last_poll_at=hours(-1))
     services.booking_create(actor=actor(member2), group=lab["direct"].pk, start=hours(1), end=hours(3),
                             purpose="theirs", confirm=True)
     form = {"group": lab["direct"].pk, "shown_group": lab["direct"].pk, "start": local(hours(2)),

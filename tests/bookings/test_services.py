@@ -125,7 +125,9 @@ def test_the_limit_per_person(lab, member_user, settings):
 def test_unhealthy_nodes_need_a_confirmation(lab, member_user):
     from telemetry.models import NodeState
 
-    NodeState.objects.create(spark=Spark.objects.get(name="pair-b"), status="down")
+    # its last poll did not reach it (a key accepted earlier): down
+    NodeState.objects.create(spark=Spark.objects.get(name="pair-b"), status="down", key_status="ok",
+                             last_poll_at=hours(-1))
     with pytest.raises(NeedsConfirmation) as exc:
         book(member_user, group=lab["direct"].pk)
     assert exc.value.warnings == ["pair-b is down (telemetry)"]
