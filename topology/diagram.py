@@ -207,11 +207,17 @@ def _link(i: int, link: Link, c: Canvas, marked: dict[str, str], *, label: bool,
              f'<path d="{d}" fill="none" stroke="transparent" stroke-width="12"/>',
              f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="{4.5 if kind == "down" else 3.5}" '
              f'stroke-linejoin="round"{dash}/>']
-    if label and len(points) == 2:
-        (x1, y1), (x2, y2) = points
+    # A link that is not as cabled is always labelled, even where labels are left out for room.
+    if (label or kind in ("half", "down")) and len(points) >= 2:
+        (x1, y1), (x2, y2) = points[-2], points[-1]
         mx, my = (x1 + x2) / 2, (y1 + y2) / 2
-        parts.append(f'<text x="{mx:.1f}" y="{my + 4:.1f}" text-anchor="middle" font-size="11" fill="{colour}" '
-                     f'stroke="#fff" stroke-width="4" paint-order="stroke" font-weight="600">{escape(text)}</text>')
+        head, _, tail = text.partition(" ")  # "100G" over "(one twin)", "200G" over "expected"
+        parts.append(f'<text x="{mx:.1f}" y="{my + (-2 if tail else 4):.1f}" text-anchor="middle" font-size="11" '
+                     f'fill="{colour}" stroke="#fff" stroke-width="4" paint-order="stroke" font-weight="600">'
+                     f'{escape(head)}</text>')
+        if tail:
+            parts.append(f'<text x="{mx:.1f}" y="{my + 10:.1f}" text-anchor="middle" font-size="10" '
+                         f'fill="{colour}" stroke="#fff" stroke-width="4" paint-order="stroke">{escape(tail)}</text>')
     parts.append("</g>")
     return "".join(parts)
 
@@ -250,7 +256,8 @@ def _node(name: str, cx: float, cy: float, box: Box, note: str, marked: dict[str
             f'stroke="{stroke}" stroke-width="{2.4 if flagged else 1.4}"{dash}/>' + "".join(text))
     mark = {"down": "×", "new": "+", "unknown": "?"}.get(status, "!" if status == "degraded" or finding else "")
     if mark:
-        body += (f'<circle cx="{x + box.w - 2:.1f}" cy="{y + 2:.1f}" r="7" fill="{stroke}"/>'
+        badge = AMBER if mark == "!" and status in ("", "ok") else stroke  # a finding on a healthy Spark
+        body += (f'<circle cx="{x + box.w - 2:.1f}" cy="{y + 2:.1f}" r="7" fill="{badge}"/>'
                  f'<text x="{x + box.w - 2:.1f}" y="{y + 6:.1f}" text-anchor="middle" font-size="11" '
                  f'font-weight="700" fill="#fff">{mark}</text>')
     cls = f"node health-{status}" if status else "node"
