@@ -34,6 +34,8 @@ class SparkStateLike(Protocol):
     @property
     def usable_source(self) -> str: ...  # measured | expected
     @property
+    def capacity_gb(self) -> float: ...
+    @property
     def fresh(self) -> bool: ...
 
 

@@ -47,7 +47,8 @@ def render(bars: Sequence[Bar], *, pooled_gb: float | None = None, local_gb: flo
     label_w = len(label) * 7.3 if pooled_gb is not None else 0.0
     # A gutter on the left holds the local-memory label; widen it when the
     # pool's label, centred under the bars, would otherwise run off the left.
-    gutter = max(104.0, label_w / 2 - bars_w / 2 + pad)
+    local_w = len(f"local {_gb(local_gb)} GB") * 7.0 + 26 if local_gb else 0.0  # its label must not be cut
+    gutter = max(104.0, local_w, label_w / 2 - bars_w / 2 + pad)
     width = max(gutter + bars_w + pad, gutter + bars_w / 2 + label_w / 2 + pad)
     names_h = 64 if slanted else 22
     pool_h = 40 if pooled_gb is not None else 0

@@ -271,7 +271,7 @@ def _health(expected: SparkExpected, seen: SparkSeen | None, age: float | None, 
     if seen.key == "mismatch":
         return "down", f"{name} presented another SSH host key than the accepted one; nothing is run on it."
     if seen.reachable is False or seen.verdict == "down":
-        return "down", f"{name} did not answer its last poll."
+        return "down", f"{name} did not answer its last poll: check its power, management network and sshd."
     if not fresh:
         if age is None:
             return "unknown", f"{name} answered but has not sent a sample yet."

@@ -41,8 +41,18 @@ def spark_panel(context: Mapping[str, Any], spark: Any) -> str:
 
 @register.inclusion_tag("telemetry/_spark_box.html")
 def node_health(spark: Any) -> dict[str, Any]:
+    from core import live
     from telemetry import selectors
 
     state = selectors.state_of(spark)
     open_alerts = selectors.open_alerts(spark=spark) if state else []
-    return {"spark": spark, "state": state, "latest": state.latest if state else None, "open_alerts": open_alerts}
+    return {"spark": spark, "state": state, "latest": state.latest if state else None, "open_alerts": open_alerts,
+            "one": live.spark_states([spark.name]).get(spark.name)}
+
+
+@register.filter
+def gb(value: Any) -> str:
+    """Bytes as GB (10^9 bytes) with one decimal; "–" when unknown."""
+    if value is None or value == "":
+        return "–"
+    return f"{int(value) / 1e9:.1f}"
