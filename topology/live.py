@@ -64,7 +64,8 @@ def _seen(names: list[str] | None) -> dict[str, SparkSeen]:
         twins = None
         if latest is not None and latest.twins is not None:
             twins = tuple(TwinSeen(t["port"], t["name"], bool(t["up"]), t.get("speed_mbps"),
-                                   _addressed_twin(t.get("addresses") or ()))
+                                   _addressed_twin(t.get("addresses") or ()),
+                                   t.get("rdma_state") in (None, "ACTIVE"))
                           for t in latest.twin_list)
         name = row.spark.name
         out[name] = SparkSeen(

@@ -22,7 +22,7 @@ The rules, written down once (docs/state.md says the same in prose):
   the OS reserve.
 - **Link** ``ok | half | down | unobserved``: each Spark end of the cable is
   read from its latest fresh sample. The port carries 100 Gb/s per twin that
-  is up and addressed (the PCIe x4 behind each twin), at most the speed the
+  is up, addressed and whose RoCE port is active (the PCIe x4 behind each twin), at most the speed the
   link negotiated, at most what the cabling allows (expected). A twin's
   speed field alone never says "half": a healthy twin reports 200000 Mb/s.
   A link with a down Spark at one end is down.
@@ -100,6 +100,7 @@ class TwinSeen:
     up: bool
     speed_mbps: int | None
     addressed: bool  # has an address NCCL/RoCE can use
+    rdma_active: bool = True  # its RoCE port is ACTIVE (or not reported): RDMA can use it
 
 
 @dataclass(frozen=True)
@@ -304,9 +305,9 @@ def _end(device: str, port: str, expected_gbps: int, state: SparkState | None,
     up = [t for t in twins if t.up]
     if not up:
         return _End(0, f"{ref}: both twins down")
-    usable = [t for t in up if t.addressed]
+    usable = [t for t in up if t.addressed and t.rdma_active]
     if not usable:
-        return _End(0, f"{ref}: twins up but neither has an address")
+        return _End(0, f"{ref}: twins up but none has both an address and an active RoCE port")
     speeds = [t.speed_mbps for t in up if t.speed_mbps]
     negotiated = min(speeds) // 1000 if speeds else expected_gbps
     by_twins = TWIN_GBPS * len(usable)

@@ -103,6 +103,13 @@ def test_a_twin_up_without_address_carries_nothing() -> None:
     assert fs.links[0].observed_gbps == 100
 
 
+def test_a_twin_whose_roce_port_is_down_carries_no_rdma() -> None:
+    tw = (TwinSeen("p0", "enp1s0f0np0", True, 200_000, True, rdma_active=False),
+          TwinSeen("p0", "enP2p1s0f0np0", True, 200_000, True))
+    fs = state(PAIR, CABLE, {"a": seen(), "b": seen(tw=tw)})
+    assert (fs.links[0].observed_gbps, fs.links[0].state) == (100, "half")
+
+
 def test_negotiated_100g_is_half_and_says_negotiated() -> None:
     fs = state(PAIR, CABLE, {"a": seen(tw=twins(speed=100_000)), "b": seen(tw=twins(speed=100_000))})
     link = fs.links[0]
