@@ -108,7 +108,8 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(live_server, page, 
 
         # The inventory's Spark page and the home page carry a health summary too.
         page.goto(f"{base}/sparks/spark-15/")
-        assert "memory-pressure" not in page.locator("#spark-telemetry").inner_text()
+        assert page.locator("#spark-health").inner_text() == "degraded"  # the one state, as everywhere
+        assert "memory-pressure" in page.locator("#spark-why").inner_text()
         assert "1 open alert" in page.locator("#spark-telemetry").inner_text()
         page.goto(f"{base}/")
         assert "open alerts" in page.locator("#health-summary").inner_text()
