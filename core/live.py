@@ -9,7 +9,7 @@ topology) they get nothing and show no health, never a guess.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -39,13 +39,38 @@ class SparkStateLike(Protocol):
     def fresh(self) -> bool: ...
 
 
+class LinkStateLike(Protocol):
+    """What the lower floors read of a cabled link's state (``topology.state.LinkState``)."""
+
+    @property
+    def a(self) -> str: ...
+    @property
+    def b(self) -> str: ...
+    @property
+    def cable(self) -> str: ...
+    @property
+    def expected_gbps(self) -> int: ...
+    @property
+    def observed_gbps(self) -> int | None: ...
+    @property
+    def state(self) -> str: ...  # ok | half | down | unobserved
+
+
 Reader = Callable[[Iterable[str] | None], Mapping[str, SparkStateLike]]
+LinkReader = Callable[[], Sequence[LinkStateLike]]
 _readers: list[Reader] = []
+_link_readers: list[LinkReader] = []
 
 
-def provide(reader: Reader) -> None:
-    """Register the reader (the topology app does, once)."""
+def provide(reader: Reader, links: LinkReader | None = None) -> None:
+    """Register the readers (the topology app does, once)."""
     _readers[:] = [reader]
+    _link_readers[:] = [links] if links is not None else []
+
+
+def link_states() -> Sequence[LinkStateLike]:
+    """Every cabled link's state; () without a reader."""
+    return _link_readers[0]() if _link_readers else ()
 
 
 def spark_states(names: Iterable[str] | None = None) -> Mapping[str, SparkStateLike]:

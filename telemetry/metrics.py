@@ -41,6 +41,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from core import live
 from telemetry import conf, selectors
 
 # generate_latest writes the classic text format.
@@ -131,6 +132,33 @@ class FleetCollector(Collector):
                     speed.add_metric([t.name, tw["port"], tw["name"]], tw["speed_mbps"] * 1_000_000)
         yield twin_up
         yield speed
+
+        expected = GaugeMetricFamily(
+            "fleet_link_expected_bits_per_second",
+            "What a cabled link's cabling allows (cable, Spark port, switch port), bits/s.",
+            labels=["a", "b", "cable"],
+        )
+        observed = GaugeMetricFamily(
+            "fleet_link_observed_bits_per_second",
+            "What a cabled link carries as telemetry saw it (twins up, addressed and RoCE-active, negotiated "
+            "speed), bits/s; absent when not observed.",
+            labels=["a", "b", "cable"],
+        )
+        link_state = GaugeMetricFamily(
+            "fleet_link_state",
+            "A cabled link's state (ok, half, down, unobserved): 1 for its current state, 0 for the others.",
+            labels=["a", "b", "cable", "state"],
+        )
+        for link in live.link_states():
+            ends = [link.a, link.b, link.cable]
+            expected.add_metric(ends, link.expected_gbps * 1_000_000_000)
+            if link.observed_gbps is not None:
+                observed.add_metric(ends, link.observed_gbps * 1_000_000_000)
+            for state in ("ok", "half", "down", "unobserved"):
+                link_state.add_metric([*ends, state], 1 if link.state == state else 0)
+        yield expected
+        yield observed
+        yield link_state
 
         alerts = GaugeMetricFamily(
             "fleet_alerts_open", "Open alerts by code and severity.", labels=["code", "severity"]

@@ -30,6 +30,7 @@ from .state import (
     FleetState,
     GroupState,
     LinkExpected,
+    LinkState,
     SparkExpected,
     SparkSeen,
     SparkState,
@@ -185,3 +186,8 @@ def group_out(view: GroupView, state: GroupState) -> dict[str, Any]:
         "findings": [{"code": f.code, "severity": f.severity, "message": f.message, "objects": list(f.objects)}
                      for f in view.findings],
     }
+
+
+def link_states() -> tuple[LinkState, ...]:
+    """Every cabled link's state (for /metrics, through ``core.live``)."""
+    return live_state().fleet.links

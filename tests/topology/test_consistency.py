@@ -69,6 +69,45 @@ def polled(fleet_key, tmp_path, settings, monkeypatch):
         monkeypatch.setattr(poller, name, no_ssh)
 
 
+def read_sparks_api(seen: Seen, api: ApiClient) -> None:
+    listed = api.get("/api/sparks?limit=1000").json()["items"]
+    for item in listed:
+        name = item["name"]
+        one = api.get(f"/api/sparks/{name}").json()
+        health = api.get(f"/api/sparks/{name}/health").json()
+        for where, data in (("/api/sparks", item), (f"/api/sparks/{name}", one)):
+            seen.add("health", name, where, data["health"]["status"])
+            seen.add("alerts", name, where, tuple(data["health"]["alerts"]))
+            seen.add("last seen", name, where, data["health"]["last_seen"])
+            seen.add("usable", name, where, round(data["usable_gb"], 1))
+            seen.add("usable source", name, where, data["usable_source"])
+        seen.add("health", name, "/api/sparks/{name}/health", health["status"])
+        seen.add("usable", name, "/api/sparks/{name}/health", round(health["usable_gb"], 1))
+    for status in ("ok", "degraded", "down", "unknown", "new"):
+        for item in api.get(f"/api/sparks?health={status}").json()["items"]:
+            seen.add("health", item["name"], "/api/sparks?health=", status)
+
+
+def read_metrics(seen: Seen, client: Client) -> None:
+    body = client.get("/metrics").content.decode()
+    for name, status in re.findall(r'fleet_node_health\{node="([^"]+)",status="(\w+)"\} 1\.0', body):
+        seen.add("health", name, "/metrics", status)
+    for name, source, value in re.findall(
+            r'fleet_node_usable_memory_bytes\{node="([^"]+)",source="(\w+)"\} ([\d.e+]+)', body):
+        seen.add("usable", name, "/metrics", round(float(value) / 1e9, 1))
+        seen.add("usable source", name, "/metrics", source)
+    for a, b, state in re.findall(r'fleet_link_state\{a="([^"]+)",b="([^"]+)",cable="[^"]*",state="(\w+)"\} 1\.0',
+                                  body):
+        seen.add("link state", f"{a}—{b}", "/metrics", state)
+    observed = dict.fromkeys((f"{a}—{b}" for a, b in re.findall(r'fleet_link_expected_bits_per_second\{a="([^"]+)",'
+                                                                 r'b="([^"]+)"', body)))
+    for a, b, value in re.findall(r'fleet_link_observed_bits_per_second\{a="([^"]+)",b="([^"]+)",cable="[^"]*"\} '
+                                  r'([\d.e+]+)', body):
+        observed[f"{a}—{b}"] = int(float(value) / 1e9)
+    for key, value in observed.items():
+        seen.add("link observed", key, "/metrics", value)
+
+
 def read_api(seen: Seen, api: ApiClient) -> None:
     for g in api.get("/api/groups").json():
         for where, item in (("/api/groups", g), (f"/api/groups/{g['id']}", api.get(f"/api/groups/{g['id']}").json())):
@@ -150,6 +189,30 @@ def read_pages(seen: Seen, client: Client) -> None:
         seen.add("usable", name, "/memory/", _gb(usable))
         seen.add("usable source", name, "/memory/", "expected" if how == "," else "measured")
 
+    page = client.get("/sparks/").content.decode()
+    for name, health, usable, source in re.findall(
+            r'<tr id="row-([a-z0-9-]+)">.*?<span class="health h-(\w+)".*?<span class="usable">([\d.,]+)</span> GB '
+            r'<span class="src-label">(\w+)</span>', page, re.S):
+        seen.add("health", name, "/sparks/", health)
+        seen.add("usable", name, "/sparks/", _gb(usable))
+        seen.add("usable source", name, "/sparks/", source)
+    for status in ("ok", "degraded", "down", "unknown", "new"):
+        for name in re.findall(r'<tr id="row-([a-z0-9-]+)">', client.get(f"/sparks/?health={status}").content.decode()):
+            seen.add("health", name, "/sparks/?health=", status)
+    for name in NAMES:
+        page = client.get(f"/sparks/{name}/").content.decode()
+        health = re.search(r'id="spark-health">(\w+)<', page)
+        seen.add("health", name, f"/sparks/{name}/", health.group(1) if health else None)
+        usable = re.search(r'id="spark-usable">([\d.,]+) GB<', page)
+        seen.add("usable", name, f"/sparks/{name}/", _gb(usable.group(1)) if usable else None)
+
+    page = client.get("/telemetry/").content.decode()
+    for name, status, usable in re.findall(r'id="tile-([a-z0-9-]+)" data-status="(\w+)".*?(?:([\d.]+) GB usable|</a>)',
+                                           page, re.S):
+        seen.add("health", name, "/telemetry/", status)
+        if usable:
+            seen.add("usable", name, "/telemetry/", _gb(usable))
+
     page = client.get("/").content.decode()
     for name, health in re.findall(r'<tr><td class="nowrap"><a href="/groups/\d+/">([a-z0-9-]+)</a>.*?'
                                    r'<span class="health h-(\w+)"', page, re.S):
@@ -160,7 +223,9 @@ def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
     client.force_login(viewer_user)
     seen = Seen()
     read_api(seen, ApiClient(viewer_user))
+    read_sparks_api(seen, ApiClient(viewer_user))
     read_pages(seen, client)
+    read_metrics(seen, client)
     assert not seen.disagreements(), "\n".join(seen.disagreements())
 
     # ... and that value is the state's, for each fault of the scenario
@@ -168,7 +233,13 @@ def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
     for name in NAMES:
         spark = live.spark(name)
         assert set(seen.values[("usable", name)].values()) == {spark.usable_gb}, name
-        assert len(seen.readers("usable", name)) >= 4, seen.values[("usable", name)]
+        assert set(seen.values[("health", name)].values()) == {spark.health}, name
+        assert len(seen.readers("usable", name)) >= 10, seen.values[("usable", name)]
+        assert len(seen.readers("health", name)) >= 9, seen.values[("health", name)]
+    health = {n: live.spark(n).health for n in NAMES}
+    assert health == {"spark-a": "ok", "spark-b": "ok", "spark-c": "ok", "spark-d": "degraded",
+                      "spark-e": "degraded", "spark-f": "ok", "spark-g": "down", "spark-h": "new"}
+    assert live.spark("spark-h").usable_source == "expected" and live.spark("spark-a").usable_source == "measured"
     assert live.spark("spark-b").usable_gb < live.spark("spark-a").usable_gb  # the 64 GB one of the pair
     half = "spark-c:p0—spark-d:p0"
     assert seen.values[("link state", half)] and set(seen.values[("link state", half)].values()) == {"half"}
