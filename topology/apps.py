@@ -28,7 +28,7 @@ class TopologyConfig(AppConfig):
         from inventory import services as inventory_services
 
         from . import observed
-        from .services import GROUP_FINDING_PROVIDERS, NODE_MEMORY_USED, groups_sync_hook
+        from .services import GROUP_FINDING_PROVIDERS, groups_sync_hook
 
         if groups_sync_hook not in inventory_services.AFTER_CHANGE:
             inventory_services.AFTER_CHANGE.append(groups_sync_hook)
@@ -37,8 +37,6 @@ class TopologyConfig(AppConfig):
         observed.register_health_codes()
         if observed.alert_findings not in GROUP_FINDING_PROVIDERS:
             GROUP_FINDING_PROVIDERS.append(observed.alert_findings)
-        if observed.memory_used not in NODE_MEMORY_USED:
-            NODE_MEMORY_USED.append(observed.memory_used)
 
         # The one state, for the floors below: inventory's Sparks list and API,
         # telemetry's pages and /metrics read it through core.live.

@@ -17,14 +17,14 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from inventory.group_selectors import GroupView, Overview, groups_overview
 from inventory.models import Spark
-from inventory.topology import Group, link_speed_class
 from telemetry import conf
 from telemetry.health import _addressed
 from telemetry.models import Alert, NodeState
-from telemetry.sample import Twin
+from telemetry.sample import TwinReading
 
+from .engine import Group, link_speed_class
+from .selectors import GroupView, Overview, groups_overview
 from .state import (
     AlertSeen,
     FleetState,
@@ -43,7 +43,7 @@ from .state import (
 
 
 def _addressed_twin(addresses: Iterable[str]) -> bool:
-    return _addressed(Twin("", "", None, True, None, None, tuple(addresses)))
+    return _addressed(TwinReading("", "", None, True, None, None, tuple(addresses)))
 
 
 def _seen(names: list[str] | None) -> dict[str, SparkSeen]:

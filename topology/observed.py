@@ -1,8 +1,8 @@
 """What telemetry observed, as the group pages need it: open alerts of a
-group's nodes as topology findings, and measured memory use per node.
+group's nodes as topology findings (memory is the one state's: ``topology.live``).
 
 Topology stands on telemetry, so it reads telemetry's tables here and
-registers both readers in its own hook lists (``topology.apps``).
+registers its reader in its own hook list (``topology.apps``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from telemetry.health import HEALTH_CODES
-from telemetry.models import Alert, NodeState
+from telemetry.models import Alert
 
 from .engine import Finding, register_finding_code
 
@@ -23,12 +23,6 @@ def alert_findings(group: Any, nodes: Iterable[str]) -> list[Finding]:
     rows = Alert.objects.filter(spark__name__in=list(nodes), ended_at__isnull=True).order_by("spark__name", "code")
     return [Finding(a.code, SEVERITY.get(a.severity, "warning"), a.message, tuple(a.about))  # type: ignore[arg-type]
             for a in rows]
-
-
-def memory_used(nodes: Iterable[str]) -> dict[str, int | None]:
-    """Unified memory in use per node (bytes), from each node's latest sample."""
-    rows = NodeState.objects.filter(spark__name__in=list(nodes), latest__mem_used_bytes__isnull=False)
-    return dict(rows.values_list("spark__name", "latest__mem_used_bytes"))
 
 
 def register_health_codes() -> None:

@@ -1,5 +1,6 @@
 """Reads of node groups: each live group with the engine's description of it
-(kind, links, memory, findings), its sub-groups, and memory per node.
+(kind, links, memory, findings) and its sub-groups. Memory per node is the
+one state's (``topology.live``), never a second reckoning here.
 
 One overview costs a constant number of queries whatever the fleet's size:
 five for the lab (``services.lab_read``) and two for the groups and their
@@ -31,7 +32,6 @@ from inventory.models import (
 from .engine import CableIn, Finding, Group, LabIn, Memory, analyse
 from .services import (
     GROUP_FINDING_PROVIDERS,
-    NODE_MEMORY_USED,
     LabSnapshot,
     lab_read,
     live_group,
@@ -39,8 +39,6 @@ from .services import (
 )
 
 _RANK = {"error": 0, "warning": 1, "info": 2}
-# Memory sizes are binary (a "128 GB" Spark holds 128 GiB); telemetry reports bytes.
-BYTES_PER_GB = 1024**3
 
 
 @dataclass
@@ -67,21 +65,6 @@ class GroupView:
         """Nodes in no sub-group yet: what a new sub-group may take."""
         taken = {n for sub in self.subgroups for n in sub.result.nodes}
         return [n for n in self.result.nodes if n not in taken]
-
-
-@dataclass
-class NodeMemory:
-    name: str
-    total_gb: float  # the catalogue's nominal unified memory
-    reserve_gb: float  # taken by the OS before any model loads (docs/hardware.md: 3 to 4 GB)
-    used_gb: float | None  # measured by telemetry; None = unknown, never 0
-    group: str = ""
-
-    @property
-    def free_gb(self) -> float | None:
-        if self.used_gb is None:
-            return None
-        return max(0.0, self.total_gb - self.reserve_gb - self.used_gb)
 
 
 @dataclass
@@ -247,22 +230,3 @@ def _merged(parts: list[Group]) -> Group:
     findings = tuple(f for g in parts for f in g.findings)
     return Group(nodes, "irregular", nodes, tuple(sorted({s for g in parts for s in g.switches})),
                  tuple(link for g in parts for link in g.links), memory, 0.0, findings)
-
-
-def node_memory(overview: Overview) -> dict[str, NodeMemory]:
-    """Memory per node: nominal total, OS reserve, used from telemetry (or unknown)."""
-    names = [n.name for n in overview.snapshot.lab.nodes]
-    used: dict[str, int | None] = {}
-    for provider in NODE_MEMORY_USED:
-        for name, value in provider(names).items():
-            if value is not None:
-                used[name] = value
-    group_of = {n: v.row.name for v in overview.groups for n in v.result.nodes}
-    reserve = float(settings.FLEET_OS_RESERVE_GB)
-    out = {}
-    for name in names:
-        total = float(overview.snapshot.memory_gb.get(name, 0))
-        raw = used.get(name)
-        out[name] = NodeMemory(name, total, min(reserve, total),
-                               None if raw is None else raw / BYTES_PER_GB, group_of.get(name, ""))
-    return out

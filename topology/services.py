@@ -36,8 +36,6 @@ from .engine import CableIn, EndIn, Finding, Group, LabIn, NodeIn, SwitchIn, Swi
 # for the group, so that their query count stays flat; each finding then goes
 # to the groups whose nodes it names in ``objects`` ("node" or "node:port").
 GROUP_FINDING_PROVIDERS: list[Callable[[NodeGroup | None, list[str]], list[Finding]]] = []
-# Telemetry reports used memory in bytes per node name; None (or absent) = unknown.
-NODE_MEMORY_USED: list[Callable[[list[str]], dict[str, int | None]]] = []
 
 # Auto groups change because cables changed, whoever plugged them: the log says so.
 CABLING = Actor(source="cabling")

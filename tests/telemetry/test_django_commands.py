@@ -102,15 +102,17 @@ def test_demo_scenario_matches_the_demo_lab():
 @pytest.mark.django_db
 def test_open_alerts_become_group_findings_and_memory_is_reported(fleet_key, tmp_path, settings):
     groups = pytest.importorskip("topology.services")
-    from topology.observed import alert_findings, memory_used
+    from topology.live import spark_states
+    from topology.observed import alert_findings
 
-    assert alert_findings in groups.GROUP_FINDING_PROVIDERS and memory_used in groups.NODE_MEMORY_USED
+    assert alert_findings in groups.GROUP_FINDING_PROVIDERS
     with sim_lab([SimNode("spark-a", faults={"memory-pressure"})], fleet_key, tmp_path, settings):
         poll_and_store(spark_ids=ids("spark-a"))
     (finding,) = alert_findings(None, ["spark-a"])
     assert (finding.code, finding.severity, finding.objects) == ("memory-pressure", "error", ("spark-a",))
-    used = memory_used(["spark-a", "spark-zz"])
-    assert set(used) == {"spark-a"} and used["spark-a"] > 0
+    states = spark_states(["spark-a", "spark-zz"])  # the one state: measured usable memory
+    assert set(states) == {"spark-a"} and states["spark-a"].usable_source == "measured"
+    assert 0 < states["spark-a"].usable_gb < 0.1 * 130.7  # under memory pressure (PSI stalls, little left)
 
 
 @pytest.mark.django_db
