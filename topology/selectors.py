@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from django.db import connection

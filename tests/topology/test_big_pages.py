@@ -9,8 +9,8 @@ import re
 import pytest
 
 from core.actor import Actor
-from inventory.labio import lab_import
 from inventory.labgen import lab_document
+from inventory.labio import lab_import
 
 pytestmark = pytest.mark.django_db
 
