@@ -16,6 +16,12 @@ class FabricConfig(AppConfig):
         panels.register("group-exchange", exchange_panel)  # measured bus bandwidth in the group's table
         panels.register("group", verification_panel, order=20)  # after who holds the group
 
+        from topology.services import GROUP_FINDING_PROVIDERS
+
+        from .selectors import fabric_findings
+
+        if fabric_findings not in GROUP_FINDING_PROVIDERS:
+            GROUP_FINDING_PROVIDERS.append(fabric_findings)
         for code, (severity, description) in FABRIC_CODES.items():
             register_finding_code(code, severity="error" if severity == "critical" else severity,
                                   description=description)

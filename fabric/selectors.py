@@ -2,7 +2,12 @@
 figure the planner reads (``latest_measured_busbw``)."""
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from collections.abc import Iterable
+from typing import Any
+
+from django.db.models import OuterRef, QuerySet, Subquery
+
+from topology.engine import Finding, Severity
 
 from .models import FabricRun
 
@@ -32,3 +37,19 @@ def latest_measured_busbw(group_id: int | None) -> tuple[float, FabricRun] | Non
         return None
     run = latest_measurement(group_id)
     return (run.avg_busbw, run) if run is not None and run.avg_busbw is not None else None
+
+
+def fabric_findings(group: Any, nodes: Iterable[str]) -> list[Finding]:
+    """The findings of each group's latest finished verification, naming the
+    run's nodes, for the group pages' findings list (one query for the fleet)."""
+    latest = FabricRun.objects.filter(group=OuterRef("group")).order_by("-created_at", "-pk").values("pk")[:1]
+    wanted = set(nodes)
+    found: list[Finding] = []
+    runs = FabricRun.objects.filter(pk=Subquery(latest), status__in=[FabricRun.Status.DONE, FabricRun.Status.FAILED])
+    for run in runs.exclude(findings=[]).only("pk", "group_name", "nodes", "findings"):
+        names = tuple(n["name"] for n in run.nodes if n["name"] in wanted)
+        for f in run.findings:
+            severity: Severity = "error" if f["severity"] == "critical" else "warning"
+            found.append(Finding(f["code"], severity, f"Fabric verification #{run.pk} of {run.group_name}: "
+                                                      f"{f['message']} Fix: {f['fix']}", names))
+    return found

@@ -20,11 +20,11 @@ from .command import SWEEP_SIZES
 from .models import FabricRun
 
 
-def panel_context(group: NodeGroup, user: Any, *, error: str = "") -> dict[str, Any]:
+def panel_context(group: NodeGroup, user: Any, *, error: str = "", nodes: Any = None) -> dict[str, Any]:
     runs = list(selectors.runs_for_group(group.pk, limit=5))
     active = next((r for r in runs if r.active), None)
     allowed, why = services.may_verify(user, group)
-    nodes = sorted(group.members.values_list("spark__name", flat=True))
+    nodes = sorted(nodes if nodes is not None else group.members.values_list("spark__name", flat=True))
     return {"group": group, "runs": runs, "active": active, "latest": runs[0] if runs else None,
             "may_verify": allowed, "why_not": why, "error": error, "sizes": len(SWEEP_SIZES),
             "netplan_nodes": nodes}

@@ -35,4 +35,5 @@ def verification_panel(context: Mapping[str, Any], group: Any) -> str:
     request = context.get("request")
     if not getattr(analysed, "links", None) or request is None:
         return ""
-    return render_to_string("fabric/_panel.html", panel_context(group, request.user), request=request)
+    nodes = getattr(analysed, "nodes", None)  # the page knows the Sparks: no query for them
+    return render_to_string("fabric/_panel.html", panel_context(group, request.user, nodes=nodes), request=request)

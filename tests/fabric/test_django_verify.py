@@ -94,6 +94,10 @@ def test_one_twin_is_found_and_named(api_admin, fleet_key, tmp_path, settings, t
     run = FabricRun.objects.get(pk=response.json()["id"])
     assert run.status == "done" and run.verdict == "degraded"
     assert [f["code"] for f in run.findings] == ["fabric-one-half"] and "second twin" in run.findings[0]["fix"]
+    # raised on the group: its findings list (page and API) names them
+    group = api_admin.get(f"/api/groups/{run.group_id}").json()
+    raised = [f for f in group["findings"] if f["code"] == "fabric-one-half"]
+    assert raised and f"Fabric verification #{run.pk}" in raised[0]["message"]
 
 
 def test_a_stuck_build_is_found(api_admin, fleet_key, tmp_path, settings, tasks_inline):
