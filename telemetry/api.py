@@ -19,7 +19,7 @@ from ninja import Query, Router
 from core import live
 from core.actor import Actor
 from core.api import ADMIN, BOOK
-from inventory.errors import InventoryError, NotFound
+from core.errors import BadInput, NotFound
 from telemetry import selectors, services
 from telemetry.keys import fingerprint
 from telemetry.models import Alert, NodeAggregate, NodeSample
@@ -27,7 +27,7 @@ from telemetry.models import Alert, NodeAggregate, NodeSample
 router = Router(tags=["telemetry"])
 
 
-class BadTime(InventoryError):
+class BadTime(BadInput):
     pass
 
 
@@ -199,8 +199,5 @@ def alert_ack(request: HttpRequest, alert_id: int) -> dict[str, Any]:
 @router.post("/sparks/{name}/hostkey/accept", summary="Accept the host key a Spark presented (lab admin)", auth=ADMIN)
 def hostkey_accept(request: HttpRequest, name: str, key: str = "") -> dict[str, Any]:
     spark = selectors.spark_get(name)
-    try:
-        state = services.host_key_accept(actor=Actor.from_request(request, "api"), spark=spark, key=key or None)
-    except services.TelemetryError as exc:
-        raise InventoryError(str(exc), exc.path) from exc
+    state = services.host_key_accept(actor=Actor.from_request(request, "api"), spark=spark, key=key or None)
     return {"name": spark.name, "host_key": {"status": state.key_status, "accepted": fingerprint(state.host_key)}}

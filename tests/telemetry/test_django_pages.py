@@ -121,6 +121,24 @@ def test_accepting_a_host_key_is_admin_only_and_needs_csrf(polled, users):
 # ------------------------------------------------------------------ API
 
 
+def test_api_accepting_a_key_nobody_presented_is_a_400_naming_the_key(polled, api_admin, api_member):
+    state = NodeState.objects.get(spark__name="spark-02")
+    state.key_status = "mismatch"
+    state.presented_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOoGJ2Eqy5bz9jsXvnHL3d64i6Vp7B53N2m8lbqNPYpb"
+    state.save()
+    url = "/api/sparks/spark-02/hostkey/accept"
+    assert api_member.post(url + "?key=x").status_code == 403
+    refused = api_admin.post(url + "?key=ssh-ed25519%20AAAAother")
+    assert refused.status_code == 400
+    body = refused.json()
+    assert body["message"].startswith("the request was not applied: key: ")
+    assert body["errors"] == [{"path": "key", "message": body["errors"][0]["message"]}]
+    assert "another key than the one shown" in body["errors"][0]["message"]
+    assert NodeState.objects.get(spark__name="spark-02").key_status == "mismatch"
+    accepted = api_admin.post(url + "?key=" + state.presented_key.replace(" ", "%20"))
+    assert accepted.status_code == 200 and accepted.json()["host_key"]["status"] == "ok"
+
+
 def test_api_latest_sample_has_the_documented_fields(polled, api_viewer):
     body = api_viewer.get("/api/sparks/spark-01/telemetry").json()
     assert set(body) >= {"at", "reachable", "memory", "gpu", "twins", "errors"}
