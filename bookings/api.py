@@ -15,7 +15,7 @@ from ninja import Field, Query, Router, Schema, Status
 
 from core.actor import Actor
 from core.api import ADMIN, BOOK
-from inventory.errors import NotFound
+from core.errors import NotFound
 
 from . import selectors, services
 from .availability import availability_check

@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Count, QuerySet
 
 from core import live
-from inventory.errors import NotFound
+from core.errors import NotFound
 from inventory.models import Spark
 from telemetry.expectations import expectations_for
 from telemetry.models import Alert, NodeAggregate, NodeSample, NodeState, Status

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import admin_required, booker_required
 from core.actor import Actor
-from inventory.errors import NotFound
+from core.errors import NotFound
 from telemetry import history, selectors, services
 from telemetry.expectations import expectations_for
 from telemetry.health import HEALTH_CODES

@@ -9,7 +9,7 @@ from ninja import Field, Router, Schema, Status
 
 from core.actor import Actor
 from core.api import ADMIN
-from inventory.errors import InventoryError
+from core.errors import BadInput
 
 from . import services as svc
 from .live import group_out, live_state
@@ -96,7 +96,7 @@ def _out(view: GroupView, overview: Any) -> dict[str, Any]:
 @router.get("/groups", response=list[GroupOut], summary="List live node groups")
 def groups_list(request: HttpRequest, include_subgroups: bool = True, kind: str = "") -> list[dict[str, Any]]:
     if kind and kind not in KINDS:
-        raise InventoryError(f"{kind!r} is not a group kind; one of {', '.join(KINDS)}", "kind")
+        raise BadInput(f"{kind!r} is not a group kind; one of {', '.join(KINDS)}", "kind")
     live = live_state()
     views = live.overview.all(include_subgroups=include_subgroups)
     return [group_out(v, live.group(v)) for v in views if not kind or v.result.kind == kind]
@@ -119,7 +119,7 @@ def subgroups_create(request: HttpRequest, group_id: int, payload: SubgroupIn) -
 def groups_update(request: HttpRequest, group_id: int, payload: GroupPatch) -> dict[str, Any]:
     group = svc.live_group(group_id)
     if "name" not in payload.model_fields_set:
-        raise InventoryError("send the new name; only a group's name can be changed", "name")
+        raise BadInput("send the new name; only a group's name can be changed", "name")
     svc.group_rename(actor=Actor.from_request(request, "api"), group=group, name=payload.name)
     return _one(group_id)
 

@@ -24,8 +24,8 @@ from django.utils import timezone
 
 from core import errors
 from core.actor import Actor
+from core.errors import BadInput, NotFound
 from inventory import validators as v
-from inventory.errors import InventoryError, NotFound
 from inventory.models import Cable, CableEnd, Change, NodeGroup, NodeGroupMember, Port, Spark, Switch
 from inventory.services import change_record
 
@@ -45,7 +45,7 @@ CABLING = Actor(source="cabling")
 UNSPLITTABLE = {"ring", "direct", "chain"}
 
 
-class NotSplittable(InventoryError, errors.Conflict):
+class NotSplittable(BadInput, errors.Conflict):
     """Splitting this group is refused because of its cabling (409, with the
     refusal's ``code``); pages show it like any bad input."""
 
@@ -254,7 +254,7 @@ def _name_errors(name: Any, group: NodeGroup | None) -> list[tuple[str, str]]:
 def refuse_split(parent: NodeGroup) -> None:
     """Raise unless ``parent`` is a live switched auto group that may be split."""
     if not parent.auto:
-        raise InventoryError(f"{parent.name} is itself a sub-group; split its parent "
+        raise BadInput(f"{parent.name} is itself a sub-group; split its parent "
                              f"{parent.parent.name if parent.parent else 'group'} instead", "parent")
     if parent.kind in UNSPLITTABLE:
         what = {"ring": "a ring", "chain": "a chain", "direct": "a direct pair"}[parent.kind]
@@ -303,7 +303,7 @@ def subgroup_create(*, actor: Actor, parent: NodeGroup, name: Any, nodes: Any) -
         if isinstance(node, str):
             seen.add(node)
     if errors:
-        raise InventoryError(errors)
+        raise BadInput(errors)
     with transaction.atomic():
         group = NodeGroup.objects.create(name=name, kind=parent.kind, parent=parent, auto=False)
         NodeGroupMember.objects.bulk_create(NodeGroupMember(group=group, spark_id=known[n]) for n in sorted(seen))
@@ -315,7 +315,7 @@ def subgroup_create(*, actor: Actor, parent: NodeGroup, name: Any, nodes: Any) -
 def group_rename(*, actor: Actor, group: NodeGroup, name: Any) -> NodeGroup:
     errors = _name_errors(name, group)
     if errors:
-        raise InventoryError(errors)
+        raise BadInput(errors)
     if name == group.name:
         return group
     with transaction.atomic():
@@ -329,7 +329,7 @@ def group_rename(*, actor: Actor, group: NodeGroup, name: Any) -> NodeGroup:
 def subgroup_delete(*, actor: Actor, group: NodeGroup) -> None:
     """Retire a sub-group (the row stays for the bookings that name it)."""
     if group.auto:
-        raise InventoryError(
+        raise BadInput(
             f"{group.name} follows the cabling and cannot be deleted; unplug its cables to dissolve it, "
             "or delete one of its sub-groups", "id")
     with transaction.atomic():

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import admin_required
 from core.actor import Actor
-from inventory.errors import InventoryError, NotFound
+from core.errors import BadInput, NotFound
 
 from . import diagram, memory_chart
 from . import services as svc
@@ -131,7 +131,7 @@ def _group_context(view: GroupView, live: Live) -> dict[str, Any]:
     if view.row.auto:
         try:
             svc.refuse_split(view.row)
-        except InventoryError as exc:
+        except BadInput as exc:
             refusal = str(exc)
     cabled = {(link.a, link.b): link for link in g.links}
     return {
@@ -173,7 +173,7 @@ def subgroup_create(request: HttpRequest, group_id: int) -> HttpResponse:
     refused = False
     try:
         sub = svc.subgroup_create(actor=Actor.from_request(request, "page"), parent=parent, name=name, nodes=nodes)
-    except InventoryError as exc:
+    except BadInput as exc:
         errors, refused = exc.errors, isinstance(exc, svc.NotSplittable)
     view, live = _detail(group_id)
     context = _group_context(view, live)
@@ -199,7 +199,7 @@ def group_rename(request: HttpRequest, group_id: int) -> HttpResponse:
         svc.group_rename(actor=actor, group=group, name=request.POST.get("name", "").strip())
     except NotFound as exc:
         raise Http404(str(exc)) from exc
-    except InventoryError as exc:
+    except BadInput as exc:
         view, live = _detail(group_id)
         context = _group_context(view, live)
         context.update(rename_errors=[m for _, m in exc.errors], rename_value=request.POST.get("name", ""))
@@ -216,7 +216,7 @@ def group_delete(request: HttpRequest, group_id: int) -> HttpResponse:
         svc.subgroup_delete(actor=Actor.from_request(request, "page"), group=group)
     except NotFound as exc:
         raise Http404(str(exc)) from exc
-    except InventoryError as exc:
+    except BadInput as exc:
         messages.error(request, str(exc.errors[0][1]))
         return redirect("topology:group", group_id=group_id)
     messages.success(request, f"Sub-group {group.name} deleted; its Sparks are free again in {group.parent}.")
