@@ -13,13 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from bookings.selectors import user_holds_nodes
 from core import errors
 from core.actor import Actor
+from core.config import setting
 from core.roles import can_book, is_admin
 from inventory.models import NodeGroup, Spark
 from telemetry.conf import ssh_key_path
@@ -126,7 +126,7 @@ def run_execute(*, run_id: int) -> BenchmarkRun | None:
         return _finish(run, status=failed, error="the fleet's SSH key (FLEET_SSH_KEY) does not exist; nothing was run")
     command = bench_command(_spec(run))
     outcome = run_command(Target(head.ssh_host, head.ssh_port, head.ssh_user), command, client_keys=[str(key)],
-                          accepted_key=accepted, timeout=float(getattr(settings, "FLEET_BENCH_TIMEOUT_S", 1800)))
+                          accepted_key=accepted, timeout=setting("FLEET_BENCH_TIMEOUT_S", 1800.0, float))
     if outcome.error:
         return _finish(run, status=failed, error=outcome.error, command=command)
     result = read_output(outcome.output, model=run.model.slug)
