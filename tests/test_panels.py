@@ -17,7 +17,7 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 def test_each_slot_is_filled_by_the_app_that_owns_the_panel(admin_client, import_lab):
     import_lab("pair.yaml")
     spark = admin_client.get("/sparks/pair-a/").content.decode()
-    assert 'id="spark-telemetry"' in spark and "never polled" in spark
+    assert 'id="spark-telemetry"' in spark and "<h3>Health" in spark
     from inventory.models import NodeGroup
 
     group = NodeGroup.objects.get(name="group-pair-a")
