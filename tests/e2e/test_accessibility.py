@@ -83,6 +83,14 @@ def test_every_page_for_every_role_passes_axe_and_fits_a_phone(live_server, brow
                          if v["impact"] in ("serious", "critical")]
         for path in paths:
             problems += check(page, axe, live_server.url, path, width)
+        if width == DESKTOP:  # the widths between, where the bar turns into the menu
+            for between in (768, 1024, 1280, 1301, 1366):
+                page.set_viewport_size({"width": between, "height": 900})
+                page.goto(f"{live_server.url}/")
+                scroll, client = page.evaluate(
+                    "[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+                if scroll > client:
+                    problems.append(f"/ at {between} px: the page is {scroll} px wide")
         context.close()
     assert not problems, "\n".join(problems)
 
