@@ -26,3 +26,19 @@ def test_home_queries_do_not_grow_with_the_lab(admin_client, import_lab):
     with CaptureQueriesContext(connection) as large:
         admin_client.get("/")
     assert len(large) <= len(small) + 1
+
+
+def test_favicon_and_skip_link(client, admin_client):
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon["Content-Type"] == "image/x-icon"
+    assert b"".join(icon.streaming_content if icon.streaming else [icon.content])[:4] == b"\x00\x00\x01\x00"
+    html = admin_client.get("/").content.decode()
+    assert '<a class="skiplink" href="#main">Skip to content</a>' in html and '<main id="main"' in html
+
+
+def test_the_api_reference_links_back_and_to_the_tokens(admin_client):
+    html = admin_client.get("/api/docs").content.decode()
+    assert 'href="/">← Back to Spark Fleet</a>' in html and 'href="/accounts/profile/#tokens"' in html
+    profile = admin_client.get("/accounts/profile/").content.decode()
+    assert 'id="tokens"' in profile and 'href="/api/docs"' in profile
+    assert '<label for="id_token_name">' in profile
