@@ -65,6 +65,11 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     page.fill("#id_context_tokens", "65536")
     page.select_option("#id_goal", "throughput")
     page.fill("#id_concurrency", "8")
+    # The form plans again on "change", which fires when the field loses focus:
+    # leave it first (as a user clicking elsewhere does) and let that answer land,
+    # so the copy button clicked below is not swapped out under the click.
+    page.locator("#id_concurrency").blur()
+    page.wait_for_load_state("networkidle")
     page.wait_for_function("() => document.querySelector('#recommendation') && "
                            "document.querySelector('#recommendation').innerText.includes('8 streams together')")
     assert page.evaluate("window.__still_here") is True
