@@ -11,7 +11,6 @@ it took. Select it alone with ``-m fuzz``.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -20,39 +19,19 @@ from typing import Any
 
 import pytest
 import requests
-from django.apps import apps
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from accounts.roles import ADMIN, MEMBER, VIEWER
 from accounts.tokens import token_create
 from tests.bookings.conftest import seed_catalogue
 from tests.conftest import lab_data, make_user
+from tests.security.state import snapshot
 
 pytestmark = [pytest.mark.fuzz, pytest.mark.django_db(transaction=True)]
 
 EXAMPLES = int(os.environ.get("FLEET_FUZZ_EXAMPLES", "4"))
 SEED = 20261130
 READ_METHODS = {"GET", "HEAD", "OPTIONS"}
-# Rows that move on every authenticated request, by design.
-VOLATILE_FIELDS = {"last_used_at"}
-APPS = ("inventory", "topology", "telemetry", "placement", "bookings", "accounts")
-
-
-def snapshot() -> str:
-    """A digest of every row the API could write."""
-    digest = hashlib.sha256()
-    for label in APPS:
-        try:
-            config = apps.get_app_config(label)
-        except LookupError:
-            continue
-        for model in sorted(config.get_models(), key=lambda m: m._meta.label):
-            fields = [f.attname for f in model._meta.concrete_fields if f.attname not in VOLATILE_FIELDS]
-            for row in model.objects.order_by("pk").values_list(*fields):
-                digest.update(repr((model._meta.label, row)).encode())
-    return digest.hexdigest()
-
-
 @pytest.fixture
 def fuzz_lab() -> dict[str, str]:
     from bookings import services as booking_services
