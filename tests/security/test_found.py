@@ -3,8 +3,12 @@ comes back: a clear answer (4xx, or a page clamped to a sane window) and
 nothing changed."""
 from __future__ import annotations
 
+import os  # noqa: F401 - read by a skipif condition
+
 import pytest
 from django.test import Client
+
+from tests.bookings.conftest import lab  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -24,3 +28,208 @@ def test_a_timeline_date_far_out_is_clamped_not_a_crash(member_client, view, day
     r = member_client.get(f"/bookings/?view={view}&date={day}")
     assert r.status_code == 200
     assert f"date={next_window}" in r.content.decode()  # the window shown is the nearest sane one
+
+
+# ------------------------------------------------------------------ API: one edge for every input
+
+HOURS = 3600
+
+
+def _at(hours: float, offset: str = "Z") -> str:
+    from datetime import UTC, datetime, timedelta
+
+    at = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(hours=hours)
+    return at.strftime("%Y-%m-%dT%H:%M:%S") + offset
+
+
+def refused(client, method: str, path: str, body=None, *, status=(400, 404, 413, 422)) -> dict:
+    """The request is answered with a clear 4xx naming the place, and nothing changed."""
+    from tests.security.state import snapshot
+
+    before = snapshot()
+    r = getattr(client, method)(path, body) if body is not None else getattr(client, method)(path)
+    assert r.status_code in status, (path, r.status_code, r.content[:300])
+    data = r.json()
+    assert data["message"] and isinstance(data["errors"], list)
+    assert snapshot() == before, f"{method.upper()} {path} was refused but changed the database"
+    return data
+
+
+def paths_named(data: dict) -> str:
+    return " ".join(e["path"] for e in data["errors"]) + " " + data["message"]
+
+
+@pytest.fixture
+def booked_lab(lab, member_user):  # noqa: F811 - the fixture imported above
+    return lab
+
+
+@pytest.mark.parametrize("value", ["a\x00b", "a\x0bb", "a\u2028b", "x" * 70])
+def test_a_catalogue_vendor_too_long_or_with_control_characters_is_refused(api_admin, value):
+    body = {"kind": "switch", "slug": "sw-test", "name": "Test switch", "vendor": value, "port_count": 4,
+            "speed_gbps": 200}
+    data = refused(api_admin, "post", "/api/catalogue", body)
+    assert "vendor" in paths_named(data)
+
+
+@pytest.mark.parametrize(("field", "value"), [("port_count", 2**40), ("speed_gbps", 2**40), ("memory_gb", -1)])
+def test_catalogue_numbers_beyond_their_column_are_refused(api_admin, field, value):
+    body = {"kind": "switch", "slug": "sw-test", "name": "Test switch", "port_count": 4, "speed_gbps": 200,
+            field: value}
+    assert field in paths_named(refused(api_admin, "post", "/api/catalogue", body))
+
+
+@pytest.mark.parametrize("field", ["hardware", "name", "serial", "vendor"])
+def test_a_nul_in_a_spark_field_is_refused(api_admin, booked_lab, field):
+    body = {"name": "spark-new", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.9"}, field: "a\x00b"}
+    assert field in paths_named(refused(api_admin, "post", "/api/sparks", body))
+
+
+def test_a_nul_in_switch_and_cable_fields_is_refused(api_admin, booked_lab):
+    assert "hardware" in paths_named(refused(api_admin, "post", "/api/switches", {"name": "sw-9", "hardware": "a\x00"}))
+    data = refused(api_admin, "post", "/api/cables", {"type": "qsfp\x00", "ends": ["node-01:p0", "node-02:p0"]})
+    assert "type" in paths_named(data)
+    data = refused(api_admin, "post", "/api/cables", {"type": "qsfp112-dac", "ends": ["node-01:p0\x00", "x:p0"]})
+    assert "ends" in paths_named(data)
+
+
+@pytest.mark.parametrize("path", [
+    "/api/sparks?q=a%00b", "/api/catalogue?kind=%00", "/api/changes?object_name=a%00", "/api/sparks/spark%0001",
+    "/api/sparks/spark-01%0b", "/api/bookings?owner=a%00", "/api/alerts?code=%00",
+])
+def test_a_nul_or_control_character_in_a_query_or_path_is_a_400(api_viewer, booked_lab, path):
+    refused(api_viewer, "get", path, status=(400, 404, 422))
+
+
+@pytest.mark.parametrize("path", ["/sparks/?q=a%00b", "/bookings/?group=%00", "/sparks/spark%0001/"])
+def test_a_nul_in_a_page_address_is_a_400(member_user, booked_lab, path):
+    c = Client()
+    c.force_login(member_user)
+    assert c.get(path).status_code == 400
+
+
+@pytest.mark.parametrize("path", ["/api/sparks", "/api/switches", "/api/cables", "/api/changes", "/api/bookings",
+                                  "/api/alerts"])
+@pytest.mark.parametrize("offset", ["99999999999999999999", "-1", "1e9"])
+def test_an_offset_out_of_range_is_refused_on_every_list(api_viewer, booked_lab, path, offset):
+    data = refused(api_viewer, "get", f"{path}?offset={offset}", status=(400, 422))
+    assert "offset" in paths_named(data)
+
+
+@pytest.mark.parametrize("path", ["/api/sparks", "/api/bookings", "/api/changes"])
+def test_a_limit_out_of_range_is_refused(api_viewer, booked_lab, path):
+    assert "limit" in paths_named(refused(api_viewer, "get", f"{path}?limit=100000000000", status=(400, 422)))
+
+
+def test_lists_say_what_their_items_are_in_the_schema(api_viewer):
+    schema = api_viewer.get("/api/openapi.json").json()
+    lists = []
+    for path, ops in schema["paths"].items():
+        get = ops.get("get")
+        if not get or "{" in path:
+            continue
+        content = get["responses"]["200"].get("content", {}).get("application/json", {})
+        ref = content.get("schema", {})
+        lists.append((path, ref))
+    for path, ref in lists:
+        resolved = ref
+        if "$ref" in ref:
+            resolved = schema["components"]["schemas"][ref["$ref"].split("/")[-1]]
+        items = resolved.get("properties", {}).get("items", resolved.get("items"))
+        if items is None:
+            continue
+        assert items.get("$ref") or items.get("items", {}).get("$ref") or items.get("type") not in (None, "object"), \
+            f"{path}: list items are untyped ({items})"
+
+
+@pytest.mark.parametrize("offset", ["+16:00", "+23:59", "-15:00"])
+def test_utc_offsets_beyond_14_hours_are_refused(api_member, booked_lab, offset):
+    ring = booked_lab["ring"].pk
+    body = {"group": ring, "start": _at(2, offset), "end": _at(4, offset), "purpose": "sweep"}
+    assert "start" in paths_named(refused(api_member, "post", "/api/bookings", body))
+    quoted = _at(2, offset).replace("+", "%2B")
+    assert "from" in paths_named(refused(api_member, "get", f"/api/bookings?from={quoted}"))
+    data = refused(api_member, "get", f"/api/bookings/availability?group={ring}&start={quoted}&end={quoted}")
+    assert "start" in paths_named(data)
+
+
+def test_maintenance_with_a_bad_offset_or_a_nul_is_refused(api_admin, booked_lab):
+    ring = booked_lab["ring"].pk
+    body = {"group": ring, "start": _at(2, "+16:00"), "end": _at(4), "reason": "firmware"}
+    assert "start" in paths_named(refused(api_admin, "post", "/api/maintenance-windows", body))
+    body = {"group": ring, "start": _at(2), "end": _at(4), "reason": "firm\x00ware"}
+    assert "reason" in paths_named(refused(api_admin, "post", "/api/maintenance-windows", body))
+
+
+@pytest.mark.parametrize("purpose", ["a\x00b", "tab\x0bbed", "line\u2028sep", "x" * 5000])
+def test_a_booking_purpose_with_control_characters_or_too_long_is_refused(api_member, booked_lab, purpose):
+    body = {"group": booked_lab["ring"].pk, "start": _at(2), "end": _at(4), "purpose": purpose}
+    assert "purpose" in paths_named(refused(api_member, "post", "/api/bookings", body))
+
+
+@pytest.mark.parametrize("when", ["0001-01-01T00:00:00+14:00", "1999-12-31T23:00:00Z", "2101-01-01T00:00:00Z",
+                                  "9999-12-31T23:59:59-14:00"])
+def test_dates_outside_2000_to_2100_are_refused(api_member, booked_lab, when):
+    body = {"group": booked_lab["ring"].pk, "start": when, "end": _at(4), "purpose": "sweep"}
+    assert "start" in paths_named(refused(api_member, "post", "/api/bookings", body))
+
+
+MODEL = {"slug": "test-model", "name": "Test model", "params_b": 8.0, "layers": 32, "hidden_size": 4096,
+         "heads": 32, "kv_heads": 8, "head_dim": 128, "quantization": "fp8", "max_context": 32768}
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("layers", 2**40), ("params_b", 1e308), ("hidden_size", 2**40), ("max_context", 2**40), ("heads", 0),
+    ("notes", "a\x00b"), ("name", "a\x0bb"), ("slug", "x" * 200),
+])
+def test_absurd_model_figures_are_refused(api_admin, field, value):
+    assert field in paths_named(refused(api_admin, "post", "/api/models", {**MODEL, field: value}))
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("measured_at", "0001-01-01T00:00:00+14:00"), ("decode_tps", 1e308), ("concurrency", 2**40),
+    ("notes", "a\x00b"), ("engine_version", "v\x0b1"),
+])
+def test_absurd_benchmark_figures_are_refused(api_member, booked_lab, field, value):
+    from placement.models import LlmModel
+
+    model = LlmModel.objects.order_by("slug").first()
+    body = {"model": model.slug, "group": booked_lab["ring"].pk, "decode_tps": 12.5, field: value}
+    assert field in paths_named(refused(api_member, "post", "/api/benchmarks", body))
+
+
+def test_a_json_lab_document_nested_too_deep_is_refused(api_admin):
+    deep = '{"sparks": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    data = refused(api_admin, "post", "/api/import", deep, status=(400, 413, 422))
+    assert "deep" in data["message"] or "nested" in data["message"]
+
+
+def test_any_json_body_nested_too_deep_is_refused(api_member, booked_lab):
+    deep = '{"group": 1, "plan": ' + "[" * 5000 + "]" * 5000 + "}"
+    refused(api_member, "post", "/api/bookings", deep, status=(400, 413, 422))
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif("os.environ.get('DATABASE_URL', '').split(':')[0] not in ('postgres', 'postgresql')",
+                    reason="SQLite cannot store such a date")
+def test_a_stored_year_1_benchmark_does_not_break_the_lists(api_member, api_viewer, member_user, booked_lab):
+    """A row stored before the edge refused it (PostgreSQL keeps year 1 at +14:00 as 1 BC)."""
+    from django.db import connection
+
+    from placement.models import LlmModel
+
+    model = LlmModel.objects.order_by("slug").first()
+    created = api_member.post("/api/benchmarks", {"model": model.slug, "group": booked_lab["ring"].pk,
+                                                  "decode_tps": 12.5})
+    assert created.status_code == 201, created.content
+    run_id = created.json()["id"]
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE placement_benchmarkrun SET measured_at = %s::timestamptz WHERE id = %s",
+                       ["0001-01-01T00:00:00+14:00", run_id])
+    r = api_viewer.get("/api/benchmarks")
+    assert r.status_code == 200
+    assert any(item["id"] == run_id for item in r.json())
+    c = Client()
+    c.force_login(member_user)
+    assert c.get("/benchmarks/").status_code == 200
+    assert c.get(f"/benchmarks/groups/{booked_lab['ring'].pk}/").status_code == 200
