@@ -4,6 +4,8 @@ maintenance windows. Thin: parse, call one service or selector, answer.
 Times are ISO 8601 with a zone; answers are in UTC."""
 from __future__ import annotations
 
+# The edge types (core.validation) are built by functions, which mypy cannot read as types.
+# mypy: disable-error-code="valid-type"
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -16,6 +18,8 @@ from ninja import Field, Query, Router, Schema, Status
 from core.actor import Actor
 from core.api import ADMIN, BOOK
 from core.errors import NotFound
+from core.pages import Limit, Offset, Page, page
+from core.validation import INT64, CleanStr, Int, JsonData, SaneDatetime
 
 from . import selectors, services
 from .availability import availability_check
@@ -44,40 +48,102 @@ def _route(method: str, path: str, **options: Any) -> Callable[[F], F]:
     return register
 
 
+# Field types with the lengths of their columns (bookings/models.py).
+Name = CleanStr(63, min_length=1)
+Purpose = CleanStr(200)
+RowId = Int(1, INT64)
+GroupRef = RowId | Name
+Nodes = list[Name]
+
+
 class BookingIn(Schema):
-    group: int | str | None = Field(None, description="group id or name; or give nodes")
-    nodes: list[str] | None = Field(None, description="Spark names that form a valid group")
-    start: datetime
-    end: datetime
-    purpose: str
-    plan: Any = Field(None, description="the placement plan to run: a reference string or a summary object")
+    group: GroupRef | None = Field(None, description="group id or name; or give nodes")
+    nodes: Nodes | None = Field(None, max_length=256, description="Spark names that form a valid group")
+    start: SaneDatetime
+    end: SaneDatetime
+    purpose: Purpose
+    plan: JsonData = Field(None, description="the placement plan to run: a reference string or a summary object")
     confirm: bool = Field(False, description="book although some nodes are down or degraded")
 
 
 class BookingPatch(Schema):
-    start: datetime | None = None
-    end: datetime | None = None
-    purpose: str | None = None
-    plan: Any = None
+    start: SaneDatetime | None = None
+    end: SaneDatetime | None = None
+    purpose: Purpose | None = None
+    plan: JsonData = None
 
 
 class BookingFilter(Schema):
-    from_: datetime | None = Field(None, alias="from", description="bookings ending after this (default: now)")
-    to: datetime | None = Field(None, description="bookings starting before this")
-    node: str = ""
-    group: str = Field("", description="group id or name: bookings of any of its nodes")
-    owner: str = ""
-    status: list[str] = Field([], description="booked, active, finished, cancelled")
-    limit: int = 200
-    offset: int = 0
+    from_: SaneDatetime | None = Field(None, alias="from", description="bookings ending after this (default: now)")
+    to: SaneDatetime | None = Field(None, description="bookings starting before this")
+    node: CleanStr(63) = ""
+    group: CleanStr(63) = Field("", description="group id or name: bookings of any of its nodes")
+    owner: CleanStr(150) = ""
+    status: list[CleanStr(12)] = Field([], max_length=8, description="booked, active, finished, cancelled")
+    limit: Limit = 200
+    offset: Offset = 0
 
 
 class MaintenanceIn(Schema):
-    group: int | str | None = None
-    nodes: list[str] | None = None
-    start: datetime
-    end: datetime
+    group: GroupRef | None = None
+    nodes: Nodes | None = Field(None, max_length=256)
+    start: SaneDatetime
+    end: SaneDatetime
+    reason: CleanStr(200)
+
+
+class MaintenanceRef(Schema):
+    id: int
     reason: str
+    start: str
+    end: str
+
+
+class BookingOut(Schema):
+    id: int
+    owner: str
+    group: int | None
+    group_name: str
+    whole_group: bool
+    nodes: list[str]
+    start: str
+    end: str
+    status: str
+    holds_now: bool
+    purpose: str
+    plan: Any
+    maintenance: list[MaintenanceRef]
+    url: str
+
+
+class BookingRef(Schema):
+    id: int
+    owner: str
+
+
+class MaintenanceOut(Schema):
+    id: int
+    start: str
+    end: str
+    reason: str
+    group: str | None
+    nodes: list[str]
+    bookings: list[BookingRef]
+    planned_by: str | None
+
+
+class Problem(Schema):
+    path: str
+    message: str
+
+
+class AvailabilityOut(Schema):
+    free: bool
+    nodes: list[str]
+    errors: list[Problem]
+    conflicts: list[dict[str, Any]]
+    warnings: list[Any]
+    limit: Any
 
 
 def _iso(at: datetime) -> str:
@@ -104,7 +170,7 @@ def _booking(booking_id: int) -> Booking:
     return booking
 
 
-@_route("post", "", response={201: dict}, summary="Book a group, or Sparks that form a valid group", auth=BOOK)
+@_route("post", "", response={201: BookingOut}, summary="Book a group, or Sparks that form a valid group", auth=BOOK)
 def bookings_create(request: HttpRequest, payload: BookingIn) -> Status:
     booking = services.booking_create(
         actor=Actor.from_request(request, "api"), group=payload.group, nodes=payload.nodes, start=payload.start,
@@ -112,7 +178,7 @@ def bookings_create(request: HttpRequest, payload: BookingIn) -> Status:
     return Status(201, booking_out(_booking(booking.pk), request, timezone.now()))
 
 
-@_route("get", "", response=dict, summary="List bookings in a time window")
+@_route("get", "", response=Page[BookingOut], summary="List bookings in a time window")
 def bookings_list(request: HttpRequest, filters: Query[BookingFilter]) -> dict[str, Any]:
     now = timezone.now()
     start = filters.from_ or (None if filters.to else now)
@@ -124,13 +190,13 @@ def bookings_list(request: HttpRequest, filters: Query[BookingFilter]) -> dict[s
         raise BookingError(f"unknown status {unknown[0]!r}; one of {', '.join(Booking.Status.values)}", "status")
     qs = selectors.bookings_list(start=start, end=filters.to, node=filters.node, group=filters.group or None,
                                  owner=filters.owner, statuses=filters.status)
-    offset, limit = max(filters.offset, 0), max(1, min(filters.limit, 1000))
-    return {"count": qs.count(), "items": [booking_out(b, request, now) for b in qs[offset: offset + limit]]}
+    return page(qs, lambda b: booking_out(b, request, now), filters.limit, filters.offset)
 
 
-@_route("get", "/availability", response=dict, summary="Check a window without booking")
-def bookings_availability(request: HttpRequest, start: datetime, end: datetime, group: str = "",
-                              nodes: str = Query("", description="comma-separated Spark names")) -> dict[str, Any]:
+@_route("get", "/availability", response=AvailabilityOut, summary="Check a window without booking")
+def bookings_availability(request: HttpRequest, start: SaneDatetime, end: SaneDatetime, group: CleanStr(63) = "",
+                          nodes: CleanStr(4096) = Query("", description="comma-separated Spark names")
+                          ) -> dict[str, Any]:
     names = [n.strip() for n in nodes.split(",") if n.strip()] or None
     out = availability_check(user=request.user, group=group or None, nodes=names, start=start, end=end)
     return {
@@ -141,13 +207,13 @@ def bookings_availability(request: HttpRequest, start: datetime, end: datetime, 
     }
 
 
-@_route("get", "/{booking_id}", response=dict, summary="Read one booking")
-def bookings_read(request: HttpRequest, booking_id: int) -> dict[str, Any]:
+@_route("get", "/{booking_id}", response=BookingOut, summary="Read one booking")
+def bookings_read(request: HttpRequest, booking_id: RowId) -> dict[str, Any]:
     return booking_out(_booking(booking_id), request, timezone.now())
 
 
-@_route("patch", "/{booking_id}", response=dict, summary="Move a booking's start or end, or edit it", auth=BOOK)
-def bookings_update(request: HttpRequest, booking_id: int, payload: BookingPatch) -> dict[str, Any]:
+@_route("patch", "/{booking_id}", response=BookingOut, summary="Move a booking's start or end, or edit it", auth=BOOK)
+def bookings_update(request: HttpRequest, booking_id: RowId, payload: BookingPatch) -> dict[str, Any]:
     changes = payload.dict(exclude_unset=True)
     if not changes:
         raise BookingError("send start, end, purpose or plan", "")
@@ -155,9 +221,9 @@ def bookings_update(request: HttpRequest, booking_id: int, payload: BookingPatch
     return booking_out(_booking(booking_id), request, timezone.now())
 
 
-@_route("delete", "/{booking_id}", response=dict,
+@_route("delete", "/{booking_id}", response=BookingOut,
                summary="Cancel a booking that has not started, or release a running one now", auth=BOOK)
-def bookings_delete(request: HttpRequest, booking_id: int) -> dict[str, Any]:
+def bookings_delete(request: HttpRequest, booking_id: RowId) -> dict[str, Any]:
     services.booking_cancel(actor=Actor.from_request(request, "api"), booking=_booking(booking_id))
     return booking_out(_booking(booking_id), request, timezone.now())
 
@@ -174,12 +240,12 @@ def maintenance_out(m: MaintenanceWindow) -> dict[str, Any]:
     }
 
 
-@router.get("/maintenance-windows", response=list[dict], summary="Maintenance windows not yet over")
+@router.get("/maintenance-windows", response=list[MaintenanceOut], summary="Maintenance windows not yet over")
 def maintenance_list(request: HttpRequest) -> list[dict[str, Any]]:
     return [maintenance_out(m) for m in selectors.maintenance_list(since=timezone.now())]
 
 
-@router.post("/maintenance-windows", response={201: dict}, auth=ADMIN,
+@router.post("/maintenance-windows", response={201: MaintenanceOut}, auth=ADMIN,
              summary="Plan maintenance (lab admins); overlapped bookings are marked and their owners emailed")
 def maintenance_create(request: HttpRequest, payload: MaintenanceIn) -> Status:
     actor = Actor.from_request(request, "api")
@@ -189,7 +255,7 @@ def maintenance_create(request: HttpRequest, payload: MaintenanceIn) -> Status:
 
 
 @router.delete("/maintenance-windows/{window_id}", response=dict, summary="Lift a maintenance window", auth=ADMIN)
-def maintenance_delete(request: HttpRequest, window_id: int) -> dict[str, Any]:
+def maintenance_delete(request: HttpRequest, window_id: RowId) -> dict[str, Any]:
     window = MaintenanceWindow.objects.filter(pk=window_id).first()
     if window is None:
         raise NotFound(f"no maintenance window with id {window_id}", "id")

@@ -6,3 +6,10 @@ from django.apps import AppConfig
 class CoreConfig(AppConfig):
     name = "core"
     verbose_name = "Core"
+
+    def ready(self) -> None:
+        from django.db.backends.signals import connection_created
+
+        from .db import clamp_out_of_range_timestamps
+
+        connection_created.connect(clamp_out_of_range_timestamps, dispatch_uid="core.clamp_timestamps")

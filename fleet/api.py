@@ -10,25 +10,26 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from bookings.api import router as bookings_router
 from bookings.api import router_deprecated as reservations_router
 from core.api import READ, error_body, fleet_error_response
 from core.errors import FleetError
+from core.openapi import EdgeParser, FleetAPI
 from fabric.api import router as fabric_router
 from inventory.api import router as inventory_router
 from placement.api import router as placement_router
 from telemetry.api import router as telemetry_router
 from topology.api import router as topology_router
 
-api = NinjaAPI(
+api = FleetAPI(
     title="Spark Fleet API",
     version="1",
     description="Inventory, topology, telemetry, placement and bookings for DGX Spark clusters.",
     auth=READ,
     urls_namespace="api",
+    parser=EdgeParser(),
 )
 
 

@@ -98,6 +98,8 @@ MIDDLEWARE = [
     "telemetry.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # The edge for every page and API call: no NUL or control character in a path or query.
+    "core.middleware.RefuseControlCharacters",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

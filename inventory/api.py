@@ -2,11 +2,13 @@
 the change log. Thin: parse, call one service or selector, return."""
 from __future__ import annotations
 
+# The edge types (core.validation) are built by functions, which mypy cannot read as types.
+# mypy: disable-error-code="valid-type"
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from django.conf import settings
@@ -16,12 +18,30 @@ from ninja import Field, Router, Schema, Status
 from core import live
 from core.actor import Actor
 from core.api import ADMIN
+from core.pages import Limit, Offset, Page, page
+from core.validation import CleanStr, Int, TcpPort
 
 from . import labdoc, labio, selectors, services
 from .errors import InventoryError
 from .models import Cable, CatalogueEntry, Spark, Switch
 
 router = Router(tags=["inventory"])
+
+# Field types with the lengths of their columns (inventory/models.py) and plausible ranges.
+Name = CleanStr(63, min_length=1)
+Slug = CleanStr(64, min_length=1)
+Serial = CleanStr(64)
+Vendor = CleanStr(60)
+Label = CleanStr(64)
+Host = CleanStr(253, min_length=1)
+SshUser = CleanStr(32, min_length=1)
+PortName = CleanStr(80, min_length=1)  # "<device>:<port>"
+MemoryGb = Int(1, 100_000)
+PortCount = Int(1, 1024)
+SpeedGbps = Int(1, 10_000)
+LengthM = Annotated[Decimal, Field(ge=0, le=Decimal("999.99"), max_digits=5, decimal_places=2)]
+Search = CleanStr(63)
+CableId = Int(1, 2**63 - 1)
 
 
 def actor(request: HttpRequest) -> Actor:
@@ -32,9 +52,9 @@ def actor(request: HttpRequest) -> Actor:
 
 
 class SshIn(Schema):
-    host: str
-    port: int = 22
-    user: str = "fleet"
+    host: Host
+    port: TcpPort = 22
+    user: SshUser = "fleet"
 
 
 class TwinOut(Schema):
@@ -78,26 +98,27 @@ class SparkOut(Schema):
     usable_source: Literal["measured", "expected"] | None
 
 
-class SparkPage(Schema):
-    count: int
-    items: list[SparkOut]
-
-
 class SparkIn(Schema):
-    name: str
-    hardware: str
+    name: Name
+    hardware: Slug
     ssh: SshIn
-    serial: str = ""
-    vendor: str = ""
+    serial: Serial = ""
+    vendor: Vendor = ""
     status: Literal["active", "maintenance", "retired"] = "active"
 
 
+class SshPatch(Schema):
+    host: Host | None = None
+    port: TcpPort | None = None
+    user: SshUser | None = None
+
+
 class SparkPatch(Schema):
-    name: str | None = None
-    hardware: str | None = None
-    ssh: dict[str, Any] | None = None
-    serial: str | None = None
-    vendor: str | None = None
+    name: Name | None = None
+    hardware: Slug | None = None
+    ssh: SshPatch | None = None
+    serial: Serial | None = None
+    vendor: Vendor | None = None
     status: Literal["active", "maintenance", "retired"] | None = None
 
 
@@ -110,15 +131,15 @@ class SwitchOut(Schema):
 
 
 class SwitchIn(Schema):
-    name: str
-    hardware: str
-    serial: str = ""
+    name: Name
+    hardware: Slug
+    serial: Serial = ""
 
 
 class SwitchPatch(Schema):
-    name: str | None = None
-    hardware: str | None = None
-    serial: str | None = None
+    name: Name | None = None
+    hardware: Slug | None = None
+    serial: Serial | None = None
 
 
 class CableOut(Schema):
@@ -131,18 +152,18 @@ class CableOut(Schema):
 
 
 class CableIn(Schema):
-    type: str
-    ends: list[str]
-    label: str = ""
-    length_m: Decimal | None = None
+    type: Slug
+    ends: list[PortName] = Field(..., max_length=9)
+    label: Label = ""
+    length_m: LengthM | None = None
     coded_for: Literal["nvidia", "generic"] = "nvidia"
 
 
 class CablePatch(Schema):
-    type: str | None = None
-    ends: list[str] | None = None
-    label: str | None = None
-    length_m: Decimal | None = None
+    type: Slug | None = None
+    ends: list[PortName] | None = Field(None, max_length=9)
+    label: Label | None = None
+    length_m: LengthM | None = None
     coded_for: Literal["nvidia", "generic"] | None = None
 
 
@@ -160,13 +181,13 @@ class CatalogueOut(Schema):
 
 class CatalogueIn(Schema):
     kind: Literal["spark", "switch", "cable"]
-    slug: str
-    name: str
-    vendor: str = ""
-    memory_gb: int | None = None
+    slug: Slug
+    name: CleanStr(120, min_length=1)
+    vendor: Vendor = ""
+    memory_gb: MemoryGb | None = None
     has_connectx: bool = True
-    port_count: int | None = None
-    speed_gbps: int | None = None
+    port_count: PortCount | None = None
+    speed_gbps: SpeedGbps | None = None
     breakout: bool = False
 
 
@@ -179,11 +200,6 @@ class ChangeOut(Schema):
     object_type: str
     object_name: str
     diff: dict[str, Any]
-
-
-class Page(Schema):
-    count: int
-    items: list[Any]
 
 
 # ------------------------------------------------------------------ helpers
@@ -233,19 +249,12 @@ def cable_out(c: Cable) -> dict[str, Any]:
     }
 
 
-def _page(qs: Any, out: Callable[[Any], Any], limit: int, offset: int) -> dict[str, Any]:
-    """One page of a list: at most 1,000 items, a negative offset read as 0."""
-    offset = max(offset, 0)
-    limit = max(1, min(limit, 1000))
-    return {"count": qs.count(), "items": [out(item) for item in qs[offset: offset + limit]]}
-
-
 # ------------------------------------------------------------------ Sparks
 
 
-@router.get("/sparks", response=SparkPage, summary="List Sparks")
-def sparks_list(request: HttpRequest, limit: int = 100, offset: int = 0, q: str = "",
-                health: str = "") -> dict[str, Any]:
+@router.get("/sparks", response=Page[SparkOut], summary="List Sparks")
+def sparks_list(request: HttpRequest, limit: Limit = 100, offset: Offset = 0, q: Search = "",
+                health: CleanStr(20) = "") -> dict[str, Any]:
     """Sparks with their health and usable memory; ``health`` keeps one status."""
     qs = selectors.sparks_for_api().filter(name__icontains=q) if q else selectors.sparks_for_api()
     if health:
@@ -253,13 +262,13 @@ def sparks_list(request: HttpRequest, limit: int = 100, offset: int = 0, q: str 
             raise InventoryError(f"{health!r} is not a health status; one of {', '.join(live.HEALTH_STATUSES)}",
                                  "health")
         qs = qs.filter(name__in=[n for n, st in live.spark_states().items() if st.health == health])
-    page = _page(qs, lambda item: item, limit, offset)
-    states = live.spark_states([s.name for s in page["items"]])
-    return {"count": page["count"], "items": [spark_out(s, states) for s in page["items"]]}
+    chosen = page(qs, lambda item: item, limit, offset)
+    states = live.spark_states([s.name for s in chosen["items"]])
+    return {"count": chosen["count"], "items": [spark_out(s, states) for s in chosen["items"]]}
 
 
 @router.get("/sparks/{name}", response=SparkOut, summary="Read one Spark")
-def sparks_read(request: HttpRequest, name: str) -> dict[str, Any]:
+def sparks_read(request: HttpRequest, name: Name) -> dict[str, Any]:
     return spark_out(selectors.spark_for_api(name))
 
 
@@ -274,7 +283,7 @@ def sparks_create(request: HttpRequest, payload: SparkIn) -> Status:
 
 
 @router.patch("/sparks/{name}", response=SparkOut, summary="Change a Spark", auth=ADMIN)
-def sparks_update(request: HttpRequest, name: str, payload: SparkPatch) -> dict[str, Any]:
+def sparks_update(request: HttpRequest, name: Name, payload: SparkPatch) -> dict[str, Any]:
     spark = services.get_or_404(Spark, name=name)
     changes = payload.dict(exclude_unset=True)
     ssh = changes.pop("ssh", None) or {}
@@ -287,7 +296,7 @@ def sparks_update(request: HttpRequest, name: str, payload: SparkPatch) -> dict[
 
 
 @router.delete("/sparks/{name}", summary="Delete a Spark and the cables plugged into it", auth=ADMIN)
-def sparks_delete(request: HttpRequest, name: str) -> dict[str, Any]:
+def sparks_delete(request: HttpRequest, name: Name) -> dict[str, Any]:
     freed = services.spark_delete(actor=actor(request), spark=services.get_or_404(Spark, name=name))
     return {"deleted": name, "cables_removed": freed}
 
@@ -295,14 +304,14 @@ def sparks_delete(request: HttpRequest, name: str) -> dict[str, Any]:
 # ------------------------------------------------------------------ switches
 
 
-@router.get("/switches", response=Page, summary="List switches")
-def switches_list(request: HttpRequest, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+@router.get("/switches", response=Page[SwitchOut], summary="List switches")
+def switches_list(request: HttpRequest, limit: Limit = 100, offset: Offset = 0) -> dict[str, Any]:
     qs = selectors.switches_for_api()
-    return _page(qs, switch_out, limit, offset)
+    return page(qs, switch_out, limit, offset)
 
 
 @router.get("/switches/{name}", response=SwitchOut, summary="Read one switch")
-def switches_read(request: HttpRequest, name: str) -> dict[str, Any]:
+def switches_read(request: HttpRequest, name: Name) -> dict[str, Any]:
     return switch_out(selectors.switch_for_api(name))
 
 
@@ -314,14 +323,14 @@ def switches_create(request: HttpRequest, payload: SwitchIn) -> Status:
 
 
 @router.patch("/switches/{name}", response=SwitchOut, summary="Change a switch", auth=ADMIN)
-def switches_update(request: HttpRequest, name: str, payload: SwitchPatch) -> dict[str, Any]:
+def switches_update(request: HttpRequest, name: Name, payload: SwitchPatch) -> dict[str, Any]:
     w = services.switch_update(actor=actor(request), switch=services.get_or_404(Switch, name=name),
                                **payload.dict(exclude_unset=True))
     return switch_out(selectors.switch_for_api(w.name))
 
 
 @router.delete("/switches/{name}", summary="Delete a switch and the cables plugged into it", auth=ADMIN)
-def switches_delete(request: HttpRequest, name: str) -> dict[str, Any]:
+def switches_delete(request: HttpRequest, name: Name) -> dict[str, Any]:
     freed = services.switch_delete(actor=actor(request), switch=services.get_or_404(Switch, name=name))
     return {"deleted": name, "cables_removed": freed}
 
@@ -329,14 +338,14 @@ def switches_delete(request: HttpRequest, name: str) -> dict[str, Any]:
 # ------------------------------------------------------------------ cables
 
 
-@router.get("/cables", response=Page, summary="List cables")
-def cables_list(request: HttpRequest, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+@router.get("/cables", response=Page[CableOut], summary="List cables")
+def cables_list(request: HttpRequest, limit: Limit = 100, offset: Offset = 0) -> dict[str, Any]:
     qs = selectors.cables_for_api()
-    return _page(qs, cable_out, limit, offset)
+    return page(qs, cable_out, limit, offset)
 
 
 @router.get("/cables/{cable_id}", response=CableOut, summary="Read one cable")
-def cables_read(request: HttpRequest, cable_id: int) -> dict[str, Any]:
+def cables_read(request: HttpRequest, cable_id: CableId) -> dict[str, Any]:
     return cable_out(selectors.cable_for_api(cable_id))
 
 
@@ -348,14 +357,14 @@ def cables_create(request: HttpRequest, payload: CableIn) -> Status:
 
 
 @router.patch("/cables/{cable_id}", response=CableOut, summary="Change or re-plug a cable", auth=ADMIN)
-def cables_update(request: HttpRequest, cable_id: int, payload: CablePatch) -> dict[str, Any]:
+def cables_update(request: HttpRequest, cable_id: CableId, payload: CablePatch) -> dict[str, Any]:
     c = services.cable_update(actor=actor(request), cable=services.get_or_404(Cable, pk=cable_id),
                               **payload.dict(exclude_unset=True))
     return cable_out(selectors.cable_for_api(c.pk))
 
 
 @router.delete("/cables/{cable_id}", summary="Delete a cable", auth=ADMIN)
-def cables_delete(request: HttpRequest, cable_id: int) -> dict[str, Any]:
+def cables_delete(request: HttpRequest, cable_id: CableId) -> dict[str, Any]:
     services.cable_delete(actor=actor(request), cable=services.get_or_404(Cable, pk=cable_id))
     return {"deleted": cable_id}
 
@@ -364,13 +373,13 @@ def cables_delete(request: HttpRequest, cable_id: int) -> dict[str, Any]:
 
 
 @router.get("/catalogue", response=list[CatalogueOut], summary="List the hardware catalogue")
-def catalogue_list(request: HttpRequest, kind: str = "") -> Any:
+def catalogue_list(request: HttpRequest, kind: Literal["", "spark", "switch", "cable"] = "") -> Any:
     qs = CatalogueEntry.objects.all()
     return qs.filter(kind=kind) if kind else qs
 
 
 @router.get("/catalogue/{slug}", response=CatalogueOut, summary="Read one catalogue entry")
-def catalogue_read(request: HttpRequest, slug: str) -> Any:
+def catalogue_read(request: HttpRequest, slug: Slug) -> Any:
     return services.get_or_404(CatalogueEntry, slug=slug)
 
 
@@ -380,23 +389,23 @@ def catalogue_create(request: HttpRequest, payload: CatalogueIn) -> Status:
 
 
 class CataloguePatch(Schema):
-    name: str | None = None
-    vendor: str | None = None
-    memory_gb: int | None = None
+    name: CleanStr(120, min_length=1) | None = None
+    vendor: Vendor | None = None
+    memory_gb: MemoryGb | None = None
     has_connectx: bool | None = None
-    port_count: int | None = None
-    speed_gbps: int | None = None
+    port_count: PortCount | None = None
+    speed_gbps: SpeedGbps | None = None
     breakout: bool | None = None
 
 
 @router.patch("/catalogue/{slug}", response=CatalogueOut, summary="Change a catalogue entry", auth=ADMIN)
-def catalogue_update(request: HttpRequest, slug: str, payload: CataloguePatch) -> Any:
+def catalogue_update(request: HttpRequest, slug: Slug, payload: CataloguePatch) -> Any:
     entry = services.get_or_404(CatalogueEntry, slug=slug)
     return services.catalogue_update(actor=actor(request), entry=entry, **payload.dict(exclude_unset=True))
 
 
 @router.delete("/catalogue/{slug}", summary="Delete an unused catalogue entry", auth=ADMIN)
-def catalogue_delete(request: HttpRequest, slug: str) -> dict[str, Any]:
+def catalogue_delete(request: HttpRequest, slug: Slug) -> dict[str, Any]:
     services.catalogue_delete(actor=actor(request), entry=services.get_or_404(CatalogueEntry, slug=slug))
     return {"deleted": slug}
 
@@ -426,12 +435,12 @@ def lab_export(request: HttpRequest, format: Literal["yaml", "json"] = "yaml") -
     return HttpResponse(yaml.safe_dump(data, sort_keys=False), content_type="application/yaml")
 
 
-@router.get("/changes", response=Page, summary="The change log, newest first")
+@router.get("/changes", response=Page[ChangeOut], summary="The change log, newest first")
 def changes_list(
-    request: HttpRequest, object_type: str = "", object_name: str = "", user: str = "",
-    limit: int = 100, offset: int = 0,
+    request: HttpRequest, object_type: CleanStr(20) = "", object_name: CleanStr(120) = "",
+    user: CleanStr(150) = "", limit: Limit = 100, offset: Offset = 0,
 ) -> dict[str, Any]:
     qs = selectors.changes(object_type=object_type, object_name=object_name, username=user)
-    return _page(qs, lambda c: ChangeOut.from_orm(c).dict(), limit, offset)
+    return page(qs, lambda c: c, limit, offset)
 
 

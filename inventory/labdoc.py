@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from core.errors import BadInput
+from core.validation import MAX_JSON_DEPTH, json_too_deep, text_problem
 
 from . import validators as v
 
@@ -89,6 +90,8 @@ def load_text(text: str | bytes, content_type: str, *, max_bytes: int) -> Any:
         except UnicodeDecodeError as exc:
             raise DocumentError([("", f"the document is not UTF-8 text (byte {exc.start})")]) from exc
     if "json" in content_type:
+        if json_too_deep(text):
+            raise DocumentError([("", f"the JSON document is nested deeper than {MAX_JSON_DEPTH} levels")])
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
@@ -121,6 +124,10 @@ def _str(item: dict[str, Any], key: str, path: str, errors: Errors, *, required:
         return ""
     if not isinstance(value, str):
         errors.append((f"{path}.{key}", f"must be text, not {type(value).__name__}"))
+        return ""
+    problem = text_problem(value)
+    if problem:
+        errors.append((f"{path}.{key}", problem))
         return ""
     return value
 

@@ -4,80 +4,89 @@ bodies are strict (a string where a number belongs is refused, naming it).
 """
 from __future__ import annotations
 
+# The edge types (core.validation) are built by functions, which mypy cannot read as types.
+# mypy: disable-error-code="valid-type"
 import json
+import typing
+from dataclasses import MISSING
+from dataclasses import fields as dataclass_fields
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
-from ninja import Query, Router, Schema, Status
-from pydantic import Strict
+from ninja import Field, Query, Router, Schema, Status
+from pydantic import Strict, create_model
 
 from core.actor import Actor
 from core.api import ADMIN, BOOK
+from core.validation import INT32, CleanStr, JsonData, MultiLineStr, SaneDatetime
 from inventory.models import NodeGroup
 
 from . import benchmarks, planning, runs, selectors, services
 from .calibration import lab_calibration
 from .errors import PlacementError
-from .model_catalogue import ModelSpec, choose_variant
+from .model_catalogue import SPEC_NUMBER_RANGES, SPEC_TEXT_LENGTHS, ModelSpec, choose_variant
 from .models import BenchmarkRun, LlmModel
 from .planner import ENGINES
 from .quants import ModelVariant, engine_reference
 
 router = Router(tags=["placement"])
 
-Int = Annotated[int, Strict()]
-Num = Annotated[float, Strict()]  # strict float still takes an int, never a string
+def Int(low: int = 0, high: int = INT32) -> Any:  # noqa: N802
+    return Annotated[int, Strict(), Field(ge=low, le=high)]
+
+
+def Num(low: float = 0, high: float = 1e9) -> Any:  # noqa: N802 - strict float still takes an int, never a string
+    return Annotated[float, Strict(), Field(ge=low, le=high, allow_inf_nan=False)]
+
+
+Slug = CleanStr(100, min_length=1)
+Quantization = CleanStr(12, min_length=1)
+Repo = CleanStr(200)
+Notes = MultiLineStr(10_000)
+SparkName = CleanStr(63, min_length=1)
+Names = list[SparkName]
+GroupId = Int(1, 2**63 - 1)
+Tps = Num(0, 10_000_000)  # tokens/s: far above any node
+Ms = Num(0, 86_400_000)  # a day in milliseconds
+Count = Int(1, 1_000_000)
+Tokens = Int(1, 100_000_000)
+Width = Int(1, 4096)  # tp, pp, nodes
 
 
 # ------------------------------------------------------------------ models
+# ModelIn and ModelOut are derived from the one definition of a model's
+# figures, placement.model_catalogue.ModelSpec, and its limits table.
+
+_SPEC_HINTS = typing.get_type_hints(ModelSpec)
+_SPEC_FIELDS = [f for f in dataclass_fields(ModelSpec) if f.name not in ("variants", "estimated_fields")]
+# What a new model may leave out through the API, and what it then gets.
+_MODEL_IN_DEFAULTS: dict[str, Any] = {"active_params_b": None, "experts": 0, "experts_per_token": 0,
+                                      "weights_gb": None}
 
 
-class ModelIn(Schema):
-    slug: str
-    name: str
-    params_b: Num
-    active_params_b: Num | None = None
-    layers: Int
-    hidden_size: Int
-    heads: Int
-    kv_heads: Int
-    head_dim: Int
-    experts: Int = 0
-    experts_per_token: Int = 0
-    quantization: str
-    weights_gb: Num | None = None
-    max_context: Int
-    kv_layers: Int | None = None
-    kv_cache_dim: Int | None = None
-    hf_repo: str = ""
-    notes: str = ""
+def _edge_type(name: str) -> Any:
+    hint = _SPEC_HINTS[name]
+    optional = type(None) in typing.get_args(hint)
+    base = next((a for a in typing.get_args(hint) if a is not type(None)), hint) if optional else hint
+    if base is str:
+        edge = Notes if name == "notes" else CleanStr(SPEC_TEXT_LENGTHS[name], min_length=0 if name in (
+            "hf_repo", "notes") else 1)
+    elif base is int:
+        edge = Int(*(int(x) for x in SPEC_NUMBER_RANGES[name]))
+    else:
+        edge = Num(*SPEC_NUMBER_RANGES[name])
+    return edge | None if optional or _MODEL_IN_DEFAULTS.get(name, 0) is None else edge
 
 
-class ModelOut(Schema):
-    slug: str
-    name: str
-    params_b: float
-    active_params_b: float
-    layers: int
-    hidden_size: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    experts: int
-    experts_per_token: int
-    quantization: str
-    weights_gb: float | None
-    max_context: int
-    kv_layers: int | None
-    kv_cache_dim: int | None
-    hf_repo: str
-    notes: str
-    estimated_fields: list[str]
-    origin: str
-    weights_size_gb: float
-    kv_bytes_per_token: float
-    variants: list[VariantOut]
+def _default(name: str, field: Any) -> Any:
+    if name in _MODEL_IN_DEFAULTS:
+        return _MODEL_IN_DEFAULTS[name]
+    return ... if field.default is MISSING else field.default
+
+
+ModelIn: Any = create_model(  # type: ignore[call-overload]
+    "ModelIn", __base__=Schema, **{f.name: (_edge_type(f.name), _default(f.name, f)) for f in _SPEC_FIELDS})
 
 
 class EngineRefOut(Schema):
@@ -102,24 +111,32 @@ class VariantOut(Schema):
     engines: dict[str, EngineRefOut]
 
 
+ModelOut: Any = create_model(  # type: ignore[call-overload]
+    "ModelOut", __base__=Schema,
+    **{f.name: (_SPEC_HINTS[f.name], ...) for f in _SPEC_FIELDS},
+    estimated_fields=(list[str], ...), origin=(str, ...), weights_size_gb=(float, ...),
+    kv_bytes_per_token=(float, ...), variants=(list[VariantOut], ...),
+)
+
+
 class VariantIn(Schema):
-    quantization: str
-    weights_gb: Num | None = None
-    hf_repo: str = ""
-    gguf_repo: str = ""
-    gguf_file: str = ""
-    notes: str = ""
+    quantization: Quantization
+    weights_gb: Num(*SPEC_NUMBER_RANGES["weights_gb"]) | None = None
+    hf_repo: Repo = ""
+    gguf_repo: Repo = ""
+    gguf_file: CleanStr(255) = ""
+    notes: Notes = ""
 
 
 class ConfigIn(Schema):
-    slug: str
-    quantization: str
-    config: str | dict[str, Any]
-    name: str | None = None
-    params_b: Num | None = None
-    active_params_b: Num | None = None
-    weights_gb: Num | None = None
-    hf_repo: str = ""
+    slug: Slug
+    quantization: Quantization
+    config: CleanStr(1_000_000) | JsonData
+    name: CleanStr(120, min_length=1) | None = None
+    params_b: Num(*SPEC_NUMBER_RANGES["params_b"]) | None = None
+    active_params_b: Num(*SPEC_NUMBER_RANGES["active_params_b"]) | None = None
+    weights_gb: Num(*SPEC_NUMBER_RANGES["weights_gb"]) | None = None
+    hf_repo: Repo = ""
 
 
 def variant_out(spec: ModelSpec, variant: ModelVariant) -> dict[str, Any]:
@@ -166,14 +183,14 @@ def models_from_config(request: HttpRequest, payload: ConfigIn) -> Any:
 
 
 @router.delete("/models/{slug}", response={204: None}, auth=ADMIN)
-def models_delete(request: HttpRequest, slug: str) -> Any:
+def models_delete(request: HttpRequest, slug: Slug) -> Any:
     row = selectors.model_get(slug, "slug")
     services.model_delete(actor=Actor.from_request(request, "api"), model=row)
     return Status(204, None)
 
 
 @router.post("/models/{slug}/variants", response={201: ModelOut}, auth=ADMIN)
-def variants_create(request: HttpRequest, slug: str, payload: VariantIn) -> Any:
+def variants_create(request: HttpRequest, slug: Slug, payload: VariantIn) -> Any:
     """Add a quantized variant (a GGUF file, another safetensors repository) to a model."""
     row = selectors.model_get(slug, "slug")
     services.variant_create(actor=Actor.from_request(request, "api"), model=row, fields=payload.dict())
@@ -181,7 +198,7 @@ def variants_create(request: HttpRequest, slug: str, payload: VariantIn) -> Any:
 
 
 @router.delete("/models/{slug}/variants/{quantization}", response={204: None}, auth=ADMIN)
-def variants_delete(request: HttpRequest, slug: str, quantization: str) -> Any:
+def variants_delete(request: HttpRequest, slug: Slug, quantization: Quantization) -> Any:
     row = selectors.model_get(slug, "slug")
     services.variant_delete(actor=Actor.from_request(request, "api"), model=row, quantization=quantization)
     return Status(204, None)
@@ -191,14 +208,14 @@ def variants_delete(request: HttpRequest, slug: str, quantization: str) -> Any:
 
 
 class PlanIn(Schema):
-    model: str
-    group: Int | None = None
-    nodes: list[str] | None = None
-    context_tokens: Int = 8192
-    concurrency: Int = 1
-    goal: str = "latency"
-    engine: str = "vllm"
-    variant: str | None = None
+    model: Slug
+    group: GroupId | None = None
+    nodes: Names | None = Field(None, max_length=256)
+    context_tokens: Tokens = 8192
+    concurrency: Count = 1
+    goal: CleanStr(20) = "latency"
+    engine: CleanStr(20) = "vllm"
+    variant: Quantization | None = None
 
 
 def plan_out(item: planning.PlannedPlan) -> dict[str, Any]:
@@ -315,55 +332,55 @@ def bench_out(run: BenchmarkRun) -> dict[str, Any]:
 
 
 class BenchmarkIn(Schema):
-    model: str
-    group: Int | None = None
-    nodes: list[str] | None = None
+    model: CleanStr(120, min_length=1)
+    group: GroupId | None = None
+    nodes: Names | None = Field(None, max_length=256)
     source: Literal["measured", "published"] = "measured"
-    reference: str = ""
-    topology_kind: str | None = None
-    node_count: Int | None = None
-    engine: str = "vllm"
-    engine_version: str = ""
-    backend: str = "unknown"
-    tp: Int | None = None
-    pp: Int | None = None
-    concurrency: Int = 1
-    input_len: Int | None = None
-    output_len: Int | None = None
-    prefill_tps: Num | None = None
-    decode_tps: Num
-    ttft_ms: Num | None = None
-    tpot_ms: Num | None = None
-    measured_at: datetime | None = None
-    notes: str = ""
+    reference: MultiLineStr(2000) = ""
+    topology_kind: CleanStr(10) | None = None
+    node_count: Width | None = None
+    engine: CleanStr(14) = "vllm"
+    engine_version: CleanStr(120) = ""
+    backend: CleanStr(10) = "unknown"
+    tp: Width | None = None
+    pp: Width | None = None
+    concurrency: Count = 1
+    input_len: Tokens | None = None
+    output_len: Tokens | None = None
+    prefill_tps: Tps | None = None
+    decode_tps: Tps
+    ttft_ms: Ms | None = None
+    tpot_ms: Ms | None = None
+    measured_at: SaneDatetime | None = None
+    notes: Notes = ""
 
 
 class UploadIn(Schema):
-    model: str
-    group: Int
-    content: str | dict[str, Any] | list[Any]
-    format: str = "auto"
-    nodes: list[str] | None = None
-    backend: str = "unknown"
-    engine_version: str = ""
-    concurrency: Int | None = None
-    tp: Int | None = None
-    pp: Int | None = None
-    notes: str = ""
+    model: CleanStr(120, min_length=1)
+    group: GroupId
+    content: MultiLineStr(4_000_000) | JsonData
+    format: CleanStr(20) = "auto"
+    nodes: Names | None = Field(None, max_length=256)
+    backend: CleanStr(10) = "unknown"
+    engine_version: CleanStr(120) = ""
+    concurrency: Count | None = None
+    tp: Width | None = None
+    pp: Width | None = None
+    notes: Notes = ""
 
 
 class RunIn(Schema):
-    group: Int
-    model: str
-    concurrency: Int = 1
-    input_len: Int = 128
-    output_len: Int = 128
-    num_prompts: Int = 10
+    group: GroupId
+    model: Slug
+    concurrency: Count = 1
+    input_len: Tokens = 128
+    output_len: Tokens = 128
+    num_prompts: Count = 10
 
 
 class BenchFilter(Schema):
-    group: int | None = None
-    model: str | None = None
+    group: int | None = Field(None, ge=1, le=2**63 - 1)
+    model: CleanStr(120) | None = None
 
 
 @router.get("/benchmarks", response=list[BenchmarkOut])

@@ -37,6 +37,26 @@ MAX_CONTEXT_TOKENS = 4_194_304
 
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 
+# The one table of what a model spec's fields may hold, read by the API's
+# schemas (placement/api.py) and the spec's checks alike: text lengths are
+# their columns' (placement/models.py), numbers a plausible physical range.
+SPEC_TEXT_LENGTHS = {"slug": 100, "name": 120, "quantization": 12, "hf_repo": 200, "notes": 10_000}
+SPEC_NUMBER_RANGES: dict[str, tuple[float, float]] = {
+    "params_b": (0.001, 100_000.0),  # billions of parameters: up to 100 T
+    "active_params_b": (0.001, 100_000.0),
+    "layers": (1, 10_000),
+    "hidden_size": (1, 1_000_000),
+    "heads": (1, 100_000),
+    "kv_heads": (1, 100_000),
+    "head_dim": (1, 100_000),
+    "experts": (0, 100_000),
+    "experts_per_token": (0, 100_000),
+    "weights_gb": (0.001, 1_000_000.0),
+    "max_context": (1, MAX_CONTEXT_TOKENS),
+    "kv_layers": (1, 10_000),
+    "kv_cache_dim": (1, 10_000_000),
+}
+
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
@@ -96,6 +116,10 @@ class ModelSpec:
             errors.append(("slug", "1-100 characters: lowercase letters, digits, '.', '_' or '-'"))
         if not isinstance(self.name, str) or not self.name.strip():
             errors.append(("name", "must not be empty"))
+        for name, (_low, high) in SPEC_NUMBER_RANGES.items():
+            value = getattr(self, name)
+            if _is_number(value) and value > high:
+                errors.append((name, f"must be at most {high:,g}"))
         if not _is_number(self.params_b) or self.params_b <= 0:
             errors.append(("params_b", "must be a number above 0 (billions of parameters)"))
         if not _is_number(self.active_params_b) or self.active_params_b <= 0:

@@ -11,10 +11,11 @@ from typing import Any
 
 from .model_catalogue import SEED_MODELS
 from .perfmodel import PUBLISHED_POINTS
+from .services import MODEL_FIELDS as SPEC_REQUIRED
+from .services import OPTIONAL_FIELDS as SPEC_OPTIONAL
 
-MODEL_FIELDS = ("name", "params_b", "active_params_b", "layers", "hidden_size", "heads", "kv_heads", "head_dim",
-                "experts", "experts_per_token", "quantization", "weights_gb", "max_context", "kv_layers",
-                "kv_cache_dim", "hf_repo", "notes")
+# Every figure of a model but its slug (the services' lists, derived from ModelSpec).
+MODEL_FIELDS = tuple(f for f in (*SPEC_REQUIRED, *SPEC_OPTIONAL) if f != "slug")
 # published model names the catalogue does not hold (architecture unknown)
 LABELS = {"glm-5.3-flash": "GLM-5.3 Flash"}
 

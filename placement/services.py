@@ -6,6 +6,8 @@ was. Benchmark writes live in ``placement.benchmarks``.
 from __future__ import annotations
 
 import json
+from dataclasses import MISSING
+from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -19,9 +21,11 @@ from .model_catalogue import ModelSpec
 from .models import LlmModel, LlmVariant
 from .quants import ModelVariant
 
-MODEL_FIELDS = ("slug", "name", "params_b", "active_params_b", "layers", "hidden_size", "heads", "kv_heads",
-                "head_dim", "experts", "experts_per_token", "quantization", "weights_gb", "max_context")
-OPTIONAL_FIELDS = ("kv_layers", "kv_cache_dim", "hf_repo", "notes")
+# Derived from the one definition of a model's figures (ModelSpec): the fields
+# every model gives, then those with a default.
+_SPEC = [f for f in dataclass_fields(ModelSpec) if f.name not in ("estimated_fields", "variants")]
+MODEL_FIELDS = tuple(f.name for f in _SPEC if f.default is MISSING)
+OPTIONAL_FIELDS = tuple(f.name for f in _SPEC if f.default is not MISSING)
 REQUIRED = set(MODEL_FIELDS) - {"weights_gb", "experts", "experts_per_token"}
 
 

@@ -9,22 +9,44 @@ The field names are a contract with outside scripts: ``at``, ``reachable``,
 
 from __future__ import annotations
 
+# The edge types (core.validation) are built by functions, which mypy cannot read as types.
+# mypy: disable-error-code="valid-type"
 from datetime import datetime
 from typing import Any
 
 from django.http import HttpRequest
 from django.utils import timezone
-from ninja import Query, Router
+from ninja import Query, Router, Schema
 
 from core import live
 from core.actor import Actor
 from core.api import ADMIN, BOOK
 from core.errors import BadInput, NotFound
+from core.pages import Limit, Offset, Page, page
+from core.validation import INT64, CleanStr, Int, datetime_problem
 from telemetry import selectors, services
 from telemetry.keys import fingerprint
 from telemetry.models import Alert, NodeAggregate, NodeSample
 
 router = Router(tags=["telemetry"])
+
+Name = CleanStr(63, min_length=1)
+AlertId = Int(1, INT64)
+
+
+class AlertOut(Schema):
+    id: int
+    node: str
+    code: str
+    severity: str
+    message: str
+    objects: Any
+    since: str
+    last_seen: str
+    ended_at: str | None
+    open: bool
+    acknowledged_at: str | None
+    acknowledged_by: str | None
 
 
 class BadTime(BadInput):
@@ -44,6 +66,9 @@ def parse_time(value: str | None, field: str) -> datetime | None:
         raise BadTime(f"{value!r} is not an ISO 8601 time like 2026-01-31T12:00:00+00:00", field) from None
     if parsed.tzinfo is None:
         raise BadTime(f"{value!r} has no time zone: add Z or +00:00", field)
+    problem = datetime_problem(parsed)
+    if problem:
+        raise BadTime(f"{value!r}: {problem}", field)
     return parsed
 
 
@@ -116,9 +141,9 @@ def alert_out(a: Alert) -> dict[str, Any]:
 @router.get("/sparks/{name}/telemetry", summary="The latest sample of a Spark, or its history with ?from=&to=")
 def spark_telemetry(
     request: HttpRequest,
-    name: str,
-    from_: str | None = Query(None, alias="from", description="ISO 8601 with time zone"),  # noqa: B008
-    to: str | None = Query(None, description="ISO 8601 with time zone; default now"),  # noqa: B008
+    name: Name,
+    from_: CleanStr(40) | None = Query(None, alias="from", description="ISO 8601 with time zone"),  # noqa: B008
+    to: CleanStr(40) | None = Query(None, description="ISO 8601 with time zone; default now"),  # noqa: B008
 ) -> dict[str, Any]:
     start = parse_time(from_, "from")
     end = parse_time(to, "to")
@@ -146,7 +171,7 @@ def spark_telemetry(
 
 
 @router.get("/sparks/{name}/health", summary="A Spark's health and its open alerts")
-def spark_health(request: HttpRequest, name: str) -> dict[str, Any]:
+def spark_health(request: HttpRequest, name: Name) -> dict[str, Any]:
     spark = selectors.spark_get(name)
     state = selectors.state_of(spark)
     alerts = selectors.open_alerts(spark=spark)
@@ -178,18 +203,17 @@ def spark_health(request: HttpRequest, name: str) -> dict[str, Any]:
     }
 
 
-@router.get("/alerts", summary="Alerts fleet-wide; ?open=true for the open ones, &code=&node=")
+@router.get("/alerts", response=Page[AlertOut], summary="Alerts fleet-wide; ?open=true for the open ones, &code=&node=")
 def alerts_list(
-    request: HttpRequest, open: bool | None = None, code: str = "", node: str = "", limit: int = 100, offset: int = 0
+    request: HttpRequest, open: bool | None = None, code: CleanStr(40) = "", node: CleanStr(63) = "",
+    limit: Limit = 100, offset: Offset = 0,
 ) -> dict[str, Any]:
-    qs = selectors.alerts_list(open=open, code=code, node=node)
-    offset = max(offset, 0)
-    limit = max(1, min(limit, 1000))
-    return {"count": qs.count(), "items": [alert_out(a) for a in qs[offset : offset + limit]]}
+    return page(selectors.alerts_list(open=open, code=code, node=node), alert_out, limit, offset)
 
 
-@router.post("/alerts/{alert_id}/ack", summary="Acknowledge an alert (member or lab admin)", auth=BOOK)
-def alert_ack(request: HttpRequest, alert_id: int) -> dict[str, Any]:
+@router.post("/alerts/{alert_id}/ack", response=AlertOut, summary="Acknowledge an alert (member or lab admin)",
+             auth=BOOK)
+def alert_ack(request: HttpRequest, alert_id: AlertId) -> dict[str, Any]:
     alert = services.alert_acknowledge(
         actor=Actor.from_request(request, "api"), alert=selectors.alert_get(alert_id)
     )
@@ -197,7 +221,7 @@ def alert_ack(request: HttpRequest, alert_id: int) -> dict[str, Any]:
 
 
 @router.post("/sparks/{name}/hostkey/accept", summary="Accept the host key a Spark presented (lab admin)", auth=ADMIN)
-def hostkey_accept(request: HttpRequest, name: str, key: str = "") -> dict[str, Any]:
+def hostkey_accept(request: HttpRequest, name: Name, key: CleanStr(8192) = "") -> dict[str, Any]:
     spark = selectors.spark_get(name)
     state = services.host_key_accept(actor=Actor.from_request(request, "api"), spark=spark, key=key or None)
     return {"name": spark.name, "host_key": {"status": state.key_status, "accepted": fingerprint(state.host_key)}}

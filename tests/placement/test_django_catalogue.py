@@ -54,12 +54,12 @@ def test_admin_adds_a_model_and_plans_with_it(api_admin, demo):
 
 
 @pytest.mark.parametrize("change, field, status", [
-    ({"layers": 0}, "layers", 400),
-    ({"layers": -3}, "layers", 400),
-    ({"params_b": -7}, "params_b", 400),
-    ({"params_b": 0}, "params_b", 400),
+    ({"layers": 0}, "layers", 422),  # the schema's bounds (ModelSpec's limits table)
+    ({"layers": -3}, "layers", 422),
+    ({"params_b": -7}, "params_b", 422),
+    ({"params_b": 0}, "params_b", 422),
     ({"kv_heads": 5}, "kv_heads", 400),
-    ({"max_context": 10**9}, "max_context", 400),
+    ({"max_context": 10**9}, "max_context", 422),
     ({"quantization": "fp3"}, "quantization", 400),
     ({"active_params_b": 9.0}, "active_params_b", 400),
     ({"experts": 8, "experts_per_token": 9, "active_params_b": 2.0}, "experts_per_token", 400),

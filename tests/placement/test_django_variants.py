@@ -63,7 +63,7 @@ def test_a_variant_the_engine_cannot_load_is_refused_naming_it(api_viewer, demo)
 @pytest.mark.parametrize("change, field, status", [
     ({"quantization": "Q4_K_XL"}, "quantization", 400),
     ({"quantization": "nvfp4", "gguf_repo": "", "gguf_file": ""}, "quantization", 409),  # the model's own form
-    ({"weights_gb": -3}, "weights_gb", 400),
+    ({"weights_gb": -3}, "weights_gb", 422),  # the schema's bounds
     ({"weights_gb": "19.8"}, "weights_gb", 422),
     ({"gguf_file": "model.bin"}, "gguf_file", 400),
     ({"hf_repo": "a/b"}, "hf_repo", 400),

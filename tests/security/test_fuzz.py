@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 import requests
+from accounts.roles import ADMIN, MEMBER, VIEWER
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from accounts.roles import ADMIN, MEMBER, VIEWER
 from accounts.tokens import token_create
 from tests.bookings.conftest import seed_catalogue
 from tests.conftest import lab_data, make_user

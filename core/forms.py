@@ -1,0 +1,51 @@
+"""The edge for page forms: the same checks as the API's types
+(``core.validation``), for every field of a form that mixes this in.
+
+Text refuses NUL and other control characters (a ``Textarea`` may hold line
+breaks), whole numbers stay within a 32-bit column unless the field says
+less, and date-times fall between 2000 and 2100 with an offset within
++/-14:00. Django's own checks (length, NUL in ``CharField``) still run first.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from django import forms
+
+from .validation import INT32, datetime_problem, text_problem
+
+
+class EdgeChecked:
+    """Mix into a ``forms.Form`` (first in the bases)."""
+
+    fields: dict[str, forms.Field]
+    cleaned_data: dict[str, Any]
+
+    def _clean_fields(self) -> None:
+        super()._clean_fields()  # type: ignore[misc]
+        for name, value in list(self.cleaned_data.items()):
+            problem = edge_problem(self.fields.get(name), value)
+            if problem:
+                self.add_error(name, problem)  # type: ignore[attr-defined]
+                self.cleaned_data.pop(name, None)
+
+
+def edge_problem(field: forms.Field | None, value: Any) -> str | None:
+    if isinstance(value, str):
+        multiline = field is not None and isinstance(field.widget, forms.Textarea)
+        return text_problem(value, multiline=multiline)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and not -INT32 - 1 <= value <= INT32:
+        return f"must be between {-INT32 - 1:,} and {INT32:,}"
+    if isinstance(value, datetime):
+        return datetime_problem(value)
+    if isinstance(value, date) and not 2000 <= value.year <= 2100:
+        return "must be between 2000-01-01 and 2100-01-01"
+    if isinstance(value, list | tuple):
+        for item in value:
+            problem = edge_problem(None, item)
+            if problem:
+                return problem
+    return None

@@ -1,0 +1,95 @@
+"""An honest /api/openapi.json: every operation lists the errors it can
+answer with, in the one error shape, and JSON bodies are parsed with a
+depth limit.
+
+Which errors an operation can answer follows from how it is declared, the
+same rules the API root applies:
+
+- 401 and 403: it needs a signed-in user (every operation: ``auth=`` on the root);
+- 422: it takes parameters or a body (the schema's own constraints);
+- 400: any parameter, path or body (control characters, bad JSON, a rule of
+  the service);
+- 404: it names an object in its path;
+- 409: it writes (the request clashes with what is stored);
+- 413: it takes a whole lab document (``/api/import``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import NinjaAPI
+from ninja.parser import Parser
+
+from .errors import BadInput
+from .validation import MAX_JSON_DEPTH, json_too_deep
+
+ERROR_SCHEMA = {
+    "title": "Error",
+    "type": "object",
+    "properties": {
+        "message": {"type": "string", "description": "what went wrong, for people"},
+        "errors": {
+            "type": "array",
+            "description": "each problem with its place: a field, a query or path parameter, or a document path",
+            "items": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "message": {"type": "string"}},
+                "required": ["path", "message"],
+            },
+        },
+    },
+    "required": ["message", "errors"],
+}
+DESCRIPTIONS = {
+    400: "Bad input: a rule of the service, a control character, bad JSON; nothing was changed",
+    401: "Not signed in: send a personal API token as 'Authorization: Bearer <token>'",
+    403: "The signed-in person's role does not allow this",
+    404: "No such object",
+    409: "The request clashes with what is stored; nothing was changed",
+    413: "The document is larger than FLEET_IMPORT_MAX_BYTES",
+    422: "A field, query or path parameter breaks the schema (type, length, range); nothing was changed",
+}
+WRITES = {"post", "put", "patch", "delete"}
+
+
+def error_codes(path: str, method: str, operation: dict[str, Any]) -> list[int]:
+    codes = [400, 401, 403]
+    if operation.get("parameters") or operation.get("requestBody") or method in WRITES:
+        codes.append(422)
+    if "{" in path:
+        codes.append(404)
+    if method in WRITES:
+        codes.append(409)
+    if path.rstrip("/").endswith("/import"):
+        codes.append(413)
+    return sorted(codes)
+
+
+def declare_errors(schema: dict[str, Any]) -> dict[str, Any]:
+    schema.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    ref = {"$ref": "#/components/schemas/Error"}
+    for path, operations in schema.get("paths", {}).items():
+        for method, operation in operations.items():
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            responses = operation.setdefault("responses", {})
+            for code in error_codes(path, method, operation):
+                responses.setdefault(str(code), {"description": DESCRIPTIONS[code],
+                                                 "content": {"application/json": {"schema": ref}}})
+    return schema
+
+
+class EdgeParser(Parser):
+    """JSON bodies nested deeper than ``MAX_JSON_DEPTH`` are refused before
+    parsing (the lab document's YAML path has the same limit)."""
+
+    def parse_body(self, request: HttpRequest) -> Any:
+        if json_too_deep(request.body):
+            raise BadInput(f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels", "body")
+        return super().parse_body(request)
+
+
+class FleetAPI(NinjaAPI):
+    def get_openapi_schema(self, *args: Any, **kwargs: Any) -> Any:
+        return declare_errors(super().get_openapi_schema(*args, **kwargs))
