@@ -12,6 +12,7 @@ from typing import Any
 
 from django.http import QueryDict
 
+from core.validation import datetime_problem
 from inventory.models import NodeGroup, NodeGroupMember, Spark
 
 from . import selectors
@@ -34,7 +35,8 @@ def parse_local(value: str, tz: tzinfo) -> datetime | None:
         naive = datetime.fromisoformat(value)
     except ValueError:
         return None
-    return naive.replace(tzinfo=tz) if naive.tzinfo is None else naive
+    value_at = naive.replace(tzinfo=tz) if naive.tzinfo is None else naive
+    return None if datetime_problem(value_at) else value_at
 
 
 @dataclass
@@ -60,7 +62,8 @@ def booking_request(data: QueryDict, tz: tzinfo) -> BookingRequest:
     req.start, req.end = parse_local(req.start_text, tz), parse_local(req.end_text, tz)
     for name, text, value in (("start", req.start_text, req.start), ("end", req.end_text, req.end)):
         if text.strip() and value is None:
-            req.errors.append((name, f"{text!r} is not a date and time"))
+            req.errors.append((name, f"{text!r} is not a date and time between 2000 and 2100 "
+                                     "(with an offset, within +/-14:00)"))
     # The node boxes belong to the group they were drawn for; after a group
     # change they are stale, and the whole new group is meant.
     req.group_changed = data.get("shown_group", "") != req.group

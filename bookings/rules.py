@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from typing import Literal
 
+from core.validation import datetime_problem
+
 Errors = list[tuple[str, str]]
 
 
@@ -50,6 +52,8 @@ def window_errors(
             errors.append((name, f"give the {name} time"))
         elif value.tzinfo is None or value.utcoffset() is None:
             errors.append((name, f"{value.isoformat()} has no time zone: add Z or an offset such as +01:00"))
+        elif datetime_problem(value):
+            errors.append((name, f"{value.isoformat()}: {datetime_problem(value)}"))
     if errors or start is None or end is None:
         return errors
     if end == start:

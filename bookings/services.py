@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from core.actor import Actor
 from core.roles import can_book, is_admin
+from core.validation import data_too_deep, text_problem
 from inventory.models import NodeGroupMember, Spark
 
 from . import conf, notify, selectors
@@ -45,6 +46,9 @@ def _purpose(value: Any) -> str:
         raise BookingError("say what the booking is for", "purpose")
     if len(value.strip()) > 200:
         raise BookingError(f"keep the purpose under 200 characters (it has {len(value.strip())})", "purpose")
+    problem = text_problem(value)
+    if problem:
+        raise BookingError(f"the purpose {problem}", "purpose")
     return value.strip()
 
 
@@ -57,6 +61,8 @@ def _plan(value: Any) -> Any:
         raise BookingError("the plan must be text or JSON", "plan") from None
     if size > 20_000:
         raise BookingError(f"the plan is {size} characters; give a reference or a summary under 20,000", "plan")
+    if "\\u0000" in json.dumps(value) or data_too_deep(value):
+        raise BookingError("the plan holds a NUL character or is nested too deep", "plan")
     return value
 
 
@@ -270,6 +276,8 @@ def maintenance_create(
     errors = window_errors(start, end, now=now, max_hours=24 * 366, max_ahead_days=366, grace=conf.START_GRACE)
     if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > 200:
         errors.append(("reason", "say why, in under 200 characters"))
+    elif text_problem(reason):
+        errors.append(("reason", f"the reason {text_problem(reason)}"))
     row, spark_ids = None, list[int]()
     try:
         row, spark_ids = _maintenance_sparks(group, nodes)

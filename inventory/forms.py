@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 
 from core.errors import FleetError
+from core.forms import EdgeChecked
 
 from .models import Cable, CatalogueEntry, Port, Spark
 
@@ -24,7 +25,7 @@ class ChoicesMixin:
         field.choices = choices
 
 
-class SparkForm(ChoicesMixin, forms.Form):
+class SparkForm(EdgeChecked, ChoicesMixin, forms.Form):
     name = forms.CharField(max_length=63, help_text="Lower-case letters, digits and '-', e.g. spark-01")
     hardware = forms.ChoiceField()
     ssh_host = forms.CharField(label="SSH host", max_length=253)
@@ -39,7 +40,7 @@ class SparkForm(ChoicesMixin, forms.Form):
         self._choices("hardware", hardware_choices("spark"))
 
 
-class SwitchForm(ChoicesMixin, forms.Form):
+class SwitchForm(EdgeChecked, ChoicesMixin, forms.Form):
     name = forms.CharField(max_length=63)
     hardware = forms.ChoiceField()
     serial = forms.CharField(max_length=64, required=False)
@@ -56,7 +57,7 @@ def port_choice_label(port: Port) -> str:
     return f"{port.label}  ({port.speed_gbps}G switch port{extra})"
 
 
-class CableForm(ChoicesMixin, forms.Form):
+class CableForm(EdgeChecked, ChoicesMixin, forms.Form):
     type = forms.ChoiceField()
     end_0 = forms.ChoiceField(label="End A")
     end_1 = forms.ChoiceField(label="End B")
@@ -90,7 +91,7 @@ class CableForm(ChoicesMixin, forms.Form):
         return [self.cleaned_data.get(k) or "" for k in keys]
 
 
-class CatalogueForm(forms.Form):
+class CatalogueForm(EdgeChecked, forms.Form):
     kind = forms.ChoiceField(choices=CatalogueEntry.Kind.choices)
     slug = forms.CharField(max_length=64)
     name = forms.CharField(max_length=120)
@@ -102,7 +103,7 @@ class CatalogueForm(forms.Form):
     breakout = forms.BooleanField(required=False, help_text="Switch ports split 2 x 200G; breakout cable")
 
 
-class ImportForm(forms.Form):
+class ImportForm(EdgeChecked, forms.Form):
     text = forms.CharField(required=False, strip=False, label="Paste the document",
                            widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false", "class": "code"}))
     document = forms.FileField(required=False, label="or upload a file", help_text="A lab document in YAML or JSON")

@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 
+from core.forms import EdgeChecked
 from inventory.models import NodeGroup
 
 from .model_catalogue import MAX_CONTEXT_TOKENS
@@ -28,7 +29,7 @@ def group_choices() -> list[tuple[str, str]]:
             for g in groups]
 
 
-class _Choices(forms.Form):
+class _Choices(EdgeChecked, forms.Form):
     """Fills model and group selects from the database at render time."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -51,7 +52,7 @@ class PlanForm(_Choices):
                               help_text="A quantization of the model; empty: the one the engine loads")
 
 
-class ModelForm(forms.Form):
+class ModelForm(EdgeChecked, forms.Form):
     slug = forms.CharField(max_length=100, help_text="Lower-case, e.g. qwen3-8b")
     name = forms.CharField(max_length=120)
     params_b = forms.FloatField(label="Total parameters (billions)")
@@ -72,7 +73,7 @@ class ModelForm(forms.Form):
     hf_repo = forms.CharField(label="Hugging Face name", max_length=200, required=False)
 
 
-class VariantForm(forms.Form):
+class VariantForm(EdgeChecked, forms.Form):
     quantization = forms.ChoiceField(choices=QUANT_CHOICES, initial="Q4_K_M")
     weights_gb = forms.FloatField(label="File size (GB, published)", required=False,
                                   help_text="Empty: parameters x bits per weight")
@@ -85,7 +86,7 @@ class VariantForm(forms.Form):
     notes = forms.CharField(required=False, max_length=500)
 
 
-class ConfigForm(forms.Form):
+class ConfigForm(EdgeChecked, forms.Form):
     config = forms.FileField(label="config.json", help_text="Read here; nothing is downloaded")
     slug = forms.CharField(max_length=100)
     quantization = forms.ChoiceField(choices=QUANT_CHOICES, initial="nvfp4")

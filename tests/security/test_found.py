@@ -233,3 +233,34 @@ def test_a_stored_year_1_benchmark_does_not_break_the_lists(api_member, api_view
     c.force_login(member_user)
     assert c.get("/benchmarks/").status_code == 200
     assert c.get(f"/benchmarks/groups/{booked_lab['ring'].pk}/").status_code == 200
+
+
+# ------------------------------------------------------------------ page forms: the same edge
+
+
+@pytest.mark.parametrize(("field", "value"), [("vendor", "a\x0bb"), ("serial", "SN\u20281"), ("name", "a\x00b")])
+def test_a_page_form_refuses_control_characters_and_changes_nothing(admin_client, booked_lab, field, value):
+    from tests.security.state import snapshot
+
+    before = snapshot()
+    data = {"name": "spark-new", "hardware": "dgx-spark-128", "ssh_host": "10.0.0.9", "ssh_port": 22,
+            "ssh_user": "fleet", "status": "active", field: value}
+    r = admin_client.post("/sparks/new/", data)
+    assert r.status_code in (200, 400)  # the form again, with the error next to the field
+    assert "character" in r.content.decode()
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(("field", "value"), [("purpose", "sweep\x0b"), ("purpose", "a\x00b"),
+                                               ("start", "2026-12-01T10:00+16:00")])
+def test_the_booking_page_refuses_bad_text_and_offsets(member_user, booked_lab, field, value):
+    from tests.security.state import snapshot
+
+    c = Client()
+    c.force_login(member_user)
+    before = snapshot()
+    data = {"group": booked_lab["ring"].pk, "shown_group": booked_lab["ring"].pk, "start": _at(2)[:16],
+            "end": _at(4)[:16], "purpose": "sweep", field: value}
+    r = c.post("/bookings/new/", data)
+    assert r.status_code in (200, 400)
+    assert snapshot() == before
