@@ -19,3 +19,21 @@ class ThrottledSignIn(AxesStandaloneBackend):
         if request is None:
             return None
         return super().authenticate(request, username=username, password=password, **kwargs)
+
+
+def lockout_response(request: Any, original_response: Any = None, credentials: Any = None) -> Any:
+    """What a paused sign-in gets: the API answers in its JSON error shape, pages with a page."""
+    from django.conf import settings
+    from django.http import JsonResponse
+    from django.shortcuts import render
+
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    if request.path.startswith("/api/"):
+        response = JsonResponse({
+            "message": f"too many failed sign-ins from this address; try again in {minutes} minutes",
+            "errors": [],
+        }, status=429)
+    else:
+        response = render(request, "accounts/locked.html", {"minutes": minutes}, status=429)
+    response["Retry-After"] = str(minutes * 60)
+    return response

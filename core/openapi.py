@@ -5,7 +5,8 @@ depth limit.
 Which errors an operation can answer follows from how it is declared, the
 same rules the API root applies:
 
-- 401 and 403: it needs a signed-in user (every operation: ``auth=`` on the root);
+- 401, 403 and 429: it needs a signed-in user (every operation: ``auth=`` on
+  the root), and wrong tokens pause token sign-in from an address;
 - 422: it takes parameters or a body (the schema's own constraints);
 - 400: any parameter, path or body (control characters, bad JSON, a rule of
   the service);
@@ -49,12 +50,13 @@ DESCRIPTIONS = {
     409: "The request clashes with what is stored; nothing was changed",
     413: "The document is larger than FLEET_IMPORT_MAX_BYTES",
     422: "A field, query or path parameter breaks the schema (type, length, range); nothing was changed",
+    429: "Too many failed sign-ins (wrong tokens) from this address: paused for FLEET_LOGIN_COOLOFF_MINUTES",
 }
 WRITES = {"post", "put", "patch", "delete"}
 
 
 def error_codes(path: str, method: str, operation: dict[str, Any]) -> list[int]:
-    codes = [400, 401, 403]
+    codes = [400, 401, 403, 429]
     if operation.get("parameters") or operation.get("requestBody") or method in WRITES:
         codes.append(422)
     if "{" in path:
