@@ -24,10 +24,11 @@ class ThrottledSignIn(AxesStandaloneBackend):
 def lockout_response(request: Any, original_response: Any = None, credentials: Any = None) -> Any:
     """What a paused sign-in gets: the API answers in its JSON error shape, pages with a page."""
     from django.conf import settings
-    from django.http import JsonResponse
+    from django.http import HttpResponse, JsonResponse
     from django.shortcuts import render
 
     minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    response: HttpResponse
     if request.path.startswith("/api/"):
         response = JsonResponse({
             "message": f"too many failed sign-ins from this address; try again in {minutes} minutes",
