@@ -119,3 +119,24 @@ def test_every_main_page_runs_under_the_policy(live_server, page, shot, lab):
     page.wait_for_selector("#swagger-ui .opblock", timeout=20_000)
     console.check("api docs")
     shot("csp-api-docs")
+
+
+def test_wrong_passwords_pause_sign_in_in_the_browser(live_server, page, shot, settings):
+    settings.AXES_FAILURE_LIMIT = 3
+    make_user("member", "member")
+    console = Console(page)
+    base = live_server.url
+    for _ in range(3):
+        page.goto(f"{base}/accounts/login/")
+        page.fill("#id_username", "member")
+        page.fill("#id_password", "not-my-password")
+        page.click("button[type=submit]")
+    assert "Too many attempts" in page.locator("main").inner_text()
+    page.goto(f"{base}/accounts/login/")
+    page.fill("#id_username", "member")
+    page.fill("#id_password", "member-pass-123")
+    page.click("button[type=submit]")
+    assert "Too many attempts" in page.locator("main").inner_text()  # the right password waits too
+    console.errors = [e for e in console.errors if "429" not in e]  # the refusal itself is logged by Chromium
+    console.check("locked")
+    shot("sign-in-paused")
