@@ -25,12 +25,19 @@
 
   function copy(button, text) {
     var label = button.textContent;
-    var done = function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = label; }, 1500); };
+    // data-copied stays: the label reverts after 1.5 s, the fact that it was copied does not
+    var done = function () { button.textContent = "Copied"; button.setAttribute("data-copied", "true"); setTimeout(function () { button.textContent = label; }, 1500); };
     var fallback = function () {  // no clipboard API (plain http) or permission refused
       var area = document.createElement("textarea"); area.value = text; document.body.appendChild(area); area.select();
       document.execCommand("copy"); area.remove(); done();
     };
-    if (navigator.clipboard && window.isSecureContext) { navigator.clipboard.writeText(text).then(done, fallback); }
+    if (navigator.clipboard && window.isSecureContext) {
+      // a permission prompt nobody answers leaves the promise pending: fall back after a second
+      var settled = false;
+      var once = function (f) { return function () { if (!settled) { settled = true; f(); } }; };
+      navigator.clipboard.writeText(text).then(once(done), once(fallback));
+      setTimeout(once(fallback), 1000);
+    }
     else { fallback(); }
   }
 

@@ -80,7 +80,7 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     assert "NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0" in launch and "<ip of spark-07 on enp1s0f0np0>" in launch
     button = page.locator(".plan.recommended .copy").first
     button.click()
-    page.wait_for_function("() => Array.from(document.querySelectorAll('.copy')).some(b => b.innerText === 'Copied')")
+    page.wait_for_selector(".copy[data-copied]", state="attached")
     shot("placement-plans-glm")
 
     page.locator("#fit-table summary").click()

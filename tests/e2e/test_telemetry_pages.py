@@ -93,7 +93,8 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(live_server, page, 
         page.click("#tile-spark-04")
         page.wait_for_url(f"{base}/sparks/spark-04/telemetry/")
         assert page.locator("svg.chart").count() == 3
-        assert page.locator("#twins").inner_text().count("down") == 1
+        # one twin down; its RoCE port line may say "down" too, so count the state badges
+        assert page.locator("#twins .badge.down").count() == 1
         assert "Verified" in page.locator("#hostkey").inner_text()
         shot("telemetry-node")
 
