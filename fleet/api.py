@@ -17,6 +17,7 @@ from bookings.api import router_deprecated as reservations_router
 from core.api import READ, error_body, fleet_error_response
 from core.errors import FleetError
 from core.openapi import EdgeParser, FleetAPI
+from design.api import router as design_router
 from fabric.api import router as fabric_router
 from inventory.api import router as inventory_router
 from placement.api import router as placement_router
@@ -61,5 +62,5 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 
 
 for router in (inventory_router, topology_router, telemetry_router, placement_router, fabric_router,
-               bookings_router, reservations_router):
+               bookings_router, reservations_router, design_router):
     api.add_router("", router)

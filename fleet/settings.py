@@ -92,6 +92,7 @@ INSTALLED_APPS = [
     "fabric",
     "bookings",
     "notifications",
+    "design",
 ]
 
 MIDDLEWARE = [

@@ -20,4 +20,5 @@ urlpatterns = [
     path("", include("telemetry.urls")),
     path("", include("topology.urls")),
     path("", include("fabric.urls")),
+    path("", include("design.urls")),
 ]

@@ -106,7 +106,7 @@ class CableAdmin(ServiceAdmin):
 
 @admin.register(CatalogueEntry)
 class CatalogueAdmin(ServiceAdmin):
-    list_display = ("slug", "kind", "name", "memory_gb", "port_count", "speed_gbps", "breakout")
+    list_display = ("slug", "kind", "name", "memory_gb", "port_count", "speed_gbps", "breakout", "price", "currency")
     list_filter = ("kind",)
 
     def save_model(self, request: HttpRequest, obj: CatalogueEntry, form: Any, change: bool) -> None:

@@ -31,6 +31,13 @@ class CatalogueEntry(models.Model):
     breakout = models.BooleanField(
         default=False, help_text="Switches: ports split into 2 x 200G; cables: a breakout cable"
     )
+    # What one unit costs the lab, as a lab admin enters it (none shipped: prices
+    # vary by vendor, region and date, so no figure without a source).
+    price = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True,
+        help_text="Price of one unit, as the lab pays it; empty: unknown",
+    )
+    currency = models.CharField(max_length=3, blank=True, help_text="ISO 4217 code of the price, e.g. EUR, USD")
 
     class Meta:
         ordering = ["kind", "slug"]
@@ -47,6 +54,10 @@ class CatalogueEntry(models.Model):
             ),
             models.CheckConstraint(
                 name="catalogue_cable_has_speed", condition=~Q(kind="cable") | Q(speed_gbps__gt=0)
+            ),
+            models.CheckConstraint(
+                name="catalogue_price_has_currency",
+                condition=Q(price__isnull=True) | (Q(price__gte=0) & ~Q(currency="")),
             ),
         ]
 

@@ -79,6 +79,8 @@ def snapshot(obj: Any) -> dict[str, Any]:
         }
     elif isinstance(obj, CatalogueEntry):
         data = {f: getattr(obj, f) for f in CATALOGUE_FIELDS}
+        data["price"] = str(obj.price) if obj.price is not None else None
+        data["currency"] = obj.currency
     elif isinstance(obj, NodeGroup):
         data = {
             "name": obj.name,
@@ -156,9 +158,22 @@ def catalogue_create(*, actor: Actor, **fields: Any) -> CatalogueEntry:
         positive("speed_gbps", 1600)
     elif kind == "cable":
         positive("speed_gbps", 1600)
+    price, currency = fields.get("price"), str(fields.get("currency") or "").strip().upper()
+    if price is not None:
+        try:
+            price = Decimal(str(price))
+        except InvalidOperation:
+            errors.append(("price", f"{price!r} is not a number"))
+        else:
+            if not price.is_finite() or price < 0 or price >= Decimal("1e10"):
+                errors.append(("price", "the price must be a number from 0 to 9,999,999,999.99"))
+        if not (len(currency) == 3 and currency.isalpha()):
+            errors.append(("currency", "a price needs its currency, a three-letter ISO 4217 code like EUR or USD"))
     if errors:
         raise InventoryError(errors)
     allowed = {k: fields[k] for k in CATALOGUE_FIELDS if k in fields}
+    if price is not None:
+        allowed.update(price=price, currency=currency)
     with transaction.atomic():
         entry = CatalogueEntry.objects.create(**allowed)
         change_record(actor=actor, action="create", obj=entry, before=None, after=snapshot(entry))

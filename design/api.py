@@ -1,0 +1,39 @@
+"""Design API: ``POST /api/designs`` answers a design request with its
+candidate designs (any signed-in user: it writes nothing)."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Router, Schema
+
+from core.api import READ
+
+from . import services
+
+router = Router(tags=["design"])
+
+
+class TargetIn(Schema):
+    model: Any = None
+    context_tokens: Any = 8192
+    concurrency: Any = 1
+    goal: Any = "latency"
+    engine: Any = "vllm"
+
+
+class DesignIn(Schema):
+    sparks_128: Any = 0
+    sparks_64: Any = 0
+    no_switch: bool = False
+    owned_switch: str | None = None
+    sparks_owned: bool = False
+    budget: Any = None
+    currency: str | None = None
+    models: list[TargetIn] = []
+
+
+@router.post("/designs", auth=READ)
+def designs_create(request: HttpRequest, payload: DesignIn) -> Any:
+    """Candidate designs for a number of Sparks: cabling, parts, the engine's reading, predicted decode."""
+    return services.answer_out(services.design_request(payload.dict()))

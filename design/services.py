@@ -1,0 +1,301 @@
+"""A design request, answered: the generator's candidates with their parts
+priced from the catalogue (as lab admins entered prices; unknown stays
+unknown), and for each target model the planner's recommended plan on the
+designed group, with its predicted decode. Writes nothing.
+
+The planner is called as ``POST /api/plans`` calls it (the model's variant for
+the engine, the checked inputs, the lab's calibrated performance constants),
+on the designed group built from the engine's reading of the design, not on a
+group of the database.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+
+from core.errors import BadInput
+from inventory.hardware_catalogue import SPARK_PORTS
+from inventory.models import CatalogueEntry
+from placement import planning, selectors
+from placement.calibration import lab_calibration
+from placement.model_catalogue import choose_variant
+from placement.planner import GroupSpec, NodeSpec, plan_placement
+from placement.selectors import placeholder_ip
+from topology.engine import Group
+from topology.state import expected_usable_gb
+
+from .generate import Design, DesignInputError, Request, designs
+
+MAX_TARGETS = 4
+
+
+@dataclass(frozen=True)
+class Target:
+    model: str
+    context_tokens: int = 8192
+    concurrency: int = 1
+    goal: str = "latency"
+    engine: str = "vllm"
+
+
+@dataclass
+class Answer:
+    request: Request
+    targets: list[Target]
+    budget: Decimal | None
+    budget_currency: str
+    sparks_owned: bool
+    designs: list[dict[str, Any]] = field(default_factory=list)
+    best: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _whole(value: Any, path: str, low: int, high: int, errors: list[tuple[str, str]]) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if value is None or value == "":
+        value = 0 if low == 0 else value
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        errors.append((path, f"must be a whole number from {low:,} to {high:,}"))
+        return low
+    return value
+
+
+def design_request(data: dict[str, Any]) -> Answer:
+    """Check a raw request (API body or page form) and answer it; BadInput names every bad field."""
+    errors: list[tuple[str, str]] = []
+    n128 = _whole(data.get("sparks_128", 0), "sparks_128", 0, 10**9, errors)
+    n64 = _whole(data.get("sparks_64", 0), "sparks_64", 0, 10**9, errors)
+    owned = data.get("owned_switch") or None
+    if owned is not None and not isinstance(owned, str):
+        errors.append(("owned_switch", "must be a switch's catalogue slug"))
+        owned = None
+    request = Request(n128, n64, bool(data.get("no_switch")), owned)
+    budget: Decimal | None = None
+    raw_budget = data.get("budget")
+    if raw_budget not in (None, ""):
+        try:
+            budget = Decimal(str(raw_budget))
+            if not budget.is_finite() or budget < 0:
+                raise ValueError
+        except (ArithmeticError, ValueError):
+            errors.append(("budget", "must be a number of 0 or more"))
+            budget = None
+    currency = str(data.get("currency") or "").strip().upper()
+    if budget is not None and not (len(currency) == 3 and currency.isalpha()):
+        errors.append(("currency", "a budget needs its currency, a three-letter code like EUR or USD"))
+    targets = _targets(data.get("models") or [], errors)
+    if not errors:
+        try:
+            found = designs(request)
+        except DesignInputError as exc:
+            errors.extend(exc.errors)
+    if errors:
+        raise BadInput(errors)
+    answer = Answer(request, targets, budget, currency, bool(data.get("sparks_owned")))
+    prices = _prices()
+    answer.designs = [_design_out(d, answer, prices) for d in found]
+    answer.best = _best(answer)
+    return answer
+
+
+def _targets(raw: Any, errors: list[tuple[str, str]]) -> list[Target]:
+    if not isinstance(raw, list):
+        errors.append(("models", "must be a list of {model, context_tokens, concurrency}"))
+        return []
+    if len(raw) > MAX_TARGETS:
+        errors.append(("models", f"at most {MAX_TARGETS} target models"))
+        return []
+    targets = []
+    for i, item in enumerate(raw):
+        path = f"models[{i}]"
+        if not isinstance(item, dict):
+            errors.append((path, "must be a mapping with model, context_tokens and concurrency"))
+            continue
+        slug = item.get("model")
+        try:
+            row = selectors.model_get(slug, f"{path}.model")
+        except BadInput as exc:
+            errors.extend(exc.errors)
+            continue
+        engine = item.get("engine", "vllm")
+        try:
+            planning.plan_input(context_tokens=item.get("context_tokens", 8192),
+                                concurrency=item.get("concurrency", 1), goal=item.get("goal", "latency"),
+                                engine=engine, model=row.spec())
+        except BadInput as exc:
+            errors.extend((f"{path}.{p}", m) for p, m in exc.errors)
+            continue
+        targets.append(Target(row.slug, int(item.get("context_tokens", 8192)), int(item.get("concurrency", 1)),
+                              str(item.get("goal", "latency")), str(engine)))
+    return targets
+
+
+# ---------------------------------------------------------------- prices
+
+
+def _prices() -> dict[str, tuple[Decimal | None, str]]:
+    return {slug: (price, currency) for slug, price, currency in
+            CatalogueEntry.objects.values_list("slug", "price", "currency")}
+
+
+def _parts_out(design: Design, answer: Answer, prices: dict[str, tuple[Decimal | None, str]]) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    totals: dict[str, Decimal] = {}
+    unknown: list[str] = []
+    for part in design.parts:
+        price, currency = prices.get(part.slug, (None, ""))
+        buy = part.count - part.owned - (part.count if part.kind == "spark" and answer.sparks_owned else 0)
+        line = price * buy if price is not None else None
+        if buy > 0:
+            if price is None:
+                unknown.append(part.name)
+            else:
+                totals[currency] = totals.get(currency, Decimal(0)) + (line or Decimal(0))
+        rows.append({"kind": part.kind, "type": part.slug, "name": part.name, "count": part.count,
+                     "to_buy": max(buy, 0), "coded_for": part.coded_for or None, "owned": part.owned,
+                     "unit_price": None if price is None else str(price), "currency": currency or None,
+                     "line_total": None if line is None else str(line)})
+    known = not unknown and len(totals) <= 1
+    total = next(iter(totals.values()), Decimal(0)) if known else None
+    total_currency = next(iter(totals), None) if known else None
+    if unknown:
+        why = f"unknown: no price for {', '.join(unknown)} (a lab admin enters prices in the hardware catalogue)"
+    elif len(totals) > 1:
+        why = f"not summed: prices in {', '.join(sorted(totals))}"
+    else:
+        why = ""
+    budget: dict[str, Any] = {"budget": None if answer.budget is None else str(answer.budget)}
+    if answer.budget is not None:
+        if total is None:
+            budget["fits"], budget["why"] = None, "cannot be checked: the total is " + why
+        elif total_currency not in (None, answer.budget_currency) and total:
+            budget["fits"], budget["why"] = None, f"cannot be checked: the prices are in {total_currency}"
+        else:
+            budget["fits"] = total <= answer.budget
+            budget["why"] = "within the budget" if budget["fits"] else "over the budget"
+    return {"parts": rows, "total": None if total is None else str(total), "currency": total_currency,
+            "total_known": total is not None, "total_note": why,
+            "partial_totals": {c: str(t) for c, t in sorted(totals.items())}, **budget}
+
+
+# ---------------------------------------------------------------- plans on the designed group
+
+
+def group_spec(design: Design) -> GroupSpec:
+    """The planner's view of a designed group: expected usable memory (no
+    telemetry yet), the cabled ports' twin interfaces, placeholder addresses."""
+    group = design.group
+    memory = {s["name"]: s["hardware"] for s in design.document["sparks"]}
+    from .generate import _SPARK  # the catalogue's figures, one place
+
+    cabled: dict[str, set[str]] = {}
+    for link in group.links:
+        for end in (link.a, link.b):
+            device, _, port = end.partition(":")
+            if device in memory:
+                cabled.setdefault(device, set()).add(port)
+    nodes = []
+    for name in group.nodes:
+        _, nominal, connectx = _SPARK[memory[name]]
+        ports = sorted(cabled.get(name, ()))
+        ifaces = {p: (SPARK_PORTS[p][0][0], SPARK_PORTS[p][1][0]) for p in ports}
+        rdma = {p: (SPARK_PORTS[p][0][1], SPARK_PORTS[p][1][1]) for p in ports}
+        first = ifaces[ports[0]][0] if ports else None
+        usable = expected_usable_gb(float(nominal), float(settings.FLEET_OS_RESERVE_GB))
+        nodes.append(NodeSpec(name, usable, connectx, ifaces, rdma, placeholder_ip(name, first)))
+    return GroupSpec(f"design:{design.key}", group.kind, tuple(nodes), float(group.slowest_link_gbps or 200))
+
+
+def _plan_out(design: Design, target: Target) -> dict[str, Any]:
+    row = selectors.model_get(target.model)
+    choice = choose_variant(row.spec(), target.engine, None)
+    out: dict[str, Any] = {"model": row.slug, "model_name": row.name, "context_tokens": target.context_tokens,
+                           "concurrency": target.concurrency, "goal": target.goal, "engine": target.engine,
+                           "variant": choice.spec.quantization}
+    if choice.error:
+        return {**out, "plan": None, "why": choice.error}
+    result = plan_placement(group_spec(design), choice.spec, context_tokens=target.context_tokens,
+                            concurrency=target.concurrency, engine=target.engine, goal=target.goal,
+                            constants=lab_calibration().constants)
+    plan = result.recommended_plan
+    if plan is None:
+        why = next((p.reason for p in result.plans if p.reason), "") or " ".join(result.notes) or "no plan fits"
+        return {**out, "plan": None, "why": why}
+    return {**out, "plan": {"label": plan.label, "strategy": plan.strategy, "nodes": len(plan.nodes),
+                            "tp": plan.tp, "pp": plan.pp, "replicas": plan.replicas,
+                            "decode_tps": plan.decode_tps, "aggregate_tps": plan.aggregate_tps,
+                            "prediction_source": plan.prediction_source},
+            "why": result.recommendation}
+
+
+def engine_out(group: Group) -> dict[str, Any]:
+    return {"kind": group.kind, "nodes": list(group.nodes), "switches": list(group.switches),
+            "link_gbps": sorted({link.gbps for link in group.links}),
+            "slowest_link_gbps": group.slowest_link_gbps, "collective_gbs": round(group.collective_gbs, 1),
+            "memory": {"pooled_gb": group.memory.pooled_gb, "symmetric_gb": group.memory.symmetric_gb,
+                       "local_gb": group.memory.local_gb},
+            "findings": [{"code": f.code, "severity": f.severity, "message": f.message} for f in group.findings]}
+
+
+def _design_out(design: Design, answer: Answer, prices: dict[str, tuple[Decimal | None, str]]) -> dict[str, Any]:
+    return {"key": design.key, "title": design.title, "kind": design.kind, "switch": design.switch,
+            "notes": design.notes, "topology": engine_out(design.group),
+            "bill_of_materials": _parts_out(design, answer, prices),
+            "models": [_plan_out(design, t) for t in answer.targets],
+            "document": design.document, "_design": design}
+
+
+def _best(answer: Answer) -> list[dict[str, Any]]:
+    """The best design for each stated goal (ties go to the earlier, simpler design)."""
+    found: list[dict[str, Any]] = []
+
+    def pick(goal: str, score: Any, what: str) -> None:
+        scored = [(score(d), i, d) for i, d in enumerate(answer.designs)]
+        scored = [(s, i, d) for s, i, d in scored if s is not None]
+        if scored:
+            best = max(scored, key=lambda x: (x[0], -x[1]))
+            found.append({"goal": goal, "design": best[2]["key"], "title": best[2]["title"],
+                          "why": what.format(best[0])})
+
+    for t, target in enumerate(answer.targets):
+        def one(d: dict[str, Any], t: int = t) -> float | None:
+            plan = d["models"][t]["plan"]
+            return plan["decode_tps"] if plan and plan["decode_tps"] else None
+
+        def agg(d: dict[str, Any], t: int = t) -> float | None:
+            plan = d["models"][t]["plan"]
+            return plan["aggregate_tps"] if plan and plan["aggregate_tps"] else None
+
+        pick(f"fastest one stream of {target.model}", one, "{:.1f} tok/s predicted")
+        pick(f"most decode of {target.model} at {target.concurrency} streams", agg, "{:.1f} tok/s predicted in all")
+    pick("widest exchange bandwidth", lambda d: d["topology"]["collective_gbs"], "{:.0f} GB/s expected class")
+    priced = [d for d in answer.designs if d["bill_of_materials"]["total_known"]]
+    if priced and len({d["bill_of_materials"]["currency"] for d in priced}) == 1 and len(priced) == len(answer.designs):
+        pick("lowest price", lambda d: -Decimal(d["bill_of_materials"]["total"]),
+             "{}")
+        if found and found[-1]["goal"] == "lowest price":
+            d = next(x for x in answer.designs if x["key"] == found[-1]["design"])
+            found[-1]["why"] = f"{d['bill_of_materials']['total']} {d['bill_of_materials']['currency']}"
+    else:
+        found.append({"goal": "lowest price", "design": None, "title": None,
+                      "why": "unknown: not every part of every design has a price in the catalogue"})
+    return found
+
+
+def answer_out(answer: Answer) -> dict[str, Any]:
+    """The API's answer (and what the page draws)."""
+    return {
+        "request": {"sparks_128": answer.request.sparks_128, "sparks_64": answer.request.sparks_64,
+                    "no_switch": answer.request.no_switch, "owned_switch": answer.request.owned_switch,
+                    "sparks_owned": answer.sparks_owned,
+                    "budget": None if answer.budget is None else str(answer.budget),
+                    "currency": answer.budget_currency or None,
+                    "models": [t.__dict__ for t in answer.targets]},
+        "designs": [{k: v for k, v in d.items() if not k.startswith("_")} for d in answer.designs],
+        "best": answer.best,
+        "predictions": "decode figures are predicted by placement/perfmodel.py on the designed group "
+                       "(expected usable memory, expected link speed); nothing is measured before it is built",
+    }

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from . import views
+
+app_name = "design"
+urlpatterns = [
+    path("design/", views.design_page, name="design"),
+    path("design/document/", views.design_document, name="document"),
+]

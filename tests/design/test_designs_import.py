@@ -1,0 +1,101 @@
+"""Every candidate the designer offers imports through the real import
+service into an empty lab, and the topology engine then reads the kind, the
+link speeds and the findings the design promised."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+from core.actor import Actor
+from design.generate import DesignInputError, Request, designs
+from inventory.labio import lab_import
+from inventory.models import NodeGroup
+from topology.engine import analyse
+from topology.services import lab_read
+
+REQUESTS = {
+    "2": Request(2, 0),
+    "3": Request(3, 0),
+    "4": Request(4, 0),
+    "8": Request(8, 0),
+    "16": Request(16, 0),
+    "3x128+2x64": Request(3, 2),
+    "4x128+4x64": Request(4, 4),
+}
+
+
+def _cases() -> list[Any]:
+    cases = []
+    for label, request in REQUESTS.items():
+        for design in designs(request):
+            cases.append(pytest.param(request, design.key, id=f"{label}-{design.key}"))
+    return cases
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("request_", "key"), _cases())
+def test_lab_document_imports_as_the_design_promised(admin_user: Any, request_: Request, key: str) -> None:
+    design = next(d for d in designs(request_) if d.key == key)
+    assert not NodeGroup.objects.exists()
+    lab_import(actor=Actor(user=admin_user, source="import"), data=design.document)
+    groups = [g for g in analyse(lab_read().lab, os_reserve_gb=settings.FLEET_OS_RESERVE_GB) if g.nodes]
+    assert len(groups) == 1
+    built = groups[0]
+    assert built.kind == design.kind == design.group.kind
+    assert len(built.nodes) == request_.total
+    assert sorted({link.gbps for link in built.links}) == design.link_gbps
+    assert sorted({f.code for f in built.findings}) == design.finding_codes
+    assert built.collective_gbs == design.group.collective_gbs
+    # the inventory's own group (kept in step with the cabling) has the same kind
+    assert list(NodeGroup.objects.filter(retired_at__isnull=True).values_list("kind", flat=True)) == [design.kind]
+
+
+def test_the_candidates_per_size_with_and_without_a_switch() -> None:
+    keys = {label: [d.key for d in designs(r)] for label, r in REQUESTS.items()}
+    assert keys["2"] == ["direct", "switched-mikrotik-crs504-4xq-in", "switched-mikrotik-crs804-ddq",
+                         "switched-generic-qsfp112-switch-32"]
+    assert keys["8"] == ["ring", "switched-mikrotik-crs804-ddq", "switched-generic-qsfp112-switch-32"]
+    assert keys["16"] == ["switched-generic-qsfp112-switch-32"]
+    assert [d.key for d in designs(Request(4, 0, no_switch=True))] == ["ring"]
+    assert [d.key for d in designs(Request(2, 0, no_switch=True))] == ["direct"]
+    assert [d.key for d in designs(Request(8, 0, owned_switch="mikrotik-crs804-ddq"))] == [
+        "switched-mikrotik-crs804-ddq"]
+    with pytest.raises(DesignInputError) as exc:
+        designs(Request(16, 0, no_switch=True))
+    assert exc.value.errors[0][0] == "no_switch" and "ring" in exc.value.errors[0][1]
+    with pytest.raises(DesignInputError) as exc:
+        designs(Request(8, 0, owned_switch="mikrotik-crs504-4xq-in"))
+    assert "at most 4 Sparks" in exc.value.errors[0][1]
+
+
+def test_what_the_engine_says_about_each_shape() -> None:
+    by_key = {d.key: d for d in designs(Request(8, 0))}
+    assert by_key["ring"].finding_codes == ["switch-recommended"]
+    assert by_key["ring"].group.collective_gbs == 12.0
+    crs804 = by_key["switched-mikrotik-crs804-ddq"]
+    assert crs804.link_gbps == [200] and crs804.finding_codes == [] and crs804.group.collective_gbs == 24.0
+    parts = {(p.slug, p.coded_for): p.count for p in crs804.parts}
+    assert parts == {("dgx-spark-128", ""): 8, ("mikrotik-crs804-ddq", ""): 1,
+                     ("qsfp-dd-2x-qsfp56-breakout", "nvidia"): 4}
+    crs504 = next(d for d in designs(Request(4, 0)) if d.switch == "mikrotik-crs504-4xq-in")
+    assert crs504.link_gbps == [100] and "slow-switch-port" in crs504.finding_codes
+    mixed = designs(Request(3, 2))
+    assert all("mixed-memory" in d.finding_codes for d in mixed)
+    assert [s["hardware"] for s in mixed[0].document["sparks"]].count("dgx-spark-64") == 2
+    # placeholder addresses are TEST-NET-1 (documentation only)
+    assert all(s["ssh"]["host"].startswith("192.0.2.") for s in mixed[0].document["sparks"])
+    # 64 Sparks is the catalogue's limit: 32 breakouts on the 32-port switch
+    big = designs(Request(64, 0))
+    assert [(p.slug, p.count) for p in big[0].parts if p.kind == "cable"] == [("qsfp-dd-2x-qsfp56-breakout", 32)]
+
+
+@pytest.mark.parametrize(("request_", "path"), [
+    (Request(0, 0), "sparks_128"), (Request(1, 0), "sparks_128"), (Request(10_000, 0), "sparks_128"),
+    (Request(2, 0, owned_switch="no-such-switch"), "owned_switch"),
+])
+def test_bad_requests_name_the_field(request_: Request, path: str) -> None:
+    with pytest.raises(DesignInputError) as exc:
+        designs(request_)
+    assert exc.value.errors[0][0] == path
