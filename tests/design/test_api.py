@@ -1,0 +1,137 @@
+"""POST /api/designs and the /design/ page, as a member's script and browser use them."""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+import yaml
+from django.test import Client
+
+from inventory.models import CatalogueEntry, Spark
+from tests.conftest import ApiClient
+
+pytestmark = pytest.mark.django_db
+
+BODY = {"sparks_128": 4, "models": [
+    {"model": "llama-3.3-70b", "context_tokens": 8192, "concurrency": 1},
+    {"model": "gpt-oss-120b", "context_tokens": 32768, "concurrency": 8},
+]}
+
+
+def test_a_member_designs_four_sparks_for_two_models(api_member: ApiClient) -> None:
+    r = api_member.post("/api/designs", BODY)
+    assert r.status_code == 200, r.content
+    data = r.json()
+    keys = [d["key"] for d in data["designs"]]
+    assert keys == ["ring", "switched-mikrotik-crs504-4xq-in", "switched-mikrotik-crs804-ddq",
+                    "switched-generic-qsfp112-switch-32"]
+    ring = data["designs"][0]
+    assert ring["topology"]["kind"] == "ring" and ring["topology"]["link_gbps"] == [200]
+    assert ring["topology"]["collective_gbs"] == 12.0
+    crs504 = data["designs"][1]
+    assert crs504["topology"]["link_gbps"] == [100]
+    assert {f["code"] for f in crs504["topology"]["findings"]} >= {"slow-switch-port"}
+    for design in data["designs"]:
+        assert [m["model"] for m in design["models"]] == ["llama-3.3-70b", "gpt-oss-120b"]
+        for m in design["models"]:
+            assert m["plan"] is not None and m["plan"]["decode_tps"] > 0
+            assert m["plan"]["aggregate_tps"] >= m["plan"]["decode_tps"]
+        # no prices are shipped: the total is unknown, never guessed
+        assert design["bill_of_materials"]["total"] is None
+        assert "unknown" in design["bill_of_materials"]["total_note"]
+        assert len(design["document"]["sparks"]) == 4
+    goals = {b["goal"]: b for b in data["best"]}
+    assert goals["widest exchange bandwidth"]["design"] == "switched-mikrotik-crs804-ddq"
+    assert goals["lowest price"]["design"] is None
+    # the 100G switch halves the link, so it never predicts faster one-stream decode than the CRS804
+    by = {d["key"]: d for d in data["designs"]}
+    for t in range(2):
+        slow = by["switched-mikrotik-crs504-4xq-in"]["models"][t]["plan"]["decode_tps"]
+        fast = by["switched-mikrotik-crs804-ddq"]["models"][t]["plan"]["decode_tps"]
+        assert slow <= fast
+    assert "fastest one stream of llama-3.3-70b" in goals
+    assert not Spark.objects.exists()  # designing writes nothing
+
+
+def test_prices_entered_by_an_admin_are_totalled_and_checked_against_the_budget(api_member: ApiClient) -> None:
+    for slug, price in (("dgx-spark-128", "3999"), ("mikrotik-crs804-ddq", "1295.50"),
+                        ("qsfp-dd-2x-qsfp56-breakout", "120"), ("qsfp112-dac", "95"),
+                        ("mikrotik-crs504-4xq-in", "650"), ("qsfp28-dac", "40"),
+                        ("generic-qsfp112-switch-32", "9000")):
+        CatalogueEntry.objects.filter(slug=slug).update(price=Decimal(price), currency="EUR")
+    body = {"sparks_128": 4, "sparks_owned": True, "budget": 1600, "currency": "EUR"}
+    data = api_member.post("/api/designs", body).json()
+    by = {d["key"]: d["bill_of_materials"] for d in data["designs"]}
+    assert by["switched-mikrotik-crs804-ddq"]["total"] == "1535.50"  # 1295.50 + 2 x 120, Sparks owned
+    assert by["switched-mikrotik-crs804-ddq"]["fits"] is True
+    assert by["ring"]["total"] == "380.00" and by["ring"]["currency"] == "EUR"
+    assert by["switched-generic-qsfp112-switch-32"]["fits"] is False
+    assert {b["goal"]: b["design"] for b in data["best"]}["lowest price"] == "ring"
+    # one part without a price: that design's total is unknown again
+    CatalogueEntry.objects.filter(slug="qsfp112-dac").update(price=None, currency="")
+    data = api_member.post("/api/designs", body).json()
+    ring = next(d for d in data["designs"] if d["key"] == "ring")["bill_of_materials"]
+    assert ring["total"] is None and "QSFP112 DAC" in ring["total_note"] and ring["fits"] is None
+
+
+def test_an_owned_switch_is_not_bought(api_member: ApiClient) -> None:
+    data = api_member.post("/api/designs", {"sparks_128": 8, "owned_switch": "mikrotik-crs804-ddq"}).json()
+    assert [d["key"] for d in data["designs"]] == ["switched-mikrotik-crs804-ddq"]
+    switch = next(p for p in data["designs"][0]["bill_of_materials"]["parts"] if p["kind"] == "switch")
+    assert switch["owned"] == 1 and switch["to_buy"] == 0
+
+
+@pytest.mark.parametrize(("body", "path"), [
+    ({"sparks_128": 0}, "sparks_128"),
+    ({"sparks_128": 10_000}, "sparks_128"),
+    ({"sparks_128": 16, "no_switch": True}, "no_switch"),
+    ({"sparks_128": 4, "models": [{"model": "no-such-model"}]}, "models[0].model"),
+    ({"sparks_128": 4, "models": [{"model": "llama-3.3-70b", "concurrency": 0}]}, "models[0].concurrency"),
+    ({"sparks_128": 4, "budget": "lots"}, "budget"),
+    ({"sparks_128": 4, "owned_switch": "cisco-9000"}, "owned_switch"),
+])
+def test_bad_input_is_a_400_naming_the_field(api_member: ApiClient, body: dict[str, Any], path: str) -> None:
+    r = api_member.post("/api/designs", body)
+    assert r.status_code == 400, r.content
+    assert path in [e["path"] for e in r.json()["errors"]]
+
+
+def test_sessions_need_the_csrf_token_and_strangers_are_refused(member_user: Any) -> None:
+    assert ApiClient(None).post("/api/designs", BODY).status_code == 401
+    assert ApiClient(member_user, session=True, csrf=False).post("/api/designs", BODY).status_code == 403
+    assert ApiClient(member_user, session=True).post("/api/designs", BODY).status_code == 200
+
+
+def test_the_page_compares_designs_and_offers_each_lab_document(member_user: Any, admin_user: Any) -> None:
+    c = Client()
+    c.force_login(member_user)
+    query = "sparks_128=6&sparks_64=2&model_1=llama-3.3-70b&context_1=8192&concurrency_1=1"
+    page = c.get(f"/design/?{query}").content.decode()
+    assert 'id="comparison"' in page and "Ring of 8" in page and "Switched on MikroTik CRS804 DDQ" in page
+    assert "switch-recommended" in page and "mixed-memory" in page and "<svg" in page
+    assert "/lab/import/" not in page.split('id="comparison"')[0]  # a member has no import button
+    doc = c.get(f"/design/document/?{query}&design=switched-mikrotik-crs804-ddq")
+    assert doc.status_code == 200 and doc["Content-Type"].startswith("application/yaml")
+    data = yaml.safe_load(doc.content)
+    assert len(data["sparks"]) == 8 and data["switches"] == [{"name": "sw-1", "hardware": "mikrotik-crs804-ddq"}]
+    assert doc.content.decode().startswith("# SSH addresses are placeholders")
+    assert c.get(f"/design/document/?{query}&design=nope").status_code == 404
+    bad = c.get("/design/?sparks_128=0").content.decode()
+    assert 'id="design-errors"' in bad and "sparks_128" in bad
+    c.force_login(admin_user)
+    assert "/lab/import/" in c.get(f"/design/?{query}").content.decode()
+
+
+def test_a_price_needs_its_currency(admin_user: Any) -> None:
+    from core.actor import Actor
+    from inventory.errors import InventoryError
+    from inventory.services import catalogue_create
+
+    actor = Actor(user=admin_user, source="admin")
+    with pytest.raises(InventoryError) as exc:
+        catalogue_create(actor=actor, kind="cable", slug="osfp-aoc", name="OSFP AOC", speed_gbps=400, price="99")
+    assert [p for p, _ in exc.value.errors] == ["currency"]
+    entry = catalogue_create(actor=actor, kind="cable", slug="osfp-aoc", name="OSFP AOC", speed_gbps=400,
+                             price="99.90", currency="eur")
+    assert entry.price == Decimal("99.90") and entry.currency == "EUR"
