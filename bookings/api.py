@@ -20,6 +20,8 @@ from core.api import ADMIN, BOOK
 from core.errors import NotFound
 from core.pages import Limit, Offset, Page, page
 from core.validation import INT64, CleanStr, Int, JsonData, SaneDatetime
+from placement import selectors as placement_selectors
+from placement.errors import PlacementError
 
 from . import selectors, services
 from .availability import availability_check
@@ -63,6 +65,7 @@ class BookingIn(Schema):
     end: SaneDatetime
     purpose: Purpose
     plan: JsonData = Field(None, description="the placement plan to run: a reference string or a summary object")
+    saved_plan: RowId | None = Field(None, description="a plan kept on the plan page (its id): the booking links it")
     confirm: bool = Field(False, description="book although some nodes are down or degraded")
 
 
@@ -112,6 +115,7 @@ class BookingOut(Schema):
     holds_now: bool
     purpose: str
     plan: Any
+    saved_plan: int | None
     maintenance: list[MaintenanceRef]
     url: str
 
@@ -156,7 +160,7 @@ def booking_out(b: Booking, request: HttpRequest, now: datetime) -> dict[str, An
         "id": b.pk, "owner": b.owner.username, "group": b.group_id, "group_name": b.group_name,
         "whole_group": b.whole_group, "nodes": [a.spark.name for a in b.allocations.all()],
         "start": _iso(b.start), "end": _iso(b.end), "status": status, "holds_now": status == "active",
-        "purpose": b.purpose, "plan": b.plan,
+        "purpose": b.purpose, "plan": b.plan, "saved_plan": b.saved_plan_id,
         "maintenance": [{"id": m.pk, "reason": m.reason, "start": _iso(m.start), "end": _iso(m.end)}
                         for m in b.maintenance_windows.all()],
         "url": request.build_absolute_uri(reverse("bookings:detail", args=[b.pk])),
@@ -172,9 +176,15 @@ def _booking(booking_id: int) -> Booking:
 
 @_route("post", "", response={201: BookingOut}, summary="Book a group, or Sparks that form a valid group", auth=BOOK)
 def bookings_create(request: HttpRequest, payload: BookingIn) -> Status:
+    saved_plan = None
+    if payload.saved_plan is not None:
+        try:
+            saved_plan = placement_selectors.saved_plan_get(payload.saved_plan)
+        except PlacementError as exc:
+            raise BookingError(exc.errors) from exc
     booking = services.booking_create(
         actor=Actor.from_request(request, "api"), group=payload.group, nodes=payload.nodes, start=payload.start,
-        end=payload.end, purpose=payload.purpose, plan=payload.plan, confirm=payload.confirm)
+        end=payload.end, purpose=payload.purpose, plan=payload.plan, confirm=payload.confirm, saved_plan=saved_plan)
     return Status(201, booking_out(_booking(booking.pk), request, timezone.now()))
 
 

@@ -49,6 +49,7 @@ class BookingRequest:
     end: datetime | None = None
     purpose: str = ""
     plan: str = ""
+    saved_plan: str = ""  # the id of a plan kept on the plan page
     confirm: bool = False
     group_changed: bool = False
     errors: list[tuple[str, str]] = field(default_factory=list)
@@ -58,6 +59,7 @@ def booking_request(data: QueryDict, tz: tzinfo) -> BookingRequest:
     req = BookingRequest(
         group=data.get("group", "").strip(), start_text=data.get("start", ""), end_text=data.get("end", ""),
         purpose=data.get("purpose", ""), plan=data.get("plan", "").strip(), confirm=data.get("confirm") == "on",
+        saved_plan=data.get("saved_plan", "").strip(),
     )
     req.start, req.end = parse_local(req.start_text, tz), parse_local(req.end_text, tz)
     for name, text, value in (("start", req.start_text, req.start), ("end", req.end_text, req.end)):

@@ -99,9 +99,10 @@ def _exclusion_violation(exc: IntegrityError) -> bool:
 
 def booking_create(
     *, actor: Actor, group: Any = None, nodes: Any = None, start: Any, end: Any, purpose: Any,
-    plan: Any = None, confirm: bool = False, now: datetime | None = None,
+    plan: Any = None, confirm: bool = False, now: datetime | None = None, saved_plan: Any = None,
 ) -> Booking:
-    """Book a group (or a valid part of one) for [start, end)."""
+    """Book a group (or a valid part of one) for [start, end). ``saved_plan``:
+    the placement plan kept on the plan page; its nodes must be booked."""
     now = now or timezone.now()
     if not can_book(actor.user):
         raise NotAllowed("booking needs the member or lab admin role")
@@ -116,6 +117,12 @@ def booking_create(
             check()
         except BookingError as exc:
             errors += exc.errors
+    if target is not None and saved_plan is not None:
+        booked = {name for _, name in target.sparks}
+        missing = sorted(set(saved_plan.nodes) - booked)
+        if missing:
+            errors.append(("saved_plan", f"plan {saved_plan.pk} runs on {', '.join(missing)}, "
+                                         "which this booking does not hold"))
     if errors or target is None:
         raise BookingError(errors)
     health = selectors.node_health(target.ids)
@@ -134,7 +141,7 @@ def booking_create(
         _clash_check(target.ids, [(start, end)])
         booking = Booking.objects.create(
             owner=actor.user, group=target.group, group_name=target.group.name, whole_group=target.whole,
-            start=start, end=end, purpose=_purpose(purpose), plan=_plan(plan),
+            start=start, end=end, purpose=_purpose(purpose), plan=_plan(plan), saved_plan=saved_plan,
             status=Booking.Status.ACTIVE if start <= now else Booking.Status.BOOKED,
         )
         try:

@@ -18,6 +18,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.decorators import admin_required, booker_required
 from core.actor import Actor
 from core.roles import is_admin
+from placement import selectors as placement_selectors
+from placement.errors import PlacementError
 
 from . import feeds, selectors, services
 from .availability import availability_check
@@ -116,13 +118,15 @@ def field_errors(errors: list[tuple[str, str]]) -> dict[str, list[str]]:
     return out
 
 
-FIELDS = ("group", "nodes", "start", "end", "purpose", "plan")
+FIELDS = ("group", "nodes", "start", "end", "purpose", "plan", "saved_plan")
 
 
 def _form_context(request: HttpRequest, req: Any, tz: Any) -> dict[str, Any]:
     picker = node_picker(req.group, None if req.group_changed else req.nodes, req.start, req.end, tz)
+    saved_plan = _saved_plan(req)  # first: a bad reference is a field error below
     ctx: dict[str, Any] = {"req": req, "picker": picker, "groups": selectors.bookable_groups(), "tz": tz.key,
-                           "errors": field_errors(req.errors), "check": None, "warnings": []}
+                           "errors": field_errors(req.errors), "check": None, "warnings": [],
+                           "saved_plan": saved_plan}
     if req.group:
         ctx["check"] = availability_check(user=request.user, group=req.group, nodes=req.nodes,
                                           start=req.start, end=req.end)
@@ -137,6 +141,18 @@ def _blocked(ctx: dict[str, Any]) -> dict[str, Any]:
     ctx["blocked"] = bool(ctx.get("conflict") or any(ctx["errors"].values())
                           or (check is not None and (check.clashes or check.limit or check.errors)))
     return ctx
+
+
+def _saved_plan(req: Any) -> Any:
+    """The plan kept on the plan page that this booking is for, or None; a
+    reference to no plan becomes a field error."""
+    if not req.saved_plan:
+        return None
+    try:
+        return placement_selectors.saved_plan_get(req.saved_plan)
+    except PlacementError as exc:
+        req.errors.extend(exc.errors)
+        return None
 
 
 @require_http_methods(["GET", "POST"])
@@ -160,7 +176,8 @@ def new(request: HttpRequest) -> HttpResponse:
         try:
             booking = services.booking_create(
                 actor=Actor.from_request(request, "page"), group=req.group or None, nodes=req.nodes,
-                start=req.start, end=req.end, purpose=req.purpose, plan=req.plan or None, confirm=req.confirm)
+                start=req.start, end=req.end, purpose=req.purpose, plan=req.plan or None, confirm=req.confirm,
+                saved_plan=ctx["saved_plan"])
         except BookingError as exc:
             ctx["errors"] = field_errors(exc.errors)
         except NeedsConfirmation as exc:

@@ -294,7 +294,7 @@ def plan_bars(bars: list[PlanBar], *, concurrency: int, width: int = 560) -> str
         label = escape(b.label if len(b.label) <= 30 else b.label[:29] + "…")
         parts.append(f'<text x="{left - 8}" y="{y + 11}" font-size="11" fill="#1d2330" text-anchor="end"'
                      f'{weight}>{label}</text>')
-        colour = {"recommended": "#2f6fde", "runner-up": "#7c9fd9"}.get(b.mark, "#a9b1bf")
+        colour = {"recommended": "#4f7d00", "runner-up": "#2660c8"}.get(b.mark, "#a9b1bf")
         w1 = max(x(b.one_stream) - left, 1.0)
         parts.append(f'<rect x="{left}" y="{y + 2}" width="{w1:.1f}" height="11" fill="{colour}">'
                      f'<title>{escape(b.label)}: {b.one_stream:.1f} tok/s, one stream (predicted)</title></rect>'

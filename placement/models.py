@@ -207,3 +207,40 @@ class BenchmarkRun(models.Model):
         if self.source == self.Source.PUBLISHED:
             return "published"
         return "measured here"
+
+
+class SavedPlan(models.Model):
+    """A plan someone chose to run (the plan page's "Book this group for this
+    plan"): what to run where, and what the model predicted then. Bookings
+    point at it, so a booking names a real plan rather than free text."""
+
+    model = models.ForeignKey(LlmModel, on_delete=models.PROTECT, related_name="saved_plans")
+    quantization = models.CharField(max_length=12, choices=QUANTIZATIONS)
+    group = models.ForeignKey(NodeGroup, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    group_name = models.CharField(max_length=63)
+    engine = models.CharField(max_length=14)
+    goal = models.CharField(max_length=10)
+    context_tokens = models.PositiveIntegerField()
+    concurrency = models.PositiveIntegerField()
+    strategy = models.CharField(max_length=20)
+    label = models.CharField(max_length=120)
+    tp = models.PositiveSmallIntegerField()
+    pp = models.PositiveSmallIntegerField()
+    ep = models.PositiveSmallIntegerField()
+    replicas = models.PositiveSmallIntegerField()
+    stage_layers = models.JSONField(default=list, blank=True)
+    nodes = models.JSONField(default=list)
+    instances = models.JSONField(default=list)
+    decode_tps = models.FloatField(null=True, blank=True, help_text="Predicted one-stream decode at the time")
+    aggregate_tps = models.FloatField(null=True, blank=True)
+    prefill_tps = models.FloatField(null=True, blank=True)
+    prediction_source = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.model.slug} {self.quantization}: {self.label} ({self.engine})"

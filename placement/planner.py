@@ -164,7 +164,7 @@ class Plan:
 
     @property
     def label(self) -> str:
-        """Short words for the plan: "TP2 x 2 copies on 4 nodes"."""
+        """Short words for the plan: "TP2 x 2 copies on 4 nodes", "4 one-node copies"."""
         parts = []
         if self.ep > 1:
             parts.append(f"EP{self.ep}")
@@ -173,9 +173,11 @@ class Plan:
         if self.pp > 1:
             parts.append(f"PP{self.pp}" + (" uneven " + "/".join(map(str, self.stage_layers))
                                            if self.stage_layers else ""))
-        words = " x ".join(parts) if parts else "1 node"
+        if not parts:
+            return "1 node" if self.replicas == 1 else f"{self.replicas} one-node copies"
+        words = " x ".join(parts)
         if self.replicas > 1:
-            words += f", {self.replicas} copies"
+            words += f" x {self.replicas} copies"
         return f"{words} on {len(self.nodes)} node{'s' if len(self.nodes) != 1 else ''}"
 
 

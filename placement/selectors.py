@@ -32,7 +32,7 @@ from topology.state import GroupState, SparkState
 
 from .errors import PlacementError
 from .launch import DEFAULT_MGMT_IFACE, DEFAULT_VLLM_IMAGE, LaunchSettings, usable_mgmt_ip
-from .models import BenchmarkRun, LlmModel
+from .models import BenchmarkRun, LlmModel, SavedPlan
 from .planner import GroupSpec, NodeSpec
 
 log = logging.getLogger(__name__)
@@ -298,3 +298,13 @@ def leaderboard(*, per_model: int = 8) -> list[tuple[str, LlmModel | None, list[
         models[run.model_name] = run.model
     ranked = sorted(board.items(), key=lambda kv: -(kv[1][0].decode_tps or 0))
     return [(name, models[name], runs) for name, runs in ranked]
+
+
+def saved_plan_get(pk: Any, path: str = "saved_plan") -> SavedPlan:
+    """A kept plan, or PlacementError naming ``path`` (a missing one is a bad reference)."""
+    row = None
+    if isinstance(pk, int) or (isinstance(pk, str) and pk.isdigit()):
+        row = SavedPlan.objects.select_related("model", "group").filter(pk=int(pk)).first()
+    if row is None:
+        raise PlacementError(f"no saved plan {pk!r}", path)
+    return row

@@ -18,7 +18,7 @@ from core.actor import Actor
 from .errors import PlacementError
 from .hfconfig import parse_hf_config
 from .model_catalogue import ModelSpec
-from .models import LlmModel, LlmVariant
+from .models import LlmModel, LlmVariant, SavedPlan
 from .quants import ModelVariant
 
 # Derived from the one definition of a model's figures (ModelSpec): the fields
@@ -142,3 +142,23 @@ def variant_delete(*, actor: Actor, model: LlmModel, quantization: str) -> None:
     deleted, _ = model.variants.filter(quantization=quantization).delete()
     if not deleted:
         raise PlacementError(f"{model.slug} has no {quantization!r} variant", "quantization")
+
+
+def saved_plan_create(*, actor: Actor, model: LlmModel, planning: Any, index: int) -> SavedPlan:
+    """Keep the plan at ``index`` of a planning (placement.planning.Planning)
+    for a booking to point at. Only a plan that fits can be kept."""
+    if not 0 <= index < len(planning.plans):
+        raise PlacementError("no such plan: the inputs changed; plan again", "plan")
+    p = planning.plans[index].plan
+    if not p.fits:
+        raise PlacementError(f"{p.label} does not fit on {planning.group.label}", "plan")
+    group = planning.group.group
+    return SavedPlan.objects.create(
+        model=model, quantization=planning.model.quantization, group=group, group_name=planning.group.label,
+        engine=p.engine, goal=planning.inputs.goal, context_tokens=p.context_tokens, concurrency=p.concurrency,
+        strategy=p.strategy, label=p.label, tp=p.tp, pp=p.pp, ep=p.ep, replicas=p.replicas,
+        stage_layers=list(p.stage_layers), nodes=list(p.nodes), instances=[list(i) for i in p.instances],
+        decode_tps=p.decode_tps, aggregate_tps=p.aggregate_tps, prefill_tps=p.prefill_tps,
+        prediction_source=p.prediction_source,
+        created_by=actor.user if getattr(actor.user, "is_authenticated", False) else None,
+    )

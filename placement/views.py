@@ -7,24 +7,27 @@ from collections.abc import Collection
 from typing import Any
 from urllib.parse import urlencode
 
+from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.decorators import admin_required
+from accounts.decorators import admin_required, booker_required
 from core.actor import Actor
+from core.roles import can_book
 from inventory.forms import apply_errors
 
 from . import planning, selectors, services
 from .calibration import lab_calibration
-from .charts import memory_bar
+from .charts import PlanBar, memory_bar, plan_bars
 from .errors import PlacementError
 from .forms import ConfigForm, ModelForm, PlanForm, VariantForm, cleaned, upload_text
 from .model_catalogue import ModelSpec, choose_variant
 from .perfmodel import DEFAULT_READING
+from .planner import plan_placement
 from .quants import engine_reference
 
 DEFAULT_MODEL = "qwen3.8-27b"
@@ -56,12 +59,15 @@ def _plan_view(plan: planning.PlannedPlan, nodes: dict[str, float]) -> dict[str,
     return {"item": plan, "plan": plan.plan, "memory": m, "bars": bars}
 
 
-def _planning_context(request: HttpRequest, launch_for: Collection[int] = ()) -> dict[str, Any]:
+def _planning_context(request: HttpRequest, launch_for: Collection[int] = (),
+                      source: Any = None) -> dict[str, Any]:
+    """Plan from the inputs in ``source`` (default: the query string)."""
+    source = request.GET if source is None else source
     values = _defaults(PlanForm())
     data = None
-    if request.GET:
+    if source:
         # Inputs left out (a link with ?group=7 only) take the defaults.
-        data = request.GET.copy()
+        data = source.copy()
         for key, value in values.items():
             data.setdefault(key, str(value))
     form = PlanForm(data)
@@ -77,6 +83,7 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = ()) ->
     if not values["group"] or not values["model"]:
         context["errors"] = [("group", "no live node group yet: cable some Sparks first")]
         return context
+    _variant_choices(context["form"], values["model"])
     try:
         model = selectors.model_get(values["model"])
         choice = choose_variant(model.spec(), values["engine"], values.get("variant") or None)
@@ -95,20 +102,82 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = ()) ->
     if choice.note:
         result.result.notes.insert(0, choice.note)
     usable = {n.name: n.usable_gb for n in planned.spec.nodes}
-    cards = [_plan_view(p, usable) for p in result.plans]
-    rec = result.result.recommended
-    order = ([rec] if rec is not None else []) + [i for i in range(len(cards)) if i != rec]
     alt = result.alternative
     context.update(alternative=alt, alternative_plan=alt.recommended if alt is not None else None,
                    measured=planned.state.memory.measured if planned.state else 0)
-    context.update(planning=result, model=model, cards=[(i, cards[i]) for i in order], recommended=rec,
-                   query=_query(values), weights_gb=spec.weights_size_gb(), os_reserve=settings.FLEET_OS_RESERVE_GB)
+    rows = _table_rows(result, usable, inputs.goal)
+    fitting = [r for r in rows if r["plan"].fits]
+    others = [r for r in rows if not r["plan"].fits]
+    row_sets = [{"id": "plans", "rows": fitting, "closed": False},
+                {"id": "plans-nofit", "rows": others, "closed": bool(fitting)}]
+    context.update(planning=result, model=model, spec=spec, variant=choice.variant, rows=rows, row_sets=row_sets,
+                   recommended=result.result.recommended, runner_up=result.result.runner_up,
+                   chart=_chart(rows, inputs.concurrency), calibration=calibration,
+                   elsewhere=[] if result.result.recommended is not None else _elsewhere(spec, inputs, planned),
+                   query=_query(values), weights_gb=spec.weights_size_gb(), os_reserve=settings.FLEET_OS_RESERVE_GB,
+                   can_book=can_book(request.user),
+                   book_fields=[(k, values[k]) for k in PLAN_KEYS if values.get(k) not in (None, "")])
     return context
 
 
+def _table_rows(result: planning.Planning, usable: dict[str, float], goal: str) -> list[dict[str, Any]]:
+    """One row per plan, sorted by the goal: fitting plans fastest first, then
+    the others by how little they miss."""
+    res = result.result
+
+    def order(i: int) -> tuple[int, float]:
+        p = result.plans[i].plan
+        if p.fits and p.decode_tps is not None:
+            return (0, -((p.decode_tps if goal == "latency" else p.aggregate_tps) or 0.0))
+        return (1, -p.memory_per_node_gb.free)
+
+    rows = []
+    for i in sorted(range(len(result.plans)), key=order):
+        view = _plan_view(result.plans[i], usable)
+        mark = "recommended" if i == res.recommended else "runner-up" if i == res.runner_up else ""
+        p = result.plans[i].plan
+        metric = (p.decode_tps if goal == "latency" else p.aggregate_tps) or 0.0
+        rows.append({**view, "index": i, "mark": mark, "metric": f"{metric:.3f}"})
+    return rows
+
+
+def _chart(rows: list[dict[str, Any]], concurrency: int) -> str:
+    bars = [PlanBar(r["plan"].label, r["plan"].decode_tps, r["plan"].aggregate_tps or 0.0, r["mark"])
+            for r in rows if r["plan"].fits and r["plan"].decode_tps][:12]
+    return mark_safe(plan_bars(bars, concurrency=concurrency))  # noqa: S308 - numbers and escaped labels only
+
+
+def _elsewhere(spec: ModelSpec, inputs: planning.PlanInput, here: Any) -> list[dict[str, Any]]:
+    """The other live groups where the model would fit, with their best plan."""
+    found = []
+    for group in selectors.live_groups()[:40]:
+        if here.group is not None and group.pk == here.group.pk:
+            continue
+        other = selectors.groupspec_for(group)
+        result = plan_placement(other.spec, spec, context_tokens=inputs.context_tokens,
+                                concurrency=inputs.concurrency, engine=inputs.engine, goal=inputs.goal)
+        best = result.recommended_plan
+        if best is not None:
+            found.append({"group": group, "plan": best})
+    return sorted(found, key=lambda f: len(f["plan"].nodes))
+
+
+PLAN_KEYS = ("model", "group", "context_tokens", "concurrency", "goal", "engine", "variant")
+
+
+def _variant_choices(form: PlanForm, slug: Any) -> None:
+    """The variant box offers the chosen model's variants."""
+    try:
+        spec = selectors.model_get(slug).spec()
+    except PlacementError:
+        return
+    choices = [("", "the one the engine loads")] + [
+        (v.quantization, f"{v.quantization} · {v.weights_size_gb(spec.params_b):.1f} GB") for v in spec.all_variants()]
+    form.fields["variant"].widget = forms.Select(choices=choices)
+
+
 def _query(values: dict[str, Any]) -> str:
-    keys = ("model", "group", "context_tokens", "concurrency", "goal", "engine", "variant")
-    return urlencode({k: values[k] for k in keys if values.get(k) not in (None, "")})
+    return urlencode({k: values[k] for k in PLAN_KEYS if values.get(k) not in (None, "")})
 
 
 @require_GET
@@ -116,7 +185,13 @@ def plan_page(request: HttpRequest) -> HttpResponse:
     context = _planning_context(request)
     if getattr(request, "htmx", False):
         return render(request, "placement/plans.html#results", context)
-    context.update(readings=planning.readings(), default_reading=DEFAULT_READING)
+    lab = context.get("calibration") or lab_calibration()
+    report = planning.fit_table(DEFAULT_READING)
+    context.update(readings=planning.readings(), default_reading=DEFAULT_READING, lab=lab,
+                   lab_pairs=list(zip(lab.before, lab.after, strict=True)),
+                   accuracy={"decode_median": report.median("holdout", "decode"),
+                             "decode_worst": report.worst("holdout", "decode"),
+                             "prefill_median": report.median("holdout", "prefill")})
     return render(request, "placement/plans.html", context)
 
 
@@ -131,6 +206,36 @@ def plan_launch(request: HttpRequest) -> HttpResponse:
         item = result.plans[int(index)]
     return render(request, "placement/_launch.html", {"item": item, "index": index, "planning": result,
                                                       "errors": context["errors"]})
+
+
+@require_POST
+@booker_required
+def plan_book(request: HttpRequest) -> HttpResponse:
+    """Keep the chosen plan and open the booking form for its group, pointing at it."""
+    index = request.POST.get("plan", "")
+    context = _planning_context(request, source=request.POST)  # the plan's inputs, as the page read them
+    result = context.get("planning")
+    try:
+        if result is None:
+            raise PlacementError(context["errors"] or [("plan", "nothing planned")])
+        saved = services.saved_plan_create(actor=Actor.from_request(request, "page"), model=context["model"],
+                                           planning=result, index=int(index) if index.isdigit() else -1)
+    except PlacementError as exc:
+        messages.error(request, exc.text)
+        return redirect(f"/plans/?{context.get('query', '')}")
+    return redirect(f"/bookings/new/?{urlencode({'group': saved.group_id or '', 'saved_plan': saved.pk})}")
+
+
+@require_GET
+def saved_plan(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        row = selectors.saved_plan_get(pk)
+    except PlacementError as exc:
+        raise Http404(exc.text) from exc
+    query = urlencode({"model": row.model.slug, "group": row.group_id or "", "context_tokens": row.context_tokens,
+                       "concurrency": row.concurrency, "goal": row.goal, "engine": row.engine,
+                       "variant": row.quantization})
+    return render(request, "placement/saved_plan.html", {"p": row, "query": query})
 
 
 # ---------------------------------------------------------------- catalogue

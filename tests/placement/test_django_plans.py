@@ -170,12 +170,21 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
     html = page.content.decode()
     assert 'hx-trigger="change, input delay:400ms"' in html and "predicted" in html
     assert "Recommended" in html and "fit-table" in html and "one-node" in html
+    # the accuracy on published runs held out of the fit, with their addresses
+    assert 'id="holdout-errors"' in html and "https://github.com/ggml-org/llama.cpp" in html
     query = f"?model=glm-5.3&group={demo['switched'].pk}&context_tokens=32768&concurrency=8&goal=throughput" \
             "&engine=vllm"
     partial = client.get("/plans/" + query, headers={"HX-Request": "true", "HX-Target": "results"})
     text = partial.content.decode()
     assert partial.status_code == 200 and "<html" not in text
-    assert "GLM-5.3" in text and "does not fit" in text and "GB short" in text and "plan-membar" in text
+    assert "GLM-5.3" in text and "Does not fit" in text and "GB short" in text and "plan-membar" in text
+    # one table sorted by the goal: fitting plans first, fastest all-streams figure first
+    fitting = text.split('id="plans"')[1].split("</table>")[0]
+    speeds = [float(part.split('"')[0]) for part in fitting.split('data-metric="')[1:]]
+    assert speeds == sorted(speeds, reverse=True) and len(speeds) >= 3
+    assert 'class="plan recommended"' in fitting and 'class="plan runner-up"' in fitting
+    assert "Runner-up:" in text and "<svg" in text and "plan-chart" in text
+    assert 'id="nofit-plans"' in text  # the plans that do not fit, folded away
     best = client.post("/api/plans", {"model": "glm-5.3", "group": demo["switched"].pk, "context_tokens": 32768,
                                       "concurrency": 8, "goal": "throughput"}, content_type="application/json")
     launch = client.get(f"/plans/launch/{query}&plan={best.json()['recommended']}").content.decode()
