@@ -74,7 +74,8 @@ class Command(BaseCommand):
             type=int,
             default=None,
             help="with --nodes: node i listens on base+i (default 22200); with --scenario: the scenario's lowest "
-            "port moves to base+1 and the others keep their distance from it",
+            "port moves to base+1 and the others keep their distance from it; 0: the OS picks free ports, and "
+            "--trust points the inventory's loopback Sparks at them",
         )
         parser.add_argument(
             "--trust",
@@ -107,8 +108,12 @@ class Command(BaseCommand):
                 nodes = load_scenario(Path(options["scenario"]))
             except (OSError, ValueError) as exc:
                 raise CommandError(f"--scenario: {exc}") from exc
-            if options["base_port"] is not None:
+            if options["base_port"] == 0:  # the OS picks free ports; --trust points the inventory at them
+                for node in nodes:
+                    node.port = 0
+            elif options["base_port"] is not None:
                 shift_ports(nodes, options["base_port"])
+        self._repoint = options["base_port"] == 0 and options["scenario"] is not None
         public = client_key_ensure(conf.ssh_key_path())
         self.stdout.write(f"client key: {conf.ssh_key_path()} (public half in .pub)")
         host_keys = Path(settings.VAR_DIR) / "sim-hostkeys"
@@ -132,10 +137,25 @@ class Command(BaseCommand):
             f"serving {len(endpoints)} simulated Sparks on {LOOPBACK} "
             f"(ports {min(e.port for e in endpoints)}..{max(e.port for e in endpoints)})"
         )
+        if trust and self._repoint:
+            moved = await sync_to_async(self._point_at)(endpoints)
+            self.stdout.write(f"inventory: {len(moved)} loopback Sparks now point at the ports served")
         if trust:
             names = await sync_to_async(self._trust)(endpoints)
             self.stdout.write(f"host keys recorded as accepted for {len(names)} inventory Sparks")
         self.stdout.flush()
+
+    def _point_at(self, endpoints: list[SimEndpoint]) -> list[str]:
+        """With ports the OS picked: the inventory's loopback Sparks of these names get the ports served."""
+        from inventory import services as inventory_services
+
+        moved = []
+        for e in endpoints:
+            loopback = Spark.objects.filter(name=e.name, ssh_host__in=[LOOPBACK, "localhost"])
+            for spark in loopback.exclude(ssh_port=e.port):
+                inventory_services.spark_update(actor=Actor(source="command"), spark=spark, ssh_port=e.port)
+                moved.append(spark.name)
+        return moved
 
     def _trust(self, endpoints: list[SimEndpoint]) -> list[str]:
         # Only Sparks the inventory points at this very loopback port: a real
