@@ -155,6 +155,11 @@ class Expectation:
     high: float | None
     source: str
 
+    @property
+    def short(self) -> str:
+        """The range alone, for a finding's sentence."""
+        return f"{self.low:g} to {self.high:g} GB/s" if self.high is not None else f"{self.low:g} GB/s and up"
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -203,22 +208,22 @@ def judge(result: NcclResult | None, *, kind: str, link_gbps: float, error: str 
     if max(busbws) < STUCK_BELOW and expected.low > STUCK_BELOW:
         findings.append(_f(
             "fabric-stuck-low",
-            f"Bus bandwidth sits at {min(busbws):.2f} to {max(busbws):.2f} GB/s whatever the buffer size "
-            f"(expected {expected.source}).",
+            f"Bus bandwidth sits at {min(busbws):.2f} to {max(busbws):.2f} GB/s whatever the buffer size, "
+            f"where these links give {expected.short}.",
             "Run with NCCL_DEBUG=INFO and check for 'NET/IB : Using [0]... [1]...' (both twins); set NCCL_IB_HCA to "
             "both twins of the cabled port; build NCCL from a release tag (not a development branch); set MTU "
             "9000 on the cluster twins; reboot a node whose cable was moved."))
     elif kind not in ("ring", "chain") and 0.35 * expected.low <= avg <= 0.65 * (expected.high or expected.low):
         findings.append(_f(
             "fabric-one-half",
-            f"Average bus bandwidth {avg:.2f} GB/s is about half of the {expected.source}: one twin of the "
-            "port carries the traffic.",
+            f"Average bus bandwidth {avg:.2f} GB/s is about half of the {expected.short} these links give: "
+            "one twin of each cabled port carries the traffic.",
             "Bring up and address the second twin of each cabled port in its own subnet (see the netplan "
             "files), and list both RoCE devices in NCCL_IB_HCA."))
     elif avg < expected.low:
         findings.append(_f(
             "fabric-below-expected",
-            f"Average bus bandwidth {avg:.2f} GB/s is under the {expected.source}.",
+            f"Average bus bandwidth {avg:.2f} GB/s is under the {expected.short} these links give.",
             "Stop other GPU work on the nodes and run again; check both twins are up at 200 Gb/s (telemetry), "
             "MTU 9000 on both ends, and NCCL_IB_HCA listing both twins."))
     status: Literal["ok", "degraded", "failed"] = "ok"

@@ -104,3 +104,25 @@ def test_admin_verifies_a_pair_from_its_page(live_server, page, shot, fleet_key,
         text = page.locator("main").inner_text()
         assert "Per buffer size" in text and "all_gather_perf -b 512M -e 4G -f 2" in text and "4 GB" in text
         shot("fabric-run-page")
+
+
+def test_one_twin_shows_its_finding_and_fix(live_server, page, shot, fleet_key, tmp_path, settings, worker):
+    """fab-b's second twin of p0 is down: the verification measures about half and says how to fix it,
+    on the card and in the group's findings."""
+    make_user("admin", "lab-admin")
+    nodes = [SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
+             SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}, faults={"twin-down"})]
+    with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
+        fleet.fleet.nccl_row_s = 0.1
+        group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="fab-a")
+        sign_in(page, live_server.url, "admin", "admin-pass-123")
+        page.goto(f"{live_server.url}/groups/{group.pk}/")
+        page.click("#fabric button[type=submit]")
+        page.wait_for_function("() => document.querySelector('#fabric .fabric-result')", timeout=30_000)
+        card = page.locator("#fabric").inner_text()
+        assert "degraded" in card and "fabric-one-half" in card and "second twin" in card
+        element_shot(page, "#fabric", "fabric-card-one-twin")
+        page.reload()
+        findings = page.locator("#findings").inner_text()
+        assert "fabric-one-half" in findings and "Fabric verification #" in findings
+        element_shot(page, "#findings", "fabric-group-findings-one-twin")

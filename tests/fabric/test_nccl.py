@@ -81,7 +81,7 @@ def test_rings_accept_10_gbs_and_up():
     assert judge(parse_all_gather(table([10.4, 10.9, 11.3, 11.6])), kind="ring", link_gbps=200).status == "ok"
     low = judge(parse_all_gather(table([7.9, 8.1, 8.4, 8.6])), kind="ring", link_gbps=200)
     assert [f.code for f in low.findings] == ["fabric-below-expected"]
-    assert "10 GB/s and up" in low.findings[0].message
+    assert "under the 10 GB/s and up these links give" in low.findings[0].message
 
 
 def test_100g_links_expect_about_half():
