@@ -162,7 +162,7 @@ def _parts_out(design: Design, answer: Answer, prices: dict[str, tuple[Decimal |
     total = next(iter(totals.values()), Decimal(0)) if known else None
     total_currency = next(iter(totals), None) if known else None
     if unknown:
-        why = f"unknown: no price for {', '.join(unknown)} (a lab admin enters prices in the hardware catalogue)"
+        why = f"no price for {', '.join(unknown)} (a lab admin enters prices in the hardware catalogue)"
     elif len(totals) > 1:
         why = f"not summed: prices in {', '.join(sorted(totals))}"
     else:
@@ -170,7 +170,7 @@ def _parts_out(design: Design, answer: Answer, prices: dict[str, tuple[Decimal |
     budget: dict[str, Any] = {"budget": None if answer.budget is None else str(answer.budget)}
     if answer.budget is not None:
         if total is None:
-            budget["fits"], budget["why"] = None, "cannot be checked: the total is " + why
+            budget["fits"], budget["why"] = None, "cannot be checked: the total is unknown (" + why + ")"
         elif total_currency not in (None, answer.budget_currency) and total:
             budget["fits"], budget["why"] = None, f"cannot be checked: the prices are in {total_currency}"
         else:
@@ -270,7 +270,8 @@ def _best(answer: Answer) -> list[dict[str, Any]]:
             return plan["aggregate_tps"] if plan and plan["aggregate_tps"] else None
 
         pick(f"fastest one stream of {target.model}", one, "{:.1f} tok/s predicted")
-        pick(f"most decode of {target.model} at {target.concurrency} streams", agg, "{:.1f} tok/s predicted in all")
+        streams = f"{target.concurrency} stream{'s' if target.concurrency != 1 else ''}"
+        pick(f"most decode of {target.model} at {streams}", agg, "{:.1f} tok/s predicted in all")
     pick("widest exchange bandwidth", lambda d: d["topology"]["collective_gbs"], "{:.0f} GB/s expected class")
     priced = [d for d in answer.designs if d["bill_of_materials"]["total_known"]]
     if priced and len({d["bill_of_materials"]["currency"] for d in priced}) == 1 and len(priced) == len(answer.designs):

@@ -21,13 +21,24 @@ from . import services
 from .generate import PLACEHOLDER_NOTE, switch_choices
 
 TARGET_SLOTS = 2
+LAB_FIELDS = ("sparks_128", "sparks_64", "switch", "sparks_owned", "budget", "currency")
+MODEL_FIELDS = tuple(f"{name}_{i}" for i in range(1, TARGET_SLOTS + 1) for name in ("model", "context", "concurrency"))
+
+
+def _finding_summary(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One line per finding code (a switch's four slow ports are one line), with how often and the first message."""
+    by_code: dict[str, dict[str, Any]] = {}
+    for f in findings:
+        row = by_code.setdefault(f["code"], {**f, "count": 0})
+        row["count"] += 1
+    return list(by_code.values())
 
 
 class DesignForm(forms.Form):
     sparks_128 = forms.IntegerField(label="128 GB Sparks", required=False, min_value=0, initial=4)
     sparks_64 = forms.IntegerField(label="64 GB Sparks", required=False, min_value=0, initial=0)
     sparks_owned = forms.BooleanField(label="Sparks already owned", required=False)
-    budget = forms.DecimalField(label="Budget (network parts and Sparks to buy)", required=False, min_value=0)
+    budget = forms.DecimalField(label="Budget", required=False, min_value=0)
     currency = forms.CharField(label="Currency", required=False, max_length=3)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -61,7 +72,9 @@ def request_data(query: Any) -> dict[str, Any]:
 def design_page(request: HttpRequest) -> HttpResponse:
     asked = "sparks_128" in request.GET or "sparks_64" in request.GET
     form = DesignForm(request.GET if asked else None, initial={"sparks_128": 4})
-    context: dict[str, Any] = {"form": form, "asked": asked, "can_admin": can_edit_inventory(request.user),
+    context: dict[str, Any] = {"form": form, "lab_fields": [form[n] for n in LAB_FIELDS],
+                               "model_fields": [form[n] for n in MODEL_FIELDS],
+                               "asked": asked, "can_admin": can_edit_inventory(request.user),
                                "placeholder_note": PLACEHOLDER_NOTE, "query": request.GET.urlencode()}
     if asked:
         try:
@@ -71,6 +84,7 @@ def design_page(request: HttpRequest) -> HttpResponse:
         else:
             out = services.answer_out(answer)
             for shown, design in zip(out["designs"], answer.designs, strict=True):
+                shown["finding_summary"] = _finding_summary(shown["topology"]["findings"])
                 shown["svg"] = mark_safe(diagram.render(design["_design"].group, href=None))  # noqa: S308 - our own SVG
             context["answer"] = out
     return render(request, "design/index.html", context)
