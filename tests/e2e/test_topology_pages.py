@@ -56,6 +56,15 @@ def test_member_reads_topology_group_and_memory_pages(live_server, page, shot, l
     assert ring_card.locator("g.link[data-gbps='100']").count() == 1
     assert "1 warning" in ring_card.inner_text()
     shot("topology")
+    # Details without hovering: keyboard focus, then a click, writes the item's details under its drawing.
+    ring_card.locator("g.link[data-gbps='100']").focus()
+    detail = ring_card.locator(".detail-line")
+    detail.wait_for()
+    assert "ring-3" in detail.inner_text() and "100G expected" in detail.inner_text()
+    ring_card.locator("g.link").first.click()
+    assert "cable ring-" in detail.inner_text()
+    page.keyboard.press("Tab")  # on to the next item: its details follow the focus
+    page.wait_for_function("() => document.activeElement && document.activeElement.dataset.detail !== undefined")
 
     page.goto(f"{base}/groups/{lab['crs804']}/")
     quantities = {row: page.locator(f"#{row} td.num").inner_text() for row in
