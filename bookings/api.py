@@ -20,8 +20,6 @@ from core.api import ADMIN, BOOK
 from core.errors import NotFound
 from core.pages import Limit, Offset, Page, page
 from core.validation import INT64, CleanStr, Int, JsonData, SaneDatetime
-from placement import selectors as placement_selectors
-from placement.errors import PlacementError
 
 from . import selectors, services
 from .availability import availability_check
@@ -178,10 +176,7 @@ def _booking(booking_id: int) -> Booking:
 def bookings_create(request: HttpRequest, payload: BookingIn) -> Status:
     saved_plan = None
     if payload.saved_plan is not None:
-        try:
-            saved_plan = placement_selectors.saved_plan_get(payload.saved_plan)
-        except PlacementError as exc:
-            raise BookingError(exc.errors) from exc
+        saved_plan = selectors.saved_plan_get(payload.saved_plan)
     booking = services.booking_create(
         actor=Actor.from_request(request, "api"), group=payload.group, nodes=payload.nodes, start=payload.start,
         end=payload.end, purpose=payload.purpose, plan=payload.plan, confirm=payload.confirm, saved_plan=saved_plan)

@@ -340,3 +340,16 @@ def timeline_data(*, start: datetime, end: datetime, group: NodeGroup | None = N
     flagged = set(MaintenanceWindow.bookings.through.objects.filter(
         booking__start__lt=end, booking__end__gt=start).values_list("booking_id", flat=True))
     return TimelineData(rows, bookings, windows, held, flagged)
+
+
+def saved_plan_get(pk: Any, path: str = "saved_plan") -> Any:
+    """The plan kept on the plan page that a booking is for, or BookingError
+    naming ``path``. Read through the booking's own foreign key, so bookings
+    needs nothing from the placement app above it."""
+    plans = Booking._meta.get_field("saved_plan").related_model
+    row = None
+    if isinstance(pk, int) or (isinstance(pk, str) and pk.isdigit()):
+        row = plans._default_manager.select_related("model", "group").filter(pk=int(pk)).first()  # type: ignore[union-attr]
+    if row is None:
+        raise BookingError(f"no saved plan {pk!r}", path)
+    return row

@@ -18,8 +18,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.decorators import admin_required, booker_required
 from core.actor import Actor
 from core.roles import is_admin
-from placement import selectors as placement_selectors
-from placement.errors import PlacementError
 
 from . import feeds, selectors, services
 from .availability import availability_check
@@ -149,8 +147,8 @@ def _saved_plan(req: Any) -> Any:
     if not req.saved_plan:
         return None
     try:
-        return placement_selectors.saved_plan_get(req.saved_plan)
-    except PlacementError as exc:
+        return selectors.saved_plan_get(req.saved_plan)
+    except BookingError as exc:
         req.errors.extend(exc.errors)
         return None
 
