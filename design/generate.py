@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fabric.netplan import check_netplans, netplan_yaml, plan_addresses, segments_from_links
 from inventory.hardware_catalogue import CABLES, SPARKS, SWITCHES
 from topology.engine import CableIn, EndIn, Group, LabIn, NodeIn, SwitchIn, SwitchPortIn, analyse
 
@@ -272,3 +273,16 @@ def bill_of_materials(request: Request, document: dict[str, Any]) -> list[Part]:
 def switch_choices() -> list[tuple[str, str]]:
     """(slug, name) of every catalogue switch, for the "already owned" field."""
     return [(slug, name) for slug, (name, *_rest) in _SWITCH.items()]
+
+
+def netplans(design: Design) -> dict[str, str]:
+    """Each designed Spark's netplan file, addressed by the same rules as a
+    built group's (one subnet per twin per link, a switch as one segment,
+    MTU 9000), so the lab can write them before the first boot."""
+    segments = segments_from_links([(link.a, link.b) for link in design.group.links], design.group.nodes)
+    plan = plan_addresses(segments)
+    files = {n: netplan_yaml(n, plan, group=design.title) for n in design.group.nodes if plan.addresses.get(n)}
+    problems = check_netplans(files, segments)
+    if problems:  # the generator's own addressing must pass its own checker
+        raise AssertionError(f"design {design.key}: {problems[0]}")
+    return files

@@ -3,6 +3,8 @@ candidate's lab document to download. Reads only; importing stays on the
 lab admins' import page."""
 from __future__ import annotations
 
+import io
+import zipfile
 from typing import Any
 
 import yaml
@@ -18,7 +20,7 @@ from placement.selectors import models_list
 from topology import diagram
 
 from . import services
-from .generate import PLACEHOLDER_NOTE, switch_choices
+from .generate import PLACEHOLDER_NOTE, netplans, switch_choices
 
 TARGET_SLOTS = 2
 LAB_FIELDS = ("sparks_128", "sparks_64", "switch", "sparks_owned", "budget", "currency")
@@ -90,9 +92,8 @@ def design_page(request: HttpRequest) -> HttpResponse:
     return render(request, "design/index.html", context)
 
 
-@require_GET
-def design_document(request: HttpRequest) -> HttpResponse:
-    """One candidate's lab document as YAML, to fill in and import."""
+def _candidate(request: HttpRequest) -> dict[str, Any] | HttpResponse:
+    """The candidate named by ``?design=`` of the design the query asks for, or the plain-text refusal."""
     try:
         answer = services.design_request(request_data(request.GET))
     except BadInput as exc:
@@ -102,8 +103,33 @@ def design_document(request: HttpRequest) -> HttpResponse:
     if found is None:
         keys = ", ".join(d["key"] for d in answer.designs)
         return HttpResponse(f"design: no candidate {key!r}; one of {keys}", status=404, content_type="text/plain")
+    return found
+
+
+@require_GET
+def design_document(request: HttpRequest) -> HttpResponse:
+    """One candidate's lab document as YAML, to fill in and import."""
+    found = _candidate(request)
+    if isinstance(found, HttpResponse):
+        return found
+    key = found["key"]
     text = "# " + PLACEHOLDER_NOTE + "\n# " + found["title"] + ", from Spark Fleet's lab designer.\n"
     text += yaml.safe_dump(found["document"], sort_keys=False, default_flow_style=None, width=120)
     response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="lab-{key}.yaml"'
+    return response
+
+
+@require_GET
+def design_netplan(request: HttpRequest) -> HttpResponse:
+    """One candidate's netplan files, one folder per Spark, as a zip."""
+    found = _candidate(request)
+    if isinstance(found, HttpResponse):
+        return found
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in netplans(found["_design"]).items():
+            archive.writestr(f"{name}/40-cx7.yaml", text)
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="lab-{found["key"]}-netplan.zip"'
     return response

@@ -1,6 +1,8 @@
 """POST /api/designs and the /design/ page, as a member's script and browser use them."""
 from __future__ import annotations
 
+import io
+import zipfile
 from decimal import Decimal
 from typing import Any
 
@@ -118,6 +120,16 @@ def test_the_page_compares_designs_and_offers_each_lab_document(member_user: Any
     assert len(data["sparks"]) == 8 and data["switches"] == [{"name": "sw-1", "hardware": "mikrotik-crs804-ddq"}]
     assert doc.content.decode().startswith("# SSH addresses are placeholders")
     assert c.get(f"/design/document/?{query}&design=nope").status_code == 404
+    netplan = c.get(f"/design/netplan/?{query}&design=switched-mikrotik-crs804-ddq")
+    assert netplan.status_code == 200 and netplan["Content-Type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(netplan.content)) as archive:
+        files = {name: yaml.safe_load(archive.read(name)) for name in archive.namelist()}
+    assert len(files) == 8 and all(name.endswith("/40-cx7.yaml") for name in files)
+    twins = [eth for f in files.values() for eth in f["network"]["ethernets"].values()]
+    assert twins and all(eth["mtu"] == 9000 and len(eth["addresses"]) == 1 for eth in twins)
+    assert len({eth["addresses"][0] for eth in twins}) == len(twins)  # no address given twice
+    assert "/design/netplan/" in page
+    assert c.get(f"/design/netplan/?{query}&design=nope").status_code == 404
     bad = c.get("/design/?sparks_128=0").content.decode()
     assert 'id="design-errors"' in bad and "sparks_128" in bad
     c.force_login(admin_user)

@@ -6,10 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 from django.conf import settings
 
 from core.actor import Actor
-from design.generate import DesignInputError, Request, designs
+from design.generate import DesignInputError, Request, designs, netplans
+from fabric.services import group_netplan
 from inventory.labio import lab_import
 from inventory.models import NodeGroup
 from topology.engine import analyse
@@ -50,6 +52,11 @@ def test_lab_document_imports_as_the_design_promised(admin_user: Any, request_: 
     assert built.collective_gbs == design.group.collective_gbs
     # the inventory's own group (kept in step with the cabling) has the same kind
     assert list(NodeGroup.objects.filter(retired_at__isnull=True).values_list("kind", flat=True)) == [design.kind]
+    # the netplan files written before anything is bought are the ones the built group gets
+    designed = {n: yaml.safe_load(text)["network"] for n, text in netplans(design).items()}
+    built_files = group_netplan(NodeGroup.objects.get(retired_at__isnull=True).pk).files
+    assert len(designed) == request_.total
+    assert designed == {n: yaml.safe_load(text)["network"] for n, text in built_files.items()}
 
 
 def test_the_candidates_per_size_with_and_without_a_switch() -> None:
