@@ -22,6 +22,13 @@ class FabricConfig(AppConfig):
 
         if fabric_findings not in GROUP_FINDING_PROVIDERS:
             GROUP_FINDING_PROVIDERS.append(fabric_findings)
+        # the group state's measured exchange (pages, API, /metrics): latest finished verifications
+        from topology.live import MEASURED_PROVIDERS
+
+        from .selectors import measured_exchanges
+
+        if measured_exchanges not in MEASURED_PROVIDERS:
+            MEASURED_PROVIDERS.append(measured_exchanges)
         for code, (severity, description) in FABRIC_CODES.items():
             register_finding_code(code, severity="error" if severity == "critical" else severity,
                                   description=description)

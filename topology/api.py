@@ -2,6 +2,7 @@
 sub-groups. Thin: parse, call one service or selector, return."""
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from django.http import HttpRequest
@@ -69,7 +70,10 @@ class GroupOut(Schema):
     slowest_source: Literal["observed", "expected"]
     exchange_gbs: float = Field(description="collective bandwidth class over the slowest link, GB/s")
     exchange_source: str
-    measured_gbs: float | None
+    measured_gbs: float | None = Field(description="latest finished fabric verification's average bus bandwidth, "
+                                                   "GB/s; null when none measured one")
+    measured_run: int | None = Field(description="that verification run's id")
+    measured_at: datetime | None = Field(description="when that run finished")
     memory: MemoryOut
     findings: list[FindingOut]
 

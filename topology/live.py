@@ -9,7 +9,7 @@ group overview's when links and groups are wanted.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -31,6 +31,7 @@ from .state import (
     GroupState,
     LinkExpected,
     LinkState,
+    MeasuredExchange,
     SparkExpected,
     SparkSeen,
     SparkState,
@@ -40,6 +41,23 @@ from .state import (
     link_state,
     spark_state,
 )
+
+# Measured exchange bandwidth, by group id, from the floors above (the fabric
+# app registers its latest finished verifications in its AppConfig.ready):
+# one call for all the groups read at once, a fixed number of queries.
+MeasuredReader = Callable[[Sequence[int]], Mapping[int, MeasuredExchange]]
+MEASURED_PROVIDERS: list[MeasuredReader] = []
+
+
+def measured_exchanges(group_ids: Sequence[int]) -> dict[int, MeasuredExchange]:
+    """Each group's measured exchange, by id, from the registered providers (none: {})."""
+    found: dict[int, MeasuredExchange] = {}
+    if not group_ids:
+        return found
+    for provider in MEASURED_PROVIDERS:
+        for gid, measured in provider(group_ids).items():
+            found.setdefault(gid, measured)
+    return found
 
 
 def _addressed_twin(addresses: Iterable[str]) -> bool:
@@ -126,12 +144,15 @@ def _links(result: Group) -> list[LinkExpected]:
     return [LinkExpected(link.a, link.b, link.cable, link.gbps) for link in result.links]
 
 
-def group_state_of(result: Group, fleet: FleetState, *, measured_gbs: float | None = None) -> GroupState:
-    """A group's state: the engine's reading of its cabling, the fleet's link and Spark states."""
+def group_state_of(result: Group, fleet: FleetState, *, measured: MeasuredExchange | None = None) -> GroupState:
+    """A group's state: the engine's reading of its cabling, the fleet's link and Spark states,
+    and its measured exchange when a verification measured one."""
     by_key = {(link.a, link.b): link for link in fleet.links}
     links = [by_key.get((e.a, e.b)) or link_state(e, fleet.sparks, {}) for e in _links(result)]
     return group_state(result.nodes, links, fleet.sparks, expected_exchange_gbs=result.collective_gbs,
-                       speed_class=link_speed_class, measured_gbs=measured_gbs)
+                       speed_class=link_speed_class, measured_gbs=measured.gbs if measured else None,
+                       measured_run=measured.run if measured else None,
+                       measured_at=measured.at if measured else None)
 
 
 def live_state(*, overview: Overview | None = None, now: datetime | None = None) -> Live:
@@ -146,7 +167,9 @@ def live_state(*, overview: Overview | None = None, now: datetime | None = None)
             links.setdefault((link.a, link.b), link)
     fleet = fleet_state(expected, links.values(), seen, now=at, interval_s=conf.poll_interval_s(),
                         os_reserve_gb=_reserve())
-    groups = {view.id: group_state_of(view.result, fleet) for view in overview.all()}
+    views = overview.all()
+    measured = measured_exchanges([view.id for view in views])
+    groups = {view.id: group_state_of(view.result, fleet, measured=measured.get(view.id)) for view in views}
     return Live(overview, fleet, groups)
 
 
@@ -179,6 +202,8 @@ def group_out(view: GroupView, state: GroupState) -> dict[str, Any]:
         "exchange_gbs": state.exchange_gbs,
         "exchange_source": state.exchange_source,
         "measured_gbs": state.measured_gbs,
+        "measured_run": state.measured_run,
+        "measured_at": state.measured_at,
         "memory": {"local_gb": state.memory.local_gb, "pooled_gb": state.memory.pooled_gb,
                    "symmetric_gb": state.memory.symmetric_gb, "bandwidth_gbs": g.memory.bandwidth_gbs,
                    "usable_gb_per_node": dict(state.memory.usable_gb_per_node),

@@ -29,7 +29,8 @@ The rules, written down once (docs/state.md says the same in prose):
 - **Group** health rolls up its Sparks and links; its slowest link is the
   slowest observed (the expected speed stands in for an unobserved link and
   is labelled so); its exchange bandwidth class follows that link.
-  ``measured_gbs`` is left for a measured figure (fabric verification).
+  ``measured_gbs`` (with its run and date) is the measured figure: the latest
+  finished fabric verification, which the fabric app provides.
 """
 
 from __future__ import annotations
@@ -193,6 +194,16 @@ class GroupMemory:
 
 
 @dataclass(frozen=True)
+class MeasuredExchange:
+    """A group's measured exchange: the latest finished fabric verification's
+    average bus bandwidth (GB/s), its run and when it finished."""
+
+    gbs: float
+    run: int
+    at: datetime | None
+
+
+@dataclass(frozen=True)
 class GroupState:
     health: Health
     why: str
@@ -206,11 +217,13 @@ class GroupState:
     measured_gbs: float | None = None  # measured exchange bandwidth (fabric verification), when there is one
     unhealthy: tuple[str, ...] = ()  # Sparks that are degraded or down
     sparks: tuple[SparkState, ...] = ()  # the group's Sparks' states, in the group's order
+    measured_run: int | None = None  # the fabric verification run that measured ``measured_gbs``
+    measured_at: datetime | None = None  # when that run finished
 
     @property
     def exchange_source(self) -> str:
-        if self.measured_gbs is not None:
-            return "measured"
+        """Where ``exchange_gbs`` comes from: always a prediction; a measured
+        figure is ``measured_gbs`` beside it, never in its place."""
         return "predicted from observed links" if self.slowest_observed else "predicted from the cabling"
 
 
@@ -355,7 +368,8 @@ _GROUP_RANK: dict[Health, int] = {"down": 0, "degraded": 1, "unknown": 2, "new":
 
 def group_state(nodes: Sequence[str], links: Sequence[LinkState], sparks: Mapping[str, SparkState], *,
                 expected_exchange_gbs: float, speed_class: Callable[[float], float],
-                measured_gbs: float | None = None) -> GroupState:
+                measured_gbs: float | None = None, measured_run: int | None = None,
+                measured_at: datetime | None = None) -> GroupState:
     """A group's state from its Sparks' and links' states.
 
     ``expected_exchange_gbs`` is the engine's class for the cabling (it knows
@@ -377,7 +391,9 @@ def group_state(nodes: Sequence[str], links: Sequence[LinkState], sparks: Mappin
     health, why = _group_health(members, links)
     unhealthy = tuple(s.name for s in members if s.health in ("degraded", "down"))
     return GroupState(health, why, tuple(nodes), tuple(links), memory, slowest, slowest_observed, expected_slowest,
-                      round(exchange, 1), measured_gbs, unhealthy, tuple(members))
+                      round(exchange, 1), measured_gbs, unhealthy, tuple(members),
+                      measured_run if measured_gbs is not None else None,
+                      measured_at if measured_gbs is not None else None)
 
 
 def _group_health(members: list[SparkState], links: Sequence[LinkState]) -> tuple[Health, str]:

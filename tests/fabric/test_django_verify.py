@@ -67,6 +67,9 @@ def test_an_admin_verifies_a_pair_from_the_api(api_admin, api_viewer, fleet_key,
     with sim_lab(pair(), fleet_key, tmp_path, settings) as fleet:
         fast(fleet)
         group = group_of("fab-a")
+        before = api_viewer.get(f"/api/groups/{group.pk}").json()
+        assert before["measured_gbs"] is None and before["measured_run"] is None  # nothing measured yet
+        assert before["exchange_source"].startswith("predicted")
         response = verify(api_admin, group)
         assert response.status_code == 202, response.content
         assert fleet.stats("fab-a").execs == 1 and fleet.stats("fab-b").execs == 0  # the head runs mpirun
@@ -83,6 +86,12 @@ def test_an_admin_verifies_a_pair_from_the_api(api_admin, api_viewer, fleet_key,
     assert listed[0]["measured_busbw_gbs"] == run.avg_busbw and len(listed[0]["rows"]) == 4
     assert api_viewer.get(f"/api/verifications/{run.pk}").json()["output"] == run.output
     assert latest_measured_busbw(group.pk) == (run.avg_busbw, run)
+    # the group's one state carries it: measured beats predicted in the group API, read and listed
+    read = api_viewer.get(f"/api/groups/{group.pk}").json()
+    assert (read["measured_gbs"], read["measured_run"]) == (run.avg_busbw, run.pk)
+    assert read["measured_at"] is not None and read["exchange_source"].startswith("predicted")  # beside, not instead
+    listed_groups = {g["id"]: g for g in api_viewer.get("/api/groups").json()}
+    assert listed_groups[group.pk]["measured_gbs"] == run.avg_busbw
     planned = api_viewer.post("/api/plans", {"model": "llama-3.3-70b", "group": group.pk}).json()
     assert any(n.startswith("Measured fabric used") and f"{run.avg_busbw:.1f} GB/s" in n for n in planned["notes"])
 
@@ -133,6 +142,8 @@ def test_a_node_that_hangs_ends_the_run_with_a_clear_result(api_admin, fleet_key
     assert [f["code"] for f in run.findings] == ["fabric-run-failed"]
     assert len(run.result["rows"]) == 1  # what it printed before the node stopped is kept
     assert latest_measured_busbw(run.group_id) is None  # a failed run measured nothing
+    read = api_admin.get(f"/api/groups/{run.group_id}").json()
+    assert read["measured_gbs"] is None and read["measured_run"] is None
 
 
 def test_a_node_that_is_down_fails_at_once(api_admin, fleet_key, tmp_path, settings, tasks_inline):

@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
+from fabric.models import FabricRun
 from inventory.models import NodeGroup
 from telemetry import poller
 from tests.conftest import ApiClient
@@ -121,6 +123,7 @@ def read_api(seen: Seen, api: ApiClient) -> None:
                 seen.add("link gbps", key, where, link["gbps"])
                 seen.add("link observed", key, where, link["observed_gbps"])
             seen.add("slowest", g["name"], where, item["slowest_gbps"])
+            seen.add("measured", g["name"], where, item["measured_gbs"])
         plans = api.post("/api/plans", {"model": "llama-3.1-8b", "group": g["id"]}).json()
         assert "group" in plans, plans
         for node, gb in plans["group"]["usable_gb"].items():
@@ -164,6 +167,9 @@ def read_pages(seen: Seen, client: Client) -> None:
         page = client.get(where).content.decode()
         read_diagram(seen, page, where + " diagram")
         seen.add("group health", group.name, where, re.search(r'id="group-health">(\w+)<', page).group(1))
+        measured = re.search(r'id="q-exchange-measured">.*?<strong>([\d.]+) GB/s</strong>', page, re.S)
+        if 'id="q-exchange-measured"' in page:
+            seen.add("measured", group.name, where, float(measured.group(1)) if measured else None)
         slowest = re.search(r'<span id="slowest">(\d+)</span>', page)
         if slowest:
             seen.add("slowest", group.name, where, int(slowest.group(1)))
@@ -221,6 +227,11 @@ def read_pages(seen: Seen, client: Client) -> None:
 
 def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
     client.force_login(viewer_user)
+    # the 128+64 GB pair's fabric was verified (the fabric app's run, as its task stores it); no other group's
+    pair_row = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="spark-a")
+    verified = FabricRun.objects.create(group=pair_row, group_name=pair_row.name, kind="direct", link_gbps=200,
+                                        status=FabricRun.Status.DONE, verdict="ok", avg_busbw=21.7,
+                                        finished_at=timezone.now())
     seen = Seen()
     read_api(seen, ApiClient(viewer_user))
     read_sparks_api(seen, ApiClient(viewer_user))
@@ -251,3 +262,7 @@ def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
     assert set(seen.values[("group health", switched)].values()) == {"degraded"}
     assert set(seen.values[("slowest", switched)].values()) == {100}
     assert len(seen.readers("group health", switched)) >= 5
+    # the measured exchange: the verified pair's run average in API and page, null for a group without a run
+    assert set(seen.values[("measured", pair_row.name)].values()) == {verified.avg_busbw}
+    assert len(seen.readers("measured", pair_row.name)) >= 3
+    assert set(seen.values[("measured", switched)].values()) == {None}

@@ -151,7 +151,8 @@ def test_reads_never_write_and_groups_sync_catches_up_rows_written_around_the_se
 # ---------------------------------------------------------------- API shapes
 
 GROUP_KEYS = {"id", "name", "kind", "nodes", "switches", "health", "links", "slowest_gbps", "slowest_source",
-              "exchange_gbs", "exchange_source", "measured_gbs", "memory", "findings"}
+              "exchange_gbs", "exchange_source", "measured_gbs", "measured_run", "measured_at", "memory",
+              "findings"}
 LINK_KEYS = {"a", "b", "cable", "gbps", "expected_gbps", "observed_gbps", "state", "why", "measured_gbps"}
 
 
