@@ -56,16 +56,35 @@ class LinkStateLike(Protocol):
     def state(self) -> str: ...  # ok | half | down | unobserved
 
 
+class GroupStateLike(Protocol):
+    """What the lower floors read of a live group's state (``topology.live.GroupHealth``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def health(self) -> str: ...  # ok | degraded | down | unknown | new
+    @property
+    def measured_gbs(self) -> float | None: ...  # latest fabric verification's bus bandwidth, GB/s
+
+
 Reader = Callable[[Iterable[str] | None], Mapping[str, SparkStateLike]]
 LinkReader = Callable[[], Sequence[LinkStateLike]]
+GroupReader = Callable[[], Sequence[GroupStateLike]]
 _readers: list[Reader] = []
 _link_readers: list[LinkReader] = []
+_group_readers: list[GroupReader] = []
 
 
-def provide(reader: Reader, links: LinkReader | None = None) -> None:
+def provide(reader: Reader, links: LinkReader | None = None, groups: GroupReader | None = None) -> None:
     """Register the readers (the topology app does, once)."""
     _readers[:] = [reader]
     _link_readers[:] = [links] if links is not None else []
+    _group_readers[:] = [groups] if groups is not None else []
+
+
+def group_states() -> Sequence[GroupStateLike]:
+    """Every live group's health and measured exchange; () without a reader."""
+    return _group_readers[0]() if _group_readers else ()
 
 
 def link_states() -> Sequence[LinkStateLike]:

@@ -3,7 +3,7 @@
 Three kinds of series, one registry:
 
 - the fleet's stored state (``FleetCollector``): node up/health, memory, GPU,
-  twins, open alerts. Read at scrape time from stored samples only (never
+  twins, links, groups (health, measured exchange), open alerts. Read at scrape time from stored samples only (never
   SSH), in a fixed number of queries for any fleet size;
 - the app's own HTTP requests (``RequestMetricsMiddleware``): count and
   duration by route pattern (bounded label values, never a raw URL);
@@ -159,6 +159,25 @@ class FleetCollector(Collector):
         yield expected
         yield observed
         yield link_state
+
+        group_health = GaugeMetricFamily(
+            "fleet_group_health",
+            "A live node group's health (ok, degraded, down, unknown, new): 1 for its current state, 0 for the others.",
+            labels=["group", "status"],
+        )
+        measured = GaugeMetricFamily(
+            "fleet_group_measured_bus_bytes_per_second",
+            "A group's latest finished fabric verification's average bus bandwidth (nccl-tests all_gather), "
+            "bytes/s; absent when none measured one.",
+            labels=["group"],
+        )
+        for group in live.group_states():
+            for status in live.HEALTH_STATUSES:
+                group_health.add_metric([group.name, status], 1 if group.health == status else 0)
+            if group.measured_gbs is not None:
+                measured.add_metric([group.name], group.measured_gbs * 1e9)
+        yield group_health
+        yield measured
 
         alerts = GaugeMetricFamily(
             "fleet_alerts_open", "Open alerts by code and severity.", labels=["code", "severity"]

@@ -216,3 +216,19 @@ def group_out(view: GroupView, state: GroupState) -> dict[str, Any]:
 def link_states() -> tuple[LinkState, ...]:
     """Every cabled link's state (for /metrics, through ``core.live``)."""
     return live_state().fleet.links
+
+
+@dataclass(frozen=True)
+class GroupHealth:
+    """A live group's health and measured exchange, for /metrics (through ``core.live``)."""
+
+    name: str
+    health: str
+    measured_gbs: float | None
+
+
+def group_healths() -> list[GroupHealth]:
+    """Every live group (sub-groups included), from the one state."""
+    live = live_state()
+    return [GroupHealth(view.row.name, live.group(view).health, live.group(view).measured_gbs)
+            for view in live.overview.all()]
