@@ -10,6 +10,7 @@ topology) they get nothing and show no health, never a guess.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
@@ -67,29 +68,36 @@ class GroupStateLike(Protocol):
     def measured_gbs(self) -> float | None: ...  # latest fabric verification's bus bandwidth, GB/s
 
 
+class FleetLike(Protocol):
+    """Every cabled link and every live group, read from ONE reading of the state."""
+
+    @property
+    def links(self) -> Sequence[LinkStateLike]: ...
+    @property
+    def groups(self) -> Sequence[GroupStateLike]: ...
+
+
 Reader = Callable[[Iterable[str] | None], Mapping[str, SparkStateLike]]
-LinkReader = Callable[[], Sequence[LinkStateLike]]
-GroupReader = Callable[[], Sequence[GroupStateLike]]
+FleetReader = Callable[[], FleetLike]
 _readers: list[Reader] = []
-_link_readers: list[LinkReader] = []
-_group_readers: list[GroupReader] = []
+_fleet_readers: list[FleetReader] = []
 
 
-def provide(reader: Reader, links: LinkReader | None = None, groups: GroupReader | None = None) -> None:
+def provide(reader: Reader, fleet: FleetReader | None = None) -> None:
     """Register the readers (the topology app does, once)."""
     _readers[:] = [reader]
-    _link_readers[:] = [links] if links is not None else []
-    _group_readers[:] = [groups] if groups is not None else []
+    _fleet_readers[:] = [fleet] if fleet is not None else []
 
 
-def group_states() -> Sequence[GroupStateLike]:
-    """Every live group's health and measured exchange; () without a reader."""
-    return _group_readers[0]() if _group_readers else ()
+@dataclass(frozen=True)
+class _NoFleet:
+    links: Sequence[LinkStateLike] = ()
+    groups: Sequence[GroupStateLike] = ()
 
 
-def link_states() -> Sequence[LinkStateLike]:
-    """Every cabled link's state; () without a reader."""
-    return _link_readers[0]() if _link_readers else ()
+def fleet_state() -> FleetLike:
+    """Every cabled link's and live group's state, read once; empty without a reader."""
+    return _fleet_readers[0]() if _fleet_readers else _NoFleet()
 
 
 def spark_states(names: Iterable[str] | None = None) -> Mapping[str, SparkStateLike]:

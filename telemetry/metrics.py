@@ -149,7 +149,8 @@ class FleetCollector(Collector):
             "A cabled link's state (ok, half, down, unobserved): 1 for its current state, 0 for the others.",
             labels=["a", "b", "cable", "state"],
         )
-        for link in live.link_states():
+        fleet = live.fleet_state()  # links and groups from one reading of the state
+        for link in fleet.links:
             ends = [link.a, link.b, link.cable]
             expected.add_metric(ends, link.expected_gbps * 1_000_000_000)
             if link.observed_gbps is not None:
@@ -171,7 +172,7 @@ class FleetCollector(Collector):
             "bytes/s; absent when none measured one.",
             labels=["group"],
         )
-        for group in live.group_states():
+        for group in fleet.groups:
             for status in live.HEALTH_STATUSES:
                 group_health.add_metric([group.name, status], 1 if group.health == status else 0)
             if group.measured_gbs is not None:

@@ -44,4 +44,4 @@ class TopologyConfig(AppConfig):
 
         from . import live
 
-        core_live.provide(live.spark_states, live.link_states, live.group_healths)
+        core_live.provide(live.spark_states, live.fleet_snapshot)

@@ -213,11 +213,6 @@ def group_out(view: GroupView, state: GroupState) -> dict[str, Any]:
     }
 
 
-def link_states() -> tuple[LinkState, ...]:
-    """Every cabled link's state (for /metrics, through ``core.live``)."""
-    return live_state().fleet.links
-
-
 @dataclass(frozen=True)
 class GroupHealth:
     """A live group's health and measured exchange, for /metrics (through ``core.live``)."""
@@ -227,8 +222,17 @@ class GroupHealth:
     measured_gbs: float | None
 
 
-def group_healths() -> list[GroupHealth]:
-    """Every live group (sub-groups included), from the one state."""
+@dataclass(frozen=True)
+class FleetSnapshot:
+    """Every cabled link's state and every live group's health, from one ``live_state``."""
+
+    links: tuple[LinkState, ...]
+    groups: tuple[GroupHealth, ...]
+
+
+def fleet_snapshot() -> FleetSnapshot:
+    """The links and live groups (sub-groups included) of one reading of the state (for /metrics)."""
     live = live_state()
-    return [GroupHealth(view.row.name, live.group(view).health, live.group(view).measured_gbs)
-            for view in live.overview.all()]
+    groups = tuple(GroupHealth(view.row.name, live.group(view).health, live.group(view).measured_gbs)
+                   for view in live.overview.all())
+    return FleetSnapshot(live.fleet.links, groups)
