@@ -23,8 +23,10 @@ class TargetIn(Schema):
 
 
 class DesignIn(Schema):
+    sparks: Any = None  # [{hardware, owned, planned}]: Sparks by hardware catalogue slug
     sparks_128: Any = 0
     sparks_64: Any = 0
+    from_inventory: Any = False  # start from the lab's registered Sparks, switches and cables
     no_switch: bool = False
     owned_switch: str | None = None
     sparks_owned: bool = False
@@ -35,5 +37,6 @@ class DesignIn(Schema):
 
 @router.post("/designs", auth=READ)
 def designs_create(request: HttpRequest, payload: DesignIn) -> Any:
-    """Candidate designs for a number of Sparks: cabling, parts, the engine's reading, predicted decode."""
+    """Candidate designs for a number of Sparks: cabling, parts, the engine's reading, predicted decode.
+    Designs whose known total to buy is over the budget are listed under ``over_budget``, not offered."""
     return services.answer_out(services.design_request(payload.dict()))

@@ -59,16 +59,39 @@ class DesignInputError(ValueError):
 
 
 @dataclass(frozen=True)
+class SparkLine:
+    """Sparks of one hardware catalogue entry: how many the lab owns and how many it plans to buy."""
+
+    hardware: str
+    owned: int = 0
+    planned: int = 0
+
+    @property
+    def count(self) -> int:
+        return self.owned + self.planned
+
+
+@dataclass(frozen=True)
 class Request:
-    sparks_128: int = 0
-    sparks_64: int = 0
+    sparks_128: int = 0  # shorthand for a line of planned DGX Spark 128 GB
+    sparks_64: int = 0  # shorthand for a line of planned DGX Spark 64 GB
     no_switch: bool = False
     owned_switch: str | None = None  # catalogue slug of a switch the lab already has
     owned_switches: int = 0  # how many of it (0 with owned_switch: one)
+    lines: tuple[SparkLine, ...] = ()  # Sparks by hardware; when given, the shorthand is not used
+    # The lab to grow, as its exported lab document (``inventory.labio.lab_export``):
+    # its Sparks (not retired, with a ConnectX-7) and switches are owned, its cables reused where they fit.
+    inventory: dict[str, Any] | None = None
+
+    def spark_lines(self) -> tuple[SparkLine, ...]:
+        if self.lines:
+            return self.lines
+        return tuple(SparkLine(slug, planned=n) for slug, n in ((SPARK_128, self.sparks_128),
+                                                               (SPARK_64, self.sparks_64)) if n)
 
     @property
     def total(self) -> int:
-        return self.sparks_128 + self.sparks_64
+        return len(_growing(self.inventory)) + sum(line.count for line in self.spark_lines())
 
 
 @dataclass(frozen=True)
@@ -91,6 +114,9 @@ class Design:
     parts: list[Part]
     group: Group  # the engine's reading of the designed lab (its one group)
     notes: list[str] = field(default_factory=list)
+    # Growth only: the lab's cables this design unplugs (import with prune removes them), as "label (ends)".
+    unplug: list[str] = field(default_factory=list)
+    kept_cables: int = 0  # the lab's cables that stay where they are
 
     @property
     def link_gbps(self) -> list[int]:
@@ -101,15 +127,43 @@ class Design:
         return sorted({f.code for f in self.group.findings})
 
 
+def _count_ok(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_SPARKS
+
+
 def check(request: Request) -> None:
     errors: list[tuple[str, str]] = []
-    for name in ("sparks_128", "sparks_64"):
-        value = getattr(request, name)
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_SPARKS:
-            errors.append((name, f"must be a whole number from 0 to {MAX_SPARKS}"))
+    if request.lines:
+        for i, line in enumerate(request.lines):
+            spark = _SPARK.get(line.hardware) if isinstance(line.hardware, str) else None
+            if spark is None:
+                errors.append((f"sparks[{i}].hardware", f"{line.hardware!r} is not a Spark of the hardware catalogue; "
+                                                        f"one of {', '.join(s for s in _SPARK if _SPARK[s][2])}"))
+            elif not spark[2]:
+                errors.append((f"sparks[{i}].hardware", f"the {spark[0]} has no ConnectX-7 port: it cannot be cabled "
+                                                        "into a cluster"))
+            for name in ("owned", "planned"):
+                if not _count_ok(getattr(line, name)):
+                    errors.append((f"sparks[{i}].{name}", f"must be a whole number from 0 to {MAX_SPARKS}"))
+            if request.inventory is not None and line.owned:
+                errors.append((f"sparks[{i}].owned", "growing the lab, its owned Sparks are the registered ones: "
+                                                     "list only planned Sparks here (or register the others first)"))
+    else:
+        for name in ("sparks_128", "sparks_64"):
+            if not _count_ok(getattr(request, name)):
+                errors.append((name, f"must be a whole number from 0 to {MAX_SPARKS}"))
+    if request.inventory is not None:
+        for s in request.inventory.get("sparks", []):
+            if s.get("status") != "retired" and s["hardware"] not in _SPARK:
+                errors.append(("from_inventory", f"{s['name']}'s hardware {s['hardware']!r} is not in the hardware "
+                                                 "catalogue the designer knows; retire it or design without the lab"))
     if not errors and not 2 <= request.total <= MAX_SPARKS:
-        errors.append(("sparks_128", f"{request.total} Sparks in all: a design needs 2 to {MAX_SPARKS} Sparks "
-                                     f"(the catalogue's largest switch cables {MAX_SPARKS})"))
+        path = "sparks" if request.lines else "sparks_128"
+        have = len(_growing(request.inventory))
+        lab = f" ({have} of them the lab's)" if request.inventory is not None else ""
+        errors.append((path, f"{request.total} Sparks in all{lab}: a design needs 2 to {MAX_SPARKS} Sparks "
+                             f"(the catalogue's largest switch cables {MAX_SPARKS}; designs over several "
+                             "switches are not made)"))
     if request.owned_switch is not None:
         if request.owned_switch not in _SWITCH:
             errors.append(("owned_switch", f"{request.owned_switch!r} is not a switch of the hardware catalogue; "
@@ -124,19 +178,20 @@ def designs(request: Request) -> list[Design]:
     """Every candidate for the request, best-known order: direct, ring, switched
     (smallest switch first). Raises DesignInputError when none fits."""
     check(request)
+    lab = _lab(request)
     n = request.total
     found: list[Design] = []
     if request.owned_switch is None:
         if n == 2:
-            found.append(_direct(request))
+            found.append(_direct(lab))
         if RING_MIN <= n <= RING_MAX:
-            found.append(_ring(request))
+            found.append(_ring(lab))
     if not request.no_switch:
         for slug in (CRS504, CRS804, SWITCH_32):
             if request.owned_switch not in (None, slug):
                 continue
             if n <= capacity(slug):
-                found.append(_switched(request, slug))
+                found.append(_switched(lab, slug))
     if not found:
         raise DesignInputError([("no_switch" if request.no_switch else "owned_switch", _why_none(request))])
     return found
@@ -156,44 +211,120 @@ def _why_none(request: Request) -> str:
     return f"the {request.owned_switch} cables at most {capacity(str(request.owned_switch))} Sparks, not {n}"
 
 
+# ---------------------------------------------------------------- the lab to cable
+
+
+def _growing(inventory: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The inventory's Sparks a growth design cables: not retired, with a ConnectX-7."""
+    if inventory is None:
+        return []
+    return [s for s in inventory.get("sparks", [])
+            if s.get("status") != "retired" and s["hardware"] in _SPARK and _SPARK[s["hardware"]][2]]
+
+
+@dataclass
+class _Lab:
+    """What every candidate of one request shares."""
+
+    request: Request
+    sparks: list[dict[str, Any]]  # the designed Sparks' document entries, in cabling order
+    owned: dict[str, int]  # hardware slug -> Sparks owned (in order of first appearance)
+    count: dict[str, int]  # hardware slug -> Sparks in all
+    left_out: list[dict[str, Any]]  # the lab's Sparks the design does not cable, kept unchanged
+    switches: list[dict[str, Any]]  # the lab's switches
+    cables: list[dict[str, Any]]  # the lab's cables
+    taken: set[str]  # device names in use
+
+    @property
+    def names(self) -> list[str]:
+        return [s["name"] for s in self.sparks]
+
+    def free_name(self, base: str) -> str:
+        """``base`` when free, else ``base-2``, ``base-3`` ..."""
+        name, k = base, 2
+        while name in self.taken:
+            name, k = f"{base}-{k}", k + 1
+        return name
+
+
+def _next_names(taken: set[str], existing: list[str], how_many: int) -> list[str]:
+    """Names for planned Sparks: the lab's own pattern continued (``node-08`` after
+    ``node-07``) when all its Sparks share one, else ``spark-NN``; never a name in use."""
+    import re
+
+    prefix, width, start = "spark-", 2, 1
+    found = [re.fullmatch(r"(.*?)(\d+)", name) for name in existing]
+    if existing and all(found) and len({m.group(1) for m in found if m}) == 1:
+        prefix = found[0].group(1) if found[0] else prefix
+        width = max(len(m.group(2)) for m in found if m)
+        start = max(int(m.group(2)) for m in found if m) + 1
+    names: list[str] = []
+    i = start
+    while len(names) < how_many:
+        name = f"{prefix}{i:0{width}d}"
+        if name not in taken:
+            names.append(name)
+            taken.add(name)
+        i += 1
+    return names
+
+
+def _lab(request: Request) -> _Lab:
+    inventory = request.inventory or {}
+    growing = _growing(request.inventory)
+    owned: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for s in growing:
+        owned[s["hardware"]] = owned.get(s["hardware"], 0) + 1
+        count[s["hardware"]] = count.get(s["hardware"], 0) + 1
+    taken = {s["name"] for s in inventory.get("sparks", [])} | {w["name"] for w in inventory.get("switches", [])}
+    slugs: list[str] = []
+    for line in request.spark_lines():
+        owned[line.hardware] = owned.get(line.hardware, 0) + line.owned
+        count[line.hardware] = count.get(line.hardware, 0) + line.count
+        slugs += [line.hardware] * line.count
+    sparks = [dict(s) for s in growing]
+    used_hosts = {str(s.get("ssh", {}).get("host")) for s in inventory.get("sparks", [])}
+    host = 11
+    for name, slug in zip(_next_names(taken, [s["name"] for s in growing], len(slugs)), slugs, strict=True):
+        while f"{PLACEHOLDER_NET}.{host}" in used_hosts:
+            host += 1
+        sparks.append({"name": name, "hardware": slug,
+                       "ssh": {"host": f"{PLACEHOLDER_NET}.{host}", "port": 22, "user": "fleet"}})
+        host += 1
+    designed = {s["name"] for s in sparks}
+    left_out = [s for s in inventory.get("sparks", []) if s["name"] not in designed]
+    return _Lab(request, sparks, {k: v for k, v in owned.items() if k in count}, count, left_out,
+                list(inventory.get("switches", [])), list(inventory.get("cables", [])), taken)
+
+
 # ---------------------------------------------------------------- the candidates
-
-
-def _names(request: Request) -> list[tuple[str, str]]:
-    """(name, hardware slug) of every Spark: 128 GB ones first."""
-    slugs = [SPARK_128] * request.sparks_128 + [SPARK_64] * request.sparks_64
-    return [(f"spark-{i + 1:02d}", slug) for i, slug in enumerate(slugs)]
-
-
-def _sparks_doc(request: Request) -> list[dict[str, Any]]:
-    return [{"name": name, "hardware": slug,
-             "ssh": {"host": f"{PLACEHOLDER_NET}.{i + 11}", "port": 22, "user": "fleet"}}
-            for i, (name, slug) in enumerate(_names(request))]
 
 
 def _cable(slug: str, ends: list[str], label: str) -> dict[str, Any]:
     return {"type": slug, "ends": ends, "coded_for": "nvidia", "label": label}
 
 
-def _direct(request: Request) -> Design:
-    (a, _), (b, _) = _names(request)
+def _direct(lab: _Lab) -> Design:
+    a, b = lab.names
     cables = [_cable(DIRECT_CABLE, [f"{a}:p0", f"{b}:p0"], "pair-1")]
-    return _finish(request, "direct", "Direct pair", "direct", None, [], cables,
+    return _finish(lab, "direct", "Direct pair", "direct", None, cables,
                    ["One QSFP112 cable port to port; the second port stays free (a second cable adds no bandwidth)."])
 
 
-def _ring(request: Request) -> Design:
-    names = [name for name, _ in _names(request)]
+def _ring(lab: _Lab) -> Design:
+    names = lab.names
     cables = [_cable(DIRECT_CABLE, [f"{a}:p1", f"{names[(i + 1) % len(names)]}:p0"], f"ring-{i + 1}")
               for i, a in enumerate(names)]
-    return _finish(request, "ring", f"Ring of {len(names)}", "ring", None, [], cables,
+    return _finish(lab, "ring", f"Ring of {len(names)}", "ring", None, cables,
                    ["Each Spark's p1 to the next Spark's p0, the last back to the first."])
 
 
-def _switched(request: Request, switch: str) -> Design:
-    names = [name for name, _ in _names(request)]
+def _switched(lab: _Lab, switch: str) -> Design:
+    names = lab.names
     sw_name, ports, speed, _ = _SWITCH[switch]
-    sw = "sw-1"
+    mine = next((w["name"] for w in lab.switches if w["hardware"] == switch), None)
+    sw = mine or lab.free_name("sw-1")
     cables: list[dict[str, Any]] = []
     if switch == CRS804 or (switch == SWITCH_32 and len(names) > ports):
         for i in range(0, len(names), 2):
@@ -210,21 +341,72 @@ def _switched(request: Request, switch: str) -> Design:
         ctype = _SWITCH_CABLE[switch]
         cables = [_cable(ctype, [f"{sw}:{i + 1}", f"{name}:p0"], f"link-{i + 1}") for i, name in enumerate(names)]
         how = f"one {_CABLE[ctype][0]} a Spark, port p0 to a switch port"
-    notes = [f"{sw_name}: {how}."]
+    notes = [f"{sw_name}{f' (the lab’s {sw})' if mine else ''}: {how}."]
     if speed < 200:
         notes.append(f"Its ports run at {speed} Gb/s, half of what a Spark's port can do.")
-    return _finish(request, f"switched-{switch}", f"Switched on {sw_name}", "switched", switch,
-                   [{"name": sw, "hardware": switch}], cables, notes)
+    new_switch = [] if mine else [{"name": sw, "hardware": switch}]
+    return _finish(lab, f"switched-{switch}", f"Switched on {sw_name}", "switched", switch, cables, notes,
+                   new_switch)
 
 
-def _finish(request: Request, key: str, title: str, kind: str, switch: str | None,
-            switches: list[dict[str, Any]], cables: list[dict[str, Any]], notes: list[str]) -> Design:
-    document: dict[str, Any] = {"sparks": _sparks_doc(request), "switches": switches, "cables": cables}
-    groups = [g for g in analyse(engine_input(document)) if g.nodes]
-    if len(groups) != 1:  # the generator's own cabling must form one group
+def _ends_key(cable: dict[str, Any]) -> tuple[str, str, frozenset[str]]:
+    return cable["type"], cable.get("coded_for", "nvidia"), frozenset(cable["ends"])
+
+
+def _reuse(lab: _Lab, cables: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    """The designed cables with the lab's own where one of the same type and
+    coding already joins the same ports (written as the lab has it, so the
+    import matches it); new cables get labels the lab does not use.
+    Returns (cables, the lab's cables to unplug, how many stay)."""
+    if not lab.cables:
+        return cables, [], 0
+    by_key: dict[tuple[str, str, frozenset[str]], dict[str, Any]] = {}
+    for c in lab.cables:
+        by_key.setdefault(_ends_key(c), c)
+    labels = {c["label"] for c in lab.cables if c.get("label")}
+    out: list[dict[str, Any]] = []
+    kept: list[int] = []
+    for c in cables:
+        mine = by_key.pop(_ends_key(c), None)
+        if mine is not None:
+            out.append(mine)
+            kept.append(id(mine))
+            continue
+        label, k = c["label"], 2
+        while label in labels:
+            label, k = f"{c['label']}-{k}", k + 1
+        labels.add(label)
+        out.append({**c, "label": label})
+    unplug = [c for c in lab.cables if id(c) not in kept]
+    return out, unplug, len(kept)
+
+
+def _finish(lab: _Lab, key: str, title: str, kind: str, switch: str | None, cables: list[dict[str, Any]],
+            notes: list[str], new_switches: list[dict[str, Any]] | None = None) -> Design:
+    cables, unplug, kept = _reuse(lab, cables)
+    document: dict[str, Any] = {"sparks": [*lab.sparks, *lab.left_out],
+                                "switches": [*lab.switches, *(new_switches or [])], "cables": cables}
+    designed = set(lab.names)
+    groups = [g for g in analyse(engine_input(document)) if designed & set(g.nodes)]
+    if len(groups) != 1 or set(groups[0].nodes) != designed:  # the generator's own cabling must form one group
         raise AssertionError(f"design {key} reads as {len(groups)} groups")
-    return Design(key, title, kind, switch, document, bill_of_materials(request, document), groups[0],
-                  [*notes, PLACEHOLDER_NOTE])
+    unplugged = [f"{c.get('label') or 'unlabelled ' + c['type']} ({' – '.join(c['ends'])})" for c in unplug]
+    if lab.request.inventory is not None:
+        planned = len(lab.sparks) - len(_growing(lab.request.inventory))
+        notes = [*notes, f"Grows the lab’s {len(designed) - planned} Sparks by {planned} planned "
+                         f"({', '.join(lab.names[len(designed) - planned:]) or 'none'})."]
+        if unplugged:
+            notes.append(f"Re-cabling: unplug {len(unplugged)} of the lab’s cables ({'; '.join(unplugged)}); "
+                         f"{kept} stay where they are. Import this document with prune: it removes only those "
+                         "cables (the preview lists them) and keeps every Spark and switch as registered.")
+        else:
+            notes.append(f"No re-cabling: the lab’s {kept} cables stay where they are.")
+        if lab.left_out:
+            notes.append("Not cabled, kept as registered: " + ", ".join(
+                f"{s['name']} ({s.get('status') or 'no ConnectX-7'})" for s in lab.left_out) + ".")
+    design = Design(key, title, kind, switch, document, bill_of_materials(lab, document), groups[0],
+                    [*notes, PLACEHOLDER_NOTE], unplugged, kept)
+    return design
 
 
 # ---------------------------------------------------------------- reading a design
@@ -232,41 +414,59 @@ def _finish(request: Request, key: str, title: str, kind: str, switch: str | Non
 
 def engine_input(document: dict[str, Any]) -> LabIn:
     """The designed lab as the topology engine's input, from the catalogue's figures
-    (as the inventory builds it from the database once imported)."""
+    (as the inventory builds it from the database once imported). A lab's Spark
+    whose hardware the catalogue module lacks is left out (it is never cabled)."""
     nodes = []
     for spark in document["sparks"]:
-        _, memory, connectx = _SPARK[spark["hardware"]]
-        nodes.append(NodeIn(spark["name"], float(memory), connectx))
+        if spark["hardware"] in _SPARK:
+            _, memory, connectx = _SPARK[spark["hardware"]]
+            nodes.append(NodeIn(spark["name"], float(memory), connectx))
     switches = []
     for sw in document.get("switches", []):
-        _, ports, speed, breakout = _SWITCH[sw["hardware"]]
-        switches.append(SwitchIn(sw["name"], tuple(SwitchPortIn(i + 1, speed, breakout) for i in range(ports))))
+        if sw["hardware"] in _SWITCH:
+            _, ports, speed, breakout = _SWITCH[sw["hardware"]]
+            switches.append(SwitchIn(sw["name"], tuple(SwitchPortIn(i + 1, speed, breakout) for i in range(ports))))
     cables = []
-    for c in document.get("cables", []):
+    for i, c in enumerate(document.get("cables", [])):
         _, speed, breakout = _CABLE[c["type"]]
         ends = tuple(EndIn(*end.split(":")) for end in c["ends"])
-        cables.append(CableIn(c["label"], c["type"], speed, breakout, c.get("coded_for", "nvidia"), ends))
+        cables.append(CableIn(c.get("label") or f"cable-{i + 1}", c["type"], speed, breakout,
+                              c.get("coded_for", "nvidia"), ends))
     return LabIn(tuple(nodes), tuple(switches), tuple(cables))
 
 
-def bill_of_materials(request: Request, document: dict[str, Any]) -> list[Part]:
-    """Parts by catalogue type and count (cables by vendor coding), Sparks first."""
-    parts: list[Part] = []
-    for slug, count in ((SPARK_128, request.sparks_128), (SPARK_64, request.sparks_64)):
-        if count:
-            parts.append(Part("spark", slug, _SPARK[slug][0], count))
+def bill_of_materials(lab: _Lab, document: dict[str, Any]) -> list[Part]:
+    """Parts by catalogue type and count (cables by vendor coding), Sparks first,
+    each with how many the lab already owns: Sparks as the request says (or the
+    lab's registered ones), switches already owned or registered, cables of the
+    same type and coding the lab has (re-cabled where they must move)."""
+    parts = [Part("spark", slug, _SPARK[slug][0], count, owned=lab.owned.get(slug, 0))
+             for slug, count in lab.count.items() if count]
+    request = lab.request
+    used = {end.partition(":")[0] for c in document.get("cables", []) for end in c["ends"]}
     sw_counts: dict[str, int] = {}
     for sw in document.get("switches", []):
-        sw_counts[sw["hardware"]] = sw_counts.get(sw["hardware"], 0) + 1
+        if sw["name"] in used:
+            sw_counts[sw["hardware"]] = sw_counts.get(sw["hardware"], 0) + 1
+    registered: dict[str, int] = {}
+    for sw in lab.switches:
+        registered[sw["hardware"]] = registered.get(sw["hardware"], 0) + 1
     for slug, count in sw_counts.items():
-        owned = min(count, max(1, request.owned_switches)) if slug == request.owned_switch else 0
-        parts.append(Part("switch", slug, _SWITCH[slug][0], count, owned=owned))
+        owned = registered.get(slug, 0)
+        if slug == request.owned_switch:
+            owned = max(owned, request.owned_switches, 1)
+        parts.append(Part("switch", slug, _SWITCH[slug][0], count, owned=min(count, owned)))
     cable_counts: dict[tuple[str, str], int] = {}
     for c in document.get("cables", []):
         key = (c["type"], c.get("coded_for", "nvidia"))
         cable_counts[key] = cable_counts.get(key, 0) + 1
+    have: dict[tuple[str, str], int] = {}
+    for c in lab.cables:
+        key = (c["type"], c.get("coded_for", "nvidia"))
+        have[key] = have.get(key, 0) + 1
     for (slug, coded), count in sorted(cable_counts.items()):
-        parts.append(Part("cable", slug, _CABLE[slug][0], count, coded_for=coded))
+        parts.append(Part("cable", slug, _CABLE[slug][0], count, coded_for=coded,
+                          owned=min(count, have.get((slug, coded), 0))))
     return parts
 
 

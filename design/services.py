@@ -18,6 +18,7 @@ from django.conf import settings
 
 from core.errors import BadInput
 from inventory.hardware_catalogue import SPARK_PORTS
+from inventory.labio import lab_export
 from inventory.models import CatalogueEntry
 from placement import planning, selectors
 from placement.calibration import lab_calibration
@@ -27,9 +28,11 @@ from placement.selectors import placeholder_ip
 from topology.engine import Group
 from topology.state import expected_usable_gb
 
-from .generate import Design, DesignInputError, Request, designs
+from .generate import MAX_SPARKS, Design, DesignInputError, Request, SparkLine, designs
 
 MAX_TARGETS = 4
+MAX_LINES = 16  # Spark lines in one request
+LINE_KEYS = {"hardware", "owned", "planned"}
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,9 @@ class Answer:
     budget: Decimal | None
     budget_currency: str
     sparks_owned: bool
+    from_inventory: bool = False
     designs: list[dict[str, Any]] = field(default_factory=list)
+    over_budget: list[dict[str, Any]] = field(default_factory=list)
     best: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -68,11 +73,28 @@ def design_request(data: dict[str, Any]) -> Answer:
     errors: list[tuple[str, str]] = []
     n128 = _whole(data.get("sparks_128", 0), "sparks_128", 0, 10**9, errors)
     n64 = _whole(data.get("sparks_64", 0), "sparks_64", 0, 10**9, errors)
+    sparks_owned = bool(data.get("sparks_owned"))
+    from_inventory = data.get("from_inventory") or False
+    if not isinstance(from_inventory, bool):
+        errors.append(("from_inventory", "must be true or false"))
+        from_inventory = False
+    lines = _lines(data.get("sparks"), errors)
+    if lines and (n128 or n64):
+        errors.append(("sparks", "give the Sparks either as lines by hardware or as sparks_128/sparks_64, not both"))
+    if lines and sparks_owned:
+        errors.append(("sparks_owned", "is shorthand for sparks_128/sparks_64; with lines give owned per line"))
+    if sparks_owned and from_inventory:
+        errors.append(("sparks_owned", "growing the lab, its owned Sparks are the registered ones; "
+                                       "sparks_128/sparks_64 are then the planned ones"))
+    if not lines and sparks_owned and (n128 or n64):  # the shorthand: every Spark owned
+        lines = tuple(SparkLine(slug, owned=n) for slug, n in (("dgx-spark-128", n128), ("dgx-spark-64", n64)) if n)
     owned = data.get("owned_switch") or None
     if owned is not None and not isinstance(owned, str):
         errors.append(("owned_switch", "must be a switch's catalogue slug"))
         owned = None
-    request = Request(n128, n64, bool(data.get("no_switch")), owned)
+    inventory = lab_export() if from_inventory else None
+    request = Request(n128 if not lines else 0, n64 if not lines else 0, bool(data.get("no_switch")), owned,
+                      lines=lines, inventory=inventory)
     budget: Decimal | None = None
     raw_budget = data.get("budget")
     if raw_budget not in (None, ""):
@@ -94,11 +116,49 @@ def design_request(data: dict[str, Any]) -> Answer:
             errors.extend(exc.errors)
     if errors:
         raise BadInput(errors)
-    answer = Answer(request, targets, budget, currency, bool(data.get("sparks_owned")))
+    answer = Answer(request, targets, budget, currency, sparks_owned, from_inventory)
     prices = _prices()
-    answer.designs = [_design_out(d, answer, prices) for d in found]
-    answer.best = _best(answer)
+    for design in found:
+        out = _design_out(design, answer, prices)
+        bom = out["bill_of_materials"]
+        if bom.get("fits") is False:  # a known total over the budget: not a candidate
+            answer.over_budget.append({"key": out["key"], "title": out["title"], "total": bom["total"],
+                                       "currency": bom["currency"], "over_by": bom["over_by"], "_design": design})
+        else:
+            answer.designs.append(out)
+    answer.best = _best(answer) if answer.designs else []
     return answer
+
+
+def _lines(raw: Any, errors: list[tuple[str, str]]) -> tuple[SparkLine, ...]:
+    """``sparks``: [{hardware, owned, planned}]; the generator checks hardware and counts against the catalogue."""
+    if raw in (None, []):
+        return ()
+    if not isinstance(raw, list):
+        errors.append(("sparks", "must be a list of {hardware, owned, planned}"))
+        return ()
+    if len(raw) > MAX_LINES:
+        errors.append(("sparks", f"at most {MAX_LINES} lines"))
+        return ()
+    lines = []
+    for i, item in enumerate(raw):
+        path = f"sparks[{i}]"
+        if not isinstance(item, dict):
+            errors.append((path, "must be a mapping with hardware, owned and planned"))
+            continue
+        unknown = sorted(set(item) - LINE_KEYS)
+        if unknown:
+            errors.append((f"{path}.{unknown[0]}", "unknown key; a line has hardware, owned and planned"))
+        hardware = item.get("hardware")
+        if not isinstance(hardware, str) or not hardware.strip():
+            errors.append((f"{path}.hardware", "must be a Spark's hardware catalogue slug, e.g. dgx-spark-128"))
+            continue
+        counts = [_whole(item.get(k) if item.get(k) is not None else 0, f"{path}.{k}", 0, MAX_SPARKS, errors)
+                  for k in ("owned", "planned")]
+        if not sum(counts) and not [e for e in errors if e[0].startswith(path)]:
+            errors.append((f"{path}.planned", "a line needs at least one Spark, owned or planned"))
+        lines.append(SparkLine(hardware.strip(), *counts))
+    return tuple(lines)
 
 
 def _targets(raw: Any, errors: list[tuple[str, str]]) -> list[Target]:
@@ -147,7 +207,7 @@ def _parts_out(design: Design, answer: Answer, prices: dict[str, tuple[Decimal |
     unknown: list[str] = []
     for part in design.parts:
         price, currency = prices.get(part.slug, (None, ""))
-        buy = part.count - part.owned - (part.count if part.kind == "spark" and answer.sparks_owned else 0)
+        buy = part.count - part.owned
         line = price * buy if price is not None else None
         if buy > 0:
             if price is None:
@@ -176,6 +236,8 @@ def _parts_out(design: Design, answer: Answer, prices: dict[str, tuple[Decimal |
         else:
             budget["fits"] = total <= answer.budget
             budget["why"] = "within the budget" if budget["fits"] else "over the budget"
+            if not budget["fits"]:
+                budget["over_by"] = str(total - answer.budget)
     return {"parts": rows, "total": None if total is None else str(total), "currency": total_currency,
             "total_known": total is not None, "total_note": why,
             "partial_totals": {c: str(t) for c, t in sorted(totals.items())}, **budget}
@@ -286,16 +348,41 @@ def _best(answer: Answer) -> list[dict[str, Any]]:
     return found
 
 
+def _budget_note(answer: Answer) -> str:
+    """What the budget did to the candidates, in one sentence ("" without a budget)."""
+    if answer.budget is None:
+        return ""
+    over = len(answer.over_budget)
+    unchecked = sum(1 for d in answer.designs if d["bill_of_materials"].get("fits") is None)
+    budget = f"{answer.budget} {answer.budget_currency}"
+    if over and not answer.designs:
+        return (f"Every design is over the budget of {budget}: none is offered; the {over} over it are listed "
+                "with their totals.")
+    parts = []
+    if over:
+        parts.append(f"{over} design{'s' if over != 1 else ''} over the budget of {budget} "
+                     f"{'are' if over != 1 else 'is'} left out")
+    if unchecked:
+        parts.append(f"{unchecked} cannot be checked (total unknown)")
+    return ("; ".join(parts) + ".") if parts else f"Every design is within the budget of {budget}."
+
+
 def answer_out(answer: Answer) -> dict[str, Any]:
     """The API's answer (and what the page draws)."""
     return {
         "request": {"sparks_128": answer.request.sparks_128, "sparks_64": answer.request.sparks_64,
+                    "sparks": [{"hardware": line.hardware, "owned": line.owned, "planned": line.planned}
+                               for line in answer.request.lines],
+                    "from_inventory": answer.from_inventory,
                     "no_switch": answer.request.no_switch, "owned_switch": answer.request.owned_switch,
                     "sparks_owned": answer.sparks_owned,
                     "budget": None if answer.budget is None else str(answer.budget),
                     "currency": answer.budget_currency or None,
                     "models": [t.__dict__ for t in answer.targets]},
         "designs": [{k: v for k, v in d.items() if not k.startswith("_")} for d in answer.designs],
+        "over_budget": [{k: v for k, v in d.items() if not k.startswith("_")} for d in answer.over_budget],
+        "all_over_budget": bool(answer.over_budget) and not answer.designs,
+        "budget_note": _budget_note(answer),
         "best": answer.best,
         "predictions": "decode figures are predicted by placement/perfmodel.py on the designed group "
                        "(expected usable memory, expected link speed); nothing is measured before it is built",

@@ -69,7 +69,12 @@ def test_prices_entered_by_an_admin_are_totalled_and_checked_against_the_budget(
     assert by["switched-mikrotik-crs804-ddq"]["total"] == "1535.50"  # 1295.50 + 2 x 120, Sparks owned
     assert by["switched-mikrotik-crs804-ddq"]["fits"] is True
     assert by["ring"]["total"] == "380.00" and by["ring"]["currency"] == "EUR"
-    assert by["switched-generic-qsfp112-switch-32"]["fits"] is False
+    # the 32-port switch's known total is over the budget: not a candidate, listed with how far over
+    assert "switched-generic-qsfp112-switch-32" not in by
+    assert data["over_budget"] == [{"key": "switched-generic-qsfp112-switch-32",
+                                    "title": "Switched on Generic 32-port QSFP112 switch",
+                                    "total": "9380.00", "currency": "EUR", "over_by": "7780.00"}]
+    assert data["all_over_budget"] is False and "1 design over the budget" in data["budget_note"]
     assert {b["goal"]: b["design"] for b in data["best"]}["lowest price"] == "ring"
     # one part without a price: that design's total is unknown again
     CatalogueEntry.objects.filter(slug="qsfp112-dac").update(price=None, currency="")
