@@ -24,6 +24,7 @@ SSH addresses in the documents are placeholders from TEST-NET-1
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -250,8 +251,6 @@ class _Lab:
 def _next_names(taken: set[str], existing: list[str], how_many: int) -> list[str]:
     """Names for planned Sparks: the lab's own pattern continued (``node-08`` after
     ``node-07``) when all its Sparks share one, else ``spark-NN``; never a name in use."""
-    import re
-
     prefix, width, start = "spark-", 2, 1
     found = [re.fullmatch(r"(.*?)(\d+)", name) for name in existing]
     if existing and all(found) and len({m.group(1) for m in found if m}) == 1:

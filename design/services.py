@@ -305,6 +305,7 @@ def engine_out(group: Group) -> dict[str, Any]:
 def _design_out(design: Design, answer: Answer, prices: dict[str, tuple[Decimal | None, str]]) -> dict[str, Any]:
     return {"key": design.key, "title": design.title, "kind": design.kind, "switch": design.switch,
             "notes": design.notes, "topology": engine_out(design.group),
+            "recabling": {"unplug": design.unplug, "kept": design.kept_cables, "prune": bool(design.unplug)},
             "bill_of_materials": _parts_out(design, answer, prices),
             "models": [_plan_out(design, t) for t in answer.targets],
             "document": design.document, "_design": design}

@@ -153,3 +153,129 @@ def test_a_price_needs_its_currency(admin_user: Any) -> None:
     entry = catalogue_create(actor=actor, kind="cable", slug="osfp-aoc", name="OSFP AOC", speed_gbps=400,
                              price="99.90", currency="eur")
     assert entry.price == Decimal("99.90") and entry.currency == "EUR"
+
+
+# ---------------------------------------------------------------- Sparks by hardware, owned and planned
+
+LINES = [{"hardware": "dgx-spark-128", "owned": 2, "planned": 2},
+         {"hardware": "asus-ascent-gx10-128", "planned": 2},
+         {"hardware": "dgx-spark-64", "owned": 1}]
+
+
+def test_sparks_by_hardware_owned_and_planned(api_member: ApiClient) -> None:
+    for slug, price in (("dgx-spark-128", "3999"), ("asus-ascent-gx10-128", "3500"), ("dgx-spark-64", "2999"),
+                        ("qsfp112-dac", "95")):
+        CatalogueEntry.objects.filter(slug=slug).update(price=Decimal(price), currency="EUR")
+    r = api_member.post("/api/designs", {"sparks": LINES, "no_switch": True})
+    assert r.status_code == 200, r.content
+    data = r.json()
+    assert data["request"]["sparks"] == [{"hardware": "dgx-spark-128", "owned": 2, "planned": 2},
+                                         {"hardware": "asus-ascent-gx10-128", "owned": 0, "planned": 2},
+                                         {"hardware": "dgx-spark-64", "owned": 1, "planned": 0}]
+    [ring] = data["designs"]
+    assert ring["key"] == "ring" and len(ring["topology"]["nodes"]) == 7
+    # the document names the partner build by its slug; the engine reads its memory (and the 64 GB one's)
+    hardware = [s["hardware"] for s in ring["document"]["sparks"]]
+    assert hardware == ["dgx-spark-128"] * 4 + ["asus-ascent-gx10-128"] * 2 + ["dgx-spark-64"]
+    assert "mixed-memory" in {f["code"] for f in ring["topology"]["findings"]}
+    assert ring["topology"]["memory"]["symmetric_gb"] < ring["topology"]["memory"]["pooled_gb"]
+    sparks = [(p["name"], p["count"], p["owned"], p["to_buy"], p["line_total"])
+              for p in ring["bill_of_materials"]["parts"] if p["kind"] == "spark"]
+    assert sparks == [("DGX Spark 128 GB", 4, 2, 2, "7998.00"), ("ASUS Ascent GX10 128 GB", 2, 0, 2, "7000.00"),
+                      ("DGX Spark 64 GB", 1, 1, 0, "0.00")]
+    # only what is to buy is priced: 2 x 3999 + 2 x 3500 + 7 ring cables x 95
+    assert ring["bill_of_materials"]["total"] == f"{2 * 3999 + 2 * 3500 + 7 * 95}.00"
+
+
+def test_the_shorthand_still_answers_as_lines_of_dgx_sparks(api_member: ApiClient) -> None:
+    short = api_member.post("/api/designs", {"sparks_128": 3, "sparks_64": 1, "sparks_owned": True}).json()
+    long = api_member.post("/api/designs", {"sparks": [{"hardware": "dgx-spark-128", "owned": 3},
+                                                       {"hardware": "dgx-spark-64", "owned": 1}]}).json()
+    assert [d["document"] for d in short["designs"]] == [d["document"] for d in long["designs"]]
+    assert ([d["bill_of_materials"]["parts"] for d in short["designs"]]
+            == [d["bill_of_materials"]["parts"] for d in long["designs"]])
+
+
+@pytest.mark.parametrize(("body", "path"), [
+    ({"sparks": [LINES[0], {"hardware": "cisco-spark", "planned": 2}]}, "sparks[1].hardware"),
+    ({"sparks": [LINES[0], {"hardware": "mikrotik-crs804-ddq", "planned": 2}]}, "sparks[1].hardware"),
+    ({"sparks": [{"hardware": "rtx-spark", "planned": 2}]}, "sparks[0].hardware"),
+    ({"sparks": [{"hardware": 128, "planned": 2}]}, "sparks[0].hardware"),
+    ({"sparks": [{"hardware": "dgx-spark-128", "owned": -1, "planned": 2}]}, "sparks[0].owned"),
+    ({"sparks": [{"hardware": "dgx-spark-128", "planned": 100_000}]}, "sparks[0].planned"),
+    ({"sparks": [{"hardware": "dgx-spark-128", "planned": "two"}]}, "sparks[0].planned"),
+    ({"sparks": [{"hardware": "dgx-spark-128"}]}, "sparks[0].planned"),
+    ({"sparks": [{"hardware": "dgx-spark-128", "planned": 2, "colour": "green"}]}, "sparks[0].colour"),
+    ({"sparks": [{"hardware": "dgx-spark-128", "planned": 40}, {"hardware": "dgx-spark-64", "planned": 40}]},
+     "sparks"),
+    ({"sparks": {"hardware": "dgx-spark-128"}}, "sparks"),
+    ({"sparks": ["dgx-spark-128"]}, "sparks[0]"),
+    ({"sparks": LINES, "sparks_128": 2}, "sparks"),
+    ({"sparks": LINES, "sparks_owned": True}, "sparks_owned"),
+    ({"sparks": [{"hardware": "dgx-spark-128", "owned": 2}], "from_inventory": True}, "sparks[0].owned"),
+    ({"sparks_128": 2, "from_inventory": "yes"}, "from_inventory"),
+    ({"sparks_128": 2, "sparks_owned": True, "from_inventory": True}, "sparks_owned"),
+])
+def test_bad_lines_are_a_400_naming_the_path_and_change_nothing(api_member: ApiClient, body: dict[str, Any],
+                                                                path: str) -> None:
+    from inventory.models import Change
+
+    changes = Change.objects.count()
+    r = api_member.post("/api/designs", body)
+    assert r.status_code == 400, r.content
+    assert path in [e["path"] for e in r.json()["errors"]], r.json()
+    assert Change.objects.count() == changes and not Spark.objects.exists()
+
+
+# ---------------------------------------------------------------- growth from the inventory
+
+
+def test_growth_from_the_inventory_through_the_api(api_admin: ApiClient, member_user: Any) -> None:
+    r = api_admin.post("/api/import", yaml.safe_load(open("labs/ring4.yaml").read()))
+    assert r.status_code == 200, r.content
+    client = ApiClient(member_user, session=True)
+    body = {"from_inventory": True, "sparks": [{"hardware": "dell-pro-max-gb10-128", "planned": 2}]}
+    assert ApiClient(member_user, session=True, csrf=False).post("/api/designs", body).status_code == 403
+    data = client.post("/api/designs", body).json()
+    assert data["request"]["from_inventory"] is True
+    ring = next(d for d in data["designs"] if d["key"] == "ring")
+    assert ring["title"] == "Ring of 6"
+    doc = {s["name"]: s for s in ring["document"]["sparks"]}
+    assert doc["ring-1"]["ssh"] == {"host": "10.20.2.11", "port": 22, "user": "fleet"}
+    assert doc["ring-5"]["hardware"] == doc["ring-6"]["hardware"] == "dell-pro-max-gb10-128"
+    spark_parts = {p["type"]: (p["count"], p["owned"], p["to_buy"]) for p in ring["bill_of_materials"]["parts"]
+                   if p["kind"] == "spark"}
+    assert spark_parts == {"dgx-spark-128": (4, 4, 0), "dell-pro-max-gb10-128": (2, 0, 2)}
+    # without registered Sparks the lab has nothing to grow from: the planned ones alone must make a lab
+    Spark.objects.all().delete()
+    r = client.post("/api/designs", {"from_inventory": True, "sparks": [{"hardware": "dgx-spark-128",
+                                                                          "planned": 1}]})
+    assert r.status_code == 400 and r.json()["errors"][0]["path"] == "sparks"
+
+
+# ---------------------------------------------------------------- the budget filters
+
+
+def test_every_design_over_the_budget_is_said_plainly(api_member: ApiClient) -> None:
+    for slug, price in (("mikrotik-crs804-ddq", "1295.50"), ("qsfp-dd-2x-qsfp56-breakout", "120"),
+                        ("qsfp112-dac", "95"), ("generic-qsfp112-switch-32", "9000")):
+        CatalogueEntry.objects.filter(slug=slug).update(price=Decimal(price), currency="EUR")
+    body = {"sparks_128": 8, "sparks_owned": True, "budget": 500, "currency": "EUR"}
+    r = api_member.post("/api/designs", body)
+    assert r.status_code == 200, r.content
+    data = r.json()
+    assert data["designs"] == [] and data["best"] == [] and data["all_over_budget"] is True
+    assert [(d["key"], d["total"], d["over_by"]) for d in data["over_budget"]] == [
+        ("ring", "760.00", "260.00"), ("switched-mikrotik-crs804-ddq", "1775.50", "1275.50"),
+        ("switched-generic-qsfp112-switch-32", "9760.00", "9260.00")]
+    assert data["budget_note"].startswith("Every design is over the budget of 500 EUR")
+    # a design whose total cannot be known stays a candidate, marked as such
+    CatalogueEntry.objects.filter(slug="qsfp112-dac").update(price=None, currency="")
+    data = api_member.post("/api/designs", body).json()
+    # (the ring's and the 32-port switch's cables have no price now; the CRS804's breakouts do)
+    assert [d["key"] for d in data["designs"]] == ["ring", "switched-generic-qsfp112-switch-32"]
+    assert [d["key"] for d in data["over_budget"]] == ["switched-mikrotik-crs804-ddq"]
+    for design in data["designs"]:
+        assert design["bill_of_materials"]["fits"] is None
+        assert design["bill_of_materials"]["why"].startswith("cannot be checked")
+    assert "cannot be checked" in data["budget_note"] and data["all_over_budget"] is False
