@@ -19,7 +19,14 @@ Candidates (each only when it fits the request):
   2 x 200G by a QSFP-DD breakout: up to 8), the 32-port QSFP112 switch (one
   QSFP112 cable a Spark up to 32, 2 x 200G breakouts up to 64).
 
-SSH addresses in the documents are placeholders from TEST-NET-1
+The Sparks come as lines by hardware (owned and planned; partner builds
+included), or as the DGX Spark 128/64 GB shorthand. Growing a registered lab,
+the request carries the lab as its exported document: its Sparks (not retired,
+with a ConnectX-7) come first under their own names and addresses, its
+switches are used where a design needs one of their kind, and its cables stay
+where a designed cable of the same type and coding joins the same ports.
+
+SSH addresses of new Sparks in the documents are placeholders from TEST-NET-1
 (192.0.2.0/24, RFC 5737, never routed): replace them before importing.
 """
 from __future__ import annotations
@@ -395,9 +402,9 @@ def _finish(lab: _Lab, key: str, title: str, kind: str, switch: str | None, cabl
         notes = [*notes, f"Grows the lab’s {len(designed) - planned} Sparks by {planned} planned "
                          f"({', '.join(lab.names[len(designed) - planned:]) or 'none'})."]
         if unplugged:
-            notes.append(f"Re-cabling: unplug {len(unplugged)} of the lab’s cables ({'; '.join(unplugged)}); "
-                         f"{kept} stay where they are. Import this document with prune: it removes only those "
-                         "cables (the preview lists them) and keeps every Spark and switch as registered.")
+            notes.append(f"Re-cabling: unplug {len(unplugged)} of the lab’s cables; {kept} stay where they are. "
+                         "Import this document with prune: it removes only those cables (the preview lists them) "
+                         "and keeps every Spark and switch as registered.")
         else:
             notes.append(f"No re-cabling: the lab’s {kept} cables stay where they are.")
         if lab.left_out:
@@ -467,6 +474,11 @@ def bill_of_materials(lab: _Lab, document: dict[str, Any]) -> list[Part]:
         parts.append(Part("cable", slug, _CABLE[slug][0], count, coded_for=coded,
                           owned=min(count, have.get((slug, coded), 0))))
     return parts
+
+
+def spark_choices() -> list[tuple[str, str]]:
+    """(slug, name) of every catalogue Spark that can be cabled (has a ConnectX-7)."""
+    return [(slug, name) for slug, (name, _, connectx) in _SPARK.items() if connectx]
 
 
 def switch_choices() -> list[tuple[str, str]]:

@@ -357,8 +357,8 @@ def _budget_note(answer: Answer) -> str:
     unchecked = sum(1 for d in answer.designs if d["bill_of_materials"].get("fits") is None)
     budget = f"{answer.budget} {answer.budget_currency}"
     if over and not answer.designs:
-        return (f"Every design is over the budget of {budget}: none is offered; the {over} over it are listed "
-                "with their totals.")
+        return (f"Every design is over the budget of {budget}: the {over} are listed with what each costs "
+                "and by how much it is over.")
     parts = []
     if over:
         parts.append(f"{over} design{'s' if over != 1 else ''} over the budget of {budget} "

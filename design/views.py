@@ -20,10 +20,13 @@ from placement.selectors import models_list
 from topology import diagram
 
 from . import services
-from .generate import PLACEHOLDER_NOTE, netplans, switch_choices
+from .generate import PLACEHOLDER_NOTE, netplans, spark_choices, switch_choices
 
 TARGET_SLOTS = 2
-LAB_FIELDS = ("sparks_128", "sparks_64", "switch", "sparks_owned", "budget", "currency")
+LINE_SLOTS = 3  # Spark lines on the page (the API takes up to 16)
+LAB_FIELDS = ("switch", "budget", "currency", "from_inventory")
+LINE_FIELDS = tuple(tuple(f"{name}_{i}" for name in ("hardware", "owned", "planned")) for i in range(1, LINE_SLOTS + 1))
+ASKING = ("sparks_128", "sparks_64", "hardware_1", "from_inventory")
 MODEL_FIELDS = tuple(f"{name}_{i}" for i in range(1, TARGET_SLOTS + 1) for name in ("model", "context", "concurrency"))
 
 
@@ -37,18 +40,21 @@ def _finding_summary(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class DesignForm(forms.Form):
-    sparks_128 = forms.IntegerField(label="128 GB Sparks", required=False, min_value=0, initial=4)
-    sparks_64 = forms.IntegerField(label="64 GB Sparks", required=False, min_value=0, initial=0)
-    sparks_owned = forms.BooleanField(label="Sparks already owned", required=False)
     budget = forms.DecimalField(label="Budget", required=False, min_value=0)
     currency = forms.CharField(label="Currency", required=False, max_length=3)
+    from_inventory = forms.BooleanField(label="Start from this lab’s Sparks", required=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["switch"] = forms.ChoiceField(label="Switch", required=False, choices=[
             ("", "any switch, or none"), ("none", "no switch"),
             *((slug, f"already own a {name}") for slug, name in switch_choices())])
-        self.order_fields(["sparks_128", "sparks_64", "switch"])
+        self.order_fields(["switch"])
+        hardware = [("", "—"), *spark_choices()]
+        for i in range(1, LINE_SLOTS + 1):
+            self.fields[f"hardware_{i}"] = forms.ChoiceField(label="Spark", required=False, choices=hardware)
+            self.fields[f"owned_{i}"] = forms.IntegerField(label="owned", required=False, min_value=0)
+            self.fields[f"planned_{i}"] = forms.IntegerField(label="to buy", required=False, min_value=0)
         models = [("", "—")] + [(m.slug, m.name) for m in models_list()]
         for i in range(1, TARGET_SLOTS + 1):
             self.fields[f"model_{i}"] = forms.ChoiceField(label=f"Model {i}", required=False, choices=models)
@@ -57,8 +63,15 @@ class DesignForm(forms.Form):
 
 
 def request_data(query: Any) -> dict[str, Any]:
-    """The page's query string as the API's request body."""
+    """The page's query string as the API's request body: Spark lines
+    (``hardware_N``, ``owned_N``, ``planned_N``), or the API's shorthand
+    (``sparks_128``, ``sparks_64``, ``sparks_owned``) when the query has no line."""
     switch = query.get("switch", "")
+    lines = []
+    for i in range(1, LINE_SLOTS + 1):
+        if query.get(f"hardware_{i}") and (query.get(f"owned_{i}") or query.get(f"planned_{i}")):
+            lines.append({"hardware": query.get(f"hardware_{i}"), "owned": query.get(f"owned_{i}") or 0,
+                          "planned": query.get(f"planned_{i}") or 0})
     models = []
     for i in range(1, TARGET_SLOTS + 1):
         if query.get(f"model_{i}"):
@@ -66,15 +79,24 @@ def request_data(query: Any) -> dict[str, Any]:
                            "concurrency": query.get(f"concurrency_{i}") or 1})
     return {"sparks_128": query.get("sparks_128", ""), "sparks_64": query.get("sparks_64", ""),
             "no_switch": switch == "none", "owned_switch": switch if switch not in ("", "none") else None,
-            "sparks_owned": query.get("sparks_owned") in ("on", "true", "1"),
+            "sparks_owned": query.get("sparks_owned") in ("on", "true", "1"), "sparks": lines,
+            "from_inventory": query.get("from_inventory") in ("on", "true", "1"),
             "budget": query.get("budget") or None, "currency": query.get("currency") or None, "models": models}
 
 
 @require_GET
 def design_page(request: HttpRequest) -> HttpResponse:
-    asked = "sparks_128" in request.GET or "sparks_64" in request.GET
-    form = DesignForm(request.GET if asked else None, initial={"sparks_128": 4})
+    asked = any(name in request.GET for name in ASKING)
+    shown: Any = request.GET
+    if asked and "hardware_1" not in request.GET:  # the shorthand, shown as lines
+        shown = request.GET.copy()
+        owned = request.GET.get("sparks_owned") in ("on", "true", "1")
+        for i, (slug, name) in enumerate((("dgx-spark-128", "sparks_128"), ("dgx-spark-64", "sparks_64")), 1):
+            shown[f"hardware_{i}"] = slug
+            shown[f"{'owned' if owned else 'planned'}_{i}"] = request.GET.get(name, "")
+    form = DesignForm(shown if asked else None, initial={"hardware_1": "dgx-spark-128", "planned_1": 4})
     context: dict[str, Any] = {"form": form, "lab_fields": [form[n] for n in LAB_FIELDS],
+                               "line_fields": [[form[n] for n in names] for names in LINE_FIELDS],
                                "model_fields": [form[n] for n in MODEL_FIELDS],
                                "asked": asked, "can_admin": can_edit_inventory(request.user),
                                "placeholder_note": PLACEHOLDER_NOTE, "query": request.GET.urlencode()}
@@ -99,7 +121,8 @@ def _candidate(request: HttpRequest) -> dict[str, Any] | HttpResponse:
     except BadInput as exc:
         return HttpResponse("\n".join(f"{p}: {m}" for p, m in exc.errors), status=400, content_type="text/plain")
     key = request.GET.get("design", "")
-    found = next((d for d in answer.designs if d["key"] == key), None)
+    # a design over the budget is not offered, but its document stays at hand
+    found = next((d for d in [*answer.designs, *answer.over_budget] if d["key"] == key), None)
     if found is None:
         keys = ", ".join(d["key"] for d in answer.designs)
         return HttpResponse(f"design: no candidate {key!r}; one of {keys}", status=404, content_type="text/plain")
@@ -112,9 +135,13 @@ def design_document(request: HttpRequest) -> HttpResponse:
     found = _candidate(request)
     if isinstance(found, HttpResponse):
         return found
-    key = found["key"]
-    text = "# " + PLACEHOLDER_NOTE + "\n# " + found["title"] + ", from Spark Fleet's lab designer.\n"
-    text += yaml.safe_dump(found["document"], sort_keys=False, default_flow_style=None, width=120)
+    design = found["_design"]
+    key = design.key
+    text = "# " + PLACEHOLDER_NOTE + "\n# " + design.title + ", from Spark Fleet's lab designer.\n"
+    if design.unplug:
+        text += ("# Growth of the registered lab: import with prune, which removes only the cables this design "
+                 "unplugs:\n#   " + "\n#   ".join(design.unplug) + "\n")
+    text += yaml.safe_dump(design.document, sort_keys=False, default_flow_style=None, width=120)
     response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="lab-{key}.yaml"'
     return response

@@ -279,3 +279,27 @@ def test_every_design_over_the_budget_is_said_plainly(api_member: ApiClient) -> 
         assert design["bill_of_materials"]["fits"] is None
         assert design["bill_of_materials"]["why"].startswith("cannot be checked")
     assert "cannot be checked" in data["budget_note"] and data["all_over_budget"] is False
+
+
+def test_the_page_takes_lines_and_offers_the_growth_document(member_user: Any, admin_user: Any) -> None:
+    from core.actor import Actor
+    from inventory.labio import lab_import
+
+    lab_import(actor=Actor(user=admin_user, source="import"), data=yaml.safe_load(open("labs/ring4.yaml").read()))
+    c = Client()
+    c.force_login(member_user)
+    query = "hardware_1=msi-edgexpert-gb10-128&planned_1=2&hardware_2=dgx-spark-64&owned_2=2&from_inventory=on"
+    page = c.get(f"/design/?{query}").content.decode()
+    assert 'id="design-errors"' in page and "sparks[1].owned" in page  # growing, owned Sparks are the registered
+    doc = c.get(f"/design/document/?{query}&design=ring")
+    assert doc.status_code == 400 and b"sparks[1].owned" in doc.content
+    query = query.replace("owned_2", "planned_2")
+    page = c.get(f"/design/?{query}").content.decode()
+    assert "Ring of 8" in page and "re-cabling" in page and 'id="id_from_inventory" checked' in page
+    doc = c.get(f"/design/document/?{query}&design=ring")
+    text = doc.content.decode()
+    assert doc.status_code == 200 and "import with prune" in text
+    data = yaml.safe_load(text)
+    assert [s["hardware"] for s in data["sparks"]][4:] == ["msi-edgexpert-gb10-128"] * 2 + ["dgx-spark-64"] * 2
+    assert data["sparks"][0] == {"name": "ring-1", "hardware": "dgx-spark-128",
+                                 "ssh": {"host": "10.20.2.11", "port": 22, "user": "fleet"}}

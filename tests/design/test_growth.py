@@ -3,6 +3,7 @@ switches and cables (a real database, loaded from labs/*.yaml through the
 import service), and every candidate's lab document imports onto that
 inventory as the kind and link speeds promised, keeping every registered
 Spark as it was."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -30,8 +31,10 @@ def _load(admin_user: Any, name: str) -> Actor:
 
 
 def _registered() -> dict[str, tuple[str, int, str, str, str]]:
-    return {s.name: (s.ssh_host, s.ssh_port, s.ssh_user, s.hardware.slug, s.status)
-            for s in Spark.objects.select_related("hardware")}
+    return {
+        s.name: (s.ssh_host, s.ssh_port, s.ssh_user, s.hardware.slug, s.status)
+        for s in Spark.objects.select_related("hardware")
+    }
 
 
 CASES = [
@@ -42,12 +45,24 @@ CASES = [
 
 
 @pytest.mark.parametrize(("lab", "lines", "total"), CASES, ids=[c[0] for c in CASES])
-def test_every_growth_design_imports_onto_the_lab_as_promised(admin_user: Any, lab: str, lines: list[Any],
-                                                              total: int) -> None:
+def test_every_growth_design_imports_onto_the_lab_as_promised(
+    admin_user: Any, lab: str, lines: list[Any], total: int
+) -> None:
     actor = _load(admin_user, lab)
     # a retired Spark the design must leave exactly as registered
-    lab_import(actor=actor, data={"sparks": [{"name": "old-1", "hardware": "dgx-spark-64", "status": "retired",
-                                              "ssh": {"host": "10.9.9.9", "port": 2222, "user": "ops"}}]})
+    lab_import(
+        actor=actor,
+        data={
+            "sparks": [
+                {
+                    "name": "old-1",
+                    "hardware": "dgx-spark-64",
+                    "status": "retired",
+                    "ssh": {"host": "10.9.9.9", "port": 2222, "user": "ops"},
+                }
+            ]
+        },
+    )
     before = _registered()
     snapshot = lab_export()
     answer = services.design_request({"from_inventory": True, "sparks": lines})
@@ -64,8 +79,11 @@ def test_every_growth_design_imports_onto_the_lab_as_promised(admin_user: Any, l
         assert report.updated["spark"] == 0  # no registered Spark is changed
         after = _registered()
         assert {n: after[n] for n in before} == before  # SSH settings, hardware and status as they were
-        groups = [g for g in analyse(lab_read().lab, os_reserve_gb=settings.FLEET_OS_RESERVE_GB)
-                  if set(g.nodes) & set(design.group.nodes)]
+        groups = [
+            g
+            for g in analyse(lab_read().lab, os_reserve_gb=settings.FLEET_OS_RESERVE_GB)
+            if set(g.nodes) & set(design.group.nodes)
+        ]
         assert len(groups) == 1, out["key"]
         built = groups[0]
         assert set(built.nodes) == set(design.group.nodes)
@@ -77,8 +95,9 @@ def test_every_growth_design_imports_onto_the_lab_as_promised(admin_user: Any, l
 
 def test_growth_names_new_sparks_after_the_lab_and_reuses_its_cables(admin_user: Any) -> None:
     _load(admin_user, "ring4.yaml")
-    answer = services.answer_out(services.design_request(
-        {"from_inventory": True, "sparks": [{"hardware": "dgx-spark-128", "planned": 4}]}))
+    answer = services.answer_out(
+        services.design_request({"from_inventory": True, "sparks": [{"hardware": "dgx-spark-128", "planned": 4}]})
+    )
     ring = next(d for d in answer["designs"] if d["key"] == "ring")
     names = [s["name"] for s in ring["document"]["sparks"]]
     assert names == [f"ring-{i}" for i in range(1, 9)]
