@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 import statistics
+import sys
 from dataclasses import dataclass, field, fields, replace
 
 from placement.model_catalogue import SEED_BY_SLUG, ModelSpec
@@ -133,6 +134,19 @@ class PerfConstants:
     link_efficiency: float
     # bandwidth efficiency of a format class relative to "default"
     class_efficiency: dict[str, float] = field(hash=False, default_factory=dict)
+    # how the experts a decode batch touches grow with the batch: a batch of b
+    # streams touches as many experts as b**routing_exponent independent,
+    # uniformly routed tokens would (1: uniform routing; below 1: real routers
+    # send a batch's tokens to overlapping, popular experts). Fitted on the
+    # published aggregate (concurrency > 1) points.
+    routing_exponent: float = 1.0
+    # what each stream beyond the first adds to a decode step of one instance
+    # (ms): the engine's scheduling, sampling and bookkeeping, done once per
+    # instance on its head node's CPU, so tensor parallelism does not split it
+    # and independent copies each pay it for their own streams only. It is
+    # what makes one instance stop gaining past some concurrency. Fitted with
+    # the routing exponent on the published aggregate points.
+    stream_overhead_ms: float = 0.0
     # empty: the published fit; else which engines the lab's runs re-fitted
     calibrated: str = ""
 
@@ -161,71 +175,75 @@ CONSTANTS_BY_READING: dict[str, PerfConstants] = {
         reading='one-node',
         engines={
             'vllm': EngineConstants(
-                mem_efficiency=0.7244844639116227,
+                mem_efficiency=0.7244855596800387,
                 token_overhead_ms=0.0,
                 layer_overhead_us=50.0,
-                prefill_tflops=333.9287937790564,
-                prefill_expert_tflops=333.9287937790564,
-                prefill_layer_us=2.4581187248036587,
+                prefill_tflops=291.1153538683956,
+                prefill_expert_tflops=291.1153538683956,
+                prefill_layer_us=2.3774592726971777,
             ),
             'llama.cpp': EngineConstants(
-                mem_efficiency=0.7244844639116227,
+                mem_efficiency=0.7244855596800387,
                 token_overhead_ms=0.0,
-                layer_overhead_us=82.62697789460836,
-                prefill_tflops=71.25230682058756,
-                prefill_expert_tflops=55.672969877304126,
+                layer_overhead_us=82.62764363722559,
+                prefill_tflops=71.25230682058755,
+                prefill_expert_tflops=55.67296739445336,
                 prefill_layer_us=0.0,
             ),
             'sglang': EngineConstants(
-                mem_efficiency=0.7244844639116227,
+                mem_efficiency=0.7244855596800387,
                 token_overhead_ms=0.0,
                 layer_overhead_us=50.0,
-                prefill_tflops=333.9287937790564,
-                prefill_expert_tflops=333.9287937790564,
-                prefill_layer_us=2.4581187248036587,
+                prefill_tflops=291.1153538683956,
+                prefill_expert_tflops=291.1153538683956,
+                prefill_layer_us=2.3774592726971777,
             ),
         },
-        ring_base_us=34.27396880502665,
-        switched_nccl_base_us=56.45874409749232,
-        rocenante_base_us=20.6091044116077,
-        allreduce_step_us=4.161872362382335,
-        link_efficiency=0.5689969675792307,
-        class_efficiency={'default': 1.0, 'int4': 0.9329420022419254, 'gguf': 1.2873452399930796},
+        ring_base_us=34.29018729071685,
+        switched_nccl_base_us=56.47435137238458,
+        rocenante_base_us=20.63089577232443,
+        allreduce_step_us=4.162723826278553,
+        link_efficiency=0.5816546630290402,
+        class_efficiency={'default': 1.0, 'int4': 0.9329405911877416, 'gguf': 1.2873440471553035},
+        routing_exponent=0.62,
+        stream_overhead_ms=0.9,
     ),
     'direct': PerfConstants(
         reading='direct',
         engines={
             'vllm': EngineConstants(
-                mem_efficiency=0.6327938906092974,
+                mem_efficiency=0.6328018831572135,
                 token_overhead_ms=0.0,
                 layer_overhead_us=50.0,
-                prefill_tflops=327.6942169614007,
-                prefill_expert_tflops=327.6942169614007,
-                prefill_layer_us=2.2390231046383597,
+                prefill_tflops=207.2092735104524,
+                prefill_expert_tflops=207.2092735104524,
+                prefill_layer_us=2.249768210374905,
             ),
             'llama.cpp': EngineConstants(
-                mem_efficiency=0.6327938906092974,
+                mem_efficiency=0.6328018831572135,
                 token_overhead_ms=0.0,
                 layer_overhead_us=50.0,
                 prefill_tflops=71.25230682058753,
-                prefill_expert_tflops=57.06393038288002,
+                prefill_expert_tflops=57.03864790161766,
                 prefill_layer_us=0.0,
             ),
             'sglang': EngineConstants(
-                mem_efficiency=0.6327938906092974,
+                mem_efficiency=0.6328018831572135,
                 token_overhead_ms=0.0,
                 layer_overhead_us=50.0,
-                prefill_tflops=327.6942169614007,
-                prefill_expert_tflops=327.6942169614007,
-                prefill_layer_us=2.2390231046383597,
+                prefill_tflops=207.2092735104524,
+                prefill_expert_tflops=207.2092735104524,
+                prefill_layer_us=2.249768210374905,
             ),
         },
-        ring_base_us=64.71953277089911,
-        switched_nccl_base_us=89.55295583202731,
-        rocenante_base_us=24.766146852949557,
-        allreduce_step_us=1.017007061001821,
-        link_efficiency=0.5409894476374328,
-        class_efficiency={'default': 1.0, 'int4': 1.0681234385876772, 'gguf': 1.4327398994862859},
+        ring_base_us=64.87653570443705,
+        switched_nccl_base_us=89.71347434499998,
+        rocenante_base_us=24.914856741226494,
+        allreduce_step_us=1.0167700197373575,
+        link_efficiency=0.6132448021585479,
+        class_efficiency={'default': 1.0, 'int4': 1.0681099477495641, 'gguf': 1.4327218033923854},
+        routing_exponent=0.5,
+        stream_overhead_ms=1.3,
     ),
 }
 
@@ -345,20 +363,21 @@ def prefill_flops_per_token(model: ModelSpec, prompt: int) -> float:
     return 2.0 * model.active_params_b * 1e9 + _attention_flops(model, prompt / 2)
 
 
-def _expert_coverage(model: ModelSpec, batch: float) -> float:
-    """Fraction of routed experts a batch touches (uniform routing assumed)."""
+def _expert_coverage(model: ModelSpec, batch: float, exponent: float = 1.0) -> float:
+    """Fraction of routed experts a batch touches: as many as batch**exponent
+    uniformly routed tokens would (exponent 1: uniform routing)."""
     if not model.is_moe:
         return 1.0
     k_over_e = model.experts_per_token / model.experts
-    return 1.0 - (1.0 - k_over_e) ** max(batch, 1.0)
+    return 1.0 - (1.0 - k_over_e) ** (max(batch, 1.0) ** exponent)
 
 
-def weights_read_gb(model: ModelSpec, batch: float) -> float:
+def weights_read_gb(model: ModelSpec, batch: float, exponent: float = 1.0) -> float:
     """Weights one decode step of `batch` streams reads (whole model, one copy)."""
     if model.is_moe:
         expert = model.expert_weights_gb()
         shared = max(model.active_weights_gb() - expert * model.experts_per_token / model.experts, 0.0)
-        return shared + expert * _expert_coverage(model, batch)
+        return shared + expert * _expert_coverage(model, batch, exponent)
     return model.active_weights_gb()
 
 
@@ -391,14 +410,15 @@ def _step_ms(model: ModelSpec, layout: Layout, c: PerfConstants, batch: float, c
     pace = max(1.0, micro * layout.largest_stage_share(model.layers))
     kv_gb = mb * context * model.kv_bytes_per_token() / 1e9 / model.kv_shards(layout.tp)
     bandwidth = NODE_MEMORY_BW_GBPS * c.efficiency(layout.engine, model.quantization)
-    memory_ms = (weights_read_gb(model, mb) + kv_gb) / layout.tp / bandwidth * 1e3
+    memory_ms = (weights_read_gb(model, mb, c.routing_exponent) + kv_gb) / layout.tp / bandwidth * 1e3
     rate = e.prefill_tflops * 1e12 * COMPUTE_RATE[model.quantization]
     compute_ms = mb * decode_flops_per_token(model, context) / layout.tp / rate * 1e3
     layer_ms = model.layers * e.layer_overhead_us / 1e3
     coll_ms = model.layers * collective_ms_per_layer(model, layout, c, mb)
     work_ms = max(memory_ms, compute_ms)
     hop_ms = (layout.pp - 1) * PP_HOP_MS[layout.engine]
-    total = e.token_overhead_ms + pace * (work_ms + layer_ms + coll_ms) + hop_ms
+    streams_ms = c.stream_overhead_ms * max(batch - 1.0, 0.0)
+    total = e.token_overhead_ms + pace * (work_ms + layer_ms + coll_ms) + hop_ms + streams_ms
     return total, pace * work_ms, pace * coll_ms + hop_ms, compute_ms > memory_ms
 
 
@@ -423,7 +443,7 @@ def predict(model: ModelSpec, layout: Layout, *, context_tokens: int, concurrenc
     e = c.engine(layout.engine)
     return Prediction(
         decode_tps=1e3 / one_ms,
-        aggregate_tps=batch / many_ms * 1e3,
+        aggregate_tps=batch * 1e3 / many_ms,
         prefill_tps=predict_prefill_tps(model, layout, prompt_tokens=prompt, constants=c),
         memory_ms=memory_ms,
         collective_ms=coll_ms,
@@ -452,7 +472,8 @@ def _prefill_terms(model: ModelSpec, layout: Layout, prompt_tokens: int, c: Perf
     expert_flops = 2.0 * expert_active_params_b(model) * 1e9
     dense_flops = prefill_flops_per_token(model, prompt_tokens) - expert_flops
     chunk = min(max(prompt_tokens, 1), PREFILL_CHUNK[layout.engine])
-    stream = weights_read_gb(model, float(chunk)) / chunk / layout.tp * 1e6 if model.is_moe else 0.0
+    exponent = c.routing_exponent if c is not None else 1.0
+    stream = weights_read_gb(model, float(chunk), exponent) / chunk / layout.tp * 1e6 if model.is_moe else 0.0
     comm_us_at_line_rate = 0.0
     if layout.tp > 1:
         per_layer = 2 * _allreduce_bytes(model, 1, layout.tp)
@@ -601,7 +622,7 @@ def _fit_prefill(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants
         if p.prefill_tps is None:
             continue
         model, layout = point_model(p), point_layout(p)
-        dense, expert, stream, comm = _prefill_terms(model, layout, p.prompt)
+        dense, expert, stream, comm = _prefill_terms(model, layout, p.prompt, c)
         row = [0.0] * (3 * _K + 1)
         e = FITTED_ENGINES.index(ENGINE_FIT_SOURCE[p.engine])
         # unknowns 1/T_dense and (1/T_expert - 1/T_dense) >= 0 (expert GEMMs
@@ -625,7 +646,7 @@ def _fit_prefill(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants
 def _fit_decode(train: list[PublishedPoint], c: PerfConstants, min_layer_us: float) -> PerfConstants:
     rows, ys = [], []
     for p in train:
-        if p.decode_tps is None:
+        if p.decode_tps is None or p.concurrency > 1:
             continue
         row, known_ms = _decode_row(point_model(p), point_layout(p), p.context, c, min_layer_us)
         rows.append(row)
@@ -645,6 +666,40 @@ def _fit_decode(train: list[PublishedPoint], c: PerfConstants, min_layer_us: flo
                    allreduce_step_us=x[b + 3] * 1e3)
 
 
+# The routing exponent and the cost per extra stream are searched on these
+# grids (deterministic): exponent 1 is uniform routing, and below 0.3 a batch
+# of 64 would touch fewer experts than 4 tokens would; 3 ms per stream would
+# cap one instance below 350 tok/s.
+ROUTING_EXPONENT_GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(71))
+STREAM_OVERHEAD_GRID_MS = tuple(round(0.05 * i, 2) for i in range(61))
+
+
+def aggregate_prediction(p: PublishedPoint, c: PerfConstants) -> float:
+    """Output tokens/s over all of a published point's streams: its replicas
+    share the streams evenly, each copy batches its share."""
+    model, layout = point_model(p), point_layout(p)
+    shares = [p.concurrency // p.replicas + (1 if i < p.concurrency % p.replicas else 0) for i in range(p.replicas)]
+    return sum(predict(model, layout, context_tokens=p.context, concurrency=s, constants=c).aggregate_tps
+               for s in shares if s > 0)
+
+
+def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
+    """The routing exponent and the cost per extra stream that best predict the
+    training points measured at a concurrency above 1 (least squares of the
+    log ratio over both grids). Neither changes one stream's prediction, so the
+    other constants stay."""
+    points = [(p, p.decode_tps) for p in train if p.concurrency > 1 and p.decode_tps]
+    if not points:
+        return c
+
+    def cost(pair: tuple[float, float]) -> float:
+        trial = replace(c, routing_exponent=pair[0], stream_overhead_ms=pair[1])
+        return math.fsum(math.log(aggregate_prediction(p, trial) / tps) ** 2 for p, tps in points)
+
+    exponent, stream_ms = min(itertools.product(ROUTING_EXPONENT_GRID, STREAM_OVERHEAD_GRID_MS), key=cost)
+    return replace(c, routing_exponent=exponent, stream_overhead_ms=stream_ms)
+
+
 def fit(reading: str = DEFAULT_READING, min_layer_us: float = MIN_LAYER_OVERHEAD_US) -> PerfConstants:
     """Recompute the constants for one reading of the disputed row.
 
@@ -662,13 +717,14 @@ def fit(reading: str = DEFAULT_READING, min_layer_us: float = MIN_LAYER_OVERHEAD
     for _ in range(2):
         c = _fit_prefill(train, c)
         c = _fit_decode(train, c, min_layer_us)
+        c = _fit_batching(train, c)
     return c
 
 
 @dataclass(frozen=True)
 class PointError:
     key: str
-    metric: str  # "decode" | "prefill"
+    metric: str  # "decode" (one stream) | "prefill" | "aggregate" (all streams, concurrency > 1)
     role: str
     published: float
     predicted: float
@@ -708,7 +764,10 @@ def fit_report(reading: str = DEFAULT_READING, constants: PerfConstants | None =
     errors: list[PointError] = []
     for p in points_for(reading):
         model, layout = point_model(p), point_layout(p)
-        if p.decode_tps is not None:
+        if p.decode_tps is not None and p.concurrency > 1:
+            errors.append(PointError(p.key, "aggregate", p.role, p.decode_tps, aggregate_prediction(p, c),
+                                     p.source, p.url))
+        elif p.decode_tps is not None:
             pred = predict(model, layout, context_tokens=p.context, prompt_tokens=p.prompt, constants=c)
             errors.append(PointError(p.key, "decode", p.role, p.decode_tps, pred.decode_tps, p.source, p.url))
         if p.prefill_tps is not None:
@@ -867,13 +926,61 @@ def _literal(c: PerfConstants) -> str:  # pragma: no cover - maintenance helper
         lines.append("            ),")
     lines.append("        },")
     for name in ("ring_base_us", "switched_nccl_base_us", "rocenante_base_us", "allreduce_step_us",
-                 "link_efficiency", "class_efficiency"):
+                 "link_efficiency", "class_efficiency", "routing_exponent",
+                 "stream_overhead_ms"):
         lines.append(f"        {name}={getattr(c, name)!r},")
     lines.append("    ),")
     return "\n".join(lines)
 
 
+def _setup(p: PublishedPoint) -> str:
+    model = p.model_slug + (f" {p.quantization}" if p.quantization else "")
+    if p.replicas > 1:
+        where = f"{p.replicas} one-node copies"
+    elif p.nodes == 1:
+        where = "1 node"
+    else:
+        split = " ".join(x for x in (f"TP{p.tp}" if p.tp > 1 else "", f"EP{p.ep}" if p.ep > 1 else "",
+                                     f"PP{p.pp}" if p.pp > 1 else "") if x)
+        where = f"{p.nodes} nodes {p.topology} {split}"
+    extra = "".join([f", {p.link_gbps:g}G" if p.nodes > 1 and p.link_gbps != 200 else "",
+                     f", {p.concurrency} streams" if p.concurrency > 1 else "",
+                     f", context {p.context:,}" if p.context > 4096 else ""])
+    return f"{model}, {where}, {p.engine}{extra}"
+
+
+def markdown_tables(reading: str = DEFAULT_READING) -> str:  # pragma: no cover - maintenance helper
+    """The error tables of PERFORMANCE_MODEL.md, from the stored constants."""
+    report = fit_report(reading)
+    by_key = {p.key: p for p in PUBLISHED_POINTS}
+    out = []
+    for role, title in (("train", "Training points"), ("holdout", "Held-out points (never used by the fit)")):
+        out += [f"### {title}", ""]
+        head = "| point | setup | metric | published | predicted | error |"
+        out += [head + (" source |" if role == "holdout" else ""),
+                "| --- | --- | --- | ---: | ---: | ---: |" + (" --- |" if role == "holdout" else "")]
+        for e in report.errors:
+            if e.role != role:
+                continue
+            row = (f"| {e.key} | {_setup(by_key[e.key])} | {e.metric} | {e.published:,.2f} | {e.predicted:,.2f} "
+                   f"| {e.error_pct:+.1f}% |")
+            if role == "holdout":
+                row += f" [{e.source}]({e.url}) |" if e.url else f" {e.source} |"
+            out.append(row)
+        out.append("")
+    for role in ("train", "holdout"):
+        for metric in ("decode", "prefill", "aggregate"):
+            med, worst, mean = report.median(role, metric), report.worst(role, metric), report.mape(role, metric)
+            if med is not None and worst is not None and mean is not None:
+                n = len(report._values(role, metric))
+                out.append(f"- {role} {metric} ({n} figures): median {med:.1f}%, worst {worst:.1f}%, mean {mean:.1f}%")
+    return "\n".join(out)
+
+
 def _main() -> None:  # pragma: no cover - maintenance helper
+    if "--markdown" in sys.argv:
+        print(markdown_tables())
+        return
     for reading in READINGS:
         c = fit(reading)
         print(_literal(c))
@@ -882,7 +989,7 @@ def _main() -> None:  # pragma: no cover - maintenance helper
             print(f"  {e.role:8} {e.metric:8} {e.key:32} published {e.published:9.2f} "
                   f"predicted {e.predicted:9.2f} error {e.error_pct:+6.1f}%")
         for role in ("train", "holdout"):
-            for metric in ("decode", "prefill"):
+            for metric in ("decode", "prefill", "aggregate"):
                 med, worst = report.median(role, metric), report.worst(role, metric)
                 if med is not None and worst is not None:
                     print(f"  {role} {metric}: median {med:.1f}%, worst {worst:.1f}%")

@@ -6,6 +6,10 @@ check, each with the address it was read from) or "reference" (kept as a
 published benchmark, modelled by neither: an architecture not published, or
 the same figure as a held-out one quoted by a secondary source).
 
+``decode_tps`` is output tokens/s over all streams, as a benchmark run
+stores it: one stream's speed at concurrency 1, the aggregate above it.
+``replicas`` independent copies share the streams (a router in front).
+
 Conditions not stated by a source are assumptions, written in ``note``.
 ``context`` is the decode context (tokens already in the cache, the prompt
 plus half the output); ``prompt`` the prompt length behind a prefill figure.
@@ -15,6 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 LLAMA_BENCHES = "https://github.com/ggml-org/llama.cpp/blob/master/benches/dgx-spark.md"
+KUBIS = "https://kubis.ai/blog/dgx_series/benchmarks/gpt-oss-120b-topology-benchmark"
+_KUBIS = ("kubis.ai topology benchmark, gpt-oss-120b MXFP4 on vLLM (--enforce-eager, fp8 KV cache), "
+          "llama-benchy pp1024 tg128, 50 runs per concurrency level")
+CONSELARA = "https://conselara.dev/notes/dgx-spark-benchmarks/"
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,7 @@ class PublishedPoint:
     context: int = 256
     prompt: int = 2048
     url: str = ""
+    replicas: int = 1
 
     @property
     def path(self) -> str:
@@ -61,6 +70,59 @@ _ROW1_DECODE = 11.86
 _ROW1_PREFILL = 2635.0
 _COMMUNITY = "community report (no stable URL recorded; docs/figures.md)"
 _RATIO = "NVIDIA GTC Berlin 2026-10, topologies: 'decode on 2 nodes is about 1.84x one node'"
+
+def _kubis_series() -> tuple[PublishedPoint, ...]:
+    """The decode throughput table of the kubis.ai benchmark, concurrency 2 to
+    64 (concurrency 1 is held out above): solo, cluster TP=2 and two solo
+    copies behind LiteLLM's simple-shuffle router. The solo series trains the
+    batching constants (routing exponent, cost per extra stream); the cluster
+    and the two copies are held out."""
+    table = {  # concurrency: (solo, cluster TP=2, 2x solo + simple-shuffle)
+        2: (78.4, 104.1, 99.4), 4: (107.9, 155.3, 127.9), 8: (153.5, 231.0, 177.5),
+        16: (218.5, 342.1, 268.6), 32: (318.7, 471.7, 382.1), 64: (315.2, 471.8, 567.9)}
+    plateau = "the solo and TP=2 series stop growing from 32 to 64 streams (cause not stated by the source)"
+    shuffle = "a random router: at low concurrency both copies rarely get an even share, which the prediction assumes"
+    points = []
+    for c, (solo, tp2, two) in table.items():
+        points += [
+            PublishedPoint(f"gpt-oss-120b-1-kubis-c{c}", "gpt-oss-120b", 1, "single", "none", 1, 1, "vllm", c,
+                           solo, None, f"{_KUBIS}: solo, c{c}", "train",
+                           context=1088, url=KUBIS, note=plateau if c == 64 else ""),
+            PublishedPoint(f"gpt-oss-120b-2-kubis-c{c}", "gpt-oss-120b", 2, "direct", "nccl", 2, 1, "vllm", c,
+                           tp2, None, f"{_KUBIS}: cluster TP=2 over the 200GbE stacking link, c{c}", "holdout",
+                           context=1088, url=KUBIS, note=plateau if c == 64 else ""),
+        ]
+        if c >= 16:
+            points.append(
+                PublishedPoint(f"gpt-oss-120b-2x1-kubis-c{c}", "gpt-oss-120b", 2, "direct", "none", 1, 1, "vllm",
+                               c, two, None, f"{_KUBIS}: two solo copies behind simple-shuffle, c{c}", "holdout",
+                               context=1088, url=KUBIS, replicas=2, note=shuffle))
+    return tuple(points)
+
+
+def _llama_depth_series() -> tuple[PublishedPoint, ...]:
+    """One stream's decode after a long context: llama-bench's ``tg32 @ dN``
+    rows of the llama.cpp DGX Spark benches (a later run than the depth-0
+    figures above, build 2f68ce7cf (6918); ``llama-bench -fa 1 -d
+    0,4096,8192,16384,32768 -p 2048 -n 32 -ub 2048``). Held out: the fit
+    never saw a context deeper than 1,024 tokens; these test the KV-cache term.
+    Added after the model's constants were fixed; they changed none of them."""
+    table = {  # (model, variant): tg32 at depth 4,096 / 8,192 / 16,384 / 32,768
+        ("gpt-oss-20b", "MXFP4_MOE"): (77.36, 74.00, 68.85, 59.85),
+        ("gpt-oss-120b", "MXFP4_MOE"): (53.95, 51.85, 48.03, 41.35),
+        ("qwen3-coder-30b-a3b", "Q8_0"): (53.52, 48.58, 40.81, 30.80),
+        ("qwen2.5-coder-7b", "Q8_0"): (28.27, 27.42, 25.93, 22.70),
+        ("gemma-3-4b", "Q4_0"): (68.94, 67.81, 64.35, 58.38),
+    }
+    points = []
+    for (slug, quant), figures in table.items():
+        for depth, tps in zip((4096, 8192, 16384, 32768), figures, strict=True):
+            points.append(PublishedPoint(
+                f"{slug}-1-llamacpp-d{depth}", slug, 1, "single", "none", 1, 1, "llama.cpp", 1, tps, None,
+                f"llama.cpp benches, DGX Spark (build 2f68ce7cf): {slug} {quant}, tg32 @ d{depth}", "holdout",
+                quantization=quant, context=depth + 16, url=LLAMA_BENCHES))
+    return tuple(points)
+
 
 PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
     # --- training: NVIDIA's scaling table, the ratios quoted with it, the
@@ -137,6 +199,12 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
                    17.0, None, "conselara.dev DGX Spark benchmarks: Qwen3-235B-A22B GPTQ-Int4, TP=2 EP=2 over "
                    "a direct RoCE link, batch 1", "holdout", ep=2, context=512,
                    url="https://conselara.dev/notes/dgx-spark-benchmarks/"),
+    PublishedPoint("qwen3-235b-2-tp2-ep2-c2", "qwen3-235b-a22b", 2, "direct", "nccl", 2, 1, "vllm", 2,
+                   24.1, None, "conselara.dev DGX Spark benchmarks: Qwen3-235B-A22B GPTQ-Int4, TP=2 EP=2, "
+                   "2 concurrent, aggregate", "holdout", ep=2, context=512, url=CONSELARA),
+    PublishedPoint("qwen3-235b-2-tp2-ep2-c4", "qwen3-235b-a22b", 2, "direct", "nccl", 2, 1, "vllm", 4,
+                   36.4, None, "conselara.dev DGX Spark benchmarks: Qwen3-235B-A22B GPTQ-Int4, TP=2 EP=2, "
+                   "4 concurrent, aggregate", "holdout", ep=2, context=512, url=CONSELARA),
     PublishedPoint("qwen3-32b-4-tp4", "qwen3-32b", 4, "switched", "nccl", 4, 1, "vllm", 1,
                    round(1000 / 51.95, 2), None, "NVIDIA developer forum '6x Spark setup': Qwen3-VL-32B-Instruct-FP8, "
                    "4 nodes TP, vllm bench serve, 1 prompt of 1,024 tokens, TPOT 51.95 ms",
@@ -150,6 +218,11 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
                    link_gbps=100.0, context=2112,
                    url=("https://forums.developer.nvidia.com/t/qwen3-5-397b-a17b-int4-autoround-4-x-db10-node-"
                         "updated-results-37-94-tok-s/362368")),
+    PublishedPoint("qwen3-32b-1-bf16", "qwen3-32b", 1, "single", "none", 1, 1, "vllm", 1,
+                   3.7, None, "lyb.re, running LLMs on the DGX Spark with vLLM: 'Qwen3-32B at bf16, produced "
+                   "3.7 tokens per second'", "holdout", quantization="bf16",
+                   note="engine read from the post's title and address (vLLM); sizes not stated: 256 tokens assumed",
+                   url="https://www.lyb.re/writing/2026-03-10-dgx-spark-vllm"),
     # --- reference: the same figures as held-out ones, as summaries quote them (docs/figures.md)
     PublishedPoint("gpt-oss-120b-1-vllm", "gpt-oss-120b", 1, "single", "none", 1, 1, "vllm", 1,
                    60.0, None, "summary of one-node figures (docs/figures.md): vLLM MXFP4 about 59 to 61 tok/s",
@@ -163,4 +236,4 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
     PublishedPoint("glm-5.3-flash-8", "glm-5.3-flash", 8, "switched", "rocenante", 8, 1, "vllm", 1,
                    80.0, None, "NVIDIA GTC Berlin 2026-10: GLM-5.3 Flash about 80 tok/s decode on 8 nodes",
                    "reference", note="architecture unknown: not modelled, kept as a published benchmark"),
-)
+) + _kubis_series() + _llama_depth_series()

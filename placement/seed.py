@@ -60,6 +60,9 @@ def published_notes(p: Any) -> str:
     notes = [p.note] if p.note else []
     if p.quantization:
         notes.append(f"variant {p.quantization}")
+    if getattr(p, "replicas", 1) > 1:
+        notes.append(f"{p.replicas} independent one-node copies, the streams shared by a router; "
+                     "the figure is their sum")
     if p.derived:
         notes.append("derived from a published ratio, not quoted directly")
     notes.append({"train": "used by the performance model's fit",
