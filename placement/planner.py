@@ -482,7 +482,7 @@ def plan_placement(group: GroupSpec, model: ModelSpec, *, context_tokens: int, c
         ))
 
     notes[:0] = _group_notes(group, c)
-    recommended, runner_up, recommendation = _recommend(plans, goal)
+    recommended, runner_up, recommendation = _recommend(plans, goal, c.stream_overhead_ms)
     return PlanResult(plans=plans, recommended=recommended, notes=notes, recommendation=recommendation,
                       runner_up=runner_up)
 
@@ -537,7 +537,7 @@ def _metric(p: Plan, goal: str) -> float:
     return (p.decode_tps if goal == "latency" else p.aggregate_tps) or 0.0
 
 
-def _recommend(plans: list[Plan], goal: str) -> tuple[int | None, int | None, str]:
+def _recommend(plans: list[Plan], goal: str, stream_ms: float = 0.0) -> tuple[int | None, int | None, str]:
     """The recommended plan, the runner-up, and the words telling them apart."""
     fitting = [i for i, p in enumerate(plans) if p.fits and p.decode_tps is not None]
     if not fitting:
@@ -567,10 +567,11 @@ def _recommend(plans: list[Plan], goal: str) -> tuple[int | None, int | None, st
     others = [i for i in ranked if i != best
               and (goal == "throughput" or (plans[i].tp, plans[i].pp, plans[i].ep, plans[i].stage_layers) != shape)]
     runner = others[0] if others else None
-    return best, runner, _recommendation_words(plans, best, runner, goal, len(fitting))
+    return best, runner, _recommendation_words(plans, best, runner, goal, len(fitting), stream_ms)
 
 
-def _recommendation_words(plans: list[Plan], best: int, runner: int | None, goal: str, fitting: int) -> str:
+def _recommendation_words(plans: list[Plan], best: int, runner: int | None, goal: str, fitting: int,
+                          stream_ms: float = 0.0) -> str:
     p = plans[best]
     metric = "one stream" if goal == "latency" else f"{p.concurrency} streams together"
     unit = "tok/s"
@@ -586,6 +587,11 @@ def _recommendation_words(plans: list[Plan], best: int, runner: int | None, goal
                  f"{p.nodes_per_instance}, and gains less than {MORE_NODES_MARGIN:.0%}")
         if q.collective_ms:
             text += f" (its communication costs ~{q.collective_ms:.1f} ms per token)"
+    elif (goal == "throughput" and q.replicas < p.replicas and q.nodes_per_instance > p.nodes_per_instance
+          and stream_ms > 0):
+        text += (f": one instance batching all {p.concurrency} streams pays the engine's per-stream cost "
+                 f"(~{stream_ms:.1f} ms a step for each extra stream, not split by TP) for every one of them, "
+                 f"while {p.replicas} copies each pay it for their own share")
     elif q.nodes_per_instance > p.nodes_per_instance and q.collective_ms:
         text += (f": spreading each copy over {q.nodes_per_instance} nodes costs ~{q.collective_ms:.1f} ms of "
                  "communication per token, more than its bandwidth gain")

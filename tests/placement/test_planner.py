@@ -339,3 +339,35 @@ def test_planner_properties(g, model, context, extra, concurrency, engine, goal)
         assert short.recommended_plan.fits
     else:
         assert not any(p.fits for p in short.plans)
+
+
+def test_many_streams_go_to_independent_copies_where_one_instance_saturates():
+    """The published gpt-oss-120b runs on a direct pair (kubis.ai): TP2 serves
+    one stream 20% faster than one node, but two one-node copies behind a
+    router serve 64 streams faster than TP2 (567.9 against 471.8 tok/s),
+    because one instance's scheduler pays for every stream it batches. The
+    planner recommends TP2 for one stream and the two copies for 64, and
+    says why."""
+    model = get_seed_model("gpt-oss-120b")
+    pair = group("direct", 2)
+    one = plan_placement(pair, model, context_tokens=1088)
+    assert one.recommended_plan.strategy == "tp" and one.recommended_plan.tp == 2
+    wide = plan_placement(pair, model, context_tokens=1088, concurrency=64, goal="throughput")
+    copies = wide.recommended_plan
+    assert copies.strategy == "replicas" and copies.replicas == 2
+    tp2 = next(p for p in wide.plans if p.strategy == "tp" and p.tp == 2)
+    assert copies.aggregate_tps > tp2.aggregate_tps
+    assert tp2.decode_tps > copies.decode_tps  # one stream is still faster on TP2
+    assert "per-stream cost" in wide.recommendation
+
+
+def test_more_streams_never_lower_one_instances_throughput_below_its_single_stream():
+    model = get_seed_model("qwen3.6-35b-a3b")
+    pair = group("direct", 2)
+    previous = 0.0
+    for streams in (1, 2, 4, 8, 16, 32, 64, 128):
+        result = plan_placement(pair, model, context_tokens=4096, concurrency=streams, goal="throughput")
+        tp2 = next(p for p in result.plans if p.strategy == "tp" and p.tp == 2)
+        assert tp2.aggregate_tps >= tp2.decode_tps * (1 - 1e-9)
+        assert tp2.aggregate_tps >= previous * 0.98  # it flattens, it does not collapse
+        previous = tp2.aggregate_tps
