@@ -174,7 +174,7 @@ def readings() -> list[tuple[str, FitReport, bool, list[tuple[str, float]]]]:
     for reading in READINGS:
         report = fit_table(reading)
         means = [(f"{'hold-out' if role == 'holdout' else role} {metric}", value)
-                 for role in ("train", "holdout") for metric in ("decode", "prefill")
+                 for role in ("train", "holdout") for metric in ("decode", "prefill", "aggregate")
                  if (value := report.mape(role, metric)) is not None]
         result.append((reading, report, reading == DEFAULT_READING, means))
     return result

@@ -191,7 +191,8 @@ def plan_page(request: HttpRequest) -> HttpResponse:
                    lab_pairs=list(zip(lab.before, lab.after, strict=True)),
                    accuracy={"decode_median": report.median("holdout", "decode"),
                              "decode_worst": report.worst("holdout", "decode"),
-                             "prefill_median": report.median("holdout", "prefill")})
+                             "prefill_median": report.median("holdout", "prefill"),
+                             "aggregate_median": report.median("holdout", "aggregate")})
     return render(request, "placement/plans.html", context)
 
 
