@@ -2,7 +2,8 @@
 constants re-fitted on them (``perfmodel.calibrate``).
 
 Reads only: finished measured runs with a model and a one-stream decode
-figure (TPOT, or a single-stream run) become ``perfmodel.LabRun`` records;
+figure (TPOT, or a single-stream run), or a decode figure over several
+streams, become ``perfmodel.LabRun`` records;
 the variant that ran is the one the run's engine loads. The newest
 ``MAX_RUNS`` are used, so one request stays a handful of queries.
 """
@@ -25,13 +26,15 @@ def lab_runs() -> list[LabRun]:
         path = path_of(row.topology_kind, row.backend, row.tp * row.pp)
         decode = row.stream_decode_tps
         prefill = row.prefill_tps if row.concurrency == 1 else None
-        if path is None or (not decode and not prefill) or row.tp * row.pp > row.node_count:
+        aggregate = row.decode_tps if row.concurrency > 1 else None
+        if path is None or (not decode and not prefill and not aggregate) or row.tp * row.pp > row.node_count:
             continue
         spec = choose_variant(row.model.spec(), row.engine).spec  # type: ignore[union-attr]
         prompt = row.input_len or DEFAULT_LEN
         layout = Layout(tp=row.tp, pp=row.pp, path=path, link_gbps=row.link_gbps or 200.0, engine=row.engine)
         runs.append(LabRun(f"run {row.pk}: {row.model_name} on {row.node_count} node(s), {row.engine}",
-                           spec, layout, prompt + (row.output_len or DEFAULT_LEN) // 2, prompt, decode, prefill))
+                           spec, layout, prompt + (row.output_len or DEFAULT_LEN) // 2, prompt, decode, prefill,
+                           row.concurrency, aggregate))
     return runs
 
 

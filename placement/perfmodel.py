@@ -96,6 +96,7 @@ CALIBRATION_BOUNDS: dict[str, tuple[float, float]] = {
     "mem_efficiency": (0.35, 0.95),
     "layer_overhead_us": (50.0, 400.0),  # the lower bound is MIN_LAYER_OVERHEAD_US
     "prefill_scale": (0.25, 4.0),
+    "stream_overhead_ms": (0.0, 5.0),
 }
 
 # Weight formats whose kernels reach a different share of memory bandwidth:
@@ -790,6 +791,8 @@ class LabRun:
     prompt: int
     decode_tps: float | None  # one stream (1000 / TPOT, or a single-stream run)
     prefill_tps: float | None
+    concurrency: int = 1
+    aggregate_tps: float | None = None  # all streams together, at a concurrency above 1
 
 
 @dataclass(frozen=True)
@@ -817,6 +820,9 @@ def _lab_errors(runs: list[LabRun], c: PerfConstants) -> tuple[PointError, ...]:
         if r.prefill_tps:
             tps = predict_prefill_tps(r.model, r.layout, prompt_tokens=r.prompt, constants=c)
             errors.append(PointError(r.key, "prefill", "lab", r.prefill_tps, tps))
+        if r.aggregate_tps and r.concurrency > 1:
+            pred = predict(r.model, r.layout, context_tokens=r.context, concurrency=r.concurrency, constants=c)
+            errors.append(PointError(r.key, "aggregate", "lab", r.aggregate_tps, pred.aggregate_tps))
     return tuple(errors)
 
 
@@ -890,11 +896,36 @@ def _refit_prefill(runs: list[LabRun], c: PerfConstants, engine: str, e: EngineC
                    prefill_layer_us=e.prefill_layer_us / scale)
 
 
+# Runs at several streams needed before the cost per extra stream is re-fitted.
+MIN_AGGREGATE_RUNS = 2
+
+
+def _refit_streams(runs: list[LabRun], c: PerfConstants) -> float:
+    """The cost per extra stream that best predicts the lab's runs at several
+    streams (least squares of the log ratio on a 0.05 ms grid within
+    CALIBRATION_BOUNDS), after the engines' own constants are re-fitted; the
+    published value without MIN_AGGREGATE_RUNS such runs."""
+    measured = [(r, r.aggregate_tps) for r in runs if r.aggregate_tps and r.concurrency > 1]
+    if len(measured) < MIN_AGGREGATE_RUNS:
+        return c.stream_overhead_ms
+    low, high = CALIBRATION_BOUNDS["stream_overhead_ms"]
+
+    def cost(stream_ms: float) -> float:
+        trial = replace(c, stream_overhead_ms=stream_ms)
+        return math.fsum(math.log(predict(r.model, r.layout, context_tokens=r.context, concurrency=r.concurrency,
+                                          constants=trial).aggregate_tps / tps) ** 2 for r, tps in measured)
+
+    grid = [round(low + 0.05 * i, 2) for i in range(int(round((high - low) / 0.05)) + 1)]
+    return _clamp("stream_overhead_ms", min(grid, key=cost))
+
+
 def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibration:
     """Re-fit each engine's constants on the lab's own runs of that engine
     (bandwidth efficiency, cost per layer, prefill speed), within the
-    documented bounds; engines without runs keep the published fit. The
-    communication constants stay: a lab's few runs cannot separate them."""
+    documented bounds; engines without runs keep the published fit. Runs at
+    several streams re-fit the cost per extra stream (shared by the engines).
+    The communication constants and the routing exponent stay: a lab's few
+    runs cannot separate them."""
     c = base or default_constants()
     engines = dict(c.engines)
     counts: dict[str, int] = {}
@@ -914,6 +945,10 @@ def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibrat
                 changes.append((engine, name, getattr(old, name), getattr(new, name)))
     label = ", ".join(f"{e}: {n} run{'s' if n != 1 else ''}" for e, n in counts.items())
     calibrated = replace(c, engines=engines, calibrated=label) if counts else c
+    stream_ms = _refit_streams(runs, calibrated)
+    if not math.isclose(stream_ms, c.stream_overhead_ms, rel_tol=1e-9):
+        changes.append(("every engine", "stream_overhead_ms", c.stream_overhead_ms, stream_ms))
+        calibrated = replace(calibrated, stream_overhead_ms=stream_ms)
     return Calibration(calibrated, _lab_errors(runs, c), _lab_errors(runs, calibrated), tuple(changes), counts)
 
 

@@ -250,3 +250,26 @@ def test_calibration_stays_within_its_documented_bounds():
     # vLLM, not measured here, keeps the published fit
     assert cal.constants.engine("vllm") == default_constants().engine("vllm")
     assert calibrate([]).constants == default_constants()
+
+
+def test_calibration_refits_the_cost_per_stream_on_the_lab_runs_at_several_streams():
+    """A lab whose engine build saturates earlier than the published runs: its
+    runs at 16 and 64 streams are 30% below the prediction. The cost per extra
+    stream rises (within its bounds) and the errors on those runs shrink; one
+    stream's constants are not touched by runs that measured no single stream."""
+    model = get_seed_model("qwen3.6-35b-a3b")
+    layout = Layout(tp=2, path="direct")
+    runs = []
+    for streams in (16, 64):
+        predicted = predict(model, layout, context_tokens=1024, concurrency=streams).aggregate_tps
+        runs.append(LabRun(f"c{streams}", model, layout, 1024, 1024, None, None, streams, predicted * 0.7))
+    cal = calibrate(runs)
+    before = {e.key: abs(e.error_pct) for e in cal.before}
+    after = {e.key: abs(e.error_pct) for e in cal.after}
+    assert set(before) == {"c16", "c64"} and all(after[k] < before[k] / 2 for k in before)
+    low, high = CALIBRATION_BOUNDS["stream_overhead_ms"]
+    assert default_constants().stream_overhead_ms < cal.constants.stream_overhead_ms <= high
+    assert ("every engine", "stream_overhead_ms") in {(e, n) for e, n, _, _ in cal.changes}
+    assert cal.constants.engine("vllm") == default_constants().engine("vllm")
+    # one run at several streams is not enough to move it
+    assert calibrate(runs[:1]).constants.stream_overhead_ms == default_constants().stream_overhead_ms
