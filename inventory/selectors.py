@@ -9,7 +9,13 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from .errors import NotFound
 from .models import Cable, CableEnd, CatalogueEntry, Change, Port, Spark, Switch
 
-_END_PORTS = ("ends__port__spark", "ends__port__switch")
+
+def _ends_with_ports() -> Prefetch:
+    """A cable's ends with their ports and devices joined in. Joined, not
+    prefetched: Django prefetches a forward relation of many rows as one
+    "id = a OR id = b ..." chain, which SQLite refuses past 1,000 terms
+    ("Expression tree is too large"); the reverse relations stay plain IN lists."""
+    return Prefetch("ends", queryset=CableEnd.objects.select_related("port__spark", "port__switch"))
 
 
 def _ports_prefetch() -> Prefetch:
@@ -52,7 +58,7 @@ def switch_for_api(name: str) -> Switch:
 
 
 def cables_for_api() -> QuerySet[Cable]:
-    return Cable.objects.select_related("type").prefetch_related(*_END_PORTS).order_by("id")
+    return Cable.objects.select_related("type").prefetch_related(_ends_with_ports()).order_by("id")
 
 
 def cable_for_api(cable_id: int) -> Cable:
