@@ -31,7 +31,6 @@ import platform
 import random
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -40,8 +39,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from common import bench_var_dir  # noqa: E402 - bench/ is the script's own folder
+
 if "DATABASE_URL" not in os.environ:
-    os.environ["FLEET_VAR_DIR"] = tempfile.mkdtemp(prefix="fleet-bench-")
+    bench_var_dir("fleet-bench-")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
 os.environ.setdefault("FLEET_BOOKING_MAX_ACTIVE_PER_USER", "100000")  # measure clashes, not the per-person cap
 

@@ -15,3 +15,20 @@ def median_seconds(fn: Callable[[], object], repeats: int) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+def bench_var_dir(prefix: str) -> str:
+    """A fresh FLEET_VAR_DIR for one run, with its own random secret key (as
+    ``./run`` writes one into var/): the app refuses to start without a key
+    while DEBUG is off, and a benchmark must not borrow the demo's."""
+    import os
+    import secrets
+    import tempfile
+    from pathlib import Path
+
+    var = tempfile.mkdtemp(prefix=prefix)
+    key = Path(var) / "secret_key"
+    key.write_text(secrets.token_urlsafe(50))
+    key.chmod(0o600)
+    os.environ["FLEET_VAR_DIR"] = var
+    return var

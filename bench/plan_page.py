@@ -20,11 +20,10 @@ import json
 import os
 import platform
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from common import median_seconds  # noqa: E402 - bench/ is the script's own folder
+from common import bench_var_dir, median_seconds  # noqa: E402 - bench/ is the script's own folder
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -37,7 +36,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=9)
     args = parser.parse_args()
 
-    os.environ["FLEET_VAR_DIR"] = tempfile.mkdtemp(prefix="bench-plans-")
+    bench_var_dir("bench-plans-")
     os.environ.pop("DATABASE_URL", None)  # always a fresh embedded database
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
     import django

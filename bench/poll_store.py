@@ -23,14 +23,15 @@ import os
 import platform
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from common import bench_var_dir  # noqa: E402 - bench/ is the script's own folder
+
 if "DATABASE_URL" not in os.environ:
-    os.environ["FLEET_VAR_DIR"] = tempfile.mkdtemp(prefix="fleet-bench-")
+    bench_var_dir("fleet-bench-")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
 
 import django  # noqa: E402

@@ -18,12 +18,11 @@ import argparse
 import os
 import platform
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-from common import median_seconds  # noqa: E402 - bench/ is the script's own folder
+from common import bench_var_dir, median_seconds  # noqa: E402 - bench/ is the script's own folder
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -34,8 +33,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
 
-    tmp = tempfile.mkdtemp(prefix="bench-topology-")
-    os.environ["FLEET_VAR_DIR"] = tmp
+    bench_var_dir("bench-topology-")
     os.environ.pop("DATABASE_URL", None)  # always a fresh embedded database
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
     import django
