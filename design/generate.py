@@ -371,12 +371,12 @@ def _reuse(lab: _Lab, cables: list[dict[str, Any]]) -> tuple[list[dict[str, Any]
         by_key.setdefault(_ends_key(c), c)
     labels = {c["label"] for c in lab.cables if c.get("label")}
     out: list[dict[str, Any]] = []
-    kept: list[int] = []
+    kept: set[int] = set()
     for c in cables:
         mine = by_key.pop(_ends_key(c), None)
         if mine is not None:
             out.append(mine)
-            kept.append(id(mine))
+            kept.add(id(mine))
             continue
         label, k = c["label"], 2
         while label in labels:

@@ -115,16 +115,17 @@ def design_page(request: HttpRequest) -> HttpResponse:
 
 
 def _candidate(request: HttpRequest) -> dict[str, Any] | HttpResponse:
-    """The candidate named by ``?design=`` of the design the query asks for, or the plain-text refusal."""
+    """The candidate named by ``?design=`` of the design the query asks for, or the plain-text refusal.
+    Its files do not depend on the target models, so no plan is made for them."""
     try:
-        answer = services.design_request(request_data(request.GET))
+        answer = services.design_request({**request_data(request.GET), "models": []})
     except BadInput as exc:
         return HttpResponse("\n".join(f"{p}: {m}" for p, m in exc.errors), status=400, content_type="text/plain")
     key = request.GET.get("design", "")
     # a design over the budget is not offered, but its document stays at hand
     found = next((d for d in [*answer.designs, *answer.over_budget] if d["key"] == key), None)
     if found is None:
-        keys = ", ".join(d["key"] for d in answer.designs)
+        keys = ", ".join(d["key"] for d in [*answer.designs, *answer.over_budget])
         return HttpResponse(f"design: no candidate {key!r}; one of {keys}", status=404, content_type="text/plain")
     return found
 

@@ -42,6 +42,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from placement.model_catalogue import ModelSpec
+from placement.perfmodel import split_streams
 from placement.planner import GroupSpec, NodeSpec, Plan
 from placement.quants import engine_reference
 
@@ -377,8 +378,7 @@ def launch_commands(plan: Plan, group: GroupSpec, model: ModelSpec, *, engine: s
     by_name = {n.name: n for n in group.nodes}
     weights, _ = model_reference(model, engine, model_ref)
     assert weights is not None  # launch_problems refuses a missing reference
-    shares = [plan.concurrency // plan.replicas + (1 if i < plan.concurrency % plan.replicas else 0)
-              for i in range(plan.replicas)]
+    shares = split_streams(plan.concurrency, plan.replicas)
     scripts: dict[str, str] = {}
     for index, names in enumerate(plan.instances):
         nodes = [by_name[n] for n in names]

@@ -675,13 +675,19 @@ ROUTING_EXPONENT_GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(71))
 STREAM_OVERHEAD_GRID_MS = tuple(round(0.05 * i, 2) for i in range(61))
 
 
+def split_streams(concurrency: int, copies: int) -> list[int]:
+    """How a router shares ``concurrency`` streams between independent copies:
+    as evenly as it can, the first copies taking one more."""
+    base, extra = divmod(concurrency, copies)
+    return [base + (1 if i < extra else 0) for i in range(copies)]
+
+
 def aggregate_prediction(p: PublishedPoint, c: PerfConstants) -> float:
     """Output tokens/s over all of a published point's streams: its replicas
     share the streams evenly, each copy batches its share."""
     model, layout = point_model(p), point_layout(p)
-    shares = [p.concurrency // p.replicas + (1 if i < p.concurrency % p.replicas else 0) for i in range(p.replicas)]
     return sum(predict(model, layout, context_tokens=p.context, concurrency=s, constants=c).aggregate_tps
-               for s in shares if s > 0)
+               for s in split_streams(p.concurrency, p.replicas) if s > 0)
 
 
 def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 
 from placement.model_catalogue import ModelSpec
-from placement.perfmodel import Layout, PerfConstants, default_constants, predict, prediction_source
+from placement.perfmodel import Layout, PerfConstants, default_constants, predict, prediction_source, split_streams
 
 GROUP_KINDS = ("single", "direct", "ring", "chain", "switched", "irregular")
 BACKEND_HINTS = ("auto", "nccl", "rocenante")
@@ -230,11 +230,6 @@ def _exchange_path(group: GroupSpec, nodes_per_instance: int) -> str:
     if group.kind in ("ring", "chain"):
         return "ring"
     return "switched-nccl" if group.collective_backend == "nccl" else "switched-rocenante"
-
-
-def _split(concurrency: int, replicas: int) -> list[int]:
-    base, extra = divmod(concurrency, replicas)
-    return [base + (1 if i < extra else 0) for i in range(replicas)]
 
 
 @dataclass(frozen=True)
@@ -453,7 +448,7 @@ def plan_placement(group: GroupSpec, model: ModelSpec, *, context_tokens: int, c
     for shape in shapes:
         path = _exchange_path(group, shape.tp * shape.pp)
         used = [n for inst in shape.instances for n in inst]
-        shares = [s for s in _split(concurrency, shape.replicas) if s > 0]
+        shares = [s for s in split_streams(concurrency, shape.replicas) if s > 0]
         budget = _budget(model, shape, used, context_tokens, max(shares), engine)
         problem = _shape_problem(shape, model)
         decode = aggregate = prefill = collective = None
