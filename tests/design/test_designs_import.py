@@ -8,12 +8,14 @@ from typing import Any
 import pytest
 import yaml
 from django.conf import settings
+from django.test import Client
 
 from core.actor import Actor
 from design.generate import DesignInputError, Request, designs, netplans
 from fabric.services import group_netplan
 from inventory.labio import lab_import
 from inventory.models import NodeGroup
+from tests.conftest import ApiClient
 from topology.engine import analyse
 from topology.services import lab_read
 
@@ -106,3 +108,28 @@ def test_bad_requests_name_the_field(request_: Request, path: str) -> None:
     with pytest.raises(DesignInputError) as exc:
         designs(request_)
     assert exc.value.errors[0][0] == path
+
+
+@pytest.mark.django_db
+def test_the_designed_prediction_is_the_one_the_built_group_gets(admin_user: Any, member_user: Any) -> None:
+    """One truth for predicted decode: what the designer promises for a target
+    model is what POST /api/plans and the plans page say once the design's
+    document is imported (no telemetry yet: expected memory and link speed)."""
+    api = ApiClient(member_user)
+    target = {"model": "gpt-oss-120b", "context_tokens": 8192, "concurrency": 64, "goal": "throughput"}
+    answer = api.post("/api/designs", {"sparks": [{"hardware": "dgx-spark-128", "planned": 4}],
+                                       "models": [target]})
+    assert answer.status_code == 200, answer.content
+    ring = next(d for d in answer.json()["designs"] if d["key"] == "ring")
+    promised = ring["models"][0]["plan"]
+    lab_import(actor=Actor(user=admin_user, source="import"), data=ring["document"])
+    group = NodeGroup.objects.get(retired_at__isnull=True)
+    planned = api.post("/api/plans", {**target, "group": group.pk}).json()
+    best = planned["plans"][planned["recommended"]]
+    assert (best["label"], best["decode_tps"], best["aggregate_tps"]) == (
+        promised["label"], promised["decode_tps"], promised["aggregate_tps"])
+    assert promised["label"] == "4 one-node copies"  # 64 streams on a ring of four: independent copies
+    page = Client()
+    page.force_login(member_user)
+    html = page.get("/plans/", {**target, "group": group.pk, "engine": "vllm"}).content.decode()
+    assert f"~{promised['aggregate_tps']:.0f} tok/s predicted" in html
