@@ -275,7 +275,11 @@ def _shapes(group: GroupSpec, model: ModelSpec, engine: str, notes: list[str]) -
     # Instance sizes that use cluster links.
     multi_sizes: list[int] = []
     if group.kind == "switched":
-        multi_sizes = [d for d in _divisors(len(connectx)) if d > 1]
+        # every size that divides the group, and the usual tensor-parallel
+        # sizes that do not: their copies leave the smallest nodes out (seven
+        # Sparks still host TP2 x 3 or TP4)
+        multi_sizes = sorted({d for d in _divisors(len(connectx)) if d > 1}
+                             | {d for d in (2, 4, 8) if d < len(connectx)})
     elif group.kind in ("direct", "ring", "chain"):
         if rtx:
             notes.append(f"A {group.kind} needs every node on the RoCE links: no multi-node plan.")
@@ -297,6 +301,11 @@ def _shapes(group: GroupSpec, model: ModelSpec, engine: str, notes: list[str]) -
     shapes.append(_Shape(1, 1, 1, 1, ((singles[0],),)))
     if len(nodes) > 1:
         shapes.append(_Shape(1, 1, 1, len(nodes), tuple((n,) for n in singles)))
+    # In a mixed group, copies on the largest nodes only: a model a 64 GB
+    # Spark cannot hold still runs as a copy on each 128 GB one.
+    largest = [n for n in singles if n.usable_gb == singles[0].usable_gb]
+    if 1 < len(largest) < len(nodes):
+        shapes.append(_Shape(1, 1, 1, len(largest), tuple((n,) for n in largest)))
 
     # Expert parallelism sends tokens all-to-all: a switch, or the one cable of a pair.
     ep_allowed = model.is_moe and group.kind in ("switched", "direct") and engine != "llama.cpp"

@@ -30,10 +30,10 @@ def ring(n=4):
     return GroupSpec("ring", "ring", tuple(node(i, ("port0", "port1")) for i in range(n)), 200.0)
 
 
-def plan_of(group, model, strategy="tp", tp=None, engine="vllm", **kwargs):
+def plan_of(group, model, strategy="tp", tp=None, engine="vllm", nodes=None, **kwargs):
     result = plan_placement(group, model, context_tokens=8192, engine=engine, **kwargs)
     for p in result.plans:
-        if p.strategy == strategy and (tp is None or p.tp == tp):
+        if p.strategy == strategy and (tp is None or p.tp == tp) and (nodes is None or len(p.nodes) == nodes):
             return p
     raise AssertionError(f"no {strategy} plan")
 
@@ -100,7 +100,7 @@ def test_sglang_uses_dist_init_addr_and_expert_parallel():
 def test_llama_cpp_rpc_servers_and_client():
     g = switched(3)
     model = get_seed_model("gpt-oss-120b")
-    plan = plan_of(g, model, "pp", engine="llama.cpp")
+    plan = plan_of(g, model, "pp", engine="llama.cpp", nodes=3)
     scripts = launch_commands(plan, g, model, engine="llama.cpp-rpc", model_ref="/models/gpt-oss-120b.gguf")
     assert "rpc-server --host 192.168.100.11 --port 50052" in scripts["spark-1"]
     head = scripts["spark-0"]

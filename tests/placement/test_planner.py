@@ -371,3 +371,34 @@ def test_more_streams_never_lower_one_instances_throughput_below_its_single_stre
         assert tp2.aggregate_tps >= tp2.decode_tps * (1 - 1e-9)
         assert tp2.aggregate_tps >= previous * 0.98  # it flattens, it does not collapse
         previous = tp2.aggregate_tps
+
+
+def test_a_switch_of_seven_still_hosts_tensor_parallel_copies():
+    """Eight Sparks on a switch less one (degraded, or not bought yet): seven
+    is prime, yet TP4 and TP2 x 3 copies run on the largest nodes and leave
+    the rest out, rather than only one-node plans."""
+    model = get_seed_model("llama-3.3-70b")
+    seven = group("switched", 7)
+    result = plan_placement(seven, model, context_tokens=8192)
+    tp4 = [p for p in result.plans if p.strategy == "tp" and p.tp == 4 and p.fits]
+    assert tp4 and len(tp4[0].nodes) == 4
+    assert result.recommended_plan.nodes_per_instance > 1
+    wide = plan_placement(seven, model, context_tokens=8192, concurrency=32, goal="throughput")
+    copies = [p for p in wide.plans if p.strategy == "tp+replicas" and p.tp == 2 and p.fits]
+    assert copies and copies[0].replicas == 3 and len(copies[0].nodes) == 6
+
+
+def test_a_mixed_group_runs_copies_on_the_nodes_that_hold_one():
+    """gpt-oss-120b does not fit a 64 GB Spark: in three 128 GB and one 64 GB
+    Sparks it runs as three copies on the 128 GB ones, which serve many streams
+    faster than one copy."""
+    nodes = [node(0), node(1), node(2), node(3, SPARK_64_USABLE_GB)]
+    mixed = group("switched", 4, nodes=nodes)
+    result = plan_placement(mixed, get_seed_model("gpt-oss-120b"), context_tokens=8192, concurrency=48,
+                            goal="throughput")
+    every = [p for p in result.plans if p.strategy == "replicas" and p.replicas == 4][0]
+    assert not every.fits  # the 64 GB Spark cannot hold a copy
+    three = [p for p in result.plans if p.strategy == "replicas" and p.replicas == 3][0]
+    assert three.fits and "spark-3" not in three.nodes
+    one = by_strategy(result, "single")[0]
+    assert three.aggregate_tps > one.aggregate_tps
