@@ -18,7 +18,7 @@ class TargetIn(Schema):
     model: Any = None
     context_tokens: Any = 8192
     concurrency: Any = 1
-    goal: Any = "latency"
+    goal: Any = None  # latency at one stream, throughput above
     engine: Any = "vllm"
 
 

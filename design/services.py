@@ -161,6 +161,15 @@ def _lines(raw: Any, errors: list[tuple[str, str]]) -> tuple[SparkLine, ...]:
     return tuple(lines)
 
 
+def default_goal(concurrency: Any) -> str:
+    """A target without a goal: one stream is planned for its speed, several
+    streams for their decode together."""
+    try:
+        return "throughput" if int(concurrency) > 1 else "latency"
+    except (TypeError, ValueError):
+        return "latency"  # the bad number itself is refused by plan_input
+
+
 def _targets(raw: Any, errors: list[tuple[str, str]]) -> list[Target]:
     if not isinstance(raw, list):
         errors.append(("models", "must be a list of {model, context_tokens, concurrency}"))
@@ -182,14 +191,14 @@ def _targets(raw: Any, errors: list[tuple[str, str]]) -> list[Target]:
             continue
         engine = item.get("engine", "vllm")
         try:
-            planning.plan_input(context_tokens=item.get("context_tokens", 8192),
-                                concurrency=item.get("concurrency", 1), goal=item.get("goal", "latency"),
-                                engine=engine, model=row.spec())
+            inputs = planning.plan_input(context_tokens=item.get("context_tokens", 8192),
+                                         concurrency=item.get("concurrency", 1),
+                                         goal=item.get("goal") or default_goal(item.get("concurrency", 1)),
+                                         engine=engine, model=row.spec())
         except BadInput as exc:
             errors.extend((f"{path}.{p}", m) for p, m in exc.errors)
             continue
-        targets.append(Target(row.slug, int(item.get("context_tokens", 8192)), int(item.get("concurrency", 1)),
-                              str(item.get("goal", "latency")), str(engine)))
+        targets.append(Target(row.slug, inputs.context_tokens, inputs.concurrency, inputs.goal, inputs.engine))
     return targets
 
 
@@ -332,9 +341,12 @@ def _best(answer: Answer) -> list[dict[str, Any]]:
             plan = d["models"][t]["plan"]
             return plan["aggregate_tps"] if plan and plan["aggregate_tps"] else None
 
-        pick(f"fastest one stream of {target.model}", one, "{:.1f} tok/s predicted")
-        streams = f"{target.concurrency} stream{'s' if target.concurrency != 1 else ''}"
-        pick(f"most decode of {target.model} at {streams}", agg, "{:.1f} tok/s predicted in all")
+        # each target's own goal: its plans were chosen for it
+        if target.goal == "latency":
+            pick(f"fastest one stream of {target.model}", one, "{:.1f} tok/s predicted")
+        else:
+            streams = f"{target.concurrency} stream{'s' if target.concurrency != 1 else ''}"
+            pick(f"most decode of {target.model} at {streams}", agg, "{:.1f} tok/s predicted in all")
     pick("widest exchange bandwidth", lambda d: d["topology"]["collective_gbs"], "{:.0f} GB/s expected class")
     priced = [d for d in answer.designs if d["bill_of_materials"]["total_known"]]
     if priced and len({d["bill_of_materials"]["currency"] for d in priced}) == 1 and len(priced) == len(answer.designs):

@@ -303,3 +303,26 @@ def test_the_page_takes_lines_and_offers_the_growth_document(member_user: Any, a
     assert [s["hardware"] for s in data["sparks"]][4:] == ["msi-edgexpert-gb10-128"] * 2 + ["dgx-spark-64"] * 2
     assert data["sparks"][0] == {"name": "ring-1", "hardware": "dgx-spark-128",
                                  "ssh": {"host": "10.20.2.11", "port": 22, "user": "fleet"}}
+
+
+def test_each_target_is_planned_for_its_own_goal(api_member: ApiClient) -> None:
+    """Several streams without a goal are planned for their decode together
+    (copies on a ring of four, which need no link); one stream, or an explicit
+    latency goal, for that stream's speed. The best design is named for each
+    target's own goal only."""
+    lines = [{"hardware": "dgx-spark-128", "planned": 4}]
+    many = api_member.post("/api/designs", {"sparks": lines, "models": [
+        {"model": "gpt-oss-20b", "context_tokens": 8192, "concurrency": 64}]}).json()
+    ring = next(d for d in many["designs"] if d["key"] == "ring")
+    assert ring["models"][0]["goal"] == "throughput" and ring["models"][0]["plan"]["label"] == "4 one-node copies"
+    goals = [b["goal"] for b in many["best"]]
+    assert "most decode of gpt-oss-20b at 64 streams" in goals
+    assert not any(g.startswith("fastest one stream") for g in goals)
+    fast = api_member.post("/api/designs", {"sparks": lines, "models": [
+        {"model": "gpt-oss-20b", "context_tokens": 8192, "concurrency": 64, "goal": "latency"}]}).json()
+    ring = next(d for d in fast["designs"] if d["key"] == "ring")
+    assert ring["models"][0]["goal"] == "latency" and ring["models"][0]["plan"]["tp"] == 4
+    assert [b["goal"] for b in fast["best"]][0] == "fastest one stream of gpt-oss-20b"
+    bad = api_member.post("/api/designs", {"sparks": lines, "models": [
+        {"model": "gpt-oss-20b", "concurrency": 64, "goal": "fastest"}]})
+    assert bad.status_code == 400 and "models[0].goal" in bad.content.decode()
