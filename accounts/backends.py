@@ -1,5 +1,6 @@
 """Personal API tokens as a Django authentication backend, so the API's
 authentication (core.api) finds a token's user without importing this app."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """Template context: the signed-in user's role."""
+
 from __future__ import annotations
 
 from django.http import HttpRequest

@@ -1,4 +1,5 @@
 """Role checks for pages: the same rules as the API (core.roles)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,4 +1,5 @@
 """Personal API tokens. Only a SHA-256 hash is stored; the token is shown once."""
+
 from __future__ import annotations
 
 from django.conf import settings

@@ -1,5 +1,6 @@
 """Create and check personal API tokens. The token itself is returned once
 and never stored; the database keeps its SHA-256 digest."""
+
 from __future__ import annotations
 
 import hashlib

@@ -1,4 +1,5 @@
 """The profile page: the user's role and personal API tokens (shown once)."""
+
 from __future__ import annotations
 
 from django.contrib import messages

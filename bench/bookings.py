@@ -122,17 +122,21 @@ def booking_jobs(count: int, people: list[tuple[Any, str]], now: datetime, seed:
     rnd = random.Random(seed)
     groups = list(NodeGroup.objects.filter(auto=True, retired_at=None).order_by("pk").values_list("pk", "kind"))
     names: dict[int, list[str]] = {}
-    for gid, name in NodeGroupMember.objects.filter(group__auto=True).order_by("spark__name").values_list(
-            "group_id", "spark__name"):
+    for gid, name in (
+        NodeGroupMember.objects.filter(group__auto=True).order_by("spark__name").values_list("group_id", "spark__name")
+    ):
         names.setdefault(gid, []).append(name)
     jobs = []
     for i in range(count):
         gid, kind = rnd.choice(groups)
         start = now + timedelta(hours=rnd.randint(1, 24 * 28))
-        body: dict[str, Any] = {"start": iso(start), "end": iso(start + timedelta(hours=rnd.choice([2, 4, 8, 24]))),
-                                "purpose": f"bench {i}"}
-        if kind == "switched" and rnd.random() < .5:
-            half = names[gid][:4] if rnd.random() < .5 else names[gid][4:]
+        body: dict[str, Any] = {
+            "start": iso(start),
+            "end": iso(start + timedelta(hours=rnd.choice([2, 4, 8, 24]))),
+            "purpose": f"bench {i}",
+        }
+        if kind == "switched" and rnd.random() < 0.5:
+            half = names[gid][:4] if rnd.random() < 0.5 else names[gid][4:]
             body["nodes"] = half
         else:
             body["group"] = gid
@@ -151,8 +155,11 @@ def refusal_is_right(body: dict[str, Any], answer: dict[str, Any], asked: set[st
     for err in errors:
         if err.get("kind") != "booking" or not set(err["nodes"]) <= asked:
             return False
-        held = set(Allocation.objects.filter(booking_id=err["booking"], live=True, start__lt=end, end__gt=start)
-                   .values_list("spark__name", flat=True))
+        held = set(
+            Allocation.objects.filter(booking_id=err["booking"], live=True, start__lt=end, end__gt=start).values_list(
+                "spark__name", flat=True
+            )
+        )
         if not set(err["nodes"]) <= held:
             return False
     return True
@@ -220,22 +227,34 @@ def main() -> None:
         list_ms, list_q, _ = page_time(viewer, "/sparks/", args.repeats)
 
         vendor = connection.vendor
-        print(f"python {platform.python_version()} on {platform.machine()}, database {vendor}, "
-              f"{args.threads} threads, {args.repeats} page repeats (median)")
-        print(f"fleet: {NodeGroupMember.objects.filter(group__auto=True).count()} Sparks in "
-              f"{NodeGroup.objects.filter(auto=True).count()} groups; month filled with {filled:,} bookings "
-              f"({allocations:,} allocations); setup {setup_s:.1f} s")
-        print(f"baseline GET /api/sparks?limit=100: {args.requests} requests in {base_s:.2f} s = "
-              f"{args.requests / base_s:7.1f} req/s")
-        print(f"POST /api/bookings:            {args.requests} requests in {book_s:.2f} s = "
-              f"{args.requests / book_s:7.1f} req/s  ({args.requests / book_s / (args.requests / base_s):.2f} x "
-              "baseline)")
-        print(f"  answers: {dict(sorted(codes.items()))}; refusals checked right: {right}/{len(refused)} "
-              f"({100 * right / max(1, len(refused)):.1f} %); Sparks held twice: {double}")
+        print(
+            f"python {platform.python_version()} on {platform.machine()}, database {vendor}, "
+            f"{args.threads} threads, {args.repeats} page repeats (median)"
+        )
+        print(
+            f"fleet: {NodeGroupMember.objects.filter(group__auto=True).count()} Sparks in "
+            f"{NodeGroup.objects.filter(auto=True).count()} groups; month filled with {filled:,} bookings "
+            f"({allocations:,} allocations); setup {setup_s:.1f} s"
+        )
+        print(
+            f"baseline GET /api/sparks?limit=100: {args.requests} requests in {base_s:.2f} s = "
+            f"{args.requests / base_s:7.1f} req/s"
+        )
+        print(
+            f"POST /api/bookings:            {args.requests} requests in {book_s:.2f} s = "
+            f"{args.requests / book_s:7.1f} req/s  ({args.requests / book_s / (args.requests / base_s):.2f} x "
+            "baseline)"
+        )
+        print(
+            f"  answers: {dict(sorted(codes.items()))}; refusals checked right: {right}/{len(refused)} "
+            f"({100 * right / max(1, len(refused)):.1f} %); Sparks held twice: {double}"
+        )
         print(f"timeline month (1,024 rows): {month_ms:7.1f} ms, {month_q} queries, {month_bytes / 1e6:.1f} MB HTML")
         print(f"timeline week:               {week_ms:7.1f} ms, {week_q} queries")
-        print(f"baseline /sparks/ page:      {list_ms:7.1f} ms, {list_q} queries "
-              f"(timeline month = {month_ms / list_ms:.1f} x)")
+        print(
+            f"baseline /sparks/ page:      {list_ms:7.1f} ms, {list_q} queries "
+            f"(timeline month = {month_ms / list_ms:.1f} x)"
+        )
         assert double == 0 and right == len(refused) and set(codes) <= {201, 409}
         assert Booking.objects.count() == filled + codes[201]
     finally:

@@ -1,5 +1,6 @@
 """What the benchmark scripts share: a median timer. Scripts run as
 ``python bench/NAME.py``, so this module is imported as ``common``."""
+
 from __future__ import annotations
 
 import statistics

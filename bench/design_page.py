@@ -34,12 +34,16 @@ from common import bench_var_dir, median_seconds  # noqa: E402 - bench/ is the s
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-MODELS = [{"model": "llama-3.3-70b", "context_tokens": 8192, "concurrency": 1},
-          {"model": "gpt-oss-120b", "context_tokens": 32768, "concurrency": 8}]
+MODELS = [
+    {"model": "llama-3.3-70b", "context_tokens": 8192, "concurrency": 1},
+    {"model": "gpt-oss-120b", "context_tokens": 32768, "concurrency": 8},
+]
 NEW = {"sparks": [{"hardware": "dgx-spark-128", "planned": 8}], "models": MODELS}
 GROW = {"from_inventory": True, "sparks": [{"hardware": "dgx-spark-128", "planned": 2}]}
-PAGE = ("/design/?hardware_1=dgx-spark-128&planned_1=8&model_1=llama-3.3-70b&context_1=8192&concurrency_1=1"
-        "&model_2=gpt-oss-120b&context_2=32768&concurrency_2=8")
+PAGE = (
+    "/design/?hardware_1=dgx-spark-128&planned_1=8&model_1=llama-3.3-70b&context_1=8192&concurrency_1=1"
+    "&model_2=gpt-oss-120b&context_2=32768&concurrency_2=8"
+)
 LABS = (("demo", 17, None), ("1,024", 1024, 1), ("5,120", 5120, 5))
 
 
@@ -90,8 +94,9 @@ def main() -> None:
         if scale is None:
             data = yaml.safe_load((ROOT / "labs" / "demo.yaml").read_text())
         else:
-            data = lab_document(switched=80 * scale, rings=70 * scale, pairs=50 * scale, singles=4 * scale,
-                                prefix="spark")
+            data = lab_document(
+                switched=80 * scale, rings=70 * scale, pairs=50 * scale, singles=4 * scale, prefix="spark"
+            )
         lab_import(actor=Actor(source="import"), data=data)
         assert Spark.objects.count() == size, (label, Spark.objects.count())
         rows[label] = {}
@@ -109,21 +114,27 @@ def main() -> None:
             rows[label][name] = (median_seconds(call, args.repeats), len(queries), status)
 
     print(f"python {platform.python_version()} on {platform.machine()}, SQLite, {args.repeats} repeats, median")
-    print("new: 8 planned DGX Spark 128 GB, two target models; grow: the lab + 2 planned "
-          "(over 64 Sparks in all: refused with 400)")
+    print(
+        "new: 8 planned DGX Spark 128 GB, two target models; grow: the lab + 2 planned "
+        "(over 64 Sparks in all: refused with 400)"
+    )
     head = "".join(f"{label + ' Sparks':>26}" for label, _, _ in LABS)
     print(f"{'request':30}{head}")
     for name in calls:
-        cells = "".join(f"{rows[label][name][0] * 1000:9.1f} ms {rows[label][name][1]:3d} q {rows[label][name][2]}"
-                        f"{'':2}" for label, _, _ in LABS)
+        cells = "".join(
+            f"{rows[label][name][0] * 1000:9.1f} ms {rows[label][name][1]:3d} q {rows[label][name][2]}{'':2}"
+            for label, _, _ in LABS
+        )
         print(f"{name:30}{cells}")
     small, large = LABS[1][0], LABS[-1][0]
     for name in calls:
         if name.startswith("/sparks/"):
             continue
         grew = rows[large][name][0] / rows[small][name][0]
-        print(f"{name}: 5,120 / 1,024 Sparks = {grew:.2f} x time, queries {rows[small][name][1]} -> "
-              f"{rows[large][name][1]}")
+        print(
+            f"{name}: 5,120 / 1,024 Sparks = {grew:.2f} x time, queries {rows[small][name][1]} -> "
+            f"{rows[large][name][1]}"
+        )
     base = rows[large]["/sparks/ (baseline)"][0]
     print(f"POST /api/designs (8 new) / baseline at 5,120: {rows[large]['POST /api/designs (8 new)'][0] / base:.1f} x")
 

@@ -52,20 +52,31 @@ def build_fleet() -> list[GroupSpec]:
         nonlocal count
         count += 1
         table = {"port0": PORT0, "port1": PORT1}
-        return NodeSpec(f"spark-{count:04d}", gb, True, {p: table[p][0] for p in ports},
-                        {p: table[p][1] for p in ports}, f"10.{count // 250}.{count % 250}.1")
+        return NodeSpec(
+            f"spark-{count:04d}",
+            gb,
+            True,
+            {p: table[p][0] for p in ports},
+            {p: table[p][1] for p in ports},
+            f"10.{count // 250}.{count % 250}.1",
+        )
 
     for g in range(SWITCHED):
         mixed = g % 4 == 3
-        nodes = tuple(node(SPARK_64_USABLE_GB if mixed and i >= 4 else SPARK_128_USABLE_GB, ("port1",))
-                      for i in range(8))
+        nodes = tuple(
+            node(SPARK_64_USABLE_GB if mixed and i >= 4 else SPARK_128_USABLE_GB, ("port1",)) for i in range(8)
+        )
         groups.append(GroupSpec(f"switched-{g}", "switched", nodes, 200.0))
     for g in range(RINGS):
-        groups.append(GroupSpec(f"ring-{g}", "ring",
-                                tuple(node(SPARK_128_USABLE_GB, ("port0", "port1")) for _ in range(4)), 200.0))
+        groups.append(
+            GroupSpec(
+                f"ring-{g}", "ring", tuple(node(SPARK_128_USABLE_GB, ("port0", "port1")) for _ in range(4)), 200.0
+            )
+        )
     for g in range(PAIRS):
-        groups.append(GroupSpec(f"direct-{g}", "direct",
-                                tuple(node(SPARK_128_USABLE_GB, ("port1",)) for _ in range(2)), 200.0))
+        groups.append(
+            GroupSpec(f"direct-{g}", "direct", tuple(node(SPARK_128_USABLE_GB, ("port1",)) for _ in range(2)), 200.0)
+        )
     for g in range(SINGLES):
         groups.append(GroupSpec(f"single-{g}", "single", (node(SPARK_128_USABLE_GB, ()),), 200.0))
     assert count == 1024
@@ -76,8 +87,9 @@ def contexts(model: ModelSpec) -> tuple[int, int]:
     return 8192, min(65_536, model.max_context)
 
 
-def run_planner(fleet: list[GroupSpec], per_call: dict[tuple[int, str, int], float]
-                ) -> tuple[float, float, Counter[str]]:
+def run_planner(
+    fleet: list[GroupSpec], per_call: dict[tuple[int, str, int], float]
+) -> tuple[float, float, Counter[str]]:
     """(total seconds, worst single call seconds, counts); keeps each call's fastest time in per_call."""
     counts: Counter[str] = Counter()
     worst = 0.0
@@ -108,18 +120,22 @@ def run_baseline(fleet: list[GroupSpec]) -> float:
     for group in fleet:
         n = len(group.nodes)
         smallest = min(x.usable_gb for x in group.nodes)
-        sizes = [1] + ([d for d in _divisors(n) if d > 1] if group.kind == "switched" else
-                       [n] if n > 1 else [])
+        sizes = [1] + ([d for d in _divisors(n) if d > 1] if group.kind == "switched" else [n] if n > 1 else [])
         for model in SEED_MODELS:
             for ctx in contexts(model):
                 for size in sizes:
                     copies = [1, n // size] if group.kind in ("switched", "direct") and n // size > 1 else [1]
                     for tp in _divisors(size):
                         for replicas in copies:
-                            budget = memory_budget(model, tp=tp, pp=size // tp, usable_gb=smallest,
-                                                   context_tokens=ctx,
-                                                   concurrency_per_instance=-(-CONCURRENCY // replicas),
-                                                   engine="vllm")
+                            budget = memory_budget(
+                                model,
+                                tp=tp,
+                                pp=size // tp,
+                                usable_gb=smallest,
+                                context_tokens=ctx,
+                                concurrency_per_instance=-(-CONCURRENCY // replicas),
+                                engine="vllm",
+                            )
                             _ = budget.free >= 0
     return time.perf_counter() - start
 
@@ -143,23 +159,31 @@ def main() -> None:
     total, base = statistics.median(totals), statistics.median(bases)
     calls = counts["calls"]
     print(f"python {platform.python_version()} on {platform.machine()}, {args.repeats} repeats, median")
-    print(f"fleet: {sum(len(g.nodes) for g in fleet)} Sparks in {len(fleet)} groups "
-          f"({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
+    print(
+        f"fleet: {sum(len(g.nodes) for g in fleet)} Sparks in {len(fleet)} groups "
+        f"({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})"
+    )
     print(f"models: {len(SEED_MODELS)}, contexts: 8192 and min(65536, max), concurrency {CONCURRENCY}")
-    print(f"planning calls: {calls:,}, plans: {counts['plans']:,} ({counts['fitting']:,} fit), "
-          f"recommended: {counts['recommended']:,}")
-    print(f"planner total:  {total * 1e3:9.1f} ms   per call {total / calls * 1e6:7.1f} us   "
-          f"per plan {total / counts['plans'] * 1e6:6.1f} us")
-    print(f"baseline total: {base * 1e3:9.1f} ms   per call {base / calls * 1e6:7.1f} us   "
-          "(memory arithmetic only)")
+    print(
+        f"planning calls: {calls:,}, plans: {counts['plans']:,} ({counts['fitting']:,} fit), "
+        f"recommended: {counts['recommended']:,}"
+    )
+    print(
+        f"planner total:  {total * 1e3:9.1f} ms   per call {total / calls * 1e6:7.1f} us   "
+        f"per plan {total / counts['plans'] * 1e6:6.1f} us"
+    )
+    print(f"baseline total: {base * 1e3:9.1f} ms   per call {base / calls * 1e6:7.1f} us   (memory arithmetic only)")
     print(f"ratio:          {total / base:9.1f} x baseline")
     # A shared machine preempts now and then: the slowest call is judged on its
     # fastest repeat; the raw worst (preemption included) is printed too.
     (index, slug, ctx), slowest = max(per_call.items(), key=lambda item: item[1])
-    print(f"slowest call:   {slowest * 1e3:9.2f} ms   ({fleet[index].kind} group of {len(fleet[index].nodes)}, "
-          f"{slug}, context {ctx}; fastest of {args.repeats} repeats)")
+    print(
+        f"slowest call:   {slowest * 1e3:9.2f} ms   ({fleet[index].kind} group of {len(fleet[index].nodes)}, "
+        f"{slug}, context {ctx}; fastest of {args.repeats} repeats)"
+    )
     print(f"raw worst:      {max(worsts) * 1e3:9.2f} ms   (any single timing, scheduling noise included)")
     print(f"goal: slowest call well under 1 s: {'met' if slowest < 1.0 else 'NOT met'}")
+
 
 if __name__ == "__main__":
     main()

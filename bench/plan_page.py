@@ -91,8 +91,9 @@ def main() -> None:
 
     for model in (Cable, Spark, Switch, NodeGroupMember, NodeGroup):
         model.objects.all().delete()
-    lab_import(actor=Actor(source="import"),
-               data=lab_document(switched=80, rings=70, pairs=50, singles=4, prefix="spark"))
+    lab_import(
+        actor=Actor(source="import"), data=lab_document(switched=80, rings=70, pairs=50, singles=4, prefix="spark")
+    )
     assert Spark.objects.count() == 1024
     big = requests("spark-0001")
     large = {name: count(name, call) for name, call in big.items()}
@@ -101,8 +102,11 @@ def main() -> None:
     timed = {name: median_seconds(call, args.repeats) for name, call in big.items()}
 
     print(f"python {platform.python_version()} on {platform.machine()}, SQLite, {args.repeats} repeats, median")
-    print(f"lab: 1024 Sparks, {NodeGroup.objects.filter(retired_at__isnull=True).count()} groups; input: "
-          + ", ".join(f"{k} {v}" for k, v in INPUT.items()) + ", switched group of 8")
+    print(
+        f"lab: 1024 Sparks, {NodeGroup.objects.filter(retired_at__isnull=True).count()} groups; input: "
+        + ", ".join(f"{k} {v}" for k, v in INPUT.items())
+        + ", switched group of 8"
+    )
     print(f"groupspec_for(group):        {spec_time * 1000:7.1f} ms  (lab read + engine on the group + twins)")
     print(f"{'request':28} {'server time':>12} {'queries at 17':>14} {'at 1,024':>9} {'size':>8}")
     for name in big:

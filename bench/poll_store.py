@@ -61,8 +61,16 @@ def lab(count: int) -> dict:
 
 def results_at(samples: dict[str, object], at: datetime) -> list[PollResult]:
     return [
-        PollResult(name=name, at=at, reachable=True, sample=sample, error="", host_key="ssh-ed25519 AAAA",
-                   host_key_status="ok", duration_ms=40.0)
+        PollResult(
+            name=name,
+            at=at,
+            reachable=True,
+            sample=sample,
+            error="",
+            host_key="ssh-ed25519 AAAA",
+            host_key_status="ok",
+            duration_ms=40.0,
+        )
         for name, sample in samples.items()
     ]
 
@@ -105,10 +113,14 @@ def main() -> None:
 
         first, steady = store_s[0], statistics.median(store_s[1:] or store_s)
         base = statistics.median(base_s)
-        print(f"python {platform.python_version()} on {platform.machine()}, {connection.vendor}, "
-              f"{args.rounds} rounds of {args.nodes} results")
-        print(f"results_store, first round:  {first * 1000:8.1f} ms  ({first / args.nodes * 1e6:7.1f} us per node; "
-              f"opens {open_alerts} alerts)")
+        print(
+            f"python {platform.python_version()} on {platform.machine()}, {connection.vendor}, "
+            f"{args.rounds} rounds of {args.nodes} results"
+        )
+        print(
+            f"results_store, first round:  {first * 1000:8.1f} ms  ({first / args.nodes * 1e6:7.1f} us per node; "
+            f"opens {open_alerts} alerts)"
+        )
         print(f"results_store, steady state: {steady * 1000:8.1f} ms  ({steady / args.nodes * 1e6:7.1f} us per node)")
         print(f"baseline bulk_create only:   {base * 1000:8.1f} ms  ({base / args.nodes * 1e6:7.1f} us per node)")
         print(f"ratio (steady / baseline):   {steady / base:8.1f} x")

@@ -66,8 +66,13 @@ def main() -> None:
 
     def pages(switched_node: str) -> dict[str, str]:
         gid = group_of(switched_node)
-        return {"/topology/": "/topology/", "/groups/<switched>/": f"/groups/{gid}/", "/memory/": "/memory/",
-                "/api/groups": "/api/groups", "/sparks/ (baseline)": "/sparks/"}
+        return {
+            "/topology/": "/topology/",
+            "/groups/<switched>/": f"/groups/{gid}/",
+            "/memory/": "/memory/",
+            "/api/groups": "/api/groups",
+            "/sparks/ (baseline)": "/sparks/",
+        }
 
     sizes: dict[str, int] = {}
 
@@ -102,16 +107,17 @@ def main() -> None:
     timed = {name: median_seconds(lambda p=path: client.get(p), args.repeats) for name, path in big_pages.items()}
 
     print(f"python {platform.python_version()} on {platform.machine()}, SQLite, {args.repeats} repeats, median")
-    print(f"lab: {len(snapshot.lab.nodes)} Sparks, {len(snapshot.lab.switches)} switches, "
-          f"{len(snapshot.lab.cables)} cables; imported in {imported:.1f} s")
+    print(
+        f"lab: {len(snapshot.lab.nodes)} Sparks, {len(snapshot.lab.switches)} switches, "
+        f"{len(snapshot.lab.cables)} cables; imported in {imported:.1f} s"
+    )
     print(f"groups: {len(groups)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
     print(f"engine analyse():      {engine * 1000:8.1f} ms")
     print(f"lab_read() (5 queries): {read * 1000:7.1f} ms")
     print(f"groups_overview():     {overview * 1000:8.1f} ms  (read + engine + groups)")
     print(f"{'page':24} {'server time':>12} {'queries at 17':>14} {'at 1,024':>9} {'size':>9}")
     for name, path in big_pages.items():
-        print(f"{name:24} {timed[name] * 1000:9.1f} ms {small[name]:>14} {large[name]:>9} "
-              f"{sizes[path] / 1024:6.0f} KB")
+        print(f"{name:24} {timed[name] * 1000:9.1f} ms {small[name]:>14} {large[name]:>9} {sizes[path] / 1024:6.0f} KB")
     grew = [name for name in big_pages if large[name] > small[name]]
     print(f"queries grow with the fleet: {'NO' if not grew else 'YES: ' + ', '.join(grew)}")
     print(f"goal:  engine well under 1 s: {'met' if engine < 1.0 else 'MISSED'}")

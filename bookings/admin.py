@@ -1,6 +1,7 @@
 """Admin views of bookings: for looking and for fixing by hand. Writes
 here bypass the booking services' clash checks; PostgreSQL's exclusion
 constraint still refuses an overlap."""
+
 from django.contrib import admin
 
 from .models import Allocation, Booking, BookingEvent, FeedToken, MaintenanceWindow, Preference

@@ -2,6 +2,7 @@
 alias): book, list, change, cancel or release, check availability, and
 maintenance windows. Thin: parse, call one service or selector, answer.
 Times are ISO 8601 with a zone; answers are in UTC."""
+
 from __future__ import annotations
 
 # The edge types (core.validation) are built by functions, which mypy cannot read as types.
@@ -41,8 +42,12 @@ def _route(method: str, path: str, **options: Any) -> Callable[[F], F]:
     def register(func: F) -> F:
         getattr(router, method)("/bookings" + path, **options)(func)
         getattr(router_deprecated, method)(
-            "/reservations" + path, deprecated=True, operation_id=f"{func.__name__}_deprecated",
-            url_name=f"{func.__name__}_deprecated", **options)(func)
+            "/reservations" + path,
+            deprecated=True,
+            operation_id=f"{func.__name__}_deprecated",
+            url_name=f"{func.__name__}_deprecated",
+            **options,
+        )(func)
         return func
 
     return register
@@ -155,12 +160,23 @@ def _iso(at: datetime) -> str:
 def booking_out(b: Booking, request: HttpRequest, now: datetime) -> dict[str, Any]:
     status = effective_status(b.status, b.start, b.end, now)
     return {
-        "id": b.pk, "owner": b.owner.username, "group": b.group_id, "group_name": b.group_name,
-        "whole_group": b.whole_group, "nodes": [a.spark.name for a in b.allocations.all()],
-        "start": _iso(b.start), "end": _iso(b.end), "status": status, "holds_now": status == "active",
-        "purpose": b.purpose, "plan": b.plan, "saved_plan": b.saved_plan_id,
-        "maintenance": [{"id": m.pk, "reason": m.reason, "start": _iso(m.start), "end": _iso(m.end)}
-                        for m in b.maintenance_windows.all()],
+        "id": b.pk,
+        "owner": b.owner.username,
+        "group": b.group_id,
+        "group_name": b.group_name,
+        "whole_group": b.whole_group,
+        "nodes": [a.spark.name for a in b.allocations.all()],
+        "start": _iso(b.start),
+        "end": _iso(b.end),
+        "status": status,
+        "holds_now": status == "active",
+        "purpose": b.purpose,
+        "plan": b.plan,
+        "saved_plan": b.saved_plan_id,
+        "maintenance": [
+            {"id": m.pk, "reason": m.reason, "start": _iso(m.start), "end": _iso(m.end)}
+            for m in b.maintenance_windows.all()
+        ],
         "url": request.build_absolute_uri(reverse("bookings:detail", args=[b.pk])),
     }
 
@@ -178,8 +194,16 @@ def bookings_create(request: HttpRequest, payload: BookingIn) -> Status:
     if payload.saved_plan is not None:
         saved_plan = selectors.saved_plan_get(payload.saved_plan)
     booking = services.booking_create(
-        actor=Actor.from_request(request, "api"), group=payload.group, nodes=payload.nodes, start=payload.start,
-        end=payload.end, purpose=payload.purpose, plan=payload.plan, confirm=payload.confirm, saved_plan=saved_plan)
+        actor=Actor.from_request(request, "api"),
+        group=payload.group,
+        nodes=payload.nodes,
+        start=payload.start,
+        end=payload.end,
+        purpose=payload.purpose,
+        plan=payload.plan,
+        confirm=payload.confirm,
+        saved_plan=saved_plan,
+    )
     return Status(201, booking_out(_booking(booking.pk), request, timezone.now()))
 
 
@@ -193,22 +217,34 @@ def bookings_list(request: HttpRequest, filters: Query[BookingFilter]) -> dict[s
     unknown = [s for s in filters.status if s not in Booking.Status.values]
     if unknown:
         raise BookingError(f"unknown status {unknown[0]!r}; one of {', '.join(Booking.Status.values)}", "status")
-    qs = selectors.bookings_list(start=start, end=filters.to, node=filters.node, group=filters.group or None,
-                                 owner=filters.owner, statuses=filters.status)
+    qs = selectors.bookings_list(
+        start=start,
+        end=filters.to,
+        node=filters.node,
+        group=filters.group or None,
+        owner=filters.owner,
+        statuses=filters.status,
+    )
     return page(qs, lambda b: booking_out(b, request, now), filters.limit, filters.offset)
 
 
 @_route("get", "/availability", response=AvailabilityOut, summary="Check a window without booking")
-def bookings_availability(request: HttpRequest, start: SaneDatetime, end: SaneDatetime, group: CleanStr(63) = "",
-                          nodes: CleanStr(4096) = Query("", description="comma-separated Spark names")
-                          ) -> dict[str, Any]:
+def bookings_availability(
+    request: HttpRequest,
+    start: SaneDatetime,
+    end: SaneDatetime,
+    group: CleanStr(63) = "",
+    nodes: CleanStr(4096) = Query("", description="comma-separated Spark names"),
+) -> dict[str, Any]:
     names = [n.strip() for n in nodes.split(",") if n.strip()] or None
     out = availability_check(user=request.user, group=group or None, nodes=names, start=start, end=end)
     return {
-        "free": out.free, "nodes": out.target.names if out.target else [],
+        "free": out.free,
+        "nodes": out.target.names if out.target else [],
         "errors": [{"path": p, "message": m} for p, m in out.errors],
         "conflicts": BookingConflict("", out.clashes).details(UTC) if out.clashes else [],
-        "warnings": out.warnings, "limit": out.limit,
+        "warnings": out.warnings,
+        "limit": out.limit,
     }
 
 
@@ -226,8 +262,13 @@ def bookings_update(request: HttpRequest, booking_id: RowId, payload: BookingPat
     return booking_out(_booking(booking_id), request, timezone.now())
 
 
-@_route("delete", "/{booking_id}", response=BookingOut,
-               summary="Cancel a booking that has not started, or release a running one now", auth=BOOK)
+@_route(
+    "delete",
+    "/{booking_id}",
+    response=BookingOut,
+    summary="Cancel a booking that has not started, or release a running one now",
+    auth=BOOK,
+)
 def bookings_delete(request: HttpRequest, booking_id: RowId) -> dict[str, Any]:
     services.booking_cancel(actor=Actor.from_request(request, "api"), booking=_booking(booking_id))
     return booking_out(_booking(booking_id), request, timezone.now())
@@ -238,8 +279,12 @@ def bookings_delete(request: HttpRequest, booking_id: RowId) -> dict[str, Any]:
 
 def maintenance_out(m: MaintenanceWindow) -> dict[str, Any]:
     return {
-        "id": m.pk, "start": _iso(m.start), "end": _iso(m.end), "reason": m.reason,
-        "group": m.group.name if m.group else None, "nodes": sorted(s.name for s in m.sparks.all()),
+        "id": m.pk,
+        "start": _iso(m.start),
+        "end": _iso(m.end),
+        "reason": m.reason,
+        "group": m.group.name if m.group else None,
+        "nodes": sorted(s.name for s in m.sparks.all()),
         "bookings": [{"id": b.pk, "owner": b.owner.username} for b in m.bookings.all()],
         "planned_by": m.created_by.username if m.created_by else None,
     }
@@ -250,12 +295,22 @@ def maintenance_list(request: HttpRequest) -> list[dict[str, Any]]:
     return [maintenance_out(m) for m in selectors.maintenance_list(since=timezone.now())]
 
 
-@router.post("/maintenance-windows", response={201: MaintenanceOut}, auth=ADMIN,
-             summary="Plan maintenance (lab admins); overlapped bookings are marked and their owners emailed")
+@router.post(
+    "/maintenance-windows",
+    response={201: MaintenanceOut},
+    auth=ADMIN,
+    summary="Plan maintenance (lab admins); overlapped bookings are marked and their owners emailed",
+)
 def maintenance_create(request: HttpRequest, payload: MaintenanceIn) -> Status:
     actor = Actor.from_request(request, "api")
-    window = services.maintenance_create(actor=actor, group=payload.group, nodes=payload.nodes,
-                                         start=payload.start, end=payload.end, reason=payload.reason)
+    window = services.maintenance_create(
+        actor=actor,
+        group=payload.group,
+        nodes=payload.nodes,
+        start=payload.start,
+        end=payload.end,
+        reason=payload.reason,
+    )
     return Status(201, maintenance_out(selectors.maintenance_list(since=window.start).get(pk=window.pk)))
 
 

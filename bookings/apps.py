@@ -1,6 +1,7 @@
 """The bookings app. ``ready`` creates the once-a-minute beat schedule
 after migrations (an admin's later edits are kept) and registers the
 busy-without-booking findings with the topology layer."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,7 +1,8 @@
-""""Could I book this?" without booking: the same checks as
+""" "Could I book this?" without booking: the same checks as
 ``services.booking_create`` (window, nodes, clashes, health, the person's
 limit), collected instead of raised. The booking form asks it on every
 change (htmx) and scripts ask it through the API."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -30,8 +31,14 @@ class Availability:
 
 
 def availability_check(
-    *, user: Any, group: Any = None, nodes: Any = None, start: datetime | None, end: datetime | None,
-    exclude: int | None = None, now: datetime | None = None,
+    *,
+    user: Any,
+    group: Any = None,
+    nodes: Any = None,
+    start: datetime | None,
+    end: datetime | None,
+    exclude: int | None = None,
+    now: datetime | None = None,
 ) -> Availability:
     now = now or timezone.now()
     out = Availability()
@@ -39,8 +46,9 @@ def availability_check(
         out.target = selectors.target_resolve(group=group, nodes=nodes)
     except BookingError as exc:
         out.errors += exc.errors
-    out.errors += window_errors(start, end, now=now, max_hours=conf.max_hours(),
-                                max_ahead_days=conf.max_ahead_days(), grace=conf.START_GRACE)
+    out.errors += window_errors(
+        start, end, now=now, max_hours=conf.max_hours(), max_ahead_days=conf.max_ahead_days(), grace=conf.START_GRACE
+    )
     if out.target is None:
         return out
     health = selectors.node_health(out.target.ids)

@@ -1,5 +1,6 @@
 """Booking limits, read from Django settings first (tests override them
 there) and the environment second, with the defaults the issue names."""
+
 from __future__ import annotations
 
 from datetime import timedelta

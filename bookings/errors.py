@@ -1,6 +1,7 @@
 """What booking services raise when a request cannot be applied: 400, 403
 and 409 on the ground floor's error base (the API root answers them; pages
 show them inline). Nothing has been written when they are raised."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, tzinfo
@@ -44,10 +45,14 @@ class BookingConflict(errors.Conflict):
             return [{"path": self.path, "message": self.head}]
         return [
             {
-                "path": "nodes", "message": c.message(tz), "kind": c.kind,
+                "path": "nodes",
+                "message": c.message(tz),
+                "kind": c.kind,
                 "booking" if c.kind == "booking" else "maintenance": c.ref,
                 "owner" if c.kind == "booking" else "planned_by": c.who,
-                "nodes": list(c.nodes), "start": _iso(c.start), "end": _iso(c.end),
+                "nodes": list(c.nodes),
+                "start": _iso(c.start),
+                "end": _iso(c.end),
                 "overlap": {"start": _iso(c.overlap_start), "end": _iso(c.overlap_end)},
             }
             for c in self.clashes

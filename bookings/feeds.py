@@ -5,6 +5,7 @@ an HMAC (under SECRET_KEY) of that id and a random nonce stored in
 ``FeedToken``. The URL can be shown again at any time, the database alone
 cannot forge it, and rotating or deleting the nonce revokes it.
 """
+
 from __future__ import annotations
 
 import secrets
@@ -76,17 +77,30 @@ def _events(bookings: list[Booking], request: HttpRequest) -> list[ical.Event]:
     for b in bookings:
         nodes = ", ".join(a.spark.name for a in b.allocations.all())
         maintenance = [f"maintenance {m.pk}: {m.reason}" for m in b.maintenance_windows.all()]
-        description = "\n".join([f"Owner: {b.owner.username}", f"Nodes: {nodes}", f"Purpose: {b.purpose}",
-                                 *([f"Plan: {b.plan}"] if b.plan else []), *maintenance])
-        out.append(ical.Event(
-            uid=f"booking-{b.pk}@{host}", start=b.start, end=b.end,
-            summary=f"{b.group_name}: {b.purpose} ({b.owner.username})", description=description,
-            location=b.group_name, url=request.build_absolute_uri(reverse("bookings:detail", args=[b.pk])),
-            cancelled=b.status == Booking.Status.CANCELLED,
-            # Grows with every change (updated_at moves), as SEQUENCE must.
-            sequence=max(0, int((b.updated_at - b.created_at).total_seconds())),
-            modified=b.updated_at,
-        ))
+        description = "\n".join(
+            [
+                f"Owner: {b.owner.username}",
+                f"Nodes: {nodes}",
+                f"Purpose: {b.purpose}",
+                *([f"Plan: {b.plan}"] if b.plan else []),
+                *maintenance,
+            ]
+        )
+        out.append(
+            ical.Event(
+                uid=f"booking-{b.pk}@{host}",
+                start=b.start,
+                end=b.end,
+                summary=f"{b.group_name}: {b.purpose} ({b.owner.username})",
+                description=description,
+                location=b.group_name,
+                url=request.build_absolute_uri(reverse("bookings:detail", args=[b.pk])),
+                cancelled=b.status == Booking.Status.CANCELLED,
+                # Grows with every change (updated_at moves), as SEQUENCE must.
+                sequence=max(0, int((b.updated_at - b.created_at).total_seconds())),
+                modified=b.updated_at,
+            )
+        )
     return out
 
 
@@ -123,4 +137,3 @@ def group(request: HttpRequest, token: str, group_id: int) -> HttpResponse:
     # Cancelled bookings stay in the feed as STATUS:CANCELLED, so calendars drop them.
     rows = list(selectors.bookings_list(**_window(), group=row.pk))
     return _respond(request, rows, f"Spark Fleet: {row.name}")
-

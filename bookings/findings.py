@@ -5,6 +5,7 @@ GPU compute processes telemetry saw last and the bookings holding the nodes
 now, and registers itself in ``topology.services.GROUP_FINDING_PROVIDERS``
 (bookings stand on topology and telemetry; both are plain imports).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,8 +28,11 @@ DESCRIPTIONS = {
 
 def latest_processes(nodes: list[str]) -> list[GpuProcess]:
     """GPU compute processes per node from telemetry's latest samples."""
-    return [GpuProcess(node, int(p.pid), str(p.name), getattr(p, "user", None))
-            for node, procs in telemetry_selectors.latest_processes(nodes).items() for p in procs or ()]
+    return [
+        GpuProcess(node, int(p.pid), str(p.name), getattr(p, "user", None))
+        for node, procs in telemetry_selectors.latest_processes(nodes).items()
+        for p in procs or ()
+    ]
 
 
 def busy_provider(group: Any, nodes: list[str]) -> list[Finding]:

@@ -4,6 +4,7 @@ times in the person's zone) and say which Sparks a group offers.
 Plain functions rather than Django forms: the checks live in
 ``services``/``rules`` and the page shows their messages by field.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -57,15 +58,20 @@ class BookingRequest:
 
 def booking_request(data: QueryDict, tz: tzinfo) -> BookingRequest:
     req = BookingRequest(
-        group=data.get("group", "").strip(), start_text=data.get("start", ""), end_text=data.get("end", ""),
-        purpose=data.get("purpose", ""), plan=data.get("plan", "").strip(), confirm=data.get("confirm") == "on",
+        group=data.get("group", "").strip(),
+        start_text=data.get("start", ""),
+        end_text=data.get("end", ""),
+        purpose=data.get("purpose", ""),
+        plan=data.get("plan", "").strip(),
+        confirm=data.get("confirm") == "on",
         saved_plan=data.get("saved_plan", "").strip(),
     )
     req.start, req.end = parse_local(req.start_text, tz), parse_local(req.end_text, tz)
     for name, text, value in (("start", req.start_text, req.start), ("end", req.end_text, req.end)):
         if text.strip() and value is None:
-            req.errors.append((name, f"{text!r} is not a date and time between 2000 and 2100 "
-                                     "(with an offset, within +/-14:00)"))
+            req.errors.append(
+                (name, f"{text!r} is not a date and time between 2000 and 2100 (with an offset, within +/-14:00)")
+            )
     # The node boxes belong to the group they were drawn for; after a group
     # change they are stale, and the whole new group is meant.
     req.group_changed = data.get("shown_group", "") != req.group
@@ -91,8 +97,9 @@ class NodePicker:
     choices: list[NodeChoice]
 
 
-def node_picker(group_ref: str, chosen: list[str] | None, start: datetime | None, end: datetime | None,
-                tz: tzinfo) -> NodePicker:
+def node_picker(
+    group_ref: str, chosen: list[str] | None, start: datetime | None, end: datetime | None, tz: tzinfo
+) -> NodePicker:
     """The group's Sparks; those in maintenance (inventory status, or a window
     over the chosen time) are not offered."""
     try:
@@ -101,8 +108,11 @@ def node_picker(group_ref: str, chosen: list[str] | None, start: datetime | None
         group = None
     if group is None:
         return NodePicker(None, False, [])
-    rows = list(NodeGroupMember.objects.filter(group=group).order_by("spark__name")
-                .values_list("spark_id", "spark__name", "spark__status"))
+    rows = list(
+        NodeGroupMember.objects.filter(group=group)
+        .order_by("spark__name")
+        .values_list("spark_id", "spark__name", "spark__status")
+    )
     blocked: dict[int, Any] = {}
     if start and end and start.tzinfo and end.tzinfo and end > start:
         blocked = selectors.under_maintenance(spark_ids=[r[0] for r in rows], start=start, end=end)
@@ -131,5 +141,10 @@ class MaintenanceRequest:
 
 def maintenance_request(data: QueryDict, tz: tzinfo) -> MaintenanceRequest:
     nodes = [n.strip() for n in data.get("nodes", "").replace(",", " ").split() if n.strip()]
-    return MaintenanceRequest(data.get("group", "").strip(), nodes, parse_local(data.get("start", ""), tz),
-                              parse_local(data.get("end", ""), tz), data.get("reason", ""))
+    return MaintenanceRequest(
+        data.get("group", "").strip(),
+        nodes,
+        parse_local(data.get("start", ""), tz),
+        parse_local(data.get("end", ""), tz),
+        data.get("reason", ""),
+    )

@@ -9,6 +9,7 @@ TEXT may hold no control character but a tab, so line and paragraph
 separators (U+2028, U+2029, NEL, CR) become line breaks and every other
 control character becomes a space before the package escapes the value.
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -44,8 +45,7 @@ def clean(text: str) -> str:
     for old, new in _LINE_BREAKS.items():
         text = text.replace(old, new)
     return "".join(
-        ch if ch in "\n\t" or unicodedata.category(ch) not in {"Cc", "Cf", "Zl", "Zp", "Cs"} else " "
-        for ch in text
+        ch if ch in "\n\t" or unicodedata.category(ch) not in {"Cc", "Cf", "Zl", "Zp", "Cs"} else " " for ch in text
     )
 
 

@@ -9,6 +9,7 @@ On SQLite ``bookings.services`` checks and inserts inside one
 ``BEGIN IMMEDIATE`` transaction, which holds the database's write lock.
 Times are stored in UTC.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -38,8 +39,9 @@ class Booking(models.Model):
     purpose = models.CharField(max_length=200)
     plan = models.JSONField(null=True, blank=True, help_text="The placement plan to run: a reference or a summary")
     # The plan chosen on the plan page ("Book this group for this plan"): a real reference.
-    saved_plan = models.ForeignKey("placement.SavedPlan", on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="bookings")
+    saved_plan = models.ForeignKey(
+        "placement.SavedPlan", on_delete=models.SET_NULL, null=True, blank=True, related_name="bookings"
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.BOOKED)
     reminded_at = models.DateTimeField(null=True, blank=True, help_text="When the end reminder went out")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -1,6 +1,7 @@
 """What the timeline page shows: the window (a week or a month in the
 person's zone, with previous / next / today), the rows and bars handed to
 ``timeline.render``, and who holds what right now."""
+
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
@@ -78,17 +79,48 @@ def timeline_context(request: HttpRequest) -> dict[str, Any]:
         state = effective_status(status, a, b, now)
         mine = "mine" if owner_id == request.user.pk else "other"
         flagged = " flagged" if ref in data.flagged else ""
-        title = (f"Booking {ref} · {owner} · {purpose}\n{gname}\n{fmt_span(a, b, tz)}\n{state}"
-                 + ("\nMaintenance overlaps this booking" if flagged else ""))
-        items.append(Item(tuple(data.held[ref]), ref, "booking", a, b, f"{owner} · {purpose}", title,
-                          f"bk {mine} {state}{flagged}", f"{detail}{ref}/"))
+        title = f"Booking {ref} · {owner} · {purpose}\n{gname}\n{fmt_span(a, b, tz)}\n{state}" + (
+            "\nMaintenance overlaps this booking" if flagged else ""
+        )
+        items.append(
+            Item(
+                tuple(data.held[ref]),
+                ref,
+                "booking",
+                a,
+                b,
+                f"{owner} · {purpose}",
+                title,
+                f"bk {mine} {state}{flagged}",
+                f"{detail}{ref}/",
+            )
+        )
         if a <= now < b:
-            holders.append({"ref": ref, "owner": owner, "purpose": purpose, "group": gname, "end": b,
-                            "nodes": sorted(names.get(s, "?") for s in data.held[ref])})
+            holders.append(
+                {
+                    "ref": ref,
+                    "owner": owner,
+                    "purpose": purpose,
+                    "group": gname,
+                    "end": b,
+                    "nodes": sorted(names.get(s, "?") for s in data.held[ref]),
+                }
+            )
     maintenance = reverse("bookings:maintenance")
     for ref, a, b, reason in data.windows:
-        items.append(Item(tuple(data.held[-ref]), ref, "maintenance", a, b, f"maintenance: {reason}",
-                          f"Maintenance {ref}: {reason}\n{fmt_span(a, b, tz)}", "mt", maintenance))
+        items.append(
+            Item(
+                tuple(data.held[-ref]),
+                ref,
+                "maintenance",
+                a,
+                b,
+                f"maintenance: {reason}",
+                f"Maintenance {ref}: {reason}\n{fmt_span(a, b, tz)}",
+                "mt",
+                maintenance,
+            )
+        )
     month = day.replace(day=1) if view == "month" else None
     svg = render(rows, items, Window(start, end, tz, now, month=month))
 
@@ -98,11 +130,20 @@ def timeline_context(request: HttpRequest) -> dict[str, Any]:
 
     return {
         "svg": mark_safe(svg),  # noqa: S308 - timeline.render escapes every text it writes
-        "view": view, "start": start, "last": end - timedelta(seconds=1), "tz": tz.key, "group": group,
-        "shown_month": month, "day": day,
-        "groups": selectors.bookable_groups(), "rows": len(rows),
+        "view": view,
+        "start": start,
+        "last": end - timedelta(seconds=1),
+        "tz": tz.key,
+        "group": group,
+        "shown_month": month,
+        "day": day,
+        "groups": selectors.bookable_groups(),
+        "rows": len(rows),
         "bookings": len({i.ref for i in items if i.kind == "booking"}),
         "holders": sorted(holders, key=lambda h: (h["group"], h["nodes"])),
-        "prev": link(date=prev.isoformat()), "next": link(date=nxt.isoformat()), "today": link(date=today.isoformat()),
-        "week": link(view="week"), "month": link(view="month"),
+        "prev": link(date=prev.isoformat()),
+        "next": link(date=nxt.isoformat()),
+        "today": link(date=today.isoformat()),
+        "week": link(view="week"),
+        "month": link(view="month"),
     }

@@ -4,6 +4,7 @@ what state is a booking in, and is a Spark busy without a booking.
 
 Plain data in, plain data out; no Django import.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -61,15 +62,19 @@ def window_errors(
     if end < start:
         return [("end", f"the end ({end.isoformat()}) is before the start ({start.isoformat()})")]
     if end - start > timedelta(hours=max_hours):
-        errors.append(("end", f"the window lasts {_hours(end - start)}; the longest booking is {max_hours} h "
-                              f"(FLEET_BOOKING_MAX_HOURS)"))
+        errors.append(
+            (
+                "end",
+                f"the window lasts {_hours(end - start)}; the longest booking is {max_hours} h "
+                f"(FLEET_BOOKING_MAX_HOURS)",
+            )
+        )
     if end <= now:
         errors.append(("end", f"the window ended in the past ({end.isoformat()})"))
     elif not started and start < now - grace:
         errors.append(("start", f"the start ({start.isoformat()}) is in the past; start now or later"))
     if start > now + timedelta(days=max_ahead_days):
-        errors.append(("start", f"the start is more than {max_ahead_days} days ahead "
-                                f"(FLEET_BOOKING_MAX_AHEAD_DAYS)"))
+        errors.append(("start", f"the start is more than {max_ahead_days} days ahead (FLEET_BOOKING_MAX_AHEAD_DAYS)"))
     return errors
 
 
@@ -129,8 +134,10 @@ class ClashGroup:
         if self.kind == "maintenance":
             head = f"{nodes} {verb} under maintenance ({self.what}) {fmt_span(self.start, self.end, tz)}"
         else:
-            head = (f"{nodes} {verb} held by {self.who} {fmt_span(self.start, self.end, tz)} "
-                    f"(booking {self.ref}: {self.what})")
+            head = (
+                f"{nodes} {verb} held by {self.who} {fmt_span(self.start, self.end, tz)} "
+                f"(booking {self.ref}: {self.what})"
+            )
         return f"{head}; overlap {fmt_span(self.overlap_start, self.overlap_end, tz)}"
 
 
@@ -141,10 +148,19 @@ def group_clashes(clashes: Iterable[Clash], start: datetime, end: datetime) -> l
     out = []
     for (_, _), items in by_ref.items():
         first = items[0]
-        out.append(ClashGroup(
-            first.kind, first.ref, tuple(sorted({c.node for c in items})), first.who, first.what,
-            first.start, first.end, max(start, first.start), min(end, first.end),
-        ))
+        out.append(
+            ClashGroup(
+                first.kind,
+                first.ref,
+                tuple(sorted({c.node for c in items})),
+                first.who,
+                first.what,
+                first.start,
+                first.end,
+                max(start, first.start),
+                min(end, first.end),
+            )
+        )
     return sorted(out, key=lambda g: (g.start, g.kind, g.ref))
 
 
@@ -205,14 +221,26 @@ def busy_findings(
         holding = held.get(node)
         if holding is None:
             count = f"{len(procs)} GPU compute process{'es' if len(procs) > 1 else ''}"
-            out.append(Busy(BUSY_UNBOOKED, node, f"{node} runs {count} ({_procs(procs)}) but nobody has booked it: "
-                                                 "book it on the Bookings page, or stop the work."))
+            out.append(
+                Busy(
+                    BUSY_UNBOOKED,
+                    node,
+                    f"{node} runs {count} ({_procs(procs)}) but nobody has booked it: "
+                    "book it on the Bookings page, or stop the work.",
+                )
+            )
             continue
-        strangers = [p for p in procs if p.user and p.user.lower() not in anonymous
-                     and p.user.lower() != holding.owner.lower()]
+        strangers = [
+            p for p in procs if p.user and p.user.lower() not in anonymous and p.user.lower() != holding.owner.lower()
+        ]
         if strangers:
             users = ", ".join(sorted({p.user for p in strangers if p.user}))
-            out.append(Busy(BUSY_OTHER_USER, node,
-                            f"{node} is booked by {holding.owner} (booking {holding.booking}) but runs GPU work of "
-                            f"{users}: {_procs(strangers)}; ask them to stop, or to book their own Sparks."))
+            out.append(
+                Busy(
+                    BUSY_OTHER_USER,
+                    node,
+                    f"{node} is booked by {holding.owner} (booking {holding.booking}) but runs GPU work of "
+                    f"{users}: {_procs(strangers)}; ask them to stop, or to book their own Sparks.",
+                )
+            )
     return out

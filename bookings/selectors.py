@@ -5,6 +5,7 @@ number of bookings listed.
 
 ``user_holds_nodes`` is the entry point for the placement app.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -142,8 +143,11 @@ def target_resolve(*, group: Any = None, nodes: Any = None) -> Target:
         root = chosen_group if chosen_group.auto or chosen_group.parent is None else chosen_group.parent
         outside = [n for n in nodes if n not in pool]
         if outside:
-            raise BookingError(f"{', '.join(outside)} {'is' if len(outside) == 1 else 'are'} not in group "
-                               f"{chosen_group.name} ({', '.join(sorted(pool))})", "nodes")
+            raise BookingError(
+                f"{', '.join(outside)} {'is' if len(outside) == 1 else 'are'} not in group "
+                f"{chosen_group.name} ({', '.join(sorted(pool))})",
+                "nodes",
+            )
     else:
         root = _auto_root(list(known.values()), {pk: n for n, pk in known.items()})
         pool = _members(root)
@@ -185,15 +189,22 @@ def clashes(*, spark_ids: Iterable[int], start: datetime, end: datetime, exclude
     out = [
         Clash("booking", ref, node, who, what, a, b)
         for ref, node, who, what, a, b in held.values_list(
-            "booking_id", "spark__name", "booking__owner__username", "booking__purpose", "start", "end")
+            "booking_id", "spark__name", "booking__owner__username", "booking__purpose", "start", "end"
+        )
     ]
     through = MaintenanceWindow.sparks.through.objects.filter(
-        spark_id__in=ids, maintenancewindow__start__lt=end, maintenancewindow__end__gt=start)
+        spark_id__in=ids, maintenancewindow__start__lt=end, maintenancewindow__end__gt=start
+    )
     out += [
         Clash("maintenance", ref, node, who or "a lab admin", what, a, b)
         for ref, node, who, what, a, b in through.values_list(
-            "maintenancewindow_id", "spark__name", "maintenancewindow__created_by__username",
-            "maintenancewindow__reason", "maintenancewindow__start", "maintenancewindow__end")
+            "maintenancewindow_id",
+            "spark__name",
+            "maintenancewindow__created_by__username",
+            "maintenancewindow__reason",
+            "maintenancewindow__start",
+            "maintenancewindow__end",
+        )
     ]
     return out
 
@@ -201,7 +212,8 @@ def clashes(*, spark_ids: Iterable[int], start: datetime, end: datetime, exclude
 def under_maintenance(*, spark_ids: Iterable[int], start: datetime, end: datetime) -> dict[int, MaintenanceWindow]:
     """Spark id -> a maintenance window overlapping [start, end)."""
     through = MaintenanceWindow.sparks.through.objects.select_related("maintenancewindow").filter(
-        spark_id__in=list(spark_ids), maintenancewindow__start__lt=end, maintenancewindow__end__gt=start)
+        spark_id__in=list(spark_ids), maintenancewindow__start__lt=end, maintenancewindow__end__gt=start
+    )
     return {row.spark_id: row.maintenancewindow for row in through}
 
 
@@ -222,8 +234,13 @@ def booking_get(booking_id: Any) -> Booking | None:
 
 
 def bookings_list(
-    *, start: datetime | None = None, end: datetime | None = None, node: str = "", group: Any = None,
-    owner: str = "", statuses: Iterable[str] = (),
+    *,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    node: str = "",
+    group: Any = None,
+    owner: str = "",
+    statuses: Iterable[str] = (),
 ) -> QuerySet[Booking]:
     qs = Booking.objects.all()
     if start is not None:
@@ -252,9 +269,13 @@ class GroupBookings:
 def group_bookings(*, group: NodeGroup, now: datetime, limit: int = 5) -> GroupBookings:
     """Who holds (any node of) this group now, and the next bookings."""
     members = NodeGroupMember.objects.filter(group=group).values("spark_id")
-    qs = _with_nodes(Booking.objects.filter(
-        status__in=LIVE, end__gt=now, pk__in=Allocation.objects.filter(spark_id__in=members, live=True)
-        .values("booking_id")).order_by("start", "id"))
+    qs = _with_nodes(
+        Booking.objects.filter(
+            status__in=LIVE,
+            end__gt=now,
+            pk__in=Allocation.objects.filter(spark_id__in=members, live=True).values("booking_id"),
+        ).order_by("start", "id")
+    )
     rows = list(qs[: limit + 20])
     current = [b for b in rows if b.start <= now]
     return GroupBookings(group, current, [b for b in rows if b.start > now][:limit])
@@ -271,22 +292,33 @@ def user_holds_nodes(user: Any, spark_ids: Iterable[int], at: datetime) -> bool:
     if not wanted or not getattr(user, "pk", None):
         return False
     held = Allocation.objects.filter(
-        booking__owner_id=user.pk, booking__status__in=LIVE, live=True, spark_id__in=wanted,
-        start__lte=at, end__gt=at,
+        booking__owner_id=user.pk,
+        booking__status__in=LIVE,
+        live=True,
+        spark_id__in=wanted,
+        start__lte=at,
+        end__gt=at,
     ).values_list("spark_id", flat=True)
     return set(held) == wanted
 
 
 def holdings_at(*, nodes: Iterable[str], at: datetime) -> list[Holding]:
     rows = Allocation.objects.filter(
-        spark__name__in=list(nodes), live=True, booking__status__in=LIVE, start__lte=at, end__gt=at,
+        spark__name__in=list(nodes),
+        live=True,
+        booking__status__in=LIVE,
+        start__lte=at,
+        end__gt=at,
     ).values_list("spark__name", "booking__owner__username", "booking_id")
     return [Holding(node, owner, ref) for node, owner, ref in rows]
 
 
 def maintenance_list(*, since: datetime) -> QuerySet[MaintenanceWindow]:
-    return MaintenanceWindow.objects.filter(end__gt=since).select_related("created_by", "group").prefetch_related(
-        "sparks", Prefetch("bookings", queryset=Booking.objects.select_related("owner")))
+    return (
+        MaintenanceWindow.objects.filter(end__gt=since)
+        .select_related("created_by", "group")
+        .prefetch_related("sparks", Prefetch("bookings", queryset=Booking.objects.select_related("owner")))
+    )
 
 
 def bookable_groups() -> list[NodeGroup]:
@@ -311,18 +343,22 @@ def timeline_data(*, start: datetime, end: datetime, group: NodeGroup | None = N
     """Everything the timeline draws, in seven queries whatever the fleet's
     size. Times are read once per booking, not per Spark: converting
     datetimes is most of the cost of a month of a big fleet."""
-    auto = dict(NodeGroupMember.objects.filter(group__auto=True, group__retired_at=None)
-                .values_list("spark_id", "group__name"))
+    auto = dict(
+        NodeGroupMember.objects.filter(group__auto=True, group__retired_at=None).values_list("spark_id", "group__name")
+    )
     sparks = Spark.objects.exclude(status=Spark.Status.RETIRED)
     if group is not None:
         sparks = sparks.filter(group_memberships__group=group)
-    rows = [(pk, name, auto.get(pk, "(no group)"), status)
-            for pk, name, status in sparks.values_list("id", "name", "status")]
+    rows = [
+        (pk, name, auto.get(pk, "(no group)"), status)
+        for pk, name, status in sparks.values_list("id", "name", "status")
+    ]
     rows.sort(key=lambda r: (r[2] == "(no group)", r[2], r[1]))
     ids = [r[0] for r in rows]
     held_rows = Allocation.objects.filter(live=True, start__lt=end, end__gt=start)
     windows_through = MaintenanceWindow.sparks.through.objects.filter(
-        maintenancewindow__start__lt=end, maintenancewindow__end__gt=start)
+        maintenancewindow__start__lt=end, maintenancewindow__end__gt=start
+    )
     if group is not None:
         held_rows = held_rows.filter(spark_id__in=ids)
         windows_through = windows_through.filter(spark_id__in=ids)
@@ -332,13 +368,25 @@ def timeline_data(*, start: datetime, end: datetime, group: NodeGroup | None = N
     for spark, ref in windows_through.values_list("spark_id", "maintenancewindow_id"):
         held.setdefault(-ref, []).append(spark)
     # The same window again rather than "id IN (thousands of ids)", which costs more to build than to run.
-    bookings = [b for b in Booking.objects.filter(start__lt=end, end__gt=start).exclude(
-        status=Booking.Status.CANCELLED).values_list(
-        "id", "start", "end", "owner_id", "owner__username", "purpose", "status", "group_name") if b[0] in held]
-    windows = [m for m in MaintenanceWindow.objects.filter(start__lt=end, end__gt=start).values_list(
-        "id", "start", "end", "reason") if -m[0] in held]
-    flagged = set(MaintenanceWindow.bookings.through.objects.filter(
-        booking__start__lt=end, booking__end__gt=start).values_list("booking_id", flat=True))
+    bookings = [
+        b
+        for b in Booking.objects.filter(start__lt=end, end__gt=start)
+        .exclude(status=Booking.Status.CANCELLED)
+        .values_list("id", "start", "end", "owner_id", "owner__username", "purpose", "status", "group_name")
+        if b[0] in held
+    ]
+    windows = [
+        m
+        for m in MaintenanceWindow.objects.filter(start__lt=end, end__gt=start).values_list(
+            "id", "start", "end", "reason"
+        )
+        if -m[0] in held
+    ]
+    flagged = set(
+        MaintenanceWindow.bookings.through.objects.filter(booking__start__lt=end, booking__end__gt=start).values_list(
+            "booking_id", flat=True
+        )
+    )
     return TimelineData(rows, bookings, windows, held, flagged)
 
 

@@ -13,6 +13,7 @@ uncommitted row *after* inserting its own, so two bookings sharing Sparks
 would otherwise deadlock even with a fixed insert order (measured in
 tests/bookings/test_race.py before the locks were added).
 """
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,9 @@ UNHEALTHY = ("down", "degraded")
 
 
 def _log(booking: Booking, actor: Actor, action: str, detail: str = "") -> None:
-    BookingEvent.objects.create(booking=booking, username=actor.username, source=actor.source, action=action,
-                                detail=detail[:300])
+    BookingEvent.objects.create(
+        booking=booking, username=actor.username, source=actor.source, action=action, detail=detail[:300]
+    )
 
 
 def _purpose(value: Any) -> str:
@@ -67,8 +69,15 @@ def _plan(value: Any) -> Any:
 
 
 def _window(start: Any, end: Any, now: datetime, *, started: bool = False) -> list[tuple[str, str]]:
-    return window_errors(start, end, now=now, max_hours=conf.max_hours(), max_ahead_days=conf.max_ahead_days(),
-                         grace=conf.START_GRACE, started=started)
+    return window_errors(
+        start,
+        end,
+        now=now,
+        max_hours=conf.max_hours(),
+        max_ahead_days=conf.max_ahead_days(),
+        grace=conf.START_GRACE,
+        started=started,
+    )
 
 
 def _clash_check(spark_ids: list[int], parts: list[tuple[datetime, datetime]], exclude: int | None = None) -> None:
@@ -98,8 +107,17 @@ def _exclusion_violation(exc: IntegrityError) -> bool:
 
 
 def booking_create(
-    *, actor: Actor, group: Any = None, nodes: Any = None, start: Any, end: Any, purpose: Any,
-    plan: Any = None, confirm: bool = False, now: datetime | None = None, saved_plan: Any = None,
+    *,
+    actor: Actor,
+    group: Any = None,
+    nodes: Any = None,
+    start: Any,
+    end: Any,
+    purpose: Any,
+    plan: Any = None,
+    confirm: bool = False,
+    now: datetime | None = None,
+    saved_plan: Any = None,
 ) -> Booking:
     """Book a group (or a valid part of one) for [start, end). ``saved_plan``:
     the placement plan kept on the plan page; its nodes must be booked."""
@@ -121,8 +139,9 @@ def booking_create(
         booked = {name for _, name in target.sparks}
         missing = sorted(set(saved_plan.nodes) - booked)
         if missing:
-            errors.append(("saved_plan", f"plan {saved_plan.pk} runs on {', '.join(missing)}, "
-                                         "which this booking does not hold"))
+            errors.append(
+                ("saved_plan", f"plan {saved_plan.pk} runs on {', '.join(missing)}, which this booking does not hold")
+            )
     if errors or target is None:
         raise BookingError(errors)
     health = selectors.node_health(target.ids)
@@ -135,34 +154,50 @@ def booking_create(
         get_user_model().objects.select_for_update().filter(pk=actor.user.pk).first()
         held, limit = selectors.active_count(user=actor.user, now=now), conf.max_active_per_user()
         if held >= limit:
-            raise BookingConflict(f"you already hold {held} upcoming or running bookings; the limit is {limit} "
-                                  "(FLEET_BOOKING_MAX_ACTIVE_PER_USER): cancel one first", path="start")
+            raise BookingConflict(
+                f"you already hold {held} upcoming or running bookings; the limit is {limit} "
+                "(FLEET_BOOKING_MAX_ACTIVE_PER_USER): cancel one first",
+                path="start",
+            )
         _lock_sparks(target.ids)
         _clash_check(target.ids, [(start, end)])
         booking = Booking.objects.create(
-            owner=actor.user, group=target.group, group_name=target.group.name, whole_group=target.whole,
-            start=start, end=end, purpose=_purpose(purpose), plan=_plan(plan), saved_plan=saved_plan,
+            owner=actor.user,
+            group=target.group,
+            group_name=target.group.name,
+            whole_group=target.whole,
+            start=start,
+            end=end,
+            purpose=_purpose(purpose),
+            plan=_plan(plan),
+            saved_plan=saved_plan,
             status=Booking.Status.ACTIVE if start <= now else Booking.Status.BOOKED,
         )
         try:
             with transaction.atomic():
                 Allocation.objects.bulk_create(
-                    [Allocation(booking=booking, spark_id=pk, start=start, end=end) for pk in sorted(target.ids)])
+                    [Allocation(booking=booking, spark_id=pk, start=start, end=end) for pk in sorted(target.ids)]
+                )
         except IntegrityError as exc:
             if not _exclusion_violation(exc):
                 raise
             _clash_check(target.ids, [(start, end)])  # names the booking that won the race
             raise BookingConflict("the Sparks were booked a moment ago") from exc
         what = ", ".join(target.names) if not target.whole else f"all of {target.group.name}"
-        _log(booking, actor, "book", f"{what} {fmt_span(start, end, UTC)}"
-             + (f"; confirmed despite: {'; '.join(sick)}" if sick else ""))
+        _log(
+            booking,
+            actor,
+            "book",
+            f"{what} {fmt_span(start, end, UTC)}" + (f"; confirmed despite: {'; '.join(sick)}" if sick else ""),
+        )
     return booking
 
 
 def _may_change(actor: Actor, booking: Booking) -> None:
     if booking.owner_id != getattr(actor.user, "pk", None) and not is_admin(actor.user):
-        raise NotAllowed(f"booking {booking.pk} belongs to {booking.owner.username}; only its owner or a lab admin "
-                         "may change it")
+        raise NotAllowed(
+            f"booking {booking.pk} belongs to {booking.owner.username}; only its owner or a lab admin may change it"
+        )
 
 
 def _locked(booking: Booking) -> Booking:
@@ -197,7 +232,13 @@ def booking_cancel(*, actor: Actor, booking: Booking, now: datetime | None = Non
 
 
 def booking_update(
-    *, actor: Actor, booking: Booking, start: Any = None, end: Any = None, purpose: Any = None, plan: Any = None,
+    *,
+    actor: Actor,
+    booking: Booking,
+    start: Any = None,
+    end: Any = None,
+    purpose: Any = None,
+    plan: Any = None,
     now: datetime | None = None,
 ) -> Booking:
     """Move a booking's start (before it begins) or end, or change its purpose
@@ -227,8 +268,7 @@ def booking_update(
             raise BookingError(errors)
         if (new_start, new_end) != (b.start, b.end):
             ids = sorted(Allocation.objects.filter(booking=b).values_list("spark_id", flat=True))
-            added = [(s, e) for s, e in ((new_start, min(b.start, new_end)), (max(b.end, new_start), new_end))
-                     if e > s]
+            added = [(s, e) for s, e in ((new_start, min(b.start, new_end)), (max(b.end, new_start), new_end)) if e > s]
             _lock_sparks(ids)
             _clash_check(ids, added, exclude=b.pk)
             try:
@@ -272,7 +312,13 @@ def _maintenance_sparks(group: Any, nodes: Any) -> tuple[Any, list[int]]:
 
 
 def maintenance_create(
-    *, actor: Actor, group: Any = None, nodes: Any = None, start: Any, end: Any, reason: Any,
+    *,
+    actor: Actor,
+    group: Any = None,
+    nodes: Any = None,
+    start: Any,
+    end: Any,
+    reason: Any,
     now: datetime | None = None,
 ) -> MaintenanceWindow:
     """Plan maintenance. It may overlap bookings: they are marked and their
@@ -298,11 +344,15 @@ def maintenance_create(
         # The bookings' locks: a booking racing this window either commits
         # first (and is marked below) or waits and then sees the window.
         _lock_sparks(spark_ids)
-        window = MaintenanceWindow.objects.create(start=start, end=end, reason=reason.strip(), group=row,
-                                                  created_by=actor.user)
+        window = MaintenanceWindow.objects.create(
+            start=start, end=end, reason=reason.strip(), group=row, created_by=actor.user
+        )
         window.sparks.set(spark_ids)
-        hit = list(selectors.bookings_list(start=start, end=end, statuses=selectors.LIVE).filter(
-            allocations__spark_id__in=spark_ids, allocations__live=True).distinct())
+        hit = list(
+            selectors.bookings_list(start=start, end=end, statuses=selectors.LIVE)
+            .filter(allocations__spark_id__in=spark_ids, allocations__live=True)
+            .distinct()
+        )
         window.bookings.set(hit)
         for b in hit:
             _log(b, actor, "maintenance", f"maintenance {window.pk} ({window.reason}) overlaps")
@@ -326,11 +376,12 @@ def bookings_tick(*, now: datetime | None = None) -> dict[str, int]:
     """Start and finish bookings on time; remind owners once before the end."""
     now = now or timezone.now()
     started = Booking.objects.filter(status=Booking.Status.BOOKED, start__lte=now, end__gt=now).update(
-        status=Booking.Status.ACTIVE)
-    finished = Booking.objects.filter(status__in=selectors.LIVE, end__lte=now).update(
-        status=Booking.Status.FINISHED)
-    due = Booking.objects.filter(status__in=selectors.LIVE, reminded_at=None, end__gt=now,
-                                 end__lte=now + conf.remind_before())
+        status=Booking.Status.ACTIVE
+    )
+    finished = Booking.objects.filter(status__in=selectors.LIVE, end__lte=now).update(status=Booking.Status.FINISHED)
+    due = Booking.objects.filter(
+        status__in=selectors.LIVE, reminded_at=None, end__gt=now, end__lte=now + conf.remind_before()
+    )
     reminded = 0
     for booking in selectors.bookings_list().filter(pk__in=due.values("pk")):
         # Claiming the row first makes "once" hold when two ticks overlap.
@@ -349,4 +400,3 @@ def preference_set(*, user: Any, time_zone: Any) -> str:
     Preference.objects.update_or_create(user=user, defaults={"time_zone": name})
     user._booking_tz = None
     return name
-

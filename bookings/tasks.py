@@ -4,6 +4,7 @@
 migrations, see ``apps.py``): it starts and finishes bookings on time and
 reminds owners once before the end.
 """
+
 from __future__ import annotations
 
 from celery import shared_task

@@ -4,6 +4,7 @@ Pure: rows and items in, markup out (every text escaped).
 A booking of several adjacent rows (a group's nodes are listed together)
 is drawn as one bar, so a week of a 64-node fleet stays readable.
 """
+
 from __future__ import annotations
 
 from bisect import bisect_left
@@ -105,8 +106,9 @@ def _grid(w: Window, height: int) -> list[str]:
         outside = w.month is not None and (day.year, day.month) != (w.month.year, w.month.month)
         cls = "today" if day.date() == today else ("outside" if outside else ("weekend" if day.weekday() >= 5 else ""))
         if cls:
-            out.append(f'<rect class="tl-{cls}" x="{x0}" y="{HEAD_H}" width="{round(x1 - x0, 1)}" '
-                       f'height="{height - HEAD_H}"/>')
+            out.append(
+                f'<rect class="tl-{cls}" x="{x0}" y="{HEAD_H}" width="{round(x1 - x0, 1)}" height="{height - HEAD_H}"/>'
+            )
         out.append(f'<line class="tl-day" x1="{x0}" y1="{HEAD_H - 14}" x2="{x0}" y2="{height}"/>')
         label = day.strftime("%a %-d %b") if wide else day.strftime("%-d")
         top = day.strftime("%a")[0] if not wide else ""
@@ -128,22 +130,28 @@ def render(rows: list[Row], items: Iterable[Item], w: Window) -> str:
     """The whole timeline as one <svg> element."""
     index = {r.key: i for i, r in enumerate(rows)}
     height = HEAD_H + ROW_H * len(rows) + 16  # room under the rows for the "now" mark
-    out = [f'<svg class="timeline" viewBox="0 0 {LABEL_W + CHART_W + 6} {height}" width="100%" '
-           f'role="group" aria-label="Bookings from {w.start:%Y-%m-%d} to {w.end:%Y-%m-%d}">',
-           '<defs><pattern id="tl-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
-           'patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff2dc"/>'
-           '<line x1="0" y1="0" x2="0" y2="6" stroke="#e0a040" stroke-width="3"/></pattern></defs>']
+    out = [
+        f'<svg class="timeline" viewBox="0 0 {LABEL_W + CHART_W + 6} {height}" width="100%" '
+        f'role="group" aria-label="Bookings from {w.start:%Y-%m-%d} to {w.end:%Y-%m-%d}">',
+        '<defs><pattern id="tl-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
+        'patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff2dc"/>'
+        '<line x1="0" y1="0" x2="0" y2="6" stroke="#e0a040" stroke-width="3"/></pattern></defs>',
+    ]
     group_start = 0
     for i, row in enumerate(rows):
         y = HEAD_H + i * ROW_H
         if i == 0 or rows[i - 1].group != row.group:
             group_start = i
             out.append(f'<line class="tl-groupline" x1="0" y1="{y}" x2="{LABEL_W + CHART_W}" y2="{y}"/>')
-            out.append(f'<text class="tl-group" x="4" y="{y + 13}">{escape(_fit(row.group, LABEL_GROUP_W + 4))}'
-                       f'<title>{escape(row.group)}</title></text>')
+            out.append(
+                f'<text class="tl-group" x="4" y="{y + 13}">{escape(_fit(row.group, LABEL_GROUP_W + 4))}'
+                f"<title>{escape(row.group)}</title></text>"
+            )
         if (i - group_start) % 2:
-            out.append(f'<rect class="tl-stripe" x="{LABEL_GROUP_W}" y="{y}" width="{LABEL_NODE_W + CHART_W}" '
-                       f'height="{ROW_H}"/>')
+            out.append(
+                f'<rect class="tl-stripe" x="{LABEL_GROUP_W}" y="{y}" width="{LABEL_NODE_W + CHART_W}" '
+                f'height="{ROW_H}"/>'
+            )
         flag = f' <tspan class="tl-flag">{escape(row.flag)}</tspan>' if row.flag else ""
         out.append(f'<text class="tl-node" x="{LABEL_W - 6}" y="{y + 13}">{escape(row.node)}{flag}</text>')
     out += _grid(w, height)
@@ -166,20 +174,25 @@ def render(rows: list[Row], items: Iterable[Item], w: Window) -> str:
         for a, b in _runs([index[r] for r in item.rows if r in index]):
             y = HEAD_H + a * ROW_H + 2
             h = (b - a + 1) * ROW_H - 4
-            out.append(f'{open_}<rect class="{escape(item.css)}" x="{x0}" y="{y}" width="{width}" height="{h}" '
-                       f'rx="3"><title>{escape(item.title)}</title></rect>')
+            out.append(
+                f'{open_}<rect class="{escape(item.css)}" x="{x0}" y="{y}" width="{width}" height="{h}" '
+                f'rx="3"><title>{escape(item.title)}</title></rect>'
+            )
             ty = y + min(h, 14) / 2 + 4
             if inside:
-                out.append(f'<text class="tl-label tl-label-{item.kind}{dark}" x="{x0 + 4}" y="{ty}">'
-                           f'{escape(inside)}</text>')
+                out.append(
+                    f'<text class="tl-label tl-label-{item.kind}{dark}" x="{x0 + 4}" y="{ty}">{escape(inside)}</text>'
+                )
             else:
                 room = min(_next_start(starts.get(i, []), x1 - 0.05) for i in range(a, b + 1)) - x1 - 3
                 after = _fit(item.label, room, least=7)
                 upright = _fit(item.label, h, least=7) if width >= 12 else ""
                 if upright and len(upright) > len(after):  # a narrow, tall bar: up its side
                     cx, cy = round(x0 + width / 2 + 3.5, 1), y + h - 4
-                    out.append(f'<text class="tl-label tl-label-{item.kind}{dark}" x="{cx}" y="{cy}" '
-                               f'transform="rotate(-90 {cx} {cy})">{escape(upright)}</text>')
+                    out.append(
+                        f'<text class="tl-label tl-label-{item.kind}{dark}" x="{cx}" y="{cy}" '
+                        f'transform="rotate(-90 {cx} {cy})">{escape(upright)}</text>'
+                    )
                 elif after:
                     out.append(f'<text class="tl-label tl-label-out" x="{x1 + 3}" y="{ty}">{escape(after)}</text>')
             out.append(close)

@@ -1,5 +1,6 @@
 """Booking pages under /bookings/ and calendar feeds under /feeds/
 (the feeds authenticate by the token in their URL, not by a session)."""
+
 from django.urls import path
 
 from . import feeds, views

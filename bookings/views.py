@@ -2,6 +2,7 @@
 live availability check (htmx), a booking's page with cancel / extend /
 shorten, maintenance windows, a group's holders. Thin: parse, call one
 service or selector, render. Times are shown in the person's zone."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -65,10 +66,17 @@ def mine(request: HttpRequest) -> HttpResponse:
     rows = list(selectors.bookings_list(start=now - timedelta(days=30), owner=request.user.get_username()))
     current = [b for b in rows if b.state in ("booked", "active")]
     past = [b for b in reversed(rows) if b.state not in ("booked", "active")]
-    return render(request, "bookings/mine.html", {
-        "current": current, "past": past[:30], "feeds": feeds.feed_urls(request, request.user),
-        "tz": selectors.user_tz(request.user).key, "zones": _zones(),
-    })
+    return render(
+        request,
+        "bookings/mine.html",
+        {
+            "current": current,
+            "past": past[:30],
+            "feeds": feeds.feed_urls(request, request.user),
+            "tz": selectors.user_tz(request.user).key,
+            "zones": _zones(),
+        },
+    )
 
 
 def _zones() -> list[str]:
@@ -82,12 +90,17 @@ def _zones() -> list[str]:
 def detail(request: HttpRequest, booking_id: int) -> HttpResponse:
     booking = _booking(booking_id)
     may = booking.owner_id == request.user.pk or is_admin(request.user)
-    return render(request, "bookings/detail.html", {
-        "b": booking, "may_change": may and booking.state in ("booked", "active"),
-        "end_input": local_input(booking.end, selectors.user_tz(request.user)),
-        "start_input": local_input(booking.start, selectors.user_tz(request.user)),
-        "events": booking.events.all(),
-    })
+    return render(
+        request,
+        "bookings/detail.html",
+        {
+            "b": booking,
+            "may_change": may and booking.state in ("booked", "active"),
+            "end_input": local_input(booking.end, selectors.user_tz(request.user)),
+            "start_input": local_input(booking.start, selectors.user_tz(request.user)),
+            "events": booking.events.all(),
+        },
+    )
 
 
 @require_GET
@@ -98,10 +111,14 @@ def group_page(request: HttpRequest, group_id: int) -> HttpResponse:
     except BookingError:
         raise Http404("no such group") from None
     urls = feeds.feed_urls(request, request.user)
-    return render(request, "bookings/group.html", {
-        "group_bookings": selectors.group_bookings(group=group, now=timezone.now()),
-        "group_feed": urls["group"].replace("GROUP-ID", str(group.pk)) if urls else None,
-    })
+    return render(
+        request,
+        "bookings/group.html",
+        {
+            "group_bookings": selectors.group_bookings(group=group, now=timezone.now()),
+            "group_feed": urls["group"].replace("GROUP-ID", str(group.pk)) if urls else None,
+        },
+    )
 
 
 # ---------------------------------------------------------------- booking form
@@ -122,12 +139,20 @@ FIELDS = ("group", "nodes", "start", "end", "purpose", "plan", "saved_plan")
 def _form_context(request: HttpRequest, req: Any, tz: Any) -> dict[str, Any]:
     picker = node_picker(req.group, None if req.group_changed else req.nodes, req.start, req.end, tz)
     saved_plan = _saved_plan(req)  # first: a bad reference is a field error below
-    ctx: dict[str, Any] = {"req": req, "picker": picker, "groups": selectors.bookable_groups(), "tz": tz.key,
-                           "errors": field_errors(req.errors), "check": None, "warnings": [],
-                           "saved_plan": saved_plan}
+    ctx: dict[str, Any] = {
+        "req": req,
+        "picker": picker,
+        "groups": selectors.bookable_groups(),
+        "tz": tz.key,
+        "errors": field_errors(req.errors),
+        "check": None,
+        "warnings": [],
+        "saved_plan": saved_plan,
+    }
     if req.group:
-        ctx["check"] = availability_check(user=request.user, group=req.group, nodes=req.nodes,
-                                          start=req.start, end=req.end)
+        ctx["check"] = availability_check(
+            user=request.user, group=req.group, nodes=req.nodes, start=req.start, end=req.end
+        )
         ctx["warnings"] = ctx["check"].warnings
     return _blocked(ctx)
 
@@ -136,8 +161,11 @@ def _blocked(ctx: dict[str, Any]) -> dict[str, Any]:
     """``blocked``: something no confirmation can lift (a clash, the limit, a bad
     field), so unhealthy Sparks are then only mentioned, never offered as "Book anyway"."""
     check = ctx.get("check")
-    ctx["blocked"] = bool(ctx.get("conflict") or any(ctx["errors"].values())
-                          or (check is not None and (check.clashes or check.limit or check.errors)))
+    ctx["blocked"] = bool(
+        ctx.get("conflict")
+        or any(ctx["errors"].values())
+        or (check is not None and (check.clashes or check.limit or check.errors))
+    )
     return ctx
 
 
@@ -173,9 +201,16 @@ def new(request: HttpRequest) -> HttpResponse:
     if not req.errors:
         try:
             booking = services.booking_create(
-                actor=Actor.from_request(request, "page"), group=req.group or None, nodes=req.nodes,
-                start=req.start, end=req.end, purpose=req.purpose, plan=req.plan or None, confirm=req.confirm,
-                saved_plan=ctx["saved_plan"])
+                actor=Actor.from_request(request, "page"),
+                group=req.group or None,
+                nodes=req.nodes,
+                start=req.start,
+                end=req.end,
+                purpose=req.purpose,
+                plan=req.plan or None,
+                confirm=req.confirm,
+                saved_plan=ctx["saved_plan"],
+            )
         except BookingError as exc:
             ctx["errors"] = field_errors(exc.errors)
         except NeedsConfirmation as exc:
@@ -228,8 +263,12 @@ def _apply(request: HttpRequest, booking_id: int, change: Callable[[Any], Any], 
 @booker_required
 def cancel(request: HttpRequest, booking_id: int) -> HttpResponse:
     actor = Actor.from_request(request, "page")
-    return _apply(request, booking_id, lambda b: services.booking_cancel(actor=actor, booking=b),
-                  "Booking cancelled." if request.POST.get("what") != "release" else "Sparks released.")
+    return _apply(
+        request,
+        booking_id,
+        lambda b: services.booking_cancel(actor=actor, booking=b),
+        "Booking cancelled." if request.POST.get("what") != "release" else "Sparks released.",
+    )
 
 
 @require_POST
@@ -240,14 +279,19 @@ def resize(request: HttpRequest, booking_id: int) -> HttpResponse:
     def change(b: Any) -> Any:
         minutes = request.POST.get("minutes", "")
         if minutes.lstrip("-").isdigit():
-            return services.booking_update(actor=Actor.from_request(request, "page"), booking=b,
-                                           end=b.end + timedelta(minutes=int(minutes)))
+            return services.booking_update(
+                actor=Actor.from_request(request, "page"), booking=b, end=b.end + timedelta(minutes=int(minutes))
+            )
         start = parse_local(request.POST.get("start", ""), tz)
         end = parse_local(request.POST.get("end", ""), tz)
         if end is None:
             raise BookingError("give the new end as a date and time", "end")
-        return services.booking_update(actor=Actor.from_request(request, "page"), booking=b, end=end,
-                                       start=start if start and start != b.start else None)
+        return services.booking_update(
+            actor=Actor.from_request(request, "page"),
+            booking=b,
+            end=end,
+            start=start if start and start != b.start else None,
+        )
 
     return _apply(request, booking_id, change, "Booking changed.")
 
@@ -259,22 +303,27 @@ def resize(request: HttpRequest, booking_id: int) -> HttpResponse:
 @in_user_tz
 def maintenance(request: HttpRequest) -> HttpResponse:
     tz = selectors.user_tz(request.user)
-    ctx: dict[str, Any] = {"groups": selectors.bookable_groups(), "errors": [], "form": request.POST,
-                           "tz_name": tz.key}
+    ctx: dict[str, Any] = {"groups": selectors.bookable_groups(), "errors": [], "form": request.POST, "tz_name": tz.key}
     if request.method == "POST":
         if not is_admin(request.user):
             return render(request, "403.html", {"need": "the lab admin role"}, status=403)
         req = maintenance_request(request.POST, tz)
         try:
-            window = services.maintenance_create(actor=Actor.from_request(request, "page"), group=req.group or None,
-                                                 nodes=req.nodes or None, start=req.start, end=req.end,
-                                                 reason=req.reason)
+            window = services.maintenance_create(
+                actor=Actor.from_request(request, "page"),
+                group=req.group or None,
+                nodes=req.nodes or None,
+                start=req.start,
+                end=req.end,
+                reason=req.reason,
+            )
         except BookingError as exc:
             ctx["errors"] = exc.errors
         else:
             hit = window.bookings.count()
-            messages.success(request, f"Maintenance planned; {hit} booking{'s' if hit != 1 else ''} marked "
-                                      "and their owners emailed.")
+            messages.success(
+                request, f"Maintenance planned; {hit} booking{'s' if hit != 1 else ''} marked and their owners emailed."
+            )
             return redirect("bookings:maintenance")
     ctx["windows"] = selectors.maintenance_list(since=timezone.now())
     return render(request, "bookings/maintenance.html", ctx, status=400 if ctx["errors"] else 200)

@@ -1,5 +1,6 @@
 """Who makes a change and through which door: every service that writes takes
 an ``Actor`` and records it in the change log."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

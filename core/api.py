@@ -10,6 +10,7 @@ CSRF check on writes). Nobody signed in: 401; signed in without the role: 403.
 Tokens are checked by the authentication backends in settings (accounts'
 ``TokenBackend``), so this floor imports no app.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

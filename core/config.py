@@ -1,5 +1,6 @@
 """One reader for the project's own settings: Django settings first (tests
 override them there), then the environment, then the default."""
+
 from __future__ import annotations
 
 import os

@@ -5,6 +5,7 @@ fail. On every PostgreSQL connection the timestamptz loader is wrapped so an
 out-of-range value loads as the nearest date Python can hold (shown as is:
 ``0001-01-02`` or ``9999-12-30``). Nothing new gets in: the edge refuses
 dates outside 2000..2100."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime

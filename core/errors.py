@@ -7,6 +7,7 @@ The API root answers any ``FleetError`` as ``{"message", "errors": [{"path",
 fields. Nothing has been written when one is raised. No Django import: pure
 modules (the lab document, the planner) raise these too.
 """
+
 from __future__ import annotations
 
 from typing import Any

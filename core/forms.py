@@ -6,6 +6,7 @@ breaks), whole numbers stay within a 32-bit column unless the field says
 less, and date-times fall between 2000 and 2100 with an offset within
 +/-14:00. Django's own checks (length, NUL in ``CharField``) still run first.
 """
+
 from __future__ import annotations
 
 from datetime import date, datetime

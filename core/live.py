@@ -7,6 +7,7 @@ so topology hands its reader in here from its ``AppConfig.ready`` and the
 lower floors ask this module. Without a reader (an app set without
 topology) they get nothing and show no health, never a guess.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence

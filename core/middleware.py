@@ -1,6 +1,7 @@
 """The edge for pages: a path or query string holding a NUL or another
 control character is refused with 400 before any view runs (PostgreSQL text
 cannot hold NUL; no name, filter or date the app knows contains one)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -21,11 +22,12 @@ class RefuseControlCharacters:
             return self.get_response(request)
         where, message = problem
         if request.path.startswith("/api/"):
-            body = {"message": f"the request was not applied: {where}: {message}",
-                    "errors": [{"path": where, "message": message}]}
+            body = {
+                "message": f"the request was not applied: {where}: {message}",
+                "errors": [{"path": where, "message": message}],
+            }
             return JsonResponse(body, status=400)
-        return HttpResponse(f"Bad request: {where} {message}.\n", status=400,
-                            content_type="text/plain; charset=utf-8")
+        return HttpResponse(f"Bad request: {where} {message}.\n", status=400, content_type="text/plain; charset=utf-8")
 
 
 def _problem(request: HttpRequest) -> tuple[str, str] | None:

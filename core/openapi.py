@@ -14,6 +14,7 @@ same rules the API root applies:
 - 409: it writes (the request clashes with what is stored);
 - 413: it takes a whole lab document (``/api/import``).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -77,8 +78,9 @@ def declare_errors(schema: dict[str, Any]) -> dict[str, Any]:
                 continue
             responses = operation.setdefault("responses", {})
             for code in error_codes(path, method, operation):
-                responses.setdefault(str(code), {"description": DESCRIPTIONS[code],
-                                                 "content": {"application/json": {"schema": ref}}})
+                responses.setdefault(
+                    str(code), {"description": DESCRIPTIONS[code], "content": {"application/json": {"schema": ref}}}
+                )
     return schema
 
 

@@ -7,6 +7,7 @@ an app registers a renderer for it in its ``AppConfig.ready``. A renderer
 takes the page's context (a dict) and the object and returns HTML built from
 an autoescaped template.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict

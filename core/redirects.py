@@ -1,5 +1,6 @@
 """Old addresses that moved: a permanent redirect to the URL's new name
 (301 for reads; 308 for writes, so a form or script keeps its method and body)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,6 +1,7 @@
 """Roles: lab admin (edits inventory and catalogue), member (reads, books node
 groups), viewer (reads). A role is a Django group; superusers are lab admins.
 Pages and API both ask these functions, so the rules live in one place."""
+
 from __future__ import annotations
 
 from typing import Any

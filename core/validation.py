@@ -20,6 +20,7 @@ The checks are plain functions (``text_problem``, ``datetime_problem``,
 question; the annotated types wrap them for pydantic so ``/api/openapi.json``
 states each constraint (length, pattern, bounds).
 """
+
 from __future__ import annotations
 
 import re
@@ -142,8 +143,11 @@ def CleanStr(max_length: int, *, min_length: int = 0, pattern: str | None = None
     """One line of text for a column of ``max_length`` characters. A
     ``pattern`` of the field's own (already free of control characters)
     replaces the generic one in the schema."""
-    return Annotated[str, Field(min_length=min_length, max_length=max_length, pattern=pattern or ONE_LINE_PATTERN),
-                     AfterValidator(_one_line)]
+    return Annotated[
+        str,
+        Field(min_length=min_length, max_length=max_length, pattern=pattern or ONE_LINE_PATTERN),
+        AfterValidator(_one_line),
+    ]
 
 
 def MultiLineStr(max_length: int) -> Any:  # noqa: N802
@@ -163,8 +167,10 @@ def Float(ge: float, le: float) -> Any:  # noqa: N802
 
 SaneDatetime = Annotated[
     datetime,
-    Field(description="ISO 8601 with a zone; between 2000-01-01 and 2100-01-01, offset within +/-14:00",
-          json_schema_extra={"x-earliest": "2000-01-01T00:00:00Z", "x-latest": "2100-01-01T00:00:00Z"}),
+    Field(
+        description="ISO 8601 with a zone; between 2000-01-01 and 2100-01-01, offset within +/-14:00",
+        json_schema_extra={"x-earliest": "2000-01-01T00:00:00Z", "x-latest": "2100-01-01T00:00:00Z"},
+    ),
     AfterValidator(_sane_datetime),
 ]
 JsonData = Annotated[Any, AfterValidator(_no_deep_json)]

@@ -1,5 +1,6 @@
 """Design API: ``POST /api/designs`` answers a design request with its
 candidate designs (any signed-in user: it writes nothing)."""
+
 from __future__ import annotations
 
 from typing import Any

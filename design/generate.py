@@ -29,6 +29,7 @@ where a designed cable of the same type and coding joins the same ports.
 SSH addresses of new Sparks in the documents are placeholders from TEST-NET-1
 (192.0.2.0/24, RFC 5737, never routed): replace them before importing.
 """
+
 from __future__ import annotations
 
 import re
@@ -42,8 +43,10 @@ from topology.engine import CableIn, EndIn, Group, LabIn, NodeIn, SwitchIn, Swit
 MAX_SPARKS = 64  # the largest lab the catalogue can cable: 32 ports x 2 breakout legs
 RING_MIN, RING_MAX = 3, 8
 PLACEHOLDER_NET = "192.0.2"  # TEST-NET-1, RFC 5737: documentation only, never routed
-PLACEHOLDER_NOTE = ("SSH addresses are placeholders from TEST-NET-1 (192.0.2.0/24, RFC 5737): "
-                    "replace each with the Spark's real management address before importing.")
+PLACEHOLDER_NOTE = (
+    "SSH addresses are placeholders from TEST-NET-1 (192.0.2.0/24, RFC 5737): "
+    "replace each with the Spark's real management address before importing."
+)
 
 SPARK_128, SPARK_64 = "dgx-spark-128", "dgx-spark-64"
 DIRECT_CABLE = "qsfp112-dac"
@@ -94,8 +97,9 @@ class Request:
     def spark_lines(self) -> tuple[SparkLine, ...]:
         if self.lines:
             return self.lines
-        return tuple(SparkLine(slug, planned=n) for slug, n in ((SPARK_128, self.sparks_128),
-                                                               (SPARK_64, self.sparks_64)) if n)
+        return tuple(
+            SparkLine(slug, planned=n) for slug, n in ((SPARK_128, self.sparks_128), (SPARK_64, self.sparks_64)) if n
+        )
 
     @property
     def total(self) -> int:
@@ -145,17 +149,31 @@ def check(request: Request) -> None:
         for i, line in enumerate(request.lines):
             spark = _SPARK.get(line.hardware) if isinstance(line.hardware, str) else None
             if spark is None:
-                errors.append((f"sparks[{i}].hardware", f"{line.hardware!r} is not a Spark of the hardware catalogue; "
-                                                        f"one of {', '.join(s for s in _SPARK if _SPARK[s][2])}"))
+                errors.append(
+                    (
+                        f"sparks[{i}].hardware",
+                        f"{line.hardware!r} is not a Spark of the hardware catalogue; "
+                        f"one of {', '.join(s for s in _SPARK if _SPARK[s][2])}",
+                    )
+                )
             elif not spark[2]:
-                errors.append((f"sparks[{i}].hardware", f"the {spark[0]} has no ConnectX-7 port: it cannot be cabled "
-                                                        "into a cluster"))
+                errors.append(
+                    (
+                        f"sparks[{i}].hardware",
+                        f"the {spark[0]} has no ConnectX-7 port: it cannot be cabled into a cluster",
+                    )
+                )
             for name in ("owned", "planned"):
                 if not _count_ok(getattr(line, name)):
                     errors.append((f"sparks[{i}].{name}", f"must be a whole number from 0 to {MAX_SPARKS}"))
             if request.inventory is not None and line.owned:
-                errors.append((f"sparks[{i}].owned", "growing the lab, its owned Sparks are the registered ones: "
-                                                     "list only planned Sparks here (or register the others first)"))
+                errors.append(
+                    (
+                        f"sparks[{i}].owned",
+                        "growing the lab, its owned Sparks are the registered ones: "
+                        "list only planned Sparks here (or register the others first)",
+                    )
+                )
     else:
         for name in ("sparks_128", "sparks_64"):
             if not _count_ok(getattr(request, name)):
@@ -163,19 +181,34 @@ def check(request: Request) -> None:
     if request.inventory is not None:
         for s in request.inventory.get("sparks", []):
             if s.get("status") != "retired" and s["hardware"] not in _SPARK:
-                errors.append(("from_inventory", f"{s['name']}'s hardware {s['hardware']!r} is not in the hardware "
-                                                 "catalogue the designer knows; retire it or design without the lab"))
+                errors.append(
+                    (
+                        "from_inventory",
+                        f"{s['name']}'s hardware {s['hardware']!r} is not in the hardware "
+                        "catalogue the designer knows; retire it or design without the lab",
+                    )
+                )
     if not errors and not 2 <= request.total <= MAX_SPARKS:
         path = "sparks" if request.lines else "sparks_128"
         have = len(_growing(request.inventory))
         lab = f" ({have} of them the lab's)" if request.inventory is not None else ""
-        errors.append((path, f"{request.total} Sparks in all{lab}: a design needs 2 to {MAX_SPARKS} Sparks "
-                             f"(the catalogue's largest switch cables {MAX_SPARKS}; designs over several "
-                             "switches are not made)"))
+        errors.append(
+            (
+                path,
+                f"{request.total} Sparks in all{lab}: a design needs 2 to {MAX_SPARKS} Sparks "
+                f"(the catalogue's largest switch cables {MAX_SPARKS}; designs over several "
+                "switches are not made)",
+            )
+        )
     if request.owned_switch is not None:
         if request.owned_switch not in _SWITCH:
-            errors.append(("owned_switch", f"{request.owned_switch!r} is not a switch of the hardware catalogue; "
-                                           f"one of {', '.join(sorted(_SWITCH))}"))
+            errors.append(
+                (
+                    "owned_switch",
+                    f"{request.owned_switch!r} is not a switch of the hardware catalogue; "
+                    f"one of {', '.join(sorted(_SWITCH))}",
+                )
+            )
         if request.no_switch:
             errors.append(("owned_switch", "give either no_switch or an owned switch, not both"))
     if errors:
@@ -214,8 +247,10 @@ def capacity(switch: str) -> int:
 def _why_none(request: Request) -> str:
     n = request.total
     if request.no_switch:
-        return (f"{n} Sparks cannot be cabled without a switch: a direct pair is 2 Sparks and a ring "
-                f"{RING_MIN} to {RING_MAX}; allow a switch")
+        return (
+            f"{n} Sparks cannot be cabled without a switch: a direct pair is 2 Sparks and a ring "
+            f"{RING_MIN} to {RING_MAX}; allow a switch"
+        )
     return f"the {request.owned_switch} cables at most {capacity(str(request.owned_switch))} Sparks, not {n}"
 
 
@@ -226,8 +261,11 @@ def _growing(inventory: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The inventory's Sparks a growth design cables: not retired, with a ConnectX-7."""
     if inventory is None:
         return []
-    return [s for s in inventory.get("sparks", [])
-            if s.get("status") != "retired" and s["hardware"] in _SPARK and _SPARK[s["hardware"]][2]]
+    return [
+        s
+        for s in inventory.get("sparks", [])
+        if s.get("status") != "retired" and s["hardware"] in _SPARK and _SPARK[s["hardware"]][2]
+    ]
 
 
 @dataclass
@@ -295,13 +333,22 @@ def _lab(request: Request) -> _Lab:
     for name, slug in zip(_next_names(taken, [s["name"] for s in growing], len(slugs)), slugs, strict=True):
         while f"{PLACEHOLDER_NET}.{host}" in used_hosts:
             host += 1
-        sparks.append({"name": name, "hardware": slug,
-                       "ssh": {"host": f"{PLACEHOLDER_NET}.{host}", "port": 22, "user": "fleet"}})
+        sparks.append(
+            {"name": name, "hardware": slug, "ssh": {"host": f"{PLACEHOLDER_NET}.{host}", "port": 22, "user": "fleet"}}
+        )
         host += 1
     designed = {s["name"] for s in sparks}
     left_out = [s for s in inventory.get("sparks", []) if s["name"] not in designed]
-    return _Lab(request, sparks, {k: v for k, v in owned.items() if k in count}, count, left_out,
-                list(inventory.get("switches", [])), list(inventory.get("cables", [])), taken)
+    return _Lab(
+        request,
+        sparks,
+        {k: v for k, v in owned.items() if k in count},
+        count,
+        left_out,
+        list(inventory.get("switches", [])),
+        list(inventory.get("cables", [])),
+        taken,
+    )
 
 
 # ---------------------------------------------------------------- the candidates
@@ -314,16 +361,32 @@ def _cable(slug: str, ends: list[str], label: str) -> dict[str, Any]:
 def _direct(lab: _Lab) -> Design:
     a, b = lab.names
     cables = [_cable(DIRECT_CABLE, [f"{a}:p0", f"{b}:p0"], "pair-1")]
-    return _finish(lab, "direct", "Direct pair", "direct", None, cables,
-                   ["One QSFP112 cable port to port; the second port stays free (a second cable adds no bandwidth)."])
+    return _finish(
+        lab,
+        "direct",
+        "Direct pair",
+        "direct",
+        None,
+        cables,
+        ["One QSFP112 cable port to port; the second port stays free (a second cable adds no bandwidth)."],
+    )
 
 
 def _ring(lab: _Lab) -> Design:
     names = lab.names
-    cables = [_cable(DIRECT_CABLE, [f"{a}:p1", f"{names[(i + 1) % len(names)]}:p0"], f"ring-{i + 1}")
-              for i, a in enumerate(names)]
-    return _finish(lab, "ring", f"Ring of {len(names)}", "ring", None, cables,
-                   ["Each Spark's p1 to the next Spark's p0, the last back to the first."])
+    cables = [
+        _cable(DIRECT_CABLE, [f"{a}:p1", f"{names[(i + 1) % len(names)]}:p0"], f"ring-{i + 1}")
+        for i, a in enumerate(names)
+    ]
+    return _finish(
+        lab,
+        "ring",
+        f"Ring of {len(names)}",
+        "ring",
+        None,
+        cables,
+        ["Each Spark's p1 to the next Spark's p0, the last back to the first."],
+    )
 
 
 def _switched(lab: _Lab, switch: str) -> Design:
@@ -334,15 +397,16 @@ def _switched(lab: _Lab, switch: str) -> Design:
     cables: list[dict[str, Any]] = []
     if switch == CRS804 or (switch == SWITCH_32 and len(names) > ports):
         for i in range(0, len(names), 2):
-            legs = [f"{name}:p0" for name in names[i:i + 2]]
+            legs = [f"{name}:p0" for name in names[i : i + 2]]
             if len(legs) == 2:
                 cables.append(_cable(BREAKOUT_CABLE, [f"{sw}:{i // 2 + 1}", *legs], f"breakout-{i // 2 + 1}"))
             else:  # a breakout needs both legs cabled; the odd Spark gets a port of its own
                 cables.append(_cable(ODD_CABLE, [f"{sw}:{i // 2 + 1}", legs[0]], f"link-{i // 2 + 1}"))
         how = f"each {speed}G port split into 2 x 200G by a QSFP-DD breakout, one leg a Spark"
         if len(names) % 2:
-            how += (f"; the odd Spark on a {_CABLE[ODD_CABLE][0]} to a port of its own "
-                    "(a QSFP-DD cage takes a QSFP56 plug)")
+            how += (
+                f"; the odd Spark on a {_CABLE[ODD_CABLE][0]} to a port of its own (a QSFP-DD cage takes a QSFP56 plug)"
+            )
     else:
         ctype = _SWITCH_CABLE[switch]
         cables = [_cable(ctype, [f"{sw}:{i + 1}", f"{name}:p0"], f"link-{i + 1}") for i, name in enumerate(names)]
@@ -351,8 +415,7 @@ def _switched(lab: _Lab, switch: str) -> Design:
     if speed < 200:
         notes.append(f"Its ports run at {speed} Gb/s, half of what a Spark's port can do.")
     new_switch = [] if mine else [{"name": sw, "hardware": switch}]
-    return _finish(lab, f"switched-{switch}", f"Switched on {sw_name}", "switched", switch, cables, notes,
-                   new_switch)
+    return _finish(lab, f"switched-{switch}", f"Switched on {sw_name}", "switched", switch, cables, notes, new_switch)
 
 
 def _ends_key(cable: dict[str, Any]) -> tuple[str, str, frozenset[str]]:
@@ -387,11 +450,22 @@ def _reuse(lab: _Lab, cables: list[dict[str, Any]]) -> tuple[list[dict[str, Any]
     return out, unplug, len(kept)
 
 
-def _finish(lab: _Lab, key: str, title: str, kind: str, switch: str | None, cables: list[dict[str, Any]],
-            notes: list[str], new_switches: list[dict[str, Any]] | None = None) -> Design:
+def _finish(
+    lab: _Lab,
+    key: str,
+    title: str,
+    kind: str,
+    switch: str | None,
+    cables: list[dict[str, Any]],
+    notes: list[str],
+    new_switches: list[dict[str, Any]] | None = None,
+) -> Design:
     cables, unplug, kept = _reuse(lab, cables)
-    document: dict[str, Any] = {"sparks": [*lab.sparks, *lab.left_out],
-                                "switches": [*lab.switches, *(new_switches or [])], "cables": cables}
+    document: dict[str, Any] = {
+        "sparks": [*lab.sparks, *lab.left_out],
+        "switches": [*lab.switches, *(new_switches or [])],
+        "cables": cables,
+    }
     designed = set(lab.names)
     groups = [g for g in analyse(engine_input(document)) if designed & set(g.nodes)]
     if len(groups) != 1 or set(groups[0].nodes) != designed:  # the generator's own cabling must form one group
@@ -399,19 +473,37 @@ def _finish(lab: _Lab, key: str, title: str, kind: str, switch: str | None, cabl
     unplugged = [f"{c.get('label') or 'unlabelled ' + c['type']} ({' – '.join(c['ends'])})" for c in unplug]
     if lab.request.inventory is not None:
         planned = len(lab.sparks) - len(_growing(lab.request.inventory))
-        notes = [*notes, f"Grows the lab’s {len(designed) - planned} Sparks by {planned} planned "
-                         f"({', '.join(lab.names[len(designed) - planned:]) or 'none'})."]
+        notes = [
+            *notes,
+            f"Grows the lab’s {len(designed) - planned} Sparks by {planned} planned "
+            f"({', '.join(lab.names[len(designed) - planned :]) or 'none'}).",
+        ]
         if unplugged:
-            notes.append(f"Re-cabling: unplug {len(unplugged)} of the lab’s cables; {kept} stay where they are. "
-                         "Import this document with prune: it removes only those cables (the preview lists them) "
-                         "and keeps every Spark and switch as registered.")
+            notes.append(
+                f"Re-cabling: unplug {len(unplugged)} of the lab’s cables; {kept} stay where they are. "
+                "Import this document with prune: it removes only those cables (the preview lists them) "
+                "and keeps every Spark and switch as registered."
+            )
         else:
             notes.append(f"No re-cabling: the lab’s {kept} cables stay where they are.")
         if lab.left_out:
-            notes.append("Not cabled, kept as registered: " + ", ".join(
-                f"{s['name']} ({s.get('status') or 'no ConnectX-7'})" for s in lab.left_out) + ".")
-    design = Design(key, title, kind, switch, document, bill_of_materials(lab, document), groups[0],
-                    [*notes, PLACEHOLDER_NOTE], unplugged, kept)
+            notes.append(
+                "Not cabled, kept as registered: "
+                + ", ".join(f"{s['name']} ({s.get('status') or 'no ConnectX-7'})" for s in lab.left_out)
+                + "."
+            )
+    design = Design(
+        key,
+        title,
+        kind,
+        switch,
+        document,
+        bill_of_materials(lab, document),
+        groups[0],
+        [*notes, PLACEHOLDER_NOTE],
+        unplugged,
+        kept,
+    )
     return design
 
 
@@ -436,8 +528,9 @@ def engine_input(document: dict[str, Any]) -> LabIn:
     for i, c in enumerate(document.get("cables", [])):
         _, speed, breakout = _CABLE[c["type"]]
         ends = tuple(EndIn(*end.split(":")) for end in c["ends"])
-        cables.append(CableIn(c.get("label") or f"cable-{i + 1}", c["type"], speed, breakout,
-                              c.get("coded_for", "nvidia"), ends))
+        cables.append(
+            CableIn(c.get("label") or f"cable-{i + 1}", c["type"], speed, breakout, c.get("coded_for", "nvidia"), ends)
+        )
     return LabIn(tuple(nodes), tuple(switches), tuple(cables))
 
 
@@ -446,8 +539,11 @@ def bill_of_materials(lab: _Lab, document: dict[str, Any]) -> list[Part]:
     each with how many the lab already owns: Sparks as the request says (or the
     lab's registered ones), switches already owned or registered, cables of the
     same type and coding the lab has (re-cabled where they must move)."""
-    parts = [Part("spark", slug, _SPARK[slug][0], count, owned=lab.owned.get(slug, 0))
-             for slug, count in lab.count.items() if count]
+    parts = [
+        Part("spark", slug, _SPARK[slug][0], count, owned=lab.owned.get(slug, 0))
+        for slug, count in lab.count.items()
+        if count
+    ]
     request = lab.request
     used = {end.partition(":")[0] for c in document.get("cables", []) for end in c["ends"]}
     sw_counts: dict[str, int] = {}
@@ -471,8 +567,9 @@ def bill_of_materials(lab: _Lab, document: dict[str, Any]) -> list[Part]:
         key = (c["type"], c.get("coded_for", "nvidia"))
         have[key] = have.get(key, 0) + 1
     for (slug, coded), count in sorted(cable_counts.items()):
-        parts.append(Part("cable", slug, _CABLE[slug][0], count, coded_for=coded,
-                          owned=min(count, have.get((slug, coded), 0))))
+        parts.append(
+            Part("cable", slug, _CABLE[slug][0], count, coded_for=coded, owned=min(count, have.get((slug, coded), 0)))
+        )
     return parts
 
 

@@ -8,6 +8,7 @@ the engine, the checked inputs, the lab's calibrated performance constants),
 on the designed group built from the engine's reading of the design, not on a
 group of the database.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -84,8 +85,13 @@ def design_request(data: dict[str, Any]) -> Answer:
     if lines and sparks_owned:
         errors.append(("sparks_owned", "is shorthand for sparks_128/sparks_64; with lines give owned per line"))
     if sparks_owned and from_inventory:
-        errors.append(("sparks_owned", "growing the lab, its owned Sparks are the registered ones; "
-                                       "sparks_128/sparks_64 are then the planned ones"))
+        errors.append(
+            (
+                "sparks_owned",
+                "growing the lab, its owned Sparks are the registered ones; "
+                "sparks_128/sparks_64 are then the planned ones",
+            )
+        )
     if not lines and sparks_owned and (n128 or n64):  # the shorthand: every Spark owned
         lines = tuple(SparkLine(slug, owned=n) for slug, n in (("dgx-spark-128", n128), ("dgx-spark-64", n64)) if n)
     owned = data.get("owned_switch") or None
@@ -93,8 +99,14 @@ def design_request(data: dict[str, Any]) -> Answer:
         errors.append(("owned_switch", "must be a switch's catalogue slug"))
         owned = None
     inventory = lab_export() if from_inventory else None
-    request = Request(n128 if not lines else 0, n64 if not lines else 0, bool(data.get("no_switch")), owned,
-                      lines=lines, inventory=inventory)
+    request = Request(
+        n128 if not lines else 0,
+        n64 if not lines else 0,
+        bool(data.get("no_switch")),
+        owned,
+        lines=lines,
+        inventory=inventory,
+    )
     budget: Decimal | None = None
     raw_budget = data.get("budget")
     if raw_budget not in (None, ""):
@@ -122,8 +134,16 @@ def design_request(data: dict[str, Any]) -> Answer:
         out = _design_out(design, answer, prices)
         bom = out["bill_of_materials"]
         if bom.get("fits") is False:  # a known total over the budget: not a candidate
-            answer.over_budget.append({"key": out["key"], "title": out["title"], "total": bom["total"],
-                                       "currency": bom["currency"], "over_by": bom["over_by"], "_design": design})
+            answer.over_budget.append(
+                {
+                    "key": out["key"],
+                    "title": out["title"],
+                    "total": bom["total"],
+                    "currency": bom["currency"],
+                    "over_by": bom["over_by"],
+                    "_design": design,
+                }
+            )
         else:
             answer.designs.append(out)
     answer.best = _best(answer) if answer.designs else []
@@ -153,8 +173,10 @@ def _lines(raw: Any, errors: list[tuple[str, str]]) -> tuple[SparkLine, ...]:
         if not isinstance(hardware, str) or not hardware.strip():
             errors.append((f"{path}.hardware", "must be a Spark's hardware catalogue slug, e.g. dgx-spark-128"))
             continue
-        counts = [_whole(item.get(k) if item.get(k) is not None else 0, f"{path}.{k}", 0, MAX_SPARKS, errors)
-                  for k in ("owned", "planned")]
+        counts = [
+            _whole(item.get(k) if item.get(k) is not None else 0, f"{path}.{k}", 0, MAX_SPARKS, errors)
+            for k in ("owned", "planned")
+        ]
         if not sum(counts) and not [e for e in errors if e[0].startswith(path)]:
             errors.append((f"{path}.planned", "a line needs at least one Spark, owned or planned"))
         lines.append(SparkLine(hardware.strip(), *counts))
@@ -191,10 +213,13 @@ def _targets(raw: Any, errors: list[tuple[str, str]]) -> list[Target]:
             continue
         engine = item.get("engine", "vllm")
         try:
-            inputs = planning.plan_input(context_tokens=item.get("context_tokens", 8192),
-                                         concurrency=item.get("concurrency", 1),
-                                         goal=item.get("goal") or default_goal(item.get("concurrency", 1)),
-                                         engine=engine, model=row.spec())
+            inputs = planning.plan_input(
+                context_tokens=item.get("context_tokens", 8192),
+                concurrency=item.get("concurrency", 1),
+                goal=item.get("goal") or default_goal(item.get("concurrency", 1)),
+                engine=engine,
+                model=row.spec(),
+            )
         except BadInput as exc:
             errors.extend((f"{path}.{p}", m) for p, m in exc.errors)
             continue
@@ -206,8 +231,10 @@ def _targets(raw: Any, errors: list[tuple[str, str]]) -> list[Target]:
 
 
 def _prices() -> dict[str, tuple[Decimal | None, str]]:
-    return {slug: (price, currency) for slug, price, currency in
-            CatalogueEntry.objects.values_list("slug", "price", "currency")}
+    return {
+        slug: (price, currency)
+        for slug, price, currency in CatalogueEntry.objects.values_list("slug", "price", "currency")
+    }
 
 
 def _parts_out(design: Design, answer: Answer, prices: dict[str, tuple[Decimal | None, str]]) -> dict[str, Any]:
@@ -223,10 +250,20 @@ def _parts_out(design: Design, answer: Answer, prices: dict[str, tuple[Decimal |
                 unknown.append(part.name)
             else:
                 totals[currency] = totals.get(currency, Decimal(0)) + (line or Decimal(0))
-        rows.append({"kind": part.kind, "type": part.slug, "name": part.name, "count": part.count,
-                     "to_buy": max(buy, 0), "coded_for": part.coded_for or None, "owned": part.owned,
-                     "unit_price": None if price is None else str(price), "currency": currency or None,
-                     "line_total": None if line is None else str(line)})
+        rows.append(
+            {
+                "kind": part.kind,
+                "type": part.slug,
+                "name": part.name,
+                "count": part.count,
+                "to_buy": max(buy, 0),
+                "coded_for": part.coded_for or None,
+                "owned": part.owned,
+                "unit_price": None if price is None else str(price),
+                "currency": currency or None,
+                "line_total": None if line is None else str(line),
+            }
+        )
     known = not unknown and len(totals) <= 1
     total = next(iter(totals.values()), Decimal(0)) if known else None
     total_currency = next(iter(totals), None) if known else None
@@ -247,9 +284,15 @@ def _parts_out(design: Design, answer: Answer, prices: dict[str, tuple[Decimal |
             budget["why"] = "within the budget" if budget["fits"] else "over the budget"
             if not budget["fits"]:
                 budget["over_by"] = str(total - answer.budget)
-    return {"parts": rows, "total": None if total is None else str(total), "currency": total_currency,
-            "total_known": total is not None, "total_note": why,
-            "partial_totals": {c: str(t) for c, t in sorted(totals.items())}, **budget}
+    return {
+        "parts": rows,
+        "total": None if total is None else str(total),
+        "currency": total_currency,
+        "total_known": total is not None,
+        "total_note": why,
+        "partial_totals": {c: str(t) for c, t in sorted(totals.items())},
+        **budget,
+    }
 
 
 # ---------------------------------------------------------------- plans on the designed group
@@ -283,41 +326,78 @@ def group_spec(design: Design) -> GroupSpec:
 def _plan_out(design: Design, target: Target) -> dict[str, Any]:
     row = selectors.model_get(target.model)
     choice = choose_variant(row.spec(), target.engine, None)
-    out: dict[str, Any] = {"model": row.slug, "model_name": row.name, "context_tokens": target.context_tokens,
-                           "concurrency": target.concurrency, "goal": target.goal, "engine": target.engine,
-                           "variant": choice.spec.quantization}
+    out: dict[str, Any] = {
+        "model": row.slug,
+        "model_name": row.name,
+        "context_tokens": target.context_tokens,
+        "concurrency": target.concurrency,
+        "goal": target.goal,
+        "engine": target.engine,
+        "variant": choice.spec.quantization,
+    }
     if choice.error:
         return {**out, "plan": None, "why": choice.error}
-    result = plan_placement(group_spec(design), choice.spec, context_tokens=target.context_tokens,
-                            concurrency=target.concurrency, engine=target.engine, goal=target.goal,
-                            constants=lab_calibration().constants)
+    result = plan_placement(
+        group_spec(design),
+        choice.spec,
+        context_tokens=target.context_tokens,
+        concurrency=target.concurrency,
+        engine=target.engine,
+        goal=target.goal,
+        constants=lab_calibration().constants,
+    )
     plan = result.recommended_plan
     if plan is None:
         why = next((p.reason for p in result.plans if p.reason), "") or " ".join(result.notes) or "no plan fits"
         return {**out, "plan": None, "why": why}
-    return {**out, "plan": {"label": plan.label, "strategy": plan.strategy, "nodes": len(plan.nodes),
-                            "tp": plan.tp, "pp": plan.pp, "replicas": plan.replicas,
-                            "decode_tps": plan.decode_tps, "aggregate_tps": plan.aggregate_tps,
-                            "prediction_source": plan.prediction_source},
-            "why": result.recommendation}
+    return {
+        **out,
+        "plan": {
+            "label": plan.label,
+            "strategy": plan.strategy,
+            "nodes": len(plan.nodes),
+            "tp": plan.tp,
+            "pp": plan.pp,
+            "replicas": plan.replicas,
+            "decode_tps": plan.decode_tps,
+            "aggregate_tps": plan.aggregate_tps,
+            "prediction_source": plan.prediction_source,
+        },
+        "why": result.recommendation,
+    }
 
 
 def engine_out(group: Group) -> dict[str, Any]:
-    return {"kind": group.kind, "nodes": list(group.nodes), "switches": list(group.switches),
-            "link_gbps": sorted({link.gbps for link in group.links}),
-            "slowest_link_gbps": group.slowest_link_gbps, "collective_gbs": round(group.collective_gbs, 1),
-            "memory": {"pooled_gb": group.memory.pooled_gb, "symmetric_gb": group.memory.symmetric_gb,
-                       "local_gb": group.memory.local_gb},
-            "findings": [{"code": f.code, "severity": f.severity, "message": f.message} for f in group.findings]}
+    return {
+        "kind": group.kind,
+        "nodes": list(group.nodes),
+        "switches": list(group.switches),
+        "link_gbps": sorted({link.gbps for link in group.links}),
+        "slowest_link_gbps": group.slowest_link_gbps,
+        "collective_gbs": round(group.collective_gbs, 1),
+        "memory": {
+            "pooled_gb": group.memory.pooled_gb,
+            "symmetric_gb": group.memory.symmetric_gb,
+            "local_gb": group.memory.local_gb,
+        },
+        "findings": [{"code": f.code, "severity": f.severity, "message": f.message} for f in group.findings],
+    }
 
 
 def _design_out(design: Design, answer: Answer, prices: dict[str, tuple[Decimal | None, str]]) -> dict[str, Any]:
-    return {"key": design.key, "title": design.title, "kind": design.kind, "switch": design.switch,
-            "notes": design.notes, "topology": engine_out(design.group),
-            "recabling": {"unplug": design.unplug, "kept": design.kept_cables, "prune": bool(design.unplug)},
-            "bill_of_materials": _parts_out(design, answer, prices),
-            "models": [_plan_out(design, t) for t in answer.targets],
-            "document": design.document, "_design": design}
+    return {
+        "key": design.key,
+        "title": design.title,
+        "kind": design.kind,
+        "switch": design.switch,
+        "notes": design.notes,
+        "topology": engine_out(design.group),
+        "recabling": {"unplug": design.unplug, "kept": design.kept_cables, "prune": bool(design.unplug)},
+        "bill_of_materials": _parts_out(design, answer, prices),
+        "models": [_plan_out(design, t) for t in answer.targets],
+        "document": design.document,
+        "_design": design,
+    }
 
 
 def _best(answer: Answer) -> list[dict[str, Any]]:
@@ -329,10 +409,12 @@ def _best(answer: Answer) -> list[dict[str, Any]]:
         scored = [(s, i, d) for s, i, d in scored if s is not None]
         if scored:
             best = max(scored, key=lambda x: (x[0], -x[1]))
-            found.append({"goal": goal, "design": best[2]["key"], "title": best[2]["title"],
-                          "why": what.format(best[0])})
+            found.append(
+                {"goal": goal, "design": best[2]["key"], "title": best[2]["title"], "why": what.format(best[0])}
+            )
 
     for t, target in enumerate(answer.targets):
+
         def one(d: dict[str, Any], t: int = t) -> float | None:
             plan = d["models"][t]["plan"]
             return plan["decode_tps"] if plan and plan["decode_tps"] else None
@@ -350,14 +432,19 @@ def _best(answer: Answer) -> list[dict[str, Any]]:
     pick("widest exchange bandwidth", lambda d: d["topology"]["collective_gbs"], "{:.0f} GB/s expected class")
     priced = [d for d in answer.designs if d["bill_of_materials"]["total_known"]]
     if priced and len({d["bill_of_materials"]["currency"] for d in priced}) == 1 and len(priced) == len(answer.designs):
-        pick("lowest price", lambda d: -Decimal(d["bill_of_materials"]["total"]),
-             "{}")
+        pick("lowest price", lambda d: -Decimal(d["bill_of_materials"]["total"]), "{}")
         if found and found[-1]["goal"] == "lowest price":
             d = next(x for x in answer.designs if x["key"] == found[-1]["design"])
             found[-1]["why"] = f"{d['bill_of_materials']['total']} {d['bill_of_materials']['currency']}"
     else:
-        found.append({"goal": "lowest price", "design": None, "title": None,
-                      "why": "unknown: not every part of every design has a price in the catalogue"})
+        found.append(
+            {
+                "goal": "lowest price",
+                "design": None,
+                "title": None,
+                "why": "unknown: not every part of every design has a price in the catalogue",
+            }
+        )
     return found
 
 
@@ -369,12 +456,16 @@ def _budget_note(answer: Answer) -> str:
     unchecked = sum(1 for d in answer.designs if d["bill_of_materials"].get("fits") is None)
     budget = f"{answer.budget} {answer.budget_currency}"
     if over and not answer.designs:
-        return (f"Every design is over the budget of {budget}: the {over} are listed with what each costs "
-                "and by how much it is over.")
+        return (
+            f"Every design is over the budget of {budget}: the {over} are listed with what each costs "
+            "and by how much it is over."
+        )
     parts = []
     if over:
-        parts.append(f"{over} design{'s' if over != 1 else ''} over the budget of {budget} "
-                     f"{'are' if over != 1 else 'is'} left out")
+        parts.append(
+            f"{over} design{'s' if over != 1 else ''} over the budget of {budget} "
+            f"{'are' if over != 1 else 'is'} left out"
+        )
     if unchecked:
         parts.append(f"{unchecked} cannot be checked (total unknown)")
     return ("; ".join(parts) + ".") if parts else f"Every design is within the budget of {budget}."
@@ -383,20 +474,26 @@ def _budget_note(answer: Answer) -> str:
 def answer_out(answer: Answer) -> dict[str, Any]:
     """The API's answer (and what the page draws)."""
     return {
-        "request": {"sparks_128": answer.request.sparks_128, "sparks_64": answer.request.sparks_64,
-                    "sparks": [{"hardware": line.hardware, "owned": line.owned, "planned": line.planned}
-                               for line in answer.request.lines],
-                    "from_inventory": answer.from_inventory,
-                    "no_switch": answer.request.no_switch, "owned_switch": answer.request.owned_switch,
-                    "sparks_owned": answer.sparks_owned,
-                    "budget": None if answer.budget is None else str(answer.budget),
-                    "currency": answer.budget_currency or None,
-                    "models": [t.__dict__ for t in answer.targets]},
+        "request": {
+            "sparks_128": answer.request.sparks_128,
+            "sparks_64": answer.request.sparks_64,
+            "sparks": [
+                {"hardware": line.hardware, "owned": line.owned, "planned": line.planned}
+                for line in answer.request.lines
+            ],
+            "from_inventory": answer.from_inventory,
+            "no_switch": answer.request.no_switch,
+            "owned_switch": answer.request.owned_switch,
+            "sparks_owned": answer.sparks_owned,
+            "budget": None if answer.budget is None else str(answer.budget),
+            "currency": answer.budget_currency or None,
+            "models": [t.__dict__ for t in answer.targets],
+        },
         "designs": [{k: v for k, v in d.items() if not k.startswith("_")} for d in answer.designs],
         "over_budget": [{k: v for k, v in d.items() if not k.startswith("_")} for d in answer.over_budget],
         "all_over_budget": bool(answer.over_budget) and not answer.designs,
         "budget_note": _budget_note(answer),
         "best": answer.best,
         "predictions": "decode figures are predicted by placement/perfmodel.py on the designed group "
-                       "(expected usable memory, expected link speed); nothing is measured before it is built",
+        "(expected usable memory, expected link speed); nothing is measured before it is built",
     }

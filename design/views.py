@@ -1,6 +1,7 @@
 """The lab designer's page: a form, the candidates side by side, and each
 candidate's lab document to download. Reads only; importing stays on the
 lab admins' import page."""
+
 from __future__ import annotations
 
 import io
@@ -46,9 +47,15 @@ class DesignForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["switch"] = forms.ChoiceField(label="Switch", required=False, choices=[
-            ("", "any switch, or none"), ("none", "no switch"),
-            *((slug, f"already own a {name}") for slug, name in switch_choices())])
+        self.fields["switch"] = forms.ChoiceField(
+            label="Switch",
+            required=False,
+            choices=[
+                ("", "any switch, or none"),
+                ("none", "no switch"),
+                *((slug, f"already own a {name}") for slug, name in switch_choices()),
+            ],
+        )
         self.order_fields(["switch"])
         hardware = [("", "—"), *spark_choices()]
         for i in range(1, LINE_SLOTS + 1):
@@ -70,18 +77,35 @@ def request_data(query: Any) -> dict[str, Any]:
     lines = []
     for i in range(1, LINE_SLOTS + 1):
         if query.get(f"hardware_{i}") and (query.get(f"owned_{i}") or query.get(f"planned_{i}")):
-            lines.append({"hardware": query.get(f"hardware_{i}"), "owned": query.get(f"owned_{i}") or 0,
-                          "planned": query.get(f"planned_{i}") or 0})
+            lines.append(
+                {
+                    "hardware": query.get(f"hardware_{i}"),
+                    "owned": query.get(f"owned_{i}") or 0,
+                    "planned": query.get(f"planned_{i}") or 0,
+                }
+            )
     models = []
     for i in range(1, TARGET_SLOTS + 1):
         if query.get(f"model_{i}"):
-            models.append({"model": query.get(f"model_{i}"), "context_tokens": query.get(f"context_{i}") or 8192,
-                           "concurrency": query.get(f"concurrency_{i}") or 1})
-    return {"sparks_128": query.get("sparks_128", ""), "sparks_64": query.get("sparks_64", ""),
-            "no_switch": switch == "none", "owned_switch": switch if switch not in ("", "none") else None,
-            "sparks_owned": query.get("sparks_owned") in ("on", "true", "1"), "sparks": lines,
-            "from_inventory": query.get("from_inventory") in ("on", "true", "1"),
-            "budget": query.get("budget") or None, "currency": query.get("currency") or None, "models": models}
+            models.append(
+                {
+                    "model": query.get(f"model_{i}"),
+                    "context_tokens": query.get(f"context_{i}") or 8192,
+                    "concurrency": query.get(f"concurrency_{i}") or 1,
+                }
+            )
+    return {
+        "sparks_128": query.get("sparks_128", ""),
+        "sparks_64": query.get("sparks_64", ""),
+        "no_switch": switch == "none",
+        "owned_switch": switch if switch not in ("", "none") else None,
+        "sparks_owned": query.get("sparks_owned") in ("on", "true", "1"),
+        "sparks": lines,
+        "from_inventory": query.get("from_inventory") in ("on", "true", "1"),
+        "budget": query.get("budget") or None,
+        "currency": query.get("currency") or None,
+        "models": models,
+    }
 
 
 @require_GET
@@ -95,11 +119,16 @@ def design_page(request: HttpRequest) -> HttpResponse:
             shown[f"hardware_{i}"] = slug
             shown[f"{'owned' if owned else 'planned'}_{i}"] = request.GET.get(name, "")
     form = DesignForm(shown if asked else None, initial={"hardware_1": "dgx-spark-128", "planned_1": 4})
-    context: dict[str, Any] = {"form": form, "lab_fields": [form[n] for n in LAB_FIELDS],
-                               "line_fields": [[form[n] for n in names] for names in LINE_FIELDS],
-                               "model_fields": [form[n] for n in MODEL_FIELDS],
-                               "asked": asked, "can_admin": can_edit_inventory(request.user),
-                               "placeholder_note": PLACEHOLDER_NOTE, "query": request.GET.urlencode()}
+    context: dict[str, Any] = {
+        "form": form,
+        "lab_fields": [form[n] for n in LAB_FIELDS],
+        "line_fields": [[form[n] for n in names] for names in LINE_FIELDS],
+        "model_fields": [form[n] for n in MODEL_FIELDS],
+        "asked": asked,
+        "can_admin": can_edit_inventory(request.user),
+        "placeholder_note": PLACEHOLDER_NOTE,
+        "query": request.GET.urlencode(),
+    }
     if asked:
         try:
             answer = services.design_request(request_data(request.GET))
@@ -140,8 +169,10 @@ def design_document(request: HttpRequest) -> HttpResponse:
     key = design.key
     text = "# " + PLACEHOLDER_NOTE + "\n# " + design.title + ", from Spark Fleet's lab designer.\n"
     if design.unplug:
-        text += ("# Growth of the registered lab: import with prune, which removes only the cables this design "
-                 "unplugs:\n#   " + "\n#   ".join(design.unplug) + "\n")
+        text += (
+            "# Growth of the registered lab: import with prune, which removes only the cables this design "
+            "unplugs:\n#   " + "\n#   ".join(design.unplug) + "\n"
+        )
     text += yaml.safe_dump(design.document, sort_keys=False, default_flow_style=None, width=120)
     response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="lab-{key}.yaml"'

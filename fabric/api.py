@@ -1,5 +1,6 @@
 """Fabric API: start a verification of a group, list its runs, read one, and
 the netplan files per group and per Spark."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -20,15 +21,27 @@ router = Router(tags=["fabric"], auth=READ)
 def run_out(run: FabricRun, *, output: bool = False) -> dict[str, Any]:
     result = run.result or {}
     data: dict[str, Any] = {
-        "id": run.pk, "group": run.group_id, "group_name": run.group_name, "kind": run.kind,
-        "link_gbps": run.link_gbps, "nodes": [n["name"] for n in run.nodes], "status": run.status,
+        "id": run.pk,
+        "group": run.group_id,
+        "group_name": run.group_name,
+        "kind": run.kind,
+        "link_gbps": run.link_gbps,
+        "nodes": [n["name"] for n in run.nodes],
+        "status": run.status,
         "verdict": run.verdict or None,
         "measured_busbw_gbs": run.avg_busbw,
         "expected": {"low_gbs": run.expected_low, "high_gbs": run.expected_high, "source": run.expected_source},
-        "rows": result.get("rows", []), "wrong": result.get("wrong"), "nccl_version": result.get("nccl_version"),
-        "findings": run.findings, "error": run.error, "command": run.command,
-        "created_by": run.created_by_name, "created_at": run.created_at,
-        "started_at": run.started_at, "finished_at": run.finished_at, "url": f"/fabric/runs/{run.pk}/",
+        "rows": result.get("rows", []),
+        "wrong": result.get("wrong"),
+        "nccl_version": result.get("nccl_version"),
+        "findings": run.findings,
+        "error": run.error,
+        "command": run.command,
+        "created_by": run.created_by_name,
+        "created_at": run.created_at,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "url": f"/fabric/runs/{run.pk}/",
     }
     if output:
         data["output"] = run.output
@@ -62,8 +75,12 @@ def verification(request: HttpRequest, run_id: int) -> Any:
 def group_netplan(request: HttpRequest, group_id: int) -> Any:
     """Every Spark's netplan file of the group, and where its addresses come from."""
     netplan = services.group_netplan(group_id)
-    return {"group": netplan.group.pk, "files": netplan.files, "sources": netplan.plan.sources,
-            "subnets": {k: list(v) for k, v in netplan.plan.subnets.items()}}
+    return {
+        "group": netplan.group.pk,
+        "files": netplan.files,
+        "sources": netplan.plan.sources,
+        "subnets": {k: list(v) for k, v in netplan.plan.subnets.items()},
+    }
 
 
 @router.get("/sparks/{name}/netplan", response={200: None})

@@ -30,5 +30,6 @@ class FabricConfig(AppConfig):
         if measured_exchanges not in MEASURED_PROVIDERS:
             MEASURED_PROVIDERS.append(measured_exchanges)
         for code, (severity, description) in FABRIC_CODES.items():
-            register_finding_code(code, severity="error" if severity == "critical" else severity,
-                                  description=description)
+            register_finding_code(
+                code, severity="error" if severity == "critical" else severity, description=description
+            )

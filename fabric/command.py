@@ -54,7 +54,7 @@ class VerifySettings:
 
 def _path(value: str) -> str:
     if value.startswith("$HOME/"):
-        return '"$HOME"/' + shlex.quote(value[len("$HOME/"):])
+        return '"$HOME"/' + shlex.quote(value[len("$HOME/") :])
     return shlex.quote(value)
 
 
@@ -80,8 +80,13 @@ def environment(nodes: list[VerifyNode], kind: str, settings: VerifySettings) ->
     iface = settings.mgmt_iface
     # one value for every rank: the union of the cabled twins (NVIDIA's script lists all four)
     hca = ",".join(dict.fromkeys(d for n in nodes for d in n.rdma))
-    env = [("NCCL_SOCKET_IFNAME", iface), ("UCX_NET_DEVICES", iface), ("OMPI_MCA_btl_tcp_if_include", iface),
-           ("NCCL_IB_HCA", hca), ("NCCL_IB_SUBNET_AWARE_ROUTING", "1")]
+    env = [
+        ("NCCL_SOCKET_IFNAME", iface),
+        ("UCX_NET_DEVICES", iface),
+        ("OMPI_MCA_btl_tcp_if_include", iface),
+        ("NCCL_IB_HCA", hca),
+        ("NCCL_IB_SUBNET_AWARE_ROUTING", "1"),
+    ]
     if kind in RING_KINDS:
         env += [("NCCL_NET_PLUGIN", "none"), ("NCCL_IB_MERGE_NICS", "0")]
     env.append(("NCCL_DEBUG", "VERSION"))  # prints the NCCL version: a non-release build shows

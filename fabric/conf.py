@@ -1,4 +1,5 @@
 """Settings of the fabric app (Django settings, else the environment, else the default)."""
+
 from __future__ import annotations
 
 from core.config import setting

@@ -1,5 +1,6 @@
 """Fabric verification runs: nccl-tests all_gather_perf across a group, its
 command, raw output, parsed result, verdict and findings."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -45,8 +46,9 @@ class FabricRun(models.Model):
         ordering = ["-created_at", "-pk"]
         constraints = [
             # one run per group at a time, whatever starts it
-            models.UniqueConstraint(fields=["group"], condition=Q(status__in=["queued", "running"]),
-                                    name="fabric_one_active_run_per_group"),
+            models.UniqueConstraint(
+                fields=["group"], condition=Q(status__in=["queued", "running"]), name="fabric_one_active_run_per_group"
+            ),
         ]
         indexes = [models.Index(fields=["group", "-created_at"], name="fabric_run_group_latest")]
 

@@ -70,10 +70,22 @@ class NcclResult:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "rows": [{"size_bytes": r.size_bytes, "busbw_oop": r.busbw_oop, "busbw_ip": r.busbw_ip,
-                      "algbw_oop": r.algbw_oop, "wrong": r.wrong} for r in self.rows],
-            "avg_busbw": self.avg_busbw, "wrong": self.wrong, "hosts": list(self.hosts),
-            "nccl_version": self.nccl_version, "tests_version": self.tests_version, "errors": list(self.errors),
+            "rows": [
+                {
+                    "size_bytes": r.size_bytes,
+                    "busbw_oop": r.busbw_oop,
+                    "busbw_ip": r.busbw_ip,
+                    "algbw_oop": r.algbw_oop,
+                    "wrong": r.wrong,
+                }
+                for r in self.rows
+            ],
+            "avg_busbw": self.avg_busbw,
+            "wrong": self.wrong,
+            "hosts": list(self.hosts),
+            "nccl_version": self.nccl_version,
+            "tests_version": self.tests_version,
+            "errors": list(self.errors),
         }
 
 
@@ -134,8 +146,9 @@ def parse_all_gather(text: str) -> NcclResult:
         errors.append("no result rows: the test did not print its table")
     elif avg is None:
         errors.append("no '# Avg bus bandwidth' line: the run stopped before the end")
-    return NcclResult(tuple(rows), avg, sum(r.wrong for r in rows), tuple(hosts), nccl_version, tests_version,
-                      tuple(errors))
+    return NcclResult(
+        tuple(rows), avg, sum(r.wrong for r in rows), tuple(hosts), nccl_version, tests_version, tuple(errors)
+    )
 
 
 # --- the judge --------------------------------------------------------------------
@@ -175,11 +188,18 @@ def expected_busbw(kind: str, link_gbps: float) -> Expectation:
     speed = f"{link_gbps:g} Gb/s"
     if kind in ("ring", "chain"):
         low = RING_FLOOR * scale
-        return Expectation(low, None, f"{low:g} GB/s and up in a {kind} of {speed} links (NVIDIA's cluster set-up "
-                                      "script accepts 10 GB/s on 200 Gb/s rings)")
+        return Expectation(
+            low,
+            None,
+            f"{low:g} GB/s and up in a {kind} of {speed} links (NVIDIA's cluster set-up "
+            "script accepts 10 GB/s on 200 Gb/s rings)",
+        )
     low, high = EXPECTED_200G[0] * scale, EXPECTED_200G[1] * scale
-    note = (f"; NVIDIA's set-up script warns under {NVIDIA_THRESHOLD_200G} GB/s" if scale == 1 else
-            " (about half of the 20 to 24 GB/s one 200 Gb/s link gives)")
+    note = (
+        f"; NVIDIA's set-up script warns under {NVIDIA_THRESHOLD_200G} GB/s"
+        if scale == 1
+        else " (about half of the 20 to 24 GB/s one 200 Gb/s link gives)"
+    )
     return Expectation(low, high, f"about {low:g} to {high:g} GB/s on {speed} {kind} links{note}")
 
 
@@ -192,40 +212,63 @@ def judge(result: NcclResult | None, *, kind: str, link_gbps: float, error: str 
     expected = expected_busbw(kind, link_gbps)
     if error or result is None or not result.complete:
         reason = error or "; ".join(result.errors if result else ()) or "no output"
-        return Verdict("failed", expected, result.avg_busbw if result else None, (
-            _f("fabric-run-failed", f"The verification did not complete: {reason}.",
-               "Check that every node answers SSH from the head node without a password, that nccl-tests is "
-               "built with MPI=1 at the configured path on every node, and that no node froze (memory); then "
-               "run it again."),))
+        return Verdict(
+            "failed",
+            expected,
+            result.avg_busbw if result else None,
+            (
+                _f(
+                    "fabric-run-failed",
+                    f"The verification did not complete: {reason}.",
+                    "Check that every node answers SSH from the head node without a password, that nccl-tests is "
+                    "built with MPI=1 at the configured path on every node, and that no node froze (memory); then "
+                    "run it again.",
+                ),
+            ),
+        )
     avg = result.avg_busbw or 0.0
     busbws = [r.busbw for r in result.rows]
     findings: list[FabricFinding] = []
     if result.wrong:
-        findings.append(_f("fabric-errors", f"nccl-tests counted {result.wrong} wrong value(s) across "
-                                            f"{sum(1 for r in result.rows if r.wrong)} buffer size(s).",
-                           "Reseat or replace the cable, check dmesg for PCIe/AER errors on the ConnectX-7, update "
-                           "the firmware, and run the verification again before trusting results."))
+        findings.append(
+            _f(
+                "fabric-errors",
+                f"nccl-tests counted {result.wrong} wrong value(s) across "
+                f"{sum(1 for r in result.rows if r.wrong)} buffer size(s).",
+                "Reseat or replace the cable, check dmesg for PCIe/AER errors on the ConnectX-7, update "
+                "the firmware, and run the verification again before trusting results.",
+            )
+        )
     if max(busbws) < STUCK_BELOW and expected.low > STUCK_BELOW:
-        findings.append(_f(
-            "fabric-stuck-low",
-            f"Bus bandwidth sits at {min(busbws):.2f} to {max(busbws):.2f} GB/s whatever the buffer size, "
-            f"where these links give {expected.short}.",
-            "Run with NCCL_DEBUG=INFO and check for 'NET/IB : Using [0]... [1]...' (both twins); set NCCL_IB_HCA to "
-            "both twins of the cabled port; build NCCL from a release tag (not a development branch); set MTU "
-            "9000 on the cluster twins; reboot a node whose cable was moved."))
+        findings.append(
+            _f(
+                "fabric-stuck-low",
+                f"Bus bandwidth sits at {min(busbws):.2f} to {max(busbws):.2f} GB/s whatever the buffer size, "
+                f"where these links give {expected.short}.",
+                "Run with NCCL_DEBUG=INFO and check for 'NET/IB : Using [0]... [1]...' (both twins); "
+                "set NCCL_IB_HCA to both twins of the cabled port; build NCCL from a release tag "
+                "(not a development branch); set MTU 9000 on the cluster twins; reboot a node whose cable was moved.",
+            )
+        )
     elif kind not in ("ring", "chain") and 0.35 * expected.low <= avg <= 0.65 * (expected.high or expected.low):
-        findings.append(_f(
-            "fabric-one-half",
-            f"Average bus bandwidth {avg:.2f} GB/s is about half of the {expected.short} these links give: "
-            "one twin of each cabled port carries the traffic.",
-            "Bring up and address the second twin of each cabled port in its own subnet (see the netplan "
-            "files), and list both RoCE devices in NCCL_IB_HCA."))
+        findings.append(
+            _f(
+                "fabric-one-half",
+                f"Average bus bandwidth {avg:.2f} GB/s is about half of the {expected.short} these links give: "
+                "one twin of each cabled port carries the traffic.",
+                "Bring up and address the second twin of each cabled port in its own subnet (see the netplan "
+                "files), and list both RoCE devices in NCCL_IB_HCA.",
+            )
+        )
     elif avg < expected.low:
-        findings.append(_f(
-            "fabric-below-expected",
-            f"Average bus bandwidth {avg:.2f} GB/s is under the {expected.short} these links give.",
-            "Stop other GPU work on the nodes and run again; check both twins are up at 200 Gb/s (telemetry), "
-            "MTU 9000 on both ends, and NCCL_IB_HCA listing both twins."))
+        findings.append(
+            _f(
+                "fabric-below-expected",
+                f"Average bus bandwidth {avg:.2f} GB/s is under the {expected.short} these links give.",
+                "Stop other GPU work on the nodes and run again; check both twins are up at 200 Gb/s (telemetry), "
+                "MTU 9000 on both ends, and NCCL_IB_HCA listing both twins.",
+            )
+        )
     status: Literal["ok", "degraded", "failed"] = "ok"
     if findings:
         status = "failed" if any(f.severity == "critical" for f in findings) else "degraded"

@@ -90,8 +90,9 @@ def _observed_v4(observed: Mapping[str, Mapping[str, Sequence[str]]], node: str,
     return found
 
 
-def _kept(segment: Segment, observed: Mapping[str, Mapping[str, Sequence[str]]],
-          taken: set[ipaddress.IPv4Network]) -> list[dict[tuple[str, str], Address]] | None:
+def _kept(
+    segment: Segment, observed: Mapping[str, Mapping[str, Sequence[str]]], taken: set[ipaddress.IPv4Network]
+) -> list[dict[tuple[str, str], Address]] | None:
     """The segment's observed addresses per twin index, if they already follow the rules."""
     per_twin: list[dict[tuple[str, str], Address]] = []
     nets = []
@@ -128,8 +129,9 @@ def _free_subnets(taken: set[ipaddress.IPv4Network], count: int) -> list[ipaddre
     raise ValueError("no free /24 left in 192.168.0.0/16 for the cluster links")
 
 
-def plan_addresses(segments: Sequence[Segment],
-                   observed: Mapping[str, Mapping[str, Sequence[str]]] | None = None) -> NetworkPlan:
+def plan_addresses(
+    segments: Sequence[Segment], observed: Mapping[str, Mapping[str, Sequence[str]]] | None = None
+) -> NetworkPlan:
     """One subnet per twin per segment; observed addresses kept where they follow the rules."""
     observed = observed or {}
     taken: set[ipaddress.IPv4Network] = set()
@@ -175,11 +177,14 @@ def netplan_yaml(node: str, plan: NetworkPlan, *, group: str = "") -> str:
         iface: {"dhcp4": False, "mtu": CLUSTER_MTU, "addresses": [cidr]}
         for iface, cidr in sorted((plan.addresses.get(node) or {}).items())
     }
-    header = (f"# {NETPLAN_PATH} for {node}{f' (group {group})' if group else ''}: cluster twins, one subnet "
-              "per twin per link, MTU 9000.\n"
-              f"# Install: sudo install -m 600 this-file {NETPLAN_PATH} && sudo netplan apply\n")
-    body = yaml.safe_dump({"network": {"version": 2, "ethernets": ethernets}}, sort_keys=False,
-                          default_flow_style=False)
+    header = (
+        f"# {NETPLAN_PATH} for {node}{f' (group {group})' if group else ''}: cluster twins, one subnet "
+        "per twin per link, MTU 9000.\n"
+        f"# Install: sudo install -m 600 this-file {NETPLAN_PATH} && sudo netplan apply\n"
+    )
+    body = yaml.safe_dump(
+        {"network": {"version": 2, "ethernets": ethernets}}, sort_keys=False, default_flow_style=False
+    )
     return header + body
 
 
@@ -228,8 +233,9 @@ def check_netplans(files: Mapping[str, str], segments: Sequence[Segment]) -> lis
                 found.append(addr)
             nets = {a.network for a in found}
             if len(nets) > 1:
-                problems.append(f"{segment.key} twin {index}: ends in different subnets "
-                                f"({', '.join(sorted(map(str, nets)))})")
+                problems.append(
+                    f"{segment.key} twin {index}: ends in different subnets ({', '.join(sorted(map(str, nets)))})"
+                )
             if len({a.ip for a in found}) != len(found):
                 problems.append(f"{segment.key} twin {index}: two ends share an address")
             for net in nets:

@@ -1,5 +1,6 @@
 """Reads of fabric runs: a group's runs, its latest measurement, and the one
 figure the planner reads (``latest_measured_busbw``)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -27,8 +28,11 @@ def active_run(group_id: int) -> FabricRun | None:
 
 def latest_measurement(group_id: int) -> FabricRun | None:
     """The latest completed run that measured a bus bandwidth (a failed run measured nothing)."""
-    return (FabricRun.objects.filter(group_id=group_id, status=FabricRun.Status.DONE, avg_busbw__isnull=False)
-            .order_by("-finished_at", "-pk").first())
+    return (
+        FabricRun.objects.filter(group_id=group_id, status=FabricRun.Status.DONE, avg_busbw__isnull=False)
+        .order_by("-finished_at", "-pk")
+        .first()
+    )
 
 
 def latest_measured_busbw(group_id: int | None) -> tuple[float, FabricRun] | None:
@@ -44,11 +48,14 @@ def measured_exchanges(group_ids: Sequence[int]) -> dict[int, MeasuredExchange]:
     """Each group's latest measured bus bandwidth (the run ``latest_measurement``
     picks), by group id, in one query whatever the number of groups: the group
     state's measured figure (registered with ``topology.live`` by the app)."""
-    latest = (FabricRun.objects.filter(group=OuterRef("group"), status=FabricRun.Status.DONE,
-                                       avg_busbw__isnull=False)
-              .order_by("-finished_at", "-pk").values("pk")[:1])
-    runs = (FabricRun.objects.filter(group_id__in=list(group_ids), pk=Subquery(latest))
-            .values_list("group_id", "pk", "avg_busbw", "finished_at"))
+    latest = (
+        FabricRun.objects.filter(group=OuterRef("group"), status=FabricRun.Status.DONE, avg_busbw__isnull=False)
+        .order_by("-finished_at", "-pk")
+        .values("pk")[:1]
+    )
+    runs = FabricRun.objects.filter(group_id__in=list(group_ids), pk=Subquery(latest)).values_list(
+        "group_id", "pk", "avg_busbw", "finished_at"
+    )
     return {gid: MeasuredExchange(float(busbw), pk, at) for gid, pk, busbw, at in runs if busbw is not None}
 
 
@@ -63,6 +70,12 @@ def fabric_findings(group: Any, nodes: Iterable[str]) -> list[Finding]:
         names = tuple(n["name"] for n in run.nodes if n["name"] in wanted)
         for f in run.findings:
             severity: Severity = "error" if f["severity"] == "critical" else "warning"
-            found.append(Finding(f["code"], severity, f"Fabric verification #{run.pk} of {run.group_name}: "
-                                                      f"{f['message']} Fix: {f['fix']}", names))
+            found.append(
+                Finding(
+                    f["code"],
+                    severity,
+                    f"Fabric verification #{run.pk} of {run.group_name}: {f['message']} Fix: {f['fix']}",
+                    names,
+                )
+            )
     return found

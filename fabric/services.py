@@ -8,6 +8,7 @@ key only, the head node's accepted host key, bounded output); the command is
 ``fabric.command.verify_command``, rebuilt at run time from the stored node
 list, so nothing a user typed reaches a shell.
 """
+
 from __future__ import annotations
 
 import logging
@@ -50,11 +51,15 @@ def may_verify(user: Any, group: NodeGroup) -> tuple[bool, str]:
 def verify_nodes(planned: PlannedGroup) -> list[VerifyNode]:
     """The run's nodes, head first: how mpirun reaches each (its management
     address, else its name) and the RoCE twins of its cabled ports."""
-    hosts = dict(Spark.objects.filter(name__in=[n.name for n in planned.spec.nodes])
-                 .values_list("name", "ssh_host"))
-    return [VerifyNode(n.name, usable_mgmt_ip(hosts.get(n.name)) or n.name,
-                       tuple(d for port in sorted(n.port_rdma) for d in n.port_rdma[port]))
-            for n in planned.spec.nodes]
+    hosts = dict(Spark.objects.filter(name__in=[n.name for n in planned.spec.nodes]).values_list("name", "ssh_host"))
+    return [
+        VerifyNode(
+            n.name,
+            usable_mgmt_ip(hosts.get(n.name)) or n.name,
+            tuple(d for port in sorted(n.port_rdma) for d in n.port_rdma[port]),
+        )
+        for n in planned.spec.nodes
+    ]
 
 
 def _abandon_stale(group: NodeGroup) -> None:
@@ -62,8 +67,11 @@ def _abandon_stale(group: NodeGroup) -> None:
     settings = verify_settings()
     limit = timezone.now() - timedelta(seconds=settings.timeout_s + grace_s() + 120)
     FabricRun.objects.filter(group=group, status=FabricRun.Status.RUNNING, started_at__lt=limit).update(
-        status=FabricRun.Status.FAILED, verdict="failed", finished_at=timezone.now(),
-        error="abandoned: the worker running it stopped before it finished")
+        status=FabricRun.Status.FAILED,
+        verdict="failed",
+        finished_at=timezone.now(),
+        error="abandoned: the worker running it stopped before it finished",
+    )
 
 
 def verification_start(*, actor: Actor, group_id: Any, queue: bool = True) -> FabricRun:
@@ -85,14 +93,21 @@ def verification_start(*, actor: Actor, group_id: Any, queue: bool = True) -> Fa
     try:
         with transaction.atomic():
             run = FabricRun.objects.create(
-                group=group, group_name=group.name, kind=planned.spec.kind, link_gbps=planned.spec.link_gbps,
-                nodes=[{"name": n.name, "host": n.host, "rdma": list(n.rdma)} for n in nodes], command=command,
-                created_by=actor.user, created_by_name=actor.username)
+                group=group,
+                group_name=group.name,
+                kind=planned.spec.kind,
+                link_gbps=planned.spec.link_gbps,
+                nodes=[{"name": n.name, "host": n.host, "rdma": list(n.rdma)} for n in nodes],
+                command=command,
+                created_by=actor.user,
+                created_by_name=actor.username,
+            )
     except IntegrityError:
         running = FabricRun.objects.filter(group=group, status__in=FabricRun.ACTIVE).first()
         ref = f" (run {running.pk}, started by {running.created_by_name or 'someone'})" if running else ""
-        raise errors.Conflict(f"a fabric verification of {group.name} is already under way{ref}; "
-                              "wait for it to finish", "group") from None
+        raise errors.Conflict(
+            f"a fabric verification of {group.name} is already under way{ref}; wait for it to finish", "group"
+        ) from None
     if queue:
         from .tasks import verify_fabric
 
@@ -116,25 +131,35 @@ def _judged(run: FabricRun, output: str, error: str) -> FabricRun:
     result = parse_all_gather(output)
     if error and "timed out" in error:
         done = len(result.rows)
-        error = (f"{error}: the run stopped after {done} of {len(SWEEP_SIZES)} buffer sizes; a node stopped "
-                 f"answering ({', '.join(n['name'] for n in run.nodes)}): check which one answers SSH and "
-                 "telemetry, then run again")
+        error = (
+            f"{error}: the run stopped after {done} of {len(SWEEP_SIZES)} buffer sizes; a node stopped "
+            f"answering ({', '.join(n['name'] for n in run.nodes)}): check which one answers SSH and "
+            "telemetry, then run again"
+        )
     verdict = judge(result, kind=run.kind, link_gbps=run.link_gbps, error=error)
     done = result.complete and not error  # the run finished; its verdict may still be "failed"
     return _finish(
-        run, status=FabricRun.Status.DONE if done else FabricRun.Status.FAILED, verdict=verdict.status,
-        output=output[-OUTPUT_LIMIT:], result=result.to_dict(),
+        run,
+        status=FabricRun.Status.DONE if done else FabricRun.Status.FAILED,
+        verdict=verdict.status,
+        output=output[-OUTPUT_LIMIT:],
+        result=result.to_dict(),
         avg_busbw=result.avg_busbw if result.complete and not error else None,
-        expected_low=verdict.expected.low, expected_high=verdict.expected.high,
-        expected_source=verdict.expected.source[:300], error=error,
-        findings=[{"code": f.code, "severity": f.severity, "message": f.message, "fix": f.fix}
-                  for f in verdict.findings])
+        expected_low=verdict.expected.low,
+        expected_high=verdict.expected.high,
+        expected_source=verdict.expected.source[:300],
+        error=error,
+        findings=[
+            {"code": f.code, "severity": f.severity, "message": f.message, "fix": f.fix} for f in verdict.findings
+        ],
+    )
 
 
 def verification_execute(*, run_id: int) -> FabricRun | None:
     """Run a queued verification once (a redelivered task finds it taken and stops)."""
     if not FabricRun.objects.filter(pk=run_id, status=FabricRun.Status.QUEUED).update(
-            status=FabricRun.Status.RUNNING, started_at=timezone.now()):
+        status=FabricRun.Status.RUNNING, started_at=timezone.now()
+    ):
         return None
     run = FabricRun.objects.get(pk=run_id)
     failed = FabricRun.Status.FAILED
@@ -143,13 +168,20 @@ def verification_execute(*, run_id: int) -> FabricRun | None:
         return _finish(run, status=failed, verdict="failed", error="the head node is gone from the inventory")
     accepted = accepted_host_key(head)
     if accepted is None:
-        return _finish(run, status=failed, verdict="failed",
-                       error=f"no accepted SSH host key for {head.name}: accept it on its telemetry page first; "
-                             "nothing was run")
+        return _finish(
+            run,
+            status=failed,
+            verdict="failed",
+            error=f"no accepted SSH host key for {head.name}: accept it on its telemetry page first; nothing was run",
+        )
     key = _client_key()
     if not key.exists():
-        return _finish(run, status=failed, verdict="failed",
-                       error="the fleet's SSH key (FLEET_SSH_KEY) does not exist; nothing was run")
+        return _finish(
+            run,
+            status=failed,
+            verdict="failed",
+            error="the fleet's SSH key (FLEET_SSH_KEY) does not exist; nothing was run",
+        )
     settings = verify_settings()
     try:
         command = verify_command(_nodes_of(run), run.kind, settings)
@@ -160,15 +192,22 @@ def verification_execute(*, run_id: int) -> FabricRun | None:
         # runs in a worker thread (see run_command): its own connection, closed after
         try:
             FabricRun.objects.filter(pk=run.pk, status=FabricRun.Status.RUNNING).update(
-                output=text[-OUTPUT_LIMIT:], result=parse_all_gather(text).to_dict())
+                output=text[-OUTPUT_LIMIT:], result=parse_all_gather(text).to_dict()
+            )
         except Exception:  # progress is a nicety: never let it end the run
             log.warning("could not store the progress of fabric run %s", run.pk, exc_info=True)
         finally:
             connection.close()
 
-    outcome = run_command(Target(head.ssh_host, head.ssh_port, head.ssh_user), command, client_keys=[str(key)],
-                          accepted_key=accepted, timeout=settings.timeout_s + grace_s(), max_bytes=OUTPUT_LIMIT,
-                          on_output=progress)
+    outcome = run_command(
+        Target(head.ssh_host, head.ssh_port, head.ssh_user),
+        command,
+        client_keys=[str(key)],
+        accepted_key=accepted,
+        timeout=settings.timeout_s + grace_s(),
+        max_bytes=OUTPUT_LIMIT,
+        on_output=progress,
+    )
     run.refresh_from_db()
     run.command = command
     return _judged(run, outcome.output, outcome.error)
@@ -214,8 +253,11 @@ def spark_netplan(name: str) -> tuple[str, GroupNetplan]:
     spark = Spark.objects.filter(name=name).first()
     if spark is None:
         raise errors.NotFound(f"no Spark is named {name!r}", "name")
-    group = (NodeGroup.objects.filter(members__spark=spark, retired_at__isnull=True, parent__isnull=True)
-             .order_by("pk").first())
+    group = (
+        NodeGroup.objects.filter(members__spark=spark, retired_at__isnull=True, parent__isnull=True)
+        .order_by("pk")
+        .first()
+    )
     if group is None:
         raise errors.NotFound(f"{name} is in no live group", "name")
     netplan = group_netplan(group.pk)

@@ -1,4 +1,5 @@
 """Celery task of the fabric app: run one queued verification (thin: id in, service call)."""
+
 from __future__ import annotations
 
 from celery import shared_task

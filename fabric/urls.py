@@ -1,4 +1,5 @@
 """Fabric pages: verification from the group page, run pages, netplan downloads."""
+
 from django.urls import path
 
 from . import views

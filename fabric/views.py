@@ -1,5 +1,6 @@
 """Fabric pages: start a verification from the group page (htmx), the panel
 that polls while a run is under way, one run's page, netplan downloads."""
+
 from __future__ import annotations
 
 import io
@@ -25,9 +26,17 @@ def panel_context(group: NodeGroup, user: Any, *, error: str = "", nodes: Any = 
     active = next((r for r in runs if r.active), None)
     allowed, why = services.may_verify(user, group)
     nodes = sorted(nodes if nodes is not None else group.members.values_list("spark__name", flat=True))
-    return {"group": group, "runs": runs, "active": active, "latest": runs[0] if runs else None,
-            "may_verify": allowed, "why_not": why, "error": error, "sizes": len(SWEEP_SIZES),
-            "netplan_nodes": nodes}
+    return {
+        "group": group,
+        "runs": runs,
+        "active": active,
+        "latest": runs[0] if runs else None,
+        "may_verify": allowed,
+        "why_not": why,
+        "error": error,
+        "sizes": len(SWEEP_SIZES),
+        "netplan_nodes": nodes,
+    }
 
 
 def _group(group_id: int) -> NodeGroup:
@@ -54,8 +63,12 @@ def verify(request: HttpRequest, group_id: int) -> HttpResponse:
         error, status = exc.text, exc.status
     if not request.headers.get("HX-Request"):
         if error:
-            return render(request, "403.html" if status == 403 else "fabric/error.html",
-                          {"need": error, "error": error, "group": group}, status=status)
+            return render(
+                request,
+                "403.html" if status == 403 else "fabric/error.html",
+                {"need": error, "error": error, "group": group},
+                status=status,
+            )
         return HttpResponse(status=303, headers={"Location": f"/groups/{group.pk}/#fabric"})
     return render(request, "fabric/_panel.html", panel_context(group, request.user, error=error), status=status)
 
@@ -65,13 +78,17 @@ def run_page(request: HttpRequest, run_id: int) -> HttpResponse:
     run = selectors.run_get(run_id)
     if run is None:
         raise Http404(f"no fabric verification with id {run_id}")
-    return render(request, "fabric/run.html", {"run": run, "rows": (run.result or {}).get("rows", []),
-                                               "sizes": len(SWEEP_SIZES), "group": run.group})
+    return render(
+        request,
+        "fabric/run.html",
+        {"run": run, "rows": (run.result or {}).get("rows", []), "sizes": len(SWEEP_SIZES), "group": run.group},
+    )
 
 
 def _download(text: bytes, filename: str, content_type: str) -> HttpResponse:
-    return HttpResponse(text, content_type=content_type,
-                        headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+    return HttpResponse(
+        text, content_type=content_type, headers={"Content-Disposition": f'attachment; filename="{filename}"'}
+    )
 
 
 @require_GET

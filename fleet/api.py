@@ -5,6 +5,7 @@ Who may call what is declared on each router and operation (``core.api``:
 ``READ``, ``BOOK``, ``ADMIN``); any ``core.errors.FleetError`` an app raises
 is answered here with its own status.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -61,6 +62,14 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return _error(request, exc.status_code, str(exc))
 
 
-for router in (inventory_router, topology_router, telemetry_router, placement_router, fabric_router,
-               bookings_router, reservations_router, design_router):
+for router in (
+    inventory_router,
+    topology_router,
+    telemetry_router,
+    placement_router,
+    fabric_router,
+    bookings_router,
+    reservations_router,
+    design_router,
+):
     api.add_router("", router)

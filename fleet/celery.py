@@ -1,4 +1,5 @@
 """The Celery app; configuration comes from Django settings (``CELERY_*``)."""
+
 import os
 
 from celery import Celery

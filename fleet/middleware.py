@@ -1,5 +1,6 @@
 """Every page needs a signed-in user, except sign-in itself, static files,
 the API (which answers 401 in JSON on its own) and the metrics endpoint."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

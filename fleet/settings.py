@@ -5,6 +5,7 @@ With nothing set the app runs on an embedded default: a SQLite file under
 server. ``DATABASE_URL`` and ``CELERY_BROKER_URL`` switch to PostgreSQL and
 Redis (or RabbitMQ).
 """
+
 from __future__ import annotations
 
 import os
@@ -51,8 +52,13 @@ def read_secret_key() -> str:
     key_file = os.environ.get("SECRET_KEY_FILE", "").strip() or str(var_dir / "secret_key")
     if not value and Path(key_file).is_file():
         value = Path(key_file).read_text().strip()
-    weak = (not value or value == DEV_SECRET_KEY or value.startswith("django-insecure")
-            or len(value) < SECRET_KEY_MIN_LENGTH or len(set(value)) < 5)
+    weak = (
+        not value
+        or value == DEV_SECRET_KEY
+        or value.startswith("django-insecure")
+        or len(value) < SECRET_KEY_MIN_LENGTH
+        or len(set(value)) < 5
+    )
     if not weak:
         return value
     if DEBUG:

@@ -1,4 +1,5 @@
 """URL map. Feature apps add their pages here."""
+
 from django.contrib import admin
 from django.urls import include, path
 

@@ -1,5 +1,6 @@
 """The Django admin, wired through the same services so that every change
 made here is validated and lands in the change log."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -35,8 +36,9 @@ class SparkAdmin(ServiceAdmin):
     def save_model(self, request: HttpRequest, obj: Spark, form: Any, change: bool) -> None:
         try:
             if change:
-                services.spark_update(actor=Actor.from_request(request, "admin"), spark=Spark.objects.get(pk=obj.pk),
-                                      **self._fields(form))
+                services.spark_update(
+                    actor=Actor.from_request(request, "admin"), spark=Spark.objects.get(pk=obj.pk), **self._fields(form)
+                )
             else:
                 data = {f: form.cleaned_data[f] for f in self.fields if f in form.cleaned_data}
                 created = services.spark_create(actor=Actor.from_request(request, "admin"), **data)
@@ -56,13 +58,19 @@ class SwitchAdmin(ServiceAdmin):
     def save_model(self, request: HttpRequest, obj: Switch, form: Any, change: bool) -> None:
         try:
             if change:
-                services.switch_update(actor=Actor.from_request(request, "admin"), switch=Switch.objects.get(pk=obj.pk),
-                                       **self._fields(form))
+                services.switch_update(
+                    actor=Actor.from_request(request, "admin"),
+                    switch=Switch.objects.get(pk=obj.pk),
+                    **self._fields(form),
+                )
             else:
                 actor = Actor.from_request(request, "admin")
-                created = services.switch_create(actor=actor, name=form.cleaned_data["name"],
-                                                 hardware=form.cleaned_data["hardware"],
-                                                 serial=form.cleaned_data.get("serial", ""))
+                created = services.switch_create(
+                    actor=actor,
+                    name=form.cleaned_data["name"],
+                    hardware=form.cleaned_data["hardware"],
+                    serial=form.cleaned_data.get("serial", ""),
+                )
                 obj.pk = created.pk
         except InventoryError as exc:
             messages.error(request, str(exc))
@@ -92,8 +100,9 @@ class CableAdmin(ServiceAdmin):
 
     def save_model(self, request: HttpRequest, obj: Cable, form: Any, change: bool) -> None:
         try:
-            services.cable_update(actor=Actor.from_request(request, "admin"), cable=Cable.objects.get(pk=obj.pk),
-                                  **self._fields(form))
+            services.cable_update(
+                actor=Actor.from_request(request, "admin"), cable=Cable.objects.get(pk=obj.pk), **self._fields(form)
+            )
         except InventoryError as exc:
             messages.error(request, str(exc))
 
@@ -113,8 +122,13 @@ class CatalogueAdmin(ServiceAdmin):
         if change:
             before = services.snapshot(CatalogueEntry.objects.get(pk=obj.pk))
             obj.save()
-            services.change_record(actor=Actor.from_request(request, "admin"), action="update", obj=obj, before=before,
-                                   after=services.snapshot(obj))
+            services.change_record(
+                actor=Actor.from_request(request, "admin"),
+                action="update",
+                obj=obj,
+                before=before,
+                after=services.snapshot(obj),
+            )
             return
         try:
             created = services.catalogue_create(actor=Actor.from_request(request, "admin"), **form.cleaned_data)

@@ -1,5 +1,6 @@
 """Inventory API: Sparks, switches, cables, the catalogue, import/export and
 the change log. Thin: parse, call one service or selector, return."""
+
 from __future__ import annotations
 
 # The edge types (core.validation) are built by functions, which mypy cannot read as types.
@@ -74,8 +75,9 @@ class PortOut(Schema):
 class SparkHealthOut(Schema):
     status: Literal["ok", "degraded", "down", "unknown", "new"] = Field(
         description="new: never polled, or its SSH host key awaits acceptance (not down); down: its last poll "
-                    "did not reach it or it presented another host key; unknown: no sample for 3 poll intervals; "
-                    "degraded: a warning or critical alert; ok")
+        "did not reach it or it presented another host key; unknown: no sample for 3 poll intervals; "
+        "degraded: a warning or critical alert; ok"
+    )
     alerts: list[str] = Field(description="codes of its open alerts")
     last_seen: datetime | None = Field(description="when its last sample was taken")
     why: str = Field(description="the reason in words; for new, the action to take")
@@ -92,9 +94,11 @@ class SparkOut(Schema):
     status: str = Field(description="in the inventory: active, maintenance or retired (see health for telemetry)")
     ports: list[PortOut]
     health: SparkHealthOut | None
-    usable_gb: float | None = Field(description="what a model can take on it now, GB (10^9 bytes): measured "
-                                                "(MemAvailable of a fresh sample) or expected (capacity minus the "
-                                                "OS reserve); see usable_source")
+    usable_gb: float | None = Field(
+        description="what a model can take on it now, GB (10^9 bytes): measured "
+        "(MemAvailable of a fresh sample) or expected (capacity minus the "
+        "OS reserve); see usable_source"
+    )
     usable_source: Literal["measured", "expected"] | None
 
 
@@ -213,8 +217,11 @@ def _port_out(port: Any) -> dict[str, Any]:
         cable_id = end.cable_id
         peers = [e.port.label for e in end.cable.ends.all() if e.port_id != port.pk]
     return {
-        "name": port.name, "speed_gbps": port.speed_gbps, "breakout": port.breakout,
-        "cable": cable_id, "peer": peers,
+        "name": port.name,
+        "speed_gbps": port.speed_gbps,
+        "breakout": port.breakout,
+        "cable": cable_id,
+        "peer": peers,
         "twins": [{"name": t.name, "rdma": t.rdma} for t in port.twins.all()],
     }
 
@@ -223,12 +230,18 @@ def spark_out(s: Spark, states: Mapping[str, Any] | None = None) -> dict[str, An
     """A Spark as the API shows it, with its one state (read for it alone unless ``states`` has it)."""
     state = (states if states is not None else live.spark_states([s.name])).get(s.name)
     return {
-        "id": s.pk, "name": s.name, "hardware": s.hardware.slug, "memory_gb": s.memory_gb,
-        "vendor": s.vendor, "serial": s.serial, "status": s.status,
+        "id": s.pk,
+        "name": s.name,
+        "hardware": s.hardware.slug,
+        "memory_gb": s.memory_gb,
+        "vendor": s.vendor,
+        "serial": s.serial,
+        "status": s.status,
         "ssh": {"host": s.ssh_host, "port": s.ssh_port, "user": s.ssh_user},
         "ports": [_port_out(p) for p in s.ports.all()],
-        "health": None if state is None else {"status": state.health, "alerts": list(state.alerts),
-                                              "last_seen": state.last_seen, "why": state.why},
+        "health": None
+        if state is None
+        else {"status": state.health, "alerts": list(state.alerts), "last_seen": state.last_seen, "why": state.why},
         "usable_gb": None if state is None else state.usable_gb,
         "usable_source": None if state is None else state.usable_source,
     }
@@ -236,14 +249,20 @@ def spark_out(s: Spark, states: Mapping[str, Any] | None = None) -> dict[str, An
 
 def switch_out(w: Switch) -> dict[str, Any]:
     return {
-        "id": w.pk, "name": w.name, "hardware": w.hardware.slug, "serial": w.serial,
+        "id": w.pk,
+        "name": w.name,
+        "hardware": w.hardware.slug,
+        "serial": w.serial,
         "ports": [_port_out(p) for p in w.ports.all()],
     }
 
 
 def cable_out(c: Cable) -> dict[str, Any]:
     return {
-        "id": c.pk, "type": c.type.slug, "label": c.label, "coded_for": c.coded_for,
+        "id": c.pk,
+        "type": c.type.slug,
+        "label": c.label,
+        "coded_for": c.coded_for,
         "length_m": float(c.length_m) if c.length_m is not None else None,
         "ends": [e.port.label for e in c.ends.all()],
     }
@@ -253,14 +272,16 @@ def cable_out(c: Cable) -> dict[str, Any]:
 
 
 @router.get("/sparks", response=Page[SparkOut], summary="List Sparks")
-def sparks_list(request: HttpRequest, limit: Limit = 100, offset: Offset = 0, q: Search = "",
-                health: CleanStr(20) = "") -> dict[str, Any]:
+def sparks_list(
+    request: HttpRequest, limit: Limit = 100, offset: Offset = 0, q: Search = "", health: CleanStr(20) = ""
+) -> dict[str, Any]:
     """Sparks with their health and usable memory; ``health`` keeps one status."""
     qs = selectors.sparks_for_api().filter(name__icontains=q) if q else selectors.sparks_for_api()
     if health:
         if health not in live.HEALTH_STATUSES:
-            raise InventoryError(f"{health!r} is not a health status; one of {', '.join(live.HEALTH_STATUSES)}",
-                                 "health")
+            raise InventoryError(
+                f"{health!r} is not a health status; one of {', '.join(live.HEALTH_STATUSES)}", "health"
+            )
         qs = qs.filter(name__in=[n for n, st in live.spark_states().items() if st.health == health])
     chosen = page(qs, lambda item: item, limit, offset)
     states = live.spark_states([s.name for s in chosen["items"]])
@@ -275,9 +296,15 @@ def sparks_read(request: HttpRequest, name: Name) -> dict[str, Any]:
 @router.post("/sparks", response={201: SparkOut}, summary="Register a Spark", auth=ADMIN)
 def sparks_create(request: HttpRequest, payload: SparkIn) -> Status:
     spark = services.spark_create(
-        actor=actor(request), name=payload.name, hardware=payload.hardware, ssh_host=payload.ssh.host,
-        ssh_port=payload.ssh.port, ssh_user=payload.ssh.user, serial=payload.serial,
-        vendor=payload.vendor, status=payload.status,
+        actor=actor(request),
+        name=payload.name,
+        hardware=payload.hardware,
+        ssh_host=payload.ssh.host,
+        ssh_port=payload.ssh.port,
+        ssh_user=payload.ssh.user,
+        serial=payload.serial,
+        vendor=payload.vendor,
+        status=payload.status,
     )
     return Status(201, spark_out(selectors.spark_for_api(spark.name)))
 
@@ -317,15 +344,17 @@ def switches_read(request: HttpRequest, name: Name) -> dict[str, Any]:
 
 @router.post("/switches", response={201: SwitchOut}, summary="Register a switch", auth=ADMIN)
 def switches_create(request: HttpRequest, payload: SwitchIn) -> Status:
-    w = services.switch_create(actor=actor(request), name=payload.name, hardware=payload.hardware,
-                               serial=payload.serial)
+    w = services.switch_create(
+        actor=actor(request), name=payload.name, hardware=payload.hardware, serial=payload.serial
+    )
     return Status(201, switch_out(selectors.switch_for_api(w.name)))
 
 
 @router.patch("/switches/{name}", response=SwitchOut, summary="Change a switch", auth=ADMIN)
 def switches_update(request: HttpRequest, name: Name, payload: SwitchPatch) -> dict[str, Any]:
-    w = services.switch_update(actor=actor(request), switch=services.get_or_404(Switch, name=name),
-                               **payload.dict(exclude_unset=True))
+    w = services.switch_update(
+        actor=actor(request), switch=services.get_or_404(Switch, name=name), **payload.dict(exclude_unset=True)
+    )
     return switch_out(selectors.switch_for_api(w.name))
 
 
@@ -351,15 +380,22 @@ def cables_read(request: HttpRequest, cable_id: CableId) -> dict[str, Any]:
 
 @router.post("/cables", response={201: CableOut}, summary="Register a cable and plug in its ends", auth=ADMIN)
 def cables_create(request: HttpRequest, payload: CableIn) -> Status:
-    c = services.cable_create(actor=actor(request), type=payload.type, ends=payload.ends, label=payload.label,
-                              length_m=payload.length_m, coded_for=payload.coded_for)
+    c = services.cable_create(
+        actor=actor(request),
+        type=payload.type,
+        ends=payload.ends,
+        label=payload.label,
+        length_m=payload.length_m,
+        coded_for=payload.coded_for,
+    )
     return Status(201, cable_out(selectors.cable_for_api(c.pk)))
 
 
 @router.patch("/cables/{cable_id}", response=CableOut, summary="Change or re-plug a cable", auth=ADMIN)
 def cables_update(request: HttpRequest, cable_id: CableId, payload: CablePatch) -> dict[str, Any]:
-    c = services.cable_update(actor=actor(request), cable=services.get_or_404(Cable, pk=cable_id),
-                              **payload.dict(exclude_unset=True))
+    c = services.cable_update(
+        actor=actor(request), cable=services.get_or_404(Cable, pk=cable_id), **payload.dict(exclude_unset=True)
+    )
     return cable_out(selectors.cable_for_api(c.pk))
 
 
@@ -413,8 +449,12 @@ def catalogue_delete(request: HttpRequest, slug: Slug) -> dict[str, Any]:
 # ------------------------------------------------------------------ import / export
 
 
-@router.post("/import", summary="Import a whole lab document (YAML or JSON body); ?dry_run=true only says what "
-             "it would create, change and remove", auth=ADMIN)
+@router.post(
+    "/import",
+    summary="Import a whole lab document (YAML or JSON body); ?dry_run=true only says what "
+    "it would create, change and remove",
+    auth=ADMIN,
+)
 def lab_import(request: HttpRequest, prune: bool = False, dry_run: bool = False) -> dict[str, Any]:
     limit = settings.FLEET_IMPORT_MAX_BYTES
     declared = int(request.META.get("CONTENT_LENGTH") or 0)
@@ -437,10 +477,12 @@ def lab_export(request: HttpRequest, format: Literal["yaml", "json"] = "yaml") -
 
 @router.get("/changes", response=Page[ChangeOut], summary="The change log, newest first")
 def changes_list(
-    request: HttpRequest, object_type: CleanStr(20) = "", object_name: CleanStr(120) = "",
-    user: CleanStr(150) = "", limit: Limit = 100, offset: Offset = 0,
+    request: HttpRequest,
+    object_type: CleanStr(20) = "",
+    object_name: CleanStr(120) = "",
+    user: CleanStr(150) = "",
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> dict[str, Any]:
     qs = selectors.changes(object_type=object_type, object_name=object_name, username=user)
     return page(qs, lambda c: c, limit, offset)
-
-

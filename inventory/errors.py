@@ -1,5 +1,6 @@
 """The inventory's errors: bad input to a write (400) and a missing object
 (404), both on the ground floor's error base (``core.errors``)."""
+
 from __future__ import annotations
 
 from core import errors

@@ -1,5 +1,6 @@
 """Forms render and coerce the fields; the rules live in the services, whose
 errors are put back onto the matching field."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -104,8 +105,12 @@ class CatalogueForm(EdgeChecked, forms.Form):
 
 
 class ImportForm(EdgeChecked, forms.Form):
-    text = forms.CharField(required=False, strip=False, label="Paste the document",
-                           widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false", "class": "code"}))
+    text = forms.CharField(
+        required=False,
+        strip=False,
+        label="Paste the document",
+        widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false", "class": "code"}),
+    )
     document = forms.FileField(required=False, label="or upload a file", help_text="A lab document in YAML or JSON")
     prune = forms.BooleanField(required=False, help_text="Remove what the document does not name")
     confirm_prune = forms.BooleanField(required=False, label="Yes, remove what the preview lists under Removed")

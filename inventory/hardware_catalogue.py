@@ -3,6 +3,7 @@
 Seeded into the ``CatalogueEntry`` table by a data migration; admins may add
 entries later. Figures follow docs/hardware.md (with their public sources).
 """
+
 from __future__ import annotations
 
 SPARK = "spark"

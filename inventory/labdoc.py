@@ -4,6 +4,7 @@ This module only reads and checks the document's shape (no database): it
 refuses aliases (YAML bombs), oversize input, unknown keys and wrong types,
 and names the spot of every problem as a path like ``cables[2].ends[1]``.
 """
+
 from __future__ import annotations
 
 import json
@@ -159,6 +160,7 @@ def parse(data: Any) -> LabDoc:
     for section in ("sparks", "switches", "cables"):
         if data.get(section) is not None and not isinstance(data[section], list):
             errors.append((section, "must be a list"))
+
     def device(item: Any, keys: set[str], path: str) -> tuple[str, str, str] | None:
         """Name, hardware and serial: what Sparks and switches share."""
         if not isinstance(item, dict):

@@ -7,13 +7,15 @@ and the benchmarks in ``bench/``. Plain data in, plain data out: it imports
 nothing from Django; ``inventory.labio.lab_import`` applies what it makes.
 Sparks are named ``<prefix>-0001`` upwards, in the order switched groups, big
 group, rings, pairs, lone Sparks; every fifth Spark is a 64 GB one."""
+
 from __future__ import annotations
 
 from typing import Any
 
 
-def lab_document(*, switched: int = 0, rings: int = 0, pairs: int = 0, singles: int = 0, big: int = 0,
-                 prefix: str = "g") -> dict[str, Any]:
+def lab_document(
+    *, switched: int = 0, rings: int = 0, pairs: int = 0, singles: int = 0, big: int = 0, prefix: str = "g"
+) -> dict[str, Any]:
     sparks: list[dict[str, Any]] = []
     switches: list[dict[str, Any]] = []
     cables: list[dict[str, Any]] = []
@@ -22,16 +24,22 @@ def lab_document(*, switched: int = 0, rings: int = 0, pairs: int = 0, singles: 
         n = len(sparks) + 1
         name = f"{prefix}-{n:04d}"
         # Every fifth Spark is a 64 GB one, as in bench/topology_engine.py.
-        sparks.append({"name": name, "hardware": "dgx-spark-64" if n % 5 == 0 else "dgx-spark-128",
-                       "ssh": {"host": f"10.{100 + n // 62500}.{n // 250 % 250}.{n % 250 + 1}"}})
+        sparks.append(
+            {
+                "name": name,
+                "hardware": "dgx-spark-64" if n % 5 == 0 else "dgx-spark-128",
+                "ssh": {"host": f"10.{100 + n // 62500}.{n // 250 % 250}.{n % 250 + 1}"},
+            }
+        )
         return name
 
     for s in range(switched):
         sw = f"{prefix}-crs-{s + 1:03d}"
         switches.append({"name": sw, "hardware": "mikrotik-crs804-ddq"})
         for port in range(1, 5):
-            cables.append({"type": "qsfp-dd-2x-qsfp56-breakout", "ends": [f"{sw}:{port}", f"{spark()}:p0",
-                                                                          f"{spark()}:p0"]})
+            cables.append(
+                {"type": "qsfp-dd-2x-qsfp56-breakout", "ends": [f"{sw}:{port}", f"{spark()}:p0", f"{spark()}:p0"]}
+            )
     if big:
         # 2 Sparks per 400G port by breakout: a 32-port switch takes up to 64.
         switches.append({"name": f"{prefix}-big", "hardware": "generic-qsfp112-switch-32"})

@@ -6,6 +6,7 @@ Objects the document does not name are left alone unless ``prune`` is set.
 A dry run goes through the very same code in a transaction that is rolled
 back, so a preview says exactly what applying would create, change and remove.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -64,8 +65,14 @@ SPARK_RENAME = {"ssh_host": "ssh.host", "ssh_port": "ssh.port", "ssh_user": "ssh
 
 
 def _upsert(
-    report: ImportReport, kind: str, name: str, existing: Any, fields: dict[str, Any],
-    *, create: Callable[..., Any], update: Callable[[Any, dict[str, Any]], Any],
+    report: ImportReport,
+    kind: str,
+    name: str,
+    existing: Any,
+    fields: dict[str, Any],
+    *,
+    create: Callable[..., Any],
+    update: Callable[[Any, dict[str, Any]], Any],
 ) -> None:
     """Create a Spark or switch the document names, or change what differs.
     The services refuse a name another device already has."""
@@ -137,25 +144,40 @@ def _apply(doc: Any, report: ImportReport, *, actor: Actor, prune: bool) -> None
 
         for i, s in enumerate(doc.sparks):
             fields: dict[str, Any] = {
-                "hardware": s.hardware, "ssh_host": s.ssh_host, "ssh_port": s.ssh_port,
-                "ssh_user": s.ssh_user, "serial": s.serial,
+                "hardware": s.hardware,
+                "ssh_host": s.ssh_host,
+                "ssh_port": s.ssh_port,
+                "ssh_user": s.ssh_user,
+                "serial": s.serial,
             }
             if s.vendor is not None:
                 fields["vendor"] = s.vendor
             if s.status is not None:
                 fields["status"] = s.status
             try:
-                _upsert(report, "spark", s.name, sparks.get(s.name), fields,
-                        create=partial(services.spark_create, actor=actor, name=s.name),
-                        update=lambda device, changes: services.spark_update(actor=actor, spark=device, **changes))
+                _upsert(
+                    report,
+                    "spark",
+                    s.name,
+                    sparks.get(s.name),
+                    fields,
+                    create=partial(services.spark_create, actor=actor, name=s.name),
+                    update=lambda device, changes: services.spark_update(actor=actor, spark=device, **changes),
+                )
             except InventoryError as exc:
                 errors += _prefixed(exc, f"sparks[{i}]", SPARK_RENAME)
 
         for i, w in enumerate(doc.switches):
             try:
-                _upsert(report, "switch", w.name, switches.get(w.name), {"hardware": w.hardware, "serial": w.serial},
-                        create=partial(services.switch_create, actor=actor, name=w.name),
-                        update=lambda device, changes: services.switch_update(actor=actor, switch=device, **changes))
+                _upsert(
+                    report,
+                    "switch",
+                    w.name,
+                    switches.get(w.name),
+                    {"hardware": w.hardware, "serial": w.serial},
+                    create=partial(services.switch_create, actor=actor, name=w.name),
+                    update=lambda device, changes: services.switch_update(actor=actor, switch=device, **changes),
+                )
             except InventoryError as exc:
                 errors += _prefixed(exc, f"switches[{i}]")
 
@@ -170,14 +192,21 @@ def _apply(doc: Any, report: ImportReport, *, actor: Actor, prune: bool) -> None
                 with transaction.atomic():
                     if match is None:
                         made = services.cable_create(
-                            actor=actor, type=c.type, ends=c.ends, label=c.label,
-                            length_m=c.length_m, coded_for=c.coded_for,
+                            actor=actor,
+                            type=c.type,
+                            ends=c.ends,
+                            label=c.label,
+                            length_m=c.length_m,
+                            coded_for=c.coded_for,
                         )
                         report.note("created", "cable", _cable_name(c.label, c.ends), getattr(made, "pk", None))
                         continue
                     current = services.snapshot(match)
                     wanted = {
-                        "type": c.type, "ends": list(c.ends), "label": c.label, "coded_for": c.coded_for,
+                        "type": c.type,
+                        "ends": list(c.ends),
+                        "label": c.label,
+                        "coded_for": c.coded_for,
                         "length_m": None if c.length_m in (None, "") else c.length_m,
                     }
                     changes: dict[str, Any] = {}

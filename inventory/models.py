@@ -5,6 +5,7 @@ Rules that must hold whatever writes the data live in the database: a port
 holds at most one cable end (unique), names are unique, a port belongs to
 exactly one device. Everything else is validated by ``inventory.services``.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -34,7 +35,10 @@ class CatalogueEntry(models.Model):
     # What one unit costs the lab, as a lab admin enters it (none shipped: prices
     # vary by vendor, region and date, so no figure without a source).
     price = models.DecimalField(
-        max_digits=12, decimal_places=2, null=True, blank=True,
+        max_digits=12,
+        decimal_places=2,
+        null=True,
+        blank=True,
         help_text="Price of one unit, as the lab pays it; empty: unknown",
     )
     currency = models.CharField(max_length=3, blank=True, help_text="ISO 4217 code of the price, e.g. EUR, USD")
@@ -49,12 +53,9 @@ class CatalogueEntry(models.Model):
             ),
             models.CheckConstraint(
                 name="catalogue_switch_has_ports",
-                condition=~Q(kind="switch")
-                | Q(port_count__gt=0, port_count__lte=256, speed_gbps__gt=0),
+                condition=~Q(kind="switch") | Q(port_count__gt=0, port_count__lte=256, speed_gbps__gt=0),
             ),
-            models.CheckConstraint(
-                name="catalogue_cable_has_speed", condition=~Q(kind="cable") | Q(speed_gbps__gt=0)
-            ),
+            models.CheckConstraint(name="catalogue_cable_has_speed", condition=~Q(kind="cable") | Q(speed_gbps__gt=0)),
             models.CheckConstraint(
                 name="catalogue_price_has_currency",
                 condition=Q(price__isnull=True) | (Q(price__gte=0) & ~Q(currency="")),
@@ -87,9 +88,7 @@ class Spark(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.CheckConstraint(
-                name="spark_ssh_port_range", condition=Q(ssh_port__gte=1, ssh_port__lte=65535)
-            ),
+            models.CheckConstraint(name="spark_ssh_port_range", condition=Q(ssh_port__gte=1, ssh_port__lte=65535)),
         ]
 
     def __str__(self) -> str:
@@ -132,8 +131,7 @@ class Port(models.Model):
         constraints = [
             models.CheckConstraint(
                 name="port_on_exactly_one_device",
-                condition=Q(spark__isnull=False, switch__isnull=True)
-                | Q(spark__isnull=True, switch__isnull=False),
+                condition=Q(spark__isnull=False, switch__isnull=True) | Q(spark__isnull=True, switch__isnull=False),
             ),
             models.UniqueConstraint(fields=["spark", "name"], name="port_unique_on_spark"),
             models.UniqueConstraint(fields=["switch", "name"], name="port_unique_on_switch"),
@@ -264,9 +262,7 @@ class NodeGroup(models.Model):
 
     name = models.CharField(max_length=63)
     kind = models.CharField(max_length=10, choices=Kind.choices)
-    parent = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="subgroups"
-    )
+    parent = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True, related_name="subgroups")
     auto = models.BooleanField(default=True, help_text="Follows a connected component of the cabling")
     retired_at = models.DateTimeField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -1,5 +1,6 @@
 """Reads of the inventory, with the joins and prefetches that keep the
 number of queries per page constant however many objects there are."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -70,9 +71,7 @@ def cable_for_api(cable_id: int) -> Cable:
 
 def sparks_list(*, q: str = "", status: str = "") -> QuerySet[Spark]:
     """The Spark list page: one row per Spark with its cabled-port count."""
-    qs = Spark.objects.select_related("hardware").annotate(
-        cabled=Count("ports__cable_end", distinct=True)
-    )
+    qs = Spark.objects.select_related("hardware").annotate(cabled=Count("ports__cable_end", distinct=True))
     if q:
         qs = qs.filter(Q(name__icontains=q) | Q(ssh_host__icontains=q) | Q(serial__icontains=q))
     if status:
@@ -81,26 +80,32 @@ def sparks_list(*, q: str = "", status: str = "") -> QuerySet[Spark]:
 
 
 def switches_list() -> QuerySet[Switch]:
-    return Switch.objects.select_related("hardware").annotate(
-        cabled=Count("ports__cable_end", distinct=True)
-    ).order_by("name")
+    return (
+        Switch.objects.select_related("hardware")
+        .annotate(cabled=Count("ports__cable_end", distinct=True))
+        .order_by("name")
+    )
 
 
 def cables_list(*, q: str = "") -> QuerySet[Cable]:
     qs = cables_for_api()
     if q:
         qs = qs.filter(
-            Q(label__icontains=q) | Q(ends__port__spark__name__icontains=q)
-            | Q(ends__port__switch__name__icontains=q) | Q(type__slug__icontains=q)
+            Q(label__icontains=q)
+            | Q(ends__port__spark__name__icontains=q)
+            | Q(ends__port__switch__name__icontains=q)
+            | Q(type__slug__icontains=q)
         ).distinct()
     return qs
 
 
 def free_ports(*, cable: Cable | None = None) -> list[Port]:
     """Ports with no cable end (plus the given cable's own ends, when editing)."""
-    qs = Port.objects.select_related("spark", "switch").filter(
-        Q(cable_end__isnull=True) | Q(cable_end__cable=cable) if cable else Q(cable_end__isnull=True)
-    ).exclude(spark__status="retired")
+    qs = (
+        Port.objects.select_related("spark", "switch")
+        .filter(Q(cable_end__isnull=True) | Q(cable_end__cable=cable) if cable else Q(cable_end__isnull=True))
+        .exclude(spark__status="retired")
+    )
     return sorted(qs, key=lambda p: (p.spark is None, p.device_name, p.number))
 
 

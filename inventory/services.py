@@ -5,6 +5,7 @@ field-level difference) in the same transaction.
 Errors users can cause raise ``InventoryError`` with (field, message) pairs
 and leave the database unchanged.
 """
+
 from __future__ import annotations
 
 import threading
@@ -59,7 +60,15 @@ SPARK_FIELDS = ("name", "hardware", "vendor", "serial", "ssh_host", "ssh_port", 
 SWITCH_FIELDS = ("name", "hardware", "serial")
 CABLE_FIELDS = ("type", "label", "length_m", "coded_for", "ends")
 CATALOGUE_FIELDS = (
-    "kind", "slug", "name", "vendor", "memory_gb", "has_connectx", "port_count", "speed_gbps", "breakout",
+    "kind",
+    "slug",
+    "name",
+    "vendor",
+    "memory_gb",
+    "has_connectx",
+    "port_count",
+    "speed_gbps",
+    "breakout",
 )
 
 
@@ -95,7 +104,11 @@ def snapshot(obj: Any) -> dict[str, Any]:
 
 def _object_type(obj: Any) -> str:
     return {
-        Spark: "spark", Switch: "switch", Cable: "cable", CatalogueEntry: "catalogue", NodeGroup: "group",
+        Spark: "spark",
+        Switch: "switch",
+        Cable: "cable",
+        CatalogueEntry: "catalogue",
+        NodeGroup: "group",
     }[type(obj)]
 
 
@@ -147,10 +160,12 @@ def catalogue_create(*, actor: Actor, **fields: Any) -> CatalogueEntry:
         errors.append(("slug", f"a catalogue entry {slug!r} already exists"))
     if not str(fields.get("name") or "").strip():
         errors.append(("name", "the name is required"))
+
     def positive(key: str, upper: int) -> None:
         value = fields.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= upper:
             errors.append((key, f"{key} must be a whole number from 1 to {upper}"))
+
     if kind == "spark":
         positive("memory_gb", 4096)
     elif kind == "switch":
@@ -297,8 +312,13 @@ def spark_create(
     status: Any = Spark.Status.ACTIVE,
 ) -> Spark:
     data = {
-        "name": name, "ssh_host": ssh_host, "ssh_port": ssh_port, "ssh_user": ssh_user,
-        "serial": serial, "vendor": vendor, "status": status,
+        "name": name,
+        "ssh_host": ssh_host,
+        "ssh_port": ssh_port,
+        "ssh_user": ssh_user,
+        "serial": serial,
+        "vendor": vendor,
+        "status": status,
     }
     errors = _check_spark_fields(data, instance=None)
     entry = None
@@ -324,10 +344,12 @@ def spark_update(*, actor: Actor, spark: Spark, **changes: Any) -> Spark:
             if not isinstance(entry, CatalogueEntry):
                 entry = catalogue_get(entry, "spark")
             if entry.has_connectx != spark.hardware.has_connectx:
-                errors.append((
-                    "hardware",
-                    "cannot change between a Spark with ConnectX-7 and one without; delete and register again",
-                ))
+                errors.append(
+                    (
+                        "hardware",
+                        "cannot change between a Spark with ConnectX-7 and one without; delete and register again",
+                    )
+                )
         except InventoryError as exc:
             errors += exc.errors
     if errors:
@@ -345,9 +367,7 @@ def spark_update(*, actor: Actor, spark: Spark, **changes: Any) -> Spark:
 
 
 def _cables_on(ports: Iterable[Port]) -> list[Cable]:
-    return list(
-        Cable.objects.filter(ends__port__in=list(ports)).distinct().select_related("type").order_by("id")
-    )
+    return list(Cable.objects.filter(ends__port__in=list(ports)).distinct().select_related("type").order_by("id"))
 
 
 def cables_freed_by(device: Spark | Switch) -> list[Cable]:
@@ -506,8 +526,12 @@ def cable_end_errors(
     trunk = ports[0]
     if cable_type.breakout and trunk is not None:
         if trunk.spark_id is not None:
-            errors.append((f"{path}[0]", f"{trunk.label} is a Spark port: a breakout trunk goes into a 400G "
-                           "switch port that can break out"))
+            errors.append(
+                (
+                    f"{path}[0]",
+                    f"{trunk.label} is a Spark port: a breakout trunk goes into a 400G switch port that can break out",
+                )
+            )
         elif not trunk.breakout:
             errors.append((f"{path}[0]", f"switch port {trunk.label} cannot break out into 2 x 200G"))
     if cable_type.breakout:
@@ -599,8 +623,9 @@ def cable_create(
                     CableEnd(cable=cable, position=i, port=p) for i, p in enumerate(ports) if p is not None
                 )
         except IntegrityError as exc:
-            raise InventoryError("one of these ports was just taken by another cable; reload and retry",
-                                 "ends") from exc
+            raise InventoryError(
+                "one of these ports was just taken by another cable; reload and retry", "ends"
+            ) from exc
         change_record(actor=actor, action="create", obj=cable, before=None, after=snapshot(cable))
         if refresh:
             _after_change()

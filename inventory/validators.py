@@ -1,5 +1,6 @@
 """Pure checks on names and SSH endpoints. Names and hosts later reach SSH
 and launch commands, so only a conservative character set is accepted."""
+
 from __future__ import annotations
 
 import ipaddress

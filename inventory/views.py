@@ -1,6 +1,7 @@
 """Inventory pages: list, detail, create, edit and delete for Sparks,
 switches and cables; the catalogue; import and export; the change log.
 Views parse input, call one service or selector, and render."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -64,9 +65,19 @@ def spark_list(request: HttpRequest) -> HttpResponse:
         health = ""
     page = _page(request, qs)
     rows = [(s, every.get(s.name)) for s in page]
-    return _list(request, "inventory/spark_list.html",
-                 {"page": page, "rows": rows, "q": q, "status": status, "statuses": Spark.Status.choices,
-                  "health": health, "healths": [(h, counts[h]) for h in live.HEALTH_STATUSES]})
+    return _list(
+        request,
+        "inventory/spark_list.html",
+        {
+            "page": page,
+            "rows": rows,
+            "q": q,
+            "status": status,
+            "statuses": Spark.Status.choices,
+            "health": health,
+            "healths": [(h, counts[h]) for h in live.HEALTH_STATUSES],
+        },
+    )
 
 
 @require_GET
@@ -76,8 +87,7 @@ def spark_detail(request: HttpRequest, name: str) -> HttpResponse:
         raise Http404("no such Spark")
     ports = [(p, selectors.port_end(p)) for p in spark.ports.all()]
     history = Change.objects.filter(object_type="spark", object_id=spark.pk)[:10]
-    return render(request, "inventory/spark_detail.html",
-                  {"spark": spark, "ports": ports, "history": history})
+    return render(request, "inventory/spark_detail.html", {"spark": spark, "ports": ports, "history": history})
 
 
 @dataclass(frozen=True)
@@ -97,13 +107,24 @@ class DeviceKind:
 
 
 SPARK_KIND = DeviceKind(
-    "Spark", "sparks", Spark, SparkForm, "dgx-spark-128", services.spark_create,
+    "Spark",
+    "sparks",
+    Spark,
+    SparkForm,
+    "dgx-spark-128",
+    services.spark_create,
     lambda *, actor, device, **changes: services.spark_update(actor=actor, spark=device, **changes),
     lambda *, actor, device: services.spark_delete(actor=actor, spark=device),
-    services.spark_check, " with ports p0 and p1",
+    services.spark_check,
+    " with ports p0 and p1",
 )
 SWITCH_KIND = DeviceKind(
-    "switch", "switches", Switch, SwitchForm, "mikrotik-crs804-ddq", services.switch_create,
+    "switch",
+    "switches",
+    Switch,
+    SwitchForm,
+    "mikrotik-crs804-ddq",
+    services.switch_create,
     lambda *, actor, device, **changes: services.switch_update(actor=actor, switch=device, **changes),
     lambda *, actor, device: services.switch_delete(actor=actor, switch=device),
     services.switch_check,
@@ -133,10 +154,17 @@ def _device_form_view(request: HttpRequest, kind: DeviceKind, device: Any) -> Ht
             apply_errors(form, InventoryError(kind.check(valid, instance=device)))
     else:
         form = kind.form(initial=services.snapshot(device) if device else {"hardware": kind.default_hardware})
-    return render(request, "inventory/form.html", {
-        "form": form, "object": device, "kind": kind.label,
-        "cancel": f"/{kind.path}/{device.name}/" if device else f"/{kind.path}/",
-    }, status=200 if not form.errors else 400)
+    return render(
+        request,
+        "inventory/form.html",
+        {
+            "form": form,
+            "object": device,
+            "kind": kind.label,
+            "cancel": f"/{kind.path}/{device.name}/" if device else f"/{kind.path}/",
+        },
+        status=200 if not form.errors else 400,
+    )
 
 
 def _device_delete_view(request: HttpRequest, kind: DeviceKind, name: str) -> HttpResponse:
@@ -147,8 +175,11 @@ def _device_delete_view(request: HttpRequest, kind: DeviceKind, name: str) -> Ht
         messages.success(request, f"Deleted {kind.label} {name}{note}.")
         return redirect(f"/{kind.path}/")
     freed = [services.cable_describe(c) for c in services.cables_freed_by(device)]
-    return render(request, "inventory/confirm_delete.html",
-                  {"object": device, "kind": kind.label, "freed": freed, "cancel": f"/{kind.path}/{name}/"})
+    return render(
+        request,
+        "inventory/confirm_delete.html",
+        {"object": device, "kind": kind.label, "freed": freed, "cancel": f"/{kind.path}/{name}/"},
+    )
 
 
 @admin_required
@@ -184,8 +215,7 @@ def switch_detail(request: HttpRequest, name: str) -> HttpResponse:
         raise Http404("no such switch")
     ports = [(p, selectors.port_end(p)) for p in switch.ports.all()]
     history = Change.objects.filter(object_type="switch", object_id=switch.pk)[:10]
-    return render(request, "inventory/switch_detail.html",
-                  {"switch": switch, "ports": ports, "history": history})
+    return render(request, "inventory/switch_detail.html", {"switch": switch, "ports": ports, "history": history})
 
 
 @admin_required
@@ -245,8 +275,9 @@ def _cable_form_view(request: HttpRequest, cable: Cable | None) -> HttpResponse:
         # "Plug in a cable" on a Spark's or switch's page: its first free port is end A.
         own = [p.label for p in ports if p.label.startswith(f"{device}:")]
         if own:
-            initial["end_1" if cable_type is not None and cable_type.breakout and request.GET.get("spark")
-                    else "end_0"] = own[0]
+            initial[
+                "end_1" if cable_type is not None and cable_type.breakout and request.GET.get("spark") else "end_0"
+            ] = own[0]
     form = CableForm(data, initial=initial, ports=ports, cable_type=cable_type)
     if request.htmx and request.method == "GET":  # type: ignore[attr-defined]
         return render(request, "inventory/cable_form.html#ends", {"form": form})
@@ -258,16 +289,26 @@ def _cable_form_view(request: HttpRequest, cable: Cable | None) -> HttpResponse:
                 messages.success(request, f"Cable {cable.key} plugged in: {services.cable_describe(cable)}.")
             else:
                 current = services.snapshot(cable)
-                changes = {k: val for k, val in {**fields, "ends": form.ends()}.items()
-                           if str(current.get(k) or "") != str(val or "")}
+                changes = {
+                    k: val
+                    for k, val in {**fields, "ends": form.ends()}.items()
+                    if str(current.get(k) or "") != str(val or "")
+                }
                 cable = services.cable_update(actor=Actor.from_request(request, "page"), cable=cable, **changes)
                 messages.success(request, f"Cable {cable.key} saved.")
             return redirect("inventory:cable_detail", cable_id=cable.pk)
         except InventoryError as exc:
             apply_errors(form, exc)
-    return render(request, "inventory/cable_form.html", {
-        "form": form, "object": cable, "cancel": f"/cables/{cable.pk}/" if cable else "/cables/",
-    }, status=400 if form.errors else 200)
+    return render(
+        request,
+        "inventory/cable_form.html",
+        {
+            "form": form,
+            "object": cable,
+            "cancel": f"/cables/{cable.pk}/" if cable else "/cables/",
+        },
+        status=400 if form.errors else 200,
+    )
 
 
 @admin_required
@@ -291,10 +332,17 @@ def cable_delete(request: HttpRequest, cable_id: int) -> HttpResponse:
         services.cable_delete(actor=Actor.from_request(request, "page"), cable=cable)
         messages.success(request, f"Deleted cable {desc}.")
         return redirect("inventory:cable_list")
-    return render(request, "inventory/confirm_delete.html", {
-        "object": cable, "kind": "cable", "freed": [], "cancel": f"/cables/{cable.pk}/",
-        "describe": services.cable_describe(cable),
-    })
+    return render(
+        request,
+        "inventory/confirm_delete.html",
+        {
+            "object": cable,
+            "kind": "cable",
+            "freed": [],
+            "cancel": f"/cables/{cable.pk}/",
+            "describe": services.cable_describe(cable),
+        },
+    )
 
 
 # ---------------------------------------------------------------- catalogue
@@ -317,9 +365,12 @@ def catalogue_create(request: HttpRequest) -> HttpResponse:
             return redirect("inventory:catalogue_list")
         except InventoryError as exc:
             apply_errors(form, exc)
-    return render(request, "inventory/form.html", {"form": form, "object": None, "kind": "catalogue entry",
-                                                   "cancel": "/catalogue/"},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "inventory/form.html",
+        {"form": form, "object": None, "kind": "catalogue entry", "cancel": "/catalogue/"},
+        status=400 if form.errors else 200,
+    )
 
 
 # ---------------------------------------------------------------- import / export
@@ -345,8 +396,14 @@ def lab_import(request: HttpRequest) -> HttpResponse:
     same service, rolled back) and lists what it would create, change and
     remove; Apply imports it, asking first when prune would remove anything."""
     form = ImportForm(request.POST or None, request.FILES or None)
-    ctx: dict[str, Any] = {"form": form, "report": None, "rows": None, "errors": [], "applied": False,
-                           "text": request.POST.get("text", "")}
+    ctx: dict[str, Any] = {
+        "form": form,
+        "report": None,
+        "rows": None,
+        "errors": [],
+        "applied": False,
+        "text": request.POST.get("text", ""),
+    }
     status = 200
     if request.method == "POST" and form.is_valid():
         limit = settings.FLEET_IMPORT_MAX_BYTES
@@ -369,8 +426,11 @@ def lab_import(request: HttpRequest) -> HttpResponse:
             if request.POST.get("action") == "apply":
                 removes = sum(report.deleted.values())
                 if prune and removes and not form.cleaned_data["confirm_prune"]:
-                    form.add_error("confirm_prune", f"Prune would remove {removes} object{'s' if removes != 1 else ''} "
-                                                    "(listed under Removed): tick the box to confirm, or untick prune.")
+                    form.add_error(
+                        "confirm_prune",
+                        f"Prune would remove {removes} object{'s' if removes != 1 else ''} "
+                        "(listed under Removed): tick the box to confirm, or untick prune.",
+                    )
                     status = 400
                 else:
                     report = labio.lab_import(actor=actor, data=data, prune=prune)
@@ -398,7 +458,15 @@ def change_list(request: HttpRequest) -> HttpResponse:
     user = request.GET.get("user", "").strip()
     page = _page(request, selectors.changes(object_type=object_type, object_name=object_name, username=user))
     users = Change.objects.exclude(username="").values_list("username", flat=True).distinct().order_by("username")
-    return _list(request, "inventory/change_list.html", {
-        "page": page, "object_type": object_type, "object_name": object_name, "user_filter": user,
-        "users": users, "types": ["spark", "switch", "cable", "catalogue", "group"],
-    })
+    return _list(
+        request,
+        "inventory/change_list.html",
+        {
+            "page": page,
+            "object_type": object_type,
+            "object_name": object_name,
+            "user_filter": user,
+            "users": users,
+            "types": ["spark", "switch", "cable", "catalogue", "group"],
+        },
+    )

@@ -1,6 +1,7 @@
 """The Django admin for placement: the catalogue is checked with the same
 rules as the pages (``ModelSpec.validate``); benchmark records are read-only
 here (they are measurements, entered through the pages, the API or a run)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -30,16 +31,36 @@ class LlmModelForm(forms.ModelForm):
 @admin.register(LlmModel)
 class LlmModelAdmin(admin.ModelAdmin):
     form = LlmModelForm
-    list_display = ("slug", "name", "params_b", "active_params_b", "quantization", "weights_gb", "max_context",
-                    "origin")
+    list_display = (
+        "slug",
+        "name",
+        "params_b",
+        "active_params_b",
+        "quantization",
+        "weights_gb",
+        "max_context",
+        "origin",
+    )
     search_fields = ("slug", "name", "hf_repo")
     list_filter = ("quantization", "origin")
 
 
 @admin.register(BenchmarkRun)
 class BenchmarkRunAdmin(admin.ModelAdmin):
-    list_display = ("id", "model_name", "source", "group_name", "topology_kind", "node_count", "engine", "backend",
-                    "concurrency", "decode_tps", "status", "created_at")
+    list_display = (
+        "id",
+        "model_name",
+        "source",
+        "group_name",
+        "topology_kind",
+        "node_count",
+        "engine",
+        "backend",
+        "concurrency",
+        "decode_tps",
+        "status",
+        "created_at",
+    )
     list_filter = ("source", "status", "topology_kind", "engine", "backend")
     search_fields = ("model_name", "group_name", "reference")
 

@@ -2,6 +2,7 @@
 and runs. Thin: parse, call one service or selector, return. Numbers in
 bodies are strict (a string where a number belongs is refused, naming it).
 """
+
 from __future__ import annotations
 
 # The edge types (core.validation) are built by functions, which mypy cannot read as types.
@@ -32,6 +33,7 @@ from .quants import ModelVariant, engine_reference
 
 router = Router(tags=["placement"])
 
+
 def Int(low: int = 0, high: int = INT32) -> Any:  # noqa: N802
     return Annotated[int, Strict(), Field(ge=low, le=high)]
 
@@ -61,8 +63,7 @@ Width = Int(1, 4096)  # tp, pp, nodes
 _SPEC_HINTS = typing.get_type_hints(ModelSpec)
 _SPEC_FIELDS = [f for f in dataclass_fields(ModelSpec) if f.name not in ("variants", "estimated_fields")]
 # What a new model may leave out through the API, and what it then gets.
-_MODEL_IN_DEFAULTS: dict[str, Any] = {"active_params_b": None, "experts": 0, "experts_per_token": 0,
-                                      "weights_gb": None}
+_MODEL_IN_DEFAULTS: dict[str, Any] = {"active_params_b": None, "experts": 0, "experts_per_token": 0, "weights_gb": None}
 
 
 def _edge_type(name: str) -> Any:
@@ -70,8 +71,11 @@ def _edge_type(name: str) -> Any:
     optional = type(None) in typing.get_args(hint)
     base = next((a for a in typing.get_args(hint) if a is not type(None)), hint) if optional else hint
     if base is str:
-        edge = Notes if name == "notes" else CleanStr(SPEC_TEXT_LENGTHS[name], min_length=0 if name in (
-            "hf_repo", "notes") else 1)
+        edge = (
+            Notes
+            if name == "notes"
+            else CleanStr(SPEC_TEXT_LENGTHS[name], min_length=0 if name in ("hf_repo", "notes") else 1)
+        )
     elif base is int:
         edge = Int(*(int(x) for x in SPEC_NUMBER_RANGES[name]))
     else:
@@ -86,7 +90,8 @@ def _default(name: str, field: Any) -> Any:
 
 
 ModelIn: Any = create_model(  # type: ignore[call-overload]
-    "ModelIn", __base__=Schema, **{f.name: (_edge_type(f.name), _default(f.name, f)) for f in _SPEC_FIELDS})
+    "ModelIn", __base__=Schema, **{f.name: (_edge_type(f.name), _default(f.name, f)) for f in _SPEC_FIELDS}
+)
 
 
 class EngineRefOut(Schema):
@@ -112,10 +117,14 @@ class VariantOut(Schema):
 
 
 ModelOut: Any = create_model(  # type: ignore[call-overload]
-    "ModelOut", __base__=Schema,
+    "ModelOut",
+    __base__=Schema,
     **{f.name: (_SPEC_HINTS[f.name], ...) for f in _SPEC_FIELDS},
-    estimated_fields=(list[str], ...), origin=(str, ...), weights_size_gb=(float, ...),
-    kv_bytes_per_token=(float, ...), variants=(list[VariantOut], ...),
+    estimated_fields=(list[str], ...),
+    origin=(str, ...),
+    weights_size_gb=(float, ...),
+    kv_bytes_per_token=(float, ...),
+    variants=(list[VariantOut], ...),
 )
 
 
@@ -142,21 +151,31 @@ class ConfigIn(Schema):
 def variant_out(spec: ModelSpec, variant: ModelVariant) -> dict[str, Any]:
     refs = {engine: engine_reference(variant, engine) for engine in ENGINES}
     return {
-        "quantization": variant.quantization, "format": variant.format.container,
-        "bits_per_weight": variant.format.bits_per_weight, "default": variant.quantization == spec.quantization,
-        "weights_gb": variant.weights_gb, "weights_size_gb": round(variant.weights_size_gb(spec.params_b), 3),
-        "hf_repo": variant.hf_repo, "gguf_repo": variant.gguf_repo, "gguf_file": variant.gguf_file,
+        "quantization": variant.quantization,
+        "format": variant.format.container,
+        "bits_per_weight": variant.format.bits_per_weight,
+        "default": variant.quantization == spec.quantization,
+        "weights_gb": variant.weights_gb,
+        "weights_size_gb": round(variant.weights_size_gb(spec.params_b), 3),
+        "hf_repo": variant.hf_repo,
+        "gguf_repo": variant.gguf_repo,
+        "gguf_file": variant.gguf_file,
         "notes": variant.notes,
-        "engines": {e: {"loadable": r.loadable, "ref": r.ref, "repo": r.repo, "file": r.file, "reason": r.reason}
-                    for e, r in refs.items()},
+        "engines": {
+            e: {"loadable": r.loadable, "ref": r.ref, "repo": r.repo, "file": r.file, "reason": r.reason}
+            for e, r in refs.items()
+        },
     }
 
 
 def model_out(row: LlmModel) -> dict[str, Any]:
     spec = row.spec()
     data = {f: getattr(row, f) for f in ModelOut.model_fields if hasattr(row, f) and f != "variants"}
-    data.update(weights_size_gb=round(spec.weights_size_gb(), 3), kv_bytes_per_token=spec.kv_bytes_per_token(),
-                variants=[variant_out(spec, v) for v in spec.all_variants()])
+    data.update(
+        weights_size_gb=round(spec.weights_size_gb(), 3),
+        kv_bytes_per_token=spec.kv_bytes_per_token(),
+        variants=[variant_out(spec, v) for v in spec.all_variants()],
+    )
     return data
 
 
@@ -221,14 +240,31 @@ class PlanIn(Schema):
 def plan_out(item: planning.PlannedPlan) -> dict[str, Any]:
     p, m = item.plan, item.plan.memory_per_node_gb
     return {
-        "strategy": p.strategy, "label": p.label, "tp": p.tp, "pp": p.pp, "ep": p.ep, "replicas": p.replicas,
-        "stage_layers": list(p.stage_layers), "collective_ms": p.collective_ms,
-        "nodes": list(p.nodes), "instances": [list(i) for i in p.instances], "fits": p.fits,
-        "memory_per_node_gb": {"weights": round(m.weights, 3), "kv_cache": round(m.kv_cache, 3),
-                               "overhead": round(m.overhead, 3), "reserve": round(m.reserve, 3),
-                               "usable": round(m.usable, 3), "free": round(m.free, 3)},
-        "decode_tps": p.decode_tps, "aggregate_tps": p.aggregate_tps, "prefill_tps": p.prefill_tps,
-        "reason": p.reason, "exchange_path": p.exchange_path, "engine": p.engine,
+        "strategy": p.strategy,
+        "label": p.label,
+        "tp": p.tp,
+        "pp": p.pp,
+        "ep": p.ep,
+        "replicas": p.replicas,
+        "stage_layers": list(p.stage_layers),
+        "collective_ms": p.collective_ms,
+        "nodes": list(p.nodes),
+        "instances": [list(i) for i in p.instances],
+        "fits": p.fits,
+        "memory_per_node_gb": {
+            "weights": round(m.weights, 3),
+            "kv_cache": round(m.kv_cache, 3),
+            "overhead": round(m.overhead, 3),
+            "reserve": round(m.reserve, 3),
+            "usable": round(m.usable, 3),
+            "free": round(m.free, 3),
+        },
+        "decode_tps": p.decode_tps,
+        "aggregate_tps": p.aggregate_tps,
+        "prefill_tps": p.prefill_tps,
+        "reason": p.reason,
+        "exchange_path": p.exchange_path,
+        "engine": p.engine,
         "launch": {name: item.launch_text(name) for name in item.launch},
         "launch_problems": item.launch_problems,
     }
@@ -243,13 +279,19 @@ def planning_for(payload: dict[str, Any]) -> planning.Planning:
     if choice.error:
         raise PlacementError(choice.error, "variant")
     spec = choice.spec
-    inputs = planning.plan_input(context_tokens=payload.get("context_tokens", 8192),
-                                 concurrency=payload.get("concurrency", 1), goal=payload.get("goal", "latency"),
-                                 engine=payload.get("engine", "vllm"), model=spec)
-    planned = (selectors.groupspec_for(selectors.live_group_or_error(group_id)) if group_id is not None
-               else selectors.groupspec_for_nodes(nodes))
-    result = planning.plan_group(group=planned, model=spec, inputs=inputs,
-                                 constants=lab_calibration().constants)
+    inputs = planning.plan_input(
+        context_tokens=payload.get("context_tokens", 8192),
+        concurrency=payload.get("concurrency", 1),
+        goal=payload.get("goal", "latency"),
+        engine=payload.get("engine", "vllm"),
+        model=spec,
+    )
+    planned = (
+        selectors.groupspec_for(selectors.live_group_or_error(group_id))
+        if group_id is not None
+        else selectors.groupspec_for_nodes(nodes)
+    )
+    result = planning.plan_group(group=planned, model=spec, inputs=inputs, constants=lab_calibration().constants)
     if choice.note:
         result.result.notes.insert(0, choice.note)
     return result
@@ -261,19 +303,28 @@ def plans_create(request: HttpRequest, payload: PlanIn) -> Any:
     result = planning_for(payload.dict())
     g = result.group
     return {
-        "plans": [plan_out(p) for p in result.plans], "recommended": result.result.recommended,
+        "plans": [plan_out(p) for p in result.plans],
+        "recommended": result.result.recommended,
         "runner_up": result.result.runner_up,
-        "recommendation": result.result.recommendation, "notes": result.result.notes,
-        "prediction_source": result.source, "model": result.model.slug,
+        "recommendation": result.result.recommendation,
+        "notes": result.result.notes,
+        "prediction_source": result.source,
+        "model": result.model.slug,
         "variant": result.model.quantization,
-        "group": {"id": g.group.pk if g.group else None, "name": g.label, "kind": g.spec.kind,
-                  "nodes": [n.name for n in g.spec.nodes], "link_gbps": g.spec.link_gbps,
-                  "link_source": "observed" if g.state and g.state.slowest_observed else "expected",
-                  "usable_gb": {n.name: n.usable_gb for n in g.spec.nodes},
-                  "health": g.state.health if g.state else "unknown",
-                  "addresses": "telemetry" if g.addresses_measured else "placeholder"},
-        "warnings": [{"node": s.name, "health": s.health, "alerts": list(s.alerts), "why": s.why}
-                     for s in result.unhealthy],
+        "group": {
+            "id": g.group.pk if g.group else None,
+            "name": g.label,
+            "kind": g.spec.kind,
+            "nodes": [n.name for n in g.spec.nodes],
+            "link_gbps": g.spec.link_gbps,
+            "link_source": "observed" if g.state and g.state.slowest_observed else "expected",
+            "usable_gb": {n.name: n.usable_gb for n in g.spec.nodes},
+            "health": g.state.health if g.state else "unknown",
+            "addresses": "telemetry" if g.addresses_measured else "placeholder",
+        },
+        "warnings": [
+            {"node": s.name, "health": s.health, "alerts": list(s.alerts), "why": s.why} for s in result.unhealthy
+        ],
         "without": _without(result),
     }
 
@@ -283,10 +334,13 @@ def _without(result: planning.Planning) -> dict[str, Any] | None:
     if not result.unhealthy:
         return None
     alt = result.alternative
-    return {"nodes": result.without, "problem": result.alternative_problem,
-            "plans": [plan_out(p) for p in alt.plans] if alt else [],
-            "recommended": alt.result.recommended if alt else None,
-            "recommendation": alt.result.recommendation if alt else ""}
+    return {
+        "nodes": result.without,
+        "problem": result.alternative_problem,
+        "plans": [plan_out(p) for p in alt.plans] if alt else [],
+        "recommended": alt.result.recommended if alt else None,
+        "recommendation": alt.result.recommendation if alt else "",
+    }
 
 
 # ------------------------------------------------------------------ benchmarks

@@ -1,6 +1,7 @@
 """Benchmark pages: the fleet-wide leaderboard by model, one group's runs with
 the scaling chart, the forms to record or upload a result, and starting a
 run on a booked group. Views parse input, call one service or selector, render."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -35,39 +36,90 @@ def _bar(run: BenchmarkRun) -> Bar:
     if run.reading:
         label += f" · read as {run.reading}"
     href = f"/benchmarks/groups/{run.group_id}/?model={run.model_name}" if run.group_id else ""
-    return Bar(label, run.decode_tps or 0.0, run.source,
-               run.reference if run.source == BenchmarkRun.Source.PUBLISHED else "measured here", href)
+    return Bar(
+        label,
+        run.decode_tps or 0.0,
+        run.source,
+        run.reference if run.source == BenchmarkRun.Source.PUBLISHED else "measured here",
+        href,
+    )
 
 
 @require_GET
 def leaderboard(request: HttpRequest) -> HttpResponse:
     ranked = selectors.leaderboard()
-    board = [(name, model, model_runs, mark_safe(bar_chart(  # noqa: S308 - charts escape every text
-        [_bar(r) for r in model_runs], title=f"{model.name if model else name}: decode, fastest first",
-        width=540, left=230)))
-        for name, model, model_runs in ranked]
+    board = [
+        (
+            name,
+            model,
+            model_runs,
+            mark_safe(  # noqa: S308 - charts escape every text
+                bar_chart(
+                    [_bar(r) for r in model_runs],
+                    title=f"{model.name if model else name}: decode, fastest first",
+                    width=540,
+                    left=230,
+                )
+            ),
+        )
+        for name, model, model_runs in ranked
+    ]
     best = []
     for name, model, model_runs in ranked:
         top = _bar(model_runs[0])
-        best.append(Bar(f"{model.name if model else name} · {top.label.split(' · ', 1)[1]}", top.value, top.kind,
-                        top.note, f"#board-{slugify(name)}"))
-    return render(request, "placement/leaderboard.html", {
-        "board": board, "groups": selectors.live_groups(), "default_reading": DEFAULT_READING,
-        "overview": mark_safe(bar_chart(best, title="Fastest finished run of each model")),  # noqa: S308 - escaped
-    })
+        best.append(
+            Bar(
+                f"{model.name if model else name} · {top.label.split(' · ', 1)[1]}",
+                top.value,
+                top.kind,
+                top.note,
+                f"#board-{slugify(name)}",
+            )
+        )
+    return render(
+        request,
+        "placement/leaderboard.html",
+        {
+            "board": board,
+            "groups": selectors.live_groups(),
+            "default_reading": DEFAULT_READING,
+            "overview": mark_safe(bar_chart(best, title="Fastest finished run of each model")),  # noqa: S308 - escaped
+        },
+    )
 
 
 def _point(run: BenchmarkRun) -> RunPoint:
-    label = (f"measured here on {run.group_name}" if run.source == BenchmarkRun.Source.MEASURED
-             else f"published: {run.reference}")
-    return RunPoint(run.pk, run.source, run.topology_kind, run.backend, run.node_count, run.tp, run.pp, run.engine,
-                    run.concurrency, run.input_len, run.output_len, run.decode_tps or 0.0, run.link_gbps, label)
+    label = (
+        f"measured here on {run.group_name}"
+        if run.source == BenchmarkRun.Source.MEASURED
+        else f"published: {run.reference}"
+    )
+    return RunPoint(
+        run.pk,
+        run.source,
+        run.topology_kind,
+        run.backend,
+        run.node_count,
+        run.tp,
+        run.pp,
+        run.engine,
+        run.concurrency,
+        run.input_len,
+        run.output_len,
+        run.decode_tps or 0.0,
+        run.link_gbps,
+        label,
+    )
 
 
 def _charted(run: BenchmarkRun, concurrency: int) -> bool:
     # the disputed published row is charted in the reading the performance model uses
-    return (run.status == BenchmarkRun.Status.DONE and run.decode_tps is not None and run.concurrency == concurrency
-            and run.reading in ("", DEFAULT_READING))
+    return (
+        run.status == BenchmarkRun.Status.DONE
+        and run.decode_tps is not None
+        and run.concurrency == concurrency
+        and run.reading in ("", DEFAULT_READING)
+    )
 
 
 def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
@@ -77,8 +129,9 @@ def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
     model = LlmModel.objects.filter(slug=model_slug).first()
     # Published runs are this page's reference: those on the group's own topology, and one node alone
     # (every scaling starts there). Other topologies' figures are on the leaderboard.
-    published_all = list(BenchmarkRun.objects.filter(source=BenchmarkRun.Source.PUBLISHED, model_name=model_slug)
-                         .select_related("model"))
+    published_all = list(
+        BenchmarkRun.objects.filter(source=BenchmarkRun.Source.PUBLISHED, model_name=model_slug).select_related("model")
+    )
     published = [r for r in published_all if r.topology_kind == group.kind or r.node_count == 1]
     levels = sorted({r.concurrency for r in here + published if r.model_name == model_slug} | {1})
     raw = request.GET.get("concurrency", "1")
@@ -90,14 +143,27 @@ def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
     allowed, why = runs.may_start_run(request.user, group) if group.retired_at is None else (False, "retired")
     pending = any(r.status in (BenchmarkRun.Status.QUEUED, BenchmarkRun.Status.RUNNING) for r in here)
     return {
-        "group": group, "here": here, "rows": [(row, by_id[row.point.id]) for row in rows],
-        "chart": mark_safe(scaling_chart(chart_series(rows, published_as_reference=True),  # noqa: S308 - escaped
-                                         title=title)),
+        "group": group,
+        "here": here,
+        "rows": [(row, by_id[row.point.id]) for row in rows],
+        "chart": mark_safe(  # noqa: S308 - escaped
+            scaling_chart(
+                chart_series(rows, published_as_reference=True),
+                title=title,
+            )
+        ),
         "measured_here": any(r.source == BenchmarkRun.Source.MEASURED for r in here if r.model_name == model_slug),
         "published_elsewhere": len(published_all) - len(published),
-        "models": selectors.models_list(), "model_slug": model_slug, "model": model, "levels": levels,
-        "concurrency": concurrency, "measured_models": sorted(slugs), "may_run": allowed, "why_not": why,
-        "run_form": RunForm(initial={"model": model_slug}), "pending": pending,
+        "models": selectors.models_list(),
+        "model_slug": model_slug,
+        "model": model,
+        "levels": levels,
+        "concurrency": concurrency,
+        "measured_models": sorted(slugs),
+        "may_run": allowed,
+        "why_not": why,
+        "run_form": RunForm(initial={"model": model_slug}),
+        "pending": pending,
         "default_reading": DEFAULT_READING,
         "head": group.members.order_by("spark__name").values_list("spark__name", flat=True).first(),
         "other_readings": [r for r in published if r.reading not in ("", DEFAULT_READING)],
@@ -152,11 +218,15 @@ def benchmark_create(request: HttpRequest) -> HttpResponse:
             apply_errors(form, exc)
         else:
             messages.success(request, f"Benchmark of {run.model_name} recorded.")
-            return redirect(f"/benchmarks/groups/{run.group_id}/?model={run.model_name}" if run.group_id
-                            else "/benchmarks/")
-    return render(request, "placement/form.html", {"form": form, "title": "Record a benchmark result",
-                                                   "cancel": "/benchmarks/", "multipart": False},
-                  status=400 if form.errors else 200)
+            return redirect(
+                f"/benchmarks/groups/{run.group_id}/?model={run.model_name}" if run.group_id else "/benchmarks/"
+            )
+    return render(
+        request,
+        "placement/form.html",
+        {"form": form, "title": "Record a benchmark result", "cancel": "/benchmarks/", "multipart": False},
+        status=400 if form.errors else 200,
+    )
 
 
 @booker_required
@@ -177,8 +247,16 @@ def benchmark_upload(request: HttpRequest) -> HttpResponse:
             else:
                 messages.success(request, f"Benchmark of {run.model_name} read from the file and recorded.")
                 return redirect(f"/benchmarks/groups/{run.group_id}/?model={run.model_name}")
-    return render(request, "placement/form.html", {
-        "form": form, "title": "Upload a benchmark result", "cancel": "/benchmarks/", "multipart": True,
-        "intro": "The JSON `vllm bench serve --save-result` writes, the summary it prints, or `llama-bench -o json` "
-                 "output. Missing fields and numbers written as text are refused, naming the field.",
-    }, status=400 if form.errors else 200)
+    return render(
+        request,
+        "placement/form.html",
+        {
+            "form": form,
+            "title": "Upload a benchmark result",
+            "cancel": "/benchmarks/",
+            "multipart": True,
+            "intro": "The JSON `vllm bench serve --save-result` writes, the summary it prints, or "
+            "`llama-bench -o json` output. Missing fields and numbers written as text are refused, naming the field.",
+        },
+        status=400 if form.errors else 200,
+    )

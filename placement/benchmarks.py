@@ -6,6 +6,7 @@ slowest link), the model, the engine and the collective backend actually
 used. Input is checked field by field (numbers must be numbers, not strings)
 and nothing is stored when anything is wrong.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,9 +30,27 @@ NUMBERS = ("prefill_tps", "decode_tps", "ttft_ms", "tpot_ms")
 WHOLE = {"tp": 1024, "pp": 1024, "concurrency": 100_000, "input_len": 4_194_304, "output_len": 4_194_304}
 FORMATS = ("auto", "vllm-json", "vllm-console", "llama-bench-json")
 KINDS = [k for k, _ in NodeGroup.Kind.choices]
-ACCEPTED = {"source", "reference", "group", "nodes", "topology_kind", "node_count", "model", "engine",
-            "engine_version", "backend", "tp", "pp", "concurrency", "input_len", "output_len", *NUMBERS,
-            "measured_at", "notes", "derived"}
+ACCEPTED = {
+    "source",
+    "reference",
+    "group",
+    "nodes",
+    "topology_kind",
+    "node_count",
+    "model",
+    "engine",
+    "engine_version",
+    "backend",
+    "tp",
+    "pp",
+    "concurrency",
+    "input_len",
+    "output_len",
+    *NUMBERS,
+    "measured_at",
+    "notes",
+    "derived",
+}
 
 
 def _number(data: dict[str, Any], key: str, errors: Errors, *, required: bool = False) -> float | None:
@@ -98,8 +117,12 @@ def _where(data: dict[str, Any], source: str, errors: Errors) -> dict[str, Any]:
     """Group snapshot (measured) or topology kind and node count (published)."""
     group_id = data.get("group")
     if source == BenchmarkRun.Source.PUBLISHED and group_id not in (None, ""):
-        errors.append(("group", "a published figure was not measured on a group of this lab: give topology_kind "
-                                "and node_count instead"))
+        errors.append(
+            (
+                "group",
+                "a published figure was not measured on a group of this lab: give topology_kind and node_count instead",
+            )
+        )
         return {}
     if group_id in (None, ""):
         if source == BenchmarkRun.Source.MEASURED:
@@ -110,8 +133,15 @@ def _where(data: dict[str, Any], source: str, errors: Errors) -> dict[str, Any]:
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1024:
             errors.append(("node_count", "a published figure needs its node count (1 to 1,024)"))
             count = 1
-        return {"group": None, "group_name": "", "topology_kind": kind, "group_nodes": [], "nodes": [],
-                "node_count": count, "link_gbps": None}
+        return {
+            "group": None,
+            "group_name": "",
+            "topology_kind": kind,
+            "group_nodes": [],
+            "nodes": [],
+            "node_count": count,
+            "link_gbps": None,
+        }
     try:
         group = live_group_or_error(group_id)
         planned = groupspec_for(group)
@@ -125,10 +155,22 @@ def _where(data: dict[str, Any], source: str, errors: Errors) -> dict[str, Any]:
         return {}
     stray = [n for n in used if n not in members]
     if stray or len(set(used)) != len(used):
-        errors.append(("nodes", f"must be distinct Sparks of {group.name} ({', '.join(members)}); "
-                                f"not: {', '.join(stray) or 'a repeated name'}"))
-    return {"group": group, "group_name": group.name, "topology_kind": planned.spec.kind, "group_nodes": members,
-            "nodes": list(used), "node_count": len(used), "link_gbps": planned.spec.link_gbps}
+        errors.append(
+            (
+                "nodes",
+                f"must be distinct Sparks of {group.name} ({', '.join(members)}); "
+                f"not: {', '.join(stray) or 'a repeated name'}",
+            )
+        )
+    return {
+        "group": group,
+        "group_name": group.name,
+        "topology_kind": planned.spec.kind,
+        "group_nodes": members,
+        "nodes": list(used),
+        "node_count": len(used),
+        "link_gbps": planned.spec.link_gbps,
+    }
 
 
 def _fields(data: dict[str, Any], errors: Errors) -> dict[str, Any]:
@@ -175,8 +217,9 @@ def benchmark_create(*, actor: Actor, data: dict[str, Any]) -> BenchmarkRun:
         raise PlacementError(errors)
     if fields["node_count"] == 1 and fields["backend"] == "unknown":
         fields["backend"] = "none"
-    return BenchmarkRun.objects.create(**fields, status=BenchmarkRun.Status.DONE, created_by=_user(actor),
-                                       created_by_name=actor.username)
+    return BenchmarkRun.objects.create(
+        **fields, status=BenchmarkRun.Status.DONE, created_by=_user(actor), created_by_name=actor.username
+    )
 
 
 def _user(actor: Actor) -> Any:
@@ -193,11 +236,18 @@ def parse_upload(text: Any, fmt: str, path: str = "content") -> BenchResult:
         raise PlacementError("empty: upload the JSON vllm bench serve or llama-bench wrote", path)
     if fmt == "auto":
         stripped = text.lstrip()
-        fmt = ("llama-bench-json" if stripped.startswith("[") or '"n_prompt"' in text[:4000]
-               else "vllm-json" if stripped.startswith("{") else "vllm-console")
+        fmt = (
+            "llama-bench-json"
+            if stripped.startswith("[") or '"n_prompt"' in text[:4000]
+            else "vllm-json"
+            if stripped.startswith("{")
+            else "vllm-console"
+        )
     parsers: dict[str, Callable[[str], BenchResult | Errors]] = {
-        "vllm-json": parse_vllm_bench_json, "llama-bench-json": parse_llama_bench_json,
-        "vllm-console": parse_vllm_bench_text}
+        "vllm-json": parse_vllm_bench_json,
+        "llama-bench-json": parse_llama_bench_json,
+        "vllm-console": parse_vllm_bench_text,
+    }
     result = parsers[fmt](text)
     if isinstance(result, list):
         raise PlacementError([(path if key in ("file", "") else f"{path}.{key}", message) for key, message in result])
@@ -211,15 +261,21 @@ def result_fields(result: BenchResult, model: LlmModel | None) -> dict[str, Any]
     if result.model and model is not None and result.model not in (model.slug, model.hf_repo, model.name):
         notes.append(f"the file names the model {result.model!r}")
     fields: dict[str, Any] = {k: getattr(result, k) for k in (*NUMBERS, "input_len", "output_len")}
-    fields.update(engine=engine, engine_version=result.engine_version or "", derived=list(result.derived),
-                  notes="; ".join(notes), measured_at=result.measured_at)
+    fields.update(
+        engine=engine,
+        engine_version=result.engine_version or "",
+        derived=list(result.derived),
+        notes="; ".join(notes),
+        measured_at=result.measured_at,
+    )
     if result.concurrency is not None:
         fields["concurrency"] = result.concurrency
     return {k: v for k, v in fields.items() if v is not None}
 
 
-def benchmark_upload(*, actor: Actor, text: Any, fmt: str = "auto", data: dict[str, Any],
-                     path: str = "content") -> BenchmarkRun:
+def benchmark_upload(
+    *, actor: Actor, text: Any, fmt: str = "auto", data: dict[str, Any], path: str = "content"
+) -> BenchmarkRun:
     """A record from an uploaded result file plus what the file cannot say
     (group, model, backend; concurrency when the run did not cap it)."""
     result = parse_upload(text, fmt, path)

@@ -47,8 +47,9 @@ class BenchResult:
         return 1000.0 / self.tpot_ms if self.tpot_ms else None
 
 
-def _number(data: dict[str, Any], key: str, errors: Errors, *, required: bool,
-            integer: bool = False, allow_zero: bool = True) -> float | None:
+def _number(
+    data: dict[str, Any], key: str, errors: Errors, *, required: bool, integer: bool = False, allow_zero: bool = True
+) -> float | None:
     if key not in data or data[key] is None:
         if required:
             errors.append((key, "missing"))
@@ -138,11 +139,19 @@ def parse_vllm_bench_json(text: str) -> BenchResult | Errors:
     if concurrency is None:
         notes.append("max_concurrency not set: requests were not capped, concurrency unknown")
     return BenchResult(
-        prefill_tps=prefill, decode_tps=output_tps, ttft_ms=ttft, tpot_ms=tpot,
+        prefill_tps=prefill,
+        decode_tps=output_tps,
+        ttft_ms=ttft,
+        tpot_ms=tpot,
         concurrency=int(concurrency) if concurrency is not None else None,
-        input_len=input_len, output_len=output_len,
-        engine=backend or "vllm", engine_version=version, model=model, measured_at=date,
-        derived=tuple(derived), notes=tuple(notes),
+        input_len=input_len,
+        output_len=output_len,
+        engine=backend or "vllm",
+        engine_version=version,
+        model=model,
+        measured_at=date,
+        derived=tuple(derived),
+        notes=tuple(notes),
     )
 
 
@@ -225,12 +234,19 @@ def parse_llama_bench_json(text: str) -> BenchResult | Errors:
         ttft = prompt[0] / prompt[1] * 1000.0
         derived.append("ttft_ms")
     return BenchResult(
-        prefill_tps=prompt[1] if prompt else None, decode_tps=gen[1] if gen else None,
-        ttft_ms=ttft, tpot_ms=tpot, concurrency=1,
-        input_len=prompt[0] if prompt else None, output_len=gen[0] if gen else None,
-        engine="llama.cpp", engine_version=", ".join(sorted(commits)) or None,
-        model=next(iter(models)) if models else None, measured_at=date,
-        derived=tuple(derived), notes=tuple(notes),
+        prefill_tps=prompt[1] if prompt else None,
+        decode_tps=gen[1] if gen else None,
+        ttft_ms=ttft,
+        tpot_ms=tpot,
+        concurrency=1,
+        input_len=prompt[0] if prompt else None,
+        output_len=gen[0] if gen else None,
+        engine="llama.cpp",
+        engine_version=", ".join(sorted(commits)) or None,
+        model=next(iter(models)) if models else None,
+        measured_at=date,
+        derived=tuple(derived),
+        notes=tuple(notes),
     )
 
 
@@ -249,8 +265,9 @@ _LABELS = {
 }
 
 
-def parse_vllm_bench_text(text: str, *, model: str | None = None,
-                          engine_version: str | None = None) -> BenchResult | Errors:
+def parse_vllm_bench_text(
+    text: str, *, model: str | None = None, engine_version: str | None = None
+) -> BenchResult | Errors:
     """The summary `vllm bench serve` prints ("Output token throughput (tok/s): 62.38"...).
 
     The console does not print the model or the version: pass them if known.

@@ -8,6 +8,7 @@ side follows ``telemetry.poller``: the fleet's key only (no agent, no
 ~/.ssh/config), and the host key must be the one an admin accepted; without
 an accepted key nothing is sent. Output is read up to a bound.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -98,17 +99,32 @@ class Outcome:
     error: str  # "" when the command ran and exited 0
 
 
-async def _run(target: Target, command: str, *, client_keys: list[str], accepted_key: str,
-               connect_timeout: float, timeout: float, max_bytes: int,
-               on_output: Callable[[str], None] | None = None) -> Outcome:
+async def _run(
+    target: Target,
+    command: str,
+    *,
+    client_keys: list[str],
+    accepted_key: str,
+    connect_timeout: float,
+    timeout: float,
+    max_bytes: int,
+    on_output: Callable[[str], None] | None = None,
+) -> Outcome:
     known = asyncssh.import_known_hosts(f"* {accepted_key}\n")  # only this node's accepted key
     options = asyncssh.SSHClientConnectionOptions(
-        client_keys=[asyncssh.read_private_key(p) for p in client_keys], agent_path=None, config=None,
-        preferred_auth="publickey", password_auth=False, kbdint_auth=False, gss_auth=False,
-        host_based_auth=False, connect_timeout=connect_timeout,
+        client_keys=[asyncssh.read_private_key(p) for p in client_keys],
+        agent_path=None,
+        config=None,
+        preferred_auth="publickey",
+        password_auth=False,
+        kbdint_auth=False,
+        gss_auth=False,
+        host_based_auth=False,
+        connect_timeout=connect_timeout,
     )
-    async with asyncssh.connect(target.host, target.port, username=target.user, known_hosts=known,
-                                options=options) as conn:
+    async with asyncssh.connect(
+        target.host, target.port, username=target.user, known_hosts=known, options=options
+    ) as conn:
         process = await conn.create_process(command, encoding=None)
         chunks, size = [], 0
         try:
@@ -138,9 +154,17 @@ async def _run(target: Target, command: str, *, client_keys: list[str], accepted
         return Outcome(text, "")
 
 
-def run_command(target: Target, command: str, *, client_keys: list[str], accepted_key: str,
-                connect_timeout: float = 10.0, timeout: float = 1800.0, max_bytes: int = 1_000_000,
-                on_output: Callable[[str], None] | None = None) -> Outcome:
+def run_command(
+    target: Target,
+    command: str,
+    *,
+    client_keys: list[str],
+    accepted_key: str,
+    connect_timeout: float = 10.0,
+    timeout: float = 1800.0,
+    max_bytes: int = 1_000_000,
+    on_output: Callable[[str], None] | None = None,
+) -> Outcome:
     """Run ``command`` once on ``target``; every failure is an Outcome error, never an exception.
     ``on_output`` gets the output so far after each chunk (progress)."""
     try:
@@ -148,9 +172,18 @@ def run_command(target: Target, command: str, *, client_keys: list[str], accepte
     except (asyncssh.KeyImportError, ValueError):
         return Outcome("", "the accepted host key is not a valid OpenSSH public key")
     try:
-        return asyncio.run(_run(target, command, client_keys=client_keys, accepted_key=accepted_key,
-                                connect_timeout=connect_timeout, timeout=timeout, max_bytes=max_bytes,
-                                on_output=on_output))
+        return asyncio.run(
+            _run(
+                target,
+                command,
+                client_keys=client_keys,
+                accepted_key=accepted_key,
+                connect_timeout=connect_timeout,
+                timeout=timeout,
+                max_bytes=max_bytes,
+                on_output=on_output,
+            )
+        )
     except asyncssh.HostKeyNotVerifiable:
         return Outcome("", "host key mismatch: the node presented another key than the accepted one; nothing run")
     except asyncssh.PermissionDenied:

@@ -7,6 +7,7 @@ streams, become ``perfmodel.LabRun`` records;
 the variant that ran is the one the run's engine loads. The newest
 ``MAX_RUNS`` are used, so one request stays a handful of queries.
 """
+
 from __future__ import annotations
 
 from .model_catalogue import choose_variant
@@ -18,9 +19,17 @@ MAX_RUNS = 200
 
 
 def lab_runs() -> list[LabRun]:
-    rows = (BenchmarkRun.objects.filter(source=BenchmarkRun.Source.MEASURED, status=BenchmarkRun.Status.DONE,
-                                        model__isnull=False, engine__in=ENGINES)
-            .select_related("model").prefetch_related("model__variants").order_by("-created_at", "-id")[:MAX_RUNS])
+    rows = (
+        BenchmarkRun.objects.filter(
+            source=BenchmarkRun.Source.MEASURED,
+            status=BenchmarkRun.Status.DONE,
+            model__isnull=False,
+            engine__in=ENGINES,
+        )
+        .select_related("model")
+        .prefetch_related("model__variants")
+        .order_by("-created_at", "-id")[:MAX_RUNS]
+    )
     runs = []
     for row in rows:
         path = path_of(row.topology_kind, row.backend, row.tp * row.pp)
@@ -32,9 +41,19 @@ def lab_runs() -> list[LabRun]:
         spec = choose_variant(row.model.spec(), row.engine).spec  # type: ignore[union-attr]
         prompt = row.input_len or DEFAULT_LEN
         layout = Layout(tp=row.tp, pp=row.pp, path=path, link_gbps=row.link_gbps or 200.0, engine=row.engine)
-        runs.append(LabRun(f"run {row.pk}: {row.model_name} on {row.node_count} node(s), {row.engine}",
-                           spec, layout, prompt + (row.output_len or DEFAULT_LEN) // 2, prompt, decode, prefill,
-                           row.concurrency, aggregate))
+        runs.append(
+            LabRun(
+                f"run {row.pk}: {row.model_name} on {row.node_count} node(s), {row.engine}",
+                spec,
+                layout,
+                prompt + (row.output_len or DEFAULT_LEN) // 2,
+                prompt,
+                decode,
+                prefill,
+                row.concurrency,
+                aggregate,
+            )
+        )
     return runs
 
 

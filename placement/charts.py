@@ -2,14 +2,21 @@
 node count, one series per source and topology, the ideal line and the
 model's predictions. Text is escaped; the caller marks the result safe.
 """
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from html import escape
 
-TOPOLOGY_COLOURS = {"single": "#6b7385", "direct": "#2f6fde", "ring": "#c77700", "chain": "#9c5bd1",
-                    "switched": "#4f9a00", "irregular": "#c62f2f"}
+TOPOLOGY_COLOURS = {
+    "single": "#6b7385",
+    "direct": "#2f6fde",
+    "ring": "#c77700",
+    "chain": "#9c5bd1",
+    "switched": "#4f9a00",
+    "irregular": "#c62f2f",
+}
 KIND_STYLE = {  # how a source is drawn: line dash, marker, filled
     "measured": ("", "circle", True),
     "published": ("6 3", "square", False),
@@ -37,8 +44,7 @@ class Series:
 
 # drawn bottom to top: predictions under the figures they predict
 DRAW_ORDER = {"ideal": 0, "predicted": 1, "published": 2, "measured": 3}
-STYLE_KEY = (("measured", "measured here"), ("published", "published"), ("predicted", "predicted"),
-             ("ideal", "ideal"))
+STYLE_KEY = (("measured", "measured here"), ("published", "published"), ("predicted", "predicted"), ("ideal", "ideal"))
 
 
 def _nice_max(value: float) -> float:
@@ -64,19 +70,24 @@ def _marker(shape: str, x: float, y: float, colour: str, filled: bool) -> str:
     return ""
 
 
-def scaling_chart(series: list[Series], *, title: str, y_label: str = "decode tok/s",
-                  width: int = 760, height: int = 380) -> str:
+def scaling_chart(
+    series: list[Series], *, title: str, y_label: str = "decode tok/s", width: int = 760, height: int = 380
+) -> str:
     """A line chart of y against node count; an empty chart says there is nothing to show."""
     left, right, top, bottom = 58, 200, 34, 44
     plot_w, plot_h = width - left - right, height - top - bottom
     xs = [p.x for s in series for p in s.points]
     ys = [p.y for s in series for p in s.points]
-    parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}" '
-             f'xmlns="http://www.w3.org/2000/svg">',
-             f'<text x="{left}" y="18" font-size="14" font-weight="600" fill="#1d2330">{escape(title)}</text>']
+    parts = [
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}" '
+        f'xmlns="http://www.w3.org/2000/svg">',
+        f'<text x="{left}" y="18" font-size="14" font-weight="600" fill="#1d2330">{escape(title)}</text>',
+    ]
     if not xs:
-        parts.append(f'<text x="{width / 2:.0f}" y="{height / 2:.0f}" text-anchor="middle" fill="#6b7385" '
-                     'font-size="13">No runs to chart yet.</text></svg>')
+        parts.append(
+            f'<text x="{width / 2:.0f}" y="{height / 2:.0f}" text-anchor="middle" fill="#6b7385" '
+            'font-size="13">No runs to chart yet.</text></svg>'
+        )
         return "".join(parts)
     x_max = max(2, math.ceil(max(xs)))
     y_max = _nice_max(max(ys) * 1.08)
@@ -91,19 +102,25 @@ def scaling_chart(series: list[Series], *, title: str, y_label: str = "decode to
         value = y_max * i / 5
         y = py(value)
         parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e1e4ea"/>')
-        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" fill="#6b7385">'
-                     f'{value:g}</text>')
+        parts.append(
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" fill="#6b7385">{value:g}</text>'
+        )
     step = 1 if x_max <= 16 else math.ceil(x_max / 16)
     for n in range(1, x_max + 1, step):
         x = px(n)
         parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top + plot_h}" y2="{top + plot_h + 4}" stroke="#6b7385"/>')
-        parts.append(f'<text x="{x:.1f}" y="{top + plot_h + 17}" text-anchor="middle" font-size="11" '
-                     f'fill="#6b7385">{n}</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{top + plot_h + 17}" text-anchor="middle" font-size="11" fill="#6b7385">{n}</text>'
+        )
     parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}" stroke="#6b7385"/>')
-    parts.append(f'<text x="{left + plot_w / 2:.0f}" y="{height - 6}" text-anchor="middle" font-size="12" '
-                 'fill="#3b4252">nodes</text>')
-    parts.append(f'<text transform="translate(14 {top + plot_h / 2:.0f}) rotate(-90)" text-anchor="middle" '
-                 f'font-size="12" fill="#3b4252">{escape(y_label)}</text>')
+    parts.append(
+        f'<text x="{left + plot_w / 2:.0f}" y="{height - 6}" text-anchor="middle" font-size="12" '
+        'fill="#3b4252">nodes</text>'
+    )
+    parts.append(
+        f'<text transform="translate(14 {top + plot_h / 2:.0f}) rotate(-90)" text-anchor="middle" '
+        f'font-size="12" fill="#3b4252">{escape(y_label)}</text>'
+    )
 
     labels: list[tuple[float, float, str, str, str]] = []  # x, y, text, anchor, colour
     for s in sorted(series, key=lambda s: (not s.reference, DRAW_ORDER.get(s.kind, 3))):
@@ -114,8 +131,9 @@ def scaling_chart(series: list[Series], *, title: str, y_label: str = "decode to
             path = " ".join(f"{'M' if i == 0 else 'L'}{px(p.x):.1f} {py(p.y):.1f}" for i, p in enumerate(points))
             width_attr = "1.4" if s.kind in ("ideal", "predicted") or s.reference else "2"
             dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-            parts.append(f'<path d="{path}" fill="none" stroke="{s.colour}" stroke-width="{width_attr}"'
-                         f'{dash_attr}{fade}/>')
+            parts.append(
+                f'<path d="{path}" fill="none" stroke="{s.colour}" stroke-width="{width_attr}"{dash_attr}{fade}/>'
+            )
         for p in points:
             if shape:
                 tip = escape(f"{s.name}: {p.note or f'{p.y:.1f}'}")
@@ -125,8 +143,9 @@ def scaling_chart(series: list[Series], *, title: str, y_label: str = "decode to
                 dx, anchor = (7, "start") if s.kind == "measured" or p.x <= 1 else (-7, "end")
                 labels.append((px(p.x) + dx, py(p.y) - 6, f"{p.y:.1f}", anchor, s.colour))
     for x, y, text, anchor, colour in _spread(labels):
-        parts.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="10.5" text-anchor="{anchor}" '
-                     f'fill="{colour}">{text}</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{y:.1f}" font-size="10.5" text-anchor="{anchor}" fill="{colour}">{text}</text>'
+        )
     parts.extend(_legend(series, left + plot_w + 18, top))
     parts.append("</svg>")
     return "".join(parts)
@@ -204,28 +223,39 @@ def bar_chart(bars: list[Bar], *, title: str, unit: str = "decode tok/s", width:
     height = top + row * max(1, len(bars)) + 26
     plot_w = width - left - right
     top_value = _nice_max(max((b.value for b in bars), default=1.0))
-    parts = [f'<svg class="chart barchart" viewBox="0 0 {width} {height}" role="group" aria-label="{escape(title)}" '
-             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>']
+    parts = [
+        f'<svg class="chart barchart" viewBox="0 0 {width} {height}" role="group" aria-label="{escape(title)}" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>'
+    ]
     for i in range(5):
         value = top_value * i / 4
         x = left + value / top_value * plot_w
         parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top - 6}" y2="{height - 22}" stroke="#e1e4ea"/>')
-        parts.append(f'<text x="{x:.1f}" y="{height - 8}" text-anchor="middle" font-size="11" fill="#5f6778">'
-                     f'{value:g}</text>')
-    parts.append(f'<text x="{left + plot_w:.0f}" y="{top - 12}" text-anchor="end" font-size="11" fill="#5f6778">'
-                 f'{escape(unit)}</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{height - 8}" text-anchor="middle" font-size="11" fill="#5f6778">{value:g}</text>'
+        )
+    parts.append(
+        f'<text x="{left + plot_w:.0f}" y="{top - 12}" text-anchor="end" font-size="11" fill="#5f6778">'
+        f"{escape(unit)}</text>"
+    )
     for i, b in enumerate(bars):
         y = top + i * row
         w = max(1.5, b.value / top_value * plot_w)
         colour = BAR_COLOURS.get(b.kind, "#5f6778")
         label = b.label if len(b.label) <= room else b.label[: room - 1] + "…"
-        text = (f'<text x="{left - 8}" y="{y + 15}" text-anchor="end" font-size="11.5" fill="#1d2330">'
-                f'{escape(label)}</text>')
-        bar = (f'<rect x="{left}" y="{y + 4}" width="{w:.1f}" height="{row - 8}" rx="2" fill="{colour}">'
-               f'<title>{escape(f"{b.label}: {b.value:.1f} {unit}, {b.kind}" + (f" ({b.note})" if b.note else ""))}'
-               f'</title></rect>')
-        figure = (f'<text x="{left + w + 5:.1f}" y="{y + 15}" font-size="11" font-weight="600" fill="#1d2330">'
-                  f'{b.value:.1f}</text>')
+        text = (
+            f'<text x="{left - 8}" y="{y + 15}" text-anchor="end" font-size="11.5" fill="#1d2330">'
+            f"{escape(label)}</text>"
+        )
+        bar = (
+            f'<rect x="{left}" y="{y + 4}" width="{w:.1f}" height="{row - 8}" rx="2" fill="{colour}">'
+            f"<title>{escape(f'{b.label}: {b.value:.1f} {unit}, {b.kind}' + (f' ({b.note})' if b.note else ''))}"
+            f"</title></rect>"
+        )
+        figure = (
+            f'<text x="{left + w + 5:.1f}" y="{y + 15}" font-size="11" font-weight="600" fill="#1d2330">'
+            f"{b.value:.1f}</text>"
+        )
         if b.href:
             parts.append(f'<a href="{escape(b.href)}">{text}{bar}</a>{figure}')
         else:
@@ -238,21 +268,27 @@ def memory_bar(segments: list[tuple[str, float, str]], total: float, *, width: i
     """A horizontal stacked bar of (label, GB, css class) over ``total`` GB; overflow is drawn red."""
     used = sum(max(0.0, gb) for _, gb, _ in segments)
     scale = max(total, used, 1e-9)
-    parts = [f'<svg class="plan-membar" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
-             f'aria-label="memory per node" xmlns="http://www.w3.org/2000/svg">',
-             f'<rect width="{width}" height="{height}" rx="3" class="seg-free"/>']
+    parts = [
+        f'<svg class="plan-membar" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
+        f'aria-label="memory per node" xmlns="http://www.w3.org/2000/svg">',
+        f'<rect width="{width}" height="{height}" rx="3" class="seg-free"/>',
+    ]
     x = 0.0
     for label, gb, css in segments:
         if gb <= 0:
             continue
         w = gb / scale * width
-        parts.append(f'<rect x="{x:.1f}" width="{w:.1f}" height="{height}" class="{css}">'
-                     f'<title>{escape(label)}: {gb:.1f} GB</title></rect>')
+        parts.append(
+            f'<rect x="{x:.1f}" width="{w:.1f}" height="{height}" class="{css}">'
+            f"<title>{escape(label)}: {gb:.1f} GB</title></rect>"
+        )
         x += w
     if used > total:  # where the node's usable memory ends
         edge = total / scale * width
-        parts.append(f'<rect x="{edge - 1.5:.1f}" width="3" height="{height}" fill="#c62f2f">'
-                     f'<title>usable memory ends here: {total:.1f} GB</title></rect>')
+        parts.append(
+            f'<rect x="{edge - 1.5:.1f}" width="3" height="{height}" fill="#c62f2f">'
+            f"<title>usable memory ends here: {total:.1f} GB</title></rect>"
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -280,33 +316,42 @@ def plan_bars(bars: list[PlanBar], *, concurrency: int, width: int = 560) -> str
     def x(value: float) -> float:
         return left + span * value / top_value
 
-    parts = [f'<svg class="plan-chart" viewBox="0 0 {width} {height}" width="100%" role="img" '
-             f'aria-label="Predicted tokens per second of each fitting plan" xmlns="http://www.w3.org/2000/svg">']
+    parts = [
+        f'<svg class="plan-chart" viewBox="0 0 {width} {height}" width="100%" role="img" '
+        f'aria-label="Predicted tokens per second of each fitting plan" xmlns="http://www.w3.org/2000/svg">'
+    ]
     for i in range(5):
         value = top_value * i / 4
         gx = x(value)
-        parts.append(f'<line x1="{gx:.1f}" y1="{top - 6}" x2="{gx:.1f}" y2="{height - 22}" stroke="#e3e6ec"/>'
-                     f'<text x="{gx:.1f}" y="{height - 8}" font-size="10" fill="#5b6270" '
-                     f'text-anchor="middle">{value:g}</text>')
+        parts.append(
+            f'<line x1="{gx:.1f}" y1="{top - 6}" x2="{gx:.1f}" y2="{height - 22}" stroke="#e3e6ec"/>'
+            f'<text x="{gx:.1f}" y="{height - 8}" font-size="10" fill="#5b6270" '
+            f'text-anchor="middle">{value:g}</text>'
+        )
     for i, b in enumerate(bars):
         y = top + i * row
         weight = ' font-weight="700"' if b.mark == "recommended" else ""
         label = escape(b.label if len(b.label) <= 30 else b.label[:29] + "…")
-        parts.append(f'<text x="{left - 8}" y="{y + 11}" font-size="11" fill="#1d2330" text-anchor="end"'
-                     f'{weight}>{label}</text>')
+        parts.append(
+            f'<text x="{left - 8}" y="{y + 11}" font-size="11" fill="#1d2330" text-anchor="end"{weight}>{label}</text>'
+        )
         colour = {"recommended": "#4f7d00", "runner-up": "#2660c8"}.get(b.mark, "#a9b1bf")
         w1 = max(x(b.one_stream) - left, 1.0)
-        parts.append(f'<rect x="{left}" y="{y + 2}" width="{w1:.1f}" height="11" fill="{colour}">'
-                     f'<title>{escape(b.label)}: {b.one_stream:.1f} tok/s, one stream (predicted)</title></rect>'
-                     f'<text x="{left + w1 + 4:.1f}" y="{y + 11}" font-size="10" fill="#1d2330">'
-                     f'{b.one_stream:.0f}</text>')
+        parts.append(
+            f'<rect x="{left}" y="{y + 2}" width="{w1:.1f}" height="11" fill="{colour}">'
+            f"<title>{escape(b.label)}: {b.one_stream:.1f} tok/s, one stream (predicted)</title></rect>"
+            f'<text x="{left + w1 + 4:.1f}" y="{y + 11}" font-size="10" fill="#1d2330">'
+            f"{b.one_stream:.0f}</text>"
+        )
         if both:
             w2 = max(x(b.aggregate) - left, 1.0)
-            parts.append(f'<rect x="{left}" y="{y + 15}" width="{w2:.1f}" height="9" fill="{colour}" '
-                         f'fill-opacity="0.45"><title>{escape(b.label)}: {b.aggregate:.0f} tok/s, {concurrency} '
-                         f'streams together (predicted)</title></rect>'
-                         f'<text x="{left + w2 + 4:.1f}" y="{y + 23}" font-size="10" fill="#5b6270">'
-                         f'{b.aggregate:.0f}</text>')
+            parts.append(
+                f'<rect x="{left}" y="{y + 15}" width="{w2:.1f}" height="9" fill="{colour}" '
+                f'fill-opacity="0.45"><title>{escape(b.label)}: {b.aggregate:.0f} tok/s, {concurrency} '
+                f"streams together (predicted)</title></rect>"
+                f'<text x="{left + w2 + 4:.1f}" y="{y + 23}" font-size="10" fill="#5b6270">'
+                f"{b.aggregate:.0f}</text>"
+            )
     key = "bars: one stream" + (f" (solid), {concurrency} streams together (light)" if both else "")
     parts.append(f'<text x="{left}" y="{top - 9}" font-size="10" fill="#5b6270">predicted tok/s · {key}</text>')
     parts.append("</svg>")

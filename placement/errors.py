@@ -1,5 +1,6 @@
 """Errors users can cause in placement: (field, message) pairs, on the
 ground floor's error base (400; the API root answers every one the same way)."""
+
 from __future__ import annotations
 
 from core.errors import BadInput

@@ -1,5 +1,6 @@
 """Forms of the placement pages. They render and coerce; the rules live in
 the services, whose errors are put back next to the matching field."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,8 +16,10 @@ from .planner import ENGINES, GOALS
 from .quants import GGUF_FORMATS, QUANT_FORMATS, SAFETENSORS_FORMATS
 from .selectors import live_groups, models_list
 
-QUANT_CHOICES = [("safetensors (vLLM, SGLang)", [(q, QUANT_FORMATS[q].label) for q in SAFETENSORS_FORMATS]),
-                 ("GGUF (llama.cpp)", [(q, QUANT_FORMATS[q].label) for q in GGUF_FORMATS])]
+QUANT_CHOICES = [
+    ("safetensors (vLLM, SGLang)", [(q, QUANT_FORMATS[q].label) for q in SAFETENSORS_FORMATS]),
+    ("GGUF (llama.cpp)", [(q, QUANT_FORMATS[q].label) for q in GGUF_FORMATS]),
+]
 
 
 def model_choices() -> list[tuple[str, str]]:
@@ -25,8 +28,10 @@ def model_choices() -> list[tuple[str, str]]:
 
 def group_choices() -> list[tuple[str, str]]:
     groups = live_groups()
-    return [(str(g.pk), f"{g.name} · {g.get_kind_display().lower()} · {g.size} node{'s' if g.size != 1 else ''}")  # type: ignore[attr-defined]
-            for g in groups]
+    return [
+        (str(g.pk), f"{g.name} · {g.get_kind_display().lower()} · {g.size} node{'s' if g.size != 1 else ''}")  # type: ignore[attr-defined]
+        for g in groups
+    ]
 
 
 class _Choices(EdgeChecked, forms.Form):
@@ -43,22 +48,26 @@ class _Choices(EdgeChecked, forms.Form):
 class PlanForm(_Choices):
     model = forms.ChoiceField()
     group = forms.ChoiceField()
-    context_tokens = forms.IntegerField(label="Context (tokens)", initial=8192, min_value=1,
-                                        max_value=MAX_CONTEXT_TOKENS)
+    context_tokens = forms.IntegerField(
+        label="Context (tokens)", initial=8192, min_value=1, max_value=MAX_CONTEXT_TOKENS
+    )
     concurrency = forms.IntegerField(label="Concurrent streams", initial=1, min_value=1, max_value=4096)
     goal = forms.ChoiceField(choices=[(g, g) for g in GOALS], initial="latency")
     engine = forms.ChoiceField(choices=[(e, e) for e in ENGINES], initial="vllm")
-    variant = forms.CharField(required=False, max_length=12,
-                              help_text="A quantization of the model; empty: the one the engine loads")
+    variant = forms.CharField(
+        required=False, max_length=12, help_text="A quantization of the model; empty: the one the engine loads"
+    )
 
 
 class ModelForm(EdgeChecked, forms.Form):
     slug = forms.CharField(max_length=100, help_text="Lower-case, e.g. qwen3-8b")
     name = forms.CharField(max_length=120)
     params_b = forms.FloatField(label="Total parameters (billions)")
-    active_params_b = forms.FloatField(label="Active parameters (billions)", required=False,
-                                       help_text="Per token; below the total for a mixture of experts. "
-                                                 "Empty: equal to the total")
+    active_params_b = forms.FloatField(
+        label="Active parameters (billions)",
+        required=False,
+        help_text="Per token; below the total for a mixture of experts. Empty: equal to the total",
+    )
     layers = forms.IntegerField()
     hidden_size = forms.IntegerField()
     heads = forms.IntegerField(label="Attention heads")
@@ -67,22 +76,36 @@ class ModelForm(EdgeChecked, forms.Form):
     experts = forms.IntegerField(initial=0, help_text="0 for a dense model")
     experts_per_token = forms.IntegerField(initial=0)
     quantization = forms.ChoiceField(choices=QUANT_CHOICES, initial="nvfp4")
-    weights_gb = forms.FloatField(label="Weights (GB, published)", required=False,
-                                  help_text="Wins over parameters x bytes per parameter")
+    weights_gb = forms.FloatField(
+        label="Weights (GB, published)", required=False, help_text="Wins over parameters x bytes per parameter"
+    )
     max_context = forms.IntegerField(label="Maximum context (tokens)")
     hf_repo = forms.CharField(label="Hugging Face name", max_length=200, required=False)
 
 
 class VariantForm(EdgeChecked, forms.Form):
     quantization = forms.ChoiceField(choices=QUANT_CHOICES, initial="Q4_K_M")
-    weights_gb = forms.FloatField(label="File size (GB, published)", required=False,
-                                  help_text="Empty: parameters x bits per weight")
-    hf_repo = forms.CharField(label="Hugging Face repository", max_length=200, required=False,
-                              help_text="safetensors formats: e.g. nvidia/Llama-3.3-70B-Instruct-FP4")
-    gguf_repo = forms.CharField(label="GGUF repository", max_length=200, required=False,
-                                help_text="GGUF types: e.g. bartowski/Llama-3.3-70B-Instruct-GGUF")
-    gguf_file = forms.CharField(label="GGUF file", max_length=255, required=False,
-                                help_text="Empty: llama.cpp picks the file of this type (-hf repo:TYPE)")
+    weights_gb = forms.FloatField(
+        label="File size (GB, published)", required=False, help_text="Empty: parameters x bits per weight"
+    )
+    hf_repo = forms.CharField(
+        label="Hugging Face repository",
+        max_length=200,
+        required=False,
+        help_text="safetensors formats: e.g. nvidia/Llama-3.3-70B-Instruct-FP4",
+    )
+    gguf_repo = forms.CharField(
+        label="GGUF repository",
+        max_length=200,
+        required=False,
+        help_text="GGUF types: e.g. bartowski/Llama-3.3-70B-Instruct-GGUF",
+    )
+    gguf_file = forms.CharField(
+        label="GGUF file",
+        max_length=255,
+        required=False,
+        help_text="Empty: llama.cpp picks the file of this type (-hf repo:TYPE)",
+    )
     notes = forms.CharField(required=False, max_length=500)
 
 
@@ -91,8 +114,9 @@ class ConfigForm(EdgeChecked, forms.Form):
     slug = forms.CharField(max_length=100)
     quantization = forms.ChoiceField(choices=QUANT_CHOICES, initial="nvfp4")
     name = forms.CharField(max_length=120, required=False)
-    params_b = forms.FloatField(label="Total parameters (billions)", required=False,
-                                help_text="Empty: estimated from the config")
+    params_b = forms.FloatField(
+        label="Total parameters (billions)", required=False, help_text="Empty: estimated from the config"
+    )
     active_params_b = forms.FloatField(label="Active parameters (billions)", required=False)
     weights_gb = forms.FloatField(label="Weights (GB, published)", required=False)
     hf_repo = forms.CharField(label="Hugging Face name", max_length=200, required=False)
@@ -102,14 +126,18 @@ class BenchmarkForm(_Choices):
     source = forms.ChoiceField(choices=BenchmarkRun.Source.choices, initial="measured")
     reference = forms.CharField(required=False, help_text="Published figures: where they come from")
     group = forms.ChoiceField(required=False, help_text="Measured here: the group it ran on")
-    topology_kind = forms.ChoiceField(choices=[("", "-"), *NodeGroup.Kind.choices], required=False,
-                                      help_text="Published figures without a group")
+    topology_kind = forms.ChoiceField(
+        choices=[("", "-"), *NodeGroup.Kind.choices], required=False, help_text="Published figures without a group"
+    )
     node_count = forms.IntegerField(required=False, help_text="Published figures without a group")
     model = forms.ChoiceField()
     engine = forms.ChoiceField(choices=BenchmarkRun.Engine.choices, initial="vllm")
     engine_version = forms.CharField(required=False, max_length=120)
-    backend = forms.ChoiceField(choices=BenchmarkRun.Backend.choices, initial="unknown",
-                                help_text="What really ran: RoCEnante falls back to NCCL silently")
+    backend = forms.ChoiceField(
+        choices=BenchmarkRun.Backend.choices,
+        initial="unknown",
+        help_text="What really ran: RoCEnante falls back to NCCL silently",
+    )
     tp = forms.IntegerField(label="Tensor parallel", required=False, help_text="Empty: the node count")
     pp = forms.IntegerField(label="Pipeline stages", required=False, help_text="Empty: 1")
     concurrency = forms.IntegerField(initial=1)
@@ -125,13 +153,22 @@ class BenchmarkForm(_Choices):
 
 class UploadForm(_Choices):
     file = forms.FileField(help_text="vllm bench serve --save-result JSON, its console summary, or llama-bench -o json")
-    format = forms.ChoiceField(choices=[("auto", "recognise it"), ("vllm-json", "vllm bench serve JSON"),
-                                        ("vllm-console", "vllm bench serve console"),
-                                        ("llama-bench-json", "llama-bench -o json")], initial="auto")
+    format = forms.ChoiceField(
+        choices=[
+            ("auto", "recognise it"),
+            ("vllm-json", "vllm bench serve JSON"),
+            ("vllm-console", "vllm bench serve console"),
+            ("llama-bench-json", "llama-bench -o json"),
+        ],
+        initial="auto",
+    )
     group = forms.ChoiceField()
     model = forms.ChoiceField()
-    backend = forms.ChoiceField(choices=BenchmarkRun.Backend.choices, initial="unknown",
-                                help_text="What really ran: RoCEnante falls back to NCCL silently")
+    backend = forms.ChoiceField(
+        choices=BenchmarkRun.Backend.choices,
+        initial="unknown",
+        help_text="What really ran: RoCEnante falls back to NCCL silently",
+    )
     concurrency = forms.IntegerField(required=False, help_text="Only if the file does not say")
     notes = forms.CharField(required=False)
 

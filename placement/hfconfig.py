@@ -33,8 +33,9 @@ _EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
 _EXPERTS_PER_TOKEN_KEYS = ("num_experts_per_tok", "experts_per_token", "num_experts_per_token")
 
 
-def _int_field(cfg: dict[str, Any], keys: tuple[str, ...], errors: Errors, *, required: bool,
-               minimum: int = 1) -> int | None:
+def _int_field(
+    cfg: dict[str, Any], keys: tuple[str, ...], errors: Errors, *, required: bool, minimum: int = 1
+) -> int | None:
     for key in keys:
         if key in cfg and cfg[key] is not None:
             value = cfg[key]
@@ -136,9 +137,16 @@ def _name_from(cfg: dict[str, Any], slug: str) -> str:
     return slug
 
 
-def parse_hf_config(text: str, *, slug: str, quantization: str, params_b: float | None = None,
-                    active_params_b: float | None = None, name: str | None = None,
-                    weights_gb: float | None = None) -> ModelSpec | Errors:
+def parse_hf_config(
+    text: str,
+    *,
+    slug: str,
+    quantization: str,
+    params_b: float | None = None,
+    active_params_b: float | None = None,
+    name: str | None = None,
+    weights_gb: float | None = None,
+) -> ModelSpec | Errors:
     """A ModelSpec from config.json text, or a list of (field, message) errors.
 
     `params_b` (and `active_params_b` for MoE) override the estimate above.
@@ -165,8 +173,7 @@ def parse_hf_config(text: str, *, slug: str, quantization: str, params_b: float 
     head_dim = _int_field(cfg, ("head_dim",), errors, required=False)
     experts = _int_field(cfg, _EXPERT_KEYS, errors, required=False, minimum=0) or 0
     per_token = _int_field(cfg, _EXPERTS_PER_TOKEN_KEYS, errors, required=False, minimum=0) or 0
-    context = _int_field(cfg, ("max_position_embeddings", "max_sequence_length", "seq_length"),
-                         errors, required=True)
+    context = _int_field(cfg, ("max_position_embeddings", "max_sequence_length", "seq_length"), errors, required=True)
     kv_lora = _int_field(cfg, ("kv_lora_rank",), errors, required=False)
     rope = _int_field(cfg, ("qk_rope_head_dim",), errors, required=False)
     if errors:
@@ -180,8 +187,7 @@ def parse_hf_config(text: str, *, slug: str, quantization: str, params_b: float 
         head_dim = _int_field(cfg, ("v_head_dim",), errors, required=False)
     if head_dim is None:
         if hidden % heads:
-            return [("head_dim", f"missing, and hidden_size {hidden} is not a multiple of "
-                                 f"num_attention_heads {heads}")]
+            return [("head_dim", f"missing, and hidden_size {hidden} is not a multiple of num_attention_heads {heads}")]
         head_dim = hidden // heads
     if experts == 0:
         per_token = 0
@@ -209,10 +215,21 @@ def parse_hf_config(text: str, *, slug: str, quantization: str, params_b: float 
     active_params_b = params_b if experts == 0 else round(active_params_b, 3)
 
     spec = ModelSpec(
-        slug=slug, name=name or _name_from(cfg, slug), params_b=params_b, active_params_b=active_params_b,
-        layers=layers, hidden_size=hidden, heads=heads, kv_heads=kv_heads, head_dim=head_dim,
-        experts=experts, experts_per_token=per_token, quantization=quantization, weights_gb=weights_gb,
-        max_context=context, kv_layers=_kv_layers(cfg, layers),
+        slug=slug,
+        name=name or _name_from(cfg, slug),
+        params_b=params_b,
+        active_params_b=active_params_b,
+        layers=layers,
+        hidden_size=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        experts=experts,
+        experts_per_token=per_token,
+        quantization=quantization,
+        weights_gb=weights_gb,
+        max_context=context,
+        kv_layers=_kv_layers(cfg, layers),
         kv_cache_dim=(kv_lora + (rope or 0)) if kv_lora else None,
         notes=("parsed from config.json" + (f"; estimated: {', '.join(estimated)}" if estimated else "")),
         estimated_fields=tuple(estimated),

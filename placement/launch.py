@@ -49,8 +49,13 @@ from placement.quants import engine_reference
 # The container recipe first: it is the default vLLM launcher.
 LAUNCH_ENGINES = ("vllm-container", "vllm-ray", "vllm", "sglang", "llama.cpp-rpc")
 # Which planner engine each launcher serves.
-PLANNER_ENGINE = {"vllm-container": "vllm", "vllm-ray": "vllm", "vllm": "vllm", "sglang": "sglang",
-                  "llama.cpp-rpc": "llama.cpp"}
+PLANNER_ENGINE = {
+    "vllm-container": "vllm",
+    "vllm-ray": "vllm",
+    "vllm": "vllm",
+    "sglang": "sglang",
+    "llama.cpp-rpc": "llama.cpp",
+}
 # Which model reference each launcher loads.
 REFERENCE_KIND = {"vllm-container": "hf", "vllm-ray": "hf", "vllm": "hf", "sglang": "hf", "llama.cpp-rpc": "gguf"}
 
@@ -69,10 +74,14 @@ DEFAULT_MGMT_IFACE = "enP7s7"
 # the playbook was checked against; images from 26.05 on ship without Ray, so
 # the playbook patches the script to install it in the container first.
 DEFAULT_VLLM_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
-RUN_CLUSTER_URL = ("https://raw.githubusercontent.com/vllm-project/vllm/"
-                   "51c1ee9b7c8acbba4899a8ebffd390685d171946/examples/ray_serving/run_cluster.sh")
-RAY_INSTALL_PATCH = ("s|^RAY_START_CMD=\"ray start|RAY_START_CMD=\"pip install -q --root-user-action=ignore "
-                     "'ray[default]>=2.9' \\&\\& ray start|")
+RUN_CLUSTER_URL = (
+    "https://raw.githubusercontent.com/vllm-project/vllm/"
+    "51c1ee9b7c8acbba4899a8ebffd390685d171946/examples/ray_serving/run_cluster.sh"
+)
+RAY_INSTALL_PATCH = (
+    's|^RAY_START_CMD="ray start|RAY_START_CMD="pip install -q --root-user-action=ignore '
+    "'ray[default]>=2.9' \\&\\& ray start|"
+)
 # Bootstrap over the cluster link works only where it reaches every node.
 CLUSTER_BOOTSTRAP_KINDS = ("direct", "switched")
 RING_KINDS = ("ring", "chain")
@@ -110,7 +119,7 @@ def _q(value: object) -> str:
 def _path(value: str) -> str:
     """A configured path: a leading $HOME stays expandable, the rest is quoted."""
     if value.startswith("$HOME/"):
-        return '"$HOME"/' + _q(value[len("$HOME/"):])
+        return '"$HOME"/' + _q(value[len("$HOME/") :])
     return _q(value)
 
 
@@ -175,13 +184,17 @@ def model_ref_problem(model: ModelSpec, launcher: str, ref: str | None) -> str |
     engine = PLANNER_ENGINE.get(launcher, launcher)
     if REFERENCE_KIND.get(launcher) == "gguf":
         if model.quantization == "nvfp4":
-            return (f"{model.slug} is NVFP4: llama.cpp does not load NVFP4 checkpoints; pick a GGUF variant "
-                    "of the model or another engine")
+            return (
+                f"{model.slug} is NVFP4: llama.cpp does not load NVFP4 checkpoints; pick a GGUF variant "
+                "of the model or another engine"
+            )
         if not ref:
             return f"{model.slug} has no GGUF repository or file for llama.cpp; add one to the model"
         if not (_GGUF_FILE.search(ref) or _GGUF_REPO.match(ref)):
-            return (f"{ref} is not a GGUF file or repository: llama.cpp cannot load safetensors; "
-                    "give a .gguf file or a GGUF repository (e.g. ggml-org/gpt-oss-120b-GGUF)")
+            return (
+                f"{ref} is not a GGUF file or repository: llama.cpp cannot load safetensors; "
+                "give a .gguf file or a GGUF repository (e.g. ggml-org/gpt-oss-120b-GGUF)"
+            )
         return None
     if not ref:
         return f"{model.slug} has no Hugging Face repository for {engine}; add one to the model"
@@ -199,8 +212,7 @@ class Weights:
     gguf_file: str | None = None
 
 
-def model_reference(model: ModelSpec, launcher: str, model_ref: str | None = None
-                    ) -> tuple[Weights | None, str | None]:
+def model_reference(model: ModelSpec, launcher: str, model_ref: str | None = None) -> tuple[Weights | None, str | None]:
     """(weights, None) or (None, why not). ``model_ref`` overrides the
     catalogue; otherwise the plan's variant (``model.default_variant()``, the
     one the planner was given) names the reference the engine loads, through
@@ -219,9 +231,15 @@ def model_reference(model: ModelSpec, launcher: str, model_ref: str | None = Non
 # --- problems ---------------------------------------------------------------------
 
 
-def launch_problems(plan: Plan, group: GroupSpec, model: ModelSpec, *, engine: str,
-                    model_ref: str | None = None, settings: LaunchSettings | None = None
-                    ) -> list[tuple[str, str]]:
+def launch_problems(
+    plan: Plan,
+    group: GroupSpec,
+    model: ModelSpec,
+    *,
+    engine: str,
+    model_ref: str | None = None,
+    settings: LaunchSettings | None = None,
+) -> list[tuple[str, str]]:
     """Everything that stops commands from being generated, as (where, message)."""
     settings = settings or LaunchSettings()
     problems: list[tuple[str, str]] = []
@@ -231,9 +249,11 @@ def launch_problems(plan: Plan, group: GroupSpec, model: ModelSpec, *, engine: s
     # quoting keeps a newline inside one argument, but no real model name,
     # address or interface contains one: refuse instead of writing it
     texts = f"{model_ref or ''}{weights.ref if weights else ''}{(weights.gguf_file or '') if weights else ''}"
-    for where, value in (("model_ref", texts), ("model.slug", model.slug),
-                         ("settings", f"{settings.mgmt_iface}{settings.vllm_image}{settings.run_cluster}"
-                                      f"{settings.hf_cache}")):
+    for where, value in (
+        ("model_ref", texts),
+        ("model.slug", model.slug),
+        ("settings", f"{settings.mgmt_iface}{settings.vllm_image}{settings.run_cluster}{settings.hf_cache}"),
+    ):
         if _unprintable(value):
             problems.append((where, "contains control characters (newline, tab...)"))
     if not problems and why:
@@ -282,16 +302,22 @@ def _node_problems(node: NodeSpec, kind: str, engine: str, settings: LaunchSetti
 # --- pieces -----------------------------------------------------------------------
 
 
-def cluster_env(node: NodeSpec, head: NodeSpec, group: GroupSpec, settings: LaunchSettings, *,
-                vllm: bool) -> list[tuple[str, str]]:
+def cluster_env(
+    node: NodeSpec, head: NodeSpec, group: GroupSpec, settings: LaunchSettings, *, vllm: bool
+) -> list[tuple[str, str]]:
     """(variable, value) pairs a multi-node engine process needs on this node."""
     iface, address = bootstrap(node, group.kind, settings)
     _, head_address = bootstrap(head, group.kind, settings)
     env: list[tuple[str, str]] = []
     if vllm:
         env.append(("VLLM_HOST_IP", address))
-    for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES", "TP_SOCKET_IFNAME",
-                "OMPI_MCA_btl_tcp_if_include"):
+    for var in (
+        "NCCL_SOCKET_IFNAME",
+        "GLOO_SOCKET_IFNAME",
+        "UCX_NET_DEVICES",
+        "TP_SOCKET_IFNAME",
+        "OMPI_MCA_btl_tcp_if_include",
+    ):
         env.append((var, iface))
     env.append(("NCCL_IB_HCA", ",".join(ib_hca(node))))
     env.append(("NCCL_IB_SUBNET_AWARE_ROUTING", "1"))
@@ -322,49 +348,106 @@ def preflight(node: NodeSpec, group: GroupSpec, settings: LaunchSettings) -> lis
 
 
 def _vllm_args(plan: Plan, model: ModelSpec, ref: str, per_instance: int, host: str) -> list[str]:
-    args = ["vllm", "serve", _q(ref), "--served-model-name", _q(model.slug),
-            "--tensor-parallel-size", str(plan.tp), "--pipeline-parallel-size", str(plan.pp)]
+    args = [
+        "vllm",
+        "serve",
+        _q(ref),
+        "--served-model-name",
+        _q(model.slug),
+        "--tensor-parallel-size",
+        str(plan.tp),
+        "--pipeline-parallel-size",
+        str(plan.pp),
+    ]
     if plan.ep > 1:
         args.append("--enable-expert-parallel")
-    args += ["--max-model-len", str(plan.context_tokens), "--max-num-seqs", str(per_instance),
-             "--host", _q(host), "--port", str(SERVE_PORT)]
+    args += [
+        "--max-model-len",
+        str(plan.context_tokens),
+        "--max-num-seqs",
+        str(per_instance),
+        "--host",
+        _q(host),
+        "--port",
+        str(SERVE_PORT),
+    ]
     return args
 
 
 def _sglang_args(plan: Plan, model: ModelSpec, ref: str, per_instance: int, host: str) -> list[str]:
-    args = ["python3", "-m", "sglang.launch_server", "--model-path", _q(ref),
-            "--served-model-name", _q(model.slug), "--tp", str(plan.tp)]
+    args = [
+        "python3",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        _q(ref),
+        "--served-model-name",
+        _q(model.slug),
+        "--tp",
+        str(plan.tp),
+    ]
     if plan.pp > 1:
         args += ["--pp-size", str(plan.pp)]
     if plan.ep > 1:
         args += ["--ep-size", str(plan.ep)]
-    args += ["--context-length", str(plan.context_tokens), "--max-running-requests", str(per_instance),
-             "--host", _q(host), "--port", str(SERVE_PORT)]
+    args += [
+        "--context-length",
+        str(plan.context_tokens),
+        "--max-running-requests",
+        str(per_instance),
+        "--host",
+        _q(host),
+        "--port",
+        str(SERVE_PORT),
+    ]
     return args
 
 
-def _header(plan: Plan, model: ModelSpec, node: NodeSpec, index: int, rank: int, size: int,
-            group: GroupSpec, settings: LaunchSettings) -> list[str]:
+def _header(
+    plan: Plan,
+    model: ModelSpec,
+    node: NodeSpec,
+    index: int,
+    rank: int,
+    size: int,
+    group: GroupSpec,
+    settings: LaunchSettings,
+) -> list[str]:
     # comments carry user text too: _c keeps it on the comment's line
-    lines = ["#!/usr/bin/env bash", "set -euo pipefail",
-             f"# model {_c(model.slug)}: {plan.strategy} tp={plan.tp} pp={plan.pp} ep={plan.ep}",
-             f"# node {_c(node.name)}: rank {rank} of {size} in instance {index + 1} of {plan.replicas}"]
+    lines = [
+        "#!/usr/bin/env bash",
+        "set -euo pipefail",
+        f"# model {_c(model.slug)}: {plan.strategy} tp={plan.tp} pp={plan.pp} ep={plan.ep}",
+        f"# node {_c(node.name)}: rank {rank} of {size} in instance {index + 1} of {plan.replicas}",
+    ]
     if size > 1:
         iface, _ = bootstrap(node, group.kind, settings)
-        why = ("a ring link reaches only the neighbours, so bootstrap uses the management network"
-               if mgmt_bootstrap(group.kind) else "the cluster link reaches every node of the group")
+        why = (
+            "a ring link reaches only the neighbours, so bootstrap uses the management network"
+            if mgmt_bootstrap(group.kind)
+            else "the cluster link reaches every node of the group"
+        )
         lines.append(f"# bootstrap on {_c(iface)}: {why}; NCCL finds the RoCE data path itself")
     if plan.replicas > 1:
         lines.append("# independent copies: put a load balancer in front of the instances' heads")
     if plan.exchange_path == "switched-rocenante":
-        lines.append("# collective backend: RoCEnante expected; it falls back to NCCL if its self-test "
-                     "fails: check the log and record which one ran")
+        lines.append(
+            "# collective backend: RoCEnante expected; it falls back to NCCL if its self-test "
+            "fails: check the log and record which one ran"
+        )
     return lines
 
 
-def launch_commands(plan: Plan, group: GroupSpec, model: ModelSpec, *, engine: str,
-                    model_ref: str | None = None, serve_host: str = DEFAULT_SERVE_HOST,
-                    settings: LaunchSettings | None = None) -> dict[str, str]:
+def launch_commands(
+    plan: Plan,
+    group: GroupSpec,
+    model: ModelSpec,
+    *,
+    engine: str,
+    model_ref: str | None = None,
+    serve_host: str = DEFAULT_SERVE_HOST,
+    settings: LaunchSettings | None = None,
+) -> dict[str, str]:
     """One bash script per node of the plan, keyed by node name.
 
     `model_ref` is what the engine loads (default: ``model_reference``); for
@@ -437,24 +520,41 @@ def _node_commands(engine: str, ctx: _Instance, node: NodeSpec, rank: int) -> li
             return _exports(env) + [
                 f"ray start --head --node-ip-address={_q(ctx.address(node))} --port={RAY_PORT}",
                 *_wait_for_ray(len(ctx.nodes), "ray status"),
-                " ".join(_vllm_args(plan, model, ref, ctx.per_instance, ctx.host)
-                         + ["--distributed-executor-backend", "ray"]),
+                " ".join(
+                    _vllm_args(plan, model, ref, ctx.per_instance, ctx.host) + ["--distributed-executor-backend", "ray"]
+                ),
             ]
-        return _exports(env) + [f"ray start --block --address={_q(f'{ctx.address(ctx.head)}:{RAY_PORT}')} "
-                                f"--node-ip-address={_q(ctx.address(node))}"]
+        return _exports(env) + [
+            f"ray start --block --address={_q(f'{ctx.address(ctx.head)}:{RAY_PORT}')} "
+            f"--node-ip-address={_q(ctx.address(node))}"
+        ]
     if engine == "vllm":
         args = _vllm_args(plan, model, ref, ctx.per_instance, ctx.host)
         if ctx.multi:
-            args += ["--nnodes", str(len(ctx.nodes)), "--node-rank", str(rank), "--master-addr",
-                     _q(ctx.address(ctx.head)), "--master-port", str(TORCH_MASTER_PORT)]
+            args += [
+                "--nnodes",
+                str(len(ctx.nodes)),
+                "--node-rank",
+                str(rank),
+                "--master-addr",
+                _q(ctx.address(ctx.head)),
+                "--master-port",
+                str(TORCH_MASTER_PORT),
+            ]
             if rank > 0:
                 args.append("--headless")
         return _exports(env) + [" ".join(args)]
     # sglang
     args = _sglang_args(plan, model, ref, ctx.per_instance, ctx.host)
     if ctx.multi:
-        args += ["--nnodes", str(len(ctx.nodes)), "--node-rank", str(rank),
-                 "--dist-init-addr", _q(f"{ctx.address(ctx.head)}:{SGLANG_DIST_PORT}")]
+        args += [
+            "--nnodes",
+            str(len(ctx.nodes)),
+            "--node-rank",
+            str(rank),
+            "--dist-init-addr",
+            _q(f"{ctx.address(ctx.head)}:{SGLANG_DIST_PORT}"),
+        ]
     return _exports(env) + [" ".join(args)]
 
 
@@ -479,8 +579,10 @@ def _vllm_container(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
     image = _q(s.vllm_image)
     serve = " ".join(_vllm_args(ctx.plan, ctx.model, ctx.ref, ctx.per_instance, ctx.host))
     if not ctx.multi:
-        return [f"docker run --rm --gpus all --network host --ipc host -v {_path(s.hf_cache)}:/root/.cache/huggingface "
-                f"{image} {serve}"]
+        return [
+            f"docker run --rm --gpus all --network host --ipc host -v {_path(s.hf_cache)}:/root/.cache/huggingface "
+            f"{image} {serve}"
+        ]
     env = cluster_env(node, ctx.head, ctx.group, s, vllm=True)
     fetch = [
         f"RUN_CLUSTER={_path(s.run_cluster)}",
@@ -492,11 +594,11 @@ def _vllm_container(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
         f"mkdir -p {_path(s.hf_cache)}",
     ]
     role = "--head" if rank == 0 else "--worker"
-    start = (f'bash "$RUN_CLUSTER" {image} {_q(ctx.address(ctx.head))} {role} {_path(s.hf_cache)} '
-             + " ".join(f"-e {_q(f'{var}={value}')}" for var, value in env))
+    start = f'bash "$RUN_CLUSTER" {image} {_q(ctx.address(ctx.head))} {role} {_path(s.hf_cache)} ' + " ".join(
+        f"-e {_q(f'{var}={value}')}" for var, value in env
+    )
     if rank > 0:
-        return [*fetch, "# keeps running: run it in tmux or screen (run_cluster.sh stops its container on exit)",
-                start]
+        return [*fetch, "# keeps running: run it in tmux or screen (run_cluster.sh stops its container on exit)", start]
     return [
         *fetch,
         f"{start} > run_cluster.log 2>&1 &",
@@ -522,8 +624,20 @@ def _llama_cpp(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
         source = ["--model-url", _q(ref)] if "://" in ref else ["-m", _q(ref)]
     else:
         source = ["-hf", _q(ref)]
-    args = ["llama-server", *source, "-ngl", "999", "-c", str(ctx.plan.context_tokens * ctx.per_instance),
-            "--parallel", str(ctx.per_instance), "--host", _q(ctx.host), "--port", str(LLAMA_SERVER_PORT)]
+    args = [
+        "llama-server",
+        *source,
+        "-ngl",
+        "999",
+        "-c",
+        str(ctx.plan.context_tokens * ctx.per_instance),
+        "--parallel",
+        str(ctx.per_instance),
+        "--host",
+        _q(ctx.host),
+        "--port",
+        str(LLAMA_SERVER_PORT),
+    ]
     lines = []
     if ctx.multi:
         workers = ",".join(f"{ctx.address(n)}:{RPC_PORT}" for n in ctx.nodes[1:])

@@ -167,8 +167,11 @@ class ModelSpec:
         if self.experts == 0:
             if self.experts_per_token != 0:
                 errors.append(("experts_per_token", "must be 0 for a dense model (experts 0)"))
-            if (_is_number(self.params_b) and _is_number(self.active_params_b)
-                    and not math.isclose(self.active_params_b, self.params_b, rel_tol=1e-6)):
+            if (
+                _is_number(self.params_b)
+                and _is_number(self.active_params_b)
+                and not math.isclose(self.active_params_b, self.params_b, rel_tol=1e-6)
+            ):
                 errors.append(("active_params_b", "a dense model uses all its parameters: must equal params_b"))
         else:
             if self.experts < 2:
@@ -196,8 +199,7 @@ class ModelSpec:
 
     def with_variant(self, variant: ModelVariant) -> ModelSpec:
         """This model as the given variant: its format and its size."""
-        return replace(self, quantization=variant.quantization, weights_gb=variant.weights_gb,
-                       hf_repo=variant.hf_repo)
+        return replace(self, quantization=variant.quantization, weights_gb=variant.weights_gb, hf_repo=variant.hf_repo)
 
     # --- derived sizes --------------------------------------------------------
 
@@ -223,8 +225,7 @@ class ModelSpec:
         """
         if not self.is_moe or self.experts_per_token >= self.experts:
             return 0.0
-        expert_params = (self.params_b - self.active_params_b) * self.experts / (
-            self.experts - self.experts_per_token)
+        expert_params = (self.params_b - self.active_params_b) * self.experts / (self.experts - self.experts_per_token)
         return self.weights_size_gb() * min(expert_params, self.params_b) / self.params_b
 
     def kv_bytes_per_token(self, kv_dtype: str = DEFAULT_KV_DTYPE) -> float:
@@ -254,126 +255,300 @@ class ModelSpec:
 # their estimated fields in ``estimated_fields`` and the reason in ``notes``.
 SEED_MODELS: tuple[ModelSpec, ...] = (
     ModelSpec(
-        slug="qwen3.8-27b", name="Qwen3.8-27B", params_b=27.0, active_params_b=27.0,
-        layers=64, hidden_size=5120, heads=24, kv_heads=4, head_dim=256,
-        experts=0, experts_per_token=0, quantization="nvfp4", weights_gb=None,
-        max_context=262_144, kv_layers=16,
-        notes=("Dense 27B in NVFP4 (NVIDIA's 2026-10 scaling table, docs/figures.md). Architecture not "
-               "published there: shape assumed equal to Qwen3.5-27B's public config (64 layers, hybrid "
-               "3 linear-attention : 1 full-attention, so 16 layers keep a KV cache)."),
-        estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "max_context",
-                          "kv_layers"),
+        slug="qwen3.8-27b",
+        name="Qwen3.8-27B",
+        params_b=27.0,
+        active_params_b=27.0,
+        layers=64,
+        hidden_size=5120,
+        heads=24,
+        kv_heads=4,
+        head_dim=256,
+        experts=0,
+        experts_per_token=0,
+        quantization="nvfp4",
+        weights_gb=None,
+        max_context=262_144,
+        kv_layers=16,
+        notes=(
+            "Dense 27B in NVFP4 (NVIDIA's 2026-10 scaling table, docs/figures.md). Architecture not "
+            "published there: shape assumed equal to Qwen3.5-27B's public config (64 layers, hybrid "
+            "3 linear-attention : 1 full-attention, so 16 layers keep a KV cache)."
+        ),
+        estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "max_context", "kv_layers"),
     ),
     ModelSpec(
-        slug="glm-5.3", name="GLM-5.3", params_b=753.0, active_params_b=40.0,
-        layers=78, hidden_size=6144, heads=64, kv_heads=64, head_dim=256,
-        experts=256, experts_per_token=8, quantization="nvfp4", weights_gb=470.0,
-        max_context=202_752, kv_cache_dim=576,
-        notes=("753B MoE, about 470 GB in NVFP4, runs on 8 nodes (NVIDIA 2026-10, docs/figures.md). Shape "
-               "estimated from GLM-5's public config (78 layers, 256 experts of which 8 active, about "
-               "40B active, MLA latent KV cache of 512+64 values per layer)."),
-        estimated_fields=("active_params_b", "layers", "hidden_size", "heads", "kv_heads", "head_dim",
-                          "experts", "experts_per_token", "max_context", "kv_cache_dim"),
+        slug="glm-5.3",
+        name="GLM-5.3",
+        params_b=753.0,
+        active_params_b=40.0,
+        layers=78,
+        hidden_size=6144,
+        heads=64,
+        kv_heads=64,
+        head_dim=256,
+        experts=256,
+        experts_per_token=8,
+        quantization="nvfp4",
+        weights_gb=470.0,
+        max_context=202_752,
+        kv_cache_dim=576,
+        notes=(
+            "753B MoE, about 470 GB in NVFP4, runs on 8 nodes (NVIDIA 2026-10, docs/figures.md). Shape "
+            "estimated from GLM-5's public config (78 layers, 256 experts of which 8 active, about "
+            "40B active, MLA latent KV cache of 512+64 values per layer)."
+        ),
+        estimated_fields=(
+            "active_params_b",
+            "layers",
+            "hidden_size",
+            "heads",
+            "kv_heads",
+            "head_dim",
+            "experts",
+            "experts_per_token",
+            "max_context",
+            "kv_cache_dim",
+        ),
     ),
     ModelSpec(
-        slug="gpt-oss-20b", name="gpt-oss-20b", params_b=20.91, active_params_b=3.61,
-        layers=24, hidden_size=2880, heads=64, kv_heads=8, head_dim=64,
-        experts=32, experts_per_token=4, quantization="mxfp4", weights_gb=13.7,
-        max_context=131_072, kv_layers=12, hf_repo="openai/gpt-oss-20b",
-        notes=("Public config. Checkpoint 12.8 GiB (13.7 GB) per OpenAI's model card. Alternating "
-               "128-token sliding-window and full attention: 12 layers keep a full-length KV cache."),
+        slug="gpt-oss-20b",
+        name="gpt-oss-20b",
+        params_b=20.91,
+        active_params_b=3.61,
+        layers=24,
+        hidden_size=2880,
+        heads=64,
+        kv_heads=8,
+        head_dim=64,
+        experts=32,
+        experts_per_token=4,
+        quantization="mxfp4",
+        weights_gb=13.7,
+        max_context=131_072,
+        kv_layers=12,
+        hf_repo="openai/gpt-oss-20b",
+        notes=(
+            "Public config. Checkpoint 12.8 GiB (13.7 GB) per OpenAI's model card. Alternating "
+            "128-token sliding-window and full attention: 12 layers keep a full-length KV cache."
+        ),
         variants=(
             ModelVariant("mxfp4", 13.7, hf_repo="openai/gpt-oss-20b"),
-            ModelVariant("MXFP4_MOE", round(11.27 * 1.073741824, 2), gguf_repo="ggml-org/gpt-oss-20b-GGUF",
-                         notes="11.27 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)"),
+            ModelVariant(
+                "MXFP4_MOE",
+                round(11.27 * 1.073741824, 2),
+                gguf_repo="ggml-org/gpt-oss-20b-GGUF",
+                notes="11.27 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)",
+            ),
         ),
     ),
     ModelSpec(
-        slug="gpt-oss-120b", name="gpt-oss-120b", params_b=116.83, active_params_b=5.13,
-        layers=36, hidden_size=2880, heads=64, kv_heads=8, head_dim=64,
-        experts=128, experts_per_token=4, quantization="mxfp4", weights_gb=65.3,
-        max_context=131_072, kv_layers=18, hf_repo="openai/gpt-oss-120b",
-        notes=("Public config. Checkpoint 60.8 GiB (65.3 GB) per OpenAI's model card. Alternating "
-               "sliding-window and full attention: 18 layers keep a full-length KV cache."),
+        slug="gpt-oss-120b",
+        name="gpt-oss-120b",
+        params_b=116.83,
+        active_params_b=5.13,
+        layers=36,
+        hidden_size=2880,
+        heads=64,
+        kv_heads=8,
+        head_dim=64,
+        experts=128,
+        experts_per_token=4,
+        quantization="mxfp4",
+        weights_gb=65.3,
+        max_context=131_072,
+        kv_layers=18,
+        hf_repo="openai/gpt-oss-120b",
+        notes=(
+            "Public config. Checkpoint 60.8 GiB (65.3 GB) per OpenAI's model card. Alternating "
+            "sliding-window and full attention: 18 layers keep a full-length KV cache."
+        ),
         variants=(
             ModelVariant("mxfp4", 65.3, hf_repo="openai/gpt-oss-120b"),
-            ModelVariant("MXFP4_MOE", round(59.02 * 1.073741824, 2), gguf_repo="ggml-org/gpt-oss-120b-GGUF",
-                         notes="59.02 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)"),
+            ModelVariant(
+                "MXFP4_MOE",
+                round(59.02 * 1.073741824, 2),
+                gguf_repo="ggml-org/gpt-oss-120b-GGUF",
+                notes="59.02 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)",
+            ),
         ),
     ),
     ModelSpec(
-        slug="qwen3.6-35b-a3b", name="Qwen3.6-35B-A3B", params_b=35.0, active_params_b=3.0,
-        layers=40, hidden_size=2048, heads=16, kv_heads=2, head_dim=256,
-        experts=256, experts_per_token=8, quantization="nvfp4", weights_gb=None,
-        max_context=262_144, kv_layers=10,
-        notes=("MoE, NVFP4 (a community report: ~98 tok/s decode on one node, docs/figures.md). Shape assumed equal to "
-               "Qwen3.5-35B-A3B's public config (hybrid attention: 10 of 40 layers keep a KV cache; "
-               "256 experts, 8 routed + 1 shared)."),
-        estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "experts",
-                          "experts_per_token", "max_context", "kv_layers"),
+        slug="qwen3.6-35b-a3b",
+        name="Qwen3.6-35B-A3B",
+        params_b=35.0,
+        active_params_b=3.0,
+        layers=40,
+        hidden_size=2048,
+        heads=16,
+        kv_heads=2,
+        head_dim=256,
+        experts=256,
+        experts_per_token=8,
+        quantization="nvfp4",
+        weights_gb=None,
+        max_context=262_144,
+        kv_layers=10,
+        notes=(
+            "MoE, NVFP4 (a community report: ~98 tok/s decode on one node, docs/figures.md). Shape assumed equal to "
+            "Qwen3.5-35B-A3B's public config (hybrid attention: 10 of 40 layers keep a KV cache; "
+            "256 experts, 8 routed + 1 shared)."
+        ),
+        estimated_fields=(
+            "layers",
+            "hidden_size",
+            "heads",
+            "kv_heads",
+            "head_dim",
+            "experts",
+            "experts_per_token",
+            "max_context",
+            "kv_layers",
+        ),
     ),
     ModelSpec(
-        slug="minicpm5-2b", name="MiniCPM5 2B", params_b=2.0, active_params_b=2.0,
-        layers=40, hidden_size=2304, heads=36, kv_heads=36, head_dim=64,
-        experts=0, experts_per_token=0, quantization="bf16", weights_gb=None,
+        slug="minicpm5-2b",
+        name="MiniCPM5 2B",
+        params_b=2.0,
+        active_params_b=2.0,
+        layers=40,
+        hidden_size=2304,
+        heads=36,
+        kv_heads=36,
+        head_dim=64,
+        experts=0,
+        experts_per_token=0,
+        quantization="bf16",
+        weights_gb=None,
         max_context=32_768,
-        notes=("Small dense model of the router/classifier kind (NVIDIA's NeMo Switchyard, docs/hardware.md). Shape "
-               "estimated from MiniCPM-2B's public config (40 layers, hidden 2304, 36 heads, no GQA); "
-               "bf16 assumed."),
-        estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "max_context",
-                          "quantization"),
+        notes=(
+            "Small dense model of the router/classifier kind (NVIDIA's NeMo Switchyard, docs/hardware.md). Shape "
+            "estimated from MiniCPM-2B's public config (40 layers, hidden 2304, 36 heads, no GQA); "
+            "bf16 assumed."
+        ),
+        estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "max_context", "quantization"),
     ),
     ModelSpec(
-        slug="llama-3.3-70b", name="Llama-3.3-70B", params_b=70.55, active_params_b=70.55,
-        layers=80, hidden_size=8192, heads=64, kv_heads=8, head_dim=128,
-        experts=0, experts_per_token=0, quantization="nvfp4", weights_gb=None,
-        max_context=131_072, hf_repo="nvidia/Llama-3.3-70B-Instruct-FP4",
+        slug="llama-3.3-70b",
+        name="Llama-3.3-70B",
+        params_b=70.55,
+        active_params_b=70.55,
+        layers=80,
+        hidden_size=8192,
+        heads=64,
+        kv_heads=8,
+        head_dim=128,
+        experts=0,
+        experts_per_token=0,
+        quantization="nvfp4",
+        weights_gb=None,
+        max_context=131_072,
+        hf_repo="nvidia/Llama-3.3-70B-Instruct-FP4",
         notes="Public Llama 3.3 70B config; NVFP4 weights (~4 tok/s decode on one node, docs/figures.md).",
         variants=(
             ModelVariant("nvfp4", hf_repo="nvidia/Llama-3.3-70B-Instruct-FP4"),
             ModelVariant("fp8", hf_repo="nvidia/Llama-3.3-70B-Instruct-FP8"),
-            ModelVariant("Q4_K_M", 43.1, gguf_repo="bartowski/Llama-3.3-70B-Instruct-GGUF",
-                         gguf_file="Llama-3.3-70B-Instruct-Q4_K_M.gguf",
-                         notes="size of Llama 3.1 70B at Q4_K_M per llama.cpp's quantize README (same shape)"),
+            ModelVariant(
+                "Q4_K_M",
+                43.1,
+                gguf_repo="bartowski/Llama-3.3-70B-Instruct-GGUF",
+                gguf_file="Llama-3.3-70B-Instruct-Q4_K_M.gguf",
+                notes="size of Llama 3.1 70B at Q4_K_M per llama.cpp's quantize README (same shape)",
+            ),
         ),
     ),
     ModelSpec(
-        slug="qwen3.5-397b-a17b", name="Qwen3.5-397B-A17B", params_b=397.0, active_params_b=17.0,
-        layers=60, hidden_size=4096, heads=32, kv_heads=2, head_dim=256,
-        experts=512, experts_per_token=10, quantization="int4", weights_gb=None,
-        max_context=262_144, kv_layers=15,
-        notes=("MoE in int4 (a community report: 3 nodes PP3, 17.9 tok/s decode, docs/figures.md). "
-               "Shape from Qwen3.5-397B-A17B's public config as recalled (60 layers, hybrid attention with "
-               "15 full-attention layers, 512 experts, 10 routed + 1 shared): verify against the model's config.json."),
-        estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "experts",
-                          "experts_per_token", "kv_layers"),
+        slug="qwen3.5-397b-a17b",
+        name="Qwen3.5-397B-A17B",
+        params_b=397.0,
+        active_params_b=17.0,
+        layers=60,
+        hidden_size=4096,
+        heads=32,
+        kv_heads=2,
+        head_dim=256,
+        experts=512,
+        experts_per_token=10,
+        quantization="int4",
+        weights_gb=None,
+        max_context=262_144,
+        kv_layers=15,
+        notes=(
+            "MoE in int4 (a community report: 3 nodes PP3, 17.9 tok/s decode, docs/figures.md). "
+            "Shape from Qwen3.5-397B-A17B's public config as recalled (60 layers, hybrid attention with "
+            "15 full-attention layers, 512 experts, 10 routed + 1 shared): verify against the model's config.json."
+        ),
+        estimated_fields=(
+            "layers",
+            "hidden_size",
+            "heads",
+            "kv_heads",
+            "head_dim",
+            "experts",
+            "experts_per_token",
+            "kv_layers",
+        ),
     ),
     ModelSpec(
-        slug="llama-3.1-8b", name="Llama-3.1-8B-Instruct", params_b=8.03, active_params_b=8.03,
-        layers=32, hidden_size=4096, heads=32, kv_heads=8, head_dim=128,
-        experts=0, experts_per_token=0, quantization="bf16", weights_gb=None,
-        max_context=131_072, hf_repo="meta-llama/Llama-3.1-8B-Instruct",
+        slug="llama-3.1-8b",
+        name="Llama-3.1-8B-Instruct",
+        params_b=8.03,
+        active_params_b=8.03,
+        layers=32,
+        hidden_size=4096,
+        heads=32,
+        kv_heads=8,
+        head_dim=128,
+        experts=0,
+        experts_per_token=0,
+        quantization="bf16",
+        weights_gb=None,
+        max_context=131_072,
+        hf_repo="meta-llama/Llama-3.1-8B-Instruct",
         notes="Public config, bf16 weights.",
         variants=(
             ModelVariant("bf16", hf_repo="meta-llama/Llama-3.1-8B-Instruct"),
             ModelVariant("fp8", hf_repo="nvidia/Llama-3.1-8B-Instruct-FP8"),
             ModelVariant("nvfp4", hf_repo="nvidia/Llama-3.1-8B-Instruct-FP4"),
-            ModelVariant("Q4_K_M", round(4.58 * 1.073741824, 2), gguf_repo="bartowski/Meta-Llama-3.1-8B-Instruct-GGUF",
-                         gguf_file="Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf",
-                         notes="4.58 GiB per llama.cpp's quantize README (Llama-3.1-8B)"),
-            ModelVariant("Q8_0", round(7.95 * 1.073741824, 2), gguf_repo="bartowski/Meta-Llama-3.1-8B-Instruct-GGUF",
-                         gguf_file="Meta-Llama-3.1-8B-Instruct-Q8_0.gguf",
-                         notes="7.95 GiB per llama.cpp's quantize README (Llama-3.1-8B)"),
-            ModelVariant("F16", round(14.96 * 1.073741824, 2), gguf_repo="bartowski/Meta-Llama-3.1-8B-Instruct-GGUF",
-                         gguf_file="Meta-Llama-3.1-8B-Instruct-f16.gguf",
-                         notes="14.96 GiB per llama.cpp's quantize README (Llama-3.1-8B)"),
+            ModelVariant(
+                "Q4_K_M",
+                round(4.58 * 1.073741824, 2),
+                gguf_repo="bartowski/Meta-Llama-3.1-8B-Instruct-GGUF",
+                gguf_file="Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf",
+                notes="4.58 GiB per llama.cpp's quantize README (Llama-3.1-8B)",
+            ),
+            ModelVariant(
+                "Q8_0",
+                round(7.95 * 1.073741824, 2),
+                gguf_repo="bartowski/Meta-Llama-3.1-8B-Instruct-GGUF",
+                gguf_file="Meta-Llama-3.1-8B-Instruct-Q8_0.gguf",
+                notes="7.95 GiB per llama.cpp's quantize README (Llama-3.1-8B)",
+            ),
+            ModelVariant(
+                "F16",
+                round(14.96 * 1.073741824, 2),
+                gguf_repo="bartowski/Meta-Llama-3.1-8B-Instruct-GGUF",
+                gguf_file="Meta-Llama-3.1-8B-Instruct-f16.gguf",
+                notes="14.96 GiB per llama.cpp's quantize README (Llama-3.1-8B)",
+            ),
         ),
     ),
     ModelSpec(
-        slug="qwen3-32b", name="Qwen3-32B (FP8)", params_b=32.8, active_params_b=32.8,
-        layers=64, hidden_size=5120, heads=64, kv_heads=8, head_dim=128,
-        experts=0, experts_per_token=0, quantization="fp8", weights_gb=None,
-        max_context=40_960, hf_repo="Qwen/Qwen3-32B-FP8",
+        slug="qwen3-32b",
+        name="Qwen3-32B (FP8)",
+        params_b=32.8,
+        active_params_b=32.8,
+        layers=64,
+        hidden_size=5120,
+        heads=64,
+        kv_heads=8,
+        head_dim=128,
+        experts=0,
+        experts_per_token=0,
+        quantization="fp8",
+        weights_gb=None,
+        max_context=40_960,
+        hf_repo="Qwen/Qwen3-32B-FP8",
         notes="Public config (max_position_embeddings 40960; 131072 with YaRN), FP8 weights.",
         variants=(
             ModelVariant("fp8", hf_repo="Qwen/Qwen3-32B-FP8"),
@@ -381,40 +556,77 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         ),
     ),
     ModelSpec(
-        slug="qwen3-30b-a3b", name="Qwen3-30B-A3B (FP8)", params_b=30.5, active_params_b=3.3,
-        layers=48, hidden_size=2048, heads=32, kv_heads=4, head_dim=128,
-        experts=128, experts_per_token=8, quantization="fp8", weights_gb=None,
-        max_context=40_960, hf_repo="Qwen/Qwen3-30B-A3B-FP8",
-        notes=("Public config, FP8 weights. Active 3.3B as Qwen publishes it, which counts the "
-               "0.3B input-embedding lookup (placement.hfconfig's estimate leaves it out)."),
+        slug="qwen3-30b-a3b",
+        name="Qwen3-30B-A3B (FP8)",
+        params_b=30.5,
+        active_params_b=3.3,
+        layers=48,
+        hidden_size=2048,
+        heads=32,
+        kv_heads=4,
+        head_dim=128,
+        experts=128,
+        experts_per_token=8,
+        quantization="fp8",
+        weights_gb=None,
+        max_context=40_960,
+        hf_repo="Qwen/Qwen3-30B-A3B-FP8",
+        notes=(
+            "Public config, FP8 weights. Active 3.3B as Qwen publishes it, which counts the "
+            "0.3B input-embedding lookup (placement.hfconfig's estimate leaves it out)."
+        ),
         variants=(
             ModelVariant("fp8", hf_repo="Qwen/Qwen3-30B-A3B-FP8"),
             ModelVariant("bf16", hf_repo="Qwen/Qwen3-30B-A3B"),
         ),
     ),
     ModelSpec(
-        slug="gemma-3-27b", name="Gemma 3 27B", params_b=27.4, active_params_b=27.4,
-        layers=62, hidden_size=5376, heads=32, kv_heads=16, head_dim=128,
-        experts=0, experts_per_token=0, quantization="bf16", weights_gb=None,
-        max_context=131_072, kv_layers=10, hf_repo="google/gemma-3-27b-it",
-        notes=("Public config, bf16. Five local (1,024-token window) layers per global layer: about 10 "
-               "of 62 layers keep a full-length KV cache (rounded down)."),
-        estimated_fields=("kv_layers",),
-        variants=(
-            ModelVariant("bf16", hf_repo="google/gemma-3-27b-it"),
+        slug="gemma-3-27b",
+        name="Gemma 3 27B",
+        params_b=27.4,
+        active_params_b=27.4,
+        layers=62,
+        hidden_size=5376,
+        heads=32,
+        kv_heads=16,
+        head_dim=128,
+        experts=0,
+        experts_per_token=0,
+        quantization="bf16",
+        weights_gb=None,
+        max_context=131_072,
+        kv_layers=10,
+        hf_repo="google/gemma-3-27b-it",
+        notes=(
+            "Public config, bf16. Five local (1,024-token window) layers per global layer: about 10 "
+            "of 62 layers keep a full-length KV cache (rounded down)."
         ),
+        estimated_fields=("kv_layers",),
+        variants=(ModelVariant("bf16", hf_repo="google/gemma-3-27b-it"),),
     ),
     ModelSpec(
-        slug="deepseek-v3", name="DeepSeek-V3", params_b=671.0, active_params_b=37.0,
-        layers=61, hidden_size=7168, heads=128, kv_heads=128, head_dim=128,
-        experts=256, experts_per_token=8, quantization="fp8", weights_gb=None,
-        max_context=163_840, kv_cache_dim=576, hf_repo="deepseek-ai/DeepSeek-V3",
-        notes=("Public config, native FP8. MLA: the cache holds a 512-wide latent plus 64 rope values "
-               "per layer. Size computed from 671B params; the published checkpoint also carries the "
-               "14B MTP module."),
-        variants=(
-            ModelVariant("fp8", hf_repo="deepseek-ai/DeepSeek-V3"),
+        slug="deepseek-v3",
+        name="DeepSeek-V3",
+        params_b=671.0,
+        active_params_b=37.0,
+        layers=61,
+        hidden_size=7168,
+        heads=128,
+        kv_heads=128,
+        head_dim=128,
+        experts=256,
+        experts_per_token=8,
+        quantization="fp8",
+        weights_gb=None,
+        max_context=163_840,
+        kv_cache_dim=576,
+        hf_repo="deepseek-ai/DeepSeek-V3",
+        notes=(
+            "Public config, native FP8. MLA: the cache holds a 512-wide latent plus 64 rope values "
+            "per layer. Size computed from 671B params; the published checkpoint also carries the "
+            "14B MTP module."
         ),
+        variants=(ModelVariant("fp8", hf_repo="deepseek-ai/DeepSeek-V3"),),
     ),
 )
 
@@ -422,51 +634,111 @@ SEED_MODELS = SEED_MODELS + (
     # Models of the published figures the performance model is checked on
     # (placement/published.py); public config.json values.
     ModelSpec(
-        slug="qwen3-coder-30b-a3b", name="Qwen3-Coder-30B-A3B-Instruct", params_b=30.53, active_params_b=3.3,
-        layers=48, hidden_size=2048, heads=32, kv_heads=4, head_dim=128,
-        experts=128, experts_per_token=8, quantization="fp8", weights_gb=None,
-        max_context=262_144, hf_repo="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8",
+        slug="qwen3-coder-30b-a3b",
+        name="Qwen3-Coder-30B-A3B-Instruct",
+        params_b=30.53,
+        active_params_b=3.3,
+        layers=48,
+        hidden_size=2048,
+        heads=32,
+        kv_heads=4,
+        head_dim=128,
+        experts=128,
+        experts_per_token=8,
+        quantization="fp8",
+        weights_gb=None,
+        max_context=262_144,
+        hf_repo="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8",
         notes="Public config (the Qwen3-30B-A3B shape: 48 layers, 128 experts, 8 routed).",
         variants=(
             ModelVariant("fp8", hf_repo="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"),
-            ModelVariant("Q8_0", round(30.25 * 1.073741824, 2),
-                         gguf_repo="ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF",
-                         notes="30.25 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)"),
+            ModelVariant(
+                "Q8_0",
+                round(30.25 * 1.073741824, 2),
+                gguf_repo="ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF",
+                notes="30.25 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)",
+            ),
         ),
     ),
     ModelSpec(
-        slug="qwen2.5-coder-7b", name="Qwen2.5-Coder-7B", params_b=7.62, active_params_b=7.62,
-        layers=28, hidden_size=3584, heads=28, kv_heads=4, head_dim=128,
-        experts=0, experts_per_token=0, quantization="bf16", weights_gb=None,
-        max_context=32_768, hf_repo="Qwen/Qwen2.5-Coder-7B",
+        slug="qwen2.5-coder-7b",
+        name="Qwen2.5-Coder-7B",
+        params_b=7.62,
+        active_params_b=7.62,
+        layers=28,
+        hidden_size=3584,
+        heads=28,
+        kv_heads=4,
+        head_dim=128,
+        experts=0,
+        experts_per_token=0,
+        quantization="bf16",
+        weights_gb=None,
+        max_context=32_768,
+        hf_repo="Qwen/Qwen2.5-Coder-7B",
         notes="Public config (max_position_embeddings 32768; 131072 with YaRN).",
         variants=(
             ModelVariant("bf16", hf_repo="Qwen/Qwen2.5-Coder-7B"),
-            ModelVariant("Q8_0", round(7.54 * 1.073741824, 2), gguf_repo="ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF",
-                         notes="7.54 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)"),
+            ModelVariant(
+                "Q8_0",
+                round(7.54 * 1.073741824, 2),
+                gguf_repo="ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF",
+                notes="7.54 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)",
+            ),
         ),
     ),
     ModelSpec(
-        slug="gemma-3-4b", name="Gemma 3 4B", params_b=3.88, active_params_b=3.88,
-        layers=34, hidden_size=2560, heads=8, kv_heads=4, head_dim=256,
-        experts=0, experts_per_token=0, quantization="bf16", weights_gb=None,
-        max_context=131_072, kv_layers=5, hf_repo="google/gemma-3-4b-it",
-        notes=("Public config (text model, 3.88B parameters as llama-bench counts them). Five local "
-               "(1,024-token window) layers per global layer: 5 of 34 layers keep a full-length KV cache."),
+        slug="gemma-3-4b",
+        name="Gemma 3 4B",
+        params_b=3.88,
+        active_params_b=3.88,
+        layers=34,
+        hidden_size=2560,
+        heads=8,
+        kv_heads=4,
+        head_dim=256,
+        experts=0,
+        experts_per_token=0,
+        quantization="bf16",
+        weights_gb=None,
+        max_context=131_072,
+        kv_layers=5,
+        hf_repo="google/gemma-3-4b-it",
+        notes=(
+            "Public config (text model, 3.88B parameters as llama-bench counts them). Five local "
+            "(1,024-token window) layers per global layer: 5 of 34 layers keep a full-length KV cache."
+        ),
         estimated_fields=("kv_layers",),
         variants=(
             ModelVariant("bf16", hf_repo="google/gemma-3-4b-it"),
-            ModelVariant("Q4_0", round(2.35 * 1.073741824, 2), gguf_repo="ggml-org/gemma-3-4b-it-qat-GGUF",
-                         notes="QAT Q4_0, 2.35 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)"),
+            ModelVariant(
+                "Q4_0",
+                round(2.35 * 1.073741824, 2),
+                gguf_repo="ggml-org/gemma-3-4b-it-qat-GGUF",
+                notes="QAT Q4_0, 2.35 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)",
+            ),
         ),
     ),
     ModelSpec(
-        slug="qwen3-235b-a22b", name="Qwen3-235B-A22B", params_b=235.09, active_params_b=22.14,
-        layers=94, hidden_size=4096, heads=64, kv_heads=4, head_dim=128,
-        experts=128, experts_per_token=8, quantization="int4", weights_gb=round(2 * 57.64 * 1.073741824, 1),
-        max_context=40_960, hf_repo="Qwen/Qwen3-235B-A22B-GPTQ-Int4",
-        notes=("Public config (max_position_embeddings 40960; 131072 with YaRN). GPTQ int4: 57.64 GiB "
-               "resident per node on two Sparks (conselara.dev, 2026-05), so about 123.8 GB."),
+        slug="qwen3-235b-a22b",
+        name="Qwen3-235B-A22B",
+        params_b=235.09,
+        active_params_b=22.14,
+        layers=94,
+        hidden_size=4096,
+        heads=64,
+        kv_heads=4,
+        head_dim=128,
+        experts=128,
+        experts_per_token=8,
+        quantization="int4",
+        weights_gb=round(2 * 57.64 * 1.073741824, 1),
+        max_context=40_960,
+        hf_repo="Qwen/Qwen3-235B-A22B-GPTQ-Int4",
+        notes=(
+            "Public config (max_position_embeddings 40960; 131072 with YaRN). GPTQ int4: 57.64 GiB "
+            "resident per node on two Sparks (conselara.dev, 2026-05), so about 123.8 GB."
+        ),
         variants=(
             ModelVariant("int4", round(2 * 57.64 * 1.073741824, 1), hf_repo="Qwen/Qwen3-235B-A22B-GPTQ-Int4"),
             ModelVariant("fp8", hf_repo="Qwen/Qwen3-235B-A22B-FP8"),
@@ -502,14 +774,21 @@ def choose_variant(spec: ModelSpec, engine: str, quantization: str | None = None
         v = spec.variant(quantization)
         if v is None:
             known = ", ".join(x.quantization for x in spec.all_variants())
-            return VariantChoice(spec, spec.default_variant(),
-                                 error=f"{spec.name} has no {quantization!r} variant; one of {known}")
+            return VariantChoice(
+                spec, spec.default_variant(), error=f"{spec.name} has no {quantization!r} variant; one of {known}"
+            )
         ref = engine_reference(v, engine)
         return VariantChoice(spec.with_variant(v), v, error=ref.reason)
     v = variant_for_engine(spec.all_variants(), engine, preferred=spec.quantization)
     if v is not None:
         return VariantChoice(spec.with_variant(v), v)
     default = spec.default_variant()
-    return VariantChoice(spec, default, note=(f"{engine_reference(default, engine).reason}. Sizes and speeds "
-                                              f"below are for {default.quantization}; add a variant {engine} "
-                                              "loads to the catalogue."))
+    return VariantChoice(
+        spec,
+        default,
+        note=(
+            f"{engine_reference(default, engine).reason}. Sizes and speeds "
+            f"below are for {default.quantization}; add a variant {engine} "
+            "loads to the catalogue."
+        ),
+    )

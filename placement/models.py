@@ -10,6 +10,7 @@ page pass through ``queued`` and ``running`` to ``done`` or ``failed``.
 Validation lives in ``placement.services``; the database only holds the rules
 that must stand whatever writes (unique slugs, sane numbers).
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -38,14 +39,17 @@ class LlmModel(models.Model):
     head_dim = models.PositiveIntegerField()
     experts = models.PositiveIntegerField(default=0, help_text="Routed experts; 0 for a dense model")
     experts_per_token = models.PositiveIntegerField(default=0)
-    quantization = models.CharField(max_length=12, choices=QUANTIZATIONS,
-                                    help_text="The default variant's format (other variants: LlmVariant)")
-    weights_gb = models.FloatField(null=True, blank=True,
-                                   help_text="Published checkpoint size; wins over params x bytes")
+    quantization = models.CharField(
+        max_length=12, choices=QUANTIZATIONS, help_text="The default variant's format (other variants: LlmVariant)"
+    )
+    weights_gb = models.FloatField(
+        null=True, blank=True, help_text="Published checkpoint size; wins over params x bytes"
+    )
     max_context = models.PositiveIntegerField()
     kv_layers = models.PositiveIntegerField(null=True, blank=True, help_text="Layers with a full-length KV cache")
-    kv_cache_dim = models.PositiveIntegerField(null=True, blank=True,
-                                               help_text="Cached values per token per layer (MLA)")
+    kv_cache_dim = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Cached values per token per layer (MLA)"
+    )
     hf_repo = models.CharField(max_length=200, blank=True)
     notes = models.TextField(blank=True)
     estimated_fields = models.JSONField(default=list, blank=True)
@@ -57,10 +61,10 @@ class LlmModel(models.Model):
         ordering = ["name"]
         verbose_name = "LLM model"
         constraints = [
-            models.CheckConstraint(name="llmmodel_params_positive",
-                                   condition=Q(params_b__gt=0, active_params_b__gt=0)),
-            models.CheckConstraint(name="llmmodel_active_le_total",
-                                   condition=Q(active_params_b__lte=models.F("params_b"))),
+            models.CheckConstraint(name="llmmodel_params_positive", condition=Q(params_b__gt=0, active_params_b__gt=0)),
+            models.CheckConstraint(
+                name="llmmodel_active_le_total", condition=Q(active_params_b__lte=models.F("params_b"))
+            ),
         ]
 
     def __str__(self) -> str:
@@ -69,11 +73,24 @@ class LlmModel(models.Model):
     def spec(self) -> ModelSpec:
         """The pure form; prefetch ``variants`` when reading many rows."""
         return ModelSpec(
-            slug=self.slug, name=self.name, params_b=self.params_b, active_params_b=self.active_params_b,
-            layers=self.layers, hidden_size=self.hidden_size, heads=self.heads, kv_heads=self.kv_heads,
-            head_dim=self.head_dim, experts=self.experts, experts_per_token=self.experts_per_token,
-            quantization=self.quantization, weights_gb=self.weights_gb, max_context=self.max_context,
-            kv_layers=self.kv_layers, kv_cache_dim=self.kv_cache_dim, hf_repo=self.hf_repo, notes=self.notes,
+            slug=self.slug,
+            name=self.name,
+            params_b=self.params_b,
+            active_params_b=self.active_params_b,
+            layers=self.layers,
+            hidden_size=self.hidden_size,
+            heads=self.heads,
+            kv_heads=self.kv_heads,
+            head_dim=self.head_dim,
+            experts=self.experts,
+            experts_per_token=self.experts_per_token,
+            quantization=self.quantization,
+            weights_gb=self.weights_gb,
+            max_context=self.max_context,
+            kv_layers=self.kv_layers,
+            kv_cache_dim=self.kv_cache_dim,
+            hf_repo=self.hf_repo,
+            notes=self.notes,
             estimated_fields=tuple(self.estimated_fields or ()),
             variants=tuple(v.spec() for v in self.variants.all()),
         )
@@ -104,16 +121,23 @@ class LlmVariant(models.Model):
         verbose_name = "model variant"
         constraints = [
             models.UniqueConstraint(fields=["model", "quantization"], name="llmvariant_one_per_format"),
-            models.CheckConstraint(name="llmvariant_weights_positive",
-                                   condition=Q(weights_gb__isnull=True) | Q(weights_gb__gt=0)),
+            models.CheckConstraint(
+                name="llmvariant_weights_positive", condition=Q(weights_gb__isnull=True) | Q(weights_gb__gt=0)
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.model_id}:{self.quantization}"
 
     def spec(self) -> ModelVariant:
-        return ModelVariant(quantization=self.quantization, weights_gb=self.weights_gb, hf_repo=self.hf_repo,
-                            gguf_repo=self.gguf_repo, gguf_file=self.gguf_file, notes=self.notes)
+        return ModelVariant(
+            quantization=self.quantization,
+            weights_gb=self.weights_gb,
+            hf_repo=self.hf_repo,
+            gguf_repo=self.gguf_repo,
+            gguf_file=self.gguf_file,
+            notes=self.notes,
+        )
 
 
 class BenchmarkRun(models.Model):
@@ -174,21 +198,28 @@ class BenchmarkRun(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.DONE)
     error = models.TextField(blank=True)
     command = models.TextField(blank=True, help_text="What a run started from the page executed")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created_by_name = models.CharField(max_length=150, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["model", "status"], name="bench_model_status"),
-                   models.Index(fields=["group", "status"], name="bench_group_status")]
+        indexes = [
+            models.Index(fields=["model", "status"], name="bench_model_status"),
+            models.Index(fields=["group", "status"], name="bench_group_status"),
+        ]
         constraints = [
-            models.CheckConstraint(name="bench_numbers_not_negative", condition=(
-                (Q(decode_tps__isnull=True) | Q(decode_tps__gte=0))
-                & (Q(prefill_tps__isnull=True) | Q(prefill_tps__gte=0))
-                & (Q(ttft_ms__isnull=True) | Q(ttft_ms__gte=0))
-                & (Q(tpot_ms__isnull=True) | Q(tpot_ms__gte=0)))),
+            models.CheckConstraint(
+                name="bench_numbers_not_negative",
+                condition=(
+                    (Q(decode_tps__isnull=True) | Q(decode_tps__gte=0))
+                    & (Q(prefill_tps__isnull=True) | Q(prefill_tps__gte=0))
+                    & (Q(ttft_ms__isnull=True) | Q(ttft_ms__gte=0))
+                    & (Q(tpot_ms__isnull=True) | Q(tpot_ms__gte=0))
+                ),
+            ),
             models.CheckConstraint(name="bench_node_count_positive", condition=Q(node_count__gte=1)),
         ]
 
@@ -235,8 +266,9 @@ class SavedPlan(models.Model):
     aggregate_tps = models.FloatField(null=True, blank=True)
     prefill_tps = models.FloatField(null=True, blank=True)
     prediction_source = models.TextField(blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -99,6 +99,7 @@ CALIBRATION_BOUNDS: dict[str, tuple[float, float]] = {
     "stream_overhead_ms": (0.0, 5.0),
 }
 
+
 # Weight formats whose kernels reach a different share of memory bandwidth:
 # GPTQ/AWQ int4 (Marlin dequantisation) and llama.cpp's block quants (Q*_K,
 # Q8_0, IQ*). Everything else (FP4 formats, fp8, bf16, MXFP4 GGUF) is the
@@ -172,10 +173,10 @@ class PerfConstants:
 # Fitted by fit(reading) on the training points (see test_perfmodel's refit
 # check). Do not edit by hand: run `python -m placement.perfmodel`.
 CONSTANTS_BY_READING: dict[str, PerfConstants] = {
-    'one-node': PerfConstants(
-        reading='one-node',
+    "one-node": PerfConstants(
+        reading="one-node",
         engines={
-            'vllm': EngineConstants(
+            "vllm": EngineConstants(
                 mem_efficiency=0.7244855596800387,
                 token_overhead_ms=0.0,
                 layer_overhead_us=50.0,
@@ -183,7 +184,7 @@ CONSTANTS_BY_READING: dict[str, PerfConstants] = {
                 prefill_expert_tflops=291.1153538683956,
                 prefill_layer_us=2.3774592726971777,
             ),
-            'llama.cpp': EngineConstants(
+            "llama.cpp": EngineConstants(
                 mem_efficiency=0.7244855596800387,
                 token_overhead_ms=0.0,
                 layer_overhead_us=82.62764363722559,
@@ -191,7 +192,7 @@ CONSTANTS_BY_READING: dict[str, PerfConstants] = {
                 prefill_expert_tflops=55.67296739445336,
                 prefill_layer_us=0.0,
             ),
-            'sglang': EngineConstants(
+            "sglang": EngineConstants(
                 mem_efficiency=0.7244855596800387,
                 token_overhead_ms=0.0,
                 layer_overhead_us=50.0,
@@ -205,14 +206,14 @@ CONSTANTS_BY_READING: dict[str, PerfConstants] = {
         rocenante_base_us=20.63089577232443,
         allreduce_step_us=4.162723826278553,
         link_efficiency=0.5816546630290402,
-        class_efficiency={'default': 1.0, 'int4': 0.9329405911877416, 'gguf': 1.2873440471553035},
+        class_efficiency={"default": 1.0, "int4": 0.9329405911877416, "gguf": 1.2873440471553035},
         routing_exponent=0.62,
         stream_overhead_ms=0.9,
     ),
-    'direct': PerfConstants(
-        reading='direct',
+    "direct": PerfConstants(
+        reading="direct",
         engines={
-            'vllm': EngineConstants(
+            "vllm": EngineConstants(
                 mem_efficiency=0.6328018831572135,
                 token_overhead_ms=0.0,
                 layer_overhead_us=50.0,
@@ -220,7 +221,7 @@ CONSTANTS_BY_READING: dict[str, PerfConstants] = {
                 prefill_expert_tflops=207.2092735104524,
                 prefill_layer_us=2.249768210374905,
             ),
-            'llama.cpp': EngineConstants(
+            "llama.cpp": EngineConstants(
                 mem_efficiency=0.6328018831572135,
                 token_overhead_ms=0.0,
                 layer_overhead_us=50.0,
@@ -228,7 +229,7 @@ CONSTANTS_BY_READING: dict[str, PerfConstants] = {
                 prefill_expert_tflops=57.03864790161766,
                 prefill_layer_us=0.0,
             ),
-            'sglang': EngineConstants(
+            "sglang": EngineConstants(
                 mem_efficiency=0.6328018831572135,
                 token_overhead_ms=0.0,
                 layer_overhead_us=50.0,
@@ -242,7 +243,7 @@ CONSTANTS_BY_READING: dict[str, PerfConstants] = {
         rocenante_base_us=24.914856741226494,
         allreduce_step_us=1.0167700197373575,
         link_efficiency=0.6132448021585479,
-        class_efficiency={'default': 1.0, 'int4': 1.0681099477495641, 'gguf': 1.4327218033923854},
+        class_efficiency={"default": 1.0, "int4": 1.0681099477495641, "gguf": 1.4327218033923854},
         routing_exponent=0.5,
         stream_overhead_ms=1.3,
     ),
@@ -397,8 +398,9 @@ def collective_ms_per_layer(model: ModelSpec, layout: Layout, c: PerfConstants, 
     return 2 * allreduce
 
 
-def _step_ms(model: ModelSpec, layout: Layout, c: PerfConstants, batch: float, context: int
-             ) -> tuple[float, float, float, bool]:
+def _step_ms(
+    model: ModelSpec, layout: Layout, c: PerfConstants, batch: float, context: int
+) -> tuple[float, float, float, bool]:
     """Time for `batch` streams each to get one token: (total, memory, collective, compute-bound).
 
     The batch is cut into min(batch, pp) micro-batches so pipeline stages
@@ -423,8 +425,15 @@ def _step_ms(model: ModelSpec, layout: Layout, c: PerfConstants, batch: float, c
     return total, pace * work_ms, pace * coll_ms + hop_ms, compute_ms > memory_ms
 
 
-def predict(model: ModelSpec, layout: Layout, *, context_tokens: int, concurrency: int = 1,
-            prompt_tokens: int | None = None, constants: PerfConstants | None = None) -> Prediction:
+def predict(
+    model: ModelSpec,
+    layout: Layout,
+    *,
+    context_tokens: int,
+    concurrency: int = 1,
+    prompt_tokens: int | None = None,
+    constants: PerfConstants | None = None,
+) -> Prediction:
     """Predicted speeds of one instance of `model` spread as `layout`.
 
     decode_tps: one stream alone, with `context_tokens` of context.
@@ -457,13 +466,13 @@ def expert_active_params_b(model: ModelSpec) -> float:
     """Routed-expert parameters one token uses (0 for dense)."""
     if not model.is_moe or model.experts_per_token >= model.experts:
         return 0.0
-    expert_params = (model.params_b - model.active_params_b) * model.experts / (
-        model.experts - model.experts_per_token)
+    expert_params = (model.params_b - model.active_params_b) * model.experts / (model.experts - model.experts_per_token)
     return min(expert_params, model.params_b) * model.experts_per_token / model.experts
 
 
-def _prefill_terms(model: ModelSpec, layout: Layout, prompt_tokens: int, c: PerfConstants | None = None
-                   ) -> tuple[float, float, float, float]:
+def _prefill_terms(
+    model: ModelSpec, layout: Layout, prompt_tokens: int, c: PerfConstants | None = None
+) -> tuple[float, float, float, float]:
     """µs per prompt token: (dense work at 1 TFLOPS, routed-expert work at 1
     TFLOPS, weights streamed once per chunk at 1 GB/s... as µs x GB/s,
     communication at line rate). Tensor parallelism splits a token's FLOPs
@@ -482,30 +491,36 @@ def _prefill_terms(model: ModelSpec, layout: Layout, prompt_tokens: int, c: Perf
             per_layer = _allreduce_bytes(model, 1, layout.tp) + 2 * _alltoall_bytes(model, 1, layout.tp)
         if layout.bus_gbytes_per_s and c is not None:
             # measured: no efficiency to apply; express it at line rate x efficiency
-            comm_us_at_line_rate = (model.layers * per_layer / (layout.bus_gbytes_per_s * 1e9) * 1e6
-                                    * c.link_efficiency)
+            comm_us_at_line_rate = model.layers * per_layer / (layout.bus_gbytes_per_s * 1e9) * 1e6 * c.link_efficiency
         else:
             comm_us_at_line_rate = model.layers * per_layer / (layout.link_gbps * 1e9 / 8) * 1e6
     return dense_flops / rate * 1e6 / layout.tp, expert_flops / rate * 1e6 / layout.tp, stream, comm_us_at_line_rate
 
 
-def predict_prefill_tps(model: ModelSpec, layout: Layout, *, prompt_tokens: int,
-                        constants: PerfConstants | None = None) -> float:
+def predict_prefill_tps(
+    model: ModelSpec, layout: Layout, *, prompt_tokens: int, constants: PerfConstants | None = None
+) -> float:
     c = constants or default_constants()
     e = c.engine(layout.engine)
     dense, expert, stream, comm = _prefill_terms(model, layout, prompt_tokens, c)
     bandwidth = NODE_MEMORY_BW_GBPS * c.efficiency(layout.engine, model.quantization)
-    us = (dense / e.prefill_tflops + expert / e.prefill_expert_tflops + model.layers / layout.tp * e.prefill_layer_us
-          + stream / bandwidth + comm / c.link_efficiency)
+    us = (
+        dense / e.prefill_tflops
+        + expert / e.prefill_expert_tflops
+        + model.layers / layout.tp * e.prefill_layer_us
+        + stream / bandwidth
+        + comm / c.link_efficiency
+    )
     return 1e6 / us
 
 
 def prediction_source(constants: PerfConstants | None = None) -> str:
     c = constants or default_constants()
-    fitted = (f"re-fitted on this lab's runs ({c.calibrated})" if c.calibrated
-              else "fitted on published figures")
-    return (f"predicted (placement.perfmodel: bandwidth roofline, per-engine costs and TP communication, "
-            f"{fitted}; NVIDIA 2026-10 table row 1 read as '{c.reading}'; see placement/PERFORMANCE_MODEL.md)")
+    fitted = f"re-fitted on this lab's runs ({c.calibrated})" if c.calibrated else "fitted on published figures"
+    return (
+        f"predicted (placement.perfmodel: bandwidth roofline, per-engine costs and TP communication, "
+        f"{fitted}; NVIDIA 2026-10 table row 1 read as '{c.reading}'; see placement/PERFORMANCE_MODEL.md)"
+    )
 
 
 # --- published points -------------------------------------------------------------
@@ -529,8 +544,7 @@ def point_layout(p: PublishedPoint) -> Layout:
 def points_for(reading: str, roles: tuple[str, ...] = ("train", "holdout")) -> list[PublishedPoint]:
     if reading not in READINGS:
         raise ValueError(f"unknown reading {reading!r}; one of {READINGS}")
-    return [p for p in PUBLISHED_POINTS
-            if p.role in roles and (p.reading is None or p.reading == reading)]
+    return [p for p in PUBLISHED_POINTS if p.role in roles and (p.reading is None or p.reading == reading)]
 
 
 # --- fitting ---------------------------------------------------------------------
@@ -589,8 +603,9 @@ _K = len(FITTED_ENGINES)
 _N_CLASSES = len(EFFICIENCY_CLASSES)
 
 
-def _decode_row(model: ModelSpec, layout: Layout, context: int, c: PerfConstants,
-                min_layer_us: float = MIN_LAYER_OVERHEAD_US) -> tuple[list[float], float]:
+def _decode_row(
+    model: ModelSpec, layout: Layout, context: int, c: PerfConstants, min_layer_us: float = MIN_LAYER_OVERHEAD_US
+) -> tuple[list[float], float]:
     """Decode time of one stream as features linear in the unknowns, and the
     known time (ms) to subtract. Unknowns, in order: per fitted engine (token
     overhead ms, layer overhead ms), per efficiency class 1/efficiency (ms per
@@ -602,8 +617,9 @@ def _decode_row(model: ModelSpec, layout: Layout, context: int, c: PerfConstants
     # (a per-step constant would be indistinguishable on single-node points and
     # would let small fast models scale as if that cost split). Its column stays 0.
     row[2 * e + 1] = model.layers
-    gb = (weights_read_gb(model, 1.0) + context * model.kv_bytes_per_token() / 1e9
-          / model.kv_shards(layout.tp)) / layout.tp
+    gb = (
+        weights_read_gb(model, 1.0) + context * model.kv_bytes_per_token() / 1e9 / model.kv_shards(layout.tp)
+    ) / layout.tp
     row[2 * _K + EFFICIENCY_CLASSES.index(efficiency_class(model.quantization))] = gb / NODE_MEMORY_BW_GBPS * 1e3
     known_ms = (layout.pp - 1) * PP_HOP_MS[layout.engine] + model.layers * min_layer_us / 1e3
     if layout.tp > 1:
@@ -638,8 +654,9 @@ def _fit_prefill(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants
     for i, name in enumerate(FITTED_ENGINES):
         dense_t = 1.0 / x[3 * i] if x[3 * i] > 0 else 1e6
         expert_t = 1.0 / (x[3 * i] + x[3 * i + 1]) if x[3 * i] + x[3 * i + 1] > 0 else dense_t
-        engines[name] = replace(engines[name], prefill_tflops=dense_t, prefill_expert_tflops=expert_t,
-                                prefill_layer_us=x[3 * i + 2])
+        engines[name] = replace(
+            engines[name], prefill_tflops=dense_t, prefill_expert_tflops=expert_t, prefill_layer_us=x[3 * i + 2]
+        )
     engines["sglang"] = engines["vllm"]
     return replace(c, engines=engines, link_efficiency=min(1.0, 1.0 / x[3 * _K]) if x[3 * _K] > 0 else 1.0)
 
@@ -653,18 +670,31 @@ def _fit_decode(train: list[PublishedPoint], c: PerfConstants, min_layer_us: flo
         rows.append(row)
         ys.append(1e3 / p.decode_tps - known_ms)
     x = _nnls(rows, ys)
-    inv = x[2 * _K:2 * _K + _N_CLASSES]
+    inv = x[2 * _K : 2 * _K + _N_CLASSES]
     default_eff = 1.0 / inv[0] if inv[0] > 0 else 1.0
-    class_eff = {name: (1.0 / v / default_eff if v > 0 else 1.0)
-                 for name, v in zip(EFFICIENCY_CLASSES, inv, strict=True)}
-    engines = {name: replace(c.engines[name], mem_efficiency=default_eff, token_overhead_ms=x[2 * i],
-                             layer_overhead_us=min_layer_us + x[2 * i + 1] * 1e3)
-               for i, name in enumerate(FITTED_ENGINES)}
+    class_eff = {
+        name: (1.0 / v / default_eff if v > 0 else 1.0) for name, v in zip(EFFICIENCY_CLASSES, inv, strict=True)
+    }
+    engines = {
+        name: replace(
+            c.engines[name],
+            mem_efficiency=default_eff,
+            token_overhead_ms=x[2 * i],
+            layer_overhead_us=min_layer_us + x[2 * i + 1] * 1e3,
+        )
+        for i, name in enumerate(FITTED_ENGINES)
+    }
     engines["sglang"] = engines["vllm"]
     b = 2 * _K + _N_CLASSES
-    return replace(c, engines=engines, class_efficiency=class_eff, ring_base_us=x[b] * 1e3,
-                   switched_nccl_base_us=x[b + 1] * 1e3, rocenante_base_us=x[b + 2] * 1e3,
-                   allreduce_step_us=x[b + 3] * 1e3)
+    return replace(
+        c,
+        engines=engines,
+        class_efficiency=class_eff,
+        ring_base_us=x[b] * 1e3,
+        switched_nccl_base_us=x[b + 1] * 1e3,
+        rocenante_base_us=x[b + 2] * 1e3,
+        allreduce_step_us=x[b + 3] * 1e3,
+    )
 
 
 # The routing exponent and the cost per extra stream are searched on these
@@ -686,8 +716,11 @@ def aggregate_prediction(p: PublishedPoint, c: PerfConstants) -> float:
     """Output tokens/s over all of a published point's streams: its replicas
     share the streams evenly, each copy batches its share."""
     model, layout = point_model(p), point_layout(p)
-    return sum(predict(model, layout, context_tokens=p.context, concurrency=s, constants=c).aggregate_tps
-               for s in split_streams(p.concurrency, p.replicas) if s > 0)
+    return sum(
+        predict(model, layout, context_tokens=p.context, concurrency=s, constants=c).aggregate_tps
+        for s in split_streams(p.concurrency, p.replicas)
+        if s > 0
+    )
 
 
 def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
@@ -718,9 +751,15 @@ def fit(reading: str = DEFAULT_READING, min_layer_us: float = MIN_LAYER_OVERHEAD
     """
     train = points_for(reading, roles=("train",))
     neutral = EngineConstants(0.75, 0.0, 0.0, 100.0, 100.0)
-    c = PerfConstants(reading=reading, engines={name: neutral for name in ENGINES},
-                      ring_base_us=0.0, switched_nccl_base_us=0.0, rocenante_base_us=0.0,
-                      allreduce_step_us=0.0, link_efficiency=0.7)
+    c = PerfConstants(
+        reading=reading,
+        engines={name: neutral for name in ENGINES},
+        ring_base_us=0.0,
+        switched_nccl_base_us=0.0,
+        rocenante_base_us=0.0,
+        allreduce_step_us=0.0,
+        link_efficiency=0.7,
+    )
     for _ in range(2):
         c = _fit_prefill(train, c)
         c = _fit_decode(train, c, min_layer_us)
@@ -772,8 +811,9 @@ def fit_report(reading: str = DEFAULT_READING, constants: PerfConstants | None =
     for p in points_for(reading):
         model, layout = point_model(p), point_layout(p)
         if p.decode_tps is not None and p.concurrency > 1:
-            errors.append(PointError(p.key, "aggregate", p.role, p.decode_tps, aggregate_prediction(p, c),
-                                     p.source, p.url))
+            errors.append(
+                PointError(p.key, "aggregate", p.role, p.decode_tps, aggregate_prediction(p, c), p.source, p.url)
+            )
         elif p.decode_tps is not None:
             pred = predict(model, layout, context_tokens=p.context, prompt_tokens=p.prompt, constants=c)
             errors.append(PointError(p.key, "decode", p.role, p.decode_tps, pred.decode_tps, p.source, p.url))
@@ -847,8 +887,9 @@ def _refit_decode(runs: list[LabRun], c: PerfConstants, engine: str) -> EngineCo
             continue
 
         def t(eff: float, layer_us: float, r: LabRun = r) -> float:
-            trial = replace(c, engines={**c.engines, engine: replace(e, mem_efficiency=eff,
-                                                                     layer_overhead_us=layer_us)})
+            trial = replace(
+                c, engines={**c.engines, engine: replace(e, mem_efficiency=eff, layer_overhead_us=layer_us)}
+            )
             return _step_ms(r.model, r.layout, trial, 1.0, r.context)[0]
 
         k0 = t(1e9, 0.0)  # nothing but communication, hops and the fixed step cost
@@ -891,15 +932,30 @@ def _refit_prefill(runs: list[LabRun], c: PerfConstants, engine: str, e: EngineC
         return e
     scale = 1.0
     for _ in range(8):
-        trial = replace(c, engines={**c.engines, engine: replace(
-            e, prefill_tflops=e.prefill_tflops * scale, prefill_expert_tflops=e.prefill_expert_tflops * scale,
-            prefill_layer_us=e.prefill_layer_us / scale)})
-        logs = [math.log(r.prefill_tps / predict_prefill_tps(r.model, r.layout, prompt_tokens=r.prompt,
-                                                             constants=trial))
-                for r in measured if r.prefill_tps]
+        trial = replace(
+            c,
+            engines={
+                **c.engines,
+                engine: replace(
+                    e,
+                    prefill_tflops=e.prefill_tflops * scale,
+                    prefill_expert_tflops=e.prefill_expert_tflops * scale,
+                    prefill_layer_us=e.prefill_layer_us / scale,
+                ),
+            },
+        )
+        logs = [
+            math.log(r.prefill_tps / predict_prefill_tps(r.model, r.layout, prompt_tokens=r.prompt, constants=trial))
+            for r in measured
+            if r.prefill_tps
+        ]
         scale = _clamp("prefill_scale", scale * math.exp(sum(logs) / len(logs)))
-    return replace(e, prefill_tflops=e.prefill_tflops * scale, prefill_expert_tflops=e.prefill_expert_tflops * scale,
-                   prefill_layer_us=e.prefill_layer_us / scale)
+    return replace(
+        e,
+        prefill_tflops=e.prefill_tflops * scale,
+        prefill_expert_tflops=e.prefill_expert_tflops * scale,
+        prefill_layer_us=e.prefill_layer_us / scale,
+    )
 
 
 # Runs at several streams needed before the cost per extra stream is re-fitted.
@@ -918,8 +974,16 @@ def _refit_streams(runs: list[LabRun], c: PerfConstants) -> float:
 
     def cost(stream_ms: float) -> float:
         trial = replace(c, stream_overhead_ms=stream_ms)
-        return math.fsum(math.log(predict(r.model, r.layout, context_tokens=r.context, concurrency=r.concurrency,
-                                          constants=trial).aggregate_tps / tps) ** 2 for r, tps in measured)
+        return math.fsum(
+            math.log(
+                predict(
+                    r.model, r.layout, context_tokens=r.context, concurrency=r.concurrency, constants=trial
+                ).aggregate_tps
+                / tps
+            )
+            ** 2
+            for r, tps in measured
+        )
 
     grid = [round(low + 0.05 * i, 2) for i in range(int(round((high - low) / 0.05)) + 1)]
     return _clamp("stream_overhead_ms", min(grid, key=cost))
@@ -966,9 +1030,16 @@ def _literal(c: PerfConstants) -> str:  # pragma: no cover - maintenance helper
         lines += [f"                {f.name}={getattr(e, f.name)!r}," for f in fields(e)]
         lines.append("            ),")
     lines.append("        },")
-    for name in ("ring_base_us", "switched_nccl_base_us", "rocenante_base_us", "allreduce_step_us",
-                 "link_efficiency", "class_efficiency", "routing_exponent",
-                 "stream_overhead_ms"):
+    for name in (
+        "ring_base_us",
+        "switched_nccl_base_us",
+        "rocenante_base_us",
+        "allreduce_step_us",
+        "link_efficiency",
+        "class_efficiency",
+        "routing_exponent",
+        "stream_overhead_ms",
+    ):
         lines.append(f"        {name}={getattr(c, name)!r},")
     lines.append("    ),")
     return "\n".join(lines)
@@ -981,12 +1052,19 @@ def _setup(p: PublishedPoint) -> str:
     elif p.nodes == 1:
         where = "1 node"
     else:
-        split = " ".join(x for x in (f"TP{p.tp}" if p.tp > 1 else "", f"EP{p.ep}" if p.ep > 1 else "",
-                                     f"PP{p.pp}" if p.pp > 1 else "") if x)
+        split = " ".join(
+            x
+            for x in (f"TP{p.tp}" if p.tp > 1 else "", f"EP{p.ep}" if p.ep > 1 else "", f"PP{p.pp}" if p.pp > 1 else "")
+            if x
+        )
         where = f"{p.nodes} nodes {p.topology} {split}"
-    extra = "".join([f", {p.link_gbps:g}G" if p.nodes > 1 and p.link_gbps != 200 else "",
-                     f", {p.concurrency} streams" if p.concurrency > 1 else "",
-                     f", context {p.context:,}" if p.context > 4096 else ""])
+    extra = "".join(
+        [
+            f", {p.link_gbps:g}G" if p.nodes > 1 and p.link_gbps != 200 else "",
+            f", {p.concurrency} streams" if p.concurrency > 1 else "",
+            f", context {p.context:,}" if p.context > 4096 else "",
+        ]
+    )
     return f"{model}, {where}, {p.engine}{extra}"
 
 
@@ -998,13 +1076,17 @@ def markdown_tables(reading: str = DEFAULT_READING) -> str:  # pragma: no cover 
     for role, title in (("train", "Training points"), ("holdout", "Held-out points (never used by the fit)")):
         out += [f"### {title}", ""]
         head = "| point | setup | metric | published | predicted | error |"
-        out += [head + (" source |" if role == "holdout" else ""),
-                "| --- | --- | --- | ---: | ---: | ---: |" + (" --- |" if role == "holdout" else "")]
+        out += [
+            head + (" source |" if role == "holdout" else ""),
+            "| --- | --- | --- | ---: | ---: | ---: |" + (" --- |" if role == "holdout" else ""),
+        ]
         for e in report.errors:
             if e.role != role:
                 continue
-            row = (f"| {e.key} | {_setup(by_key[e.key])} | {e.metric} | {e.published:,.2f} | {e.predicted:,.2f} "
-                   f"| {e.error_pct:+.1f}% |")
+            row = (
+                f"| {e.key} | {_setup(by_key[e.key])} | {e.metric} | {e.published:,.2f} | {e.predicted:,.2f} "
+                f"| {e.error_pct:+.1f}% |"
+            )
             if role == "holdout":
                 row += f" [{e.source}]({e.url}) |" if e.url else f" {e.source} |"
             out.append(row)
@@ -1027,8 +1109,10 @@ def _main() -> None:  # pragma: no cover - maintenance helper
         print(_literal(c))
         report = fit_report(reading, c)
         for e in report.errors:
-            print(f"  {e.role:8} {e.metric:8} {e.key:32} published {e.published:9.2f} "
-                  f"predicted {e.predicted:9.2f} error {e.error_pct:+6.1f}%")
+            print(
+                f"  {e.role:8} {e.metric:8} {e.key:32} published {e.published:9.2f} "
+                f"predicted {e.predicted:9.2f} error {e.error_pct:+6.1f}%"
+            )
         for role in ("train", "holdout"):
             for metric in ("decode", "prefill", "aggregate"):
                 med, worst = report.median(role, metric), report.worst(role, metric)

@@ -104,14 +104,20 @@ class GroupSpec:
         if self.kind in expected and self.nodes:
             low, high = expected[self.kind]
             if not low <= len(self.nodes) <= high:
-                errors.append(("nodes", f"a {self.kind} group has {low if low == high else f'{low} or more'} "
-                                        f"node(s), not {len(self.nodes)}"))
-        if not (isinstance(self.link_gbps, (int, float)) and math.isfinite(self.link_gbps)
-                and self.link_gbps > 0):
+                errors.append(
+                    (
+                        "nodes",
+                        f"a {self.kind} group has {low if low == high else f'{low} or more'} "
+                        f"node(s), not {len(self.nodes)}",
+                    )
+                )
+        if not (isinstance(self.link_gbps, (int, float)) and math.isfinite(self.link_gbps) and self.link_gbps > 0):
             errors.append(("link_gbps", "must be a number above 0"))
         if self.bus_gbytes_per_s is not None and not (
-                isinstance(self.bus_gbytes_per_s, (int, float)) and math.isfinite(self.bus_gbytes_per_s)
-                and self.bus_gbytes_per_s > 0):
+            isinstance(self.bus_gbytes_per_s, (int, float))
+            and math.isfinite(self.bus_gbytes_per_s)
+            and self.bus_gbytes_per_s > 0
+        ):
             errors.append(("bus_gbytes_per_s", "must be a number above 0 (GB/s), or empty"))
         if self.collective_backend is not None and self.collective_backend not in BACKEND_HINTS:
             errors.append(("collective_backend", f"one of {', '.join(BACKEND_HINTS)}, or empty"))
@@ -171,8 +177,9 @@ class Plan:
         elif self.tp > 1:
             parts.append(f"TP{self.tp}")
         if self.pp > 1:
-            parts.append(f"PP{self.pp}" + (" uneven " + "/".join(map(str, self.stage_layers))
-                                           if self.stage_layers else ""))
+            parts.append(
+                f"PP{self.pp}" + (" uneven " + "/".join(map(str, self.stage_layers)) if self.stage_layers else "")
+            )
         if not parts:
             return "1 node" if self.replicas == 1 else f"{self.replicas} one-node copies"
         words = " x ".join(parts)
@@ -198,21 +205,28 @@ class PlanResult:
 # --- memory ---------------------------------------------------------------------
 
 
-def memory_budget(model: ModelSpec, *, tp: int, pp: int, usable_gb: float, context_tokens: int,
-                  concurrency_per_instance: int, engine: str, layer_share: float | None = None) -> MemoryBudget:
+def memory_budget(
+    model: ModelSpec,
+    *,
+    tp: int,
+    pp: int,
+    usable_gb: float,
+    context_tokens: int,
+    concurrency_per_instance: int,
+    engine: str,
+    layer_share: float | None = None,
+) -> MemoryBudget:
     """Per-node memory of one instance split tp x pp (expert parallelism
     spreads the weights over its tp nodes the same way). ``layer_share`` is
     the node's stage's share of the layers (uneven stages); default 1/pp."""
     share = layer_share if layer_share is not None else 1.0 / pp
     weights = model.weights_size_gb() * share / tp
-    kv = (context_tokens * concurrency_per_instance * model.kv_bytes_per_token() / 1e9
-          * share / model.kv_shards(tp))
+    kv = context_tokens * concurrency_per_instance * model.kv_bytes_per_token() / 1e9 * share / model.kv_shards(tp)
     activations = ACTIVATION_CHUNK_TOKENS * model.hidden_size * ACTIVATION_VALUES_PER_HIDDEN * 2 / 1e9
     overhead = RUNTIME_OVERHEAD_GB + activations
     reserve = usable_gb * ENGINE_RESERVE_FRACTION[engine]
     free = usable_gb - weights - kv - overhead - reserve
-    return MemoryBudget(weights=weights, kv_cache=kv, overhead=overhead, reserve=reserve,
-                        usable=usable_gb, free=free)
+    return MemoryBudget(weights=weights, kv_cache=kv, overhead=overhead, reserve=reserve, usable=usable_gb, free=free)
 
 
 # --- enumeration ----------------------------------------------------------------
@@ -278,23 +292,28 @@ def _shapes(group: GroupSpec, model: ModelSpec, engine: str, notes: list[str]) -
         # every size that divides the group, and the usual tensor-parallel
         # sizes that do not: their copies leave the smallest nodes out (seven
         # Sparks still host TP2 x 3 or TP4)
-        multi_sizes = sorted({d for d in _divisors(len(connectx)) if d > 1}
-                             | {d for d in (2, 4, 8) if d < len(connectx)})
+        multi_sizes = sorted(
+            {d for d in _divisors(len(connectx)) if d > 1} | {d for d in (2, 4, 8) if d < len(connectx)}
+        )
     elif group.kind in ("direct", "ring", "chain"):
         if rtx:
             notes.append(f"A {group.kind} needs every node on the RoCE links: no multi-node plan.")
         else:
             multi_sizes = [len(nodes)]
     elif group.kind == "irregular" and len(nodes) > 1:
-        notes.append("Irregular cabling: only single-node plans and single-node copies are offered; "
-                     "re-cable as direct, ring or switched for a multi-node plan.")
+        notes.append(
+            "Irregular cabling: only single-node plans and single-node copies are offered; "
+            "re-cable as direct, ring or switched for a multi-node plan."
+        )
 
     # Independent one-node copies need no link at all: every topology can
     # host them, rings included. Copies of multi-node instances need their
     # own links: only a switch gives each copy its own.
     if group.kind in ("ring", "chain") and len(nodes) > 1:
-        notes.append(f"A {group.kind} runs one model instance over all its nodes, or independent one-node "
-                     "copies (they need no link); it cannot host multi-node copies on sub-rings.")
+        notes.append(
+            f"A {group.kind} runs one model instance over all its nodes, or independent one-node "
+            "copies (they need no link); it cannot host multi-node copies on sub-rings."
+        )
 
     shapes: list[_Shape] = []
     singles = _by_memory(nodes)
@@ -320,7 +339,7 @@ def _shapes(group: GroupSpec, model: ModelSpec, engine: str, notes: list[str]) -
         for tp, pp, ep in combos:
             shapes.append(_Shape(tp, pp, ep, 1, (tuple(pool[:size]),)))
             if copies > 1:
-                instances = tuple(tuple(pool[i * size:(i + 1) * size]) for i in range(copies))
+                instances = tuple(tuple(pool[i * size : (i + 1) * size]) for i in range(copies))
                 shapes.append(_Shape(tp, pp, ep, copies, instances))
             instance = tuple(pool[:size])
             if tp == 1 and pp > 1 and len({n.usable_gb for n in instance}) > 1:
@@ -381,46 +400,63 @@ def _describe(shape: _Shape, path: str) -> str:
     words = {
         "single": "One node runs the whole model",
         "tp": f"Tensor parallel over {k} nodes ({_PATH_WORDS[path]}): every node reads 1/{k} of the "
-              "weights per token, with two all-reduces per layer",
+        "weights per token, with two all-reduces per layer",
         "pp": f"Pipeline parallel in {k} stages ({_PATH_WORDS[path]}): fits a larger model, but one "
-              "stream visits the stages in turn, so its speed hardly grows",
+        "stream visits the stages in turn, so its speed hardly grows",
         "tp+pp": f"Tensor parallel {shape.tp} x pipeline {shape.pp} over {k} nodes ({_PATH_WORDS[path]})",
         "ep": f"Expert parallel over {k} nodes ({_PATH_WORDS[path]}): experts spread, attention "
-              "tensor-parallel; per layer one all-reduce and two all-to-alls (tokens to their experts and "
-              "back), each carrying every token's k expert slots",
+        "tensor-parallel; per layer one all-reduce and two all-to-alls (tokens to their experts and "
+        "back), each carrying every token's k expert slots",
     }[shape.base]
     if shape.stage_layers:
-        words += (f", in uneven stages of {' + '.join(map(str, shape.stage_layers))} layers so the larger "
-                  "nodes hold more of the model")
+        words += (
+            f", in uneven stages of {' + '.join(map(str, shape.stage_layers))} layers so the larger "
+            "nodes hold more of the model"
+        )
     if shape.replicas > 1:
-        words += (f"; {shape.replicas} independent copies: aggregate throughput multiplies, one stream's "
-                  "speed is unchanged")
+        words += (
+            f"; {shape.replicas} independent copies: aggregate throughput multiplies, one stream's speed is unchanged"
+        )
     return words
 
 
-def _reason(shape: _Shape, path: str, budget: MemoryBudget, fits: bool, decode: float | None,
-            aggregate: float | None, concurrency: int) -> str:
+def _reason(
+    shape: _Shape,
+    path: str,
+    budget: MemoryBudget,
+    fits: bool,
+    decode: float | None,
+    aggregate: float | None,
+    concurrency: int,
+) -> str:
     head = _describe(shape, path)
-    share = (f"weights {budget.weights:.1f} GB + KV cache {budget.kv_cache:.1f} GB + runtime "
-             f"{budget.overhead:.1f} GB + engine reserve {budget.reserve:.1f} GB")
+    share = (
+        f"weights {budget.weights:.1f} GB + KV cache {budget.kv_cache:.1f} GB + runtime "
+        f"{budget.overhead:.1f} GB + engine reserve {budget.reserve:.1f} GB"
+    )
     if not fits:
-        return (f"{head}. Does not fit: each node needs {budget.needed:.1f} GB ({share}) but the "
-                f"smallest node has {budget.usable:.1f} GB usable, {-budget.free:.1f} GB short.")
+        return (
+            f"{head}. Does not fit: each node needs {budget.needed:.1f} GB ({share}) but the "
+            f"smallest node has {budget.usable:.1f} GB usable, {-budget.free:.1f} GB short."
+        )
     speed = ""
     if decode is not None and aggregate is not None:
         speed = f" Predicted: one stream ~{decode:.1f} tok/s"
         if concurrency > 1:
             speed += f"; {concurrency} streams together ~{aggregate:.0f} tok/s"
         speed += "."
-    return (f"{head}. Fits: {share} per node, {budget.free:.1f} GB free on the smallest node "
-            f"({budget.usable:.1f} GB usable).{speed}")
+    return (
+        f"{head}. Fits: {share} per node, {budget.free:.1f} GB free on the smallest node "
+        f"({budget.usable:.1f} GB usable).{speed}"
+    )
 
 
 # --- the planner ------------------------------------------------------------------
 
 
-def _input_errors(group: GroupSpec, model: ModelSpec, context_tokens: int, concurrency: int,
-                  engine: str, goal: str) -> list[tuple[str, str]]:
+def _input_errors(
+    group: GroupSpec, model: ModelSpec, context_tokens: int, concurrency: int, engine: str, goal: str
+) -> list[tuple[str, str]]:
     errors = list(group.validate())
     errors += [(f"model.{name}", msg) for name, msg in model.validate()]
     if not isinstance(context_tokens, int) or isinstance(context_tokens, bool) or context_tokens < 1:
@@ -436,9 +472,16 @@ def _input_errors(group: GroupSpec, model: ModelSpec, context_tokens: int, concu
     return errors
 
 
-def plan_placement(group: GroupSpec, model: ModelSpec, *, context_tokens: int, concurrency: int = 1,
-                   engine: str = "vllm", goal: str = "latency",
-                   constants: PerfConstants | None = None) -> PlanResult:
+def plan_placement(
+    group: GroupSpec,
+    model: ModelSpec,
+    *,
+    context_tokens: int,
+    concurrency: int = 1,
+    engine: str = "vllm",
+    goal: str = "latency",
+    constants: PerfConstants | None = None,
+) -> PlanResult:
     """Every candidate plan for `model` on `group`, and the recommended one.
 
     Plans that do not fit stay in the list with fits=False and the reason.
@@ -446,8 +489,9 @@ def plan_placement(group: GroupSpec, model: ModelSpec, *, context_tokens: int, c
     """
     errors = _input_errors(group, model, context_tokens, concurrency, engine, goal)
     if errors:
-        return PlanResult(plans=[], recommended=None, notes=["Nothing planned: fix the inputs."],
-                          recommendation="", errors=errors)
+        return PlanResult(
+            plans=[], recommended=None, notes=["Nothing planned: fix the inputs."], recommendation="", errors=errors
+        )
     c = constants or default_constants()
     source = prediction_source(c)
     notes: list[str] = []
@@ -462,11 +506,20 @@ def plan_placement(group: GroupSpec, model: ModelSpec, *, context_tokens: int, c
         problem = _shape_problem(shape, model)
         decode = aggregate = prefill = collective = None
         if problem is None:
-            layout = Layout(tp=shape.tp, pp=shape.pp, ep=shape.ep, path=path,
-                            link_gbps=float(group.link_gbps), engine=engine, stage_layers=shape.stage_layers,
-                            bus_gbytes_per_s=group.bus_gbytes_per_s)
-            by_share = {s: predict(model, layout, context_tokens=context_tokens, concurrency=s, constants=c)
-                        for s in set(shares)}
+            layout = Layout(
+                tp=shape.tp,
+                pp=shape.pp,
+                ep=shape.ep,
+                path=path,
+                link_gbps=float(group.link_gbps),
+                engine=engine,
+                stage_layers=shape.stage_layers,
+                bus_gbytes_per_s=group.bus_gbytes_per_s,
+            )
+            by_share = {
+                s: predict(model, layout, context_tokens=context_tokens, concurrency=s, constants=c)
+                for s in set(shares)
+            }
             decode = by_share[shares[0]].decode_tps
             prefill = by_share[shares[0]].prefill_tps
             collective = by_share[shares[0]].collective_ms
@@ -476,31 +529,66 @@ def plan_placement(group: GroupSpec, model: ModelSpec, *, context_tokens: int, c
         else:
             fits = False
             reason = f"{_describe(shape, path)}. Not possible: {problem}."
-        plans.append(Plan(
-            strategy=shape.strategy, tp=shape.tp, pp=shape.pp, ep=shape.ep, replicas=shape.replicas,
-            nodes=tuple(n.name for n in used), instances=tuple(tuple(n.name for n in i) for i in shape.instances),
-            fits=fits, memory_per_node_gb=budget, decode_tps=decode, aggregate_tps=aggregate,
-            prefill_tps=prefill, reason=reason, prediction_source=source, exchange_path=path,
-            engine=engine, context_tokens=context_tokens, concurrency=concurrency,
-            stage_layers=shape.stage_layers, collective_ms=collective,
-        ))
+        plans.append(
+            Plan(
+                strategy=shape.strategy,
+                tp=shape.tp,
+                pp=shape.pp,
+                ep=shape.ep,
+                replicas=shape.replicas,
+                nodes=tuple(n.name for n in used),
+                instances=tuple(tuple(n.name for n in i) for i in shape.instances),
+                fits=fits,
+                memory_per_node_gb=budget,
+                decode_tps=decode,
+                aggregate_tps=aggregate,
+                prefill_tps=prefill,
+                reason=reason,
+                prediction_source=source,
+                exchange_path=path,
+                engine=engine,
+                context_tokens=context_tokens,
+                concurrency=concurrency,
+                stage_layers=shape.stage_layers,
+                collective_ms=collective,
+            )
+        )
 
     notes[:0] = _group_notes(group, c)
     recommended, runner_up, recommendation = _recommend(plans, goal, c.stream_overhead_ms)
-    return PlanResult(plans=plans, recommended=recommended, notes=notes, recommendation=recommendation,
-                      runner_up=runner_up)
+    return PlanResult(
+        plans=plans, recommended=recommended, notes=notes, recommendation=recommendation, runner_up=runner_up
+    )
 
 
-def _budget(model: ModelSpec, shape: _Shape, used: list[NodeSpec], context_tokens: int, streams: int,
-            engine: str) -> MemoryBudget:
+def _budget(
+    model: ModelSpec, shape: _Shape, used: list[NodeSpec], context_tokens: int, streams: int, engine: str
+) -> MemoryBudget:
     """The budget of the node that limits the plan: the smallest node with even
     stages; with uneven stages, the node left with the least free memory."""
     if not shape.stage_layers:
-        return memory_budget(model, tp=shape.tp, pp=shape.pp, usable_gb=min(n.usable_gb for n in used),
-                             context_tokens=context_tokens, concurrency_per_instance=streams, engine=engine)
-    budgets = [memory_budget(model, tp=1, pp=shape.pp, usable_gb=node.usable_gb, context_tokens=context_tokens,
-                             concurrency_per_instance=streams, engine=engine, layer_share=layers / model.layers)
-               for node, layers in zip(shape.instances[0], shape.stage_layers, strict=True)]
+        return memory_budget(
+            model,
+            tp=shape.tp,
+            pp=shape.pp,
+            usable_gb=min(n.usable_gb for n in used),
+            context_tokens=context_tokens,
+            concurrency_per_instance=streams,
+            engine=engine,
+        )
+    budgets = [
+        memory_budget(
+            model,
+            tp=1,
+            pp=shape.pp,
+            usable_gb=node.usable_gb,
+            context_tokens=context_tokens,
+            concurrency_per_instance=streams,
+            engine=engine,
+            layer_share=layers / model.layers,
+        )
+        for node, layers in zip(shape.instances[0], shape.stage_layers, strict=True)
+    ]
     return min(budgets, key=lambda b: b.free)
 
 
@@ -509,20 +597,26 @@ def _group_notes(group: GroupSpec, c: PerfConstants) -> list[str]:
     largest = max(n.usable_gb for n in group.nodes)
     notes = [
         f"Local memory: {smallest:.1f} GB usable on the smallest node"
-        + (f", {largest:.1f} GB on the largest" if largest > smallest else "") + ".",
+        + (f", {largest:.1f} GB on the largest" if largest > smallest else "")
+        + ".",
         f"Pooled memory: {sum(n.usable_gb for n in group.nodes):.1f} GB over {len(group.nodes)} node(s); "
         "usable only by splitting a model (TP/PP/EP), never as one local memory.",
         f"Exchange path: {group.kind}, slowest link {group.link_gbps:g} Gb/s.",
     ]
     if group.bus_gbytes_per_s:
-        notes.append(f"Measured fabric used: TP's messages are priced at the latest fabric verification's "
-                     f"{group.bus_gbytes_per_s:.1f} GB/s bus bandwidth instead of the links' line rate.")
+        notes.append(
+            f"Measured fabric used: TP's messages are priced at the latest fabric verification's "
+            f"{group.bus_gbytes_per_s:.1f} GB/s bus bandwidth instead of the links' line rate."
+        )
     if largest > smallest:
-        notes.append("Mixed memory sizes: symmetric sharding gives every node of a plan the share the "
-                     "smallest node can hold.")
+        notes.append(
+            "Mixed memory sizes: symmetric sharding gives every node of a plan the share the smallest node can hold."
+        )
     if group.kind == "switched" and group.collective_backend in (None, "auto", "rocenante"):
-        notes.append("Predicted with RoCEnante; it falls back to NCCL when its start-up self-test fails, "
-                     "so record the backend a run really used.")
+        notes.append(
+            "Predicted with RoCEnante; it falls back to NCCL when its start-up self-test fails, "
+            "so record the backend a run really used."
+        )
     if group.collective_backend == "rocenante" and group.kind != "switched":
         notes.append("RoCEnante needs a switched group; NCCL is assumed here.")
     notes.append(f"Speeds: {prediction_source(c)}.")
@@ -549,16 +643,23 @@ def _recommend(plans: list[Plan], goal: str, stream_ms: float = 0.0) -> tuple[in
             return None, None, "No plan."
         closest = max(range(len(plans)), key=lambda i: plans[i].memory_per_node_gb.free)
         p = plans[closest]
-        return None, None, (f"Nothing fits on this group. Closest: {p.label}, "
-                            f"{-p.memory_per_node_gb.free:.1f} GB short per node.")
+        return (
+            None,
+            None,
+            (f"Nothing fits on this group. Closest: {p.label}, {-p.memory_per_node_gb.free:.1f} GB short per node."),
+        )
 
     def key(i: int) -> tuple[float, float, int, int, int]:
         p = plans[i]
-        first, second = ((p.decode_tps, p.aggregate_tps) if goal == "latency"
-                         else (p.aggregate_tps, p.decode_tps))
+        first, second = (p.decode_tps, p.aggregate_tps) if goal == "latency" else (p.aggregate_tps, p.decode_tps)
         base = p.strategy.removesuffix("+replicas").replace("replicas", "single")
-        return (round(first or 0.0, 6), round(second or 0.0, 6), -len(p.nodes), -p.replicas,
-                -_STRATEGY_ORDER.index(base))
+        return (
+            round(first or 0.0, 6),
+            round(second or 0.0, 6),
+            -len(p.nodes),
+            -p.replicas,
+            -_STRATEGY_ORDER.index(base),
+        )
 
     ranked = sorted(fitting, key=key, reverse=True)
     top = ranked[0]
@@ -568,37 +669,54 @@ def _recommend(plans: list[Plan], goal: str, stream_ms: float = 0.0) -> tuple[in
     # the runner-up is another way of spreading the model (more copies of the
     # same instance are the same way, for one stream)
     shape = (plans[best].tp, plans[best].pp, plans[best].ep, plans[best].stage_layers)
-    others = [i for i in ranked if i != best
-              and (goal == "throughput" or (plans[i].tp, plans[i].pp, plans[i].ep, plans[i].stage_layers) != shape)]
+    others = [
+        i
+        for i in ranked
+        if i != best
+        and (goal == "throughput" or (plans[i].tp, plans[i].pp, plans[i].ep, plans[i].stage_layers) != shape)
+    ]
     runner = others[0] if others else None
     return best, runner, _recommendation_words(plans, best, runner, goal, len(fitting), stream_ms)
 
 
-def _recommendation_words(plans: list[Plan], best: int, runner: int | None, goal: str, fitting: int,
-                          stream_ms: float = 0.0) -> str:
+def _recommendation_words(
+    plans: list[Plan], best: int, runner: int | None, goal: str, fitting: int, stream_ms: float = 0.0
+) -> str:
     p = plans[best]
     metric = "one stream" if goal == "latency" else f"{p.concurrency} streams together"
     unit = "tok/s"
-    text = (f"Recommended: {p.label} ({p.strategy}) — {metric} ~{_metric(p, goal):.0f} {unit} predicted, "
-            f"best of {fitting} fitting plan{'s' if fitting != 1 else ''}.")
+    text = (
+        f"Recommended: {p.label} ({p.strategy}) — {metric} ~{_metric(p, goal):.0f} {unit} predicted, "
+        f"best of {fitting} fitting plan{'s' if fitting != 1 else ''}."
+    )
     if runner is None:
         return text
     q = plans[runner]
     diff = (_metric(q, goal) / _metric(p, goal) - 1) * 100 if _metric(p, goal) else 0.0
     text += f" Runner-up: {q.label} ({q.strategy}) at ~{_metric(q, goal):.0f} {unit} ({diff:+.0f}%)"
     if _metric(q, goal) > _metric(p, goal):
-        text += (f": faster, but it needs {q.nodes_per_instance} nodes per copy against "
-                 f"{p.nodes_per_instance}, and gains less than {MORE_NODES_MARGIN:.0%}")
+        text += (
+            f": faster, but it needs {q.nodes_per_instance} nodes per copy against "
+            f"{p.nodes_per_instance}, and gains less than {MORE_NODES_MARGIN:.0%}"
+        )
         if q.collective_ms:
             text += f" (its communication costs ~{q.collective_ms:.1f} ms per token)"
-    elif (goal == "throughput" and q.replicas < p.replicas and q.nodes_per_instance > p.nodes_per_instance
-          and stream_ms > 0):
-        text += (f": one instance batching all {p.concurrency} streams pays the engine's per-stream cost "
-                 f"(~{stream_ms:.1f} ms a step for each extra stream, not split by TP) for every one of them, "
-                 f"while {p.replicas} copies each pay it for their own share")
+    elif (
+        goal == "throughput"
+        and q.replicas < p.replicas
+        and q.nodes_per_instance > p.nodes_per_instance
+        and stream_ms > 0
+    ):
+        text += (
+            f": one instance batching all {p.concurrency} streams pays the engine's per-stream cost "
+            f"(~{stream_ms:.1f} ms a step for each extra stream, not split by TP) for every one of them, "
+            f"while {p.replicas} copies each pay it for their own share"
+        )
     elif q.nodes_per_instance > p.nodes_per_instance and q.collective_ms:
-        text += (f": spreading each copy over {q.nodes_per_instance} nodes costs ~{q.collective_ms:.1f} ms of "
-                 "communication per token, more than its bandwidth gain")
+        text += (
+            f": spreading each copy over {q.nodes_per_instance} nodes costs ~{q.collective_ms:.1f} ms of "
+            "communication per token, more than its bandwidth gain"
+        )
     elif q.replicas != p.replicas:
         text += f": {q.replicas} cop{'ies' if q.replicas != 1 else 'y'} against {p.replicas}"
     return text + "."

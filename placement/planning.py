@@ -7,6 +7,7 @@ launch commands for the launchers of the chosen engine. When the group has a
 degraded or down Spark the planning says so and carries the plans without
 those Sparks as well. Writes nothing.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection
@@ -99,8 +100,9 @@ def plan_input(*, context_tokens: Any, concurrency: Any, goal: Any, engine: Any,
     errors: list[tuple[str, str]] = []
     context = _whole(context_tokens, "context_tokens", 1, MAX_CONTEXT_TOKENS, errors)
     if not errors and context > model.max_context:
-        errors.append(("context_tokens", f"{context:,} exceeds {model.name}'s maximum context "
-                                         f"({model.max_context:,} tokens)"))
+        errors.append(
+            ("context_tokens", f"{context:,} exceeds {model.name}'s maximum context ({model.max_context:,} tokens)")
+        )
     streams = _whole(concurrency, "concurrency", 1, MAX_CONCURRENCY, errors)
     if goal not in GOALS:
         errors.append(("goal", f"one of {', '.join(GOALS)}"))
@@ -115,16 +117,28 @@ def launchers_for(engine: str) -> list[str]:
     return [name for name in LAUNCH_ENGINES if PLANNER_ENGINE[name] == engine]
 
 
-def plan_group(*, group: PlannedGroup, model: ModelSpec, inputs: PlanInput,
-               launch_for: Collection[int] | None = None, constants: PerfConstants | None = None,
-               alternative: bool = True) -> Planning:
+def plan_group(
+    *,
+    group: PlannedGroup,
+    model: ModelSpec,
+    inputs: PlanInput,
+    launch_for: Collection[int] | None = None,
+    constants: PerfConstants | None = None,
+    alternative: bool = True,
+) -> Planning:
     """Plans with launch commands for every fitting plan, or only for the plans
     at the indices in ``launch_for`` (the page loads them one at a time);
     ``constants``: the performance model's (default: the published fit). With
     a degraded or down Spark in the group, also the plans without it."""
-    result = plan_placement(group.spec, model, context_tokens=inputs.context_tokens,
-                            concurrency=inputs.concurrency, engine=inputs.engine, goal=inputs.goal,
-                            constants=constants)
+    result = plan_placement(
+        group.spec,
+        model,
+        context_tokens=inputs.context_tokens,
+        concurrency=inputs.concurrency,
+        engine=inputs.engine,
+        goal=inputs.goal,
+        constants=constants,
+    )
     if result.errors:
         # what the planner still refuses (a broken group or model row) names its field
         raise PlacementError([(path, message) for path, message in result.errors])
@@ -135,8 +149,9 @@ def plan_group(*, group: PlannedGroup, model: ModelSpec, inputs: PlanInput,
         if plan.fits and (launch_for is None or index in launch_for):
             for launcher in launchers_for(inputs.engine):
                 try:
-                    planned.launch[launcher] = launch_commands(plan, group.spec, model, engine=launcher,
-                                                               settings=settings)
+                    planned.launch[launcher] = launch_commands(
+                        plan, group.spec, model, engine=launcher, settings=settings
+                    )
                 except LaunchError as exc:
                     planned.launch_problems[launcher] = [f"{where}: {msg}" for where, msg in exc.problems]
         plans.append(planned)
@@ -146,17 +161,21 @@ def plan_group(*, group: PlannedGroup, model: ModelSpec, inputs: PlanInput,
     return planning
 
 
-def _add_alternative(planning: Planning, launch_for: Collection[int] | None,
-                     constants: PerfConstants | None) -> None:
+def _add_alternative(planning: Planning, launch_for: Collection[int] | None, constants: PerfConstants | None) -> None:
     names = planning.without
     if not names:
         planning.alternative_problem = "every Spark of the group is degraded or down"
         return
     try:
         healthy = groupspec_for_nodes(names)
-        planning.alternative = plan_group(group=healthy, model=planning.model, inputs=planning.inputs,
-                                          launch_for=() if launch_for is not None else None,
-                                          constants=constants, alternative=False)
+        planning.alternative = plan_group(
+            group=healthy,
+            model=planning.model,
+            inputs=planning.inputs,
+            launch_for=() if launch_for is not None else None,
+            constants=constants,
+            alternative=False,
+        )
     except PlacementError as exc:
         planning.alternative_problem = "; ".join(message for _, message in exc.errors)
 
@@ -173,8 +192,11 @@ def readings() -> list[tuple[str, FitReport, bool, list[tuple[str, float]]]]:
     result = []
     for reading in READINGS:
         report = fit_table(reading)
-        means = [(f"{'hold-out' if role == 'holdout' else role} {metric}", value)
-                 for role in ("train", "holdout") for metric in ("decode", "prefill", "aggregate")
-                 if (value := report.mape(role, metric)) is not None]
+        means = [
+            (f"{'hold-out' if role == 'holdout' else role} {metric}", value)
+            for role in ("train", "holdout")
+            for metric in ("decode", "prefill", "aggregate")
+            if (value := report.mape(role, metric)) is not None
+        ]
         result.append((reading, report, reading == DEFAULT_READING, means))
     return result

@@ -18,6 +18,7 @@ Bits per weight:
   MXFP4: 32 4-bit values + one E8M0 scale = 17 bytes per 32).
 A published file size, when known, always wins over parameters x bits.
 """
+
 from __future__ import annotations
 
 import re
@@ -53,31 +54,48 @@ def _gguf(name: str, bpw: float, source: str = _README) -> QuantFormat:
     return QuantFormat(name, GGUF, bpw, "gguf", f"GGUF {name} ({bpw:g} bits/weight, {source})")
 
 
-QUANT_FORMATS: dict[str, QuantFormat] = {f.name: f for f in (
-    # 4-bit E2M1 values + one FP8 (E4M3) scale per 16 values: 4 + 8/16 = 4.5 bits
-    QuantFormat("nvfp4", SAFETENSORS, 4.5, "fp4", "NVFP4 (4.5 bits/weight with its block scales)"),
-    # OCP MX: 4-bit values + one E8M0 scale per 32 values: 4 + 8/32 = 4.25 bits
-    QuantFormat("mxfp4", SAFETENSORS, 4.25, "fp4", "MXFP4 (4.25 bits/weight with its block scales)"),
-    # GPTQ/AWQ 4-bit with one fp16 scale per group of 32: 4 + 16/32 = 4.5 bits
-    # (group 128 gives ~4.25; the larger figure never under-estimates memory)
-    QuantFormat("int4", SAFETENSORS, 4.5, "int4", "int4 GPTQ/AWQ (4.5 bits/weight with scales)"),
-    QuantFormat("fp8", SAFETENSORS, 8.0, "fp8", "FP8 (8 bits/weight)"),
-    QuantFormat("bf16", SAFETENSORS, 16.0, "bf16", "BF16 (16 bits/weight)"),
-    _gguf("IQ1_S", 2.0042), _gguf("IQ1_M", 2.1460),
-    _gguf("IQ2_XXS", 2.3824), _gguf("IQ2_XS", 2.5882), _gguf("IQ2_S", 2.7403), _gguf("IQ2_M", 2.9294),
-    _gguf("IQ3_XXS", 3.2548), _gguf("IQ3_XS", 3.4977), _gguf("IQ3_S", 3.6606), _gguf("IQ3_M", 3.7628),
-    _gguf("IQ4_XS", 4.4597), _gguf("IQ4_NL", 4.6818),
-    _gguf("Q2_K_S", 2.9697), _gguf("Q2_K", 3.1593),
-    _gguf("Q3_K_S", 3.6429), _gguf("Q3_K_M", 3.91, "llama.cpp quantize README, Llama-2-7B"),
-    _gguf("Q3_K_L", 4.2979),
-    _gguf("Q4_0", 4.5, "ggml block layout"),
-    _gguf("Q4_K_S", 4.6672), _gguf("Q4_K_M", 4.8944),
-    _gguf("Q5_K_S", 5.5704), _gguf("Q5_K_M", 5.7036),
-    _gguf("Q6_K", 6.5633), _gguf("Q8_0", 8.5008), _gguf("F16", 16.0005),
-    # gpt-oss GGUFs: experts in MXFP4, attention and embeddings kept wider; the
-    # published file sizes (ggml-org/gpt-oss-*-GGUF) win over this figure.
-    _gguf("MXFP4_MOE", 4.25, "ggml MXFP4 block layout, experts only"),
-)}
+QUANT_FORMATS: dict[str, QuantFormat] = {
+    f.name: f
+    for f in (
+        # 4-bit E2M1 values + one FP8 (E4M3) scale per 16 values: 4 + 8/16 = 4.5 bits
+        QuantFormat("nvfp4", SAFETENSORS, 4.5, "fp4", "NVFP4 (4.5 bits/weight with its block scales)"),
+        # OCP MX: 4-bit values + one E8M0 scale per 32 values: 4 + 8/32 = 4.25 bits
+        QuantFormat("mxfp4", SAFETENSORS, 4.25, "fp4", "MXFP4 (4.25 bits/weight with its block scales)"),
+        # GPTQ/AWQ 4-bit with one fp16 scale per group of 32: 4 + 16/32 = 4.5 bits
+        # (group 128 gives ~4.25; the larger figure never under-estimates memory)
+        QuantFormat("int4", SAFETENSORS, 4.5, "int4", "int4 GPTQ/AWQ (4.5 bits/weight with scales)"),
+        QuantFormat("fp8", SAFETENSORS, 8.0, "fp8", "FP8 (8 bits/weight)"),
+        QuantFormat("bf16", SAFETENSORS, 16.0, "bf16", "BF16 (16 bits/weight)"),
+        _gguf("IQ1_S", 2.0042),
+        _gguf("IQ1_M", 2.1460),
+        _gguf("IQ2_XXS", 2.3824),
+        _gguf("IQ2_XS", 2.5882),
+        _gguf("IQ2_S", 2.7403),
+        _gguf("IQ2_M", 2.9294),
+        _gguf("IQ3_XXS", 3.2548),
+        _gguf("IQ3_XS", 3.4977),
+        _gguf("IQ3_S", 3.6606),
+        _gguf("IQ3_M", 3.7628),
+        _gguf("IQ4_XS", 4.4597),
+        _gguf("IQ4_NL", 4.6818),
+        _gguf("Q2_K_S", 2.9697),
+        _gguf("Q2_K", 3.1593),
+        _gguf("Q3_K_S", 3.6429),
+        _gguf("Q3_K_M", 3.91, "llama.cpp quantize README, Llama-2-7B"),
+        _gguf("Q3_K_L", 4.2979),
+        _gguf("Q4_0", 4.5, "ggml block layout"),
+        _gguf("Q4_K_S", 4.6672),
+        _gguf("Q4_K_M", 4.8944),
+        _gguf("Q5_K_S", 5.5704),
+        _gguf("Q5_K_M", 5.7036),
+        _gguf("Q6_K", 6.5633),
+        _gguf("Q8_0", 8.5008),
+        _gguf("F16", 16.0005),
+        # gpt-oss GGUFs: experts in MXFP4, attention and embeddings kept wider; the
+        # published file sizes (ggml-org/gpt-oss-*-GGUF) win over this figure.
+        _gguf("MXFP4_MOE", 4.25, "ggml MXFP4 block layout, experts only"),
+    )
+}
 
 SAFETENSORS_FORMATS = tuple(k for k, f in QUANT_FORMATS.items() if f.container == SAFETENSORS)
 GGUF_FORMATS = tuple(k for k, f in QUANT_FORMATS.items() if f.container == GGUF)
@@ -116,8 +134,10 @@ class ModelVariant:
         if fmt is None:
             errors.append(("quantization", "unknown; one of " + ", ".join(QUANT_FORMATS)))
         if self.weights_gb is not None and (
-                isinstance(self.weights_gb, bool) or not isinstance(self.weights_gb, (int, float))
-                or not 0 < self.weights_gb < 10_000):
+            isinstance(self.weights_gb, bool)
+            or not isinstance(self.weights_gb, (int, float))
+            or not 0 < self.weights_gb < 10_000
+        ):
             errors.append(("weights_gb", "must be a number above 0 (GB), or empty"))
         for name in ("hf_repo", "gguf_repo"):
             value = getattr(self, name)
@@ -173,25 +193,36 @@ def engine_reference(variant: ModelVariant, engine: str) -> EngineReference:
     if engine in SERVING_ENGINES:
         name = "vLLM" if engine == "vllm" else "SGLang"
         if fmt.container == GGUF:
-            return EngineReference(engine, q, reason=(
-                f"{name} does not load GGUF as its primary path: pick a safetensors variant "
-                f"({', '.join(SAFETENSORS_FORMATS)}) or run this one with llama.cpp"))
+            return EngineReference(
+                engine,
+                q,
+                reason=(
+                    f"{name} does not load GGUF as its primary path: pick a safetensors variant "
+                    f"({', '.join(SAFETENSORS_FORMATS)}) or run this one with llama.cpp"
+                ),
+            )
         if not variant.hf_repo:
             return EngineReference(engine, q, reason=f"no Hugging Face repository recorded for the {q} variant")
         return EngineReference(engine, q, repo=variant.hf_repo)
     if engine == LLAMA_CPP:
         if fmt.container == SAFETENSORS:
-            return EngineReference(engine, q, reason=(
-                f"llama.cpp loads GGUF files only, not {q} safetensors: pick a GGUF variant "
-                "(or convert with convert_hf_to_gguf.py)"))
+            return EngineReference(
+                engine,
+                q,
+                reason=(
+                    f"llama.cpp loads GGUF files only, not {q} safetensors: pick a GGUF variant "
+                    "(or convert with convert_hf_to_gguf.py)"
+                ),
+            )
         if not variant.gguf_repo:
             return EngineReference(engine, q, reason=f"no GGUF repository recorded for the {q} variant")
         return EngineReference(engine, q, repo=variant.gguf_repo, file=variant.gguf_file or None)
     return EngineReference(engine, q, reason=f"unknown engine {engine!r}; one of vllm, sglang, llama.cpp")
 
 
-def variant_for_engine(variants: tuple[ModelVariant, ...] | list[ModelVariant], engine: str,
-                       preferred: str | None = None) -> ModelVariant | None:
+def variant_for_engine(
+    variants: tuple[ModelVariant, ...] | list[ModelVariant], engine: str, preferred: str | None = None
+) -> ModelVariant | None:
     """The variant an engine runs: ``preferred`` if that engine can load it,
     else the first loadable one in the given order (None if none is)."""
     ordered = sorted(variants, key=lambda v: v.quantization != preferred)

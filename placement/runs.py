@@ -8,6 +8,7 @@ launch commands started on the head node (``benchrun.SERVE_URL``) with the
 fixed ``vllm bench serve`` command, rebuilt from the stored numbers at run
 time rather than read back from the database.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -52,12 +53,26 @@ def may_start_run(user: Any, group: NodeGroup) -> tuple[bool, str]:
 def _spec(run: BenchmarkRun) -> BenchSpec:
     model = run.model
     assert model is not None
-    return BenchSpec(model.slug, model.hf_repo or model.slug, run.concurrency, run.input_len or 0,
-                     run.output_len or 0, run.num_prompts or 0)
+    return BenchSpec(
+        model.slug,
+        model.hf_repo or model.slug,
+        run.concurrency,
+        run.input_len or 0,
+        run.output_len or 0,
+        run.num_prompts or 0,
+    )
 
 
-def run_start(*, actor: Actor, group_id: Any, model: Any, concurrency: Any = 1, input_len: Any = 128,
-              output_len: Any = 128, num_prompts: Any = 10) -> BenchmarkRun:
+def run_start(
+    *,
+    actor: Actor,
+    group_id: Any,
+    model: Any,
+    concurrency: Any = 1,
+    input_len: Any = 128,
+    output_len: Any = 128,
+    num_prompts: Any = 10,
+) -> BenchmarkRun:
     """Queue a run (status ``queued``); the task is sent once the row is committed."""
     group = live_group_or_error(group_id)
     allowed, why = may_start_run(actor.user, group)
@@ -67,22 +82,41 @@ def run_start(*, actor: Actor, group_id: Any, model: Any, concurrency: Any = 1, 
     spec = BenchSpec(row.slug, row.hf_repo or row.slug, concurrency, input_len, output_len, num_prompts)
     errors = bench_problems(spec)
     if not errors and input_len + output_len > row.max_context:
-        errors.append(("input_len", f"input + output ({input_len + output_len:,}) exceeds {row.name}'s "
-                                    f"maximum context ({row.max_context:,})"))
+        errors.append(
+            (
+                "input_len",
+                f"input + output ({input_len + output_len:,}) exceeds {row.name}'s "
+                f"maximum context ({row.max_context:,})",
+            )
+        )
     if errors:
         raise PlacementError(errors)
     planned = groupspec_for(group)
     nodes = [n.name for n in planned.spec.nodes]
     with transaction.atomic():
         run = BenchmarkRun.objects.create(
-            group=group, group_name=group.name, topology_kind=planned.spec.kind, group_nodes=nodes, nodes=nodes,
-            node_count=len(nodes), link_gbps=planned.spec.link_gbps, model=row, model_name=row.slug,
-            engine=BenchmarkRun.Engine.VLLM, backend="none" if len(nodes) == 1 else "unknown", tp=len(nodes),
-            concurrency=concurrency, input_len=input_len, output_len=output_len, num_prompts=num_prompts,
-            status=BenchmarkRun.Status.QUEUED, command=bench_command(spec), created_by=actor.user,
+            group=group,
+            group_name=group.name,
+            topology_kind=planned.spec.kind,
+            group_nodes=nodes,
+            nodes=nodes,
+            node_count=len(nodes),
+            link_gbps=planned.spec.link_gbps,
+            model=row,
+            model_name=row.slug,
+            engine=BenchmarkRun.Engine.VLLM,
+            backend="none" if len(nodes) == 1 else "unknown",
+            tp=len(nodes),
+            concurrency=concurrency,
+            input_len=input_len,
+            output_len=output_len,
+            num_prompts=num_prompts,
+            status=BenchmarkRun.Status.QUEUED,
+            command=bench_command(spec),
+            created_by=actor.user,
             created_by_name=actor.username,
             notes=f"started from the page on {nodes[0]} (head node); the benchmark client cannot see which "
-                  "collective backend the server used",
+            "collective backend the server used",
         )
         from .tasks import run_benchmark
 
@@ -110,7 +144,8 @@ def _finish(run: BenchmarkRun, **fields: Any) -> BenchmarkRun:
 def run_execute(*, run_id: int) -> BenchmarkRun | None:
     """Run a queued benchmark once (a redelivered task finds it taken and stops)."""
     if not BenchmarkRun.objects.filter(pk=run_id, status=BenchmarkRun.Status.QUEUED).update(
-            status=BenchmarkRun.Status.RUNNING):
+        status=BenchmarkRun.Status.RUNNING
+    ):
         return None
     run = BenchmarkRun.objects.select_related("model").get(pk=run_id)
     failed = BenchmarkRun.Status.FAILED
@@ -119,25 +154,44 @@ def run_execute(*, run_id: int) -> BenchmarkRun | None:
         return _finish(run, status=failed, error="the head node or the model is gone from the inventory")
     accepted = accepted_host_key(head)
     if accepted is None:
-        return _finish(run, status=failed, error=f"no accepted SSH host key for {head.name}: accept it on the "
-                                                 "telemetry page first; nothing was run")
+        return _finish(
+            run,
+            status=failed,
+            error=f"no accepted SSH host key for {head.name}: accept it on the telemetry page first; nothing was run",
+        )
     key = _client_key()
     if not key.exists():
         return _finish(run, status=failed, error="the fleet's SSH key (FLEET_SSH_KEY) does not exist; nothing was run")
     command = bench_command(_spec(run))
-    outcome = run_command(Target(head.ssh_host, head.ssh_port, head.ssh_user), command, client_keys=[str(key)],
-                          accepted_key=accepted, timeout=setting("FLEET_BENCH_TIMEOUT_S", 1800.0, float))
+    outcome = run_command(
+        Target(head.ssh_host, head.ssh_port, head.ssh_user),
+        command,
+        client_keys=[str(key)],
+        accepted_key=accepted,
+        timeout=setting("FLEET_BENCH_TIMEOUT_S", 1800.0, float),
+    )
     if outcome.error:
         return _finish(run, status=failed, error=outcome.error, command=command)
     result = read_output(outcome.output, model=run.model.slug)
     if isinstance(result, list):
-        return _finish(run, status=failed, command=command,
-                       error="could not read the benchmark output: " + "; ".join(f"{f}: {m}" for f, m in result))
+        return _finish(
+            run,
+            status=failed,
+            command=command,
+            error="could not read the benchmark output: " + "; ".join(f"{f}: {m}" for f, m in result),
+        )
     fields = result_fields(result, run.model)
     # the sizes asked for are known exactly; the summary only gives them as averages
     for known in ("measured_at", "input_len", "output_len", "concurrency"):
         fields.pop(known, None)
     fields["derived"] = [f for f in fields.get("derived", ()) if f not in ("input_len", "output_len")]
     notes = "; ".join(x for x in (run.notes, fields.pop("notes", "")) if x)
-    return _finish(run, **fields, notes=notes, status=BenchmarkRun.Status.DONE, measured_at=timezone.now(),
-                   command=command, error="")
+    return _finish(
+        run,
+        **fields,
+        notes=notes,
+        status=BenchmarkRun.Status.DONE,
+        measured_at=timezone.now(),
+        command=command,
+        error="",
+    )

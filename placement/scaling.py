@@ -4,6 +4,7 @@ prediction for the same layout, context and concurrency, and the chart series.
 
 Pure: plain ``RunPoint`` records in, rows and ``charts.Series`` out.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -61,8 +62,13 @@ def predicted_tps(model: ModelSpec, run: RunPoint) -> float | None:
     path = path_of(run.kind, run.backend, run.nodes)
     if path is None or run.engine not in ENGINES or run.tp * run.pp > run.nodes:
         return None
-    layout = Layout(tp=run.tp, pp=run.pp, path=path if run.tp * run.pp > 1 else "none",
-                    link_gbps=run.link_gbps or 200.0, engine=run.engine)
+    layout = Layout(
+        tp=run.tp,
+        pp=run.pp,
+        path=path if run.tp * run.pp > 1 else "none",
+        link_gbps=run.link_gbps or 200.0,
+        engine=run.engine,
+    )
     prompt = run.input_len or DEFAULT_LEN
     context = prompt + (run.output_len or DEFAULT_LEN) // 2  # the average context while decoding
     return predict(model, layout, context_tokens=context, concurrency=run.concurrency).aggregate_tps
@@ -81,9 +87,14 @@ def scaling_rows(points: list[RunPoint], model: ModelSpec | None) -> list[Scalin
         return []
     rows = []
     for p in sorted(points, key=lambda p: (p.nodes, p.kind, p.source, -p.decode_tps)):
-        rows.append(ScalingRow(p, p.decode_tps / base.decode_tps if base.decode_tps else 0.0,
-                               base.decode_tps * p.nodes / base.nodes,
-                               predicted_tps(model, p) if model is not None else None))
+        rows.append(
+            ScalingRow(
+                p,
+                p.decode_tps / base.decode_tps if base.decode_tps else 0.0,
+                base.decode_tps * p.nodes / base.nodes,
+                predicted_tps(model, p) if model is not None else None,
+            )
+        )
     return rows
 
 
@@ -111,18 +122,42 @@ def chart_series(rows: list[ScalingRow], *, published_as_reference: bool = False
     for (source, name, colour), runs in sorted(best.items()):
         reference = published_as_reference and source == "published"
         label = "measured here" if source == "measured" else ("published reference" if reference else "published")
-        series.append(Series(f"{label} · {name}", source, colour, tuple(
-            Point(x, r.point.decode_tps, f"{r.point.decode_tps:.1f} tok/s, {r.factor:.2f}x ({r.point.label})")
-            for x, r in sorted(runs.items())), group=name, reference=reference))
+        series.append(
+            Series(
+                f"{label} · {name}",
+                source,
+                colour,
+                tuple(
+                    Point(x, r.point.decode_tps, f"{r.point.decode_tps:.1f} tok/s, {r.factor:.2f}x ({r.point.label})")
+                    for x, r in sorted(runs.items())
+                ),
+                group=name,
+                reference=reference,
+            )
+        )
     for (name, colour), values in sorted(predicted.items()):
-        series.append(Series(f"predicted · {name}", "predicted", colour, tuple(
-            Point(x, y, f"{y:.1f} tok/s predicted by placement.perfmodel") for x, y in sorted(values.items())),
-            group=name))
+        series.append(
+            Series(
+                f"predicted · {name}",
+                "predicted",
+                colour,
+                tuple(
+                    Point(x, y, f"{y:.1f} tok/s predicted by placement.perfmodel") for x, y in sorted(values.items())
+                ),
+                group=name,
+            )
+        )
     if rows:
         base = smallest([r.point for r in rows])
         assert base is not None
         top = max(r.point.nodes for r in rows)
         if top > base.nodes:
-            series.append(Series("ideal: linear in memory bandwidth", "ideal", "#9aa1ad", (
-                Point(base.nodes, base.decode_tps), Point(top, base.decode_tps * top / base.nodes))))
+            series.append(
+                Series(
+                    "ideal: linear in memory bandwidth",
+                    "ideal",
+                    "#9aa1ad",
+                    (Point(base.nodes, base.decode_tps), Point(top, base.decode_tps * top / base.nodes)),
+                )
+            )
     return series

@@ -5,6 +5,7 @@ admin changed are left alone. Called by the data migration and after every
 ``migrate``/``flush`` (post_migrate), as the hardware catalogue is, so a
 flushed database never plans without models.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,8 +30,7 @@ def seed_placement(model_class: Any, run_class: Any, variant_class: Any = None) 
     for spec in SEED_MODELS:
         fields = {f: getattr(spec, f) for f in MODEL_FIELDS}
         fields["estimated_fields"] = list(spec.estimated_fields)
-        by_slug[spec.slug], _ = model_class.objects.get_or_create(
-            slug=spec.slug, defaults={**fields, "origin": "seed"})
+        by_slug[spec.slug], _ = model_class.objects.get_or_create(slug=spec.slug, defaults={**fields, "origin": "seed"})
         if variant_class is not None:
             seed_variants(by_slug[spec.slug], spec, variant_class)
     known = set(run_class.objects.filter(published_key__isnull=False).values_list("published_key", flat=True))
@@ -40,13 +40,27 @@ def seed_placement(model_class: Any, run_class: Any, variant_class: Any = None) 
         model = by_slug.get(p.model_slug)
         llama = p.engine == "llama.cpp"  # only llama-bench states its sizes (pp2048, tg32)
         run_class.objects.create(
-            source="published", reference=published_reference(p), reading=p.reading or "", published_key=p.key,
-            topology_kind=p.topology, node_count=p.nodes, link_gbps=None if p.nodes == 1 else p.link_gbps,
-            model=model, model_name=model.slug if model else LABELS.get(p.model_slug, p.model_slug),
-            engine=p.engine, backend=p.backend, tp=p.tp, pp=p.pp, concurrency=p.concurrency,
-            input_len=2048 if llama else None, output_len=32 if llama else None,
-            prefill_tps=p.prefill_tps, decode_tps=p.decode_tps,
-            derived=["decode_tps"] if p.derived else [], notes=published_notes(p), status="done",
+            source="published",
+            reference=published_reference(p),
+            reading=p.reading or "",
+            published_key=p.key,
+            topology_kind=p.topology,
+            node_count=p.nodes,
+            link_gbps=None if p.nodes == 1 else p.link_gbps,
+            model=model,
+            model_name=model.slug if model else LABELS.get(p.model_slug, p.model_slug),
+            engine=p.engine,
+            backend=p.backend,
+            tp=p.tp,
+            pp=p.pp,
+            concurrency=p.concurrency,
+            input_len=2048 if llama else None,
+            output_len=32 if llama else None,
+            prefill_tps=p.prefill_tps,
+            decode_tps=p.decode_tps,
+            derived=["decode_tps"] if p.derived else [],
+            notes=published_notes(p),
+            status="done",
             created_by_name="seed",
         )
 
@@ -61,13 +75,18 @@ def published_notes(p: Any) -> str:
     if p.quantization:
         notes.append(f"variant {p.quantization}")
     if getattr(p, "replicas", 1) > 1:
-        notes.append(f"{p.replicas} independent one-node copies, the streams shared by a router; "
-                     "the figure is their sum")
+        notes.append(
+            f"{p.replicas} independent one-node copies, the streams shared by a router; the figure is their sum"
+        )
     if p.derived:
         notes.append("derived from a published ratio, not quoted directly")
-    notes.append({"train": "used by the performance model's fit",
-                  "holdout": "held out of the performance model's fit (its accuracy check)",
-                  "reference": "kept for reference, not used by the performance model"}[p.role])
+    notes.append(
+        {
+            "train": "used by the performance model's fit",
+            "holdout": "held out of the performance model's fit (its accuracy check)",
+            "reference": "kept for reference, not used by the performance model",
+        }[p.role]
+    )
     return "; ".join(notes)
 
 
@@ -89,8 +108,9 @@ def seed_variants(row: Any, spec: Any, variant_class: Any) -> None:
     held = set(variant_class.objects.filter(model=row).values_list("quantization", flat=True))
     for v in spec.variants:
         if v.quantization != row.quantization and v.quantization not in held:
-            variant_class.objects.create(model=row, quantization=v.quantization, created_by="seed",
-                                         **{f: getattr(v, f) for f in VARIANT_FIELDS})
+            variant_class.objects.create(
+                model=row, quantization=v.quantization, created_by="seed", **{f: getattr(v, f) for f in VARIANT_FIELDS}
+            )
 
 
 def seed_after_migrate(sender: Any, using: str = "default", **kwargs: Any) -> None:
@@ -98,5 +118,8 @@ def seed_after_migrate(sender: Any, using: str = "default", **kwargs: Any) -> No
 
     if LlmModel.objects.using(using).filter(origin="seed").exists():
         return
-    seed_placement(LlmModel.objects.db_manager(using).model, BenchmarkRun.objects.db_manager(using).model,
-                   LlmVariant.objects.db_manager(using).model)
+    seed_placement(
+        LlmModel.objects.db_manager(using).model,
+        BenchmarkRun.objects.db_manager(using).model,
+        LlmVariant.objects.db_manager(using).model,
+    )

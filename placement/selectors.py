@@ -10,6 +10,7 @@ and cluster addresses from telemetry's latest samples when that app offers
 them (else a clearly marked placeholder). A constant number of queries,
 whatever the size of the lab.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -36,6 +37,7 @@ from .models import BenchmarkRun, LlmModel, SavedPlan
 from .planner import GroupSpec, NodeSpec
 
 log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class PlannedGroup:
@@ -88,8 +90,9 @@ def _latest_twin_addresses(names: list[str]) -> dict[str, dict[str, list[str]]]:
     try:
         latest = _latest_samples(names)
     except Exception:  # an optional integration must not break planning
-        log.warning("reading telemetry's latest samples failed; launch commands use placeholder addresses",
-                    exc_info=True)
+        log.warning(
+            "reading telemetry's latest samples failed; launch commands use placeholder addresses", exc_info=True
+        )
         return {}
     result: dict[str, dict[str, list[str]]] = {}
     for name, sample in (latest or {}).items():
@@ -128,8 +131,9 @@ def placeholder_ip(node: str, iface: str | None) -> str:
     return f"<ip of {node} on {iface or 'its cluster interface'}>"
 
 
-def _node_specs(group: Group, usable: dict[str, float], connectx: dict[str, bool], spark_ids: dict[str, int]
-                ) -> tuple[tuple[NodeSpec, ...], bool]:
+def _node_specs(
+    group: Group, usable: dict[str, float], connectx: dict[str, bool], spark_ids: dict[str, int]
+) -> tuple[tuple[NodeSpec, ...], bool]:
     cabled: set[tuple[str, str]] = set()
     for link in group.links:
         for end in (link.a, link.b):
@@ -138,7 +142,8 @@ def _node_specs(group: Group, usable: dict[str, float], connectx: dict[str, bool
                 cabled.add((device, port))
     ifaces: dict[str, dict[str, dict[str, tuple[str, str]]]] = defaultdict(lambda: defaultdict(dict))
     rows = Twin.objects.filter(port__spark_id__in=[spark_ids[n] for n in group.nodes]).values_list(
-        "port__spark__name", "port__name", "pcie_domain", "name", "rdma")
+        "port__spark__name", "port__name", "pcie_domain", "name", "rdma"
+    )
     for node, port, domain, name, rdma in rows:
         if (node, port) in cabled:
             ifaces[node][port][domain] = (name, rdma)
@@ -152,8 +157,9 @@ def _node_specs(group: Group, usable: dict[str, float], connectx: dict[str, bool
         first = next(iter(port_ifaces.values()), (None, None))[0]
         ip = _ipv4(addresses.get(name, {}).get(first or "", []))
         measured = measured and ip is not None
-        nodes.append(NodeSpec(name, usable[name], connectx[name], port_ifaces, port_rdma,
-                              ip or placeholder_ip(name, first)))
+        nodes.append(
+            NodeSpec(name, usable[name], connectx[name], port_ifaces, port_rdma, ip or placeholder_ip(name, first))
+        )
     return tuple(nodes), measured
 
 
@@ -197,13 +203,19 @@ def launch_settings_for(planned: PlannedGroup) -> LaunchSettings:
 def live_group_or_error(group_id: Any, path: str = "group") -> NodeGroup:
     if isinstance(group_id, str) and group_id.isdigit():
         group_id = int(group_id)
-    row = NodeGroup.objects.filter(pk=group_id).first() if isinstance(group_id, int) \
-        and not isinstance(group_id, bool) else None
+    row = (
+        NodeGroup.objects.filter(pk=group_id).first()
+        if isinstance(group_id, int) and not isinstance(group_id, bool)
+        else None
+    )
     if row is None:
         raise PlacementError(f"no node group with id {group_id!r}", path)
     if row.retired_at is not None:
-        raise PlacementError(f"group {row.name} (id {row.pk}) was retired on {row.retired_at:%Y-%m-%d %H:%M}: "
-                             "its cabling is gone; pick a live group", path)
+        raise PlacementError(
+            f"group {row.name} (id {row.pk}) was retired on {row.retired_at:%Y-%m-%d %H:%M}: "
+            "its cabling is gone; pick a live group",
+            path,
+        )
     return row
 
 
@@ -215,8 +227,11 @@ def groupspec_for(group: NodeGroup) -> PlannedGroup:
     snapshot = lab_read()
     found = _analyse(_restrict(snapshot.lab, names))
     if len(found) != 1:
-        raise PlacementError(f"the Sparks of group {group.name} no longer form one connected group "
-                             f"({len(found)} pieces): the cabling changed", "group")
+        raise PlacementError(
+            f"the Sparks of group {group.name} no longer form one connected group "
+            f"({len(found)} pieces): the cabling changed",
+            "group",
+        )
     return _planned(found[0], group, str(group.pk), snapshot)
 
 
@@ -238,14 +253,17 @@ def groupspec_for_nodes(names: Any, path: str = "nodes") -> PlannedGroup:
     components = [g for g in _analyse(snapshot.lab) if wanted & set(g.nodes)]
     if len(components) > 1:
         pieces = "; ".join(", ".join(n for n in g.nodes if n in wanted) for g in components)
-        raise PlacementError(f"these Sparks are not cabled together: they fall into {len(components)} groups "
-                             f"({pieces})", path)
+        raise PlacementError(
+            f"these Sparks are not cabled together: they fall into {len(components)} groups ({pieces})", path
+        )
     whole = components[0]
     if wanted != set(whole.nodes) and whole.kind != "switched":
         what = "cannot be split" if whole.kind in UNSPLITTABLE else "can only be planned whole"
-        raise PlacementError(f"{', '.join(sorted(wanted))} are part of a {whole.kind} group of {len(whole.nodes)} "
-                             f"({', '.join(whole.nodes)}) that {what}: name all its Sparks, or Sparks on one switch",
-                             path)
+        raise PlacementError(
+            f"{', '.join(sorted(wanted))} are part of a {whole.kind} group of {len(whole.nodes)} "
+            f"({', '.join(whole.nodes)}) that {what}: name all its Sparks, or Sparks on one switch",
+            path,
+        )
     group = whole if wanted == set(whole.nodes) else _analyse(_restrict(snapshot.lab, wanted))[0]
     return _planned(group, None, "nodes:" + ",".join(sorted(wanted)), snapshot)
 
@@ -258,8 +276,7 @@ def models_list() -> QuerySet[LlmModel]:
 
 
 def model_get(slug: Any, path: str = "model") -> LlmModel:
-    row = (LlmModel.objects.prefetch_related("variants").filter(slug=slug).first()
-           if isinstance(slug, str) else None)
+    row = LlmModel.objects.prefetch_related("variants").filter(slug=slug).first() if isinstance(slug, str) else None
     if row is None:
         known = ", ".join(LlmModel.objects.order_by("slug").values_list("slug", flat=True)[:30])
         raise PlacementError(f"no model with slug {slug!r}; known: {known}", path)
@@ -268,19 +285,22 @@ def model_get(slug: Any, path: str = "model") -> LlmModel:
 
 def live_groups() -> QuerySet[NodeGroup]:
     """Live groups with their size, largest first (the ones worth planning on)."""
-    return (NodeGroup.objects.filter(retired_at__isnull=True).annotate(size=Count("members"))
-            .order_by("-size", "name"))
+    return NodeGroup.objects.filter(retired_at__isnull=True).annotate(size=Count("members")).order_by("-size", "name")
 
 
 # ---------------------------------------------------------------- benchmarks
 
 
-def benchmarks_list(*, group: NodeGroup | None = None, model: LlmModel | None = None,
-                    include_published: bool = True) -> QuerySet[BenchmarkRun]:
+def benchmarks_list(
+    *, group: NodeGroup | None = None, model: LlmModel | None = None, include_published: bool = True
+) -> QuerySet[BenchmarkRun]:
     qs = BenchmarkRun.objects.select_related("model", "group")
     if group is not None:
-        qs = qs.filter(Q(group=group) | Q(source=BenchmarkRun.Source.PUBLISHED)) if include_published \
+        qs = (
+            qs.filter(Q(group=group) | Q(source=BenchmarkRun.Source.PUBLISHED))
+            if include_published
             else qs.filter(group=group)
+        )
     if model is not None:
         qs = qs.filter(model=model)
     return qs.order_by("model_name", "node_count", "-decode_tps", "id")
@@ -288,8 +308,11 @@ def benchmarks_list(*, group: NodeGroup | None = None, model: LlmModel | None = 
 
 def leaderboard(*, per_model: int = 8) -> list[tuple[str, LlmModel | None, list[BenchmarkRun]]]:
     """Finished runs with a decode figure, fastest first, grouped by model."""
-    rows = (BenchmarkRun.objects.filter(status=BenchmarkRun.Status.DONE, decode_tps__isnull=False)
-            .select_related("model", "group").order_by("model_name", "-decode_tps", "id"))
+    rows = (
+        BenchmarkRun.objects.filter(status=BenchmarkRun.Status.DONE, decode_tps__isnull=False)
+        .select_related("model", "group")
+        .order_by("model_name", "-decode_tps", "id")
+    )
     board: dict[str, list[BenchmarkRun]] = defaultdict(list)
     models: dict[str, LlmModel | None] = {}
     for run in rows:

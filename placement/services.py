@@ -3,6 +3,7 @@ and delete. Every function checks its input with ``ModelSpec.validate`` and
 raises ``PlacementError`` naming each bad field, leaving the database as it
 was. Benchmark writes live in ``placement.benchmarks``.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,10 +38,22 @@ class Conflict(PlacementError, errors.Conflict):
 
 
 def spec_from_fields(fields: dict[str, Any]) -> ModelSpec:
-    values = {**{"experts": 0, "experts_per_token": 0, "weights_gb": None, "kv_layers": None,
-                 "kv_cache_dim": None, "hf_repo": "", "notes": ""}, **fields}
-    return ModelSpec(**{k: values[k] for k in (*MODEL_FIELDS, *OPTIONAL_FIELDS)},
-                     estimated_fields=tuple(values.get("estimated_fields", ())))
+    values = {
+        **{
+            "experts": 0,
+            "experts_per_token": 0,
+            "weights_gb": None,
+            "kv_layers": None,
+            "kv_cache_dim": None,
+            "hf_repo": "",
+            "notes": "",
+        },
+        **fields,
+    }
+    return ModelSpec(
+        **{k: values[k] for k in (*MODEL_FIELDS, *OPTIONAL_FIELDS)},
+        estimated_fields=tuple(values.get("estimated_fields", ())),
+    )
 
 
 def model_create(*, actor: Actor, fields: dict[str, Any], origin: str = "admin") -> LlmModel:
@@ -63,8 +76,12 @@ def model_create(*, actor: Actor, fields: dict[str, Any], origin: str = "admin")
         raise Conflict(f"a model with slug {spec.slug!r} already exists", "slug")
     if errors:
         raise PlacementError(errors)
-    row = LlmModel(**{k: getattr(spec, k) for k in (*MODEL_FIELDS, *OPTIONAL_FIELDS)},
-                   estimated_fields=list(spec.estimated_fields), origin=origin, created_by=actor.username)
+    row = LlmModel(
+        **{k: getattr(spec, k) for k in (*MODEL_FIELDS, *OPTIONAL_FIELDS)},
+        estimated_fields=list(spec.estimated_fields),
+        origin=origin,
+        created_by=actor.username,
+    )
     try:
         with transaction.atomic():
             row.save()
@@ -73,10 +90,18 @@ def model_create(*, actor: Actor, fields: dict[str, Any], origin: str = "admin")
     return row
 
 
-def model_create_from_config(*, actor: Actor, config: Any, slug: Any, quantization: Any,
-                             params_b: float | None = None, active_params_b: float | None = None,
-                             name: str | None = None, weights_gb: float | None = None,
-                             hf_repo: str = "") -> LlmModel:
+def model_create_from_config(
+    *,
+    actor: Actor,
+    config: Any,
+    slug: Any,
+    quantization: Any,
+    params_b: float | None = None,
+    active_params_b: float | None = None,
+    name: str | None = None,
+    weights_gb: float | None = None,
+    hf_repo: str = "",
+) -> LlmModel:
     """Add a model from a Hugging Face config.json (text or parsed object), read
     locally: nothing is downloaded. Parameter counts are estimated when not given."""
     if isinstance(config, dict):
@@ -85,13 +110,23 @@ def model_create_from_config(*, actor: Actor, config: Any, slug: Any, quantizati
         config = config.decode("utf-8", errors="replace")
     if not isinstance(slug, str) or not slug:
         raise PlacementError("required: a short name for the catalogue, e.g. qwen3-8b", "slug")
-    result = parse_hf_config(config if isinstance(config, str) else "", slug=slug, quantization=str(quantization),
-                             params_b=params_b, active_params_b=active_params_b, name=name or None,
-                             weights_gb=weights_gb)
+    result = parse_hf_config(
+        config if isinstance(config, str) else "",
+        slug=slug,
+        quantization=str(quantization),
+        params_b=params_b,
+        active_params_b=active_params_b,
+        name=name or None,
+        weights_gb=weights_gb,
+    )
     if isinstance(result, list):
         # hfconfig names config.json keys; say so, so "num_hidden_layers" is found in the file
-        raise PlacementError([(path if path in MODEL_FIELDS or path == "config" else f"config.{path}", message)
-                              for path, message in result])
+        raise PlacementError(
+            [
+                (path if path in MODEL_FIELDS or path == "config" else f"config.{path}", message)
+                for path, message in result
+            ]
+        )
     fields = {k: getattr(result, k) for k in (*MODEL_FIELDS, "kv_layers", "kv_cache_dim", "notes")}
     fields.update(hf_repo=hf_repo or "", estimated_fields=list(result.estimated_fields))
     return model_create(actor=actor, fields=fields, origin="config.json")
@@ -119,8 +154,14 @@ def variant_create(*, actor: Actor, model: LlmModel, fields: dict[str, Any]) -> 
             errors.append((name, "must be text"))
     if errors:
         raise PlacementError(errors)
-    values: dict[str, Any] = {"weights_gb": None, "hf_repo": "", "gguf_repo": "", "gguf_file": "", "notes": "",
-              **{k: (v.strip() if isinstance(v, str) else v) for k, v in fields.items()}}
+    values: dict[str, Any] = {
+        "weights_gb": None,
+        "hf_repo": "",
+        "gguf_repo": "",
+        "gguf_file": "",
+        "notes": "",
+        **{k: (v.strip() if isinstance(v, str) else v) for k, v in fields.items()},
+    }
     spec = ModelVariant(**values)
     errors = spec.validate()
     if not errors and spec.quantization == model.quantization:
@@ -154,11 +195,26 @@ def saved_plan_create(*, actor: Actor, model: LlmModel, planning: Any, index: in
         raise PlacementError(f"{p.label} does not fit on {planning.group.label}", "plan")
     group = planning.group.group
     return SavedPlan.objects.create(
-        model=model, quantization=planning.model.quantization, group=group, group_name=planning.group.label,
-        engine=p.engine, goal=planning.inputs.goal, context_tokens=p.context_tokens, concurrency=p.concurrency,
-        strategy=p.strategy, label=p.label, tp=p.tp, pp=p.pp, ep=p.ep, replicas=p.replicas,
-        stage_layers=list(p.stage_layers), nodes=list(p.nodes), instances=[list(i) for i in p.instances],
-        decode_tps=p.decode_tps, aggregate_tps=p.aggregate_tps, prefill_tps=p.prefill_tps,
+        model=model,
+        quantization=planning.model.quantization,
+        group=group,
+        group_name=planning.group.label,
+        engine=p.engine,
+        goal=planning.inputs.goal,
+        context_tokens=p.context_tokens,
+        concurrency=p.concurrency,
+        strategy=p.strategy,
+        label=p.label,
+        tp=p.tp,
+        pp=p.pp,
+        ep=p.ep,
+        replicas=p.replicas,
+        stage_layers=list(p.stage_layers),
+        nodes=list(p.nodes),
+        instances=[list(i) for i in p.instances],
+        decode_tps=p.decode_tps,
+        aggregate_tps=p.aggregate_tps,
+        prefill_tps=p.prefill_tps,
         prediction_source=p.prediction_source,
         created_by=actor.user if getattr(actor.user, "is_authenticated", False) else None,
     )

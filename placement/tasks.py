@@ -1,4 +1,5 @@
 """Celery tasks of placement: run one queued benchmark (thin: ids in, service call)."""
+
 from __future__ import annotations
 
 from celery import shared_task

@@ -1,6 +1,7 @@
 """Placement pages: the plan page (live with htmx), the model catalogue with
 its add and config.json forms. Benchmark pages are in ``bench_views``.
 Views parse input, call one service or selector, and render."""
+
 from __future__ import annotations
 
 from collections.abc import Collection
@@ -31,16 +32,26 @@ from .planner import plan_placement
 from .quants import engine_reference
 
 DEFAULT_MODEL = "qwen3.8-27b"
-MEMORY_PARTS = (("weights", "seg-weights"), ("KV cache", "seg-kv"), ("runtime", "seg-overhead"),
-                ("engine reserve", "seg-reserve"))
+MEMORY_PARTS = (
+    ("weights", "seg-weights"),
+    ("KV cache", "seg-kv"),
+    ("runtime", "seg-overhead"),
+    ("engine reserve", "seg-reserve"),
+)
 
 
 def _defaults(form: PlanForm) -> dict[str, Any]:
     models = [slug for slug, _ in form.fields["model"].choices]  # type: ignore[attr-defined]
     groups = [gid for gid, _ in form.fields["group"].choices]  # type: ignore[attr-defined]
-    return {"model": DEFAULT_MODEL if DEFAULT_MODEL in models else (models[0] if models else ""),
-            "group": groups[0] if groups else "", "context_tokens": 8192, "concurrency": 1,
-            "goal": "latency", "engine": "vllm", "variant": ""}
+    return {
+        "model": DEFAULT_MODEL if DEFAULT_MODEL in models else (models[0] if models else ""),
+        "group": groups[0] if groups else "",
+        "context_tokens": 8192,
+        "concurrency": 1,
+        "goal": "latency",
+        "engine": "vllm",
+        "variant": "",
+    }
 
 
 def _plan_view(plan: planning.PlannedPlan, nodes: dict[str, float]) -> dict[str, Any]:
@@ -52,15 +63,23 @@ def _plan_view(plan: planning.PlannedPlan, nodes: dict[str, float]) -> dict[str,
     bars = []
     for usable, names in sorted(sizes.items()):
         free = usable - m.needed
-        segments = [(label, value, css) for (label, css), value in
-                    zip(MEMORY_PARTS, (m.weights, m.kv_cache, m.overhead, m.reserve), strict=True)]
-        bars.append({"usable": usable, "names": names, "free": free, "short": -free,
-                     "svg": mark_safe(memory_bar(segments, usable))})  # noqa: S308 - built from numbers only
+        segments = [
+            (label, value, css)
+            for (label, css), value in zip(MEMORY_PARTS, (m.weights, m.kv_cache, m.overhead, m.reserve), strict=True)
+        ]
+        bars.append(
+            {
+                "usable": usable,
+                "names": names,
+                "free": free,
+                "short": -free,
+                "svg": mark_safe(memory_bar(segments, usable)),  # noqa: S308 - built from numbers only
+            }
+        )
     return {"item": plan, "plan": plan.plan, "memory": m, "bars": bars}
 
 
-def _planning_context(request: HttpRequest, launch_for: Collection[int] = (),
-                      source: Any = None) -> dict[str, Any]:
+def _planning_context(request: HttpRequest, launch_for: Collection[int] = (), source: Any = None) -> dict[str, Any]:
     """Plan from the inputs in ``source`` (default: the query string)."""
     source = request.GET if source is None else source
     values = _defaults(PlanForm())
@@ -90,12 +109,18 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = (),
         if choice.error:
             raise PlacementError(choice.error, "variant")
         spec = choice.spec
-        inputs = planning.plan_input(context_tokens=values["context_tokens"], concurrency=values["concurrency"],
-                                     goal=values["goal"], engine=values["engine"], model=spec)
+        inputs = planning.plan_input(
+            context_tokens=values["context_tokens"],
+            concurrency=values["concurrency"],
+            goal=values["goal"],
+            engine=values["engine"],
+            model=spec,
+        )
         planned = selectors.groupspec_for(selectors.live_group_or_error(values["group"]))
         calibration = lab_calibration()
-        result = planning.plan_group(group=planned, model=spec, inputs=inputs, launch_for=launch_for,
-                                     constants=calibration.constants)
+        result = planning.plan_group(
+            group=planned, model=spec, inputs=inputs, launch_for=launch_for, constants=calibration.constants
+        )
     except PlacementError as exc:
         context["errors"] = exc.errors
         return context
@@ -103,20 +128,36 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = (),
         result.result.notes.insert(0, choice.note)
     usable = {n.name: n.usable_gb for n in planned.spec.nodes}
     alt = result.alternative
-    context.update(alternative=alt, alternative_plan=alt.recommended if alt is not None else None,
-                   measured=planned.state.memory.measured if planned.state else 0)
+    context.update(
+        alternative=alt,
+        alternative_plan=alt.recommended if alt is not None else None,
+        measured=planned.state.memory.measured if planned.state else 0,
+    )
     rows = _table_rows(result, usable, inputs.goal)
     fitting = [r for r in rows if r["plan"].fits]
     others = [r for r in rows if not r["plan"].fits]
-    row_sets = [{"id": "plans", "rows": fitting, "closed": False},
-                {"id": "plans-nofit", "rows": others, "closed": bool(fitting)}]
-    context.update(planning=result, model=model, spec=spec, variant=choice.variant, rows=rows, row_sets=row_sets,
-                   recommended=result.result.recommended, runner_up=result.result.runner_up,
-                   chart=_chart(rows, inputs.concurrency), calibration=calibration,
-                   elsewhere=[] if result.result.recommended is not None else _elsewhere(spec, inputs, planned),
-                   query=_query(values), weights_gb=spec.weights_size_gb(), os_reserve=settings.FLEET_OS_RESERVE_GB,
-                   can_book=can_book(request.user),
-                   book_fields=[(k, values[k]) for k in PLAN_KEYS if values.get(k) not in (None, "")])
+    row_sets = [
+        {"id": "plans", "rows": fitting, "closed": False},
+        {"id": "plans-nofit", "rows": others, "closed": bool(fitting)},
+    ]
+    context.update(
+        planning=result,
+        model=model,
+        spec=spec,
+        variant=choice.variant,
+        rows=rows,
+        row_sets=row_sets,
+        recommended=result.result.recommended,
+        runner_up=result.result.runner_up,
+        chart=_chart(rows, inputs.concurrency),
+        calibration=calibration,
+        elsewhere=[] if result.result.recommended is not None else _elsewhere(spec, inputs, planned),
+        query=_query(values),
+        weights_gb=spec.weights_size_gb(),
+        os_reserve=settings.FLEET_OS_RESERVE_GB,
+        can_book=can_book(request.user),
+        book_fields=[(k, values[k]) for k in PLAN_KEYS if values.get(k) not in (None, "")],
+    )
     return context
 
 
@@ -142,8 +183,11 @@ def _table_rows(result: planning.Planning, usable: dict[str, float], goal: str) 
 
 
 def _chart(rows: list[dict[str, Any]], concurrency: int) -> str:
-    bars = [PlanBar(r["plan"].label, r["plan"].decode_tps, r["plan"].aggregate_tps or 0.0, r["mark"])
-            for r in rows if r["plan"].fits and r["plan"].decode_tps][:12]
+    bars = [
+        PlanBar(r["plan"].label, r["plan"].decode_tps, r["plan"].aggregate_tps or 0.0, r["mark"])
+        for r in rows
+        if r["plan"].fits and r["plan"].decode_tps
+    ][:12]
     return mark_safe(plan_bars(bars, concurrency=concurrency))  # noqa: S308 - numbers and escaped labels only
 
 
@@ -154,8 +198,14 @@ def _elsewhere(spec: ModelSpec, inputs: planning.PlanInput, here: Any) -> list[d
         if here.group is not None and group.pk == here.group.pk:
             continue
         other = selectors.groupspec_for(group)
-        result = plan_placement(other.spec, spec, context_tokens=inputs.context_tokens,
-                                concurrency=inputs.concurrency, engine=inputs.engine, goal=inputs.goal)
+        result = plan_placement(
+            other.spec,
+            spec,
+            context_tokens=inputs.context_tokens,
+            concurrency=inputs.concurrency,
+            engine=inputs.engine,
+            goal=inputs.goal,
+        )
         best = result.recommended_plan
         if best is not None:
             found.append({"group": group, "plan": best})
@@ -172,7 +222,8 @@ def _variant_choices(form: PlanForm, slug: Any) -> None:
     except PlacementError:
         return
     choices = [("", "the one the engine loads")] + [
-        (v.quantization, f"{v.quantization} · {v.weights_size_gb(spec.params_b):.1f} GB") for v in spec.all_variants()]
+        (v.quantization, f"{v.quantization} · {v.weights_size_gb(spec.params_b):.1f} GB") for v in spec.all_variants()
+    ]
     form.fields["variant"].widget = forms.Select(choices=choices)
 
 
@@ -187,12 +238,18 @@ def plan_page(request: HttpRequest) -> HttpResponse:
         return render(request, "placement/plans.html#results", context)
     lab = context.get("calibration") or lab_calibration()
     report = planning.fit_table(DEFAULT_READING)
-    context.update(readings=planning.readings(), default_reading=DEFAULT_READING, lab=lab,
-                   lab_pairs=list(zip(lab.before, lab.after, strict=True)),
-                   accuracy={"decode_median": report.median("holdout", "decode"),
-                             "decode_worst": report.worst("holdout", "decode"),
-                             "prefill_median": report.median("holdout", "prefill"),
-                             "aggregate_median": report.median("holdout", "aggregate")})
+    context.update(
+        readings=planning.readings(),
+        default_reading=DEFAULT_READING,
+        lab=lab,
+        lab_pairs=list(zip(lab.before, lab.after, strict=True)),
+        accuracy={
+            "decode_median": report.median("holdout", "decode"),
+            "decode_worst": report.worst("holdout", "decode"),
+            "prefill_median": report.median("holdout", "prefill"),
+            "aggregate_median": report.median("holdout", "aggregate"),
+        },
+    )
     return render(request, "placement/plans.html", context)
 
 
@@ -205,8 +262,11 @@ def plan_launch(request: HttpRequest) -> HttpResponse:
     item = None
     if result is not None and index.isdigit() and int(index) < len(result.plans):
         item = result.plans[int(index)]
-    return render(request, "placement/_launch.html", {"item": item, "index": index, "planning": result,
-                                                      "errors": context["errors"]})
+    return render(
+        request,
+        "placement/_launch.html",
+        {"item": item, "index": index, "planning": result, "errors": context["errors"]},
+    )
 
 
 @require_POST
@@ -219,8 +279,12 @@ def plan_book(request: HttpRequest) -> HttpResponse:
     try:
         if result is None:
             raise PlacementError(context["errors"] or [("plan", "nothing planned")])
-        saved = services.saved_plan_create(actor=Actor.from_request(request, "page"), model=context["model"],
-                                           planning=result, index=int(index) if index.isdigit() else -1)
+        saved = services.saved_plan_create(
+            actor=Actor.from_request(request, "page"),
+            model=context["model"],
+            planning=result,
+            index=int(index) if index.isdigit() else -1,
+        )
     except PlacementError as exc:
         messages.error(request, exc.text)
         return redirect(f"/plans/?{context.get('query', '')}")
@@ -233,9 +297,17 @@ def saved_plan(request: HttpRequest, pk: int) -> HttpResponse:
         row = selectors.saved_plan_get(pk)
     except PlacementError as exc:
         raise Http404(exc.text) from exc
-    query = urlencode({"model": row.model.slug, "group": row.group_id or "", "context_tokens": row.context_tokens,
-                       "concurrency": row.concurrency, "goal": row.goal, "engine": row.engine,
-                       "variant": row.quantization})
+    query = urlencode(
+        {
+            "model": row.model.slug,
+            "group": row.group_id or "",
+            "context_tokens": row.context_tokens,
+            "concurrency": row.concurrency,
+            "goal": row.goal,
+            "engine": row.engine,
+            "variant": row.quantization,
+        }
+    )
     return render(request, "placement/saved_plan.html", {"p": row, "query": query})
 
 
@@ -247,9 +319,15 @@ ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "llama.cpp": "llama.cpp"}
 
 def _variants(spec: ModelSpec) -> list[dict[str, Any]]:
     """Each variant with its size and, per engine, the reference or the reason it cannot load it."""
-    return [{"v": v, "size": v.weights_size_gb(spec.params_b), "default": v.quantization == spec.quantization,
-             "engines": [(ENGINE_LABELS[e], engine_reference(v, e)) for e in ENGINE_LABELS]}
-            for v in spec.all_variants()]
+    return [
+        {
+            "v": v,
+            "size": v.weights_size_gb(spec.params_b),
+            "default": v.quantization == spec.quantization,
+            "engines": [(ENGINE_LABELS[e], engine_reference(v, e)) for e in ENGINE_LABELS],
+        }
+        for v in spec.all_variants()
+    ]
 
 
 @require_GET
@@ -276,19 +354,30 @@ def variant_create(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             messages.success(request, f"{row.quantization} variant added to {model.name}.")
             return redirect(f"/models/#model-{model.slug}")
-    return render(request, "placement/form.html", {
-        "form": form, "title": f"Add a variant of {model.name}", "cancel": "/models/", "multipart": False,
-        "intro": "A safetensors format (nvfp4, mxfp4, fp8, bf16, int4) names its Hugging Face repository for "
-                 "vLLM and SGLang; a GGUF type names its GGUF repository and file for llama.cpp.",
-    }, status=400 if form.errors else 200)
+    return render(
+        request,
+        "placement/form.html",
+        {
+            "form": form,
+            "title": f"Add a variant of {model.name}",
+            "cancel": "/models/",
+            "multipart": False,
+            "intro": "A safetensors format (nvfp4, mxfp4, fp8, bf16, int4) names its Hugging Face repository for "
+            "vLLM and SGLang; a GGUF type names its GGUF repository and file for llama.cpp.",
+        },
+        status=400 if form.errors else 200,
+    )
 
 
 @admin_required
 @require_http_methods(["POST"])
 def variant_delete(request: HttpRequest, slug: str, quantization: str) -> HttpResponse:
     try:
-        services.variant_delete(actor=Actor.from_request(request, "page"), model=selectors.model_get(slug, "slug"),
-                                quantization=quantization)
+        services.variant_delete(
+            actor=Actor.from_request(request, "page"),
+            model=selectors.model_get(slug, "slug"),
+            quantization=quantization,
+        )
     except PlacementError as exc:
         messages.error(request, exc.text)
     else:
@@ -310,8 +399,12 @@ def model_create(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Model {row.name} added to the catalogue.")
             return redirect("placement:model_list")
-    return render(request, "placement/form.html", {"form": form, "title": "Add a model", "cancel": "/models/",
-                                                   "multipart": False}, status=400 if form.errors else 200)
+    return render(
+        request,
+        "placement/form.html",
+        {"form": form, "title": "Add a model", "cancel": "/models/", "multipart": False},
+        status=400 if form.errors else 200,
+    )
 
 
 @admin_required
@@ -328,15 +421,25 @@ def model_upload(request: HttpRequest) -> HttpResponse:
             except PlacementError as exc:
                 apply_errors(form, exc.onto("config"))
             else:
-                messages.success(request, f"Model {row.name} added from config.json"
-                                 + (f" (estimated: {', '.join(row.estimated_fields)})." if row.estimated_fields
-                                    else "."))
+                messages.success(
+                    request,
+                    f"Model {row.name} added from config.json"
+                    + (f" (estimated: {', '.join(row.estimated_fields)})." if row.estimated_fields else "."),
+                )
                 return redirect("placement:model_list")
-    return render(request, "placement/form.html", {
-        "form": form, "title": "Add a model from a Hugging Face config.json", "cancel": "/models/",
-        "multipart": True, "intro": "The file is read here, nothing is downloaded. Parameter counts not given "
-                                    "are estimated from the shapes and marked as estimates.",
-    }, status=400 if form.errors else 200)
+    return render(
+        request,
+        "placement/form.html",
+        {
+            "form": form,
+            "title": "Add a model from a Hugging Face config.json",
+            "cancel": "/models/",
+            "multipart": True,
+            "intro": "The file is read here, nothing is downloaded. Parameter counts not given "
+            "are estimated from the shapes and marked as estimates.",
+        },
+        status=400 if form.errors else 200,
+    )
 
 
 @admin_required
@@ -350,4 +453,3 @@ def model_delete(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("placement:model_list")
     messages.success(request, f"Model {slug} removed from the catalogue.")
     return redirect("placement:model_list")
-

@@ -2,6 +2,7 @@
 an "accept the presented host key" action, alerts with acknowledgement.
 Actions go through the same services as pages, API and commands. The beat
 schedule itself is edited under django-celery-beat's *Periodic tasks*."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -61,8 +62,9 @@ class NodeStateAdmin(ReadOnly):
         done = 0
         for state in queryset.select_related("spark"):
             try:
-                services.host_key_accept(actor=Actor.from_request(request, "admin"), spark=state.spark,
-                                         key=state.presented_key or None)
+                services.host_key_accept(
+                    actor=Actor.from_request(request, "admin"), spark=state.spark, key=state.presented_key or None
+                )
                 done += 1
             except services.TelemetryError as exc:
                 self.message_user(request, str(exc), messages.ERROR)

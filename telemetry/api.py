@@ -205,18 +205,21 @@ def spark_health(request: HttpRequest, name: Name) -> dict[str, Any]:
 
 @router.get("/alerts", response=Page[AlertOut], summary="Alerts fleet-wide; ?open=true for the open ones, &code=&node=")
 def alerts_list(
-    request: HttpRequest, open: bool | None = None, code: CleanStr(40) = "", node: CleanStr(63) = "",
-    limit: Limit = 100, offset: Offset = 0,
+    request: HttpRequest,
+    open: bool | None = None,
+    code: CleanStr(40) = "",
+    node: CleanStr(63) = "",
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> dict[str, Any]:
     return page(selectors.alerts_list(open=open, code=code, node=node), alert_out, limit, offset)
 
 
-@router.post("/alerts/{alert_id}/ack", response=AlertOut, summary="Acknowledge an alert (member or lab admin)",
-             auth=BOOK)
+@router.post(
+    "/alerts/{alert_id}/ack", response=AlertOut, summary="Acknowledge an alert (member or lab admin)", auth=BOOK
+)
 def alert_ack(request: HttpRequest, alert_id: AlertId) -> dict[str, Any]:
-    alert = services.alert_acknowledge(
-        actor=Actor.from_request(request, "api"), alert=selectors.alert_get(alert_id)
-    )
+    alert = services.alert_acknowledge(actor=Actor.from_request(request, "api"), alert=selectors.alert_get(alert_id))
     return alert_out(selectors.alert_get(alert.pk))
 
 

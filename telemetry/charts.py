@@ -105,8 +105,10 @@ def line_chart(
     while value <= top_value + 1e-9:
         y = sy(value)
         parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eef0f4"/>')
-        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="12" fill="#6b7385">'
-                     f'{escape(y_format(value))}</text>')
+        parts.append(
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="12" fill="#6b7385">'
+            f"{escape(y_format(value))}</text>"
+        )
         value += step
     for i in range(5):
         at = start + span * i / 4

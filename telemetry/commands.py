@@ -96,7 +96,7 @@ def _build_script() -> str:
         "ibdev2netdev 2>/dev/null || true",
         _marker("rdma"),
         # RoCE port state and rate, readable without root: "dev|4: ACTIVE|200 Gb/sec (4X HDR)"
-        "for d in /sys/class/infiniband/*; do [ -d \"$d/ports/1\" ] || continue;"
+        'for d in /sys/class/infiniband/*; do [ -d "$d/ports/1" ] || continue;'
         ' printf \'%s|%s|%s\\n\' "${d##*/}" "$(cat "$d/ports/1/state" 2>/dev/null)"'
         ' "$(cat "$d/ports/1/rate" 2>/dev/null)"; done',
         _marker("lldp"),

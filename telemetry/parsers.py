@@ -566,7 +566,10 @@ _LINK_SECTIONS = ("ip_link", "ip_addr", "sysfs", "ibdev2netdev", "rdma")
 # the per-node cost grow with the fleet: past 4,096 distinct nodes polled in
 # order, every lookup missed.
 def _twins_uncached(
-    link_text: str | None, addr_text: str | None, sysfs_text: str | None, ibdev_text: str | None,
+    link_text: str | None,
+    addr_text: str | None,
+    sysfs_text: str | None,
+    ibdev_text: str | None,
     rdma_text: str | None = None,
 ) -> tuple[tuple[TwinReading, ...] | None, tuple[str, ...]]:
     errors: list[str] = []

@@ -9,6 +9,7 @@ accepted host key changed, is reopened). Created lazily and per process
 (prefork children get their own after the fork). Nothing here touches the
 database.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -58,9 +59,15 @@ def poll_pooled(
     ``connect_at``: see ``poll_nodes`` (spreads a first round's key exchanges)."""
     runtime = _ensure()
     coro = poll_nodes(
-        targets, client_keys=client_keys, known_hosts=known_hosts, concurrency=concurrency,
-        connect_timeout=connect_timeout, command_timeout=command_timeout, max_output_bytes=max_output_bytes,
-        pool=runtime.pool, connect_at=connect_at,
+        targets,
+        client_keys=client_keys,
+        known_hosts=known_hosts,
+        concurrency=concurrency,
+        connect_timeout=connect_timeout,
+        command_timeout=command_timeout,
+        max_output_bytes=max_output_bytes,
+        pool=runtime.pool,
+        connect_at=connect_at,
     )
     # Every node is bounded by its own timeouts; this only guards against a bug.
     rounds = math.ceil(max(len(targets), 1) / max(concurrency, 1))

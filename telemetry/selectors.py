@@ -174,9 +174,7 @@ def latest_processes(nodes: list[str]) -> dict[str, list[ComputeProcess]]:
     Nodes never polled, or whose latest sample could not list processes, are left out."""
     states = NodeState.objects.filter(spark__name__in=list(nodes)).select_related("spark", "latest")
     return {
-        s.spark.name: s.latest.process_list
-        for s in states
-        if s.latest is not None and s.latest.processes is not None
+        s.spark.name: s.latest.process_list for s in states if s.latest is not None and s.latest.processes is not None
     }
 
 

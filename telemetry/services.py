@@ -167,8 +167,16 @@ def _alerts_sync(
         else:
             seen.append(row.pk)
     new = [
-        Alert(spark_id=key[0], code=a.code, severity=a.severity, objects_key=key[2], about=list(a.objects),
-              message=a.message, started_at=now, last_seen_at=now)
+        Alert(
+            spark_id=key[0],
+            code=a.code,
+            severity=a.severity,
+            objects_key=key[2],
+            about=list(a.objects),
+            message=a.message,
+            started_at=now,
+            last_seen_at=now,
+        )
         for key, a in wanted.items()
         if key not in open_now
     ]
@@ -309,9 +317,7 @@ def _host_key_note(state: NodeState, result: PollResult) -> None:
         state.presented_key = ""
 
 
-def _links_check(
-    expectations: Expectations, states: dict[int, NodeState], now: datetime, report: StoreReport
-) -> None:
+def _links_check(expectations: Expectations, states: dict[int, NodeState], now: datetime, report: StoreReport) -> None:
     """The MTU rule on every Spark-to-Spark cable with an end among the polled
     nodes (``states``, with their new latest sample, not saved yet), against
     the latest stored sample of the other end."""

@@ -56,7 +56,7 @@ def _mpirun_args(command: str) -> dict[str, object] | None:
         return None
     if "mpirun" not in words:
         return None
-    words = words[words.index("mpirun") + 1:]
+    words = words[words.index("mpirun") + 1 :]
     hosts: list[str] = []
     env: dict[str, str] = {}
     sweep = {"-b": "512M", "-e": "4G", "-f": "2"}
@@ -82,8 +82,10 @@ def _mpirun_args(command: str) -> dict[str, object] | None:
 
 
 def _header(hosts: list[str], low: int, high: int) -> str:
-    ranks = "".join(f"#  Rank {r:2d} Group  0 Pid {4000 + 97 * r:6d} on {h:>10} device  0 [000f:01:00] NVIDIA GB10\n"
-                    for r, h in enumerate(hosts))
+    ranks = "".join(
+        f"#  Rank {r:2d} Group  0 Pid {4000 + 97 * r:6d} on {h:>10} device  0 [000f:01:00] NVIDIA GB10\n"
+        for r, h in enumerate(hosts)
+    )
     return (
         "# nccl-tests version 2.17.6 nccl-headers=22809 nccl-library=22809\n"
         "# Collective test starting: all_gather_perf\n"
@@ -102,12 +104,19 @@ def _row(size: int, busbw: float, ranks: int) -> str:
     algbw = busbw * ranks / max(1, ranks - 1)
     time_us = size / (algbw * 1e3)
     ip = busbw * 1.002
-    return (f"{size:>12d}  {size // 4:>12d}     float    none      -1  {time_us:7.0f}  {algbw:6.2f}  {busbw:6.2f}"
-            f"      0  {time_us * 0.998:7.0f}  {algbw * 1.002:6.2f}  {ip:6.2f}      0\n")
+    return (
+        f"{size:>12d}  {size // 4:>12d}     float    none      -1  {time_us:7.0f}  {algbw:6.2f}  {busbw:6.2f}"
+        f"      0  {time_us * 0.998:7.0f}  {algbw * 1.002:6.2f}  {ip:6.2f}      0\n"
+    )
 
 
-def nccl_answer(command: str, faults: Mapping[str, set[str]], cabling: Mapping[str, Mapping[str, tuple[str, str]]],
-                *, row_s: float = 1.0) -> NcclAnswer | None:
+def nccl_answer(
+    command: str,
+    faults: Mapping[str, set[str]],
+    cabling: Mapping[str, Mapping[str, tuple[str, str]]],
+    *,
+    row_s: float = 1.0,
+) -> NcclAnswer | None:
     """The answer to a verification command, or None for any other command."""
     args = _mpirun_args(command)
     if args is None:
@@ -117,14 +126,30 @@ def nccl_answer(command: str, faults: Mapping[str, set[str]], cabling: Mapping[s
     sweep: dict[str, str] = args["sweep"]  # type: ignore[assignment]
     unknown = [h for h in hosts if h not in faults]
     if len(hosts) < 2 or unknown:
-        return NcclAnswer([(0.05, f"ssh: Could not resolve hostname {(unknown or ['?'])[0]}: Name or service not "
-                                  "known\n--------------------------------------------------------------------------\n"
-                                  "ORTE was unable to reliably start one or more daemons.\n")], 1)
+        return NcclAnswer(
+            [
+                (
+                    0.05,
+                    f"ssh: Could not resolve hostname {(unknown or ['?'])[0]}: Name or service not "
+                    "known\n--------------------------------------------------------------------------\n"
+                    "ORTE was unable to reliably start one or more daemons.\n",
+                )
+            ],
+            1,
+        )
     down = [h for h in hosts if "down" in faults[h]]
     if down:
-        return NcclAnswer([(0.1, f"ssh: connect to host {down[0]} port 22: Connection refused\n"
-                                 "--------------------------------------------------------------------------\n"
-                                 "ORTE was unable to reliably start one or more daemons.\n")], 1)
+        return NcclAnswer(
+            [
+                (
+                    0.1,
+                    f"ssh: connect to host {down[0]} port 22: Connection refused\n"
+                    "--------------------------------------------------------------------------\n"
+                    "ORTE was unable to reliably start one or more daemons.\n",
+                )
+            ],
+            1,
+        )
     low, high, factor = _size(sweep["-b"]), _size(sweep["-e"]), _size(sweep["-f"])
     if not low or not high or not factor or factor < 2 or low > high:
         return NcclAnswer([(0.05, "Invalid size or step arguments\n")], 1)
@@ -135,13 +160,18 @@ def nccl_answer(command: str, faults: Mapping[str, set[str]], cabling: Mapping[s
         size *= factor
     members = set(hosts)
     ring = len(hosts) >= 3 and all(
-        len(cabling.get(h, {})) == 2 and all(peer in members for peer, _ in cabling.get(h, {}).values())
-        for h in hosts)
+        len(cabling.get(h, {})) == 2 and all(peer in members for peer, _ in cabling.get(h, {}).values()) for h in hosts
+    )
     chunks: list[tuple[float, str]] = [(0.1, _header(hosts, low, high))]
     if ring and env.get("NCCL_NET_PLUGIN") != "none":
-        chunks.append((row_s, f"{hosts[1]}:4097:4120 [0] transport/net_ib.cc:1123 NCCL WARN NET/IB : "
-                              "ibv_modify_qp failed with 110 Connection timed out\n"
-                              f"{hosts[1]}: Test NCCL failure common.cu:1279 'unhandled system error'\n"))
+        chunks.append(
+            (
+                row_s,
+                f"{hosts[1]}:4097:4120 [0] transport/net_ib.cc:1123 NCCL WARN NET/IB : "
+                "ibv_modify_qp failed with 110 Connection timed out\n"
+                f"{hosts[1]}: Test NCCL failure common.cu:1279 'unhandled system error'\n",
+            )
+        )
         return NcclAnswer(chunks, 1)
     all_faults = set().union(*(faults[h] for h in hosts))
     hca = [d for d in env.get("NCCL_IB_HCA", "").split(",") if d]
@@ -160,17 +190,29 @@ def nccl_answer(command: str, faults: Mapping[str, set[str]], cabling: Mapping[s
     for index, (size, busbw) in enumerate(zip(sizes, busbws, strict=True)):
         text = _row(size, busbw, len(hosts))
         if index == 1:
-            text = (f"{hosts[-1]}:{4000 + 97 * (len(hosts) - 1)}:4130 [0] NCCL INFO NET/IB : Using "
-                    f"{' '.join(f'[{i}]{d}:1/RoCE' for i, d in enumerate(hca))}\n") + text
+            text = (
+                f"{hosts[-1]}:{4000 + 97 * (len(hosts) - 1)}:4130 [0] NCCL INFO NET/IB : Using "
+                f"{' '.join(f'[{i}]{d}:1/RoCE' for i, d in enumerate(hca))}\n"
+            ) + text
         chunks.append((row_s, text))
         if index == 0 and hung:
             return NcclAnswer(chunks, None)  # a node stopped answering: mpirun waits forever
         if index == 0 and dropped:
-            chunks.append((row_s, "--------------------------------------------------------------------------\n"
-                                  f"mpirun noticed that process rank {hosts.index(dropped[0])} with PID 0 on node "
-                                  f"{dropped[0]} exited on signal 9 (Killed).\n"))
+            chunks.append(
+                (
+                    row_s,
+                    "--------------------------------------------------------------------------\n"
+                    f"mpirun noticed that process rank {hosts.index(dropped[0])} with PID 0 on node "
+                    f"{dropped[0]} exited on signal 9 (Killed).\n",
+                )
+            )
             return NcclAnswer(chunks, 137)
     average = sum(busbws) / len(busbws)
-    chunks.append((0.05, f"# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {average:.4f} \n#\n"
-                         "# Collective test concluded: all_gather_perf\n"))
+    chunks.append(
+        (
+            0.05,
+            f"# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {average:.4f} \n#\n"
+            "# Collective test concluded: all_gather_perf\n",
+        )
+    )
     return NcclAnswer(chunks, 0)

@@ -476,28 +476,30 @@ def bench_answer(command: str, node: SimNode) -> str | None:
     tpot = 1000.0 / per_stream
     ttft = 20.0 + in_len * 0.32 * (0.95 + rng.random() * 0.1)
     duration = prompts * (ttft / 1000 + out_len * tpot / 1000) / conc
-    summary = "\n".join([
-        "============ Serving Benchmark Result ============",
-        f"Successful requests:                     {prompts}",
-        f"Maximum request concurrency:             {conc}",
-        f"Benchmark duration (s):                  {duration:.2f}",
-        f"Total input tokens:                      {prompts * in_len}",
-        f"Total generated tokens:                  {prompts * out_len}",
-        f"Request throughput (req/s):              {prompts / duration:.2f}",
-        f"Output token throughput (tok/s):         {output_tps:.2f}",
-        f"Total Token throughput (tok/s):          {(prompts * (in_len + out_len)) / duration:.2f}",
-        "---------------Time to First Token----------------",
-        f"Mean TTFT (ms):                          {ttft:.2f}",
-        f"Median TTFT (ms):                        {ttft * 0.99:.2f}",
-        f"P99 TTFT (ms):                           {ttft * 1.2:.2f}",
-        "-----Time per Output Token (excl. 1st token)------",
-        f"Mean TPOT (ms):                          {tpot:.2f}",
-        f"Median TPOT (ms):                        {tpot * 0.998:.2f}",
-        f"P99 TPOT (ms):                           {tpot * 1.04:.2f}",
-        "---------------Inter-token Latency----------------",
-        f"Mean ITL (ms):                           {tpot:.2f}",
-        "==================================================",
-    ])
+    summary = "\n".join(
+        [
+            "============ Serving Benchmark Result ============",
+            f"Successful requests:                     {prompts}",
+            f"Maximum request concurrency:             {conc}",
+            f"Benchmark duration (s):                  {duration:.2f}",
+            f"Total input tokens:                      {prompts * in_len}",
+            f"Total generated tokens:                  {prompts * out_len}",
+            f"Request throughput (req/s):              {prompts / duration:.2f}",
+            f"Output token throughput (tok/s):         {output_tps:.2f}",
+            f"Total Token throughput (tok/s):          {(prompts * (in_len + out_len)) / duration:.2f}",
+            "---------------Time to First Token----------------",
+            f"Mean TTFT (ms):                          {ttft:.2f}",
+            f"Median TTFT (ms):                        {ttft * 0.99:.2f}",
+            f"P99 TTFT (ms):                           {ttft * 1.2:.2f}",
+            "-----Time per Output Token (excl. 1st token)------",
+            f"Mean TPOT (ms):                          {tpot:.2f}",
+            f"Median TPOT (ms):                        {tpot * 0.998:.2f}",
+            f"P99 TPOT (ms):                           {tpot * 1.04:.2f}",
+            "---------------Inter-token Latency----------------",
+            f"Mean ITL (ms):                           {tpot:.2f}",
+            "==================================================",
+        ]
+    )
     return f"{match['version_mark']}\n{VLLM_VERSION}\n{match['result_mark']}\n{summary}\n"
 
 
@@ -528,8 +530,12 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
         # Trailing newlines get lost in shells ("$(cat script)"): compare without them.
         bench = bench_answer(self._command or "", self._rt.node)
         fleet = self._rt.fleet
-        nccl = nccl_answer(self._command or "", {n.name: n.faults for n in fleet.nodes},
-                           {n.name: n.cabled_ports for n in fleet.nodes}, row_s=fleet.nccl_row_s)
+        nccl = nccl_answer(
+            self._command or "",
+            {n.name: n.faults for n in fleet.nodes},
+            {n.name: n.cabled_ports for n in fleet.nodes},
+            row_s=fleet.nccl_row_s,
+        )
         if nccl is not None:
             if "hung" not in faults:  # a hung head node never answers
                 self._task = asyncio.get_running_loop().create_task(self._stream(nccl))
@@ -867,8 +873,13 @@ async def run_fleet(
 
     ``ready_callback(endpoints)`` runs once every server listens (plain or async).
     """
-    fleet = SimFleet(nodes, authorized_client_key=authorized_client_key, host_key_dir=host_key_dir, slow_s=slow_s,
-                     nccl_row_s=nccl_row_s)
+    fleet = SimFleet(
+        nodes,
+        authorized_client_key=authorized_client_key,
+        host_key_dir=host_key_dir,
+        slow_s=slow_s,
+        nccl_row_s=nccl_row_s,
+    )
     try:
         endpoints = await fleet.start()
         if ready_callback is not None:

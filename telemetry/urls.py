@@ -1,6 +1,7 @@
 """Telemetry pages: the fleet dashboard and alerts under /telemetry/, and each
 Spark's telemetry as a tab of its page, /sparks/<name>/telemetry/. The old
 /telemetry/nodes/<name>/ addresses redirect permanently."""
+
 from django.urls import path
 
 from core.redirects import moved

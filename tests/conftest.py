@@ -1,5 +1,6 @@
 """Shared fixtures: users in each role, signed-in clients, API clients with a
 personal token, and labs built from lab documents in ``labs/``."""
+
 from __future__ import annotations
 
 import json
@@ -111,8 +112,9 @@ class ApiClient:
             _, token = token_create(user=user, name="tests")
             self.headers["Authorization"] = f"Bearer {token}"
 
-    def _send(self, method: str, path: str, body: Any = None, content_type: str = "application/json",
-              **extra: Any) -> Any:
+    def _send(
+        self, method: str, path: str, body: Any = None, content_type: str = "application/json", **extra: Any
+    ) -> Any:
         data = body if isinstance(body, str | bytes) or body is None else json.dumps(body)
         fn = getattr(self.client, method)
         headers = {**self.headers, **extra.pop("headers", {})}

@@ -2,6 +2,7 @@
 may write without any cookie or CSRF token; a browser session must send
 Django's CSRF token with every write; nobody signed in gets 401. Every client
 here enforces CSRF, as a real browser's server does."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -45,8 +46,11 @@ def test_anonymous_writes_and_reads_get_401_and_change_nothing(import_lab):
     import_lab("pair.yaml")
     before = db_state()
     nobody = ApiClient(None)
-    for response in (nobody.post("/api/import", RING4, content_type="application/yaml"),
-                     nobody.delete("/api/sparks/pair-a"), nobody.get("/api/sparks")):
+    for response in (
+        nobody.post("/api/import", RING4, content_type="application/yaml"),
+        nobody.delete("/api/sparks/pair-a"),
+        nobody.get("/api/sparks"),
+    ):
         assert response.status_code == 401
         assert "Authorization: Bearer" in response.json()["message"]
     assert db_state() == before

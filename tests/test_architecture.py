@@ -9,6 +9,7 @@ pyproject.toml (`lint-imports`, run by `./run test` before pytest):
 
 The import graph is grimp's, the library import-linter itself builds on.
 """
+
 from __future__ import annotations
 
 import ast
@@ -81,7 +82,12 @@ def test_bench_imports_nothing_from_tests():
     offenders = []
     for script in sorted((ROOT / "bench").glob("*.py")):
         for node in ast.walk(ast.parse(script.read_text(), str(script))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and node.level == 0
+                else []
+            )
             offenders += [f"{script.name}:{node.lineno} {n}" for n in names if n == "tests" or n.startswith("tests.")]
     assert offenders == []

@@ -2,6 +2,7 @@
 reference in it resolved (services, volumes, secrets, files it mounts, the
 environment variables it sets are ones the app reads, the modules its
 commands start). Where ``docker compose`` exists, its own ``config`` check runs too."""
+
 from __future__ import annotations
 
 import importlib.util

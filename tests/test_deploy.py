@@ -2,6 +2,7 @@
 speaks of metrics /metrics really exports: the alert rules and the scrape
 config parse, every PromQL expression parses (promql-parser, Prometheus's
 own grammar), and every metric an expression reads is in a real scrape."""
+
 from __future__ import annotations
 
 import json

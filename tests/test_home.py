@@ -1,4 +1,5 @@
 """The home page: counts, node groups with local and pooled memory apart, recent changes."""
+
 from __future__ import annotations
 
 import pytest

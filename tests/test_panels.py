@@ -1,6 +1,7 @@
 """Pages of a lower app show what higher apps register for them (core.panels):
 the Spark page shows telemetry's health box, a group's page who booked it,
 the profile page the alert emails. The lower app's templates name none of them."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -30,9 +31,11 @@ def test_each_slot_is_filled_by_the_app_that_owns_the_panel(admin_client, import
 
 def test_lower_templates_load_no_tags_of_higher_apps():
     offenders = []
-    for floor, higher in (("inventory", ("telemetry_tags", "bookings_tags", "alert_emails")),
-                          ("topology", ("bookings_tags", "alert_emails", "fabric_tags")),
-                          ("accounts", ("alert_emails", "telemetry_tags", "bookings_tags"))):
+    for floor, higher in (
+        ("inventory", ("telemetry_tags", "bookings_tags", "alert_emails")),
+        ("topology", ("bookings_tags", "alert_emails", "fabric_tags")),
+        ("accounts", ("alert_emails", "telemetry_tags", "bookings_tags")),
+    ):
         for path in (TEMPLATES / floor).glob("*.html"):
             text = path.read_text()
             offenders += [f"{path.name}: {tag}" for tag in higher if f"load {tag}" in text or f" {tag} " in text]

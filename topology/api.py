@@ -1,5 +1,6 @@
 """Topology API: node groups as the engine sees them, and the admin's
 sub-groups. Thin: parse, call one service or selector, return."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -27,8 +28,10 @@ class LinkOut(Schema):
     cable: str
     gbps: int = Field(description="the speed the link runs at: observed, else expected")
     expected_gbps: int = Field(description="what the cabling allows (cable, Spark port, switch port), Gb/s")
-    observed_gbps: int | None = Field(description="what telemetry saw at the Spark ends (twins up and addressed, "
-                                                  "negotiated speed), Gb/s; null when not observed")
+    observed_gbps: int | None = Field(
+        description="what telemetry saw at the Spark ends (twins up and addressed, "
+        "negotiated speed), Gb/s; null when not observed"
+    )
     state: Literal["ok", "half", "down", "unobserved"]
     why: str = Field(description="why the link is not ok, in words")
     measured_gbps: float | None = Field(description="a measured exchange over the link, when there is one")
@@ -39,9 +42,11 @@ class MemoryOut(Schema):
     pooled_gb: float = Field(description="usable memory summed over the nodes: distributed, not one machine's")
     symmetric_gb: float = Field(description="nodes x the smallest node's usable memory")
     bandwidth_gbs: float
-    usable_gb_per_node: dict[str, float] = Field(description="each Spark's usable memory now, GB (10^9 bytes): "
-                                                             "measured (MemAvailable) or expected (capacity - OS "
-                                                             "reserve)")
+    usable_gb_per_node: dict[str, float] = Field(
+        description="each Spark's usable memory now, GB (10^9 bytes): "
+        "measured (MemAvailable) or expected (capacity - OS "
+        "reserve)"
+    )
     usable_source_per_node: dict[str, Literal["measured", "expected"]]
 
 
@@ -70,8 +75,9 @@ class GroupOut(Schema):
     slowest_source: Literal["observed", "expected"]
     exchange_gbs: float = Field(description="collective bandwidth class over the slowest link, GB/s")
     exchange_source: str
-    measured_gbs: float | None = Field(description="latest finished fabric verification's average bus bandwidth, "
-                                                   "GB/s; null when none measured one")
+    measured_gbs: float | None = Field(
+        description="latest finished fabric verification's average bus bandwidth, GB/s; null when none measured one"
+    )
     measured_run: int | None = Field(description="that verification run's id")
     measured_at: datetime | None = Field(description="when that run finished")
     memory: MemoryOut
@@ -111,11 +117,19 @@ def groups_read(request: HttpRequest, group_id: int) -> dict[str, Any]:
     return _one(group_id)
 
 
-@router.post("/groups/{group_id}/subgroups", response={201: GroupOut},
-             summary="Split some Sparks of a switched group off as a named sub-group", auth=ADMIN)
+@router.post(
+    "/groups/{group_id}/subgroups",
+    response={201: GroupOut},
+    summary="Split some Sparks of a switched group off as a named sub-group",
+    auth=ADMIN,
+)
 def subgroups_create(request: HttpRequest, group_id: int, payload: SubgroupIn) -> Status:
-    sub = svc.subgroup_create(actor=Actor.from_request(request, "api"), parent=svc.live_group(group_id),
-                              name=payload.name, nodes=payload.nodes)
+    sub = svc.subgroup_create(
+        actor=Actor.from_request(request, "api"),
+        parent=svc.live_group(group_id),
+        name=payload.name,
+        nodes=payload.nodes,
+    )
     return Status(201, _one(sub.pk))
 
 

@@ -6,6 +6,7 @@ inventory's writes re-sync the groups (``inventory.services.AFTER_CHANGE``),
 ``migrate`` syncs them once (a database loaded or flushed around the
 services), and telemetry's alerts and measured memory feed the group pages.
 """
+
 from __future__ import annotations
 
 from typing import Any

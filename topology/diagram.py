@@ -16,6 +16,7 @@ snake of rows; one switch = the switch on top with its Sparks fanned out
 below (one row) or hanging from rails (several rows); anything else = nodes
 on a circle around the switches.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,8 +32,7 @@ from .state import LinkState
 # is a Spark port's native speed, 100 is the half-speed case, 40/10 are the
 # QSFP+ and RTX Spark cases.
 GREEN, AMBER, RED, GREY = "#2e8b3e", "#d08700", "#c62f2f", "#98a0ad"
-SPEED_LEGEND = ((200, GREEN, "200 Gb/s (native)"), (100, AMBER, "100 Gb/s (half)"),
-                (40, RED, "40 Gb/s or less"))
+SPEED_LEGEND = ((200, GREEN, "200 Gb/s (native)"), (100, AMBER, "100 Gb/s (half)"), (40, RED, "40 Gb/s or less"))
 BLUE = "#2f6fde"
 # Line styles of the link states; the legend shows the same swatches.
 DASH = {"ok": "", "half": "8 5", "down": "4 4", "unobserved": "2 5"}
@@ -41,7 +41,7 @@ LINK_LEGEND = (
     ("slow", AMBER, "slower as cabled (e.g. a 100G cable)"),
     ("half", AMBER, "below its cabling: 100G (one twin) or (negotiated)"),
     ("down", RED, "down"),
-    ("unobserved", GREY, "not observed: the cabling's speed, \"expected\""),
+    ("unobserved", GREY, 'not observed: the cabling\'s speed, "expected"'),
 )
 # Spark outline and fill per health (``topology.state.Health``).
 HEALTH_STYLE = {
@@ -51,8 +51,13 @@ HEALTH_STYLE = {
     "unknown": (GREY, "#f3f4f7"),
     "new": (BLUE, "#eef4ff"),
 }
-HEALTH_LEGEND = (("ok", "ok"), ("degraded", "degraded"), ("down", "down"), ("new", "new: accept its key"),
-                 ("unknown", "unknown (no recent sample)"))
+HEALTH_LEGEND = (
+    ("ok", "ok"),
+    ("degraded", "degraded"),
+    ("down", "down"),
+    ("new", "new: accept its key"),
+    ("unknown", "unknown (no recent sample)"),
+)
 RING_CIRCLE_MAX = 12
 # Soft fills that tell an admin's sub-groups apart while keeping names readable.
 SUBGROUP_FILLS = ("#dcebff", "#fde7c8", "#dff3d8", "#efe0f7", "#d8f1f1", "#fbdcdc")
@@ -64,15 +69,19 @@ def legend() -> str:
     for kind, colour, text in LINK_LEGEND:
         dash = DASH["ok" if kind == "slow" else kind]
         attr = f' stroke-dasharray="{dash}"' if dash else ""
-        items.append(f'<span class="lg-link lg-{kind}"><svg width="30" height="8" aria-hidden="true">'
-                     f'<line x1="1" y1="4" x2="29" y2="4" stroke="{colour}" stroke-width="3.5"{attr}/></svg>'
-                     f'{escape(text)}</span>')
+        items.append(
+            f'<span class="lg-link lg-{kind}"><svg width="30" height="8" aria-hidden="true">'
+            f'<line x1="1" y1="4" x2="29" y2="4" stroke="{colour}" stroke-width="3.5"{attr}/></svg>'
+            f"{escape(text)}</span>"
+        )
     for status, text in HEALTH_LEGEND:
         stroke, fill = HEALTH_STYLE[status]
         dash = ' stroke-dasharray="4 3"' if status in ("unknown", "new") else ""
-        items.append(f'<span class="lg-node lg-{status}"><svg width="24" height="14" aria-hidden="true">'
-                     f'<rect x="1" y="1" width="22" height="12" rx="3" fill="{fill}" stroke="{stroke}" '
-                     f'stroke-width="2"{dash}/></svg>Spark {escape(text)}</span>')
+        items.append(
+            f'<span class="lg-node lg-{status}"><svg width="24" height="14" aria-hidden="true">'
+            f'<rect x="1" y="1" width="22" height="12" rx="3" fill="{fill}" stroke="{stroke}" '
+            f'stroke-width="2"{dash}/></svg>Spark {escape(text)}</span>'
+        )
     return "".join(items)
 
 
@@ -129,10 +138,16 @@ class Canvas:
     labels: list[tuple[float, float, str]] = field(default_factory=list)  # small muted text, e.g. port numbers
 
 
-def render(group: Group, *, notes: Mapping[str, str] | None = None, href: str | None = "/sparks/{}/",
-           title: str = "", tints: Mapping[str, tuple[str, str]] | None = None,
-           states: Mapping[tuple[str, str], LinkState] | None = None,
-           health: Mapping[str, tuple[str, str]] | None = None) -> str:
+def render(
+    group: Group,
+    *,
+    notes: Mapping[str, str] | None = None,
+    href: str | None = "/sparks/{}/",
+    title: str = "",
+    tints: Mapping[str, tuple[str, str]] | None = None,
+    states: Mapping[tuple[str, str], LinkState] | None = None,
+    health: Mapping[str, tuple[str, str]] | None = None,
+) -> str:
     """The group as an SVG document fragment (an ``<svg>`` element).
 
     ``notes``: a second line per device (e.g. its memory); ``tints``: node ->
@@ -150,8 +165,10 @@ def render(group: Group, *, notes: Mapping[str, str] | None = None, href: str | 
     out: list[str] = []
     for switch, points in canvas.fabric:
         d = "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in points)
-        out.append(f'<g class="fabric"><title>{escape(f"switch {switch}: its Sparks hang from these rails")}</title>'
-                   f'<path d="{d}" fill="none" stroke="#55606f" stroke-width="3" stroke-linejoin="round"/></g>')
+        out.append(
+            f'<g class="fabric"><title>{escape(f"switch {switch}: its Sparks hang from these rails")}</title>'
+            f'<path d="{d}" fill="none" stroke="#55606f" stroke-width="3" stroke-linejoin="round"/></g>'
+        )
     for i, link in enumerate(group.links):
         # Speed labels where they stay readable; the colour and the hover title carry it elsewhere.
         label = len(group.nodes) <= (4 if group.switches else 8)
@@ -159,8 +176,9 @@ def render(group: Group, *, notes: Mapping[str, str] | None = None, href: str | 
     for name, (x, y, w, h) in canvas.switches.items():
         out.append(_switch(name, x, y, w, h, notes.get(name, ""), marked))
     for x, y, text in canvas.labels:  # port numbers, inside the switch's bottom edge
-        out.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="middle" font-size="10" fill="#c9cfdb">'
-                   f'{escape(text)}</text>')
+        out.append(
+            f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="middle" font-size="10" fill="#c9cfdb">{escape(text)}</text>'
+        )
     for name, (cx, cy) in canvas.nodes.items():
         out.append(_node(name, cx, cy, box, notes.get(name, ""), marked, href, tints.get(name), health.get(name)))
     head = title or f"{group.kind} group of {len(group.nodes)} Spark{'s' * (len(group.nodes) != 1)}"
@@ -183,8 +201,7 @@ def _marked(group: Group) -> dict[str, str]:
     return worst
 
 
-def _link(i: int, link: Link, c: Canvas, marked: dict[str, str], *, label: bool,
-          state: LinkState | None = None) -> str:
+def _link(i: int, link: Link, c: Canvas, marked: dict[str, str], *, label: bool, state: LinkState | None = None) -> str:
     points = c.paths.get(i) or [_anchor(c, device_of(link.a)), _anchor(c, device_of(link.b))]
     finding = marked.get(link.cable) or marked.get(link.a) or marked.get(link.b)
     kind = state.state if state else "unobserved"
@@ -202,22 +219,28 @@ def _link(i: int, link: Link, c: Canvas, marked: dict[str, str], *, label: bool,
     if finding:
         tip += f"; finding: {finding}"
     d = "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in points)
-    parts = [f'<g class="link state-{kind}" data-gbps="{gbps}" data-state="{kind}" tabindex="0" role="button" '
-             f'aria-label="{escape(tip)}" data-detail="{escape(tip)}"><title>{escape(tip)}</title>',
-             f'<path d="{d}" fill="none" stroke="transparent" stroke-width="12"/>',
-             f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="{4.5 if kind == "down" else 3.5}" '
-             f'stroke-linejoin="round"{dash}/>']
+    parts = [
+        f'<g class="link state-{kind}" data-gbps="{gbps}" data-state="{kind}" tabindex="0" role="button" '
+        f'aria-label="{escape(tip)}" data-detail="{escape(tip)}"><title>{escape(tip)}</title>',
+        f'<path d="{d}" fill="none" stroke="transparent" stroke-width="12"/>',
+        f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="{4.5 if kind == "down" else 3.5}" '
+        f'stroke-linejoin="round"{dash}/>',
+    ]
     # A link that is not as cabled is always labelled, even where labels are left out for room.
     if (label or kind in ("half", "down")) and len(points) >= 2:
         (x1, y1), (x2, y2) = points[-2], points[-1]
         mx, my = (x1 + x2) / 2, (y1 + y2) / 2
         head, _, tail = text.partition(" ")  # "100G" over "(one twin)", "200G" over "expected"
-        parts.append(f'<text x="{mx:.1f}" y="{my + (-2 if tail else 4):.1f}" text-anchor="middle" font-size="11" '
-                     f'fill="{colour}" stroke="#fff" stroke-width="4" paint-order="stroke" font-weight="600">'
-                     f'{escape(head)}</text>')
+        parts.append(
+            f'<text x="{mx:.1f}" y="{my + (-2 if tail else 4):.1f}" text-anchor="middle" font-size="11" '
+            f'fill="{colour}" stroke="#fff" stroke-width="4" paint-order="stroke" font-weight="600">'
+            f"{escape(head)}</text>"
+        )
         if tail:
-            parts.append(f'<text x="{mx:.1f}" y="{my + 10:.1f}" text-anchor="middle" font-size="10" '
-                         f'fill="{colour}" stroke="#fff" stroke-width="4" paint-order="stroke">{escape(tail)}</text>')
+            parts.append(
+                f'<text x="{mx:.1f}" y="{my + 10:.1f}" text-anchor="middle" font-size="10" '
+                f'fill="{colour}" stroke="#fff" stroke-width="4" paint-order="stroke">{escape(tail)}</text>'
+            )
     parts.append("</g>")
     return "".join(parts)
 
@@ -229,53 +252,79 @@ def _anchor(c: Canvas, device: str) -> tuple[float, float]:
     return x + w / 2, y + h / 2
 
 
-def _node(name: str, cx: float, cy: float, box: Box, note: str, marked: dict[str, str], href: str | None,
-          tint: tuple[str, str] | None, health: tuple[str, str] | None = None) -> str:
+def _node(
+    name: str,
+    cx: float,
+    cy: float,
+    box: Box,
+    note: str,
+    marked: dict[str, str],
+    href: str | None,
+    tint: tuple[str, str] | None,
+    health: tuple[str, str] | None = None,
+) -> str:
     x, y = cx - box.w / 2, cy - box.h / 2
     finding = marked.get(name)
     status, why = health or ("", "")
     stroke, fill = HEALTH_STYLE.get(status, ("#55606f", "#fff"))
     if not status and finding:
         stroke = RED if finding == "no-connectx" else AMBER
-    lines = [name] + ([f"health: {status}"] if status else []) + ([note] if note else []) + \
-        ([f"sub-group {tint[0]}"] if tint else []) + ([why] if why and status != "ok" else []) + \
-        ([f"finding: {finding}"] if finding else [])
+    lines = (
+        [name]
+        + ([f"health: {status}"] if status else [])
+        + ([note] if note else [])
+        + ([f"sub-group {tint[0]}"] if tint else [])
+        + ([why] if why and status != "ok" else [])
+        + ([f"finding: {finding}"] if finding else [])
+    )
     tip, detail = "\n".join(lines), " · ".join(lines)
     name_y = cy - 2 if note else cy + box.font * 0.36
-    text = [f'<text x="{cx:.1f}" y="{name_y:.1f}" text-anchor="middle" font-size="{box.font}" '
-            f'font-weight="600" fill="#1d2330">{escape(_fit(name, box.w, box.font))}</text>']
+    text = [
+        f'<text x="{cx:.1f}" y="{name_y:.1f}" text-anchor="middle" font-size="{box.font}" '
+        f'font-weight="600" fill="#1d2330">{escape(_fit(name, box.w, box.font))}</text>'
+    ]
     if note:
         small = box.font - 2.5
-        text.append(f'<text x="{cx:.1f}" y="{cy + small + 2:.1f}" text-anchor="middle" font-size="{small}" '
-                    f'fill="#6b7385">{escape(_fit(note, box.w, small))}</text>')
+        text.append(
+            f'<text x="{cx:.1f}" y="{cy + small + 2:.1f}" text-anchor="middle" font-size="{small}" '
+            f'fill="#6b7385">{escape(_fit(note, box.w, small))}</text>'
+        )
     if tint:
         fill = tint[1] if status in ("", "ok") else fill
     flagged = status in ("degraded", "down", "new", "unknown") or bool(finding)
     dash = ' stroke-dasharray="4 3"' if status in ("unknown", "new") else ""
-    body = (f'<rect x="{x:.1f}" y="{y:.1f}" width="{box.w}" height="{box.h}" rx="7" fill="{fill}" '
-            f'stroke="{stroke}" stroke-width="{2.4 if flagged else 1.4}"{dash}/>' + "".join(text))
+    body = (
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{box.w}" height="{box.h}" rx="7" fill="{fill}" '
+        f'stroke="{stroke}" stroke-width="{2.4 if flagged else 1.4}"{dash}/>' + "".join(text)
+    )
     mark = {"down": "×", "new": "+", "unknown": "?"}.get(status, "!" if status == "degraded" or finding else "")
     if mark:
         badge = AMBER if mark == "!" and status in ("", "ok") else stroke  # a finding on a healthy Spark
-        body += (f'<circle cx="{x + box.w - 2:.1f}" cy="{y + 2:.1f}" r="7" fill="{badge}"/>'
-                 f'<text x="{x + box.w - 2:.1f}" y="{y + 6:.1f}" text-anchor="middle" font-size="11" '
-                 f'font-weight="700" fill="#fff">{mark}</text>')
+        body += (
+            f'<circle cx="{x + box.w - 2:.1f}" cy="{y + 2:.1f}" r="7" fill="{badge}"/>'
+            f'<text x="{x + box.w - 2:.1f}" y="{y + 6:.1f}" text-anchor="middle" font-size="11" '
+            f'font-weight="700" fill="#fff">{mark}</text>'
+        )
     cls = f"node health-{status}" if status else "node"
     inner = f'<g class="{cls}"><title>{escape(tip)}</title>{body}</g>'
     if href:
-        return (f'<a href="{escape(href.format(name))}" aria-label="{escape(detail)}" '
-                f'data-detail="{escape(detail)}">{inner}</a>')
+        return (
+            f'<a href="{escape(href.format(name))}" aria-label="{escape(detail)}" '
+            f'data-detail="{escape(detail)}">{inner}</a>'
+        )
     return f'<g tabindex="0" role="button" aria-label="{escape(detail)}" data-detail="{escape(detail)}">{inner}</g>'
 
 
 def _switch(name: str, x: float, y: float, w: float, h: float, note: str, marked: dict[str, str]) -> str:
     finding = marked.get(name)
     tip = f"switch {name}" + (f"\n{note}" if note else "") + (f"\nfinding: {finding}" if finding else "")
-    return (f'<g class="switch"><title>{escape(tip)}</title>'
-            f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="6" fill="#1b1f27" '
-            f'stroke="{AMBER if finding else "#1b1f27"}" stroke-width="2"/>'
-            f'<text x="{x + w / 2:.1f}" y="{y + h / 2 + 2:.1f}" text-anchor="middle" font-size="13" '
-            f'font-weight="600" fill="#fff">{escape(_fit(name, w, 13))}</text></g>')
+    return (
+        f'<g class="switch"><title>{escape(tip)}</title>'
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="6" fill="#1b1f27" '
+        f'stroke="{AMBER if finding else "#1b1f27"}" stroke-width="2"/>'
+        f'<text x="{x + w / 2:.1f}" y="{y + h / 2 + 2:.1f}" text-anchor="middle" font-size="13" '
+        f'font-weight="600" fill="#fff">{escape(_fit(name, w, 13))}</text></g>'
+    )
 
 
 # ---------------------------------------------------------------- layouts
@@ -310,7 +359,8 @@ def _fit_canvas(c: Canvas, box: Box) -> Canvas:
     return Canvas(
         {n: (x + dx, y + dy) for n, (x, y) in c.nodes.items()},
         {s: (x + dx, y + dy, w, h) for s, (x, y, w, h) in c.switches.items()},
-        max(xs) - min(xs) + 2 * PAD, max(ys) - min(ys) + 2 * PAD,
+        max(xs) - min(xs) + 2 * PAD,
+        max(ys) - min(ys) + 2 * PAD,
         {i: move(p) for i, p in c.paths.items()},
         [(s, move(p)) for s, p in c.fabric],
         [(x + dx, y + dy, t) for x, y, t in c.labels],
@@ -374,8 +424,10 @@ def _circle(group: Group, order: list[str], box: Box) -> Canvas:
     ry = r if group.switches else r * 0.62
     cx, cy = PAD + box.w / 2 + r, PAD + box.h / 2 + ry
     start = -math.pi / 2 - math.pi / n
-    pos = {name: (cx + r * math.cos(start + 2 * math.pi * i / n), cy + ry * math.sin(start + 2 * math.pi * i / n))
-           for i, name in enumerate(order)}
+    pos = {
+        name: (cx + r * math.cos(start + 2 * math.pi * i / n), cy + ry * math.sin(start + 2 * math.pi * i / n))
+        for i, name in enumerate(order)
+    }
     stack = len(group.switches) * (sw_h + 12) - 12
     switches = {s: (cx - sw_w / 2, cy - stack / 2 + i * (sw_h + 12), sw_w, sw_h) for i, s in enumerate(group.switches)}
     return Canvas(pos, switches, 2 * (PAD + r) + box.w, 2 * (PAD + ry) + box.h, {})
@@ -428,8 +480,10 @@ def _switched(group: Group, box: Box) -> Canvas:
     if rows == 1:
         top = PAD + sw_h + 90
         ports = sorted({link.b for link in group.links}, key=_port_key)
-        labels = [(sx + sw_w * (k + 1) / (len(ports) + 1), PAD + sw_h - 4, port.rsplit(":", 1)[-1])
-                  for k, port in enumerate(ports)]
+        labels = [
+            (sx + sw_w * (k + 1) / (len(ports) + 1), PAD + sw_h - 4, port.rsplit(":", 1)[-1])
+            for k, port in enumerate(ports)
+        ]
         for k, name in enumerate(nodes):
             pos[name] = (left + box.w / 2 + k * (box.w + gap_x), top + box.h / 2)
             if name in by_node:
@@ -455,4 +509,3 @@ def _switched(group: Group, box: Box) -> Canvas:
 def _port_key(label: str) -> tuple[int, str]:
     port = label.rsplit(":", 1)[-1]
     return (int(port), "") if port.isdigit() else (1 << 30, port)
-

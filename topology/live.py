@@ -6,6 +6,7 @@ through here. A fixed number of queries whatever the fleet's size: the
 Sparks (one), their latest samples (one), their open alerts (one), plus the
 group overview's when links and groups are wanted.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -66,10 +67,21 @@ def _addressed_twin(addresses: Iterable[str]) -> bool:
 
 def _seen(names: list[str] | None) -> dict[str, SparkSeen]:
     """Telemetry's latest of these Sparks (every Spark with ``None``): two queries."""
-    states = NodeState.objects.select_related("latest").only(
-        "spark__name", "status", "key_status", "last_poll_at", "last_sample_at",
-        "latest__reachable", "latest__mem_available_bytes", "latest__twins", "latest__at",
-    ).select_related("spark")
+    states = (
+        NodeState.objects.select_related("latest")
+        .only(
+            "spark__name",
+            "status",
+            "key_status",
+            "last_poll_at",
+            "last_sample_at",
+            "latest__reachable",
+            "latest__mem_available_bytes",
+            "latest__twins",
+            "latest__at",
+        )
+        .select_related("spark")
+    )
     alerts = Alert.objects.filter(ended_at__isnull=True).values_list("spark__name", "code", "severity", "about")
     if names is not None:
         states = states.filter(spark__name__in=names)
@@ -82,10 +94,17 @@ def _seen(names: list[str] | None) -> dict[str, SparkSeen]:
         latest = row.latest
         twins = None
         if latest is not None and latest.twins is not None:
-            twins = tuple(TwinSeen(t["port"], t["name"], bool(t["up"]), t.get("speed_mbps"),
-                                   _addressed_twin(t.get("addresses") or ()),
-                                   t.get("rdma_state") in (None, "ACTIVE"))
-                          for t in latest.twin_list)
+            twins = tuple(
+                TwinSeen(
+                    t["port"],
+                    t["name"],
+                    bool(t["up"]),
+                    t.get("speed_mbps"),
+                    _addressed_twin(t.get("addresses") or ()),
+                    t.get("rdma_state") in (None, "ACTIVE"),
+                )
+                for t in latest.twin_list
+            )
         name = row.spark.name
         out[name] = SparkSeen(
             key=row.key_status,  # type: ignore[arg-type]
@@ -120,9 +139,10 @@ def spark_states(names: Iterable[str] | None = None, *, now: datetime | None = N
     wanted = None if names is None else list(names)
     seen = _seen(wanted)
     at = _now(now)
-    return {s.name: spark_state(s, seen.get(s.name), now=at, interval_s=conf.poll_interval_s(),
-                                os_reserve_gb=_reserve())
-            for s in _expected(wanted)}
+    return {
+        s.name: spark_state(s, seen.get(s.name), now=at, interval_s=conf.poll_interval_s(), os_reserve_gb=_reserve())
+        for s in _expected(wanted)
+    }
 
 
 @dataclass
@@ -149,10 +169,16 @@ def group_state_of(result: Group, fleet: FleetState, *, measured: MeasuredExchan
     and its measured exchange when a verification measured one."""
     by_key = {(link.a, link.b): link for link in fleet.links}
     links = [by_key.get((e.a, e.b)) or link_state(e, fleet.sparks, {}) for e in _links(result)]
-    return group_state(result.nodes, links, fleet.sparks, expected_exchange_gbs=result.collective_gbs,
-                       speed_class=link_speed_class, measured_gbs=measured.gbs if measured else None,
-                       measured_run=measured.run if measured else None,
-                       measured_at=measured.at if measured else None)
+    return group_state(
+        result.nodes,
+        links,
+        fleet.sparks,
+        expected_exchange_gbs=result.collective_gbs,
+        speed_class=link_speed_class,
+        measured_gbs=measured.gbs if measured else None,
+        measured_run=measured.run if measured else None,
+        measured_at=measured.at if measured else None,
+    )
 
 
 def live_state(*, overview: Overview | None = None, now: datetime | None = None) -> Live:
@@ -165,8 +191,9 @@ def live_state(*, overview: Overview | None = None, now: datetime | None = None)
     for view in overview.groups:
         for link in _links(view.result):
             links.setdefault((link.a, link.b), link)
-    fleet = fleet_state(expected, links.values(), seen, now=at, interval_s=conf.poll_interval_s(),
-                        os_reserve_gb=_reserve())
+    fleet = fleet_state(
+        expected, links.values(), seen, now=at, interval_s=conf.poll_interval_s(), os_reserve_gb=_reserve()
+    )
     views = overview.all()
     measured = measured_exchanges([view.id for view in views])
     groups = {view.id: group_state_of(view.result, fleet, measured=measured.get(view.id)) for view in views}
@@ -177,10 +204,22 @@ def group_state_for(result: Group, *, now: datetime | None = None, measured_gbs:
     """One group's state, reading only its Sparks (three queries): for the planner."""
     names = list(result.nodes)
     seen = _seen(names)
-    fleet = fleet_state(_expected(names), _links(result), seen, now=_now(now), interval_s=conf.poll_interval_s(),
-                        os_reserve_gb=_reserve())
-    return group_state(result.nodes, fleet.links, fleet.sparks, expected_exchange_gbs=result.collective_gbs,
-                       speed_class=link_speed_class, measured_gbs=measured_gbs)
+    fleet = fleet_state(
+        _expected(names),
+        _links(result),
+        seen,
+        now=_now(now),
+        interval_s=conf.poll_interval_s(),
+        os_reserve_gb=_reserve(),
+    )
+    return group_state(
+        result.nodes,
+        fleet.links,
+        fleet.sparks,
+        expected_exchange_gbs=result.collective_gbs,
+        speed_class=link_speed_class,
+        measured_gbs=measured_gbs,
+    )
 
 
 def group_out(view: GroupView, state: GroupState) -> dict[str, Any]:
@@ -193,10 +232,20 @@ def group_out(view: GroupView, state: GroupState) -> dict[str, Any]:
         "nodes": list(g.nodes),
         "switches": list(g.switches),
         "health": {"status": state.health, "why": state.why, "unhealthy": list(state.unhealthy)},
-        "links": [{"a": link.a, "b": link.b, "cable": link.cable, "gbps": link.gbps,
-                   "expected_gbps": link.expected_gbps, "observed_gbps": link.observed_gbps,
-                   "state": link.state, "why": link.why, "measured_gbps": link.measured_gbps}
-                  for link in state.links],
+        "links": [
+            {
+                "a": link.a,
+                "b": link.b,
+                "cable": link.cable,
+                "gbps": link.gbps,
+                "expected_gbps": link.expected_gbps,
+                "observed_gbps": link.observed_gbps,
+                "state": link.state,
+                "why": link.why,
+                "measured_gbps": link.measured_gbps,
+            }
+            for link in state.links
+        ],
         "slowest_gbps": state.slowest_gbps,
         "slowest_source": "observed" if state.slowest_observed else "expected",
         "exchange_gbs": state.exchange_gbs,
@@ -204,12 +253,18 @@ def group_out(view: GroupView, state: GroupState) -> dict[str, Any]:
         "measured_gbs": state.measured_gbs,
         "measured_run": state.measured_run,
         "measured_at": state.measured_at,
-        "memory": {"local_gb": state.memory.local_gb, "pooled_gb": state.memory.pooled_gb,
-                   "symmetric_gb": state.memory.symmetric_gb, "bandwidth_gbs": g.memory.bandwidth_gbs,
-                   "usable_gb_per_node": dict(state.memory.usable_gb_per_node),
-                   "usable_source_per_node": dict(state.memory.sources)},
-        "findings": [{"code": f.code, "severity": f.severity, "message": f.message, "objects": list(f.objects)}
-                     for f in view.findings],
+        "memory": {
+            "local_gb": state.memory.local_gb,
+            "pooled_gb": state.memory.pooled_gb,
+            "symmetric_gb": state.memory.symmetric_gb,
+            "bandwidth_gbs": g.memory.bandwidth_gbs,
+            "usable_gb_per_node": dict(state.memory.usable_gb_per_node),
+            "usable_source_per_node": dict(state.memory.sources),
+        },
+        "findings": [
+            {"code": f.code, "severity": f.severity, "message": f.message, "objects": list(f.objects)}
+            for f in view.findings
+        ],
     }
 
 
@@ -233,6 +288,8 @@ class FleetSnapshot:
 def fleet_snapshot() -> FleetSnapshot:
     """The links and live groups (sub-groups included) of one reading of the state (for /metrics)."""
     live = live_state()
-    groups = tuple(GroupHealth(view.row.name, live.group(view).health, live.group(view).measured_gbs)
-                   for view in live.overview.all())
+    groups = tuple(
+        GroupHealth(view.row.name, live.group(view).health, live.group(view).measured_gbs)
+        for view in live.overview.all()
+    )
     return FleetSnapshot(live.fleet.links, groups)

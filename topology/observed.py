@@ -21,8 +21,10 @@ SEVERITY = {"critical": "error", "warning": "warning", "info": "info"}
 def alert_findings(group: Any, nodes: Iterable[str]) -> list[Finding]:
     """Open alerts of a group's nodes, as topology findings."""
     rows = Alert.objects.filter(spark__name__in=list(nodes), ended_at__isnull=True).order_by("spark__name", "code")
-    return [Finding(a.code, SEVERITY.get(a.severity, "warning"), a.message, tuple(a.about))  # type: ignore[arg-type]
-            for a in rows]
+    return [
+        Finding(a.code, SEVERITY.get(a.severity, "warning"), a.message, tuple(a.about))  # type: ignore[arg-type]
+        for a in rows
+    ]
 
 
 def register_health_codes() -> None:

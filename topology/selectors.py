@@ -8,6 +8,7 @@ members. Reads never write: the groups follow the cabling because every
 inventory write re-syncs them (``services.groups_sync_hook``) and so does
 ``migrate`` (``topology.apps``).
 """
+
 from __future__ import annotations
 
 import threading
@@ -209,10 +210,14 @@ def _sub_result(snap: LabSnapshot, parent: Group, nodes: list[str], cables: dict
         for cable in cables.get(node, []):
             ends = tuple(e for e in cable.ends if e.device in keep or e.device in switches)
             if len(ends) >= 2 and (not cable.breakout or ends[0] == cable.ends[0]):
-                picked[id(cable)] = CableIn(cable.key, cable.type, cable.speed_gbps, cable.breakout,
-                                            cable.coded_for, ends)
-    lab = LabIn(tuple(n for n in snap.lab.nodes if n.name in keep),
-                tuple(s for s in snap.lab.switches if s.name in switches), tuple(picked.values()))
+                picked[id(cable)] = CableIn(
+                    cable.key, cable.type, cable.speed_gbps, cable.breakout, cable.coded_for, ends
+                )
+    lab = LabIn(
+        tuple(n for n in snap.lab.nodes if n.name in keep),
+        tuple(s for s in snap.lab.switches if s.name in switches),
+        tuple(picked.values()),
+    )
     found = [g for g in analyse(lab, os_reserve_gb=settings.FLEET_OS_RESERVE_GB) if g.nodes]
     if len(found) == 1:
         return found[0]
@@ -226,8 +231,20 @@ def _merged(parts: list[Group]) -> Group:
     if not nodes:
         return Group((), "irregular", (), (), (), Memory(0.0, 0.0, 0.0, 0.0), 0.0, ())
     usable_min = min(g.memory.symmetric_gb / len(g.nodes) for g in parts)
-    memory = Memory(max(g.memory.local_gb for g in parts), sum(g.memory.pooled_gb for g in parts),
-                    usable_min * len(nodes), sum(g.memory.bandwidth_gbs for g in parts))
+    memory = Memory(
+        max(g.memory.local_gb for g in parts),
+        sum(g.memory.pooled_gb for g in parts),
+        usable_min * len(nodes),
+        sum(g.memory.bandwidth_gbs for g in parts),
+    )
     findings = tuple(f for g in parts for f in g.findings)
-    return Group(nodes, "irregular", nodes, tuple(sorted({s for g in parts for s in g.switches})),
-                 tuple(link for g in parts for link in g.links), memory, 0.0, findings)
+    return Group(
+        nodes,
+        "irregular",
+        nodes,
+        tuple(sorted({s for g in parts for s in g.switches})),
+        tuple(link for g in parts for link in g.links),
+        memory,
+        0.0,
+        findings,
+    )

@@ -11,6 +11,7 @@ Owns three things:
 
 Extension points for later features are the module-level hook lists below.
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -74,8 +75,9 @@ class LabSnapshot:
 def lab_read() -> LabSnapshot:
     """The whole inventory as a ``LabIn``: five queries whatever the fleet's size
     (``values_list`` rows, no model instances: this runs on every page view)."""
-    sparks = list(Spark.objects.order_by("name").values_list(
-        "id", "name", "hardware__memory_gb", "hardware__has_connectx"))
+    sparks = list(
+        Spark.objects.order_by("name").values_list("id", "name", "hardware__memory_gb", "hardware__has_connectx")
+    )
     switches = dict(Switch.objects.values_list("id", "name"))
     spark_names = {pk: name for pk, name, _, _ in sparks}
     spark_ports: dict[int, list[str]] = defaultdict(list)
@@ -96,7 +98,8 @@ def lab_read() -> LabSnapshot:
     cables = tuple(
         CableIn(cable_label or f"cable-{pk}", slug, speed or 0, breakout, coded_for, tuple(ends[pk]))
         for pk, cable_label, slug, speed, breakout, coded_for in Cable.objects.order_by("id").values_list(
-            "id", "label", "type__slug", "type__speed_gbps", "type__breakout", "coded_for")
+            "id", "label", "type__slug", "type__speed_gbps", "type__breakout", "coded_for"
+        )
     )
     nodes = tuple(NodeIn(name, float(mem or 0), connectx, tuple(spark_ports[pk])) for pk, name, mem, connectx in sparks)
     lab = LabIn(nodes, tuple(SwitchIn(switches[pk], tuple(ps)) for pk, ps in sorted(switch_ports.items())), cables)
@@ -189,15 +192,23 @@ def groups_sync(*, snapshot: LabSnapshot | None = None) -> bool:
             changed = True
         retire = [g for g in auto if g.pk not in target]
         # A sub-group lives while its parent does and its nodes are still the parent's.
-        retire += [g for g in rows if g.parent_id is not None
-                   and not (g.parent_id in target and members[g.pk] and members[g.pk] <= target[g.parent_id])]
+        retire += [
+            g
+            for g in rows
+            if g.parent_id is not None
+            and not (g.parent_id in target and members[g.pk] and members[g.pk] <= target[g.parent_id])
+        ]
         # Retiring is logged: bookings and plans name groups, and their owners
         # need to see when and why a group went away.
         for group in retire:
             why = "its cabling is gone" if group.auto else "its nodes left the parent group, or the parent is gone"
-            change_record(actor=CABLING, action=Change.Action.DELETE, obj=group,
-                          before={"name": group.name, "kind": group.kind, "nodes": sorted(members[group.pk]),
-                                  "retired": why}, after=None)
+            change_record(
+                actor=CABLING,
+                action=Change.Action.DELETE,
+                obj=group,
+                before={"name": group.name, "kind": group.kind, "nodes": sorted(members[group.pk]), "retired": why},
+                after=None,
+            )
             changed = True
         if retire:
             NodeGroup.objects.filter(pk__in=[g.pk for g in retire]).update(retired_at=now)
@@ -230,13 +241,16 @@ def groups_sync_hook() -> None:
 
 
 def live_group(group_id: Any) -> NodeGroup:
-    group = NodeGroup.objects.select_related("parent").filter(pk=group_id).first() \
-        if isinstance(group_id, int) else None
+    group = (
+        NodeGroup.objects.select_related("parent").filter(pk=group_id).first() if isinstance(group_id, int) else None
+    )
     if group is None:
         raise NotFound(f"no group with id {group_id!r}", "id")
     if group.retired_at is not None:
-        raise NotFound(f"group {group.name} (id {group.pk}) was retired on {group.retired_at:%Y-%m-%d %H:%M}: "
-                       "its cabling is gone", "id")
+        raise NotFound(
+            f"group {group.name} (id {group.pk}) was retired on {group.retired_at:%Y-%m-%d %H:%M}: its cabling is gone",
+            "id",
+        )
     return group
 
 
@@ -254,8 +268,11 @@ def _name_errors(name: Any, group: NodeGroup | None) -> list[tuple[str, str]]:
 def refuse_split(parent: NodeGroup) -> None:
     """Raise unless ``parent`` is a live switched auto group that may be split."""
     if not parent.auto:
-        raise BadInput(f"{parent.name} is itself a sub-group; split its parent "
-                             f"{parent.parent.name if parent.parent else 'group'} instead", "parent")
+        raise BadInput(
+            f"{parent.name} is itself a sub-group; split its parent "
+            f"{parent.parent.name if parent.parent else 'group'} instead",
+            "parent",
+        )
     if parent.kind in UNSPLITTABLE:
         what = {"ring": "a ring", "chain": "a chain", "direct": "a direct pair"}[parent.kind]
         raise NotSplittable(
@@ -285,8 +302,10 @@ def subgroup_create(*, actor: Actor, parent: NodeGroup, name: Any, nodes: Any) -
         nodes = []
     in_parent = set(NodeGroupMember.objects.filter(group=parent).values_list("spark__name", flat=True))
     siblings = {
-        spark: sub for sub, spark in NodeGroupMember.objects.filter(
-            group__parent=parent, group__retired_at__isnull=True).values_list("group__name", "spark__name")
+        spark: sub
+        for sub, spark in NodeGroupMember.objects.filter(
+            group__parent=parent, group__retired_at__isnull=True
+        ).values_list("group__name", "spark__name")
     }
     known = dict(Spark.objects.filter(name__in=[n for n in nodes if isinstance(n, str)]).values_list("name", "id"))
     seen: set[str] = set()
@@ -307,8 +326,13 @@ def subgroup_create(*, actor: Actor, parent: NodeGroup, name: Any, nodes: Any) -
     with transaction.atomic():
         group = NodeGroup.objects.create(name=name, kind=parent.kind, parent=parent, auto=False)
         NodeGroupMember.objects.bulk_create(NodeGroupMember(group=group, spark_id=known[n]) for n in sorted(seen))
-        change_record(actor=actor, action=Change.Action.CREATE, obj=group, before=None,
-                      after={"name": name, "kind": group.kind, "parent": parent.name, "nodes": sorted(seen)})
+        change_record(
+            actor=actor,
+            action=Change.Action.CREATE,
+            obj=group,
+            before=None,
+            after={"name": name, "kind": group.kind, "parent": parent.name, "nodes": sorted(seen)},
+        )
     return group
 
 
@@ -331,10 +355,16 @@ def subgroup_delete(*, actor: Actor, group: NodeGroup) -> None:
     if group.auto:
         raise BadInput(
             f"{group.name} follows the cabling and cannot be deleted; unplug its cables to dissolve it, "
-            "or delete one of its sub-groups", "id")
+            "or delete one of its sub-groups",
+            "id",
+        )
     with transaction.atomic():
-        before = {"name": group.name, "kind": group.kind, "parent": group.parent.name if group.parent else None,
-                  "nodes": sorted(group.members.values_list("spark__name", flat=True))}
+        before = {
+            "name": group.name,
+            "kind": group.kind,
+            "parent": group.parent.name if group.parent else None,
+            "nodes": sorted(group.members.values_list("spark__name", flat=True)),
+        }
         group.retired_at = timezone.now()
         group.save(update_fields=["retired_at"])
         change_record(actor=actor, action=Change.Action.DELETE, obj=group, before=before, after=None)

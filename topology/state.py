@@ -256,8 +256,9 @@ def _ago(seconds: float) -> str:
     return f"{seconds / 86400:.0f} days"
 
 
-def spark_state(expected: SparkExpected, seen: SparkSeen | None, *, now: datetime, interval_s: float,
-                os_reserve_gb: float) -> SparkState:
+def spark_state(
+    expected: SparkExpected, seen: SparkSeen | None, *, now: datetime, interval_s: float, os_reserve_gb: float
+) -> SparkState:
     """One Spark's state (the rules are in the module's docstring)."""
     capacity = round(capacity_gb(expected.memory_gb), 1)
     alerts = tuple(sorted({a.code for a in seen.alerts})) if seen else ()
@@ -272,16 +273,19 @@ def spark_state(expected: SparkExpected, seen: SparkSeen | None, *, now: datetim
     return SparkState(expected.name, health, why, alerts, last_seen, usable, source, capacity)  # type: ignore[arg-type]
 
 
-def _health(expected: SparkExpected, seen: SparkSeen | None, age: float | None, fresh: bool,
-            interval_s: float) -> tuple[Health, str]:
+def _health(
+    expected: SparkExpected, seen: SparkSeen | None, age: float | None, fresh: bool, interval_s: float
+) -> tuple[Health, str]:
     name = expected.name
     if seen is None or seen.last_poll_at is None:
         if not expected.active:
             return "unknown", f"{name} is not active in the inventory, so it is not polled."
         return "new", f"{name} has never been polled: check its SSH address, then wait for the next poll."
     if seen.key == "unknown":
-        return "new", (f"{name}'s SSH host key awaits acceptance: compare it with the node's console and accept "
-                       "it on the node's page (or manage.py hostkeys accept).")
+        return "new", (
+            f"{name}'s SSH host key awaits acceptance: compare it with the node's console and accept "
+            "it on the node's page (or manage.py hostkeys accept)."
+        )
     if seen.key == "mismatch":
         return "down", f"{name} presented another SSH host key than the accepted one; nothing is run on it."
     if seen.reachable is False or seen.verdict == "down":
@@ -305,8 +309,7 @@ class _End:
     why: str
 
 
-def _end(device: str, port: str, expected_gbps: int, state: SparkState | None,
-         seen: SparkSeen | None) -> _End:
+def _end(device: str, port: str, expected_gbps: int, state: SparkState | None, seen: SparkSeen | None) -> _End:
     ref = f"{device}:{port}"
     if state is None:
         return _End(None, "")  # a switch end: telemetry reads Sparks only
@@ -347,29 +350,46 @@ def link_state(link: LinkExpected, sparks: Mapping[str, SparkState], seen: Mappi
     if gbps <= 0:
         return LinkState(link.a, link.b, link.cable, link.gbps, 0, "down", reasons)
     if gbps < link.gbps:
-        return LinkState(link.a, link.b, link.cable, link.gbps, gbps, "half",
-                         f"{reasons}: about {gbps} of {link.gbps} Gb/s")
+        return LinkState(
+            link.a, link.b, link.cable, link.gbps, gbps, "half", f"{reasons}: about {gbps} of {link.gbps} Gb/s"
+        )
     return LinkState(link.a, link.b, link.cable, link.gbps, gbps, "ok", "")
 
 
 # ---------------------------------------------------------------- fleet and groups
 
 
-def fleet_state(sparks: Iterable[SparkExpected], links: Iterable[LinkExpected], seen: Mapping[str, SparkSeen],
-                *, now: datetime, interval_s: float, os_reserve_gb: float) -> FleetState:
+def fleet_state(
+    sparks: Iterable[SparkExpected],
+    links: Iterable[LinkExpected],
+    seen: Mapping[str, SparkSeen],
+    *,
+    now: datetime,
+    interval_s: float,
+    os_reserve_gb: float,
+) -> FleetState:
     """Every Spark's and every cabled link's state."""
-    states = {s.name: spark_state(s, seen.get(s.name), now=now, interval_s=interval_s, os_reserve_gb=os_reserve_gb)
-              for s in sparks}
+    states = {
+        s.name: spark_state(s, seen.get(s.name), now=now, interval_s=interval_s, os_reserve_gb=os_reserve_gb)
+        for s in sparks
+    }
     return FleetState(states, tuple(link_state(link, states, seen) for link in links))
 
 
 _GROUP_RANK: dict[Health, int] = {"down": 0, "degraded": 1, "unknown": 2, "new": 3, "ok": 4}
 
 
-def group_state(nodes: Sequence[str], links: Sequence[LinkState], sparks: Mapping[str, SparkState], *,
-                expected_exchange_gbs: float, speed_class: Callable[[float], float],
-                measured_gbs: float | None = None, measured_run: int | None = None,
-                measured_at: datetime | None = None) -> GroupState:
+def group_state(
+    nodes: Sequence[str],
+    links: Sequence[LinkState],
+    sparks: Mapping[str, SparkState],
+    *,
+    expected_exchange_gbs: float,
+    speed_class: Callable[[float], float],
+    measured_gbs: float | None = None,
+    measured_run: int | None = None,
+    measured_at: datetime | None = None,
+) -> GroupState:
     """A group's state from its Sparks' and links' states.
 
     ``expected_exchange_gbs`` is the engine's class for the cabling (it knows
@@ -380,8 +400,13 @@ def group_state(nodes: Sequence[str], links: Sequence[LinkState], sparks: Mappin
     usable = {s.name: s.usable_gb for s in members}
     sources = {s.name: s.usable_source for s in members}
     values = list(usable.values())
-    memory = GroupMemory(usable, sources, max(values, default=0.0), round(sum(values), 1),
-                         round(len(values) * min(values, default=0.0), 1))
+    memory = GroupMemory(
+        usable,
+        sources,
+        max(values, default=0.0),
+        round(sum(values), 1),
+        round(len(values) * min(values, default=0.0), 1),
+    )
     live = [link for link in links if link.state != "down"]
     expected_slowest = min((link.expected_gbps for link in links), default=0)
     slowest = min((link.gbps for link in live), default=0)
@@ -390,10 +415,22 @@ def group_state(nodes: Sequence[str], links: Sequence[LinkState], sparks: Mappin
     exchange = expected_exchange_gbs * speed_class(slowest) / base if base > 0 else 0.0
     health, why = _group_health(members, links)
     unhealthy = tuple(s.name for s in members if s.health in ("degraded", "down"))
-    return GroupState(health, why, tuple(nodes), tuple(links), memory, slowest, slowest_observed, expected_slowest,
-                      round(exchange, 1), measured_gbs, unhealthy, tuple(members),
-                      measured_run if measured_gbs is not None else None,
-                      measured_at if measured_gbs is not None else None)
+    return GroupState(
+        health,
+        why,
+        tuple(nodes),
+        tuple(links),
+        memory,
+        slowest,
+        slowest_observed,
+        expected_slowest,
+        round(exchange, 1),
+        measured_gbs,
+        unhealthy,
+        tuple(members),
+        measured_run if measured_gbs is not None else None,
+        measured_at if measured_gbs is not None else None,
+    )
 
 
 def _group_health(members: list[SparkState], links: Sequence[LinkState]) -> tuple[Health, str]:
@@ -425,8 +462,7 @@ def _group_health(members: list[SparkState], links: Sequence[LinkState]) -> tupl
 def links_of(nodes: Iterable[str], links: Iterable[LinkState]) -> tuple[LinkState, ...]:
     """The links with a Spark end in ``nodes`` (a group's links), in the given order."""
     wanted = set(nodes)
-    return tuple(link for link in links
-                 if link.a.rpartition(":")[0] in wanted or link.b.rpartition(":")[0] in wanted)
+    return tuple(link for link in links if link.a.rpartition(":")[0] in wanted or link.b.rpartition(":")[0] in wanted)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
 """Topology pages: /topology/, /groups/<id>/ (and its admin forms), /memory/."""
+
 from django.urls import path
 
 from . import views

@@ -2,6 +2,7 @@
 the four quantities that must never be merged (/groups/<id>/), memory across
 the fleet (/memory/), and the admin's sub-group forms. Views parse input,
 call one service or selector, and render."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -43,10 +44,14 @@ def _fills(view: GroupView) -> list[tuple[GroupView, str]]:
 def _svg(view: GroupView, live: Live, notes: dict[str, str]) -> str:
     tints = {n: (sub.row.name, fill) for sub, fill in _fills(view) for n in sub.result.nodes}
     state = live.group(view)
-    return diagram.render(view.result, notes=notes, tints=tints,
-                          states={(link.a, link.b): link for link in state.links},
-                          health={s.name: (s.health, s.why) for s in state.sparks},
-                          title=f"{view.row.name}: {view.result.kind}, {len(view.result.nodes)} Sparks, {state.health}")
+    return diagram.render(
+        view.result,
+        notes=notes,
+        tints=tints,
+        states={(link.a, link.b): link for link in state.links},
+        health={s.name: (s.health, s.why) for s in state.sparks},
+        title=f"{view.row.name}: {view.result.kind}, {len(view.result.nodes)} Sparks, {state.health}",
+    )
 
 
 # Past this many groups, /topology/ and /memory/ fold the groups by kind and
@@ -94,8 +99,13 @@ def _slice(entry: dict[str, Any], page: int) -> tuple[list[GroupView], int | Non
 
 
 def _topology_card(v: GroupView, live: Live, notes: dict[str, str]) -> dict[str, Any]:
-    return {"view": v, "state": live.group(v), "svg": _svg(v, live, notes),
-            "wide": len(v.result.nodes) > WIDE_CARD_NODES, "subgroups": _fills(v)}
+    return {
+        "view": v,
+        "state": live.group(v),
+        "svg": _svg(v, live, notes),
+        "wide": len(v.result.nodes) > WIDE_CARD_NODES,
+        "subgroups": _fills(v),
+    }
 
 
 @require_GET
@@ -135,15 +145,22 @@ def _group_context(view: GroupView, live: Live) -> dict[str, Any]:
             refusal = str(exc)
     cabled = {(link.a, link.b): link for link in g.links}
     return {
-        "view": view, "g": g, "state": state, "svg": _svg(view, live, _notes(live)), "legend": diagram.legend(),
-        "reserve_gb": settings.FLEET_OS_RESERVE_GB, "slowest": state.slowest_gbps,
+        "view": view,
+        "g": g,
+        "state": state,
+        "svg": _svg(view, live, _notes(live)),
+        "legend": diagram.legend(),
+        "reserve_gb": settings.FLEET_OS_RESERVE_GB,
+        "slowest": state.slowest_gbps,
         "collective": link_speed_class(state.slowest_gbps) if g.links else 0.0,
         "links": [(link, cabled.get((link.a, link.b))) for link in state.links],
         "speeds": sorted(Counter(link.gbps for link in state.links).items(), reverse=True),
         "sparks": state.sparks,
         "findings": [(f, FINDING_CODES.get(f.code, "")) for f in view.findings],
-        "refusal": refusal, "subgroups": _fills(view),
-        "subgroup_errors": [], "subgroup_form": {"name": "", "nodes": []},
+        "refusal": refusal,
+        "subgroups": _fills(view),
+        "subgroup_errors": [],
+        "subgroup_form": {"name": "", "nodes": []},
     }
 
 
@@ -231,8 +248,7 @@ def _bar(name: str, live: Live) -> memory_chart.Bar:
 def _memory_card(view: GroupView, live: Live) -> dict[str, Any]:
     bars = [_bar(n, live) for n in view.result.nodes]
     state = live.group(view)
-    svg = memory_chart.render(bars, pooled_gb=state.memory.pooled_gb, local_gb=state.memory.local_gb,
-                              uid=str(view.id))
+    svg = memory_chart.render(bars, pooled_gb=state.memory.pooled_gb, local_gb=state.memory.local_gb, uid=str(view.id))
     return {"view": view, "state": state, "svg": svg, "wide": len(bars) > 8}
 
 

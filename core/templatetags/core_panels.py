@@ -1,4 +1,5 @@
 """``{% panels "slot" obj %}``: what the apps registered for this slot (core.panels)."""
+
 from __future__ import annotations
 
 from typing import Any, cast

@@ -1,6 +1,7 @@
 """What fabric shows on the group page (topology's), through its panel slots
 (``core.panels``, registered in ``fabric.apps``): the measured exchange path
 ("group-exchange") and the verification card ("group")."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -1,4 +1,5 @@
 """Small display filters shared by the pages."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -14,8 +14,11 @@ register = template.Library()
 
 def profile_panel(context: Mapping[str, Any], user: Any) -> str:
     """The profile page's "profile" panel (core.panels): alert emails per group."""
-    return render_to_string("notifications/_subscriptions.html", alert_subscriptions({**context, "user": user}),
-                            request=context.get("request"))
+    return render_to_string(
+        "notifications/_subscriptions.html",
+        alert_subscriptions({**context, "user": user}),
+        request=context.get("request"),
+    )
 
 
 @register.inclusion_tag("notifications/_subscriptions.html", takes_context=True)

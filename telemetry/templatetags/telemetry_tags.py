@@ -46,8 +46,13 @@ def node_health(spark: Any) -> dict[str, Any]:
 
     state = selectors.state_of(spark)
     open_alerts = selectors.open_alerts(spark=spark) if state else []
-    return {"spark": spark, "state": state, "latest": state.latest if state else None, "open_alerts": open_alerts,
-            "one": live.spark_states([spark.name]).get(spark.name)}
+    return {
+        "spark": spark,
+        "state": state,
+        "latest": state.latest if state else None,
+        "open_alerts": open_alerts,
+        "one": live.spark_states([spark.name]).get(spark.name),
+    }
 
 
 @register.filter

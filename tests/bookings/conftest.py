@@ -1,5 +1,6 @@
 """Fixtures for reservations: a lab with a switched group of eight, a ring of
 four and a direct pair; members; and a clock helper (whole minutes from now)."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta

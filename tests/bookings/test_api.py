@@ -1,5 +1,6 @@
 """The bookings API (and its deprecated alias /api/reservations): book, list, change, cancel, check, maintenance;
 every refusal is a 4xx with the reason and changes nothing."""
+
 from __future__ import annotations
 
 import pytest
@@ -51,15 +52,19 @@ def test_a_clash_is_a_409_naming_booking_owner_and_overlap(lab, api_member, memb
     assert state() == before
 
 
-@pytest.mark.parametrize("payload, status, message", [
-    (dict(start=3, end=1), 400, "is before the start"),
-    (dict(start=1, end=1), 400, "the window is empty"),
-    (dict(start=1, end=1 + 24 * 365), 400, "longest booking is 336 h"),
-    (dict(start=-5, end=-2), 400, "ended in the past"),
-    (dict(nodes=["ring-1", "ring-2"]), 400, "is a ring"),
-    (dict(nodes=["node-01", "pair-a"]), 400, "different groups"),
-    (dict(purpose=""), 400, "say what the booking is for"),
-], ids=["end-before-start", "zero-length", "year-long", "past", "part-of-ring", "two-groups", "no-purpose"])
+@pytest.mark.parametrize(
+    "payload, status, message",
+    [
+        (dict(start=3, end=1), 400, "is before the start"),
+        (dict(start=1, end=1), 400, "the window is empty"),
+        (dict(start=1, end=1 + 24 * 365), 400, "longest booking is 336 h"),
+        (dict(start=-5, end=-2), 400, "ended in the past"),
+        (dict(nodes=["ring-1", "ring-2"]), 400, "is a ring"),
+        (dict(nodes=["node-01", "pair-a"]), 400, "different groups"),
+        (dict(purpose=""), 400, "say what the booking is for"),
+    ],
+    ids=["end-before-start", "zero-length", "year-long", "past", "part-of-ring", "two-groups", "no-purpose"],
+)
 def test_bad_input(lab, api_member, payload, status, message):
     data = body(lab["ring"].pk if "nodes" not in payload else None, **payload)
     before = state()
@@ -108,14 +113,17 @@ def test_availability(lab, api_member, member2):
     assert not busy["free"] and busy["conflicts"][0]["owner"] == "member2"
 
 
-def test_maintenance_marks_bookings_and_emails_owners(lab, api_member, api_admin, member_user, mailoutbox,
-                                                       django_capture_on_commit_callbacks):
+def test_maintenance_marks_bookings_and_emails_owners(
+    lab, api_member, api_admin, member_user, mailoutbox, django_capture_on_commit_callbacks
+):
     member_user.email = "m1@example.org"
     member_user.save()
     made = api_member.post("/api/bookings", body(lab["ring"].pk, start=1, end=4)).json()
     with django_capture_on_commit_callbacks(execute=True):
-        r = api_admin.post("/api/maintenance-windows", {"nodes": ["ring-3"], "start": iso(hours(2)),
-                                                        "end": iso(hours(3)), "reason": "reseat QSFP, cage p1"})
+        r = api_admin.post(
+            "/api/maintenance-windows",
+            {"nodes": ["ring-3"], "start": iso(hours(2)), "end": iso(hours(3)), "reason": "reseat QSFP, cage p1"},
+        )
     assert r.status_code == 201, r.content
     assert r.json()["bookings"] == [{"id": made["id"], "owner": "member1"}]
     assert api_member.get(f"/api/bookings/{made['id']}").json()["maintenance"][0]["reason"].startswith("reseat")
@@ -123,8 +131,13 @@ def test_maintenance_marks_bookings_and_emails_owners(lab, api_member, api_admin
     # The maintained Spark is not bookable in that window.
     r = api_member.post("/api/bookings", body(lab["ring"].pk, start=2.5, end=5))
     assert r.status_code == 409
-    assert api_member.post("/api/maintenance-windows", {"nodes": ["ring-3"], "start": iso(hours(2)),
-                                                        "end": iso(hours(3)), "reason": "x"}).status_code == 403
+    assert (
+        api_member.post(
+            "/api/maintenance-windows",
+            {"nodes": ["ring-3"], "start": iso(hours(2)), "end": iso(hours(3)), "reason": "x"},
+        ).status_code
+        == 403
+    )
     window = r = api_admin.get("/api/maintenance-windows").json()[0]["id"]
     assert api_admin.delete(f"/api/maintenance-windows/{window}").status_code == 200
 

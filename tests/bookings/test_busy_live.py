@@ -1,6 +1,7 @@
 """Busy without a booking, end to end: a simulated Spark runs a GPU compute
 process, a real poll stores it, and the group's findings say who is (or is
 not) entitled to it."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -52,14 +53,19 @@ def test_gpu_work_on_an_unbooked_spark_is_a_group_finding(fleet_key, tmp_path, s
 
 
 @pytest.mark.parametrize(("booker", "expected"), [("member1", {}), ("member2", {BUSY_OTHER_USER: [("gpu-a",)]})])
-def test_work_of_the_holder_is_fine_and_of_someone_else_is_a_finding(booker, expected, fleet_key, tmp_path,
-                                                                       settings):
+def test_work_of_the_holder_is_fine_and_of_someone_else_is_a_finding(booker, expected, fleet_key, tmp_path, settings):
     """The simulated process runs as member1."""
     user = make_user(booker, MEMBER)
     with sim_lab(pair(), fleet_key, tmp_path, settings):
         poll_and_store(spark_ids=ids("gpu-a", "gpu-b"))
     group = NodeGroup.objects.get(retired_at__isnull=True, auto=True)
     now = timezone.now()
-    booking_create(actor=Actor(user=user, source="api"), group=group.pk, start=now - timedelta(minutes=1),
-                   end=now + timedelta(hours=2), purpose="decode sweep", now=now - timedelta(minutes=2))
+    booking_create(
+        actor=Actor(user=user, source="api"),
+        group=group.pk,
+        start=now - timedelta(minutes=1),
+        end=now + timedelta(hours=2),
+        purpose="decode sweep",
+        now=now - timedelta(minutes=2),
+    )
     assert busy_codes() == expected

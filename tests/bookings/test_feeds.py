@@ -1,5 +1,6 @@
 """Calendar feeds: a per-user token in the URL (an HMAC, revocable), the
 person's bookings and a group's bookings as RFC 5545 text."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,10 +14,12 @@ pytestmark = pytest.mark.django_db
 
 
 def test_feeds_need_a_valid_token(lab, member_user, member2):
-    services.booking_create(actor=actor(member_user), group=lab["ring"].pk, start=hours(1), end=hours(3),
-                            purpose="sweep, TP=4; long")
-    services.booking_create(actor=actor(member2), group=lab["direct"].pk, start=hours(1), end=hours(3),
-                            purpose="theirs")
+    services.booking_create(
+        actor=actor(member_user), group=lab["ring"].pk, start=hours(1), end=hours(3), purpose="sweep, TP=4; long"
+    )
+    services.booking_create(
+        actor=actor(member2), group=lab["direct"].pk, start=hours(1), end=hours(3), purpose="theirs"
+    )
     token = feeds.feed_token_rotate(user=member_user)
     assert not FeedToken.objects.filter(nonce__contains=token.split("-")[1]).exists()  # only the nonce is stored
     anon = Client()

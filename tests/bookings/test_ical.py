@@ -1,5 +1,6 @@
 """RFC 5545 output: CRLF, folding at 75 octets without cutting characters,
 TEXT escaping, UTC times, UID and DTSTAMP on every event."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
@@ -34,11 +35,20 @@ def test_folding_keeps_lines_short_and_unfolds_to_the_original(text):
 
 
 def test_a_whole_calendar():
-    event = Event(uid="booking-1@fleet", start=T, end=T + timedelta(hours=2),
-                  summary="ring-a: TP=4 sweep, Qwen; long " + "é" * 60, description="Nodes: a, b\nPlan: x",
-                  url="http://fleet/bookings/1/", modified=T)
-    text = calendar([event, Event(uid="booking-2@fleet", start=T, end=T + timedelta(hours=1), summary="x",
-                                  cancelled=True)], name="Spark Fleet: ring-a", stamp=T)
+    event = Event(
+        uid="booking-1@fleet",
+        start=T,
+        end=T + timedelta(hours=2),
+        summary="ring-a: TP=4 sweep, Qwen; long " + "é" * 60,
+        description="Nodes: a, b\nPlan: x",
+        url="http://fleet/bookings/1/",
+        modified=T,
+    )
+    text = calendar(
+        [event, Event(uid="booking-2@fleet", start=T, end=T + timedelta(hours=1), summary="x", cancelled=True)],
+        name="Spark Fleet: ring-a",
+        stamp=T,
+    )
     assert text.endswith("END:VCALENDAR\r\n")
     assert "\n" not in text.replace("\r\n", "")
     assert all(len(line.encode()) <= 75 for line in text.split("\r\n"))
@@ -52,8 +62,13 @@ def test_a_whole_calendar():
 
 
 def test_control_characters_are_never_written_raw():
-    event = Event(uid="booking-3@fleet", start=T, end=T + timedelta(hours=1),
-                  summary="a\x0bb\u2028c\x00d", description="line\u2029next\x1b[31mred\x85end\rx")
+    event = Event(
+        uid="booking-3@fleet",
+        start=T,
+        end=T + timedelta(hours=1),
+        summary="a\x0bb\u2028c\x00d",
+        description="line\u2029next\x1b[31mred\x85end\rx",
+    )
     text = calendar([event], name="lab\x07", stamp=T)
     raw = text.replace("\r\n", "")
     assert not any(ch in raw for ch in "\x00\x07\x0b\x1b\x85\u2028\u2029\r\n")

@@ -2,6 +2,7 @@
 from separate threads, each with its own database connection. Exactly one
 wins; every other gets a 409 naming the winner. Runs on SQLite (the write
 lock serialises) and on PostgreSQL (the exclusion constraint decides)."""
+
 from __future__ import annotations
 
 import random
@@ -53,8 +54,15 @@ def assert_no_overlap() -> None:
 
 def test_overlapping_requests_exactly_one_wins(lab):
     base = hours(2)
-    bodies = [{"group": lab["ring"].pk, "start": iso(base + timedelta(minutes=i)),
-               "end": iso(base + timedelta(hours=2, minutes=i)), "purpose": f"race {i}"} for i in range(THREADS)]
+    bodies = [
+        {
+            "group": lab["ring"].pk,
+            "start": iso(base + timedelta(minutes=i)),
+            "end": iso(base + timedelta(hours=2, minutes=i)),
+            "purpose": f"race {i}",
+        }
+        for i in range(THREADS)
+    ]
     results = fire(bodies)
     codes = [code for code, _ in results]
     assert codes.count(201) == 1, codes
@@ -73,14 +81,20 @@ def test_racing_parts_of_a_switched_group_never_share_a_spark(lab):
     rnd = random.Random(5)
     names = [f"node-0{i}" for i in range(1, 9)]
     base = hours(2)
-    bodies = [{"nodes": rnd.sample(names, rnd.randint(1, 4)),
-               "start": iso(base + timedelta(minutes=rnd.randint(0, 30))),
-               "end": iso(base + timedelta(hours=1)), "purpose": f"part {i}"} for i in range(THREADS)]
+    bodies = [
+        {
+            "nodes": rnd.sample(names, rnd.randint(1, 4)),
+            "start": iso(base + timedelta(minutes=rnd.randint(0, 30))),
+            "end": iso(base + timedelta(hours=1)),
+            "purpose": f"part {i}",
+        }
+        for i in range(THREADS)
+    ]
     results = fire(bodies)
     codes = [code for code, _ in results]
     assert set(codes) <= {201, 409}, [b for c, b in results if c not in (201, 409)][:3]
     won = [set(body["nodes"]) for code, body in results if code == 201]
-    assert won and all(a.isdisjoint(b) for i, a in enumerate(won) for b in won[i + 1:])
+    assert won and all(a.isdisjoint(b) for i, a in enumerate(won) for b in won[i + 1 :])
     # Every refusal names a Spark it asked for that a winner holds.
     for (code, body), asked in zip(results, bodies, strict=True):
         if code == 409:

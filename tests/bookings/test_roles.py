@@ -2,6 +2,7 @@
 viewers read but never book; members book and change only their own
 bookings; lab admins change anyone's and plan maintenance; strangers get
 nothing."""
+
 from __future__ import annotations
 
 import pytest
@@ -26,8 +27,9 @@ def people(users, member2):
 
 @pytest.fixture
 def theirs(lab, people):
-    return services.booking_create(actor=actor(people["owner"]), group=lab["ring"].pk, start=hours(5),
-                                   end=hours(7), purpose="owner's run")
+    return services.booking_create(
+        actor=actor(people["owner"]), group=lab["ring"].pk, start=hours(5), end=hours(7), purpose="owner's run"
+    )
 
 
 def new_booking(lab):
@@ -42,15 +44,25 @@ API = [
     ("book", "post", "/api/bookings", "new", {"admin", "owner", "other"}),
     ("extend", "patch", "/api/bookings/{id}", {"end": "{e2}"}, {"admin", "owner"}),
     ("cancel", "delete", "/api/bookings/{id}", None, {"admin", "owner"}),
-    ("plan maintenance", "post", "/api/maintenance-windows",
-     {"nodes": ["ring-1"], "start": "{s}", "end": "{e}", "reason": "r"}, {"admin"}),
+    (
+        "plan maintenance",
+        "post",
+        "/api/maintenance-windows",
+        {"nodes": ["ring-1"], "start": "{s}", "end": "{e}", "reason": "r"},
+        {"admin"},
+    ),
     ("list maintenance", "get", "/api/maintenance-windows", None, "read"),
 ]
 
 
 def fill(value, lab, booking):
-    subs = {"{id}": str(booking.pk), "{s}": iso(hours(1)), "{e}": iso(hours(2)), "{e2}": iso(hours(8)),
-            "{g}": str(lab["ring"].pk)}
+    subs = {
+        "{id}": str(booking.pk),
+        "{s}": iso(hours(1)),
+        "{e}": iso(hours(2)),
+        "{e2}": iso(hours(8)),
+        "{g}": str(lab["ring"].pk),
+    }
     if isinstance(value, str):
         for key, sub in subs.items():
             value = value.replace(key, sub)
@@ -106,13 +118,21 @@ def test_page_matrix(who, action, lab, people, theirs):
     start = hours(1).strftime("%Y-%m-%dT%H:%M")
     end = hours(2).strftime("%Y-%m-%dT%H:%M")
     if body == "form":
-        body = {"group": lab["direct"].pk, "shown_group": lab["direct"].pk, "start": start, "end": end,
-                "purpose": "page booking"}
+        body = {
+            "group": lab["direct"].pk,
+            "shown_group": lab["direct"].pk,
+            "start": start,
+            "end": end,
+            "purpose": "page booking",
+        }
     elif body == "maint":
         body = {"group": lab["ring"].pk, "start": start, "end": end, "reason": "cable"}
     before = state()
-    r = getattr(client, method)(fill(path, lab, theirs), body) if body is not None else client.get(
-        fill(path, lab, theirs))
+    r = (
+        getattr(client, method)(fill(path, lab, theirs), body)
+        if body is not None
+        else client.get(fill(path, lab, theirs))
+    )
     if who is None:
         assert r.status_code == 302 and "/accounts/login/" in r["Location"]
         assert state() == before

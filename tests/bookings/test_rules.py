@@ -1,5 +1,6 @@
 """The pure reservation rules: windows, splitting, states, clash texts and
 busy-without-booking."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -36,8 +37,9 @@ def test_a_good_window_has_no_errors():
 
 
 def test_bad_windows_name_the_field_and_the_reason():
-    assert errors(NOW + 3 * H, NOW + H) == [("end", "the end (2026-12-01T10:00:00+00:00) is before the start "
-                                                    "(2026-12-01T12:00:00+00:00)")]
+    assert errors(NOW + 3 * H, NOW + H) == [
+        ("end", "the end (2026-12-01T10:00:00+00:00) is before the start (2026-12-01T12:00:00+00:00)")
+    ]
     assert errors(NOW + H, NOW + H)[0][1] == "the window is empty: the end equals the start"
     year = errors(NOW + H, NOW + H + timedelta(days=365))
     assert year[0][0] == "end" and "longest booking is 336 h" in year[0][1]
@@ -66,8 +68,10 @@ def test_only_switched_groups_split():
     assert not splittable("switched", group, ["a", "z"])
 
 
-@given(st.sampled_from(["ring", "direct", "chain", "switched", "irregular", "single"]),
-       st.sets(st.sampled_from("abcdefgh"), min_size=1))
+@given(
+    st.sampled_from(["ring", "direct", "chain", "switched", "irregular", "single"]),
+    st.sets(st.sampled_from("abcdefgh"), min_size=1),
+)
 def test_a_whole_group_is_always_valid_and_a_strict_part_only_when_switched(kind, nodes):
     group = sorted(nodes)
     assert splittable(kind, group, group)
@@ -91,15 +95,23 @@ def test_clashes_of_one_booking_read_as_one_sentence():
     assert [g.nodes for g in groups] == [("s-1", "s-2"), ("s-1",)]
     assert groups[0].message(UTC) == (
         "s-1, s-2 are held by member2 from 2026-12-01 10:00 to 12:00 UTC (booking 7: fine-tune); "
-        "overlap from 2026-12-01 11:00 to 12:00 UTC")
-    assert groups[1].message(ZoneInfo("Europe/Berlin")).startswith(
-        "s-1 is under maintenance (new cable) from 2026-12-01 14:00 to 15:00 CET")
+        "overlap from 2026-12-01 11:00 to 12:00 UTC"
+    )
+    assert (
+        groups[1]
+        .message(ZoneInfo("Europe/Berlin"))
+        .startswith("s-1 is under maintenance (new cable) from 2026-12-01 14:00 to 15:00 CET")
+    )
 
 
 def test_busy_without_a_booking():
-    procs = [GpuProcess("s-1", 40, "python3", "member1"), GpuProcess("s-2", 41, "vllm", "member2"),
-             GpuProcess("s-2", 42, "vllm", "root"), GpuProcess("s-3", 43, "llama-server", None),
-             GpuProcess("s-4", 44, "python3", "Member3")]
+    procs = [
+        GpuProcess("s-1", 40, "python3", "member1"),
+        GpuProcess("s-2", 41, "vllm", "member2"),
+        GpuProcess("s-2", 42, "vllm", "root"),
+        GpuProcess("s-3", 43, "llama-server", None),
+        GpuProcess("s-4", 44, "python3", "Member3"),
+    ]
     held = [Holding("s-2", "member1", 9), Holding("s-3", "member1", 9), Holding("s-4", "member3", 9)]
     found = busy_findings(procs, held)
     assert [(f.code, f.node) for f in found] == [(BUSY_UNBOOKED, "s-1"), (BUSY_OTHER_USER, "s-2")]

@@ -1,5 +1,6 @@
 """Booking services: what may be booked, clashes, cancel / release / move,
 limits, health confirmation, and nothing half-written on refusal."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -28,15 +29,20 @@ def state():
 def book(user, *, group=None, nodes=None, start=1, end=3, purpose="tests", **kw):
     if start < 0:  # a booking that is already running was made before it started
         kw.setdefault("now", hours(start))
-    return services.booking_create(actor=actor(user), group=group, nodes=nodes, start=hours(start),
-                                   end=hours(end), purpose=purpose, **kw)
+    return services.booking_create(
+        actor=actor(user), group=group, nodes=nodes, start=hours(start), end=hours(end), purpose=purpose, **kw
+    )
 
 
 def test_a_group_booking_stores_one_allocation_per_spark(lab, member_user):
     b = book(member_user, group=lab["ring"].pk, plan={"engine": "vllm", "tp": 4})
     assert b.status == "booked" and b.whole_group and b.group_name == lab["ring"].name
     assert sorted(Allocation.objects.filter(booking=b).values_list("spark__name", flat=True)) == [
-        "ring-1", "ring-2", "ring-3", "ring-4"]
+        "ring-1",
+        "ring-2",
+        "ring-3",
+        "ring-4",
+    ]
     assert b.plan == {"engine": "vllm", "tp": 4}
     assert BookingEvent.objects.get(booking=b).action == "book"
 
@@ -96,8 +102,13 @@ def test_bad_windows_change_nothing(lab, member_user):
         with pytest.raises(BookingError):
             book(member_user, group=lab["ring"].pk, start=start, end=end, now=None)
     with pytest.raises(BookingError, match="no time zone"):
-        services.booking_create(actor=actor(member_user), group=lab["ring"].pk, start=hours(1).replace(tzinfo=None),
-                                end=hours(2), purpose="x")
+        services.booking_create(
+            actor=actor(member_user),
+            group=lab["ring"].pk,
+            start=hours(1).replace(tzinfo=None),
+            end=hours(2),
+            purpose="x",
+        )
     with pytest.raises(BookingError, match="say what the booking is for"):
         book(member_user, group=lab["ring"].pk, purpose="  ")
     assert state() == before
@@ -126,8 +137,9 @@ def test_unhealthy_nodes_need_a_confirmation(lab, member_user):
     from telemetry.models import NodeState
 
     # its last poll did not reach it (a key accepted earlier): down
-    NodeState.objects.create(spark=Spark.objects.get(name="pair-b"), status="down", key_status="ok",
-                             last_poll_at=hours(-1))
+    NodeState.objects.create(
+        spark=Spark.objects.get(name="pair-b"), status="down", key_status="ok", last_poll_at=hours(-1)
+    )
     with pytest.raises(NeedsConfirmation) as exc:
         book(member_user, group=lab["direct"].pk)
     assert exc.value.warnings == ["pair-b is down (telemetry)"]
@@ -182,8 +194,9 @@ def test_a_running_booking_keeps_its_start(lab, member_user):
 
 def test_maintenance_over_a_booking_still_lets_it_shrink_but_not_grow(lab, member_user, admin_user):
     b = book(member_user, group=lab["ring"].pk, start=1, end=5)
-    services.maintenance_create(actor=actor(admin_user), nodes=["ring-2"], start=hours(6), end=hours(7),
-                                reason="swap cable")
+    services.maintenance_create(
+        actor=actor(admin_user), nodes=["ring-2"], start=hours(6), end=hours(7), reason="swap cable"
+    )
     services.booking_update(actor=actor(member_user), booking=b, end=hours(4))
     with pytest.raises(BookingConflict, match="under maintenance"):
         services.booking_update(actor=actor(member_user), booking=b, end=hours(6.5))
@@ -229,8 +242,9 @@ def test_a_new_end_earns_a_new_reminder(lab, member_user, mailoutbox, django_cap
     assert timedelta(0) < Booking.objects.get(pk=b.pk).end - hours(0) <= timedelta(hours=0.4)
 
 
-def test_an_admin_cancelling_tells_the_owner(lab, member_user, admin_user, mailoutbox,
-                                             django_capture_on_commit_callbacks):
+def test_an_admin_cancelling_tells_the_owner(
+    lab, member_user, admin_user, mailoutbox, django_capture_on_commit_callbacks
+):
     member_user.email = "m1@example.org"
     member_user.save()
     b = book(member_user, group=lab["ring"].pk)
@@ -240,11 +254,13 @@ def test_an_admin_cancelling_tells_the_owner(lab, member_user, admin_user, mailo
     assert [e.action for e in b.events.all()] == ["book", "cancel", "notified"]
 
 
-def test_owners_without_an_email_address_are_noted_not_mailed(lab, member_user, admin_user, mailoutbox,
-                                                               django_capture_on_commit_callbacks):
+def test_owners_without_an_email_address_are_noted_not_mailed(
+    lab, member_user, admin_user, mailoutbox, django_capture_on_commit_callbacks
+):
     b = book(member_user, group=lab["ring"].pk, start=1, end=4)
     with django_capture_on_commit_callbacks(execute=True):
-        services.maintenance_create(actor=actor(admin_user), group=lab["ring"].pk, start=hours(2), end=hours(3),
-                                    reason="fans")
+        services.maintenance_create(
+            actor=actor(admin_user), group=lab["ring"].pk, start=hours(2), end=hours(3), reason="fans"
+        )
     assert mailoutbox == []
     assert "member1 has no email address" in b.events.last().detail

@@ -1,4 +1,5 @@
 """The timeline's window and bars (pure: no database)."""
+
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
@@ -31,8 +32,11 @@ def _bar(label: str, start: datetime, hours: float, rows: tuple[int, ...] = (1,)
 
 def test_a_booking_on_the_first_of_next_month_is_drawn_in_the_month_view():
     start, end, _, _ = window_of("month", date(2026, 11, 30), UTC)
-    svg = render([Row(1, "spark-01", "pair")], [_bar("ada · sweep", datetime(2026, 12, 1, 9, tzinfo=UTC), 8)],
-                 Window(start, end, UTC, datetime(2026, 11, 30, 12, tzinfo=UTC), month=date(2026, 11, 1)))
+    svg = render(
+        [Row(1, "spark-01", "pair")],
+        [_bar("ada · sweep", datetime(2026, 12, 1, 9, tzinfo=UTC), 8)],
+        Window(start, end, UTC, datetime(2026, 11, 30, 12, tzinfo=UTC), month=date(2026, 11, 1)),
+    )
     assert 'class="bk other booked"' in svg and "<title>ada · sweep</title>" in svg
 
 
@@ -43,8 +47,11 @@ def test_week_bars_carry_owner_and_purpose_inside_or_just_after_them():
     long = render([Row(1, "spark-01", "pair")], [_bar("ada · decode sweep", monday + timedelta(hours=8), 30)], w)
     assert '<text class="tl-label tl-label-booking" ' in long and ">ada · decode sweep</text>" in long
     # Two hours are too narrow for the words: they follow the bar, in the room before the next one.
-    short = render([Row(1, "spark-01", "pair")], [_bar("bo · quick test", monday + timedelta(hours=8), 2),
-                                                    _bar("cy · later", monday + timedelta(days=2), 4)], w)
+    short = render(
+        [Row(1, "spark-01", "pair")],
+        [_bar("bo · quick test", monday + timedelta(hours=8), 2), _bar("cy · later", monday + timedelta(days=2), 4)],
+        w,
+    )
     assert '<text class="tl-label tl-label-out"' in short and ">bo · quick test</text>" in short
 
 
@@ -52,7 +59,12 @@ def test_a_narrow_bar_over_many_rows_carries_its_label_up_its_side():
     monday = datetime(2026, 11, 30, tzinfo=UTC)
     start, end, _, _ = window_of("week", monday.date(), UTC)
     rows = [Row(i, f"spark-{i:02d}", "switched") for i in range(1, 9)]
-    svg = render(rows, [_bar("ada · TP=8 sweep", monday + timedelta(hours=8), 3, tuple(range(1, 9))),
-                        _bar("bo · bench", monday + timedelta(hours=11), 3, tuple(range(1, 9)))],
-                 Window(start, end, UTC, monday))
+    svg = render(
+        rows,
+        [
+            _bar("ada · TP=8 sweep", monday + timedelta(hours=8), 3, tuple(range(1, 9))),
+            _bar("bo · bench", monday + timedelta(hours=11), 3, tuple(range(1, 9))),
+        ],
+        Window(start, end, UTC, monday),
+    )
     assert 'transform="rotate(-90' in svg and ">ada · TP=8 sweep</text>" in svg

@@ -1,4 +1,5 @@
 """POST /api/designs and the /design/ page, as a member's script and browser use them."""
+
 from __future__ import annotations
 
 import io
@@ -15,10 +16,13 @@ from tests.conftest import ApiClient
 
 pytestmark = pytest.mark.django_db
 
-BODY = {"sparks_128": 4, "models": [
-    {"model": "llama-3.3-70b", "context_tokens": 8192, "concurrency": 1},
-    {"model": "gpt-oss-120b", "context_tokens": 32768, "concurrency": 8},
-]}
+BODY = {
+    "sparks_128": 4,
+    "models": [
+        {"model": "llama-3.3-70b", "context_tokens": 8192, "concurrency": 1},
+        {"model": "gpt-oss-120b", "context_tokens": 32768, "concurrency": 8},
+    ],
+}
 
 
 def test_a_member_designs_four_sparks_for_two_models(api_member: ApiClient) -> None:
@@ -26,8 +30,12 @@ def test_a_member_designs_four_sparks_for_two_models(api_member: ApiClient) -> N
     assert r.status_code == 200, r.content
     data = r.json()
     keys = [d["key"] for d in data["designs"]]
-    assert keys == ["ring", "switched-mikrotik-crs504-4xq-in", "switched-mikrotik-crs804-ddq",
-                    "switched-generic-qsfp112-switch-32"]
+    assert keys == [
+        "ring",
+        "switched-mikrotik-crs504-4xq-in",
+        "switched-mikrotik-crs804-ddq",
+        "switched-generic-qsfp112-switch-32",
+    ]
     ring = data["designs"][0]
     assert ring["topology"]["kind"] == "ring" and ring["topology"]["link_gbps"] == [200]
     assert ring["topology"]["collective_gbs"] == 12.0
@@ -58,10 +66,15 @@ def test_a_member_designs_four_sparks_for_two_models(api_member: ApiClient) -> N
 
 
 def test_prices_entered_by_an_admin_are_totalled_and_checked_against_the_budget(api_member: ApiClient) -> None:
-    for slug, price in (("dgx-spark-128", "3999"), ("mikrotik-crs804-ddq", "1295.50"),
-                        ("qsfp-dd-2x-qsfp56-breakout", "120"), ("qsfp112-dac", "95"),
-                        ("mikrotik-crs504-4xq-in", "650"), ("qsfp28-dac", "40"),
-                        ("generic-qsfp112-switch-32", "9000")):
+    for slug, price in (
+        ("dgx-spark-128", "3999"),
+        ("mikrotik-crs804-ddq", "1295.50"),
+        ("qsfp-dd-2x-qsfp56-breakout", "120"),
+        ("qsfp112-dac", "95"),
+        ("mikrotik-crs504-4xq-in", "650"),
+        ("qsfp28-dac", "40"),
+        ("generic-qsfp112-switch-32", "9000"),
+    ):
         CatalogueEntry.objects.filter(slug=slug).update(price=Decimal(price), currency="EUR")
     body = {"sparks_128": 4, "sparks_owned": True, "budget": 1600, "currency": "EUR"}
     data = api_member.post("/api/designs", body).json()
@@ -71,9 +84,15 @@ def test_prices_entered_by_an_admin_are_totalled_and_checked_against_the_budget(
     assert by["ring"]["total"] == "380.00" and by["ring"]["currency"] == "EUR"
     # the 32-port switch's known total is over the budget: not a candidate, listed with how far over
     assert "switched-generic-qsfp112-switch-32" not in by
-    assert data["over_budget"] == [{"key": "switched-generic-qsfp112-switch-32",
-                                    "title": "Switched on Generic 32-port QSFP112 switch",
-                                    "total": "9380.00", "currency": "EUR", "over_by": "7780.00"}]
+    assert data["over_budget"] == [
+        {
+            "key": "switched-generic-qsfp112-switch-32",
+            "title": "Switched on Generic 32-port QSFP112 switch",
+            "total": "9380.00",
+            "currency": "EUR",
+            "over_by": "7780.00",
+        }
+    ]
     assert data["all_over_budget"] is False and "1 design over the budget" in data["budget_note"]
     assert {b["goal"]: b["design"] for b in data["best"]}["lowest price"] == "ring"
     # one part without a price: that design's total is unknown again
@@ -90,15 +109,18 @@ def test_an_owned_switch_is_not_bought(api_member: ApiClient) -> None:
     assert switch["owned"] == 1 and switch["to_buy"] == 0
 
 
-@pytest.mark.parametrize(("body", "path"), [
-    ({"sparks_128": 0}, "sparks_128"),
-    ({"sparks_128": 10_000}, "sparks_128"),
-    ({"sparks_128": 16, "no_switch": True}, "no_switch"),
-    ({"sparks_128": 4, "models": [{"model": "no-such-model"}]}, "models[0].model"),
-    ({"sparks_128": 4, "models": [{"model": "llama-3.3-70b", "concurrency": 0}]}, "models[0].concurrency"),
-    ({"sparks_128": 4, "budget": "lots"}, "budget"),
-    ({"sparks_128": 4, "owned_switch": "cisco-9000"}, "owned_switch"),
-])
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [
+        ({"sparks_128": 0}, "sparks_128"),
+        ({"sparks_128": 10_000}, "sparks_128"),
+        ({"sparks_128": 16, "no_switch": True}, "no_switch"),
+        ({"sparks_128": 4, "models": [{"model": "no-such-model"}]}, "models[0].model"),
+        ({"sparks_128": 4, "models": [{"model": "llama-3.3-70b", "concurrency": 0}]}, "models[0].concurrency"),
+        ({"sparks_128": 4, "budget": "lots"}, "budget"),
+        ({"sparks_128": 4, "owned_switch": "cisco-9000"}, "owned_switch"),
+    ],
+)
 def test_bad_input_is_a_400_naming_the_field(api_member: ApiClient, body: dict[str, Any], path: str) -> None:
     r = api_member.post("/api/designs", body)
     assert r.status_code == 400, r.content
@@ -150,28 +172,37 @@ def test_a_price_needs_its_currency(admin_user: Any) -> None:
     with pytest.raises(InventoryError) as exc:
         catalogue_create(actor=actor, kind="cable", slug="osfp-aoc", name="OSFP AOC", speed_gbps=400, price="99")
     assert [p for p, _ in exc.value.errors] == ["currency"]
-    entry = catalogue_create(actor=actor, kind="cable", slug="osfp-aoc", name="OSFP AOC", speed_gbps=400,
-                             price="99.90", currency="eur")
+    entry = catalogue_create(
+        actor=actor, kind="cable", slug="osfp-aoc", name="OSFP AOC", speed_gbps=400, price="99.90", currency="eur"
+    )
     assert entry.price == Decimal("99.90") and entry.currency == "EUR"
 
 
 # ---------------------------------------------------------------- Sparks by hardware, owned and planned
 
-LINES = [{"hardware": "dgx-spark-128", "owned": 2, "planned": 2},
-         {"hardware": "asus-ascent-gx10-128", "planned": 2},
-         {"hardware": "dgx-spark-64", "owned": 1}]
+LINES = [
+    {"hardware": "dgx-spark-128", "owned": 2, "planned": 2},
+    {"hardware": "asus-ascent-gx10-128", "planned": 2},
+    {"hardware": "dgx-spark-64", "owned": 1},
+]
 
 
 def test_sparks_by_hardware_owned_and_planned(api_member: ApiClient) -> None:
-    for slug, price in (("dgx-spark-128", "3999"), ("asus-ascent-gx10-128", "3500"), ("dgx-spark-64", "2999"),
-                        ("qsfp112-dac", "95")):
+    for slug, price in (
+        ("dgx-spark-128", "3999"),
+        ("asus-ascent-gx10-128", "3500"),
+        ("dgx-spark-64", "2999"),
+        ("qsfp112-dac", "95"),
+    ):
         CatalogueEntry.objects.filter(slug=slug).update(price=Decimal(price), currency="EUR")
     r = api_member.post("/api/designs", {"sparks": LINES, "no_switch": True})
     assert r.status_code == 200, r.content
     data = r.json()
-    assert data["request"]["sparks"] == [{"hardware": "dgx-spark-128", "owned": 2, "planned": 2},
-                                         {"hardware": "asus-ascent-gx10-128", "owned": 0, "planned": 2},
-                                         {"hardware": "dgx-spark-64", "owned": 1, "planned": 0}]
+    assert data["request"]["sparks"] == [
+        {"hardware": "dgx-spark-128", "owned": 2, "planned": 2},
+        {"hardware": "asus-ascent-gx10-128", "owned": 0, "planned": 2},
+        {"hardware": "dgx-spark-64", "owned": 1, "planned": 0},
+    ]
     [ring] = data["designs"]
     assert ring["key"] == "ring" and len(ring["topology"]["nodes"]) == 7
     # the document names the partner build by its slug; the engine reads its memory (and the 64 GB one's)
@@ -179,45 +210,60 @@ def test_sparks_by_hardware_owned_and_planned(api_member: ApiClient) -> None:
     assert hardware == ["dgx-spark-128"] * 4 + ["asus-ascent-gx10-128"] * 2 + ["dgx-spark-64"]
     assert "mixed-memory" in {f["code"] for f in ring["topology"]["findings"]}
     assert ring["topology"]["memory"]["symmetric_gb"] < ring["topology"]["memory"]["pooled_gb"]
-    sparks = [(p["name"], p["count"], p["owned"], p["to_buy"], p["line_total"])
-              for p in ring["bill_of_materials"]["parts"] if p["kind"] == "spark"]
-    assert sparks == [("DGX Spark 128 GB", 4, 2, 2, "7998.00"), ("ASUS Ascent GX10 128 GB", 2, 0, 2, "7000.00"),
-                      ("DGX Spark 64 GB", 1, 1, 0, "0.00")]
+    sparks = [
+        (p["name"], p["count"], p["owned"], p["to_buy"], p["line_total"])
+        for p in ring["bill_of_materials"]["parts"]
+        if p["kind"] == "spark"
+    ]
+    assert sparks == [
+        ("DGX Spark 128 GB", 4, 2, 2, "7998.00"),
+        ("ASUS Ascent GX10 128 GB", 2, 0, 2, "7000.00"),
+        ("DGX Spark 64 GB", 1, 1, 0, "0.00"),
+    ]
     # only what is to buy is priced: 2 x 3999 + 2 x 3500 + 7 ring cables x 95
     assert ring["bill_of_materials"]["total"] == f"{2 * 3999 + 2 * 3500 + 7 * 95}.00"
 
 
 def test_the_shorthand_still_answers_as_lines_of_dgx_sparks(api_member: ApiClient) -> None:
     short = api_member.post("/api/designs", {"sparks_128": 3, "sparks_64": 1, "sparks_owned": True}).json()
-    long = api_member.post("/api/designs", {"sparks": [{"hardware": "dgx-spark-128", "owned": 3},
-                                                       {"hardware": "dgx-spark-64", "owned": 1}]}).json()
+    long = api_member.post(
+        "/api/designs",
+        {"sparks": [{"hardware": "dgx-spark-128", "owned": 3}, {"hardware": "dgx-spark-64", "owned": 1}]},
+    ).json()
     assert [d["document"] for d in short["designs"]] == [d["document"] for d in long["designs"]]
-    assert ([d["bill_of_materials"]["parts"] for d in short["designs"]]
-            == [d["bill_of_materials"]["parts"] for d in long["designs"]])
+    assert [d["bill_of_materials"]["parts"] for d in short["designs"]] == [
+        d["bill_of_materials"]["parts"] for d in long["designs"]
+    ]
 
 
-@pytest.mark.parametrize(("body", "path"), [
-    ({"sparks": [LINES[0], {"hardware": "cisco-spark", "planned": 2}]}, "sparks[1].hardware"),
-    ({"sparks": [LINES[0], {"hardware": "mikrotik-crs804-ddq", "planned": 2}]}, "sparks[1].hardware"),
-    ({"sparks": [{"hardware": "rtx-spark", "planned": 2}]}, "sparks[0].hardware"),
-    ({"sparks": [{"hardware": 128, "planned": 2}]}, "sparks[0].hardware"),
-    ({"sparks": [{"hardware": "dgx-spark-128", "owned": -1, "planned": 2}]}, "sparks[0].owned"),
-    ({"sparks": [{"hardware": "dgx-spark-128", "planned": 100_000}]}, "sparks[0].planned"),
-    ({"sparks": [{"hardware": "dgx-spark-128", "planned": "two"}]}, "sparks[0].planned"),
-    ({"sparks": [{"hardware": "dgx-spark-128"}]}, "sparks[0].planned"),
-    ({"sparks": [{"hardware": "dgx-spark-128", "planned": 2, "colour": "green"}]}, "sparks[0].colour"),
-    ({"sparks": [{"hardware": "dgx-spark-128", "planned": 40}, {"hardware": "dgx-spark-64", "planned": 40}]},
-     "sparks"),
-    ({"sparks": {"hardware": "dgx-spark-128"}}, "sparks"),
-    ({"sparks": ["dgx-spark-128"]}, "sparks[0]"),
-    ({"sparks": LINES, "sparks_128": 2}, "sparks"),
-    ({"sparks": LINES, "sparks_owned": True}, "sparks_owned"),
-    ({"sparks": [{"hardware": "dgx-spark-128", "owned": 2}], "from_inventory": True}, "sparks[0].owned"),
-    ({"sparks_128": 2, "from_inventory": "yes"}, "from_inventory"),
-    ({"sparks_128": 2, "sparks_owned": True, "from_inventory": True}, "sparks_owned"),
-])
-def test_bad_lines_are_a_400_naming_the_path_and_change_nothing(api_member: ApiClient, body: dict[str, Any],
-                                                                path: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [
+        ({"sparks": [LINES[0], {"hardware": "cisco-spark", "planned": 2}]}, "sparks[1].hardware"),
+        ({"sparks": [LINES[0], {"hardware": "mikrotik-crs804-ddq", "planned": 2}]}, "sparks[1].hardware"),
+        ({"sparks": [{"hardware": "rtx-spark", "planned": 2}]}, "sparks[0].hardware"),
+        ({"sparks": [{"hardware": 128, "planned": 2}]}, "sparks[0].hardware"),
+        ({"sparks": [{"hardware": "dgx-spark-128", "owned": -1, "planned": 2}]}, "sparks[0].owned"),
+        ({"sparks": [{"hardware": "dgx-spark-128", "planned": 100_000}]}, "sparks[0].planned"),
+        ({"sparks": [{"hardware": "dgx-spark-128", "planned": "two"}]}, "sparks[0].planned"),
+        ({"sparks": [{"hardware": "dgx-spark-128"}]}, "sparks[0].planned"),
+        ({"sparks": [{"hardware": "dgx-spark-128", "planned": 2, "colour": "green"}]}, "sparks[0].colour"),
+        (
+            {"sparks": [{"hardware": "dgx-spark-128", "planned": 40}, {"hardware": "dgx-spark-64", "planned": 40}]},
+            "sparks",
+        ),
+        ({"sparks": {"hardware": "dgx-spark-128"}}, "sparks"),
+        ({"sparks": ["dgx-spark-128"]}, "sparks[0]"),
+        ({"sparks": LINES, "sparks_128": 2}, "sparks"),
+        ({"sparks": LINES, "sparks_owned": True}, "sparks_owned"),
+        ({"sparks": [{"hardware": "dgx-spark-128", "owned": 2}], "from_inventory": True}, "sparks[0].owned"),
+        ({"sparks_128": 2, "from_inventory": "yes"}, "from_inventory"),
+        ({"sparks_128": 2, "sparks_owned": True, "from_inventory": True}, "sparks_owned"),
+    ],
+)
+def test_bad_lines_are_a_400_naming_the_path_and_change_nothing(
+    api_member: ApiClient, body: dict[str, Any], path: str
+) -> None:
     from inventory.models import Change
 
     changes = Change.objects.count()
@@ -243,13 +289,15 @@ def test_growth_from_the_inventory_through_the_api(api_admin: ApiClient, member_
     doc = {s["name"]: s for s in ring["document"]["sparks"]}
     assert doc["ring-1"]["ssh"] == {"host": "10.20.2.11", "port": 22, "user": "fleet"}
     assert doc["ring-5"]["hardware"] == doc["ring-6"]["hardware"] == "dell-pro-max-gb10-128"
-    spark_parts = {p["type"]: (p["count"], p["owned"], p["to_buy"]) for p in ring["bill_of_materials"]["parts"]
-                   if p["kind"] == "spark"}
+    spark_parts = {
+        p["type"]: (p["count"], p["owned"], p["to_buy"])
+        for p in ring["bill_of_materials"]["parts"]
+        if p["kind"] == "spark"
+    }
     assert spark_parts == {"dgx-spark-128": (4, 4, 0), "dell-pro-max-gb10-128": (2, 0, 2)}
     # without registered Sparks the lab has nothing to grow from: the planned ones alone must make a lab
     Spark.objects.all().delete()
-    r = client.post("/api/designs", {"from_inventory": True, "sparks": [{"hardware": "dgx-spark-128",
-                                                                          "planned": 1}]})
+    r = client.post("/api/designs", {"from_inventory": True, "sparks": [{"hardware": "dgx-spark-128", "planned": 1}]})
     assert r.status_code == 400 and r.json()["errors"][0]["path"] == "sparks"
 
 
@@ -257,8 +305,12 @@ def test_growth_from_the_inventory_through_the_api(api_admin: ApiClient, member_
 
 
 def test_every_design_over_the_budget_is_said_plainly(api_member: ApiClient) -> None:
-    for slug, price in (("mikrotik-crs804-ddq", "1295.50"), ("qsfp-dd-2x-qsfp56-breakout", "120"),
-                        ("qsfp112-dac", "95"), ("generic-qsfp112-switch-32", "9000")):
+    for slug, price in (
+        ("mikrotik-crs804-ddq", "1295.50"),
+        ("qsfp-dd-2x-qsfp56-breakout", "120"),
+        ("qsfp112-dac", "95"),
+        ("generic-qsfp112-switch-32", "9000"),
+    ):
         CatalogueEntry.objects.filter(slug=slug).update(price=Decimal(price), currency="EUR")
     body = {"sparks_128": 8, "sparks_owned": True, "budget": 500, "currency": "EUR"}
     r = api_member.post("/api/designs", body)
@@ -266,8 +318,10 @@ def test_every_design_over_the_budget_is_said_plainly(api_member: ApiClient) -> 
     data = r.json()
     assert data["designs"] == [] and data["best"] == [] and data["all_over_budget"] is True
     assert [(d["key"], d["total"], d["over_by"]) for d in data["over_budget"]] == [
-        ("ring", "760.00", "260.00"), ("switched-mikrotik-crs804-ddq", "1775.50", "1275.50"),
-        ("switched-generic-qsfp112-switch-32", "9760.00", "9260.00")]
+        ("ring", "760.00", "260.00"),
+        ("switched-mikrotik-crs804-ddq", "1775.50", "1275.50"),
+        ("switched-generic-qsfp112-switch-32", "9760.00", "9260.00"),
+    ]
     assert data["budget_note"].startswith("Every design is over the budget of 500 EUR")
     # a design whose total cannot be known stays a candidate, marked as such
     CatalogueEntry.objects.filter(slug="qsfp112-dac").update(price=None, currency="")
@@ -301,8 +355,11 @@ def test_the_page_takes_lines_and_offers_the_growth_document(member_user: Any, a
     assert doc.status_code == 200 and "import with prune" in text
     data = yaml.safe_load(text)
     assert [s["hardware"] for s in data["sparks"]][4:] == ["msi-edgexpert-gb10-128"] * 2 + ["dgx-spark-64"] * 2
-    assert data["sparks"][0] == {"name": "ring-1", "hardware": "dgx-spark-128",
-                                 "ssh": {"host": "10.20.2.11", "port": 22, "user": "fleet"}}
+    assert data["sparks"][0] == {
+        "name": "ring-1",
+        "hardware": "dgx-spark-128",
+        "ssh": {"host": "10.20.2.11", "port": 22, "user": "fleet"},
+    }
 
 
 def test_each_target_is_planned_for_its_own_goal(api_member: ApiClient) -> None:
@@ -311,18 +368,26 @@ def test_each_target_is_planned_for_its_own_goal(api_member: ApiClient) -> None:
     latency goal, for that stream's speed. The best design is named for each
     target's own goal only."""
     lines = [{"hardware": "dgx-spark-128", "planned": 4}]
-    many = api_member.post("/api/designs", {"sparks": lines, "models": [
-        {"model": "gpt-oss-20b", "context_tokens": 8192, "concurrency": 64}]}).json()
+    many = api_member.post(
+        "/api/designs",
+        {"sparks": lines, "models": [{"model": "gpt-oss-20b", "context_tokens": 8192, "concurrency": 64}]},
+    ).json()
     ring = next(d for d in many["designs"] if d["key"] == "ring")
     assert ring["models"][0]["goal"] == "throughput" and ring["models"][0]["plan"]["label"] == "4 one-node copies"
     goals = [b["goal"] for b in many["best"]]
     assert "most decode of gpt-oss-20b at 64 streams" in goals
     assert not any(g.startswith("fastest one stream") for g in goals)
-    fast = api_member.post("/api/designs", {"sparks": lines, "models": [
-        {"model": "gpt-oss-20b", "context_tokens": 8192, "concurrency": 64, "goal": "latency"}]}).json()
+    fast = api_member.post(
+        "/api/designs",
+        {
+            "sparks": lines,
+            "models": [{"model": "gpt-oss-20b", "context_tokens": 8192, "concurrency": 64, "goal": "latency"}],
+        },
+    ).json()
     ring = next(d for d in fast["designs"] if d["key"] == "ring")
     assert ring["models"][0]["goal"] == "latency" and ring["models"][0]["plan"]["tp"] == 4
     assert [b["goal"] for b in fast["best"]][0] == "fastest one stream of gpt-oss-20b"
-    bad = api_member.post("/api/designs", {"sparks": lines, "models": [
-        {"model": "gpt-oss-20b", "concurrency": 64, "goal": "fastest"}]})
+    bad = api_member.post(
+        "/api/designs", {"sparks": lines, "models": [{"model": "gpt-oss-20b", "concurrency": 64, "goal": "fastest"}]}
+    )
     assert bad.status_code == 400 and "models[0].goal" in bad.content.decode()

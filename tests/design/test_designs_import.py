@@ -1,6 +1,7 @@
 """Every candidate the designer offers imports through the real import
 service into an empty lab, and the topology engine then reads the kind, the
 link speeds and the findings the design promised."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -63,14 +64,19 @@ def test_lab_document_imports_as_the_design_promised(admin_user: Any, request_: 
 
 def test_the_candidates_per_size_with_and_without_a_switch() -> None:
     keys = {label: [d.key for d in designs(r)] for label, r in REQUESTS.items()}
-    assert keys["2"] == ["direct", "switched-mikrotik-crs504-4xq-in", "switched-mikrotik-crs804-ddq",
-                         "switched-generic-qsfp112-switch-32"]
+    assert keys["2"] == [
+        "direct",
+        "switched-mikrotik-crs504-4xq-in",
+        "switched-mikrotik-crs804-ddq",
+        "switched-generic-qsfp112-switch-32",
+    ]
     assert keys["8"] == ["ring", "switched-mikrotik-crs804-ddq", "switched-generic-qsfp112-switch-32"]
     assert keys["16"] == ["switched-generic-qsfp112-switch-32"]
     assert [d.key for d in designs(Request(4, 0, no_switch=True))] == ["ring"]
     assert [d.key for d in designs(Request(2, 0, no_switch=True))] == ["direct"]
     assert [d.key for d in designs(Request(8, 0, owned_switch="mikrotik-crs804-ddq"))] == [
-        "switched-mikrotik-crs804-ddq"]
+        "switched-mikrotik-crs804-ddq"
+    ]
     with pytest.raises(DesignInputError) as exc:
         designs(Request(16, 0, no_switch=True))
     assert exc.value.errors[0][0] == "no_switch" and "ring" in exc.value.errors[0][1]
@@ -86,8 +92,11 @@ def test_what_the_engine_says_about_each_shape() -> None:
     crs804 = by_key["switched-mikrotik-crs804-ddq"]
     assert crs804.link_gbps == [200] and crs804.finding_codes == [] and crs804.group.collective_gbs == 24.0
     parts = {(p.slug, p.coded_for): p.count for p in crs804.parts}
-    assert parts == {("dgx-spark-128", ""): 8, ("mikrotik-crs804-ddq", ""): 1,
-                     ("qsfp-dd-2x-qsfp56-breakout", "nvidia"): 4}
+    assert parts == {
+        ("dgx-spark-128", ""): 8,
+        ("mikrotik-crs804-ddq", ""): 1,
+        ("qsfp-dd-2x-qsfp56-breakout", "nvidia"): 4,
+    }
     crs504 = next(d for d in designs(Request(4, 0)) if d.switch == "mikrotik-crs504-4xq-in")
     assert crs504.link_gbps == [100] and "slow-switch-port" in crs504.finding_codes
     mixed = designs(Request(3, 2))
@@ -100,10 +109,15 @@ def test_what_the_engine_says_about_each_shape() -> None:
     assert [(p.slug, p.count) for p in big[0].parts if p.kind == "cable"] == [("qsfp-dd-2x-qsfp56-breakout", 32)]
 
 
-@pytest.mark.parametrize(("request_", "path"), [
-    (Request(0, 0), "sparks_128"), (Request(1, 0), "sparks_128"), (Request(10_000, 0), "sparks_128"),
-    (Request(2, 0, owned_switch="no-such-switch"), "owned_switch"),
-])
+@pytest.mark.parametrize(
+    ("request_", "path"),
+    [
+        (Request(0, 0), "sparks_128"),
+        (Request(1, 0), "sparks_128"),
+        (Request(10_000, 0), "sparks_128"),
+        (Request(2, 0, owned_switch="no-such-switch"), "owned_switch"),
+    ],
+)
 def test_bad_requests_name_the_field(request_: Request, path: str) -> None:
     with pytest.raises(DesignInputError) as exc:
         designs(request_)
@@ -117,8 +131,7 @@ def test_the_designed_prediction_is_the_one_the_built_group_gets(admin_user: Any
     document is imported (no telemetry yet: expected memory and link speed)."""
     api = ApiClient(member_user)
     target = {"model": "gpt-oss-120b", "context_tokens": 8192, "concurrency": 64, "goal": "throughput"}
-    answer = api.post("/api/designs", {"sparks": [{"hardware": "dgx-spark-128", "planned": 4}],
-                                       "models": [target]})
+    answer = api.post("/api/designs", {"sparks": [{"hardware": "dgx-spark-128", "planned": 4}], "models": [target]})
     assert answer.status_code == 200, answer.content
     ring = next(d for d in answer.json()["designs"] if d["key"] == "ring")
     promised = ring["models"][0]["plan"]
@@ -127,7 +140,10 @@ def test_the_designed_prediction_is_the_one_the_built_group_gets(admin_user: Any
     planned = api.post("/api/plans", {**target, "group": group.pk}).json()
     best = planned["plans"][planned["recommended"]]
     assert (best["label"], best["decode_tps"], best["aggregate_tps"]) == (
-        promised["label"], promised["decode_tps"], promised["aggregate_tps"])
+        promised["label"],
+        promised["decode_tps"],
+        promised["aggregate_tps"],
+    )
     assert promised["label"] == "4 one-node copies"  # 64 streams on a ring of four: independent copies
     page = Client()
     page.force_login(member_user)

@@ -1,5 +1,6 @@
 """Playwright driving Debian's Chromium (never a downloaded browser) against
 pytest-django's live server."""
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,13 @@ import pytest
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-quic",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
 ]
 SHOTS = Path(os.environ.get("FLEET_SCREENSHOTS", Path(__file__).resolve().parents[2] / "screenshots"))
 

@@ -3,6 +3,7 @@ axe-core finds no serious or critical violation, and nothing scrolls the
 page sideways (wide tables and drawings scroll inside their cards). A lab
 admin's pages are also checked at 1440 px. One browser, one live server,
 one sign-in per role."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -20,8 +21,10 @@ from tests.e2e.conftest import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-AXE_OPTIONS = {"resultTypes": ["violations"],
-               "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]}}
+AXE_OPTIONS = {
+    "resultTypes": ["violations"],
+    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]},
+}
 # /api/docs embeds Swagger UI, a third-party widget: its own markup is left out, the page around it is checked.
 THIRD_PARTY = {"/api/docs": {"exclude": [["#swagger-ui"]]}}
 PHONE, DESKTOP = 390, 1440
@@ -29,12 +32,38 @@ PHONE, DESKTOP = 390, 1440
 
 def pages(group: int, cable: int, booking: int) -> list[str]:
     return [
-        "/", "/telemetry/", "/telemetry/alerts/", "/sparks/spark-04/telemetry/",
-        "/sparks/", "/sparks/spark-01/", "/sparks/new/", "/switches/", "/switches/sw-804/",
-        "/cables/", f"/cables/{cable}/", "/cables/new/", "/topology/", f"/groups/{group}/", "/memory/",
-        "/plans/", "/models/", "/models/new/", "/benchmarks/", f"/benchmarks/groups/{group}/", "/benchmarks/new/",
-        "/bookings/", "/bookings/?view=month", "/bookings/mine/", "/bookings/new/", f"/bookings/{booking}/",
-        "/bookings/maintenance/", "/catalogue/", "/lab/import/", "/changes/", "/accounts/profile/", "/api/docs",
+        "/",
+        "/telemetry/",
+        "/telemetry/alerts/",
+        "/sparks/spark-04/telemetry/",
+        "/sparks/",
+        "/sparks/spark-01/",
+        "/sparks/new/",
+        "/switches/",
+        "/switches/sw-804/",
+        "/cables/",
+        f"/cables/{cable}/",
+        "/cables/new/",
+        "/topology/",
+        f"/groups/{group}/",
+        "/memory/",
+        "/plans/",
+        "/models/",
+        "/models/new/",
+        "/benchmarks/",
+        f"/benchmarks/groups/{group}/",
+        "/benchmarks/new/",
+        "/bookings/",
+        "/bookings/?view=month",
+        "/bookings/mine/",
+        "/bookings/new/",
+        f"/bookings/{booking}/",
+        "/bookings/maintenance/",
+        "/catalogue/",
+        "/lab/import/",
+        "/changes/",
+        "/accounts/profile/",
+        "/api/docs",
     ]
 
 
@@ -46,8 +75,9 @@ def lab() -> dict[str, int]:
     make_user("viewer", "viewer")
     group = NodeGroup.objects.filter(retired_at__isnull=True).get(members__spark__name="spark-07").pk
     start = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
-    booking = booking_services.booking_create(actor=Actor(user=member), group=group, start=start,
-                                              end=start + timedelta(hours=3), purpose="TP=8 decode sweep")
+    booking = booking_services.booking_create(
+        actor=Actor(user=member), group=group, start=start, end=start + timedelta(hours=3), purpose="TP=8 decode sweep"
+    )
     return {"group": group, "cable": Cable.objects.order_by("pk").first().pk, "booking": booking.pk}
 
 
@@ -79,8 +109,9 @@ def test_every_page_for_every_role_passes_axe_and_fits_a_phone(live_server, brow
         if width == PHONE:  # the compact menu, opened, is checked too
             page.click("details.navmenu summary")
             results = axe.run(page, context="details.navmenu", options=AXE_OPTIONS).response
-            problems += [f"menu for {role}: {v['id']}" for v in results["violations"]
-                         if v["impact"] in ("serious", "critical")]
+            problems += [
+                f"menu for {role}: {v['id']}" for v in results["violations"] if v["impact"] in ("serious", "critical")
+            ]
         for path in paths:
             problems += check(page, axe, live_server.url, path, width)
         if width == DESKTOP:  # the widths between, where the bar turns into the menu
@@ -88,7 +119,8 @@ def test_every_page_for_every_role_passes_axe_and_fits_a_phone(live_server, brow
                 page.set_viewport_size({"width": between, "height": 900})
                 page.goto(f"{live_server.url}/")
                 scroll, client = page.evaluate(
-                    "[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+                    "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+                )
                 if scroll > client:
                     problems.append(f"/ at {between} px: the page is {scroll} px wide")
         context.close()

@@ -2,6 +2,7 @@
 with another member's booking before anything is submitted, the booking
 goes through once the time is free, and the timeline shows its bar. Also
 the timeline of a 64-Spark fleet over a month, for people to look at."""
+
 from __future__ import annotations
 
 import re
@@ -41,8 +42,13 @@ def test_member_books_a_group_and_sees_the_clash_first(live_server, page, shot):
     lab_import(actor=Actor(user=admin, source="import"), data=lab_data("ring4.yaml"))
     switched = NodeGroup.objects.get(kind="switched", retired_at=None)
     base = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(days=1, hours=1)
-    services.booking_create(actor=Actor(user=other), nodes=["node-03", "node-04"], start=base,
-                            end=base + timedelta(hours=4), purpose="NCCL all-reduce sweep")
+    services.booking_create(
+        actor=Actor(user=other),
+        nodes=["node-03", "node-04"],
+        start=base,
+        end=base + timedelta(hours=4),
+        purpose="NCCL all-reduce sweep",
+    )
     assert member.pk
 
     sign_in(page, live_server.url, "member1", "member1-pass-123")
@@ -72,7 +78,13 @@ def test_member_books_a_group_and_sees_the_clash_first(live_server, page, shot):
     assert "Booked group-node-01" in page.content()
     mine = Booking.objects.get(owner__username="member1")
     assert sorted(a.spark.name for a in mine.allocations.all()) == [
-        "node-01", "node-02", "node-05", "node-06", "node-07", "node-08"]
+        "node-01",
+        "node-02",
+        "node-05",
+        "node-06",
+        "node-07",
+        "node-08",
+    ]
     shot("booking-detail")
 
     page.goto(f"{live_server.url}/bookings/?date={base.date().isoformat()}")
@@ -99,9 +111,13 @@ def test_timeline_of_64_sparks_over_a_month(live_server, page, shot):
     made = fill_month(start - timedelta(days=3), start + timedelta(days=35), users)
     assert made > 50
     soon = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(days=2)
-    window = services.maintenance_create(actor=Actor(user=admin), nodes=["spark-0033", "spark-0034", "spark-0035",
-                                         "spark-0036"], start=soon, end=soon + timedelta(hours=20),
-                                         reason="re-cable the ring")
+    window = services.maintenance_create(
+        actor=Actor(user=admin),
+        nodes=["spark-0033", "spark-0034", "spark-0035", "spark-0036"],
+        start=soon,
+        end=soon + timedelta(hours=20),
+        reason="re-cable the ring",
+    )
     assert window.bookings.exists()
     sign_in(page, live_server.url, "member1", "member1-pass-123")
     page.goto(f"{live_server.url}/bookings/?view=month")

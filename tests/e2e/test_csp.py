@@ -2,6 +2,7 @@
 violation and no script error in the console, htmx still swaps parts of a
 page, the confirm and copy buttons still work (their code moved out of
 inline handlers into static/js/fleet.js), and the API docs still render."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -40,8 +41,10 @@ class Console:
     def visit(self, url: str) -> None:
         r = self.page.goto(url)
         assert r is not None and r.status == 200, url
-        assert "Content-Security-Policy" in {k.title(): v for k, v in r.headers.items()} or \
-            "content-security-policy" in r.headers, url
+        assert (
+            "Content-Security-Policy" in {k.title(): v for k, v in r.headers.items()}
+            or "content-security-policy" in r.headers
+        ), url
         self.page.wait_for_load_state("networkidle")
         self.check(url)
 
@@ -61,8 +64,9 @@ def lab() -> dict[str, Any]:
     group = NodeGroup.objects.filter(retired_at__isnull=True, members__spark__name="spark-03").first()
     assert group is not None
     start = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(hours=2)
-    booking = services.booking_create(actor=Actor(user=member), group=group.pk, start=start,
-                                      end=start + timedelta(hours=3), purpose="decode sweep")
+    booking = services.booking_create(
+        actor=Actor(user=member), group=group.pk, start=start, end=start + timedelta(hours=3), purpose="decode sweep"
+    )
     return {"group": group.pk, "booking": booking.pk}
 
 
@@ -72,12 +76,35 @@ def test_every_main_page_runs_under_the_policy(live_server, page, shot, lab):
     console.visit(f"{base}/accounts/login/")
     sign_in(page, base, "admin", "admin-pass-123")
     console.check("sign in")
-    pages = ["/", "/telemetry/", "/telemetry/alerts/", "/sparks/spark-01/telemetry/", "/sparks/", "/sparks/spark-01/",
-             "/switches/", "/cables/", "/topology/", "/memory/", "/plans/", "/models/", "/benchmarks/",
-             f"/benchmarks/groups/{lab['group']}/", "/bookings/", "/bookings/?view=month", "/bookings/new/",
-             "/bookings/mine/", "/bookings/maintenance/", f"/bookings/{lab['booking']}/",
-             f"/bookings/groups/{lab['group']}/", "/catalogue/", "/lab/import/", "/changes/", "/accounts/profile/",
-             "/admin/", "/admin/inventory/spark/"]
+    pages = [
+        "/",
+        "/telemetry/",
+        "/telemetry/alerts/",
+        "/sparks/spark-01/telemetry/",
+        "/sparks/",
+        "/sparks/spark-01/",
+        "/switches/",
+        "/cables/",
+        "/topology/",
+        "/memory/",
+        "/plans/",
+        "/models/",
+        "/benchmarks/",
+        f"/benchmarks/groups/{lab['group']}/",
+        "/bookings/",
+        "/bookings/?view=month",
+        "/bookings/new/",
+        "/bookings/mine/",
+        "/bookings/maintenance/",
+        f"/bookings/{lab['booking']}/",
+        f"/bookings/groups/{lab['group']}/",
+        "/catalogue/",
+        "/lab/import/",
+        "/changes/",
+        "/accounts/profile/",
+        "/admin/",
+        "/admin/inventory/spark/",
+    ]
     for path in pages:
         console.visit(base + path)
 

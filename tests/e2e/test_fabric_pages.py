@@ -7,6 +7,7 @@ booking sees why they cannot start one.
 
     fab-a:p0 ===== fab-b:p0   (simulated Sparks answering mpirun ... all_gather_perf)
 """
+
 from __future__ import annotations
 
 import threading
@@ -60,8 +61,10 @@ def element_shot(page, selector: str, name: str) -> None:
 def test_admin_verifies_a_pair_from_its_page(live_server, page, shot, fleet_key, tmp_path, settings, worker):
     make_user("admin", "lab-admin")
     make_user("member", "member")
-    nodes = [SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
-             SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")})]
+    nodes = [
+        SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
+        SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}),
+    ]
     with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
         fleet.fleet.nccl_row_s = 1.2  # slow enough to watch, as a real sweep is
         group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="fab-a")
@@ -79,8 +82,10 @@ def test_admin_verifies_a_pair_from_its_page(live_server, page, shot, fleet_key,
         assert "not measured yet" in page.locator("#q-exchange").inner_text()
         assert "predicted" in page.locator("#q-exchange").inner_text()
         page.click("#fabric button[type=submit]")
-        page.wait_for_function("() => document.querySelector('#fabric .fabric-progress') && "
-                               "document.querySelectorAll('#fabric .fabric-progress tbody tr').length >= 1")
+        page.wait_for_function(
+            "() => document.querySelector('#fabric .fabric-progress') && "
+            "document.querySelectorAll('#fabric .fabric-progress tbody tr').length >= 1"
+        )
         progress = page.locator("#fabric").inner_text()
         assert "Running" in progress and "of 4 buffer sizes done" in progress and "Verifying" in progress
         shot("fabric-in-progress")
@@ -110,8 +115,10 @@ def test_one_twin_shows_its_finding_and_fix(live_server, page, shot, fleet_key, 
     """fab-b's second twin of p0 is down: the verification measures about half and says how to fix it,
     on the card and in the group's findings."""
     make_user("admin", "lab-admin")
-    nodes = [SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
-             SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}, faults={"twin-down"})]
+    nodes = [
+        SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
+        SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}, faults={"twin-down"}),
+    ]
     with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
         fleet.fleet.nccl_row_s = 0.1
         group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="fab-a")

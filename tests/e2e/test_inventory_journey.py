@@ -1,5 +1,6 @@
 """A lab admin signs in, registers two Sparks and a QSFP112 cable between
 them in a real browser, and sees the cable on both Sparks' pages."""
+
 from __future__ import annotations
 
 import re

@@ -3,6 +3,7 @@ the plans update live as the model and the context change (no navigation),
 a context beyond the model's limit is named, the recommended plan's launch
 commands come with copy buttons; then the group's benchmark page shows the
 scaling chart and the leaderboard ranks the published and measured runs."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,8 +28,10 @@ def lab() -> dict[str, int]:
     LlmModel.objects.filter(slug="qwen3.8-27b").update(hf_repo="example-lab/Qwen3.8-27B-NVFP4")
     LlmModel.objects.filter(slug="glm-5.3").update(hf_repo="example-lab/GLM-5.3-NVFP4")
     live = NodeGroup.objects.filter(retired_at__isnull=True)
-    return {"switched": live.get(members__spark__name="spark-07").pk,
-            "ring": live.get(members__spark__name="spark-03").pk}
+    return {
+        "switched": live.get(members__spark__name="spark-07").pk,
+        "ring": live.get(members__spark__name="spark-03").pk,
+    }
 
 
 def results_text(page) -> str:
@@ -79,8 +82,10 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     # so the copy button clicked below is not swapped out under the click.
     page.locator("#id_concurrency").blur()
     page.wait_for_load_state("networkidle")
-    page.wait_for_function("() => document.querySelector('#recommendation') && "
-                           "document.querySelector('#recommendation').innerText.includes('8 streams together')")
+    page.wait_for_function(
+        "() => document.querySelector('#recommendation') && "
+        "document.querySelector('#recommendation').innerText.includes('8 streams together')"
+    )
     assert page.evaluate("window.__still_here") is True
     assert "context_tokens=65536" in page.url  # the inputs are in the address, for a link to share
     # GLM-5.3 has no repository in the catalogue: its launch says so; a model with one gets commands
@@ -88,8 +93,10 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     page.wait_for_function("() => document.querySelector('#results h2').innerText.includes('Llama-3.3-70B')")
     page.wait_for_load_state("networkidle")
     page.locator("tr.plan-more.recommended summary").click()
-    page.wait_for_function("() => (document.querySelector('tr.plan-more.recommended .launch') || {innerText: ''})"
-                           ".innerText.includes('NCCL_IB_HCA')")
+    page.wait_for_function(
+        "() => (document.querySelector('tr.plan-more.recommended .launch') || {innerText: ''})"
+        ".innerText.includes('NCCL_IB_HCA')"
+    )
     launch = page.locator("tr.plan-more.recommended .launch").inner_text()
     assert "NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0" in launch and "<ip of spark-07 on enp1s0f0np0>" in launch
     button = page.locator("tr.plan-more.recommended .copy").first

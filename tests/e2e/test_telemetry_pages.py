@@ -2,6 +2,7 @@
 faults answering real SSH on 127.0.0.1, polls stored through the service.
 The dashboard refreshes by itself when a new poll changes a node, the node
 page draws its history, the alerts page filters and acknowledges."""
+
 from __future__ import annotations
 
 import threading
@@ -57,8 +58,9 @@ def poll(names: tuple[str, ...], *, backdated: int = 0) -> None:
     assert not errors, errors
 
 
-def test_dashboard_refreshes_itself_and_node_and_alert_pages(live_server, page, shot, import_lab, fleet_key,
-                                                              tmp_path, settings):
+def test_dashboard_refreshes_itself_and_node_and_alert_pages(
+    live_server, page, shot, import_lab, fleet_key, tmp_path, settings
+):
     catalogue_ensure()
     import_lab("demo.yaml")
     settings.FLEET_SSH_KEY = fleet_key[0]
@@ -69,8 +71,9 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(live_server, page, 
     try:
         for name, endpoint in fleet.endpoints.items():
             Spark.objects.filter(name=name).update(ssh_port=endpoint.port)
-        services.host_keys_record(actor=Actor(source="command"),
-                                  keys={n: e.host_key for n, e in fleet.endpoints.items()})
+        services.host_keys_record(
+            actor=Actor(source="command"), keys={n: e.host_key for n, e in fleet.endpoints.items()}
+        )
         poll(SIMULATED, backdated=45)
 
         base = live_server.url

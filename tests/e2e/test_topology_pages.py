@@ -3,6 +3,7 @@ demo lab plus a 64-Spark switched group. They rely on a diagram per group
 with a hover title on every Spark, the four quantities shown apart, the slow
 ring cable named with its fix, memory that never passes the pool off as one
 machine's, and (admin) splitting a switched group with inline errors."""
+
 from __future__ import annotations
 
 import pytest
@@ -67,8 +68,9 @@ def test_member_reads_topology_group_and_memory_pages(live_server, page, shot, l
     page.wait_for_function("() => document.activeElement && document.activeElement.dataset.detail !== undefined")
 
     page.goto(f"{base}/groups/{lab['crs804']}/")
-    quantities = {row: page.locator(f"#{row} td.num").inner_text() for row in
-                  ("q-local", "q-pooled", "q-exchange", "q-placement")}
+    quantities = {
+        row: page.locator(f"#{row} td.num").inner_text() for row in ("q-local", "q-pooled", "q-exchange", "q-placement")
+    }
     assert quantities["q-local"] == "126.7 GB"
     assert quantities["q-pooled"].startswith("1,013.6 GB") and "across 8 machines" in quantities["q-pooled"]
     assert quantities["q-exchange"].startswith("8 links") and "slowest 200 Gb/s" in quantities["q-exchange"]
@@ -95,8 +97,10 @@ def test_member_reads_topology_group_and_memory_pages(live_server, page, shot, l
     page.goto(f"{base}/memory/")
     text = page.locator("main").inner_text()
     assert "not measured" in text
-    assert page.locator(f"#mem-{lab['crs804']} g.pool > title").text_content() == \
-        "pooled: 1,013.6 GB usable across 8 machines — not one machine's memory"
+    assert (
+        page.locator(f"#mem-{lab['crs804']} g.pool > title").text_content()
+        == "pooled: 1,013.6 GB usable across 8 machines — not one machine's memory"
+    )
     assert page.locator(f"#mem-{lab['crs804']} g.mem-node").count() == 8
     shot("memory")
 

@@ -25,7 +25,7 @@ def test_direct_pair():
     nodes = [VerifyNode("spark-01", "10.20.0.11", P1), VerifyNode("spark-02", "10.20.0.12", P1)]
     command = verify_command(nodes, "direct")
     w = words(command)
-    assert w[w.index("mpirun") + 1: w.index("mpirun") + 5] == ["-np", "2", "-H", "10.20.0.11:1,10.20.0.12:1"]
+    assert w[w.index("mpirun") + 1 : w.index("mpirun") + 5] == ["-np", "2", "-H", "10.20.0.11:1,10.20.0.12:1"]
     env = exported(command)
     assert env["NCCL_SOCKET_IFNAME"] == env["UCX_NET_DEVICES"] == env["OMPI_MCA_btl_tcp_if_include"] == "enP7s7"
     assert env["NCCL_IB_HCA"] == "rocep1s0f1,roceP2p1s0f1" and env["NCCL_IB_SUBNET_AWARE_ROUTING"] == "1"
@@ -53,7 +53,8 @@ def test_command_is_valid_shell_and_keeps_odd_paths_quoted():
 
 def test_problems_are_named():
     assert verify_problems([VerifyNode("a", "a", P1)], VerifySettings()) == [
-        ("group", "a fabric verification needs at least two Sparks")]
+        ("group", "a fabric verification needs at least two Sparks")
+    ]
     bad = [VerifyNode("a", "x y", P1), VerifyNode("b", "b", P1[:1])]
     problems = verify_problems(bad, VerifySettings())
     assert ("node a", "has no usable management address or name") in problems

@@ -6,6 +6,7 @@ twins in one subnet; addresses telemetry saw are kept when they follow them.
     demo: a direct pair (spark-01/02), a 4-ring (spark-03..06), eight Sparks on
     sw-804 through breakouts (spark-07..14), a 100G pair (spark-15/16), a single.
 """
+
 from __future__ import annotations
 
 import io
@@ -25,14 +26,18 @@ pytestmark = pytest.mark.django_db
 
 
 def cabled_groups():
-    return [g for g in NodeGroup.objects.filter(retired_at__isnull=True, parent__isnull=True).order_by("name")
-            if g.members.count() > 1]
+    return [
+        g
+        for g in NodeGroup.objects.filter(retired_at__isnull=True, parent__isnull=True).order_by("name")
+        if g.members.count() > 1
+    ]
 
 
 def segments_of(group):
     planned = groupspec_for(group)
-    return segments_from_links([(link.a, link.b) for link in planned.topology.links],
-                               [n.name for n in planned.spec.nodes])
+    return segments_from_links(
+        [(link.a, link.b) for link in planned.topology.links], [n.name for n in planned.spec.nodes]
+    )
 
 
 def test_every_demo_group_downloads_files_that_follow_the_rules(import_lab, client, viewer_user, api_viewer):
@@ -71,8 +76,10 @@ def test_switch_sparks_share_the_switch_subnets_and_the_ring_has_four_twins(impo
     import_lab("demo.yaml")
     switched = NodeGroup.objects.get(retired_at__isnull=True, parent__isnull=True, members__spark__name="spark-07")
     files = api_viewer.get(f"/api/groups/{switched.pk}/netplan").json()["files"]
-    nets = {str(ipaddress.IPv4Interface(yaml.safe_load(t)["network"]["ethernets"]["enp1s0f0np0"]["addresses"][0])
-                .network) for t in files.values()}
+    nets = {
+        str(ipaddress.IPv4Interface(yaml.safe_load(t)["network"]["ethernets"]["enp1s0f0np0"]["addresses"][0]).network)
+        for t in files.values()
+    }
     assert len(files) == 8 and len(nets) == 1
     ring = api_viewer.get("/api/sparks/spark-04/netplan").content.decode()
     assert set(yaml.safe_load(ring)["network"]["ethernets"]) == set(TWIN_IFACES["p0"] + TWIN_IFACES["p1"])
@@ -90,8 +97,12 @@ def test_addresses_telemetry_saw_are_kept(import_lab, api_viewer):
     import_lab("pair.yaml")
     names = sorted(Spark.objects.values_list("name", flat=True))
     nodes = load_scenario({"nodes": names, "cabling": [[f"{names[0]}:p0", f"{names[1]}:p0"]]})
-    results = [PollResult(n, timezone.now(), True, parse_poll_output(render_poll_output(nodes, n)), "",
-                          "ssh-ed25519 AAAA", "ok", 5.0) for n in names]
+    results = [
+        PollResult(
+            n, timezone.now(), True, parse_poll_output(render_poll_output(nodes, n)), "", "ssh-ed25519 AAAA", "ok", 5.0
+        )
+        for n in names
+    ]
     results_store(results=results)
     group = NodeGroup.objects.get(retired_at__isnull=True, members__spark__name=names[0])
     body = api_viewer.get(f"/api/groups/{group.pk}/netplan").json()

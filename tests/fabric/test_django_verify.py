@@ -6,6 +6,7 @@ stores its command, raw output, parsed result, verdict and findings.
     direct:  fab-a:p0 ===== fab-b:p0
     ring:    ring-a:p1 - ring-b:p0, ring-b:p1 - ring-c:p0, ring-c:p1 - ring-a:p0
 """
+
 from __future__ import annotations
 
 import re
@@ -36,8 +37,10 @@ def tasks_inline(monkeypatch):
 
 
 def pair(*faults_b: str) -> list[SimNode]:
-    return [SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
-            SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}, faults=set(faults_b))]
+    return [
+        SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
+        SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}, faults=set(faults_b)),
+    ]
 
 
 def ring() -> list[SimNode]:
@@ -118,8 +121,7 @@ def test_a_stuck_build_is_found(api_admin, fleet_key, tmp_path, settings, tasks_
     assert [f["code"] for f in run.findings] == ["fabric-stuck-low"]
 
 
-def test_a_ring_runs_with_its_variables_and_reaches_its_floor(api_admin, fleet_key, tmp_path, settings,
-                                                              tasks_inline):
+def test_a_ring_runs_with_its_variables_and_reaches_its_floor(api_admin, fleet_key, tmp_path, settings, tasks_inline):
     with sim_lab(ring(), fleet_key, tmp_path, settings) as fleet:
         fast(fleet)
         response = verify(api_admin, group_of("ring-a"))
@@ -168,8 +170,7 @@ def test_one_run_per_group_at_a_time(api_admin, fleet_key, tmp_path, settings, m
         assert second.status_code == 409 and "already under way" in second.json()["message"]
         assert FabricRun.objects.filter(group=group).count() == 1
         with pytest.raises(IntegrityError), transaction.atomic():  # the database says so too
-            FabricRun.objects.create(group=group, group_name=group.name, kind="direct", link_gbps=200,
-                                     status="running")
+            FabricRun.objects.create(group=group, group_name=group.name, kind="direct", link_gbps=200, status="running")
 
 
 def test_who_may_verify(api_member, api_viewer, member_user, fleet_key, tmp_path, settings, tasks_inline):
@@ -185,15 +186,22 @@ def test_who_may_verify(api_member, api_viewer, member_user, fleet_key, tmp_path
         assert unbooked.status_code == 403 and "book group-fab-a first" in unbooked.json()["message"]
         assert not FabricRun.objects.exists() and fleet.stats("fab-a").execs == 0
         now = timezone.now()
-        booking_create(actor=Actor(user=member_user, source="api"), group=group.pk, start=now,
-                       end=now + timedelta(hours=1), purpose="fabric check", confirm=True)
+        booking_create(
+            actor=Actor(user=member_user, source="api"),
+            group=group.pk,
+            start=now,
+            end=now + timedelta(hours=1),
+            purpose="fabric check",
+            confirm=True,
+        )
         booked = verify(api_member, group)
         assert booked.status_code == 202
     assert FabricRun.objects.get(pk=booked.json()["id"]).verdict == "ok"
 
 
-def test_the_group_page_starts_it_and_shows_measured_beside_predicted(admin_user, fleet_key, tmp_path, settings,
-                                                                      tasks_inline):
+def test_the_group_page_starts_it_and_shows_measured_beside_predicted(
+    admin_user, fleet_key, tmp_path, settings, tasks_inline
+):
     browser = Client(enforce_csrf_checks=True)
     browser.force_login(admin_user)
     with sim_lab(pair(), fleet_key, tmp_path, settings) as fleet:

@@ -39,9 +39,11 @@ spark-102:93712:93730 [0] NCCL INFO NET/IB : Using [0]rocep1s0f1:1/RoCE [1]roceP
 
 
 def table(busbw, wrong=0, avg=None):
-    rows = "".join(f"  {s:>10}  {s // 8:>12}     float    none      -1    99999   {b * 2:.2f}   {b:.2f}  {wrong:>5}"
-                   f"    99999   {b * 2:.2f}   {b:.2f}      0\n"
-                   for s, b in zip((536870912, 1073741824, 2147483648, 4294967296), busbw, strict=False))
+    rows = "".join(
+        f"  {s:>10}  {s // 8:>12}     float    none      -1    99999   {b * 2:.2f}   {b:.2f}  {wrong:>5}"
+        f"    99999   {b * 2:.2f}   {b:.2f}      0\n"
+        for s, b in zip((536870912, 1073741824, 2147483648, 4294967296), busbw, strict=False)
+    )
     tail = f"# Avg bus bandwidth    : {avg if avg is not None else sum(busbw) / len(busbw):.4f}\n"
     return "# nccl-tests version 2.20.0 (b4d5bee)\n" + rows + tail
 
@@ -107,8 +109,16 @@ def test_a_run_cut_short_is_failed_with_the_reason():
     assert "timed out after 600 s" in timed_out.findings[0].message
 
 
-@pytest.mark.parametrize("text", ["", "garbage\n\x00\n", "# Avg bus bandwidth : x\n", "123 abc\n" * 5,
-                                  "  536870912 67108864 float none -1 1 2 3 N/A 1 2 nan 0\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "garbage\n\x00\n",
+        "# Avg bus bandwidth : x\n",
+        "123 abc\n" * 5,
+        "  536870912 67108864 float none -1 1 2 3 N/A 1 2 nan 0\n",
+    ],
+)
 def test_anything_else_reads_as_no_result(text):
     result = parse_all_gather(text)
     assert not result.complete and result.errors

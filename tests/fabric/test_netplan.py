@@ -16,8 +16,7 @@ from fabric.netplan import TWIN_IFACES, Segment, check_netplans, netplan_yaml, p
 NODES3 = ["spark-01", "spark-02", "spark-03"]
 LINKS = {
     "direct": (["spark-01", "spark-02"], [("spark-01:p0", "spark-02:p0")]),
-    "ring": (NODES3, [("spark-01:p1", "spark-02:p0"), ("spark-02:p1", "spark-03:p0"),
-                      ("spark-01:p0", "spark-03:p1")]),
+    "ring": (NODES3, [("spark-01:p1", "spark-02:p0"), ("spark-02:p1", "spark-03:p0"), ("spark-01:p0", "spark-03:p1")]),
     "switched": ([f"spark-0{i}" for i in range(1, 5)], [(f"spark-0{i}:p0", f"sw-1:{i}") for i in range(1, 5)]),
 }
 
@@ -73,22 +72,31 @@ def test_switch_is_one_segment_shared_by_every_node():
 
 
 def test_consistent_observed_addresses_are_kept():
-    observed = {"spark-01": {"enp1s0f0np0": ["10.9.0.1/24", "fe80::1/64"], "enP2p1s0f0np0": ["10.9.1.1/24"]},
-                "spark-02": {"enp1s0f0np0": ["10.9.0.2/24"], "enP2p1s0f0np0": ["10.9.1.2/24"]}}
+    observed = {
+        "spark-01": {"enp1s0f0np0": ["10.9.0.1/24", "fe80::1/64"], "enP2p1s0f0np0": ["10.9.1.1/24"]},
+        "spark-02": {"enp1s0f0np0": ["10.9.0.2/24"], "enP2p1s0f0np0": ["10.9.1.2/24"]},
+    }
     files, segments, plan = files_for("direct", observed)
     assert plan.sources == {"spark-01:p0|spark-02:p0": "observed"}
     assert twin_addresses(files)[("spark-02", "enP2p1s0f0np0")] == ipaddress.IPv4Interface("10.9.1.2/24")
     assert check_netplans(files, segments) == []
 
 
-@pytest.mark.parametrize("observed", [
-    # both twins in one subnet (the trap), link-local on both, one end missing
-    {"spark-01": {"enp1s0f0np0": ["10.9.0.1/24"], "enP2p1s0f0np0": ["10.9.0.101/24"]},
-     "spark-02": {"enp1s0f0np0": ["10.9.0.2/24"], "enP2p1s0f0np0": ["10.9.0.102/24"]}},
-    {"spark-01": {"enp1s0f0np0": ["169.254.3.1/16"], "enP2p1s0f0np0": ["169.254.9.1/16"]},
-     "spark-02": {"enp1s0f0np0": ["169.254.3.2/16"], "enP2p1s0f0np0": ["169.254.9.2/16"]}},
-    {"spark-01": {"enp1s0f0np0": ["10.9.0.1/24"], "enP2p1s0f0np0": ["10.9.1.1/24"]}},
-])
+@pytest.mark.parametrize(
+    "observed",
+    [
+        # both twins in one subnet (the trap), link-local on both, one end missing
+        {
+            "spark-01": {"enp1s0f0np0": ["10.9.0.1/24"], "enP2p1s0f0np0": ["10.9.0.101/24"]},
+            "spark-02": {"enp1s0f0np0": ["10.9.0.2/24"], "enP2p1s0f0np0": ["10.9.0.102/24"]},
+        },
+        {
+            "spark-01": {"enp1s0f0np0": ["169.254.3.1/16"], "enP2p1s0f0np0": ["169.254.9.1/16"]},
+            "spark-02": {"enp1s0f0np0": ["169.254.3.2/16"], "enP2p1s0f0np0": ["169.254.9.2/16"]},
+        },
+        {"spark-01": {"enp1s0f0np0": ["10.9.0.1/24"], "enP2p1s0f0np0": ["10.9.1.1/24"]}},
+    ],
+)
 def test_broken_observed_addressing_is_replaced(observed):
     files, segments, plan = files_for("direct", observed)
     assert plan.sources == {"spark-01:p0|spark-02:p0": "assigned"}

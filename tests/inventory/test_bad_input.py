@@ -1,4 +1,5 @@
 """Bad input gets a 4xx naming the spot, and the database is unchanged."""
+
 from __future__ import annotations
 
 import copy
@@ -14,8 +15,10 @@ pytestmark = pytest.mark.django_db
 
 def base_doc() -> dict:
     doc = copy.deepcopy(lab_data("pair.yaml"))
-    doc["switches"] = [{"name": "sw-1", "hardware": "mikrotik-crs504-4xq-in"},
-                       {"name": "sw-2", "hardware": "mikrotik-crs804-ddq"}]
+    doc["switches"] = [
+        {"name": "sw-1", "hardware": "mikrotik-crs504-4xq-in"},
+        {"name": "sw-2", "hardware": "mikrotik-crs804-ddq"},
+    ]
     doc["sparks"].append({"name": "spark-03", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.3"}})
     doc["sparks"].append({"name": "spark-04", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.4"}})
     return doc
@@ -29,52 +32,83 @@ def with_change(mutate) -> dict:
 
 BAD_DOCUMENTS = {
     "unknown catalogue slug": (
-        lambda d: d["sparks"][0].update(hardware="dgx-spark-256"), "sparks[0].hardware", "unknown spark type"),
+        lambda d: d["sparks"][0].update(hardware="dgx-spark-256"),
+        "sparks[0].hardware",
+        "unknown spark type",
+    ),
     "a spark port that does not exist": (
         lambda d: d["cables"].append({"type": "qsfp112-dac", "ends": ["spark-03:p2", "spark-04:p0"]}),
-        "cables[1].ends[0]", "has no port 'p2'"),
+        "cables[1].ends[0]",
+        "has no port 'p2'",
+    ),
     "a switch port beyond a 4-port switch": (
         lambda d: d["cables"].append({"type": "qsfp28-dac", "ends": ["sw-1:5", "spark-03:p0"]}),
-        "cables[1].ends[0]", "ports 1 to 4"),
+        "cables[1].ends[0]",
+        "ports 1 to 4",
+    ),
     "port number -1": (
         lambda d: d["cables"].append({"type": "qsfp28-dac", "ends": ["sw-1:-1", "spark-03:p0"]}),
-        "cables[1].ends[0]", "has no port '-1'"),
+        "cables[1].ends[0]",
+        "has no port '-1'",
+    ),
     "port number 99999": (
         lambda d: d["cables"].append({"type": "qsfp28-dac", "ends": ["sw-1:99999", "spark-03:p0"]}),
-        "cables[1].ends[0]", "has no port '99999'"),
+        "cables[1].ends[0]",
+        "has no port '99999'",
+    ),
     "a port used twice in the document": (
         lambda d: d["cables"].append({"type": "qsfp112-dac", "ends": ["pair-a:p0", "spark-03:p0"]}),
-        "cables[1].ends[0]", "used twice"),
+        "cables[1].ends[0]",
+        "used twice",
+    ),
     "a breakout trunk on a spark port": (
-        lambda d: d["cables"].append({"type": "qsfp-dd-2x-qsfp56-breakout",
-                                      "ends": ["spark-03:p0", "spark-04:p0", "pair-a:p1"]}),
-        "cables[1].ends[0]", "Spark port"),
+        lambda d: d["cables"].append(
+            {"type": "qsfp-dd-2x-qsfp56-breakout", "ends": ["spark-03:p0", "spark-04:p0", "pair-a:p1"]}
+        ),
+        "cables[1].ends[0]",
+        "Spark port",
+    ),
     "a breakout trunk on a switch port that cannot break out": (
-        lambda d: d["cables"].append({"type": "qsfp-dd-2x-qsfp56-breakout",
-                                      "ends": ["sw-1:1", "spark-03:p0", "spark-04:p0"]}),
-        "cables[1].ends[0]", "cannot break out"),
+        lambda d: d["cables"].append(
+            {"type": "qsfp-dd-2x-qsfp56-breakout", "ends": ["sw-1:1", "spark-03:p0", "spark-04:p0"]}
+        ),
+        "cables[1].ends[0]",
+        "cannot break out",
+    ),
     "a cable with one end": (
         lambda d: d["cables"].append({"type": "qsfp112-dac", "ends": ["spark-03:p0"]}),
-        "cables[1].ends", "at least two ends"),
+        "cables[1].ends",
+        "at least two ends",
+    ),
     "duplicate names": (
         lambda d: d["sparks"].append({"name": "pair-a", "hardware": "dgx-spark-64", "ssh": {"host": "10.0.0.9"}}),
-        "sparks[4].name", "also used at sparks[0].name"),
-    "a name with a space": (
-        lambda d: d["sparks"][2].update(name="spark 03"), "sparks[2].name", "not a valid name"),
-    "a name with a quote": (
-        lambda d: d["sparks"][2].update(name="spark'03"), "sparks[2].name", "not a valid name"),
+        "sparks[4].name",
+        "also used at sparks[0].name",
+    ),
+    "a name with a space": (lambda d: d["sparks"][2].update(name="spark 03"), "sparks[2].name", "not a valid name"),
+    "a name with a quote": (lambda d: d["sparks"][2].update(name="spark'03"), "sparks[2].name", "not a valid name"),
     "a host with ;": (
-        lambda d: d["sparks"][2]["ssh"].update(host="10.0.0.3;reboot"), "sparks[2].ssh.host", "not a valid host"),
+        lambda d: d["sparks"][2]["ssh"].update(host="10.0.0.3;reboot"),
+        "sparks[2].ssh.host",
+        "not a valid host",
+    ),
     "a host with $()": (
-        lambda d: d["sparks"][2]["ssh"].update(host="$(reboot)"), "sparks[2].ssh.host", "not a valid host"),
+        lambda d: d["sparks"][2]["ssh"].update(host="$(reboot)"),
+        "sparks[2].ssh.host",
+        "not a valid host",
+    ),
     "a host with a newline": (
-        lambda d: d["sparks"][2]["ssh"].update(host="10.0.0.3\nreboot"), "sparks[2].ssh.host", "control character"),
+        lambda d: d["sparks"][2]["ssh"].update(host="10.0.0.3\nreboot"),
+        "sparks[2].ssh.host",
+        "control character",
+    ),
     "a host with a space": (
-        lambda d: d["sparks"][2]["ssh"].update(host="my host"), "sparks[2].ssh.host", "not a valid host"),
-    "an ssh port of 99999": (
-        lambda d: d["sparks"][2]["ssh"].update(port=99999), "sparks[2].ssh.port", "1 to 65535"),
-    "an ssh port of -1": (
-        lambda d: d["sparks"][2]["ssh"].update(port=-1), "sparks[2].ssh.port", "1 to 65535"),
+        lambda d: d["sparks"][2]["ssh"].update(host="my host"),
+        "sparks[2].ssh.host",
+        "not a valid host",
+    ),
+    "an ssh port of 99999": (lambda d: d["sparks"][2]["ssh"].update(port=99999), "sparks[2].ssh.port", "1 to 65535"),
+    "an ssh port of -1": (lambda d: d["sparks"][2]["ssh"].update(port=-1), "sparks[2].ssh.port", "1 to 65535"),
 }
 
 
@@ -93,8 +127,10 @@ def test_bad_document_is_refused_naming_the_spot_and_nothing_changes(case, api_a
 def test_a_port_already_used_in_the_database_is_refused(api_admin, import_lab):
     import_lab("ring4.yaml")
     before = db_state()
-    doc = {"sparks": [{"name": "new-1", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.50"}}],
-           "cables": [{"type": "qsfp112-dac", "ends": ["ring-1:p0", "new-1:p0"]}]}
+    doc = {
+        "sparks": [{"name": "new-1", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.50"}}],
+        "cables": [{"type": "qsfp112-dac", "ends": ["ring-1:p0", "new-1:p0"]}],
+    }
     response = api_admin.post("/api/import", doc)
     assert response.status_code == 400
     error = response.json()["errors"][0]
@@ -119,7 +155,7 @@ def test_a_yaml_bomb_is_refused_without_expanding(api_admin, import_lab):
     before = db_state()
     lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
     for i in range(1, 12):
-        lines.append(f"a{i}: &a{i} [" + ",".join([f"*a{i-1}"] * 9) + "]")
+        lines.append(f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]")
     lines.append("sparks: *a11")
     response = api_admin.post("/api/import", "\n".join(lines), content_type="application/yaml")
     assert response.status_code == 400
@@ -204,10 +240,17 @@ def test_the_database_refuses_a_second_end_in_one_port(import_lab):
 def test_bad_spark_in_the_form_shows_errors_inline(admin_client, import_lab):
     import_lab("ring4.yaml")
     before = db_state()
-    response = admin_client.post("/sparks/new/", {
-        "name": "ring-1", "hardware": "dgx-spark-128", "ssh_host": "$(reboot)", "ssh_port": 22,
-        "ssh_user": "fleet", "status": "active",
-    })
+    response = admin_client.post(
+        "/sparks/new/",
+        {
+            "name": "ring-1",
+            "hardware": "dgx-spark-128",
+            "ssh_host": "$(reboot)",
+            "ssh_port": 22,
+            "ssh_user": "fleet",
+            "status": "active",
+        },
+    )
     assert response.status_code == 400
     html = response.content.decode()
     assert 'id="field-name"' in html and "already taken" in html
@@ -243,14 +286,17 @@ def test_catalogue_figures_of_an_entry_in_use_cannot_change(api_admin, import_la
 
 
 def test_new_catalogue_entry_is_usable_at_once(api_admin):
-    response = api_admin.post("/api/catalogue", {"kind": "switch", "slug": "lab-switch-8", "name": "Lab switch",
-                                                 "port_count": 8, "speed_gbps": 200})
+    response = api_admin.post(
+        "/api/catalogue",
+        {"kind": "switch", "slug": "lab-switch-8", "name": "Lab switch", "port_count": 8, "speed_gbps": 200},
+    )
     assert response.status_code == 201
     created = api_admin.post("/api/switches", {"name": "sw-lab", "hardware": "lab-switch-8"})
     assert created.status_code == 201
     assert [p["name"] for p in created.json()["ports"]] == [str(n) for n in range(1, 9)]
-    bad = api_admin.post("/api/catalogue", {"kind": "switch", "slug": "bad-switch", "name": "x", "port_count": 0,
-                                            "speed_gbps": 200})
+    bad = api_admin.post(
+        "/api/catalogue", {"kind": "switch", "slug": "bad-switch", "name": "x", "port_count": 0, "speed_gbps": 200}
+    )
     assert bad.status_code == 422 and bad.json()["errors"][0]["path"] == "port_count"  # the schema's minimum
 
 

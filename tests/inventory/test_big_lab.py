@@ -4,6 +4,7 @@ back (nothing changes), pages through the cables 1,000 at a time, and a
 member's growth design of that lab is refused for its size with a clear
 reason. On SQLite, prefetching a forward relation of this many rows used to
 fail ("Expression tree is too large")."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,8 +28,7 @@ def big_lab() -> dict[str, Any]:
     return data
 
 
-def test_a_script_exports_the_1024_spark_lab_and_imports_it_back_unchanged(big_lab: Any,
-                                                                            api_admin: ApiClient) -> None:
+def test_a_script_exports_the_1024_spark_lab_and_imports_it_back_unchanged(big_lab: Any, api_admin: ApiClient) -> None:
     exported = api_admin.get("/api/export?format=json")
     assert exported.status_code == 200, exported.content[:300]
     doc = exported.json()
@@ -52,8 +52,9 @@ def test_the_cable_and_spark_lists_page_a_thousand_at_a_time(big_lab: Any, api_m
 
 def test_growing_a_lab_past_64_sparks_is_refused_for_its_size(big_lab: Any, api_member: ApiClient) -> None:
     before = db_state()
-    r = api_member.post("/api/designs", {"from_inventory": True,
-                                         "sparks": [{"hardware": "dgx-spark-128", "planned": 2}]})
+    r = api_member.post(
+        "/api/designs", {"from_inventory": True, "sparks": [{"hardware": "dgx-spark-128", "planned": 2}]}
+    )
     assert r.status_code == 400, r.content[:300]
     body = r.content.decode()
     assert "1026 Sparks in all" in body and "64" in body

@@ -1,5 +1,6 @@
 """The change log: who, when and the field-level difference, whatever door a
 change came through (page, API, import, admin)."""
+
 from __future__ import annotations
 
 import pytest
@@ -42,10 +43,19 @@ def test_the_django_admin_goes_through_the_services(import_lab):
     client = Client()
     client.force_login(superuser)
     spark = Spark.objects.get(name="pair-a")
-    response = client.post(f"/admin/inventory/spark/{spark.pk}/change/", {
-        "name": "pair-a", "hardware": spark.hardware_id, "vendor": "NVIDIA", "serial": "ADMIN-1",
-        "ssh_host": "10.20.1.11", "ssh_port": 22, "ssh_user": "fleet", "status": "active",
-    })
+    response = client.post(
+        f"/admin/inventory/spark/{spark.pk}/change/",
+        {
+            "name": "pair-a",
+            "hardware": spark.hardware_id,
+            "vendor": "NVIDIA",
+            "serial": "ADMIN-1",
+            "ssh_host": "10.20.1.11",
+            "ssh_port": 22,
+            "ssh_user": "fleet",
+            "status": "active",
+        },
+    )
     assert response.status_code == 302
     change = Change.objects.filter(object_name="pair-a", action="update").get()
     assert change.source == "admin" and change.diff == {"serial": ["SN-PA", "ADMIN-1"]}

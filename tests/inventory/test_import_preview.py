@@ -1,6 +1,7 @@
 """Import preview: a dry run through the same import, rolled back, lists what
 applying would create, change and remove; the page takes a pasted document or
 a file, asks before prune removes anything, and links what it changed."""
+
 from __future__ import annotations
 
 import pytest
@@ -74,8 +75,9 @@ def test_an_empty_form_and_a_bad_document_say_what_is_wrong(admin_client, import
     before = db_state()
     empty = admin_client.post("/lab/import/", {"text": "  ", "action": "preview"})
     assert empty.status_code == 400 and "Paste a lab document or choose a file" in empty.content.decode()
-    bad = admin_client.post("/lab/import/", {"text": "sparks:\n  - {name: Spark 18, hardware: dgx-spark-128}\n",
-                                             "action": "preview"})
+    bad = admin_client.post(
+        "/lab/import/", {"text": "sparks:\n  - {name: Spark 18, hardware: dgx-spark-128}\n", "action": "preview"}
+    )
     assert bad.status_code == 400 and "sparks[0]" in bad.content.decode()
     assert db_state() == before
 
@@ -83,8 +85,9 @@ def test_an_empty_form_and_a_bad_document_say_what_is_wrong(admin_client, import
 def test_the_api_dry_run(api_admin, import_lab):
     import_lab("ring4.yaml")
     before = db_state()
-    r = api_admin.post("/api/import?dry_run=true&prune=true", yaml.safe_dump(_ring_changed()),
-                       content_type="application/yaml")
+    r = api_admin.post(
+        "/api/import?dry_run=true&prune=true", yaml.safe_dump(_ring_changed()), content_type="application/yaml"
+    )
     assert r.status_code == 200, r.content
     body = r.json()
     assert body["dry_run"] is True and body["message"] == "would change the inventory"

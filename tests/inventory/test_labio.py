@@ -1,4 +1,5 @@
 """Import and export of whole labs: round trips, idempotence, updates, prune."""
+
 from __future__ import annotations
 
 import copy
@@ -28,6 +29,7 @@ def test_three_labs_round_trip_through_an_empty_database(import_lab, django_db_b
     Cable.objects.all().delete()
     Spark.objects.all().delete()
     from inventory.models import Switch
+
     Switch.objects.all().delete()
     assert lab_export() == {"sparks": [], "switches": [], "cables": []}
 
@@ -77,8 +79,10 @@ def test_a_spark_gets_two_ports_with_their_twins(import_lab):
     spark = Spark.objects.get(name="pair-a")
     twins = {(t.port.name, t.name, t.rdma) for t in Twin.objects.filter(port__spark=spark).select_related("port")}
     assert twins == {
-        ("p0", "enp1s0f0np0", "rocep1s0f0"), ("p0", "enP2p1s0f0np0", "roceP2p1s0f0"),
-        ("p1", "enp1s0f1np1", "rocep1s0f1"), ("p1", "enP2p1s0f1np1", "roceP2p1s0f1"),
+        ("p0", "enp1s0f0np0", "rocep1s0f0"),
+        ("p0", "enP2p1s0f0np0", "roceP2p1s0f0"),
+        ("p1", "enp1s0f1np1", "rocep1s0f1"),
+        ("p1", "enP2p1s0f1np1", "roceP2p1s0f1"),
     }
     assert CableEnd.objects.filter(port__spark=spark).count() == 1
 

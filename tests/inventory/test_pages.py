@@ -1,5 +1,6 @@
 """Pages: constant query counts with 1,000 Sparks, htmx partials, the cable
 form offering only ports that fit, delete naming the cables it frees."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,8 +29,9 @@ def queries(client, path: str) -> int:
     return len(ctx)
 
 
-@pytest.mark.parametrize("path", ["/sparks/", "/sparks/?page=3", "/switches/", "/cables/", "/changes/",
-                                  "/api/sparks?limit=200"])
+@pytest.mark.parametrize(
+    "path", ["/sparks/", "/sparks/?page=3", "/switches/", "/cables/", "/changes/", "/api/sparks?limit=200"]
+)
 def test_list_queries_do_not_grow_with_the_fleet(admin_client, import_lab, path):
     import_lab("pair.yaml", "lab8-crs804.yaml")
     small = queries(admin_client, path)

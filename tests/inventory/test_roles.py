@@ -1,5 +1,6 @@
 """The role matrix: every role against every inventory action, in pages and
 in the API. Lab admins edit; members and viewers read; strangers get nothing."""
+
 from __future__ import annotations
 
 import pytest
@@ -17,8 +18,13 @@ ROLES = [ADMIN, MEMBER, VIEWER, None]
 API_ACTIONS = [
     ("list sparks", "get", "/api/sparks", None, False),
     ("read spark", "get", "/api/sparks/pair-a", None, False),
-    ("create spark", "post", "/api/sparks",
-     {"name": "new-1", "hardware": "dgx-spark-64", "ssh": {"host": "10.9.9.9"}}, True),
+    (
+        "create spark",
+        "post",
+        "/api/sparks",
+        {"name": "new-1", "hardware": "dgx-spark-64", "ssh": {"host": "10.9.9.9"}},
+        True,
+    ),
     ("update spark", "patch", "/api/sparks/pair-a", {"serial": "NEW-SERIAL"}, True),
     ("delete spark", "delete", "/api/sparks/pair-b", None, True),
     ("list switches", "get", "/api/switches", None, False),
@@ -27,10 +33,20 @@ API_ACTIONS = [
     ("create cable", "post", "/api/cables", {"type": "qsfp56-dac", "ends": ["pair-a:p1", "pair-b:p1"]}, True),
     ("delete cable", "delete", "/api/cables/{cable}", None, True),
     ("list catalogue", "get", "/api/catalogue", None, False),
-    ("add catalogue entry", "post", "/api/catalogue",
-     {"kind": "cable", "slug": "osfp-aoc", "name": "OSFP AOC", "speed_gbps": 400}, True),
-    ("import", "post", "/api/import", {"sparks": [{"name": "imp-1", "hardware": "dgx-spark-128",
-                                                   "ssh": {"host": "10.9.9.8"}}]}, True),
+    (
+        "add catalogue entry",
+        "post",
+        "/api/catalogue",
+        {"kind": "cable", "slug": "osfp-aoc", "name": "OSFP AOC", "speed_gbps": 400},
+        True,
+    ),
+    (
+        "import",
+        "post",
+        "/api/import",
+        {"sparks": [{"name": "imp-1", "hardware": "dgx-spark-128", "ssh": {"host": "10.9.9.8"}}]},
+        True,
+    ),
     ("export", "get", "/api/export", None, False),
     ("change log", "get", "/api/changes", None, False),
 ]
@@ -63,17 +79,45 @@ PAGE_ACTIONS = [
     ("spark list", "get", "/sparks/", None, False),
     ("spark page", "get", "/sparks/pair-a/", None, False),
     ("new spark form", "get", "/sparks/new/", None, True),
-    ("create spark", "post", "/sparks/new/", {"name": "new-1", "hardware": "dgx-spark-64", "ssh_host": "10.9.9.9",
-                                               "ssh_port": 22, "ssh_user": "fleet", "status": "active"}, True),
-    ("edit spark", "post", "/sparks/pair-a/edit/", {"name": "pair-a", "hardware": "dgx-spark-128",
-                                                     "ssh_host": "10.1.1.1", "ssh_port": 22, "ssh_user": "fleet",
-                                                     "status": "maintenance"}, True),
+    (
+        "create spark",
+        "post",
+        "/sparks/new/",
+        {
+            "name": "new-1",
+            "hardware": "dgx-spark-64",
+            "ssh_host": "10.9.9.9",
+            "ssh_port": 22,
+            "ssh_user": "fleet",
+            "status": "active",
+        },
+        True,
+    ),
+    (
+        "edit spark",
+        "post",
+        "/sparks/pair-a/edit/",
+        {
+            "name": "pair-a",
+            "hardware": "dgx-spark-128",
+            "ssh_host": "10.1.1.1",
+            "ssh_port": 22,
+            "ssh_user": "fleet",
+            "status": "maintenance",
+        },
+        True,
+    ),
     ("delete spark", "post", "/sparks/pair-b/delete/", {}, True),
     ("switch list", "get", "/switches/", None, False),
     ("create switch", "post", "/switches/new/", {"name": "sw-9", "hardware": "mikrotik-crs804-ddq"}, True),
     ("cable list", "get", "/cables/", None, False),
-    ("create cable", "post", "/cables/new/", {"type": "qsfp56-dac", "end_0": "pair-a:p1", "end_1": "pair-b:p1",
-                                              "coded_for": "nvidia"}, True),
+    (
+        "create cable",
+        "post",
+        "/cables/new/",
+        {"type": "qsfp56-dac", "end_0": "pair-a:p1", "end_1": "pair-b:p1", "coded_for": "nvidia"},
+        True,
+    ),
     ("delete cable", "post", "/cables/{cable}/delete/", {}, True),
     ("catalogue", "get", "/catalogue/", None, False),
     ("import page", "get", "/lab/import/", None, True),

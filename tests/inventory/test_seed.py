@@ -1,6 +1,7 @@
 """The catalogue and the role groups survive a flush (transactional tests,
 `manage.py flush`): they are seeded after every migrate, as Django does for
 permissions."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,6 @@
 """Fixtures for the placement Django tests: the demo lab, its groups by kind,
 and snapshots of the placement tables for "nothing changed" checks."""
+
 from __future__ import annotations
 
 import sys

@@ -3,6 +3,7 @@ way a head node running `vllm bench serve` does (the telemetry simulator only
 answers its poll script). It runs in a thread with its own event loop so the
 synchronous task under test can connect to it with ``asyncio.run``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -52,12 +53,14 @@ P99 ITL (ms):                            19.30
 
 def console(command: str) -> str:
     """The summary for the sizes the command asked for."""
+
     def arg(name: str) -> int:
         return int(command.split(f"--{name} ")[1].split()[0])
 
     n = arg("num-prompts")
-    return CONSOLE.format(c=arg("max-concurrency"), n=n, total_in=n * arg("random-input-len"),
-                          total_out=n * arg("random-output-len"))
+    return CONSOLE.format(
+        c=arg("max-concurrency"), n=n, total_in=n * arg("random-input-len"), total_out=n * arg("random-output-len")
+    )
 
 
 @dataclass
@@ -96,8 +99,13 @@ class BenchServer:
         async def listen() -> None:
             keys = asyncssh.import_authorized_keys(self.client_public_key + "\n")
             self._server = await asyncssh.listen(
-                "127.0.0.1", 0, server_host_keys=[self.host_key], authorized_client_keys=keys,
-                process_factory=self._handle, encoding="utf-8")
+                "127.0.0.1",
+                0,
+                server_host_keys=[self.host_key],
+                authorized_client_keys=keys,
+                process_factory=self._handle,
+                encoding="utf-8",
+            )
             self.port = self._server.sockets[0].getsockname()[1]
             ready.set()
 

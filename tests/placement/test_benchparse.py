@@ -14,12 +14,28 @@ from placement.benchparse import (
 )
 
 VLLM_JSON = {
-    "date": "20261020-101500", "backend": "vllm", "model_id": "openai/gpt-oss-120b",
-    "tokenizer_id": "openai/gpt-oss-120b", "num_prompts": 10, "request_rate": "inf", "burstiness": 1.0,
-    "max_concurrency": 1, "duration": 21.5, "completed": 10, "total_input_tokens": 1280,
-    "total_output_tokens": 1280, "request_throughput": 0.46, "output_throughput": 59.53,
-    "total_token_throughput": 119.06, "mean_ttft_ms": 88.4, "median_ttft_ms": 86.1, "std_ttft_ms": 4.2,
-    "p99_ttft_ms": 99.0, "mean_tpot_ms": 16.2, "median_tpot_ms": 16.1, "p99_tpot_ms": 17.0,
+    "date": "20261020-101500",
+    "backend": "vllm",
+    "model_id": "openai/gpt-oss-120b",
+    "tokenizer_id": "openai/gpt-oss-120b",
+    "num_prompts": 10,
+    "request_rate": "inf",
+    "burstiness": 1.0,
+    "max_concurrency": 1,
+    "duration": 21.5,
+    "completed": 10,
+    "total_input_tokens": 1280,
+    "total_output_tokens": 1280,
+    "request_throughput": 0.46,
+    "output_throughput": 59.53,
+    "total_token_throughput": 119.06,
+    "mean_ttft_ms": 88.4,
+    "median_ttft_ms": 86.1,
+    "std_ttft_ms": 4.2,
+    "p99_ttft_ms": 99.0,
+    "mean_tpot_ms": 16.2,
+    "median_tpot_ms": 16.1,
+    "p99_tpot_ms": 17.0,
     "mean_itl_ms": 16.2,
 }
 
@@ -48,13 +64,34 @@ Mean ITL (ms):                           16.20
 """
 
 LLAMA_BENCH = [
-    {"build_commit": "a1b2c3d", "build_number": 6500, "model_type": "gpt-oss 20B MXFP4 MoE",
-     "model_size": 12109566560, "n_prompt": 2048, "n_gen": 0, "avg_ts": 3610.4, "stddev_ts": 12.0,
-     "test_time": "2026-10-20T10:00:00Z"},
-    {"build_commit": "a1b2c3d", "build_number": 6500, "model_type": "gpt-oss 20B MXFP4 MoE",
-     "n_prompt": 512, "n_gen": 0, "avg_ts": 3200.0},
-    {"build_commit": "a1b2c3d", "build_number": 6500, "model_type": "gpt-oss 20B MXFP4 MoE",
-     "n_prompt": 0, "n_gen": 32, "avg_ts": 79.74, "stddev_ts": 0.43},
+    {
+        "build_commit": "a1b2c3d",
+        "build_number": 6500,
+        "model_type": "gpt-oss 20B MXFP4 MoE",
+        "model_size": 12109566560,
+        "n_prompt": 2048,
+        "n_gen": 0,
+        "avg_ts": 3610.4,
+        "stddev_ts": 12.0,
+        "test_time": "2026-10-20T10:00:00Z",
+    },
+    {
+        "build_commit": "a1b2c3d",
+        "build_number": 6500,
+        "model_type": "gpt-oss 20B MXFP4 MoE",
+        "n_prompt": 512,
+        "n_gen": 0,
+        "avg_ts": 3200.0,
+    },
+    {
+        "build_commit": "a1b2c3d",
+        "build_number": 6500,
+        "model_type": "gpt-oss 20B MXFP4 MoE",
+        "n_prompt": 0,
+        "n_gen": 32,
+        "avg_ts": 79.74,
+        "stddev_ts": 0.43,
+    },
 ]
 
 
@@ -70,22 +107,26 @@ def test_vllm_json_good():
 
 
 def test_vllm_json_prefers_random_lengths_and_reads_a_version():
-    r = parse_vllm_bench_json(json.dumps({**VLLM_JSON, "random_input_len": 1024, "random_output_len": 64,
-                                          "vllm_version": "0.19.1"}))
+    r = parse_vllm_bench_json(
+        json.dumps({**VLLM_JSON, "random_input_len": 1024, "random_output_len": 64, "vllm_version": "0.19.1"})
+    )
     assert (r.input_len, r.output_len, r.engine_version) == (1024, 64, "0.19.1")
     assert "input_len" not in r.derived
 
 
-@pytest.mark.parametrize(("change", "field"), [
-    ({"output_throughput": "59.5"}, "output_throughput"),
-    ({"mean_ttft_ms": None}, "mean_ttft_ms"),
-    ({"mean_tpot_ms": True}, "mean_tpot_ms"),
-    ({"max_concurrency": 0}, "max_concurrency"),
-    ({"completed": 0}, "completed"),
-    ({"completed": 2.5}, "completed"),
-    ({"total_input_tokens": -1}, "total_input_tokens"),
-    ({"model_id": ["a"]}, "model_id"),
-])
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"output_throughput": "59.5"}, "output_throughput"),
+        ({"mean_ttft_ms": None}, "mean_ttft_ms"),
+        ({"mean_tpot_ms": True}, "mean_tpot_ms"),
+        ({"max_concurrency": 0}, "max_concurrency"),
+        ({"completed": 0}, "completed"),
+        ({"completed": 2.5}, "completed"),
+        ({"total_input_tokens": -1}, "total_input_tokens"),
+        ({"model_id": ["a"]}, "model_id"),
+    ],
+)
 def test_vllm_json_bad_fields_are_named(change, field):
     errors = parse_vllm_bench_json(json.dumps({**VLLM_JSON, **change}))
     assert isinstance(errors, list) and field in [f for f, _ in errors]
@@ -138,15 +179,18 @@ def test_llama_bench_jsonl():
     assert isinstance(r, BenchResult) and r.decode_tps == 79.74
 
 
-@pytest.mark.parametrize(("records", "field"), [
-    ([{**LLAMA_BENCH[0], "avg_ts": "3610"}], "record 1.avg_ts"),
-    ([{**LLAMA_BENCH[0], "n_prompt": None}], "record 1.n_prompt"),
-    ([{k: v for k, v in LLAMA_BENCH[2].items() if k != "n_gen"}], "record 1.n_gen"),
-    ([LLAMA_BENCH[0], {**LLAMA_BENCH[2], "model_type": "llama 8B Q4_K"}], "model_type"),
-    ([{**LLAMA_BENCH[0], "n_prompt": 128, "n_gen": 128}], "file"),
-    ([], "file"),
-    (["row"], "record 1"),
-])
+@pytest.mark.parametrize(
+    ("records", "field"),
+    [
+        ([{**LLAMA_BENCH[0], "avg_ts": "3610"}], "record 1.avg_ts"),
+        ([{**LLAMA_BENCH[0], "n_prompt": None}], "record 1.n_prompt"),
+        ([{k: v for k, v in LLAMA_BENCH[2].items() if k != "n_gen"}], "record 1.n_gen"),
+        ([LLAMA_BENCH[0], {**LLAMA_BENCH[2], "model_type": "llama 8B Q4_K"}], "model_type"),
+        ([{**LLAMA_BENCH[0], "n_prompt": 128, "n_gen": 128}], "file"),
+        ([], "file"),
+        (["row"], "record 1"),
+    ],
+)
 def test_llama_bench_bad_inputs_are_named(records, field):
     errors = parse_llama_bench_json(json.dumps(records))
     assert isinstance(errors, list) and field in [f for f, _ in errors], errors

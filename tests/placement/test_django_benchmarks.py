@@ -1,6 +1,7 @@
 """Benchmark records: entered through the API and the form, uploaded as the
 JSON vllm bench serve or llama-bench writes, listed, charted and ranked.
 Bad input is refused naming the field, with nothing stored."""
+
 from __future__ import annotations
 
 import json
@@ -16,29 +17,64 @@ from tests.placement.conftest import placement_state
 pytestmark = pytest.mark.django_db
 
 VLLM_JSON = {
-    "date": "20261130-101500", "backend": "vllm", "model_id": "meta-llama/Llama-3.3-70B-Instruct",
-    "num_prompts": 10, "max_concurrency": 1, "completed": 10, "total_input_tokens": 1280,
-    "total_output_tokens": 1280, "random_input_len": 128, "random_output_len": 128,
-    "output_throughput": 18.31, "mean_ttft_ms": 210.5, "mean_tpot_ms": 54.2, "vllm_version": "0.11.1",
+    "date": "20261130-101500",
+    "backend": "vllm",
+    "model_id": "meta-llama/Llama-3.3-70B-Instruct",
+    "num_prompts": 10,
+    "max_concurrency": 1,
+    "completed": 10,
+    "total_input_tokens": 1280,
+    "total_output_tokens": 1280,
+    "random_input_len": 128,
+    "random_output_len": 128,
+    "output_throughput": 18.31,
+    "mean_ttft_ms": 210.5,
+    "mean_tpot_ms": 54.2,
+    "vllm_version": "0.11.1",
 }
 LLAMA_BENCH = [
-    {"build_commit": "3f4a1c2", "build_number": 6510, "model_type": "gpt-oss 20B MXFP4 MoE", "n_prompt": 2048,
-     "n_gen": 0, "avg_ts": 3598.1, "test_time": "2026-11-30T10:00:00Z"},
-    {"build_commit": "3f4a1c2", "build_number": 6510, "model_type": "gpt-oss 20B MXFP4 MoE", "n_prompt": 0,
-     "n_gen": 32, "avg_ts": 79.4, "test_time": "2026-11-30T10:00:05Z"},
+    {
+        "build_commit": "3f4a1c2",
+        "build_number": 6510,
+        "model_type": "gpt-oss 20B MXFP4 MoE",
+        "n_prompt": 2048,
+        "n_gen": 0,
+        "avg_ts": 3598.1,
+        "test_time": "2026-11-30T10:00:00Z",
+    },
+    {
+        "build_commit": "3f4a1c2",
+        "build_number": 6510,
+        "model_type": "gpt-oss 20B MXFP4 MoE",
+        "n_prompt": 0,
+        "n_gen": 32,
+        "avg_ts": 79.4,
+        "test_time": "2026-11-30T10:00:05Z",
+    },
 ]
 
 
 def record(**fields):
-    return {"model": "llama-3.3-70b", "engine": "vllm", "backend": "rocenante", "concurrency": 1,
-            "input_len": 128, "output_len": 128, "decode_tps": 24.8, "prefill_tps": 2400.0, "ttft_ms": 55.0,
-            "tpot_ms": 40.3, **fields}
+    return {
+        "model": "llama-3.3-70b",
+        "engine": "vllm",
+        "backend": "rocenante",
+        "concurrency": 1,
+        "input_len": 128,
+        "output_len": 128,
+        "decode_tps": 24.8,
+        "prefill_tps": 2400.0,
+        "ttft_ms": 55.0,
+        "tpot_ms": 40.3,
+        **fields,
+    }
 
 
 def test_a_member_records_a_run_with_the_topology_snapshot(api_member, demo):
     group = demo["switched"]
-    response = api_member.post("/api/benchmarks", record(group=group.pk, nodes=["spark-07", "spark-08",
-                                                                                "spark-09", "spark-10"], tp=4))
+    response = api_member.post(
+        "/api/benchmarks", record(group=group.pk, nodes=["spark-07", "spark-08", "spark-09", "spark-10"], tp=4)
+    )
     assert response.status_code == 201, response.content
     run = response.json()
     assert run["topology_kind"] == "switched" and run["node_count"] == 4 and run["link_gbps"] == 200.0
@@ -53,27 +89,34 @@ def test_a_member_records_a_run_with_the_topology_snapshot(api_member, demo):
 
 
 def test_a_published_figure_needs_its_reference(api_member):
-    ok = api_member.post("/api/benchmarks", record(source="published", reference="vendor blog, 2026-11",
-                                                   topology_kind="ring", node_count=4, backend="nccl"))
+    ok = api_member.post(
+        "/api/benchmarks",
+        record(
+            source="published", reference="vendor blog, 2026-11", topology_kind="ring", node_count=4, backend="nccl"
+        ),
+    )
     assert ok.status_code == 201 and ok.json()["group"] is None
 
 
-@pytest.mark.parametrize("fields, path, status", [
-    ({"decode_tps": "24.8"}, "decode_tps", 422),
-    ({"concurrency": "4"}, "concurrency", 422),
-    ({"decode_tps": -1.0}, "decode_tps", 422),  # the schema's bounds
-    ({"ttft_ms": float("1e12")}, "ttft_ms", 422),
-    ({"tp": 8}, "tp", 400),  # 8-way on a 2-node pair
-    ({"backend": "rocenante"}, "backend", 400),  # a direct pair has no RoCEnante
-    ({"engine": "ollama"}, "engine", 400),
-    ({"model": "gpt-9"}, "model", 400),
-    ({"nodes": ["spark-07"]}, "nodes", 400),
-    ({"group": 999_999}, "group", 400),
-    ({"group": None}, "group", 400),
-    ({"source": "published", "group": None}, "reference", 400),
-    ({"source": "published", "reference": "a blog"}, "group", 400),  # published figures have no group here
-    ({"measured_at": "yesterday"}, "measured_at", 422),
-])
+@pytest.mark.parametrize(
+    "fields, path, status",
+    [
+        ({"decode_tps": "24.8"}, "decode_tps", 422),
+        ({"concurrency": "4"}, "concurrency", 422),
+        ({"decode_tps": -1.0}, "decode_tps", 422),  # the schema's bounds
+        ({"ttft_ms": float("1e12")}, "ttft_ms", 422),
+        ({"tp": 8}, "tp", 400),  # 8-way on a 2-node pair
+        ({"backend": "rocenante"}, "backend", 400),  # a direct pair has no RoCEnante
+        ({"engine": "ollama"}, "engine", 400),
+        ({"model": "gpt-9"}, "model", 400),
+        ({"nodes": ["spark-07"]}, "nodes", 400),
+        ({"group": 999_999}, "group", 400),
+        ({"group": None}, "group", 400),
+        ({"source": "published", "group": None}, "reference", 400),
+        ({"source": "published", "reference": "a blog"}, "group", 400),  # published figures have no group here
+        ({"measured_at": "yesterday"}, "measured_at", 422),
+    ],
+)
 def test_bad_records_are_refused_naming_the_field(api_member, demo, fields, path, status):
     body = record(group=demo["direct"].pk, backend="nccl", **{})
     body.update(fields)
@@ -94,8 +137,10 @@ def test_a_retired_group_takes_no_new_records(api_member, demo):
 
 
 def test_upload_vllm_bench_json(api_member, demo):
-    response = api_member.post("/api/benchmarks/upload", {"model": "llama-3.3-70b", "group": demo["direct"].pk,
-                                                           "content": json.dumps(VLLM_JSON), "backend": "nccl"})
+    response = api_member.post(
+        "/api/benchmarks/upload",
+        {"model": "llama-3.3-70b", "group": demo["direct"].pk, "content": json.dumps(VLLM_JSON), "backend": "nccl"},
+    )
     assert response.status_code == 201, response.content
     run = response.json()
     assert run["decode_tps"] == 18.31 and run["tpot_ms"] == 54.2 and run["engine_version"] == "0.11.1"
@@ -105,27 +150,32 @@ def test_upload_vllm_bench_json(api_member, demo):
 
 
 def test_upload_llama_bench_json_as_parsed_json(api_member, demo):
-    response = api_member.post("/api/benchmarks/upload", {"model": "gpt-oss-20b", "group": demo["single"].pk,
-                                                           "content": LLAMA_BENCH})
+    response = api_member.post(
+        "/api/benchmarks/upload", {"model": "gpt-oss-20b", "group": demo["single"].pk, "content": LLAMA_BENCH}
+    )
     assert response.status_code == 201, response.content
     run = response.json()
     assert run["engine"] == "llama.cpp" and run["decode_tps"] == 79.4 and run["prefill_tps"] == 3598.1
     assert run["backend"] == "none" and "3f4a1c2" in run["engine_version"]
 
 
-@pytest.mark.parametrize("content, path", [
-    (json.dumps({k: v for k, v in VLLM_JSON.items() if k != "mean_tpot_ms"}), "content.mean_tpot_ms"),
-    (json.dumps({**VLLM_JSON, "output_throughput": "18.31"}), "content.output_throughput"),
-    (json.dumps({**VLLM_JSON, "mean_ttft_ms": None}), "content.mean_ttft_ms"),
-    (json.dumps([{"n_prompt": "512", "n_gen": 0, "avg_ts": 10.0}]), "content.record 1.n_prompt"),
-    ("{not json", "content"),
-    ("", "content"),
-    ("just some words", "content"),
-])
+@pytest.mark.parametrize(
+    "content, path",
+    [
+        (json.dumps({k: v for k, v in VLLM_JSON.items() if k != "mean_tpot_ms"}), "content.mean_tpot_ms"),
+        (json.dumps({**VLLM_JSON, "output_throughput": "18.31"}), "content.output_throughput"),
+        (json.dumps({**VLLM_JSON, "mean_ttft_ms": None}), "content.mean_ttft_ms"),
+        (json.dumps([{"n_prompt": "512", "n_gen": 0, "avg_ts": 10.0}]), "content.record 1.n_prompt"),
+        ("{not json", "content"),
+        ("", "content"),
+        ("just some words", "content"),
+    ],
+)
 def test_bad_result_files_are_refused_naming_the_field(api_member, demo, content, path):
     before = placement_state()
-    response = api_member.post("/api/benchmarks/upload", {"model": "llama-3.3-70b", "group": demo["direct"].pk,
-                                                           "content": content})
+    response = api_member.post(
+        "/api/benchmarks/upload", {"model": "llama-3.3-70b", "group": demo["direct"].pk, "content": content}
+    )
     assert response.status_code == 400, response.content
     assert path in [e["path"] for e in response.json()["errors"]], response.json()
     assert placement_state() == before
@@ -134,33 +184,65 @@ def test_bad_result_files_are_refused_naming_the_field(api_member, demo, content
 def test_a_file_without_concurrency_needs_it_given(api_member, demo):
     body = {k: v for k, v in VLLM_JSON.items() if k != "max_concurrency"}
     before = placement_state()
-    refused = api_member.post("/api/benchmarks/upload", {"model": "llama-3.3-70b", "group": demo["direct"].pk,
-                                                          "content": json.dumps(body)})
+    refused = api_member.post(
+        "/api/benchmarks/upload", {"model": "llama-3.3-70b", "group": demo["direct"].pk, "content": json.dumps(body)}
+    )
     assert refused.status_code == 400 and refused.json()["errors"][0]["path"] == "concurrency"
     assert placement_state() == before
-    given = api_member.post("/api/benchmarks/upload", {"model": "llama-3.3-70b", "group": demo["direct"].pk,
-                                                        "content": json.dumps(body), "concurrency": 4})
+    given = api_member.post(
+        "/api/benchmarks/upload",
+        {"model": "llama-3.3-70b", "group": demo["direct"].pk, "content": json.dumps(body), "concurrency": 4},
+    )
     assert given.status_code == 201 and given.json()["concurrency"] == 4
 
 
 def test_pages_record_upload_chart_and_rank(client, member_user, demo):
     client.force_login(member_user)
     group = demo["switched"]
-    form = client.post("/benchmarks/new/", {"source": "measured", "group": group.pk, "model": "qwen3.8-27b",
-                                            "engine": "vllm", "backend": "rocenante", "concurrency": 1,
-                                            "decode_tps": "50.1", "tp": 8})
+    form = client.post(
+        "/benchmarks/new/",
+        {
+            "source": "measured",
+            "group": group.pk,
+            "model": "qwen3.8-27b",
+            "engine": "vllm",
+            "backend": "rocenante",
+            "concurrency": 1,
+            "decode_tps": "50.1",
+            "tp": 8,
+        },
+    )
     assert form.status_code == 302, form.content.decode()[:2000]
-    bad = client.post("/benchmarks/new/", {"source": "measured", "group": group.pk, "model": "qwen3.8-27b",
-                                           "engine": "vllm", "backend": "rocenante", "concurrency": 1,
-                                           "decode_tps": "-3"})
+    bad = client.post(
+        "/benchmarks/new/",
+        {
+            "source": "measured",
+            "group": group.pk,
+            "model": "qwen3.8-27b",
+            "engine": "vllm",
+            "backend": "rocenante",
+            "concurrency": 1,
+            "decode_tps": "-3",
+        },
+    )
     assert bad.status_code == 400 and b"from 0 to 1e9" in bad.content
     upload = SimpleUploadedFile("result.json", json.dumps(VLLM_JSON).encode(), "application/json")
-    uploaded = client.post("/benchmarks/upload/", {"file": upload, "format": "auto", "group": demo["direct"].pk,
-                                                   "model": "llama-3.3-70b", "backend": "nccl"})
+    uploaded = client.post(
+        "/benchmarks/upload/",
+        {"file": upload, "format": "auto", "group": demo["direct"].pk, "model": "llama-3.3-70b", "backend": "nccl"},
+    )
     assert uploaded.status_code == 302
     broken = SimpleUploadedFile("result.json", json.dumps({**VLLM_JSON, "mean_ttft_ms": "61"}).encode())
-    refused = client.post("/benchmarks/upload/", {"file": broken, "format": "vllm-json", "group": demo["direct"].pk,
-                                                  "model": "llama-3.3-70b", "backend": "nccl"})
+    refused = client.post(
+        "/benchmarks/upload/",
+        {
+            "file": broken,
+            "format": "vllm-json",
+            "group": demo["direct"].pk,
+            "model": "llama-3.3-70b",
+            "backend": "nccl",
+        },
+    )
     assert refused.status_code == 400 and b"mean_ttft_ms" in refused.content
     assert BenchmarkRun.objects.filter(source="measured").count() == 2
 
@@ -177,12 +259,23 @@ def test_a_group_page_charts_its_own_runs_over_published_ones_of_its_topology(cl
     page = client.get(f"/benchmarks/groups/{ring.pk}/?model=qwen3.8-27b").content.decode()
     assert 'id="nothing-here"' in page  # nothing measured: the published lines are a reference only
     assert "published (reference)" in page
-    scaling = page[page.index('id="scaling"'):]
-    scaling = scaling[:scaling.index("</table>")]
+    scaling = page[page.index('id="scaling"') :]
+    scaling = scaling[: scaling.index("</table>")]
     assert "ring" in scaling and "switched" not in scaling  # another topology's figures are not this group's
-    assert "on the <a href=\"/benchmarks/\">leaderboard</a>" in page
-    BenchmarkRun.objects.create(source="measured", group=ring, group_name=ring.name, topology_kind="ring",
-                                model_name="qwen3.8-27b", engine="vllm", backend="nccl", node_count=4, tp=4,
-                                concurrency=1, decode_tps=30.5, status="done")
+    assert 'on the <a href="/benchmarks/">leaderboard</a>' in page
+    BenchmarkRun.objects.create(
+        source="measured",
+        group=ring,
+        group_name=ring.name,
+        topology_kind="ring",
+        model_name="qwen3.8-27b",
+        engine="vllm",
+        backend="nccl",
+        node_count=4,
+        tp=4,
+        concurrency=1,
+        decode_tps=30.5,
+        status="done",
+    )
     page = client.get(f"/benchmarks/groups/{ring.pk}/?model=qwen3.8-27b").content.decode()
     assert 'id="nothing-here"' not in page and "measured here · ring" in page and ">30.5<" in page

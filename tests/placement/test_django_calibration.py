@@ -1,6 +1,7 @@
 """Calibration by the lab's own runs, through the database: measured records
 re-fit the engine's constants, plans move towards what the lab measured, and
 the plan's source says so."""
+
 from __future__ import annotations
 
 import pytest
@@ -24,9 +25,20 @@ def test_the_labs_runs_pull_predictions_towards_them(api_member, demo):
     assert lab_runs() == [] and lab_calibration().changes == ()
     measured = before["decode_tps"] * 0.7  # this lab's build is slower than the published figures
     for tpot in (1000 / measured, 1000 / (measured * 1.02)):
-        response = api_member.post("/api/benchmarks", {
-            "model": "llama-3.3-70b", "group": single.pk, "engine": "vllm", "backend": "none", "concurrency": 1,
-            "input_len": 256, "output_len": 128, "decode_tps": 1000 / tpot, "tpot_ms": tpot})
+        response = api_member.post(
+            "/api/benchmarks",
+            {
+                "model": "llama-3.3-70b",
+                "group": single.pk,
+                "engine": "vllm",
+                "backend": "none",
+                "concurrency": 1,
+                "input_len": 256,
+                "output_len": 128,
+                "decode_tps": 1000 / tpot,
+                "tpot_ms": tpot,
+            },
+        )
         assert response.status_code == 201, response.content
     runs = lab_runs()
     assert len(runs) == 2 and all(r.layout.engine == "vllm" for r in runs)
@@ -42,8 +54,18 @@ def test_the_labs_runs_pull_predictions_towards_them(api_member, demo):
 
 
 def test_published_rows_are_never_the_labs_runs(api_member):
-    response = api_member.post("/api/benchmarks", {
-        "model": "llama-3.3-70b", "source": "published", "reference": "vendor blog", "topology_kind": "single",
-        "node_count": 1, "engine": "vllm", "concurrency": 1, "decode_tps": 1.0})
+    response = api_member.post(
+        "/api/benchmarks",
+        {
+            "model": "llama-3.3-70b",
+            "source": "published",
+            "reference": "vendor blog",
+            "topology_kind": "single",
+            "node_count": 1,
+            "engine": "vllm",
+            "concurrency": 1,
+            "decode_tps": 1.0,
+        },
+    )
     assert response.status_code == 201
     assert lab_runs() == []

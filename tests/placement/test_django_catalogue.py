@@ -1,5 +1,6 @@
 """The model catalogue in the database: the seed migration, GET/POST /api/models,
 the config.json upload, deletion, and bad input refused by field with nothing stored."""
+
 from __future__ import annotations
 
 import json
@@ -13,13 +14,30 @@ from tests.placement.conftest import placement_state
 
 pytestmark = pytest.mark.django_db
 
-NEW = {"slug": "mistral-7b", "name": "Mistral 7B", "params_b": 7.24, "layers": 32, "hidden_size": 4096,
-       "heads": 32, "kv_heads": 8, "head_dim": 128, "quantization": "bf16", "max_context": 32768}
+NEW = {
+    "slug": "mistral-7b",
+    "name": "Mistral 7B",
+    "params_b": 7.24,
+    "layers": 32,
+    "hidden_size": 4096,
+    "heads": 32,
+    "kv_heads": 8,
+    "head_dim": 128,
+    "quantization": "bf16",
+    "max_context": 32768,
+}
 LLAMA_CONFIG = {
-    "_name_or_path": "meta-llama/Llama-3.1-8B-Instruct", "architectures": ["LlamaForCausalLM"],
-    "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32,
-    "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 131072,
-    "tie_word_embeddings": False, "head_dim": 128,
+    "_name_or_path": "meta-llama/Llama-3.1-8B-Instruct",
+    "architectures": ["LlamaForCausalLM"],
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
+    "max_position_embeddings": 131072,
+    "tie_word_embeddings": False,
+    "head_dim": 128,
 }
 
 
@@ -38,8 +56,22 @@ def test_models_list_has_the_catalogue_fields(api_viewer):
     response = api_viewer.get("/api/models")
     assert response.status_code == 200
     row = next(m for m in response.json() if m["slug"] == "gpt-oss-120b")
-    for key in ("slug", "name", "params_b", "active_params_b", "layers", "hidden_size", "heads", "kv_heads",
-                "head_dim", "experts", "experts_per_token", "quantization", "weights_gb", "max_context"):
+    for key in (
+        "slug",
+        "name",
+        "params_b",
+        "active_params_b",
+        "layers",
+        "hidden_size",
+        "heads",
+        "kv_heads",
+        "head_dim",
+        "experts",
+        "experts_per_token",
+        "quantization",
+        "weights_gb",
+        "max_context",
+    ):
         assert key in row
     assert row["experts"] == 128 and row["active_params_b"] < row["params_b"] and row["weights_gb"] == 65.3
 
@@ -53,22 +85,25 @@ def test_admin_adds_a_model_and_plans_with_it(api_admin, demo):
     assert plans.status_code == 200 and plans.json()["plans"][0]["fits"]
 
 
-@pytest.mark.parametrize("change, field, status", [
-    ({"layers": 0}, "layers", 422),  # the schema's bounds (ModelSpec's limits table)
-    ({"layers": -3}, "layers", 422),
-    ({"params_b": -7}, "params_b", 422),
-    ({"params_b": 0}, "params_b", 422),
-    ({"kv_heads": 5}, "kv_heads", 400),
-    ({"max_context": 10**9}, "max_context", 422),
-    ({"quantization": "fp3"}, "quantization", 400),
-    ({"active_params_b": 9.0}, "active_params_b", 400),
-    ({"experts": 8, "experts_per_token": 9, "active_params_b": 2.0}, "experts_per_token", 400),
-    ({"weights_gb": 90.0}, "weights_gb", 400),
-    ({"params_b": "7.24"}, "params_b", 422),
-    ({"layers": "32"}, "layers", 422),
-    ({"layers": 32.5}, "layers", 422),
-    ({"slug": "Bad Slug!"}, "slug", 400),
-])
+@pytest.mark.parametrize(
+    "change, field, status",
+    [
+        ({"layers": 0}, "layers", 422),  # the schema's bounds (ModelSpec's limits table)
+        ({"layers": -3}, "layers", 422),
+        ({"params_b": -7}, "params_b", 422),
+        ({"params_b": 0}, "params_b", 422),
+        ({"kv_heads": 5}, "kv_heads", 400),
+        ({"max_context": 10**9}, "max_context", 422),
+        ({"quantization": "fp3"}, "quantization", 400),
+        ({"active_params_b": 9.0}, "active_params_b", 400),
+        ({"experts": 8, "experts_per_token": 9, "active_params_b": 2.0}, "experts_per_token", 400),
+        ({"weights_gb": 90.0}, "weights_gb", 400),
+        ({"params_b": "7.24"}, "params_b", 422),
+        ({"layers": "32"}, "layers", 422),
+        ({"layers": 32.5}, "layers", 422),
+        ({"slug": "Bad Slug!"}, "slug", 400),
+    ],
+)
 def test_absurd_models_are_refused_naming_the_field(api_admin, change, field, status):
     before = placement_state()
     response = api_admin.post("/api/models", {**NEW, **change})
@@ -95,28 +130,33 @@ def test_a_duplicate_slug_is_a_conflict(api_admin):
 
 
 def test_a_model_from_config_json_is_read_locally_with_estimates_marked(api_admin):
-    response = api_admin.post("/api/models/config", {"slug": "llama-8b-fp8", "quantization": "fp8",
-                                                      "config": json.dumps(LLAMA_CONFIG)})
+    response = api_admin.post(
+        "/api/models/config", {"slug": "llama-8b-fp8", "quantization": "fp8", "config": json.dumps(LLAMA_CONFIG)}
+    )
     assert response.status_code == 201, response.content
     row = response.json()
     assert row["params_b"] == pytest.approx(8.03, abs=0.01)
     assert row["layers"] == 32 and row["kv_heads"] == 8 and row["max_context"] == 131072
     assert row["origin"] == "config.json" and "params_b" in row["estimated_fields"]
     # an object works as well as its text
-    other = api_admin.post("/api/models/config", {"slug": "llama-8b-b", "quantization": "bf16",
-                                                   "config": LLAMA_CONFIG, "params_b": 8.03})
+    other = api_admin.post(
+        "/api/models/config", {"slug": "llama-8b-b", "quantization": "bf16", "config": LLAMA_CONFIG, "params_b": 8.03}
+    )
     assert other.status_code == 201 and other.json()["estimated_fields"] == []
 
 
-@pytest.mark.parametrize("config, field", [
-    ("this is not json", "config"),
-    ("[1, 2, 3]", "config"),
-    (json.dumps({"model_type": "llama"}), "config"),
-    (json.dumps({**LLAMA_CONFIG, "num_hidden_layers": 0}), "config.num_hidden_layers"),
-    (json.dumps({**LLAMA_CONFIG, "num_key_value_heads": "8"}), "config.num_key_value_heads"),
-    (json.dumps({**LLAMA_CONFIG, "num_key_value_heads": 5}), "kv_heads"),
-    ("", "config"),
-])
+@pytest.mark.parametrize(
+    "config, field",
+    [
+        ("this is not json", "config"),
+        ("[1, 2, 3]", "config"),
+        (json.dumps({"model_type": "llama"}), "config"),
+        (json.dumps({**LLAMA_CONFIG, "num_hidden_layers": 0}), "config.num_hidden_layers"),
+        (json.dumps({**LLAMA_CONFIG, "num_key_value_heads": "8"}), "config.num_key_value_heads"),
+        (json.dumps({**LLAMA_CONFIG, "num_key_value_heads": 5}), "kv_heads"),
+        ("", "config"),
+    ],
+)
 def test_a_config_that_is_not_one_is_refused(api_admin, config, field):
     before = placement_state()
     response = api_admin.post("/api/models/config", {"slug": "broken", "quantization": "bf16", "config": config})

@@ -1,5 +1,3 @@
-
-
 def test_plan_page_link_with_only_a_group_plans_with_defaults(admin_client, import_lab):
     from inventory.models import NodeGroup
 

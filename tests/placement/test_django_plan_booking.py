@@ -1,6 +1,7 @@
 """The plan page's "Book this group for this plan": the chosen plan is kept,
 the booking form points at it, and the booking links the plan (a real
 reference); when nothing fits, the page names the groups where it would."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -13,8 +14,7 @@ from placement.models import SavedPlan
 
 pytestmark = pytest.mark.django_db
 
-QUERY = {"model": "llama-3.3-70b", "context_tokens": "8192", "concurrency": "1", "goal": "latency",
-         "engine": "vllm"}
+QUERY = {"model": "llama-3.3-70b", "context_tokens": "8192", "concurrency": "1", "goal": "latency", "engine": "vllm"}
 
 
 def local(dt):
@@ -35,9 +35,17 @@ def test_a_member_books_a_group_for_a_plan(client, member_user, demo):
     form = client.get(response["Location"]).content.decode()
     assert f"Plan {saved.pk}: {saved.label}" in form and f'name="saved_plan" value="{saved.pk}"' in form
     start = timezone.now() + timedelta(days=1)
-    booked = client.post("/bookings/new/", {"group": group.name, "shown_group": group.name,
-                                            "start": local(start), "end": local(start + timedelta(hours=2)),
-                                            "purpose": "decode sweep", "saved_plan": str(saved.pk)})
+    booked = client.post(
+        "/bookings/new/",
+        {
+            "group": group.name,
+            "shown_group": group.name,
+            "start": local(start),
+            "end": local(start + timedelta(hours=2)),
+            "purpose": "decode sweep",
+            "saved_plan": str(saved.pk),
+        },
+    )
     assert booked.status_code == 302, booked.content.decode()[:2000]
     booking = Booking.objects.get()
     assert booking.saved_plan == saved
@@ -53,8 +61,10 @@ def test_a_plan_that_does_not_fit_is_not_kept_and_viewers_cannot_book(client, me
     assert response.status_code == 302 and response["Location"].startswith("/plans/?")
     assert not SavedPlan.objects.exists()
     client.force_login(viewer_user)
-    assert "Book this group for this plan" not in client.get("/plans/", {**QUERY, "group": demo["switched"].pk}
-                                                             ).content.decode()
+    assert (
+        "Book this group for this plan"
+        not in client.get("/plans/", {**QUERY, "group": demo["switched"].pk}).content.decode()
+    )
     assert client.post("/plans/book/", {**QUERY, "group": demo["switched"].pk, "plan": "0"}).status_code in (302, 403)
     assert not SavedPlan.objects.exists()
     assert client.get("/plans/saved/999/").status_code == 404
@@ -67,22 +77,40 @@ def test_a_booking_must_hold_the_plans_nodes(client, member_user, demo):
     saved = SavedPlan.objects.get()
     start = timezone.now() + timedelta(days=1)
     outside = [n for n in ("spark-07", "spark-08", "spark-09", "spark-10") if n not in saved.nodes] or ["spark-14"]
-    refused = client.post("/bookings/new/", {"group": group.name, "shown_group": group.name, "pick_nodes": "on",
-                                             "nodes": outside[:1], "start": local(start),
-                                             "end": local(start + timedelta(hours=1)), "purpose": "x",
-                                             "saved_plan": str(saved.pk)})
+    refused = client.post(
+        "/bookings/new/",
+        {
+            "group": group.name,
+            "shown_group": group.name,
+            "pick_nodes": "on",
+            "nodes": outside[:1],
+            "start": local(start),
+            "end": local(start + timedelta(hours=1)),
+            "purpose": "x",
+            "saved_plan": str(saved.pk),
+        },
+    )
     assert refused.status_code == 400 and "which this booking does not hold" in refused.content.decode()
-    bad = client.post("/bookings/new/", {"group": group.name, "shown_group": group.name, "start": local(start),
-                                         "end": local(start + timedelta(hours=1)), "purpose": "x",
-                                         "saved_plan": "4242"})
+    bad = client.post(
+        "/bookings/new/",
+        {
+            "group": group.name,
+            "shown_group": group.name,
+            "start": local(start),
+            "end": local(start + timedelta(hours=1)),
+            "purpose": "x",
+            "saved_plan": "4242",
+        },
+    )
     assert bad.status_code == 400 and "no saved plan" in bad.content.decode()
     assert not Booking.objects.exists()
 
 
 def test_when_nothing_fits_the_page_names_the_groups_where_it_would(client, viewer_user, demo):
     client.force_login(viewer_user)
-    page = client.get("/plans/", {**QUERY, "model": "qwen3.5-397b-a17b", "group": demo["direct"].pk,
-                                  "context_tokens": "32768"}).content.decode()
+    page = client.get(
+        "/plans/", {**QUERY, "model": "qwen3.5-397b-a17b", "group": demo["direct"].pk, "context_tokens": "32768"}
+    ).content.decode()
     assert "nothing fits" in page and 'id="elsewhere"' in page
     where = page.split('id="elsewhere"')[1].split("</ul>")[0]
     assert demo["switched"].name in where and "tok/s one stream" in where
@@ -95,8 +123,12 @@ def test_a_script_books_with_a_saved_plan_by_its_id(client, api_member, member_u
     client.post("/plans/book/", {**QUERY, "group": group.pk, "plan": "0"})
     saved = SavedPlan.objects.get()
     start = timezone.now() + timedelta(days=2)
-    body = {"group": group.pk, "start": start.isoformat(), "end": (start + timedelta(hours=1)).isoformat(),
-            "purpose": "sweep"}
+    body = {
+        "group": group.pk,
+        "start": start.isoformat(),
+        "end": (start + timedelta(hours=1)).isoformat(),
+        "purpose": "sweep",
+    }
     bad = api_member.post("/api/bookings", {**body, "saved_plan": 4242})
     assert bad.status_code == 400 and bad.json()["errors"][0]["path"] == "saved_plan"
     assert not Booking.objects.exists()

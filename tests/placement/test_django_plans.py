@@ -1,6 +1,7 @@
 """POST /api/plans and the plan page on the demo lab: plans with memory per node,
 launch commands with the group's real interfaces, node lists checked against
 the cabling, bad input by field, constant queries, and the live page partial."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,8 +14,21 @@ from tests.placement.conftest import placement_state
 
 pytestmark = pytest.mark.django_db
 
-PLAN_KEYS = {"strategy", "tp", "pp", "ep", "replicas", "nodes", "fits", "memory_per_node_gb", "decode_tps",
-             "aggregate_tps", "prefill_tps", "reason", "launch"}
+PLAN_KEYS = {
+    "strategy",
+    "tp",
+    "pp",
+    "ep",
+    "replicas",
+    "nodes",
+    "fits",
+    "memory_per_node_gb",
+    "decode_tps",
+    "aggregate_tps",
+    "prefill_tps",
+    "reason",
+    "launch",
+}
 
 
 def plan(client, **body):
@@ -64,8 +78,10 @@ def test_telemetry_addresses_replace_placeholders(api_viewer, demo, monkeypatch)
     import placement.selectors
 
     def latest_samples(names):
-        return {n: {"twins": [{"name": "enp1s0f0np0", "addresses": ["fe80::1/64", f"192.168.100.{i + 10}/24"]}]}
-                for i, n in enumerate(sorted(names))}
+        return {
+            n: {"twins": [{"name": "enp1s0f0np0", "addresses": ["fe80::1/64", f"192.168.100.{i + 10}/24"]}]}
+            for i, n in enumerate(sorted(names))
+        }
 
     monkeypatch.setattr(placement.selectors, "latest_samples", latest_samples)
     data = plan(api_viewer, group=demo["direct"].pk).json()
@@ -80,8 +96,10 @@ def test_addresses_from_telemetrys_latest_samples(api_viewer, demo):
 
     for i, name in enumerate(("spark-01", "spark-02")):
         spark = Spark.objects.get(name=name)
-        twins = [["enp1s0f0np0", "p0", "rocep1s0f0", True, 200000, 9000, [f"192.168.100.{11 + i}/24"]],
-                 ["enP2p1s0f0np0", "p0", "roceP2p1s0f0", True, 200000, 9000, [f"192.168.101.{11 + i}/24"]]]
+        twins = [
+            ["enp1s0f0np0", "p0", "rocep1s0f0", True, 200000, 9000, [f"192.168.100.{11 + i}/24"]],
+            ["enP2p1s0f0np0", "p0", "roceP2p1s0f0", True, 200000, 9000, [f"192.168.101.{11 + i}/24"]],
+        ]
         sample = models.NodeSample.objects.create(spark=spark, at=timezone.now(), reachable=True, twins=twins)
         models.NodeState.objects.create(spark=spark, latest=sample)
     data = plan(api_viewer, group=demo["direct"].pk).json()
@@ -97,13 +115,16 @@ def test_nodes_by_name(api_viewer, demo):
     assert whole["group"]["kind"] == "ring"
 
 
-@pytest.mark.parametrize("nodes, path, words", [
-    (["spark-03", "spark-04"], "nodes", "cannot be split"),
-    (["spark-01", "spark-07"], "nodes", "not cabled together"),
-    (["spark-01", "spark-99"], "nodes[1]", "no Spark"),
-    (["spark-01", "spark-01"], "nodes[1]", "twice"),
-    ([], "nodes", "at least one"),
-])
+@pytest.mark.parametrize(
+    "nodes, path, words",
+    [
+        (["spark-03", "spark-04"], "nodes", "cannot be split"),
+        (["spark-01", "spark-07"], "nodes", "not cabled together"),
+        (["spark-01", "spark-99"], "nodes[1]", "no Spark"),
+        (["spark-01", "spark-01"], "nodes[1]", "twice"),
+        ([], "nodes", "at least one"),
+    ],
+)
 def test_node_lists_must_be_a_group_or_a_switched_subgroup(api_viewer, demo, nodes, path, words):
     response = plan(api_viewer, nodes=nodes)
     assert response.status_code == 400, response.content
@@ -111,16 +132,19 @@ def test_node_lists_must_be_a_group_or_a_switched_subgroup(api_viewer, demo, nod
     assert error["path"] == path and words in error["message"]
 
 
-@pytest.mark.parametrize("body, path", [
-    ({"context_tokens": 10**9}, "context_tokens"),  # the schema's bounds: 422
-    ({"context_tokens": 0}, "context_tokens"),
-    ({"context_tokens": 200_000}, "context_tokens"),  # beyond Llama-3.3-70B's 131,072
-    ({"concurrency": 0}, "concurrency"),
-    ({"goal": "fastest"}, "goal"),
-    ({"engine": "ollama"}, "engine"),
-    ({"model": "gpt-5"}, "model"),
-    ({"group": 999_999}, "group"),
-])
+@pytest.mark.parametrize(
+    "body, path",
+    [
+        ({"context_tokens": 10**9}, "context_tokens"),  # the schema's bounds: 422
+        ({"context_tokens": 0}, "context_tokens"),
+        ({"context_tokens": 200_000}, "context_tokens"),  # beyond Llama-3.3-70B's 131,072
+        ({"concurrency": 0}, "concurrency"),
+        ({"goal": "fastest"}, "goal"),
+        ({"engine": "ollama"}, "engine"),
+        ({"model": "gpt-5"}, "model"),
+        ({"group": 999_999}, "group"),
+    ],
+)
 def test_bad_plan_input_names_the_field(api_viewer, demo, body, path):
     body = {"group": demo["switched"].pk, **body}
     before = placement_state()
@@ -172,8 +196,7 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
     assert "Recommended" in html and "fit-table" in html and "one-node" in html
     # the accuracy on published runs held out of the fit, with their addresses
     assert 'id="holdout-errors"' in html and "https://github.com/ggml-org/llama.cpp" in html
-    query = f"?model=glm-5.3&group={demo['switched'].pk}&context_tokens=32768&concurrency=8&goal=throughput" \
-            "&engine=vllm"
+    query = f"?model=glm-5.3&group={demo['switched'].pk}&context_tokens=32768&concurrency=8&goal=throughput&engine=vllm"
     partial = client.get("/plans/" + query, headers={"HX-Request": "true", "HX-Target": "results"})
     text = partial.content.decode()
     assert partial.status_code == 200 and "<html" not in text
@@ -185,15 +208,32 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
     assert 'class="plan recommended"' in fitting and 'class="plan runner-up"' in fitting
     assert "Runner-up:" in text and "<svg" in text and "plan-chart" in text
     assert 'id="nofit-plans"' in text  # the plans that do not fit, folded away
-    best = client.post("/api/plans", {"model": "glm-5.3", "group": demo["switched"].pk, "context_tokens": 32768,
-                                      "concurrency": 8, "goal": "throughput"}, content_type="application/json")
+    best = client.post(
+        "/api/plans",
+        {
+            "model": "glm-5.3",
+            "group": demo["switched"].pk,
+            "context_tokens": 32768,
+            "concurrency": 8,
+            "goal": "throughput",
+        },
+        content_type="application/json",
+    )
     launch = client.get(f"/plans/launch/{query}&plan={best.json()['recommended']}").content.decode()
     # no repository for GLM-5.3 in the catalogue: no `vllm serve glm-5.3` that would not start
     assert "no Hugging Face repository recorded" in launch and "data-copy" not in launch
     query = query.replace("glm-5.3", "llama-3.3-70b")
-    plans = client.post("/api/plans", {"model": "llama-3.3-70b", "group": demo["switched"].pk,
-                                       "context_tokens": 32768, "concurrency": 8, "goal": "throughput"},
-                        content_type="application/json").json()["plans"]
+    plans = client.post(
+        "/api/plans",
+        {
+            "model": "llama-3.3-70b",
+            "group": demo["switched"].pk,
+            "context_tokens": 32768,
+            "concurrency": 8,
+            "goal": "throughput",
+        },
+        content_type="application/json",
+    ).json()["plans"]
     index = next(i for i, p in enumerate(plans) if p["fits"] and p["tp"] >= 2)
     launch = client.get(f"/plans/launch/{query}&plan={index}").content.decode()
     assert "data-copy" in launch and "ray start" in launch and "&lt;ip of spark-07 on enp1s0f0np0&gt;" in launch
@@ -202,12 +242,18 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
 
 def test_plan_page_says_why_nothing_was_planned(client, viewer_user, demo):
     client.force_login(viewer_user)
-    too_long = client.get(f"/plans/?model=llama-3.3-70b&group={demo['single'].pk}&context_tokens=1000000"
-                          "&concurrency=1&goal=latency&engine=vllm", headers={"HX-Request": "true"})
+    too_long = client.get(
+        f"/plans/?model=llama-3.3-70b&group={demo['single'].pk}&context_tokens=1000000"
+        "&concurrency=1&goal=latency&engine=vllm",
+        headers={"HX-Request": "true"},
+    )
     assert "context_tokens" in too_long.content.decode() and "maximum context" in too_long.content.decode()
     NodeGroup.objects.filter(pk=demo["ring"].pk).update(retired_at=timezone.now())
-    retired = client.get(f"/plans/?model=llama-3.3-70b&group={demo['ring'].pk}&context_tokens=8192"
-                         "&concurrency=1&goal=latency&engine=vllm", headers={"HX-Request": "true"})
+    retired = client.get(
+        f"/plans/?model=llama-3.3-70b&group={demo['ring'].pk}&context_tokens=8192"
+        "&concurrency=1&goal=latency&engine=vllm",
+        headers={"HX-Request": "true"},
+    )
     assert retired.status_code == 200 and "Select a valid choice" in retired.content.decode()
 
 

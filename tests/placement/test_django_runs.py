@@ -2,6 +2,7 @@
 members on a group they hold, asked of the reservations app), the Celery task
 running the fixed command over real SSH against a small asyncssh server on
 127.0.0.1 with a verified host key, and the failures a run records."""
+
 from __future__ import annotations
 
 import asyncssh
@@ -46,8 +47,9 @@ def head(demo, server, monkeypatch):
 def accept(monkeypatch, key):
     from telemetry.models import NodeState
 
-    NodeState.objects.update_or_create(spark=Spark.objects.get(name="spark-01"),
-                                       defaults={"host_key": key, "key_status": "ok"})
+    NodeState.objects.update_or_create(
+        spark=Spark.objects.get(name="spark-01"), defaults={"host_key": key, "key_status": "ok"}
+    )
 
 
 @pytest.fixture
@@ -65,8 +67,9 @@ def committed(call):
 
 
 def start(client, group, **fields):
-    return committed(lambda: client.post("/api/benchmarks/runs",
-                                         {"group": group.pk, "model": "llama-3.3-70b", **fields}))
+    return committed(
+        lambda: client.post("/api/benchmarks/runs", {"group": group.pk, "model": "llama-3.3-70b", **fields})
+    )
 
 
 def test_an_admin_runs_a_benchmark_over_ssh(api_admin, head, server, tasks_inline):
@@ -103,8 +106,9 @@ def test_no_accepted_host_key_means_nothing_is_run(api_admin, head, server, task
     assert run.status == "failed" and "no accepted SSH host key" in run.error and server.commands == []
 
 
-@pytest.mark.parametrize("answer, words", [("garbage", "could not read the benchmark output"),
-                                           ("fail", "exited with status 1")])
+@pytest.mark.parametrize(
+    "answer, words", [("garbage", "could not read the benchmark output"), ("fail", "exited with status 1")]
+)
 def test_a_failed_benchmark_is_recorded_as_failed(api_admin, head, server, tasks_inline, answer, words):
     server.answer = answer
     run = BenchmarkRun.objects.get(pk=start(api_admin, head).json()["id"])
@@ -130,8 +134,14 @@ def test_members_need_a_booking(api_member, member_user, head, server, tasks_inl
     assert unbooked.status_code == 403 and "book group-spark-01 first" in unbooked.json()["message"]
     assert placement_state() == before and server.commands == []
     now = timezone.now()
-    booking_create(actor=Actor(user=member_user, source="api"), group=head.pk, start=now,
-                   end=now + timedelta(hours=2), purpose="decode sweep", confirm=True)
+    booking_create(
+        actor=Actor(user=member_user, source="api"),
+        group=head.pk,
+        start=now,
+        end=now + timedelta(hours=2),
+        purpose="decode sweep",
+        confirm=True,
+    )
     assert start(api_member, head).status_code == 202
     assert BenchmarkRun.objects.get(created_by_name="member1").status == "done"
 
@@ -145,12 +155,15 @@ def test_viewers_and_strangers_cannot_start_runs(api_viewer, head, server):
     assert placement_state() == before and server.commands == []
 
 
-@pytest.mark.parametrize("fields, path", [
-    ({"concurrency": 0}, "concurrency"),
-    ({"num_prompts": 5000}, "num_prompts"),
-    ({"input_len": 131_000, "output_len": 1000}, "input_len"),  # beyond the model's context
-    ({"model": "nope"}, "model"),
-])
+@pytest.mark.parametrize(
+    "fields, path",
+    [
+        ({"concurrency": 0}, "concurrency"),
+        ({"num_prompts": 5000}, "num_prompts"),
+        ({"input_len": 131_000, "output_len": 1000}, "input_len"),  # beyond the model's context
+        ({"model": "nope"}, "model"),
+    ],
+)
 def test_bad_run_settings_are_refused(api_admin, head, server, fields, path):
     before = placement_state()
     response = start(api_admin, head, **fields)
@@ -163,12 +176,18 @@ def test_the_page_starts_a_run(client, admin_user, head, server, tasks_inline):
     client.force_login(admin_user)
     page = client.get(f"/benchmarks/groups/{head.pk}/")
     assert b"Start the run" in page.content and b"spark-01" in page.content
-    response = committed(lambda: client.post(f"/benchmarks/groups/{head.pk}/run/", {
-        "model": "llama-3.3-70b", "concurrency": 1, "input_len": 128, "output_len": 128, "num_prompts": 10}))
+    response = committed(
+        lambda: client.post(
+            f"/benchmarks/groups/{head.pk}/run/",
+            {"model": "llama-3.3-70b", "concurrency": 1, "input_len": 128, "output_len": 128, "num_prompts": 10},
+        )
+    )
     assert response.status_code == 302
     assert BenchmarkRun.objects.get(source="measured").status == "done"
-    bad = client.post(f"/benchmarks/groups/{head.pk}/run/", {"model": "llama-3.3-70b", "concurrency": 0,
-                                                              "input_len": 128, "output_len": 128, "num_prompts": 10})
+    bad = client.post(
+        f"/benchmarks/groups/{head.pk}/run/",
+        {"model": "llama-3.3-70b", "concurrency": 0, "input_len": 128, "output_len": 128, "num_prompts": 10},
+    )
     assert bad.status_code == 400 and b"from 1 to 256" in bad.content
 
 

@@ -2,6 +2,7 @@
 fake Spark (telemetry.simulator) that answers placement's fixed benchmark
 command with `vllm bench serve` output; the run goes through the API, the
 Celery task, SSH with the host key telemetry accepted, and the parser."""
+
 from __future__ import annotations
 
 import pytest
@@ -17,10 +18,11 @@ fleet_key = django_sim.fleet_key
 pytestmark = pytest.mark.django_db
 
 
-def test_a_run_on_the_simulated_fleet_is_measured_and_stored(api_admin, fleet_key, tmp_path, settings,
-                                                              tasks_inline):  # noqa: F811
-    nodes = [SimNode("bench-a", cabled_ports={"p0": ("bench-b", "p0")}),
-             SimNode("bench-b", cabled_ports={"p0": ("bench-a", "p0")})]
+def test_a_run_on_the_simulated_fleet_is_measured_and_stored(api_admin, fleet_key, tmp_path, settings, tasks_inline):  # noqa: F811
+    nodes = [
+        SimNode("bench-a", cabled_ports={"p0": ("bench-b", "p0")}),
+        SimNode("bench-b", cabled_ports={"p0": ("bench-a", "p0")}),
+    ]
     with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
         group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="bench-a")
         response = start(api_admin, group, concurrency=4, input_len=128, output_len=128, num_prompts=8)

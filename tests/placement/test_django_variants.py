@@ -1,6 +1,7 @@
 """Quantized variants in the database: seeded with the catalogue, listed by
 GET /api/models with each engine's reference, added and removed by lab admins
 (API and page), refused by field, and chosen by the planner for the engine."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,8 +11,12 @@ from placement.models import LlmVariant
 
 pytestmark = pytest.mark.django_db
 
-GGUF = {"quantization": "Q4_K_M", "gguf_repo": "bartowski/Qwen_Qwen3-32B-GGUF",
-        "gguf_file": "Qwen_Qwen3-32B-Q4_K_M.gguf", "weights_gb": 19.8}
+GGUF = {
+    "quantization": "Q4_K_M",
+    "gguf_repo": "bartowski/Qwen_Qwen3-32B-GGUF",
+    "gguf_file": "Qwen_Qwen3-32B-Q4_K_M.gguf",
+    "weights_gb": 19.8,
+}
 
 
 def variants_state():
@@ -40,8 +45,7 @@ def test_an_admin_adds_a_gguf_variant_and_llama_cpp_plans_with_it(api_admin, api
     response = api_admin.post("/api/models/qwen3-32b/variants", GGUF)
     assert response.status_code == 201, response.content
     assert "Q4_K_M" in [v["quantization"] for v in response.json()["variants"]]
-    plans = api_admin.post("/api/plans", {"model": "qwen3-32b", "group": demo["single"].pk,
-                                          "engine": "llama.cpp"})
+    plans = api_admin.post("/api/plans", {"model": "qwen3-32b", "group": demo["single"].pk, "engine": "llama.cpp"})
     assert plans.status_code == 200, plans.content
     assert plans.json()["variant"] == "Q4_K_M"
     assert plans.json()["plans"][0]["memory_per_node_gb"]["weights"] == pytest.approx(19.8)
@@ -53,22 +57,26 @@ def test_an_admin_adds_a_gguf_variant_and_llama_cpp_plans_with_it(api_admin, api
 
 
 def test_a_variant_the_engine_cannot_load_is_refused_naming_it(api_viewer, demo):
-    response = api_viewer.post("/api/plans", {"model": "llama-3.3-70b", "group": demo["single"].pk,
-                                              "engine": "vllm", "variant": "Q4_K_M"})
+    response = api_viewer.post(
+        "/api/plans", {"model": "llama-3.3-70b", "group": demo["single"].pk, "engine": "vllm", "variant": "Q4_K_M"}
+    )
     assert response.status_code == 400
     assert response.json()["errors"][0]["path"] == "variant"
     assert "does not load GGUF" in response.json()["errors"][0]["message"]
 
 
-@pytest.mark.parametrize("change, field, status", [
-    ({"quantization": "Q4_K_XL"}, "quantization", 400),
-    ({"quantization": "nvfp4", "gguf_repo": "", "gguf_file": ""}, "quantization", 409),  # the model's own form
-    ({"weights_gb": -3}, "weights_gb", 422),  # the schema's bounds
-    ({"weights_gb": "19.8"}, "weights_gb", 422),
-    ({"gguf_file": "model.bin"}, "gguf_file", 400),
-    ({"hf_repo": "a/b"}, "hf_repo", 400),
-    ({"gguf_repo": "x; rm -rf /"}, "gguf_repo", 400),
-])
+@pytest.mark.parametrize(
+    "change, field, status",
+    [
+        ({"quantization": "Q4_K_XL"}, "quantization", 400),
+        ({"quantization": "nvfp4", "gguf_repo": "", "gguf_file": ""}, "quantization", 409),  # the model's own form
+        ({"weights_gb": -3}, "weights_gb", 422),  # the schema's bounds
+        ({"weights_gb": "19.8"}, "weights_gb", 422),
+        ({"gguf_file": "model.bin"}, "gguf_file", 400),
+        ({"hf_repo": "a/b"}, "hf_repo", 400),
+        ({"gguf_repo": "x; rm -rf /"}, "gguf_repo", 400),
+    ],
+)
 def test_bad_variants_are_refused_naming_the_field(api_admin, change, field, status):
     before = variants_state()
     response = api_admin.post("/api/models/llama-3.3-70b/variants", {**GGUF, **change})

@@ -17,9 +17,14 @@ PORT1 = ("enp1s0f1np1", "enP2p1s0f1np1"), ("rocep1s0f1", "roceP2p1s0f1")
 
 def node(i, ports=("port1",), ip=None):
     table = {"port0": PORT0, "port1": PORT1}
-    return NodeSpec(f"spark-{i}", SPARK_128_USABLE_GB, True,
-                    {p: table[p][0] for p in ports}, {p: table[p][1] for p in ports},
-                    ip or f"192.168.100.{i + 10}")
+    return NodeSpec(
+        f"spark-{i}",
+        SPARK_128_USABLE_GB,
+        True,
+        {p: table[p][0] for p in ports},
+        {p: table[p][1] for p in ports},
+        ip or f"192.168.100.{i + 10}",
+    )
 
 
 def switched(n=4):
@@ -48,16 +53,23 @@ def test_vllm_ray_follows_nvidias_recipe():
     head, worker = scripts["spark-0"], scripts["spark-1"]
     for script, ip in ((head, "192.168.100.10"), (worker, "192.168.100.11")):
         assert f"export VLLM_HOST_IP={ip}" in script
-        for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES", "TP_SOCKET_IFNAME",
-                    "OMPI_MCA_btl_tcp_if_include"):
+        for var in (
+            "NCCL_SOCKET_IFNAME",
+            "GLOO_SOCKET_IFNAME",
+            "UCX_NET_DEVICES",
+            "TP_SOCKET_IFNAME",
+            "OMPI_MCA_btl_tcp_if_include",
+        ):
             assert f"export {var}=enp1s0f1np1" in script
         assert "export RAY_memory_monitor_refresh_ms=0" in script
         assert "export MASTER_ADDR=192.168.100.10" in script
         assert "NCCL_IB_MERGE_NICS" not in script  # not a ring
     assert "ray start --head --node-ip-address=192.168.100.10" in head
     assert "ray start --block --address=192.168.100.10:6379 --node-ip-address=192.168.100.11" in worker
-    assert ("vllm serve nvidia/Llama-3.3-70B-Instruct-FP4 --served-model-name llama-3.3-70b "
-            "--tensor-parallel-size 4 --pipeline-parallel-size 1") in head
+    assert (
+        "vllm serve nvidia/Llama-3.3-70B-Instruct-FP4 --served-model-name llama-3.3-70b "
+        "--tensor-parallel-size 4 --pipeline-parallel-size 1"
+    ) in head
     assert "--distributed-executor-backend ray" in head and "vllm serve" not in worker
     assert "RoCEnante" in head
 
@@ -107,8 +119,9 @@ def test_llama_cpp_rpc_servers_and_client():
     assert "llama-server -m /models/gpt-oss-120b.gguf" in head
     assert "--rpc 192.168.100.11:50052,192.168.100.12:50052" in head
     with pytest.raises(LaunchError) as err:
-        launch_commands(plan_of(g, model, "tp", tp=3), g, model, engine="llama.cpp-rpc",
-                        model_ref="/models/gpt-oss-120b.gguf")
+        launch_commands(
+            plan_of(g, model, "tp", tp=3), g, model, engine="llama.cpp-rpc", model_ref="/models/gpt-oss-120b.gguf"
+        )
     assert err.value.problems[0][0] == "plan"
 
 
@@ -138,8 +151,9 @@ def test_problems_are_named():
     assert launch_problems(plan, g, LLAMA, engine="trt") == [("engine", "one of " + ", ".join(LAUNCH_ENGINES))]
     glm = get_seed_model("glm-5.3")
     too_big = plan_of(switched(4), glm, tp=4)
-    assert ("plan", "does not fit in memory: running it would exhaust unified memory") in \
-        launch_problems(too_big, switched(4), glm, engine="vllm")
+    assert ("plan", "does not fit in memory: running it would exhaust unified memory") in launch_problems(
+        too_big, switched(4), glm, engine="vllm"
+    )
 
 
 EVIL = "x; rm -rf / #$(reboot)`id`"
@@ -156,8 +170,12 @@ def test_user_text_stays_quoted(engine):
         evil_model = replace(evil_model, quantization="int4")
     nodes = tuple(replace(node(i), name=f"{EVIL}\nreboot {i}", cluster_ip=f"10.0.0.{i}$(id)") for i in range(2))
     g = GroupSpec("g", "direct", nodes, 200.0)
-    plan = plan_of(g, evil_model, "pp" if engine == "llama.cpp-rpc" else "tp",
-                   engine="llama.cpp" if engine == "llama.cpp-rpc" else "vllm")
+    plan = plan_of(
+        g,
+        evil_model,
+        "pp" if engine == "llama.cpp-rpc" else "tp",
+        engine="llama.cpp" if engine == "llama.cpp-rpc" else "vllm",
+    )
     ref = f"{EVIL}.gguf" if engine == "llama.cpp-rpc" else None
     for script in launch_commands(plan, g, evil_model, engine=engine, model_ref=ref).values():
         for line in _command_lines(script):

@@ -23,16 +23,24 @@ from placement.launch import (
 from placement.model_catalogue import get_seed_model
 from placement.planner import SPARK_128_USABLE_GB, GroupSpec, NodeSpec, plan_placement
 
-PORTS = {"p0": (("enp1s0f0np0", "enP2p1s0f0np0"), ("rocep1s0f0", "roceP2p1s0f0")),
-         "p1": (("enp1s0f1np1", "enP2p1s0f1np1"), ("rocep1s0f1", "roceP2p1s0f1"))}
+PORTS = {
+    "p0": (("enp1s0f0np0", "enP2p1s0f0np0"), ("rocep1s0f0", "roceP2p1s0f0")),
+    "p1": (("enp1s0f1np1", "enP2p1s0f1np1"), ("rocep1s0f1", "roceP2p1s0f1")),
+}
 MGMT = {f"spark-{i}": f"10.20.0.{11 + i}" for i in range(4)}
 SETTINGS = LaunchSettings(mgmt_ips=MGMT, vllm_image="nvcr.io/nvidia/vllm:25.11-py3")
 BASH = shutil.which("bash")
 
 
 def node(i, ports):
-    return NodeSpec(f"spark-{i}", SPARK_128_USABLE_GB, True, {p: PORTS[p][0] for p in ports},
-                    {p: PORTS[p][1] for p in ports}, f"192.168.{100 + i}.{10 + i}")
+    return NodeSpec(
+        f"spark-{i}",
+        SPARK_128_USABLE_GB,
+        True,
+        {p: PORTS[p][0] for p in ports},
+        {p: PORTS[p][1] for p in ports},
+        f"192.168.{100 + i}.{10 + i}",
+    )
 
 
 GROUPS = {
@@ -95,8 +103,13 @@ def test_cabled_groups_bootstrap_on_the_cluster_link(kind, engine):
     head_ip = GROUPS[kind].nodes[0].cluster_ip
     for spec in GROUPS[kind].nodes:
         env = environment(scripts[spec.name])
-        for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES", "TP_SOCKET_IFNAME",
-                    "OMPI_MCA_btl_tcp_if_include"):
+        for var in (
+            "NCCL_SOCKET_IFNAME",
+            "GLOO_SOCKET_IFNAME",
+            "UCX_NET_DEVICES",
+            "TP_SOCKET_IFNAME",
+            "OMPI_MCA_btl_tcp_if_include",
+        ):
             assert env[var] == "enp1s0f1np1", (spec.name, var)
         assert env["MASTER_ADDR"] == head_ip
         assert env["NCCL_IB_HCA"] == "rocep1s0f1,roceP2p1s0f1"  # both twins of the cabled port
@@ -120,8 +133,13 @@ def test_ring_bootstraps_on_the_management_network(engine):
         if engine == "llama.cpp-rpc":
             continue
         env = environment(script)
-        for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES", "TP_SOCKET_IFNAME",
-                    "OMPI_MCA_btl_tcp_if_include"):
+        for var in (
+            "NCCL_SOCKET_IFNAME",
+            "GLOO_SOCKET_IFNAME",
+            "UCX_NET_DEVICES",
+            "TP_SOCKET_IFNAME",
+            "OMPI_MCA_btl_tcp_if_include",
+        ):
             assert env[var] == "enP7s7"
         assert env["MASTER_ADDR"] == MGMT["spark-0"]
         assert env["NCCL_IB_HCA"] == "rocep1s0f0,roceP2p1s0f0,rocep1s0f1,roceP2p1s0f1"
@@ -153,8 +171,11 @@ def test_mtu_9000_is_checked_on_every_cabled_twin_before_anything_starts(kind, e
         check = next(line for line in script.splitlines() if line.startswith("for dev in "))
         assert shlex.split(check.removesuffix("; do"))[3:] == twins
         assert '[ "$mtu" != 9000 ]' in script
-        first_command = next(i for i, line in enumerate(script.splitlines())
-                             if line.startswith(("export ", "ray ", "vllm ", "python3 ", "RUN_CLUSTER=")))
+        first_command = next(
+            i
+            for i, line in enumerate(script.splitlines())
+            if line.startswith(("export ", "ray ", "vllm ", "python3 ", "RUN_CLUSTER="))
+        )
         assert script.splitlines().index(check) < first_command
 
 
@@ -169,9 +190,14 @@ def test_container_recipe_is_nvidias(kind):
         script = scripts[spec.name]
         start = next(line for line in script.splitlines() if line.startswith('bash "$RUN_CLUSTER"'))
         words = shlex.split(start.replace('"$RUN_CLUSTER"', "run_cluster.sh").replace('"$HOME"', "/home/u"))
-        assert words[1:6] == ["run_cluster.sh", "nvcr.io/nvidia/vllm:25.11-py3", head_address,
-                              "--head" if rank == 0 else "--worker", "/home/u/.cache/huggingface"]
-        assert "RUN_CLUSTER=\"$HOME\"/run_cluster.sh" in script
+        assert words[1:6] == [
+            "run_cluster.sh",
+            "nvcr.io/nvidia/vllm:25.11-py3",
+            head_address,
+            "--head" if rank == 0 else "--worker",
+            "/home/u/.cache/huggingface",
+        ]
+        assert 'RUN_CLUSTER="$HOME"/run_cluster.sh' in script
         assert "examples/ray_serving/run_cluster.sh" in script  # fetched when missing
         if rank == 0:
             assert start.endswith("> run_cluster.log 2>&1 &")
@@ -196,15 +222,17 @@ def test_no_model_reference_no_script():
     with pytest.raises(LaunchError) as err:
         launch_commands(plan, group, glm, engine="vllm-container")
     assert err.value.problems == [
-        ("model_ref", "no-repo (bf16): no Hugging Face repository recorded for the bf16 variant")]
+        ("model_ref", "no-repo (bf16): no Hugging Face repository recorded for the bf16 variant")
+    ]
 
 
 def test_the_catalogue_names_what_each_engine_loads():
     """The plan's variant decides: gpt-oss-120b's GGUF for llama.cpp, its repository for vLLM."""
     group = GROUPS["direct"]
     gguf = GPT_OSS.with_variant(GPT_OSS.variant("MXFP4_MOE"))
-    plan = next(p for p in plan_placement(group, gguf, context_tokens=8192, engine="llama.cpp").plans
-                if p.strategy == "pp")
+    plan = next(
+        p for p in plan_placement(group, gguf, context_tokens=8192, engine="llama.cpp").plans if p.strategy == "pp"
+    )
     head = launch_commands(plan, group, gguf, engine="llama.cpp-rpc", settings=SETTINGS)["spark-0"]
     assert "llama-server -hf ggml-org/gpt-oss-120b-GGUF:MXFP4_MOE " in head
     with pytest.raises(LaunchError) as err:  # the safetensors form is refused with the reason
@@ -214,17 +242,21 @@ def test_the_catalogue_names_what_each_engine_loads():
     assert "vllm serve openai/gpt-oss-120b " in launch_commands(vllm_plan, group, GPT_OSS, engine="vllm")["spark-0"]
 
 
-@pytest.mark.parametrize(("model", "ref", "reason"), [
-    (LLAMA, "nvidia/Llama-3.3-70B-Instruct-FP4", "is NVFP4: llama.cpp does not load NVFP4"),
-    (GPT_OSS, "openai/gpt-oss-120b", "llama.cpp cannot load safetensors"),
-    (GPT_OSS, None, "has no GGUF repository or file for llama.cpp"),
-])
+@pytest.mark.parametrize(
+    ("model", "ref", "reason"),
+    [
+        (LLAMA, "nvidia/Llama-3.3-70B-Instruct-FP4", "is NVFP4: llama.cpp does not load NVFP4"),
+        (GPT_OSS, "openai/gpt-oss-120b", "llama.cpp cannot load safetensors"),
+        (GPT_OSS, None, "has no GGUF repository or file for llama.cpp"),
+    ],
+)
 def test_llama_cpp_refuses_what_it_cannot_load(model, ref, reason):
     assert reason in (model_ref_problem(model, "llama.cpp-rpc", ref) or "")
 
 
-@pytest.mark.parametrize("ref", ["ggml-org/gpt-oss-120b-GGUF", "unsloth/gpt-oss-120b-GGUF:Q4_K_M",
-                                 "/models/gpt-oss-120b-mxfp4.gguf"])
+@pytest.mark.parametrize(
+    "ref", ["ggml-org/gpt-oss-120b-GGUF", "unsloth/gpt-oss-120b-GGUF:Q4_K_M", "/models/gpt-oss-120b-mxfp4.gguf"]
+)
 def test_llama_cpp_accepts_gguf(ref):
     assert model_ref_problem(GPT_OSS, "llama.cpp-rpc", ref) is None
     assert "GGUF file" in (model_ref_problem(GPT_OSS, "vllm", "/m/x.gguf") or "")

@@ -14,8 +14,16 @@ from placement.model_catalogue import (
     get_seed_model,
 )
 
-DOMAIN_MODELS = ("qwen3.8-27b", "glm-5.3", "gpt-oss-20b", "gpt-oss-120b", "qwen3.6-35b-a3b",
-                 "minicpm5-2b", "llama-3.3-70b", "qwen3.5-397b-a17b")
+DOMAIN_MODELS = (
+    "qwen3.8-27b",
+    "glm-5.3",
+    "gpt-oss-20b",
+    "gpt-oss-120b",
+    "qwen3.6-35b-a3b",
+    "minicpm5-2b",
+    "llama-3.3-70b",
+    "qwen3.5-397b-a17b",
+)
 
 
 def test_every_seed_model_is_valid_and_unique():
@@ -71,26 +79,29 @@ def test_moe_active_and_expert_weights():
 BASE = get_seed_model("llama-3.3-70b")
 
 
-@pytest.mark.parametrize(("changes", "field"), [
-    ({"params_b": 0}, "params_b"),
-    ({"params_b": -1.0}, "params_b"),
-    ({"active_params_b": 80.0}, "active_params_b"),
-    ({"layers": 0}, "layers"),
-    ({"kv_heads": 7}, "kv_heads"),
-    ({"head_dim": 0}, "head_dim"),
-    ({"experts": 8, "experts_per_token": 9, "active_params_b": 20.0}, "experts_per_token"),
-    ({"experts_per_token": 2}, "experts_per_token"),
-    ({"max_context": 0}, "max_context"),
-    ({"max_context": 10_000_000}, "max_context"),
-    ({"quantization": "fp3"}, "quantization"),
-    ({"weights_gb": 0.0}, "weights_gb"),
-    ({"slug": "Bad Slug"}, "slug"),
-    ({"name": " "}, "name"),
-    ({"layers": True}, "layers"),
-    ({"kv_layers": 81}, "kv_layers"),
-    ({"params_b": 10**400}, "params_b"),
-    ({"weights_gb": float("nan")}, "weights_gb"),
-])
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"params_b": 0}, "params_b"),
+        ({"params_b": -1.0}, "params_b"),
+        ({"active_params_b": 80.0}, "active_params_b"),
+        ({"layers": 0}, "layers"),
+        ({"kv_heads": 7}, "kv_heads"),
+        ({"head_dim": 0}, "head_dim"),
+        ({"experts": 8, "experts_per_token": 9, "active_params_b": 20.0}, "experts_per_token"),
+        ({"experts_per_token": 2}, "experts_per_token"),
+        ({"max_context": 0}, "max_context"),
+        ({"max_context": 10_000_000}, "max_context"),
+        ({"quantization": "fp3"}, "quantization"),
+        ({"weights_gb": 0.0}, "weights_gb"),
+        ({"slug": "Bad Slug"}, "slug"),
+        ({"name": " "}, "name"),
+        ({"layers": True}, "layers"),
+        ({"kv_layers": 81}, "kv_layers"),
+        ({"params_b": 10**400}, "params_b"),
+        ({"weights_gb": float("nan")}, "weights_gb"),
+    ],
+)
 def test_validate_names_the_bad_field(changes, field):
     errors = replace(BASE, **changes).validate()
     assert field in [f for f, _ in errors], errors
@@ -112,11 +123,34 @@ def test_context_limit_is_four_mebi_tokens():
     context=st.integers(min_value=-5, max_value=20_000_000),
 )
 def test_validate_rejects_every_bad_spec(params, active, layers, heads, kv_heads, experts, per_token, context):
-    spec = ModelSpec(slug="m", name="M", params_b=params, active_params_b=active, layers=layers,
-                     hidden_size=4096, heads=heads, kv_heads=kv_heads, head_dim=128, experts=experts,
-                     experts_per_token=per_token, quantization="fp8", weights_gb=None, max_context=context)
-    bad = (params <= 0 or active <= 0 or active > params or layers < 1 or heads < 1 or kv_heads < 1
-           or (kv_heads >= 1 and heads % kv_heads != 0) or context < 1 or context > MAX_CONTEXT_TOKENS
-           or (experts == 0 and (per_token != 0 or abs(active - params) > 1e-6 * max(abs(params), 1)))
-           or (experts == 1) or (experts > 1 and not 1 <= per_token <= experts))
+    spec = ModelSpec(
+        slug="m",
+        name="M",
+        params_b=params,
+        active_params_b=active,
+        layers=layers,
+        hidden_size=4096,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=128,
+        experts=experts,
+        experts_per_token=per_token,
+        quantization="fp8",
+        weights_gb=None,
+        max_context=context,
+    )
+    bad = (
+        params <= 0
+        or active <= 0
+        or active > params
+        or layers < 1
+        or heads < 1
+        or kv_heads < 1
+        or (kv_heads >= 1 and heads % kv_heads != 0)
+        or context < 1
+        or context > MAX_CONTEXT_TOKENS
+        or (experts == 0 and (per_token != 0 or abs(active - params) > 1e-6 * max(abs(params), 1)))
+        or (experts == 1)
+        or (experts > 1 and not 1 <= per_token <= experts)
+    )
     assert bool(spec.validate()) == bad

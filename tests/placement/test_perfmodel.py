@@ -179,8 +179,12 @@ layouts = st.builds(
 )
 
 
-@given(model=st.sampled_from(SEED_MODELS), layout=layouts,
-       context=st.integers(min_value=1, max_value=131_072), concurrency=st.integers(min_value=1, max_value=256))
+@given(
+    model=st.sampled_from(SEED_MODELS),
+    layout=layouts,
+    context=st.integers(min_value=1, max_value=131_072),
+    concurrency=st.integers(min_value=1, max_value=256),
+)
 def test_predictions_are_positive_finite_and_consistent(model, layout, context, concurrency):
     p = predict(model, layout, context_tokens=context, concurrency=concurrency)
     for value in (p.decode_tps, p.aggregate_tps, p.prefill_tps):
@@ -188,8 +192,12 @@ def test_predictions_are_positive_finite_and_consistent(model, layout, context, 
     assert p.aggregate_tps >= p.decode_tps * (1 - 1e-9)
 
 
-@given(model=st.sampled_from(SEED_MODELS), layout=layouts,
-       short=st.integers(min_value=1, max_value=65_536), extra=st.integers(min_value=1, max_value=65_536))
+@given(
+    model=st.sampled_from(SEED_MODELS),
+    layout=layouts,
+    short=st.integers(min_value=1, max_value=65_536),
+    extra=st.integers(min_value=1, max_value=65_536),
+)
 def test_longer_context_is_never_faster(model, layout, short, extra):
     a = predict(model, layout, context_tokens=short)
     b = predict(model, layout, context_tokens=short + extra)
@@ -217,10 +225,16 @@ def test_calibration_moves_predictions_towards_the_lab_runs():
     gpt, llama = get_seed_model("gpt-oss-120b"), get_seed_model("llama-3.3-70b")
     published = predict(gpt, Layout(), context_tokens=1024, prompt_tokens=1024)
     # this lab's vLLM build runs about 25% slower than the published figures say
-    runs = [_lab(gpt, Layout(), published.decode_tps * 0.75, published.prefill_tps * 0.7, "a"),
-            _lab(gpt, Layout(tp=2, path="direct"), 0.75 * predict(gpt, Layout(tp=2, path="direct"),
-                                                                  context_tokens=1024).decode_tps, key="b"),
-            _lab(llama, Layout(), 0.75 * predict(llama, Layout(), context_tokens=1024).decode_tps, key="c")]
+    runs = [
+        _lab(gpt, Layout(), published.decode_tps * 0.75, published.prefill_tps * 0.7, "a"),
+        _lab(
+            gpt,
+            Layout(tp=2, path="direct"),
+            0.75 * predict(gpt, Layout(tp=2, path="direct"), context_tokens=1024).decode_tps,
+            key="b",
+        ),
+        _lab(llama, Layout(), 0.75 * predict(llama, Layout(), context_tokens=1024).decode_tps, key="c"),
+    ]
     cal = calibrate(runs)
     before = {(e.key, e.metric): abs(e.error_pct) for e in cal.before}
     after = {(e.key, e.metric): abs(e.error_pct) for e in cal.after}
@@ -238,8 +252,10 @@ def test_calibration_moves_predictions_towards_the_lab_runs():
 
 def test_calibration_stays_within_its_documented_bounds():
     gpt = get_seed_model("gpt-oss-120b")
-    absurd = [_lab(gpt, Layout(engine="sglang"), 5000.0, 1e7, "fast"),
-              _lab(gpt, Layout(engine="llama.cpp"), 0.5, 1.0, "slow")]
+    absurd = [
+        _lab(gpt, Layout(engine="sglang"), 5000.0, 1e7, "fast"),
+        _lab(gpt, Layout(engine="llama.cpp"), 0.5, 1.0, "slow"),
+    ]
     cal = calibrate(absurd)
     for engine in ("sglang", "llama.cpp"):
         e = cal.constants.engine(engine)

@@ -21,8 +21,7 @@ RDMA1 = {"port1": ("rocep1s0f1", "roceP2p1s0f1")}
 
 
 def node(i, gb=SPARK_128_USABLE_GB, connectx=True):
-    return NodeSpec(f"spark-{i}", gb, connectx, PORT1 if connectx else {}, RDMA1 if connectx else {},
-                    f"10.0.0.{i + 1}")
+    return NodeSpec(f"spark-{i}", gb, connectx, PORT1 if connectx else {}, RDMA1 if connectx else {}, f"10.0.0.{i + 1}")
 
 
 def group(kind, n, gb=SPARK_128_USABLE_GB, backend=None, nodes=None):
@@ -53,22 +52,23 @@ def test_glm_470gb_fits_on_eight_128gb_nodes_not_on_four():
     assert "short" in tp4.reason
 
 
-@pytest.mark.parametrize("kind,n", [("single", 1), ("direct", 2), ("ring", 4), ("chain", 3),
-                                    ("irregular", 4), ("switched", 8)])
+@pytest.mark.parametrize(
+    "kind,n", [("single", 1), ("direct", 2), ("ring", 4), ("chain", 3), ("irregular", 4), ("switched", 8)]
+)
 def test_expert_parallel_needs_a_switch_or_a_pair_and_a_moe(kind, n):
     moe = plan_placement(group(kind, n), get_seed_model("gpt-oss-120b"), context_tokens=8192)
     dense = plan_placement(group(kind, n), get_seed_model("llama-3.3-70b"), context_tokens=8192)
     assert not any(p.ep > 1 for p in dense.plans)
     assert any(p.ep > 1 for p in moe.plans) == (kind in ("switched", "direct"))
-    llama_cpp = plan_placement(group(kind, n), get_seed_model("gpt-oss-120b"), context_tokens=8192,
-                               engine="llama.cpp")
+    llama_cpp = plan_placement(group(kind, n), get_seed_model("gpt-oss-120b"), context_tokens=8192, engine="llama.cpp")
     assert not any(p.ep > 1 for p in llama_cpp.plans)
 
 
 @pytest.mark.parametrize("kind,n", [("ring", 4), ("ring", 8), ("chain", 3)])
 def test_a_ring_hosts_one_node_copies_or_one_instance_over_all_nodes(kind, n):
-    result = plan_placement(group(kind, n), get_seed_model("llama-3.1-8b"), context_tokens=8192,
-                            concurrency=16, goal="throughput")
+    result = plan_placement(
+        group(kind, n), get_seed_model("llama-3.1-8b"), context_tokens=8192, concurrency=16, goal="throughput"
+    )
     copies = by_strategy(result, "replicas")
     assert len(copies) == 1 and copies[0].replicas == n and copies[0].nodes_per_instance == 1
     assert copies[0].exchange_path == "none"  # one-node copies need no link at all
@@ -79,12 +79,12 @@ def test_a_ring_hosts_one_node_copies_or_one_instance_over_all_nodes(kind, n):
 
 
 def test_switched_and_direct_groups_can_host_copies():
-    sw = plan_placement(group("switched", 8), get_seed_model("llama-3.1-8b"), context_tokens=8192,
-                        concurrency=16, goal="throughput")
+    sw = plan_placement(
+        group("switched", 8), get_seed_model("llama-3.1-8b"), context_tokens=8192, concurrency=16, goal="throughput"
+    )
     assert {p.replicas for p in sw.plans} >= {1, 2, 4, 8}
     # copies multiply aggregate throughput and leave one stream's speed unchanged
-    single = plan_placement(group("switched", 8), get_seed_model("llama-3.1-8b"), context_tokens=8192,
-                            concurrency=2)
+    single = plan_placement(group("switched", 8), get_seed_model("llama-3.1-8b"), context_tokens=8192, concurrency=2)
     one, copies = by_strategy(single, "single")[0], by_strategy(sw, "replicas")[0]
     assert copies.replicas == 8 and copies.decode_tps == pytest.approx(one.decode_tps)
     assert copies.aggregate_tps == pytest.approx(8 * one.aggregate_tps)
@@ -94,8 +94,7 @@ def test_switched_and_direct_groups_can_host_copies():
 
 def test_mixed_memory_shards_by_the_smallest_node():
     nodes = [node(0), node(1), node(2, SPARK_64_USABLE_GB), node(3, SPARK_64_USABLE_GB)]
-    result = plan_placement(group("switched", 4, nodes=nodes), get_seed_model("gpt-oss-120b"),
-                            context_tokens=8192)
+    result = plan_placement(group("switched", 4, nodes=nodes), get_seed_model("gpt-oss-120b"), context_tokens=8192)
     tp4 = [p for p in result.plans if p.strategy == "tp" and p.tp == 4][0]
     assert tp4.memory_per_node_gb.usable == SPARK_64_USABLE_GB
     single = by_strategy(result, "single")[0]
@@ -109,15 +108,17 @@ def test_mixed_memory_shards_by_the_smallest_node():
 
 def test_rtx_spark_never_joins_a_multi_node_plan():
     nodes = [node(0), node(1), node(2), node(3, connectx=False)]
-    result = plan_placement(group("switched", 4, nodes=nodes), get_seed_model("llama-3.3-70b"),
-                            context_tokens=8192)
+    result = plan_placement(group("switched", 4, nodes=nodes), get_seed_model("llama-3.3-70b"), context_tokens=8192)
     for p in result.plans:
         if p.nodes_per_instance > 1:
             assert "spark-3" not in p.nodes
     assert max(p.nodes_per_instance for p in result.plans) == 3  # the three ConnectX nodes
     assert any("spark-3" in p.nodes for p in by_strategy(result, "replicas"))  # alone is fine
-    pair = plan_placement(group("direct", 2, nodes=[node(0), node(1, connectx=False)]),
-                          get_seed_model("llama-3.3-70b"), context_tokens=8192)
+    pair = plan_placement(
+        group("direct", 2, nodes=[node(0), node(1, connectx=False)]),
+        get_seed_model("llama-3.3-70b"),
+        context_tokens=8192,
+    )
     assert all(p.nodes_per_instance == 1 for p in pair.plans)
 
 
@@ -138,8 +139,9 @@ def test_pipeline_parallel_gives_little_single_stream_gain():
 
 
 def test_llama_cpp_splits_layers_only():
-    result = plan_placement(group("switched", 4), get_seed_model("gpt-oss-120b"), context_tokens=8192,
-                            engine="llama.cpp")
+    result = plan_placement(
+        group("switched", 4), get_seed_model("gpt-oss-120b"), context_tokens=8192, engine="llama.cpp"
+    )
     assert all(p.tp == 1 and p.ep == 1 for p in result.plans)
     assert any(p.pp == 4 for p in result.plans)
 
@@ -159,13 +161,16 @@ def test_the_four_numbers_are_stated_separately():
     assert result.recommended_plan.strategy in result.recommendation
 
 
-@pytest.mark.parametrize("kwargs,field", [
-    ({"context_tokens": 0}, "context_tokens"),
-    ({"context_tokens": 200_000}, "context_tokens"),  # Llama 3.3 stops at 131,072
-    ({"context_tokens": 1024, "concurrency": 0}, "concurrency"),
-    ({"context_tokens": 1024, "engine": "tgi"}, "engine"),
-    ({"context_tokens": 1024, "goal": "cheap"}, "goal"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        ({"context_tokens": 0}, "context_tokens"),
+        ({"context_tokens": 200_000}, "context_tokens"),  # Llama 3.3 stops at 131,072
+        ({"context_tokens": 1024, "concurrency": 0}, "concurrency"),
+        ({"context_tokens": 1024, "engine": "tgi"}, "engine"),
+        ({"context_tokens": 1024, "goal": "cheap"}, "goal"),
+    ],
+)
 def test_bad_inputs_are_named_errors(kwargs, field):
     result = plan_placement(group("ring", 4), get_seed_model("llama-3.3-70b"), **kwargs)
     assert result.plans == [] and result.recommended is None
@@ -228,6 +233,7 @@ def test_tensor_parallel_gain_shrinks_for_small_models_and_slow_links():
         one = [p for p in result.plans if p.strategy == "single"][0]
         tp = [p for p in result.plans if p.strategy == "tp" and p.tp == n][0]
         return tp.decode_tps / one.decode_tps, tp.prefill_tps / one.prefill_tps
+
     dense, _ = gain("llama-3.3-70b", 4)
     small, _ = gain("qwen3.6-35b-a3b", 4)
     assert dense > 2.5 and small < 0.6 * dense  # the per-layer cost is not split; all-reduces are added
@@ -247,6 +253,7 @@ def test_a_measured_bus_bandwidth_prices_the_communication():
 
     def tp4(result):
         return [p for p in result.plans if p.strategy == "tp" and p.tp == 4][0]
+
     assert tp4(slow).prefill_tps < tp4(plain).prefill_tps < tp4(fast).prefill_tps
     assert tp4(slow).decode_tps < tp4(fast).decode_tps
     bad = plan_placement(GroupSpec("g", "switched", nodes, 200.0, bus_gbytes_per_s=-1.0), model, context_tokens=8)
@@ -264,6 +271,7 @@ def test_expert_parallel_pays_its_all_to_all():
     assert "all-to-all" in ep.reason
     # the all-to-all carries each token's k expert slots: more experts per token, more bytes
     from dataclasses import replace
+
     wider = replace(model, experts_per_token=16)
     wide = plan_placement(group("direct", 2), wider, context_tokens=1024, concurrency=64)
     narrow = plan_placement(group("direct", 2), model, context_tokens=1024, concurrency=64)
@@ -274,6 +282,7 @@ def test_expert_parallel_pays_its_all_to_all():
 
 def test_uneven_pipeline_stages_fit_a_mixed_group_where_even_ones_do_not():
     from dataclasses import replace
+
     model = replace(get_seed_model("qwen3-235b-a22b"), weights_gb=170.0)
     nodes = (node(0), node(1, SPARK_64_USABLE_GB), node(2, SPARK_64_USABLE_GB))
     result = plan_placement(GroupSpec("g", "ring", nodes, 200.0), model, context_tokens=4096)
@@ -290,8 +299,7 @@ def test_uneven_pipeline_stages_fit_a_mixed_group_where_even_ones_do_not():
 
 # --- properties --------------------------------------------------------------------
 
-KINDS = {"single": (1, 1), "direct": (2, 2), "ring": (3, 8), "chain": (3, 5), "switched": (1, 8),
-         "irregular": (2, 5)}
+KINDS = {"single": (1, 1), "direct": (2, 2), "ring": (3, 8), "chain": (3, 5), "switched": (1, 8), "irregular": (2, 5)}
 
 
 @st.composite
@@ -299,25 +307,48 @@ def groups(draw):
     kind = draw(st.sampled_from(sorted(KINDS)))
     low, high = KINDS[kind]
     n = draw(st.integers(min_value=low, max_value=high))
-    nodes = [node(i, draw(st.sampled_from([SPARK_128_USABLE_GB, SPARK_64_USABLE_GB])),
-                  draw(st.sampled_from([True, True, True, False])))
-             for i in range(n)]
-    return GroupSpec("g", kind, tuple(nodes), draw(st.sampled_from([100.0, 200.0])),
-                     draw(st.sampled_from([None, "nccl", "rocenante"])))
+    nodes = [
+        node(
+            i,
+            draw(st.sampled_from([SPARK_128_USABLE_GB, SPARK_64_USABLE_GB])),
+            draw(st.sampled_from([True, True, True, False])),
+        )
+        for i in range(n)
+    ]
+    return GroupSpec(
+        "g",
+        kind,
+        tuple(nodes),
+        draw(st.sampled_from([100.0, 200.0])),
+        draw(st.sampled_from([None, "nccl", "rocenante"])),
+    )
 
 
 @settings(max_examples=60, deadline=None)
-@given(g=groups(), model=st.sampled_from(SEED_MODELS), context=st.integers(min_value=1, max_value=32_768),
-       extra=st.integers(min_value=1, max_value=32_768), concurrency=st.integers(min_value=1, max_value=64),
-       engine=st.sampled_from(["vllm", "sglang", "llama.cpp"]), goal=st.sampled_from(["latency", "throughput"]))
+@given(
+    g=groups(),
+    model=st.sampled_from(SEED_MODELS),
+    context=st.integers(min_value=1, max_value=32_768),
+    extra=st.integers(min_value=1, max_value=32_768),
+    concurrency=st.integers(min_value=1, max_value=64),
+    engine=st.sampled_from(["vllm", "sglang", "llama.cpp"]),
+    goal=st.sampled_from(["latency", "throughput"]),
+)
 def test_planner_properties(g, model, context, extra, concurrency, engine, goal):
     short = plan_placement(g, model, context_tokens=context, concurrency=concurrency, engine=engine, goal=goal)
-    long = plan_placement(g, model, context_tokens=min(context + extra, model.max_context),
-                          concurrency=concurrency, engine=engine, goal=goal)
+    long = plan_placement(
+        g,
+        model,
+        context_tokens=min(context + extra, model.max_context),
+        concurrency=concurrency,
+        engine=engine,
+        goal=goal,
+    )
     assert not short.errors and short.plans
     # same candidates, and more context never frees memory
-    assert [(p.strategy, p.tp, p.pp, p.nodes) for p in short.plans] == \
-        [(p.strategy, p.tp, p.pp, p.nodes) for p in long.plans]
+    assert [(p.strategy, p.tp, p.pp, p.nodes) for p in short.plans] == [
+        (p.strategy, p.tp, p.pp, p.nodes) for p in long.plans
+    ]
     for a, b in zip(short.plans, long.plans, strict=True):
         assert b.memory_per_node_gb.free <= a.memory_per_node_gb.free + 1e-9
     for p in short.plans:
@@ -394,8 +425,9 @@ def test_a_mixed_group_runs_copies_on_the_nodes_that_hold_one():
     faster than one copy."""
     nodes = [node(0), node(1), node(2), node(3, SPARK_64_USABLE_GB)]
     mixed = group("switched", 4, nodes=nodes)
-    result = plan_placement(mixed, get_seed_model("gpt-oss-120b"), context_tokens=8192, concurrency=48,
-                            goal="throughput")
+    result = plan_placement(
+        mixed, get_seed_model("gpt-oss-120b"), context_tokens=8192, concurrency=48, goal="throughput"
+    )
     every = [p for p in result.plans if p.strategy == "replicas" and p.replicas == 4][0]
     assert not every.fits  # the 64 GB Spark cannot hold a copy
     three = [p for p in result.plans if p.strategy == "replicas" and p.replicas == 3][0]

@@ -1,5 +1,6 @@
 """Weight formats, a model's quantized variants and which engine loads which
 (placement.quants, placement.model_catalogue.choose_variant): pure, no database."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,14 +13,25 @@ def test_format_names_are_unique_whatever_their_case():
     # "mxfp4" (safetensors) and llama.cpp's "MXFP4_MOE" must never be confused
     assert len({name.lower() for name in QUANT_FORMATS}) == len(QUANT_FORMATS)
     assert set(SAFETENSORS_FORMATS) == {"nvfp4", "mxfp4", "fp8", "bf16", "int4"}
-    for name in ("Q2_K", "Q3_K_M", "Q4_0", "Q4_K_M", "Q5_K_M", "Q6_K", "Q8_0", "IQ2_XXS", "IQ4_XS", "F16",
-                 "MXFP4_MOE"):
+    for name in ("Q2_K", "Q3_K_M", "Q4_0", "Q4_K_M", "Q5_K_M", "Q6_K", "Q8_0", "IQ2_XXS", "IQ4_XS", "F16", "MXFP4_MOE"):
         assert name in GGUF_FORMATS
 
 
 def test_gguf_bits_per_weight_grow_with_the_type():
-    order = ["IQ1_S", "IQ2_XXS", "IQ2_M", "Q2_K", "IQ3_M", "Q3_K_L", "IQ4_XS", "Q4_K_M", "Q5_K_M", "Q6_K",
-             "Q8_0", "F16"]
+    order = [
+        "IQ1_S",
+        "IQ2_XXS",
+        "IQ2_M",
+        "Q2_K",
+        "IQ3_M",
+        "Q3_K_L",
+        "IQ4_XS",
+        "Q4_K_M",
+        "Q5_K_M",
+        "Q6_K",
+        "Q8_0",
+        "F16",
+    ]
     bits = [QUANT_FORMATS[q].bits_per_weight for q in order]
     assert bits == sorted(bits)
     # the measured whole-file figures of llama.cpp's quantize README (Llama-3.1-8B)
@@ -39,14 +51,17 @@ def test_gguf_sizes_come_from_bits_per_weight_unless_the_file_size_is_known():
     assert llama.with_variant(llama.variant("fp8")).weights_size_gb() == pytest.approx(70.55)
 
 
-@pytest.mark.parametrize("quant, engine, ref, words", [
-    ("nvfp4", "vllm", "nvidia/Llama-3.3-70B-Instruct-FP4", None),
-    ("nvfp4", "sglang", "nvidia/Llama-3.3-70B-Instruct-FP4", None),
-    ("nvfp4", "llama.cpp", None, "llama.cpp loads GGUF files only, not nvfp4 safetensors"),
-    ("Q4_K_M", "vllm", None, "vLLM does not load GGUF as its primary path"),
-    ("Q4_K_M", "sglang", None, "SGLang does not load GGUF as its primary path"),
-    ("Q4_K_M", "llama.cpp", "bartowski/Llama-3.3-70B-Instruct-GGUF/Llama-3.3-70B-Instruct-Q4_K_M.gguf", None),
-])
+@pytest.mark.parametrize(
+    "quant, engine, ref, words",
+    [
+        ("nvfp4", "vllm", "nvidia/Llama-3.3-70B-Instruct-FP4", None),
+        ("nvfp4", "sglang", "nvidia/Llama-3.3-70B-Instruct-FP4", None),
+        ("nvfp4", "llama.cpp", None, "llama.cpp loads GGUF files only, not nvfp4 safetensors"),
+        ("Q4_K_M", "vllm", None, "vLLM does not load GGUF as its primary path"),
+        ("Q4_K_M", "sglang", None, "SGLang does not load GGUF as its primary path"),
+        ("Q4_K_M", "llama.cpp", "bartowski/Llama-3.3-70B-Instruct-GGUF/Llama-3.3-70B-Instruct-Q4_K_M.gguf", None),
+    ],
+)
 def test_engine_reference_or_the_reason_it_cannot_load(quant, engine, ref, words):
     variant = SEED_BY_SLUG["llama-3.3-70b"].variant(quant)
     result = engine_reference(variant, engine)
@@ -63,15 +78,18 @@ def test_a_gguf_variant_without_a_file_is_named_by_its_type():
     assert not missing.loadable and "no Hugging Face repository" in missing.reason
 
 
-@pytest.mark.parametrize("variant, field", [
-    (ModelVariant("Q4_K_XL"), "quantization"),
-    (ModelVariant("Q4_K_M", weights_gb=-1), "weights_gb"),
-    (ModelVariant("Q4_K_M", hf_repo="org/model"), "hf_repo"),
-    (ModelVariant("nvfp4", gguf_repo="org/model-GGUF"), "gguf_repo"),
-    (ModelVariant("Q4_K_M", gguf_repo="org/model-GGUF", gguf_file="model.bin"), "gguf_file"),
-    (ModelVariant("Q4_K_M", gguf_file="model.gguf"), "gguf_repo"),
-    (ModelVariant("fp8", hf_repo="not a repo; rm -rf /"), "hf_repo"),
-])
+@pytest.mark.parametrize(
+    "variant, field",
+    [
+        (ModelVariant("Q4_K_XL"), "quantization"),
+        (ModelVariant("Q4_K_M", weights_gb=-1), "weights_gb"),
+        (ModelVariant("Q4_K_M", hf_repo="org/model"), "hf_repo"),
+        (ModelVariant("nvfp4", gguf_repo="org/model-GGUF"), "gguf_repo"),
+        (ModelVariant("Q4_K_M", gguf_repo="org/model-GGUF", gguf_file="model.bin"), "gguf_file"),
+        (ModelVariant("Q4_K_M", gguf_file="model.gguf"), "gguf_repo"),
+        (ModelVariant("fp8", hf_repo="not a repo; rm -rf /"), "hf_repo"),
+    ],
+)
 def test_bad_variants_name_the_field(variant, field):
     assert field in [name for name, _ in variant.validate()]
 

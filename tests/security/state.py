@@ -1,5 +1,6 @@
 """A digest of every row the app's API and pages could write, for "nothing
 changed" checks after a refused request."""
+
 from __future__ import annotations
 
 import hashlib

@@ -2,6 +2,7 @@
 DEBUG off, declares HTTPS with HSTS and a redirect, sends a
 Content-Security-Policy, validates passwords, and pauses sign-in after
 repeated wrong passwords on the login page and the admin."""
+
 from __future__ import annotations
 
 import os
@@ -32,16 +33,26 @@ print("cookie-secure", settings.SESSION_COOKIE_SECURE, settings.CSRF_COOKIE_SECU
 
 def run_app(env: dict[str, str], code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """Start the app's settings in a fresh process with exactly this environment."""
-    base = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "SECRET_KEY_FILE", "DEBUG",
-                                                               "FLEET_HTTPS", "SECURE_COOKIES",
-                                                               "PYTEST_XDIST_WORKER"}}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"SECRET_KEY", "SECRET_KEY_FILE", "DEBUG", "FLEET_HTTPS", "SECURE_COOKIES", "PYTEST_XDIST_WORKER"}
+    }
     base.update(DJANGO_SETTINGS_MODULE="fleet.settings", FLEET_VAR_DIR=str(tmp_path), **env)
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=base, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=base, capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.parametrize("key", [None, "", "insecure-dev-key-only-for-the-embedded-default-not-for-production",
-                                 "django-insecure-abcdefghijklmnopqrstuvwxyz0123456789", "short-key", "a" * 50])
+@pytest.mark.parametrize(
+    "key",
+    [
+        None,
+        "",
+        "insecure-dev-key-only-for-the-embedded-default-not-for-production",
+        "django-insecure-abcdefghijklmnopqrstuvwxyz0123456789",
+        "short-key",
+        "a" * 50,
+    ],
+)
 def test_without_a_real_secret_key_the_app_refuses_to_start(key, tmp_path):
     env = {} if key is None else {"SECRET_KEY": key}
     r = run_app(env, "import django; django.setup(); print('started')", tmp_path)
@@ -52,12 +63,16 @@ def test_without_a_real_secret_key_the_app_refuses_to_start(key, tmp_path):
 
 def test_a_real_key_from_the_environment_or_the_var_folder_starts(tmp_path):
     key = "k3y-" + "x7Yq9" * 10
-    r = run_app({"SECRET_KEY": key}, "import django; django.setup(); from django.conf import settings;"
-                "print(settings.SECRET_KEY)", tmp_path)
+    r = run_app(
+        {"SECRET_KEY": key},
+        "import django; django.setup(); from django.conf import settings;print(settings.SECRET_KEY)",
+        tmp_path,
+    )
     assert r.returncode == 0 and r.stdout.strip() == key
     (tmp_path / "secret_key").write_text(key + "-file\n")
-    r = run_app({}, "import django; django.setup(); from django.conf import settings; print(settings.SECRET_KEY)",
-                tmp_path)
+    r = run_app(
+        {}, "import django; django.setup(); from django.conf import settings; print(settings.SECRET_KEY)", tmp_path
+    )
     assert r.returncode == 0 and r.stdout.strip() == key + "-file"
 
 

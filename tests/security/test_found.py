@@ -1,6 +1,7 @@
 """Each thing a probe of the running app found, as a test that fails if it
 comes back: a clear answer (4xx, or a page clamped to a sane window) and
 nothing changed."""
+
 from __future__ import annotations
 
 import os  # noqa: F401 - read by a skipif condition
@@ -20,10 +21,15 @@ def member_client(member_user):
     return c
 
 
-@pytest.mark.parametrize(("view", "day", "next_window"), [
-    ("week", "0001-01-01", "2000-01-10"), ("month", "0001-01-01", "2000-02-01"),
-    ("week", "9999-12-31", "2100-01-04"), ("month", "9999-12-31", "2100-01-01"),
-])
+@pytest.mark.parametrize(
+    ("view", "day", "next_window"),
+    [
+        ("week", "0001-01-01", "2000-01-10"),
+        ("month", "0001-01-01", "2000-02-01"),
+        ("week", "9999-12-31", "2100-01-04"),
+        ("month", "9999-12-31", "2100-01-01"),
+    ],
+)
 def test_a_timeline_date_far_out_is_clamped_not_a_crash(member_client, view, day, next_window):
     r = member_client.get(f"/bookings/?view={view}&date={day}")
     assert r.status_code == 200
@@ -66,16 +72,28 @@ def booked_lab(lab, member_user):  # noqa: F811 - the fixture imported above
 
 @pytest.mark.parametrize("value", ["a\x00b", "a\x0bb", "a\u2028b", "x" * 70])
 def test_a_catalogue_vendor_too_long_or_with_control_characters_is_refused(api_admin, value):
-    body = {"kind": "switch", "slug": "sw-test", "name": "Test switch", "vendor": value, "port_count": 4,
-            "speed_gbps": 200}
+    body = {
+        "kind": "switch",
+        "slug": "sw-test",
+        "name": "Test switch",
+        "vendor": value,
+        "port_count": 4,
+        "speed_gbps": 200,
+    }
     data = refused(api_admin, "post", "/api/catalogue", body)
     assert "vendor" in paths_named(data)
 
 
 @pytest.mark.parametrize(("field", "value"), [("port_count", 2**40), ("speed_gbps", 2**40), ("memory_gb", -1)])
 def test_catalogue_numbers_beyond_their_column_are_refused(api_admin, field, value):
-    body = {"kind": "switch", "slug": "sw-test", "name": "Test switch", "port_count": 4, "speed_gbps": 200,
-            field: value}
+    body = {
+        "kind": "switch",
+        "slug": "sw-test",
+        "name": "Test switch",
+        "port_count": 4,
+        "speed_gbps": 200,
+        field: value,
+    }
     assert field in paths_named(refused(api_admin, "post", "/api/catalogue", body))
 
 
@@ -93,10 +111,18 @@ def test_a_nul_in_switch_and_cable_fields_is_refused(api_admin, booked_lab):
     assert "ends" in paths_named(data)
 
 
-@pytest.mark.parametrize("path", [
-    "/api/sparks?q=a%00b", "/api/catalogue?kind=%00", "/api/changes?object_name=a%00", "/api/sparks/spark%0001",
-    "/api/sparks/spark-01%0b", "/api/bookings?owner=a%00", "/api/alerts?code=%00",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/sparks?q=a%00b",
+        "/api/catalogue?kind=%00",
+        "/api/changes?object_name=a%00",
+        "/api/sparks/spark%0001",
+        "/api/sparks/spark-01%0b",
+        "/api/bookings?owner=a%00",
+        "/api/alerts?code=%00",
+    ],
+)
 def test_a_nul_or_control_character_in_a_query_or_path_is_a_400(api_viewer, booked_lab, path):
     refused(api_viewer, "get", path, status=(400, 404, 422))
 
@@ -108,8 +134,9 @@ def test_a_nul_in_a_page_address_is_a_400(member_user, booked_lab, path):
     assert c.get(path).status_code == 400
 
 
-@pytest.mark.parametrize("path", ["/api/sparks", "/api/switches", "/api/cables", "/api/changes", "/api/bookings",
-                                  "/api/alerts"])
+@pytest.mark.parametrize(
+    "path", ["/api/sparks", "/api/switches", "/api/cables", "/api/changes", "/api/bookings", "/api/alerts"]
+)
 @pytest.mark.parametrize("offset", ["99999999999999999999", "-1", "1e9"])
 def test_an_offset_out_of_range_is_refused_on_every_list(api_viewer, booked_lab, path, offset):
     data = refused(api_viewer, "get", f"{path}?offset={offset}", status=(400, 422))
@@ -138,8 +165,9 @@ def test_lists_say_what_their_items_are_in_the_schema(api_viewer):
         items = resolved.get("properties", {}).get("items", resolved.get("items"))
         if items is None:
             continue
-        assert items.get("$ref") or items.get("items", {}).get("$ref") or items.get("type") not in (None, "object"), \
+        assert items.get("$ref") or items.get("items", {}).get("$ref") or items.get("type") not in (None, "object"), (
             f"{path}: list items are untyped ({items})"
+        )
 
 
 @pytest.mark.parametrize("offset", ["+16:00", "+23:59", "-15:00"])
@@ -167,29 +195,55 @@ def test_a_booking_purpose_with_control_characters_or_too_long_is_refused(api_me
     assert "purpose" in paths_named(refused(api_member, "post", "/api/bookings", body))
 
 
-@pytest.mark.parametrize("when", ["0001-01-01T00:00:00+14:00", "1999-12-31T23:00:00Z", "2101-01-01T00:00:00Z",
-                                  "9999-12-31T23:59:59-14:00"])
+@pytest.mark.parametrize(
+    "when", ["0001-01-01T00:00:00+14:00", "1999-12-31T23:00:00Z", "2101-01-01T00:00:00Z", "9999-12-31T23:59:59-14:00"]
+)
 def test_dates_outside_2000_to_2100_are_refused(api_member, booked_lab, when):
     body = {"group": booked_lab["ring"].pk, "start": when, "end": _at(4), "purpose": "sweep"}
     assert "start" in paths_named(refused(api_member, "post", "/api/bookings", body))
 
 
-MODEL = {"slug": "test-model", "name": "Test model", "params_b": 8.0, "layers": 32, "hidden_size": 4096,
-         "heads": 32, "kv_heads": 8, "head_dim": 128, "quantization": "fp8", "max_context": 32768}
+MODEL = {
+    "slug": "test-model",
+    "name": "Test model",
+    "params_b": 8.0,
+    "layers": 32,
+    "hidden_size": 4096,
+    "heads": 32,
+    "kv_heads": 8,
+    "head_dim": 128,
+    "quantization": "fp8",
+    "max_context": 32768,
+}
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("layers", 2**40), ("params_b", 1e308), ("hidden_size", 2**40), ("max_context", 2**40), ("heads", 0),
-    ("notes", "a\x00b"), ("name", "a\x0bb"), ("slug", "x" * 200),
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("layers", 2**40),
+        ("params_b", 1e308),
+        ("hidden_size", 2**40),
+        ("max_context", 2**40),
+        ("heads", 0),
+        ("notes", "a\x00b"),
+        ("name", "a\x0bb"),
+        ("slug", "x" * 200),
+    ],
+)
 def test_absurd_model_figures_are_refused(api_admin, field, value):
     assert field in paths_named(refused(api_admin, "post", "/api/models", {**MODEL, field: value}))
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("measured_at", "0001-01-01T00:00:00+14:00"), ("decode_tps", 1e308), ("concurrency", 2**40),
-    ("notes", "a\x00b"), ("engine_version", "v\x0b1"),
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("measured_at", "0001-01-01T00:00:00+14:00"),
+        ("decode_tps", 1e308),
+        ("concurrency", 2**40),
+        ("notes", "a\x00b"),
+        ("engine_version", "v\x0b1"),
+    ],
+)
 def test_absurd_benchmark_figures_are_refused(api_member, booked_lab, field, value):
     from placement.models import LlmModel
 
@@ -210,8 +264,10 @@ def test_any_json_body_nested_too_deep_is_refused(api_member, booked_lab):
 
 
 @pytest.mark.postgres
-@pytest.mark.skipif("os.environ.get('DATABASE_URL', '').split(':')[0] not in ('postgres', 'postgresql')",
-                    reason="SQLite cannot store such a date")
+@pytest.mark.skipif(
+    "os.environ.get('DATABASE_URL', '').split(':')[0] not in ('postgres', 'postgresql')",
+    reason="SQLite cannot store such a date",
+)
 def test_a_stored_year_1_benchmark_does_not_break_the_lists(api_member, api_viewer, member_user, booked_lab):
     """A row stored before the edge refused it (PostgreSQL keeps year 1 at +14:00 as 1 BC)."""
     from django.db import connection
@@ -219,13 +275,16 @@ def test_a_stored_year_1_benchmark_does_not_break_the_lists(api_member, api_view
     from placement.models import LlmModel
 
     model = LlmModel.objects.order_by("slug").first()
-    created = api_member.post("/api/benchmarks", {"model": model.slug, "group": booked_lab["ring"].pk,
-                                                  "decode_tps": 12.5})
+    created = api_member.post(
+        "/api/benchmarks", {"model": model.slug, "group": booked_lab["ring"].pk, "decode_tps": 12.5}
+    )
     assert created.status_code == 201, created.content
     run_id = created.json()["id"]
     with connection.cursor() as cursor:
-        cursor.execute("UPDATE placement_benchmarkrun SET measured_at = %s::timestamptz WHERE id = %s",
-                       ["0001-01-01T00:00:00+14:00", run_id])
+        cursor.execute(
+            "UPDATE placement_benchmarkrun SET measured_at = %s::timestamptz WHERE id = %s",
+            ["0001-01-01T00:00:00+14:00", run_id],
+        )
     r = api_viewer.get("/api/benchmarks")
     assert r.status_code == 200
     assert any(item["id"] == run_id for item in r.json())
@@ -243,24 +302,38 @@ def test_a_page_form_refuses_control_characters_and_changes_nothing(admin_client
     from tests.security.state import snapshot
 
     before = snapshot()
-    data = {"name": "spark-new", "hardware": "dgx-spark-128", "ssh_host": "10.0.0.9", "ssh_port": 22,
-            "ssh_user": "fleet", "status": "active", field: value}
+    data = {
+        "name": "spark-new",
+        "hardware": "dgx-spark-128",
+        "ssh_host": "10.0.0.9",
+        "ssh_port": 22,
+        "ssh_user": "fleet",
+        "status": "active",
+        field: value,
+    }
     r = admin_client.post("/sparks/new/", data)
     assert r.status_code in (200, 400)  # the form again, with the error next to the field
     assert "character" in r.content.decode()
     assert snapshot() == before
 
 
-@pytest.mark.parametrize(("field", "value"), [("purpose", "sweep\x0b"), ("purpose", "a\x00b"),
-                                               ("start", "2026-12-01T10:00+16:00")])
+@pytest.mark.parametrize(
+    ("field", "value"), [("purpose", "sweep\x0b"), ("purpose", "a\x00b"), ("start", "2026-12-01T10:00+16:00")]
+)
 def test_the_booking_page_refuses_bad_text_and_offsets(member_user, booked_lab, field, value):
     from tests.security.state import snapshot
 
     c = Client()
     c.force_login(member_user)
     before = snapshot()
-    data = {"group": booked_lab["ring"].pk, "shown_group": booked_lab["ring"].pk, "start": _at(2)[:16],
-            "end": _at(4)[:16], "purpose": "sweep", field: value}
+    data = {
+        "group": booked_lab["ring"].pk,
+        "shown_group": booked_lab["ring"].pk,
+        "start": _at(2)[:16],
+        "end": _at(4)[:16],
+        "purpose": "sweep",
+        field: value,
+    }
     r = c.post("/bookings/new/", data)
     assert r.status_code in (200, 400)
     assert snapshot() == before

@@ -9,6 +9,7 @@ deterministic (a fixed seed) and small (FLEET_FUZZ_EXAMPLES examples per
 operation, role and mode); it prints how many requests it sent and how long
 it took. Select it alone with ``-m fuzz``.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,6 +34,8 @@ pytestmark = [pytest.mark.fuzz, pytest.mark.django_db(transaction=True)]
 EXAMPLES = int(os.environ.get("FLEET_FUZZ_EXAMPLES", "3"))
 SEED = 20261130
 READ_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+
 @pytest.fixture
 def fuzz_lab() -> dict[str, str]:
     from bookings import services as booking_services
@@ -54,8 +57,13 @@ def fuzz_lab() -> dict[str, str]:
             group = NodeGroup.objects.filter(retired_at=None, auto=True).order_by("pk").first()
             assert group is not None
             start = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(hours=3)
-            booking_services.booking_create(actor=Actor(user=user, source="test"), group=group.pk, start=start,
-                                            end=start + timedelta(hours=2), purpose="fuzz target")
+            booking_services.booking_create(
+                actor=Actor(user=user, source="test"),
+                group=group.pk,
+                start=start,
+                end=start + timedelta(hours=2),
+                purpose="fuzz target",
+            )
     return tokens
 
 
@@ -81,17 +89,25 @@ def test_the_api_under_fuzzing(live_server, fuzz_lab, capsys):
         for operation in operations:
             for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
                 probe = _prober(role, headers, base, session, sent, statuses, failures, state)
-                run = seed(SEED)(settings(
-                    max_examples=EXAMPLES, deadline=None, database=None, phases=[Phase.explicit, Phase.generate],
-                    suppress_health_check=list(HealthCheck), print_blob=False,
-                )(given(case=operation.as_strategy(generation_mode=mode))(probe)))
+                run = seed(SEED)(
+                    settings(
+                        max_examples=EXAMPLES,
+                        deadline=None,
+                        database=None,
+                        phases=[Phase.explicit, Phase.generate],
+                        suppress_health_check=list(HealthCheck),
+                        print_blob=False,
+                    )(given(case=operation.as_strategy(generation_mode=mode))(probe))
+                )
                 run()
 
     elapsed = time.monotonic() - started
     total = sum(sent.values())
-    report = (f"fuzz: {total} requests in {elapsed:.0f} s ({total / max(elapsed, 1e-9):.0f}/s) over "
-              f"{len(operations)} operations, {EXAMPLES} examples per operation, role and mode, seed {SEED}; "
-              f"by role {dict(sent)}; statuses {dict(sorted(statuses.items()))}; {len(failures)} failures")
+    report = (
+        f"fuzz: {total} requests in {elapsed:.0f} s ({total / max(elapsed, 1e-9):.0f}/s) over "
+        f"{len(operations)} operations, {EXAMPLES} examples per operation, role and mode, seed {SEED}; "
+        f"by role {dict(sent)}; statuses {dict(sorted(statuses.items()))}; {len(failures)} failures"
+    )
     with capsys.disabled():
         print("\n" + report)
     out = os.environ.get("FLEET_FUZZ_REPORT")
@@ -101,8 +117,16 @@ def test_the_api_under_fuzzing(live_server, fuzz_lab, capsys):
     assert not failures, report + "\n" + "\n".join(failures[:40])
 
 
-def _prober(role: str, headers: dict[str, str], base: str, session: requests.Session, sent: Counter[str],
-            statuses: Counter[int], failures: list[str], state: dict[str, str]) -> Any:
+def _prober(
+    role: str,
+    headers: dict[str, str],
+    base: str,
+    session: requests.Session,
+    sent: Counter[str],
+    statuses: Counter[int],
+    failures: list[str],
+    state: dict[str, str],
+) -> Any:
     """One request and its checks, for one role. ``state`` holds the database
     digest after the previous request, so each request costs one snapshot."""
 

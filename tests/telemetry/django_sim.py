@@ -6,6 +6,7 @@ coroutine; Django code (services, tasks, commands, pages) is synchronous, so
 here the fleet gets its own event loop in a thread and tests call Django
 normally while real asyncssh servers answer on 127.0.0.1.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -72,8 +73,11 @@ def lab_for(nodes: list[SimNode], endpoints: dict[str, SimEndpoint]) -> dict[str
     """A lab document: one Spark per simulated node at its loopback port, a
     QSFP112 cable per node-to-node cabling, switches for the rest."""
     sparks = [
-        {"name": n.name, "hardware": "dgx-spark-64" if n.memory_gb == 64 else "dgx-spark-128",
-         "ssh": {"host": "127.0.0.1", "port": endpoints[n.name].port, "user": "fleet"}}
+        {
+            "name": n.name,
+            "hardware": "dgx-spark-64" if n.memory_gb == 64 else "dgx-spark-128",
+            "ssh": {"host": "127.0.0.1", "port": endpoints[n.name].port, "user": "fleet"},
+        }
         for n in nodes
     ]
     names = {n.name for n in nodes}
@@ -102,8 +106,15 @@ def catalogue_ensure() -> None:
 
 
 @contextmanager
-def sim_lab(nodes: list[SimNode], fleet_key: tuple[str, str], tmp_path: Path, settings: Any, *,
-            accept: bool = True, slow_s: float = 0.3) -> Iterator[BackgroundFleet]:
+def sim_lab(
+    nodes: list[SimNode],
+    fleet_key: tuple[str, str],
+    tmp_path: Path,
+    settings: Any,
+    *,
+    accept: bool = True,
+    slow_s: float = 0.3,
+) -> Iterator[BackgroundFleet]:
     """Serve ``nodes``, register them (and their cables) in the inventory,
     point the poller at the key and, unless ``accept`` is False, accept every
     node's first host key as an admin would."""
@@ -116,8 +127,9 @@ def sim_lab(nodes: list[SimNode], fleet_key: tuple[str, str], tmp_path: Path, se
         catalogue_ensure()
         lab_import(actor=Actor(source="import"), data=lab_for(nodes, fleet.endpoints))
         if accept:
-            services.host_keys_record(actor=Actor(source="command"),
-                                      keys={n: e.host_key for n, e in fleet.endpoints.items()})
+            services.host_keys_record(
+                actor=Actor(source="command"), keys={n: e.host_key for n, e in fleet.endpoints.items()}
+            )
         for name, faults in late.items():
             fleet.set_faults(name, faults)
         yield fleet

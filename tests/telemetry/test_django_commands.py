@@ -1,5 +1,6 @@
 """Management commands (poll, hostkeys, simulate), the fleet key on disk, the
 demo scenario and the group-page hooks."""
+
 from __future__ import annotations
 
 import stat
@@ -72,8 +73,11 @@ def test_simulate_trusts_only_sparks_pointing_at_its_loopback_ports(import_lab):
     import_lab("demo.yaml")
     Spark.objects.filter(name="spark-02").update(ssh_host="10.0.0.2")  # a real node with a simulated name
     key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOoGJ2Eqy5bz9jsXvnHL3d64i6Vp7B53N2m8lbqNPYpb"
-    endpoints = [SimEndpoint("spark-01", "127.0.0.1", 22201, key), SimEndpoint("spark-02", "127.0.0.1", 22202, key),
-                 SimEndpoint("spark-03", "127.0.0.1", 29999, key)]
+    endpoints = [
+        SimEndpoint("spark-01", "127.0.0.1", 22201, key),
+        SimEndpoint("spark-02", "127.0.0.1", 22202, key),
+        SimEndpoint("spark-03", "127.0.0.1", 29999, key),
+    ]
     assert Simulate()._trust(endpoints) == ["spark-01"]
     assert NodeState.objects.get(spark__name="spark-01").host_key == key
 

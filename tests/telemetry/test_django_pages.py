@@ -1,5 +1,6 @@
 """Telemetry pages, API and /metrics, read from stored polls with the
 simulated fleet already stopped: nothing here may touch SSH."""
+
 from __future__ import annotations
 
 import re
@@ -83,8 +84,9 @@ def test_alerts_page_filters_and_members_acknowledge(polled, users):
     member, viewer = Client(), Client()
     member.force_login(users["member"])
     viewer.force_login(users["viewer"])
-    rows = viewer.get("/telemetry/alerts/?state=open&code=unreachable",
-                      headers={"HX-Request": "true", "HX-Target": "rows"}).content.decode()
+    rows = viewer.get(
+        "/telemetry/alerts/?state=open&code=unreachable", headers={"HX-Request": "true", "HX-Target": "rows"}
+    ).content.decode()
     assert rows.lstrip().startswith('<div id="rows">')  # the filter form swaps only the rows
     assert "spark-03" in rows and "link-down" not in rows and "Acknowledge</button>" not in rows
     assert "spark-01" in viewer.get("/telemetry/alerts/?state=all&node=spark-01").content.decode()
@@ -142,12 +144,16 @@ def test_api_accepting_a_key_nobody_presented_is_a_400_naming_the_key(polled, ap
 def test_api_latest_sample_has_the_documented_fields(polled, api_viewer):
     body = api_viewer.get("/api/sparks/spark-01/telemetry").json()
     assert set(body) >= {"at", "reachable", "memory", "gpu", "twins", "errors"}
-    assert set(body["memory"]) == {"total_bytes", "available_bytes", "used_bytes", "swap_total_bytes",
-                                   "swap_free_bytes"}
+    assert set(body["memory"]) == {
+        "total_bytes",
+        "available_bytes",
+        "used_bytes",
+        "swap_total_bytes",
+        "swap_free_bytes",
+    }
     assert set(body["gpu"]) == {"util_pct", "temp_c", "power_w"}
     twin = body["twins"][0]
-    assert set(twin) == {"name", "port", "rdma", "up", "speed_mbps", "mtu", "addresses", "rdma_state",
-                         "rdma_rate_gbps"}
+    assert set(twin) == {"name", "port", "rdma", "up", "speed_mbps", "mtu", "addresses", "rdma_state", "rdma_rate_gbps"}
     assert twin["rdma_state"] == "ACTIVE" and twin["rdma_rate_gbps"] == 200.0
     assert twin["port"] in ("p0", "p1") and isinstance(twin["addresses"], list)
     assert datetime.fromisoformat(body["at"]).tzinfo is not None
@@ -160,8 +166,12 @@ def test_api_history_and_bad_times(polled, api_viewer):
     body = api_viewer.get(f"/api/sparks/spark-02/telemetry?from={start}").json()
     assert len(body["samples"]) == 2 and body["samples"][0]["at"] < body["samples"][1]["at"]
     assert body["aggregates"] == []
-    for query, field in (("from=yesterday", "from"), ("from=2026-01-01T00:00:00", "from"),
-                         (f"from={start}&to=2000-01-01T00:00:00Z", "to"), ("to=2026-01-01T00:00:00Z", "from")):
+    for query, field in (
+        ("from=yesterday", "from"),
+        ("from=2026-01-01T00:00:00", "from"),
+        (f"from={start}&to=2000-01-01T00:00:00Z", "to"),
+        ("to=2026-01-01T00:00:00Z", "from"),
+    ):
         bad = api_viewer.get(f"/api/sparks/spark-02/telemetry?{query}")
         assert bad.status_code in (400, 422), query
         assert bad.json()["errors"][0]["path"] == field, query
@@ -225,8 +235,9 @@ def test_admin_lists_telemetry_and_accepts_a_presented_key(polled, django_user_m
     state.key_status = "mismatch"
     state.presented_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOoGJ2Eqy5bz9jsXvnHL3d64i6Vp7B53N2m8lbqNPYpb"
     state.save()
-    response = client.post("/admin/telemetry/nodestate/", {"action": "accept_presented_key",
-                                                           "_selected_action": [state.pk]})
+    response = client.post(
+        "/admin/telemetry/nodestate/", {"action": "accept_presented_key", "_selected_action": [state.pk]}
+    )
     assert response.status_code == 302
     assert NodeState.objects.get(spark__name="spark-03").key_status == "ok"
     alert = Alert.objects.filter(ended_at=None).first()

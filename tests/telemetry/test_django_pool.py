@@ -1,6 +1,7 @@
 """Workers keep SSH connections between polls: the second round costs no new
 handshake, a node whose accepted key changes gets a new connection, and a
 dropped connection is reopened."""
+
 from __future__ import annotations
 
 import pytest
@@ -17,8 +18,10 @@ pytestmark = pytest.mark.django_db
 
 
 def test_pooled_polls_reuse_one_connection_per_node(fleet_key, tmp_path, settings):
-    nodes = [SimNode("pool-a", cabled_ports={"p0": ("pool-b", "p0")}),
-             SimNode("pool-b", cabled_ports={"p0": ("pool-a", "p0")})]
+    nodes = [
+        SimNode("pool-a", cabled_ports={"p0": ("pool-b", "p0")}),
+        SimNode("pool-b", cabled_ports={"p0": ("pool-a", "p0")}),
+    ]
     with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
         for _ in range(3):
             report = poll_and_store(spark_ids=ids("pool-a", "pool-b"), pooled=True)

@@ -1,5 +1,6 @@
 """A twin whose RoCE port is down while its interface is up: polled from a
 simulated Spark, raised as an alert, and shown on the node's page."""
+
 from __future__ import annotations
 
 from io import StringIO
@@ -17,8 +18,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_rdma_port_down_under_an_up_interface(admin_client, fleet_key, tmp_path, settings):
-    nodes = [SimNode("rd-a", cabled_ports={"p0": ("rd-b", "p0")}, faults={"rdma-down"}),
-             SimNode("rd-b", cabled_ports={"p0": ("rd-a", "p0")})]
+    nodes = [
+        SimNode("rd-a", cabled_ports={"p0": ("rd-b", "p0")}, faults={"rdma-down"}),
+        SimNode("rd-b", cabled_ports={"p0": ("rd-a", "p0")}),
+    ]
     with sim_lab(nodes, fleet_key, tmp_path, settings):
         call_command("poll", "--once", stdout=StringIO())
     alert = Alert.objects.get(code="rdma-port-down", ended_at__isnull=True)

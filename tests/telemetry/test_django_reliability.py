@@ -1,5 +1,6 @@
 """Misbehaving nodes and a misbehaving database, end to end: real asyncssh
 servers on 127.0.0.1, the real poller, the real store and database."""
+
 from __future__ import annotations
 
 import time
@@ -75,8 +76,9 @@ def test_changed_host_key_alerts_runs_nothing_and_waits_for_an_admin(fleet_key, 
         report = poll_and_store(spark_ids=ids("spark-moved"))
         assert report.stored == 0 and fleet.stats("spark-moved").connections == connections  # not even contacted
 
-        services.host_key_accept(actor=Actor(source="command"), spark=Spark.objects.get(),
-                                 key=fleet.current_key("spark-moved"))
+        services.host_key_accept(
+            actor=Actor(source="command"), spark=Spark.objects.get(), key=fleet.current_key("spark-moved")
+        )
         poll_and_store(spark_ids=ids("spark-moved"))
     state = NodeState.objects.get()
     assert (state.key_status, state.status) == ("ok", "ok")

@@ -1,6 +1,7 @@
 """Storing polls: sample rows, node health, alerts opened once and closed when
 they stop firing, idempotent retries, link rules, stale nodes, retention, and
 the inventory's expectations. Real simulated Sparks over SSH, real database."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -73,8 +74,15 @@ def test_only_one_open_alert_per_node_code_and_objects_in_the_database(fleet_key
         pass
     spark = Spark.objects.get(name="spark-a")
     now = datetime.now(UTC)
-    fields = dict(spark=spark, code="stale", severity="warning", objects_key="spark-a", message="m",
-                  started_at=now, last_seen_at=now)
+    fields = dict(
+        spark=spark,
+        code="stale",
+        severity="warning",
+        objects_key="spark-a",
+        message="m",
+        started_at=now,
+        last_seen_at=now,
+    )
     Alert.objects.create(**fields)
     with pytest.raises(IntegrityError), transaction.atomic():
         Alert.objects.create(**fields)
@@ -85,8 +93,16 @@ def test_only_one_open_alert_per_node_code_and_objects_in_the_database(fleet_key
 
 def test_storing_the_same_results_again_is_a_no_op(fleet_key, tmp_path, settings):
     at = datetime.now(UTC)
-    result = PollResult(name="spark-a", at=at, reachable=False, sample=None, error="connection refused",
-                        host_key=None, host_key_status="ok", duration_ms=3.0)
+    result = PollResult(
+        name="spark-a",
+        at=at,
+        reachable=False,
+        sample=None,
+        error="connection refused",
+        host_key=None,
+        host_key_status="ok",
+        duration_ms=3.0,
+    )
     with sim_lab(pair(), fleet_key, tmp_path, settings):
         pass
     first = services.results_store(results=[result])
@@ -123,9 +139,16 @@ def test_stale_opens_after_three_intervals_and_a_sample_closes_it(fleet_key, tmp
 
 
 def _row(spark: Spark, at: datetime, used: int) -> NodeSample:
-    return NodeSample(spark=spark, at=at, reachable=True, mem_total_bytes=100, mem_used_bytes=used,
-                      mem_available_bytes=100 - used, twins_up=2,
-                      twins=[["enp1s0f0np0", "p0", "rocep1s0f0", True, 200000, 9000, []]])
+    return NodeSample(
+        spark=spark,
+        at=at,
+        reachable=True,
+        mem_total_bytes=100,
+        mem_used_bytes=used,
+        mem_available_bytes=100 - used,
+        twins_up=2,
+        twins=[["enp1s0f0np0", "p0", "rocep1s0f0", True, 200000, 9000, []]],
+    )
 
 
 def test_downsample_folds_old_rows_into_five_minute_buckets_once(fleet_key, tmp_path, settings):
@@ -135,8 +158,12 @@ def test_downsample_folds_old_rows_into_five_minute_buckets_once(fleet_key, tmp_
     now = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
     old = datetime(2026, 5, 30, 9, 0, tzinfo=UTC)  # 51 h before now
     NodeSample.objects.bulk_create([_row(spark, old + timedelta(seconds=30 * i), 10 + i) for i in range(20)])
-    recent = NodeSample.objects.create(**{f: getattr(_row(spark, now - timedelta(hours=1), 50), f)
-                                          for f in ("spark", "at", "reachable", "mem_total_bytes", "mem_used_bytes")})
+    recent = NodeSample.objects.create(
+        **{
+            f: getattr(_row(spark, now - timedelta(hours=1), 50), f)
+            for f in ("spark", "at", "reachable", "mem_total_bytes", "mem_used_bytes")
+        }
+    )
     ancient = NodeAggregate.objects.create(spark=spark, bucket=now - timedelta(days=91), samples=1, reachable=1)
     report = retention.downsample(now=now)
     assert report.folded == 20 and report.buckets == 2 and report.aggregates_deleted == 1

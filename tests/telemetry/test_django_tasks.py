@@ -1,6 +1,7 @@
 """Celery tasks: the fan-out in chunks, stale checks and retention as called
 by beat, the beat schedule rows, and one real round trip through the
 configured broker (filesystem by default, Redis in CI) to a worker."""
+
 from __future__ import annotations
 
 import time
@@ -49,8 +50,12 @@ def test_poll_fleet_splits_active_sparks_into_chunks(import_lab, settings, monke
     for _ in range(2):
         sent.clear()
         tasks.poll_fleet()
-        assert [kw["queue"] for _, kw in sent] == ["telemetry.poll.0", "telemetry.poll.1", "telemetry.poll.2",
-                                                   "telemetry.poll.0"]
+        assert [kw["queue"] for _, kw in sent] == [
+            "telemetry.poll.0",
+            "telemetry.poll.1",
+            "telemetry.poll.2",
+            "telemetry.poll.0",
+        ]
         assert [ids_ for ids_, _ in sent] == chunks
 
 

@@ -416,8 +416,10 @@ def test_per_node_memos_do_not_thrash_past_the_shared_cache_size():
 def test_rdma_ports_from_sysfs():
     from telemetry.parsers import parse_rdma_ports
 
-    text = ("rocep1s0f1|4: ACTIVE|200 Gb/sec (4X HDR)\nroceP2p1s0f1|1: DOWN|40 Gb/sec (4X QDR)\n"
-            "rocep1s0f0|7: INIT|100 Gb/sec (2X HDR)\nbroken line\n")
+    text = (
+        "rocep1s0f1|4: ACTIVE|200 Gb/sec (4X HDR)\nroceP2p1s0f1|1: DOWN|40 Gb/sec (4X QDR)\n"
+        "rocep1s0f0|7: INIT|100 Gb/sec (2X HDR)\nbroken line\n"
+    )
     ports, errors = parse_rdma_ports(text)
     assert ports == {"rocep1s0f1": ("ACTIVE", 200.0), "roceP2p1s0f1": ("DOWN", None), "rocep1s0f0": ("INIT", None)}
     assert errors == ("bad line 'broken line'",)

@@ -300,6 +300,7 @@ def test_the_pool_freezes_its_long_lived_objects_after_connections_change(run_fl
         pool.gc_freeze_after = 3
         settled = []
         original = pool.gc_settle
+
         def spy() -> bool:
             settled.append(original())
             return settled[-1]

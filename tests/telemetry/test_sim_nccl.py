@@ -10,8 +10,11 @@ from telemetry.sim_nccl import nccl_answer
 P0 = ("rocep1s0f0", "roceP2p1s0f0")
 P1 = ("rocep1s0f1", "roceP2p1s0f1")
 PAIR = {"a": {"p0": ("b", "p0")}, "b": {"p0": ("a", "p0")}}
-RING = {"a": {"p1": ("b", "p0"), "p0": ("c", "p1")}, "b": {"p1": ("c", "p0"), "p0": ("a", "p1")},
-        "c": {"p1": ("a", "p0"), "p0": ("b", "p1")}}
+RING = {
+    "a": {"p1": ("b", "p0"), "p0": ("c", "p1")},
+    "b": {"p1": ("c", "p0"), "p0": ("a", "p1")},
+    "c": {"p1": ("a", "p0"), "p0": ("b", "p1")},
+}
 
 
 def run(cabling, kind, faults=None, rdma=P0):

@@ -144,7 +144,8 @@ def test_a_down_node_keeps_its_port_so_no_other_server_takes_it(run_fleet):
         return taken_while_dead, taken_while_down, down[0], live.port, running.fleet.endpoint("live").port
 
     taken_while_dead, taken_while_down, down, before, after = run_fleet(
-        [SimNode("dead", faults={"down"}), SimNode("live")], body)
+        [SimNode("dead", faults={"down"}), SimNode("live")], body
+    )
     assert not taken_while_dead and not taken_while_down
     assert down.error == "connection refused"
     assert before == after
@@ -199,10 +200,12 @@ def test_the_simulated_head_node_answers_only_the_fixed_benchmark_command():
     from telemetry.simulator import bench_answer
 
     node = SimNode("head-1")
-    good = ("export LC_ALL=C; echo @@bench:version; vllm --version 2>/dev/null || true; echo @@bench:result; "
-            "vllm bench serve --backend vllm --base-url http://127.0.0.1:8000 --model 'org/M' "
-            "--served-model-name m --dataset-name random --random-input-len 64 --random-output-len 32 "
-            "--max-concurrency 1 --num-prompts 5")
+    good = (
+        "export LC_ALL=C; echo @@bench:version; vllm --version 2>/dev/null || true; echo @@bench:result; "
+        "vllm bench serve --backend vllm --base-url http://127.0.0.1:8000 --model 'org/M' "
+        "--served-model-name m --dataset-name random --random-input-len 64 --random-output-len 32 "
+        "--max-concurrency 1 --num-prompts 5"
+    )
     out = bench_answer(good, node)
     assert out is not None and out.startswith("@@bench:version\n0.11.1\n@@bench:result\n")
     assert "Maximum request concurrency:             1" in out and "Total generated tokens:                  160" in out

@@ -7,6 +7,7 @@ apart, served by real simulated Sparks over SSH and polled by the real poller.
 - sw-1 with two breakouts: spark-e negotiated 100G, spark-f healthy,
   spark-g down (refuses connections), spark-h new (host key never accepted).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -61,8 +62,9 @@ def scenario(fleet_key: tuple[str, str], tmp_path: Path, settings: Any) -> Itera
     try:
         catalogue_ensure()
         lab_import(actor=Actor(source="import"), data=lab({n: e.port for n, e in fleet.endpoints.items()}))
-        services.host_keys_record(actor=Actor(source="command"),
-                                  keys={n: e.host_key for n, e in fleet.endpoints.items() if n != "spark-h"})
+        services.host_keys_record(
+            actor=Actor(source="command"), keys={n: e.host_key for n, e in fleet.endpoints.items() if n != "spark-h"}
+        )
         for _ in range(2):
             poll_and_store(spark_ids=ids(*NAMES))
         yield fleet

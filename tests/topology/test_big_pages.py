@@ -2,6 +2,7 @@
 and /memory/ fold the groups by kind and load each kind's drawings a page at
 a time, so the page itself stays under 200 KB; every group is still reachable
 by paging, with htmx or plain links."""
+
 from __future__ import annotations
 
 import re

@@ -8,6 +8,7 @@ asked, and each quantity must have exactly one value across all of them
 (and it is the one the state selector computes). Runs on whichever database
 ``DATABASE_URL`` names: CI runs it on PostgreSQL and on SQLite.
 """
+
 from __future__ import annotations
 
 import html as htmllib
@@ -95,16 +96,29 @@ def read_metrics(seen: Seen, client: Client) -> None:
     for name, status in re.findall(r'fleet_node_health\{node="([^"]+)",status="(\w+)"\} 1\.0', body):
         seen.add("health", name, "/metrics", status)
     for name, source, value in re.findall(
-            r'fleet_node_usable_memory_bytes\{node="([^"]+)",source="(\w+)"\} ([\d.e+]+)', body):
+        r'fleet_node_usable_memory_bytes\{node="([^"]+)",source="(\w+)"\} ([\d.e+]+)', body
+    ):
         seen.add("usable", name, "/metrics", round(float(value) / 1e9, 1))
         seen.add("usable source", name, "/metrics", source)
-    for a, b, state in re.findall(r'fleet_link_state\{a="([^"]+)",b="([^"]+)",cable="[^"]*",state="(\w+)"\} 1\.0',
-                                  body):
+    for a, b, state in re.findall(
+        r'fleet_link_state\{a="([^"]+)",b="([^"]+)",cable="[^"]*",state="(\w+)"\} 1\.0', body
+    ):
         seen.add("link state", f"{a}—{b}", "/metrics", state)
-    observed = dict.fromkeys((f"{a}—{b}" for a, b in re.findall(r'fleet_link_expected_bits_per_second\{a="([^"]+)",'
-                                                                 r'b="([^"]+)"', body)))
-    for a, b, value in re.findall(r'fleet_link_observed_bits_per_second\{a="([^"]+)",b="([^"]+)",cable="[^"]*"\} '
-                                  r'([\d.e+]+)', body):
+    observed = dict.fromkeys(
+        (
+            f"{a}—{b}"
+            for a, b in re.findall(
+                r'fleet_link_expected_bits_per_second\{a="([^"]+)",'
+                r'b="([^"]+)"',
+                body,
+            )
+        )
+    )
+    for a, b, value in re.findall(
+        r'fleet_link_observed_bits_per_second\{a="([^"]+)",b="([^"]+)",cable="[^"]*"\} '
+        r"([\d.e+]+)",
+        body,
+    ):
         observed[f"{a}—{b}"] = int(float(value) / 1e9)
     for key, value in observed.items():
         seen.add("link observed", key, "/metrics", value)
@@ -138,8 +152,10 @@ def read_api(seen: Seen, api: ApiClient) -> None:
             seen.add("health", w["node"], "POST /api/plans", w["health"])
 
 
-LINK_G = re.compile(r'<g class="link state-(\w+)" data-gbps="(\d+)" data-state="\w+" tabindex="0" role="button" '
-                    r'aria-label="([^"]*)"')
+LINK_G = re.compile(
+    r'<g class="link state-(\w+)" data-gbps="(\d+)" data-state="\w+" tabindex="0" role="button" '
+    r'aria-label="([^"]*)"'
+)
 NODE_A = re.compile(r'<a href="/sparks/([a-z0-9-]+)/" aria-label="([^"]*)"')
 
 
@@ -177,8 +193,10 @@ def read_pages(seen: Seen, client: Client) -> None:
         slowest = re.search(r'<span id="slowest">(\d+)</span>', page)
         if slowest:
             seen.add("slowest", group.name, where, int(slowest.group(1)))
-        rows = (r'<tr id="spark-([a-z0-9-]+)">.*?<span class="health h-(\w+)".*?'
-                r'<span class="usable">([\d.,]+)</span> GB <span class="src-label">(\w+)</span>')
+        rows = (
+            r'<tr id="spark-([a-z0-9-]+)">.*?<span class="health h-(\w+)".*?'
+            r'<span class="usable">([\d.,]+)</span> GB <span class="src-label">(\w+)</span>'
+        )
         for name, health, usable, source in re.findall(rows, page, re.S):
             seen.add("health", name, where, health)
             seen.add("usable", name, where, _gb(usable))
@@ -201,8 +219,11 @@ def read_pages(seen: Seen, client: Client) -> None:
 
     page = client.get("/sparks/").content.decode()
     for name, health, usable, source in re.findall(
-            r'<tr id="row-([a-z0-9-]+)">.*?<span class="health h-(\w+)".*?<span class="usable">([\d.,]+)</span> GB '
-            r'<span class="src-label">(\w+)</span>', page, re.S):
+        r'<tr id="row-([a-z0-9-]+)">.*?<span class="health h-(\w+)".*?<span class="usable">([\d.,]+)</span> GB '
+        r'<span class="src-label">(\w+)</span>',
+        page,
+        re.S,
+    ):
         seen.add("health", name, "/sparks/", health)
         seen.add("usable", name, "/sparks/", _gb(usable))
         seen.add("usable source", name, "/sparks/", source)
@@ -217,15 +238,20 @@ def read_pages(seen: Seen, client: Client) -> None:
         seen.add("usable", name, f"/sparks/{name}/", _gb(usable.group(1)) if usable else None)
 
     page = client.get("/telemetry/").content.decode()
-    for name, status, usable in re.findall(r'id="tile-([a-z0-9-]+)" data-status="(\w+)".*?(?:([\d.]+) GB usable|</a>)',
-                                           page, re.S):
+    for name, status, usable in re.findall(
+        r'id="tile-([a-z0-9-]+)" data-status="(\w+)".*?(?:([\d.]+) GB usable|</a>)', page, re.S
+    ):
         seen.add("health", name, "/telemetry/", status)
         if usable:
             seen.add("usable", name, "/telemetry/", _gb(usable))
 
     page = client.get("/").content.decode()
-    for name, health in re.findall(r'<tr><td class="nowrap"><a href="/groups/\d+/">([a-z0-9-]+)</a>.*?'
-                                   r'<span class="health h-(\w+)"', page, re.S):
+    for name, health in re.findall(
+        r'<tr><td class="nowrap"><a href="/groups/\d+/">([a-z0-9-]+)</a>.*?'
+        r'<span class="health h-(\w+)"',
+        page,
+        re.S,
+    ):
         seen.add("group health", name, "/", health)
 
 
@@ -233,9 +259,16 @@ def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
     client.force_login(viewer_user)
     # the 128+64 GB pair's fabric was verified (the fabric app's run, as its task stores it); no other group's
     pair_row = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="spark-a")
-    verified = FabricRun.objects.create(group=pair_row, group_name=pair_row.name, kind="direct", link_gbps=200,
-                                        status=FabricRun.Status.DONE, verdict="ok", avg_busbw=21.7,
-                                        finished_at=timezone.now())
+    verified = FabricRun.objects.create(
+        group=pair_row,
+        group_name=pair_row.name,
+        kind="direct",
+        link_gbps=200,
+        status=FabricRun.Status.DONE,
+        verdict="ok",
+        avg_busbw=21.7,
+        finished_at=timezone.now(),
+    )
     seen = Seen()
     read_api(seen, ApiClient(viewer_user))
     read_sparks_api(seen, ApiClient(viewer_user))
@@ -252,8 +285,16 @@ def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
         assert len(seen.readers("usable", name)) >= 10, seen.values[("usable", name)]
         assert len(seen.readers("health", name)) >= 9, seen.values[("health", name)]
     health = {n: live.spark(n).health for n in NAMES}
-    assert health == {"spark-a": "ok", "spark-b": "ok", "spark-c": "ok", "spark-d": "degraded",
-                      "spark-e": "degraded", "spark-f": "ok", "spark-g": "down", "spark-h": "new"}
+    assert health == {
+        "spark-a": "ok",
+        "spark-b": "ok",
+        "spark-c": "ok",
+        "spark-d": "degraded",
+        "spark-e": "degraded",
+        "spark-f": "ok",
+        "spark-g": "down",
+        "spark-h": "new",
+    }
     assert live.spark("spark-h").usable_source == "expected" and live.spark("spark-a").usable_source == "measured"
     assert live.spark("spark-b").usable_gb < live.spark("spark-a").usable_gb  # the 64 GB one of the pair
     half = "spark-c:p0—spark-d:p0"
@@ -268,7 +309,8 @@ def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
     assert len(seen.readers("group health", switched)) >= 5
     # the measured exchange: the verified pair's run average in API and page, null for a group without a run
     assert set(seen.values[("measured", pair_row.name)].values()) == {verified.avg_busbw}
-    assert {"/api/groups", f"/api/groups/{pair_row.pk}", f"/groups/{pair_row.pk}/", "/metrics"} <= \
-        seen.readers("measured", pair_row.name)
+    assert {"/api/groups", f"/api/groups/{pair_row.pk}", f"/groups/{pair_row.pk}/", "/metrics"} <= seen.readers(
+        "measured", pair_row.name
+    )
     assert "/metrics" in seen.readers("group health", switched)
     assert set(seen.values[("measured", switched)].values()) == {None}

@@ -2,6 +2,7 @@
 size from 2 to 64 Sparks, no two boxes on top of each other, every name
 escaped, a title and focusable details on every Spark and cable, links drawn
 by their observed state; the memory chart labels expected memory as such."""
+
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -44,8 +45,15 @@ def ring(n: int, slow: int | None = None) -> Group:
     base = t.ring(n)
     if slow is None:
         return only_group(base)
-    cables = tuple(t.cable(c.key, f"{c.ends[0].device}:{c.ends[0].port}", f"{c.ends[1].device}:{c.ends[1].port}",
-                           "qsfp28-dac" if i == slow else c.type) for i, c in enumerate(base.cables))
+    cables = tuple(
+        t.cable(
+            c.key,
+            f"{c.ends[0].device}:{c.ends[0].port}",
+            f"{c.ends[1].device}:{c.ends[1].port}",
+            "qsfp28-dac" if i == slow else c.type,
+        )
+        for i, c in enumerate(base.cables)
+    )
     return only_group(type(base)(base.nodes, base.switches, cables))
 
 
@@ -71,7 +79,7 @@ def assert_legible(group: Group) -> None:
     for x, y, w, h in found:
         assert 0 <= x and x + w <= width and 0 <= y and y + h <= height
     for i, (x, y, w, h) in enumerate(found):
-        for x2, y2, w2, h2 in found[i + 1:]:
+        for x2, y2, w2, h2 in found[i + 1 :]:
             assert x + w <= x2 or x2 + w2 <= x or y + h <= y2 or y2 + h2 <= y, "two boxes overlap"
     # Every Spark and every cable has a hover title naming it.
     assert sorted(g.find(f"{NS}title").text.split("\n")[0] for g in nodes_of(root)) == sorted(group.nodes)
@@ -101,12 +109,28 @@ def test_rings_and_chains_stay_legible(n):
 def test_every_kind_renders():
     pair = only_group(t.direct_pair())
     single = only_group(t.lab(t.spark("solo")))
-    irregular = only_group(t.lab(*(t.spark(x) for x in "abcd"), t.crs804(),
-                                 t.cable("c1", "a:p0", "b:p0"), t.cable("c2", "b:p1", "c:p0"),
-                                 t.cable("c3", "c:p1", "sw-1:1"), t.cable("c4", "d:p0", "sw-1:2")))
-    two_switches = only_group(t.lab(t.spark("a"), t.spark("b"), t.crs804("sw-1"), t.crs804("sw-2"),
-                                    t.cable("c1", "a:p0", "sw-1:1"), t.cable("c2", "b:p0", "sw-1:2"),
-                                    t.cable("c3", "a:p1", "sw-2:1"), t.cable("c4", "b:p1", "sw-2:2")))
+    irregular = only_group(
+        t.lab(
+            *(t.spark(x) for x in "abcd"),
+            t.crs804(),
+            t.cable("c1", "a:p0", "b:p0"),
+            t.cable("c2", "b:p1", "c:p0"),
+            t.cable("c3", "c:p1", "sw-1:1"),
+            t.cable("c4", "d:p0", "sw-1:2"),
+        )
+    )
+    two_switches = only_group(
+        t.lab(
+            t.spark("a"),
+            t.spark("b"),
+            t.crs804("sw-1"),
+            t.crs804("sw-2"),
+            t.cable("c1", "a:p0", "sw-1:1"),
+            t.cable("c2", "b:p0", "sw-1:2"),
+            t.cable("c3", "a:p1", "sw-2:1"),
+            t.cable("c4", "b:p1", "sw-2:2"),
+        )
+    )
     every = (pair, single, irregular, two_switches, ring(4), chain(3), switched(8))
     assert {g.kind for g in every} == {"direct", "single", "irregular", "switched", "ring", "chain"}
     for g in every:
@@ -117,8 +141,16 @@ def test_every_kind_renders():
 
 def test_names_are_escaped_even_though_validation_forbids_them():
     evil = '<script>alert("x")</script>&'
-    g = Group((evil, "b"), "direct", (evil, "b"), (), (Link(f"{evil}:p0", "b:p0", "c&<1", 200, ""),),
-              Memory(124, 248, 248, 546), 24.0, (Finding("slow-cable", "warning", "m", (evil,)),))
+    g = Group(
+        (evil, "b"),
+        "direct",
+        (evil, "b"),
+        (),
+        (Link(f"{evil}:p0", "b:p0", "c&<1", 200, ""),),
+        Memory(124, 248, 248, 546),
+        24.0,
+        (Finding("slow-cable", "warning", "m", (evil,)),),
+    )
     svg = diagram.render(g, notes={evil: "<b>128 GB</b>"})
     assert "<script>" not in svg and "<b>" not in svg
     root = parse(svg)  # still well-formed XML
@@ -133,8 +165,12 @@ def _state(link: Link, observed: int | None, state: str, why: str = "") -> LinkS
 def test_links_are_drawn_as_observed_half_dashed_amber_down_red_unobserved_grey():
     g = ring(4, slow=2)  # the third cable is a 100G QSFP28: slower as cabled, not a fault
     a, b, c, d = g.links
-    states = {(a.a, a.b): _state(a, 200, "ok"), (b.a, b.b): _state(b, 100, "half", "x:p0 carries traffic on one twin"),
-              (c.a, c.b): _state(c, 100, "ok"), (d.a, d.b): _state(d, 0, "down", "spark-04 is down")}
+    states = {
+        (a.a, a.b): _state(a, 200, "ok"),
+        (b.a, b.b): _state(b, 100, "half", "x:p0 carries traffic on one twin"),
+        (c.a, c.b): _state(c, 100, "ok"),
+        (d.a, d.b): _state(d, 0, "down", "spark-04 is down"),
+    }
     root = parse(diagram.render(g, states=states))
     drawn = {}
     for link_el, link in zip(links_of(root), g.links, strict=True):
@@ -169,8 +205,9 @@ def test_sparks_are_outlined_by_health_and_say_why():
 def test_odd_groups_never_crash_the_drawing():
     lone = Group(("x",), "ring", ("x",), (), (), Memory(0, 0, 0, 0), 0.0, ())
     nothing = Group((), "irregular", (), (), (), Memory(0, 0, 0, 0), 0.0, ())
-    dangling = Group(("a", "b"), "chain", ("a", "b"), (), (Link("a:p0", "ghost:p0", "c1", 200, ""),),
-                     Memory(0, 0, 0, 0), 0.0, ())
+    dangling = Group(
+        ("a", "b"), "chain", ("a", "b"), (), (Link("a:p0", "ghost:p0", "c1", 200, ""),), Memory(0, 0, 0, 0), 0.0, ()
+    )
     for g in (lone, nothing, dangling):
         parse(diagram.render(g))
 
@@ -183,8 +220,7 @@ def test_memory_chart_labels_expected_memory_and_the_pool_as_distributed():
     svg = memory_chart.render(bars, pooled_gb=166.7, local_gb=126.7, uid="7")
     root = parse(svg)
     titles = [t.text for t in root.iter(f"{NS}title")]
-    assert ("a: 126.7 GB usable, expected (no fresh sample): capacity 130.7 GB minus 4 GB OS reserve"
-            in titles)
+    assert "a: 126.7 GB usable, expected (no fresh sample): capacity 130.7 GB minus 4 GB OS reserve" in titles
     assert "b: 40 GB usable now (measured: MemAvailable) · 25.3 GB in use, OS included · capacity 65.3 GB" in titles
     assert "pooled: 166.7 GB usable across 2 machines — not one machine's memory" in titles
     assert 'fill="url(#hatch-7)"' in svg and memory_chart.USED in svg

@@ -2,6 +2,7 @@
 ids, sub-groups split switched groups only, the API answers in exactly the
 documented shape, every role gets what it may, and bad sub-group requests get
 a clear 4xx and change nothing."""
+
 from __future__ import annotations
 
 import io
@@ -29,25 +30,35 @@ def members(group: NodeGroup) -> list[str]:
 
 
 def groups_state() -> dict:
-    return {**db_state(), "groups": NodeGroup.objects.count(), "members": NodeGroupMember.objects.count(),
-            "live": sorted(NodeGroup.objects.filter(retired_at__isnull=True).values_list("name", flat=True))}
+    return {
+        **db_state(),
+        "groups": NodeGroup.objects.count(),
+        "members": NodeGroupMember.objects.count(),
+        "live": sorted(NodeGroup.objects.filter(retired_at__isnull=True).values_list("name", flat=True)),
+    }
 
 
 # ---------------------------------------------------------------- sync
 
 
-@pytest.mark.parametrize("lab, expected", [
-    ("pair.yaml", {"group-pair-a": ("direct", ["pair-a", "pair-b"])}),
-    ("ring4.yaml", {"group-ring-1": ("ring", ["ring-1", "ring-2", "ring-3", "ring-4"])}),
-    ("lab8-crs804.yaml", {"group-node-01": ("switched", [f"node-0{i}" for i in range(1, 9)])}),
-    ("demo.yaml", {
-        "group-spark-01": ("direct", ["spark-01", "spark-02"]),
-        "group-spark-03": ("ring", ["spark-03", "spark-04", "spark-05", "spark-06"]),
-        "group-spark-07": ("switched", [f"spark-{i:02d}" for i in range(7, 15)]),
-        "group-spark-15": ("direct", ["spark-15", "spark-16"]),
-        "group-spark-17": ("single", ["spark-17"]),
-    }),
-])
+@pytest.mark.parametrize(
+    "lab, expected",
+    [
+        ("pair.yaml", {"group-pair-a": ("direct", ["pair-a", "pair-b"])}),
+        ("ring4.yaml", {"group-ring-1": ("ring", ["ring-1", "ring-2", "ring-3", "ring-4"])}),
+        ("lab8-crs804.yaml", {"group-node-01": ("switched", [f"node-0{i}" for i in range(1, 9)])}),
+        (
+            "demo.yaml",
+            {
+                "group-spark-01": ("direct", ["spark-01", "spark-02"]),
+                "group-spark-03": ("ring", ["spark-03", "spark-04", "spark-05", "spark-06"]),
+                "group-spark-07": ("switched", [f"spark-{i:02d}" for i in range(7, 15)]),
+                "group-spark-15": ("direct", ["spark-15", "spark-16"]),
+                "group-spark-17": ("single", ["spark-17"]),
+            },
+        ),
+    ],
+)
 def test_every_cabled_component_becomes_a_group_of_its_kind(import_lab, lab, expected):
     import_lab(lab)
     found = {g.name: (g.kind, members(g)) for g in NodeGroup.objects.filter(retired_at__isnull=True)}
@@ -150,9 +161,24 @@ def test_reads_never_write_and_groups_sync_catches_up_rows_written_around_the_se
 
 # ---------------------------------------------------------------- API shapes
 
-GROUP_KEYS = {"id", "name", "kind", "nodes", "switches", "health", "links", "slowest_gbps", "slowest_source",
-              "exchange_gbs", "exchange_source", "measured_gbs", "measured_run", "measured_at", "memory",
-              "findings"}
+GROUP_KEYS = {
+    "id",
+    "name",
+    "kind",
+    "nodes",
+    "switches",
+    "health",
+    "links",
+    "slowest_gbps",
+    "slowest_source",
+    "exchange_gbs",
+    "exchange_source",
+    "measured_gbs",
+    "measured_run",
+    "measured_at",
+    "memory",
+    "findings",
+}
 LINK_KEYS = {"a", "b", "cable", "gbps", "expected_gbps", "observed_gbps", "state", "why", "measured_gbps"}
 
 
@@ -160,8 +186,14 @@ def assert_group_shape(g: dict) -> None:
     assert set(g) == GROUP_KEYS
     assert set(g["health"]) == {"status", "why", "unhealthy"}
     assert all(set(link) == LINK_KEYS for link in g["links"])
-    assert set(g["memory"]) == {"local_gb", "pooled_gb", "symmetric_gb", "bandwidth_gbs", "usable_gb_per_node",
-                                "usable_source_per_node"}
+    assert set(g["memory"]) == {
+        "local_gb",
+        "pooled_gb",
+        "symmetric_gb",
+        "bandwidth_gbs",
+        "usable_gb_per_node",
+        "usable_source_per_node",
+    }
     assert all(set(f) == {"code", "severity", "message", "objects"} for f in g["findings"])
 
 
@@ -174,9 +206,17 @@ def test_api_lists_and_reads_groups_in_exactly_the_documented_shape(api_viewer, 
     ring = items[1]
     assert ring["nodes"] == ["spark-03", "spark-04", "spark-05", "spark-06"] and ring["switches"] == []
     # never polled: the cabling's speed, unobserved
-    assert {"a": "spark-05:p1", "b": "spark-06:p0", "cable": "ring-3", "gbps": 100, "expected_gbps": 100,
-            "observed_gbps": None, "state": "unobserved", "measured_gbps": None,
-            "why": "no fresh sample of spark-05; no fresh sample of spark-06: speed from the cabling"} in ring["links"]
+    assert {
+        "a": "spark-05:p1",
+        "b": "spark-06:p0",
+        "cable": "ring-3",
+        "gbps": 100,
+        "expected_gbps": 100,
+        "observed_gbps": None,
+        "state": "unobserved",
+        "measured_gbps": None,
+        "why": "no fresh sample of spark-05; no fresh sample of spark-06: speed from the cabling",
+    } in ring["links"]
     assert ring["health"]["status"] == "new" and ring["slowest_source"] == "expected"
     slow = [f for f in ring["findings"] if f["code"] == "slow-cable"]
     assert slow and "replace it with a QSFP112 or QSFP56 DAC" in slow[0]["message"]
@@ -184,12 +224,16 @@ def test_api_lists_and_reads_groups_in_exactly_the_documented_shape(api_viewer, 
     assert switched["switches"] == ["sw-804"] and len(switched["links"]) == 8
     # nothing measured: 130.7 GB MemTotal of a 128 GB Spark minus the 4 GB OS reserve, expected
     per_node = {f"spark-{i:02d}": 126.7 for i in range(7, 15)}
-    assert switched["memory"] == {"local_gb": 126.7, "pooled_gb": 1013.6, "symmetric_gb": 1013.6,
-                                  "bandwidth_gbs": 8 * 273.0, "usable_gb_per_node": per_node,
-                                  "usable_source_per_node": dict.fromkeys(per_node, "expected")}
+    assert switched["memory"] == {
+        "local_gb": 126.7,
+        "pooled_gb": 1013.6,
+        "symmetric_gb": 1013.6,
+        "bandwidth_gbs": 8 * 273.0,
+        "usable_gb_per_node": per_node,
+        "usable_source_per_node": dict.fromkeys(per_node, "expected"),
+    }
     assert api_viewer.get(f"/api/groups/{switched['id']}").json() == switched
-    assert [g["name"] for g in api_viewer.get("/api/groups?kind=direct").json()] == ["group-spark-01",
-                                                                                    "group-spark-15"]
+    assert [g["name"] for g in api_viewer.get("/api/groups?kind=direct").json()] == ["group-spark-01", "group-spark-15"]
 
 
 def test_subgroups_are_listed_unless_asked_not_to(api_admin, import_lab):
@@ -224,8 +268,9 @@ def alert_provider():
     """A telemetry-like provider appended to the real hook list, removed afterwards."""
     from topology.engine import Finding
 
-    alert = Finding("half-speed-port", "warning", "spark-09:p0 runs on one twin only; bring up its twin.",
-                    ("spark-09:p0",))
+    alert = Finding(
+        "half-speed-port", "warning", "spark-09:p0 runs on one twin only; bring up its twin.", ("spark-09:p0",)
+    )
     calls: list[list[str]] = []
 
     def provider(group, nodes):
@@ -287,17 +332,33 @@ def test_role_matrix(role, index, users, import_lab):
 
 # ---------------------------------------------------------------- bad input
 
-CHAIN = {"sparks": [{"name": f"c-{i}", "hardware": "dgx-spark-128", "ssh": {"host": f"10.7.0.{i}"}} for i in (1, 2, 3)],
-         "cables": [{"type": "qsfp112-dac", "ends": ["c-1:p1", "c-2:p0"]},
-                    {"type": "qsfp112-dac", "ends": ["c-2:p1", "c-3:p0"]}]}
+CHAIN = {
+    "sparks": [{"name": f"c-{i}", "hardware": "dgx-spark-128", "ssh": {"host": f"10.7.0.{i}"}} for i in (1, 2, 3)],
+    "cables": [
+        {"type": "qsfp112-dac", "ends": ["c-1:p1", "c-2:p0"]},
+        {"type": "qsfp112-dac", "ends": ["c-2:p1", "c-3:p0"]},
+    ],
+}
 
 BAD = [
     # (what, group (node in it), body, status, path, words)
     ("unknown node", "node-01", {"name": "exp-x", "nodes": ["node-99"]}, 400, "nodes[0]", "no Spark is named"),
-    ("node outside the group", "node-01", {"name": "exp-x", "nodes": ["ring-1"]}, 400, "nodes[0]",
-     "is not in group group-node-01"),
-    ("node already in a sub-group", "node-01", {"name": "exp-x", "nodes": ["node-05", "node-01"]}, 400, "nodes[1]",
-     "already in sub-group exp-a"),
+    (
+        "node outside the group",
+        "node-01",
+        {"name": "exp-x", "nodes": ["ring-1"]},
+        400,
+        "nodes[0]",
+        "is not in group group-node-01",
+    ),
+    (
+        "node already in a sub-group",
+        "node-01",
+        {"name": "exp-x", "nodes": ["node-05", "node-01"]},
+        400,
+        "nodes[1]",
+        "already in sub-group exp-a",
+    ),
     ("node named twice", "node-01", {"name": "exp-x", "nodes": ["node-05", "node-05"]}, 400, "nodes[1]", "twice"),
     ("no nodes", "node-01", {"name": "exp-x", "nodes": []}, 400, "nodes", "at least one Spark"),
     ("nodes not a list", "node-01", {"name": "exp-x", "nodes": "node-05"}, 400, "nodes", "at least one Spark"),
@@ -305,8 +366,7 @@ BAD = [
     ("missing name", "node-01", {"nodes": ["node-05"]}, 400, "name", "not a valid name"),
     ("bad name", "node-01", {"name": "Exp A<b>", "nodes": ["node-05"]}, 400, "name", "not a valid name"),
     ("duplicate name", "node-01", {"name": "exp-a", "nodes": ["node-05"]}, 400, "name", "already exists"),
-    ("name of an auto group", "node-01", {"name": "group-ring-1", "nodes": ["node-05"]}, 400, "name",
-     "already exists"),
+    ("name of an auto group", "node-01", {"name": "group-ring-1", "nodes": ["node-05"]}, 400, "name", "already exists"),
     ("split a ring", "ring-1", {"name": "exp-x", "nodes": ["ring-1", "ring-2"]}, 409, "id", "is a ring"),
     ("split a direct pair", "pair-a", {"name": "exp-x", "nodes": ["pair-a"]}, 409, "id", "is a direct pair"),
     ("split a chain", "c-1", {"name": "exp-x", "nodes": ["c-1"]}, 409, "id", "is a chain"),
@@ -347,8 +407,12 @@ def test_bad_subgroup_requests_get_a_clear_4xx_and_change_nothing(case, api_admi
 def test_bad_rename_and_delete_change_nothing(api_admin, bad_input_lab):
     parent = group_of("node-01")
     before = groups_state()
-    for body, words in (({"name": ""}, "not a valid name"), ({"name": "group-ring-1"}, "already exists"),
-                        ({"name": "x" * 64}, "not a valid name"), ({}, "send the new name")):
+    for body, words in (
+        ({"name": ""}, "not a valid name"),
+        ({"name": "group-ring-1"}, "already exists"),
+        ({"name": "x" * 64}, "not a valid name"),
+        ({}, "send the new name"),
+    ):
         response = api_admin.patch(f"/api/groups/{parent.pk}", body)
         assert response.status_code == 400 and words in response.json()["message"], (body, response.content)
     response = api_admin.delete(f"/api/groups/{parent.pk}")

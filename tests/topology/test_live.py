@@ -1,4 +1,5 @@
 """The state selector on a real polled scenario lab (see ``scenario``)."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,8 +19,16 @@ def test_scenario_state_tells_every_fault_apart(fleet_key, tmp_path, settings):
         pass
     live = live_state()
     health = {n: s.health for n, s in live.fleet.sparks.items()}
-    assert health == {"spark-a": "ok", "spark-b": "ok", "spark-c": "ok", "spark-d": "degraded",
-                      "spark-e": "degraded", "spark-f": "ok", "spark-g": "down", "spark-h": "new"}
+    assert health == {
+        "spark-a": "ok",
+        "spark-b": "ok",
+        "spark-c": "ok",
+        "spark-d": "degraded",
+        "spark-e": "degraded",
+        "spark-f": "ok",
+        "spark-g": "down",
+        "spark-h": "new",
+    }
     assert "accept" in live.spark("spark-h").why
     links = {(link.a, link.b): link for link in live.fleet.links}
     cd = links[("spark-c:p0", "spark-d:p0")]

@@ -1,6 +1,7 @@
 """The analysed fleet is read once per inventory version: a group page then
 costs its own group, and every write (through the services or behind their
 back) is seen at once; telemetry's findings are never cached."""
+
 from __future__ import annotations
 
 import pytest

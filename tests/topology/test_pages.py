@@ -2,6 +2,7 @@
 errors, plain POST with a 4xx), roles on the forms, usable memory labelled
 expected until telemetry measures it, and query counts that do not grow with
 the fleet."""
+
 from __future__ import annotations
 
 import pytest
@@ -62,14 +63,23 @@ def test_memory_page_counts_what_is_measured(admin_client, import_lab):
     from inventory.models import Spark
 
     s07 = Spark.objects.get(name="spark-07")
-    sample = NodeSample.objects.create(spark=s07, at=now, reachable=True, status="ok",
-                                       mem_total_bytes=130_663_165_952, mem_available_bytes=100_000_000_000,
-                                       mem_used_bytes=30_663_165_952, twins=[])
-    NodeState.objects.create(spark=s07, status="ok", latest=sample, last_poll_at=now, last_sample_at=now,
-                             key_status="ok")
+    sample = NodeSample.objects.create(
+        spark=s07,
+        at=now,
+        reachable=True,
+        status="ok",
+        mem_total_bytes=130_663_165_952,
+        mem_available_bytes=100_000_000_000,
+        mem_used_bytes=30_663_165_952,
+        twins=[],
+    )
+    NodeState.objects.create(
+        spark=s07, status="ok", latest=sample, last_poll_at=now, last_sample_at=now, key_status="ok"
+    )
     html = admin_client.get("/memory/").content.decode()
-    assert ("spark-07: 100 GB usable now (measured: MemAvailable) · 30.7 GB in use, OS included · "
-            "capacity 130.7 GB") in html
+    assert (
+        "spark-07: 100 GB usable now (measured: MemAvailable) · 30.7 GB in use, OS included · capacity 130.7 GB"
+    ) in html
     assert "spark-08: 126.7 GB usable, expected (no fresh sample)" in html
     assert "100 GB</span><span>usable now on the 1 measured Spark" in html
     assert "16</span><span>Sparks not measured" in html
@@ -86,8 +96,9 @@ def test_split_form_answers_htmx_with_inline_errors_then_creates(admin_client, i
     assert "is not a valid name" in html and 'value="node-01" checked' in html
     assert db_state() == before and NodeGroup.objects.count() == 1
 
-    ok = admin_client.post(f"/groups/{parent.pk}/subgroups/", {"name": "exp-a", "nodes": ["node-01", "node-02"]},
-                           headers=htmx)
+    ok = admin_client.post(
+        f"/groups/{parent.pk}/subgroups/", {"name": "exp-a", "nodes": ["node-01", "node-02"]}, headers=htmx
+    )
     html = ok.content.decode()
     assert "Sub-group exp-a created." in html and 'value="node-01"' not in html  # taken nodes leave the form
     assert NodeGroup.objects.get(name="exp-a").parent_id == parent.pk
@@ -128,8 +139,11 @@ def test_only_admins_get_the_forms(role, users, import_lab):
     html = client.get(f"/groups/{parent.pk}/").content.decode()
     assert 'name="nodes"' not in html and "Rename" not in html
     before = (db_state(), NodeGroup.objects.count())
-    for path, body in ((f"/groups/{parent.pk}/subgroups/", {"name": "exp-a", "nodes": ["node-01"]}),
-                       (f"/groups/{parent.pk}/rename/", {"name": "exp-b"}), (f"/groups/{parent.pk}/delete/", {})):
+    for path, body in (
+        (f"/groups/{parent.pk}/subgroups/", {"name": "exp-a", "nodes": ["node-01"]}),
+        (f"/groups/{parent.pk}/rename/", {"name": "exp-b"}),
+        (f"/groups/{parent.pk}/delete/", {}),
+    ):
         assert client.post(path, body).status_code == 403
     assert (db_state(), NodeGroup.objects.count()) == before
 

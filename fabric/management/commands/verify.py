@@ -4,6 +4,7 @@
 all_gather_perf across the group exactly as the page's "Verify fabric" does,
 stores the run and prints its rows, average, verdict and findings.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """Load the demo lab and the demo users (idempotent: safe to run again)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,7 +26,8 @@ def shift_ssh_ports(data: dict[str, Any], base: int) -> None:
     shift = base + 1 - min(ports)
     if base < 1024 or max(ports) + shift > 65535:
         raise CommandError(
-            f"--ssh-base-port: ports {base + 1}..{max(ports) + shift} are not all between 1025 and 65535")
+            f"--ssh-base-port: ports {base + 1}..{max(ports) + shift} are not all between 1025 and 65535"
+        )
     for spark in sparks:
         if spark["ssh"].get("port"):
             spark["ssh"]["port"] = int(spark["ssh"]["port"]) + shift

@@ -31,8 +31,14 @@ from telemetry.simulator import LOOPBACK, SimEndpoint, SimNode, load_scenario, m
 
 def lab_document(nodes: list[SimNode]) -> dict[str, Any]:
     """The lab document of simulated nodes: loopback SSH, one QSFP112 cable per cabled pair."""
-    sparks = [{"name": n.name, "hardware": "dgx-spark-64" if n.memory_gb == 64 else "dgx-spark-128",
-               "ssh": {"host": LOOPBACK, "port": n.port, "user": "fleet"}} for n in nodes]
+    sparks = [
+        {
+            "name": n.name,
+            "hardware": "dgx-spark-64" if n.memory_gb == 64 else "dgx-spark-128",
+            "ssh": {"host": LOOPBACK, "port": n.port, "user": "fleet"},
+        }
+        for n in nodes
+    ]
     names = {n.name for n in nodes}
     cables, seen = [], set()
     for node in nodes:
@@ -99,8 +105,10 @@ class Command(BaseCommand):
                 node.port = base + index
             if options["register"]:
                 report = register(nodes)
-                self.stdout.write(f"inventory: {report.created['spark']} Sparks and {report.created['cable']} "
-                                  f"cables registered, {report.unchanged} already there")
+                self.stdout.write(
+                    f"inventory: {report.created['spark']} Sparks and {report.created['cable']} "
+                    f"cables registered, {report.unchanged} already there"
+                )
         elif options["register"]:
             raise CommandError("--register goes with --nodes (a scenario's lab is imported from its own document)")
         else:

@@ -1,6 +1,7 @@
 """``manage.py groups_sync``: bring the auto groups in step with the cabling
 after rows were written around the services (raw SQL, a restored dump).
 ``migrate`` does the same; pages and the API only read."""
+
 from __future__ import annotations
 
 from typing import Any
