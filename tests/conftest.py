@@ -4,6 +4,8 @@ personal token, and labs built from lab documents in ``labs/``."""
 from __future__ import annotations
 
 import json
+import os
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,20 @@ LABS = Path(__file__).resolve().parent.parent / "labs"
 # busy machines, and timing is measured in bench/, never asserted in tests.
 hypothesis_settings.register_profile("fleet", database=None, deadline=None)
 hypothesis_settings.load_profile("fleet")
+
+
+def pytest_configure(config: Any) -> None:
+    # FLEET_TEST_CLOCK=2026-12-31T23:30:00+00:00 runs the suite as if the wall
+    # clock read that instant (and ticked on from it): the date-dependent tests
+    # must pass on a month's last evening, on New Year's night and on the day
+    # of a daylight saving change (./run clock runs them so). Every test
+    # process (each pytest-xdist worker too) travels; other processes (the
+    # browser, the simulated Sparks) keep the real clock.
+    clock = os.environ.get("FLEET_TEST_CLOCK", "").strip()
+    if clock:
+        import time_machine
+
+        time_machine.travel(datetime.fromisoformat(clock), tick=True).start()
 
 
 def pytest_collection_modifyitems(items: list[Any]) -> None:
