@@ -494,6 +494,6 @@ def answer_out(answer: Answer) -> dict[str, Any]:
         "all_over_budget": bool(answer.over_budget) and not answer.designs,
         "budget_note": _budget_note(answer),
         "best": answer.best,
-        "predictions": "decode figures are predicted by placement/perfmodel.py on the designed group "
+        "predictions": "decode figures are predicted by placement.perfmodel on the designed group "
         "(expected usable memory, expected link speed); nothing is measured before it is built",
     }

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from placement import perfmodel
 from placement.model_catalogue import SEED_BY_SLUG, SEED_MODELS, get_seed_model
 from placement.perfmodel import (
     CALIBRATION_BOUNDS,
@@ -30,6 +29,7 @@ from placement.perfmodel import (
     predict,
     prediction_source,
 )
+from placement.perfmodel import points as perfmodel_points
 
 QWEN = get_seed_model("qwen3.8-27b")
 
@@ -52,10 +52,6 @@ def test_stored_constants_match_a_refit(reading):
             assert a == b
 
 
-def test_fit_is_deterministic():
-    assert fit("one-node") == fit("one-node")
-
-
 def test_published_points_are_sourced_and_modelled():
     for p in PUBLISHED_POINTS:
         assert p.source and p.role in ("train", "holdout", "reference")
@@ -73,11 +69,11 @@ def test_held_out_points_carry_their_address_and_stay_out_of_the_fit(monkeypatch
     assert not any(p.role == "holdout" for p in points_for(DEFAULT_READING, roles=("train",)))
     # the fit reads only training points: dropping every held-out point changes nothing
     full = fit(DEFAULT_READING)
-    monkeypatch.setattr(perfmodel, "PUBLISHED_POINTS", tuple(p for p in PUBLISHED_POINTS if p.role != "holdout"))
+    monkeypatch.setattr(perfmodel_points, "PUBLISHED_POINTS", tuple(p for p in PUBLISHED_POINTS if p.role != "holdout"))
     assert fit(DEFAULT_READING) == full
     # while dropping a training point does change it
     train = [p for p in PUBLISHED_POINTS if p.role == "train"]
-    monkeypatch.setattr(perfmodel, "PUBLISHED_POINTS", tuple(p for p in PUBLISHED_POINTS if p is not train[-1]))
+    monkeypatch.setattr(perfmodel_points, "PUBLISHED_POINTS", tuple(p for p in PUBLISHED_POINTS if p is not train[-1]))
     assert fit(DEFAULT_READING) != full
 
 
@@ -289,3 +285,40 @@ def test_calibration_refits_the_cost_per_stream_on_the_lab_runs_at_several_strea
     assert cal.constants.engine("vllm") == default_constants().engine("vllm")
     # one run at several streams is not enough to move it
     assert calibrate(runs[:1]).constants.stream_overhead_ms == default_constants().stream_overhead_ms
+
+
+def test_the_command_line_prints_the_refit_and_the_tables():
+    """`python -m placement.perfmodel` refits every reading and prints the held-out
+    errors; `--markdown` (also `manage.py perfmodel --markdown`) prints the tables
+    of PERFORMANCE_MODEL.md from the stored constants."""
+    import subprocess
+    import sys
+
+    refit = subprocess.run(
+        [sys.executable, "-m", "placement.perfmodel"], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
+    report = fit_report(DEFAULT_READING)
+    assert f"holdout decode: median {report.median('holdout', 'decode'):.1f}%" in refit
+    assert refit.count("PerfConstants(") == len(READINGS)
+    tables = subprocess.run(
+        [sys.executable, "-m", "placement.perfmodel", "--markdown"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    assert "### Held-out points (never used by the fit)" in tables
+    n = len([e for e in report.errors if e.role == "holdout" and e.metric == "decode"])
+    assert f"- holdout decode ({n} figures): median {report.median('holdout', 'decode'):.1f}%" in tables
+
+
+def test_the_management_command_prints_the_same_tables():
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from placement.perfmodel.report import markdown_tables
+
+    out = StringIO()
+    call_command("perfmodel", "--markdown", stdout=out)
+    assert out.getvalue().strip() == markdown_tables().strip()

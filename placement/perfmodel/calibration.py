@@ -1,0 +1,209 @@
+"""Calibration by the lab's own runs: each engine's constants re-fitted,
+within documented bounds, on the runs measured with it (see PERFORMANCE_MODEL.md)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from placement.model_catalogue import ModelSpec
+
+from .constants import CALIBRATION_BOUNDS, ENGINES, EngineConstants, PerfConstants, default_constants
+from .points import PointError
+from .prediction import Layout, _step_ms, predict, predict_prefill_tps
+
+
+@dataclass(frozen=True)
+class LabRun:
+    """One of the lab's measured runs, as the model sees it."""
+
+    key: str
+    model: ModelSpec
+    layout: Layout
+    context: int
+    prompt: int
+    decode_tps: float | None  # one stream (1000 / TPOT, or a single-stream run)
+    prefill_tps: float | None
+    concurrency: int = 1
+    aggregate_tps: float | None = None  # all streams together, at a concurrency above 1
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Constants re-fitted on the lab's runs, and the errors before and after."""
+
+    constants: PerfConstants
+    before: tuple[PointError, ...]
+    after: tuple[PointError, ...]
+    changes: tuple[tuple[str, str, float, float], ...]  # (engine, constant, published fit, re-fitted)
+    runs_per_engine: dict[str, int] = field(hash=False, default_factory=dict)
+
+
+def _clamp(name: str, value: float) -> float:
+    low, high = CALIBRATION_BOUNDS[name]
+    return min(max(value, low), high)
+
+
+def _lab_errors(runs: list[LabRun], c: PerfConstants) -> tuple[PointError, ...]:
+    errors = []
+    for r in runs:
+        if r.decode_tps:
+            pred = predict(r.model, r.layout, context_tokens=r.context, prompt_tokens=r.prompt, constants=c)
+            errors.append(PointError(r.key, "decode", "lab", r.decode_tps, pred.decode_tps))
+        if r.prefill_tps:
+            tps = predict_prefill_tps(r.model, r.layout, prompt_tokens=r.prompt, constants=c)
+            errors.append(PointError(r.key, "prefill", "lab", r.prefill_tps, tps))
+        if r.aggregate_tps and r.concurrency > 1:
+            pred = predict(r.model, r.layout, context_tokens=r.context, concurrency=r.concurrency, constants=c)
+            errors.append(PointError(r.key, "aggregate", "lab", r.aggregate_tps, pred.aggregate_tps))
+    return tuple(errors)
+
+
+def _refit_decode(runs: list[LabRun], c: PerfConstants, engine: str) -> EngineConstants:
+    """Re-fit an engine's bandwidth efficiency (and, with runs of at least two
+    models, its cost per layer) on its runs, within CALIBRATION_BOUNDS.
+
+    One stream's step time is linear in 1/efficiency and in the layer cost,
+    so each run is written as t = a/eff + b*layer_us + k by evaluating the
+    model at three points; 1/eff is then solved exactly for each layer cost
+    tried (the layer cost on a bounded grid of 2.5 µs)."""
+    e = c.engine(engine)
+    rows: list[list[float]] = []
+    for r in runs:
+        if not r.decode_tps:
+            continue
+
+        def t(eff: float, layer_us: float, r: LabRun = r) -> float:
+            trial = replace(
+                c, engines={**c.engines, engine: replace(e, mem_efficiency=eff, layer_overhead_us=layer_us)}
+            )
+            return _step_ms(r.model, r.layout, trial, 1.0, r.context)[0]
+
+        k0 = t(1e9, 0.0)  # nothing but communication, hops and the fixed step cost
+        a = (t(0.5, 0.0) - k0) * 0.5  # memory time at efficiency 1 (0.5 stays clear of the 1.0 cap)
+        b = (t(1e9, 100.0) - k0) / 100.0
+        observed = 1e3 / r.decode_tps
+        # weighted by the observed time: least squares on relative error
+        rows.append([a / observed, b / observed, k0 / observed])
+    if not rows:
+        return e
+    models = {r.model.slug for r in runs if r.decode_tps}
+
+    def best_inv_eff(layer: float) -> float:
+        # minimise sum((a x + b layer + k - 1)^2) over x = 1/eff, in closed form
+        num = sum(a * (1.0 - b * layer - k) for a, b, k in rows)
+        den = sum(a * a for a, _, _ in rows)
+        return num / den if den > 0 else 0.0
+
+    def cost(inv: float, layer: float) -> float:
+        return sum((a * inv + b * layer + k - 1.0) ** 2 for a, b, k in rows)
+
+    low, high = CALIBRATION_BOUNDS["mem_efficiency"]
+    layer = e.layer_overhead_us
+    if len(rows) >= 3 and len(models) >= 2:
+        # the layer cost too: a bounded 1-D search, each step solved for 1/eff exactly
+        candidates = [CALIBRATION_BOUNDS["layer_overhead_us"][0] + 2.5 * i for i in range(141)]
+        layer = min(candidates, key=lambda lo: cost(min(max(best_inv_eff(lo), 1 / high), 1 / low), lo))
+        layer = _clamp("layer_overhead_us", layer)
+    eff = _clamp("mem_efficiency", 1.0 / max(best_inv_eff(layer), 1e-12))
+    return replace(e, mem_efficiency=eff, layer_overhead_us=layer)
+
+
+def _refit_prefill(runs: list[LabRun], c: PerfConstants, engine: str, e: EngineConstants) -> EngineConstants:
+    """One speed factor on the engine's prefill compute, within CALIBRATION_BOUNDS,
+    so that measured over predicted is 1 on (geometric) average. The weights a
+    MoE streams per chunk and the communication do not scale with it, so the
+    factor is found by a few fixed-point steps."""
+    measured = [r for r in runs if r.prefill_tps]
+    if not measured:
+        return e
+    scale = 1.0
+    for _ in range(8):
+        trial = replace(
+            c,
+            engines={
+                **c.engines,
+                engine: replace(
+                    e,
+                    prefill_tflops=e.prefill_tflops * scale,
+                    prefill_expert_tflops=e.prefill_expert_tflops * scale,
+                    prefill_layer_us=e.prefill_layer_us / scale,
+                ),
+            },
+        )
+        logs = [
+            math.log(r.prefill_tps / predict_prefill_tps(r.model, r.layout, prompt_tokens=r.prompt, constants=trial))
+            for r in measured
+            if r.prefill_tps
+        ]
+        scale = _clamp("prefill_scale", scale * math.exp(sum(logs) / len(logs)))
+    return replace(
+        e,
+        prefill_tflops=e.prefill_tflops * scale,
+        prefill_expert_tflops=e.prefill_expert_tflops * scale,
+        prefill_layer_us=e.prefill_layer_us / scale,
+    )
+
+
+# Runs at several streams needed before the cost per extra stream is re-fitted.
+MIN_AGGREGATE_RUNS = 2
+
+
+def _refit_streams(runs: list[LabRun], c: PerfConstants) -> float:
+    """The cost per extra stream that best predicts the lab's runs at several
+    streams (least squares of the log ratio on a 0.05 ms grid within
+    CALIBRATION_BOUNDS), after the engines' own constants are re-fitted; the
+    published value without MIN_AGGREGATE_RUNS such runs."""
+    measured = [(r, r.aggregate_tps) for r in runs if r.aggregate_tps and r.concurrency > 1]
+    if len(measured) < MIN_AGGREGATE_RUNS:
+        return c.stream_overhead_ms
+    low, high = CALIBRATION_BOUNDS["stream_overhead_ms"]
+
+    def cost(stream_ms: float) -> float:
+        trial = replace(c, stream_overhead_ms=stream_ms)
+        return math.fsum(
+            math.log(
+                predict(
+                    r.model, r.layout, context_tokens=r.context, concurrency=r.concurrency, constants=trial
+                ).aggregate_tps
+                / tps
+            )
+            ** 2
+            for r, tps in measured
+        )
+
+    grid = [round(low + 0.05 * i, 2) for i in range(int(round((high - low) / 0.05)) + 1)]
+    return _clamp("stream_overhead_ms", min(grid, key=cost))
+
+
+def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibration:
+    """Re-fit each engine's constants on the lab's own runs of that engine
+    (bandwidth efficiency, cost per layer, prefill speed), within the
+    documented bounds; engines without runs keep the published fit. Runs at
+    several streams re-fit the cost per extra stream (shared by the engines).
+    The communication constants and the routing exponent stay: a lab's few
+    runs cannot separate them."""
+    c = base or default_constants()
+    engines = dict(c.engines)
+    counts: dict[str, int] = {}
+    changes: list[tuple[str, str, float, float]] = []
+    for engine in ENGINES:
+        mine = [r for r in runs if r.layout.engine == engine]
+        if not mine:
+            continue
+        counts[engine] = len(mine)
+        old = c.engine(engine)
+        new = _refit_decode(mine, c, engine)
+        trial = replace(c, engines={**engines, engine: new})
+        new = _refit_prefill(mine, trial, engine, new)
+        engines[engine] = new
+        for name in ("mem_efficiency", "layer_overhead_us", "prefill_tflops"):
+            if not math.isclose(getattr(old, name), getattr(new, name), rel_tol=1e-9):
+                changes.append((engine, name, getattr(old, name), getattr(new, name)))
+    label = ", ".join(f"{e}: {n} run{'s' if n != 1 else ''}" for e, n in counts.items())
+    calibrated = replace(c, engines=engines, calibrated=label) if counts else c
+    stream_ms = _refit_streams(runs, calibrated)
+    if not math.isclose(stream_ms, c.stream_overhead_ms, rel_tol=1e-9):
+        changes.append(("every engine", "stream_overhead_ms", c.stream_overhead_ms, stream_ms))
+        calibrated = replace(calibrated, stream_overhead_ms=stream_ms)
+    return Calibration(calibrated, _lab_errors(runs, c), _lab_errors(runs, calibrated), tuple(changes), counts)

@@ -1,0 +1,295 @@
+"""Predicted decode, aggregate and prefill speed of one model instance.
+
+A memory-bandwidth roofline for decode with a per-engine cost per token and
+per layer (launches, scheduling, routing: not split by tensor parallelism),
+the communication of tensor parallelism (two all-reduces per layer, latency by
+exchange path plus message bytes over the link or the group's measured bus
+bandwidth), expert parallelism's all-to-all, pipeline stages (even or
+uneven), and a compute model for prefill. See PERFORMANCE_MODEL.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from placement.model_catalogue import ModelSpec
+
+from .constants import (
+    ACTIVATION_BYTES,
+    COMPUTE_RATE,
+    ENGINES,
+    NODE_MEMORY_BW_GBPS,
+    PATHS,
+    PP_HOP_MS,
+    PREFILL_CHUNK,
+    PerfConstants,
+    default_constants,
+)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one model instance is spread: tp x pp nodes; ep > 1 spreads the
+    experts over the tp nodes (attention stays tensor-parallel).
+    ``stage_layers`` gives uneven pipeline stages (layers per stage, in order);
+    empty means even. ``bus_gbytes_per_s`` is the group's measured collective
+    bus bandwidth (nccl-tests), which replaces link x link_efficiency."""
+
+    tp: int = 1
+    pp: int = 1
+    ep: int = 1
+    path: str = "none"
+    link_gbps: float = 200.0
+    engine: str = "vllm"
+    stage_layers: tuple[int, ...] = ()
+    bus_gbytes_per_s: float | None = None
+
+    @property
+    def nodes(self) -> int:
+        return self.tp * self.pp
+
+    def largest_stage_share(self, layers: int) -> float:
+        if self.stage_layers:
+            return max(self.stage_layers) / max(sum(self.stage_layers), 1)
+        return 1.0 / self.pp
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Predicted speed of one instance. Times are per generated token, one stream."""
+
+    decode_tps: float
+    aggregate_tps: float
+    prefill_tps: float
+    memory_ms: float
+    collective_ms: float
+    overhead_ms: float
+    compute_bound: bool
+
+
+def allreduce_steps(path: str, nodes: int) -> int:
+    """Sequential message steps of one all-reduce.
+
+    NCCL's ring algorithm (direct cable, ring, switch without RoCEnante) takes
+    2(n-1) steps; RoCEnante's all-to-all plus local reduction takes one round
+    whose n-1 sends leave the NIC one after another.
+    """
+    if nodes <= 1 or path == "none":
+        return 0
+    if path == "switched-rocenante":
+        return nodes - 1
+    return 2 * (nodes - 1)
+
+
+def allreduce_latency_us(c: PerfConstants, path: str, nodes: int) -> float:
+    if nodes <= 1 or path == "none":
+        return 0.0
+    return c.base_us(path) + c.allreduce_step_us * allreduce_steps(path, nodes)
+
+
+def alltoall_latency_us(c: PerfConstants, path: str, nodes: int) -> float:
+    """One all-to-all (expert parallelism's dispatch or combine): one round of
+    n-1 sends, whatever the path. Priced with the all-reduce constants: no
+    published Spark figure isolates it."""
+    if nodes <= 1 or path == "none":
+        return 0.0
+    return c.base_us(path) + c.allreduce_step_us * (nodes - 1)
+
+
+def link_bytes_per_s(layout: Layout, c: PerfConstants) -> float:
+    """What the activations' collectives get: the measured bus bandwidth when
+    the group has one, else the slowest link's line rate x link efficiency."""
+    if layout.bus_gbytes_per_s:
+        return layout.bus_gbytes_per_s * 1e9
+    return layout.link_gbps * 1e9 / 8 * c.link_efficiency
+
+
+def _allreduce_bytes(model: ModelSpec, tokens: float, nodes: int) -> float:
+    """Bytes one node sends per all-reduce of `tokens` activation rows (ring bound)."""
+    return tokens * model.hidden_size * ACTIVATION_BYTES * 2 * (nodes - 1) / nodes
+
+
+def _alltoall_bytes(model: ModelSpec, tokens: float, nodes: int) -> float:
+    """Bytes one node sends per all-to-all: each token goes to its k experts,
+    (n-1)/n of them on other nodes."""
+    return tokens * max(model.experts_per_token, 1) * model.hidden_size * ACTIVATION_BYTES * (nodes - 1) / nodes
+
+
+def _attention_flops(model: ModelSpec, context: float) -> float:
+    """FLOPs of attention for one token attending over `context` tokens."""
+    kv_layers = model.kv_layers if model.kv_layers is not None else model.layers
+    return 4.0 * context * model.heads * model.head_dim * kv_layers
+
+
+def decode_flops_per_token(model: ModelSpec, context: int) -> float:
+    return 2.0 * model.active_params_b * 1e9 + _attention_flops(model, context)
+
+
+def prefill_flops_per_token(model: ModelSpec, prompt: int) -> float:
+    # causal attention: on average a prompt token attends over half the prompt
+    return 2.0 * model.active_params_b * 1e9 + _attention_flops(model, prompt / 2)
+
+
+def _expert_coverage(model: ModelSpec, batch: float, exponent: float = 1.0) -> float:
+    """Fraction of routed experts a batch touches: as many as batch**exponent
+    uniformly routed tokens would (exponent 1: uniform routing)."""
+    if not model.is_moe:
+        return 1.0
+    k_over_e = model.experts_per_token / model.experts
+    return 1.0 - (1.0 - k_over_e) ** (max(batch, 1.0) ** exponent)
+
+
+def weights_read_gb(model: ModelSpec, batch: float, exponent: float = 1.0) -> float:
+    """Weights one decode step of `batch` streams reads (whole model, one copy)."""
+    if model.is_moe:
+        expert = model.expert_weights_gb()
+        shared = max(model.active_weights_gb() - expert * model.experts_per_token / model.experts, 0.0)
+        return shared + expert * _expert_coverage(model, batch, exponent)
+    return model.active_weights_gb()
+
+
+def collective_ms_per_layer(model: ModelSpec, layout: Layout, c: PerfConstants, tokens: float) -> float:
+    """Communication one layer costs one step of `tokens` rows: tensor parallel
+    all-reduces twice (attention and MLP); expert parallel all-reduces once
+    (attention) and sends tokens to their experts and back (two all-to-alls)."""
+    n = layout.tp
+    if n <= 1 or layout.path == "none":
+        return 0.0
+    link = link_bytes_per_s(layout, c)
+    allreduce = allreduce_latency_us(c, layout.path, n) / 1e3 + _allreduce_bytes(model, tokens, n) / link * 1e3
+    if layout.ep > 1 and model.is_moe:
+        alltoall = alltoall_latency_us(c, layout.path, n) / 1e3 + _alltoall_bytes(model, tokens, n) / link * 1e3
+        return allreduce + 2 * alltoall
+    return 2 * allreduce
+
+
+def _step_ms(
+    model: ModelSpec, layout: Layout, c: PerfConstants, batch: float, context: int
+) -> tuple[float, float, float, bool]:
+    """Time for `batch` streams each to get one token: (total, memory, collective, compute-bound).
+
+    The batch is cut into min(batch, pp) micro-batches so pipeline stages
+    overlap; one stream visits the stages in turn. With m micro-batches the
+    busiest stage sets the pace: m x its share of the work (1 for even stages).
+    """
+    e = c.engine(layout.engine)
+    micro = max(1.0, min(batch, float(layout.pp)))
+    mb = batch / micro
+    pace = max(1.0, micro * layout.largest_stage_share(model.layers))
+    kv_gb = mb * context * model.kv_bytes_per_token() / 1e9 / model.kv_shards(layout.tp)
+    bandwidth = NODE_MEMORY_BW_GBPS * c.efficiency(layout.engine, model.quantization)
+    memory_ms = (weights_read_gb(model, mb, c.routing_exponent) + kv_gb) / layout.tp / bandwidth * 1e3
+    rate = e.prefill_tflops * 1e12 * COMPUTE_RATE[model.quantization]
+    compute_ms = mb * decode_flops_per_token(model, context) / layout.tp / rate * 1e3
+    layer_ms = model.layers * e.layer_overhead_us / 1e3
+    coll_ms = model.layers * collective_ms_per_layer(model, layout, c, mb)
+    work_ms = max(memory_ms, compute_ms)
+    hop_ms = (layout.pp - 1) * PP_HOP_MS[layout.engine]
+    streams_ms = c.stream_overhead_ms * max(batch - 1.0, 0.0)
+    total = e.token_overhead_ms + pace * (work_ms + layer_ms + coll_ms) + hop_ms + streams_ms
+    return total, pace * work_ms, pace * coll_ms + hop_ms, compute_ms > memory_ms
+
+
+def predict(
+    model: ModelSpec,
+    layout: Layout,
+    *,
+    context_tokens: int,
+    concurrency: int = 1,
+    prompt_tokens: int | None = None,
+    constants: PerfConstants | None = None,
+) -> Prediction:
+    """Predicted speeds of one instance of `model` spread as `layout`.
+
+    decode_tps: one stream alone, with `context_tokens` of context.
+    aggregate_tps: all `concurrency` streams together (batching shares weight
+      reads; pipeline stages overlap when there are several micro-batches).
+    prefill_tps: one prompt of `prompt_tokens` (default: the whole context).
+    """
+    c = constants or default_constants()
+    if layout.path not in PATHS:
+        raise ValueError(f"unknown exchange path {layout.path!r}")
+    if layout.engine not in ENGINES:
+        raise ValueError(f"unknown engine {layout.engine!r}")
+    one_ms, memory_ms, coll_ms, _ = _step_ms(model, layout, c, 1.0, context_tokens)
+    batch = max(1, concurrency)
+    many_ms, _, _, compute_bound = _step_ms(model, layout, c, float(batch), context_tokens)
+    prompt = prompt_tokens if prompt_tokens is not None else context_tokens
+    e = c.engine(layout.engine)
+    return Prediction(
+        decode_tps=1e3 / one_ms,
+        aggregate_tps=batch * 1e3 / many_ms,
+        prefill_tps=predict_prefill_tps(model, layout, prompt_tokens=prompt, constants=c),
+        memory_ms=memory_ms,
+        collective_ms=coll_ms,
+        overhead_ms=e.token_overhead_ms + model.layers * e.layer_overhead_us / 1e3,
+        compute_bound=compute_bound,
+    )
+
+
+def expert_active_params_b(model: ModelSpec) -> float:
+    """Routed-expert parameters one token uses (0 for dense)."""
+    if not model.is_moe or model.experts_per_token >= model.experts:
+        return 0.0
+    expert_params = (model.params_b - model.active_params_b) * model.experts / (model.experts - model.experts_per_token)
+    return min(expert_params, model.params_b) * model.experts_per_token / model.experts
+
+
+def _prefill_terms(
+    model: ModelSpec, layout: Layout, prompt_tokens: int, c: PerfConstants | None = None
+) -> tuple[float, float, float, float]:
+    """µs per prompt token: (dense work at 1 TFLOPS, routed-expert work at 1
+    TFLOPS, weights streamed once per chunk at 1 GB/s... as µs x GB/s,
+    communication at line rate). Tensor parallelism splits a token's FLOPs
+    and the weights each node streams; pipeline stages work in turn on one
+    request's chunks, so they are not counted as a speed-up."""
+    rate = 1e12 * COMPUTE_RATE[model.quantization]
+    expert_flops = 2.0 * expert_active_params_b(model) * 1e9
+    dense_flops = prefill_flops_per_token(model, prompt_tokens) - expert_flops
+    chunk = min(max(prompt_tokens, 1), PREFILL_CHUNK[layout.engine])
+    exponent = c.routing_exponent if c is not None else 1.0
+    stream = weights_read_gb(model, float(chunk), exponent) / chunk / layout.tp * 1e6 if model.is_moe else 0.0
+    comm_us_at_line_rate = 0.0
+    if layout.tp > 1:
+        per_layer = 2 * _allreduce_bytes(model, 1, layout.tp)
+        if layout.ep > 1 and model.is_moe:
+            per_layer = _allreduce_bytes(model, 1, layout.tp) + 2 * _alltoall_bytes(model, 1, layout.tp)
+        if layout.bus_gbytes_per_s and c is not None:
+            # measured: no efficiency to apply; express it at line rate x efficiency
+            comm_us_at_line_rate = model.layers * per_layer / (layout.bus_gbytes_per_s * 1e9) * 1e6 * c.link_efficiency
+        else:
+            comm_us_at_line_rate = model.layers * per_layer / (layout.link_gbps * 1e9 / 8) * 1e6
+    return dense_flops / rate * 1e6 / layout.tp, expert_flops / rate * 1e6 / layout.tp, stream, comm_us_at_line_rate
+
+
+def predict_prefill_tps(
+    model: ModelSpec, layout: Layout, *, prompt_tokens: int, constants: PerfConstants | None = None
+) -> float:
+    c = constants or default_constants()
+    e = c.engine(layout.engine)
+    dense, expert, stream, comm = _prefill_terms(model, layout, prompt_tokens, c)
+    bandwidth = NODE_MEMORY_BW_GBPS * c.efficiency(layout.engine, model.quantization)
+    us = (
+        dense / e.prefill_tflops
+        + expert / e.prefill_expert_tflops
+        + model.layers / layout.tp * e.prefill_layer_us
+        + stream / bandwidth
+        + comm / c.link_efficiency
+    )
+    return 1e6 / us
+
+
+def prediction_source(constants: PerfConstants | None = None) -> str:
+    c = constants or default_constants()
+    fitted = f"re-fitted on this lab's runs ({c.calibrated})" if c.calibrated else "fitted on published figures"
+    return (
+        f"predicted (placement.perfmodel: bandwidth roofline, per-engine costs and TP communication, "
+        f"{fitted}; NVIDIA 2026-10 table row 1 read as '{c.reading}'; see placement/PERFORMANCE_MODEL.md)"
+    )
+
+
+def split_streams(concurrency: int, copies: int) -> list[int]:
+    """How a router shares ``concurrency`` streams between independent copies:
+    as evenly as it can, the first copies taking one more."""
+    base, extra = divmod(concurrency, copies)
+    return [base + (1 if i < extra else 0) for i in range(copies)]
