@@ -67,6 +67,8 @@ class GroupStateLike(Protocol):
     def health(self) -> str: ...  # ok | degraded | down | unknown | new
     @property
     def measured_gbs(self) -> float | None: ...  # latest fabric verification's bus bandwidth, GB/s
+    @property
+    def measured_expected_gbs(self) -> float | None: ...  # what that run was judged against (low end), GB/s
 
 
 class FleetLike(Protocol):

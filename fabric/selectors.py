@@ -54,9 +54,13 @@ def measured_exchanges(group_ids: Sequence[int]) -> dict[int, MeasuredExchange]:
         .values("pk")[:1]
     )
     runs = FabricRun.objects.filter(group_id__in=list(group_ids), pk=Subquery(latest)).values_list(
-        "group_id", "pk", "avg_busbw", "finished_at"
+        "group_id", "pk", "avg_busbw", "finished_at", "expected_low"
     )
-    return {gid: MeasuredExchange(float(busbw), pk, at) for gid, pk, busbw, at in runs if busbw is not None}
+    return {
+        gid: MeasuredExchange(float(busbw), pk, at, float(low) if low is not None else None)
+        for gid, pk, busbw, at, low in runs
+        if busbw is not None
+    }
 
 
 def fabric_findings(group: Any, nodes: Iterable[str]) -> list[Finding]:

@@ -3,14 +3,18 @@
 
 ``FLEET_ALERT_WEBHOOKS``: a JSON list, each entry
 ``{"name": "ops", "url": "https://...", "format": "json" | "slack",
-"min_severity": "warning", "groups": ["ring-1"]}`` (format, min_severity and
-groups optional). URLs live only here, never in the database, a page or a log.
+"min_severity": "warning", "groups": ["ring-1"], "secret": "..."}`` (format,
+min_severity, groups and secret optional; ``secret_file`` names a file that
+holds the secret instead). URLs and secrets live only here, never in the
+database, a page or a log. A webhook with a secret gets every body signed
+(``notifications.signing``).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -51,6 +55,7 @@ class Webhook:
     format: str  # "json" or "slack"
     min_severity: str
     groups: tuple[str, ...]  # empty: every Spark
+    secret: str = ""  # signs each body (HMAC-SHA256); empty: unsigned
 
 
 def webhooks() -> list[Webhook]:
@@ -80,6 +85,30 @@ def webhooks() -> list[Webhook]:
         groups = entry.get("groups", [])
         if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
             raise ImproperlyConfigured(f"{where}.groups: a list of group names")
+        secret = _secret(entry, where)
         names.add(name)
-        out.append(Webhook(name, url, fmt, severity, tuple(groups)))
+        out.append(Webhook(name, url, fmt, severity, tuple(groups), secret))
     return out
+
+
+def _secret(entry: dict[str, Any], where: str) -> str:
+    secret, secret_file = entry.get("secret", ""), entry.get("secret_file", "")
+    if secret and secret_file:
+        raise ImproperlyConfigured(f"{where}: give secret or secret_file, not both")
+    if not isinstance(secret, str) or not isinstance(secret_file, str):
+        raise ImproperlyConfigured(f"{where}.secret: a string")
+    if secret_file:
+        try:
+            secret = Path(secret_file).read_text()
+        except OSError as exc:
+            raise ImproperlyConfigured(f"{where}.secret_file: cannot be read ({exc.strerror})") from exc
+    secret = secret.strip()
+    if secret and len(secret) < 16:
+        raise ImproperlyConfigured(f"{where}.secret: at least 16 characters (it signs every body)")
+    return secret
+
+
+def monitoring_email() -> list[str]:
+    """FLEET_MONITORING_EMAIL: comma-separated addresses Alertmanager emails Prometheus's alerts to."""
+    raw = str(_get("FLEET_MONITORING_EMAIL", ""))
+    return [address.strip() for address in raw.split(",") if address.strip()]

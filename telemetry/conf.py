@@ -71,7 +71,15 @@ AGGREGATE_BUCKET_S = 300  # five-minute aggregates
 
 
 def metrics_token() -> str:
-    return str(setting("FLEET_METRICS_TOKEN", "", str))
+    """The bearer token /metrics asks for: FLEET_METRICS_TOKEN, else the contents
+    of the file FLEET_METRICS_TOKEN_FILE names (docker-compose's secret); empty:
+    /metrics is open. A named file that cannot be read raises OSError: the
+    endpoint then refuses everyone rather than opening up."""
+    token = str(setting("FLEET_METRICS_TOKEN", "", str)).strip()
+    if token:
+        return token
+    path = str(setting("FLEET_METRICS_TOKEN_FILE", "", str)).strip()
+    return Path(path).read_text().strip() if path else ""
 
 
 def ssh_key_path() -> Path:

@@ -46,6 +46,8 @@ from telemetry import conf, selectors
 
 # generate_latest writes the classic text format.
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# Prometheus's base unit is bytes: link and twin speeds (Gb/s in the product) are exported in bytes/s.
+BYTES_PER_GBIT = 1e9 / 8
 disable_created_metrics()  # no *_created series: they double the output and nobody graphs them
 
 
@@ -120,8 +122,8 @@ class FleetCollector(Collector):
             "fleet_twin_up", "1 if the twin interface is up, else 0.", labels=["node", "port", "twin"]
         )
         speed = GaugeMetricFamily(
-            "fleet_twin_speed_bits_per_second",
-            "Negotiated speed of an up twin interface, bits/s.",
+            "fleet_twin_speed_bytes_per_second",
+            "Negotiated speed of an up twin interface, bytes/s (200 Gb/s = 25e9).",
             labels=["node", "port", "twin"],
         )
         for t in polled:
@@ -129,19 +131,19 @@ class FleetCollector(Collector):
             for tw in t.latest.twin_list:
                 twin_up.add_metric([t.name, tw["port"], tw["name"]], 1 if tw["up"] else 0)
                 if tw["up"] and tw["speed_mbps"]:
-                    speed.add_metric([t.name, tw["port"], tw["name"]], tw["speed_mbps"] * 1_000_000)
+                    speed.add_metric([t.name, tw["port"], tw["name"]], tw["speed_mbps"] * 1_000_000 / 8)
         yield twin_up
         yield speed
 
         expected = GaugeMetricFamily(
-            "fleet_link_expected_bits_per_second",
-            "What a cabled link's cabling allows (cable, Spark port, switch port), bits/s.",
+            "fleet_link_expected_bytes_per_second",
+            "What a cabled link's cabling allows (cable, Spark port, switch port), bytes/s (200 Gb/s = 25e9).",
             labels=["a", "b", "cable"],
         )
         observed = GaugeMetricFamily(
-            "fleet_link_observed_bits_per_second",
+            "fleet_link_observed_bytes_per_second",
             "What a cabled link carries as telemetry saw it (twins up, addressed and RoCE-active, negotiated "
-            "speed), bits/s; absent when not observed.",
+            "speed), bytes/s; absent when not observed.",
             labels=["a", "b", "cable"],
         )
         link_state = GaugeMetricFamily(
@@ -152,9 +154,9 @@ class FleetCollector(Collector):
         fleet = live.fleet_state()  # links and groups from one reading of the state
         for link in fleet.links:
             ends = [link.a, link.b, link.cable]
-            expected.add_metric(ends, link.expected_gbps * 1_000_000_000)
+            expected.add_metric(ends, link.expected_gbps * BYTES_PER_GBIT)
             if link.observed_gbps is not None:
-                observed.add_metric(ends, link.observed_gbps * 1_000_000_000)
+                observed.add_metric(ends, link.observed_gbps * BYTES_PER_GBIT)
             for state in ("ok", "half", "down", "unobserved"):
                 link_state.add_metric([*ends, state], 1 if link.state == state else 0)
         yield expected
@@ -172,13 +174,23 @@ class FleetCollector(Collector):
             "bytes/s; absent when none measured one.",
             labels=["group"],
         )
+        fabric_expected = GaugeMetricFamily(
+            "fleet_group_expected_bus_bytes_per_second",
+            "The low end of what a group's links should give all_gather, as its latest finished fabric "
+            "verification was judged (fleet_group_measured_bus_bytes_per_second below it: the fabric "
+            "underperforms), bytes/s; absent when none measured one.",
+            labels=["group"],
+        )
         for group in fleet.groups:
             for status in live.HEALTH_STATUSES:
                 group_health.add_metric([group.name, status], 1 if group.health == status else 0)
             if group.measured_gbs is not None:
                 measured.add_metric([group.name], group.measured_gbs * 1e9)
+                if group.measured_expected_gbs is not None:
+                    fabric_expected.add_metric([group.name], group.measured_expected_gbs * 1e9)
         yield group_health
         yield measured
+        yield fabric_expected
 
         alerts = GaugeMetricFamily(
             "fleet_alerts_open", "Open alerts by code and severity.", labels=["code", "severity"]
@@ -302,7 +314,14 @@ def exposition() -> str:
 
 @require_GET
 def metrics(request: HttpRequest) -> HttpResponse:
-    token = conf.metrics_token()
+    try:
+        token = conf.metrics_token()
+    except OSError as exc:
+        return HttpResponse(
+            f"FLEET_METRICS_TOKEN_FILE cannot be read ({exc.strerror}): /metrics refuses every scrape until it can\n",
+            status=503,
+            content_type="text/plain; charset=utf-8",
+        )
     if token:
         sent = request.headers.get("Authorization", "")
         if not hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):

@@ -16,10 +16,11 @@ from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from telemetry import tasks
-from telemetry.simulator import make_nodes
-from tests.telemetry.stored import register, store_round
+from tests.deploy import faulty
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+# Series Prometheus writes itself for every scrape (SparkFleetDown reads it).
+PROMETHEUS_OWN = {"up"}
 
 
 def metric_names(expr: str) -> set[str]:
@@ -42,9 +43,7 @@ def metric_names(expr: str) -> set[str]:
 @pytest.fixture
 def exported(db, settings, admin_client) -> set[str]:
     settings.FLEET_METRICS_TOKEN = ""
-    nodes = make_nodes(2, prefix="d-")
-    register(nodes)
-    store_round(nodes, down={"d-02"})
+    faulty.build()
     admin_client.get("/telemetry/")
     tasks.check_stale.apply()
     text = Client().get("/metrics").content.decode()
@@ -81,8 +80,44 @@ def test_the_scrape_config_loads_the_rules_shipped_beside_it():
     config = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
     for name in config["rule_files"]:
         assert (DEPLOY / "prometheus" / name).is_file(), name
-    (job,) = config["scrape_configs"]
+    (job,) = [j for j in config["scrape_configs"] if j["job_name"] == "spark-fleet"]
     assert job["metrics_path"] == "/metrics"
+    (alertmanagers,) = config["alerting"]["alertmanagers"]
+    assert alertmanagers["static_configs"][0]["targets"] == ["alertmanager:9093"]
+
+
+def test_grafana_provisions_the_data_source_and_the_dashboard_compose_mounts():
+    compose = yaml.safe_load((DEPLOY.parent / "docker-compose.yml").read_text())
+    mounts = dict(v.split(":")[:2] for v in compose["services"]["grafana"]["volumes"] if v.startswith("./"))
+    assert mounts["./deploy/grafana/provisioning"] == "/etc/grafana/provisioning"
+    (source,) = yaml.safe_load((DEPLOY / "grafana" / "provisioning" / "datasources" / "prometheus.yml").read_text())[
+        "datasources"
+    ]
+    assert source["type"] == "prometheus" and source["isDefault"] is True
+    host, port = source["url"].removeprefix("http://").split(":")
+    assert host in compose["services"] and compose["services"][host]["ports"] == [f"127.0.0.1:{port}:{port}"]
+    (provider,) = yaml.safe_load((DEPLOY / "grafana" / "provisioning" / "dashboards" / "spark-fleet.yml").read_text())[
+        "providers"
+    ]
+    assert mounts["./deploy/grafana/spark-fleet.json"] == f"{provider['options']['path']}/spark-fleet.json"
+    doc = json.loads((DEPLOY / "grafana" / "spark-fleet.json").read_text())
+    (variable,) = doc["templating"]["list"]
+    assert variable["current"]["value"] == source["uid"]
+    for panel in doc["panels"]:
+        assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}, panel["title"]
+
+
+def test_the_dashboard_has_panels_for_links_groups_memory_and_fabric():
+    used = {name for expr in dashboard_exprs() for name in metric_names(expr)}
+    assert {
+        "fleet_link_state",
+        "fleet_link_observed_bytes_per_second",
+        "fleet_group_health",
+        "fleet_node_usable_memory_bytes",
+        "fleet_node_memory_used_bytes",
+        "fleet_group_measured_bus_bytes_per_second",
+        "fleet_group_expected_bus_bytes_per_second",
+    } <= used
 
 
 def test_the_dashboard_is_grafana_json_with_unique_panels():
@@ -96,5 +131,5 @@ def test_the_dashboard_is_grafana_json_with_unique_panels():
 def test_every_metric_the_rules_and_dashboard_read_is_exported(exported):
     used = {name for rule in rules() for name in metric_names(rule["expr"])}
     used |= {name for expr in dashboard_exprs() for name in metric_names(expr)}
-    missing = sorted(used - exported)
+    missing = sorted(used - exported - PROMETHEUS_OWN)
     assert not missing, f"read by deploy/ but not exported by /metrics: {missing}"

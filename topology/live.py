@@ -178,6 +178,7 @@ def group_state_of(result: Group, fleet: FleetState, *, measured: MeasuredExchan
         measured_gbs=measured.gbs if measured else None,
         measured_run=measured.run if measured else None,
         measured_at=measured.at if measured else None,
+        measured_expected_gbs=measured.expected_gbs if measured else None,
     )
 
 
@@ -275,6 +276,7 @@ class GroupHealth:
     name: str
     health: str
     measured_gbs: float | None
+    measured_expected_gbs: float | None = None
 
 
 @dataclass(frozen=True)
@@ -288,8 +290,8 @@ class FleetSnapshot:
 def fleet_snapshot() -> FleetSnapshot:
     """The links and live groups (sub-groups included) of one reading of the state (for /metrics)."""
     live = live_state()
+    states = [(view.row.name, live.group(view)) for view in live.overview.all()]
     groups = tuple(
-        GroupHealth(view.row.name, live.group(view).health, live.group(view).measured_gbs)
-        for view in live.overview.all()
+        GroupHealth(name, state.health, state.measured_gbs, state.measured_expected_gbs) for name, state in states
     )
     return FleetSnapshot(live.fleet.links, groups)

@@ -196,11 +196,13 @@ class GroupMemory:
 @dataclass(frozen=True)
 class MeasuredExchange:
     """A group's measured exchange: the latest finished fabric verification's
-    average bus bandwidth (GB/s), its run and when it finished."""
+    average bus bandwidth (GB/s), its run and when it finished, and the low
+    end of what the group's links should give as that run was judged (GB/s)."""
 
     gbs: float
     run: int
     at: datetime | None
+    expected_gbs: float | None = None
 
 
 @dataclass(frozen=True)
@@ -219,6 +221,8 @@ class GroupState:
     sparks: tuple[SparkState, ...] = ()  # the group's Sparks' states, in the group's order
     measured_run: int | None = None  # the fabric verification run that measured ``measured_gbs``
     measured_at: datetime | None = None  # when that run finished
+    # the low end of what the links should give, as that run was judged (GB/s): below it, the fabric underperforms
+    measured_expected_gbs: float | None = None
 
     @property
     def exchange_source(self) -> str:
@@ -389,6 +393,7 @@ def group_state(
     measured_gbs: float | None = None,
     measured_run: int | None = None,
     measured_at: datetime | None = None,
+    measured_expected_gbs: float | None = None,
 ) -> GroupState:
     """A group's state from its Sparks' and links' states.
 
@@ -430,6 +435,7 @@ def group_state(
         tuple(members),
         measured_run if measured_gbs is not None else None,
         measured_at if measured_gbs is not None else None,
+        measured_expected_gbs if measured_gbs is not None else None,
     )
 
 

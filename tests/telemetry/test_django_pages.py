@@ -210,7 +210,7 @@ def test_metrics_exposition(polled, settings):
     assert 'fleet_node_up{node="spark-03"} 0.0' in text
     assert 'fleet_node_health{node="spark-01",status="degraded"} 1.0' in text
     assert 'fleet_twin_up{node="spark-01",port="p0",twin="enP2p1s0f0np0"} 0.0' in text
-    assert 'fleet_twin_speed_bits_per_second{node="spark-02",port="p0",twin="enp1s0f0np0"} 2e+11' in text
+    assert 'fleet_twin_speed_bytes_per_second{node="spark-02",port="p0",twin="enp1s0f0np0"} 2.5e+10' in text
     assert re.search(r'^fleet_node_memory_used_bytes\{node="spark-02"\} [0-9.e+]+$', text, re.M)
     assert 'fleet_alerts_open{code="unreachable",severity="critical"} 1.0' in text
     # Prometheus's own parser reads all of it back.

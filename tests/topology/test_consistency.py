@@ -108,18 +108,18 @@ def read_metrics(seen: Seen, client: Client) -> None:
         (
             f"{a}—{b}"
             for a, b in re.findall(
-                r'fleet_link_expected_bits_per_second\{a="([^"]+)",'
+                r'fleet_link_expected_bytes_per_second\{a="([^"]+)",'
                 r'b="([^"]+)"',
                 body,
             )
         )
     )
     for a, b, value in re.findall(
-        r'fleet_link_observed_bits_per_second\{a="([^"]+)",b="([^"]+)",cable="[^"]*"\} '
+        r'fleet_link_observed_bytes_per_second\{a="([^"]+)",b="([^"]+)",cable="[^"]*"\} '
         r"([\d.e+]+)",
         body,
     ):
-        observed[f"{a}—{b}"] = int(float(value) / 1e9)
+        observed[f"{a}—{b}"] = int(float(value) * 8 / 1e9)
     for key, value in observed.items():
         seen.add("link observed", key, "/metrics", value)
     for name, status in re.findall(r'fleet_group_health\{group="([^"]+)",status="(\w+)"\} 1\.0', body):

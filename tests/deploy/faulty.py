@@ -1,0 +1,54 @@
+"""A small fleet with the faults the shipped monitoring must see, stored
+through the product's own parser and store service (no SSH):
+
+    m-01 ===== m-02      healthy direct pair; its fabric verification measured 11 GB/s (expected 20 and up)
+    m-03 ===== m-04      m-04's second twin of p0 is down: the link is half (100 of 200 Gb/s)
+    m-05 ===== m-06      m-06 does not answer: unreachable, the link down, the pair's group degraded
+"""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from fabric.models import FabricRun
+from inventory.models import NodeGroup
+from telemetry.simulator import SimNode
+from tests.telemetry.stored import register, store_round
+
+DOWN = {"m-06"}
+
+
+def nodes() -> list[SimNode]:
+    return [
+        SimNode("m-01", cabled_ports={"p0": ("m-02", "p0")}),
+        SimNode("m-02", cabled_ports={"p0": ("m-01", "p0")}),
+        SimNode("m-03", cabled_ports={"p0": ("m-04", "p0")}),
+        SimNode("m-04", cabled_ports={"p0": ("m-03", "p0")}, faults={"twin-down"}),
+        SimNode("m-05", cabled_ports={"p0": ("m-06", "p0")}),
+        SimNode("m-06", cabled_ports={"p0": ("m-05", "p0")}),
+    ]
+
+
+def build() -> list[SimNode]:
+    """Register the fleet, store one poll round with its faults, and a fabric run below expected."""
+    fleet = nodes()
+    register(fleet)
+    store_round(fleet, down=DOWN)
+    pair = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="m-01")
+    FabricRun.objects.create(
+        group=pair,
+        group_name=pair.name,
+        kind="direct",
+        link_gbps=200,
+        status=FabricRun.Status.DONE,
+        verdict="degraded",
+        avg_busbw=11.0,
+        expected_low=20.0,
+        expected_high=24.0,
+        finished_at=timezone.now(),
+    )
+    return fleet
+
+
+def pair_group_name() -> str:
+    return NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="m-01").name
