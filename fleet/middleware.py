@@ -1,5 +1,6 @@
 """Every page needs a signed-in user, except sign-in itself, static files,
-the API (which answers 401 in JSON on its own) and the metrics endpoint."""
+the API (which answers 401 in JSON on its own), the metrics endpoint and
+/health/ (load balancers and container healthchecks carry no session)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 
-OPEN_PREFIXES = ("/accounts/login/", "/static/", "/api/", "/metrics", "/admin/", "/feeds/")
+OPEN_PREFIXES = ("/accounts/login/", "/static/", "/api/", "/metrics", "/health/", "/admin/", "/feeds/")
 
 
 class LoginRequiredMiddleware:

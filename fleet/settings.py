@@ -9,6 +9,7 @@ Redis (or RabbitMQ).
 from __future__ import annotations
 
 import os
+import warnings
 from datetime import timedelta
 from pathlib import Path
 
@@ -23,7 +24,9 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     # filesystem broker, keys. (PostgreSQL test databases get pytest-django's
     # per-worker suffix, test_<name>_gw0.)
     VAR_DIR = VAR_DIR / os.environ["PYTEST_XDIST_WORKER"]
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+# Importing the settings writes nothing in the app's folder (the image keeps
+# it read-only): the var folder is made only when the embedded defaults use it
+# (the SQLite file, the filesystem broker), below.
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -147,7 +150,12 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")),
     )
 }
+if os.environ.get("DATABASE_PASSWORD_FILE", "").strip():
+    # The password as a file (docker-compose's secret), so DATABASE_URL carries none.
+    DATABASES["default"]["PASSWORD"] = Path(os.environ["DATABASE_PASSWORD_FILE"].strip()).read_text().strip()
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    if not os.environ.get("DATABASE_URL"):
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
     # WAL lets the web process read while a worker writes; IMMEDIATE takes the
     # write lock at BEGIN so two writers queue instead of deadlocking.
     DATABASES["default"]["OPTIONS"] = {
@@ -237,9 +245,11 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
-STATIC_ROOT.mkdir(exist_ok=True)
+STATIC_ROOT = BASE_DIR / "staticfiles"  # collectstatic fills it in the image; never made at import
 WHITENOISE_USE_FINDERS = True
+# Served from the app's static folders (the finders) whether or not collectstatic ran:
+# WhiteNoise's warning about a STATIC_ROOT not collected yet says nothing useful then.
+warnings.filterwarnings("ignore", message=r"No directory at: .*staticfiles")
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"  # files served at the site root: /favicon.ico
 
 # Celery: the embedded default is a filesystem broker (no server needed).

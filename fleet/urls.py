@@ -7,9 +7,11 @@ from bookings.urls import feed_urlpatterns
 
 from . import views
 from .api import api
+from .health import health
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("health/", health, name="health"),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
     path("accounts/", include("accounts.urls")),

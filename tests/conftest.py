@@ -30,6 +30,9 @@ hypothesis_settings.load_profile("fleet")
 
 
 def pytest_configure(config: Any) -> None:
+    # The settings no longer make the var folder at import (the image's app
+    # folder is read-only); tests write keys and files there, so make it.
+    Path(settings.VAR_DIR).mkdir(parents=True, exist_ok=True)
     # FLEET_TEST_CLOCK=2026-12-31T23:30:00+00:00 runs the suite as if the wall
     # clock read that instant (and ticked on from it): the date-dependent tests
     # must pass on a month's last evening, on New Year's night and on the day
