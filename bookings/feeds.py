@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 from django.views.decorators.http import require_GET
 
+from core.config import site_host
 from core.roles import can_read
 
 from . import ical, selectors
@@ -72,7 +73,7 @@ def feed_urls(request: HttpRequest, user: Any) -> dict[str, str] | None:
 
 
 def _events(bookings: list[Booking], request: HttpRequest) -> list[ical.Event]:
-    host = request.get_host().split(":")[0] or "spark-fleet"
+    host = site_host()  # FLEET_SITE_URL's: one UID per booking whatever Host the calendar asked with
     out = []
     for b in bookings:
         nodes = ", ".join(a.spark.name for a in b.allocations.all())

@@ -26,3 +26,19 @@ def setting(name: str, default: T, cast: Callable[[Any], T]) -> T:
         return cast(value)
     raw = os.environ.get(name, "")
     return cast(raw) if raw.strip() else default
+
+
+DEFAULT_SITE_URL = "http://127.0.0.1:8000"
+
+
+def site_url() -> str:
+    """FLEET_SITE_URL without its trailing slash: where links in emails, webhooks and feeds point."""
+    return str(setting("FLEET_SITE_URL", DEFAULT_SITE_URL, str)).rstrip("/")
+
+
+def site_host() -> str:
+    """The host of FLEET_SITE_URL (no port): the domain of email Message-IDs and calendar UIDs,
+    the same whatever Host header a request came with."""
+    from urllib.parse import urlsplit
+
+    return urlsplit(site_url()).hostname or "spark-fleet"

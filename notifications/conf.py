@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
+from core import config
 from core.config import setting
 from notifications.models import SEVERITIES
 
@@ -45,7 +46,7 @@ def retry_base_s() -> float:
 
 
 def site_url() -> str:
-    return str(_get("FLEET_SITE_URL", "http://127.0.0.1:8000")).rstrip("/")
+    return config.site_url()
 
 
 @dataclass(frozen=True)

@@ -56,13 +56,53 @@ def email_text(alert: Alert, event: str) -> tuple[str, str]:
     return subject, "\n".join(lines) + "\n"
 
 
+# What a closing says recovered, by code (the alert's own message says what failed).
+RECOVERED = {
+    "unreachable": "answers its polls again",
+    "stale": "sends samples again",
+    "host-key-mismatch": "presents its accepted SSH host key again, or a new one was accepted",
+    "host-key-unknown": "has an accepted SSH host key",
+    "link-down": "has every cabled twin up again",
+    "single-half": "has both twins of the port up and addressed again (200 Gb/s)",
+    "link-negotiated-100g": "negotiates 200 Gb/s again",
+    "twins-same-subnet": "has its twins in subnets of their own again",
+    "mtu-mismatch": "has the same MTU at both ends of the link again",
+    "mtu-not-9000": "runs its cabled twins at MTU 9000 again",
+    "rdma-port-down": "has its RoCE port ACTIVE again",
+    "memory-pressure": "has unified memory available again",
+    "cabling-drift": "sees the neighbours the inventory says again",
+    "parse-error": "answers in a form the poller reads again",
+}
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return "under a minute"
+    if minutes < 120:
+        return f"{minutes} min"
+    return f"{minutes / 60:.1f} h"
+
+
+def recovered_text(alert: Alert) -> str:
+    """A closing in words: what recovered, on what, after how long."""
+    what = RECOVERED.get(alert.code, f"is clear of {alert.code}")
+    about = [o for o in alert.about if o != alert.spark.name]
+    where = f" ({', '.join(about)})" if about else ""
+    took = ""
+    if alert.ended_at is not None:
+        took = f" after {_duration((alert.ended_at - alert.started_at).total_seconds())}"
+    return f"{alert.spark.name}{where} {what}{took}; {alert.code} ({alert.severity}) closed."
+
+
 def webhook_json(alert: Alert, event: str, fmt: str) -> str:
     body: dict[str, Any]
     if fmt == "slack":
         icon = {"critical": ":red_circle:", "warning": ":large_orange_circle:"}.get(alert.severity, ":white_circle:")
         if event == "closed":
-            icon = ":white_check_mark:"
-        text = f"{icon} *{alert.code}* {event} on *{alert.spark.name}* ({alert.severity}): {alert.message}"
+            text = f":white_check_mark: *{alert.spark.name}*: {recovered_text(alert)}"
+        else:
+            text = f"{icon} *{alert.code}* {event} on *{alert.spark.name}* ({alert.severity}): {alert.message}"
         body = {
             "text": text,
             "blocks": [

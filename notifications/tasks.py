@@ -5,6 +5,10 @@ timeout, HTTP 5xx or 429) is retried with a doubling delay; a refusal that
 will not change (HTTP 4xx, a missing webhook) fails at once. Each attempt
 is counted on the ``Delivery`` row, whose content never changes between
 attempts. A delivery already sent is never sent again (a redelivered task).
+A "closed" waits for its "opened" to the same recipient: it is never
+delivered first, and not at all if the opening never got through. Emails
+carry a Message-ID in FLEET_SITE_URL's domain (a closing answers its
+opening's); webhooks with a secret are signed (``notifications.signing``).
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ import urllib.request
 from typing import Any
 
 from celery import shared_task
-from django.core.mail import send_mail
+from django.core.mail import EmailMessage
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from notifications import conf, services
+from core import config
+from notifications import conf, services, signing
 from notifications.models import Delivery
 
 
@@ -56,21 +61,49 @@ def alerts_changed(opened: list[int], closed: list[int]) -> dict[str, Any]:
     return {"deliveries": len(result.deliveries), "quiet": result.quiet}
 
 
+def _opening_of(delivery: Delivery) -> Delivery | None:
+    """The "opened" message to the same recipient that a "closed" one follows."""
+    if delivery.event != "closed" or delivery.alert_id is None:
+        return None
+    return (
+        Delivery.objects.filter(
+            alert_id=delivery.alert_id, event="opened", channel=delivery.channel, target=delivery.target
+        )
+        .order_by("pk")
+        .first()
+    )
+
+
 def _attempt(delivery: Delivery, task: Any, send: Any) -> str:
     if delivery.state in (Delivery.State.SENT, Delivery.State.FAILED):
         return str(delivery.state)
+    opening = _opening_of(delivery)
+    if opening is not None and opening.state == Delivery.State.QUEUED:
+        # A "closed" never arrives before its "opened": wait while the opening
+        # is still being retried (on the same doubling schedule, so it has
+        # finished by the time these waits run out).
+        waits = task.request.retries or 0
+        if waits > conf.max_retries() + 2:
+            delivery.state, delivery.last_error = Delivery.State.FAILED, "not sent: its opening is still queued"
+            delivery.save(update_fields=["state", "last_error"])
+            return "failed"
+        raise task.retry(countdown=_countdown(waits), max_retries=None)
+    if opening is not None and opening.state == Delivery.State.FAILED:
+        delivery.state, delivery.last_error = Delivery.State.FAILED, "not sent: its opening never reached the recipient"
+        delivery.save(update_fields=["state", "last_error"])
+        return "failed"
     delivery.attempts += 1
     try:
         send(delivery)
     except Passing as exc:
         delivery.last_error = str(exc)[:300]
-        retries = task.request.retries or 0
+        retries = delivery.attempts - 1  # real attempts only: waiting for an opening is not one
         if retries >= conf.max_retries():
             delivery.state = Delivery.State.FAILED
             delivery.save(update_fields=["attempts", "last_error", "state"])
             return "failed"
         delivery.save(update_fields=["attempts", "last_error"])
-        raise task.retry(exc=exc, countdown=_countdown(retries), max_retries=conf.max_retries()) from exc
+        raise task.retry(exc=exc, countdown=_countdown(retries), max_retries=None) from exc
     except ValueError as exc:  # will not get better by waiting
         delivery.state, delivery.last_error = Delivery.State.FAILED, str(exc)[:300]
         delivery.save(update_fields=["attempts", "last_error", "state"])
@@ -80,9 +113,19 @@ def _attempt(delivery: Delivery, task: Any, send: Any) -> str:
     return "sent"
 
 
+def message_id(delivery_id: int) -> str:
+    """One Message-ID per delivery, the same on every retry, in FLEET_SITE_URL's domain."""
+    return f"<spark-fleet-delivery-{delivery_id}@{config.site_host()}>"
+
+
 def _email(delivery: Delivery) -> None:
+    headers = {"Message-ID": message_id(delivery.pk)}
+    opening = _opening_of(delivery)
+    if opening is not None:  # the closing answers the opening: mail clients show them as one thread
+        headers["In-Reply-To"] = headers["References"] = message_id(opening.pk)
+    message = EmailMessage(delivery.subject, delivery.body, None, [delivery.target], headers=headers)
     try:
-        send_mail(delivery.subject, delivery.body, None, [delivery.target])
+        message.send()
     except (OSError, smtplib.SMTPException) as exc:
         raise Passing(f"mail server: {exc}") from exc
 
@@ -91,10 +134,15 @@ def _webhook(delivery: Delivery) -> None:
     hook = next((h for h in conf.webhooks() if h.name == delivery.target), None)
     if hook is None:
         raise ValueError(f"webhook {delivery.target!r} is no longer configured")
+    body = delivery.body.encode()
     request = urllib.request.Request(  # noqa: S310 - http(s) only, checked in conf.webhooks
         hook.url,
-        data=delivery.body.encode(),
-        headers={"Content-Type": "application/json", "User-Agent": "spark-fleet-alerts"},
+        data=body,
+        headers={
+            "Content-Type": "application/json",
+            "User-Agent": "spark-fleet-alerts",
+            **signing.headers(hook.secret, body, delivery=delivery.pk),
+        },
         method="POST",
     )
     try:

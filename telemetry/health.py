@@ -66,6 +66,10 @@ HEALTH_CODES: dict[str, CodeInfo] = {
 }
 
 
+# Alerts that already say why a node sends no sample: ``stale`` is not raised beside them.
+OUTAGE_CODES = frozenset({"unreachable", "host-key-mismatch", "host-key-unknown"})
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """What one rule found wrong with a node or link. ``objects``: what it is
@@ -379,14 +383,23 @@ def evaluate_node(
     alerts: list[Verdict] = []
     sample: Sample | None = None
     sampled_at = last_sample_at
+    reachability: list[Verdict] = []
     if isinstance(observed, PollResult):
-        alerts += _reachability(name, observed)
+        reachability = _reachability(name, observed)
+        alerts += reachability
         sample = observed.sample
         if sample is not None and (sampled_at is None or observed.at > sampled_at):
             sampled_at = observed.at
     elif isinstance(observed, Sample):
         sample = observed
-    if sampled_at is not None and (now - sampled_at).total_seconds() > thresholds.stale_intervals * interval_s:
+    # One outage, one alert: a node that does not answer (or whose key is in
+    # question) is not also stale; its own alert says why no sample came.
+    quiet = any(v.code in OUTAGE_CODES for v in reachability)
+    if (
+        not quiet
+        and sampled_at is not None
+        and (now - sampled_at).total_seconds() > thresholds.stale_intervals * interval_s
+    ):
         minutes = (now - sampled_at).total_seconds() / 60
         alerts.append(
             _verdict(

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from core.actor import Actor
@@ -352,10 +353,16 @@ def stale_check(*, now: datetime | None = None) -> StoreReport:
     interval = conf.poll_interval_s()
     cutoff = now - timedelta(seconds=health.Thresholds().stale_intervals * interval)
     with transaction.atomic():
+        # One outage, one alert: a node whose unreachable (or host key) alert
+        # is open already says why no sample comes.
+        outage = Alert.objects.filter(
+            spark_id=OuterRef("spark_id"), code__in=health.OUTAGE_CODES, ended_at__isnull=True
+        )
         states = list(
             NodeState.objects.select_for_update(of=("self",))
             .filter(spark__status=Spark.Status.ACTIVE, last_sample_at__lt=cutoff)
             .exclude(key_status=NodeState.KeyStatus.MISMATCH)
+            .exclude(Exists(outage))
             .select_related("spark", "latest")
         )
         stale = {

@@ -59,3 +59,18 @@ def test_an_inactive_user_loses_the_feed(lab, member_user):
     member_user.is_active = False
     member_user.save()
     assert Client().get(f"/feeds/bookings/{token}/mine.ics").status_code == 404
+
+
+def test_calendar_uids_come_from_the_site_url_whatever_the_host(lab, member_user, settings):
+    """One calendar subscribed through two addresses shows each booking once."""
+    settings.FLEET_SITE_URL = "https://fleet.lab.example.org"
+    settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1"]
+    booking = services.booking_create(
+        actor=actor(member_user), group=lab["direct"].pk, start=hours(1), end=hours(3), purpose="uid"
+    )
+    token = feeds.feed_token_rotate(user=member_user)
+    uids = set()
+    for host in ("localhost", "127.0.0.1"):
+        text = Client().get(f"/feeds/bookings/{token}/mine.ics", HTTP_HOST=host).content.decode()
+        uids |= {line for line in text.split("\r\n") if line.startswith("UID:")}
+    assert uids == {f"UID:booking-{booking.pk}@fleet.lab.example.org"}

@@ -67,6 +67,7 @@ class Receiver:
     requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (path, JSON body)
     failures: list[int] = field(default_factory=list)  # status codes to answer first, in order
     lock: threading.Lock = field(default_factory=threading.Lock)
+    raw: list[tuple[str, bytes, dict[str, str], int]] = field(default_factory=list)  # (path, body, headers, status)
 
     def bodies(self, path: str) -> list[dict[str, Any]]:
         return [body for p, body in self.requests if p == path]
@@ -78,10 +79,12 @@ def http_receiver() -> Iterator[Receiver]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            data = self.rfile.read(int(self.headers["Content-Length"]))
+            body = json.loads(data)
             with receiver.lock:
                 receiver.requests.append((self.path, body))
                 status = receiver.failures.pop(0) if receiver.failures else 200
+                receiver.raw.append((self.path, data, dict(self.headers), status))
             self.send_response(status)
             self.end_headers()
             self.wfile.write(b"ok" if status == 200 else b"no")
