@@ -8,7 +8,7 @@ Plain functions rather than Django forms: the checks live in
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, tzinfo
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from django.http import QueryDict
@@ -26,18 +26,41 @@ def local_input(at: datetime | None, tz: tzinfo) -> str:
     return at.astimezone(tz).strftime(INPUT_FORMAT) if at else ""
 
 
-def parse_local(value: str, tz: tzinfo) -> datetime | None:
-    """A datetime-local value read in the person's zone (None when empty or
-    malformed; the window check then names the field)."""
+def read_local(value: str, tz: tzinfo) -> tuple[datetime | None, str]:
+    """A datetime-local value read in the person's zone, as an instant in UTC,
+    or why it cannot be read ("" when the field is empty: the window check
+    then asks for it).
+
+    In UTC because two datetimes that share a zone compare by their wall
+    clocks, not as instants: across a daylight saving change "02:30" and
+    "03:30" are the same instant. A wall time that the zone skips (the hour
+    the clocks spring forward) is refused; one it repeats (the hour they fall
+    back) is its first occurrence."""
     value = (value or "").strip()
     if not value:
-        return None
+        return None, ""
+    malformed = f"{value!r} is not a date and time between 2000 and 2100 (with an offset, within +/-14:00)"
     try:
         naive = datetime.fromisoformat(value)
     except ValueError:
-        return None
-    value_at = naive.replace(tzinfo=tz) if naive.tzinfo is None else naive
-    return None if datetime_problem(value_at) else value_at
+        return None, malformed
+    if naive.tzinfo is not None:
+        return (None, malformed) if datetime_problem(naive) else (naive.astimezone(UTC), "")
+    at = naive.replace(tzinfo=tz)
+    if datetime_problem(at):
+        return None, malformed
+    if at.astimezone(UTC).astimezone(tz).replace(tzinfo=None) != naive:
+        zone_name = getattr(tz, "key", str(tz))
+        return None, (
+            f"{naive:%d %b %Y %H:%M} does not exist in {zone_name}: the clocks skip that hour for daylight "
+            "saving time; pick a time outside it"
+        )
+    return at.astimezone(UTC), ""
+
+
+def parse_local(value: str, tz: tzinfo) -> datetime | None:
+    """``read_local``'s instant alone (None when empty or refused)."""
+    return read_local(value, tz)[0]
 
 
 @dataclass
@@ -66,12 +89,10 @@ def booking_request(data: QueryDict, tz: tzinfo) -> BookingRequest:
         confirm=data.get("confirm") == "on",
         saved_plan=data.get("saved_plan", "").strip(),
     )
-    req.start, req.end = parse_local(req.start_text, tz), parse_local(req.end_text, tz)
-    for name, text, value in (("start", req.start_text, req.start), ("end", req.end_text, req.end)):
-        if text.strip() and value is None:
-            req.errors.append(
-                (name, f"{text!r} is not a date and time between 2000 and 2100 (with an offset, within +/-14:00)")
-            )
+    (req.start, start_problem), (req.end, end_problem) = read_local(req.start_text, tz), read_local(req.end_text, tz)
+    for name, problem in (("start", start_problem), ("end", end_problem)):
+        if problem:
+            req.errors.append((name, problem))
     # The node boxes belong to the group they were drawn for; after a group
     # change they are stale, and the whole new group is meant.
     req.group_changed = data.get("shown_group", "") != req.group
@@ -137,14 +158,14 @@ class MaintenanceRequest:
     start: datetime | None
     end: datetime | None
     reason: str
+    errors: list[tuple[str, str]] = field(default_factory=list)
 
 
 def maintenance_request(data: QueryDict, tz: tzinfo) -> MaintenanceRequest:
     nodes = [n.strip() for n in data.get("nodes", "").replace(",", " ").split() if n.strip()]
-    return MaintenanceRequest(
-        data.get("group", "").strip(),
-        nodes,
-        parse_local(data.get("start", ""), tz),
-        parse_local(data.get("end", ""), tz),
-        data.get("reason", ""),
+    (start, start_problem), (end, end_problem) = (
+        read_local(data.get("start", ""), tz),
+        read_local(data.get("end", ""), tz),
     )
+    errors = [(name, problem) for name, problem in (("start", start_problem), ("end", end_problem)) if problem]
+    return MaintenanceRequest(data.get("group", "").strip(), nodes, start, end, data.get("reason", ""), errors)

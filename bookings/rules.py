@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Literal
 
 from core.validation import datetime_problem
@@ -57,6 +57,8 @@ def window_errors(
             errors.append((name, f"{value.isoformat()}: {datetime_problem(value)}"))
     if errors or start is None or end is None:
         return errors
+    # As instants: aware datetimes sharing a zone compare by wall clock.
+    start, end, now = start.astimezone(UTC), end.astimezone(UTC), now.astimezone(UTC)
     if end == start:
         return [("end", "the window is empty: the end equals the start")]
     if end < start:

@@ -23,7 +23,7 @@ from core.roles import is_admin
 from . import feeds, selectors, services
 from .availability import availability_check
 from .errors import BookingConflict, BookingError, NeedsConfirmation, NotAllowed
-from .forms import booking_request, local_input, maintenance_request, node_picker, parse_local
+from .forms import booking_request, local_input, maintenance_request, node_picker, read_local
 from .pages import timeline_context
 
 
@@ -282,8 +282,10 @@ def resize(request: HttpRequest, booking_id: int) -> HttpResponse:
             return services.booking_update(
                 actor=Actor.from_request(request, "page"), booking=b, end=b.end + timedelta(minutes=int(minutes))
             )
-        start = parse_local(request.POST.get("start", ""), tz)
-        end = parse_local(request.POST.get("end", ""), tz)
+        start, start_problem = read_local(request.POST.get("start", ""), tz)
+        end, end_problem = read_local(request.POST.get("end", ""), tz)
+        if start_problem or end_problem:
+            raise BookingError([(n, p) for n, p in (("start", start_problem), ("end", end_problem)) if p])
         if end is None:
             raise BookingError("give the new end as a date and time", "end")
         return services.booking_update(
@@ -309,6 +311,8 @@ def maintenance(request: HttpRequest) -> HttpResponse:
             return render(request, "403.html", {"need": "the lab admin role"}, status=403)
         req = maintenance_request(request.POST, tz)
         try:
+            if req.errors:
+                raise BookingError(req.errors)
             window = services.maintenance_create(
                 actor=Actor.from_request(request, "page"),
                 group=req.group or None,

@@ -46,7 +46,16 @@ def pytest_configure(config: Any) -> None:
         time_machine.travel(datetime.fromisoformat(clock), tick=True).start()
 
 
+# Tests whose outcome could depend on the date, the hour or the zone: windows
+# of hours from now, days, weeks and months, local times in forms. ./run test
+# runs them again at three instants (see CLOCKS in ./run).
+CLOCK_DEPENDENT = ("tests/bookings/", "tests/placement/test_django_plan_booking.py")
+
+
 def pytest_collection_modifyitems(items: list[Any]) -> None:
+    for item in items:
+        if Path(item.path).relative_to(LABS.parent).as_posix().startswith(CLOCK_DEPENDENT):
+            item.add_marker(pytest.mark.clock)
     # Browser journeys last: the quick tests report first.
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
 

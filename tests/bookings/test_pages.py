@@ -23,10 +23,14 @@ def member_client(member_user):
     return c
 
 
-def local(at, tz="UTC"):
+def local(at, tz=None):
+    """``at`` as a datetime-local field shows it in ``tz`` (the site's zone, a
+    member's default, unless named)."""
     from zoneinfo import ZoneInfo
 
-    return at.astimezone(ZoneInfo(tz)).strftime("%Y-%m-%dT%H:%M")
+    from django.conf import settings
+
+    return at.astimezone(ZoneInfo(tz or settings.TIME_ZONE)).strftime("%Y-%m-%dT%H:%M")
 
 
 def test_the_timeline_costs_the_same_queries_for_few_or_many_bookings(
@@ -174,6 +178,48 @@ def test_booking_through_the_form_in_the_persons_time_zone(lab, member_client, m
     assert "JST" in page
     r = member_client.post("/bookings/time-zone/", {"time_zone": "Mars/Olympus"})
     assert r.status_code == 302
+
+
+def _next_spring_forward(zone_name):
+    """The first wall-clock hour that ``zone_name`` skips after now (within a year)."""
+    from datetime import UTC, datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    zone = ZoneInfo(zone_name)
+    at = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    for _ in range(24 * 366):
+        before, after = at.astimezone(zone), (at + timedelta(hours=1)).astimezone(zone)
+        if after.utcoffset() > before.utcoffset():
+            return (before + timedelta(hours=1)).replace(tzinfo=None, minute=30)  # a skipped wall time
+        at += timedelta(hours=1)
+    raise AssertionError(f"{zone_name} changes no clock within a year")
+
+
+def test_a_wall_time_the_clocks_skip_is_refused_by_name(lab, member_client, admin_client, member_user):
+    member_client.post("/bookings/time-zone/", {"time_zone": "Europe/Berlin"})
+    skipped = _next_spring_forward("Europe/Berlin")
+    fields = {
+        "start": skipped.strftime("%Y-%m-%dT%H:%M"),
+        "end": (skipped.replace(minute=0) + __import__("datetime").timedelta(hours=1, minutes=30)).strftime(
+            "%Y-%m-%dT%H:%M"
+        ),
+    }
+    r = member_client.post(
+        "/bookings/new/", {"group": lab["direct"].pk, "shown_group": lab["direct"].pk, "purpose": "p", **fields}
+    )
+    assert r.status_code == 400
+    text = r.content.decode()
+    assert f"{skipped:%d %b %Y %H:%M} does not exist in Europe/Berlin" in text
+    assert Booking.objects.count() == 0
+    admin_client.post("/bookings/time-zone/", {"time_zone": "Europe/Berlin"})
+    r = admin_client.post(
+        "/bookings/maintenance/", {"group": lab["switched"].pk, "nodes": "node-07", "reason": "firmware", **fields}
+    )
+    assert r.status_code == 400
+    assert f"{skipped:%d %b %Y %H:%M} does not exist in Europe/Berlin" in r.content.decode()
+    from bookings.models import MaintenanceWindow
+
+    assert MaintenanceWindow.objects.count() == 0
 
 
 def test_extend_shorten_and_cancel_buttons(lab, member_client, member_user):

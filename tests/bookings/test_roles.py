@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from bookings import services
 from core.roles import ADMIN, MEMBER, VIEWER
@@ -115,8 +116,8 @@ def test_page_matrix(who, action, lab, people, theirs):
     client = Client()
     if who:
         client.force_login(people[who])
-    start = hours(1).strftime("%Y-%m-%dT%H:%M")
-    end = hours(2).strftime("%Y-%m-%dT%H:%M")
+    start = timezone.localtime(hours(1)).strftime("%Y-%m-%dT%H:%M")  # as the form shows it: the site zone
+    end = timezone.localtime(hours(2)).strftime("%Y-%m-%dT%H:%M")
     if body == "form":
         body = {
             "group": lab["direct"].pk,

@@ -119,3 +119,19 @@ def test_busy_without_a_booking():
     # root (containers) and unknown owners are not blamed on anyone; names compare without case.
     assert "member2" in found[1].message and "root" not in found[1].message
     assert busy_findings([], held) == []
+
+
+def test_windows_in_one_zone_are_compared_as_instants_across_a_daylight_saving_change():
+    # Datetimes sharing a zone compare by wall clock: on the night Berlin's
+    # clocks spring forward, 02:30 (not a real time: read as 01:30 UTC) and
+    # 03:30 CEST are the same instant, so the window is empty, not an hour long.
+    berlin = ZoneInfo("Europe/Berlin")
+    start = datetime(2027, 3, 28, 2, 30, tzinfo=berlin)
+    end = datetime(2027, 3, 28, 3, 30, tzinfo=berlin)
+    now = datetime(2027, 3, 27, 12, 0, tzinfo=UTC)
+    found = window_errors(start, end, now=now, max_hours=336, max_ahead_days=90)
+    assert found == [("end", "the window is empty: the end equals the start")]
+    # The night they fall back, 02:30 CEST to 02:30 CET is one real hour.
+    first = datetime(2027, 10, 31, 2, 30, tzinfo=berlin)
+    second = datetime(2027, 10, 31, 2, 30, fold=1, tzinfo=berlin)
+    assert window_errors(first, second, now=now, max_hours=336, max_ahead_days=366) == []

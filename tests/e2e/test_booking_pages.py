@@ -9,6 +9,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from bookings import services
@@ -31,7 +32,8 @@ def _catalogue() -> None:
 
 
 def local(at: datetime) -> str:
-    return at.strftime("%Y-%m-%dT%H:%M")  # the members' zone is the default, UTC
+    # The members' zone is the default: the site's TIME_ZONE.
+    return timezone.localtime(at).strftime("%Y-%m-%dT%H:%M")
 
 
 def test_member_books_a_group_and_sees_the_clash_first(live_server, page, shot):
