@@ -4,6 +4,10 @@
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /app
+# pg_dump and psql for `manage.py backup` and `restore` (Debian's 15, the same major
+# version as compose's PostgreSQL and as the server the test suite runs on).
+RUN apt-get update && apt-get install -y --no-install-recommends postgresql-client \
+    && rm -rf /var/lib/apt/lists/*
 # Dependencies first (gunicorn is one of them), so a code change reuses this layer.
 COPY pyproject.toml ./
 RUN pip install .

@@ -183,6 +183,7 @@ KEPT_OUT = [
     "telemetry/__pycache__/metrics.cpython-311.pyc",
     "spark_fleet.egg-info/PKG-INFO",
     "fleet.sqlite3",
+    "backups/fleet-20261201-020000.backup",
 ]
 KEPT_IN = ["manage.py", "fleet/settings.py", "static/css/fleet.css", "labs/demo.yaml", "deploy/prometheus/alerts.yml"]
 

@@ -319,5 +319,15 @@ def test_beats_schedule_reaches_the_worker_and_its_runs_reach_metrics(stack):
         time.sleep(2)
 
 
+def test_a_backup_is_made_with_the_images_environment(stack):
+    """deploy/backup.sh's command (manage.py backup) with the stack's settings and secrets."""
+    target = stack.home / "fleet.backup"
+    made = stack.run("migrate", ["python", "manage.py", "backup", str(target)])
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.startswith("Backed up the postgresql database") and target.read_bytes()[:5] == b"PGDMP"
+    script = (ROOT / "deploy" / "backup.sh").read_text()
+    assert "migrate python manage.py backup" in script and "migrate" in stack.compose["services"]
+
+
 def test_nothing_was_written_in_the_app_folder(stack):
     assert snapshot(stack.app) == stack.app_before
