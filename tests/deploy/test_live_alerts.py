@@ -1,0 +1,171 @@
+"""The shipped monitoring, end to end with the real programs: Debian's
+Prometheus scrapes a live Spark Fleet (the test's server) whose fleet has
+faults (tests/deploy/faulty.py), evaluates deploy/prometheus/alerts.yml, and
+sends to Debian's Alertmanager, configured by ``manage.py
+alertmanager_config`` from the app's own webhook setting, which posts to a
+local webhook receiver.
+
+What is changed for a test that must finish in a minute, and nothing else:
+the addresses (web:8000 and alertmanager:9093 become this machine's ports),
+the scrape and evaluation intervals (1 s), each rule's ``for`` (1 s) and
+Alertmanager's grouping waits (1 s). The rules' expressions, labels and
+texts, the scrape job with its bearer token file, and the routes are the
+shipped ones.
+
+    m-01 ===== m-02   fabric measured 11 GB/s, expected 20 and up: FabricBelowExpected
+    m-03 ===== m-04   one twin down: SparkLinkHalf (100 of 200 Gb/s)
+    m-05 ===== m-06   m-06 does not answer: SparkUnreachable, and no SparkLinkDown
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from django.core.management import call_command
+
+from tests.deploy import faulty
+from tests.notifications.receivers import http_receiver
+from tests.telemetry.stored import store_round
+from tests.tools import free_port, tool
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+TOKEN = "sfm_live-alerts-0123456789abcdef"
+HOOK_SECRET = "live-alerts-hook-secret-0123"
+
+
+@contextmanager
+def running(argv: list[str], log: Path, ready_url: str) -> Iterator[subprocess.Popen[bytes]]:
+    import urllib.request
+
+    with log.open("wb") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, f"{argv[0]} exited:\n{log.read_text()[-2000:]}"
+            try:
+                with urllib.request.urlopen(ready_url, timeout=1) as response:  # noqa: S310 - local test server
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, f"{argv[0]} never became ready:\n{log.read_text()[-2000:]}"
+            time.sleep(0.2)
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def prometheus_files(folder: Path, app: str, alertmanager: str, prometheus: str) -> Path:
+    config = yaml.safe_load((ROOT / "deploy" / "prometheus" / "prometheus.yml").read_text())
+    config["global"] = {"scrape_interval": "1s", "evaluation_interval": "1s"}
+    config["alerting"]["alertmanagers"][0]["static_configs"][0]["targets"] = [alertmanager]
+    targets = {"spark-fleet": app, "alertmanager": alertmanager, "prometheus": prometheus}
+    for job in config["scrape_configs"]:
+        job["static_configs"][0]["targets"] = [targets[job["job_name"]]]
+    (folder / "prometheus.yml").write_text(yaml.safe_dump(config))
+    (folder / "fleet_metrics_token").write_text(TOKEN + "\n")  # where compose mounts the secret
+    rules = yaml.safe_load((ROOT / "deploy" / "prometheus" / "alerts.yml").read_text())
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            rule["for"] = "1s"
+    (folder / "alerts.yml").write_text(yaml.safe_dump(rules))
+    return folder / "prometheus.yml"
+
+
+def alertmanager_file(folder: Path, settings: Any, receiver_url: str) -> Path:
+    settings.FLEET_ALERT_WEBHOOKS = json.dumps(
+        [{"name": "ops", "url": f"{receiver_url}/alerts", "min_severity": "warning", "secret": HOOK_SECRET}]
+    )
+    settings.FLEET_MONITORING_EMAIL = ""
+    path = folder / "alertmanager.yml"
+    call_command("alertmanager_config", "--output", str(path), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    config = yaml.safe_load(path.read_text())
+    config["route"].update(group_wait="1s", group_interval="1s", repeat_interval="1h")
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def received(receiver: Any) -> dict[tuple[str, str], dict[str, Any]]:
+    """Alertmanager's notifications as they arrived: (alertname, status) -> the alert's labels and texts."""
+    out = {}
+    for _, body in receiver.requests:
+        for alert in body["alerts"]:
+            out[(alert["labels"]["alertname"], alert["status"])] = alert
+    return out
+
+
+@pytest.mark.django_db(transaction=True)
+def test_shipped_alerts_fire_and_reach_a_webhook_through_alertmanager(live_server, settings, tmp_path):
+    settings.FLEET_METRICS_TOKEN = TOKEN
+    fleet = faulty.build()
+    pair = faulty.pair_group_name()
+    app = live_server.url.removeprefix("http://")
+    am_port, prom_port = free_port(), free_port()
+    with http_receiver() as receiver:
+        am_config = alertmanager_file(tmp_path, settings, receiver.url)
+        prom_config = prometheus_files(tmp_path, app, f"127.0.0.1:{am_port}", f"127.0.0.1:{prom_port}")
+        (tmp_path / "am").mkdir()
+        (tmp_path / "tsdb").mkdir()
+        alertmanager = [
+            tool("prometheus-alertmanager"), f"--config.file={am_config}", f"--storage.path={tmp_path / 'am'}",
+            f"--web.listen-address=127.0.0.1:{am_port}", "--cluster.listen-address=",
+        ]  # fmt: skip
+        prometheus = [
+            tool("prometheus"), f"--config.file={prom_config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+            f"--web.listen-address=127.0.0.1:{prom_port}", "--rules.alert.resend-delay=1s",
+        ]  # fmt: skip
+        with (
+            running(alertmanager, tmp_path / "alertmanager.log", f"http://127.0.0.1:{am_port}/-/ready"),
+            running(prometheus, tmp_path / "prometheus.log", f"http://127.0.0.1:{prom_port}/-/ready"),
+        ):
+            wanted = {("SparkUnreachable", "firing"), ("SparkLinkHalf", "firing"), ("FabricBelowExpected", "firing")}
+            deadline = time.monotonic() + 60
+            while not wanted <= set(received(receiver)):
+                assert time.monotonic() < deadline, (
+                    f"arrived: {sorted(received(receiver))}\n{(tmp_path / 'prometheus.log').read_text()[-2000:]}"
+                )
+                time.sleep(0.5)
+            got = received(receiver)
+            unreachable = got[("SparkUnreachable", "firing")]
+            assert unreachable["labels"]["node"] == "m-06" and unreachable["labels"]["severity"] == "critical"
+            assert unreachable["annotations"]["summary"] == "Spark m-06 does not answer its polls over SSH"
+            half = got[("SparkLinkHalf", "firing")]
+            assert (half["labels"]["a"], half["labels"]["b"]) == ("m-03:p0", "m-04:p0")
+            assert (
+                half["annotations"]["summary"]
+                == "Link m-03:p0 to m-04:p0 carries 100 Gb/s, under what its cabling allows"
+            )
+            assert half["annotations"]["description"].startswith("The cabling allows 200 Gb/s on ")
+            fabric = got[("FabricBelowExpected", "firing")]
+            assert fabric["labels"]["group"] == pair
+            assert (
+                fabric["annotations"]["summary"]
+                == f"Group {pair}'s fabric measured 11.0 GB/s, under what its links should give"
+            )
+            # One outage, one alert: m-06's link is down only because m-06 is; no SparkLinkDown.
+            assert not [key for key in got if key[0] == "SparkLinkDown"]
+            # Alertmanager authenticated itself with the webhook's secret.
+            assert {headers.get("Authorization") for _, _, headers, _ in receiver.raw} == {f"Bearer {HOOK_SECRET}"}
+
+            # m-06 answers again: the alert resolves, and the resolution arrives too.
+            store_round(fleet)
+            deadline = time.monotonic() + 60
+            while ("SparkUnreachable", "resolved") not in received(receiver):
+                assert time.monotonic() < deadline, f"arrived: {sorted(received(receiver))}"
+                time.sleep(0.5)
+    shutil.rmtree(tmp_path / "tsdb", ignore_errors=True)
