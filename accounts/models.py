@@ -19,3 +19,23 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class Refusal(models.Model):
+    """Wrong secrets (API tokens, calendar-feed tokens) presented from one
+    address: counted per secret's digest and for the address as a whole
+    (``key`` "*"), so the wrong ones can be paused without ever touching a
+    valid one (``accounts.throttle``)."""
+
+    kind = models.CharField(max_length=8)  # "token" | "feed"
+    address = models.CharField(max_length=45)
+    key = models.CharField(max_length=64)  # SHA-256 of the wrong secret, or "*" for the address
+    count = models.PositiveIntegerField(default=0)
+    window_start = models.DateTimeField()
+    paused_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["kind", "address", "key"], name="accounts_refusal_one_row")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} refusals from {self.address} ({self.count})"

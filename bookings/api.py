@@ -15,6 +15,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from ninja import Field, Query, Router, Schema, Status
+from pydantic import StrictBool
 
 from core.actor import Actor
 from core.api import ADMIN, BOOK
@@ -69,7 +70,7 @@ class BookingIn(Schema):
     purpose: Purpose
     plan: JsonData = Field(None, description="the placement plan to run: a reference string or a summary object")
     saved_plan: RowId | None = Field(None, description="a plan kept on the plan page (its id): the booking links it")
-    confirm: bool = Field(False, description="book although some nodes are down or degraded")
+    confirm: StrictBool = Field(False, description="book although some nodes are down or degraded")
 
 
 class BookingPatch(Schema):
@@ -234,7 +235,8 @@ def bookings_availability(
     start: SaneDatetime,
     end: SaneDatetime,
     group: CleanStr(63) = "",
-    nodes: CleanStr(4096) = Query("", description="comma-separated Spark names"),
+    # 2,560 characters: 256 names of ten, and even percent-encoded whole it fits gunicorn's request line
+    nodes: CleanStr(2560) = Query("", description="comma-separated Spark names"),
 ) -> dict[str, Any]:
     names = [n.strip() for n in nodes.split(",") if n.strip()] or None
     out = availability_check(user=request.user, group=group or None, nodes=names, start=start, end=end)

@@ -19,7 +19,9 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 from django.views.decorators.http import require_GET
 
+from accounts.throttle import wrong_secret
 from core.config import site_host
+from core.errors import TooManyRequests
 from core.roles import can_read
 
 from . import ical, selectors
@@ -117,20 +119,38 @@ def _window() -> dict[str, Any]:
     return {"start": timezone.now() - timedelta(days=PAST_DAYS)}
 
 
-@require_GET
-def mine(request: HttpRequest, token: str) -> HttpResponse:
+def _feed_user_or_404(request: HttpRequest, token: str) -> Any:
+    """The token's user; a wrong token is counted against its address and
+    answered 404, or 429 (with Retry-After) while wrong ones from there are paused."""
     user = feed_user(token)
     if user is None:
+        wrong_secret(request, "feed", token)
         raise Http404("no such feed")
+    return user
+
+
+def _paused(exc: TooManyRequests) -> HttpResponse:
+    response = HttpResponse(exc.text + "\n", status=429, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+@require_GET
+def mine(request: HttpRequest, token: str) -> HttpResponse:
+    try:
+        user = _feed_user_or_404(request, token)
+    except TooManyRequests as exc:
+        return _paused(exc)
     rows = list(selectors.bookings_list(**_window(), owner=user.get_username()))
     return _respond(request, rows, f"Spark Fleet: bookings of {user.get_username()}")
 
 
 @require_GET
 def group(request: HttpRequest, token: str, group_id: int) -> HttpResponse:
-    user = feed_user(token)
-    if user is None:
-        raise Http404("no such feed")
+    try:
+        _feed_user_or_404(request, token)
+    except TooManyRequests as exc:
+        return _paused(exc)
     try:
         row = selectors.group_find(group_id)
     except Exception:

@@ -94,7 +94,11 @@ def error_body(message: str, errors: list[dict[str, Any]] | None = None) -> dict
 def fleet_error_response(request: HttpRequest, exc: Any) -> JsonResponse:
     """The one answer for every ``FleetError`` a user can cause (registered on the API root)."""
     status, body = exc.answer()
-    return JsonResponse(body, status=status)
+    response = JsonResponse(body, status=status)
+    retry_after = getattr(exc, "retry_after", None)
+    if retry_after is not None:
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 __all__ = ["ADMIN", "BOOK", "READ", "Role", "error_body", "fleet_error_response", "requires"]

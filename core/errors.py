@@ -71,3 +71,24 @@ class Conflict(FleetError):
 
     status = 409
     prefix = "the request was not applied: "
+
+
+class TooManyRequests(FleetError):
+    """Refused for a while (429); ``retry_after`` seconds go in the Retry-After header."""
+
+    status = 429
+
+    def __init__(self, errors: Pairs | str, path: str = "", *, retry_after: int) -> None:
+        super().__init__(errors, path)
+        self.retry_after = retry_after
+
+
+class Unavailable(FleetError):
+    """A service the request needs (the database, the task queue) is down (503);
+    ``retry_after`` seconds go in the Retry-After header. Nothing was changed."""
+
+    status = 503
+
+    def __init__(self, errors: Pairs | str, path: str = "", *, retry_after: int = 10) -> None:
+        super().__init__(errors, path)
+        self.retry_after = retry_after

@@ -1,14 +1,18 @@
-"""The edge for pages: a path or query string holding a NUL or another
-control character is refused with 400 before any view runs (PostgreSQL text
-cannot hold NUL; no name, filter or date the app knows contains one)."""
+"""The edge for pages and the API: a path or query string holding a NUL or
+another control character is refused with 400 before any view runs
+(PostgreSQL text cannot hold NUL; no name, filter or date the app knows
+contains one), and a body is read whole or refused (``ReadWholeBody``)."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from urllib.parse import unquote
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from .api import error_body
 from .validation import text_problem
 
 
@@ -21,13 +25,7 @@ class RefuseControlCharacters:
         if problem is None:
             return self.get_response(request)
         where, message = problem
-        if request.path.startswith("/api/"):
-            body = {
-                "message": f"the request was not applied: {where}: {message}",
-                "errors": [{"path": where, "message": message}],
-            }
-            return JsonResponse(body, status=400)
-        return HttpResponse(f"Bad request: {where} {message}.\n", status=400, content_type="text/plain; charset=utf-8")
+        return refusal(request, 400, where, message)
 
 
 def _problem(request: HttpRequest) -> tuple[str, str] | None:
@@ -44,3 +42,48 @@ def _problem(request: HttpRequest) -> tuple[str, str] | None:
     if raw_problem:
         return "query", raw_problem
     return None
+
+
+class ReadWholeBody:
+    """A request body is read whole whatever its framing, or refused clearly.
+
+    Django reads ``Content-Length`` bytes and nothing else, so a body sent
+    with ``Transfer-Encoding: chunked`` (no length) reads as empty: an import
+    would see an empty document. Behind a server that decodes chunked bodies
+    and ends the stream (gunicorn sets ``wsgi.input_terminated``) the body is
+    read here, up to the limit; a server that cannot (the development server)
+    answers 411. A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is refused with
+    413 before it is read, in the API's JSON shape on ``/api/``.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        limit = int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        meta = request.META
+        if "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
+            environ = getattr(request, "environ", {})
+            if not environ.get("wsgi.input_terminated"):
+                return refusal(request, 411, "body", "this server cannot read a chunked body: send a Content-Length")
+            data = environ["wsgi.input"].read(limit + 1)
+            if len(data) > limit:
+                return refusal(request, 413, "body", f"the body is over {limit:,} bytes; the limit is {limit:,} bytes")
+            request._stream = io.BytesIO(data)  # type: ignore[attr-defined]
+            meta["CONTENT_LENGTH"] = str(len(data))
+            return self.get_response(request)
+        declared = meta.get("CONTENT_LENGTH") or "0"
+        if not declared.isdigit():
+            return refusal(request, 400, "body", f"Content-Length {declared[:40]!r} is not a number of bytes")
+        if int(declared) > limit:
+            return refusal(request, 413, "body", f"the body is {int(declared):,} bytes; the limit is {limit:,} bytes")
+        return self.get_response(request)
+
+
+def refusal(request: HttpRequest, status: int, where: str, message: str) -> HttpResponse:
+    """A refused request: the API's JSON error shape on ``/api/``, a line of text elsewhere."""
+    if request.path.startswith("/api/"):
+        body = error_body(f"the request was not applied: {where}: {message}", [{"path": where, "message": message}])
+        return JsonResponse(body, status=status)
+    text = f"Refused: {where}: {message}.\n"
+    return HttpResponse(text, status=status, content_type="text/plain; charset=utf-8")

@@ -6,13 +6,16 @@ Which errors an operation can answer follows from how it is declared, the
 same rules the API root applies:
 
 - 401, 403 and 429: it needs a signed-in user (every operation: ``auth=`` on
-  the root), and wrong tokens pause token sign-in from an address;
+  the root), and a wrong token repeated, or many from one address, are paused
+  (a valid token never is);
+- 503: the database or the task queue is unavailable (with Retry-After);
 - 422: it takes parameters or a body (the schema's own constraints);
 - 400: any parameter, path or body (control characters, bad JSON, a rule of
   the service);
 - 404: it names an object in its path;
 - 409: it writes (the request clashes with what is stored);
-- 413: it takes a whole lab document (``/api/import``).
+- 411 and 413: it writes (a chunked body the server cannot read, a body over
+  the size limit; ``/api/import`` also has its document limit).
 """
 
 from __future__ import annotations
@@ -49,23 +52,24 @@ DESCRIPTIONS = {
     403: "The signed-in person's role does not allow this",
     404: "No such object",
     409: "The request clashes with what is stored; nothing was changed",
-    413: "The document is larger than FLEET_IMPORT_MAX_BYTES",
+    411: "A chunked body this server cannot read: send it with a Content-Length",
+    413: "The body is larger than the limit (a lab document: FLEET_IMPORT_MAX_BYTES)",
     422: "A field, query or path parameter breaks the schema (type, length, range); nothing was changed",
-    429: "Too many failed sign-ins (wrong tokens) from this address: paused for FLEET_LOGIN_COOLOFF_MINUTES",
+    429: "This wrong token, or wrong tokens from this address, are paused for a while (Retry-After); "
+    "a valid token is never refused",
+    503: "The database or the task queue is unavailable (Retry-After); nothing was changed",
 }
 WRITES = {"post", "put", "patch", "delete"}
 
 
 def error_codes(path: str, method: str, operation: dict[str, Any]) -> list[int]:
-    codes = [400, 401, 403, 429]
+    codes = [400, 401, 403, 429, 503]
     if operation.get("parameters") or operation.get("requestBody") or method in WRITES:
         codes.append(422)
     if "{" in path:
         codes.append(404)
     if method in WRITES:
-        codes.append(409)
-    if path.rstrip("/").endswith("/import"):
-        codes.append(413)
+        codes += [409, 411, 413]
     return sorted(codes)
 
 

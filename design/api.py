@@ -7,6 +7,7 @@ from typing import Any
 
 from django.http import HttpRequest
 from ninja import Router, Schema
+from pydantic import StrictBool
 
 from core.api import READ
 
@@ -28,9 +29,9 @@ class DesignIn(Schema):
     sparks_128: Any = 0
     sparks_64: Any = 0
     from_inventory: Any = False  # start from the lab's registered Sparks, switches and cables
-    no_switch: bool = False
+    no_switch: StrictBool = False
     owned_switch: str | None = None
-    sparks_owned: bool = False
+    sparks_owned: StrictBool = False
     budget: Any = None
     currency: str | None = None
     models: list[TargetIn] = []

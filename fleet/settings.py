@@ -110,6 +110,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # The edge for every page and API call: no NUL or control character in a path or query.
     "core.middleware.RefuseControlCharacters",
+    # A body is read whole (chunked too) or refused with 411/413 before anything reads it.
+    "core.middleware.ReadWholeBody",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -148,6 +150,9 @@ DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'fleet.sqlite3'}"),
         conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")),
+        # a kept connection is checked before a request reuses it: after a
+        # database restart the next request reconnects instead of failing
+        conn_health_checks=True,
     )
 }
 if os.environ.get("DATABASE_PASSWORD_FILE", "").strip():
@@ -224,13 +229,17 @@ CONTENT_SECURITY_POLICY = {
 
 # Sign-in throttling (django-axes): after FLEET_LOGIN_FAILURE_LIMIT wrong
 # passwords for one username from one address, that pair is refused, even with
-# the right password, for FLEET_LOGIN_COOLOFF_MINUTES. The login page and the
-# admin share it; bad API tokens count against the address (fleet/api.py).
+# the right password, for FLEET_LOGIN_COOLOFF_MINUTES; a sign-in during the
+# pause does not move its end. The login page and the admin share it. API and
+# calendar-feed tokens are throttled apart (accounts.throttle): a valid token
+# is never refused because of someone else's wrong ones.
 AXES_ENABLED = env_bool("FLEET_LOGIN_THROTTLE", True)
 AXES_FAILURE_LIMIT = int(os.environ.get("FLEET_LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("FLEET_LOGIN_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_WHITELIST_CALLABLE = "accounts.throttle.not_a_password"
 AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
 AXES_VERBOSE = False
 if env_bool("FLEET_BEHIND_PROXY", False):
@@ -276,7 +285,8 @@ CELERY_TIMEZONE = "UTC"
 # Inventory
 FLEET_IMPORT_MAX_BYTES = int(os.environ.get("FLEET_IMPORT_MAX_BYTES", str(4 * 1024 * 1024)))
 FLEET_OS_RESERVE_GB = float(os.environ.get("FLEET_OS_RESERVE_GB", "4"))
-DATA_UPLOAD_MAX_MEMORY_SIZE = max(FLEET_IMPORT_MAX_BYTES + 1024, 2_621_440)
+# The largest body any request may send: a lab document and the form around it.
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(FLEET_IMPORT_MAX_BYTES + 65_536, 2_621_440)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 # Telemetry: the SSH private key is read from this path, never stored.

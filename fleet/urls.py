@@ -25,3 +25,8 @@ urlpatterns = [
     path("", include("fabric.urls")),
     path("", include("design.urls")),
 ]
+
+# Django's own error answers: JSON on the API, and 503 with Retry-After while
+# the database or the broker is down (core.outage).
+handler400 = "core.outage.bad_request"
+handler500 = "core.outage.server_error"

@@ -15,6 +15,7 @@ import yaml
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, Router, Schema, Status
+from pydantic import StrictBool
 
 from core import live
 from core.actor import Actor
@@ -189,10 +190,10 @@ class CatalogueIn(Schema):
     name: CleanStr(120, min_length=1)
     vendor: Vendor = ""
     memory_gb: MemoryGb | None = None
-    has_connectx: bool = True
+    has_connectx: StrictBool = True  # true or false, not 0 or "no"
     port_count: PortCount | None = None
     speed_gbps: SpeedGbps | None = None
-    breakout: bool = False
+    breakout: StrictBool = False
 
 
 class ChangeOut(Schema):
@@ -428,10 +429,10 @@ class CataloguePatch(Schema):
     name: CleanStr(120, min_length=1) | None = None
     vendor: Vendor | None = None
     memory_gb: MemoryGb | None = None
-    has_connectx: bool | None = None
+    has_connectx: StrictBool | None = None
     port_count: PortCount | None = None
     speed_gbps: SpeedGbps | None = None
-    breakout: bool | None = None
+    breakout: StrictBool | None = None
 
 
 @router.patch("/catalogue/{slug}", response=CatalogueOut, summary="Change a catalogue entry", auth=ADMIN)
@@ -452,17 +453,25 @@ def catalogue_delete(request: HttpRequest, slug: Slug) -> dict[str, Any]:
 @router.post(
     "/import",
     summary="Import a whole lab document (YAML or JSON body); ?dry_run=true only says what "
-    "it would create, change and remove",
+    "it would create, change and remove; a prune that removes Sparks or switches needs "
+    "confirm_remove=N, N the preview's confirm_remove",
     auth=ADMIN,
 )
-def lab_import(request: HttpRequest, prune: bool = False, dry_run: bool = False) -> dict[str, Any]:
+def lab_import(
+    request: HttpRequest,
+    prune: bool = False,
+    dry_run: bool = False,
+    confirm_remove: Annotated[int, Field(ge=0, le=1_000_000)] | None = None,
+) -> dict[str, Any]:
     limit = settings.FLEET_IMPORT_MAX_BYTES
     declared = int(request.META.get("CONTENT_LENGTH") or 0)
     if declared > limit:
         raise labdoc.DocumentError([("", f"the document is {declared:,} bytes; the limit is {limit:,} bytes")])
     content_type = request.META.get("CONTENT_TYPE", "application/yaml")
     data = labdoc.load_text(request.body, content_type, max_bytes=limit)
-    report = labio.lab_import(actor=actor(request), data=data, prune=prune, dry_run=dry_run)
+    report = labio.lab_import(
+        actor=actor(request), data=data, prune=prune, dry_run=dry_run, confirm_remove=confirm_remove
+    )
     said = ("would change the inventory" if dry_run else "imported") if report.changed else "nothing to change"
     return {"message": said, **report.as_dict()}
 

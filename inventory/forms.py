@@ -114,6 +114,8 @@ class ImportForm(EdgeChecked, forms.Form):
     document = forms.FileField(required=False, label="or upload a file", help_text="A lab document in YAML or JSON")
     prune = forms.BooleanField(required=False, help_text="Remove what the document does not name")
     confirm_prune = forms.BooleanField(required=False, label="Yes, remove what the preview lists under Removed")
+    # The number of Sparks and switches the confirmed preview removes: Apply is refused if it now differs.
+    confirm_remove = forms.IntegerField(required=False, min_value=0, max_value=1_000_000, widget=forms.HiddenInput)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

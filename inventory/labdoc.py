@@ -25,6 +25,36 @@ except ImportError:  # pragma: no cover
 
 Errors = list[tuple[str, str]]
 
+
+class _UniqueKeys(_Loader):  # type: ignore[misc,valid-type]
+    """The safe loader, refusing a key repeated in one mapping (YAML keeps the
+    last one silently: ``sparks:`` twice would import only the second list)."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            mark = key_node.start_mark
+            try:
+                first = seen.get(key)
+                seen.setdefault(key, mark.line + 1)
+            except TypeError:  # an unhashable key: the constructor names it below
+                continue
+            if first is not None:
+                where = f"line {mark.line + 1}, column {mark.column + 1}"
+                raise DocumentError([(where, f"the key {key!r} is repeated (first on line {first})")])
+        return super().construct_mapping(node, deep=deep)
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DocumentError([("", f"the key {key!r} is repeated in one JSON object")])
+        out[key] = value
+    return out
+
+
 TOP_KEYS = {"sparks", "switches", "cables"}
 SPARK_KEYS = {"name", "hardware", "ssh", "serial", "vendor", "status"}
 SSH_KEYS = {"host", "port", "user"}
@@ -94,7 +124,7 @@ def load_text(text: str | bytes, content_type: str, *, max_bytes: int) -> Any:
         if json_too_deep(text):
             raise DocumentError([("", f"the JSON document is nested deeper than {MAX_JSON_DEPTH} levels")])
         try:
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=_unique_pairs)
         except json.JSONDecodeError as exc:
             raise DocumentError([(f"line {exc.lineno}", f"invalid JSON: {exc.msg}")]) from exc
     try:
@@ -103,7 +133,7 @@ def load_text(text: str | bytes, content_type: str, *, max_bytes: int) -> Any:
                 mark = event.start_mark
                 line = f"line {mark.line + 1}" if mark else ""
                 raise DocumentError([(line, "YAML aliases (*name) are not allowed in a lab document")])
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader, aliases refused above
+        return yaml.load(text, Loader=_UniqueKeys)  # noqa: S506 - a safe loader, aliases refused above
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -142,10 +172,13 @@ def _items(data: dict[str, Any], section: str) -> list[Any]:
 def parse(data: Any) -> LabDoc:
     """Check the shape of parsed data; return a LabDoc or raise DocumentError."""
     errors: Errors = []
-    if data is None:
-        data = {}
+    if data is None or data == {} or data == "":
+        raise DocumentError([("", "the document is empty: it must name sparks, switches or cables")])
     if not isinstance(data, dict):
         raise DocumentError([("", "the document must be a mapping with sparks, switches and cables")])
+    if not TOP_KEYS & set(data):
+        # Refused whole: applied with prune, a document naming nothing would remove the whole lab.
+        errors.append(("", "the document names none of sparks, switches or cables"))
     _check_keys(data, TOP_KEYS, "", errors)
     errors[:] = [(p.lstrip("."), m) for p, m in errors]
     doc = LabDoc()

@@ -17,6 +17,7 @@ from typing import Any
 from django.db import transaction
 
 from core.actor import Actor
+from core.errors import Conflict
 
 from . import labdoc, services
 from .errors import InventoryError
@@ -37,6 +38,11 @@ class ImportReport:
         getattr(self, action)[kind] += 1
         self.objects.append((action, kind, name, pk))
 
+    @property
+    def devices_removed(self) -> int:
+        """Sparks and switches a prune removes: the number ``confirm_remove`` must repeat."""
+        return self.deleted["spark"] + self.deleted["switch"]
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "created": self.created,
@@ -44,6 +50,8 @@ class ImportReport:
             "deleted": self.deleted,
             "unchanged": self.unchanged,
             "dry_run": self.dry_run,
+            # what applying with prune must send as confirm_remove (0: no confirmation needed)
+            "confirm_remove": self.devices_removed,
             "objects": [{"action": a, "kind": k, "name": n} for a, k, n, _ in self.objects],
         }
 
@@ -98,10 +106,39 @@ class _RolledBack(Exception):
     """Raised at the end of a dry run to roll its transaction back."""
 
 
-def lab_import(*, actor: Actor, data: Any, prune: bool = False, dry_run: bool = False) -> ImportReport:
+class PruneNotConfirmed(Conflict):
+    """A prune would remove Sparks or switches and ``confirm_remove`` does not say that number (409)."""
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'es' if n != 1 and word.endswith('h') else 's' if n != 1 else ''}"
+
+
+def _removal_refused(report: ImportReport, confirm_remove: int | None) -> PruneNotConfirmed:
+    n = report.devices_removed
+    names = [name for action, kind, name, _ in report.objects if action == "deleted" and kind != "cable"]
+    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    kinds = (("spark", "Spark"), ("switch", "switch"), ("cable", "cable"))
+    what = ", ".join(_count(report.deleted[kind], word) for kind, word in kinds)
+    said = "not sent" if confirm_remove is None else f"{confirm_remove}"
+    return PruneNotConfirmed(
+        f"prune would remove {what} ({shown}), and confirm_remove is {said}; nothing was changed. "
+        f"Check the preview (dry_run=true), then apply with confirm_remove={n}",
+        "confirm_remove",
+    )
+
+
+def lab_import(
+    *, actor: Actor, data: Any, prune: bool = False, dry_run: bool = False, confirm_remove: int | None = None
+) -> ImportReport:
     """Import parsed document data. Raises DocumentError or InventoryError
     with every problem found; on error nothing is changed. ``dry_run``:
-    the same import, rolled back; the report says what it would do."""
+    the same import, rolled back; the report says what it would do.
+
+    A prune that would remove Sparks or switches is applied only when
+    ``confirm_remove`` is that number (the preview's ``confirm_remove``), so
+    a wrong flag or a document that reads as nearly empty cannot erase a lab;
+    a prune that removes only cables needs no confirmation."""
     doc = labdoc.parse(data)
     report = ImportReport(dry_run=dry_run)
     try:
@@ -109,6 +146,8 @@ def lab_import(*, actor: Actor, data: Any, prune: bool = False, dry_run: bool = 
             _apply(doc, report, actor=actor, prune=prune)
             if dry_run:
                 raise _RolledBack
+            if report.devices_removed and confirm_remove != report.devices_removed:
+                raise _removal_refused(report, confirm_remove)
     except _RolledBack:
         pass
     return report

@@ -433,8 +433,19 @@ def lab_import(request: HttpRequest) -> HttpResponse:
                     )
                     status = 400
                 else:
-                    report = labio.lab_import(actor=actor, data=data, prune=prune)
-                    ctx["applied"] = True
+                    try:
+                        report = labio.lab_import(
+                            actor=actor, data=data, prune=prune, confirm_remove=form.cleaned_data["confirm_remove"]
+                        )
+                        ctx["applied"] = True
+                    except labio.PruneNotConfirmed:
+                        form.add_error(
+                            "confirm_prune",
+                            f"This document now removes {report.devices_removed} Sparks and switches, not the "
+                            f"{form.cleaned_data['confirm_remove'] or 0} of the preview you confirmed: check the "
+                            "preview below and confirm again.",
+                        )
+                        status = 400
             ctx["report"], ctx["rows"] = report, _import_rows(report)
         except (DocumentError, InventoryError) as exc:
             ctx["errors"] = exc.errors

@@ -224,7 +224,12 @@ def alert_ack(request: HttpRequest, alert_id: AlertId) -> dict[str, Any]:
 
 
 @router.post("/sparks/{name}/hostkey/accept", summary="Accept the host key a Spark presented (lab admin)", auth=ADMIN)
-def hostkey_accept(request: HttpRequest, name: Name, key: CleanStr(8192) = "") -> dict[str, Any]:
+def hostkey_accept(
+    request: HttpRequest,
+    name: Name,
+    # an OpenSSH public key line (an 8192-bit RSA key is about 1,400 characters); fits a request line encoded
+    key: CleanStr(2048) = "",
+) -> dict[str, Any]:
     spark = selectors.spark_get(name)
     state = services.host_key_accept(actor=Actor.from_request(request, "api"), spark=spark, key=key or None)
     return {"name": spark.name, "host_key": {"status": state.key_status, "accepted": fingerprint(state.host_key)}}

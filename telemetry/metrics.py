@@ -251,8 +251,19 @@ def _route(request: HttpRequest) -> str:
     return "/" + str(match.route or match.view_name or "unknown").lstrip("/")
 
 
+# The method label takes these values only: anyone may send any word as a
+# method, and each new label value would be a new series on an open /metrics.
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def method_label(method: str | None) -> str:
+    method = (method or "GET").upper()
+    return method if method in KNOWN_METHODS else "other"
+
+
 class RequestMetricsMiddleware:
-    """Counts and times every request by its route pattern (not its URL)."""
+    """Counts and times every request by its route pattern (not its URL) and
+    its method (the known ones, else ``other``)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -262,7 +273,7 @@ class RequestMetricsMiddleware:
         response = self.get_response(request)
         route = _route(request)
         HTTP_DURATION.labels(route).observe(time.perf_counter() - start)
-        HTTP_REQUESTS.labels(route, request.method or "GET", f"{response.status_code // 100}xx").inc()
+        HTTP_REQUESTS.labels(route, method_label(request.method), f"{response.status_code // 100}xx").inc()
         return response
 
 

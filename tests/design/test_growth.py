@@ -71,7 +71,8 @@ def test_every_growth_design_imports_onto_the_lab_as_promised(
         design = out["_design"]
         assert set(before) - {"old-1"} <= set(design.group.nodes) and len(design.group.nodes) == total
         # back to the registered lab before each candidate, then import it as the page does: preview, then apply
-        lab_import(actor=actor, data=snapshot, prune=True)
+        back = lab_import(actor=actor, data=snapshot, prune=True, dry_run=True).devices_removed
+        lab_import(actor=actor, data=snapshot, prune=True, confirm_remove=back)  # the planned Sparks go again
         preview = lab_import(actor=actor, data=design.document, prune=True, dry_run=True)
         assert preview.deleted["spark"] == preview.deleted["switch"] == 0
         assert preview.deleted["cable"] == len(design.unplug)

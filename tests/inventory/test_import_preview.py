@@ -34,7 +34,8 @@ def test_a_dry_run_lists_the_changes_and_changes_nothing(import_lab):
     assert ("updated", "spark", "ring-1") in [o[:3] for o in report.objects]
     deleted = {(k, n) for a, k, n, _ in report.objects if a == "deleted"}
     assert ("spark", "ring-4") in deleted and sum(1 for k, _ in deleted if k == "cable") == 2
-    applied = lab_import(actor=Actor(source="import"), data=_ring_changed(), prune=True)
+    assert report.as_dict()["confirm_remove"] == 1  # the number applying with prune must repeat
+    applied = lab_import(actor=Actor(source="import"), data=_ring_changed(), prune=True, confirm_remove=1)
     assert [o[:3] for o in applied.objects] == [o[:3] for o in report.objects]  # the preview told the truth
 
 
@@ -61,11 +62,14 @@ def test_prune_asks_before_it_removes(admin_client, import_lab):
     preview = admin_client.post("/lab/import/", {"document": upload, "prune": "on", "action": "preview"})
     html = preview.content.decode()
     assert "Removed (with prune)" in html and "ring-4" in html and 'name="confirm_prune"' in html
+    assert '<input type="hidden" name="confirm_remove" value="1">' in html  # the one Spark it removes
     assert "ring-5" in html and "sparks:" in html  # the file's text is now in the paste box
     refused = admin_client.post("/lab/import/", {"text": text, "prune": "on", "action": "apply"})
     assert refused.status_code == 400 and "tick the box to confirm" in refused.content.decode()
     assert db_state() == before
-    done = admin_client.post("/lab/import/", {"text": text, "prune": "on", "confirm_prune": "on", "action": "apply"})
+    done = admin_client.post(
+        "/lab/import/", {"text": text, "prune": "on", "confirm_prune": "on", "confirm_remove": "1", "action": "apply"}
+    )
     assert done.status_code == 200 and not Spark.objects.filter(name="ring-4").exists()
     assert Cable.objects.count() == 2
 

@@ -67,7 +67,7 @@ def test_objects_the_document_does_not_name_stay_unless_pruned(import_lab):
     doc = lab_data("pair.yaml")
     lab_import(actor=Actor(source="import"), data=doc)
     assert Spark.objects.count() == 6
-    report = lab_import(actor=Actor(source="import"), data=doc, prune=True)
+    report = lab_import(actor=Actor(source="import"), data=doc, prune=True, confirm_remove=4)
     assert report.deleted == {"spark": 4, "switch": 0, "cable": 4}
     assert sorted(Spark.objects.values_list("name", flat=True)) == ["pair-a", "pair-b"]
     assert Cable.objects.count() == 1

@@ -94,6 +94,12 @@ class Command(BaseCommand):
             help="with --nodes: register the simulated Sparks and their cables in the inventory (a lab import)",
         )
         parser.add_argument("--slow-s", type=float, default=2.0, help="how late the 'slow' fault answers")
+        parser.add_argument(
+            "--nccl-row-s",
+            type=float,
+            default=1.0,
+            help="seconds between two rows of a simulated nccl-tests run (a fabric verification)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["nodes"] is not None:
@@ -133,6 +139,7 @@ class Command(BaseCommand):
                     host_key_dir=host_keys,
                     ready_callback=lambda eps: self._ready(eps, options["trust"]),
                     slow_s=options["slow_s"],
+                    nccl_row_s=options["nccl_row_s"],
                 )
             )
         except KeyboardInterrupt:
