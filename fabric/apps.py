@@ -1,4 +1,19 @@
+from typing import Any
+
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+REAP_SCHEDULE = "fabric: fail runs whose worker stopped"
+
+
+def schedule_create(**kwargs: Any) -> None:
+    """The once-a-minute reaper's beat schedule, made after migrations (an admin's later edits are kept)."""
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+    if PeriodicTask.objects.filter(name=REAP_SCHEDULE).exists():
+        return
+    every, _ = IntervalSchedule.objects.get_or_create(every=1, period=IntervalSchedule.MINUTES)
+    PeriodicTask.objects.create(name=REAP_SCHEDULE, task="fabric.reap", interval=every)
 
 
 class FabricConfig(AppConfig):
@@ -6,6 +21,7 @@ class FabricConfig(AppConfig):
     verbose_name = "Fabric verification and network set-up"
 
     def ready(self) -> None:
+        post_migrate.connect(schedule_create, sender=self, dispatch_uid="fabric-schedule")
         # the group page lists every finding code it may show
         from core import panels
         from topology.engine import register_finding_code

@@ -41,6 +41,12 @@ class FabricRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The Celery task running it, how many times it was started (a redelivery
+    # after its worker died starts it again), and its last sign of life: a
+    # running run silent for longer than HEARTBEAT_STALE_S is marked failed.
+    task_id = models.CharField(max_length=64, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -12,15 +12,20 @@ list, so nothing a user typed reaches a shell.
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from core import errors
 from core.actor import Actor
+from core.outage import service_down
 from inventory.models import NodeGroup, Spark
 from placement.benchrun import Target, run_command
 from placement.launch import usable_mgmt_ip
@@ -62,16 +67,60 @@ def verify_nodes(planned: PlannedGroup) -> list[VerifyNode]:
     ]
 
 
-def _abandon_stale(group: NodeGroup) -> None:
-    """A run left 'running' by a worker that died would block the group forever."""
-    settings = verify_settings()
-    limit = timezone.now() - timedelta(seconds=settings.timeout_s + grace_s() + 120)
-    FabricRun.objects.filter(group=group, status=FabricRun.Status.RUNNING, started_at__lt=limit).update(
+# A running run writes its heartbeat this often, and is marked failed once it
+# has been silent for HEARTBEAT_STALE_S (its worker was killed or lost its
+# machine: nothing will finish it). A run whose task is redelivered after its
+# worker died is started again, at most MAX_ATTEMPTS times in all.
+HEARTBEAT_S = 10.0
+HEARTBEAT_STALE_S = 90
+MAX_ATTEMPTS = 2
+WORKER_GONE = (
+    "abandoned: the worker running it stopped (no sign of life for {s} s, killed or restarted); "
+    "nothing will finish it, start it again"
+)
+
+
+def runs_abandon_stale(group: NodeGroup | None = None) -> int:
+    """Fail running runs that stopped giving signs of life (``fabric.reap``
+    does this every minute; starting a run does it for its group first)."""
+    now = timezone.now()
+    silent = now - timedelta(seconds=HEARTBEAT_STALE_S)
+    runs = FabricRun.objects.filter(status=FabricRun.Status.RUNNING)
+    if group is not None:
+        runs = runs.filter(group=group)
+    stale = runs.filter(Q(heartbeat_at__lt=silent) | Q(heartbeat_at=None, started_at__lt=silent))
+    return stale.update(
         status=FabricRun.Status.FAILED,
         verdict="failed",
-        finished_at=timezone.now(),
-        error="abandoned: the worker running it stopped before it finished",
+        finished_at=now,
+        error=WORKER_GONE.format(s=HEARTBEAT_STALE_S),
     )
+
+
+def _queue(run: FabricRun) -> None:
+    """Send the run's task; if the broker cannot take it, the run is marked
+    failed with the reason (nothing is left queued for a task that will never
+    come) and the caller gets a 503 naming the broker."""
+    from .tasks import verify_fabric
+
+    try:
+        verify_fabric.delay(run.pk)
+    except Exception as exc:
+        which = service_down(exc)
+        if which is None:
+            raise
+        reason = (
+            f"not started: the task queue (broker) is unavailable ({str(exc)[:200]}); start it again once it is back"
+        )
+        FabricRun.objects.filter(pk=run.pk, status=FabricRun.Status.QUEUED).update(
+            status=FabricRun.Status.FAILED, verdict="failed", finished_at=timezone.now(), error=reason
+        )
+        log.warning("fabric run %s could not be queued: %s", run.pk, exc)
+        raise errors.Unavailable(
+            f"the verification could not be queued: the task queue (broker) is unavailable; run {run.pk} "
+            "is marked failed. Start it again once the broker is back",
+            which,
+        ) from exc
 
 
 def verification_start(*, actor: Actor, group_id: Any, queue: bool = True) -> FabricRun:
@@ -89,7 +138,7 @@ def verification_start(*, actor: Actor, group_id: Any, queue: bool = True) -> Fa
     if problems:
         raise errors.BadInput(problems)
     command = verify_command(nodes, planned.spec.kind, settings)
-    _abandon_stale(group)
+    runs_abandon_stale(group)
     try:
         with transaction.atomic():
             run = FabricRun.objects.create(
@@ -109,9 +158,8 @@ def verification_start(*, actor: Actor, group_id: Any, queue: bool = True) -> Fa
             f"a fabric verification of {group.name} is already under way{ref}; wait for it to finish", "group"
         ) from None
     if queue:
-        from .tasks import verify_fabric
-
-        transaction.on_commit(lambda: verify_fabric.delay(run.pk))
+        # Sent once the row is committed; a broker that refuses it fails the run at once.
+        transaction.on_commit(lambda: _queue(run))
     return run
 
 
@@ -155,11 +203,34 @@ def _judged(run: FabricRun, output: str, error: str) -> FabricRun:
     )
 
 
-def verification_execute(*, run_id: int) -> FabricRun | None:
-    """Run a queued verification once (a redelivered task finds it taken and stops)."""
-    if not FabricRun.objects.filter(pk=run_id, status=FabricRun.Status.QUEUED).update(
-        status=FabricRun.Status.RUNNING, started_at=timezone.now()
-    ):
+def _claim(run_id: int, task_id: str) -> bool:
+    """Take a queued run; or start again a run this very task was running
+    when its worker died (the message comes back only if it was never
+    acknowledged: late acks, ``reject_on_worker_lost``, and a visibility
+    timeout longer than any run)."""
+    now = timezone.now()
+    fresh = {"status": FabricRun.Status.RUNNING, "started_at": now, "heartbeat_at": now, "task_id": task_id[:64]}
+    if FabricRun.objects.filter(pk=run_id, status=FabricRun.Status.QUEUED).update(attempts=1, **fresh):
+        return True
+    if not task_id:
+        return False
+    mine = FabricRun.objects.filter(pk=run_id, status=FabricRun.Status.RUNNING, task_id=task_id[:64])
+    if mine.filter(attempts__lt=MAX_ATTEMPTS).update(attempts=F("attempts") + 1, output="", result=None, **fresh):
+        log.warning("fabric run %s: its worker stopped while running it; starting it again", run_id)
+        return True
+    mine.update(
+        status=FabricRun.Status.FAILED,
+        verdict="failed",
+        finished_at=now,
+        error=f"abandoned: the worker running it stopped {MAX_ATTEMPTS} times; start it again",
+    )
+    return False
+
+
+def verification_execute(*, run_id: int, task_id: str = "") -> FabricRun | None:
+    """Run a queued verification once (a redelivered task finds it taken and
+    stops, unless its own earlier attempt died: then it runs it again)."""
+    if not _claim(run_id, task_id):
         return None
     run = FabricRun.objects.get(pk=run_id)
     failed = FabricRun.Status.FAILED
@@ -192,25 +263,54 @@ def verification_execute(*, run_id: int) -> FabricRun | None:
         # runs in a worker thread (see run_command): its own connection, closed after
         try:
             FabricRun.objects.filter(pk=run.pk, status=FabricRun.Status.RUNNING).update(
-                output=text[-OUTPUT_LIMIT:], result=parse_all_gather(text).to_dict()
+                output=text[-OUTPUT_LIMIT:], result=parse_all_gather(text).to_dict(), heartbeat_at=timezone.now()
             )
         except Exception:  # progress is a nicety: never let it end the run
             log.warning("could not store the progress of fabric run %s", run.pk, exc_info=True)
         finally:
             connection.close()
 
-    outcome = run_command(
-        Target(head.ssh_host, head.ssh_port, head.ssh_user),
-        command,
-        client_keys=[str(key)],
-        accepted_key=accepted,
-        timeout=settings.timeout_s + grace_s(),
-        max_bytes=OUTPUT_LIMIT,
-        on_output=progress,
-    )
+    with _heartbeat(run.pk):
+        outcome = run_command(
+            Target(head.ssh_host, head.ssh_port, head.ssh_user),
+            command,
+            client_keys=[str(key)],
+            accepted_key=accepted,
+            timeout=settings.timeout_s + grace_s(),
+            max_bytes=OUTPUT_LIMIT,
+            on_output=progress,
+        )
     run.refresh_from_db()
+    if run.status != FabricRun.Status.RUNNING:  # marked failed meanwhile (silent too long): keep that verdict
+        return run
     run.command = command
     return _judged(run, outcome.output, outcome.error)
+
+
+@contextmanager
+def _heartbeat(run_id: int) -> Iterator[None]:
+    """Write the run's sign of life every HEARTBEAT_S while the body runs."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        try:
+            while not stop.wait(HEARTBEAT_S):
+                try:
+                    FabricRun.objects.filter(pk=run_id, status=FabricRun.Status.RUNNING).update(
+                        heartbeat_at=timezone.now()
+                    )
+                except Exception:  # the database may be restarting: the next beat tries again
+                    log.warning("fabric run %s: could not store its heartbeat", run_id, exc_info=True)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=beat, name=f"fabric-heartbeat-{run_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)
 
 
 # --- netplan ----------------------------------------------------------------------

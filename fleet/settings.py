@@ -12,6 +12,7 @@ import os
 import warnings
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from csp.constants import NONCE, NONE, SELF
@@ -268,13 +269,20 @@ CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://localhost/
 if CELERY_BROKER_URL.startswith("filesystem://"):
     for sub in ("out", "processed", "control"):
         (_broker_dir / sub).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
         "data_folder_in": str(_broker_dir / "out"),
         "data_folder_out": str(_broker_dir / "out"),
         "data_folder_processed": str(_broker_dir / "processed"),
         "control_folder": str(_broker_dir / "control"),
     }
+elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # A message taken by a worker that then died (kill -9, a lost machine) is given to another worker
+    # once it has been unacknowledged this long: longer than any run (a fabric verification: 630 s,
+    # a benchmark: FLEET_BENCH_TIMEOUT_S, 1800 s), or a run still going would be started twice.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("FLEET_BROKER_VISIBILITY_S", "3600"))}
 CELERY_RESULT_BACKEND = None
+# A task is acknowledged when it ends, and given back to the broker when the process running it dies,
+# so a killed worker's run is redelivered (fabric.services: the run starts again, at most twice).
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -21,6 +21,8 @@ from bookings.selectors import user_holds_nodes
 from core import errors
 from core.actor import Actor
 from core.config import setting
+from core.errors import Unavailable
+from core.outage import service_down
 from core.roles import can_book, is_admin
 from inventory.models import NodeGroup, Spark
 from telemetry.conf import ssh_key_path
@@ -118,10 +120,32 @@ def run_start(
             notes=f"started from the page on {nodes[0]} (head node); the benchmark client cannot see which "
             "collective backend the server used",
         )
-        from .tasks import run_benchmark
-
-        transaction.on_commit(lambda: run_benchmark.delay(run.pk))
+    # Sent once the row is committed; a broker that refuses it fails the run at once.
+    transaction.on_commit(lambda: _queue(run))
     return run
+
+
+def _queue(run: BenchmarkRun) -> None:
+    """Send the run's task; a broker that cannot take it fails the run with
+    the reason (no run is left queued for a task that never comes) and the
+    caller gets a 503 naming the broker."""
+    from .tasks import run_benchmark
+
+    try:
+        run_benchmark.delay(run.pk)
+    except Exception as exc:
+        which = service_down(exc)
+        if which is None:
+            raise
+        BenchmarkRun.objects.filter(pk=run.pk, status=BenchmarkRun.Status.QUEUED).update(
+            status=BenchmarkRun.Status.FAILED,
+            error=f"not started: the task queue (broker) is unavailable ({str(exc)[:200]}); start it again",
+        )
+        raise Unavailable(
+            f"the benchmark run could not be queued: the task queue (broker) is unavailable; run {run.pk} is "
+            "marked failed. Start it again once the broker is back",
+            which,
+        ) from exc
 
 
 def _client_key() -> Path:

@@ -60,6 +60,16 @@ def pytest_collection_modifyitems(items: list[Any]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
 
 
+def celery_conf(name: str, value: Any) -> None:
+    """Change a Celery setting at run time. The app reads Django's settings
+    under the CELERY namespace, and Celery 5.6 then looks the prefixed name
+    up first (``CELERY_TASK_ALWAYS_EAGER``): set both spellings."""
+    from fleet.celery import app
+
+    app.conf[name] = value
+    app.conf["CELERY_" + name.upper()] = value
+
+
 @pytest.fixture(autouse=True)
 def _celery_eager() -> Any:
     """Tasks queued by the code under test (notifications, booking emails) run
@@ -68,16 +78,14 @@ def _celery_eager() -> Any:
     from fleet.celery import app
 
     before = app.conf.task_always_eager
-    app.conf.task_always_eager = True
+    celery_conf("task_always_eager", True)
     yield
-    app.conf.task_always_eager = before
+    celery_conf("task_always_eager", before)
 
 
 @pytest.fixture
 def real_broker(_celery_eager: Any) -> None:
-    from fleet.celery import app
-
-    app.conf.task_always_eager = False
+    celery_conf("task_always_eager", False)
 
 
 @pytest.fixture(autouse=True)

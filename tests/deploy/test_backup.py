@@ -159,10 +159,12 @@ def test_an_upgrade_from_the_previous_release_keeps_every_row(database, tmp_path
     new = everything(database, tmp_path)
     lost = [key for key in old if key not in new]
     assert not lost, f"rows gone after the upgrade: {lost[:10]}"
+    # beat's change stamp moves whenever an upgrade adds a schedule (it tells beat to reload): by design
+    stamp = {(("django_celery_beat.periodictasks", 1), "last_update")}
     changed = [
         (key, name)
         for key, fields in old.items()
         for name, value in fields.items()
-        if name in new[key] and new[key][name] != value
+        if name in new[key] and new[key][name] != value and (key, name) not in stamp
     ]
     assert not changed, f"fields changed by the upgrade: {changed[:10]}"

@@ -17,7 +17,7 @@ from inventory.models import NodeGroupMember, Spark
 from notifications.models import Delivery, Subscription
 from telemetry.models import Alert
 from telemetry.simulator import make_nodes
-from tests.conftest import make_user
+from tests.conftest import celery_conf, make_user
 from tests.notifications.receivers import http_receiver, smtp_server
 from tests.telemetry.stored import register, store_round
 
@@ -187,7 +187,7 @@ def test_through_a_real_broker_and_worker_a_failed_webhook_is_retried_later(sett
     routes = app.conf.task_routes
 
     def reroute(table):  # Celery builds its router once: rebuild it with the new table
-        app.conf.task_routes = table
+        celery_conf("task_routes", table)
         app.amqp.flush_routes()
         app.amqp.__dict__.pop("router", None)
 

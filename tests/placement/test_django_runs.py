@@ -205,3 +205,21 @@ def test_reading_output_without_markers_still_parses_the_summary():
 
     result = read_output(CONSOLE.format(c=1, n=10, total_in=1280, total_out=1280), model="m")
     assert not isinstance(result, list) and result.decode_tps == 55.43 and result.engine_version is None
+
+
+@pytest.mark.django_db(transaction=True)  # committed for real: the task is sent inside the request
+def test_a_broker_that_is_down_fails_the_run_with_the_reason(api_admin, head, server, monkeypatch):
+    from kombu.exceptions import OperationalError
+
+    from placement import tasks
+
+    def refuse(run_id):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(tasks.run_benchmark, "delay", refuse)
+    response = api_admin.post("/api/benchmarks/runs", {"group": head.pk, "model": "llama-3.3-70b"})
+    assert response.status_code == 503 and response["Retry-After"] == "10"
+    assert response.json()["errors"][0]["path"] == "broker" and "could not be queued" in response.json()["message"]
+    run = BenchmarkRun.objects.get(group=head)
+    assert run.status == "failed" and run.error.startswith("not started: the task queue (broker) is unavailable")
+    assert server.commands == []
