@@ -21,7 +21,8 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-RETRY_AFTER_S = 10
+from core.outage import RETRY_AFTER_S, WHAT
+
 BROKER_TIMEOUT_S = 3.0
 _PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
 
@@ -40,9 +41,10 @@ def _broker() -> None:
         conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=BROKER_TIMEOUT_S)
 
 
+# The same words and Retry-After as any request refused during an outage (core.outage).
 CHECKS: dict[str, tuple[Callable[[], None], str]] = {
-    "database": (_database, "the database is unavailable"),
-    "broker": (_broker, "the task queue (broker) is unavailable"),
+    "database": (_database, WHAT["database"]),
+    "broker": (_broker, WHAT["broker"]),
 }
 
 
