@@ -361,10 +361,18 @@ def _plan_out(design: Design, target: Target) -> dict[str, Any]:
             "replicas": plan.replicas,
             "decode_tps": plan.decode_tps,
             "aggregate_tps": plan.aggregate_tps,
+            "decode_tps_range": _range(plan.decode_tps_range),
+            "aggregate_tps_range": _range(plan.aggregate_tps_range),
+            "range_basis": plan.range_basis,
+            "collective_backend": plan.collective_backend,
             "prediction_source": plan.prediction_source,
         },
         "why": result.recommendation,
     }
+
+
+def _range(bounds: tuple[float, float] | None) -> list[float] | None:
+    return None if bounds is None else [round(bounds[0], 2), round(bounds[1], 2)]
 
 
 def engine_out(group: Group) -> dict[str, Any]:

@@ -74,7 +74,7 @@ def _edge_type(name: str) -> Any:
         edge = (
             Notes
             if name == "notes"
-            else CleanStr(SPEC_TEXT_LENGTHS[name], min_length=0 if name in ("hf_repo", "notes") else 1)
+            else CleanStr(SPEC_TEXT_LENGTHS[name], min_length=0 if name in ("hf_repo", "notes", "linear_kind") else 1)
         )
     elif base is int:
         edge = Int(*(int(x) for x in SPEC_NUMBER_RANGES[name]))
@@ -235,6 +235,12 @@ class PlanIn(Schema):
     goal: CleanStr(20) = "latency"
     engine: CleanStr(20) = "vllm"
     variant: Quantization | None = None
+    mode: CleanStr(20) = "graphs"
+    collective_backend: CleanStr(20) = "auto"
+
+
+def _range(bounds: tuple[float, float] | None) -> list[float] | None:
+    return None if bounds is None else [round(bounds[0], 2), round(bounds[1], 2)]
 
 
 def plan_out(item: planning.PlannedPlan) -> dict[str, Any]:
@@ -262,8 +268,14 @@ def plan_out(item: planning.PlannedPlan) -> dict[str, Any]:
         "decode_tps": p.decode_tps,
         "aggregate_tps": p.aggregate_tps,
         "prefill_tps": p.prefill_tps,
+        "decode_tps_range": _range(p.decode_tps_range),
+        "aggregate_tps_range": _range(p.aggregate_tps_range),
+        "prefill_tps_range": _range(p.prefill_tps_range),
+        "range_basis": p.range_basis,
         "reason": p.reason,
         "exchange_path": p.exchange_path,
+        "collective_backend": p.collective_backend,
+        "mode": p.mode,
         "engine": p.engine,
         "launch": {name: item.launch_text(name) for name in item.launch},
         "launch_problems": item.launch_problems,
@@ -285,6 +297,8 @@ def planning_for(payload: dict[str, Any]) -> planning.Planning:
         goal=payload.get("goal", "latency"),
         engine=payload.get("engine", "vllm"),
         model=spec,
+        mode=payload.get("mode", "graphs"),
+        backend=payload.get("collective_backend", "auto"),
     )
     planned = (
         selectors.groupspec_for(selectors.live_group_or_error(group_id))

@@ -57,6 +57,18 @@ class PlanForm(_Choices):
     variant = forms.CharField(
         required=False, max_length=12, help_text="A quantization of the model; empty: the one the engine loads"
     )
+    mode = forms.ChoiceField(
+        label="CUDA graphs",
+        choices=[("graphs", "graphs (default)"), ("eager", "eager (--enforce-eager)")],
+        initial="graphs",
+        required=False,
+    )
+    collective_backend = forms.ChoiceField(
+        label="Collectives",
+        choices=[("auto", "NCCL over RoCE"), ("rocenante", "RoCEnante (switched, vLLM)")],
+        initial="auto",
+        required=False,
+    )
 
 
 class ModelForm(EdgeChecked, forms.Form):

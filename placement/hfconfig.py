@@ -15,8 +15,20 @@ Parameter estimate (weights only; norms and biases are negligible):
                `first_k_dense_replace` layers are dense
   active       total minus the routed experts a token does not use and, for
                MoE, minus the input-embedding lookup (as published figures do)
+  hybrids      Nemotron-H blocks (``hybrid_override_pattern`` or
+               ``layers_block_type``: Mamba-2, attention, MLP or MoE, each its
+               own block, relu2 MLPs of two matrices); gated-DeltaNet layers
+               (Qwen3-Next, Qwen3.5: ``layer_types`` or
+               ``full_attention_interval``) priced by their projections
 Checked against public totals: Llama-3.1-8B 8.03B, gpt-oss-120b 116.8B,
-DeepSeek-V3 671B (see tests/placement/test_hfconfig.py).
+DeepSeek-V3 671B, Nemotron-3-Nano 31.6B (see tests/placement/test_hfconfig.py).
+
+Layer kinds (``layer_kinds``): full and sliding-window attention from
+``layer_types`` / ``sliding_window`` (Gemma, gpt-oss), linear attention
+(gated DeltaNet) and Mamba-2 mixers with their recurrent state per stream
+(conv state + SSM or delta state; Mamba's in ``mamba_ssm_cache_dtype``,
+DeltaNet's in bf16, estimated: engines may keep it wider), MoE shared experts,
+and MLA's latent cache.
 """
 
 from __future__ import annotations
@@ -61,14 +73,95 @@ def _text_config(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _kv_layers(cfg: dict[str, Any], layers: int) -> int | None:
-    """Layers with a full-length KV cache, from `layer_types` when present."""
+_FULL = ("full_attention", "attention", "global")
+_SLIDING = ("sliding_attention", "sliding_window", "local", "chunked_attention")
+_LINEAR = ("linear_attention", "gated_deltanet", "deltanet")
+_BLOCK_CODES = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
+
+
+def _blocks(cfg: dict[str, Any]) -> list[str] | None:
+    """Nemotron-H's block kinds in order, from either spelling of its pattern."""
+    pattern = cfg.get("hybrid_override_pattern")
+    if isinstance(pattern, str) and pattern and set(pattern) <= set(_BLOCK_CODES):
+        return [_BLOCK_CODES[c] for c in pattern]
+    kinds = cfg.get("layers_block_type")
+    if isinstance(kinds, list) and kinds and all(k in _BLOCK_CODES.values() for k in kinds):
+        return list(kinds)
+    return None
+
+
+def _layer_types(cfg: dict[str, Any], layers: int) -> list[str] | None:
     types = cfg.get("layer_types")
     if isinstance(types, list) and len(types) == layers and all(isinstance(t, str) for t in types):
-        full = sum(1 for t in types if t in ("full_attention", "attention", "global"))
-        if 0 < full < layers:
-            return full
+        return list(types)
+    interval = cfg.get("full_attention_interval")
+    if isinstance(interval, int) and not isinstance(interval, bool) and interval > 1:
+        # Qwen3-Next: every interval-th layer is full attention, the others gated DeltaNet
+        return ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(layers)]
+    pattern = cfg.get("sliding_window_pattern")
+    if isinstance(pattern, int) and not isinstance(pattern, bool) and pattern > 1 and cfg.get("sliding_window"):
+        # Gemma 3: every pattern-th layer is global, the others local
+        return ["full_attention" if (i + 1) % pattern == 0 else "sliding_attention" for i in range(layers)]
     return None
+
+
+def _n(cfg: dict[str, Any], key: str, default: int = 0) -> int:
+    value = cfg.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
+def _mamba_state_bytes(cfg: dict[str, Any], hidden: int) -> int:
+    heads = _n(cfg, "mamba_num_heads")
+    head_dim = _n(cfg, "mamba_head_dim")
+    inner = heads * head_dim or _n(cfg, "expand", 2) * hidden
+    state = _n(cfg, "ssm_state_size", 128)
+    groups = _n(cfg, "n_groups", 1)
+    kernel = _n(cfg, "conv_kernel", 4)
+    ssm_bytes = 4 if cfg.get("mamba_ssm_cache_dtype") in ("float32", "fp32") else 2
+    return (heads or 1) * (head_dim or inner) * state * ssm_bytes + (inner + 2 * groups * state) * (kernel - 1) * 2
+
+
+def _deltanet_state_bytes(cfg: dict[str, Any]) -> int:
+    k_heads = _n(cfg, "linear_num_key_heads", 16)
+    v_heads = _n(cfg, "linear_num_value_heads", 32)
+    k_dim = _n(cfg, "linear_key_head_dim", 128)
+    v_dim = _n(cfg, "linear_value_head_dim", 128)
+    kernel = _n(cfg, "linear_conv_kernel_dim", 4)
+    return v_heads * k_dim * v_dim * 2 + (2 * k_heads * k_dim + v_heads * v_dim) * (kernel - 1) * 2
+
+
+def layer_kinds(cfg: dict[str, Any], layers: int, hidden: int) -> dict[str, Any]:
+    """The ModelSpec layer-kind fields a config.json describes (empty: a plain transformer)."""
+    cfg = _text_config(cfg)
+    kinds: dict[str, Any] = {}
+    shared = _n(cfg, "n_shared_experts") or (1 if _n(cfg, "shared_expert_intermediate_size") else 0)
+    if shared and (_n(cfg, "num_experts") or _n(cfg, "n_routed_experts") or _n(cfg, "num_local_experts")):
+        kinds["shared_experts"] = shared
+    blocks = _blocks(cfg)
+    if blocks is not None:
+        mamba, attention = blocks.count("mamba"), blocks.count("attention")
+        kinds.update(
+            mixer_layers=mamba + attention,
+            ffn_layers=blocks.count("mlp") + blocks.count("moe"),
+            kv_layers=attention or None,
+        )
+        if mamba:
+            kinds.update(linear_layers=mamba, linear_kind="mamba2", state_bytes=_mamba_state_bytes(cfg, hidden))
+        return kinds
+    types = _layer_types(cfg, layers)
+    if types is None:
+        return kinds
+    linear = sum(1 for t in types if t in _LINEAR)
+    full = sum(1 for t in types if t in _FULL)
+    sliding = sum(1 for t in types if t in _SLIDING)
+    if linear:
+        kinds.update(linear_layers=linear, linear_kind="gated-deltanet", state_bytes=_deltanet_state_bytes(cfg))
+    if 0 < full < layers:
+        kinds["kv_layers"] = full
+    window = cfg.get("sliding_window")
+    if sliding and isinstance(window, int) and not isinstance(window, bool) and window > 0:
+        kinds["sliding_window"] = window
+    return kinds
 
 
 def estimate_params(cfg: dict[str, Any], errors: Errors) -> tuple[float, float] | None:
@@ -105,6 +198,21 @@ def estimate_params(cfg: dict[str, Any], errors: Errors) -> tuple[float, float] 
     else:
         attention = 2 * hidden * heads * head_dim + 2 * hidden * kv_heads * head_dim
 
+    blocks = _blocks(cfg)
+    if blocks is not None:
+        return _estimate_blocks(
+            cfg, blocks, hidden, heads, kv_heads, head_dim, vocab, experts, per_token, inter, moe_inter
+        )
+    types = _layer_types(cfg, layers) or []
+    linear = sum(1 for t in types if t in _LINEAR)
+    if linear:
+        # a gated-DeltaNet layer projects q, k (key heads), v, z (value heads), the
+        # a/b gates, and back out; it replaces attention on those layers
+        k_heads, v_heads = _n(cfg, "linear_num_key_heads", 16), _n(cfg, "linear_num_value_heads", 32)
+        k_dim, v_dim = _n(cfg, "linear_key_head_dim", 128), _n(cfg, "linear_value_head_dim", 128)
+        deltanet = hidden * (2 * k_heads * k_dim + 2 * v_heads * v_dim + 2 * v_heads) + v_heads * v_dim * hidden
+        attention = (attention * (layers - linear) + deltanet * linear) // layers
+
     dense_layers = layers
     moe_total = moe_active = 0
     if experts:
@@ -128,6 +236,41 @@ def estimate_params(cfg: dict[str, Any], errors: Errors) -> tuple[float, float] 
     # lookup, which reads one row per token
     input_embedding = vocab * hidden if not cfg.get("tie_word_embeddings") else 0
     return total, (common + moe_active - input_embedding) / 1e9
+
+
+def _estimate_blocks(
+    cfg: dict[str, Any],
+    blocks: list[str],
+    hidden: int,
+    heads: int,
+    kv_heads: int,
+    head_dim: int,
+    vocab: int,
+    experts: int,
+    per_token: int,
+    inter: int | None,
+    moe_inter: int | None,
+) -> tuple[float, float]:
+    """(total, active) billions of a Nemotron-H stack, block by block (relu2 MLPs: two matrices)."""
+    mats = 2 if cfg.get("mlp_hidden_act", cfg.get("hidden_act")) == "relu2" else 3
+    m_heads, m_dim = _n(cfg, "mamba_num_heads"), _n(cfg, "mamba_head_dim")
+    inner = m_heads * m_dim or _n(cfg, "expand", 2) * hidden
+    groups, state = _n(cfg, "n_groups", 1), _n(cfg, "ssm_state_size", 128)
+    mamba = hidden * (2 * inner + 2 * groups * state + m_heads) + inner * hidden
+    attention = 2 * hidden * heads * head_dim + 2 * hidden * kv_heads * head_dim
+    mlp = mats * hidden * (inter or 0)
+    expert = mats * hidden * (moe_inter or inter or 0)
+    shared = mats * hidden * _n(cfg, "moe_shared_expert_intermediate_size") * max(_n(cfg, "n_shared_experts", 1), 1)
+    router = hidden * experts
+    per_block = {"mamba": mamba, "attention": attention, "mlp": mlp}
+    common = sum(per_block.get(b, 0) for b in blocks)
+    moe_blocks = blocks.count("moe")
+    embeddings = vocab * hidden * (1 if cfg.get("tie_word_embeddings") else 2)
+    total = embeddings + common + moe_blocks * (experts * expert + shared + router)
+    active = embeddings + common + moe_blocks * (per_token * expert + shared + router)
+    if experts:
+        active -= vocab * hidden if not cfg.get("tie_word_embeddings") else 0
+    return total / 1e9, active / 1e9
 
 
 def _name_from(cfg: dict[str, Any], slug: str) -> str:
@@ -214,6 +357,9 @@ def parse_hf_config(
     params_b = round(params_b, 3)
     active_params_b = params_b if experts == 0 else round(active_params_b, 3)
 
+    kinds = layer_kinds(cfg, layers, hidden)
+    if kinds.get("state_bytes") and kinds.get("linear_kind") == "gated-deltanet":
+        estimated.append("state_bytes")
     spec = ModelSpec(
         slug=slug,
         name=name or _name_from(cfg, slug),
@@ -229,8 +375,8 @@ def parse_hf_config(
         quantization=quantization,
         weights_gb=weights_gb,
         max_context=context,
-        kv_layers=_kv_layers(cfg, layers),
         kv_cache_dim=(kv_lora + (rope or 0)) if kv_lora else None,
+        **kinds,
         notes=("parsed from config.json" + (f"; estimated: {', '.join(estimated)}" if estimated else "")),
         estimated_fields=tuple(estimated),
     )

@@ -1,258 +1,57 @@
-"""Model specifications and the seed model catalogue.
+"""The seed model catalogue, and the variant a plan is made for.
 
-Owns what the placement planner needs to know about a model: its size, its
-shape (layers, heads, experts), its weight quantisation and the memory that
-follows from them (weights, KV cache per token). Plain dataclasses, no Django:
-the catalogue table in the database is built from ``SEED_MODELS`` and from
-user input checked with ``ModelSpec.validate()``.
+``SEED_MODELS`` are the models the catalogue table starts with (and the
+models of the published figures the performance model is checked on);
+architecture numbers are the public config.json values where the model is
+public, estimates otherwise (named in ``estimated_fields``, with the reason
+in ``notes``). ``choose_variant`` picks the quantized form an engine loads.
+The spec itself lives in ``placement.model_spec`` (re-exported here).
 
-Units: GB means 10**9 bytes everywhere in ``placement`` (published checkpoint
-sizes and vendor figures are decimal); params are in billions.
+Units: GB means 10**9 bytes everywhere in ``placement``; params are in billions.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from placement.quants import QUANT_FORMATS, ModelVariant, engine_reference, variant_for_engine
+from placement.model_spec import (
+    DEFAULT_KV_DTYPE,
+    KV_DTYPE_BYTES,
+    LINEAR_KINDS,
+    MAX_CONTEXT_TOKENS,
+    QUANT_BYTES,
+    SPEC_NUMBER_RANGES,
+    SPEC_TEXT_LENGTHS,
+    ModelSpec,
+    deltanet_state_bytes,
+)
+from placement.published_models import PUBLISHED_RUN_MODELS
+from placement.quants import ModelVariant, engine_reference, variant_for_engine
 
-# Bytes per weight of every format, scales included (``placement.quants``
-# says where each figure comes from). Real checkpoints keep embeddings, norms
-# and often attention in higher precision, so a published checkpoint size
-# (``weights_gb``) always wins.
-QUANT_BYTES: dict[str, float] = {name: f.bytes_per_weight for name, f in QUANT_FORMATS.items()}
-
-# KV cache element sizes. The default is bf16: vLLM's ``--kv-cache-dtype auto``
-# follows the activation dtype (bf16) even for FP4 weights, and FP8 KV cache is
-# an opt-in; counting 2 bytes never under-estimates memory.
-KV_DTYPE_BYTES: dict[str, float] = {"bf16": 2.0, "fp8": 1.0}
-DEFAULT_KV_DTYPE = "bf16"
-
-# Longest context accepted. Published open models top out at 1M-10M tokens;
-# above 4Mi tokens the KV cache of any catalogue model exceeds a whole 8-node
-# cluster, so larger values are treated as typing errors.
-MAX_CONTEXT_TOKENS = 4_194_304
-
-_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
-
-# The one table of what a model spec's fields may hold, read by the API's
-# schemas (placement/api.py) and the spec's checks alike: text lengths are
-# their columns' (placement/models.py), numbers a plausible physical range.
-SPEC_TEXT_LENGTHS = {"slug": 100, "name": 120, "quantization": 12, "hf_repo": 200, "notes": 10_000}
-SPEC_NUMBER_RANGES: dict[str, tuple[float, float]] = {
-    "params_b": (0.001, 100_000.0),  # billions of parameters: up to 100 T
-    "active_params_b": (0.001, 100_000.0),
-    "layers": (1, 10_000),
-    "hidden_size": (1, 1_000_000),
-    "heads": (1, 100_000),
-    "kv_heads": (1, 100_000),
-    "head_dim": (1, 100_000),
-    "experts": (0, 100_000),
-    "experts_per_token": (0, 100_000),
-    "weights_gb": (0.001, 1_000_000.0),
-    "max_context": (1, MAX_CONTEXT_TOKENS),
-    "kv_layers": (1, 10_000),
-    "kv_cache_dim": (1, 10_000_000),
-}
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: object) -> bool:
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # an int too large for a float
-        return False
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """One model as the planner sees it.
-
-    ``experts`` is 0 for a dense model. ``weights_gb`` is the published
-    checkpoint size when known (it wins over the computed size).
-    ``kv_layers`` counts the layers that keep a full-length KV cache (hybrid
-    linear-attention and sliding-window models keep fewer); None means all.
-    ``kv_cache_dim`` overrides the values cached per token per layer (K and V
-    together) when it is not ``2 * kv_heads * head_dim``, e.g. the 576-wide
-    latent of multi-head latent attention (MLA). ``estimated_fields`` names the
-    fields that are estimates rather than published values; ``notes`` says why.
-    """
-
-    slug: str
-    name: str
-    params_b: float
-    active_params_b: float
-    layers: int
-    hidden_size: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    experts: int
-    experts_per_token: int
-    quantization: str
-    weights_gb: float | None
-    max_context: int
-    kv_layers: int | None = None
-    kv_cache_dim: int | None = None
-    hf_repo: str = ""
-    notes: str = ""
-    estimated_fields: tuple[str, ...] = ()
-    # Other quantized forms of the same model (the one above included or not).
-    variants: tuple[ModelVariant, ...] = ()
-
-    # --- checks ---------------------------------------------------------------
-
-    def validate(self) -> list[tuple[str, str]]:
-        """Every problem as (field, message); an empty list means valid."""
-        errors: list[tuple[str, str]] = []
-        if not isinstance(self.slug, str) or not _SLUG_RE.match(self.slug):
-            errors.append(("slug", "1-100 characters: lowercase letters, digits, '.', '_' or '-'"))
-        if not isinstance(self.name, str) or not self.name.strip():
-            errors.append(("name", "must not be empty"))
-        for name, (_low, high) in SPEC_NUMBER_RANGES.items():
-            value = getattr(self, name)
-            if _is_number(value) and value > high:
-                errors.append((name, f"must be at most {high:,g}"))
-        if not _is_number(self.params_b) or self.params_b <= 0:
-            errors.append(("params_b", "must be a number above 0 (billions of parameters)"))
-        if not _is_number(self.active_params_b) or self.active_params_b <= 0:
-            errors.append(("active_params_b", "must be a number above 0"))
-        elif _is_number(self.params_b) and self.active_params_b > self.params_b:
-            errors.append(("active_params_b", "cannot exceed params_b (total parameters)"))
-        for field_name in ("layers", "hidden_size", "heads", "kv_heads", "head_dim"):
-            value = getattr(self, field_name)
-            if not _is_int(value) or value < 1:
-                errors.append((field_name, "must be a whole number of at least 1"))
-        if _is_int(self.heads) and _is_int(self.kv_heads) and self.heads >= 1 and self.kv_heads >= 1:
-            if self.heads % self.kv_heads:
-                errors.append(("kv_heads", f"must divide heads ({self.heads})"))
-        errors.extend(self._validate_experts())
-        if self.quantization not in QUANT_BYTES:
-            errors.append(("quantization", f"unknown; one of {', '.join(sorted(QUANT_BYTES))}"))
-        if self.weights_gb is not None:
-            if not _is_number(self.weights_gb) or self.weights_gb <= 0:
-                errors.append(("weights_gb", "must be a number above 0, or empty to compute it"))
-            elif _is_number(self.params_b) and self.weights_gb > 4 * self.params_b:
-                errors.append(("weights_gb", "more than 4 bytes per parameter: check the units (GB)"))
-        if not _is_int(self.max_context) or not 1 <= self.max_context <= MAX_CONTEXT_TOKENS:
-            errors.append(("max_context", f"must be a whole number from 1 to {MAX_CONTEXT_TOKENS:,}"))
-        if self.kv_layers is not None:
-            if not _is_int(self.kv_layers) or self.kv_layers < 1:
-                errors.append(("kv_layers", "must be a whole number of at least 1, or empty"))
-            elif _is_int(self.layers) and self.kv_layers > self.layers:
-                errors.append(("kv_layers", "cannot exceed layers"))
-        if self.kv_cache_dim is not None and (not _is_int(self.kv_cache_dim) or self.kv_cache_dim < 1):
-            errors.append(("kv_cache_dim", "must be a whole number of at least 1, or empty"))
-        seen: set[str] = set()
-        for i, v in enumerate(self.variants):
-            errors.extend((f"variants[{i}].{name}", msg) for name, msg in v.validate())
-            if v.quantization in seen:
-                errors.append((f"variants[{i}].quantization", f"a second {v.quantization} variant"))
-            seen.add(v.quantization)
-        return errors
-
-    def _validate_experts(self) -> list[tuple[str, str]]:
-        errors: list[tuple[str, str]] = []
-        if not _is_int(self.experts) or self.experts < 0:
-            return [("experts", "must be a whole number, 0 for a dense model")]
-        if not _is_int(self.experts_per_token) or self.experts_per_token < 0:
-            return [("experts_per_token", "must be a whole number")]
-        if self.experts == 0:
-            if self.experts_per_token != 0:
-                errors.append(("experts_per_token", "must be 0 for a dense model (experts 0)"))
-            if (
-                _is_number(self.params_b)
-                and _is_number(self.active_params_b)
-                and not math.isclose(self.active_params_b, self.params_b, rel_tol=1e-6)
-            ):
-                errors.append(("active_params_b", "a dense model uses all its parameters: must equal params_b"))
-        else:
-            if self.experts < 2:
-                errors.append(("experts", "a mixture of experts has at least 2 experts"))
-            if not 1 <= self.experts_per_token <= self.experts:
-                errors.append(("experts_per_token", f"must be from 1 to experts ({self.experts})"))
-        return errors
-
-    # --- variants -------------------------------------------------------------
-
-    def default_variant(self) -> ModelVariant:
-        """The form described by ``quantization``/``weights_gb``/``hf_repo``."""
-        for v in self.variants:
-            if v.quantization == self.quantization:
-                return v
-        return ModelVariant(self.quantization, self.weights_gb, hf_repo=self.hf_repo)
-
-    def all_variants(self) -> tuple[ModelVariant, ...]:
-        """Every variant, the default first."""
-        default = self.default_variant()
-        return (default, *(v for v in self.variants if v.quantization != default.quantization))
-
-    def variant(self, quantization: str) -> ModelVariant | None:
-        return next((v for v in self.all_variants() if v.quantization == quantization), None)
-
-    def with_variant(self, variant: ModelVariant) -> ModelSpec:
-        """This model as the given variant: its format and its size."""
-        return replace(self, quantization=variant.quantization, weights_gb=variant.weights_gb, hf_repo=variant.hf_repo)
-
-    # --- derived sizes --------------------------------------------------------
-
-    @property
-    def is_moe(self) -> bool:
-        return self.experts > 0
-
-    def weights_size_gb(self) -> float:
-        """Weights in GB: the published size if known, else params x bytes."""
-        if self.weights_gb is not None:
-            return float(self.weights_gb)
-        return self.params_b * QUANT_BYTES[self.quantization]
-
-    def active_weights_gb(self) -> float:
-        """Weights read to produce one token by one stream (MoE: active share)."""
-        return self.weights_size_gb() * self.active_params_b / self.params_b
-
-    def expert_weights_gb(self) -> float:
-        """All routed-expert weights (0 for dense).
-
-        With E experts, k per token, total P and active A: the routed experts
-        hold X params with X*(E-k)/E = P - A, so X = (P - A) * E / (E - k).
-        """
-        if not self.is_moe or self.experts_per_token >= self.experts:
-            return 0.0
-        expert_params = (self.params_b - self.active_params_b) * self.experts / (self.experts - self.experts_per_token)
-        return self.weights_size_gb() * min(expert_params, self.params_b) / self.params_b
-
-    def kv_bytes_per_token(self, kv_dtype: str = DEFAULT_KV_DTYPE) -> float:
-        """KV cache bytes per token of context, all layers, one sequence.
-
-        2 (K and V) x layers-with-KV x kv_heads x head_dim x element bytes,
-        or layers-with-KV x kv_cache_dim x element bytes for latent caches.
-        """
-        per_layer = self.kv_cache_dim if self.kv_cache_dim is not None else 2 * self.kv_heads * self.head_dim
-        layers = self.kv_layers if self.kv_layers is not None else self.layers
-        return float(layers * per_layer * KV_DTYPE_BYTES[kv_dtype])
-
-    def kv_shards(self, tp: int) -> int:
-        """Into how many parts tensor parallelism splits the KV cache.
-
-        KV heads split over TP ranks until there are fewer heads than ranks
-        (then heads are replicated); a latent (MLA) cache is replicated on
-        every rank in vLLM and SGLang.
-        """
-        if self.kv_cache_dim is not None:
-            return 1
-        return max(1, min(tp, self.kv_heads))
+__all__ = [
+    "DEFAULT_KV_DTYPE",
+    "KV_DTYPE_BYTES",
+    "LINEAR_KINDS",
+    "MAX_CONTEXT_TOKENS",
+    "QUANT_BYTES",
+    "SEED_BY_SLUG",
+    "SEED_MODELS",
+    "SPEC_NUMBER_RANGES",
+    "SPEC_TEXT_LENGTHS",
+    "ModelSpec",
+    "VariantChoice",
+    "choose_variant",
+    "get_seed_model",
+]
 
 
 # The seed catalogue. Architecture numbers are the public config.json values
 # where the model is public; models known only from published figures (docs/figures.md) carry
 # their estimated fields in ``estimated_fields`` and the reason in ``notes``.
+QWEN_NEXT_DELTANET_STATE = deltanet_state_bytes(32)
+QWEN27_DELTANET_STATE = deltanet_state_bytes(48)
+QWEN397_DELTANET_STATE = deltanet_state_bytes(64)
+
 SEED_MODELS: tuple[ModelSpec, ...] = (
     ModelSpec(
         slug="qwen3.8-27b",
@@ -270,12 +69,26 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         weights_gb=None,
         max_context=262_144,
         kv_layers=16,
+        linear_layers=48,
+        linear_kind="gated-deltanet",
+        state_bytes=QWEN27_DELTANET_STATE,
         notes=(
             "Dense 27B in NVFP4 (NVIDIA's 2026-10 scaling table, docs/figures.md). Architecture not "
             "published there: shape assumed equal to Qwen3.5-27B's public config (64 layers, hybrid "
-            "3 linear-attention : 1 full-attention, so 16 layers keep a KV cache)."
+            "3 gated-DeltaNet : 1 full-attention, so 16 layers keep a KV cache; 48 value heads of "
+            "128 x 128 per DeltaNet layer, state in bf16)."
         ),
-        estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "max_context", "kv_layers"),
+        estimated_fields=(
+            "layers",
+            "hidden_size",
+            "heads",
+            "kv_heads",
+            "head_dim",
+            "max_context",
+            "kv_layers",
+            "linear_layers",
+            "state_bytes",
+        ),
     ),
     ModelSpec(
         slug="glm-5.3",
@@ -327,6 +140,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         weights_gb=13.7,
         max_context=131_072,
         kv_layers=12,
+        sliding_window=128,
         hf_repo="openai/gpt-oss-20b",
         notes=(
             "Public config. Checkpoint 12.8 GiB (13.7 GB) per OpenAI's model card. Alternating "
@@ -358,6 +172,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         weights_gb=65.3,
         max_context=131_072,
         kv_layers=18,
+        sliding_window=128,
         hf_repo="openai/gpt-oss-120b",
         notes=(
             "Public config. Checkpoint 60.8 GiB (65.3 GB) per OpenAI's model card. Alternating "
@@ -389,10 +204,15 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         weights_gb=None,
         max_context=262_144,
         kv_layers=10,
+        linear_layers=30,
+        linear_kind="gated-deltanet",
+        state_bytes=QWEN_NEXT_DELTANET_STATE,
+        shared_experts=1,
         notes=(
-            "MoE, NVFP4 (a community report: ~98 tok/s decode on one node, docs/figures.md). Shape assumed equal to "
-            "Qwen3.5-35B-A3B's public config (hybrid attention: 10 of 40 layers keep a KV cache; "
-            "256 experts, 8 routed + 1 shared)."
+            "MoE, NVFP4 (vLLM recipes PR 918: 97.7 tok/s decode on one node, docs/figures.md). Shape assumed "
+            "equal to Qwen3.5-35B-A3B's public config (hybrid: 30 gated-DeltaNet and 10 full-attention "
+            "layers; 256 experts, 8 routed + 1 shared; 32 value heads of 128 x 128 per DeltaNet layer, "
+            "state in bf16)."
         ),
         estimated_fields=(
             "layers",
@@ -404,6 +224,12 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
             "experts_per_token",
             "max_context",
             "kv_layers",
+            "linear_layers",
+            "state_bytes",
+        ),
+        variants=(
+            ModelVariant("nvfp4", hf_repo="RedHatAI/Qwen3.6-35B-A3B-NVFP4"),
+            ModelVariant("fp8", hf_repo="Qwen/Qwen3.6-35B-A3B-FP8"),
         ),
     ),
     ModelSpec(
@@ -473,10 +299,15 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         weights_gb=None,
         max_context=262_144,
         kv_layers=15,
+        linear_layers=45,
+        linear_kind="gated-deltanet",
+        state_bytes=QWEN397_DELTANET_STATE,
+        shared_experts=1,
         notes=(
             "MoE in int4 (a community report: 3 nodes PP3, 17.9 tok/s decode, docs/figures.md). "
-            "Shape from Qwen3.5-397B-A17B's public config as recalled (60 layers, hybrid attention with "
-            "15 full-attention layers, 512 experts, 10 routed + 1 shared): verify against the model's config.json."
+            "Shape from Qwen3.5-397B-A17B's public config as recalled (60 layers, hybrid: 45 gated-DeltaNet "
+            "and 15 full-attention layers, 512 experts, 10 routed + 1 shared; 64 value heads of 128 x 128 "
+            "per DeltaNet layer, state in bf16): verify against the model's config.json."
         ),
         estimated_fields=(
             "layers",
@@ -487,6 +318,8 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
             "experts",
             "experts_per_token",
             "kv_layers",
+            "linear_layers",
+            "state_bytes",
         ),
     ),
     ModelSpec(
@@ -596,6 +429,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         weights_gb=None,
         max_context=131_072,
         kv_layers=10,
+        sliding_window=1024,
         hf_repo="google/gemma-3-27b-it",
         notes=(
             "Public config, bf16. Five local (1,024-token window) layers per global layer: about 10 "
@@ -630,121 +464,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
     ),
 )
 
-SEED_MODELS = SEED_MODELS + (
-    # Models of the published figures the performance model is checked on
-    # (placement/published.py); public config.json values.
-    ModelSpec(
-        slug="qwen3-coder-30b-a3b",
-        name="Qwen3-Coder-30B-A3B-Instruct",
-        params_b=30.53,
-        active_params_b=3.3,
-        layers=48,
-        hidden_size=2048,
-        heads=32,
-        kv_heads=4,
-        head_dim=128,
-        experts=128,
-        experts_per_token=8,
-        quantization="fp8",
-        weights_gb=None,
-        max_context=262_144,
-        hf_repo="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8",
-        notes="Public config (the Qwen3-30B-A3B shape: 48 layers, 128 experts, 8 routed).",
-        variants=(
-            ModelVariant("fp8", hf_repo="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"),
-            ModelVariant(
-                "Q8_0",
-                round(30.25 * 1.073741824, 2),
-                gguf_repo="ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF",
-                notes="30.25 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)",
-            ),
-        ),
-    ),
-    ModelSpec(
-        slug="qwen2.5-coder-7b",
-        name="Qwen2.5-Coder-7B",
-        params_b=7.62,
-        active_params_b=7.62,
-        layers=28,
-        hidden_size=3584,
-        heads=28,
-        kv_heads=4,
-        head_dim=128,
-        experts=0,
-        experts_per_token=0,
-        quantization="bf16",
-        weights_gb=None,
-        max_context=32_768,
-        hf_repo="Qwen/Qwen2.5-Coder-7B",
-        notes="Public config (max_position_embeddings 32768; 131072 with YaRN).",
-        variants=(
-            ModelVariant("bf16", hf_repo="Qwen/Qwen2.5-Coder-7B"),
-            ModelVariant(
-                "Q8_0",
-                round(7.54 * 1.073741824, 2),
-                gguf_repo="ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF",
-                notes="7.54 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)",
-            ),
-        ),
-    ),
-    ModelSpec(
-        slug="gemma-3-4b",
-        name="Gemma 3 4B",
-        params_b=3.88,
-        active_params_b=3.88,
-        layers=34,
-        hidden_size=2560,
-        heads=8,
-        kv_heads=4,
-        head_dim=256,
-        experts=0,
-        experts_per_token=0,
-        quantization="bf16",
-        weights_gb=None,
-        max_context=131_072,
-        kv_layers=5,
-        hf_repo="google/gemma-3-4b-it",
-        notes=(
-            "Public config (text model, 3.88B parameters as llama-bench counts them). Five local "
-            "(1,024-token window) layers per global layer: 5 of 34 layers keep a full-length KV cache."
-        ),
-        estimated_fields=("kv_layers",),
-        variants=(
-            ModelVariant("bf16", hf_repo="google/gemma-3-4b-it"),
-            ModelVariant(
-                "Q4_0",
-                round(2.35 * 1.073741824, 2),
-                gguf_repo="ggml-org/gemma-3-4b-it-qat-GGUF",
-                notes="QAT Q4_0, 2.35 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)",
-            ),
-        ),
-    ),
-    ModelSpec(
-        slug="qwen3-235b-a22b",
-        name="Qwen3-235B-A22B",
-        params_b=235.09,
-        active_params_b=22.14,
-        layers=94,
-        hidden_size=4096,
-        heads=64,
-        kv_heads=4,
-        head_dim=128,
-        experts=128,
-        experts_per_token=8,
-        quantization="int4",
-        weights_gb=round(2 * 57.64 * 1.073741824, 1),
-        max_context=40_960,
-        hf_repo="Qwen/Qwen3-235B-A22B-GPTQ-Int4",
-        notes=(
-            "Public config (max_position_embeddings 40960; 131072 with YaRN). GPTQ int4: 57.64 GiB "
-            "resident per node on two Sparks (conselara.dev, 2026-05), so about 123.8 GB."
-        ),
-        variants=(
-            ModelVariant("int4", round(2 * 57.64 * 1.073741824, 1), hf_repo="Qwen/Qwen3-235B-A22B-GPTQ-Int4"),
-            ModelVariant("fp8", hf_repo="Qwen/Qwen3-235B-A22B-FP8"),
-        ),
-    ),
-)
+SEED_MODELS = SEED_MODELS + PUBLISHED_RUN_MODELS
 
 SEED_BY_SLUG: dict[str, ModelSpec] = {spec.slug: spec for spec in SEED_MODELS}
 

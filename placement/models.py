@@ -50,6 +50,21 @@ class LlmModel(models.Model):
     kv_cache_dim = models.PositiveIntegerField(
         null=True, blank=True, help_text="Cached values per token per layer (MLA)"
     )
+    linear_layers = models.PositiveIntegerField(
+        default=0, help_text="Linear-attention or state-space mixers (no KV cache, a fixed state per stream)"
+    )
+    linear_kind = models.CharField(max_length=20, blank=True, help_text="gated-deltanet or mamba2")
+    state_bytes = models.BigIntegerField(default=0, help_text="Recurrent state per stream per linear layer, bytes")
+    sliding_window = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Window of the sliding-window attention layers, tokens"
+    )
+    mixer_layers = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Token mixers, when not one per layer (Nemotron-H blocks)"
+    )
+    ffn_layers = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Feed-forward/MoE sublayers, when not one per layer"
+    )
+    shared_experts = models.PositiveIntegerField(default=0, help_text="Always-active experts of a MoE")
     hf_repo = models.CharField(max_length=200, blank=True)
     notes = models.TextField(blank=True)
     estimated_fields = models.JSONField(default=list, blank=True)
@@ -89,6 +104,13 @@ class LlmModel(models.Model):
             max_context=self.max_context,
             kv_layers=self.kv_layers,
             kv_cache_dim=self.kv_cache_dim,
+            linear_layers=self.linear_layers,
+            linear_kind=self.linear_kind,
+            state_bytes=self.state_bytes,
+            sliding_window=self.sliding_window,
+            mixer_layers=self.mixer_layers,
+            ffn_layers=self.ffn_layers,
+            shared_experts=self.shared_experts,
             hf_repo=self.hf_repo,
             notes=self.notes,
             estimated_fields=tuple(self.estimated_fields or ()),
@@ -265,6 +287,9 @@ class SavedPlan(models.Model):
     decode_tps = models.FloatField(null=True, blank=True, help_text="Predicted one-stream decode at the time")
     aggregate_tps = models.FloatField(null=True, blank=True)
     prefill_tps = models.FloatField(null=True, blank=True)
+    # [low, high] of each predicted figure then ("decode", "aggregate", "prefill"), and what drew them
+    predicted_ranges = models.JSONField(default=dict, blank=True)
+    collective_backend = models.CharField(max_length=12, blank=True)
     prediction_source = models.TextField(blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

@@ -13,220 +13,72 @@ use on that node after the operating system (see SPARK_128_USABLE_GB).
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from placement.model_catalogue import ModelSpec
-from placement.perfmodel import Layout, PerfConstants, default_constants, predict, prediction_source, split_streams
+from placement.perfmodel import (
+    BORROWED,
+    MODES,
+    FigureClass,
+    Layout,
+    PerfConstants,
+    copies_aggregate_tps,
+    default_constants,
+    expert_slots,
+    parallel_class,
+    predict,
+    predicted_range,
+    prediction_source,
+    split_streams,
+)
+from placement.plan_memory import (
+    ACTIVATION_CHUNK_TOKENS,
+    ACTIVATION_VALUES_PER_HIDDEN,
+    ENGINE_RESERVE_FRACTION,
+    RUNTIME_OVERHEAD_GB,
+    SPARK_64_USABLE_GB,
+    SPARK_128_USABLE_GB,
+    MemoryBudget,
+    memory_budget,
+)
+from placement.plan_types import BACKEND_HINTS, GROUP_KINDS, GroupSpec, NodeSpec, Plan, PlanResult, with_range
+from placement.recommendation import MORE_NODES_MARGIN, recommend
 
-GROUP_KINDS = ("single", "direct", "ring", "chain", "switched", "irregular")
-BACKEND_HINTS = ("auto", "nccl", "rocenante")
+# The collective backends an engine's image ships: every published switched
+# Spark run used NCCL over RoCE; RoCEnante (FlashInfer's all-to-all backend for
+# switched Sparks) only where the vLLM image ships it and the plan asks for it.
+ENGINE_BACKENDS: dict[str, tuple[str, ...]] = {
+    "vllm": ("nccl", "rocenante"),
+    "sglang": ("nccl",),
+    "llama.cpp": ("rpc",),
+}
+# How a router in front of independent copies shares the streams: each
+# request to a copy at random (LiteLLM's default simple-shuffle, which the
+# published copy series used); an even split would be faster.
+COPIES_ROUTER = "random"
 ENGINES = ("vllm", "sglang", "llama.cpp")
 GOALS = ("latency", "throughput")
-
-# Usable memory of the two Spark models, for callers without a measurement.
-# Published: a 128 GB node reports MemTotal 127,600,748 kB (130.7 GB) and the
-# OS takes 3 to 4 GB; we subtract 4. The 64 GB variant is scaled from that.
-SPARK_128_USABLE_GB = round(127_600_748 * 1024 / 1e9 - 4.0, 1)  # 126.7
-SPARK_64_USABLE_GB = round(127_600_748 * 1024 / 1e9 / 2 - 4.0, 1)  # 61.3
-
-# Estimated, per node: CUDA context and cuBLAS/NCCL workspaces (~1 GB), CUDA
-# graphs captured by vLLM/SGLang (~1-2 GB), allocator fragmentation (~1 GB).
-RUNTIME_OVERHEAD_GB = 4.0
-# Estimated activation workspace: a prefill chunk of 8,192 tokens (the order
-# of vLLM's max_num_batched_tokens) with ~16 live bf16 values per hidden unit
-# per token during one layer (residual, QKV, attention output, MLP gate/up).
-ACTIVATION_CHUNK_TOKENS = 8192
-ACTIVATION_VALUES_PER_HIDDEN = 16
-# Memory an engine leaves unused by default: vLLM's gpu_memory_utilization
-# defaults to 0.9; SGLang's mem_fraction_static is ~0.88 (estimated: it varies
-# with the GPU); llama.cpp has no cap, 5% kept as headroom because running out
-# of unified memory freezes a Spark instead of failing cleanly.
-ENGINE_RESERVE_FRACTION: dict[str, float] = {"vllm": 0.10, "sglang": 0.12, "llama.cpp": 0.05}
-
-_STRATEGY_ORDER = ("single", "tp", "pp", "tp+pp", "ep")
-
-
-@dataclass(frozen=True)
-class NodeSpec:
-    """One node. `port_ifaces` and `port_rdma` list only the CABLED ports:
-    port name -> (twin on PCIe domain 0000, twin on domain 0002), as netdev
-    names and RoCE device names. `cluster_ip`/`cluster_iface` is the address
-    and interface the engine's bootstrap uses (default: first twin of the
-    first cabled port)."""
-
-    name: str
-    usable_gb: float
-    has_connectx: bool = True
-    port_ifaces: dict[str, tuple[str, str]] = field(default_factory=dict)
-    port_rdma: dict[str, tuple[str, str]] = field(default_factory=dict)
-    cluster_ip: str | None = None
-    cluster_iface: str | None = None
-
-    @property
-    def bootstrap_iface(self) -> str | None:
-        if self.cluster_iface:
-            return self.cluster_iface
-        for port in sorted(self.port_ifaces):
-            return self.port_ifaces[port][0]
-        return None
-
-
-@dataclass(frozen=True)
-class GroupSpec:
-    """A node group as the topology engine classified it. `link_gbps` is the
-    slowest cluster link; `collective_backend` a hint (None/"auto": RoCEnante
-    on a switch, NCCL elsewhere)."""
-
-    id: str
-    kind: str
-    nodes: tuple[NodeSpec, ...]
-    link_gbps: float = 200.0
-    collective_backend: str | None = None
-    # the group's latest measured collective bus bandwidth (nccl-tests, GB/s),
-    # when fabric verification has one: it prices TP's messages instead of
-    # the link's line rate
-    bus_gbytes_per_s: float | None = None
-
-    def validate(self) -> list[tuple[str, str]]:
-        errors: list[tuple[str, str]] = []
-        if self.kind not in GROUP_KINDS:
-            errors.append(("kind", f"unknown group kind {self.kind!r}; one of {', '.join(GROUP_KINDS)}"))
-        if not self.nodes:
-            errors.append(("nodes", "a group needs at least one node"))
-        names = [n.name for n in self.nodes]
-        if len(set(names)) != len(names):
-            errors.append(("nodes", "node names must be unique within a group"))
-        for n in self.nodes:
-            if not (isinstance(n.usable_gb, (int, float)) and math.isfinite(n.usable_gb) and n.usable_gb > 0):
-                errors.append(("nodes", f"{n.name}: usable_gb must be a number above 0"))
-        expected = {"single": (1, 1), "direct": (2, 2), "ring": (3, 10_000), "chain": (3, 10_000)}
-        if self.kind in expected and self.nodes:
-            low, high = expected[self.kind]
-            if not low <= len(self.nodes) <= high:
-                errors.append(
-                    (
-                        "nodes",
-                        f"a {self.kind} group has {low if low == high else f'{low} or more'} "
-                        f"node(s), not {len(self.nodes)}",
-                    )
-                )
-        if not (isinstance(self.link_gbps, (int, float)) and math.isfinite(self.link_gbps) and self.link_gbps > 0):
-            errors.append(("link_gbps", "must be a number above 0"))
-        if self.bus_gbytes_per_s is not None and not (
-            isinstance(self.bus_gbytes_per_s, (int, float))
-            and math.isfinite(self.bus_gbytes_per_s)
-            and self.bus_gbytes_per_s > 0
-        ):
-            errors.append(("bus_gbytes_per_s", "must be a number above 0 (GB/s), or empty"))
-        if self.collective_backend is not None and self.collective_backend not in BACKEND_HINTS:
-            errors.append(("collective_backend", f"one of {', '.join(BACKEND_HINTS)}, or empty"))
-        return errors
-
-
-@dataclass(frozen=True)
-class MemoryBudget:
-    """Per node, on the node that limits the plan (the smallest one)."""
-
-    weights: float
-    kv_cache: float
-    overhead: float
-    reserve: float
-    usable: float
-    free: float
-
-    @property
-    def needed(self) -> float:
-        return self.weights + self.kv_cache + self.overhead + self.reserve
-
-
-@dataclass(frozen=True)
-class Plan:
-    strategy: str
-    tp: int
-    pp: int
-    ep: int
-    replicas: int
-    nodes: tuple[str, ...]
-    instances: tuple[tuple[str, ...], ...]
-    fits: bool
-    memory_per_node_gb: MemoryBudget
-    decode_tps: float | None
-    aggregate_tps: float | None
-    prefill_tps: float | None
-    reason: str
-    prediction_source: str
-    exchange_path: str
-    engine: str
-    context_tokens: int
-    concurrency: int
-    # uneven pipeline stages (layers per stage, in node order); empty: even
-    stage_layers: tuple[int, ...] = ()
-    collective_ms: float | None = None  # one stream's communication per token
-
-    @property
-    def nodes_per_instance(self) -> int:
-        return self.tp * self.pp
-
-    @property
-    def label(self) -> str:
-        """Short words for the plan: "TP2 x 2 copies on 4 nodes", "4 one-node copies"."""
-        parts = []
-        if self.ep > 1:
-            parts.append(f"EP{self.ep}")
-        elif self.tp > 1:
-            parts.append(f"TP{self.tp}")
-        if self.pp > 1:
-            parts.append(
-                f"PP{self.pp}" + (" uneven " + "/".join(map(str, self.stage_layers)) if self.stage_layers else "")
-            )
-        if not parts:
-            return "1 node" if self.replicas == 1 else f"{self.replicas} one-node copies"
-        words = " x ".join(parts)
-        if self.replicas > 1:
-            words += f" x {self.replicas} copies"
-        return f"{words} on {len(self.nodes)} node{'s' if len(self.nodes) != 1 else ''}"
-
-
-@dataclass(frozen=True)
-class PlanResult:
-    plans: list[Plan]
-    recommended: int | None
-    notes: list[str]
-    recommendation: str = ""
-    errors: list[tuple[str, str]] = field(default_factory=list)
-    runner_up: int | None = None
-
-    @property
-    def recommended_plan(self) -> Plan | None:
-        return None if self.recommended is None else self.plans[self.recommended]
-
-
-# --- memory ---------------------------------------------------------------------
-
-
-def memory_budget(
-    model: ModelSpec,
-    *,
-    tp: int,
-    pp: int,
-    usable_gb: float,
-    context_tokens: int,
-    concurrency_per_instance: int,
-    engine: str,
-    layer_share: float | None = None,
-) -> MemoryBudget:
-    """Per-node memory of one instance split tp x pp (expert parallelism
-    spreads the weights over its tp nodes the same way). ``layer_share`` is
-    the node's stage's share of the layers (uneven stages); default 1/pp."""
-    share = layer_share if layer_share is not None else 1.0 / pp
-    weights = model.weights_size_gb() * share / tp
-    kv = context_tokens * concurrency_per_instance * model.kv_bytes_per_token() / 1e9 * share / model.kv_shards(tp)
-    activations = ACTIVATION_CHUNK_TOKENS * model.hidden_size * ACTIVATION_VALUES_PER_HIDDEN * 2 / 1e9
-    overhead = RUNTIME_OVERHEAD_GB + activations
-    reserve = usable_gb * ENGINE_RESERVE_FRACTION[engine]
-    free = usable_gb - weights - kv - overhead - reserve
-    return MemoryBudget(weights=weights, kv_cache=kv, overhead=overhead, reserve=reserve, usable=usable_gb, free=free)
+# re-exported: the memory rules live in placement.plan_memory
+__all__ = [
+    "BACKEND_HINTS",
+    "GROUP_KINDS",
+    "MORE_NODES_MARGIN",
+    "recommend",
+    "with_range",
+    "ACTIVATION_CHUNK_TOKENS",
+    "ACTIVATION_VALUES_PER_HIDDEN",
+    "ENGINE_RESERVE_FRACTION",
+    "RUNTIME_OVERHEAD_GB",
+    "SPARK_64_USABLE_GB",
+    "SPARK_128_USABLE_GB",
+    "GroupSpec",
+    "MemoryBudget",
+    "NodeSpec",
+    "Plan",
+    "PlanResult",
+    "memory_budget",
+    "plan_placement",
+]
 
 
 # --- enumeration ----------------------------------------------------------------
@@ -236,14 +88,27 @@ def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
-def _exchange_path(group: GroupSpec, nodes_per_instance: int) -> str:
+def collective_backend(group: GroupSpec, engine: str, nodes_per_instance: int) -> str:
+    """The backend a multi-node instance's collectives really use: NCCL over
+    RoCE by default, RoCEnante only on a switch, when asked for, with an
+    engine whose image ships it; llama.cpp's RPC over TCP."""
+    if nodes_per_instance <= 1:
+        return "none"
+    if engine == "llama.cpp":
+        return "rpc"
+    if group.collective_backend == "rocenante" and group.kind == "switched" and "rocenante" in ENGINE_BACKENDS[engine]:
+        return "rocenante"
+    return "nccl"
+
+
+def _exchange_path(group: GroupSpec, nodes_per_instance: int, backend: str = "nccl") -> str:
     if nodes_per_instance <= 1:
         return "none"
     if group.kind == "direct":
         return "direct"
     if group.kind in ("ring", "chain"):
         return "ring"
-    return "switched-nccl" if group.collective_backend == "nccl" else "switched-rocenante"
+    return "switched-rocenante" if backend == "rocenante" else "switched-nccl"
 
 
 @dataclass(frozen=True)
@@ -386,6 +251,7 @@ def _shape_problem(shape: _Shape, model: ModelSpec) -> str | None:
 
 # --- reasons ----------------------------------------------------------------------
 
+
 _PATH_WORDS = {
     "none": "no cluster link",
     "direct": "direct cable, NCCL",
@@ -428,6 +294,7 @@ def _reason(
     decode: float | None,
     aggregate: float | None,
     concurrency: int,
+    ranges: dict[str, tuple[float, float]] | None = None,
 ) -> str:
     head = _describe(shape, path)
     share = (
@@ -440,10 +307,11 @@ def _reason(
             f"smallest node has {budget.usable:.1f} GB usable, {-budget.free:.1f} GB short."
         )
     speed = ""
+    ranges = ranges or {}
     if decode is not None and aggregate is not None:
-        speed = f" Predicted: one stream ~{decode:.1f} tok/s"
+        speed = f" Predicted: one stream {with_range(decode, ranges.get('decode'), 1)}"
         if concurrency > 1:
-            speed += f"; {concurrency} streams together ~{aggregate:.0f} tok/s"
+            speed += f"; {concurrency} streams together {with_range(aggregate, ranges.get('aggregate'))}"
         speed += "."
     return (
         f"{head}. Fits: {share} per node, {budget.free:.1f} GB free on the smallest node "
@@ -455,7 +323,7 @@ def _reason(
 
 
 def _input_errors(
-    group: GroupSpec, model: ModelSpec, context_tokens: int, concurrency: int, engine: str, goal: str
+    group: GroupSpec, model: ModelSpec, context_tokens: int, concurrency: int, engine: str, goal: str, mode: str
 ) -> list[tuple[str, str]]:
     errors = list(group.validate())
     errors += [(f"model.{name}", msg) for name, msg in model.validate()]
@@ -469,6 +337,8 @@ def _input_errors(
         errors.append(("engine", f"one of {', '.join(ENGINES)}"))
     if goal not in GOALS:
         errors.append(("goal", f"one of {', '.join(GOALS)}"))
+    if mode not in MODES:
+        errors.append(("mode", f"one of {', '.join(MODES)}"))
     return errors
 
 
@@ -481,13 +351,16 @@ def plan_placement(
     engine: str = "vllm",
     goal: str = "latency",
     constants: PerfConstants | None = None,
+    mode: str = "graphs",
 ) -> PlanResult:
     """Every candidate plan for `model` on `group`, and the recommended one.
 
     Plans that do not fit stay in the list with fits=False and the reason.
-    `concurrency` counts all simultaneous streams (split over replicas).
+    `concurrency` counts all simultaneous streams (shared by the copies
+    through a router, ``COPIES_ROUTER``). `mode`: the engine's CUDA-graph
+    mode ("graphs", or "eager" for --enforce-eager).
     """
-    errors = _input_errors(group, model, context_tokens, concurrency, engine, goal)
+    errors = _input_errors(group, model, context_tokens, concurrency, engine, goal, mode)
     if errors:
         return PlanResult(
             plans=[], recommended=None, notes=["Nothing planned: fix the inputs."], recommendation="", errors=errors
@@ -499,12 +372,15 @@ def plan_placement(
 
     plans: list[Plan] = []
     for shape in shapes:
-        path = _exchange_path(group, shape.tp * shape.pp)
+        backend = collective_backend(group, engine, shape.tp * shape.pp)
+        path = _exchange_path(group, shape.tp * shape.pp, backend)
         used = [n for inst in shape.instances for n in inst]
         shares = [s for s in split_streams(concurrency, shape.replicas) if s > 0]
         budget = _budget(model, shape, used, context_tokens, max(shares), engine)
         problem = _shape_problem(shape, model)
         decode = aggregate = prefill = collective = None
+        ranges: dict[str, tuple[float, float]] = {}
+        basis = ""
         if problem is None:
             layout = Layout(
                 tp=shape.tp,
@@ -515,17 +391,22 @@ def plan_placement(
                 engine=engine,
                 stage_layers=shape.stage_layers,
                 bus_gbytes_per_s=group.bus_gbytes_per_s,
+                mode=mode,
             )
-            by_share = {
-                s: predict(model, layout, context_tokens=context_tokens, concurrency=s, constants=c)
-                for s in set(shares)
-            }
-            decode = by_share[shares[0]].decode_tps
-            prefill = by_share[shares[0]].prefill_tps
-            collective = by_share[shares[0]].collective_ms
-            aggregate = sum(by_share[s].aggregate_tps for s in shares)
+            one = predict(model, layout, context_tokens=context_tokens, concurrency=shares[0], constants=c)
+            decode, prefill, collective = one.decode_tps, one.prefill_tps, one.collective_ms
+            aggregate = copies_aggregate_tps(
+                model,
+                layout,
+                context_tokens=context_tokens,
+                concurrency=concurrency,
+                copies=shape.replicas,
+                router=COPIES_ROUTER,
+                constants=c,
+            )
+            ranges, basis = _ranges(model, shape, engine, mode, decode, aggregate, prefill, concurrency)
             fits = budget.free >= 0
-            reason = _reason(shape, path, budget, fits, decode, aggregate, concurrency)
+            reason = _reason(shape, path, budget, fits, decode, aggregate, concurrency, ranges)
         else:
             fits = False
             reason = f"{_describe(shape, path)}. Not possible: {problem}."
@@ -551,14 +432,51 @@ def plan_placement(
                 concurrency=concurrency,
                 stage_layers=shape.stage_layers,
                 collective_ms=collective,
+                collective_backend=backend,
+                mode=mode,
+                decode_tps_range=ranges.get("decode"),
+                aggregate_tps_range=ranges.get("aggregate"),
+                prefill_tps_range=ranges.get("prefill"),
+                range_basis=basis,
             )
         )
 
-    notes[:0] = _group_notes(group, c)
-    recommended, runner_up, recommendation = _recommend(plans, goal, c.stream_overhead_ms)
+    notes[:0] = _group_notes(group, c, engine, mode)
+    recommended, runner_up, recommendation = recommend(plans, goal, per_stream_ms(model, engine, c))
     return PlanResult(
         plans=plans, recommended=recommended, notes=notes, recommendation=recommendation, runner_up=runner_up
     )
+
+
+def per_stream_ms(model: ModelSpec, engine: str, c: PerfConstants) -> float:
+    """What each extra stream adds to one instance's step for this model:
+    the engine's cost per stream and its expert slots' (neither split by TP)."""
+    return c.engine(engine).stream_overhead_ms + expert_slots(model) * c.expert_slot_us / 1e3
+
+
+def _ranges(
+    model: ModelSpec,
+    shape: _Shape,
+    engine: str,
+    mode: str,
+    decode: float,
+    aggregate: float,
+    prefill: float,
+    concurrency: int,
+) -> tuple[dict[str, tuple[float, float]], str]:
+    """Each predicted figure's range, from the model's errors on comparable
+    published runs (same engine, parallelism, family and mode when there are
+    enough), and what it was drawn from, in words."""
+    parallel = parallel_class(shape.tp, shape.pp, shape.ep, shape.replicas)
+    out: dict[str, tuple[float, float]] = {}
+    basis = ""
+    several = concurrency > 1 or shape.replicas > 1
+    for metric, value in (("decode", decode), ("aggregate", aggregate if several else decode), ("prefill", prefill)):
+        r = predicted_range(value, FigureClass(metric, engine, parallel, model.family, mode))
+        out[metric] = (r.low, r.high)
+        if metric == ("aggregate" if several else "decode"):
+            basis = f"from the model's errors on published {r.basis} it was not fitted on ({r.residuals} figures)"
+    return out, basis
 
 
 def _budget(
@@ -592,7 +510,7 @@ def _budget(
     return min(budgets, key=lambda b: b.free)
 
 
-def _group_notes(group: GroupSpec, c: PerfConstants) -> list[str]:
+def _group_notes(group: GroupSpec, c: PerfConstants, engine: str, mode: str) -> list[str]:
     smallest = min(n.usable_gb for n in group.nodes)
     largest = max(n.usable_gb for n in group.nodes)
     notes = [
@@ -612,111 +530,35 @@ def _group_notes(group: GroupSpec, c: PerfConstants) -> list[str]:
         notes.append(
             "Mixed memory sizes: symmetric sharding gives every node of a plan the share the smallest node can hold."
         )
-    if group.kind == "switched" and group.collective_backend in (None, "auto", "rocenante"):
+    notes += _backend_notes(group, engine)
+    if mode == "eager":
         notes.append(
-            "Predicted with RoCEnante; it falls back to NCCL when its start-up self-test fails, "
-            "so record the backend a run really used."
+            "Eager mode (--enforce-eager): every kernel is launched from the CPU; its cost is fitted on two "
+            "published eager series that disagree, so its ranges are wide."
         )
-    if group.collective_backend == "rocenante" and group.kind != "switched":
-        notes.append("RoCEnante needs a switched group; NCCL is assumed here.")
+    borrowed = BORROWED.get(engine, ())
+    if borrowed:
+        notes.append(f"{engine}: {', '.join(borrowed)} borrowed from vLLM (no published {engine} run sets them).")
     notes.append(f"Speeds: {prediction_source(c)}.")
     return notes
 
 
-# A plan that spreads one copy over more nodes must be at least this much
-# faster (one stream for latency, all streams for throughput) to be
-# recommended over one with fewer nodes per copy: TP's per-token communication
-# and fixed costs make small gains fragile, and fewer nodes per copy leave the
-# rest free (or serve as more copies).
-MORE_NODES_MARGIN = 0.10
-
-
-def _metric(p: Plan, goal: str) -> float:
-    return (p.decode_tps if goal == "latency" else p.aggregate_tps) or 0.0
-
-
-def _recommend(plans: list[Plan], goal: str, stream_ms: float = 0.0) -> tuple[int | None, int | None, str]:
-    """The recommended plan, the runner-up, and the words telling them apart."""
-    fitting = [i for i, p in enumerate(plans) if p.fits and p.decode_tps is not None]
-    if not fitting:
-        if not plans:
-            return None, None, "No plan."
-        closest = max(range(len(plans)), key=lambda i: plans[i].memory_per_node_gb.free)
-        p = plans[closest]
-        return (
-            None,
-            None,
-            (f"Nothing fits on this group. Closest: {p.label}, {-p.memory_per_node_gb.free:.1f} GB short per node."),
-        )
-
-    def key(i: int) -> tuple[float, float, int, int, int]:
-        p = plans[i]
-        first, second = (p.decode_tps, p.aggregate_tps) if goal == "latency" else (p.aggregate_tps, p.decode_tps)
-        base = p.strategy.removesuffix("+replicas").replace("replicas", "single")
-        return (
-            round(first or 0.0, 6),
-            round(second or 0.0, 6),
-            -len(p.nodes),
-            -p.replicas,
-            -_STRATEGY_ORDER.index(base),
-        )
-
-    ranked = sorted(fitting, key=key, reverse=True)
-    top = ranked[0]
-    # fewer nodes per copy wins unless the faster plan beats it by the margin
-    close = [i for i in ranked if _metric(plans[i], goal) >= _metric(plans[top], goal) * (1 - MORE_NODES_MARGIN)]
-    best = min(close, key=lambda i: (plans[i].nodes_per_instance, -_metric(plans[i], goal)))
-    # the runner-up is another way of spreading the model (more copies of the
-    # same instance are the same way, for one stream)
-    shape = (plans[best].tp, plans[best].pp, plans[best].ep, plans[best].stage_layers)
-    others = [
-        i
-        for i in ranked
-        if i != best
-        and (goal == "throughput" or (plans[i].tp, plans[i].pp, plans[i].ep, plans[i].stage_layers) != shape)
-    ]
-    runner = others[0] if others else None
-    return best, runner, _recommendation_words(plans, best, runner, goal, len(fitting), stream_ms)
-
-
-def _recommendation_words(
-    plans: list[Plan], best: int, runner: int | None, goal: str, fitting: int, stream_ms: float = 0.0
-) -> str:
-    p = plans[best]
-    metric = "one stream" if goal == "latency" else f"{p.concurrency} streams together"
-    unit = "tok/s"
-    text = (
-        f"Recommended: {p.label} ({p.strategy}) — {metric} ~{_metric(p, goal):.0f} {unit} predicted, "
-        f"best of {fitting} fitting plan{'s' if fitting != 1 else ''}."
-    )
-    if runner is None:
-        return text
-    q = plans[runner]
-    diff = (_metric(q, goal) / _metric(p, goal) - 1) * 100 if _metric(p, goal) else 0.0
-    text += f" Runner-up: {q.label} ({q.strategy}) at ~{_metric(q, goal):.0f} {unit} ({diff:+.0f}%)"
-    if _metric(q, goal) > _metric(p, goal):
-        text += (
-            f": faster, but it needs {q.nodes_per_instance} nodes per copy against "
-            f"{p.nodes_per_instance}, and gains less than {MORE_NODES_MARGIN:.0%}"
-        )
-        if q.collective_ms:
-            text += f" (its communication costs ~{q.collective_ms:.1f} ms per token)"
-    elif (
-        goal == "throughput"
-        and q.replicas < p.replicas
-        and q.nodes_per_instance > p.nodes_per_instance
-        and stream_ms > 0
-    ):
-        text += (
-            f": one instance batching all {p.concurrency} streams pays the engine's per-stream cost "
-            f"(~{stream_ms:.1f} ms a step for each extra stream, not split by TP) for every one of them, "
-            f"while {p.replicas} copies each pay it for their own share"
-        )
-    elif q.nodes_per_instance > p.nodes_per_instance and q.collective_ms:
-        text += (
-            f": spreading each copy over {q.nodes_per_instance} nodes costs ~{q.collective_ms:.1f} ms of "
-            "communication per token, more than its bandwidth gain"
-        )
-    elif q.replicas != p.replicas:
-        text += f": {q.replicas} cop{'ies' if q.replicas != 1 else 'y'} against {p.replicas}"
-    return text + "."
+def _backend_notes(group: GroupSpec, engine: str) -> list[str]:
+    if len(group.nodes) < 2:
+        return []
+    if engine == "llama.cpp":
+        return ["Collectives: llama.cpp's RPC over TCP on the cluster link (pipeline stages only)."]
+    asked = group.collective_backend == "rocenante"
+    if asked and group.kind == "switched" and "rocenante" in ENGINE_BACKENDS[engine]:
+        return [
+            "Collectives: RoCEnante (FlashInfer's all-to-all backend), as asked: it needs a vLLM image that "
+            "ships it, and it falls back to NCCL when its start-up self-test fails, so record the backend a "
+            "run really used (multi-node plans with NCCL predict slower)."
+        ]
+    text = f"Collectives: NCCL over RoCE, what {engine}'s image uses (every published switched Spark run used it)."
+    if asked:
+        why = "a switched group" if group.kind != "switched" else f"an engine whose image ships it ({engine} does not)"
+        text += f" RoCEnante was asked for but needs {why}."
+    elif group.kind == "switched" and "rocenante" in ENGINE_BACKENDS[engine]:
+        text += " RoCEnante is predicted only when asked for (collective_backend 'rocenante')."
+    return [text]

@@ -11,7 +11,7 @@ those Sparks as well. Writes nothing.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -21,13 +21,14 @@ from .model_catalogue import MAX_CONTEXT_TOKENS, ModelSpec
 from .perfmodel import (
     CONSTANTS_BY_READING,
     DEFAULT_READING,
+    MODES,
     READINGS,
     FitReport,
     PerfConstants,
     fit_report,
     prediction_source,
 )
-from .planner import ENGINES, GOALS, Plan, PlanResult, plan_placement
+from .planner import BACKEND_HINTS, ENGINES, GOALS, Plan, PlanResult, plan_placement
 from .selectors import PlannedGroup, groupspec_for_nodes, launch_settings_for
 
 MAX_CONCURRENCY = 4096
@@ -39,6 +40,8 @@ class PlanInput:
     concurrency: int = 1
     goal: str = "latency"
     engine: str = "vllm"
+    mode: str = "graphs"  # "eager": --enforce-eager
+    backend: str = "auto"  # the collective backend asked for ("auto": what the engine's image uses)
 
 
 @dataclass
@@ -95,7 +98,16 @@ def _whole(value: Any, name: str, low: int, high: int, errors: list[tuple[str, s
     return value
 
 
-def plan_input(*, context_tokens: Any, concurrency: Any, goal: Any, engine: Any, model: ModelSpec) -> PlanInput:
+def plan_input(
+    *,
+    context_tokens: Any,
+    concurrency: Any,
+    goal: Any,
+    engine: Any,
+    model: ModelSpec,
+    mode: Any = "graphs",
+    backend: Any = "auto",
+) -> PlanInput:
     """Checked inputs, or PlacementError naming every bad field."""
     errors: list[tuple[str, str]] = []
     context = _whole(context_tokens, "context_tokens", 1, MAX_CONTEXT_TOKENS, errors)
@@ -108,9 +120,13 @@ def plan_input(*, context_tokens: Any, concurrency: Any, goal: Any, engine: Any,
         errors.append(("goal", f"one of {', '.join(GOALS)}"))
     if engine not in ENGINES:
         errors.append(("engine", f"one of {', '.join(ENGINES)}"))
+    if mode not in MODES:
+        errors.append(("mode", f"one of {', '.join(MODES)}"))
+    if backend not in BACKEND_HINTS:
+        errors.append(("collective_backend", f"one of {', '.join(BACKEND_HINTS)}"))
     if errors:
         raise PlacementError(errors)
-    return PlanInput(context, streams, str(goal), str(engine))
+    return PlanInput(context, streams, str(goal), str(engine), str(mode), str(backend))
 
 
 def launchers_for(engine: str) -> list[str]:
@@ -130,14 +146,16 @@ def plan_group(
     at the indices in ``launch_for`` (the page loads them one at a time);
     ``constants``: the performance model's (default: the published fit). With
     a degraded or down Spark in the group, also the plans without it."""
+    spec = group.spec if inputs.backend == "auto" else replace(group.spec, collective_backend=inputs.backend)
     result = plan_placement(
-        group.spec,
+        spec,
         model,
         context_tokens=inputs.context_tokens,
         concurrency=inputs.concurrency,
         engine=inputs.engine,
         goal=inputs.goal,
         constants=constants,
+        mode=inputs.mode,
     )
     if result.errors:
         # what the planner still refuses (a broken group or model row) names its field

@@ -1,72 +1,34 @@
 """Published decode and prefill figures of Sparks, each with its source.
 
-Plain data. ``role`` says what the performance model does with a figure:
-"train" (the fit uses it), "holdout" (never used by the fit; the accuracy
-check, each with the address it was read from) or "reference" (kept as a
-published benchmark, modelled by neither: an architecture not published, or
-the same figure as a held-out one quoted by a secondary source).
-
-``decode_tps`` is output tokens/s over all streams, as a benchmark run
-stores it: one stream's speed at concurrency 1, the aggregate above it.
-``replicas`` independent copies share the streams (a router in front).
-
-Conditions not stated by a source are assumptions, written in ``note``.
-``context`` is the decode context (tokens already in the cache, the prompt
-plus half the output); ``prompt`` the prompt length behind a prefill figure.
+Plain data: ``PUBLISHED_POINTS`` lists every figure, the single ones below and
+the series of ``placement.published_series``. ``placement.published_point``
+says what the fields and roles mean. The split between trained and held-out
+figures is by experiment (``origin``): a whole experiment is either fitted on
+or held out, never both, and the held-out ones carry the address they were
+read from.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
-LLAMA_BENCHES = "https://github.com/ggml-org/llama.cpp/blob/master/benches/dgx-spark.md"
-KUBIS = "https://kubis.ai/blog/dgx_series/benchmarks/gpt-oss-120b-topology-benchmark"
-_KUBIS = (
-    "kubis.ai topology benchmark, gpt-oss-120b MXFP4 on vLLM (--enforce-eager, fp8 KV cache), "
-    "llama-benchy pp1024 tg128, 50 runs per concurrency level"
+from placement.published_point import PublishedPoint
+from placement.published_series import (
+    KUBIS,
+    LLAMA_BENCHES,
+    _pt,
+    al_engr_sglang_series,
+    kubis_gptoss_series,
+    kubis_nemotron_series,
+    llama_depth_series,
+    llama_rpc_series,
+    qwen397_forum_series,
 )
+
+__all__ = ["PUBLISHED_POINTS", "PublishedPoint"]
+
 CONSELARA = "https://conselara.dev/notes/dgx-spark-benchmarks/"
-
-
-@dataclass(frozen=True)
-class PublishedPoint:
-    """One published figure. ``reading`` is None when the point belongs to both
-    readings of the disputed table row; ``derived`` marks points computed from
-    a published ratio rather than quoted directly; ``quantization`` names the
-    variant that ran (None: the model's default form)."""
-
-    key: str
-    model_slug: str
-    nodes: int
-    topology: str  # "single" | "direct" | "ring" | "switched"
-    backend: str  # "none" | "nccl" | "rocenante"
-    tp: int
-    pp: int
-    engine: str
-    concurrency: int
-    decode_tps: float | None
-    prefill_tps: float | None
-    source: str
-    role: str  # "train" | "holdout" | "reference"
-    reading: str | None = None
-    derived: bool = False
-    note: str = ""
-    quantization: str | None = None
-    ep: int = 1
-    link_gbps: float = 200.0
-    context: int = 256
-    prompt: int = 2048
-    url: str = ""
-    replicas: int = 1
-
-    @property
-    def path(self) -> str:
-        if self.topology == "single":
-            return "none"
-        if self.topology == "switched":
-            return "switched-rocenante" if self.backend == "rocenante" else "switched-nccl"
-        return self.topology
-
+RECIPES_918 = "https://github.com/vllm-project/recipes/pull/918"
 
 _TABLE = "NVIDIA GTC Berlin 2026-10 scaling table, Qwen3.8-27B NVFP4, one user"
 _ROW1_DECODE = 11.86
@@ -75,128 +37,7 @@ _COMMUNITY = "community report (no stable URL recorded; docs/figures.md)"
 _RATIO = "NVIDIA GTC Berlin 2026-10, topologies: 'decode on 2 nodes is about 1.84x one node'"
 
 
-def _kubis_series() -> tuple[PublishedPoint, ...]:
-    """The decode throughput table of the kubis.ai benchmark, concurrency 2 to
-    64 (concurrency 1 is held out above): solo, cluster TP=2 and two solo
-    copies behind LiteLLM's simple-shuffle router. The solo series trains the
-    batching constants (routing exponent, cost per extra stream); the cluster
-    and the two copies are held out."""
-    table = {  # concurrency: (solo, cluster TP=2, 2x solo + simple-shuffle)
-        2: (78.4, 104.1, 99.4),
-        4: (107.9, 155.3, 127.9),
-        8: (153.5, 231.0, 177.5),
-        16: (218.5, 342.1, 268.6),
-        32: (318.7, 471.7, 382.1),
-        64: (315.2, 471.8, 567.9),
-    }
-    plateau = "the solo and TP=2 series stop growing from 32 to 64 streams (cause not stated by the source)"
-    shuffle = "a random router: at low concurrency both copies rarely get an even share, which the prediction assumes"
-    points = []
-    for c, (solo, tp2, two) in table.items():
-        points += [
-            PublishedPoint(
-                f"gpt-oss-120b-1-kubis-c{c}",
-                "gpt-oss-120b",
-                1,
-                "single",
-                "none",
-                1,
-                1,
-                "vllm",
-                c,
-                solo,
-                None,
-                f"{_KUBIS}: solo, c{c}",
-                "train",
-                context=1088,
-                url=KUBIS,
-                note=plateau if c == 64 else "",
-            ),
-            PublishedPoint(
-                f"gpt-oss-120b-2-kubis-c{c}",
-                "gpt-oss-120b",
-                2,
-                "direct",
-                "nccl",
-                2,
-                1,
-                "vllm",
-                c,
-                tp2,
-                None,
-                f"{_KUBIS}: cluster TP=2 over the 200GbE stacking link, c{c}",
-                "holdout",
-                context=1088,
-                url=KUBIS,
-                note=plateau if c == 64 else "",
-            ),
-        ]
-        if c >= 16:
-            points.append(
-                PublishedPoint(
-                    f"gpt-oss-120b-2x1-kubis-c{c}",
-                    "gpt-oss-120b",
-                    2,
-                    "direct",
-                    "none",
-                    1,
-                    1,
-                    "vllm",
-                    c,
-                    two,
-                    None,
-                    f"{_KUBIS}: two solo copies behind simple-shuffle, c{c}",
-                    "holdout",
-                    context=1088,
-                    url=KUBIS,
-                    replicas=2,
-                    note=shuffle,
-                )
-            )
-    return tuple(points)
-
-
-def _llama_depth_series() -> tuple[PublishedPoint, ...]:
-    """One stream's decode after a long context: llama-bench's ``tg32 @ dN``
-    rows of the llama.cpp DGX Spark benches (a later run than the depth-0
-    figures above, build 2f68ce7cf (6918); ``llama-bench -fa 1 -d
-    0,4096,8192,16384,32768 -p 2048 -n 32 -ub 2048``). Held out: the fit
-    never saw a context deeper than 1,024 tokens; these test the KV-cache term.
-    Added after the model's constants were fixed; they changed none of them."""
-    table = {  # (model, variant): tg32 at depth 4,096 / 8,192 / 16,384 / 32,768
-        ("gpt-oss-20b", "MXFP4_MOE"): (77.36, 74.00, 68.85, 59.85),
-        ("gpt-oss-120b", "MXFP4_MOE"): (53.95, 51.85, 48.03, 41.35),
-        ("qwen3-coder-30b-a3b", "Q8_0"): (53.52, 48.58, 40.81, 30.80),
-        ("qwen2.5-coder-7b", "Q8_0"): (28.27, 27.42, 25.93, 22.70),
-        ("gemma-3-4b", "Q4_0"): (68.94, 67.81, 64.35, 58.38),
-    }
-    points = []
-    for (slug, quant), figures in table.items():
-        for depth, tps in zip((4096, 8192, 16384, 32768), figures, strict=True):
-            points.append(
-                PublishedPoint(
-                    f"{slug}-1-llamacpp-d{depth}",
-                    slug,
-                    1,
-                    "single",
-                    "none",
-                    1,
-                    1,
-                    "llama.cpp",
-                    1,
-                    tps,
-                    None,
-                    f"llama.cpp benches, DGX Spark (build 2f68ce7cf): {slug} {quant}, tg32 @ d{depth}",
-                    "holdout",
-                    quantization=quant,
-                    context=depth + 16,
-                    url=LLAMA_BENCHES,
-                )
-            )
-    return tuple(points)
-
-
-PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
+_BASE: tuple[PublishedPoint, ...] = (
     (
         # --- training: NVIDIA's scaling table, the ratios quoted with it, the
         # single-node community figures (docs/figures.md), one dense GGUF on llama.cpp
@@ -351,10 +192,14 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
             1,
             "vllm",
             1,
-            98.0,
+            97.7,
             6265.0,
-            _COMMUNITY + ": ~98 tok/s decode, ~6,265 prefill",
+            "vLLM recipes PR 918: Qwen3.6-35B-A3B NVFP4 on vLLM 0.28.0, one GB10 at TP1, aiperf on SPEED-Bench "
+            "8K input, 256 output, concurrency 1: 6,265 prefill and 97.7 decode tok/s",
             "train",
+            context=8192 + 128,
+            prompt=8192,
+            url=RECIPES_918,
         ),
         PublishedPoint(
             "qwen3.5-397b-pp3",
@@ -493,8 +338,10 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
             57.5,
             None,
             "kubis.ai topology benchmark, gpt-oss-120b solo, llama-benchy pp1024 tg128 c1",
-            "holdout",
+            "train",
             context=1088,
+            note="trained on with the rest of its series (an eager-mode run: with conselara's pair it sets "
+            "the eager cost)",
             url="https://kubis.ai/blog/dgx_series/benchmarks/gpt-oss-120b-topology-benchmark",
         ),
         PublishedPoint(
@@ -716,6 +563,168 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
             note="architecture unknown: not modelled, kept as a published benchmark",
         ),
     )
-    + _kubis_series()
-    + _llama_depth_series()
+    + kubis_gptoss_series()
+    + llama_depth_series()
+)
+
+# The experiment each of the figures above belongs to (see published_point).
+_ORIGINS = {
+    "qwen27b-": "nvidia-2026-10",
+    "gpt-oss-20b-1-llamacpp": "llamacpp-benches-train",
+    "qwen2.5-coder-7b-1-llamacpp": "llamacpp-benches-train",
+    "qwen3.6-a3b-1-vllm": "vllm-recipes-918",
+    "qwen3.5-397b-pp3": "community-pp3",
+    "gpt-oss-120b-1-llamacpp": "llamacpp-benches-holdout",
+    "qwen3-coder-30b-1-llamacpp": "llamacpp-benches-holdout",
+    "gemma-3-4b-1-llamacpp": "llamacpp-benches-holdout",
+    "gpt-oss-120b-1-arena": "spark-arena-gptoss",
+    "gpt-oss-120b-2-arena": "spark-arena-gptoss",
+    "gpt-oss-120b-1-kubis": "kubis-gptoss-solo",
+    "gpt-oss-120b-2-kubis": "kubis-gptoss-tp2",
+    "llama-3.3-70b-1-playbooks": "playbooks-79",
+    "qwen3-235b-2-tp2-ep2": "conselara-qwen235-ep",
+    "qwen3-32b-4-tp4": "forum-6x-spark",
+    "qwen3.5-397b-4-tp4-100g": "forum-qwen397-tp4",
+    "qwen3-32b-1-bf16": "lyb-re",
+}
+_MODES = {"gpt-oss-120b-1-kubis": "eager", "gpt-oss-120b-2-kubis": "eager", "qwen3.5-397b-4-tp4-100g": "graphs"}
+
+
+def _origin(key: str) -> str:
+    for prefix, origin in _ORIGINS.items():
+        if key.startswith(prefix):
+            return origin
+    return ""
+
+
+_SINGLES = tuple(replace(p, origin=p.origin or _origin(p.key), mode=p.mode or _MODES.get(p.key, "")) for p in _BASE)
+
+# Runs collected for the second fit (2026-12), each with the address it was read from.
+_ADDED = (
+    # --- trained on: the only published pair of the same build with and without CUDA graphs
+    _pt(
+        "gpt-oss-120b-1-conselara-graphs",
+        "gpt-oss-120b",
+        decode_tps=59.0,
+        source="conselara.dev: gpt-oss-120b MXFP4 on vLLM 0.19.0 (NGC 26.04), one node, CUDA graphs: ~59 tok/s",
+        role="train",
+        mode="graphs",
+        url=CONSELARA,
+        origin="conselara-gptoss",
+    ),
+    _pt(
+        "gpt-oss-120b-1-conselara-eager",
+        "gpt-oss-120b",
+        decode_tps=26.0,
+        source="conselara.dev: the same with --enforce-eager: ~26 tok/s ('cuts throughput by ~55% on SM121')",
+        role="train",
+        mode="eager",
+        url=CONSELARA,
+        origin="conselara-gptoss",
+    ),
+    # --- held out
+    _pt(
+        "nemotron-super-1-vllm-blog",
+        "nemotron-3-super-120b-a12b",
+        decode_tps=23.2,
+        prefill_tps=1884.0,
+        prompt=7234,
+        source="vLLM blog 2026-06-01, vLLM on DGX Spark: Nemotron-3-Super-120B-A12B-NVFP4, one Spark, "
+        "cu130-nightly, decode 22.7-23.7 tok/s, prefill ~1,884 tok/s on a 7,234-token prompt",
+        role="holdout",
+        note="midpoint of 22.7-23.7; as summarised by AI-Daily-Builder (site-one-liart-13.vercel.app)",
+        url="https://vllm.ai/blog/2026-06-01-vllm-dgx-spark",
+        origin="vllm-blog-nemotron-super",
+    ),
+    _pt(
+        "nemotron-nano-1-vllm-forum",
+        "nemotron-3-nano-30b-a3b",
+        decode_tps=67.0,
+        source="ai-muninn.com, DGX Spark part 25: 'the public 67 tok/s forum baseline (eugr)' for Nemotron 3 "
+        "Nano 30B-A3B NVFP4 on vLLM, one Spark, single stream",
+        role="holdout",
+        note="the baseline quoted by a secondary source; the post's own 74.75 used patched kernels (not modelled)",
+        url="https://ai-muninn.com/en/blog/dgx-spark-nemotron-3-nano-w4a16-74-toks",
+        origin="ai-muninn-nemotron-nano",
+    ),
+    _pt(
+        "qwen3-coder-next-2-sglang-arena",
+        "qwen3-coder-next",
+        nodes=2,
+        topology="direct",
+        backend="nccl",
+        tp=2,
+        engine="sglang",
+        decode_tps=60.51,
+        source="Spark Arena leaderboard (as reported by sectorhq.co): Qwen3-Coder-Next on SGLang, FP8, two nodes",
+        role="holdout",
+        note="cabling not stated: a direct cable assumed; tensor parallel assumed",
+        url="https://www.sectorhq.co/news/nvidia-dgx-spark-boosts-openweight-llm-performance-setting-new-benchmarks",
+        origin="spark-arena-sglang",
+    ),
+    _pt(
+        "qwen3-8b-1-bf16",
+        "qwen3-8b",
+        decode_tps=13.1,
+        source="lyb.re, running LLMs on the DGX Spark with vLLM: 'Qwen3-8B was better at 13.1 tok/s' (bf16)",
+        role="holdout",
+        note="sizes not stated: 256 tokens assumed",
+        url="https://www.lyb.re/writing/2026-03-10-dgx-spark-vllm",
+        origin="lyb-re",
+    ),
+    _pt(
+        "qwen3-30b-a3b-1-fp8",
+        "qwen3-30b-a3b",
+        decode_tps=52.5,
+        source="lyb.re: Qwen3-30B-A3B FP8 on vLLM (a community Docker image) at 51-54 tok/s",
+        role="holdout",
+        note="midpoint of 51-54; sizes not stated: 256 tokens assumed",
+        url="https://www.lyb.re/writing/2026-03-10-dgx-spark-vllm",
+        origin="lyb-re",
+    ),
+    _pt(
+        "qwen3.6-a3b-1-fp8",
+        "qwen3.6-35b-a3b",
+        decode_tps=30.5,
+        quantization="fp8",
+        source="AI-Daily-Builder, Qwen3 MoE on DGX Spark: Qwen3.6-35B-A3B FP8 without MTP 'plateaus at 28-33 "
+        "tok/s single-user'",
+        role="holdout",
+        note="midpoint of 28-33; 512 in / 512 out assumed from the page's single-user scenario",
+        context=768,
+        url="https://site-one-liart-13.vercel.app/en/dgx/qwen3-moe-nvfp4-benchmarks-dgx-spark",
+        origin="builder-daily-qwen36",
+    ),
+    _pt(
+        "qwen3.6-a3b-1-fp8-c32",
+        "qwen3.6-35b-a3b",
+        concurrency=32,
+        decode_tps=155.6,
+        quantization="fp8",
+        source="AI-Daily-Builder: the same FP8 without MTP, 155.6 tok/s at concurrency 32 (1024 in / 512 out)",
+        role="holdout",
+        context=1280,
+        url="https://site-one-liart-13.vercel.app/en/dgx/qwen3-moe-nvfp4-benchmarks-dgx-spark",
+        origin="builder-daily-qwen36",
+    ),
+    _pt(
+        "gpt-oss-120b-2x1-kubis-c1",
+        "gpt-oss-120b",
+        nodes=2,
+        topology="direct",
+        concurrency=1,
+        decode_tps=57.7,
+        source="kubis.ai topology benchmark, gpt-oss-120b: two solo copies behind simple-shuffle, c1",
+        role="holdout",
+        replicas=2,
+        router="random",
+        mode="eager",
+        context=1088,
+        url=KUBIS,
+        origin="kubis-gptoss-copies",
+    ),
+)
+
+PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
+    _SINGLES + _ADDED + kubis_nemotron_series() + qwen397_forum_series() + al_engr_sglang_series() + llama_rpc_series()
 )

@@ -27,8 +27,10 @@ VARIANT_FIELDS = ("weights_gb", "hf_repo", "gguf_repo", "gguf_file", "notes")
 def seed_placement(model_class: Any, run_class: Any, variant_class: Any = None) -> None:
     """``variant_class`` is None for the migrations before variants existed."""
     by_slug = {}
+    # a historical model (an earlier migration's) lacks the later columns
+    columns = {f.name for f in model_class._meta.get_fields()}
     for spec in SEED_MODELS:
-        fields = {f: getattr(spec, f) for f in MODEL_FIELDS}
+        fields = {f: getattr(spec, f) for f in MODEL_FIELDS if f in columns}
         fields["estimated_fields"] = list(spec.estimated_fields)
         by_slug[spec.slug], _ = model_class.objects.get_or_create(slug=spec.slug, defaults={**fields, "origin": "seed"})
         if variant_class is not None:
@@ -88,6 +90,30 @@ def published_notes(p: Any) -> str:
         }[p.role]
     )
     return "; ".join(notes)
+
+
+LAYER_KIND_FIELDS = (
+    "linear_layers",
+    "linear_kind",
+    "state_bytes",
+    "sliding_window",
+    "mixer_layers",
+    "ffn_layers",
+    "shared_experts",
+)
+
+
+def refresh_layer_kinds(model_class: Any) -> None:
+    """Give the seed rows stored before layer kinds existed their layer kinds
+    (only rows still at the defaults: an admin's values stay)."""
+    by_slug = {spec.slug: spec for spec in SEED_MODELS}
+    for row in model_class.objects.filter(origin="seed", slug__in=list(by_slug)):
+        if row.linear_layers or row.sliding_window or row.mixer_layers or row.ffn_layers or row.shared_experts:
+            continue
+        spec = by_slug[row.slug]
+        for name in LAYER_KIND_FIELDS:
+            setattr(row, name, getattr(spec, name))
+        row.save(update_fields=list(LAYER_KIND_FIELDS))
 
 
 def refresh_published(run_class: Any) -> None:

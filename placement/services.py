@@ -39,15 +39,8 @@ class Conflict(PlacementError, errors.Conflict):
 
 def spec_from_fields(fields: dict[str, Any]) -> ModelSpec:
     values = {
-        **{
-            "experts": 0,
-            "experts_per_token": 0,
-            "weights_gb": None,
-            "kv_layers": None,
-            "kv_cache_dim": None,
-            "hf_repo": "",
-            "notes": "",
-        },
+        **{"experts": 0, "experts_per_token": 0, "weights_gb": None},
+        **{f.name: f.default for f in _SPEC if f.default is not MISSING},
         **fields,
     }
     return ModelSpec(
@@ -215,6 +208,19 @@ def saved_plan_create(*, actor: Actor, model: LlmModel, planning: Any, index: in
         decode_tps=p.decode_tps,
         aggregate_tps=p.aggregate_tps,
         prefill_tps=p.prefill_tps,
+        predicted_ranges={
+            **{
+                name: [round(r[0], 2), round(r[1], 2)]
+                for name, r in (
+                    ("decode", p.decode_tps_range),
+                    ("aggregate", p.aggregate_tps_range),
+                    ("prefill", p.prefill_tps_range),
+                )
+                if r is not None
+            },
+            "basis": p.range_basis,
+        },
+        collective_backend=p.collective_backend,
         prediction_source=p.prediction_source,
         created_by=actor.user if getattr(actor.user, "is_authenticated", False) else None,
     )

@@ -51,6 +51,8 @@ def _defaults(form: PlanForm) -> dict[str, Any]:
         "goal": "latency",
         "engine": "vllm",
         "variant": "",
+        "mode": "graphs",
+        "collective_backend": "auto",
     }
 
 
@@ -115,6 +117,8 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = (), so
             goal=values["goal"],
             engine=values["engine"],
             model=spec,
+            mode=values.get("mode") or "graphs",
+            backend=values.get("collective_backend") or "auto",
         )
         planned = selectors.groupspec_for(selectors.live_group_or_error(values["group"]))
         calibration = lab_calibration()
@@ -212,7 +216,17 @@ def _elsewhere(spec: ModelSpec, inputs: planning.PlanInput, here: Any) -> list[d
     return sorted(found, key=lambda f: len(f["plan"].nodes))
 
 
-PLAN_KEYS = ("model", "group", "context_tokens", "concurrency", "goal", "engine", "variant")
+PLAN_KEYS = (
+    "model",
+    "group",
+    "context_tokens",
+    "concurrency",
+    "goal",
+    "engine",
+    "variant",
+    "mode",
+    "collective_backend",
+)
 
 
 def _variant_choices(form: PlanForm, slug: Any) -> None:
@@ -248,6 +262,9 @@ def plan_page(request: HttpRequest) -> HttpResponse:
             "decode_worst": report.worst("holdout", "decode"),
             "prefill_median": report.median("holdout", "prefill"),
             "aggregate_median": report.median("holdout", "aggregate"),
+            "aggregate_worst": report.worst("holdout", "aggregate"),
+            "inside": report.inside_share("holdout"),
+            "half_width": report.median_half_width("holdout"),
         },
     )
     return render(request, "placement/plans.html", context)

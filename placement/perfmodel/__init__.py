@@ -11,36 +11,61 @@ Owns the numbers the planner shows as "predicted". Split by concept:
   the two in step);
 - ``calibration``: ``calibrate()``, the re-fit of an engine's constants, within
   documented bounds, on the lab's own runs;
-- ``report``: the errors on the training and held-out points, and the tables of
-  PERFORMANCE_MODEL.md (``python -m placement.perfmodel``).
+- ``ranges``: the range around a predicted figure, from the model's errors on
+  comparable runs it was not fitted on (leave one experiment out);
+- ``fitted``: the fitted constants and residuals (generated);
+- ``report``: the errors on the training and held-out points, the accuracy
+  goals, and the tables of PERFORMANCE_MODEL.md (``python -m placement.perfmodel``).
 
 Plain data in and out; no Django. See PERFORMANCE_MODEL.md.
 """
 
 from .calibration import Calibration, LabRun, calibrate
 from .constants import (
+    BORROWED,
     CALIBRATION_BOUNDS,
-    CONSTANTS_BY_READING,
     DEFAULT_READING,
     ENGINES,
+    MODES,
     PATHS,
     PREFILL_CHUNK,
     PUBLISHED_DECODE_CONTEXT,
     READINGS,
     EngineConstants,
     PerfConstants,
-    default_constants,
 )
+from .fitted import CONSTANTS_BY_READING, default_constants
 from .fitting import fit
-from .points import PUBLISHED_POINTS, PointError, aggregate_prediction, point_layout, point_model, points_for
-from .prediction import Layout, Prediction, predict, predict_prefill_tps, prediction_source, split_streams
+from .points import (
+    PUBLISHED_POINTS,
+    FigureClass,
+    PointError,
+    aggregate_prediction,
+    parallel_class,
+    point_layout,
+    point_model,
+    points_for,
+)
+from .prediction import (
+    Layout,
+    Prediction,
+    copies_aggregate_tps,
+    expert_slots,
+    predict,
+    predict_prefill_tps,
+    prediction_source,
+    split_streams,
+)
+from .ranges import PredictedRange, predicted_range
 from .report import FitReport, fit_report
 
 __all__ = [
+    "BORROWED",
     "CALIBRATION_BOUNDS",
     "CONSTANTS_BY_READING",
     "DEFAULT_READING",
     "ENGINES",
+    "MODES",
     "PATHS",
     "PREFILL_CHUNK",
     "PUBLISHED_DECODE_CONTEXT",
@@ -48,22 +73,28 @@ __all__ = [
     "READINGS",
     "Calibration",
     "EngineConstants",
+    "FigureClass",
     "FitReport",
     "LabRun",
     "Layout",
     "PerfConstants",
     "PointError",
+    "PredictedRange",
     "Prediction",
     "aggregate_prediction",
     "calibrate",
+    "copies_aggregate_tps",
     "default_constants",
+    "expert_slots",
     "fit",
     "fit_report",
+    "parallel_class",
     "point_layout",
     "point_model",
     "points_for",
     "predict",
     "predict_prefill_tps",
+    "predicted_range",
     "prediction_source",
     "split_streams",
 ]

@@ -1,5 +1,7 @@
 """Calibration by the lab's own runs: each engine's constants re-fitted,
-within documented bounds, on the runs measured with it (see PERFORMANCE_MODEL.md)."""
+within documented bounds, on the runs measured with it, and each collective
+backend's latency on the multi-node runs that used it (the benchmark record
+keeps the backend a run really used). See PERFORMANCE_MODEL.md."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ from dataclasses import dataclass, field, replace
 
 from placement.model_catalogue import ModelSpec
 
-from .constants import CALIBRATION_BOUNDS, ENGINES, EngineConstants, PerfConstants, default_constants
+from .constants import CALIBRATION_BOUNDS, ENGINES, EngineConstants, PerfConstants
+from .fitted import default_constants
 from .points import PointError
 from .prediction import Layout, _step_ms, predict, predict_prefill_tps
 
@@ -74,9 +77,7 @@ def _refit_decode(runs: list[LabRun], c: PerfConstants, engine: str) -> EngineCo
             continue
 
         def t(eff: float, layer_us: float, r: LabRun = r) -> float:
-            trial = replace(
-                c, engines={**c.engines, engine: replace(e, mem_efficiency=eff, layer_overhead_us=layer_us)}
-            )
+            trial = replace(c, engines={**c.engines, engine: replace(e, mem_efficiency=eff, sublayer_us=layer_us)})
             return _step_ms(r.model, r.layout, trial, 1.0, r.context)[0]
 
         k0 = t(1e9, 0.0)  # nothing but communication, hops and the fixed step cost
@@ -99,14 +100,15 @@ def _refit_decode(runs: list[LabRun], c: PerfConstants, engine: str) -> EngineCo
         return sum((a * inv + b * layer + k - 1.0) ** 2 for a, b, k in rows)
 
     low, high = CALIBRATION_BOUNDS["mem_efficiency"]
-    layer = e.layer_overhead_us
+    layer = e.sublayer_us
     if len(rows) >= 3 and len(models) >= 2:
         # the layer cost too: a bounded 1-D search, each step solved for 1/eff exactly
-        candidates = [CALIBRATION_BOUNDS["layer_overhead_us"][0] + 2.5 * i for i in range(141)]
+        low_us, high_us = CALIBRATION_BOUNDS["sublayer_us"]
+        candidates = [low_us + 2.5 * i for i in range(int((high_us - low_us) / 2.5) + 1)]
         layer = min(candidates, key=lambda lo: cost(min(max(best_inv_eff(lo), 1 / high), 1 / low), lo))
-        layer = _clamp("layer_overhead_us", layer)
+        layer = _clamp("sublayer_us", layer)
     eff = _clamp("mem_efficiency", 1.0 / max(best_inv_eff(layer), 1e-12))
-    return replace(e, mem_efficiency=eff, layer_overhead_us=layer)
+    return replace(e, mem_efficiency=eff, sublayer_us=layer)
 
 
 def _refit_prefill(runs: list[LabRun], c: PerfConstants, engine: str, e: EngineConstants) -> EngineConstants:
@@ -127,7 +129,7 @@ def _refit_prefill(runs: list[LabRun], c: PerfConstants, engine: str, e: EngineC
                     e,
                     prefill_tflops=e.prefill_tflops * scale,
                     prefill_expert_tflops=e.prefill_expert_tflops * scale,
-                    prefill_layer_us=e.prefill_layer_us / scale,
+                    prefill_sublayer_us=e.prefill_sublayer_us / scale,
                 ),
             },
         )
@@ -141,26 +143,30 @@ def _refit_prefill(runs: list[LabRun], c: PerfConstants, engine: str, e: EngineC
         e,
         prefill_tflops=e.prefill_tflops * scale,
         prefill_expert_tflops=e.prefill_expert_tflops * scale,
-        prefill_layer_us=e.prefill_layer_us / scale,
+        prefill_sublayer_us=e.prefill_sublayer_us / scale,
     )
 
 
-# Runs at several streams needed before the cost per extra stream is re-fitted.
+# Runs at several streams needed before an engine's cost per extra stream is re-fitted.
 MIN_AGGREGATE_RUNS = 2
 
 
-def _refit_streams(runs: list[LabRun], c: PerfConstants) -> float:
-    """The cost per extra stream that best predicts the lab's runs at several
-    streams (least squares of the log ratio on a 0.05 ms grid within
-    CALIBRATION_BOUNDS), after the engines' own constants are re-fitted; the
-    published value without MIN_AGGREGATE_RUNS such runs."""
+def _grid(low: float, high: float, step: float) -> list[float]:
+    return [round(low + step * i, 4) for i in range(int(round((high - low) / step)) + 1)]
+
+
+def _refit_streams(runs: list[LabRun], c: PerfConstants, engine: str) -> float:
+    """The engine's cost per extra stream that best predicts its runs at
+    several streams (least squares of the log ratio on a 0.05 ms grid within
+    CALIBRATION_BOUNDS), after its own constants are re-fitted; the published
+    value without MIN_AGGREGATE_RUNS such runs."""
+    e = c.engine(engine)
     measured = [(r, r.aggregate_tps) for r in runs if r.aggregate_tps and r.concurrency > 1]
     if len(measured) < MIN_AGGREGATE_RUNS:
-        return c.stream_overhead_ms
-    low, high = CALIBRATION_BOUNDS["stream_overhead_ms"]
+        return e.stream_overhead_ms
 
     def cost(stream_ms: float) -> float:
-        trial = replace(c, stream_overhead_ms=stream_ms)
+        trial = replace(c, engines={**c.engines, engine: replace(e, stream_overhead_ms=stream_ms)})
         return math.fsum(
             math.log(
                 predict(
@@ -172,17 +178,42 @@ def _refit_streams(runs: list[LabRun], c: PerfConstants) -> float:
             for r, tps in measured
         )
 
-    grid = [round(low + 0.05 * i, 2) for i in range(int(round((high - low) / 0.05)) + 1)]
-    return _clamp("stream_overhead_ms", min(grid, key=cost))
+    return _clamp("stream_overhead_ms", min(_grid(*CALIBRATION_BOUNDS["stream_overhead_ms"], 0.05), key=cost))
+
+
+def _refit_collectives(runs: list[LabRun], c: PerfConstants) -> dict[str, float]:
+    """Per exchange path and backend (direct, ring, switch with NCCL, switch
+    with RoCEnante), a factor on its all-reduce latency that best predicts the
+    lab's one-stream runs over it (a 0.05 grid within CALIBRATION_BOUNDS):
+    each backend is calibrated on the runs that really used it."""
+    scales = dict(c.collective_scale)
+    paths = sorted({r.layout.path for r in runs if r.decode_tps and r.layout.tp > 1 and r.layout.path != "none"})
+    for path in paths:
+        mine = [r for r in runs if r.decode_tps and r.layout.tp > 1 and r.layout.path == path]
+
+        def cost(scale: float, path: str = path, mine: list[LabRun] = mine) -> float:
+            trial = replace(c, collective_scale={**scales, path: scale})
+            return math.fsum(
+                math.log(
+                    predict(r.model, r.layout, context_tokens=r.context, constants=trial).decode_tps
+                    / (r.decode_tps or 1)
+                )
+                ** 2
+                for r in mine
+            )
+
+        scales[path] = _clamp("collective_scale", min(_grid(*CALIBRATION_BOUNDS["collective_scale"], 0.05), key=cost))
+    return {p: v for p, v in scales.items() if not math.isclose(v, 1.0)}
 
 
 def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibration:
     """Re-fit each engine's constants on the lab's own runs of that engine
-    (bandwidth efficiency, cost per layer, prefill speed), within the
-    documented bounds; engines without runs keep the published fit. Runs at
-    several streams re-fit the cost per extra stream (shared by the engines).
-    The communication constants and the routing exponent stay: a lab's few
-    runs cannot separate them."""
+    (bandwidth efficiency, cost per sublayer, prefill speed: on its one-node
+    runs), within the documented bounds; engines without such runs keep the
+    published fit. Runs at several streams re-fit the engine's
+    cost per extra stream; multi-node runs re-fit the latency of the exchange
+    path and collective backend they used. The routing exponent and the cost
+    per expert slot stay: a lab's few runs cannot separate them."""
     c = base or default_constants()
     engines = dict(c.engines)
     counts: dict[str, int] = {}
@@ -193,17 +224,23 @@ def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibrat
             continue
         counts[engine] = len(mine)
         old = c.engine(engine)
-        new = _refit_decode(mine, c, engine)
+        # an engine's own constants from its one-node runs: on several nodes
+        # its time mixes with the collective backend's, re-fitted below
+        single = [r for r in mine if r.layout.nodes == 1]
+        new = _refit_decode(single, c, engine) if single else old
         trial = replace(c, engines={**engines, engine: new})
-        new = _refit_prefill(mine, trial, engine, new)
+        new = _refit_prefill(single, trial, engine, new) if single else new
+        trial = replace(c, engines={**engines, engine: new})
+        new = replace(new, stream_overhead_ms=_refit_streams(mine, trial, engine))
         engines[engine] = new
-        for name in ("mem_efficiency", "layer_overhead_us", "prefill_tflops"):
+        for name in ("mem_efficiency", "sublayer_us", "prefill_tflops", "stream_overhead_ms"):
             if not math.isclose(getattr(old, name), getattr(new, name), rel_tol=1e-9):
                 changes.append((engine, name, getattr(old, name), getattr(new, name)))
     label = ", ".join(f"{e}: {n} run{'s' if n != 1 else ''}" for e, n in counts.items())
     calibrated = replace(c, engines=engines, calibrated=label) if counts else c
-    stream_ms = _refit_streams(runs, calibrated)
-    if not math.isclose(stream_ms, c.stream_overhead_ms, rel_tol=1e-9):
-        changes.append(("every engine", "stream_overhead_ms", c.stream_overhead_ms, stream_ms))
-        calibrated = replace(calibrated, stream_overhead_ms=stream_ms)
+    scales = _refit_collectives(runs, calibrated)
+    for path, scale in sorted(scales.items()):
+        changes.append((path, "collective_scale", c.collective_scale.get(path, 1.0), scale))
+    if scales:
+        calibrated = replace(calibrated, collective_scale=scales)
     return Calibration(calibrated, _lab_errors(runs, c), _lab_errors(runs, calibrated), tuple(changes), counts)

@@ -1,10 +1,11 @@
 """The performance model's constants: published hardware facts, estimated
-engine figures, and the constants fitted on published runs.
+engine figures, the shape of the fitted constants, and the fitted values.
 
-``CONSTANTS_BY_READING`` holds the fitted values as literals; ``fitting.fit()``
-recomputes them and a test keeps the two in step. NVIDIA's table disagrees
-with itself on its first row (2 nodes direct, or one node): both readings are
-fitted and kept; ``DEFAULT_READING`` says which one the product uses.
+The fitted values live in ``fitted.py`` (generated: ``python -m
+placement.perfmodel --write``; a test keeps them in step with a refit).
+NVIDIA's table disagrees with itself on its first row (2 nodes direct, or one
+node): both readings are fitted and kept; ``DEFAULT_READING`` says which one
+the product uses.
 """
 
 from __future__ import annotations
@@ -24,10 +25,6 @@ NODE_MEMORY_BW_GBPS = 273.0
 # rate; llama.cpp's GGUF kernels multiply in int8 (the FP8 rate).
 COMPUTE_RATE_BY_CLASS: dict[str, float] = {"fp4": 1.0, "fp8": 0.5, "gguf": 0.5, "bf16": 0.25, "int4": 0.25}
 COMPUTE_RATE: dict[str, float] = {name: COMPUTE_RATE_BY_CLASS[f.compute] for name, f in QUANT_FORMATS.items()}
-# Estimated, not fitted (one training point uses pipeline parallelism): time
-# to hand one token's activations to the next pipeline stage. vLLM/SGLang send
-# them with NCCL point-to-point plus scheduling; llama.cpp RPC goes over TCP.
-PP_HOP_MS: dict[str, float] = {"vllm": 0.5, "sglang": 0.5, "llama.cpp": 2.0}
 # Activations travel between nodes in bf16.
 ACTIVATION_BYTES = 2
 # Assumed workload behind the published points without stated sizes: the
@@ -38,48 +35,83 @@ PUBLISHED_DECODE_CONTEXT = 256
 PUBLISHED_PREFILL_PROMPT = 2048
 
 ENGINES = ("vllm", "sglang", "llama.cpp")
-# SGLang has no published Spark figure the fit could use: it shares vLLM's
-# constants until the lab's own SGLang runs calibrate it (``calibrate``).
+# Engines whose per-step costs and bandwidth the fit sets from their own runs.
+# SGLang's published Spark runs are multi-node ones only: the fit sets what
+# tensor parallelism costs it (its extra all-reduce latency) and its cost per
+# extra stream from them, and it borrows the rest from vLLM (``BORROWED``).
 FITTED_ENGINES = ("vllm", "llama.cpp")
 ENGINE_FIT_SOURCE = {"vllm": "vllm", "sglang": "vllm", "llama.cpp": "llama.cpp"}
-# Estimated lower bound of an engine's cost per layer per decode step: a
-# decoder layer runs at least ~12 kernels (norms, QKV, rope, attention, output
-# projection, MLP or routing and experts, residuals), each costing at least
-# ~4 µs on a GB10 even inside a CUDA graph. Without it the fit, driven by the
-# dense table, puts the fixed cost near 0 and lets small fast models scale with
-# tensor parallelism as if it split. PERFORMANCE_MODEL.md shows the held-out
-# errors for other values of this bound.
-MIN_LAYER_OVERHEAD_US = 50.0
-# Exchange paths. "none" is a single node.
+# What an engine takes from vLLM because no published run of it isolates the
+# constant (shown as "borrowed from vLLM" beside its predictions).
+BORROWED: dict[str, tuple[str, ...]] = {
+    "vllm": (),
+    "sglang": ("bandwidth efficiency", "cost per sublayer", "eager mode", "pipeline hop"),
+    "llama.cpp": ("cost per extra stream",),
+}
+# Estimated lower bound of an engine's cost per sublayer (a token mixer or an
+# FFN) per decode step: a transformer layer (two sublayers) runs at least ~12
+# kernels (norms, QKV, rope, attention, output projection, MLP or routing and
+# experts, residuals), each at least ~4 µs on a GB10 even inside a CUDA graph.
+# Without it the fit, driven by the dense table, puts the fixed cost near 0 and
+# lets small fast models scale with tensor parallelism as if it split.
+MIN_SUBLAYER_US = 25.0
+# Exchange paths. "none" is a single node. A switched group's collective
+# backend is NCCL over RoCE unless the engine's image ships RoCEnante and the
+# plan asks for it (``COLLECTIVE_BACKENDS``).
 PATHS = ("none", "direct", "ring", "switched-nccl", "switched-rocenante")
 READINGS = ("one-node", "direct")
+# The "one node" reading is the default: it agrees with the independent
+# single-node points and with the published 1.84x two-node ratio; see the
+# error tables in PERFORMANCE_MODEL.md.
+DEFAULT_READING = "one-node"
+# The CUDA-graph mode a run used: "graphs" (the engines' default) or "eager"
+# (vLLM's --enforce-eager: every kernel launched from the CPU).
+MODES = ("graphs", "eager")
+# Kinds of token mixer that keep a fixed state instead of a KV cache.
+LINEAR_KINDS = ("gated-deltanet", "mamba2")
 
 
 @dataclass(frozen=True)
 class EngineConstants:
-    """What one engine reaches on a Spark (fitted per engine)."""
+    """What one engine reaches on a Spark."""
 
-    # decode: share of 273 GB/s reached, fixed cost per step, cost per layer
-    # per step (kernel launches, routing, norms: every node of a tensor-
-    # parallel group pays it for every layer, so it does not shrink with tp)
+    # decode: share of 273 GB/s reached, fixed cost per step, cost per
+    # sublayer per step (kernel launches, routing, norms: every node of a
+    # tensor-parallel group pays it for every sublayer, so it does not shrink
+    # with tp)
     mem_efficiency: float
     token_overhead_ms: float
-    layer_overhead_us: float
+    sublayer_us: float
     # prefill: effective FP4 TFLOPS of dense (attention, shared) work and of
     # routed-expert work (small grouped GEMMs reach less)
     prefill_tflops: float
     prefill_expert_tflops: float
-    # and a cost per prompt token per layer (routing, norms, state updates)
-    prefill_layer_us: float = 0.0
+    # and a cost per prompt token per sublayer (routing, norms, state updates)
+    prefill_sublayer_us: float = 0.0
+    # what tensor parallelism costs this engine beyond the path's latency:
+    # added to every all-reduce (an engine whose collectives go through a
+    # slower path, e.g. its own communicator or TCP, pays it)
+    allreduce_extra_us: float = 0.0
+    # --enforce-eager: extra CPU launch cost per sublayer per step
+    eager_sublayer_us: float = 0.0
+    # what each stream beyond the first adds to a decode step of one instance
+    # (ms): scheduling, sampling and bookkeeping on the head node's CPU, so
+    # tensor parallelism does not split it and independent copies each pay it
+    # for their own streams only. It makes one instance stop gaining past some
+    # concurrency.
+    stream_overhead_ms: float = 0.0
+    # handing one token's activations to the next pipeline stage (ms)
+    pp_hop_ms: float = 0.5
 
 
 # Documented bounds of a calibration by the lab's runs (see PERFORMANCE_MODEL.md):
 # physically possible values, wide enough for any engine build seen on a Spark.
 CALIBRATION_BOUNDS: dict[str, tuple[float, float]] = {
     "mem_efficiency": (0.35, 0.95),
-    "layer_overhead_us": (50.0, 400.0),  # the lower bound is MIN_LAYER_OVERHEAD_US
+    "sublayer_us": (MIN_SUBLAYER_US, 200.0),
     "prefill_scale": (0.25, 4.0),
     "stream_overhead_ms": (0.0, 5.0),
+    "collective_scale": (0.5, 4.0),
 }
 
 
@@ -109,8 +141,9 @@ class PerfConstants:
 
     reading: str
     engines: dict[str, EngineConstants] = field(hash=False)
-    # decode: latency of one small all-reduce = base(path) + step * steps(path, n);
-    # a direct cable is a two-node ring to NCCL and shares the ring's base
+    # decode: latency of one small all-reduce = base(path) + step * steps(path, n)
+    # (+ the engine's extra); a direct cable is a two-node ring to NCCL and
+    # shares the ring's base
     ring_base_us: float
     switched_nccl_base_us: float
     rocenante_base_us: float
@@ -119,21 +152,26 @@ class PerfConstants:
     link_efficiency: float
     # bandwidth efficiency of a format class relative to "default"
     class_efficiency: dict[str, float] = field(hash=False, default_factory=dict)
+    # extra cost per linear mixer per decode step, by kind (µs): DeltaNet's and
+    # Mamba's recurrent kernels, which run beside the weight reads
+    linear_us: dict[str, float] = field(hash=False, default_factory=dict)
     # how the experts a decode batch touches grow with the batch: a batch of b
     # streams touches as many experts as b**routing_exponent independent,
     # uniformly routed tokens would (1: uniform routing; below 1: real routers
     # send a batch's tokens to overlapping, popular experts). Fitted on the
     # published aggregate (concurrency > 1) points.
     routing_exponent: float = 1.0
-    # what each stream beyond the first adds to a decode step of one instance
-    # (ms): the engine's scheduling, sampling and bookkeeping, done once per
-    # instance on its head node's CPU, so tensor parallelism does not split it
-    # and independent copies each pay it for their own streams only. It is
-    # what makes one instance stop gaining past some concurrency. Fitted with
-    # the routing exponent on the published aggregate points.
-    stream_overhead_ms: float = 0.0
+    # what each stream beyond the first adds per routed-expert slot of a token
+    # (experts per token x MoE sublayers), on top of the engine's cost per
+    # extra stream (µs): a decode batch's grouped expert GEMMs run a mostly
+    # empty tile per (token, expert) pair, and routing, permuting and combining
+    # go by slot, so a MoE with many experts per token gains less from batching
+    expert_slot_us: float = 0.0
     # empty: the published fit; else which engines the lab's runs re-fitted
     calibrated: str = ""
+    # the lab's runs re-fit the collective latency of each backend they used
+    # separately: a factor on a path's all-reduce latency (1: the published fit)
+    collective_scale: dict[str, float] = field(hash=False, default_factory=dict)
 
     def engine(self, name: str) -> EngineConstants:
         return self.engines[name] if name in self.engines else self.engines[ENGINE_FIT_SOURCE[name]]
@@ -153,90 +191,16 @@ class PerfConstants:
         }[path]
 
 
-# Fitted by fit(reading) on the training points (see test_perfmodel's refit
-# check). Do not edit by hand: run `python -m placement.perfmodel`.
-CONSTANTS_BY_READING: dict[str, PerfConstants] = {
-    "one-node": PerfConstants(
-        reading="one-node",
-        engines={
-            "vllm": EngineConstants(
-                mem_efficiency=0.7244855596800387,
-                token_overhead_ms=0.0,
-                layer_overhead_us=50.0,
-                prefill_tflops=291.1153538683956,
-                prefill_expert_tflops=291.1153538683956,
-                prefill_layer_us=2.3774592726971777,
-            ),
-            "llama.cpp": EngineConstants(
-                mem_efficiency=0.7244855596800387,
-                token_overhead_ms=0.0,
-                layer_overhead_us=82.62764363722559,
-                prefill_tflops=71.25230682058755,
-                prefill_expert_tflops=55.67296739445336,
-                prefill_layer_us=0.0,
-            ),
-            "sglang": EngineConstants(
-                mem_efficiency=0.7244855596800387,
-                token_overhead_ms=0.0,
-                layer_overhead_us=50.0,
-                prefill_tflops=291.1153538683956,
-                prefill_expert_tflops=291.1153538683956,
-                prefill_layer_us=2.3774592726971777,
-            ),
-        },
-        ring_base_us=34.29018729071685,
-        switched_nccl_base_us=56.47435137238458,
-        rocenante_base_us=20.63089577232443,
-        allreduce_step_us=4.162723826278553,
-        link_efficiency=0.5816546630290402,
-        class_efficiency={"default": 1.0, "int4": 0.9329405911877416, "gguf": 1.2873440471553035},
-        routing_exponent=0.62,
-        stream_overhead_ms=0.9,
-    ),
-    "direct": PerfConstants(
-        reading="direct",
-        engines={
-            "vllm": EngineConstants(
-                mem_efficiency=0.6328018831572135,
-                token_overhead_ms=0.0,
-                layer_overhead_us=50.0,
-                prefill_tflops=207.2092735104524,
-                prefill_expert_tflops=207.2092735104524,
-                prefill_layer_us=2.249768210374905,
-            ),
-            "llama.cpp": EngineConstants(
-                mem_efficiency=0.6328018831572135,
-                token_overhead_ms=0.0,
-                layer_overhead_us=50.0,
-                prefill_tflops=71.25230682058753,
-                prefill_expert_tflops=57.03864790161766,
-                prefill_layer_us=0.0,
-            ),
-            "sglang": EngineConstants(
-                mem_efficiency=0.6328018831572135,
-                token_overhead_ms=0.0,
-                layer_overhead_us=50.0,
-                prefill_tflops=207.2092735104524,
-                prefill_expert_tflops=207.2092735104524,
-                prefill_layer_us=2.249768210374905,
-            ),
-        },
-        ring_base_us=64.87653570443705,
-        switched_nccl_base_us=89.71347434499998,
-        rocenante_base_us=24.914856741226494,
-        allreduce_step_us=1.0167700197373575,
-        link_efficiency=0.6132448021585479,
-        class_efficiency={"default": 1.0, "int4": 1.0681099477495641, "gguf": 1.4327218033923854},
-        routing_exponent=0.5,
-        stream_overhead_ms=1.3,
-    ),
-}
+@dataclass(frozen=True)
+class Residual:
+    """published / predicted for one training figure, its origin left out of
+    the fit (``ranges.loso_residuals``)."""
 
-# The "one node" reading is the default: it agrees with the independent
-# single-node points and with the published 1.84x two-node ratio; see the
-# error tables in PERFORMANCE_MODEL.md.
-DEFAULT_READING = "one-node"
-
-
-def default_constants() -> PerfConstants:
-    return CONSTANTS_BY_READING[DEFAULT_READING]
+    key: str
+    origin: str
+    metric: str
+    engine: str
+    parallel: str
+    family: str
+    ratio: float
+    mode: str = "graphs"

@@ -1,16 +1,18 @@
 """The fit of the constants on the published training points.
 
 Decode and prefill are each linear in their unknowns once written as times:
-one non-negative least-squares solve on relative error each (every subset of
-free unknowns solved exactly: deterministic, pure Python). The batching
-constants are searched on grids after them. ``fit(reading)`` recomputes what
-``constants.CONSTANTS_BY_READING`` stores.
+one non-negative least-squares solve on relative error each (Lawson and
+Hanson's active-set method: deterministic, pure Python). The batching
+constants (routing exponent, each engine's cost per extra stream) are
+searched on grids after them, coarse then fine. ``fit(reading)`` recomputes
+what ``fitted.CONSTANTS_BY_READING`` stores; ``fit(reading, exclude=...)``
+leaves experiments out (the ranges' leave-one-origin-out refits).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
+from collections.abc import Iterable
 from dataclasses import replace
 
 from placement.model_catalogue import ModelSpec
@@ -20,24 +22,39 @@ from .constants import (
     DEFAULT_READING,
     EFFICIENCY_CLASSES,
     ENGINE_FIT_SOURCE,
-    ENGINES,
     FITTED_ENGINES,
-    MIN_LAYER_OVERHEAD_US,
+    LINEAR_KINDS,
+    MIN_SUBLAYER_US,
     NODE_MEMORY_BW_GBPS,
-    PP_HOP_MS,
     EngineConstants,
     PerfConstants,
     efficiency_class,
 )
-from .points import aggregate_prediction, point_layout, point_model, points_for
+from .points import point_layout, point_model, points_for
 from .prediction import (
     Layout,
     _allreduce_bytes,
+    _alltoall_bytes,
+    _binomial,
     _prefill_terms,
+    _step_ms,
     allreduce_steps,
+    allreduces_per_step,
+    cache_read_gb,
+    expert_slots,
     link_bytes_per_s,
+    split_streams,
     weights_read_gb,
 )
+
+# Estimated, not fitted: handing one token's activations to the next
+# pipeline stage. vLLM/SGLang send them with NCCL point-to-point plus
+# scheduling (one published PP run, whose int4 efficiency it would share); a
+# llama.cpp hop is fitted on its RPC runs when there are some.
+PP_HOP_ESTIMATE_MS: dict[str, float] = {"vllm": 0.5, "llama.cpp": 2.0}
+
+
+# --- non-negative least squares -----------------------------------------------
 
 
 def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float] | None:
@@ -57,175 +74,329 @@ def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float] | None:
     return [a[i][n] / a[i][i] for i in range(n)]
 
 
-def _nnls(rows: list[list[float]], ys: list[float]) -> list[float]:
-    """Non-negative least squares of sum(((row . x) - y) / y)^2, relative error.
+def _least_squares(rows: list[list[float]], ys: list[float], cols: list[int]) -> list[float] | None:
+    ata = [[sum(r[i] * r[j] for r in rows) for j in cols] for i in cols]
+    atb = [sum(r[i] * y for r, y in zip(rows, ys, strict=True)) for i in cols]
+    return _solve(ata, atb)
 
-    Small problems only: every subset of free unknowns is solved exactly and
-    the best feasible (all >= 0) solution kept, so the result is deterministic.
-    """
+
+def nnls(rows: list[list[float]], ys: list[float]) -> list[float]:
+    """min ||A x - y|| subject to x >= 0 (Lawson and Hanson's active-set
+    algorithm). Columns no row uses stay at 0."""
     n = len(rows[0])
-    weighted = [([v / y for v in row], 1.0) for row, y in zip(rows, ys, strict=True)]
-    used = [i for i in range(n) if any(abs(r[i]) > 0 for r, _ in weighted)]
-    best: tuple[float, list[float]] | None = None
-    for size in range(len(used), 0, -1):
-        for free in itertools.combinations(used, size):
-            ata = [[sum(r[i] * r[j] for r, _ in weighted) for j in free] for i in free]
-            atb = [sum(r[i] * t for r, t in weighted) for i in free]
-            sol = _solve(ata, atb)
-            if sol is None or any(v < 0 for v in sol):
-                continue
-            x = [0.0] * n
-            for i, v in zip(free, sol, strict=True):
-                x[i] = v
-            cost = sum((sum(a * b for a, b in zip(r, x, strict=True)) - t) ** 2 for r, t in weighted)
-            if best is None or cost < best[0] - 1e-15:
-                best = (cost, x)
-    if best is None:
-        raise ValueError("no non-negative solution")
-    return best[1]
+    x = [0.0] * n
+    passive: list[int] = []
+
+    def gradient() -> list[float]:
+        residual = [y - sum(a * b for a, b in zip(r, x, strict=True)) for r, y in zip(rows, ys, strict=True)]
+        return [sum(r[j] * e for r, e in zip(rows, residual, strict=True)) for j in range(n)]
+
+    scale = max(1.0, max(abs(v) for r in rows for v in r) * max(abs(y) for y in ys))
+    tol = 1e-12 * scale * len(rows)
+    for _ in range(10 * n):
+        w = gradient()
+        candidates = [j for j in range(n) if j not in passive and w[j] > tol]
+        if not candidates:
+            break
+        passive.append(max(candidates, key=lambda j: (w[j], -j)))
+        passive.sort()
+        for _ in range(10 * n):
+            sol = _least_squares(rows, ys, passive)
+            if sol is None:  # a dependent column: drop the newest
+                passive = passive[:-1]
+                break
+            s = [0.0] * n
+            for j, v in zip(passive, sol, strict=True):
+                s[j] = v
+            if all(s[j] > 0 for j in passive):
+                x = s
+                break
+            alpha = min(x[j] / (x[j] - s[j]) for j in passive if s[j] <= 0)
+            x = [xi + alpha * (si - xi) for xi, si in zip(x, s, strict=True)]
+            passive = [j for j in passive if x[j] > 1e-15]
+            x = [v if j in passive else 0.0 for j, v in enumerate(x)]
+    return x
 
 
-# A direct cable is a two-node ring to NCCL (same ring algorithm, same kind of
-# link): it shares the ring's base rather than getting its own, which only one
-# derived ratio could set.
-_PATH_INDEX = {"direct": 0, "ring": 0, "switched-nccl": 1, "switched-rocenante": 2}
-_K = len(FITTED_ENGINES)
-_N_CLASSES = len(EFFICIENCY_CLASSES)
+def _weighted(rows: list[list[float]], ys: list[float]) -> tuple[list[list[float]], list[float]]:
+    """Rows divided by their observed value: least squares on relative error."""
+    return [[v / y for v in row] for row, y in zip(rows, ys, strict=True)], [1.0] * len(ys)
 
 
-def _decode_row(
-    model: ModelSpec, layout: Layout, context: int, c: PerfConstants, min_layer_us: float = MIN_LAYER_OVERHEAD_US
-) -> tuple[list[float], float]:
-    """Decode time of one stream as features linear in the unknowns, and the
-    known time (ms) to subtract. Unknowns, in order: per fitted engine (token
-    overhead ms, layer overhead ms), per efficiency class 1/efficiency (ms per
-    GB at 273 GB/s), the four path bases (ms) and the step (ms)."""
-    row = [0.0] * (2 * _K + _N_CLASSES + 4)
-    e = FITTED_ENGINES.index(ENGINE_FIT_SOURCE[layout.engine])
-    # The fixed cost of a step is written per layer: launches, routing and norms
-    # come per layer on every node, so tensor parallelism does not shrink them
-    # (a per-step constant would be indistinguishable on single-node points and
-    # would let small fast models scale as if that cost split). Its column stays 0.
-    row[2 * e + 1] = model.layers
-    gb = (
-        weights_read_gb(model, 1.0) + context * model.kv_bytes_per_token() / 1e9 / model.kv_shards(layout.tp)
-    ) / layout.tp
-    row[2 * _K + EFFICIENCY_CLASSES.index(efficiency_class(model.quantization))] = gb / NODE_MEMORY_BW_GBPS * 1e3
-    known_ms = (layout.pp - 1) * PP_HOP_MS[layout.engine] + model.layers * min_layer_us / 1e3
-    if layout.tp > 1:
-        collectives = 2 * model.layers
-        base = 2 * _K + _N_CLASSES
-        row[base + _PATH_INDEX[layout.path]] = collectives
-        row[base + 3] = collectives * allreduce_steps(layout.path, layout.tp)
-        known_ms += collectives * _allreduce_bytes(model, 1, layout.tp) / link_bytes_per_s(layout, c) * 1e3
+# --- decode ---------------------------------------------------------------------
+
+_PATH_COLUMN = {
+    "direct": "base:ring",
+    "ring": "base:ring",
+    "switched-nccl": "base:nccl",
+    "switched-rocenante": "base:roce",
+}
+DECODE_COLUMNS: tuple[str, ...] = (
+    *(f"token:{e}" for e in FITTED_ENGINES),
+    *(f"sublayer:{e}" for e in FITTED_ENGINES),
+    *(f"inv_eff:{k}" for k in EFFICIENCY_CLASSES),
+    *(f"linear:{k}" for k in LINEAR_KINDS),
+    "eager",
+    "base:ring",
+    "base:nccl",
+    "base:roce",
+    "step",
+    "sglang_allreduce",
+    "hop:llama.cpp",
+)
+_COL = {name: i for i, name in enumerate(DECODE_COLUMNS)}
+
+
+def _decode_row(model: ModelSpec, layout: Layout, context: int, c: PerfConstants) -> tuple[list[float], float]:
+    """One stream's decode time (ms) as features linear in the unknowns of
+    ``DECODE_COLUMNS`` (all in ms), and the known time to subtract."""
+    row = [0.0] * len(DECODE_COLUMNS)
+    fit_engine = ENGINE_FIT_SOURCE[layout.engine]
+    row[_COL[f"token:{fit_engine}"]] = 1.0
+    row[_COL[f"sublayer:{fit_engine}"]] = model.sublayers
+    gb = weights_read_gb(model, 1.0) / layout.tp + cache_read_gb(model, layout.tp, 1.0, context)
+    row[_COL[f"inv_eff:{efficiency_class(model.quantization)}"]] = gb / NODE_MEMORY_BW_GBPS * 1e3
+    if model.linear_layers:
+        row[_COL[f"linear:{model.linear_kind}"]] = model.linear_layers
+    if layout.mode == "eager" and fit_engine == "vllm":
+        row[_COL["eager"]] = model.sublayers
+    known_ms = model.sublayers * MIN_SUBLAYER_US / 1e3
+    if layout.engine == "llama.cpp":
+        row[_COL["hop:llama.cpp"]] = layout.pp - 1
+    else:
+        known_ms += (layout.pp - 1) * PP_HOP_ESTIMATE_MS["vllm"]
+    allreduces, alltoalls = allreduces_per_step(model, layout)
+    if allreduces:
+        n = layout.tp
+        row[_COL[_PATH_COLUMN[layout.path]]] = allreduces + alltoalls
+        row[_COL["step"]] = allreduces * allreduce_steps(layout.path, n) + alltoalls * (n - 1)
+        if layout.engine == "sglang":
+            row[_COL["sglang_allreduce"]] = allreduces + alltoalls
+        link = link_bytes_per_s(layout, c)
+        known_ms += (
+            allreduces * _allreduce_bytes(model, 1, n) / link * 1e3
+            + alltoalls * _alltoall_bytes(model, 1, n) / link * 1e3
+        )
     return row, known_ms
 
 
+def _fit_decode(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
+    rows, ys = [], []
+    for p in train:
+        if p.decode_tps is None or p.concurrency > 1 or p.replicas > 1:
+            continue
+        row, known_ms = _decode_row(point_model(p), point_layout(p), p.context, c)
+        rows.append(row)
+        ys.append(1e3 / p.decode_tps - known_ms)
+    x = dict(zip(DECODE_COLUMNS, nnls(*_weighted(rows, ys)), strict=True))
+    used = {name for name in DECODE_COLUMNS if any(r[_COL[name]] for r in rows)}
+    inv_default = x["inv_eff:default"]
+    default_eff = 1.0 / inv_default if inv_default > 0 else 0.75
+    class_eff = {
+        k: (1.0 / x[f"inv_eff:{k}"] / default_eff if x[f"inv_eff:{k}"] > 0 else 1.0) for k in EFFICIENCY_CLASSES
+    }
+    engines = dict(c.engines)
+    for name in FITTED_ENGINES:
+        engines[name] = replace(
+            c.engines[name],
+            mem_efficiency=default_eff,
+            token_overhead_ms=x[f"token:{name}"],
+            sublayer_us=MIN_SUBLAYER_US + x[f"sublayer:{name}"] * 1e3,
+            eager_sublayer_us=x["eager"] * 1e3 if name == "vllm" else 0.0,
+            pp_hop_ms=(x["hop:llama.cpp"] if "hop:llama.cpp" in used else PP_HOP_ESTIMATE_MS["llama.cpp"])
+            if name == "llama.cpp"
+            else PP_HOP_ESTIMATE_MS["vllm"],
+        )
+    own = c.engines["sglang"]
+    engines["sglang"] = replace(
+        engines["vllm"],
+        allreduce_extra_us=x["sglang_allreduce"] * 1e3,
+        stream_overhead_ms=own.stream_overhead_ms,
+        prefill_tflops=own.prefill_tflops,
+        prefill_expert_tflops=own.prefill_expert_tflops,
+        prefill_sublayer_us=own.prefill_sublayer_us,
+    )
+    return replace(
+        c,
+        engines=engines,
+        class_efficiency=class_eff,
+        linear_us={k: x[f"linear:{k}"] * 1e3 for k in LINEAR_KINDS},
+        ring_base_us=x["base:ring"] * 1e3,
+        switched_nccl_base_us=x["base:nccl"] * 1e3,
+        rocenante_base_us=x["base:roce"] * 1e3,
+        allreduce_step_us=x["step"] * 1e3,
+    )
+
+
+# --- prefill --------------------------------------------------------------------
+
+
 def _fit_prefill(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
-    """Per fitted engine 1/TFLOPS of dense and of expert work, and 1/link
-    efficiency; the weights streamed per chunk are known from ``c``'s efficiency."""
+    """Per fitted engine 1/TFLOPS of dense and of expert work and a cost per
+    sublayer per prompt token, and 1/link efficiency; the weights streamed per
+    chunk are known from ``c``'s efficiency."""
+    k = len(FITTED_ENGINES)
     rows, ys = [], []
     for p in train:
         if p.prefill_tps is None:
             continue
         model, layout = point_model(p), point_layout(p)
         dense, expert, stream, comm = _prefill_terms(model, layout, p.prompt, c)
-        row = [0.0] * (3 * _K + 1)
-        e = FITTED_ENGINES.index(ENGINE_FIT_SOURCE[p.engine])
-        # unknowns 1/T_dense and (1/T_expert - 1/T_dense) >= 0 (expert GEMMs
-        # are never faster than dense ones), µs per layer per token
-        row[3 * e], row[3 * e + 1], row[3 * e + 2] = dense + expert, expert, model.layers / layout.tp
-        row[3 * _K] = comm
+        row = [0.0] * (3 * k + 2)
+        if p.engine == "sglang":
+            # SGLang's own prefill speed (one factor: its published prompts are few)
+            row[3 * k + 1] = dense + expert
+        else:
+            e = FITTED_ENGINES.index(ENGINE_FIT_SOURCE[p.engine])
+            # unknowns 1/T_dense and (1/T_expert - 1/T_dense) >= 0 (expert GEMMs
+            # are never faster than dense ones), µs per sublayer per token
+            row[3 * e], row[3 * e + 1], row[3 * e + 2] = dense + expert, expert, model.sublayers / layout.tp
+        row[3 * k] = comm
         rows.append(row)
         bandwidth = NODE_MEMORY_BW_GBPS * c.efficiency(p.engine, model.quantization)
         ys.append(1e6 / float(p.prefill_tps) - stream / bandwidth)
-    x = _nnls(rows, ys)
+    x = nnls(*_weighted(rows, ys))
     engines = dict(c.engines)
     for i, name in enumerate(FITTED_ENGINES):
-        dense_t = 1.0 / x[3 * i] if x[3 * i] > 0 else 1e6
+        dense_t = 1.0 / x[3 * i] if x[3 * i] > 0 else engines["vllm"].prefill_tflops
         expert_t = 1.0 / (x[3 * i] + x[3 * i + 1]) if x[3 * i] + x[3 * i + 1] > 0 else dense_t
         engines[name] = replace(
-            engines[name], prefill_tflops=dense_t, prefill_expert_tflops=expert_t, prefill_layer_us=x[3 * i + 2]
+            engines[name], prefill_tflops=dense_t, prefill_expert_tflops=expert_t, prefill_sublayer_us=x[3 * i + 2]
         )
-    engines["sglang"] = engines["vllm"]
-    return replace(c, engines=engines, link_efficiency=min(1.0, 1.0 / x[3 * _K]) if x[3 * _K] > 0 else 1.0)
+    v = engines["vllm"]
+    sglang_t = 1.0 / x[3 * k + 1] if x[3 * k + 1] > 0 else v.prefill_tflops
+    engines["sglang"] = replace(
+        engines["sglang"],
+        prefill_tflops=sglang_t,
+        prefill_expert_tflops=min(sglang_t, v.prefill_expert_tflops),
+        prefill_sublayer_us=v.prefill_sublayer_us,
+    )
+    link_eff = min(1.0, 1.0 / x[3 * k]) if x[3 * k] > 0 else 0.7
+    return replace(c, engines=engines, link_efficiency=link_eff)
 
 
-def _fit_decode(train: list[PublishedPoint], c: PerfConstants, min_layer_us: float) -> PerfConstants:
-    rows, ys = [], []
-    for p in train:
-        if p.decode_tps is None or p.concurrency > 1:
-            continue
-        row, known_ms = _decode_row(point_model(p), point_layout(p), p.context, c, min_layer_us)
-        rows.append(row)
-        ys.append(1e3 / p.decode_tps - known_ms)
-    x = _nnls(rows, ys)
-    inv = x[2 * _K : 2 * _K + _N_CLASSES]
-    default_eff = 1.0 / inv[0] if inv[0] > 0 else 1.0
-    class_eff = {
-        name: (1.0 / v / default_eff if v > 0 else 1.0) for name, v in zip(EFFICIENCY_CLASSES, inv, strict=True)
-    }
-    engines = {
-        name: replace(
-            c.engines[name],
-            mem_efficiency=default_eff,
-            token_overhead_ms=x[2 * i],
-            layer_overhead_us=min_layer_us + x[2 * i + 1] * 1e3,
+# --- batching -------------------------------------------------------------------
+
+# The routing exponent and the costs per extra stream are searched on these
+# ranges (deterministic, coarse then fine): exponent 1 is uniform routing,
+# and below 0.3 a batch of 64 would touch fewer experts than 4 tokens would;
+# 15 ms per stream would cap one instance below 70 tok/s (SGLang's published
+# series needs about 10); 50 µs per expert
+# slot is a whole kernel launch per (token, expert) pair.
+ROUTING_EXPONENT_RANGE = (0.30, 1.00, 0.01)
+STREAM_OVERHEAD_RANGE_MS = (0.0, 15.0, 0.05)
+EXPERT_SLOT_RANGE_US = (0.0, 50.0, 1.0)
+
+
+def _grid(low: float, high: float, step: float) -> list[float]:
+    return [round(low + step * i, 4) for i in range(int(round((high - low) / step)) + 1)]
+
+
+def _refine(best: float, span: tuple[float, float, float]) -> list[float]:
+    low, high, step = span
+    return _grid(max(low, round(best - 5 * step, 4)), min(high, round(best + 5 * step, 4)), step)
+
+
+def _aggregate_points(train: Iterable[PublishedPoint], engine: str) -> list[PublishedPoint]:
+    return [p for p in train if p.decode_tps and (p.concurrency > 1 or p.replicas > 1) and p.engine == engine]
+
+
+# (weight, streams, step time without the stream costs, expert slots) of the
+# instances a point's aggregate sums over
+_Terms = list[tuple[float, int, float, int]]
+
+
+def _terms(p: PublishedPoint, c: PerfConstants) -> _Terms:
+    model, layout = point_model(p), point_layout(p)
+    if p.replicas <= 1:
+        shares = [(1.0, p.concurrency)]
+    elif p.router == "even":
+        shares = [(1.0, s) for s in split_streams(p.concurrency, p.replicas) if s > 0]
+    else:
+        shares = [(p.replicas * pk, k) for k, pk in _binomial(p.concurrency, 1.0 / p.replicas) if k > 0]
+    slots = expert_slots(model)
+    return [(w, k, _step_ms(model, layout, c, float(k), p.context)[0], slots) for w, k in shares]
+
+
+def _log_cost(series: list[tuple[float, _Terms]], stream_ms: float, slot_us: float) -> float:
+    total = 0.0
+    for published, terms in series:
+        predicted = sum(
+            w * k * 1e3 / (base + (k - 1) * (stream_ms + slots * slot_us / 1e3)) for w, k, base, slots in terms
         )
-        for i, name in enumerate(FITTED_ENGINES)
-    }
-    engines["sglang"] = engines["vllm"]
-    b = 2 * _K + _N_CLASSES
+        total += math.log(predicted / published) ** 2
+    return total
+
+
+def _no_streams(c: PerfConstants, exponent: float) -> PerfConstants:
     return replace(
         c,
-        engines=engines,
-        class_efficiency=class_eff,
-        ring_base_us=x[b] * 1e3,
-        switched_nccl_base_us=x[b + 1] * 1e3,
-        rocenante_base_us=x[b + 2] * 1e3,
-        allreduce_step_us=x[b + 3] * 1e3,
+        routing_exponent=exponent,
+        expert_slot_us=0.0,
+        engines={k: replace(e, stream_overhead_ms=0.0) for k, e in c.engines.items()},
     )
 
 
-# The routing exponent and the cost per extra stream are searched on these
-# grids (deterministic): exponent 1 is uniform routing, and below 0.3 a batch
-# of 64 would touch fewer experts than 4 tokens would; 3 ms per stream would
-# cap one instance below 350 tok/s.
-ROUTING_EXPONENT_GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(71))
-STREAM_OVERHEAD_GRID_MS = tuple(round(0.05 * i, 2) for i in range(61))
+def _best_streams(series: list[tuple[float, _Terms]], slot: float | None = None) -> tuple[float, float, float]:
+    """(cost, stream ms, slot µs) that best fit a series (the slot fixed when given)."""
+    slots = [slot] if slot is not None else _grid(EXPERT_SLOT_RANGE_US[0], EXPERT_SLOT_RANGE_US[1], 5.0)
+    coarse = min(
+        ((_log_cost(series, s, q), s, q) for s in _grid(*STREAM_OVERHEAD_RANGE_MS[:2], 0.25) for q in slots),
+    )
+    fine_slots = [slot] if slot is not None else _refine(coarse[2], EXPERT_SLOT_RANGE_US)
+    return min(
+        (_log_cost(series, s, q), s, q) for s in _refine(coarse[1], STREAM_OVERHEAD_RANGE_MS) for q in fine_slots
+    )
 
 
 def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
-    """The routing exponent and the cost per extra stream that best predict the
-    training points measured at a concurrency above 1 (least squares of the
-    log ratio over both grids). Neither changes one stream's prediction, so the
-    other constants stay."""
-    points = [(p, p.decode_tps) for p in train if p.concurrency > 1 and p.decode_tps]
-    if not points:
-        return c
+    """The routing exponent, vLLM's cost per extra stream and the cost per
+    expert slot that best predict vLLM's training points at several streams
+    (least squares of the log ratio), then SGLang's cost per extra stream on
+    its own; llama.cpp, without a published run at several streams, takes
+    vLLM's. None of them changes one stream's prediction. The stream costs
+    add to a step linearly, so each exponent's step times are computed once."""
+    vllm = _aggregate_points(train, "vllm")
+    if vllm:
 
-    def cost(pair: tuple[float, float]) -> float:
-        trial = replace(c, routing_exponent=pair[0], stream_overhead_ms=pair[1])
-        return math.fsum(math.log(aggregate_prediction(p, trial) / tps) ** 2 for p, tps in points)
+        def at(exponent: float) -> tuple[float, float, float]:
+            base = _no_streams(c, exponent)
+            return _best_streams([(float(p.decode_tps or 0), _terms(p, base)) for p in vllm])
 
-    exponent, stream_ms = min(itertools.product(ROUTING_EXPONENT_GRID, STREAM_OVERHEAD_GRID_MS), key=cost)
-    return replace(c, routing_exponent=exponent, stream_overhead_ms=stream_ms)
+        lo, hi, step = ROUTING_EXPONENT_RANGE
+        coarse = min(_grid(lo, hi, 0.05), key=lambda a: at(a)[0])
+        exponent = min(_refine(coarse, ROUTING_EXPONENT_RANGE), key=lambda a: at(a)[0])
+        _, stream_ms, slot_us = at(exponent)
+        c = replace(
+            c,
+            routing_exponent=exponent,
+            expert_slot_us=slot_us,
+            engines={k: replace(e, stream_overhead_ms=stream_ms) for k, e in c.engines.items()},
+        )
+    sglang = _aggregate_points(train, "sglang")
+    if sglang:
+        base = replace(c, engines={**c.engines, "sglang": replace(c.engines["sglang"], stream_overhead_ms=0.0)})
+        base = replace(base, expert_slot_us=0.0)
+        _, stream_ms, _ = _best_streams([(float(p.decode_tps or 0), _terms(p, base)) for p in sglang], c.expert_slot_us)
+        c = replace(c, engines={**c.engines, "sglang": replace(c.engines["sglang"], stream_overhead_ms=stream_ms)})
+    return c
 
 
-def fit(reading: str = DEFAULT_READING, min_layer_us: float = MIN_LAYER_OVERHEAD_US) -> PerfConstants:
-    """Recompute the constants for one reading of the disputed row.
+def fit(reading: str = DEFAULT_READING, exclude: frozenset[str] = frozenset()) -> PerfConstants:
+    """Recompute the constants for one reading of the disputed row, on the
+    training points of every experiment but ``exclude`` (origins).
 
     Decode and prefill are each linear in their unknowns once written as
-    times: one non-negative least-squares solve on relative error each.
-    They share two things (prefill streams MoE weights at decode's
-    efficiency; decode's all-reduce bytes go at prefill's link efficiency),
-    so the pair is solved twice from a neutral start: deterministic.
+    times: one non-negative least-squares solve on relative error each. They
+    share two things (prefill streams MoE weights at decode's efficiency;
+    decode's all-reduce bytes go at prefill's link efficiency), so the pair is
+    solved twice from a neutral start: deterministic.
     """
-    train = points_for(reading, roles=("train",))
-    neutral = EngineConstants(0.75, 0.0, 0.0, 100.0, 100.0)
+    train = [p for p in points_for(reading, roles=("train",)) if p.source_id not in exclude]
+    neutral = EngineConstants(0.75, 0.0, MIN_SUBLAYER_US, 100.0, 100.0)
     c = PerfConstants(
         reading=reading,
-        engines={name: neutral for name in ENGINES},
+        engines={"vllm": neutral, "sglang": neutral, "llama.cpp": neutral},
         ring_base_us=0.0,
         switched_nccl_base_us=0.0,
         rocenante_base_us=0.0,
@@ -234,6 +405,6 @@ def fit(reading: str = DEFAULT_READING, min_layer_us: float = MIN_LAYER_OVERHEAD
     )
     for _ in range(2):
         c = _fit_prefill(train, c)
-        c = _fit_decode(train, c, min_layer_us)
+        c = _fit_decode(train, c)
         c = _fit_batching(train, c)
     return c

@@ -1,5 +1,6 @@
 """The published points as the model sees them: their model, layout and
-aggregate prediction, the points of one reading, and the error of one figure."""
+predicted figures, the points of one reading, the comparison class a figure
+is judged in, and the error of one figure."""
 
 from __future__ import annotations
 
@@ -7,16 +8,19 @@ from dataclasses import dataclass
 
 from placement.model_catalogue import SEED_BY_SLUG, ModelSpec
 from placement.published import PUBLISHED_POINTS, PublishedPoint
+from placement.published_models import PUBLISHED_VARIANTS
 
 from .constants import READINGS, PerfConstants
-from .prediction import Layout, predict, split_streams
+from .prediction import Layout, copies_aggregate_tps, predict, predict_prefill_tps
+
+METRICS = ("decode", "aggregate", "prefill")
 
 
 def point_model(p: PublishedPoint) -> ModelSpec:
     """The model of a published point, as the variant that ran."""
     spec = SEED_BY_SLUG[p.model_slug]
     if p.quantization and p.quantization != spec.quantization:
-        variant = spec.variant(p.quantization)
+        variant = spec.variant(p.quantization) or PUBLISHED_VARIANTS.get((p.model_slug, p.quantization))
         if variant is None:
             raise KeyError(f"{p.key}: {p.model_slug} has no {p.quantization} variant")
         return spec.with_variant(variant)
@@ -24,7 +28,9 @@ def point_model(p: PublishedPoint) -> ModelSpec:
 
 
 def point_layout(p: PublishedPoint) -> Layout:
-    return Layout(tp=p.tp, pp=p.pp, ep=p.ep, path=p.path, link_gbps=p.link_gbps, engine=p.engine)
+    return Layout(
+        tp=p.tp, pp=p.pp, ep=p.ep, path=p.path, link_gbps=p.link_gbps, engine=p.engine, mode=p.mode or "graphs"
+    )
 
 
 def points_for(reading: str, roles: tuple[str, ...] = ("train", "holdout")) -> list[PublishedPoint]:
@@ -34,14 +40,61 @@ def points_for(reading: str, roles: tuple[str, ...] = ("train", "holdout")) -> l
 
 
 def aggregate_prediction(p: PublishedPoint, c: PerfConstants) -> float:
-    """Output tokens/s over all of a published point's streams: its replicas
-    share the streams evenly, each copy batches its share."""
-    model, layout = point_model(p), point_layout(p)
-    return sum(
-        predict(model, layout, context_tokens=p.context, concurrency=s, constants=c).aggregate_tps
-        for s in split_streams(p.concurrency, p.replicas)
-        if s > 0
+    """Output tokens/s over all of a published point's streams: its copies
+    share the streams through the point's router, each copy batches its share."""
+    return copies_aggregate_tps(
+        point_model(p),
+        point_layout(p),
+        context_tokens=p.context,
+        concurrency=p.concurrency,
+        copies=p.replicas,
+        router=p.router,
+        constants=c,
     )
+
+
+def parallel_class(tp: int, pp: int, ep: int, replicas: int) -> str:
+    """How a layout spreads the model, in the words the ranges group by."""
+    if ep > 1:
+        return "ep"
+    if pp > 1:
+        return "pp"
+    if tp > 1:
+        return "tp"
+    return "copies" if replicas > 1 else "single"
+
+
+@dataclass(frozen=True)
+class FigureClass:
+    """What a figure is compared with when its range is drawn: its metric,
+    engine, parallelism, architecture family and CUDA-graph mode."""
+
+    metric: str
+    engine: str
+    parallel: str
+    family: str
+    mode: str = "graphs"
+
+
+def point_class(p: PublishedPoint, metric: str) -> FigureClass:
+    return FigureClass(
+        metric, p.engine, parallel_class(p.tp, p.pp, p.ep, p.replicas), point_model(p).family, p.mode or "graphs"
+    )
+
+
+def point_figures(p: PublishedPoint, c: PerfConstants) -> list[tuple[str, float, float]]:
+    """(metric, published, predicted) of every figure a point carries."""
+    model, layout = point_model(p), point_layout(p)
+    out: list[tuple[str, float, float]] = []
+    if p.decode_tps is not None and (p.concurrency > 1 or p.replicas > 1):
+        out.append(("aggregate", p.decode_tps, aggregate_prediction(p, c)))
+    elif p.decode_tps is not None:
+        pred = predict(model, layout, context_tokens=p.context, prompt_tokens=p.prompt, constants=c)
+        out.append(("decode", p.decode_tps, pred.decode_tps))
+    if p.prefill_tps is not None:
+        tps = predict_prefill_tps(model, layout, prompt_tokens=p.prompt, constants=c)
+        out.append(("prefill", p.prefill_tps, tps))
+    return out
 
 
 @dataclass(frozen=True)
@@ -53,7 +106,22 @@ class PointError:
     predicted: float
     source: str = ""
     url: str = ""
+    low: float | None = None  # the predicted range, when one was drawn
+    high: float | None = None
 
     @property
     def error_pct(self) -> float:
         return (self.predicted - self.published) / self.published * 100.0
+
+    @property
+    def inside(self) -> bool | None:
+        """Whether the published figure lies in the predicted range (None: no range)."""
+        if self.low is None or self.high is None:
+            return None
+        return self.low <= self.published <= self.high
+
+    @property
+    def half_width_pct(self) -> float | None:
+        if self.low is None or self.high is None:
+            return None
+        return (self.high - self.low) / 2 / self.predicted * 100.0

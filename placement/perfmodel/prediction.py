@@ -1,15 +1,21 @@
 """Predicted decode, aggregate and prefill speed of one model instance.
 
-A memory-bandwidth roofline for decode with a per-engine cost per token and
-per layer (launches, scheduling, routing: not split by tensor parallelism),
-the communication of tensor parallelism (two all-reduces per layer, latency by
-exchange path plus message bytes over the link or the group's measured bus
-bandwidth), expert parallelism's all-to-all, pipeline stages (even or
-uneven), and a compute model for prefill. See PERFORMANCE_MODEL.md.
+A memory-bandwidth roofline for decode (weights, the KV cache of the
+attention layers that keep one, the recurrent state of linear and
+state-space layers read and written every step), a per-engine cost per
+sublayer (launches, routing, norms: not split by tensor parallelism) and per
+linear mixer, the CUDA-graph or eager mode, the communication of tensor
+parallelism (one all-reduce per sublayer, latency by exchange path and
+collective backend plus the engine's own extra, and message bytes over the
+link or the group's measured bus bandwidth), expert parallelism's
+all-to-all, pipeline stages (even or uneven), and a compute model for
+prefill. Independent copies share their streams through a router
+(``copies_aggregate_tps``). See PERFORMANCE_MODEL.md.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from placement.model_catalogue import ModelSpec
@@ -18,13 +24,15 @@ from .constants import (
     ACTIVATION_BYTES,
     COMPUTE_RATE,
     ENGINES,
+    MODES,
     NODE_MEMORY_BW_GBPS,
     PATHS,
-    PP_HOP_MS,
     PREFILL_CHUNK,
     PerfConstants,
-    default_constants,
 )
+from .fitted import default_constants
+
+ROUTERS = ("even", "random")
 
 
 @dataclass(frozen=True)
@@ -33,7 +41,8 @@ class Layout:
     experts over the tp nodes (attention stays tensor-parallel).
     ``stage_layers`` gives uneven pipeline stages (layers per stage, in order);
     empty means even. ``bus_gbytes_per_s`` is the group's measured collective
-    bus bandwidth (nccl-tests), which replaces link x link_efficiency."""
+    bus bandwidth (nccl-tests), which replaces link x link_efficiency.
+    ``mode`` is "graphs" (CUDA graphs, the engines' default) or "eager"."""
 
     tp: int = 1
     pp: int = 1
@@ -43,6 +52,7 @@ class Layout:
     engine: str = "vllm"
     stage_layers: tuple[int, ...] = ()
     bus_gbytes_per_s: float | None = None
+    mode: str = "graphs"
 
     @property
     def nodes(self) -> int:
@@ -81,19 +91,22 @@ def allreduce_steps(path: str, nodes: int) -> int:
     return 2 * (nodes - 1)
 
 
-def allreduce_latency_us(c: PerfConstants, path: str, nodes: int) -> float:
+def allreduce_latency_us(c: PerfConstants, path: str, nodes: int, engine: str = "vllm") -> float:
     if nodes <= 1 or path == "none":
         return 0.0
-    return c.base_us(path) + c.allreduce_step_us * allreduce_steps(path, nodes)
+    scale = c.collective_scale.get(path, 1.0)
+    path_us = c.base_us(path) + c.allreduce_step_us * allreduce_steps(path, nodes)
+    return path_us * scale + c.engine(engine).allreduce_extra_us
 
 
-def alltoall_latency_us(c: PerfConstants, path: str, nodes: int) -> float:
+def alltoall_latency_us(c: PerfConstants, path: str, nodes: int, engine: str = "vllm") -> float:
     """One all-to-all (expert parallelism's dispatch or combine): one round of
     n-1 sends, whatever the path. Priced with the all-reduce constants: no
     published Spark figure isolates it."""
     if nodes <= 1 or path == "none":
         return 0.0
-    return c.base_us(path) + c.allreduce_step_us * (nodes - 1)
+    scale = c.collective_scale.get(path, 1.0)
+    return (c.base_us(path) + c.allreduce_step_us * (nodes - 1)) * scale + c.engine(engine).allreduce_extra_us
 
 
 def link_bytes_per_s(layout: Layout, c: PerfConstants) -> float:
@@ -116,9 +129,15 @@ def _alltoall_bytes(model: ModelSpec, tokens: float, nodes: int) -> float:
 
 
 def _attention_flops(model: ModelSpec, context: float) -> float:
-    """FLOPs of attention for one token attending over `context` tokens."""
-    kv_layers = model.kv_layers if model.kv_layers is not None else model.layers
-    return 4.0 * context * model.heads * model.head_dim * kv_layers
+    """FLOPs of the token mixers for one token over `context` tokens: full
+    attention over the context, sliding windows over their window, a linear
+    mixer's state update (a few FLOPs per state value, whatever the context)."""
+    per_layer = 4.0 * model.heads * model.head_dim
+    window = min(context, float(model.sliding_window)) if model.sliding_window else 0.0
+    state_values = model.state_bytes / 2.0
+    return per_layer * (context * model.full_layers + window * model.sliding_layers) + (
+        4.0 * state_values * model.linear_layers
+    )
 
 
 def decode_flops_per_token(model: ModelSpec, context: int) -> float:
@@ -148,19 +167,63 @@ def weights_read_gb(model: ModelSpec, batch: float, exponent: float = 1.0) -> fl
     return model.active_weights_gb()
 
 
-def collective_ms_per_layer(model: ModelSpec, layout: Layout, c: PerfConstants, tokens: float) -> float:
-    """Communication one layer costs one step of `tokens` rows: tensor parallel
-    all-reduces twice (attention and MLP); expert parallel all-reduces once
-    (attention) and sends tokens to their experts and back (two all-to-alls)."""
-    n = layout.tp
-    if n <= 1 or layout.path == "none":
-        return 0.0
-    link = link_bytes_per_s(layout, c)
-    allreduce = allreduce_latency_us(c, layout.path, n) / 1e3 + _allreduce_bytes(model, tokens, n) / link * 1e3
+def cache_read_gb(model: ModelSpec, tp: int, batch: float, context: float) -> float:
+    """What `batch` streams read besides the weights in one step, on one node
+    of a tensor-parallel group: the KV cache of their full and sliding-window
+    layers (split as the KV heads split) and the recurrent state of the linear
+    layers, read and written back (split over the ranks like their heads)."""
+    kv = (context * model.kv_bytes_per_token() + model.window_kv_bytes(context)) / model.kv_shards(tp)
+    state = 2.0 * model.state_bytes_per_stream() / tp
+    return batch * (kv + state) / 1e9
+
+
+def allreduces_per_step(model: ModelSpec, layout: Layout) -> tuple[int, int]:
+    """(all-reduces, all-to-alls) one decode step runs: tensor parallelism
+    all-reduces after every sublayer (each mixer and each FFN); expert
+    parallelism all-reduces after the mixers and sends tokens to their
+    experts and back around each FFN."""
+    if layout.tp <= 1 or layout.path == "none":
+        return 0, 0
     if layout.ep > 1 and model.is_moe:
-        alltoall = alltoall_latency_us(c, layout.path, n) / 1e3 + _alltoall_bytes(model, tokens, n) / link * 1e3
-        return allreduce + 2 * alltoall
-    return 2 * allreduce
+        return model.mixers, 2 * model.ffns
+    return model.sublayers, 0
+
+
+def collective_ms(model: ModelSpec, layout: Layout, c: PerfConstants, tokens: float) -> float:
+    """Communication of one step of `tokens` rows, whole model."""
+    allreduces, alltoalls = allreduces_per_step(model, layout)
+    if not allreduces:
+        return 0.0
+    n, link = layout.tp, link_bytes_per_s(layout, c)
+    ar = allreduce_latency_us(c, layout.path, n, layout.engine) / 1e3 + _allreduce_bytes(model, tokens, n) / link * 1e3
+    a2a = 0.0
+    if alltoalls:
+        a2a = (
+            alltoall_latency_us(c, layout.path, n, layout.engine) / 1e3 + _alltoall_bytes(model, tokens, n) / link * 1e3
+        )
+    return allreduces * ar + alltoalls * a2a
+
+
+def fixed_ms(model: ModelSpec, layout: Layout, c: PerfConstants) -> float:
+    """The per-step costs that do not depend on bytes: every sublayer's
+    kernels (more in eager mode) and the linear mixers' recurrent kernels."""
+    e = c.engine(layout.engine)
+    per_sublayer = e.sublayer_us + (e.eager_sublayer_us if layout.mode == "eager" else 0.0)
+    linear = model.linear_layers * c.linear_us.get(model.linear_kind, 0.0)
+    return (model.sublayers * per_sublayer + linear) / 1e3
+
+
+def expert_slots(model: ModelSpec) -> int:
+    """Routed-expert slots of one token: experts per token x MoE sublayers."""
+    return model.experts_per_token * model.ffns if model.is_moe else 0
+
+
+def streams_ms(model: ModelSpec, layout: Layout, c: PerfConstants, batch: float) -> float:
+    """What the streams beyond the first add to one step of one instance: the
+    engine's cost per extra stream and the cost of each one's expert slots
+    (neither is split by tensor parallelism)."""
+    per_stream = c.engine(layout.engine).stream_overhead_ms + expert_slots(model) * c.expert_slot_us / 1e3
+    return per_stream * max(batch - 1.0, 0.0)
 
 
 def _step_ms(
@@ -176,18 +239,26 @@ def _step_ms(
     micro = max(1.0, min(batch, float(layout.pp)))
     mb = batch / micro
     pace = max(1.0, micro * layout.largest_stage_share(model.layers))
-    kv_gb = mb * context * model.kv_bytes_per_token() / 1e9 / model.kv_shards(layout.tp)
     bandwidth = NODE_MEMORY_BW_GBPS * c.efficiency(layout.engine, model.quantization)
-    memory_ms = (weights_read_gb(model, mb, c.routing_exponent) + kv_gb) / layout.tp / bandwidth * 1e3
+    read_gb = weights_read_gb(model, mb, c.routing_exponent) / layout.tp + cache_read_gb(model, layout.tp, mb, context)
+    memory_ms = read_gb / bandwidth * 1e3
     rate = e.prefill_tflops * 1e12 * COMPUTE_RATE[model.quantization]
     compute_ms = mb * decode_flops_per_token(model, context) / layout.tp / rate * 1e3
-    layer_ms = model.layers * e.layer_overhead_us / 1e3
-    coll_ms = model.layers * collective_ms_per_layer(model, layout, c, mb)
+    coll_ms = collective_ms(model, layout, c, mb)
     work_ms = max(memory_ms, compute_ms)
-    hop_ms = (layout.pp - 1) * PP_HOP_MS[layout.engine]
-    streams_ms = c.stream_overhead_ms * max(batch - 1.0, 0.0)
-    total = e.token_overhead_ms + pace * (work_ms + layer_ms + coll_ms) + hop_ms + streams_ms
+    hop_ms = (layout.pp - 1) * e.pp_hop_ms
+    total = e.token_overhead_ms + pace * (work_ms + fixed_ms(model, layout, c) + coll_ms) + hop_ms
+    total += streams_ms(model, layout, c, batch)
     return total, pace * work_ms, pace * coll_ms + hop_ms, compute_ms > memory_ms
+
+
+def check_layout(layout: Layout) -> None:
+    if layout.path not in PATHS:
+        raise ValueError(f"unknown exchange path {layout.path!r}")
+    if layout.engine not in ENGINES:
+        raise ValueError(f"unknown engine {layout.engine!r}")
+    if layout.mode not in MODES:
+        raise ValueError(f"unknown mode {layout.mode!r}; one of {MODES}")
 
 
 def predict(
@@ -207,10 +278,7 @@ def predict(
     prefill_tps: one prompt of `prompt_tokens` (default: the whole context).
     """
     c = constants or default_constants()
-    if layout.path not in PATHS:
-        raise ValueError(f"unknown exchange path {layout.path!r}")
-    if layout.engine not in ENGINES:
-        raise ValueError(f"unknown engine {layout.engine!r}")
+    check_layout(layout)
     one_ms, memory_ms, coll_ms, _ = _step_ms(model, layout, c, 1.0, context_tokens)
     batch = max(1, concurrency)
     many_ms, _, _, compute_bound = _step_ms(model, layout, c, float(batch), context_tokens)
@@ -222,9 +290,63 @@ def predict(
         prefill_tps=predict_prefill_tps(model, layout, prompt_tokens=prompt, constants=c),
         memory_ms=memory_ms,
         collective_ms=coll_ms,
-        overhead_ms=e.token_overhead_ms + model.layers * e.layer_overhead_us / 1e3,
+        overhead_ms=e.token_overhead_ms + fixed_ms(model, layout, c),
         compute_bound=compute_bound,
     )
+
+
+def split_streams(concurrency: int, copies: int) -> list[int]:
+    """How an even router shares ``concurrency`` streams between independent
+    copies: as evenly as it can, the first copies taking one more."""
+    base, extra = divmod(concurrency, copies)
+    return [base + (1 if i < extra else 0) for i in range(copies)]
+
+
+def _binomial(n: int, p: float) -> list[tuple[int, float]]:
+    """(k, probability) of a binomial law, the negligible tails (below 1e-9) left out."""
+    out = []
+    for k in range(n + 1):
+        log_pk = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+        log_pk += k * math.log(p) + (n - k) * math.log1p(-p)
+        pk = math.exp(log_pk)
+        if pk > 1e-9:
+            out.append((k, pk))
+    return out
+
+
+def copies_aggregate_tps(
+    model: ModelSpec,
+    layout: Layout,
+    *,
+    context_tokens: int,
+    concurrency: int,
+    copies: int,
+    router: str = "random",
+    constants: PerfConstants | None = None,
+) -> float:
+    """Output tokens/s over all streams of ``copies`` independent instances.
+
+    "even": a router that keeps the copies equally loaded (``split_streams``).
+    "random": one that sends each request to a copy at random (LiteLLM's
+    default simple-shuffle; a plain round-robin in front of long requests
+    behaves alike): each copy's share is binomial, and the copy that gets more
+    than its share runs slower, so the sum is below the even split's."""
+    if router not in ROUTERS:
+        raise ValueError(f"unknown router {router!r}; one of {ROUTERS}")
+    c = constants or default_constants()
+
+    def agg(streams: int) -> float:
+        if streams <= 0:
+            return 0.0
+        return predict(model, layout, context_tokens=context_tokens, concurrency=streams, constants=c).aggregate_tps
+
+    if copies <= 1:
+        return agg(concurrency)
+    if router == "even":
+        shares = split_streams(concurrency, copies)
+        by_share = {s: agg(s) for s in set(shares)}
+        return sum(by_share[s] for s in shares)
+    return copies * sum(p * agg(k) for k, p in _binomial(concurrency, 1.0 / copies))
 
 
 def expert_active_params_b(model: ModelSpec) -> float:
@@ -250,15 +372,16 @@ def _prefill_terms(
     exponent = c.routing_exponent if c is not None else 1.0
     stream = weights_read_gb(model, float(chunk), exponent) / chunk / layout.tp * 1e6 if model.is_moe else 0.0
     comm_us_at_line_rate = 0.0
-    if layout.tp > 1:
-        per_layer = 2 * _allreduce_bytes(model, 1, layout.tp)
-        if layout.ep > 1 and model.is_moe:
-            per_layer = _allreduce_bytes(model, 1, layout.tp) + 2 * _alltoall_bytes(model, 1, layout.tp)
+    allreduces, alltoalls = allreduces_per_step(model, layout)
+    if allreduces:
+        per_token = allreduces * _allreduce_bytes(model, 1, layout.tp) + alltoalls * _alltoall_bytes(
+            model, 1, layout.tp
+        )
         if layout.bus_gbytes_per_s and c is not None:
             # measured: no efficiency to apply; express it at line rate x efficiency
-            comm_us_at_line_rate = model.layers * per_layer / (layout.bus_gbytes_per_s * 1e9) * 1e6 * c.link_efficiency
+            comm_us_at_line_rate = per_token / (layout.bus_gbytes_per_s * 1e9) * 1e6 * c.link_efficiency
         else:
-            comm_us_at_line_rate = model.layers * per_layer / (layout.link_gbps * 1e9 / 8) * 1e6
+            comm_us_at_line_rate = per_token / (layout.link_gbps * 1e9 / 8) * 1e6
     return dense_flops / rate * 1e6 / layout.tp, expert_flops / rate * 1e6 / layout.tp, stream, comm_us_at_line_rate
 
 
@@ -272,7 +395,7 @@ def predict_prefill_tps(
     us = (
         dense / e.prefill_tflops
         + expert / e.prefill_expert_tflops
-        + model.layers / layout.tp * e.prefill_layer_us
+        + model.sublayers / layout.tp * e.prefill_sublayer_us
         + stream / bandwidth
         + comm / c.link_efficiency
     )
@@ -283,13 +406,7 @@ def prediction_source(constants: PerfConstants | None = None) -> str:
     c = constants or default_constants()
     fitted = f"re-fitted on this lab's runs ({c.calibrated})" if c.calibrated else "fitted on published figures"
     return (
-        f"predicted (placement.perfmodel: bandwidth roofline, per-engine costs and TP communication, "
-        f"{fitted}; NVIDIA 2026-10 table row 1 read as '{c.reading}'; see placement/PERFORMANCE_MODEL.md)"
+        f"predicted (placement.perfmodel: bandwidth roofline by layer kind, per-engine costs and TP "
+        f"communication by collective backend, {fitted}; NVIDIA 2026-10 table row 1 read as '{c.reading}'; "
+        "see placement/PERFORMANCE_MODEL.md)"
     )
-
-
-def split_streams(concurrency: int, copies: int) -> list[int]:
-    """How a router shares ``concurrency`` streams between independent copies:
-    as evenly as it can, the first copies taking one more."""
-    base, extra = divmod(concurrency, copies)
-    return [base + (1 if i < extra else 0) for i in range(copies)]

@@ -1,17 +1,32 @@
-"""The model's errors on the published points, and the tables of
-PERFORMANCE_MODEL.md (``python -m placement.perfmodel``, ``manage.py perfmodel``)."""
+"""The model's errors on the published points, the accuracy goals, and the
+tables of PERFORMANCE_MODEL.md (``python -m placement.perfmodel``,
+``manage.py perfmodel``). ``--write`` regenerates ``fitted.py``."""
 
 from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 from placement.published import PUBLISHED_POINTS, PublishedPoint
 
-from .constants import CONSTANTS_BY_READING, DEFAULT_READING, READINGS, PerfConstants
+from .constants import DEFAULT_READING, READINGS, PerfConstants, Residual
+from .fitted import CONSTANTS_BY_READING, LOSO_RESIDUALS
 from .fitting import fit
-from .points import PointError, aggregate_prediction, point_layout, point_model, points_for
-from .prediction import predict, predict_prefill_tps
+from .points import PointError, point_class, point_figures, points_for
+from .ranges import loso_residuals, predicted_range
+
+# The goals on the held-out runs (issue 23): one stream median and worst
+# error, all streams together median and worst, the share of held-out figures
+# inside their ranges and the ranges' median half-width (all in %).
+GOALS = {
+    "decode median": 10.0,
+    "decode worst": 25.0,
+    "aggregate median": 15.0,
+    "aggregate worst": 40.0,
+    "inside ranges": 80.0,
+    "median half-width": 30.0,
+}
 
 
 @dataclass(frozen=True)
@@ -19,69 +34,137 @@ class FitReport:
     reading: str
     errors: tuple[PointError, ...]
 
-    def _values(self, role: str, metric: str) -> list[float]:
+    def values(self, role: str, metric: str) -> list[float]:
         return [abs(e.error_pct) for e in self.errors if e.role == role and e.metric == metric]
 
     def mape(self, role: str, metric: str) -> float | None:
         """Mean absolute percentage error of one set (None if the set is empty)."""
-        values = self._values(role, metric)
+        values = self.values(role, metric)
         return sum(values) / len(values) if values else None
 
     def median(self, role: str, metric: str) -> float | None:
-        values = self._values(role, metric)
+        values = self.values(role, metric)
         return statistics.median(values) if values else None
 
     def worst(self, role: str, metric: str) -> float | None:
-        values = self._values(role, metric)
+        values = self.values(role, metric)
         return max(values) if values else None
 
+    def inside_share(self, role: str = "holdout") -> float | None:
+        """Share (%) of a role's figures inside their predicted ranges."""
+        flags = [e.inside for e in self.errors if e.role == role and e.inside is not None]
+        return 100.0 * sum(flags) / len(flags) if flags else None
 
-def fit_report(reading: str = DEFAULT_READING, constants: PerfConstants | None = None) -> FitReport:
-    """Errors of the (stored, or given) constants on the training and held-out points."""
+    def median_half_width(self, role: str = "holdout") -> float | None:
+        widths = [e.half_width_pct for e in self.errors if e.role == role and e.half_width_pct is not None]
+        return statistics.median(widths) if widths else None
+
+    def goals(self) -> list[tuple[str, float | None, float, bool]]:
+        """(goal, measured on the held-out runs, target, met)."""
+        measured = {
+            "decode median": self.median("holdout", "decode"),
+            "decode worst": self.worst("holdout", "decode"),
+            "aggregate median": self.median("holdout", "aggregate"),
+            "aggregate worst": self.worst("holdout", "aggregate"),
+            "inside ranges": self.inside_share("holdout"),
+            "median half-width": self.median_half_width("holdout"),
+        }
+        out = []
+        for name, target in GOALS.items():
+            value = measured[name]
+            met = value is not None and (value >= target if name == "inside ranges" else value <= target)
+            out.append((name, value, target, met))
+        return out
+
+
+def fit_report(
+    reading: str = DEFAULT_READING,
+    constants: PerfConstants | None = None,
+    residuals: tuple[Residual, ...] | None = None,
+) -> FitReport:
+    """Errors of the (stored, or given) constants on the training and held-out
+    points; in the default reading every figure also gets its range."""
     c = constants or CONSTANTS_BY_READING[reading]
+    pool = residuals if residuals is not None else (LOSO_RESIDUALS if reading == DEFAULT_READING else ())
     errors: list[PointError] = []
     for p in points_for(reading):
-        model, layout = point_model(p), point_layout(p)
-        if p.decode_tps is not None and p.concurrency > 1:
-            errors.append(
-                PointError(p.key, "aggregate", p.role, p.decode_tps, aggregate_prediction(p, c), p.source, p.url)
-            )
-        elif p.decode_tps is not None:
-            pred = predict(model, layout, context_tokens=p.context, prompt_tokens=p.prompt, constants=c)
-            errors.append(PointError(p.key, "decode", p.role, p.decode_tps, pred.decode_tps, p.source, p.url))
-        if p.prefill_tps is not None:
-            tps = predict_prefill_tps(model, layout, prompt_tokens=p.prompt, constants=c)
-            errors.append(PointError(p.key, "prefill", p.role, p.prefill_tps, tps, p.source, p.url))
+        for metric, published, predicted in point_figures(p, c):
+            low = high = None
+            if pool:
+                r = predicted_range(predicted, point_class(p, metric), pool)
+                low, high = r.low, r.high
+            errors.append(PointError(p.key, metric, p.role, published, predicted, p.source, p.url, low, high))
     return FitReport(reading, tuple(errors))
 
 
+# --- the generated module -------------------------------------------------------
+
+
+def _engine_literal(name: str, e: object) -> list[str]:
+    lines = [f"            {name!r}: EngineConstants("]
+    lines += [f"                {f.name}={getattr(e, f.name)!r}," for f in fields(e)]  # type: ignore[arg-type]
+    lines.append("            ),")
+    return lines
+
+
 def constants_literal(c: PerfConstants) -> str:
-    """The constants as the Python literal ``constants.CONSTANTS_BY_READING`` stores."""
+    """The constants as the Python literal ``fitted.CONSTANTS_BY_READING`` stores."""
     lines = [f"    {c.reading!r}: PerfConstants(", f"        reading={c.reading!r},", "        engines={"]
     for name, e in c.engines.items():
-        lines.append(f"            {name!r}: EngineConstants(")
-        lines += [f"                {f.name}={getattr(e, f.name)!r}," for f in fields(e)]
-        lines.append("            ),")
+        lines += _engine_literal(name, e)
     lines.append("        },")
-    for name in (
-        "ring_base_us",
-        "switched_nccl_base_us",
-        "rocenante_base_us",
-        "allreduce_step_us",
-        "link_efficiency",
-        "class_efficiency",
-        "routing_exponent",
-        "stream_overhead_ms",
-    ):
-        lines.append(f"        {name}={getattr(c, name)!r},")
+    for f in fields(c):
+        if f.name not in ("reading", "engines", "calibrated", "collective_scale"):
+            lines.append(f"        {f.name}={getattr(c, f.name)!r},")
     lines.append("    ),")
     return "\n".join(lines)
+
+
+def fitted_module(constants: dict[str, PerfConstants], residuals: tuple[Residual, ...]) -> str:
+    """The text of ``fitted.py``."""
+    out = [
+        '"""The fitted constants and the leave-one-origin-out residuals. Generated:',
+        'do not edit by hand; run ``python -m placement.perfmodel --write``."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from .constants import DEFAULT_READING, EngineConstants, PerfConstants, Residual",
+        "",
+        "CONSTANTS_BY_READING: dict[str, PerfConstants] = {",
+    ]
+    out += [constants_literal(constants[r]) for r in READINGS]
+    out += ["}", "", "# published / predicted of each training figure, its origin left out of the fit", ""]
+    out.append("LOSO_RESIDUALS: tuple[Residual, ...] = (")
+    out += [
+        f"    Residual({r.key!r}, {r.origin!r}, {r.metric!r}, {r.engine!r}, {r.parallel!r}, {r.family!r}, "
+        f"{r.ratio!r}, {r.mode!r}),"
+        for r in residuals
+    ]
+    out += [
+        ")",
+        "",
+        "",
+        "def default_constants() -> PerfConstants:",
+        "    return CONSTANTS_BY_READING[DEFAULT_READING]",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def write_fitted() -> Path:
+    """Refit every reading and the residuals, and rewrite ``fitted.py``."""
+    path = Path(__file__).with_name("fitted.py")
+    path.write_text(fitted_module({r: fit(r) for r in READINGS}, loso_residuals()))
+    return path
+
+
+# --- the tables -----------------------------------------------------------------
 
 
 def _setup(p: PublishedPoint) -> str:
     model = p.model_slug + (f" {p.quantization}" if p.quantization else "")
     if p.replicas > 1:
-        where = f"{p.replicas} one-node copies"
+        where = f"{p.replicas} one-node copies ({p.router} router)"
     elif p.nodes == 1:
         where = "1 node"
     else:
@@ -90,15 +173,37 @@ def _setup(p: PublishedPoint) -> str:
             for x in (f"TP{p.tp}" if p.tp > 1 else "", f"EP{p.ep}" if p.ep > 1 else "", f"PP{p.pp}" if p.pp > 1 else "")
             if x
         )
-        where = f"{p.nodes} nodes {p.topology} {split}"
+        backend = f" {p.backend.upper() if p.backend == 'nccl' else p.backend}" if p.backend != "none" else ""
+        where = f"{p.nodes} nodes {p.topology}{backend} {split}"
     extra = "".join(
         [
             f", {p.link_gbps:g}G" if p.nodes > 1 and p.link_gbps != 200 else "",
             f", {p.concurrency} streams" if p.concurrency > 1 else "",
             f", context {p.context:,}" if p.context > 4096 else "",
+            f", {p.mode}" if p.mode == "eager" else "",
         ]
     )
     return f"{model}, {where}, {p.engine}{extra}"
+
+
+def _summary(report: FitReport) -> list[str]:
+    out = []
+    for role in ("train", "holdout"):
+        for metric in ("decode", "prefill", "aggregate"):
+            med, worst, mean = report.median(role, metric), report.worst(role, metric), report.mape(role, metric)
+            if med is not None and worst is not None and mean is not None:
+                n = len(report.values(role, metric))
+                out.append(f"- {role} {metric} ({n} figures): median {med:.1f}%, worst {worst:.1f}%, mean {mean:.1f}%")
+    return out
+
+
+def goals_text(report: FitReport) -> list[str]:
+    out = ["Goals on the held-out runs:"]
+    for name, value, target, met in report.goals():
+        shown = "n/a" if value is None else f"{value:.1f}%"
+        bound = "at least" if name == "inside ranges" else "at most"
+        out.append(f"- {name}: {shown} ({bound} {target:g}%): {'met' if met else 'NOT met'}")
+    return out
 
 
 def markdown_tables(reading: str = DEFAULT_READING) -> str:
@@ -108,42 +213,41 @@ def markdown_tables(reading: str = DEFAULT_READING) -> str:
     out = []
     for role, title in (("train", "Training points"), ("holdout", "Held-out points (never used by the fit)")):
         out += [f"### {title}", ""]
-        head = "| point | setup | metric | published | predicted | error |"
+        head = "| point | setup | metric | published | predicted | range | error |"
         out += [
             head + (" source |" if role == "holdout" else ""),
-            "| --- | --- | --- | ---: | ---: | ---: |" + (" --- |" if role == "holdout" else ""),
+            "| --- | --- | --- | ---: | ---: | ---: | ---: |" + (" --- |" if role == "holdout" else ""),
         ]
         for e in report.errors:
             if e.role != role:
                 continue
+            shown = "" if e.low is None or e.high is None else f"{e.low:,.1f} to {e.high:,.1f}"
+            mark = "" if e.inside is None or e.inside else " (outside)"
             row = (
                 f"| {e.key} | {_setup(by_key[e.key])} | {e.metric} | {e.published:,.2f} | {e.predicted:,.2f} "
-                f"| {e.error_pct:+.1f}% |"
+                f"| {shown}{mark} | {e.error_pct:+.1f}% |"
             )
             if role == "holdout":
                 row += f" [{e.source}]({e.url}) |" if e.url else f" {e.source} |"
             out.append(row)
         out.append("")
-    for role in ("train", "holdout"):
-        for metric in ("decode", "prefill", "aggregate"):
-            med, worst, mean = report.median(role, metric), report.worst(role, metric), report.mape(role, metric)
-            if med is not None and worst is not None and mean is not None:
-                n = len(report._values(role, metric))
-                out.append(f"- {role} {metric} ({n} figures): median {med:.1f}%, worst {worst:.1f}%, mean {mean:.1f}%")
+    out += _summary(report)
+    if reading == DEFAULT_READING:
+        out += ["", *goals_text(report)]
     return "\n".join(out)
 
 
 def refit_text() -> str:
     """Every reading refitted: its constants as the stored literal, then its
-    error on every point and the median and worst of each set."""
+    error on every point, the median and worst of each set, and the goals."""
     out: list[str] = []
     for reading in READINGS:
         c = fit(reading)
         out.append(constants_literal(c))
-        report = fit_report(reading, c)
+        report = fit_report(reading, c, LOSO_RESIDUALS if reading == DEFAULT_READING else ())
         for e in report.errors:
             out.append(
-                f"  {e.role:8} {e.metric:8} {e.key:32} published {e.published:9.2f} "
+                f"  {e.role:8} {e.metric:9} {e.key:36} published {e.published:9.2f} "
                 f"predicted {e.predicted:9.2f} error {e.error_pct:+6.1f}%"
             )
         for role in ("train", "holdout"):
@@ -151,10 +255,61 @@ def refit_text() -> str:
                 med, worst = report.median(role, metric), report.worst(role, metric)
                 if med is not None and worst is not None:
                     out.append(f"  {role} {metric}: median {med:.1f}%, worst {worst:.1f}%")
+        if reading == DEFAULT_READING:
+            out += ["  " + line for line in goals_text(report)]
+    return "\n".join(out)
+
+
+def _where(p: PublishedPoint) -> str:
+    if p.replicas > 1:
+        where = f"{p.replicas} one-node copies behind a{'n even' if p.router == 'even' else ' random'} router"
+    elif p.nodes == 1:
+        where = "one node"
+    else:
+        split = " ".join(
+            x
+            for x in (f"TP{p.tp}" if p.tp > 1 else "", f"EP{p.ep}" if p.ep > 1 else "", f"PP{p.pp}" if p.pp > 1 else "")
+        ).strip()
+        backend = {"nccl": ", NCCL", "rocenante": ", RoCEnante", "none": ""}.get(p.backend, "")
+        where = f"{p.nodes} nodes {p.topology}{backend}, {split}"
+    extras = [p.engine]
+    if p.quantization:
+        extras.append(p.quantization)
+    if p.mode:
+        extras.append(f"{p.mode} mode")
+    if p.context > 4096:
+        extras.append(f"context {p.context:,}")
+    if p.nodes > 1 and p.link_gbps != 200:
+        extras.append(f"{p.link_gbps:g}G")
+    return f"{where}, {', '.join(extras)}"
+
+
+def figures_markdown() -> str:
+    """The table of every published point but NVIDIA's scaling table (docs/figures.md)."""
+    out = [
+        "| key | model | nodes, layout, engine | decode tok/s | prefill tok/s | role | experiment | source |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for p in PUBLISHED_POINTS:
+        if p.origin == "nvidia-2026-10":
+            continue
+        decode = "" if p.decode_tps is None else f"{p.decode_tps:g}"
+        if decode and (p.concurrency > 1 or p.replicas > 1):
+            decode += f" (all {p.concurrency} stream{'s' if p.concurrency != 1 else ''})"
+        prefill = "" if p.prefill_tps is None else f"{p.prefill_tps:g}"
+        source = p.source + (f" — {p.url}" if p.url else "")
+        cells = [f"`{p.key}`", p.model_slug, _where(p), decode, prefill, p.role, p.origin or "—", source]
+        out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
 def main(argv: list[str]) -> int:
-    """``python -m placement.perfmodel [--markdown]``."""
+    """``python -m placement.perfmodel [--markdown | --figures | --write]``."""
+    if "--write" in argv:
+        print(f"wrote {write_fitted()}")
+        return 0
+    if "--figures" in argv:
+        print(figures_markdown())
+        return 0
     print(markdown_tables() if "--markdown" in argv else refit_text())
     return 0

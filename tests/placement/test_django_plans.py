@@ -271,3 +271,34 @@ def test_ring_commands_bootstrap_on_the_management_network(api_viewer, import_la
     assert "MASTER_ADDR=10.20.2.11" in text and "VLLM_HOST_IP=10.20.2.13" in text
     assert "NCCL_IB_SUBNET_AWARE_ROUTING=1" in text and "NCCL_NET_PLUGIN=none" in text
     assert "run_cluster.sh" in text and "nvcr.io/nvidia/vllm:" in text
+
+
+def test_the_plan_api_gives_every_predicted_figure_its_range_and_names_the_backend(api_viewer, demo):
+    """POST /api/plans: decode_tps_range, aggregate_tps_range and
+    prefill_tps_range as [low, high] around each figure, what drew them, the
+    collective backend (NCCL over RoCE on the switch unless RoCEnante is asked
+    for) and the CUDA-graph mode."""
+    response = plan(api_viewer, group=demo["switched"].pk, context_tokens=8192, concurrency=4)
+    assert response.status_code == 200, response.content
+    plans = [p for p in response.json()["plans"] if p["decode_tps"]]
+    for p in plans:
+        for name in ("decode_tps", "aggregate_tps", "prefill_tps"):
+            low, high = p[f"{name}_range"]
+            assert low < p[name] < high, (p["label"], name)
+        assert "published" in p["range_basis"] and p["mode"] == "graphs"
+    backends = {p["collective_backend"] for p in plans if p["tp"] > 1}
+    assert backends == {"nccl"} and {p["exchange_path"] for p in plans if p["tp"] > 1} == {"switched-nccl"}
+    asked = plan(api_viewer, group=demo["switched"].pk, context_tokens=8192, collective_backend="rocenante")
+    assert {p["collective_backend"] for p in asked.json()["plans"] if p["tp"] > 1} == {"rocenante"}
+    eager = plan(api_viewer, group=demo["switched"].pk, context_tokens=8192, mode="eager")
+    best, eager_best = response.json()["plans"][0], eager.json()["plans"][0]
+    assert eager_best["mode"] == "eager" and eager_best["decode_tps"] < best["decode_tps"]
+
+
+def test_a_mistyped_mode_or_backend_is_refused_by_name_and_plans_nothing(api_viewer, demo):
+    before = placement_state()
+    for body, field in (({"mode": "turbo"}, "mode"), ({"collective_backend": "gloo"}, "collective_backend")):
+        response = plan(api_viewer, group=demo["switched"].pk, **body)
+        assert response.status_code == 400
+        assert [e["path"] for e in response.json()["errors"]] == [field]
+    assert placement_state() == before

@@ -175,3 +175,98 @@ def test_never_raises_on_odd_values(changes):
     assert isinstance(result, (ModelSpec, list))
     if isinstance(result, ModelSpec):
         assert result.validate() == []
+
+
+# Nemotron-3-Nano-30B-A3B's public config.json (nemotron_h; trimmed to what the parser reads).
+NEMOTRON_3_NANO = {
+    "architectures": ["NemotronHForCausalLM"],
+    "model_type": "nemotron_h",
+    "hidden_size": 2688,
+    "hybrid_override_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
+    "intermediate_size": 1856,
+    "mamba_head_dim": 64,
+    "mamba_num_heads": 64,
+    "mamba_ssm_cache_dtype": "float32",
+    "ssm_state_size": 128,
+    "n_groups": 8,
+    "conv_kernel": 4,
+    "expand": 2,
+    "head_dim": 128,
+    "max_position_embeddings": 262144,
+    "mlp_hidden_act": "relu2",
+    "moe_intermediate_size": 1856,
+    "moe_shared_expert_intermediate_size": 3712,
+    "n_routed_experts": 128,
+    "n_shared_experts": 1,
+    "num_attention_heads": 32,
+    "num_experts_per_tok": 6,
+    "num_hidden_layers": 52,
+    "num_key_value_heads": 2,
+    "vocab_size": 131072,
+    "tie_word_embeddings": False,
+}
+# Qwen3-Next-80B-A3B's shape (qwen3_next: gated DeltaNet with full attention every 4th layer).
+QWEN3_NEXT = {
+    "architectures": ["Qwen3NextForCausalLM"],
+    "model_type": "qwen3_next",
+    "hidden_size": 2048,
+    "num_hidden_layers": 48,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 2,
+    "head_dim": 256,
+    "full_attention_interval": 4,
+    "linear_num_key_heads": 16,
+    "linear_num_value_heads": 32,
+    "linear_key_head_dim": 128,
+    "linear_value_head_dim": 128,
+    "linear_conv_kernel_dim": 4,
+    "num_experts": 512,
+    "num_experts_per_tok": 10,
+    "moe_intermediate_size": 512,
+    "shared_expert_intermediate_size": 512,
+    "intermediate_size": 5120,
+    "vocab_size": 151936,
+    "max_position_embeddings": 262144,
+    "tie_word_embeddings": False,
+}
+
+
+def test_a_nemotron_h_config_gives_its_blocks_mamba_state_and_experts():
+    spec = parse_hf_config(json.dumps(NEMOTRON_3_NANO), slug="nano", quantization="bf16")
+    assert isinstance(spec, ModelSpec), spec
+    assert (spec.layers, spec.mixers, spec.ffns, spec.linear_layers, spec.kv_layers) == (52, 29, 23, 23, 6)
+    assert spec.linear_kind == "mamba2" and spec.shared_experts == 1
+    # 64 heads x 64 x 128 in float32, and the convolution's (4096 + 2 x 8 x 128) x 3 bf16 inputs
+    assert spec.state_bytes == 64 * 64 * 128 * 4 + (4096 + 2 * 8 * 128) * 3 * 2
+    # 31.6B total and 3.2B active (NVIDIA's figures), block by block with relu2's two matrices
+    assert spec.params_b == pytest.approx(31.6, rel=0.01)
+    assert spec.active_params_b == pytest.approx(3.2, rel=0.03)
+    assert spec.kv_bytes_per_token() == 6 * 2 * 2 * 128 * 2
+
+
+def test_a_qwen3_next_config_gives_its_deltanet_layers_and_their_state():
+    spec = parse_hf_config(json.dumps(QWEN3_NEXT), slug="next", quantization="fp8")
+    assert isinstance(spec, ModelSpec), spec
+    assert (spec.linear_layers, spec.kv_layers, spec.linear_kind) == (36, 12, "gated-deltanet")
+    assert spec.state_bytes == 32 * 128 * 128 * 2 + (2 * 16 * 128 + 32 * 128) * 3 * 2
+    assert "state_bytes" in spec.estimated_fields  # counted in bf16: engines may keep it wider
+    assert spec.params_b == pytest.approx(80.0, rel=0.05)
+
+
+def test_sliding_windows_are_read_from_layer_types_or_the_gemma_pattern():
+    gpt = parse_hf_config(json.dumps({**GPT_OSS_120B, "sliding_window": 128}), slug="g", quantization="mxfp4")
+    assert isinstance(gpt, ModelSpec) and (gpt.kv_layers, gpt.sliding_window, gpt.sliding_layers) == (18, 128, 18)
+    gemma = {
+        "hidden_size": 2560,
+        "num_hidden_layers": 34,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "head_dim": 256,
+        "intermediate_size": 10240,
+        "vocab_size": 262208,
+        "max_position_embeddings": 131072,
+        "sliding_window": 1024,
+        "sliding_window_pattern": 6,
+    }
+    spec = parse_hf_config(json.dumps(gemma), slug="gemma", quantization="bf16")
+    assert isinstance(spec, ModelSpec) and (spec.kv_layers, spec.sliding_window, spec.sliding_layers) == (5, 1024, 29)

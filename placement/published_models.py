@@ -1,0 +1,301 @@
+"""Seed models of the published Spark runs the performance model is checked
+on (``placement.published``): public config.json values, estimates named in
+``estimated_fields``. Part of the seed catalogue (``placement.model_catalogue``)."""
+
+from __future__ import annotations
+
+from placement.model_spec import ModelSpec, deltanet_state_bytes, mamba2_state_bytes
+from placement.quants import ModelVariant
+
+# Forms that ran in a published benchmark but that no engine can load from a
+# recorded repository (so they are not catalogue variants): the model's size
+# as the run reported it.
+PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
+    ("qwen3-235b-a22b", "Q4_K_M"): ModelVariant(
+        "Q4_K_M",
+        round(124.91 * 1.073741824, 2),
+        notes="124.91 GiB per llama-bench over RPC on two Sparks (llama.cpp PR 15405, the VL model's Q4_K_M)",
+    ),
+}
+
+QWEN_NEXT_DELTANET_STATE = deltanet_state_bytes(32)
+QWEN27_DELTANET_STATE = deltanet_state_bytes(48)
+
+PUBLISHED_RUN_MODELS: tuple[ModelSpec, ...] = (
+    # Models of the published figures the performance model is checked on
+    # (placement/published.py); public config.json values.
+    ModelSpec(
+        slug="qwen3-coder-30b-a3b",
+        name="Qwen3-Coder-30B-A3B-Instruct",
+        params_b=30.53,
+        active_params_b=3.3,
+        layers=48,
+        hidden_size=2048,
+        heads=32,
+        kv_heads=4,
+        head_dim=128,
+        experts=128,
+        experts_per_token=8,
+        quantization="fp8",
+        weights_gb=None,
+        max_context=262_144,
+        hf_repo="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8",
+        notes="Public config (the Qwen3-30B-A3B shape: 48 layers, 128 experts, 8 routed).",
+        variants=(
+            ModelVariant("fp8", hf_repo="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"),
+            ModelVariant(
+                "Q8_0",
+                round(30.25 * 1.073741824, 2),
+                gguf_repo="ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF",
+                notes="30.25 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)",
+            ),
+        ),
+    ),
+    ModelSpec(
+        slug="qwen2.5-coder-7b",
+        name="Qwen2.5-Coder-7B",
+        params_b=7.62,
+        active_params_b=7.62,
+        layers=28,
+        hidden_size=3584,
+        heads=28,
+        kv_heads=4,
+        head_dim=128,
+        experts=0,
+        experts_per_token=0,
+        quantization="bf16",
+        weights_gb=None,
+        max_context=32_768,
+        hf_repo="Qwen/Qwen2.5-Coder-7B",
+        notes="Public config (max_position_embeddings 32768; 131072 with YaRN).",
+        variants=(
+            ModelVariant("bf16", hf_repo="Qwen/Qwen2.5-Coder-7B"),
+            ModelVariant(
+                "Q8_0",
+                round(7.54 * 1.073741824, 2),
+                gguf_repo="ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF",
+                notes="7.54 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)",
+            ),
+        ),
+    ),
+    ModelSpec(
+        slug="gemma-3-4b",
+        name="Gemma 3 4B",
+        params_b=3.88,
+        active_params_b=3.88,
+        layers=34,
+        hidden_size=2560,
+        heads=8,
+        kv_heads=4,
+        head_dim=256,
+        experts=0,
+        experts_per_token=0,
+        quantization="bf16",
+        weights_gb=None,
+        max_context=131_072,
+        kv_layers=5,
+        sliding_window=1024,
+        hf_repo="google/gemma-3-4b-it",
+        notes=(
+            "Public config (text model, 3.88B parameters as llama-bench counts them). Five local "
+            "(1,024-token window) layers per global layer: 5 of 34 layers keep a full-length KV cache."
+        ),
+        estimated_fields=("kv_layers",),
+        variants=(
+            ModelVariant("bf16", hf_repo="google/gemma-3-4b-it"),
+            ModelVariant(
+                "Q4_0",
+                round(2.35 * 1.073741824, 2),
+                gguf_repo="ggml-org/gemma-3-4b-it-qat-GGUF",
+                notes="QAT Q4_0, 2.35 GiB per llama-bench on a DGX Spark (llama.cpp benches/dgx-spark.md)",
+            ),
+        ),
+    ),
+    ModelSpec(
+        slug="qwen3-235b-a22b",
+        name="Qwen3-235B-A22B",
+        params_b=235.09,
+        active_params_b=22.14,
+        layers=94,
+        hidden_size=4096,
+        heads=64,
+        kv_heads=4,
+        head_dim=128,
+        experts=128,
+        experts_per_token=8,
+        quantization="int4",
+        weights_gb=round(2 * 57.64 * 1.073741824, 1),
+        max_context=40_960,
+        hf_repo="Qwen/Qwen3-235B-A22B-GPTQ-Int4",
+        notes=(
+            "Public config (max_position_embeddings 40960; 131072 with YaRN). GPTQ int4: 57.64 GiB "
+            "resident per node on two Sparks (conselara.dev, 2026-05), so about 123.8 GB."
+        ),
+        variants=(
+            ModelVariant("int4", round(2 * 57.64 * 1.073741824, 1), hf_repo="Qwen/Qwen3-235B-A22B-GPTQ-Int4"),
+            ModelVariant("fp8", hf_repo="Qwen/Qwen3-235B-A22B-FP8"),
+        ),
+    ),
+)
+
+PUBLISHED_RUN_MODELS = PUBLISHED_RUN_MODELS + (
+    # Hybrid and further models of the published runs collected for the second
+    # fit (placement/published.py): layer kinds from their config.json.
+    ModelSpec(
+        slug="nemotron-3-nano-30b-a3b",
+        name="Nemotron-3-Nano-30B-A3B",
+        params_b=31.6,
+        active_params_b=3.2,
+        layers=52,
+        hidden_size=2688,
+        heads=32,
+        kv_heads=2,
+        head_dim=128,
+        experts=128,
+        experts_per_token=6,
+        quantization="nvfp4",
+        weights_gb=round(18.16 * 1.073741824, 2),
+        max_context=262_144,
+        kv_layers=6,
+        linear_layers=23,
+        linear_kind="mamba2",
+        state_bytes=mamba2_state_bytes(64, 64),
+        mixer_layers=29,
+        ffn_layers=23,
+        shared_experts=1,
+        hf_repo="nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4",
+        notes=(
+            "Public config (nemotron_h): 52 blocks MEMEM*E..., 23 Mamba-2 (64 heads x 64, state 128, "
+            "float32), 23 MoE (128 experts, 6 routed + 1 shared, relu2) and 6 attention blocks (32 heads, "
+            "2 KV heads of 128). 31.6B total, 3.2B active without the input embedding. NVFP4 weights "
+            "18.16 GiB as vLLM loads them."
+        ),
+        variants=(
+            ModelVariant("nvfp4", round(18.16 * 1.073741824, 2), hf_repo="nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"),
+            ModelVariant("fp8", hf_repo="nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8"),
+            ModelVariant("bf16", hf_repo="nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"),
+        ),
+    ),
+    ModelSpec(
+        slug="nemotron-3-super-120b-a12b",
+        name="Nemotron-3-Super-120B-A12B",
+        params_b=120.0,
+        active_params_b=12.0,
+        layers=88,
+        hidden_size=4096,
+        heads=32,
+        kv_heads=2,
+        head_dim=128,
+        experts=512,
+        experts_per_token=22,
+        quantization="nvfp4",
+        weights_gb=round(69.5 * 1.073741824, 2),
+        max_context=1_048_576,
+        kv_layers=8,
+        linear_layers=40,
+        linear_kind="mamba2",
+        state_bytes=mamba2_state_bytes(128, 64),
+        mixer_layers=48,
+        ffn_layers=40,
+        shared_experts=1,
+        hf_repo="nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4",
+        notes=(
+            "nemotron_h with LatentMoE: 88 blocks, 8 attention (8 KiB of KV per token: 2 KV heads of "
+            "128), 40 Mamba-2 and 40 MoE (512 experts, 22 routed, in a 1,024-wide latent) per its "
+            "config.json as summarised by colaberry.ai; hidden 4096. Mamba heads (128 x 64, state 128, "
+            "float32) and the attention heads estimated. NVFP4 checkpoint 69.5 GiB (kubis.ai)."
+        ),
+        estimated_fields=("heads", "state_bytes", "params_b"),
+        variants=(
+            ModelVariant(
+                "nvfp4", round(69.5 * 1.073741824, 2), hf_repo="nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"
+            ),
+        ),
+    ),
+    ModelSpec(
+        slug="qwen3-coder-next",
+        name="Qwen3-Coder-Next (80B-A3B)",
+        params_b=80.0,
+        active_params_b=3.0,
+        layers=48,
+        hidden_size=2048,
+        heads=16,
+        kv_heads=2,
+        head_dim=256,
+        experts=512,
+        experts_per_token=10,
+        quantization="fp8",
+        weights_gb=None,
+        max_context=262_144,
+        kv_layers=12,
+        linear_layers=36,
+        linear_kind="gated-deltanet",
+        state_bytes=QWEN_NEXT_DELTANET_STATE,
+        shared_experts=1,
+        hf_repo="Qwen/Qwen3-Coder-Next-FP8",
+        notes=(
+            "Shape assumed equal to Qwen3-Next-80B-A3B's public config (48 layers: 36 gated-DeltaNet "
+            "and 12 full-attention, full_attention_interval 4; 512 experts, 10 routed + 1 shared; 32 value "
+            "heads of 128 x 128 per DeltaNet layer, state in bf16)."
+        ),
+        estimated_fields=(
+            "layers",
+            "hidden_size",
+            "heads",
+            "kv_heads",
+            "head_dim",
+            "experts",
+            "experts_per_token",
+            "kv_layers",
+            "linear_layers",
+            "state_bytes",
+        ),
+        variants=(ModelVariant("fp8", hf_repo="Qwen/Qwen3-Coder-Next-FP8"),),
+    ),
+    ModelSpec(
+        slug="qwen3-8b",
+        name="Qwen3-8B",
+        params_b=8.19,
+        active_params_b=8.19,
+        layers=36,
+        hidden_size=4096,
+        heads=32,
+        kv_heads=8,
+        head_dim=128,
+        experts=0,
+        experts_per_token=0,
+        quantization="bf16",
+        weights_gb=None,
+        max_context=40_960,
+        hf_repo="Qwen/Qwen3-8B",
+        notes="Public config (max_position_embeddings 40960), bf16 weights.",
+        variants=(ModelVariant("bf16", hf_repo="Qwen/Qwen3-8B"), ModelVariant("fp8", hf_repo="Qwen/Qwen3-8B-FP8")),
+    ),
+    ModelSpec(
+        slug="qwen3.6-27b",
+        name="Qwen3.6-27B",
+        params_b=27.8,
+        active_params_b=27.8,
+        layers=64,
+        hidden_size=5120,
+        heads=24,
+        kv_heads=4,
+        head_dim=256,
+        experts=0,
+        experts_per_token=0,
+        quantization="fp8",
+        weights_gb=28.0,
+        max_context=262_144,
+        kv_layers=16,
+        linear_layers=48,
+        linear_kind="gated-deltanet",
+        state_bytes=QWEN27_DELTANET_STATE,
+        hf_repo="Qwen/Qwen3.6-27B-FP8",
+        notes=(
+            "Dense hybrid, FP8 (about 27 GB per al-engr.com). Shape assumed equal to Qwen3.5-27B's public "
+            "config, as for Qwen3.8-27B: 64 layers, 48 gated-DeltaNet and 16 full-attention."
+        ),
+        estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "linear_layers", "state_bytes"),
+        variants=(ModelVariant("fp8", 28.0, hf_repo="Qwen/Qwen3.6-27B-FP8"),),
+    ),
+)

@@ -1,0 +1,31 @@
+"""How the plan pages show a predicted figure and its range, and a plan's
+collective backend: one wording, the planner's (``plan_types.with_range``)."""
+
+from __future__ import annotations
+
+from django import template
+
+from placement.plan_types import with_range
+
+register = template.Library()
+
+BACKEND_WORDS = {
+    "nccl": "NCCL over RoCE",
+    "rocenante": "RoCEnante",
+    "rpc": "llama.cpp RPC over TCP",
+    "none": "one node",
+}
+
+
+@register.simple_tag
+def tps(value: float | None, bounds: tuple[float, float] | list[float] | None = None, digits: int = 0) -> str:
+    """ "38 tok/s (30 to 44)", or a dash when there is no prediction."""
+    if value is None:
+        return "–"
+    pair = (float(bounds[0]), float(bounds[1])) if bounds else None
+    return with_range(float(value), pair, digits)
+
+
+@register.filter
+def backend_words(backend: str) -> str:
+    return BACKEND_WORDS.get(backend, backend)
