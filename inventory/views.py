@@ -442,8 +442,8 @@ def lab_import(request: HttpRequest) -> HttpResponse:
                         form.add_error(
                             "confirm_prune",
                             f"This document now removes {report.devices_removed} Sparks and switches, not the "
-                            f"{form.cleaned_data['confirm_remove'] or 0} of the preview you confirmed: check the "
-                            "preview below and confirm again.",
+                            f"{form.cleaned_data['confirm_remove'] or 0} of the preview you confirmed: check what it "
+                            "removes under Removed and confirm again.",
                         )
                         status = 400
             ctx["report"], ctx["rows"] = report, _import_rows(report)
