@@ -11,6 +11,7 @@ prints the tails (``Stack.tails``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -123,6 +124,70 @@ class RedisServer:
         wait_for("Redis to stop", lambda: not port_open(self.port), timeout=10)
 
 
+class RabbitServer:
+    """A RabbitMQ node of its own (name, ports and folders), as the rabbitmq user."""
+
+    def __init__(self, folder: Path) -> None:
+        # its own folder, outside the stack's (which only root may enter): the node runs as rabbitmq
+        import tempfile
+
+        self.folder = Path(tempfile.mkdtemp(prefix="sf-faults-rabbitmq-"))
+        self.log_path = folder / "rabbitmq.log"
+        self.port, self.dist_port = free_port(), free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"amqp://guest:guest@127.0.0.1:{self.port}//"
+
+    def start(self) -> None:
+        for sub in ("mnesia", "log"):
+            (self.folder / sub).mkdir(parents=True, exist_ok=True)
+        (self.folder / "enabled_plugins").write_text("[].\n")
+        (self.folder / "rabbitmq.conf").write_text("")
+        subprocess.run(["chown", "-R", "rabbitmq:rabbitmq", str(self.folder)], check=False)
+        env = {
+            **os.environ,
+            "RABBITMQ_NODENAME": f"sf-faults-{os.getpid()}@localhost",
+            "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1",
+            "RABBITMQ_NODE_PORT": str(self.port),
+            "RABBITMQ_DIST_PORT": str(self.dist_port),
+            "RABBITMQ_MNESIA_BASE": str(self.folder / "mnesia"),
+            "RABBITMQ_LOG_BASE": str(self.folder / "log"),
+            "RABBITMQ_ENABLED_PLUGINS_FILE": str(self.folder / "enabled_plugins"),
+            "RABBITMQ_PID_FILE": str(self.folder / "pid"),
+            "RABBITMQ_CONFIG_FILE": str(self.folder / "rabbitmq.conf"),
+        }
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the process keeps it
+        self.proc = subprocess.Popen(
+            ["rabbitmq-server"], cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+        wait_for("RabbitMQ to listen", lambda: port_open(self.port), timeout=90, every=0.5)
+
+    def stop(self) -> None:
+        # the Erlang VM runs as rabbitmq, outside the wrapper's process group: stop it by its pid file
+        pid_file = self.folder / "pid"
+        if pid_file.exists() and pid_file.read_text().strip().isdigit():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=10)
+            self.proc = None
+        wait_for("RabbitMQ to stop", lambda: not port_open(self.port), timeout=60)
+
+    def remove(self) -> None:
+        if self.proc is not None:
+            self.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 @dataclass
 class Stack:
     folder: Path
@@ -159,19 +224,23 @@ class Stack:
         return proc
 
     def start_web(self) -> None:
-        self.spawn("web", [str(VENV_BIN / "gunicorn"), "fleet.wsgi:application"])
+        # gunicorn.conf.py (read from the working directory) sets the rest, as in production
+        self.spawn("web", [str(VENV_BIN / "gunicorn"), "fleet.wsgi:application", "--bind",
+                           f"127.0.0.1:{self.web_port}", "--workers", "2"])  # fmt: skip
         wait_for("gunicorn to answer", lambda: self.get("/accounts/login/").status_code == 200, timeout=90)
 
-    def start_worker(self, name: str = "worker", concurrency: int = 2) -> subprocess.Popen[bytes]:
+    def start_worker(
+        self, name: str = "worker", concurrency: int = 2, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
         argv = [str(VENV_BIN / "celery"), "-A", "fleet", "worker", "-n", f"{name}@%h", "-c", str(concurrency),
                 "--loglevel=INFO"]  # fmt: skip
-        proc = self.spawn(name, argv)
+        proc = self.spawn(name, argv, env)
         wait_for(f"{name} to be ready", lambda: "ready." in self.log(name), timeout=90)
         return proc
 
-    def start_beat(self) -> None:
+    def start_beat(self, env: dict[str, str] | None = None) -> None:
         self.spawn("beat", [str(VENV_BIN / "celery"), "-A", "fleet", "beat", "--loglevel=INFO",
-                            "-s", str(self.folder / "beat-schedule")])  # fmt: skip
+                            "-s", str(self.folder / "beat-schedule")], env)  # fmt: skip
         wait_for("beat to start", lambda: "beat: Starting" in self.log("beat"), timeout=60)
 
     def start_sim(self, *, nccl_row_s: float = 1.0) -> None:

@@ -6,6 +6,8 @@
 - Redis stopped: starting a verification answers 503 naming the broker and
   fails the run with the reason (nothing left queued to block the group);
   once Redis is back the next start is accepted and a worker runs it.
+- RabbitMQ (a node of its own) stopped for 15 s under a worker and beat:
+  polls are stored again once it is back.
 - Redis stopped for 18 s while a worker polls and runs a verification: the
   worker and beat resume by themselves (Celery 5.7.0's worker died there for
   good: "Unrecoverable error: AttributeError: 'NoneType' object has no
@@ -14,12 +16,14 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
 from datetime import UTC, datetime
 
 import pytest
 
-from tests.faults.stack import Stack, wait_for
+from tests.faults.stack import RabbitServer, Stack, wait_for
 from tests.faults.test_http_edges import sign_in
 
 pytestmark = pytest.mark.faults
@@ -116,3 +120,31 @@ def test_worker_and_beat_resume_after_redis_restarts_mid_run(servers_up):
     assert r.status_code == 202, r.text[:300]
     second = wait_for("a second verification", lambda: run_row(stack, r.json()["id"])["status"] == "done", 150)
     assert second
+
+
+def test_worker_and_beat_resume_after_rabbitmq_restarts(servers_up):
+    """The same with RabbitMQ as the broker: a node of its own, stopped for 15 s."""
+    if not shutil.which("rabbitmq-server") and not os.path.exists("/usr/sbin/rabbitmq-server"):
+        pytest.fail("this test needs rabbitmq-server (./run test installs it)")
+    stack = servers_up
+    rabbit = RabbitServer(stack.folder)
+    rabbit.start()
+    try:
+        amqp = {"CELERY_BROKER_URL": rabbit.url}
+        stack.start_sim()
+        stack.start_worker(env=amqp)
+        stack.start_beat(env=amqp)
+        since = datetime.now(UTC)
+        stored = "SELECT count(*) FROM telemetry_nodesample WHERE at > %s"
+        wait_for("polls through RabbitMQ", lambda: stack.sql(stored, since)[0][0] > 0, 90)
+        rabbit.stop()
+        time.sleep(15)
+        rabbit.start()
+        restarted = datetime.now(UTC)
+        wait_for("polls stored after the restart", lambda: stack.sql(stored, restarted)[0][0] > 0, 120)
+        assert stack.alive("worker") and stack.alive("beat")
+        assert "Unrecoverable error" not in stack.log("worker")
+    finally:
+        for name in ("beat", "worker"):
+            stack.stop(name)
+        rabbit.remove()

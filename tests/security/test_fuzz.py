@@ -3,8 +3,10 @@
 as a viewer, a member and a lab admin (each with a personal token only,
 as a script would be).
 
-What must hold for every request: no 5xx; a viewer's write never succeeds;
-a refused request (any 4xx) changes nothing in the database. The run is
+What must hold for every request: no 5xx; the answer is one the schema
+declares (status, content type, headers, and a body that validates against
+its response schema); a viewer's write never succeeds; a refused request
+(any 4xx) changes nothing in the database. The run is
 deterministic (a fixed seed) and small (FLEET_FUZZ_EXAMPLES examples per
 operation, role and mode); it prints how many requests it sent and how long
 it took. Select it alone with ``-m fuzz``.
@@ -21,7 +23,12 @@ from typing import Any
 import pytest
 import requests
 from hypothesis import HealthCheck, Phase, given, seed, settings
-from schemathesis.specs.openapi.checks import status_code_conformance
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from accounts.tokens import token_create
 from core.roles import ADMIN, MEMBER, VIEWER
@@ -32,6 +39,12 @@ from tests.security.state import snapshot
 pytestmark = [pytest.mark.fuzz, pytest.mark.django_db(transaction=True)]
 
 EXAMPLES = int(os.environ.get("FLEET_FUZZ_EXAMPLES", "3"))
+CONFORMANCE = [
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
 SEED = 20261130
 READ_METHODS = {"GET", "HEAD", "OPTIONS"}
 
@@ -145,10 +158,10 @@ def _prober(
             failures.append(f"{where}: server error {response.text[:200]}")
         if role == VIEWER and case.method.upper() not in READ_METHODS and status < 400:
             failures.append(f"{where}: a viewer's write succeeded")
-        try:  # the status is one the operation declares in /api/openapi.json
-            case.validate_response(response, checks=[status_code_conformance])
+        try:  # the answer is one /api/openapi.json declares: its status, content type, headers and body
+            case.validate_response(response, checks=CONFORMANCE)
         except Exception as exc:  # noqa: BLE001 - schemathesis raises a group of check failures
-            failures.append(f"{where}: status not declared in the schema ({str(exc).splitlines()[0][:120]})")
+            failures.append(f"{where}: the answer breaks the schema ({' '.join(str(exc).split())[:300]})")
         state["last"] = after = snapshot()
         if 400 <= status < 500 and after != before:
             failures.append(f"{where}: refused, yet the database changed")
