@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+RESEND_SCHEDULE = "notifications: queue again what never reached the broker"
+
+
+def schedule_create(**kwargs: Any) -> None:
+    """The resender's beat schedule (every 5 minutes), made after migrations; an admin's edits are kept."""
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+    if PeriodicTask.objects.filter(name=RESEND_SCHEDULE).exists():
+        return
+    every, _ = IntervalSchedule.objects.get_or_create(every=5, period=IntervalSchedule.MINUTES)
+    PeriodicTask.objects.create(name=RESEND_SCHEDULE, task="notifications.resend_unsent", interval=every)
 
 
 class NotificationsConfig(AppConfig):
@@ -10,6 +25,7 @@ class NotificationsConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self) -> None:
+        post_migrate.connect(schedule_create, sender=self, dispatch_uid="notifications-schedule")
         from core import panels
         from notifications import receivers
         from notifications.templatetags.alert_emails import profile_panel

@@ -13,9 +13,11 @@ opening's); webhooks with a secret are signed (``notifications.signing``).
 
 from __future__ import annotations
 
+import logging
 import smtplib
 import urllib.error
 import urllib.request
+from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
@@ -24,8 +26,11 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from core import config
+from core.outage import service_down
 from notifications import conf, services, signing
 from notifications.models import Delivery
+
+log = logging.getLogger(__name__)
 
 
 class Passing(Exception):
@@ -37,13 +42,38 @@ def _countdown(retries: int) -> float:
 
 
 def queue(deliveries: list[tuple[int, str]]) -> None:
-    """Queue the deliveries' tasks, (id, channel) each, once the transaction that recorded them commits."""
+    """Queue the deliveries' tasks, (id, channel) each, once the transaction
+    that recorded them commits. A broker that is down fails nothing: the
+    request or task that made the messages has done its work, and
+    ``resend_unsent`` queues them again once the broker is back."""
 
     def send() -> None:
         for pk, channel in deliveries:
-            (deliver_email if channel == Delivery.Channel.EMAIL else deliver_webhook).delay(pk)
+            try:
+                (deliver_email if channel == Delivery.Channel.EMAIL else deliver_webhook).delay(pk)
+            except Exception as exc:
+                if service_down(exc) is None:
+                    raise
+                log.warning("could not queue delivery %s (the broker is down); it is sent again later", pk)
 
     transaction.on_commit(send)
+
+
+UNSENT_AFTER_S = 300
+
+
+# Every few minutes (beat): deliveries recorded but never tried, older than
+# UNSENT_AFTER_S (their message never reached the broker), are queued again.
+@shared_task(name="notifications.resend_unsent", ignore_result=True, expires=240)
+def resend_unsent(limit: int = 500) -> int:
+    cutoff = timezone.now() - timedelta(seconds=UNSENT_AFTER_S)
+    unsent = list(
+        Delivery.objects.filter(state=Delivery.State.QUEUED, attempts=0, created_at__lt=cutoff)
+        .order_by("created_at")
+        .values_list("pk", "channel")[:limit]
+    )
+    queue(unsent)
+    return len(unsent)
 
 
 @shared_task(
