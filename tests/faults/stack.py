@@ -301,7 +301,8 @@ class Stack:
         import psycopg
 
         with psycopg.connect(self.env["DATABASE_URL"].replace("postgres://", "postgresql://"), autocommit=True) as c:
-            return list(c.execute(query, args).fetchall())
+            cursor = c.execute(query, args)
+            return list(cursor.fetchall()) if cursor.description is not None else []
 
     def close(self) -> None:
         for name in list(self.procs):

@@ -64,3 +64,4 @@ def test_a_killed_worker_leaves_its_run_to_another(servers_up):
     assert done and run_row(stack, run_id)["attempts"] == 2
     again = stack.post(f"/api/groups/{group_id(stack)}/verify", stack.tokens["admin"])
     assert again.status_code == 202, again.text[:300]  # the group is free
+    wait_for("the next run", lambda: run_row(stack, again.json()["id"])["status"] == "done", 90)
