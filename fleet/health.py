@@ -34,10 +34,18 @@ def _database() -> None:
         cursor.fetchone()
 
 
-def _broker() -> None:
+def broker_url() -> str:
+    """The broker the app sends tasks to."""
     from fleet.celery import app
 
-    with app.connection_for_write(connect_timeout=BROKER_TIMEOUT_S) as conn:
+    return str(app.conf.broker_write_url or app.conf.broker_url)
+
+
+def _broker() -> None:
+    # A connection of its own (not the app's producer pool), opened and closed here.
+    from fleet.celery import app
+
+    with app.connection_for_write(url=broker_url(), connect_timeout=BROKER_TIMEOUT_S) as conn:
         conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=BROKER_TIMEOUT_S)
 
 

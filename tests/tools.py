@@ -33,6 +33,22 @@ def tool(name: str) -> str:
     return found
 
 
+def free_port_below_ephemeral() -> int:
+    """A free port outside the range the OS hands out for port 0 (32768 and up on Linux), for a
+    server another program starts later: nothing that asks the OS for a free port can take it meanwhile."""
+    import random
+
+    for _ in range(200):
+        port = random.randint(20000, 32000)  # noqa: S311 - a port number, not a secret
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port between 20000 and 32000")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -6,6 +6,7 @@ panel has data), and Ctrl-C (SIGINT) stops everything it started."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import signal
@@ -14,7 +15,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.tools import free_port
+from tests.tools import free_port_below_ephemeral
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 WANTED = {
@@ -29,16 +30,31 @@ WANTED = {
 }
 
 
+def stray(var: Path) -> list[int]:
+    """Processes still running whose environment names this demo's var folder."""
+    wanted = f"FLEET_VAR_DIR={var}".encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit() and int(proc.name) != os.getpid():
+            try:
+                if wanted in (proc / "environ").read_bytes().split(b"\0"):
+                    found.append(int(proc.name))
+            except OSError:
+                continue
+    return found
+
+
 def scrape(port: int) -> str:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:  # noqa: S310
             return response.read().decode()
-    except OSError:
+    except (OSError, http.client.HTTPException):
         return ""
 
 
 def test_the_demo_counts_the_workers_tasks_and_polls_in_its_metrics(tmp_path):
-    port = free_port()
+    # The simulated Sparks take ports the OS picks: the web app's must not be one it can pick.
+    port = free_port_below_ephemeral()
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY"}}
     env.update(PORT=str(port), FLEET_SIM_BASE_PORT="0", FLEET_VAR_DIR=str(tmp_path / "var"), FLEET_POLL_INTERVAL_S="5")
     env.pop("PYTEST_XDIST_WORKER", None)
@@ -63,5 +79,9 @@ def test_the_demo_counts_the_workers_tasks_and_polls_in_its_metrics(tmp_path):
         except subprocess.TimeoutExpired:
             os.killpg(demo.pid, signal.SIGKILL)
             demo.wait()
+        left = stray(tmp_path / "var")
+        for pid in left:  # only this demo's processes: their environment names this test's var folder
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"./run demo left processes running: {left}"
     assert demo.returncode == 130
     assert "Stopped." in (tmp_path / "demo.log").read_text()
