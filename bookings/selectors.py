@@ -3,7 +3,8 @@ window, who holds what, each person's time zone, node health from
 telemetry (when that app offers it). Query counts do not grow with the
 number of bookings listed.
 
-``user_holds_nodes`` is the entry point for the placement app.
+``user_holds_nodes`` and ``may_start_run`` are the entry points for the
+apps above (a benchmark run, a fabric verification).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 from django.db.models import Prefetch, Q, QuerySet
+from django.utils import timezone
 
+from core.roles import can_book, is_admin
 from inventory.models import NodeGroup, NodeGroupMember, Spark
 from telemetry.models import NodeState
 from topology.services import NotSplittable, refuse_split
@@ -283,6 +286,20 @@ def group_bookings(*, group: NodeGroup, now: datetime, limit: int = 5) -> GroupB
 
 def active_count(*, user: Any, now: datetime) -> int:
     return Booking.objects.filter(owner=user, status__in=LIVE, end__gt=now).count()
+
+
+def may_start_run(user: Any, group: NodeGroup) -> tuple[bool, str]:
+    """Whether ``user`` may run a command on ``group`` now (a benchmark, a fabric
+    verification), and why not: lab admins always; members only on a group
+    booked for them now."""
+    if is_admin(user):
+        return True, ""
+    if not can_book(user):
+        return False, "starting a run needs the member or lab admin role"
+    spark_ids = list(group.members.values_list("spark_id", flat=True))
+    if user_holds_nodes(user, spark_ids, timezone.now()):
+        return True, ""
+    return False, f"book {group.name} first: a member starts runs only on a group booked for them now"
 
 
 def user_holds_nodes(user: Any, spark_ids: Iterable[int], at: datetime) -> bool:

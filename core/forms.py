@@ -50,3 +50,24 @@ def edge_problem(field: forms.Field | None, value: Any) -> str | None:
             if problem:
                 return problem
     return None
+
+
+def cleaned(form: forms.Form) -> dict[str, Any]:
+    """The form's values without the empty ones (the services apply defaults)."""
+    return {k: v for k, v in form.cleaned_data.items() if v not in (None, "")}
+
+
+def upload_text(form: forms.Form, name: str, limit: int = 4 * 1024 * 1024) -> str | None:
+    """An uploaded file as text, or None (with a field error) when it is not one."""
+    upload = form.cleaned_data.get(name)
+    if upload is None:
+        return None
+    if upload.size > limit:
+        form.add_error(name, f"larger than {limit // 1024 // 1024} MB")
+        return None
+    raw = upload.read()
+    try:
+        return str(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        form.add_error(name, "not a text file (UTF-8)")
+        return None

@@ -3,7 +3,7 @@ time, a database constraint), running it on the group's head node over SSH
 (from the Celery task), and judging what it printed. Also each Spark's
 netplan file, computed over the group's cabling and telemetry's addresses.
 
-The SSH side is placement's (``placement.benchrun.run_command``: the fleet's
+The SSH side is telemetry's (``telemetry.remote.run_command``: the fleet's
 key only, the head node's accepted host key, bounded output); the command is
 ``fabric.command.verify_command``, rebuilt at run time from the stored node
 list, so nothing a user typed reaches a shell.
@@ -23,15 +23,16 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from bookings.selectors import may_start_run
 from core import errors
 from core.actor import Actor
 from core.outage import service_down
 from inventory.models import NodeGroup, Spark
-from placement.benchrun import Target, run_command
 from placement.launch import usable_mgmt_ip
-from placement.runs import _client_key, accepted_host_key, may_start_run
 from placement.selectors import PlannedGroup, groupspec_for, live_group_or_error
-from telemetry.selectors import latest_samples
+from telemetry.conf import ssh_key_path
+from telemetry.remote import Target, run_command
+from telemetry.selectors import accepted_host_key, latest_samples
 
 from .command import SWEEP_SIZES, VerifyNode, verify_command, verify_problems
 from .conf import grace_s, verify_settings
@@ -245,7 +246,7 @@ def verification_execute(*, run_id: int, task_id: str = "") -> FabricRun | None:
             verdict="failed",
             error=f"no accepted SSH host key for {head.name}: accept it on its telemetry page first; nothing was run",
         )
-    key = _client_key()
+    key = ssh_key_path()
     if not key.exists():
         return _finish(
             run,

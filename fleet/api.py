@@ -13,6 +13,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
+from benchmarks.api import router as benchmarks_router
 from bookings.api import router as bookings_router
 from bookings.api import router_deprecated as reservations_router
 from core.api import READ, error_body, fleet_error_response
@@ -67,6 +68,7 @@ for router in (
     topology_router,
     telemetry_router,
     placement_router,
+    benchmarks_router,
     fabric_router,
     bookings_router,
     reservations_router,

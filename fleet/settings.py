@@ -99,6 +99,7 @@ INSTALLED_APPS = [
     "telemetry",
     "topology",
     "placement",
+    "benchmarks",
     "fabric",
     "bookings",
     "notifications",

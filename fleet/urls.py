@@ -20,6 +20,7 @@ urlpatterns = [
     path("bookings/", include("bookings.urls")),
     path("feeds/", include(feed_urlpatterns)),
     path("", include("placement.urls")),
+    path("", include("benchmarks.urls")),
     path("", include("telemetry.urls")),
     path("", include("topology.urls")),
     path("", include("fabric.urls")),

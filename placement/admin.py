@@ -1,6 +1,5 @@
 """The Django admin for placement: the catalogue is checked with the same
-rules as the pages (``ModelSpec.validate``); benchmark records are read-only
-here (they are measurements, entered through the pages, the API or a run)."""
+rules as the pages (``ModelSpec.validate``)."""
 
 from __future__ import annotations
 
@@ -8,9 +7,8 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.http import HttpRequest
 
-from .models import BenchmarkRun, LlmModel
+from .models import LlmModel
 from .services import MODEL_FIELDS, OPTIONAL_FIELDS, spec_from_fields
 
 
@@ -43,29 +41,3 @@ class LlmModelAdmin(admin.ModelAdmin):
     )
     search_fields = ("slug", "name", "hf_repo")
     list_filter = ("quantization", "origin")
-
-
-@admin.register(BenchmarkRun)
-class BenchmarkRunAdmin(admin.ModelAdmin):
-    list_display = (
-        "id",
-        "model_name",
-        "source",
-        "group_name",
-        "topology_kind",
-        "node_count",
-        "engine",
-        "backend",
-        "concurrency",
-        "decode_tps",
-        "status",
-        "created_at",
-    )
-    list_filter = ("source", "status", "topology_kind", "engine", "backend")
-    search_fields = ("model_name", "group_name", "reference")
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False

@@ -1,33 +1,30 @@
-"""Placement API: the model catalogue, plans for a group, benchmark records
-and runs. Thin: parse, call one service or selector, return. Numbers in
-bodies are strict (a string where a number belongs is refused, naming it).
+"""Placement API: the model catalogue and plans for a group. Thin: parse,
+call one service or selector, return. Numbers in bodies are strict (a
+string where a number belongs is refused, naming it).
 """
 
 from __future__ import annotations
 
 # The edge types (core.validation) are built by functions, which mypy cannot read as types.
 # mypy: disable-error-code="valid-type"
-import json
 import typing
 from dataclasses import MISSING
 from dataclasses import fields as dataclass_fields
-from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from django.http import HttpRequest
-from ninja import Field, Query, Router, Schema, Status
+from ninja import Field, Router, Schema, Status
 from pydantic import Strict, create_model
 
 from core.actor import Actor
-from core.api import ADMIN, BOOK
-from core.validation import INT32, CleanStr, JsonData, MultiLineStr, SaneDatetime
-from inventory.models import NodeGroup
+from core.api import ADMIN
+from core.validation import INT32, CleanStr, JsonData, MultiLineStr
 
-from . import benchmarks, planning, runs, selectors, services
+from . import planning, selectors, services
 from .calibration import lab_calibration
 from .errors import PlacementError
 from .model_catalogue import SPEC_NUMBER_RANGES, SPEC_TEXT_LENGTHS, ModelSpec, choose_variant
-from .models import BenchmarkRun, LlmModel
+from .models import LlmModel
 from .planner import ENGINES
 from .quants import ModelVariant, engine_reference
 
@@ -355,135 +352,3 @@ def _without(result: planning.Planning) -> dict[str, Any] | None:
         "recommended": alt.result.recommended if alt else None,
         "recommendation": alt.result.recommendation if alt else "",
     }
-
-
-# ------------------------------------------------------------------ benchmarks
-
-
-class BenchmarkOut(Schema):
-    id: int
-    source: str
-    reference: str
-    reading: str
-    group: int | None
-    group_name: str
-    topology_kind: str
-    group_nodes: list[str]
-    nodes: list[str]
-    node_count: int
-    link_gbps: float | None
-    model: str
-    engine: str
-    engine_version: str
-    backend: str
-    tp: int
-    pp: int
-    concurrency: int
-    input_len: int | None
-    output_len: int | None
-    prefill_tps: float | None
-    decode_tps: float | None
-    ttft_ms: float | None
-    tpot_ms: float | None
-    derived: list[str]
-    notes: str
-    measured_at: datetime | None
-    status: str
-    error: str
-    created_by: str
-
-
-def bench_out(run: BenchmarkRun) -> dict[str, Any]:
-    data = {f: getattr(run, f) for f in BenchmarkOut.model_fields if f not in ("group", "model", "created_by")}
-    data.update(group=run.group_id, model=run.model_name, created_by=run.created_by_name)
-    return data
-
-
-class BenchmarkIn(Schema):
-    model: CleanStr(120, min_length=1)
-    group: GroupId | None = None
-    nodes: Names | None = Field(None, max_length=256)
-    source: Literal["measured", "published"] = "measured"
-    reference: MultiLineStr(2000) = ""
-    topology_kind: CleanStr(10) | None = None
-    node_count: Width | None = None
-    engine: CleanStr(14) = "vllm"
-    engine_version: CleanStr(120) = ""
-    backend: CleanStr(10) = "unknown"
-    tp: Width | None = None
-    pp: Width | None = None
-    concurrency: Count = 1
-    input_len: Tokens | None = None
-    output_len: Tokens | None = None
-    prefill_tps: Tps | None = None
-    decode_tps: Tps
-    ttft_ms: Ms | None = None
-    tpot_ms: Ms | None = None
-    measured_at: SaneDatetime | None = None
-    notes: Notes = ""
-
-
-class UploadIn(Schema):
-    model: CleanStr(120, min_length=1)
-    group: GroupId
-    content: MultiLineStr(4_000_000) | JsonData
-    format: CleanStr(20) = "auto"
-    nodes: Names | None = Field(None, max_length=256)
-    backend: CleanStr(10) = "unknown"
-    engine_version: CleanStr(120) = ""
-    concurrency: Count | None = None
-    tp: Width | None = None
-    pp: Width | None = None
-    notes: Notes = ""
-
-
-class RunIn(Schema):
-    group: GroupId
-    model: Slug
-    concurrency: Count = 1
-    input_len: Tokens = 128
-    output_len: Tokens = 128
-    num_prompts: Count = 10
-
-
-class BenchFilter(Schema):
-    group: int | None = Field(None, ge=1, le=2**63 - 1)
-    model: CleanStr(120) | None = None
-
-
-@router.get("/benchmarks", response=list[BenchmarkOut])
-def benchmarks_list(request: HttpRequest, filters: Query[BenchFilter]) -> Any:
-    group = None
-    if filters.group is not None:
-        group = NodeGroup.objects.filter(pk=filters.group).first()  # a retired group keeps its history
-        if group is None:
-            raise PlacementError(f"no node group with id {filters.group}", "group")
-    model = selectors.model_get(filters.model) if filters.model else None
-    return [bench_out(r) for r in selectors.benchmarks_list(group=group, model=model, include_published=False)]
-
-
-@router.post("/benchmarks", response={201: BenchmarkOut}, auth=BOOK)
-def benchmarks_create(request: HttpRequest, payload: BenchmarkIn) -> Any:
-    data = {k: v for k, v in payload.dict().items() if v is not None}
-    return Status(201, bench_out(benchmarks.benchmark_create(actor=Actor.from_request(request, "api"), data=data)))
-
-
-@router.post("/benchmarks/upload", response={201: BenchmarkOut}, auth=BOOK)
-def benchmarks_upload(request: HttpRequest, payload: UploadIn) -> Any:
-    """A record from the JSON `vllm bench serve --save-result` writes, its console summary,
-    or `llama-bench -o json` output (as text, or as the parsed JSON)."""
-    data = payload.dict()
-    content = data.pop("content")
-    if not isinstance(content, str):
-        content = json.dumps(content)
-    fmt = data.pop("format")
-    run = benchmarks.benchmark_upload(actor=Actor.from_request(request, "api"), text=content, fmt=fmt, data=data)
-    return Status(201, bench_out(run))
-
-
-@router.post("/benchmarks/runs", response={202: BenchmarkOut}, auth=BOOK)
-def benchmarks_run(request: HttpRequest, payload: RunIn) -> Any:
-    """Start `vllm bench serve` on the group's head node (a group you hold now)."""
-    data = payload.dict()
-    run = runs.run_start(actor=Actor.from_request(request, "api"), group_id=data.pop("group"), **data)
-    return Status(202, bench_out(run))

@@ -1,60 +1,27 @@
-"""The lab's own benchmark runs as the performance model sees them, and the
-constants re-fitted on them (``perfmodel.calibrate``).
+"""The performance model's constants re-fitted on the lab's own runs
+(``perfmodel.calibrate``), for the plan pages, the API and the designer.
 
-Reads only: finished measured runs with a model and a one-stream decode
-figure (TPOT, or a single-stream run), or a decode figure over several
-streams, become ``perfmodel.LabRun`` records;
-the variant that ran is the one the run's engine loads. The newest
-``MAX_RUNS`` are used, so one request stays a handful of queries.
+The runs come from the apps that hold them: each adds a reader to
+``LAB_RUNS`` from its ``AppConfig.ready`` (the benchmarks app does), so this
+floor never imports the records. Without a reader the published fit is used
+unchanged.
 """
 
 from __future__ import annotations
 
-from .model_catalogue import choose_variant
-from .models import BenchmarkRun
-from .perfmodel import ENGINES, Calibration, LabRun, Layout, calibrate
-from .scaling import DEFAULT_LEN, path_of
+from collections.abc import Callable
 
-MAX_RUNS = 200
+from core.hooks import Hook
+
+from .perfmodel import Calibration, LabRun, calibrate
+
+LabRuns = Callable[[], list[LabRun]]
+LAB_RUNS: Hook[LabRuns] = Hook("placement.lab_runs")
 
 
 def lab_runs() -> list[LabRun]:
-    rows = (
-        BenchmarkRun.objects.filter(
-            source=BenchmarkRun.Source.MEASURED,
-            status=BenchmarkRun.Status.DONE,
-            model__isnull=False,
-            engine__in=ENGINES,
-        )
-        .select_related("model")
-        .prefetch_related("model__variants")
-        .order_by("-created_at", "-id")[:MAX_RUNS]
-    )
-    runs = []
-    for row in rows:
-        path = path_of(row.topology_kind, row.backend, row.tp * row.pp)
-        decode = row.stream_decode_tps
-        prefill = row.prefill_tps if row.concurrency == 1 else None
-        aggregate = row.decode_tps if row.concurrency > 1 else None
-        if path is None or (not decode and not prefill and not aggregate) or row.tp * row.pp > row.node_count:
-            continue
-        spec = choose_variant(row.model.spec(), row.engine).spec  # type: ignore[union-attr]
-        prompt = row.input_len or DEFAULT_LEN
-        layout = Layout(tp=row.tp, pp=row.pp, path=path, link_gbps=row.link_gbps or 200.0, engine=row.engine)
-        runs.append(
-            LabRun(
-                f"run {row.pk}: {row.model_name} on {row.node_count} node(s), {row.engine}",
-                spec,
-                layout,
-                prompt + (row.output_len or DEFAULT_LEN) // 2,
-                prompt,
-                decode,
-                prefill,
-                row.concurrency,
-                aggregate,
-            )
-        )
-    return runs
+    """Every reader's runs, in the readers' order."""
+    return [run for reader in LAB_RUNS for run in reader()]
 
 
 def lab_calibration() -> Calibration:

@@ -1,5 +1,7 @@
 """Forms of the placement pages. They render and coerce; the rules live in
-the services, whose errors are put back next to the matching field."""
+the services, whose errors are put back next to the matching field.
+``ModelGroupChoices`` fills the model and group selects of any form that
+names them (the benchmark forms too)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,8 @@ from typing import Any
 from django import forms
 
 from core.forms import EdgeChecked
-from inventory.models import NodeGroup
 
 from .model_catalogue import MAX_CONTEXT_TOKENS
-from .models import BenchmarkRun
 from .planner import ENGINES, GOALS
 from .quants import GGUF_FORMATS, QUANT_FORMATS, SAFETENSORS_FORMATS
 from .selectors import live_groups, models_list
@@ -34,7 +34,7 @@ def group_choices() -> list[tuple[str, str]]:
     ]
 
 
-class _Choices(EdgeChecked, forms.Form):
+class ModelGroupChoices(EdgeChecked, forms.Form):
     """Fills model and group selects from the database at render time."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -45,7 +45,7 @@ class _Choices(EdgeChecked, forms.Form):
                 field.choices = ([("", "(published: no group)")] if not field.required else []) + choices()
 
 
-class PlanForm(_Choices):
+class PlanForm(ModelGroupChoices):
     model = forms.ChoiceField()
     group = forms.ChoiceField()
     context_tokens = forms.IntegerField(
@@ -132,83 +132,3 @@ class ConfigForm(EdgeChecked, forms.Form):
     active_params_b = forms.FloatField(label="Active parameters (billions)", required=False)
     weights_gb = forms.FloatField(label="Weights (GB, published)", required=False)
     hf_repo = forms.CharField(label="Hugging Face name", max_length=200, required=False)
-
-
-class BenchmarkForm(_Choices):
-    source = forms.ChoiceField(choices=BenchmarkRun.Source.choices, initial="measured")
-    reference = forms.CharField(required=False, help_text="Published figures: where they come from")
-    group = forms.ChoiceField(required=False, help_text="Measured here: the group it ran on")
-    topology_kind = forms.ChoiceField(
-        choices=[("", "-"), *NodeGroup.Kind.choices], required=False, help_text="Published figures without a group"
-    )
-    node_count = forms.IntegerField(required=False, help_text="Published figures without a group")
-    model = forms.ChoiceField()
-    engine = forms.ChoiceField(choices=BenchmarkRun.Engine.choices, initial="vllm")
-    engine_version = forms.CharField(required=False, max_length=120)
-    backend = forms.ChoiceField(
-        choices=BenchmarkRun.Backend.choices,
-        initial="unknown",
-        help_text="What really ran: RoCEnante falls back to NCCL silently",
-    )
-    tp = forms.IntegerField(label="Tensor parallel", required=False, help_text="Empty: the node count")
-    pp = forms.IntegerField(label="Pipeline stages", required=False, help_text="Empty: 1")
-    concurrency = forms.IntegerField(initial=1)
-    input_len = forms.IntegerField(label="Input tokens", required=False)
-    output_len = forms.IntegerField(label="Output tokens", required=False)
-    prefill_tps = forms.FloatField(label="Prefill tok/s", required=False)
-    decode_tps = forms.FloatField(label="Decode tok/s (all streams)")
-    ttft_ms = forms.FloatField(label="TTFT (ms)", required=False)
-    tpot_ms = forms.FloatField(label="TPOT (ms)", required=False)
-    measured_at = forms.DateTimeField(required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
-    notes = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-
-
-class UploadForm(_Choices):
-    file = forms.FileField(help_text="vllm bench serve --save-result JSON, its console summary, or llama-bench -o json")
-    format = forms.ChoiceField(
-        choices=[
-            ("auto", "recognise it"),
-            ("vllm-json", "vllm bench serve JSON"),
-            ("vllm-console", "vllm bench serve console"),
-            ("llama-bench-json", "llama-bench -o json"),
-        ],
-        initial="auto",
-    )
-    group = forms.ChoiceField()
-    model = forms.ChoiceField()
-    backend = forms.ChoiceField(
-        choices=BenchmarkRun.Backend.choices,
-        initial="unknown",
-        help_text="What really ran: RoCEnante falls back to NCCL silently",
-    )
-    concurrency = forms.IntegerField(required=False, help_text="Only if the file does not say")
-    notes = forms.CharField(required=False)
-
-
-class RunForm(_Choices):
-    model = forms.ChoiceField()
-    concurrency = forms.IntegerField(initial=1)
-    input_len = forms.IntegerField(label="Input tokens", initial=128)
-    output_len = forms.IntegerField(label="Output tokens", initial=128)
-    num_prompts = forms.IntegerField(label="Requests", initial=10)
-
-
-def cleaned(form: forms.Form) -> dict[str, Any]:
-    """The form's values without the empty ones (the services apply defaults)."""
-    return {k: v for k, v in form.cleaned_data.items() if v not in (None, "")}
-
-
-def upload_text(form: forms.Form, name: str, limit: int = 4 * 1024 * 1024) -> str | None:
-    """An uploaded file as text, or None (with a field error) when it is not one."""
-    upload = form.cleaned_data.get(name)
-    if upload is None:
-        return None
-    if upload.size > limit:
-        form.add_error(name, f"larger than {limit // 1024 // 1024} MB")
-        return None
-    raw = upload.read()
-    try:
-        return str(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        form.add_error(name, "not a text file (UTF-8)")
-        return None

@@ -1,12 +1,9 @@
-"""Placement storage: the model catalogue (``LlmModel``) and benchmark records
-(``BenchmarkRun``).
+"""Placement storage: the model catalogue (``LlmModel``, ``LlmVariant``) and
+the plans someone chose to run (``SavedPlan``).
 
 A catalogue row is the database form of ``placement.model_catalogue.ModelSpec``;
 ``LlmModel.spec()`` turns it back into the pure dataclass the planner reads.
-A benchmark row is one measured or published result, with a snapshot of the
-group's topology at the time (kind and node names), so it keeps its meaning
-after the cabling changes or the group is retired. Runs started from the
-page pass through ``queued`` and ``running`` to ``done`` or ``failed``.
+Benchmark records live in the benchmarks app, which stands on this one.
 Validation lives in ``placement.services``; the database only holds the rules
 that must stand whatever writes (unique slugs, sane numbers).
 """
@@ -160,106 +157,6 @@ class LlmVariant(models.Model):
             gguf_file=self.gguf_file,
             notes=self.notes,
         )
-
-
-class BenchmarkRun(models.Model):
-    """One benchmark result: measured here (entered, uploaded or run over SSH) or published."""
-
-    class Source(models.TextChoices):
-        MEASURED = "measured", "Measured here"
-        PUBLISHED = "published", "Published"
-
-    class Engine(models.TextChoices):
-        VLLM = "vllm", "vLLM"
-        SGLANG = "sglang", "SGLang"
-        LLAMA_CPP = "llama.cpp", "llama.cpp"
-        TRTLLM = "tensorrt-llm", "TensorRT-LLM"
-        OTHER = "other", "Other"
-
-    class Backend(models.TextChoices):
-        NCCL = "nccl", "NCCL"
-        ROCENANTE = "rocenante", "RoCEnante"
-        NONE = "none", "None (one node)"
-        UNKNOWN = "unknown", "Not known"
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-
-    source = models.CharField(max_length=10, choices=Source.choices, default=Source.MEASURED)
-    reference = models.TextField(blank=True, help_text="Where a published figure comes from")
-    reading = models.CharField(max_length=10, blank=True, help_text="Which reading of a disputed published row")
-    published_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
-    group = models.ForeignKey(NodeGroup, on_delete=models.SET_NULL, null=True, blank=True, related_name="benchmarks")
-    group_name = models.CharField(max_length=63, blank=True)
-    topology_kind = models.CharField(max_length=10, choices=NodeGroup.Kind.choices)
-    group_nodes = models.JSONField(default=list, blank=True, help_text="The group's nodes at the time")
-    nodes = models.JSONField(default=list, blank=True, help_text="The nodes the run used")
-    node_count = models.PositiveSmallIntegerField()
-    link_gbps = models.FloatField(null=True, blank=True, help_text="Slowest cluster link at the time")
-    model = models.ForeignKey(LlmModel, on_delete=models.PROTECT, null=True, blank=True, related_name="benchmarks")
-    model_name = models.CharField(max_length=120, help_text="The model's slug or published name")
-    engine = models.CharField(max_length=14, choices=Engine.choices, default=Engine.VLLM)
-    engine_version = models.CharField(max_length=120, blank=True)
-    backend = models.CharField(max_length=10, choices=Backend.choices, default=Backend.UNKNOWN)
-    tp = models.PositiveSmallIntegerField(default=1)
-    pp = models.PositiveSmallIntegerField(default=1)
-    concurrency = models.PositiveIntegerField(default=1)
-    input_len = models.PositiveIntegerField(null=True, blank=True)
-    output_len = models.PositiveIntegerField(null=True, blank=True)
-    num_prompts = models.PositiveIntegerField(null=True, blank=True, help_text="Requests sent (runs started here)")
-    prefill_tps = models.FloatField(null=True, blank=True)
-    decode_tps = models.FloatField(null=True, blank=True, help_text="Output tokens/s over all streams")
-    ttft_ms = models.FloatField(null=True, blank=True)
-    tpot_ms = models.FloatField(null=True, blank=True)
-    derived = models.JSONField(default=list, blank=True, help_text="Fields computed rather than read")
-    notes = models.TextField(blank=True)
-    measured_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.DONE)
-    error = models.TextField(blank=True)
-    command = models.TextField(blank=True, help_text="What a run started from the page executed")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    created_by_name = models.CharField(max_length=150, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        indexes = [
-            models.Index(fields=["model", "status"], name="bench_model_status"),
-            models.Index(fields=["group", "status"], name="bench_group_status"),
-        ]
-        constraints = [
-            models.CheckConstraint(
-                name="bench_numbers_not_negative",
-                condition=(
-                    (Q(decode_tps__isnull=True) | Q(decode_tps__gte=0))
-                    & (Q(prefill_tps__isnull=True) | Q(prefill_tps__gte=0))
-                    & (Q(ttft_ms__isnull=True) | Q(ttft_ms__gte=0))
-                    & (Q(tpot_ms__isnull=True) | Q(tpot_ms__gte=0))
-                ),
-            ),
-            models.CheckConstraint(name="bench_node_count_positive", condition=Q(node_count__gte=1)),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.model_name} on {self.group_name or self.topology_kind} ({self.node_count} nodes)"
-
-    @property
-    def stream_decode_tps(self) -> float | None:
-        """One stream's decode speed: 1000 / TPOT, or the throughput of a single-stream run."""
-        if self.tpot_ms:
-            return 1000.0 / self.tpot_ms
-        return self.decode_tps if self.concurrency == 1 else None
-
-    @property
-    def source_label(self) -> str:
-        if self.source == self.Source.PUBLISHED:
-            return "published"
-        return "measured here"
 
 
 class SavedPlan(models.Model):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, QuerySet
 
 from core.config import setting
 from inventory.models import NodeGroup, Spark, Twin
@@ -33,7 +33,7 @@ from topology.state import GroupState, SparkState
 
 from .errors import PlacementError
 from .launch import DEFAULT_MGMT_IFACE, DEFAULT_VLLM_IMAGE, LaunchSettings, usable_mgmt_ip
-from .models import BenchmarkRun, LlmModel, SavedPlan
+from .models import LlmModel, SavedPlan
 from .planner import GroupSpec, NodeSpec
 
 log = logging.getLogger(__name__)
@@ -286,41 +286,6 @@ def model_get(slug: Any, path: str = "model") -> LlmModel:
 def live_groups() -> QuerySet[NodeGroup]:
     """Live groups with their size, largest first (the ones worth planning on)."""
     return NodeGroup.objects.filter(retired_at__isnull=True).annotate(size=Count("members")).order_by("-size", "name")
-
-
-# ---------------------------------------------------------------- benchmarks
-
-
-def benchmarks_list(
-    *, group: NodeGroup | None = None, model: LlmModel | None = None, include_published: bool = True
-) -> QuerySet[BenchmarkRun]:
-    qs = BenchmarkRun.objects.select_related("model", "group")
-    if group is not None:
-        qs = (
-            qs.filter(Q(group=group) | Q(source=BenchmarkRun.Source.PUBLISHED))
-            if include_published
-            else qs.filter(group=group)
-        )
-    if model is not None:
-        qs = qs.filter(model=model)
-    return qs.order_by("model_name", "node_count", "-decode_tps", "id")
-
-
-def leaderboard(*, per_model: int = 8) -> list[tuple[str, LlmModel | None, list[BenchmarkRun]]]:
-    """Finished runs with a decode figure, fastest first, grouped by model."""
-    rows = (
-        BenchmarkRun.objects.filter(status=BenchmarkRun.Status.DONE, decode_tps__isnull=False)
-        .select_related("model", "group")
-        .order_by("model_name", "-decode_tps", "id")
-    )
-    board: dict[str, list[BenchmarkRun]] = defaultdict(list)
-    models: dict[str, LlmModel | None] = {}
-    for run in rows:
-        if len(board[run.model_name]) < per_model:
-            board[run.model_name].append(run)
-        models[run.model_name] = run.model
-    ranked = sorted(board.items(), key=lambda kv: -(kv[1][0].decode_tps or 0))
-    return [(name, models[name], runs) for name, runs in ranked]
 
 
 def saved_plan_get(pk: Any, path: str = "saved_plan") -> SavedPlan:

@@ -1,17 +1,19 @@
 """Writes to the model catalogue: add (fields or a Hugging Face config.json)
 and delete. Every function checks its input with ``ModelSpec.validate`` and
 raises ``PlacementError`` naming each bad field, leaving the database as it
-was. Benchmark writes live in ``placement.benchmarks``.
+was. Benchmark writes live in the benchmarks app (``benchmarks.services``).
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import MISSING
 from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import ProtectedError
 
 from core import errors
 from core.actor import Actor
@@ -126,11 +128,15 @@ def model_create_from_config(
 
 
 def model_delete(*, actor: Actor, model: LlmModel) -> None:
-    """Remove a model nobody measured; one with benchmark records stays (they name it)."""
-    used = model.benchmarks.count()
-    if used:
-        raise Conflict(f"{model.slug} has {used} benchmark record(s); it stays so they keep their model", "slug")
-    model.delete()
+    """Remove a model nothing names; one that benchmark records or saved plans
+    name stays (their foreign keys protect it, whichever app holds them)."""
+    try:
+        with transaction.atomic():
+            model.delete()
+    except ProtectedError as exc:
+        counts = Counter(str(obj._meta.verbose_name) for obj in exc.protected_objects)
+        held = ", ".join(f"{n} {name}(s)" for name, n in sorted(counts.items()))
+        raise Conflict(f"{model.slug} has {held}; it stays so they keep their model", "slug") from None
 
 
 VARIANT_FIELDS = ("quantization", "weights_gb", "hf_repo", "gguf_repo", "gguf_file", "notes")

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import bench_views, views
+from . import views
 
 app_name = "placement"
 urlpatterns = [
@@ -14,9 +14,4 @@ urlpatterns = [
     path("models/<str:slug>/delete/", views.model_delete, name="model_delete"),
     path("models/<str:slug>/variants/new/", views.variant_create, name="variant_create"),
     path("models/<str:slug>/variants/<str:quantization>/delete/", views.variant_delete, name="variant_delete"),
-    path("benchmarks/", bench_views.leaderboard, name="leaderboard"),
-    path("benchmarks/new/", bench_views.benchmark_create, name="benchmark_create"),
-    path("benchmarks/upload/", bench_views.benchmark_upload, name="benchmark_upload"),
-    path("benchmarks/groups/<int:group_id>/", bench_views.group_benchmarks, name="group_benchmarks"),
-    path("benchmarks/groups/<int:group_id>/run/", bench_views.run_start, name="run_start"),
 ]

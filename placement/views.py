@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.decorators import admin_required, booker_required
 from core.actor import Actor
+from core.forms import cleaned, upload_text
 from core.roles import can_book
 from inventory.forms import apply_errors
 
@@ -25,7 +26,7 @@ from . import planning, selectors, services
 from .calibration import lab_calibration
 from .charts import PlanBar, memory_bar, plan_bars
 from .errors import PlacementError
-from .forms import ConfigForm, ModelForm, PlanForm, VariantForm, cleaned, upload_text
+from .forms import ConfigForm, ModelForm, PlanForm, VariantForm
 from .model_catalogue import ModelSpec, choose_variant
 from .perfmodel import DEFAULT_READING
 from .planner import plan_placement

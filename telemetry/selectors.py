@@ -162,6 +162,13 @@ def alert_get(alert_id: int) -> Alert:
     return alert
 
 
+def accepted_host_key(spark: Spark) -> str | None:
+    """The host key an admin accepted for this Spark, or None: a command sent
+    over SSH (a benchmark run, a fabric verification) needs one."""
+    key = NodeState.objects.filter(spark=spark).values_list("host_key", flat=True).first()
+    return key or None
+
+
 def latest_samples(names: list[str]) -> dict[str, NodeSample]:
     """The latest stored sample of each of these nodes (one query; nodes never
     polled are left out)."""

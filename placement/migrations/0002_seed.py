@@ -3,9 +3,11 @@ from django.db import migrations
 
 
 def seed(apps, schema_editor):
-    from placement.seed import seed_placement
+    from benchmarks.seed import seed_published
+    from placement.seed import seed_catalogue
 
-    seed_placement(apps.get_model("placement", "LlmModel"), apps.get_model("placement", "BenchmarkRun"))
+    seed_catalogue(apps.get_model("placement", "LlmModel"))
+    seed_published(apps.get_model("placement", "BenchmarkRun"), apps.get_model("placement", "LlmModel"))
 
 
 def unseed(apps, schema_editor):

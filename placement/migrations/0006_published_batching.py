@@ -5,10 +5,12 @@ from django.db import migrations
 
 
 def seed(apps, schema_editor):
-    from placement.seed import refresh_published, seed_placement
+    from benchmarks.seed import refresh_published, seed_published
+    from placement.seed import seed_catalogue
 
     run = apps.get_model("placement", "BenchmarkRun")
-    seed_placement(apps.get_model("placement", "LlmModel"), run, apps.get_model("placement", "LlmVariant"))
+    seed_catalogue(apps.get_model("placement", "LlmModel"), apps.get_model("placement", "LlmVariant"))
+    seed_published(run, apps.get_model("placement", "LlmModel"))
     refresh_published(run)
 
 

@@ -22,7 +22,8 @@ def demo(import_lab: Any) -> dict[str, Any]:
 
 
 def placement_state() -> dict[str, Any]:
-    from placement.models import BenchmarkRun, LlmModel
+    from benchmarks.models import BenchmarkRun
+    from placement.models import LlmModel
 
     return {
         "models": sorted(LlmModel.objects.values_list("slug", "params_b", "layers", "kv_heads")),

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from placement.model_catalogue import SEED_MODELS
-from placement.models import BenchmarkRun, LlmModel
+from benchmarks.models import BenchmarkRun
+from placement.models import LlmModel
 from placement.perfmodel import PUBLISHED_POINTS
 from tests.placement.conftest import placement_state
 
@@ -195,12 +196,15 @@ def test_model_pages_add_and_upload(admin_client):
     assert refused.status_code == 400 and not LlmModel.objects.filter(slug="junk").exists()
 
 
-def test_a_flushed_database_gets_the_catalogue_back_once():
-    from placement.seed import seed_after_migrate
+def test_a_flushed_database_gets_the_catalogue_and_the_published_figures_back_once():
+    from django.apps import apps
+    from django.db.models.signals import post_migrate
 
     BenchmarkRun.objects.all().delete()
     LlmModel.objects.all().delete()
-    seed_after_migrate(sender=None)
-    seed_after_migrate(sender=None)  # idempotent
+    for _ in range(2):  # idempotent
+        # what `migrate` and `flush` send, app by app (placement's catalogue before benchmarks' figures)
+        for config in (apps.get_app_config("placement"), apps.get_app_config("benchmarks")):
+            post_migrate.send(sender=config, app_config=config, verbosity=0, interactive=False, using="default")
     assert LlmModel.objects.count() == len(SEED_MODELS)
     assert BenchmarkRun.objects.filter(source="published").count() == len(PUBLISHED_POINTS)

@@ -1,55 +1,42 @@
 """Benchmark runs started from the page: who may start one, queueing it, and
 running it (from the Celery task) on the group's head node over SSH.
 
-Who: lab admins always; members only on a group they hold right now, asked
-of ``bookings.selectors.user_holds_nodes`` (a member may run on Sparks
-they have booked; lab admins anywhere). The run measures the server the
-launch commands started on the head node (``benchrun.SERVE_URL``) with the
+Who: lab admins always; members only on a group they hold right now
+(``bookings.selectors.may_start_run``). The run measures the server the
+launch commands started on the head node (``command.SERVE_URL``) with the
 fixed ``vllm bench serve`` command, rebuilt from the stored numbers at run
 time rather than read back from the database.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from bookings.selectors import user_holds_nodes
+from bookings.selectors import may_start_run
 from core import errors
 from core.actor import Actor
 from core.config import setting
 from core.errors import Unavailable
 from core.outage import service_down
-from core.roles import can_book, is_admin
-from inventory.models import NodeGroup, Spark
+from inventory.models import Spark
+from placement.selectors import groupspec_for, live_group_or_error, model_get
 from telemetry.conf import ssh_key_path
-from telemetry.models import NodeState
+from telemetry.remote import Target, run_command
+from telemetry.selectors import accepted_host_key
 
-from .benchmarks import result_fields
-from .benchrun import BenchSpec, Target, bench_command, bench_problems, read_output, run_command
-from .errors import PlacementError
+from .command import BenchSpec, bench_command, bench_problems, read_output
+from .errors import BenchmarkError
 from .models import BenchmarkRun
-from .selectors import groupspec_for, live_group_or_error, model_get
+from .services import result_fields
 
 
-class RunNotAllowed(PlacementError, errors.Forbidden):
+class RunNotAllowed(BenchmarkError, errors.Forbidden):
     """The user may not start a run on this group (pages and API answer 403)."""
 
     status = 403
-
-
-def may_start_run(user: Any, group: NodeGroup) -> tuple[bool, str]:
-    if is_admin(user):
-        return True, ""
-    if not can_book(user):
-        return False, "starting a run needs the member or lab admin role"
-    spark_ids = list(group.members.values_list("spark_id", flat=True))
-    if user_holds_nodes(user, spark_ids, timezone.now()):
-        return True, ""
-    return False, f"book {group.name} first: a member starts runs only on a group booked for them now"
 
 
 def _spec(run: BenchmarkRun) -> BenchSpec:
@@ -92,7 +79,7 @@ def run_start(
             )
         )
     if errors:
-        raise PlacementError(errors)
+        raise BenchmarkError(errors)
     planned = groupspec_for(group)
     nodes = [n.name for n in planned.spec.nodes]
     with transaction.atomic():
@@ -148,16 +135,6 @@ def _queue(run: BenchmarkRun) -> None:
         ) from exc
 
 
-def _client_key() -> Path:
-    return ssh_key_path()
-
-
-def accepted_host_key(spark: Spark) -> str | None:
-    """The host key an admin accepted for this Spark (telemetry keeps them)."""
-    key = NodeState.objects.filter(spark=spark).values_list("host_key", flat=True).first()
-    return key or None
-
-
 def _finish(run: BenchmarkRun, **fields: Any) -> BenchmarkRun:
     for name, value in fields.items():
         setattr(run, name, value)
@@ -183,7 +160,7 @@ def run_execute(*, run_id: int) -> BenchmarkRun | None:
             status=failed,
             error=f"no accepted SSH host key for {head.name}: accept it on the telemetry page first; nothing was run",
         )
-    key = _client_key()
+    key = ssh_key_path()
     if not key.exists():
         return _finish(run, status=failed, error="the fleet's SSH key (FLEET_SSH_KEY) does not exist; nothing was run")
     command = bench_command(_spec(run))

@@ -10,11 +10,11 @@ import pytest
 from django.test import TestCase
 
 from inventory.models import Spark
-from placement import runs
-from placement.benchrun import BenchSpec, bench_command, read_output
-from placement.models import BenchmarkRun
+from benchmarks import runs
+from benchmarks.command import BenchSpec, bench_command, read_output
+from benchmarks.models import BenchmarkRun
 from tests.placement.conftest import placement_state
-from tests.placement.sshbench import VLLM_VERSION, BenchServer
+from tests.benchmarks.sshbench import VLLM_VERSION, BenchServer
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +55,7 @@ def accept(monkeypatch, key):
 @pytest.fixture
 def tasks_inline(monkeypatch):
     """Run the Celery task in-process when it is sent (``committed`` fires the on_commit hooks)."""
-    from placement import tasks
+    from benchmarks import tasks
 
     monkeypatch.setattr(tasks.run_benchmark, "delay", lambda run_id: tasks.run_benchmark(run_id))
 
@@ -201,7 +201,7 @@ def test_the_command_is_fixed_and_quoted():
 
 
 def test_reading_output_without_markers_still_parses_the_summary():
-    from tests.placement.sshbench import CONSOLE
+    from tests.benchmarks.sshbench import CONSOLE
 
     result = read_output(CONSOLE.format(c=1, n=10, total_in=1280, total_out=1280), model="m")
     assert not isinstance(result, list) and result.decode_tps == 55.43 and result.engine_version is None
@@ -211,7 +211,7 @@ def test_reading_output_without_markers_still_parses_the_summary():
 def test_a_broker_that_is_down_fails_the_run_with_the_reason(api_admin, head, server, monkeypatch):
     from kombu.exceptions import OperationalError
 
-    from placement import tasks
+    from benchmarks import tasks
 
     def refuse(run_id):
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")

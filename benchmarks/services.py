@@ -19,11 +19,13 @@ from django.utils.dateparse import parse_datetime
 
 from core.actor import Actor
 from inventory.models import NodeGroup
+from placement.errors import PlacementError
+from placement.models import LlmModel
+from placement.selectors import groupspec_for, live_group_or_error, model_get
 
-from .benchparse import BenchResult, parse_llama_bench_json, parse_vllm_bench_json, parse_vllm_bench_text
-from .errors import PlacementError
-from .models import BenchmarkRun, LlmModel
-from .selectors import groupspec_for, live_group_or_error, model_get
+from .errors import BenchmarkError
+from .models import BenchmarkRun
+from .parsers import BenchResult, parse_llama_bench_json, parse_vllm_bench_json, parse_vllm_bench_text
 
 Errors = list[tuple[str, str]]
 NUMBERS = ("prefill_tps", "decode_tps", "ttft_ms", "tpot_ms")
@@ -214,7 +216,7 @@ def benchmark_create(*, actor: Actor, data: dict[str, Any]) -> BenchmarkRun:
     errors: Errors = [(k, "not a benchmark field") for k in sorted(set(data) - ACCEPTED)]
     fields = _fields(data, errors)
     if errors:
-        raise PlacementError(errors)
+        raise BenchmarkError(errors)
     if fields["node_count"] == 1 and fields["backend"] == "unknown":
         fields["backend"] = "none"
     return BenchmarkRun.objects.create(
@@ -229,11 +231,11 @@ def _user(actor: Actor) -> Any:
 def parse_upload(text: Any, fmt: str, path: str = "content") -> BenchResult:
     """One BenchResult from an uploaded file, or PlacementError naming the field."""
     if fmt not in FORMATS:
-        raise PlacementError(f"one of {', '.join(FORMATS)}", "format")
+        raise BenchmarkError(f"one of {', '.join(FORMATS)}", "format")
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     if not isinstance(text, str) or not text.strip():
-        raise PlacementError("empty: upload the JSON vllm bench serve or llama-bench wrote", path)
+        raise BenchmarkError("empty: upload the JSON vllm bench serve or llama-bench wrote", path)
     if fmt == "auto":
         stripped = text.lstrip()
         fmt = (
@@ -250,7 +252,7 @@ def parse_upload(text: Any, fmt: str, path: str = "content") -> BenchResult:
     }
     result = parsers[fmt](text)
     if isinstance(result, list):
-        raise PlacementError([(path if key in ("file", "") else f"{path}.{key}", message) for key, message in result])
+        raise BenchmarkError([(path if key in ("file", "") else f"{path}.{key}", message) for key, message in result])
     return result
 
 
@@ -285,7 +287,7 @@ def benchmark_upload(
         model = None  # reported again, with the other fields, below
     merged = {**{k: v for k, v in data.items() if v not in (None, "")}, **result_fields(result, model)}
     if result.concurrency is None and data.get("concurrency") in (None, ""):
-        raise PlacementError("the file does not say (max_concurrency not set): give the concurrency", "concurrency")
+        raise BenchmarkError("the file does not say (max_concurrency not set): give the concurrency", "concurrency")
     if data.get("concurrency") not in (None, "") and result.concurrency is None:
         merged["concurrency"] = data["concurrency"]
     if data.get("notes"):

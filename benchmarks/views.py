@@ -14,16 +14,20 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.decorators import booker_required
+from bookings.selectors import may_start_run
 from core.actor import Actor
+from core.forms import cleaned, upload_text
 from inventory.forms import apply_errors
 from inventory.models import NodeGroup
+from placement import selectors as placement_selectors
+from placement.errors import PlacementError
+from placement.models import LlmModel
+from placement.perfmodel import DEFAULT_READING
 
-from . import benchmarks, runs, selectors
+from . import runs, selectors, services
 from .charts import Bar, bar_chart, scaling_chart
-from .errors import PlacementError
-from .forms import BenchmarkForm, RunForm, UploadForm, cleaned, upload_text
-from .models import BenchmarkRun, LlmModel
-from .perfmodel import DEFAULT_READING
+from .forms import BenchmarkForm, RunForm, UploadForm
+from .models import BenchmarkRun
 from .scaling import RunPoint, chart_series, scaling_rows
 
 DEFAULT_MODEL = "qwen3.8-27b"
@@ -78,10 +82,10 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         )
     return render(
         request,
-        "placement/leaderboard.html",
+        "benchmarks/leaderboard.html",
         {
             "board": board,
-            "groups": selectors.live_groups(),
+            "groups": placement_selectors.live_groups(),
             "default_reading": DEFAULT_READING,
             "overview": mark_safe(bar_chart(best, title="Fastest finished run of each model")),  # noqa: S308 - escaped
         },
@@ -140,7 +144,7 @@ def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
     rows = scaling_rows([_point(r) for r in shown if _charted(r, concurrency)], model.spec() if model else None)
     by_id = {r.pk: r for r in shown}
     title = f"{model.name if model else model_slug}: decode at concurrency {concurrency}"
-    allowed, why = runs.may_start_run(request.user, group) if group.retired_at is None else (False, "retired")
+    allowed, why = may_start_run(request.user, group) if group.retired_at is None else (False, "retired")
     pending = any(r.status in (BenchmarkRun.Status.QUEUED, BenchmarkRun.Status.RUNNING) for r in here)
     return {
         "group": group,
@@ -154,7 +158,7 @@ def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
         ),
         "measured_here": any(r.source == BenchmarkRun.Source.MEASURED for r in here if r.model_name == model_slug),
         "published_elsewhere": len(published_all) - len(published),
-        "models": selectors.models_list(),
+        "models": placement_selectors.models_list(),
         "model_slug": model_slug,
         "model": model,
         "levels": levels,
@@ -183,8 +187,8 @@ def group_benchmarks(request: HttpRequest, group_id: int) -> HttpResponse:
     if getattr(request, "htmx", False) and request.htmx.target == "runs":  # type: ignore[attr-defined]
         # 286 tells htmx to stop polling once no run is queued or running
         status = 200 if context["pending"] else 286
-        return render(request, "placement/group_benchmarks.html#runs", context, status=status)
-    return render(request, "placement/group_benchmarks.html", context)
+        return render(request, "benchmarks/group_benchmarks.html#runs", context, status=status)
+    return render(request, "benchmarks/group_benchmarks.html", context)
 
 
 @booker_required
@@ -204,7 +208,7 @@ def run_start(request: HttpRequest, group_id: int) -> HttpResponse:
             return redirect(f"/benchmarks/groups/{group.pk}/?model={run.model_name}")
     context = _group_context(request, group)
     context["run_form"] = form
-    return render(request, "placement/group_benchmarks.html", context, status=400)
+    return render(request, "benchmarks/group_benchmarks.html", context, status=400)
 
 
 @booker_required
@@ -213,7 +217,7 @@ def benchmark_create(request: HttpRequest) -> HttpResponse:
     form = BenchmarkForm(request.POST or None, initial={"group": request.GET.get("group", "")})
     if request.method == "POST" and form.is_valid():
         try:
-            run = benchmarks.benchmark_create(actor=Actor.from_request(request, "page"), data=cleaned(form))
+            run = services.benchmark_create(actor=Actor.from_request(request, "page"), data=cleaned(form))
         except PlacementError as exc:
             apply_errors(form, exc)
         else:
@@ -241,7 +245,7 @@ def benchmark_upload(request: HttpRequest) -> HttpResponse:
             fmt = data.pop("format", "auto")
             try:
                 actor = Actor.from_request(request, "page")
-                run = benchmarks.benchmark_upload(actor=actor, text=text, fmt=fmt, data=data, path="file")
+                run = services.benchmark_upload(actor=actor, text=text, fmt=fmt, data=data, path="file")
             except PlacementError as exc:
                 apply_errors(form, exc.onto("file"))
             else:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from placement.calibration import lab_calibration, lab_runs
+from benchmarks.lab_runs import lab_runs
+from placement.calibration import lab_calibration
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from placement.benchparse import (
+from benchmarks.parsers import (
     BenchResult,
     parse_llama_bench_json,
     parse_vllm_bench_json,

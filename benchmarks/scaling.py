@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from placement.model_catalogue import ModelSpec
+from placement.perfmodel import ENGINES, Layout, predict
+
 from .charts import TOPOLOGY_COLOURS, Point, Series
-from .model_catalogue import ModelSpec
-from .perfmodel import ENGINES, Layout, predict
 
 # Assumed when a record does not give its sizes: the common recipe (128 in, 128 out).
 DEFAULT_LEN = 128

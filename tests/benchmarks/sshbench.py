@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import asyncssh
 
-from placement.benchrun import RESULT_MARK, VERSION_MARK
+from benchmarks.command import RESULT_MARK, VERSION_MARK
 
 VLLM_VERSION = "0.11.1"
 

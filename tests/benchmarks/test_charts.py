@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from placement.charts import Bar, Point, Series, bar_chart, scaling_chart
+from benchmarks.charts import Bar, Point, Series, bar_chart, scaling_chart
 
 
 def _labels(svg: str) -> list[tuple[float, float, str]]:

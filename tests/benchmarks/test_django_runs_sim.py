@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from inventory.models import NodeGroup
-from placement.models import BenchmarkRun
+from benchmarks.models import BenchmarkRun
 from telemetry.simulator import SimNode
-from tests.placement.test_django_runs import start, tasks_inline  # noqa: F401 - fixture
+from tests.benchmarks.test_django_runs import start, tasks_inline  # noqa: F401 - fixture
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import sim_lab
 

@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from inventory.models import NodeGroup
-from placement.models import BenchmarkRun
+from benchmarks.models import BenchmarkRun
 from tests.placement.conftest import placement_state
 
 pytestmark = pytest.mark.django_db

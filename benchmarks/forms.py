@@ -1,0 +1,71 @@
+"""Forms of the benchmark pages: record a result, upload one, start a run.
+They render and coerce; the rules live in the services, whose errors are put
+back next to the matching field."""
+
+from __future__ import annotations
+
+from django import forms
+
+from inventory.models import NodeGroup
+from placement.forms import ModelGroupChoices
+
+from .models import BenchmarkRun
+
+
+class BenchmarkForm(ModelGroupChoices):
+    source = forms.ChoiceField(choices=BenchmarkRun.Source.choices, initial="measured")
+    reference = forms.CharField(required=False, help_text="Published figures: where they come from")
+    group = forms.ChoiceField(required=False, help_text="Measured here: the group it ran on")
+    topology_kind = forms.ChoiceField(
+        choices=[("", "-"), *NodeGroup.Kind.choices], required=False, help_text="Published figures without a group"
+    )
+    node_count = forms.IntegerField(required=False, help_text="Published figures without a group")
+    model = forms.ChoiceField()
+    engine = forms.ChoiceField(choices=BenchmarkRun.Engine.choices, initial="vllm")
+    engine_version = forms.CharField(required=False, max_length=120)
+    backend = forms.ChoiceField(
+        choices=BenchmarkRun.Backend.choices,
+        initial="unknown",
+        help_text="What really ran: RoCEnante falls back to NCCL silently",
+    )
+    tp = forms.IntegerField(label="Tensor parallel", required=False, help_text="Empty: the node count")
+    pp = forms.IntegerField(label="Pipeline stages", required=False, help_text="Empty: 1")
+    concurrency = forms.IntegerField(initial=1)
+    input_len = forms.IntegerField(label="Input tokens", required=False)
+    output_len = forms.IntegerField(label="Output tokens", required=False)
+    prefill_tps = forms.FloatField(label="Prefill tok/s", required=False)
+    decode_tps = forms.FloatField(label="Decode tok/s (all streams)")
+    ttft_ms = forms.FloatField(label="TTFT (ms)", required=False)
+    tpot_ms = forms.FloatField(label="TPOT (ms)", required=False)
+    measured_at = forms.DateTimeField(required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
+    notes = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class UploadForm(ModelGroupChoices):
+    file = forms.FileField(help_text="vllm bench serve --save-result JSON, its console summary, or llama-bench -o json")
+    format = forms.ChoiceField(
+        choices=[
+            ("auto", "recognise it"),
+            ("vllm-json", "vllm bench serve JSON"),
+            ("vllm-console", "vllm bench serve console"),
+            ("llama-bench-json", "llama-bench -o json"),
+        ],
+        initial="auto",
+    )
+    group = forms.ChoiceField()
+    model = forms.ChoiceField()
+    backend = forms.ChoiceField(
+        choices=BenchmarkRun.Backend.choices,
+        initial="unknown",
+        help_text="What really ran: RoCEnante falls back to NCCL silently",
+    )
+    concurrency = forms.IntegerField(required=False, help_text="Only if the file does not say")
+    notes = forms.CharField(required=False)
+
+
+class RunForm(ModelGroupChoices):
+    model = forms.ChoiceField()
+    concurrency = forms.IntegerField(initial=1)
+    input_len = forms.IntegerField(label="Input tokens", initial=128)
+    output_len = forms.IntegerField(label="Output tokens", initial=128)
+    num_prompts = forms.IntegerField(label="Requests", initial=10)

@@ -1,0 +1,59 @@
+"""The lab's own benchmark runs as the performance model sees them: the
+entry this app adds to ``placement.calibration.LAB_RUNS``, from which
+placement re-fits its constants (``perfmodel.calibrate``).
+
+Reads only: finished measured runs with a model and a one-stream decode
+figure (TPOT, or a single-stream run), or a decode figure over several
+streams, become ``perfmodel.LabRun`` records;
+the variant that ran is the one the run's engine loads. The newest
+``MAX_RUNS`` are used, so one request stays a handful of queries.
+"""
+
+from __future__ import annotations
+
+from placement.model_catalogue import choose_variant
+from placement.perfmodel import ENGINES, LabRun, Layout
+
+from .models import BenchmarkRun
+from .scaling import DEFAULT_LEN, path_of
+
+MAX_RUNS = 200
+
+
+def lab_runs() -> list[LabRun]:
+    rows = (
+        BenchmarkRun.objects.filter(
+            source=BenchmarkRun.Source.MEASURED,
+            status=BenchmarkRun.Status.DONE,
+            model__isnull=False,
+            engine__in=ENGINES,
+        )
+        .select_related("model")
+        .prefetch_related("model__variants")
+        .order_by("-created_at", "-id")[:MAX_RUNS]
+    )
+    runs = []
+    for row in rows:
+        path = path_of(row.topology_kind, row.backend, row.tp * row.pp)
+        decode = row.stream_decode_tps
+        prefill = row.prefill_tps if row.concurrency == 1 else None
+        aggregate = row.decode_tps if row.concurrency > 1 else None
+        if path is None or (not decode and not prefill and not aggregate) or row.tp * row.pp > row.node_count:
+            continue
+        spec = choose_variant(row.model.spec(), row.engine).spec  # type: ignore[union-attr]
+        prompt = row.input_len or DEFAULT_LEN
+        layout = Layout(tp=row.tp, pp=row.pp, path=path, link_gbps=row.link_gbps or 200.0, engine=row.engine)
+        runs.append(
+            LabRun(
+                f"run {row.pk}: {row.model_name} on {row.node_count} node(s), {row.engine}",
+                spec,
+                layout,
+                prompt + (row.output_len or DEFAULT_LEN) // 2,
+                prompt,
+                decode,
+                prefill,
+                row.concurrency,
+                aggregate,
+            )
+        )
+    return runs

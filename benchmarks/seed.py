@@ -1,0 +1,95 @@
+"""Seed the published benchmark figures (``placement.published.PUBLISHED_POINTS``)
+as published rows without a group. Idempotent: rows are matched by their
+published key. Called by the data migrations and after every
+``migrate``/``flush`` (post_migrate), after placement has seeded the models
+the rows name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from placement.published import PUBLISHED_POINTS
+
+# published model names the catalogue does not hold (architecture unknown)
+LABELS = {"glm-5.3-flash": "GLM-5.3 Flash"}
+
+
+def seed_published(run_class: Any, model_class: Any) -> None:
+    """A published row for each figure not stored yet, naming its catalogue model when there is one."""
+    by_slug = {m.slug: m for m in model_class.objects.filter(slug__in={p.model_slug for p in PUBLISHED_POINTS})}
+    known = set(run_class.objects.filter(published_key__isnull=False).values_list("published_key", flat=True))
+    for p in PUBLISHED_POINTS:
+        if p.key in known:
+            continue
+        model = by_slug.get(p.model_slug)
+        llama = p.engine == "llama.cpp"  # only llama-bench states its sizes (pp2048, tg32)
+        run_class.objects.create(
+            source="published",
+            reference=published_reference(p),
+            reading=p.reading or "",
+            published_key=p.key,
+            topology_kind=p.topology,
+            node_count=p.nodes,
+            link_gbps=None if p.nodes == 1 else p.link_gbps,
+            model=model,
+            model_name=model.slug if model else LABELS.get(p.model_slug, p.model_slug),
+            engine=p.engine,
+            backend=p.backend,
+            tp=p.tp,
+            pp=p.pp,
+            concurrency=p.concurrency,
+            input_len=2048 if llama else None,
+            output_len=32 if llama else None,
+            prefill_tps=p.prefill_tps,
+            decode_tps=p.decode_tps,
+            derived=["decode_tps"] if p.derived else [],
+            notes=published_notes(p),
+            status="done",
+            created_by_name="seed",
+        )
+
+
+def published_reference(p: Any) -> str:
+    return f"{p.source} ({p.url})" if p.url else p.source
+
+
+def published_notes(p: Any) -> str:
+    """What the performance model does with a published figure, and its assumptions."""
+    notes = [p.note] if p.note else []
+    if p.quantization:
+        notes.append(f"variant {p.quantization}")
+    if getattr(p, "replicas", 1) > 1:
+        notes.append(
+            f"{p.replicas} independent one-node copies, the streams shared by a router; the figure is their sum"
+        )
+    if p.derived:
+        notes.append("derived from a published ratio, not quoted directly")
+    notes.append(
+        {
+            "train": "used by the performance model's fit",
+            "holdout": "held out of the performance model's fit (its accuracy check)",
+            "reference": "kept for reference, not used by the performance model",
+        }[p.role]
+    )
+    return "; ".join(notes)
+
+
+def refresh_published(run_class: Any) -> None:
+    """Bring the stored published rows' reference and notes up to date with
+    ``PUBLISHED_POINTS`` (a figure's role can change between versions)."""
+    by_key = {p.key: p for p in PUBLISHED_POINTS}
+    for row in run_class.objects.filter(published_key__in=list(by_key)):
+        p = by_key[row.published_key]
+        row.reference, row.notes = published_reference(p), published_notes(p)
+        row.save(update_fields=["reference", "notes"])
+
+
+def seed_after_migrate(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    from placement.models import LlmModel
+
+    from .models import BenchmarkRun
+
+    if BenchmarkRun.objects.using(using).filter(published_key__isnull=False).exists():
+        return
+    seed_published(BenchmarkRun.objects.db_manager(using).model, LlmModel.objects.db_manager(using).model)

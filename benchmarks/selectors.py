@@ -1,0 +1,45 @@
+"""Reads of benchmark records: a group's or a model's records, and the
+fleet-wide leaderboard (fastest first, grouped by model)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db.models import Q, QuerySet
+
+from inventory.models import NodeGroup
+from placement.models import LlmModel
+
+from .models import BenchmarkRun
+
+
+def benchmarks_list(
+    *, group: NodeGroup | None = None, model: LlmModel | None = None, include_published: bool = True
+) -> QuerySet[BenchmarkRun]:
+    qs = BenchmarkRun.objects.select_related("model", "group")
+    if group is not None:
+        qs = (
+            qs.filter(Q(group=group) | Q(source=BenchmarkRun.Source.PUBLISHED))
+            if include_published
+            else qs.filter(group=group)
+        )
+    if model is not None:
+        qs = qs.filter(model=model)
+    return qs.order_by("model_name", "node_count", "-decode_tps", "id")
+
+
+def leaderboard(*, per_model: int = 8) -> list[tuple[str, LlmModel | None, list[BenchmarkRun]]]:
+    """Finished runs with a decode figure, fastest first, grouped by model."""
+    rows = (
+        BenchmarkRun.objects.filter(status=BenchmarkRun.Status.DONE, decode_tps__isnull=False)
+        .select_related("model", "group")
+        .order_by("model_name", "-decode_tps", "id")
+    )
+    board: dict[str, list[BenchmarkRun]] = defaultdict(list)
+    models: dict[str, LlmModel | None] = {}
+    for run in rows:
+        if len(board[run.model_name]) < per_model:
+            board[run.model_name].append(run)
+        models[run.model_name] = run.model
+    ranked = sorted(board.items(), key=lambda kv: -(kv[1][0].decode_tps or 0))
+    return [(name, models[name], runs) for name, runs in ranked]

@@ -1,0 +1,73 @@
+"""Benchmark records moved from placement to their own app without touching
+the rows: a database at the schema before the move, holding a measured run
+on a group and the published figures, migrates forward with every row, every
+field and the content type (so admin permissions) intact; and back again."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+MOVED = ("placement", "0007_layer_kinds_and_ranges")  # the last migration before the move
+FIELDS = ("source", "group_id", "group_name", "topology_kind", "nodes", "node_count", "model_id", "model_name")
+FIELDS += ("engine", "backend", "tp", "concurrency", "decode_tps", "tpot_ms", "status", "created_by_id", "notes")
+
+
+def migrate(before: bool):
+    """Migrate every app to its latest migration, or to just before the move
+    (placement at MOVED, benchmarks unapplied); the models at that state."""
+    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
+    others = [node for node in leaves if node[0] not in ("placement", "benchmarks")]
+    targets = [*others, MOVED, ("benchmarks", None)] if before else leaves
+    MigrationExecutor(connection).migrate(targets)
+    return MigrationExecutor(connection).loader.project_state([*others, MOVED] if before else leaves).apps
+
+
+@pytest.mark.django_db(transaction=True)
+def test_records_stored_before_the_move_are_all_read_after_it(admin_user):
+    old = migrate(before=True)
+    Run = old.get_model("placement", "BenchmarkRun")
+    group = old.get_model("inventory", "NodeGroup").objects.create(name="pair-a", kind="direct")
+    model = old.get_model("placement", "LlmModel").objects.get(slug="gpt-oss-120b")
+    mine = Run.objects.create(
+        source="measured",
+        group_id=group.pk,
+        group_name="pair-a",
+        topology_kind="direct",
+        nodes=["spark-a", "spark-b"],
+        node_count=2,
+        model_id=model.pk,
+        model_name=model.slug,
+        engine="vllm",
+        backend="nccl",
+        tp=2,
+        concurrency=4,
+        decode_tps=123.5,
+        tpot_ms=31.25,
+        status="done",
+        created_by_id=admin_user.pk,
+        notes="stored before the move",
+    )
+    stored = {row["id"]: row for row in Run.objects.values("id", *FIELDS)}
+    published = Run.objects.filter(source="published").count()
+    content_type = old.get_model("contenttypes", "ContentType").objects.get(app_label="placement", model="benchmarkrun")
+
+    migrate(before=False)
+
+    from django.contrib.auth.models import Permission
+    from django.contrib.contenttypes.models import ContentType
+
+    from benchmarks.models import BenchmarkRun
+
+    assert {row["id"]: row for row in BenchmarkRun.objects.values("id", *FIELDS)} == stored
+    assert BenchmarkRun.objects.get(pk=mine.pk).stream_decode_tps == 32.0  # 1000 / 31.25 ms
+    assert BenchmarkRun.objects.filter(source="published").count() == published > 0
+    moved = ContentType.objects.get_for_model(BenchmarkRun)
+    assert (moved.pk, moved.app_label) == (content_type.pk, "benchmarks")
+    assert not ContentType.objects.filter(app_label="placement", model="benchmarkrun").exists()
+    assert Permission.objects.get(codename="view_benchmarkrun").content_type_id == content_type.pk
+
+    back = migrate(before=True)  # and back: placement holds the rows again
+    assert back.get_model("placement", "BenchmarkRun").objects.filter(pk=mine.pk, decode_tps=123.5).exists()
+    migrate(before=False)
