@@ -4,7 +4,7 @@ The parts are the product's own, run as deployed: the beat task
 ``telemetry.poll_fleet`` sent to the broker as beat sends it, Celery worker
 processes (prefork) taking the chunks it fans out, SSH to the simulated
 Sparks with the workers' pooled connections, results stored in PostgreSQL.
-The simulated fleet (``telemetry.simulator``, one asyncssh server per Spark on
+The simulated fleet (``simfleet.simulator``, one asyncssh server per Spark on
 127.0.0.1, ports chosen by the OS) is spread over several processes so that
 no process runs out of file descriptors.
 
@@ -73,7 +73,7 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 def _serve(names: list[str], count: int, public_key: str, key_dir: str, pipe: Any) -> None:
     _raise_nofile()
-    from telemetry.simulator import SimFleet, make_nodes
+    from simfleet.simulator import SimFleet, make_nodes
 
     wanted = set(names)
     nodes = [n for n in make_nodes(count) if n.name in wanted]
@@ -358,9 +358,9 @@ def register(count: int, endpoints: list[tuple[str, str, int, str]]) -> list[int
     from django.utils import timezone
 
     from inventory.models import Cable, CableEnd, Port, Spark, Twin
-    from telemetry.management.commands.simulate import register as lab_register
+    from simfleet.management.commands.simulate import register as lab_register
+    from simfleet.simulator import make_nodes
     from telemetry.models import NodeState
-    from telemetry.simulator import make_nodes
 
     nodes = make_nodes(count)
     by_name = {name: (port, key) for name, _, port, key in endpoints}
@@ -487,8 +487,8 @@ def main() -> None:
 
     import asyncssh
 
+    from simfleet.simulator import make_nodes
     from telemetry.keys import client_key_ensure
-    from telemetry.simulator import make_nodes
 
     public = client_key_ensure(var / "fleet_ssh_key")
     names = [n.name for n in make_nodes(biggest)]

@@ -1,6 +1,6 @@
 """Time one telemetry poll of a simulated fleet, against OpenSSH and a bare asyncssh floor.
 
-The simulated fleet (``telemetry.simulator``, healthy nodes cabled in pairs)
+The simulated fleet (``simfleet.simulator``, healthy nodes cabled in pairs)
 runs in a separate process so its CPU is not counted. In this process, side
 by side in the same run:
 
@@ -43,10 +43,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import asyncssh  # noqa: E402
 
+from simfleet.simulator import SimFleet, make_nodes  # noqa: E402
 from telemetry.commands import POLL_SCRIPT  # noqa: E402
 from telemetry.parsers import parse_poll_output  # noqa: E402
 from telemetry.poller import ENCRYPTION_ALGS, ConnectionPool, Target, poll_nodes  # noqa: E402
-from telemetry.simulator import SimFleet, make_nodes  # noqa: E402
 
 USER = "fleet"
 

@@ -43,11 +43,11 @@ from django.db import connection, transaction  # noqa: E402
 from core.actor import Actor  # noqa: E402
 from inventory.labio import lab_import  # noqa: E402
 from inventory.models import Spark  # noqa: E402
+from simfleet.simulator import make_nodes, render_poll_output  # noqa: E402
 from telemetry import services  # noqa: E402
 from telemetry.models import Alert, NodeSample  # noqa: E402
 from telemetry.parsers import parse_poll_output  # noqa: E402
 from telemetry.sample import PollResult  # noqa: E402
-from telemetry.simulator import make_nodes, render_poll_output  # noqa: E402
 
 
 def lab(count: int) -> dict:

@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "accounts",
     "inventory",
     "telemetry",
+    "simfleet",
     "topology",
     "placement",
     "benchmarks",

@@ -425,22 +425,6 @@ def host_key_accept(*, actor: Actor, spark: Spark, key: str | None = None) -> No
     return state
 
 
-def host_keys_record(*, actor: Actor, keys: dict[str, str]) -> list[str]:
-    """Record known host keys as accepted (the simulator knows its own): name -> key.
-    Returns the names recorded."""
-    done = []
-    for spark in Spark.objects.filter(name__in=list(keys)):
-        with transaction.atomic():
-            state, _ = NodeState.objects.select_for_update().get_or_create(spark=spark)
-            if normalize_key(state.host_key) == normalize_key(keys[spark.name]):
-                continue
-            state.presented_key = normalize_key(keys[spark.name]) or ""
-            state.save(update_fields=["presented_key"])
-        host_key_accept(actor=actor, spark=spark)
-        done.append(spark.name)
-    return done
-
-
 # ---------------------------------------------------------------- acknowledgement
 
 

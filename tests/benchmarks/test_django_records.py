@@ -10,8 +10,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from inventory.models import NodeGroup
 from benchmarks.models import BenchmarkRun
+from inventory.models import NodeGroup
 from tests.placement.conftest import placement_state
 
 pytestmark = pytest.mark.django_db

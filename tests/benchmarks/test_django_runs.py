@@ -9,12 +9,12 @@ import asyncssh
 import pytest
 from django.test import TestCase
 
-from inventory.models import Spark
 from benchmarks import runs
 from benchmarks.command import BenchSpec, bench_command, read_output
 from benchmarks.models import BenchmarkRun
-from tests.placement.conftest import placement_state
+from inventory.models import Spark
 from tests.benchmarks.sshbench import VLLM_VERSION, BenchServer
+from tests.placement.conftest import placement_state
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,5 @@
 """A benchmark run against the simulated fleet: the head node of a group is a
-fake Spark (telemetry.simulator) that answers placement's fixed benchmark
+fake Spark (simfleet.simulator) that answers placement's fixed benchmark
 command with `vllm bench serve` output; the run goes through the API, the
 Celery task, SSH with the host key telemetry accepted, and the parser."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from inventory.models import NodeGroup
 from benchmarks.models import BenchmarkRun
-from telemetry.simulator import SimNode
+from inventory.models import NodeGroup
+from simfleet.simulator import SimNode
 from tests.benchmarks.test_django_runs import start, tasks_inline  # noqa: F401 - fixture
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import sim_lab

@@ -14,10 +14,10 @@ from bookings.services import booking_create
 from core.actor import Actor
 from core.roles import MEMBER
 from inventory.models import NodeGroup
+from simfleet.simulator import SimNode
 from telemetry.models import NodeSample
 from telemetry.polling import poll_and_store
 from telemetry.selectors import latest_processes
-from telemetry.simulator import SimNode
 from tests.conftest import make_user
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab

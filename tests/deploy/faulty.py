@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from fabric.models import FabricRun
 from inventory.models import NodeGroup
-from telemetry.simulator import SimNode
+from simfleet.simulator import SimNode
 from tests.telemetry.stored import register, store_round
 
 DOWN = {"m-06"}

@@ -16,7 +16,7 @@ import pytest
 
 from fabric.models import FabricRun
 from inventory.models import NodeGroup
-from telemetry.simulator import SimNode
+from simfleet.simulator import SimNode
 from tests.conftest import make_user
 from tests.e2e.conftest import SHOTS, sign_in
 from tests.telemetry import django_sim

@@ -16,10 +16,11 @@ from django.utils import timezone
 
 from core.actor import Actor
 from inventory.models import Spark
+from simfleet.simulator import load_scenario
+from simfleet.trust import host_keys_trust
 from telemetry import conf, services
 from telemetry.poller import poll_nodes_sync
 from telemetry.polling import poll_and_store, targets_for
-from telemetry.simulator import load_scenario
 from tests.e2e.conftest import sign_in
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import BackgroundFleet, catalogue_ensure
@@ -71,9 +72,7 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(
     try:
         for name, endpoint in fleet.endpoints.items():
             Spark.objects.filter(name=name).update(ssh_port=endpoint.port)
-        services.host_keys_record(
-            actor=Actor(source="command"), keys={n: e.host_key for n, e in fleet.endpoints.items()}
-        )
+        host_keys_trust(actor=Actor(source="command"), keys={n: e.host_key for n, e in fleet.endpoints.items()})
         poll(SIMULATED, backdated=45)
 
         base = live_server.url

@@ -19,8 +19,8 @@ import yaml
 from fabric.netplan import TWIN_IFACES, check_netplans, segments_from_links
 from inventory.models import NodeGroup, Spark
 from placement.selectors import groupspec_for
+from simfleet.simulator import load_scenario, render_poll_output
 from telemetry.parsers import parse_poll_output
-from telemetry.simulator import load_scenario, render_poll_output
 
 pytestmark = pytest.mark.django_db
 

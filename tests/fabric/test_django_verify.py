@@ -20,7 +20,7 @@ from django.utils import timezone
 from fabric.models import FabricRun
 from fabric.selectors import latest_measured_busbw
 from inventory.models import NodeGroup
-from telemetry.simulator import SimNode
+from simfleet.simulator import SimNode
 from tests.conftest import ApiClient
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import sim_lab

@@ -15,8 +15,8 @@ import pytest
 from core.roles import ADMIN, MEMBER, VIEWER
 from inventory.models import NodeGroupMember, Spark
 from notifications.models import Delivery, Subscription
+from simfleet.simulator import make_nodes
 from telemetry.models import Alert
-from telemetry.simulator import make_nodes
 from tests.conftest import celery_conf, make_user
 from tests.notifications.receivers import http_receiver, smtp_server
 from tests.telemetry.stored import register, store_round

@@ -11,7 +11,7 @@ from django.test import Client
 from core.roles import MEMBER, VIEWER
 from inventory.models import NodeGroup
 from notifications.models import Subscription
-from telemetry.simulator import make_nodes
+from simfleet.simulator import make_nodes
 from tests.conftest import make_user
 from tests.telemetry.stored import register
 

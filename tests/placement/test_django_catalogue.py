@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from placement.model_catalogue import SEED_MODELS
 from benchmarks.models import BenchmarkRun
+from placement.model_catalogue import SEED_MODELS
 from placement.models import LlmModel
 from placement.perfmodel import PUBLISHED_POINTS
 from tests.placement.conftest import placement_state

@@ -13,8 +13,8 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from simfleet.simulator import SimEndpoint, SimFleet, SimNode
 from telemetry.poller import Target
-from telemetry.simulator import SimEndpoint, SimFleet, SimNode
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ import pytest
 from core.actor import Actor
 from inventory.labio import lab_import
 from inventory.models import Spark
-from telemetry import services
-from telemetry.simulator import SimEndpoint, SimFleet, SimNode
+from simfleet.simulator import SimEndpoint, SimFleet, SimNode
+from simfleet.trust import host_keys_trust
 
 
 class BackgroundFleet:
@@ -127,9 +127,7 @@ def sim_lab(
         catalogue_ensure()
         lab_import(actor=Actor(source="import"), data=lab_for(nodes, fleet.endpoints))
         if accept:
-            services.host_keys_record(
-                actor=Actor(source="command"), keys={n: e.host_key for n, e in fleet.endpoints.items()}
-            )
+            host_keys_trust(actor=Actor(source="command"), keys={n: e.host_key for n, e in fleet.endpoints.items()})
         for name, faults in late.items():
             fleet.set_faults(name, faults)
         yield fleet

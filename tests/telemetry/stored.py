@@ -9,11 +9,11 @@ from datetime import UTC, datetime
 
 from core.actor import Actor
 from inventory.labio import lab_import
+from simfleet.simulator import SimEndpoint, SimNode, render_poll_output
 from telemetry.expectations import expectations_for
 from telemetry.parsers import parse_poll_output
 from telemetry.sample import PollResult
 from telemetry.services import StoreReport, results_store
-from telemetry.simulator import SimEndpoint, SimNode, render_poll_output
 from tests.telemetry.django_sim import catalogue_ensure, ids, lab_for
 
 

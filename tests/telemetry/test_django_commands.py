@@ -11,11 +11,11 @@ import yaml
 from django.core.management import CommandError, call_command
 
 from inventory.models import Spark
+from simfleet.management.commands.simulate import Command as Simulate
+from simfleet.simulator import SimEndpoint, SimNode, load_scenario, make_nodes
 from telemetry.keys import client_key_ensure, fingerprint
-from telemetry.management.commands.simulate import Command as Simulate
 from telemetry.models import Alert, NodeState
 from telemetry.polling import poll_and_store
-from telemetry.simulator import SimEndpoint, SimNode, load_scenario, make_nodes
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
 
@@ -122,7 +122,7 @@ def test_open_alerts_become_group_findings_and_memory_is_reported(fleet_key, tmp
 @pytest.mark.django_db
 def test_simulate_register_puts_the_simulated_pairs_in_the_inventory():
     from inventory.models import Cable, NodeGroup
-    from telemetry.management.commands.simulate import register
+    from simfleet.management.commands.simulate import register
 
     nodes = make_nodes(4, topology="pairs")
     for index, node in enumerate(nodes, start=1):

@@ -9,10 +9,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.test import Client
 
+from simfleet.simulator import SimNode
 from telemetry import poller
 from telemetry.models import Alert, NodeState
 from telemetry.polling import poll_and_store
-from telemetry.simulator import SimNode
 from tests.conftest import ApiClient
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from simfleet.simulator import SimNode
 from telemetry.models import NodeSample
 from telemetry.polling import poll_and_store
 from telemetry.runtime import pooled_connections
-from telemetry.simulator import SimNode
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
 

@@ -8,8 +8,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from simfleet.simulator import SimNode
 from telemetry.models import Alert
-from telemetry.simulator import SimNode
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import sim_lab
 

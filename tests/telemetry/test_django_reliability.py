@@ -11,10 +11,10 @@ from django.db import OperationalError
 
 from core.actor import Actor
 from inventory.models import Spark
+from simfleet.simulator import SimNode
 from telemetry import polling, services, tasks
 from telemetry.models import Alert, NodeSample, NodeState
 from telemetry.polling import poll_and_store
-from telemetry.simulator import SimNode
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
 

@@ -10,12 +10,12 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from inventory.models import Spark
+from simfleet.simulator import SimNode
 from telemetry import retention, services
 from telemetry.expectations import expectations_for
 from telemetry.models import Alert, NodeAggregate, NodeSample, NodeState
 from telemetry.polling import poll_and_store
 from telemetry.sample import PollResult
-from telemetry.simulator import SimNode
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
 

@@ -14,9 +14,9 @@ from core.actor import Actor
 from fleet.celery import app
 from inventory.models import Spark
 from inventory.services import spark_update
+from simfleet.simulator import SimNode
 from telemetry import tasks
 from telemetry.models import NodeSample
-from telemetry.simulator import SimNode
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
 

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from simfleet.simulator import SimNode, render_poll_output
 from telemetry.health import (
     HEALTH_CODES,
     ExpectedLink,
@@ -23,7 +24,6 @@ from telemetry.health import (
 )
 from telemetry.parsers import parse_poll_output
 from telemetry.sample import PollResult, Sample
-from telemetry.simulator import SimNode, render_poll_output
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 INTERVAL = 60.0

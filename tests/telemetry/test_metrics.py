@@ -9,8 +9,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from prometheus_client.parser import text_string_to_metric_families
 
+from simfleet.simulator import make_nodes
 from telemetry import tasks
-from telemetry.simulator import make_nodes
 from tests.telemetry.stored import register, store_round
 
 pytestmark = pytest.mark.django_db

@@ -5,6 +5,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from simfleet.simulator import SimNode, render_poll_output
 from telemetry import parsers
 from telemetry.commands import POLL_SCRIPT, SECTIONS, TWIN_IFNAMES, TWINS
 from telemetry.parsers import (
@@ -24,7 +25,6 @@ from telemetry.parsers import (
     split_sections,
 )
 from telemetry.sample import Sample
-from telemetry.simulator import SimNode, render_poll_output
 
 # docs/operations.md ("Memory"): a 128 GB node, grep of /proc/meminfo
 MEMINFO = """MemTotal:       127600748 kB

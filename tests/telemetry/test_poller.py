@@ -7,9 +7,9 @@ import time
 import asyncssh
 import pytest
 
+from simfleet.simulator import SimFleet, SimNode
 from telemetry.commands import POLL_SCRIPT
 from telemetry.poller import ConnectionPool, Target, fetch_host_key, poll_nodes, poll_nodes_sync
-from telemetry.simulator import SimFleet, SimNode
 
 
 def _poll(running, targets=None, **kwargs):

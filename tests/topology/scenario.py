@@ -17,9 +17,9 @@ from typing import Any
 
 from inventory.labio import lab_import
 from inventory.services import Actor
-from telemetry import services
+from simfleet.simulator import SimNode
+from simfleet.trust import host_keys_trust
 from telemetry.polling import poll_and_store
-from telemetry.simulator import SimNode
 from tests.telemetry.django_sim import BackgroundFleet, catalogue_ensure, ids
 
 NAMES = ("spark-a", "spark-b", "spark-c", "spark-d", "spark-e", "spark-f", "spark-g", "spark-h")
@@ -62,7 +62,7 @@ def scenario(fleet_key: tuple[str, str], tmp_path: Path, settings: Any) -> Itera
     try:
         catalogue_ensure()
         lab_import(actor=Actor(source="import"), data=lab({n: e.port for n, e in fleet.endpoints.items()}))
-        services.host_keys_record(
+        host_keys_trust(
             actor=Actor(source="command"), keys={n: e.host_key for n, e in fleet.endpoints.items() if n != "spark-h"}
         )
         for _ in range(2):

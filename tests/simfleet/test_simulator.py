@@ -6,9 +6,7 @@ import time
 
 import pytest
 
-from telemetry.parsers import parse_poll_output
-from telemetry.poller import Target, fetch_host_key, poll_nodes
-from telemetry.simulator import (
+from simfleet.simulator import (
     FAULTS,
     SimFleet,
     SimNode,
@@ -17,6 +15,8 @@ from telemetry.simulator import (
     make_nodes,
     run_fleet,
 )
+from telemetry.parsers import parse_poll_output
+from telemetry.poller import Target, fetch_host_key, poll_nodes
 
 
 def test_refuses_any_bind_address_but_loopback(client_key):
@@ -197,7 +197,7 @@ def test_a_thousand_nodes_start_quickly(client_key, tmp_path):
 
 
 def test_the_simulated_head_node_answers_only_the_fixed_benchmark_command():
-    from telemetry.simulator import bench_answer
+    from simfleet.simulator import bench_answer
 
     node = SimNode("head-1")
     good = (

@@ -3,8 +3,8 @@
 Each fake node answers exactly ``telemetry.commands.POLL_SCRIPT`` with output
 shaped like a real Spark's (docs/operations.md): drifting unified memory, varying GPU
 gauges, twins up/down and addressed according to the node's cabling, LLDP
-neighbours; head nodes also answer placement's benchmark command and the
-fabric verification's ``mpirun ... all_gather_perf`` (``telemetry.sim_nccl``).
+neighbours; head nodes also answer the benchmarks app's fixed command and the
+fabric verification's ``mpirun ... all_gather_perf`` (``simfleet.nccl_answers``).
 Any other command gets exit status 127. Faults (``FAULTS``) make a
 node misbehave the ways real ones do. The simulator only ever binds to
 loopback: it serves test and benchmark traffic, never a network.
@@ -32,8 +32,8 @@ from typing import Any, NamedTuple
 
 import asyncssh
 
+from simfleet.nccl_answers import NcclAnswer, nccl_answer
 from telemetry.commands import MARKER_PREFIX, POLL_SCRIPT, TWINS
-from telemetry.sim_nccl import NcclAnswer, nccl_answer
 
 LOOPBACK = "127.0.0.1"
 

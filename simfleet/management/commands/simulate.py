@@ -24,9 +24,10 @@ from django.core.management.base import BaseCommand, CommandError
 from core.actor import Actor
 from inventory.labio import ImportReport, lab_import
 from inventory.models import Spark
-from telemetry import conf, services
+from simfleet.simulator import LOOPBACK, SimEndpoint, SimNode, load_scenario, make_nodes, run_fleet
+from simfleet.trust import host_keys_trust
+from telemetry import conf
 from telemetry.keys import client_key_ensure
-from telemetry.simulator import LOOPBACK, SimEndpoint, SimNode, load_scenario, make_nodes, run_fleet
 
 
 def lab_document(nodes: list[SimNode]) -> dict[str, Any]:
@@ -177,4 +178,4 @@ class Command(BaseCommand):
         # node of the same name elsewhere never inherits a simulated key.
         matching = set(Spark.objects.filter(ssh_host__in=[LOOPBACK, "localhost"]).values_list("name", "ssh_port"))
         keys = {e.name: e.host_key for e in endpoints if (e.name, e.port) in matching}
-        return services.host_keys_record(actor=Actor(source="command"), keys=keys)
+        return host_keys_trust(actor=Actor(source="command"), keys=keys)

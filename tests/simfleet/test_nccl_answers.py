@@ -5,7 +5,7 @@ import pytest
 
 from fabric.command import VerifyNode, verify_command
 from fabric.nccl import judge, parse_all_gather
-from telemetry.sim_nccl import nccl_answer
+from simfleet.nccl_answers import nccl_answer
 
 P0 = ("rocep1s0f0", "roceP2p1s0f0")
 P1 = ("rocep1s0f1", "roceP2p1s0f1")

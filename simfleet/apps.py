@@ -1,0 +1,12 @@
+"""The simulated fleet: asyncssh servers on 127.0.0.1 that answer like DGX
+Sparks (the poll, the benchmark command, nccl-tests), and the ``simulate``
+command that serves them. For the demo, the tests and the benchmarks only:
+no product app imports it (an import-linter contract says so); it is
+installed so ``manage.py simulate`` exists."""
+
+from django.apps import AppConfig
+
+
+class SimfleetConfig(AppConfig):
+    name = "simfleet"
+    verbose_name = "Simulated fleet (demo, tests, benchmarks)"
