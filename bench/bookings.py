@@ -56,13 +56,13 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from accounts.tokens import token_create  # noqa: E402
-from bookings.generated import fill_month  # noqa: E402
 from bookings.models import Allocation, Booking  # noqa: E402
 from core.actor import Actor  # noqa: E402
 from core.roles import MEMBER, set_role  # noqa: E402
-from inventory.labgen import lab_document  # noqa: E402
 from inventory.labio import lab_import  # noqa: E402
 from inventory.models import NodeGroup, NodeGroupMember  # noqa: E402
+from simfleet.bookings import fill_month  # noqa: E402
+from simfleet.labgen import lab_document  # noqa: E402
 
 
 def iso(at: datetime) -> str:

@@ -2,7 +2,7 @@
 
 Three labs, each imported through the product's lab import into a fresh
 SQLite database in a temporary directory: the 17-Spark demo lab, and the
-generated labs of ``inventory.labgen`` with 1,024 and 5,120 Sparks (switched
+generated labs of ``simfleet.labgen`` with 1,024 and 5,120 Sparks (switched
 groups of 8, rings of 4, direct pairs, lone Sparks; every fifth Spark 64 GB).
 On each lab, as a member through Django's test client (the server's time,
 rendering included):
@@ -67,9 +67,9 @@ def main() -> None:
 
     from core.actor import Actor
     from core.roles import MEMBER, set_role
-    from inventory.labgen import lab_document
     from inventory.labio import lab_import
     from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
+    from simfleet.labgen import lab_document
 
     setup_test_environment()
     call_command("migrate", verbosity=0)

@@ -51,10 +51,10 @@ def main() -> None:
 
     from core.actor import Actor
     from core.roles import MEMBER, set_role
-    from inventory.labgen import lab_document
     from inventory.labio import lab_import
     from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
     from placement.selectors import groupspec_for
+    from simfleet.labgen import lab_document
 
     setup_test_environment()
     call_command("migrate", verbosity=0)

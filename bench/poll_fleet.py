@@ -44,8 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import asyncssh  # noqa: E402
 
 from simfleet.simulator import SimFleet, make_nodes  # noqa: E402
-from telemetry.commands import POLL_SCRIPT  # noqa: E402
 from telemetry.parsers import parse_poll_output  # noqa: E402
+from telemetry.poll_script import POLL_SCRIPT  # noqa: E402
 from telemetry.poller import ENCRYPTION_ALGS, ConnectionPool, Target, poll_nodes  # noqa: E402
 
 USER = "fleet"

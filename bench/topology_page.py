@@ -48,9 +48,9 @@ def main() -> None:
 
     from core.actor import Actor
     from core.roles import ADMIN, set_role
-    from inventory.labgen import lab_document
     from inventory.labio import lab_import
     from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
+    from simfleet.labgen import lab_document
     from topology.selectors import groups_overview
     from topology.services import lab_read
 

@@ -21,7 +21,7 @@ from core.errors import BadInput
 from inventory.hardware_catalogue import SPARK_PORTS
 from inventory.labio import lab_export
 from inventory.models import CatalogueEntry
-from placement import planning, selectors
+from placement import plan_request, selectors
 from placement.calibration import lab_calibration
 from placement.model_catalogue import choose_variant
 from placement.planner import GroupSpec, NodeSpec, plan_placement
@@ -213,7 +213,7 @@ def _targets(raw: Any, errors: list[tuple[str, str]]) -> list[Target]:
             continue
         engine = item.get("engine", "vllm")
         try:
-            inputs = planning.plan_input(
+            inputs = plan_request.plan_input(
                 context_tokens=item.get("context_tokens", 8192),
                 concurrency=item.get("concurrency", 1),
                 goal=item.get("goal") or default_goal(item.get("concurrency", 1)),

@@ -20,7 +20,7 @@ from core.actor import Actor
 from core.api import ADMIN
 from core.validation import INT32, CleanStr, JsonData, MultiLineStr
 
-from . import planning, selectors, services
+from . import plan_request, selectors, services
 from .calibration import lab_calibration
 from .errors import PlacementError
 from .model_catalogue import SPEC_NUMBER_RANGES, SPEC_TEXT_LENGTHS, ModelSpec, choose_variant
@@ -240,7 +240,7 @@ def _range(bounds: tuple[float, float] | None) -> list[float] | None:
     return None if bounds is None else [round(bounds[0], 2), round(bounds[1], 2)]
 
 
-def plan_out(item: planning.PlannedPlan) -> dict[str, Any]:
+def plan_out(item: plan_request.PlannedPlan) -> dict[str, Any]:
     p, m = item.plan, item.plan.memory_per_node_gb
     return {
         "strategy": p.strategy,
@@ -279,7 +279,7 @@ def plan_out(item: planning.PlannedPlan) -> dict[str, Any]:
     }
 
 
-def planning_for(payload: dict[str, Any]) -> planning.Planning:
+def planning_for(payload: dict[str, Any]) -> plan_request.Planning:
     group_id, nodes = payload.get("group"), payload.get("nodes")
     if (group_id is None) == (nodes is None):
         raise PlacementError("give either group (an id) or nodes (Spark names), not both or neither", "group")
@@ -288,7 +288,7 @@ def planning_for(payload: dict[str, Any]) -> planning.Planning:
     if choice.error:
         raise PlacementError(choice.error, "variant")
     spec = choice.spec
-    inputs = planning.plan_input(
+    inputs = plan_request.plan_input(
         context_tokens=payload.get("context_tokens", 8192),
         concurrency=payload.get("concurrency", 1),
         goal=payload.get("goal", "latency"),
@@ -302,7 +302,7 @@ def planning_for(payload: dict[str, Any]) -> planning.Planning:
         if group_id is not None
         else selectors.groupspec_for_nodes(nodes)
     )
-    result = planning.plan_group(group=planned, model=spec, inputs=inputs, constants=lab_calibration().constants)
+    result = plan_request.plan_group(group=planned, model=spec, inputs=inputs, constants=lab_calibration().constants)
     if choice.note:
         result.result.notes.insert(0, choice.note)
     return result
@@ -340,7 +340,7 @@ def plans_create(request: HttpRequest, payload: PlanIn) -> Any:
     }
 
 
-def _without(result: planning.Planning) -> dict[str, Any] | None:
+def _without(result: plan_request.Planning) -> dict[str, Any] | None:
     """The plans without the group's degraded or down Sparks (None when all are healthy)."""
     if not result.unhealthy:
         return None

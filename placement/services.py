@@ -185,7 +185,7 @@ def variant_delete(*, actor: Actor, model: LlmModel, quantization: str) -> None:
 
 
 def saved_plan_create(*, actor: Actor, model: LlmModel, planning: Any, index: int) -> SavedPlan:
-    """Keep the plan at ``index`` of a planning (placement.planning.Planning)
+    """Keep the plan at ``index`` of a planning (placement.plan_request.Planning)
     for a booking to point at. Only a plan that fits can be kept."""
     if not 0 <= index < len(planning.plans):
         raise PlacementError("no such plan: the inputs changed; plan again", "plan")

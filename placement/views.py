@@ -22,7 +22,7 @@ from core.forms import cleaned, upload_text
 from core.roles import can_book
 from inventory.forms import apply_errors
 
-from . import planning, selectors, services
+from . import plan_request, selectors, services
 from .calibration import lab_calibration
 from .charts import PlanBar, memory_bar, plan_bars
 from .errors import PlacementError
@@ -57,7 +57,7 @@ def _defaults(form: PlanForm) -> dict[str, Any]:
     }
 
 
-def _plan_view(plan: planning.PlannedPlan, nodes: dict[str, float]) -> dict[str, Any]:
+def _plan_view(plan: plan_request.PlannedPlan, nodes: dict[str, float]) -> dict[str, Any]:
     """What one plan card shows: memory bars per distinct node size, launch texts."""
     m = plan.plan.memory_per_node_gb
     sizes: dict[float, list[str]] = {}
@@ -112,7 +112,7 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = (), so
         if choice.error:
             raise PlacementError(choice.error, "variant")
         spec = choice.spec
-        inputs = planning.plan_input(
+        inputs = plan_request.plan_input(
             context_tokens=values["context_tokens"],
             concurrency=values["concurrency"],
             goal=values["goal"],
@@ -123,7 +123,7 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = (), so
         )
         planned = selectors.groupspec_for(selectors.live_group_or_error(values["group"]))
         calibration = lab_calibration()
-        result = planning.plan_group(
+        result = plan_request.plan_group(
             group=planned, model=spec, inputs=inputs, launch_for=launch_for, constants=calibration.constants
         )
     except PlacementError as exc:
@@ -166,7 +166,7 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = (), so
     return context
 
 
-def _table_rows(result: planning.Planning, usable: dict[str, float], goal: str) -> list[dict[str, Any]]:
+def _table_rows(result: plan_request.Planning, usable: dict[str, float], goal: str) -> list[dict[str, Any]]:
     """One row per plan, sorted by the goal: fitting plans fastest first, then
     the others by how little they miss."""
     res = result.result
@@ -196,7 +196,7 @@ def _chart(rows: list[dict[str, Any]], concurrency: int) -> str:
     return mark_safe(plan_bars(bars, concurrency=concurrency))  # noqa: S308 - numbers and escaped labels only
 
 
-def _elsewhere(spec: ModelSpec, inputs: planning.PlanInput, here: Any) -> list[dict[str, Any]]:
+def _elsewhere(spec: ModelSpec, inputs: plan_request.PlanInput, here: Any) -> list[dict[str, Any]]:
     """The other live groups where the model would fit, with their best plan."""
     found = []
     for group in selectors.live_groups()[:40]:
@@ -252,9 +252,9 @@ def plan_page(request: HttpRequest) -> HttpResponse:
     if getattr(request, "htmx", False):
         return render(request, "placement/plans.html#results", context)
     lab = context.get("calibration") or lab_calibration()
-    report = planning.fit_table(DEFAULT_READING)
+    report = plan_request.fit_table(DEFAULT_READING)
     context.update(
-        readings=planning.readings(),
+        readings=plan_request.readings(),
         default_reading=DEFAULT_READING,
         lab=lab,
         lab_pairs=list(zip(lab.before, lab.after, strict=True)),

@@ -1,6 +1,6 @@
 """A simulated fleet of DGX Sparks: one asyncssh server per node on 127.0.0.1.
 
-Each fake node answers exactly ``telemetry.commands.POLL_SCRIPT`` with output
+Each fake node answers exactly ``telemetry.poll_script.POLL_SCRIPT`` with output
 shaped like a real Spark's (docs/operations.md): drifting unified memory, varying GPU
 gauges, twins up/down and addressed according to the node's cabling, LLDP
 neighbours; head nodes also answer the benchmarks app's fixed command and the
@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 import asyncssh
 
 from simfleet.nccl_answers import NcclAnswer, nccl_answer
-from telemetry.commands import MARKER_PREFIX, POLL_SCRIPT, TWINS
+from telemetry.poll_script import MARKER_PREFIX, POLL_SCRIPT, TWINS
 
 LOOPBACK = "127.0.0.1"
 

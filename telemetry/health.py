@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from telemetry.commands import TWIN_BY_IFNAME, TWINS
+from telemetry.poll_script import TWIN_BY_IFNAME, TWINS
 from telemetry.sample import PollResult, Sample, TwinReading
 
 Severity = Literal["critical", "warning", "info"]

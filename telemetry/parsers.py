@@ -1,4 +1,4 @@
-"""Parsers for the output of the poll script (``telemetry.commands.POLL_SCRIPT``).
+"""Parsers for the output of the poll script (``telemetry.poll_script.POLL_SCRIPT``).
 
 Pure functions, one per command, each returning ``Parsed(value, errors)``:
 ``value`` is ``None`` when nothing usable was found, ``errors`` says what was
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from telemetry.commands import END_SECTION, MARKER_PREFIX, SECTIONS, TWIN_BY_IFNAME, TWIN_IFNAMES
+from telemetry.poll_script import END_SECTION, MARKER_PREFIX, SECTIONS, TWIN_BY_IFNAME, TWIN_IFNAMES
 from telemetry.sample import ComputeProcess, Gpu, Memory, Neighbour, Sample, TwinReading
 
 T = TypeVar("T")

@@ -26,8 +26,8 @@ from typing import Any
 
 import asyncssh
 
-from telemetry.commands import POLL_SCRIPT
 from telemetry.parsers import ParseMemo, parse_poll_output
+from telemetry.poll_script import POLL_SCRIPT
 from telemetry.sample import HostKeyStatus, PollResult
 
 __all__ = [

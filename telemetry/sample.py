@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from telemetry.commands import TWIN_BY_IFNAME
+from telemetry.poll_script import TWIN_BY_IFNAME
 
 
 @dataclass(frozen=True, slots=True)

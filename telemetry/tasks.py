@@ -17,7 +17,7 @@ from typing import Any
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from telemetry import conf, polling, retention, services
+from telemetry import conf, poll_round, retention, services
 
 
 def shard_queue(index: int) -> str:
@@ -27,9 +27,9 @@ def shard_queue(index: int) -> str:
 
 @shared_task(name="telemetry.poll_fleet", ignore_result=True)
 def poll_fleet() -> int:
-    ids = polling.active_spark_ids()
+    ids = poll_round.active_spark_ids()
     interval = conf.poll_interval_s()
-    parts = polling.chunks(ids, conf.chunk_size())
+    parts = poll_round.chunks(ids, conf.chunk_size())
     # Nodes a worker has no open connection to yet (its first round, a new
     # Spark) get a connect time spread evenly over part of the interval, in
     # fleet order, so a cold round's key exchanges do not all burst at once.
@@ -60,7 +60,7 @@ def poll_fleet() -> int:
     ignore_result=True,
 )
 def poll_chunk(ids: list[int], connect_start: float | None = None, slot_s: float = 0.0) -> dict[str, Any]:
-    return polling.poll_and_store(
+    return poll_round.poll_and_store(
         spark_ids=ids, pooled=conf.pool_connections(), connect_start=connect_start, slot_s=slot_s
     ).as_dict()
 

@@ -16,7 +16,7 @@ from core.roles import MEMBER
 from inventory.models import NodeGroup
 from simfleet.simulator import SimNode
 from telemetry.models import NodeSample
-from telemetry.polling import poll_and_store
+from telemetry.poll_round import poll_and_store
 from telemetry.selectors import latest_processes
 from tests.conftest import make_user
 from tests.telemetry import django_sim

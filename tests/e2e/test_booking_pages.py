@@ -13,12 +13,12 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from bookings import services
-from bookings.generated import fill_month
 from bookings.models import Allocation, Booking
 from core.actor import Actor
-from inventory.labgen import lab_document
 from inventory.labio import lab_import
 from inventory.models import NodeGroup
+from simfleet.bookings import fill_month
+from simfleet.labgen import lab_document
 from tests.bookings.conftest import seed_catalogue
 from tests.conftest import lab_data, make_user
 from tests.e2e.conftest import sign_in

@@ -19,8 +19,8 @@ from inventory.models import Spark
 from simfleet.simulator import load_scenario
 from simfleet.trust import host_keys_trust
 from telemetry import conf, services
+from telemetry.poll_round import poll_and_store, targets_for
 from telemetry.poller import poll_nodes_sync
-from telemetry.polling import poll_and_store, targets_for
 from tests.e2e.conftest import sign_in
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import BackgroundFleet, catalogue_ensure

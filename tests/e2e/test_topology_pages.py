@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from core.actor import Actor
-from inventory.labgen import lab_document
 from inventory.labio import lab_import
 from inventory.models import NodeGroup
+from simfleet.labgen import lab_document
 from tests.conftest import lab_data, make_user
 from tests.e2e.conftest import sign_in
 

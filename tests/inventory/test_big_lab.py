@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from core.actor import Actor
-from inventory.labgen import lab_document
 from inventory.labio import lab_import
 from inventory.models import Cable, Spark
+from simfleet.labgen import lab_document
 from tests.conftest import ApiClient, db_state
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from simfleet.management.commands.simulate import Command as Simulate
 from simfleet.simulator import SimEndpoint, SimNode, load_scenario, make_nodes
 from telemetry.keys import client_key_ensure, fingerprint
 from telemetry.models import Alert, NodeState
-from telemetry.polling import poll_and_store
+from telemetry.poll_round import poll_and_store
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
 

@@ -12,7 +12,7 @@ from django.test import Client
 from simfleet.simulator import SimNode
 from telemetry import poller
 from telemetry.models import Alert, NodeState
-from telemetry.polling import poll_and_store
+from telemetry.poll_round import poll_and_store
 from tests.conftest import ApiClient
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
@@ -38,7 +38,7 @@ def polled(fleet_key, tmp_path, settings, monkeypatch):
 
     for name in ("poll_nodes", "poll_nodes_sync", "fetch_host_key"):
         monkeypatch.setattr(poller, name, no_ssh)
-    monkeypatch.setattr("telemetry.polling.poll_nodes_sync", no_ssh)
+    monkeypatch.setattr("telemetry.poll_round.poll_nodes_sync", no_ssh)
 
 
 def test_dashboard_shows_every_node_from_stored_polls(polled, admin_client):

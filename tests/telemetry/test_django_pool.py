@@ -8,7 +8,7 @@ import pytest
 
 from simfleet.simulator import SimNode
 from telemetry.models import NodeSample
-from telemetry.polling import poll_and_store
+from telemetry.poll_round import poll_and_store
 from telemetry.runtime import pooled_connections
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab

@@ -12,9 +12,9 @@ from django.db import OperationalError
 from core.actor import Actor
 from inventory.models import Spark
 from simfleet.simulator import SimNode
-from telemetry import polling, services, tasks
+from telemetry import poll_round, services, tasks
 from telemetry.models import Alert, NodeSample, NodeState
-from telemetry.polling import poll_and_store
+from telemetry.poll_round import poll_and_store
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
 
@@ -121,7 +121,7 @@ def test_database_unavailable_once_the_chunk_retries_with_backoff(fleet_key, tmp
     assert tasks.poll_chunk.acks_late and tasks.poll_chunk.max_retries == 5
     assert OperationalError in tasks.poll_chunk.autoretry_for
     assert tasks.poll_chunk.retry_backoff and tasks.poll_chunk.retry_backoff_max == 60
-    real = polling.results_store
+    real = poll_round.results_store
     calls = []
 
     def flaky(**kwargs):
@@ -131,7 +131,7 @@ def test_database_unavailable_once_the_chunk_retries_with_backoff(fleet_key, tmp
         return real(**kwargs)
 
     with sim_lab([SimNode("spark-a")], fleet_key, tmp_path, settings):
-        monkeypatch.setattr(polling, "results_store", flaky)
+        monkeypatch.setattr(poll_round, "results_store", flaky)
         outcome = tasks.poll_chunk.apply(args=[ids("spark-a")])
     assert outcome.successful(), outcome.traceback
     assert len(calls) == 2 and NodeSample.objects.count() == 1

@@ -14,7 +14,7 @@ from simfleet.simulator import SimNode
 from telemetry import retention, services
 from telemetry.expectations import expectations_for
 from telemetry.models import Alert, NodeAggregate, NodeSample, NodeState
-from telemetry.polling import poll_and_store
+from telemetry.poll_round import poll_and_store
 from telemetry.sample import PollResult
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab

@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 from simfleet.simulator import SimNode, render_poll_output
 from telemetry import parsers
-from telemetry.commands import POLL_SCRIPT, SECTIONS, TWIN_IFNAMES, TWINS
 from telemetry.parsers import (
     parse_compute_apps,
     parse_gpu_csv,
@@ -24,6 +23,7 @@ from telemetry.parsers import (
     parse_uptime,
     split_sections,
 )
+from telemetry.poll_script import POLL_SCRIPT, SECTIONS, TWIN_IFNAMES, TWINS
 from telemetry.sample import Sample
 
 # docs/operations.md ("Memory"): a 128 GB node, grep of /proc/meminfo

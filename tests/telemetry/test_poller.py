@@ -8,7 +8,7 @@ import asyncssh
 import pytest
 
 from simfleet.simulator import SimFleet, SimNode
-from telemetry.commands import POLL_SCRIPT
+from telemetry.poll_script import POLL_SCRIPT
 from telemetry.poller import ConnectionPool, Target, fetch_host_key, poll_nodes, poll_nodes_sync
 
 

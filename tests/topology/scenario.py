@@ -19,7 +19,7 @@ from inventory.labio import lab_import
 from inventory.services import Actor
 from simfleet.simulator import SimNode
 from simfleet.trust import host_keys_trust
-from telemetry.polling import poll_and_store
+from telemetry.poll_round import poll_and_store
 from tests.telemetry.django_sim import BackgroundFleet, catalogue_ensure, ids
 
 NAMES = ("spark-a", "spark-b", "spark-c", "spark-d", "spark-e", "spark-f", "spark-g", "spark-h")

@@ -10,8 +10,8 @@ import re
 import pytest
 
 from core.actor import Actor
-from inventory.labgen import lab_document
 from inventory.labio import lab_import
+from simfleet.labgen import lab_document
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from core.actor import Actor
-from inventory.labgen import lab_document
 from inventory.labio import lab_import
 from inventory.models import NodeGroup
+from simfleet.labgen import lab_document
 from telemetry.models import NodeSample, NodeState
 from tests.conftest import db_state
 from topology import services as svc

@@ -13,7 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from inventory.models import Spark
-from telemetry import conf, polling
+from telemetry import conf, poll_round
 from telemetry.models import NodeState
 
 
@@ -37,7 +37,7 @@ class Command(BaseCommand):
         else:
             ids = []
         while True:
-            self._round(ids or polling.active_spark_ids())
+            self._round(ids or poll_round.active_spark_ids())
             if options["once"]:
                 return
             time.sleep(conf.poll_interval_s())
@@ -45,8 +45,8 @@ class Command(BaseCommand):
     def _round(self, ids: list[int]) -> None:
         start = time.monotonic()
         stored = 0
-        for part in polling.chunks(ids, conf.chunk_size()):
-            stored += polling.poll_and_store(spark_ids=part).stored
+        for part in poll_round.chunks(ids, conf.chunk_size()):
+            stored += poll_round.poll_and_store(spark_ids=part).stored
         states = NodeState.objects.filter(spark_id__in=ids).select_related("spark", "latest").order_by("spark__name")
         counts: dict[str, int] = {}
         self.stdout.write(f"{'node':<16} {'status':<9} {'memory used GiB':>16} {'twins up':>9}  note")

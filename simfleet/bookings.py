@@ -1,6 +1,6 @@
 """A generated month of bookings on every live automatic group, for the
 timeline's browser journey and ``bench/bookings.py`` (with a lab from
-``inventory.labgen``).
+``simfleet.labgen``).
 
 Written in bulk, bypassing the services (no checks, no change log): a
 fixture for size tests and benchmarks, never a path for users' bookings.
@@ -12,9 +12,8 @@ import random
 from datetime import datetime, timedelta
 from typing import Any
 
+from bookings.models import Allocation, Booking
 from inventory.models import NodeGroup, NodeGroupMember
-
-from .models import Allocation, Booking
 
 PURPOSES = [
     "TP=4 decode sweep",
