@@ -34,7 +34,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.config import as_bool, setting
-from core.errors import TooManyRequests
+from core.errors import TooManyRequests, envelope
 
 
 class ThrottledSignIn(AxesStandaloneBackend):
@@ -151,13 +151,8 @@ def lockout_response(request: Any, original_response: Any = None, credentials: A
     minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
     response: HttpResponse
     if request.path.startswith("/api/"):
-        response = JsonResponse(
-            {
-                "message": f"too many failed sign-ins from this address; try again in {minutes} minutes",
-                "errors": [],
-            },
-            status=429,
-        )
+        message = f"too many failed sign-ins from this address; try again in {minutes} minutes"
+        response = JsonResponse(envelope(message), status=429)
     else:
         response = render(request, "accounts/locked.html", {"minutes": minutes}, status=429)
     response["Retry-After"] = str(minutes * 60)

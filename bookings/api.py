@@ -19,7 +19,7 @@ from pydantic import StrictBool
 
 from core.actor import Actor
 from core.api import ADMIN, BOOK
-from core.errors import NotFound
+from core.errors import NotFound, error_items
 from core.pages import Limit, Offset, Page, page
 from core.validation import INT64, CleanStr, Int, JsonData, SaneDatetime
 
@@ -243,7 +243,7 @@ def bookings_availability(
     return {
         "free": out.free,
         "nodes": out.target.names if out.target else [],
-        "errors": [{"path": p, "message": m} for p, m in out.errors],
+        "errors": error_items(out.errors),
         "conflicts": BookingConflict("", out.clashes).details(UTC) if out.clashes else [],
         "warnings": out.warnings,
         "limit": out.limit,

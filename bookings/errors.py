@@ -33,7 +33,7 @@ class BookingConflict(errors.Conflict):
         return self.message(UTC)
 
     def answer(self) -> tuple[int, dict[str, Any]]:
-        return self.status, {"message": self.prefix + self.message(UTC), "errors": self.details(UTC)}
+        return self.status, errors.envelope(self.prefix + self.message(UTC), self.details(UTC))
 
     def message(self, tz: tzinfo = UTC) -> str:
         if not self.clashes:

@@ -25,6 +25,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from core.actor import Actor
+from core.health import UNHEALTHY
 from core.roles import can_book, is_admin
 from core.validation import data_too_deep, text_problem
 from inventory.models import NodeGroupMember, Spark
@@ -33,8 +34,6 @@ from . import conf, notify, selectors
 from .errors import BookingConflict, BookingError, NeedsConfirmation, NotAllowed
 from .models import Allocation, Booking, BookingEvent, MaintenanceWindow, Preference
 from .rules import effective_status, fmt_span, group_clashes, window_errors
-
-UNHEALTHY = ("down", "degraded")
 
 
 def _log(booking: Booking, actor: Actor, action: str, detail: str = "") -> None:

@@ -87,10 +87,6 @@ BOOK = requires(Role(can_book, "this needs the member or lab admin role"))
 ADMIN = requires(Role(can_edit_inventory, "this needs the lab admin role"))
 
 
-def error_body(message: str, errors: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    return {"message": message, "errors": errors or []}
-
-
 def fleet_error_response(request: HttpRequest, exc: Any) -> JsonResponse:
     """The one answer for every ``FleetError`` a user can cause (registered on the API root)."""
     status, body = exc.answer()
@@ -101,4 +97,4 @@ def fleet_error_response(request: HttpRequest, exc: Any) -> JsonResponse:
     return response
 
 
-__all__ = ["ADMIN", "BOOK", "READ", "Role", "error_body", "fleet_error_response", "requires"]
+__all__ = ["ADMIN", "BOOK", "READ", "Role", "fleet_error_response", "requires"]

@@ -6,13 +6,32 @@ The API root answers any ``FleetError`` as ``{"message", "errors": [{"path",
 "message"}]}`` with ``status``; pages show ``text`` or the pairs next to their
 fields. Nothing has been written when one is raised. No Django import: pure
 modules (the lab document, the planner) raise these too.
+
+``envelope`` builds that JSON body, the one error shape of the whole API
+(and of the middleware and sign-in throttling that answer before it): every
+error answer goes through it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 Pairs = list[tuple[str, str]]
+
+
+ErrorItems = Iterable[tuple[str, str] | Mapping[str, Any]]
+
+
+def envelope(message: str, errors: ErrorItems = ()) -> dict[str, Any]:
+    """The JSON error body: ``message`` for people, ``errors`` each with its
+    ``path`` and ``message`` (a mapping may add details, e.g. a clash's booking)."""
+    return {"message": message, "errors": error_items(errors)}
+
+
+def error_items(errors: ErrorItems) -> list[dict[str, Any]]:
+    """The ``errors`` list of the envelope, also where an answer lists problems without failing."""
+    return [dict(e) if isinstance(e, Mapping) else {"path": e[0], "message": e[1]} for e in errors]
 
 
 class FleetError(Exception):
@@ -36,12 +55,9 @@ class FleetError(Exception):
         """The messages without their paths (for a page's message bar)."""
         return "; ".join(message for _, message in self.errors)
 
-    def as_list(self) -> list[dict[str, Any]]:
-        return [{"path": p, "message": m} for p, m in self.errors]
-
     def answer(self) -> tuple[int, dict[str, Any]]:
         """The HTTP status and JSON body the API answers with."""
-        return self.status, {"message": self.prefix + str(self), "errors": self.as_list()}
+        return self.status, envelope(self.prefix + str(self), self.errors)
 
 
 class BadInput(FleetError):
@@ -63,7 +79,7 @@ class Forbidden(FleetError):
     status = 403
 
     def answer(self) -> tuple[int, dict[str, Any]]:
-        return self.status, {"message": self.text, "errors": [e for e in self.as_list() if e["path"]]}
+        return self.status, envelope(self.text, [(p, m) for p, m in self.errors if p])
 
 
 class Conflict(FleetError):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-HEALTH_STATUSES = ("ok", "degraded", "down", "unknown", "new")
+from .health import HealthStatus
 
 
 class SparkStateLike(Protocol):
@@ -24,7 +24,7 @@ class SparkStateLike(Protocol):
     @property
     def name(self) -> str: ...
     @property
-    def health(self) -> str: ...  # ok | degraded | down | unknown | new
+    def health(self) -> HealthStatus: ...
     @property
     def why(self) -> str: ...
     @property
@@ -64,7 +64,7 @@ class GroupStateLike(Protocol):
     @property
     def name(self) -> str: ...
     @property
-    def health(self) -> str: ...  # ok | degraded | down | unknown | new
+    def health(self) -> HealthStatus: ...
     @property
     def measured_gbs(self) -> float | None: ...  # latest fabric verification's bus bandwidth, GB/s
     @property

@@ -12,7 +12,7 @@ from urllib.parse import unquote
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from .api import error_body
+from .errors import envelope
 from .validation import text_problem
 
 
@@ -83,7 +83,7 @@ class ReadWholeBody:
 def refusal(request: HttpRequest, status: int, where: str, message: str) -> HttpResponse:
     """A refused request: the API's JSON error shape on ``/api/``, a line of text elsewhere."""
     if request.path.startswith("/api/"):
-        body = error_body(f"the request was not applied: {where}: {message}", [{"path": where, "message": message}])
+        body = envelope(f"the request was not applied: {where}: {message}", [(where, message)])
         return JsonResponse(body, status=status)
     text = f"Refused: {where}: {message}.\n"
     return HttpResponse(text, status=status, content_type="text/plain; charset=utf-8")

@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.views import defaults
 
-from .api import error_body
+from .errors import envelope
 
 RETRY_AFTER_S = 10
 WHAT = {
@@ -77,7 +77,7 @@ def unavailable(request: HttpRequest, which: str, *, retry_after: int = RETRY_AF
     message = f"{what}; nothing was changed. Try again in a few seconds"
     response: HttpResponse
     if request.path.startswith("/api/"):
-        response = JsonResponse(error_body(message, [{"path": which, "message": what}]), status=503)
+        response = JsonResponse(envelope(message, [(which, what)]), status=503)
     else:
         # No request context: its processors read the session and the user, from the database.
         page = render_to_string("503.html", {"what": what, "retry_after": retry_after, "path": request.path})
@@ -92,7 +92,7 @@ def server_error(request: HttpRequest, template_name: str = "500.html") -> HttpR
     if which is not None:
         return unavailable(request, which)
     if request.path.startswith("/api/"):
-        return JsonResponse(error_body("server error: the request failed; it has been logged"), status=500)
+        return JsonResponse(envelope("server error: the request failed; it has been logged"), status=500)
     return defaults.server_error(request, template_name)
 
 
@@ -100,9 +100,7 @@ def bad_request(request: HttpRequest, exception: Any, template_name: str = "400.
     """``handler400`` (a body Django refuses to read, a malformed request): JSON on the API."""
     if request.path.startswith("/api/"):
         reason = str(exception) or "the request is malformed"
-        return JsonResponse(
-            error_body(f"the request was not applied: {reason}", [{"path": "body", "message": reason}]), status=400
-        )
+        return JsonResponse(envelope(f"the request was not applied: {reason}", [("body", reason)]), status=400)
     return defaults.bad_request(request, exception, template_name)
 
 

@@ -16,8 +16,8 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from benchmarks.api import router as benchmarks_router
 from bookings.api import router as bookings_router
 from bookings.api import router_deprecated as reservations_router
-from core.api import READ, error_body, fleet_error_response
-from core.errors import FleetError
+from core.api import READ, fleet_error_response
+from core.errors import FleetError, envelope
 from core.openapi import EdgeParser, FleetAPI
 from design.api import router as design_router
 from fabric.api import router as fabric_router
@@ -36,8 +36,8 @@ api = FleetAPI(
 )
 
 
-def _error(request: HttpRequest, status: int, message: str, errors: list[dict[str, Any]] | None = None) -> Any:
-    return api.create_response(request, error_body(message, errors), status=status)
+def _error(request: HttpRequest, status: int, message: str, errors: list[tuple[str, str]] | None = None) -> Any:
+    return api.create_response(request, envelope(message, errors or ()), status=status)
 
 
 api.add_exception_handler(FleetError, fleet_error_response)
@@ -53,8 +53,8 @@ def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     errors = []
     for err in exc.errors:
         loc = [str(x) for x in err.get("loc", []) if x not in ("body", "payload", "query", "path")]
-        errors.append({"path": ".".join(loc), "message": err.get("msg", "invalid")})
-    text = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
+        errors.append((".".join(loc), str(err.get("msg", "invalid"))))
+    text = "; ".join(f"{path}: {message}" for path, message in errors)
     return _error(request, 422, "the request was not applied: " + text, errors)
 
 

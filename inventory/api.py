@@ -20,6 +20,7 @@ from pydantic import StrictBool
 from core import live
 from core.actor import Actor
 from core.api import ADMIN
+from core.health import HEALTH_STATUSES, HealthValue
 from core.pages import Limit, Offset, Page, page
 from core.validation import CleanStr, Int, TcpPort
 
@@ -74,7 +75,7 @@ class PortOut(Schema):
 
 
 class SparkHealthOut(Schema):
-    status: Literal["ok", "degraded", "down", "unknown", "new"] = Field(
+    status: HealthValue = Field(
         description="new: never polled, or its SSH host key awaits acceptance (not down); down: its last poll "
         "did not reach it or it presented another host key; unknown: no sample for 3 poll intervals; "
         "degraded: a warning or critical alert; ok"
@@ -279,10 +280,8 @@ def sparks_list(
     """Sparks with their health and usable memory; ``health`` keeps one status."""
     qs = selectors.sparks_for_api().filter(name__icontains=q) if q else selectors.sparks_for_api()
     if health:
-        if health not in live.HEALTH_STATUSES:
-            raise InventoryError(
-                f"{health!r} is not a health status; one of {', '.join(live.HEALTH_STATUSES)}", "health"
-            )
+        if health not in HEALTH_STATUSES:
+            raise InventoryError(f"{health!r} is not a health status; one of {', '.join(HEALTH_STATUSES)}", "health")
         qs = qs.filter(name__in=[n for n, st in live.spark_states().items() if st.health == health])
     chosen = page(qs, lambda item: item, limit, offset)
     states = live.spark_states([s.name for s in chosen["items"]])

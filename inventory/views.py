@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from accounts.decorators import admin_required
 from core import live
 from core.actor import Actor
+from core.health import HEALTH_STATUSES
 
 from . import labdoc, labio, selectors, services
 from .errors import InventoryError
@@ -56,10 +57,10 @@ def spark_list(request: HttpRequest) -> HttpResponse:
     health = request.GET.get("health", "")
     qs = selectors.sparks_list(q=q, status=status)
     every = live.spark_states()
-    counts = {h: 0 for h in live.HEALTH_STATUSES}
+    counts = {h: 0 for h in HEALTH_STATUSES}
     for state in every.values():
         counts[state.health] = counts.get(state.health, 0) + 1
-    if health in live.HEALTH_STATUSES:
+    if health in HEALTH_STATUSES:
         qs = qs.filter(name__in=[n for n, st in every.items() if st.health == health])
     else:
         health = ""
@@ -75,7 +76,7 @@ def spark_list(request: HttpRequest) -> HttpResponse:
             "status": status,
             "statuses": Spark.Status.choices,
             "health": health,
-            "healths": [(h, counts[h]) for h in live.HEALTH_STATUSES],
+            "healths": [(h, counts[h]) for h in HEALTH_STATUSES],
         },
     )
 

@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db.models import Count, QuerySet
 
 from core.config import setting
+from core.health import UNHEALTHY
 from inventory.models import NodeGroup, Spark, Twin
 from telemetry.selectors import latest_samples
 from topology.engine import Group, LabIn, analyse
@@ -55,7 +56,7 @@ class PlannedGroup:
         """Every degraded or down Spark the plans include."""
         if self.state is None:
             return []
-        return [s for s in self.state.sparks if s.health in ("degraded", "down")]
+        return [s for s in self.state.sparks if s.health in UNHEALTHY]
 
     @property
     def label(self) -> str:

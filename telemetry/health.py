@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from core.health import HealthStatus
 from telemetry.poll_script import TWIN_BY_IFNAME, TWINS
 from telemetry.sample import PollResult, Sample, TwinReading
 
 Severity = Literal["critical", "warning", "info"]
-NodeStatus = Literal["ok", "degraded", "down", "unknown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,15 +453,15 @@ def evaluate_links(
     return alerts
 
 
-def node_status(alerts: Sequence[Verdict], reachable: bool | None) -> NodeStatus:
+def node_status(alerts: Sequence[Verdict], reachable: bool | None) -> HealthStatus:
     """Sum up one node: "down" (cannot be used or trusted), "unknown" (no
     current data: never polled, key not accepted, or stale), "degraded" (any
     warning or critical alert), else "ok". ``reachable`` None: never polled."""
     codes = {a.code for a in alerts}
     if reachable is False or codes & {"unreachable", "host-key-mismatch"}:
-        return "down"
+        return HealthStatus.DOWN
     if reachable is None or codes & {"host-key-unknown", "stale"}:
-        return "unknown"
+        return HealthStatus.UNKNOWN
     if any(a.severity in ("critical", "warning") for a in alerts):
-        return "degraded"
-    return "ok"
+        return HealthStatus.DEGRADED
+    return HealthStatus.OK

@@ -42,6 +42,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from core import live
+from core.health import HEALTH_STATUSES
 from telemetry import conf, selectors
 
 # generate_latest writes the classic text format.
@@ -182,7 +183,7 @@ class FleetCollector(Collector):
             labels=["group"],
         )
         for group in fleet.groups:
-            for status in live.HEALTH_STATUSES:
+            for status in HEALTH_STATUSES:
                 group_health.add_metric([group.name, status], 1 if group.health == status else 0)
             if group.measured_gbs is not None:
                 measured.add_metric([group.name], group.measured_gbs * 1e9)

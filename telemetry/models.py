@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from core.health import SAMPLED_CHOICES, HealthStatus
 from inventory.models import Spark
 from telemetry.sample import ComputeProcess
 
@@ -25,13 +26,6 @@ from telemetry.sample import ComputeProcess
 # instead of a dict keeps the JSON about half the size.
 # New fields go last: rows stored before them read back without them.
 TWIN_FIELDS = ("name", "port", "rdma", "up", "speed_mbps", "mtu", "addresses", "rdma_state", "rdma_rate_gbps")
-
-
-class Status(models.TextChoices):
-    OK = "ok", "OK"
-    DEGRADED = "degraded", "Degraded"
-    DOWN = "down", "Down"
-    UNKNOWN = "unknown", "Unknown"
 
 
 class NodeSample(models.Model):
@@ -42,7 +36,7 @@ class NodeSample(models.Model):
     reachable = models.BooleanField()
     error = models.CharField(max_length=500, blank=True)
     duration_ms = models.FloatField(default=0)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.UNKNOWN)
+    status = models.CharField(max_length=8, choices=SAMPLED_CHOICES, default=HealthStatus.UNKNOWN)
     mem_total_bytes = models.BigIntegerField(null=True)
     mem_available_bytes = models.BigIntegerField(null=True)
     mem_used_bytes = models.BigIntegerField(null=True)
@@ -120,7 +114,7 @@ class NodeState(models.Model):
         MISMATCH = "mismatch", "Changed: not polled until accepted"
 
     spark = models.OneToOneField(Spark, on_delete=models.CASCADE, primary_key=True, related_name="telemetry")
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.UNKNOWN)
+    status = models.CharField(max_length=8, choices=SAMPLED_CHOICES, default=HealthStatus.UNKNOWN)
     latest = models.ForeignKey(NodeSample, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     last_poll_at = models.DateTimeField(null=True, blank=True)
     last_sample_at = models.DateTimeField(null=True, blank=True)  # last poll that brought a sample

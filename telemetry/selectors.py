@@ -11,12 +11,13 @@ from django.db.models import Count, QuerySet
 
 from core import live
 from core.errors import NotFound
+from core.health import HEALTH_STATUSES, HealthStatus
 from inventory.models import Spark
 from telemetry.expectations import expectations_for
-from telemetry.models import Alert, NodeAggregate, NodeSample, NodeState, Status
+from telemetry.models import Alert, NodeAggregate, NodeSample, NodeState
 from telemetry.sample import ComputeProcess
 
-STATUSES = list(live.HEALTH_STATUSES)  # the one state's health (ok, degraded, down, unknown, new)
+STATUSES = list(HEALTH_STATUSES)  # the one state's health (core.health)
 HISTORY_LIMIT = 20_000  # rows per history answer: 48 h of 30 s polls is 5,760
 
 
@@ -82,7 +83,7 @@ def fleet_tiles(*, include_retired: bool = False) -> list[Tile]:
         one = states.get(spark.name)
         tile = Tile(
             name=spark.name,
-            status=one.health if one else (state.status if state else Status.UNKNOWN),
+            status=one.health if one else (state.status if state else HealthStatus.UNKNOWN),
             spark_status=spark.status,
             latest=state.latest if state else None,
             state=state,
@@ -96,7 +97,7 @@ def fleet_tiles(*, include_retired: bool = False) -> list[Tile]:
 
 
 def status_counts(tiles: list[Tile]) -> dict[str, int]:
-    counts = dict.fromkeys(STATUSES, 0)
+    counts: dict[str, int] = dict.fromkeys(STATUSES, 0)
     for tile in tiles:
         counts[tile.status] = counts.get(tile.status, 0) + 1
     return counts

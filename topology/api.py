@@ -12,6 +12,7 @@ from ninja import Field, Router, Schema, Status
 from core.actor import Actor
 from core.api import ADMIN
 from core.errors import BadInput
+from core.health import HealthValue
 
 from . import services as svc
 from .live import group_out, live_state
@@ -51,7 +52,7 @@ class MemoryOut(Schema):
 
 
 class HealthOut(Schema):
-    status: Literal["ok", "degraded", "down", "unknown", "new"]
+    status: HealthValue
     why: str
     unhealthy: list[str] = Field(description="the group's degraded or down Sparks")
 

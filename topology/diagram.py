@@ -25,6 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
 
+from core.health import HEALTH_STATUSES, HealthStatus
+
 from .engine import Group, Link
 from .state import LinkState
 
@@ -43,20 +45,20 @@ LINK_LEGEND = (
     ("down", RED, "down"),
     ("unobserved", GREY, 'not observed: the cabling\'s speed, "expected"'),
 )
-# Spark outline and fill per health (``topology.state.Health``).
-HEALTH_STYLE = {
-    "ok": ("#55606f", "#fff"),
-    "degraded": (AMBER, "#fff7e6"),
-    "down": (RED, "#fdecec"),
-    "unknown": (GREY, "#f3f4f7"),
-    "new": (BLUE, "#eef4ff"),
+# Spark outline and fill per health (``core.health.HealthStatus``).
+HEALTH_STYLE: dict[str, tuple[str, str]] = {
+    HealthStatus.OK: ("#55606f", "#fff"),
+    HealthStatus.DEGRADED: (AMBER, "#fff7e6"),
+    HealthStatus.DOWN: (RED, "#fdecec"),
+    HealthStatus.UNKNOWN: (GREY, "#f3f4f7"),
+    HealthStatus.NEW: (BLUE, "#eef4ff"),
 }
 HEALTH_LEGEND = (
-    ("ok", "ok"),
-    ("degraded", "degraded"),
-    ("down", "down"),
-    ("new", "new: accept its key"),
-    ("unknown", "unknown (no recent sample)"),
+    (HealthStatus.OK, "ok"),
+    (HealthStatus.DEGRADED, "degraded"),
+    (HealthStatus.DOWN, "down"),
+    (HealthStatus.NEW, "new: accept its key"),
+    (HealthStatus.UNKNOWN, "unknown (no recent sample)"),
 )
 RING_CIRCLE_MAX = 12
 # Soft fills that tell an admin's sub-groups apart while keeping names readable.
@@ -76,7 +78,7 @@ def legend() -> str:
         )
     for status, text in HEALTH_LEGEND:
         stroke, fill = HEALTH_STYLE[status]
-        dash = ' stroke-dasharray="4 3"' if status in ("unknown", "new") else ""
+        dash = ' stroke-dasharray="4 3"' if status in (HealthStatus.UNKNOWN, HealthStatus.NEW) else ""
         items.append(
             f'<span class="lg-node lg-{status}"><svg width="24" height="14" aria-hidden="true">'
             f'<rect x="1" y="1" width="22" height="12" rx="3" fill="{fill}" stroke="{stroke}" '
@@ -291,13 +293,14 @@ def _node(
         )
     if tint:
         fill = tint[1] if status in ("", "ok") else fill
-    flagged = status in ("degraded", "down", "new", "unknown") or bool(finding)
-    dash = ' stroke-dasharray="4 3"' if status in ("unknown", "new") else ""
+    flagged = status in HEALTH_STATUSES and status != HealthStatus.OK or bool(finding)
+    dash = ' stroke-dasharray="4 3"' if status in (HealthStatus.UNKNOWN, HealthStatus.NEW) else ""
     body = (
         f'<rect x="{x:.1f}" y="{y:.1f}" width="{box.w}" height="{box.h}" rx="7" fill="{fill}" '
         f'stroke="{stroke}" stroke-width="{2.4 if flagged else 1.4}"{dash}/>' + "".join(text)
     )
-    mark = {"down": "×", "new": "+", "unknown": "?"}.get(status, "!" if status == "degraded" or finding else "")
+    marks: dict[str, str] = {HealthStatus.DOWN: "×", HealthStatus.NEW: "+", HealthStatus.UNKNOWN: "?"}
+    mark = marks.get(status, "!" if status == HealthStatus.DEGRADED or finding else "")
     if mark:
         badge = AMBER if mark == "!" and status in ("", "ok") else stroke  # a finding on a healthy Spark
         body += (

@@ -18,6 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from core.health import HealthStatus
 from inventory.models import Spark
 from telemetry import conf
 from telemetry.health import _addressed
@@ -274,7 +275,7 @@ class GroupHealth:
     """A live group's health and measured exchange, for /metrics (through ``core.live``)."""
 
     name: str
-    health: str
+    health: HealthStatus
     measured_gbs: float | None
     measured_expected_gbs: float | None = None
 

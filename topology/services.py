@@ -56,8 +56,10 @@ class NotSplittable(BadInput, errors.Conflict):
         super().__init__(message, "")
         self.code = code
 
-    def as_list(self) -> list[dict[str, Any]]:
-        return [{"path": "id", "message": str(self), "code": self.code}]
+    def answer(self) -> tuple[int, dict[str, Any]]:
+        return self.status, errors.envelope(
+            self.prefix + str(self), [{"path": "id", "message": str(self), "code": self.code}]
+        )
 
 
 @dataclass(frozen=True)

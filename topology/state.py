@@ -40,12 +40,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-Health = Literal["ok", "degraded", "down", "unknown", "new"]
+from core.health import HEALTH_STATUSES, UNHEALTHY, HealthStatus
+
 LinkStatus = Literal["ok", "half", "down", "unobserved"]
 Source = Literal["measured", "expected"]
 KeyStatus = Literal["ok", "unknown", "mismatch"]
 
-HEALTH_STATUSES: tuple[Health, ...] = ("ok", "degraded", "down", "unknown", "new")
 LINK_STATES: tuple[LinkStatus, ...] = ("ok", "half", "down", "unobserved")
 
 GB = 10**9  # the one unit of memory on every page and in the API
@@ -131,7 +131,7 @@ class SparkSeen:
 @dataclass(frozen=True)
 class SparkState:
     name: str
-    health: Health
+    health: HealthStatus
     why: str  # one sentence; for "new" the action to take
     alerts: tuple[str, ...]  # open alert codes, sorted, each once
     last_seen: datetime | None  # last sample
@@ -207,7 +207,7 @@ class MeasuredExchange:
 
 @dataclass(frozen=True)
 class GroupState:
-    health: Health
+    health: HealthStatus
     why: str
     nodes: tuple[str, ...]
     links: tuple[LinkState, ...]
@@ -279,29 +279,29 @@ def spark_state(
 
 def _health(
     expected: SparkExpected, seen: SparkSeen | None, age: float | None, fresh: bool, interval_s: float
-) -> tuple[Health, str]:
+) -> tuple[HealthStatus, str]:
     name = expected.name
     if seen is None or seen.last_poll_at is None:
         if not expected.active:
-            return "unknown", f"{name} is not active in the inventory, so it is not polled."
-        return "new", f"{name} has never been polled: check its SSH address, then wait for the next poll."
+            return HealthStatus.UNKNOWN, f"{name} is not active in the inventory, so it is not polled."
+        return HealthStatus.NEW, f"{name} has never been polled: check its SSH address, then wait for the next poll."
     if seen.key == "unknown":
-        return "new", (
+        return HealthStatus.NEW, (
             f"{name}'s SSH host key awaits acceptance: compare it with the node's console and accept "
             "it on the node's page (or manage.py hostkeys accept)."
         )
     if seen.key == "mismatch":
-        return "down", f"{name} presented another SSH host key than the accepted one; nothing is run on it."
+        return HealthStatus.DOWN, f"{name} presented another SSH host key than the accepted one; nothing is run on it."
     if seen.reachable is False or seen.verdict == "down":
-        return "down", f"{name} did not answer its last poll: check its power, management network and sshd."
+        return HealthStatus.DOWN, f"{name} did not answer its last poll: check its power, management network and sshd."
     if not fresh:
         if age is None:
-            return "unknown", f"{name} answered but has not sent a sample yet."
-        return "unknown", f"{name} has sent no sample for {_ago(age)} ({STALE_INTERVALS:g} poll intervals)."
+            return HealthStatus.UNKNOWN, f"{name} answered but has not sent a sample yet."
+        return HealthStatus.UNKNOWN, f"{name} has sent no sample for {_ago(age)} ({STALE_INTERVALS:g} poll intervals)."
     severe = sorted({a.code for a in seen.alerts if a.severity in _SEVERE})
     if severe or seen.verdict == "degraded":
-        return "degraded", f"{name}: {', '.join(severe) or 'a warning'}."
-    return "ok", f"{name} answered {_ago(age or 0.0)} ago with nothing to report."
+        return HealthStatus.DEGRADED, f"{name}: {', '.join(severe) or 'a warning'}."
+    return HealthStatus.OK, f"{name} answered {_ago(age or 0.0)} ago with nothing to report."
 
 
 # ---------------------------------------------------------------- links
@@ -317,7 +317,7 @@ def _end(device: str, port: str, expected_gbps: int, state: SparkState | None, s
     ref = f"{device}:{port}"
     if state is None:
         return _End(None, "")  # a switch end: telemetry reads Sparks only
-    if state.health == "down":
+    if state.health is HealthStatus.DOWN:
         return _End(0, f"{device} is down")
     if not state.fresh or seen is None or seen.twins is None:
         return _End(None, f"no fresh sample of {device}")
@@ -380,7 +380,13 @@ def fleet_state(
     return FleetState(states, tuple(link_state(link, states, seen) for link in links))
 
 
-_GROUP_RANK: dict[Health, int] = {"down": 0, "degraded": 1, "unknown": 2, "new": 3, "ok": 4}
+_GROUP_RANK: dict[HealthStatus, int] = {
+    HealthStatus.DOWN: 0,
+    HealthStatus.DEGRADED: 1,
+    HealthStatus.UNKNOWN: 2,
+    HealthStatus.NEW: 3,
+    HealthStatus.OK: 4,
+}
 
 
 def group_state(
@@ -419,7 +425,7 @@ def group_state(
     base = speed_class(expected_slowest)
     exchange = expected_exchange_gbs * speed_class(slowest) / base if base > 0 else 0.0
     health, why = _group_health(members, links)
-    unhealthy = tuple(s.name for s in members if s.health in ("degraded", "down"))
+    unhealthy = tuple(s.name for s in members if s.health in UNHEALTHY)
     return GroupState(
         health,
         why,
@@ -439,30 +445,30 @@ def group_state(
     )
 
 
-def _group_health(members: list[SparkState], links: Sequence[LinkState]) -> tuple[Health, str]:
+def _group_health(members: list[SparkState], links: Sequence[LinkState]) -> tuple[HealthStatus, str]:
     if not members:
-        return "unknown", "no Sparks"
-    down = [s.name for s in members if s.health == "down"]
+        return HealthStatus.UNKNOWN, "no Sparks"
+    down = [s.name for s in members if s.health is HealthStatus.DOWN]
     if len(down) == len(members):
-        return "down", f"every Spark is down ({', '.join(down)})"
+        return HealthStatus.DOWN, f"every Spark is down ({', '.join(down)})"
     parts = []
     if down:
         parts.append(f"down: {', '.join(down)}")
-    degraded = [s.name for s in members if s.health == "degraded"]
+    degraded = [s.name for s in members if s.health is HealthStatus.DEGRADED]
     if degraded:
         parts.append(f"degraded: {', '.join(degraded)}")
     bad_links = [f"{link.a}–{link.b} {link.state}" for link in links if link.state in ("half", "down")]
     if bad_links:
         parts.append("links: " + ", ".join(bad_links))
     if parts:
-        return "degraded", "; ".join(parts)
-    waiting = [s for s in members if s.health in ("unknown", "new")]
+        return HealthStatus.DEGRADED, "; ".join(parts)
+    waiting = [s for s in members if s.health in (HealthStatus.UNKNOWN, HealthStatus.NEW)]
     if waiting:
         worst = min(waiting, key=lambda s: _GROUP_RANK[s.health]).health
         return worst, f"{worst}: {', '.join(s.name for s in waiting)}"
     if any(link.state == "unobserved" for link in links):
-        return "ok", "every Spark answers; some links are not observed (a switch end)"
-    return "ok", "every Spark and link as cabled"
+        return HealthStatus.OK, "every Spark answers; some links are not observed (a switch end)"
+    return HealthStatus.OK, "every Spark and link as cabled"
 
 
 def links_of(nodes: Iterable[str], links: Iterable[LinkState]) -> tuple[LinkState, ...]:
