@@ -33,4 +33,4 @@ class BookingsConfig(AppConfig):
         from .templatetags.bookings_tags import group_panel
 
         findings.register()
-        panels.register("group", group_panel, order=10)  # who holds a group, on its page
+        panels.slot("group").add(group_panel, order=10)  # who holds a group, on its page

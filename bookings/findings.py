@@ -2,7 +2,7 @@
 
 The rule itself is pure (``rules.busy_findings``); this module feeds it the
 GPU compute processes telemetry saw last and the bookings holding the nodes
-now, and registers itself in ``topology.services.GROUP_FINDING_PROVIDERS``
+now, and adds itself to ``topology.services.GROUP_FINDING_PROVIDERS``
 (bookings stand on topology and telemetry; both are plain imports).
 """
 
@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from telemetry import selectors as telemetry_selectors
 from topology.engine import Finding
-from topology.engine.findings import make_finding, register_finding_code
+from topology.engine.findings import FINDING_CATALOGUES, Severity, make_finding
 from topology.services import GROUP_FINDING_PROVIDERS
 
 from . import selectors
@@ -44,8 +44,10 @@ def busy_provider(group: Any, nodes: list[str]) -> list[Finding]:
     return [make_finding(b.code, b.message, [b.node]) for b in busy_findings(procs, holdings)]
 
 
+def busy_codes() -> dict[str, tuple[Severity, str]]:
+    return {code: ("warning", description) for code, description in DESCRIPTIONS.items()}
+
+
 def register() -> None:
-    for code, description in DESCRIPTIONS.items():
-        register_finding_code(code, severity="warning", description=description)
-    if busy_provider not in GROUP_FINDING_PROVIDERS:
-        GROUP_FINDING_PROVIDERS.append(busy_provider)
+    FINDING_CATALOGUES.add(busy_codes)
+    GROUP_FINDING_PROVIDERS.add(busy_provider)

@@ -30,13 +30,21 @@ class Hook(Generic[F]):
     def __init__(self, name: str) -> None:
         self.name = name
         self._entries: list[tuple[int, F]] = []
+        self.version = 0  # bumps on every change, for readers that cache what the entries give
+
+    def _set(self, entries: list[tuple[int, F]]) -> None:
+        self._entries = sorted(entries, key=lambda entry: entry[0])
+        self.version += 1
 
     def add(self, fn: F, *, order: int = 50) -> F:
         """Add ``fn`` (once: a second add of the same callable changes nothing)."""
         if fn not in self:
-            self._entries.append((order, fn))
-            self._entries.sort(key=lambda entry: entry[0])
+            self._set([*self._entries, (order, fn)])
         return fn
+
+    def first(self) -> F | None:
+        """The first entry (a hook one app fills: the reader of the one state), or None."""
+        return self._entries[0][1] if self._entries else None
 
     def __iter__(self) -> Iterator[F]:
         return iter([fn for _, fn in self._entries])
@@ -58,14 +66,14 @@ class Hook(Generic[F]):
         try:
             yield fn
         finally:
-            self._entries = saved
+            self._set(saved)
 
     @contextmanager
     def replaced(self, *fns: F) -> Iterator[None]:
         """Only ``fns`` (none: an empty hook) for the length of the block (tests)."""
         saved = list(self._entries)
-        self._entries = [(50, fn) for fn in fns]
+        self._set([(50, fn) for fn in fns])
         try:
             yield
         finally:
-            self._entries = saved
+            self._set(saved)

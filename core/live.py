@@ -3,8 +3,8 @@
 The topology app computes it (``topology.live``: the inventory met with
 telemetry's latest samples and alerts); the inventory's Sparks list and API,
 and telemetry's pages, API and /metrics, show it. Imports only go downwards,
-so topology hands its reader in here from its ``AppConfig.ready`` and the
-lower floors ask this module. Without a reader (an app set without
+so topology adds its readers to ``SPARK_STATES`` and ``FLEET_STATE`` from its
+``AppConfig.ready`` and the lower floors ask this module. Without a reader (an app set without
 topology) they get nothing and show no health, never a guess.
 """
 
@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Protocol
 
 from .health import HealthStatus
+from .hooks import Hook
 
 
 class SparkStateLike(Protocol):
@@ -82,14 +83,8 @@ class FleetLike(Protocol):
 
 Reader = Callable[[Iterable[str] | None], Mapping[str, SparkStateLike]]
 FleetReader = Callable[[], FleetLike]
-_readers: list[Reader] = []
-_fleet_readers: list[FleetReader] = []
-
-
-def provide(reader: Reader, fleet: FleetReader | None = None) -> None:
-    """Register the readers (the topology app does, once)."""
-    _readers[:] = [reader]
-    _fleet_readers[:] = [fleet] if fleet is not None else []
+SPARK_STATES: Hook[Reader] = Hook("core.live.spark_states")
+FLEET_STATE: Hook[FleetReader] = Hook("core.live.fleet_state")
 
 
 @dataclass(frozen=True)
@@ -100,11 +95,11 @@ class _NoFleet:
 
 def fleet_state() -> FleetLike:
     """Every cabled link's and live group's state, read once; empty without a reader."""
-    return _fleet_readers[0]() if _fleet_readers else _NoFleet()
+    reader = FLEET_STATE.first()
+    return reader() if reader is not None else _NoFleet()
 
 
 def spark_states(names: Iterable[str] | None = None) -> Mapping[str, SparkStateLike]:
     """Each named Spark's state (every Spark with ``None``), by name; {} without a reader."""
-    if not _readers:
-        return {}
-    return _readers[0](None if names is None else list(names))
+    reader = SPARK_STATES.first()
+    return {} if reader is None else reader(None if names is None else list(names))

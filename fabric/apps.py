@@ -24,28 +24,23 @@ class FabricConfig(AppConfig):
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="fabric-schedule")
         # the group page lists every finding code it may show
         from core import panels
-        from topology.engine import register_finding_code
+        from topology.engine import FINDING_CATALOGUES
 
-        from .nccl import FABRIC_CODES
+        from .nccl import finding_codes
         from .templatetags.fabric_tags import exchange_panel, verification_panel
 
-        panels.register("group-exchange", exchange_panel)  # measured bus bandwidth in the group's table
-        panels.register("group", verification_panel, order=20)  # after who holds the group
+        panels.slot("group-exchange").add(exchange_panel)  # measured bus bandwidth in the group's table
+        panels.slot("group").add(verification_panel, order=20)  # after who holds the group
 
         from topology.services import GROUP_FINDING_PROVIDERS
 
         from .selectors import fabric_findings
 
-        if fabric_findings not in GROUP_FINDING_PROVIDERS:
-            GROUP_FINDING_PROVIDERS.append(fabric_findings)
+        GROUP_FINDING_PROVIDERS.add(fabric_findings)
         # the group state's measured exchange (pages, API, /metrics): latest finished verifications
         from topology.live import MEASURED_PROVIDERS
 
         from .selectors import measured_exchanges
 
-        if measured_exchanges not in MEASURED_PROVIDERS:
-            MEASURED_PROVIDERS.append(measured_exchanges)
-        for code, (severity, description) in FABRIC_CODES.items():
-            register_finding_code(
-                code, severity="error" if severity == "critical" else severity, description=description
-            )
+        MEASURED_PROVIDERS.add(measured_exchanges)
+        FINDING_CATALOGUES.add(finding_codes)

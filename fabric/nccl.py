@@ -40,6 +40,15 @@ FABRIC_CODES: dict[str, tuple[Severity, str]] = {
 }
 
 
+FindingSeverity = Literal["error", "warning", "info"]  # topology's
+_AS_FINDING: dict[Severity, FindingSeverity] = {"critical": "error", "warning": "warning", "info": "info"}
+
+
+def finding_codes() -> dict[str, tuple[FindingSeverity, str]]:
+    """The codes as topology findings (the group page's severities: critical is an error)."""
+    return {code: (_AS_FINDING[sev], desc) for code, (sev, desc) in FABRIC_CODES.items()}
+
+
 @dataclass(frozen=True)
 class Row:
     size_bytes: int

@@ -6,7 +6,7 @@ class InventoryConfig(AppConfig):
     verbose_name = "Inventory"
 
     def ready(self) -> None:
-        # Layers above (topology) register in services.AFTER_CHANGE to follow
+        # Layers above (topology) add to services.AFTER_CHANGE (a core.hooks.Hook) to follow
         # every inventory write; inventory imports nothing above it.
         from django.db.models.signals import post_migrate
 

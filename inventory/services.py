@@ -18,6 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from core.actor import Actor
+from core.hooks import Hook
 
 from . import validators as v
 from .errors import InventoryError, NotFound
@@ -25,8 +26,8 @@ from .hardware_catalogue import SPARK_PORT_GBPS, SPARK_PORTS
 from .models import Cable, CableEnd, CatalogueEntry, Change, NodeGroup, Port, Spark, Switch, Twin
 
 # Called (inside the transaction) after every inventory write; the topology
-# layer registers its group refresh here so groups never lag the cabling.
-AFTER_CHANGE: list[Callable[[], None]] = []
+# layer adds its group refresh here so groups never lag the cabling.
+AFTER_CHANGE: Hook[Callable[[], None]] = Hook("inventory.after_change")
 
 
 _deferred = threading.local()

@@ -31,4 +31,4 @@ class NotificationsConfig(AppConfig):
         from notifications.templatetags.alert_emails import profile_panel
 
         receivers.connect()
-        panels.register("profile", profile_panel)  # alert emails on the profile page
+        panels.slot("profile").add(profile_panel)  # alert emails on the profile page

@@ -7,14 +7,13 @@ a broker hiccup is logged and never fails the poll (its results are stored).
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from django.db import transaction
 
 log = logging.getLogger(__name__)
 
 
-def on_alerts_changed(sender: Any, opened: list[int], closed: list[int], **kwargs: Any) -> None:
+def on_alerts_changed(opened: list[int], closed: list[int]) -> None:
     if not opened and not closed:
         return
 
@@ -30,6 +29,6 @@ def on_alerts_changed(sender: Any, opened: list[int], closed: list[int], **kwarg
 
 
 def connect() -> None:
-    from telemetry.signals import alerts_changed
+    from telemetry.services import ALERTS_CHANGED
 
-    alerts_changed.connect(on_alerts_changed, dispatch_uid="notifications-alerts-changed")
+    ALERTS_CHANGED.add(on_alerts_changed)

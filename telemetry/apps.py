@@ -45,4 +45,4 @@ class TelemetryConfig(AppConfig):
         from telemetry.templatetags.telemetry_tags import spark_panel
 
         metrics.connect_task_signals()
-        panels.register("spark", spark_panel)  # the Spark page's health box
+        panels.slot("spark").add(spark_panel)  # the Spark page's health box

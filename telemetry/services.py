@@ -9,7 +9,7 @@ start time) is skipped. Callers (tasks, commands, views, API) stay thin.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,8 +20,9 @@ from django.utils import timezone
 
 from core.actor import Actor
 from core.errors import BadInput
+from core.hooks import Hook
 from inventory.models import Change, Spark
-from telemetry import conf, health, signals
+from telemetry import conf, health
 from telemetry.expectations import Expectations, expectations_for
 from telemetry.keys import fingerprint
 from telemetry.models import TWIN_FIELDS, Alert, NodeSample, NodeState
@@ -30,6 +31,11 @@ from telemetry.sample import PollResult, Sample
 
 # Alerts the node rules own; ``mtu-mismatch`` is owned by the link rule.
 LINK_CODES = frozenset({"mtu-mismatch"})
+
+# Told, inside the storing transaction, the ids of the alerts just opened and
+# just closed (opened, closed); listeners act on commit (notifications do).
+AlertsChanged = Callable[[list[int], list[int]], None]
+ALERTS_CHANGED: Hook[AlertsChanged] = Hook("telemetry.alerts_changed")
 
 
 class TelemetryError(BadInput):
@@ -202,7 +208,8 @@ def _alerts_sync(
                 )
                 if tuple(key) in keys
             ]
-        signals.alerts_changed.send(sender=Alert, opened=opened_ids, closed=list(ended))
+        for listener in ALERTS_CHANGED:
+            listener(opened_ids, list(ended))
 
 
 def _status_from_open(spark_ids: Iterable[int], reachable: dict[int, bool | None]) -> dict[int, str]:

@@ -3,6 +3,7 @@ diagrams and the group pages.
 
 ``ready`` wires topology to the floors below without them knowing it:
 inventory's writes re-sync the groups (``inventory.services.AFTER_CHANGE``),
+every hook of a floor below is a ``core.hooks.Hook``;
 ``migrate`` syncs them once (a database loaded or flushed around the
 services), and telemetry's alerts and measured memory feed the group pages.
 """
@@ -29,15 +30,14 @@ class TopologyConfig(AppConfig):
         from inventory import services as inventory_services
 
         from . import observed
+        from .engine import FINDING_CATALOGUES
         from .services import GROUP_FINDING_PROVIDERS, groups_sync_hook
 
-        if groups_sync_hook not in inventory_services.AFTER_CHANGE:
-            inventory_services.AFTER_CHANGE.append(groups_sync_hook)
+        inventory_services.AFTER_CHANGE.add(groups_sync_hook)
         post_migrate.connect(groups_after_migrate, sender=self, dispatch_uid="topology-groups-sync")
 
-        observed.register_health_codes()
-        if observed.alert_findings not in GROUP_FINDING_PROVIDERS:
-            GROUP_FINDING_PROVIDERS.append(observed.alert_findings)
+        FINDING_CATALOGUES.add(observed.health_codes)
+        GROUP_FINDING_PROVIDERS.add(observed.alert_findings)
 
         # The one state, for the floors below: inventory's Sparks list and API,
         # telemetry's pages and /metrics read it through core.live.
@@ -45,4 +45,5 @@ class TopologyConfig(AppConfig):
 
         from . import live
 
-        core_live.provide(live.spark_states, live.fleet_snapshot)
+        core_live.SPARK_STATES.add(live.spark_states)
+        core_live.FLEET_STATE.add(live.fleet_snapshot)

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from core.health import HealthStatus
+from core.hooks import Hook
 from inventory.models import Spark
 from telemetry import conf
 from telemetry.health import _addressed
@@ -48,7 +49,7 @@ from .state import (
 # app registers its latest finished verifications in its AppConfig.ready):
 # one call for all the groups read at once, a fixed number of queries.
 MeasuredReader = Callable[[Sequence[int]], Mapping[int, MeasuredExchange]]
-MEASURED_PROVIDERS: list[MeasuredReader] = []
+MEASURED_PROVIDERS: Hook[MeasuredReader] = Hook("topology.measured_exchanges")
 
 
 def measured_exchanges(group_ids: Sequence[int]) -> dict[int, MeasuredExchange]:

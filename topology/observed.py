@@ -1,8 +1,8 @@
 """What telemetry observed, as the group pages need it: open alerts of a
 group's nodes as topology findings (memory is the one state's: ``topology.live``).
 
-Topology stands on telemetry, so it reads telemetry's tables here and
-registers its reader in its own hook list (``topology.apps``).
+Topology stands on telemetry, so it reads telemetry's tables here and adds
+its reader and the health rules' codes to its own hooks (``topology.apps``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from telemetry.health import HEALTH_CODES
 from telemetry.models import Alert
 
-from .engine import Finding, register_finding_code
+from .engine import Finding, Severity
 
 SEVERITY = {"critical": "error", "warning": "warning", "info": "info"}
 
@@ -27,7 +27,6 @@ def alert_findings(group: Any, nodes: Iterable[str]) -> list[Finding]:
     ]
 
 
-def register_health_codes() -> None:
-    """Health rules' codes become finding codes (severity and description for the pages)."""
-    for code, info in HEALTH_CODES.items():
-        register_finding_code(code, severity=SEVERITY[info.severity], description=info.description)  # type: ignore[arg-type]
+def health_codes() -> dict[str, tuple[Severity, str]]:
+    """Health rules' codes as finding codes (severity and description for the pages)."""
+    return {code: (SEVERITY[info.severity], info.description) for code, info in HEALTH_CODES.items()}  # type: ignore[misc]

@@ -26,6 +26,7 @@ from django.utils import timezone
 from core import errors
 from core.actor import Actor
 from core.errors import BadInput, NotFound
+from core.hooks import Hook
 from inventory import validators as v
 from inventory.models import Cable, CableEnd, Change, NodeGroup, NodeGroupMember, Port, Spark, Switch
 from inventory.services import change_record
@@ -36,7 +37,8 @@ from .engine import CableIn, EndIn, Finding, Group, LabIn, NodeIn, SwitchIn, Swi
 # Pages and the list API ask once for every node of the fleet, with ``None``
 # for the group, so that their query count stays flat; each finding then goes
 # to the groups whose nodes it names in ``objects`` ("node" or "node:port").
-GROUP_FINDING_PROVIDERS: list[Callable[[NodeGroup | None, list[str]], list[Finding]]] = []
+GroupFindings = Callable[[NodeGroup | None, list[str]], list[Finding]]
+GROUP_FINDING_PROVIDERS: Hook[GroupFindings] = Hook("topology.group_findings")
 
 # Auto groups change because cables changed, whoever plugged them: the log says so.
 CABLING = Actor(source="cabling")

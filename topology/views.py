@@ -20,7 +20,7 @@ from core.errors import BadInput, NotFound
 
 from . import diagram, memory_chart
 from . import services as svc
-from .engine import FINDING_CODES, link_speed_class
+from .engine import finding_description, link_speed_class
 from .live import Live, live_state
 from .selectors import GroupView, group_detail
 from .state import GroupState, usable_headline
@@ -156,7 +156,7 @@ def _group_context(view: GroupView, live: Live) -> dict[str, Any]:
         "links": [(link, cabled.get((link.a, link.b))) for link in state.links],
         "speeds": sorted(Counter(link.gbps for link in state.links).items(), reverse=True),
         "sparks": state.sparks,
-        "findings": [(f, FINDING_CODES.get(f.code, "")) for f in view.findings],
+        "findings": [(f, finding_description(f.code)) for f in view.findings],
         "refusal": refusal,
         "subgroups": _fills(view),
         "subgroup_errors": [],

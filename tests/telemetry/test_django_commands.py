@@ -105,11 +105,11 @@ def test_demo_scenario_matches_the_demo_lab():
 
 @pytest.mark.django_db
 def test_open_alerts_become_group_findings_and_memory_is_reported(fleet_key, tmp_path, settings):
-    groups = pytest.importorskip("topology.services")
     from topology.live import spark_states
     from topology.observed import alert_findings
+    from topology.services import GROUP_FINDING_PROVIDERS
 
-    assert alert_findings in groups.GROUP_FINDING_PROVIDERS
+    assert alert_findings in GROUP_FINDING_PROVIDERS
     with sim_lab([SimNode("spark-a", faults={"memory-pressure"})], fleet_key, tmp_path, settings):
         poll_and_store(spark_ids=ids("spark-a"))
     (finding,) = alert_findings(None, ["spark-a"])

@@ -12,8 +12,7 @@ from collections.abc import Iterable
 import pytest
 
 from topology.engine import (
-    FINDING_CODES,
-    FINDING_SEVERITY,
+    FINDING_CATALOGUES,
     CableIn,
     EndIn,
     Finding,
@@ -23,8 +22,9 @@ from topology.engine import (
     SwitchIn,
     SwitchPortIn,
     analyse,
+    finding_catalogue,
+    finding_description,
     link_speed_class,
-    register_finding_code,
 )
 
 # --- builders ------------------------------------------------------------------------------------
@@ -733,19 +733,20 @@ def test_each_code_has_a_scenario_that_raises_it(code):
     """See SCENARIOS for the cabling of each."""
     found = [f for f in all_findings(analyse(SCENARIOS[code])) if f.code == code]
     assert found, code
-    assert all(f.severity == FINDING_SEVERITY[code] for f in found)
+    assert all(f.severity == finding_catalogue()[code][0] for f in found)
 
 
 def test_every_catalogued_code_has_a_scenario_and_severity():
     """No cabling: the catalogue itself. Other rule sets (telemetry's health
-    codes) register more codes at start-up; the engine's own are exactly the
+    codes) add more codes at start-up; the engine's own are exactly the
     scenarios."""
     from topology.engine.findings import _CATALOGUE
 
     assert set(SCENARIOS) == set(_CATALOGUE)
-    assert set(SCENARIOS) <= set(FINDING_CODES) and set(FINDING_CODES) == set(FINDING_SEVERITY)
-    assert set(FINDING_SEVERITY.values()) <= {"error", "warning", "info"}
-    assert all(desc.strip() for desc in FINDING_CODES.values())
+    catalogue = finding_catalogue()
+    assert set(SCENARIOS) <= set(catalogue)
+    assert {severity for severity, _ in catalogue.values()} <= {"error", "warning", "info"}
+    assert all(description.strip() for _, description in catalogue.values())
 
 
 def test_messages_are_one_sentence_naming_their_objects():
@@ -756,18 +757,18 @@ def test_messages_are_one_sentence_naming_their_objects():
             assert f.objects and any(o in f.message for o in f.objects), (code, f)
 
 
-def test_register_finding_code_adds_and_refuses_redefinition():
-    """No cabling: telemetry adds its own codes."""
+def test_an_app_adds_codes_and_two_meanings_of_one_code_are_refused():
+    """No cabling: an app above adds its own codes through the hook."""
     code = "test-only-half-twin"
-    try:
-        register_finding_code(code, severity="warning", description="Only one twin of a port is up.")
-        register_finding_code(code, severity="warning", description="Only one twin of a port is up.")
-        assert FINDING_SEVERITY[code] == "warning"
-        with pytest.raises(ValueError, match=code):
-            register_finding_code(code, severity="error", description="Only one twin of a port is up.")
-    finally:
-        FINDING_CODES.pop(code, None)
-        FINDING_SEVERITY.pop(code, None)
+    mine = {code: ("warning", "Only one twin of a port is up.")}
+    assert finding_description(code) == ""
+    with FINDING_CATALOGUES.added(lambda: mine), FINDING_CATALOGUES.added(lambda: dict(mine)):  # twice, one meaning
+        assert finding_catalogue()[code] == ("warning", "Only one twin of a port is up.")
+        assert finding_description(code) == "Only one twin of a port is up."
+        with FINDING_CATALOGUES.added(lambda: {code: ("error", "Only one twin of a port is up.")}):
+            with pytest.raises(ValueError, match=code):
+                finding_catalogue()
+    assert finding_description(code) == ""  # gone with the entries
 
 
 # --- numbers ---------------------------------------------------------------------------------------

@@ -17,8 +17,6 @@ from hypothesis import strategies as st
 
 from tests.topology.test_engine import BREAKOUT, SPEED
 from topology.engine import (
-    FINDING_CODES,
-    FINDING_SEVERITY,
     CableIn,
     EndIn,
     Group,
@@ -27,6 +25,7 @@ from topology.engine import (
     SwitchIn,
     SwitchPortIn,
     analyse,
+    finding_catalogue,
     link_speed_class,
 )
 from topology.state import expected_usable_gb
@@ -102,7 +101,7 @@ def test_analyse_never_raises_and_answers_in_vocabulary(lab):
         assert g.key == (g.nodes or g.switches)
         assert 0.0 <= g.collective_gbs <= link_speed_class(200)
         for f in g.findings:
-            assert f.code in FINDING_CODES and f.severity == FINDING_SEVERITY[f.code]
+            assert finding_catalogue()[f.code][0] == f.severity
             assert f.message.endswith(".") and f.objects
     assert analyse(lab) == groups  # deterministic
 

@@ -277,9 +277,8 @@ def alert_provider():
         calls.append(list(nodes))
         return [alert] if "spark-09" in nodes else []
 
-    svc.GROUP_FINDING_PROVIDERS.append(provider)
-    yield calls
-    svc.GROUP_FINDING_PROVIDERS.remove(provider)
+    with svc.GROUP_FINDING_PROVIDERS.added(provider):
+        yield calls
 
 
 def test_provider_findings_reach_the_api_and_the_pages(api_viewer, admin_client, import_lab, alert_provider):

@@ -52,10 +52,7 @@ def test_findings_from_telemetry_are_read_fresh(admin_client, import_lab):
         calls.append(len(nodes))
         return []
 
-    svc.GROUP_FINDING_PROVIDERS.append(provider)
-    try:
+    with svc.GROUP_FINDING_PROVIDERS.added(provider):
         selectors.groups_overview()
         selectors.groups_overview()
-    finally:
-        svc.GROUP_FINDING_PROVIDERS.remove(provider)
     assert len(calls) == 2  # asked on every read, cached analysis or not

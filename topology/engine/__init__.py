@@ -28,12 +28,11 @@ from .data import (
     SwitchPortIn,
 )
 from .engine import analyse
-from .findings import FINDING_CODES, FINDING_SEVERITY, register_finding_code
+from .findings import FINDING_CATALOGUES, finding_catalogue, finding_description
 from .shape import RING_LIMIT, link_speed_class
 
 __all__ = [
-    "FINDING_CODES",
-    "FINDING_SEVERITY",
+    "FINDING_CATALOGUES",
     "MEMORY_BANDWIDTH_GBS",
     "NODE_PORT_GBPS",
     "NO_CONNECTX_GBPS",
@@ -52,5 +51,6 @@ __all__ = [
     "SwitchPortIn",
     "analyse",
     "link_speed_class",
-    "register_finding_code",
+    "finding_catalogue",
+    "finding_description",
 ]

@@ -1,15 +1,23 @@
 """The catalogue of topology findings: stable codes, severities, descriptions.
 
-Codes are part of the product's vocabulary (the UI filters on them, telemetry
-rules may add their own through ``register_finding_code``), so a code is never
-renamed once shipped.
+Codes are part of the product's vocabulary (the UI filters on them), so a
+code is never renamed once shipped. The apps above add their own codes (the
+health rules', fabric verification's, bookings') through
+``FINDING_CATALOGUES``, a ``core.hooks.Hook`` of functions that give
+{code: (severity, description)}; a code may be given twice only with the
+same meaning.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
+
+from core.hooks import Hook
 
 from .data import Finding, Severity
+
+FindingCodes = Callable[[], Mapping[str, tuple[Severity, str]]]
+FINDING_CATALOGUES: Hook[FindingCodes] = Hook("topology.finding_codes")
 
 # code -> (severity, description)
 _CATALOGUE: dict[str, tuple[Severity, str]] = {
@@ -73,23 +81,31 @@ _CATALOGUE: dict[str, tuple[Severity, str]] = {
     "duplicate-name": ("error", "Two devices share one name."),
 }
 
-FINDING_CODES: dict[str, str] = {code: desc for code, (_, desc) in _CATALOGUE.items()}
-FINDING_SEVERITY: dict[str, Severity] = {code: sev for code, (sev, _) in _CATALOGUE.items()}
+_merged: tuple[int, dict[str, tuple[Severity, str]]] = (-1, {})
 
 
-def register_finding_code(code: str, *, severity: Severity, description: str) -> None:
-    """Add a code from another rule set (e.g. telemetry health rules).
+def finding_catalogue() -> dict[str, tuple[Severity, str]]:
+    """Every code, code -> (severity, description): the engine's own, then each
+    catalogue added to ``FINDING_CATALOGUES`` (read again when the hook changes).
+    Raises ValueError when two give one code different meanings."""
+    global _merged
+    version, merged = _merged
+    if version != FINDING_CATALOGUES.version:
+        merged = dict(_CATALOGUE)
+        for source in FINDING_CATALOGUES:
+            for code, meaning in source().items():
+                if merged.setdefault(code, meaning) != meaning:
+                    raise ValueError(f"finding code {code!r} is given two meanings: {merged[code]} and {meaning}")
+        _merged = (FINDING_CATALOGUES.version, merged)
+    return merged
 
-    Registering the same code twice with the same meaning is harmless (modules
-    may be imported more than once in tests); changing a code's meaning is not.
-    """
-    known = FINDING_SEVERITY.get(code)
-    if known is not None and (known, FINDING_CODES[code]) != (severity, description):
-        raise ValueError(f"finding code {code!r} is already registered with another meaning")
-    FINDING_CODES[code] = description
-    FINDING_SEVERITY[code] = severity
+
+def finding_description(code: str) -> str:
+    """What a code means, for the pages ("" for a code nobody gives)."""
+    return finding_catalogue().get(code, ("info", ""))[1]
 
 
 def make_finding(code: str, message: str, objects: Iterable[str]) -> Finding:
     # Objects are sorted so the result does not depend on the order of the input.
-    return Finding(code, FINDING_SEVERITY[code], message, tuple(sorted(set(objects))))
+    severity = _CATALOGUE[code][0] if code in _CATALOGUE else finding_catalogue()[code][0]
+    return Finding(code, severity, message, tuple(sorted(set(objects))))
