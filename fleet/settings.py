@@ -1,4 +1,5 @@
-"""Settings, read from the environment.
+"""Settings, read from the environment (``core.config.env``: blank is unset,
+a value that does not read as its type stops start-up naming the variable).
 
 With nothing set the app runs on an embedded default: a SQLite file under
 ``var/`` and a Celery broker on the filesystem, so a bare machine needs no
@@ -18,6 +19,8 @@ import dj_database_url
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from core.config import as_bool, as_list, env
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("FLEET_VAR_DIR", BASE_DIR / "var"))
 if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -30,18 +33,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 # (the SQLite file, the filesystem broker), below.
 
 
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_list(name: str, default: str) -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
-
-
-DEBUG = env_bool("DEBUG", False)
+DEBUG = env("DEBUG", False, as_bool)
 # The key signs sessions, CSRF tokens and calendar-feed tokens. It comes from
 # SECRET_KEY, else from the file SECRET_KEY_FILE names, else from
 # FLEET_VAR_DIR/secret_key (which `./run demo` and `./run test` write once with
@@ -76,8 +68,8 @@ def read_secret_key() -> str:
 
 
 SECRET_KEY = read_secret_key()
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
-CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+ALLOWED_HOSTS = env("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"], as_list)
+CSRF_TRUSTED_ORIGINS: list[str] = env("CSRF_TRUSTED_ORIGINS", [], as_list)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -151,8 +143,8 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'fleet.sqlite3'}"),
-        conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")),
+        env("DATABASE_URL", f"sqlite:///{VAR_DIR / 'fleet.sqlite3'}"),
+        conn_max_age=env("DB_CONN_MAX_AGE", 0, int),
         # a kept connection is checked before a request reuses it: after a
         # database restart the next request reconnects instead of failing
         conn_health_checks=True,
@@ -198,14 +190,14 @@ SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 # HTTPS: FLEET_HTTPS=true (or the older SECURE_COOKIES=true) declares the app is
 # reached over HTTPS only: secure cookies, a redirect from http, and HSTS.
-FLEET_HTTPS = env_bool("FLEET_HTTPS", False) or env_bool("SECURE_COOKIES", False)
+FLEET_HTTPS = env("FLEET_HTTPS", False, as_bool) or env("SECURE_COOKIES", False, as_bool)
 SESSION_COOKIE_SECURE = FLEET_HTTPS
 CSRF_COOKIE_SECURE = FLEET_HTTPS
 SECURE_SSL_REDIRECT = FLEET_HTTPS
-SECURE_HSTS_SECONDS = int(os.environ.get("FLEET_HSTS_SECONDS", "31536000")) if FLEET_HTTPS else 0
-SECURE_HSTS_INCLUDE_SUBDOMAINS = FLEET_HTTPS and env_bool("FLEET_HSTS_SUBDOMAINS", False)
+SECURE_HSTS_SECONDS = env("FLEET_HSTS_SECONDS", 31536000, int) if FLEET_HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = FLEET_HTTPS and env("FLEET_HSTS_SUBDOMAINS", False, as_bool)
 SECURE_HSTS_PRELOAD = False
-if env_bool("FLEET_BEHIND_PROXY", False):
+if env("FLEET_BEHIND_PROXY", False, as_bool):
     # A TLS-terminating proxy in front says so in this header.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -236,22 +228,22 @@ CONTENT_SECURITY_POLICY = {
 # pause does not move its end. The login page and the admin share it. API and
 # calendar-feed tokens are throttled apart (accounts.throttle): a valid token
 # is never refused because of someone else's wrong ones.
-AXES_ENABLED = env_bool("FLEET_LOGIN_THROTTLE", True)
-AXES_FAILURE_LIMIT = int(os.environ.get("FLEET_LOGIN_FAILURE_LIMIT", "5"))
-AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("FLEET_LOGIN_COOLOFF_MINUTES", "15")))
+AXES_ENABLED = env("FLEET_LOGIN_THROTTLE", True, as_bool)
+AXES_FAILURE_LIMIT = env("FLEET_LOGIN_FAILURE_LIMIT", 5, int)
+AXES_COOLOFF_TIME = timedelta(minutes=env("FLEET_LOGIN_COOLOFF_MINUTES", 15.0, float))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_WHITELIST_CALLABLE = "accounts.throttle.not_a_password"
 AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
 AXES_VERBOSE = False
-if env_bool("FLEET_BEHIND_PROXY", False):
+if env("FLEET_BEHIND_PROXY", False, as_bool):
     # One proxy in front: the client's address is the last one it appended.
     AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
     AXES_IPWARE_PROXY_COUNT = 1
 
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
+TIME_ZONE = env("TIME_ZONE", "UTC")
 USE_I18N = False
 USE_TZ = True
 
@@ -267,7 +259,7 @@ WHITENOISE_ROOT = BASE_DIR / "static" / "root"  # files served at the site root:
 # Celery: the embedded default is a filesystem broker (no server needed).
 _broker_dir = VAR_DIR / "broker"
 # A host in the default URL, or kombu warns that it has none.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://localhost//")
+CELERY_BROKER_URL = env("CELERY_BROKER_URL", "filesystem://localhost//")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     for sub in ("out", "processed", "control"):
         (_broker_dir / sub).mkdir(parents=True, exist_ok=True)
@@ -281,40 +273,40 @@ elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # A message taken by a worker that then died (kill -9, a lost machine) is given to another worker
     # once it has been unacknowledged this long: longer than any run (a fabric verification: 630 s,
     # a benchmark: FLEET_BENCH_TIMEOUT_S, 1800 s), or a run still going would be started twice.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("FLEET_BROKER_VISIBILITY_S", "3600"))}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env("FLEET_BROKER_VISIBILITY_S", 3600, int)}
 CELERY_RESULT_BACKEND = None
 # A task is acknowledged when it ends, and given back to the broker when the process running it dies,
 # so a killed worker's run is redelivered (fabric.services: the run starts again, at most twice).
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_ALWAYS_EAGER = env("CELERY_TASK_ALWAYS_EAGER", False, as_bool)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = "UTC"
 
 # Inventory
-FLEET_IMPORT_MAX_BYTES = int(os.environ.get("FLEET_IMPORT_MAX_BYTES", str(4 * 1024 * 1024)))
-FLEET_OS_RESERVE_GB = float(os.environ.get("FLEET_OS_RESERVE_GB", "4"))
+FLEET_IMPORT_MAX_BYTES = env("FLEET_IMPORT_MAX_BYTES", 4 * 1024 * 1024, int)
+FLEET_OS_RESERVE_GB = env("FLEET_OS_RESERVE_GB", 4.0, float)
 # The largest body any request may send: a lab document and the form around it.
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(FLEET_IMPORT_MAX_BYTES + 65_536, 2_621_440)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
-# Telemetry: the SSH private key is read from this path, never stored.
-FLEET_SSH_KEY = os.environ.get("FLEET_SSH_KEY", "")
-FLEET_POLL_INTERVAL_S = int(os.environ.get("FLEET_POLL_INTERVAL_S", "30"))
+# The apps' own settings (FLEET_POLL_INTERVAL_S, FLEET_SSH_KEY, ...) are read
+# where they are used, with their one default (telemetry/conf.py and the
+# other apps' conf.py, through core.config.setting).
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
     "loggers": {"asyncssh": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
-EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
-EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
-EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
-EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env("EMAIL_HOST", "localhost")
+EMAIL_PORT = env("EMAIL_PORT", 25, int)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env("EMAIL_USE_TLS", False, as_bool)
 EMAIL_TIMEOUT = 10
-DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Spark Fleet <fleet@localhost>")
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Spark Fleet <fleet@localhost>")

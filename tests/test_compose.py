@@ -25,7 +25,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "docker-compose.yml"
 APP_DIRS = [p for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").exists()]
-READ = re.compile(r"""(?:environ(?:\.get)?|getenv|env_\w+|setting|_get)\(\s*["']([A-Z][A-Z0-9_]+)["']""")
+READ = re.compile(r"""(?:environ(?:\.get)?|getenv|\benv(?:_\w+)?|setting|_get)\(\s*["']([A-Z][A-Z0-9_]+)["']""")
 READ_INDEX = re.compile(r"""environ\[\s*["']([A-Z][A-Z0-9_]+)["']\s*\]""")
 # Read by libraries, not by our code.
 LIBRARY_READS = {"PROMETHEUS_MULTIPROC_DIR"}
