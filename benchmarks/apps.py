@@ -1,7 +1,7 @@
 """Benchmarks: measured and published decode and prefill records, runs
 started on a booked group over SSH, their parsers, pages, charts and API.
 It stands on placement (the model catalogue, the performance model) and
-hands placement the lab's runs to calibrate on (``placement.calibration.LAB_RUNS``)."""
+hands placement the lab's runs to calibrate on (``placement.lab_calibration.LAB_RUNS``)."""
 
 from django.apps import AppConfig
 
@@ -13,7 +13,7 @@ class BenchmarksConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from placement.calibration import LAB_RUNS
+        from placement.lab_calibration import LAB_RUNS
 
         from .lab_runs import lab_runs
         from .seed import seed_after_migrate

@@ -1,5 +1,5 @@
 """The lab's own benchmark runs as the performance model sees them: the
-entry this app adds to ``placement.calibration.LAB_RUNS``, from which
+entry this app adds to ``placement.lab_calibration.LAB_RUNS``, from which
 placement re-fits its constants (``perfmodel.calibrate``).
 
 Reads only: finished measured runs with a model and a one-stream decode

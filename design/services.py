@@ -22,7 +22,7 @@ from inventory.hardware_catalogue import SPARK_PORTS
 from inventory.labio import lab_export
 from inventory.models import CatalogueEntry
 from placement import plan_request, selectors
-from placement.calibration import lab_calibration
+from placement.lab_calibration import lab_calibration
 from placement.model_catalogue import choose_variant
 from placement.planner import GroupSpec, NodeSpec, plan_placement
 from placement.selectors import placeholder_ip

@@ -21,8 +21,8 @@ from core.api import ADMIN
 from core.validation import INT32, CleanStr, JsonData, MultiLineStr
 
 from . import plan_request, selectors, services
-from .calibration import lab_calibration
 from .errors import PlacementError
+from .lab_calibration import lab_calibration
 from .model_catalogue import SPEC_NUMBER_RANGES, SPEC_TEXT_LENGTHS, ModelSpec, choose_variant
 from .models import LlmModel
 from .planner import ENGINES

@@ -23,10 +23,10 @@ from core.roles import can_book
 from inventory.forms import apply_errors
 
 from . import plan_request, selectors, services
-from .calibration import lab_calibration
 from .charts import PlanBar, memory_bar, plan_bars
 from .errors import PlacementError
 from .forms import ConfigForm, ModelForm, PlanForm, VariantForm
+from .lab_calibration import lab_calibration
 from .model_catalogue import ModelSpec, choose_variant
 from .perfmodel import DEFAULT_READING
 from .planner import plan_placement

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.lab_runs import lab_runs
-from placement.calibration import lab_calibration
+from placement.lab_calibration import lab_calibration
 
 pytestmark = pytest.mark.django_db
 

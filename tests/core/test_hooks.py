@@ -34,7 +34,7 @@ def test_every_hook_of_the_product_is_filled_by_the_apps_that_extend_it():
     from fabric.selectors import fabric_findings, measured_exchanges
     from inventory.services import AFTER_CHANGE
     from notifications.receivers import on_alerts_changed
-    from placement.calibration import LAB_RUNS
+    from placement.lab_calibration import LAB_RUNS
     from telemetry.services import ALERTS_CHANGED
     from topology import live as topology_live
     from topology import observed
