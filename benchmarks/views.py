@@ -12,11 +12,13 @@ from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HTMX_STOP_POLLING
 
 from accounts.decorators import booker_required
 from bookings.selectors import may_start_run
 from core.actor import Actor
 from core.forms import cleaned, upload_text
+from core.htmx import htmx_asks
 from inventory.forms import apply_errors
 from inventory.models import NodeGroup
 from placement import selectors as placement_selectors
@@ -184,9 +186,9 @@ def _group(group_id: int) -> NodeGroup:
 @require_GET
 def group_benchmarks(request: HttpRequest, group_id: int) -> HttpResponse:
     context = _group_context(request, _group(group_id))
-    if getattr(request, "htmx", False) and request.htmx.target == "runs":  # type: ignore[attr-defined]
-        # 286 tells htmx to stop polling once no run is queued or running
-        status = 200 if context["pending"] else 286
+    if htmx_asks(request, "runs"):
+        # htmx stops polling once no run is queued or running
+        status = 200 if context["pending"] else HTMX_STOP_POLLING
         return render(request, "benchmarks/group_benchmarks.html#runs", context, status=status)
     return render(request, "benchmarks/group_benchmarks.html", context)
 

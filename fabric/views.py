@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.decorators import booker_required
 from core.actor import Actor
 from core.errors import FleetError
+from core.htmx import htmx_asks
 from inventory.models import NodeGroup
 
 from . import selectors, services
@@ -61,7 +62,7 @@ def verify(request: HttpRequest, group_id: int) -> HttpResponse:
         services.verification_start(actor=Actor.from_request(request, "page"), group_id=group.pk)
     except FleetError as exc:
         error, status = exc.text, exc.status
-    if not request.headers.get("HX-Request"):
+    if not htmx_asks(request):
         if error:
             return render(
                 request,

@@ -20,6 +20,7 @@ from accounts.decorators import admin_required
 from core import live
 from core.actor import Actor
 from core.health import HEALTH_STATUSES
+from core.htmx import htmx_asks, partial
 
 from . import labdoc, labio, selectors, services
 from .errors import InventoryError
@@ -35,9 +36,7 @@ def _page(request: HttpRequest, qs: Any) -> Any:
 
 
 def _list(request: HttpRequest, template: str, context: dict[str, Any]) -> HttpResponse:
-    if getattr(request, "htmx", False) and request.htmx.target == "rows":  # type: ignore[attr-defined]
-        template += "#rows"
-    return render(request, template, context)
+    return render(request, partial(request, template, "rows", target="rows"), context)
 
 
 def _get(model: Any, **lookup: Any) -> Any:
@@ -280,7 +279,7 @@ def _cable_form_view(request: HttpRequest, cable: Cable | None) -> HttpResponse:
                 "end_1" if cable_type is not None and cable_type.breakout and request.GET.get("spark") else "end_0"
             ] = own[0]
     form = CableForm(data, initial=initial, ports=ports, cable_type=cable_type)
-    if request.htmx and request.method == "GET":  # type: ignore[attr-defined]
+    if htmx_asks(request) and request.method == "GET":
         return render(request, "inventory/cable_form.html#ends", {"form": form})
     if data is not None and form.is_valid():
         fields = {k: form.cleaned_data[k] for k in ("type", "label", "length_m", "coded_for")}

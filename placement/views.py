@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.decorators import admin_required, booker_required
 from core.actor import Actor
 from core.forms import cleaned, upload_text
+from core.htmx import htmx_asks
 from core.roles import can_book
 from inventory.forms import apply_errors
 
@@ -249,7 +250,7 @@ def _query(values: dict[str, Any]) -> str:
 @require_GET
 def plan_page(request: HttpRequest) -> HttpResponse:
     context = _planning_context(request)
-    if getattr(request, "htmx", False):
+    if htmx_asks(request):
         return render(request, "placement/plans.html#results", context)
     lab = context.get("calibration") or lab_calibration()
     report = plan_request.fit_table(DEFAULT_READING)

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.decorators import admin_required, booker_required
 from core.actor import Actor
 from core.errors import NotFound
+from core.htmx import partial
 from telemetry import history, selectors, services
 from telemetry.expectations import expectations_for
 from telemetry.health import HEALTH_CODES
@@ -33,17 +34,13 @@ RANGES = {
 }
 
 
-def _partial(request: HttpRequest, template: str, name: str) -> str:
-    return f"{template}#{name}" if getattr(request, "htmx", False) else template
-
-
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
     tiles = selectors.fleet_tiles()
     recent = list(selectors.alerts_list(open=True)[:8])
     return render(
         request,
-        _partial(request, "telemetry/dashboard.html", "fleet"),
+        partial(request, "telemetry/dashboard.html", "fleet"),
         {
             "tiles": tiles,
             "counts": selectors.status_counts(tiles),
@@ -70,7 +67,7 @@ def node(request: HttpRequest, name: str) -> HttpResponse:
     charts = history.node_charts(spark=spark, start=start, end=end, cabled_ports=cabled)
     return render(
         request,
-        _partial(request, "telemetry/node.html", "live"),
+        partial(request, "telemetry/node.html", "live"),
         {
             "spark": spark,
             "state": state,
@@ -117,9 +114,7 @@ def alerts(request: HttpRequest) -> HttpResponse:
     is_open = {"open": True, "closed": False}.get(state)
     qs = selectors.alerts_list(open=is_open, code=code, node=node_name)
     page = Paginator(qs, 50).get_page(request.GET.get("page"))
-    template = "telemetry/alerts.html"
-    if getattr(request, "htmx", False) and request.htmx.target == "rows":  # type: ignore[attr-defined]
-        template += "#rows"
+    template = partial(request, "telemetry/alerts.html", "rows", target="rows")
     return render(
         request,
         template,

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.decorators import admin_required
 from core.actor import Actor
 from core.errors import BadInput, NotFound
+from core.htmx import htmx_asks
 
 from . import diagram, memory_chart
 from . import services as svc
@@ -115,7 +116,7 @@ def topology(request: HttpRequest) -> HttpResponse:
     notes = _notes(live)
     kinds = _kinds(overview.groups)
     entry, page = _page(request, kinds)
-    if entry is not None and request.htmx:  # type: ignore[attr-defined]
+    if entry is not None and htmx_asks(request):
         views, next_page, remaining = _slice(entry, page)
         return render(request, "topology/topology.html#cards", {
             "cards": [_topology_card(v, live, notes) for v in views], "kind": entry["kind"],
@@ -197,7 +198,7 @@ def subgroup_create(request: HttpRequest, group_id: int) -> HttpResponse:
     context.update(subgroup_errors=errors, subgroup_form={"name": name, "nodes": nodes})
     if not errors:
         context.update(subgroup_form={"name": "", "nodes": []}, created=sub.name)
-    if request.htmx:  # type: ignore[attr-defined]
+    if htmx_asks(request):
         # htmx swaps only 2xx answers, so the form with its inline errors comes back as 200.
         return render(request, "topology/group_detail.html#subgroups", context)
     if not errors:
@@ -260,7 +261,7 @@ def memory(request: HttpRequest) -> HttpResponse:
     singles_views = [v for v in overview.groups if len(v.result.nodes) == 1]
     kinds = _kinds(clustered)
     entry, page = _page(request, kinds)
-    if entry is not None and request.htmx:  # type: ignore[attr-defined]
+    if entry is not None and htmx_asks(request):
         views, next_page, remaining = _slice(entry, page)
         return render(request, "topology/memory.html#charts", {
             "charts": [_memory_card(v, live) for v in views], "kind": entry["kind"],
