@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
@@ -17,6 +17,7 @@ from django_htmx.http import HTMX_STOP_POLLING
 from accounts.decorators import booker_required
 from bookings.selectors import may_start_run
 from core.actor import Actor
+from core.errors import NotFound
 from core.forms import cleaned, upload_text
 from core.htmx import htmx_asks
 from inventory.forms import apply_errors
@@ -179,7 +180,7 @@ def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
 def _group(group_id: int) -> NodeGroup:
     group = NodeGroup.objects.filter(pk=group_id).first()
     if group is None:
-        raise Http404("no such group")
+        raise NotFound(f"no node group with id {group_id}", "group_id")
     return group
 
 

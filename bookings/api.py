@@ -182,13 +182,6 @@ def booking_out(b: Booking, request: HttpRequest, now: datetime) -> dict[str, An
     }
 
 
-def _booking(booking_id: int) -> Booking:
-    booking = selectors.booking_get(booking_id)
-    if booking is None:
-        raise NotFound(f"no booking with id {booking_id}", "id")
-    return booking
-
-
 @_route("post", "", response={201: BookingOut}, summary="Book a group, or Sparks that form a valid group", auth=BOOK)
 def bookings_create(request: HttpRequest, payload: BookingIn) -> Status:
     saved_plan = None
@@ -205,7 +198,7 @@ def bookings_create(request: HttpRequest, payload: BookingIn) -> Status:
         confirm=payload.confirm,
         saved_plan=saved_plan,
     )
-    return Status(201, booking_out(_booking(booking.pk), request, timezone.now()))
+    return Status(201, booking_out(selectors.booking_get(booking.pk), request, timezone.now()))
 
 
 @_route("get", "", response=Page[BookingOut], summary="List bookings in a time window")
@@ -252,7 +245,7 @@ def bookings_availability(
 
 @_route("get", "/{booking_id}", response=BookingOut, summary="Read one booking")
 def bookings_read(request: HttpRequest, booking_id: RowId) -> dict[str, Any]:
-    return booking_out(_booking(booking_id), request, timezone.now())
+    return booking_out(selectors.booking_get(booking_id), request, timezone.now())
 
 
 @_route("patch", "/{booking_id}", response=BookingOut, summary="Move a booking's start or end, or edit it", auth=BOOK)
@@ -260,8 +253,10 @@ def bookings_update(request: HttpRequest, booking_id: RowId, payload: BookingPat
     changes = payload.dict(exclude_unset=True)
     if not changes:
         raise BookingError("send start, end, purpose or plan", "")
-    services.booking_update(actor=Actor.from_request(request, "api"), booking=_booking(booking_id), **changes)
-    return booking_out(_booking(booking_id), request, timezone.now())
+    services.booking_update(
+        actor=Actor.from_request(request, "api"), booking=selectors.booking_get(booking_id), **changes
+    )
+    return booking_out(selectors.booking_get(booking_id), request, timezone.now())
 
 
 @_route(
@@ -272,8 +267,8 @@ def bookings_update(request: HttpRequest, booking_id: RowId, payload: BookingPat
     auth=BOOK,
 )
 def bookings_delete(request: HttpRequest, booking_id: RowId) -> dict[str, Any]:
-    services.booking_cancel(actor=Actor.from_request(request, "api"), booking=_booking(booking_id))
-    return booking_out(_booking(booking_id), request, timezone.now())
+    services.booking_cancel(actor=Actor.from_request(request, "api"), booking=selectors.booking_get(booking_id))
+    return booking_out(selectors.booking_get(booking_id), request, timezone.now())
 
 
 # ---------------------------------------------------------------- maintenance

@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
@@ -21,10 +21,11 @@ from django.views.decorators.http import require_GET
 
 from accounts.throttle import wrong_secret
 from core.config import site_host
-from core.errors import TooManyRequests
+from core.errors import NotFound, TooManyRequests
 from core.roles import can_read
 
 from . import ical, selectors
+from .errors import BookingError
 from .models import Booking, FeedToken
 
 SALT = "bookings.feed"
@@ -125,7 +126,7 @@ def _feed_user_or_404(request: HttpRequest, token: str) -> Any:
     user = feed_user(token)
     if user is None:
         wrong_secret(request, "feed", token)
-        raise Http404("no such feed")
+        raise NotFound("no such feed", "token")
     return user
 
 
@@ -153,8 +154,8 @@ def group(request: HttpRequest, token: str, group_id: int) -> HttpResponse:
         return _paused(exc)
     try:
         row = selectors.group_find(group_id)
-    except Exception:
-        raise Http404("no such group") from None
+    except BookingError:
+        raise NotFound("no such group", "group_id") from None
     # Cancelled bookings stay in the feed as STATUS:CANCELLED, so calendars drop them.
     rows = list(selectors.bookings_list(**_window(), group=row.pk))
     return _respond(request, rows, f"Spark Fleet: {row.name}")

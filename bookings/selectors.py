@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
+from core.errors import NotFound
 from core.roles import can_book, is_admin
 from inventory.models import NodeGroup, NodeGroupMember, Spark
 from telemetry.models import NodeState
@@ -230,10 +231,18 @@ def _with_nodes(qs: QuerySet[Booking]) -> QuerySet[Booking]:
     )
 
 
-def booking_get(booking_id: Any) -> Booking | None:
-    if not isinstance(booking_id, int):
-        return None
-    return _with_nodes(Booking.objects.filter(pk=booking_id)).first()
+def booking_get(booking_id: int) -> Booking:
+    booking = _with_nodes(Booking.objects.filter(pk=booking_id)).first() if isinstance(booking_id, int) else None
+    if booking is None:
+        raise NotFound(f"no booking with id {booking_id}", "id")
+    return booking
+
+
+def maintenance_get(window_id: int) -> MaintenanceWindow:
+    window = MaintenanceWindow.objects.filter(pk=window_id).first()
+    if window is None:
+        raise NotFound(f"no maintenance window with id {window_id}", "id")
+    return window
 
 
 def bookings_list(

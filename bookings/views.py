@@ -11,13 +11,14 @@ from functools import wraps
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.decorators import admin_required, booker_required
 from core.actor import Actor
+from core.errors import NotFound
 from core.roles import is_admin
 
 from . import feeds, selectors, services
@@ -36,13 +37,6 @@ def in_user_tz(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
             return view(request, *args, **kwargs)
 
     return wrapped
-
-
-def _booking(booking_id: int) -> Any:
-    booking = selectors.booking_get(booking_id)
-    if booking is None:
-        raise Http404("no such booking")
-    return booking
 
 
 def _quarter(now: datetime) -> datetime:
@@ -88,7 +82,7 @@ def _zones() -> list[str]:
 @require_GET
 @in_user_tz
 def detail(request: HttpRequest, booking_id: int) -> HttpResponse:
-    booking = _booking(booking_id)
+    booking = selectors.booking_get(booking_id)
     may = booking.owner_id == request.user.pk or is_admin(request.user)
     return render(
         request,
@@ -108,8 +102,8 @@ def detail(request: HttpRequest, booking_id: int) -> HttpResponse:
 def group_page(request: HttpRequest, group_id: int) -> HttpResponse:
     try:
         group = selectors.group_find(group_id)
-    except BookingError:
-        raise Http404("no such group") from None
+    except BookingError as exc:
+        raise NotFound(exc.text, "group_id") from None
     urls = feeds.feed_urls(request, request.user)
     return render(
         request,
@@ -244,7 +238,7 @@ def check(request: HttpRequest) -> HttpResponse:
 
 
 def _apply(request: HttpRequest, booking_id: int, change: Callable[[Any], Any], done: str) -> HttpResponse:
-    booking = _booking(booking_id)
+    booking = selectors.booking_get(booking_id)
     tz = selectors.user_tz(request.user)
     try:
         change(booking)
@@ -336,11 +330,7 @@ def maintenance(request: HttpRequest) -> HttpResponse:
 @require_POST
 @admin_required
 def maintenance_delete(request: HttpRequest, window_id: int) -> HttpResponse:
-    from .models import MaintenanceWindow
-
-    window = MaintenanceWindow.objects.filter(pk=window_id).first()
-    if window is None:
-        raise Http404("no such maintenance window")
+    window = selectors.maintenance_get(window_id)
     services.maintenance_delete(actor=Actor.from_request(request, "page"), window=window)
     messages.success(request, "Maintenance window lifted.")
     return redirect("bookings:maintenance")

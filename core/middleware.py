@@ -1,7 +1,8 @@
 """The edge for pages and the API: a path or query string holding a NUL or
 another control character is refused with 400 before any view runs
 (PostgreSQL text cannot hold NUL; no name, filter or date the app knows
-contains one), and a body is read whole or refused (``ReadWholeBody``)."""
+contains one), a body is read whole or refused (``ReadWholeBody``); and the
+one way a page answers a ``FleetError`` its view lets out (``FleetErrorPages``)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from collections.abc import Callable
 from urllib.parse import unquote
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 
-from .errors import envelope
+from .errors import FleetError, Forbidden, NotFound, envelope
 from .validation import text_problem
 
 
@@ -87,3 +89,25 @@ def refusal(request: HttpRequest, status: int, where: str, message: str) -> Http
         return JsonResponse(body, status=status)
     text = f"Refused: {where}: {message}.\n"
     return HttpResponse(text, status=status, content_type="text/plain; charset=utf-8")
+
+
+class FleetErrorPages:
+    """A page's view lets a ``FleetError`` out instead of translating it: a
+    ``NotFound`` (a getter's miss) becomes the 404 page, a ``Forbidden`` the
+    403 page, any other its own status with its message. The API answers
+    these itself (``fleet.api``), so ``/api/`` is left alone."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, FleetError) or request.path.startswith("/api/"):
+            return None
+        if isinstance(exception, NotFound):
+            raise Http404(exception.text) from exception
+        template = "403.html" if isinstance(exception, Forbidden) else "error.html"
+        context = {"need": exception.text, "message": exception.text, "status": exception.status}
+        return render(request, template, context, status=exception.status)

@@ -10,7 +10,6 @@ from ninja import Router
 
 from core.actor import Actor
 from core.api import BOOK, READ
-from core.errors import NotFound
 
 from . import selectors, services
 from .models import FabricRun
@@ -65,10 +64,7 @@ def verifications(request: HttpRequest, group_id: int) -> Any:
 @router.get("/verifications/{run_id}")
 def verification(request: HttpRequest, run_id: int) -> Any:
     """One run with its raw output."""
-    run = selectors.run_get(run_id)
-    if run is None:
-        raise NotFound(f"no fabric verification with id {run_id}", "run_id")
-    return run_out(run, output=True)
+    return run_out(selectors.run_get(run_id), output=True)
 
 
 @router.get("/groups/{group_id}/netplan")

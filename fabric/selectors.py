@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
 
+from core.errors import NotFound
 from topology.engine import Finding, Severity
 from topology.state import MeasuredExchange
 
@@ -18,8 +19,11 @@ def runs_for_group(group_id: int, *, limit: int = 20) -> QuerySet[FabricRun]:
     return FabricRun.objects.filter(group_id=group_id).order_by("-created_at", "-pk")[:limit]
 
 
-def run_get(run_id: int) -> FabricRun | None:
-    return FabricRun.objects.select_related("group").filter(pk=run_id).first()
+def run_get(run_id: int) -> FabricRun:
+    run = FabricRun.objects.select_related("group").filter(pk=run_id).first()
+    if run is None:
+        raise NotFound(f"no fabric verification with id {run_id}", "run_id")
+    return run
 
 
 def active_run(group_id: int) -> FabricRun | None:

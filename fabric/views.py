@@ -7,13 +7,13 @@ import io
 import zipfile
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import booker_required
 from core.actor import Actor
-from core.errors import FleetError
+from core.errors import FleetError, NotFound
 from core.htmx import htmx_asks
 from inventory.models import NodeGroup
 
@@ -43,7 +43,7 @@ def panel_context(group: NodeGroup, user: Any, *, error: str = "", nodes: Any = 
 def _group(group_id: int) -> NodeGroup:
     group = NodeGroup.objects.filter(pk=group_id, retired_at__isnull=True).first()
     if group is None:
-        raise Http404(f"no live group with id {group_id}")
+        raise NotFound(f"no live group with id {group_id}", "group_id")
     return group
 
 
@@ -77,8 +77,6 @@ def verify(request: HttpRequest, group_id: int) -> HttpResponse:
 @require_GET
 def run_page(request: HttpRequest, run_id: int) -> HttpResponse:
     run = selectors.run_get(run_id)
-    if run is None:
-        raise Http404(f"no fabric verification with id {run_id}")
     return render(
         request,
         "fabric/run.html",
@@ -94,20 +92,14 @@ def _download(text: bytes, filename: str, content_type: str) -> HttpResponse:
 
 @require_GET
 def spark_netplan(request: HttpRequest, name: str) -> HttpResponse:
-    try:
-        text, _ = services.spark_netplan(name)
-    except FleetError as exc:
-        raise Http404(exc.text) from exc
+    text, _ = services.spark_netplan(name)
     return _download(text.encode(), f"{name}-40-cx7.yaml", "application/yaml; charset=utf-8")
 
 
 @require_GET
 def group_netplan(request: HttpRequest, group_id: int) -> HttpResponse:
     """Every Spark's file of the group in one zip: <spark>/40-cx7.yaml."""
-    try:
-        netplan = services.group_netplan(group_id)
-    except FleetError as exc:
-        raise Http404(exc.text) from exc
+    netplan = services.group_netplan(group_id)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, text in netplan.files.items():

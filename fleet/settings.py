@@ -115,6 +115,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A FleetError a page's view lets out: its own status (404 for a getter's NotFound).
+    "core.middleware.FleetErrorPages",
     "fleet.middleware.LoginRequiredMiddleware",
     # Last, as django-axes asks: it turns a locked-out sign-in into its 429 page.
     "axes.middleware.AxesMiddleware",

@@ -290,7 +290,7 @@ def sparks_list(
 
 @router.get("/sparks/{name}", response=SparkOut, summary="Read one Spark")
 def sparks_read(request: HttpRequest, name: Name) -> dict[str, Any]:
-    return spark_out(selectors.spark_for_api(name))
+    return spark_out(selectors.spark_get(name))
 
 
 @router.post("/sparks", response={201: SparkOut}, summary="Register a Spark", auth=ADMIN)
@@ -306,7 +306,7 @@ def sparks_create(request: HttpRequest, payload: SparkIn) -> Status:
         vendor=payload.vendor,
         status=payload.status,
     )
-    return Status(201, spark_out(selectors.spark_for_api(spark.name)))
+    return Status(201, spark_out(selectors.spark_get(spark.name)))
 
 
 @router.patch("/sparks/{name}", response=SparkOut, summary="Change a Spark", auth=ADMIN)
@@ -319,7 +319,7 @@ def sparks_update(request: HttpRequest, name: Name, payload: SparkPatch) -> dict
             raise InventoryError("unknown key; allowed: host, port, user", f"ssh.{key}")
         changes[f"ssh_{key}"] = value
     spark = services.spark_update(actor=actor(request), spark=spark, **changes)
-    return spark_out(selectors.spark_for_api(spark.name))
+    return spark_out(selectors.spark_get(spark.name))
 
 
 @router.delete("/sparks/{name}", summary="Delete a Spark and the cables plugged into it", auth=ADMIN)
@@ -339,7 +339,7 @@ def switches_list(request: HttpRequest, limit: Limit = 100, offset: Offset = 0) 
 
 @router.get("/switches/{name}", response=SwitchOut, summary="Read one switch")
 def switches_read(request: HttpRequest, name: Name) -> dict[str, Any]:
-    return switch_out(selectors.switch_for_api(name))
+    return switch_out(selectors.switch_get(name))
 
 
 @router.post("/switches", response={201: SwitchOut}, summary="Register a switch", auth=ADMIN)
@@ -347,7 +347,7 @@ def switches_create(request: HttpRequest, payload: SwitchIn) -> Status:
     w = services.switch_create(
         actor=actor(request), name=payload.name, hardware=payload.hardware, serial=payload.serial
     )
-    return Status(201, switch_out(selectors.switch_for_api(w.name)))
+    return Status(201, switch_out(selectors.switch_get(w.name)))
 
 
 @router.patch("/switches/{name}", response=SwitchOut, summary="Change a switch", auth=ADMIN)
@@ -355,7 +355,7 @@ def switches_update(request: HttpRequest, name: Name, payload: SwitchPatch) -> d
     w = services.switch_update(
         actor=actor(request), switch=services.get_or_404(Switch, name=name), **payload.dict(exclude_unset=True)
     )
-    return switch_out(selectors.switch_for_api(w.name))
+    return switch_out(selectors.switch_get(w.name))
 
 
 @router.delete("/switches/{name}", summary="Delete a switch and the cables plugged into it", auth=ADMIN)
@@ -375,7 +375,7 @@ def cables_list(request: HttpRequest, limit: Limit = 100, offset: Offset = 0) ->
 
 @router.get("/cables/{cable_id}", response=CableOut, summary="Read one cable")
 def cables_read(request: HttpRequest, cable_id: CableId) -> dict[str, Any]:
-    return cable_out(selectors.cable_for_api(cable_id))
+    return cable_out(selectors.cable_get(cable_id))
 
 
 @router.post("/cables", response={201: CableOut}, summary="Register a cable and plug in its ends", auth=ADMIN)
@@ -388,7 +388,7 @@ def cables_create(request: HttpRequest, payload: CableIn) -> Status:
         length_m=payload.length_m,
         coded_for=payload.coded_for,
     )
-    return Status(201, cable_out(selectors.cable_for_api(c.pk)))
+    return Status(201, cable_out(selectors.cable_get(c.pk)))
 
 
 @router.patch("/cables/{cable_id}", response=CableOut, summary="Change or re-plug a cable", auth=ADMIN)
@@ -396,7 +396,7 @@ def cables_update(request: HttpRequest, cable_id: CableId, payload: CablePatch) 
     c = services.cable_update(
         actor=actor(request), cable=services.get_or_404(Cable, pk=cable_id), **payload.dict(exclude_unset=True)
     )
-    return cable_out(selectors.cable_for_api(c.pk))
+    return cable_out(selectors.cable_get(c.pk))
 
 
 @router.delete("/cables/{cable_id}", summary="Delete a cable", auth=ADMIN)

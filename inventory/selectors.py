@@ -40,7 +40,7 @@ def sparks_for_api() -> QuerySet[Spark]:
     return Spark.objects.select_related("hardware").prefetch_related(_ports_prefetch()).order_by("name")
 
 
-def spark_for_api(name: str) -> Spark:
+def spark_get(name: str) -> Spark:
     spark = sparks_for_api().filter(name=name).first()
     if spark is None:
         raise NotFound(f"no Spark named {name!r}", "name")
@@ -51,7 +51,7 @@ def switches_for_api() -> QuerySet[Switch]:
     return Switch.objects.select_related("hardware").prefetch_related(_ports_prefetch()).order_by("name")
 
 
-def switch_for_api(name: str) -> Switch:
+def switch_get(name: str) -> Switch:
     switch = switches_for_api().filter(name=name).first()
     if switch is None:
         raise NotFound(f"no switch named {name!r}", "name")
@@ -62,7 +62,7 @@ def cables_for_api() -> QuerySet[Cable]:
     return Cable.objects.select_related("type").prefetch_related(_ends_with_ports()).order_by("id")
 
 
-def cable_for_api(cable_id: int) -> Cable:
+def cable_get(cable_id: int) -> Cable:
     cable = cables_for_api().filter(pk=cable_id).first()
     if cable is None:
         raise NotFound(f"no cable with id {cable_id}", "id")

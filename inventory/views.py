@@ -12,13 +12,14 @@ import yaml
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.decorators import admin_required
 from core import live
 from core.actor import Actor
+from core.errors import NotFound
 from core.health import HEALTH_STATUSES
 from core.htmx import htmx_asks, partial
 
@@ -40,9 +41,10 @@ def _list(request: HttpRequest, template: str, context: dict[str, Any]) -> HttpR
 
 
 def _get(model: Any, **lookup: Any) -> Any:
+    """The object an edit page names, or NotFound (the 404 page)."""
     obj = model.objects.filter(**lookup).first()
     if obj is None:
-        raise Http404(f"no such {model._meta.verbose_name}")
+        raise NotFound(f"no such {model._meta.verbose_name}", next(iter(lookup), ""))
     return obj
 
 
@@ -82,9 +84,7 @@ def spark_list(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def spark_detail(request: HttpRequest, name: str) -> HttpResponse:
-    spark = selectors.sparks_for_api().filter(name=name).first()
-    if spark is None:
-        raise Http404("no such Spark")
+    spark = selectors.spark_get(name)
     ports = [(p, selectors.port_end(p)) for p in spark.ports.all()]
     history = Change.objects.filter(object_type="spark", object_id=spark.pk)[:10]
     return render(request, "inventory/spark_detail.html", {"spark": spark, "ports": ports, "history": history})
@@ -210,9 +210,7 @@ def switch_list(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def switch_detail(request: HttpRequest, name: str) -> HttpResponse:
-    switch = selectors.switches_for_api().filter(name=name).first()
-    if switch is None:
-        raise Http404("no such switch")
+    switch = selectors.switch_get(name)
     ports = [(p, selectors.port_end(p)) for p in switch.ports.all()]
     history = Change.objects.filter(object_type="switch", object_id=switch.pk)[:10]
     return render(request, "inventory/switch_detail.html", {"switch": switch, "ports": ports, "history": history})
@@ -247,9 +245,7 @@ def cable_list(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def cable_detail(request: HttpRequest, cable_id: int) -> HttpResponse:
-    cable = selectors.cables_for_api().filter(pk=cable_id).first()
-    if cable is None:
-        raise Http404("no such cable")
+    cable = selectors.cable_get(cable_id)
     history = Change.objects.filter(object_type="cable", object_id=cable.pk)[:10]
     return render(request, "inventory/cable_detail.html", {"cable": cable, "history": history})
 

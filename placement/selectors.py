@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db.models import Count, QuerySet
 
 from core.config import setting
+from core.errors import NotFound
 from core.health import UNHEALTHY
 from inventory.models import NodeGroup, Spark, Twin
 from telemetry.selectors import latest_samples
@@ -289,11 +290,11 @@ def live_groups() -> QuerySet[NodeGroup]:
     return NodeGroup.objects.filter(retired_at__isnull=True).annotate(size=Count("members")).order_by("-size", "name")
 
 
-def saved_plan_get(pk: Any, path: str = "saved_plan") -> SavedPlan:
-    """A kept plan, or PlacementError naming ``path`` (a missing one is a bad reference)."""
+def saved_plan_get(pk: Any, path: str = "pk") -> SavedPlan:
+    """A kept plan, or NotFound naming ``path``."""
     row = None
     if isinstance(pk, int) or (isinstance(pk, str) and pk.isdigit()):
         row = SavedPlan.objects.select_related("model", "group").filter(pk=int(pk)).first()
     if row is None:
-        raise PlacementError(f"no saved plan {pk!r}", path)
+        raise NotFound(f"no saved plan {pk!r}", path)
     return row

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -312,10 +312,7 @@ def plan_book(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def saved_plan(request: HttpRequest, pk: int) -> HttpResponse:
-    try:
-        row = selectors.saved_plan_get(pk)
-    except PlacementError as exc:
-        raise Http404(exc.text) from exc
+    row = selectors.saved_plan_get(pk)
     query = urlencode(
         {
             "model": row.model.slug,

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -18,7 +18,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import admin_required, booker_required
 from core.actor import Actor
-from core.errors import NotFound
 from core.htmx import partial
 from telemetry import history, selectors, services
 from telemetry.expectations import expectations_for
@@ -52,10 +51,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def node(request: HttpRequest, name: str) -> HttpResponse:
-    try:
-        spark = selectors.spark_get(name)
-    except NotFound as exc:
-        raise Http404(str(exc)) from exc
+    spark = selectors.spark_get(name)
     range_key = request.GET.get("range", "1h")
     if range_key not in RANGES:
         range_key = "1h"
@@ -88,10 +84,7 @@ def node(request: HttpRequest, name: str) -> HttpResponse:
 @require_POST
 @admin_required
 def hostkey_accept(request: HttpRequest, name: str) -> HttpResponse:
-    try:
-        spark = selectors.spark_get(name)
-    except NotFound as exc:
-        raise Http404(str(exc)) from exc
+    spark = selectors.spark_get(name)
     try:
         state = services.host_key_accept(
             actor=Actor.from_request(request, "page"), spark=spark, key=request.POST.get("key") or None
@@ -135,10 +128,7 @@ def alerts(request: HttpRequest) -> HttpResponse:
 @require_POST
 @booker_required
 def alert_ack(request: HttpRequest, alert_id: int) -> HttpResponse:
-    try:
-        alert = selectors.alert_get(alert_id)
-    except NotFound as exc:
-        raise Http404(str(exc)) from exc
+    alert = selectors.alert_get(alert_id)
     services.alert_acknowledge(actor=Actor.from_request(request, "page"), alert=alert)
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):

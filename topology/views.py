@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -83,11 +83,11 @@ def _page(request: HttpRequest, kinds: list[dict[str, Any]]) -> tuple[dict[str, 
         return None, 0
     entry = next((k for k in kinds if k["kind"] == kind), None)
     if entry is None:
-        raise Http404(f"kind: no groups of kind {kind!r}")
+        raise NotFound(f"no groups of kind {kind!r}", "kind")
     try:
         page = max(1, int(request.GET.get("page", "1")))
     except ValueError as exc:
-        raise Http404("page: a whole number") from exc
+        raise NotFound("a whole number", "page") from exc
     return entry, page
 
 
@@ -172,20 +172,14 @@ def group_page(request: HttpRequest, group_id: int) -> HttpResponse:
 
 
 def _detail(group_id: int) -> tuple[GroupView, Live]:
-    try:
-        view, overview = group_detail(group_id)
-    except NotFound as exc:
-        raise Http404(str(exc)) from exc
+    view, overview = group_detail(group_id)
     return view, live_state(overview=overview)
 
 
 @admin_required
 @require_POST
 def subgroup_create(request: HttpRequest, group_id: int) -> HttpResponse:
-    try:
-        parent = svc.live_group(group_id)
-    except NotFound as exc:
-        raise Http404(str(exc)) from exc
+    parent = svc.live_group(group_id)
     name, nodes = request.POST.get("name", "").strip(), request.POST.getlist("nodes")
     errors: list[tuple[str, str]] = []
     refused = False
@@ -211,12 +205,11 @@ def subgroup_create(request: HttpRequest, group_id: int) -> HttpResponse:
 @admin_required
 @require_POST
 def group_rename(request: HttpRequest, group_id: int) -> HttpResponse:
+    group = svc.live_group(group_id)
     try:
-        group = svc.live_group(group_id)
-        actor = Actor.from_request(request, "page")
-        svc.group_rename(actor=actor, group=group, name=request.POST.get("name", "").strip())
-    except NotFound as exc:
-        raise Http404(str(exc)) from exc
+        svc.group_rename(
+            actor=Actor.from_request(request, "page"), group=group, name=request.POST.get("name", "").strip()
+        )
     except BadInput as exc:
         view, live = _detail(group_id)
         context = _group_context(view, live)
@@ -229,11 +222,9 @@ def group_rename(request: HttpRequest, group_id: int) -> HttpResponse:
 @admin_required
 @require_POST
 def group_delete(request: HttpRequest, group_id: int) -> HttpResponse:
+    group = svc.live_group(group_id)
     try:
-        group = svc.live_group(group_id)
         svc.subgroup_delete(actor=Actor.from_request(request, "page"), group=group)
-    except NotFound as exc:
-        raise Http404(str(exc)) from exc
     except BadInput as exc:
         messages.error(request, str(exc.errors[0][1]))
         return redirect("topology:group", group_id=group_id)
