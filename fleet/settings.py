@@ -152,11 +152,11 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-if os.environ.get("DATABASE_PASSWORD_FILE", "").strip():
+if env("DATABASE_PASSWORD_FILE", ""):
     # The password as a file (docker-compose's secret), so DATABASE_URL carries none.
-    DATABASES["default"]["PASSWORD"] = Path(os.environ["DATABASE_PASSWORD_FILE"].strip()).read_text().strip()
+    DATABASES["default"]["PASSWORD"] = Path(env("DATABASE_PASSWORD_FILE", "").strip()).read_text().strip()
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    if not os.environ.get("DATABASE_URL"):
+    if not env("DATABASE_URL", ""):
         VAR_DIR.mkdir(parents=True, exist_ok=True)
     # WAL lets the web process read while a worker writes; IMMEDIATE takes the
     # write lock at BEGIN so two writers queue instead of deadlocking.

@@ -16,9 +16,9 @@ import pytest
 
 from notifications import signing
 from notifications.models import Delivery
+from simfleet.simulator import make_nodes
 from telemetry import services
 from telemetry.models import Alert
-from telemetry.simulator import make_nodes
 from tests.notifications.receivers import http_receiver, smtp_server
 from tests.telemetry.stored import register, store_round
 
