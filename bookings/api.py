@@ -186,7 +186,7 @@ def booking_out(b: Booking, request: HttpRequest, now: datetime) -> dict[str, An
 def bookings_create(request: HttpRequest, payload: BookingIn) -> Status:
     saved_plan = None
     if payload.saved_plan is not None:
-        saved_plan = selectors.saved_plan_get(payload.saved_plan)
+        saved_plan = selectors.saved_plan_ref(payload.saved_plan)
     booking = services.booking_create(
         actor=Actor.from_request(request, "api"),
         group=payload.group,

@@ -1,6 +1,7 @@
 """The bookings app. ``ready`` creates the once-a-minute beat schedule
-after migrations (an admin's later edits are kept) and registers the
-busy-without-booking findings with the topology layer."""
+after migrations (an admin's later edits are kept), adds the
+busy-without-booking findings to the topology layer, and tells fabric
+verification who may start a run on a group (``fabric.services.RUN_PERMISSION``)."""
 
 from __future__ import annotations
 
@@ -33,4 +34,9 @@ class BookingsConfig(AppConfig):
         from .templatetags.bookings_tags import group_panel
 
         findings.register()
+        from fabric.services import RUN_PERMISSION
+
+        from .selectors import may_start_run
+
+        RUN_PERMISSION.add(may_start_run)
         panels.slot("group").add(group_panel, order=10)  # who holds a group, on its page

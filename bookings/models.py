@@ -18,6 +18,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from inventory.models import NodeGroup, Spark
+from placement.models import SavedPlan
 
 from .rules import effective_status
 
@@ -38,10 +39,9 @@ class Booking(models.Model):
     end = models.DateTimeField()
     purpose = models.CharField(max_length=200)
     plan = models.JSONField(null=True, blank=True, help_text="The placement plan to run: a reference or a summary")
-    # The plan chosen on the plan page ("Book this group for this plan"): a real reference.
-    saved_plan = models.ForeignKey(
-        "placement.SavedPlan", on_delete=models.SET_NULL, null=True, blank=True, related_name="bookings"
-    )
+    # The plan chosen on the plan page ("Book this group for this plan"): a real
+    # reference, down a floor (bookings stand on placement).
+    saved_plan = models.ForeignKey(SavedPlan, on_delete=models.SET_NULL, null=True, blank=True, related_name="bookings")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.BOOKED)
     reminded_at = models.DateTimeField(null=True, blank=True, help_text="When the end reminder went out")
     created_at = models.DateTimeField(auto_now_add=True)

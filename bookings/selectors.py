@@ -22,6 +22,8 @@ from django.utils import timezone
 from core.errors import NotFound
 from core.roles import can_book, is_admin
 from inventory.models import NodeGroup, NodeGroupMember, Spark
+from placement.models import SavedPlan
+from placement.selectors import saved_plan_get
 from telemetry.models import NodeState
 from topology.services import NotSplittable, refuse_split
 
@@ -416,14 +418,10 @@ def timeline_data(*, start: datetime, end: datetime, group: NodeGroup | None = N
     return TimelineData(rows, bookings, windows, held, flagged)
 
 
-def saved_plan_get(pk: Any, path: str = "saved_plan") -> Any:
-    """The plan kept on the plan page that a booking is for, or BookingError
-    naming ``path``. Read through the booking's own foreign key, so bookings
-    needs nothing from the placement app above it."""
-    plans = Booking._meta.get_field("saved_plan").related_model
-    row = None
-    if isinstance(pk, int) or (isinstance(pk, str) and pk.isdigit()):
-        row = plans._default_manager.select_related("model", "group").filter(pk=int(pk)).first()  # type: ignore[union-attr]
-    if row is None:
-        raise BookingError(f"no saved plan {pk!r}", path)
-    return row
+def saved_plan_ref(pk: Any, path: str = "saved_plan") -> SavedPlan:
+    """The plan kept on the plan page that a booking names (placement's
+    ``saved_plan_get``); a plan that does not exist is bad input naming ``path``."""
+    try:
+        return saved_plan_get(pk, path)
+    except NotFound as exc:
+        raise BookingError(exc.text, path) from None

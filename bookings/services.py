@@ -29,6 +29,7 @@ from core.health import UNHEALTHY
 from core.roles import can_book, is_admin
 from core.validation import data_too_deep, text_problem
 from inventory.models import NodeGroupMember, Spark
+from placement.models import SavedPlan
 
 from . import conf, notify, selectors
 from .errors import BookingConflict, BookingError, NeedsConfirmation, NotAllowed
@@ -116,7 +117,7 @@ def booking_create(
     plan: Any = None,
     confirm: bool = False,
     now: datetime | None = None,
-    saved_plan: Any = None,
+    saved_plan: SavedPlan | None = None,
 ) -> Booking:
     """Book a group (or a valid part of one) for [start, end). ``saved_plan``:
     the placement plan kept on the plan page; its nodes must be booked."""

@@ -169,7 +169,7 @@ def _saved_plan(req: Any) -> Any:
     if not req.saved_plan:
         return None
     try:
-        return selectors.saved_plan_get(req.saved_plan)
+        return selectors.saved_plan_ref(req.saved_plan)
     except BookingError as exc:
         req.errors.extend(exc.errors)
         return None

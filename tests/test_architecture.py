@@ -16,6 +16,7 @@ import ast
 from pathlib import Path
 
 import grimp
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = sorted(p.parent.name for p in ROOT.glob("*/__init__.py") if p.parent.name != "tests")
@@ -91,3 +92,43 @@ def test_bench_imports_nothing_from_tests():
             )
             offenders += [f"{script.name}:{node.lineno} {n}" for n in names if n == "tests" or n.startswith("tests.")]
     assert offenders == []
+
+
+def floors() -> dict[str, tuple[int, str]]:
+    """Each app's floor (0 = top) and how it shares it ('|' side by side, ':' importing each other)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in config if c["type"] == "layers"]
+    found = {}
+    for index, layer in enumerate(layers):
+        sep = ":" if ":" in layer else "|"
+        for app in layer.split(sep):
+            found[app.strip()] = (index, sep)
+    return found
+
+
+@pytest.mark.django_db
+def test_no_model_field_points_up_a_floor():
+    """A foreign key (or one-to-one, many-to-many) goes to its own app, a floor
+    below, or an app on the same floor that it may import (':'); Django's and
+    the libraries' models are below every floor."""
+    from django.apps import apps
+
+    floor = floors()
+    assert floor["bookings"][0] < floor["placement"][0]  # a booking names a saved plan
+    upward = []
+    for model in apps.get_models():
+        here = model._meta.app_label
+        if here not in floor:
+            continue
+        for field in model._meta.get_fields():
+            if not field.is_relation or field.auto_created or field.related_model is None:
+                continue
+            there = field.related_model._meta.app_label
+            if there == here or there not in floor:
+                continue
+            (mine, _), (theirs, sep) = floor[here], floor[there]
+            if theirs < mine or (theirs == mine and sep == "|"):
+                upward.append(f"{model.__name__}.{field.name} -> {there}.{field.related_model.__name__}")
+    assert upward == []
