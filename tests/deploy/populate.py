@@ -21,7 +21,11 @@ from core.actor import Actor
 from fabric.models import FabricRun
 from inventory.models import NodeGroup, Spark
 from notifications.models import Delivery, Subscription
-from placement.models import BenchmarkRun
+
+try:
+    from benchmarks.models import BenchmarkRun
+except ImportError:  # the previous release, before benchmarks had their own app
+    from placement.models import BenchmarkRun  # type: ignore[no-redef]
 from telemetry.models import Alert
 
 call_command("demo", verbosity=0)

@@ -98,9 +98,23 @@ def kinds(rows: dict[tuple[str, object], dict]) -> set[str]:
 
 POPULATED = {
     "inventory.spark", "inventory.cable", "inventory.change", "auth.user", "accounts.apitoken", "bookings.booking",
-    "bookings.allocation", "bookings.maintenancewindow", "placement.benchmarkrun", "fabric.fabricrun",
+    "bookings.allocation", "bookings.maintenancewindow", "benchmarks.benchmarkrun", "fabric.fabricrun",
     "telemetry.alert", "notifications.delivery", "notifications.subscription",
 }  # fmt: skip
+# Models that moved to another app since the previous release, on the same table and rows.
+MOVED = {"placement.benchmarkrun": "benchmarks.benchmarkrun"}
+
+
+def as_now(rows: dict[tuple[str, object], dict]) -> dict[tuple[str, object], dict]:
+    """The previous release's rows under today's model names (a moved model's
+    content type moves with it, so its permissions and log entries follow)."""
+    now = {}
+    for (model, pk), fields in rows.items():
+        label = f"{fields.get('app_label')}.{fields.get('model')}"
+        if model == "contenttypes.contenttype" and label in MOVED:
+            fields = {**fields, "app_label": MOVED[label].split(".")[0]}
+        now[(MOVED.get(model, model), pk)] = fields
+    return now
 
 
 def test_a_populated_lab_comes_back_whole_and_a_bad_restore_changes_nothing(database, tmp_path):
@@ -152,7 +166,7 @@ def previous_release(tmp_path_factory) -> Path:
 
 def test_an_upgrade_from_the_previous_release_keeps_every_row(database, tmp_path, previous_release):
     populated(database, tmp_path, code=previous_release)
-    old = everything(database, tmp_path, code=previous_release)
+    old = as_now(everything(database, tmp_path, code=previous_release))
     assert POPULATED <= kinds(old)
     manage(database, tmp_path, "migrate", "--noinput")
     manage(database, tmp_path, "migrate", "--check")  # nothing left to apply
