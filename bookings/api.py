@@ -20,7 +20,7 @@ from pydantic import StrictBool
 from core.actor import Actor
 from core.api import ADMIN, BOOK
 from core.errors import NotFound, error_items
-from core.pages import Limit, Offset, Page, page
+from core.pages import Rows, paginated
 from core.validation import INT64, CleanStr, Int, JsonData, SaneDatetime
 
 from . import selectors, services
@@ -87,8 +87,6 @@ class BookingFilter(Schema):
     group: CleanStr(63) = Field("", description="group id or name: bookings of any of its nodes")
     owner: CleanStr(150) = ""
     status: list[CleanStr(12)] = Field([], max_length=8, description="booked, active, finished, cancelled")
-    limit: Limit = 200
-    offset: Offset = 0
 
 
 class MaintenanceIn(Schema):
@@ -201,8 +199,9 @@ def bookings_create(request: HttpRequest, payload: BookingIn) -> Status:
     return Status(201, booking_out(selectors.booking_get(booking.pk), request, timezone.now()))
 
 
-@_route("get", "", response=Page[BookingOut], summary="List bookings in a time window")
-def bookings_list(request: HttpRequest, filters: Query[BookingFilter]) -> dict[str, Any]:
+@_route("get", "", response=list[BookingOut], summary="List bookings in a time window")
+@paginated(default_limit=200)
+def bookings_list(request: HttpRequest, filters: Query[BookingFilter]) -> Rows:
     now = timezone.now()
     start = filters.from_ or (None if filters.to else now)
     for name, value in (("from", start), ("to", filters.to)):
@@ -219,7 +218,7 @@ def bookings_list(request: HttpRequest, filters: Query[BookingFilter]) -> dict[s
         owner=filters.owner,
         statuses=filters.status,
     )
-    return page(qs, lambda b: booking_out(b, request, now), filters.limit, filters.offset)
+    return Rows.each(qs, lambda b: booking_out(b, request, now))
 
 
 @_route("get", "/availability", response=AvailabilityOut, summary="Check a window without booking")

@@ -13,20 +13,21 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from django.conf import settings
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse
-from ninja import Field, Router, Schema, Status
+from ninja import Field, FilterLookup, FilterSchema, Query, Router, Schema, Status
 from pydantic import StrictBool
 
 from core import live
 from core.actor import Actor
 from core.api import ADMIN
 from core.health import HEALTH_STATUSES, HealthValue
-from core.pages import Limit, Offset, Page, page
+from core.pages import Rows, paginated
 from core.validation import CleanStr, Int, TcpPort
 
 from . import labdoc, labio, selectors, services
 from .errors import InventoryError
-from .models import Cable, CatalogueEntry, Spark, Switch
+from .models import Cable, CatalogueEntry, Change, Spark, Switch
 
 router = Router(tags=["inventory"])
 
@@ -273,19 +274,29 @@ def cable_out(c: Cable) -> dict[str, Any]:
 # ------------------------------------------------------------------ Sparks
 
 
-@router.get("/sparks", response=Page[SparkOut], summary="List Sparks")
-def sparks_list(
-    request: HttpRequest, limit: Limit = 100, offset: Offset = 0, q: Search = "", health: CleanStr(20) = ""
-) -> dict[str, Any]:
+class SparkFilter(FilterSchema):
+    q: Annotated[Search, FilterLookup("name__icontains")] = ""
+    health: CleanStr(20) = ""
+
+    def filter_health(self, value: str) -> Q:
+        """Health is the one state's (computed, not stored): the Sparks in that state, by name."""
+        if not value:
+            return Q()
+        if value not in HEALTH_STATUSES:
+            raise InventoryError(f"{value!r} is not a health status; one of {', '.join(HEALTH_STATUSES)}", "health")
+        return Q(name__in=[n for n, st in live.spark_states().items() if st.health == value])
+
+
+def _sparks_out(page: list[Spark]) -> list[dict[str, Any]]:
+    states = live.spark_states([s.name for s in page])  # the page's Sparks only
+    return [spark_out(s, states) for s in page]
+
+
+@router.get("/sparks", response=list[SparkOut], summary="List Sparks")
+@paginated()
+def sparks_list(request: HttpRequest, filters: Query[SparkFilter]) -> Rows:
     """Sparks with their health and usable memory; ``health`` keeps one status."""
-    qs = selectors.sparks_for_api().filter(name__icontains=q) if q else selectors.sparks_for_api()
-    if health:
-        if health not in HEALTH_STATUSES:
-            raise InventoryError(f"{health!r} is not a health status; one of {', '.join(HEALTH_STATUSES)}", "health")
-        qs = qs.filter(name__in=[n for n, st in live.spark_states().items() if st.health == health])
-    chosen = page(qs, lambda item: item, limit, offset)
-    states = live.spark_states([s.name for s in chosen["items"]])
-    return {"count": chosen["count"], "items": [spark_out(s, states) for s in chosen["items"]]}
+    return Rows(filters.filter(selectors.sparks_for_api()), _sparks_out)
 
 
 @router.get("/sparks/{name}", response=SparkOut, summary="Read one Spark")
@@ -331,10 +342,10 @@ def sparks_delete(request: HttpRequest, name: Name) -> dict[str, Any]:
 # ------------------------------------------------------------------ switches
 
 
-@router.get("/switches", response=Page[SwitchOut], summary="List switches")
-def switches_list(request: HttpRequest, limit: Limit = 100, offset: Offset = 0) -> dict[str, Any]:
-    qs = selectors.switches_for_api()
-    return page(qs, switch_out, limit, offset)
+@router.get("/switches", response=list[SwitchOut], summary="List switches")
+@paginated()
+def switches_list(request: HttpRequest) -> Rows:
+    return Rows.each(selectors.switches_for_api(), switch_out)
 
 
 @router.get("/switches/{name}", response=SwitchOut, summary="Read one switch")
@@ -367,10 +378,10 @@ def switches_delete(request: HttpRequest, name: Name) -> dict[str, Any]:
 # ------------------------------------------------------------------ cables
 
 
-@router.get("/cables", response=Page[CableOut], summary="List cables")
-def cables_list(request: HttpRequest, limit: Limit = 100, offset: Offset = 0) -> dict[str, Any]:
-    qs = selectors.cables_for_api()
-    return page(qs, cable_out, limit, offset)
+@router.get("/cables", response=list[CableOut], summary="List cables")
+@paginated()
+def cables_list(request: HttpRequest) -> Rows:
+    return Rows.each(selectors.cables_for_api(), cable_out)
 
 
 @router.get("/cables/{cable_id}", response=CableOut, summary="Read one cable")
@@ -483,14 +494,12 @@ def lab_export(request: HttpRequest, format: Literal["yaml", "json"] = "yaml") -
     return HttpResponse(yaml.safe_dump(data, sort_keys=False), content_type="application/yaml")
 
 
-@router.get("/changes", response=Page[ChangeOut], summary="The change log, newest first")
+@router.get("/changes", response=list[ChangeOut], summary="The change log, newest first")
+@paginated()
 def changes_list(
     request: HttpRequest,
     object_type: CleanStr(20) = "",
     object_name: CleanStr(120) = "",
     user: CleanStr(150) = "",
-    limit: Limit = 100,
-    offset: Offset = 0,
-) -> dict[str, Any]:
-    qs = selectors.changes(object_type=object_type, object_name=object_name, username=user)
-    return page(qs, lambda c: c, limit, offset)
+) -> QuerySet[Change]:
+    return selectors.changes(object_type=object_type, object_name=object_name, username=user)

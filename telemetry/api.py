@@ -22,7 +22,7 @@ from core import live
 from core.actor import Actor
 from core.api import ADMIN, BOOK
 from core.errors import BadInput, NotFound
-from core.pages import Limit, Offset, Page, page
+from core.pages import Rows, paginated
 from core.validation import INT64, CleanStr, Int, datetime_problem
 from telemetry import selectors, services
 from telemetry.keys import fingerprint
@@ -203,16 +203,12 @@ def spark_health(request: HttpRequest, name: Name) -> dict[str, Any]:
     }
 
 
-@router.get("/alerts", response=Page[AlertOut], summary="Alerts fleet-wide; ?open=true for the open ones, &code=&node=")
+@router.get("/alerts", response=list[AlertOut], summary="Alerts fleet-wide; ?open=true for the open ones, &code=&node=")
+@paginated()
 def alerts_list(
-    request: HttpRequest,
-    open: bool | None = None,
-    code: CleanStr(40) = "",
-    node: CleanStr(63) = "",
-    limit: Limit = 100,
-    offset: Offset = 0,
-) -> dict[str, Any]:
-    return page(selectors.alerts_list(open=open, code=code, node=node), alert_out, limit, offset)
+    request: HttpRequest, open: bool | None = None, code: CleanStr(40) = "", node: CleanStr(63) = ""
+) -> Rows:
+    return Rows.each(selectors.alerts_list(open=open, code=code, node=node), alert_out)
 
 
 @router.post(
