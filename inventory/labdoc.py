@@ -171,31 +171,59 @@ def _items(data: dict[str, Any], section: str) -> list[Any]:
 
 def parse(data: Any) -> LabDoc:
     """Check the shape of parsed data; return a LabDoc or raise DocumentError."""
-    errors: Errors = []
     if data is None or data == {} or data == "":
         raise DocumentError([("", "the document is empty: it must name sparks, switches or cables")])
     if not isinstance(data, dict):
         raise DocumentError([("", "the document must be a mapping with sparks, switches and cables")])
+    check = _Checker()
     if not TOP_KEYS & set(data):
         # Refused whole: applied with prune, a document naming nothing would remove the whole lab.
-        errors.append(("", "the document names none of sparks, switches or cables"))
-    _check_keys(data, TOP_KEYS, "", errors)
-    errors[:] = [(p.lstrip("."), m) for p, m in errors]
-    doc = LabDoc()
-    names: dict[str, str] = {}
-
-    def claim(name: str, path: str) -> None:
-        if name in names:
-            errors.append((path, f"the name {name!r} is also used at {names[name]}"))
-        else:
-            names[name] = path
-
+        check.errors.append(("", "the document names none of sparks, switches or cables"))
+    _check_keys(data, TOP_KEYS, "", check.errors)
+    check.errors[:] = [(p.lstrip("."), m) for p, m in check.errors]
     for section in ("sparks", "switches", "cables"):
         if data.get(section) is not None and not isinstance(data[section], list):
-            errors.append((section, "must be a list"))
+            check.errors.append((section, "must be a list"))
+    doc = LabDoc()
+    for i, item in enumerate(_items(data, "sparks")):
+        spark = check.spark(item, f"sparks[{i}]")
+        if spark is not None:
+            doc.sparks.append(spark)
+    for i, item in enumerate(_items(data, "switches")):
+        head = check.device(item, SWITCH_KEYS, f"switches[{i}]")
+        if head is not None:
+            doc.switches.append(SwitchDoc(*head))
+    for i, item in enumerate(_items(data, "cables")):
+        cable = check.cable(item, f"cables[{i}]")
+        if cable is not None:
+            doc.cables.append(cable)
+    labels = [c.label for c in doc.cables if c.label]
+    for i, c in enumerate(doc.cables):
+        if c.label and labels.count(c.label) > 1:
+            check.errors.append((f"cables[{i}].label", f"the label {c.label!r} is used by more than one cable"))
+    if check.errors:
+        raise DocumentError(check.errors)
+    return doc
 
-    def device(item: Any, keys: set[str], path: str) -> tuple[str, str, str] | None:
+
+class _Checker:
+    """One document's check: the problems found so far, each with its path,
+    and the names and ports already taken (a second use names the first)."""
+
+    def __init__(self) -> None:
+        self.errors: Errors = []
+        self.names: dict[str, str] = {}
+        self.ports: dict[str, str] = {}
+
+    def claim(self, name: str, path: str) -> None:
+        if name in self.names:
+            self.errors.append((path, f"the name {name!r} is also used at {self.names[name]}"))
+        else:
+            self.names[name] = path
+
+    def device(self, item: Any, keys: set[str], path: str) -> tuple[str, str, str] | None:
         """Name, hardware and serial: what Sparks and switches share."""
+        errors = self.errors
         if not isinstance(item, dict):
             errors.append((path, "must be a mapping"))
             return None
@@ -204,7 +232,7 @@ def parse(data: Any) -> LabDoc:
         if name and (msg := v.check_name(name)):
             errors.append((f"{path}.name", msg))
         elif name:
-            claim(name, f"{path}.name")
+            self.claim(name, f"{path}.name")
         hardware = _str(item, "hardware", path, errors, required=True)
         serial = item.get("serial") or ""
         if isinstance(serial, int) and not isinstance(serial, bool):
@@ -213,72 +241,64 @@ def parse(data: Any) -> LabDoc:
             errors.append((f"{path}.serial", msg))
         return name, hardware, serial if isinstance(serial, str) else ""
 
-    for i, item in enumerate(_items(data, "sparks")):
-        path = f"sparks[{i}]"
-        head = device(item, SPARK_KEYS, path)
+    def spark(self, item: Any, path: str) -> SparkDoc | None:
+        head = self.device(item, SPARK_KEYS, path)
         if head is None:
-            continue
+            return None
         name, hardware, serial = head
-        ssh = item.get("ssh")
-        host, port, user = "", 22, "fleet"
-        if not isinstance(ssh, dict):
-            errors.append((f"{path}.ssh", "required: a mapping with host, and optionally port and user"))
-        else:
-            _check_keys(ssh, SSH_KEYS, f"{path}.ssh", errors)
-            host = _str(ssh, "host", f"{path}.ssh", errors, required=True)
-            if host and (msg := v.check_host(host)):
-                errors.append((f"{path}.ssh.host", msg))
-            port = ssh.get("port", 22)
-            if (msg := v.check_tcp_port(port)) is not None:
-                errors.append((f"{path}.ssh.port", msg))
-            user = ssh.get("user", "fleet")
-            if (msg := v.check_user(user)) is not None:
-                errors.append((f"{path}.ssh.user", msg))
+        host, port, user = self.ssh(item.get("ssh"), f"{path}.ssh")
         vendor = item.get("vendor")
         if vendor is not None and (msg := v.check_label(vendor)):
-            errors.append((f"{path}.vendor", msg))
+            self.errors.append((f"{path}.vendor", msg))
         status = item.get("status")
         if status is not None and status not in ("active", "maintenance", "retired"):
-            errors.append((f"{path}.status", "must be active, maintenance or retired"))
-        doc.sparks.append(SparkDoc(name, hardware, host, port, user, serial, vendor, status))
-    for i, item in enumerate(_items(data, "switches")):
-        head = device(item, SWITCH_KEYS, f"switches[{i}]")
-        if head is not None:
-            doc.switches.append(SwitchDoc(*head))
-    used_ports: dict[str, str] = {}
-    for i, item in enumerate(_items(data, "cables")):
-        path = f"cables[{i}]"
+            self.errors.append((f"{path}.status", "must be active, maintenance or retired"))
+        return SparkDoc(name, hardware, host, port, user, serial, vendor, status)
+
+    def ssh(self, ssh: Any, path: str) -> tuple[str, Any, Any]:
+        """Host, port and user of a Spark's ``ssh`` mapping (defaults where it has none)."""
+        if not isinstance(ssh, dict):
+            self.errors.append((path, "required: a mapping with host, and optionally port and user"))
+            return "", 22, "fleet"
+        _check_keys(ssh, SSH_KEYS, path, self.errors)
+        host = _str(ssh, "host", path, self.errors, required=True)
+        if host and (msg := v.check_host(host)):
+            self.errors.append((f"{path}.host", msg))
+        port = ssh.get("port", 22)
+        if (msg := v.check_tcp_port(port)) is not None:
+            self.errors.append((f"{path}.port", msg))
+        user = ssh.get("user", "fleet")
+        if (msg := v.check_user(user)) is not None:
+            self.errors.append((f"{path}.user", msg))
+        return host, port, user
+
+    def cable(self, item: Any, path: str) -> CableDoc | None:
+        errors = self.errors
         if not isinstance(item, dict):
             errors.append((path, "must be a mapping"))
-            continue
+            return None
         _check_keys(item, CABLE_KEYS, path, errors)
         ctype = _str(item, "type", path, errors, required=True)
         ends = item.get("ends")
         if not isinstance(ends, list) or len(ends) < 2:
             errors.append((f"{path}.ends", "a cable needs at least two ends, e.g. [spark-01:p0, spark-02:p0]"))
             ends = ends if isinstance(ends, list) else []
-        clean_ends: list[str] = []
-        for j, end in enumerate(ends):
-            epath = f"{path}.ends[{j}]"
-            if not isinstance(end, str) or end.count(":") != 1 or not all(end.split(":")):
-                errors.append((epath, f"{end!r} is not a port reference like spark-01:p0 or sw-1:3"))
-                continue
-            if end in used_ports:
-                errors.append((epath, f"port {end} is used twice: also at {used_ports[end]}"))
-            else:
-                used_ports[end] = epath
-            clean_ends.append(end)
+        clean_ends = [end for j, end in enumerate(ends) if self.end(end, f"{path}.ends[{j}]")]
         coded = item.get("coded_for", "nvidia")
         if coded not in ("nvidia", "generic"):
             errors.append((f"{path}.coded_for", "must be nvidia or generic"))
         label = item.get("label", "") or ""
         if (msg := v.check_label(label)) is not None:
             errors.append((f"{path}.label", msg))
-        doc.cables.append(CableDoc(ctype, clean_ends, coded, label, item.get("length_m")))
-    labels = [c.label for c in doc.cables if c.label]
-    for i, c in enumerate(doc.cables):
-        if c.label and labels.count(c.label) > 1:
-            errors.append((f"cables[{i}].label", f"the label {c.label!r} is used by more than one cable"))
-    if errors:
-        raise DocumentError(errors)
-    return doc
+        return CableDoc(ctype, clean_ends, coded, label, item.get("length_m"))
+
+    def end(self, end: Any, path: str) -> bool:
+        """Whether ``end`` is a port reference (a port used twice is reported, and kept)."""
+        if not isinstance(end, str) or end.count(":") != 1 or not all(end.split(":")):
+            self.errors.append((path, f"{end!r} is not a port reference like spark-01:p0 or sw-1:3"))
+            return False
+        if end in self.ports:
+            self.errors.append((path, f"port {end} is used twice: also at {self.ports[end]}"))
+        else:
+            self.ports[end] = path
+        return True

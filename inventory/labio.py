@@ -159,121 +159,150 @@ def _apply(doc: Any, report: ImportReport, *, actor: Actor, prune: bool) -> None
         sparks = {s.name: s for s in Spark.objects.select_related("hardware")}
         switches = {s.name: s for s in Switch.objects.select_related("hardware")}
         cables = cables_with_ends()
-        doc_names = {s.name for s in doc.sparks} | {s.name for s in doc.switches}
-
         if prune:
-            # Cables first: removing a device removes its cables too.
-            wanted_ends = {(c.type, tuple(c.ends)) for c in doc.cables}
-            wanted_labels = {c.label for c in doc.cables if c.label}
-            for cable, ends in cables:
-                if (cable.type.slug, ends) not in wanted_ends and cable.label not in wanted_labels:
-                    services.cable_delete(actor=actor, cable=cable)
-                    report.note("deleted", "cable", _cable_name(cable.label, ends), None)
-            for name, spark in sparks.items():
-                if name not in doc_names:
-                    for gone in services.spark_delete(actor=actor, spark=spark):
-                        report.note("deleted", "cable", str(gone), None)
-                    report.note("deleted", "spark", name, None)
-            for name, switch in switches.items():
-                if name not in doc_names:
-                    for gone in services.switch_delete(actor=actor, switch=switch):
-                        report.note("deleted", "cable", str(gone), None)
-                    report.note("deleted", "switch", name, None)
+            _prune(doc, report, actor=actor, sparks=sparks, switches=switches, cables=cables)
             cables = cables_with_ends()
-
-        for i, s in enumerate(doc.sparks):
-            fields: dict[str, Any] = {
-                "hardware": s.hardware,
-                "ssh_host": s.ssh_host,
-                "ssh_port": s.ssh_port,
-                "ssh_user": s.ssh_user,
-                "serial": s.serial,
-            }
-            if s.vendor is not None:
-                fields["vendor"] = s.vendor
-            if s.status is not None:
-                fields["status"] = s.status
-            try:
-                _upsert(
-                    report,
-                    "spark",
-                    s.name,
-                    sparks.get(s.name),
-                    fields,
-                    create=partial(services.spark_create, actor=actor, name=s.name),
-                    update=lambda device, changes: services.spark_update(actor=actor, spark=device, **changes),
-                )
-            except InventoryError as exc:
-                errors += _prefixed(exc, f"sparks[{i}]", SPARK_RENAME)
-
-        for i, w in enumerate(doc.switches):
-            try:
-                _upsert(
-                    report,
-                    "switch",
-                    w.name,
-                    switches.get(w.name),
-                    {"hardware": w.hardware, "serial": w.serial},
-                    create=partial(services.switch_create, actor=actor, name=w.name),
-                    update=lambda device, changes: services.switch_update(actor=actor, switch=device, **changes),
-                )
-            except InventoryError as exc:
-                errors += _prefixed(exc, f"switches[{i}]")
-
-        by_label = {c.label: c for c, _ in cables if c.label}
-        by_ends = {ends: c for c, ends in cables}
-        for i, c in enumerate(doc.cables):
-            path = f"cables[{i}]"
-            match = by_label.get(c.label) if c.label else None
-            if match is None:
-                match = by_ends.get(tuple(c.ends))
-            try:
-                with transaction.atomic():
-                    if match is None:
-                        made = services.cable_create(
-                            actor=actor,
-                            type=c.type,
-                            ends=c.ends,
-                            label=c.label,
-                            length_m=c.length_m,
-                            coded_for=c.coded_for,
-                        )
-                        report.note("created", "cable", _cable_name(c.label, c.ends), getattr(made, "pk", None))
-                        continue
-                    current = services.snapshot(match)
-                    wanted = {
-                        "type": c.type,
-                        "ends": list(c.ends),
-                        "label": c.label,
-                        "coded_for": c.coded_for,
-                        "length_m": None if c.length_m in (None, "") else c.length_m,
-                    }
-                    changes: dict[str, Any] = {}
-                    for key, val in wanted.items():
-                        cur = current.get(key)
-                        if key == "length_m" and val is not None and cur is not None:
-                            try:
-                                if float(str(cur)) == float(str(val)):
-                                    continue
-                            except (TypeError, ValueError):
-                                pass
-                        if cur != val:
-                            changes[key] = val
-                    if changes:
-                        services.cable_update(actor=actor, cable=match, **changes)
-                        report.note("updated", "cable", _cable_name(c.label, c.ends), match.pk)
-                    else:
-                        report.unchanged += 1
-            except InventoryError as exc:
-                msgs = _prefixed(exc, path)
-                if not prune:
-                    msgs = [
-                        (p, m + "; remove that cable first, or import with prune") if "already holds" in m else (p, m)
-                        for p, m in msgs
-                    ]
-                errors += msgs
+        errors += _apply_sparks(doc, report, actor=actor, sparks=sparks)
+        errors += _apply_switches(doc, report, actor=actor, switches=switches)
+        errors += _apply_cables(doc, report, actor=actor, cables=cables, prune=prune)
         if errors:
             raise InventoryError(errors)
+
+
+def _prune(
+    doc: Any,
+    report: ImportReport,
+    *,
+    actor: Actor,
+    sparks: dict[str, Spark],
+    switches: dict[str, Switch],
+    cables: list[tuple[Cable, tuple[str, ...]]],
+) -> None:
+    """Remove what the document does not hold: cables first (removing a device removes its cables too)."""
+    doc_names = {s.name for s in doc.sparks} | {s.name for s in doc.switches}
+    wanted_ends = {(c.type, tuple(c.ends)) for c in doc.cables}
+    wanted_labels = {c.label for c in doc.cables if c.label}
+    for cable, ends in cables:
+        if (cable.type.slug, ends) not in wanted_ends and cable.label not in wanted_labels:
+            services.cable_delete(actor=actor, cable=cable)
+            report.note("deleted", "cable", _cable_name(cable.label, ends), None)
+    for name, spark in sparks.items():
+        if name not in doc_names:
+            for gone in services.spark_delete(actor=actor, spark=spark):
+                report.note("deleted", "cable", str(gone), None)
+            report.note("deleted", "spark", name, None)
+    for name, switch in switches.items():
+        if name not in doc_names:
+            for gone in services.switch_delete(actor=actor, switch=switch):
+                report.note("deleted", "cable", str(gone), None)
+            report.note("deleted", "switch", name, None)
+
+
+def _apply_sparks(doc: Any, report: ImportReport, *, actor: Actor, sparks: dict[str, Spark]) -> list[tuple[str, str]]:
+    errors: list[tuple[str, str]] = []
+    for i, s in enumerate(doc.sparks):
+        fields: dict[str, Any] = {
+            "hardware": s.hardware,
+            "ssh_host": s.ssh_host,
+            "ssh_port": s.ssh_port,
+            "ssh_user": s.ssh_user,
+            "serial": s.serial,
+        }
+        if s.vendor is not None:
+            fields["vendor"] = s.vendor
+        if s.status is not None:
+            fields["status"] = s.status
+        try:
+            _upsert(
+                report,
+                "spark",
+                s.name,
+                sparks.get(s.name),
+                fields,
+                create=partial(services.spark_create, actor=actor, name=s.name),
+                update=lambda device, changes: services.spark_update(actor=actor, spark=device, **changes),
+            )
+        except InventoryError as exc:
+            errors += _prefixed(exc, f"sparks[{i}]", SPARK_RENAME)
+    return errors
+
+
+def _apply_switches(
+    doc: Any, report: ImportReport, *, actor: Actor, switches: dict[str, Switch]
+) -> list[tuple[str, str]]:
+    errors: list[tuple[str, str]] = []
+    for i, w in enumerate(doc.switches):
+        try:
+            _upsert(
+                report,
+                "switch",
+                w.name,
+                switches.get(w.name),
+                {"hardware": w.hardware, "serial": w.serial},
+                create=partial(services.switch_create, actor=actor, name=w.name),
+                update=lambda device, changes: services.switch_update(actor=actor, switch=device, **changes),
+            )
+        except InventoryError as exc:
+            errors += _prefixed(exc, f"switches[{i}]")
+    return errors
+
+
+def _apply_cables(
+    doc: Any, report: ImportReport, *, actor: Actor, cables: list[tuple[Cable, tuple[str, ...]]], prune: bool
+) -> list[tuple[str, str]]:
+    """Each cable of the document: matched by label, else by its ends; created, updated or unchanged."""
+    errors: list[tuple[str, str]] = []
+    by_label = {c.label: c for c, _ in cables if c.label}
+    by_ends = {ends: c for c, ends in cables}
+    for i, c in enumerate(doc.cables):
+        match = by_label.get(c.label) if c.label else None
+        if match is None:
+            match = by_ends.get(tuple(c.ends))
+        try:
+            with transaction.atomic():
+                _apply_cable(c, match, report, actor=actor)
+        except InventoryError as exc:
+            msgs = _prefixed(exc, f"cables[{i}]")
+            if not prune:
+                msgs = [
+                    (p, m + "; remove that cable first, or import with prune") if "already holds" in m else (p, m)
+                    for p, m in msgs
+                ]
+            errors += msgs
+    return errors
+
+
+def _apply_cable(c: Any, match: Cable | None, report: ImportReport, *, actor: Actor) -> None:
+    if match is None:
+        made = services.cable_create(
+            actor=actor, type=c.type, ends=c.ends, label=c.label, length_m=c.length_m, coded_for=c.coded_for
+        )
+        report.note("created", "cable", _cable_name(c.label, c.ends), getattr(made, "pk", None))
+        return
+    current = services.snapshot(match)
+    wanted = {
+        "type": c.type,
+        "ends": list(c.ends),
+        "label": c.label,
+        "coded_for": c.coded_for,
+        "length_m": None if c.length_m in (None, "") else c.length_m,
+    }
+    changes = {key: val for key, val in wanted.items() if not _same(key, current.get(key), val)}
+    if changes:
+        services.cable_update(actor=actor, cable=match, **changes)
+        report.note("updated", "cable", _cable_name(c.label, c.ends), match.pk)
+    else:
+        report.unchanged += 1
+
+
+def _same(key: str, current: Any, wanted: Any) -> bool:
+    """A stored value equals the document's (a length as a number: 1.0 is 1)."""
+    if key == "length_m" and wanted is not None and current is not None:
+        try:
+            return float(str(current)) == float(str(wanted))
+        except (TypeError, ValueError):
+            pass
+    return bool(current == wanted)
 
 
 def cables_with_ends() -> list[tuple[Cable, tuple[str, ...]]]:

@@ -61,144 +61,165 @@ class FleetCollector(Collector):
     def collect(self) -> Iterator[Metric]:
         tiles = selectors.fleet_tiles()
         polled = [t for t in tiles if t.latest is not None]
-
-        up = GaugeMetricFamily(
-            "fleet_node_up", "1 if the node answered its last poll over SSH, else 0.", labels=["node"]
-        )
-        for t in polled:
-            assert t.latest is not None
-            up.add_metric([t.name], 1 if t.latest.reachable else 0)
-        yield up
-
-        health = GaugeMetricFamily(
-            "fleet_node_health",
-            "Node health, the one state (ok, degraded, down, unknown, new): 1 for the node's current status, "
-            "0 for the others.",
-            labels=["node", "status"],
-        )
-        for t in tiles:
-            for s in selectors.STATUSES:
-                health.add_metric([t.name, s], 1 if t.status == s else 0)
-        yield health
-
-        with_memory = [t for t in polled if t.latest is not None and t.latest.mem_total_bytes is not None]
-        for key, help_text in (
-            ("total", "Unified memory of the node (MemTotal), bytes."),
-            ("used", "Unified memory in use (MemTotal - MemAvailable), bytes."),
-            ("available", "Unified memory available (MemAvailable), bytes."),
-        ):
-            family = GaugeMetricFamily(f"fleet_node_memory_{key}_bytes", help_text, labels=["node"])
-            for t in with_memory:
-                family.add_metric([t.name], getattr(t.latest, f"mem_{key}_bytes") or 0)
-            yield family
-
-        usable = GaugeMetricFamily(
-            "fleet_node_usable_memory_bytes",
-            "What a model can take on the node now, the one state: MemAvailable of a fresh sample "
-            "(source=measured), else catalogue capacity minus the OS reserve (source=expected), bytes.",
-            labels=["node", "source"],
-        )
-        for t in tiles:
-            if t.health is not None:
-                usable.add_metric([t.name, t.health.usable_source], round(t.health.usable_gb * 1e9))
-        yield usable
-
-        gpu = GaugeMetricFamily(
-            "fleet_node_gpu_utilization_ratio", "GPU utilisation reported by nvidia-smi, 0 to 1.", labels=["node"]
-        )
-        for t in polled:
-            if t.latest is not None and t.latest.gpu_util_pct is not None:
-                gpu.add_metric([t.name], t.latest.gpu_util_pct / 100)
-        yield gpu
-
-        last = GaugeMetricFamily(
-            "fleet_node_last_poll_timestamp_seconds", "When the node was last polled, Unix time.", labels=["node"]
-        )
-        for t in polled:
-            assert t.latest is not None
-            last.add_metric([t.name], t.latest.at.timestamp())
-        yield last
-
-        twin_up = GaugeMetricFamily(
-            "fleet_twin_up", "1 if the twin interface is up, else 0.", labels=["node", "port", "twin"]
-        )
-        speed = GaugeMetricFamily(
-            "fleet_twin_speed_bytes_per_second",
-            "Negotiated speed of an up twin interface, bytes/s (200 Gb/s = 25e9).",
-            labels=["node", "port", "twin"],
-        )
-        for t in polled:
-            assert t.latest is not None
-            for tw in t.latest.twin_list:
-                twin_up.add_metric([t.name, tw["port"], tw["name"]], 1 if tw["up"] else 0)
-                if tw["up"] and tw["speed_mbps"]:
-                    speed.add_metric([t.name, tw["port"], tw["name"]], tw["speed_mbps"] * 1_000_000 / 8)
-        yield twin_up
-        yield speed
-
-        expected = GaugeMetricFamily(
-            "fleet_link_expected_bytes_per_second",
-            "What a cabled link's cabling allows (cable, Spark port, switch port), bytes/s (200 Gb/s = 25e9).",
-            labels=["a", "b", "cable"],
-        )
-        observed = GaugeMetricFamily(
-            "fleet_link_observed_bytes_per_second",
-            "What a cabled link carries as telemetry saw it (twins up, addressed and RoCE-active, negotiated "
-            "speed), bytes/s; absent when not observed.",
-            labels=["a", "b", "cable"],
-        )
-        link_state = GaugeMetricFamily(
-            "fleet_link_state",
-            "A cabled link's state (ok, half, down, unobserved): 1 for its current state, 0 for the others.",
-            labels=["a", "b", "cable", "state"],
-        )
+        yield from _nodes(tiles, polled)
+        yield from _memory(tiles, polled)
+        yield from _polls(polled)
+        yield from _twins(polled)
         fleet = live.fleet_state()  # links and groups from one reading of the state
-        for link in fleet.links:
-            ends = [link.a, link.b, link.cable]
-            expected.add_metric(ends, link.expected_gbps * BYTES_PER_GBIT)
-            if link.observed_gbps is not None:
-                observed.add_metric(ends, link.observed_gbps * BYTES_PER_GBIT)
-            for state in ("ok", "half", "down", "unobserved"):
-                link_state.add_metric([*ends, state], 1 if link.state == state else 0)
-        yield expected
-        yield observed
-        yield link_state
-
-        group_health = GaugeMetricFamily(
-            "fleet_group_health",
-            "A live node group's health (ok, degraded, down, unknown, new): 1 for its current state, 0 for the others.",
-            labels=["group", "status"],
-        )
-        measured = GaugeMetricFamily(
-            "fleet_group_measured_bus_bytes_per_second",
-            "A group's latest finished fabric verification's average bus bandwidth (nccl-tests all_gather), "
-            "bytes/s; absent when none measured one.",
-            labels=["group"],
-        )
-        fabric_expected = GaugeMetricFamily(
-            "fleet_group_expected_bus_bytes_per_second",
-            "The low end of what a group's links should give all_gather, as its latest finished fabric "
-            "verification was judged (fleet_group_measured_bus_bytes_per_second below it: the fabric "
-            "underperforms), bytes/s; absent when none measured one.",
-            labels=["group"],
-        )
-        for group in fleet.groups:
-            for status in HEALTH_STATUSES:
-                group_health.add_metric([group.name, status], 1 if group.health == status else 0)
-            if group.measured_gbs is not None:
-                measured.add_metric([group.name], group.measured_gbs * 1e9)
-                if group.measured_expected_gbs is not None:
-                    fabric_expected.add_metric([group.name], group.measured_expected_gbs * 1e9)
-        yield group_health
-        yield measured
-        yield fabric_expected
-
+        yield from _links(fleet)
+        yield from _groups(fleet)
         alerts = GaugeMetricFamily(
             "fleet_alerts_open", "Open alerts by code and severity.", labels=["code", "severity"]
         )
         for row in selectors.open_alert_counts():
             alerts.add_metric([row["code"], row["severity"]], row["n"])
         yield alerts
+
+
+def _nodes(tiles: list[selectors.Tile], polled: list[selectors.Tile]) -> Iterator[Metric]:
+    """Each node: reached by its last poll or not, and its health."""
+    up = GaugeMetricFamily("fleet_node_up", "1 if the node answered its last poll over SSH, else 0.", labels=["node"])
+    for t in polled:
+        assert t.latest is not None
+        up.add_metric([t.name], 1 if t.latest.reachable else 0)
+    yield up
+
+    health = GaugeMetricFamily(
+        "fleet_node_health",
+        "Node health, the one state (ok, degraded, down, unknown, new): 1 for the node's current status, "
+        "0 for the others.",
+        labels=["node", "status"],
+    )
+    for t in tiles:
+        for s in selectors.STATUSES:
+            health.add_metric([t.name, s], 1 if t.status == s else 0)
+    yield health
+
+
+def _polls(polled: list[selectors.Tile]) -> Iterator[Metric]:
+    """Each polled node's GPU use and when it was last polled."""
+    gpu = GaugeMetricFamily(
+        "fleet_node_gpu_utilization_ratio", "GPU utilisation reported by nvidia-smi, 0 to 1.", labels=["node"]
+    )
+    for t in polled:
+        if t.latest is not None and t.latest.gpu_util_pct is not None:
+            gpu.add_metric([t.name], t.latest.gpu_util_pct / 100)
+    yield gpu
+
+    last = GaugeMetricFamily(
+        "fleet_node_last_poll_timestamp_seconds", "When the node was last polled, Unix time.", labels=["node"]
+    )
+    for t in polled:
+        assert t.latest is not None
+        last.add_metric([t.name], t.latest.at.timestamp())
+    yield last
+
+
+def _memory(tiles: list[selectors.Tile], polled: list[selectors.Tile]) -> Iterator[Metric]:
+    """Unified memory as sampled, and what a model can take now (the one state)."""
+    with_memory = [t for t in polled if t.latest is not None and t.latest.mem_total_bytes is not None]
+    for key, help_text in (
+        ("total", "Unified memory of the node (MemTotal), bytes."),
+        ("used", "Unified memory in use (MemTotal - MemAvailable), bytes."),
+        ("available", "Unified memory available (MemAvailable), bytes."),
+    ):
+        family = GaugeMetricFamily(f"fleet_node_memory_{key}_bytes", help_text, labels=["node"])
+        for t in with_memory:
+            family.add_metric([t.name], getattr(t.latest, f"mem_{key}_bytes") or 0)
+        yield family
+
+    usable = GaugeMetricFamily(
+        "fleet_node_usable_memory_bytes",
+        "What a model can take on the node now, the one state: MemAvailable of a fresh sample "
+        "(source=measured), else catalogue capacity minus the OS reserve (source=expected), bytes.",
+        labels=["node", "source"],
+    )
+    for t in tiles:
+        if t.health is not None:
+            usable.add_metric([t.name, t.health.usable_source], round(t.health.usable_gb * 1e9))
+    yield usable
+
+
+def _twins(polled: list[selectors.Tile]) -> Iterator[Metric]:
+    """Each twin interface of the last poll: up, and its negotiated speed."""
+    twin_up = GaugeMetricFamily(
+        "fleet_twin_up", "1 if the twin interface is up, else 0.", labels=["node", "port", "twin"]
+    )
+    speed = GaugeMetricFamily(
+        "fleet_twin_speed_bytes_per_second",
+        "Negotiated speed of an up twin interface, bytes/s (200 Gb/s = 25e9).",
+        labels=["node", "port", "twin"],
+    )
+    for t in polled:
+        assert t.latest is not None
+        for tw in t.latest.twin_list:
+            twin_up.add_metric([t.name, tw["port"], tw["name"]], 1 if tw["up"] else 0)
+            if tw["up"] and tw["speed_mbps"]:
+                speed.add_metric([t.name, tw["port"], tw["name"]], tw["speed_mbps"] * 1_000_000 / 8)
+    yield twin_up
+    yield speed
+
+
+def _links(fleet: live.FleetLike) -> Iterator[Metric]:
+    """Each cabled link: what its cabling allows, what telemetry saw, its state."""
+    expected = GaugeMetricFamily(
+        "fleet_link_expected_bytes_per_second",
+        "What a cabled link's cabling allows (cable, Spark port, switch port), bytes/s (200 Gb/s = 25e9).",
+        labels=["a", "b", "cable"],
+    )
+    observed = GaugeMetricFamily(
+        "fleet_link_observed_bytes_per_second",
+        "What a cabled link carries as telemetry saw it (twins up, addressed and RoCE-active, negotiated "
+        "speed), bytes/s; absent when not observed.",
+        labels=["a", "b", "cable"],
+    )
+    link_state = GaugeMetricFamily(
+        "fleet_link_state",
+        "A cabled link's state (ok, half, down, unobserved): 1 for its current state, 0 for the others.",
+        labels=["a", "b", "cable", "state"],
+    )
+    for link in fleet.links:
+        ends = [link.a, link.b, link.cable]
+        expected.add_metric(ends, link.expected_gbps * BYTES_PER_GBIT)
+        if link.observed_gbps is not None:
+            observed.add_metric(ends, link.observed_gbps * BYTES_PER_GBIT)
+        for state in ("ok", "half", "down", "unobserved"):
+            link_state.add_metric([*ends, state], 1 if link.state == state else 0)
+    yield expected
+    yield observed
+    yield link_state
+
+
+def _groups(fleet: live.FleetLike) -> Iterator[Metric]:
+    """Each live group: its health, and its latest fabric verification's bus bandwidth against expected."""
+    group_health = GaugeMetricFamily(
+        "fleet_group_health",
+        "A live node group's health (ok, degraded, down, unknown, new): 1 for its current state, 0 for the others.",
+        labels=["group", "status"],
+    )
+    measured = GaugeMetricFamily(
+        "fleet_group_measured_bus_bytes_per_second",
+        "A group's latest finished fabric verification's average bus bandwidth (nccl-tests all_gather), "
+        "bytes/s; absent when none measured one.",
+        labels=["group"],
+    )
+    fabric_expected = GaugeMetricFamily(
+        "fleet_group_expected_bus_bytes_per_second",
+        "The low end of what a group's links should give all_gather, as its latest finished fabric "
+        "verification was judged (fleet_group_measured_bus_bytes_per_second below it: the fabric "
+        "underperforms), bytes/s; absent when none measured one.",
+        labels=["group"],
+    )
+    for group in fleet.groups:
+        for status in HEALTH_STATUSES:
+            group_health.add_metric([group.name, status], 1 if group.health == status else 0)
+        if group.measured_gbs is not None:
+            measured.add_metric([group.name], group.measured_gbs * 1e9)
+            if group.measured_expected_gbs is not None:
+                fabric_expected.add_metric([group.name], group.measured_expected_gbs * 1e9)
+    yield group_health
+    yield measured
+    yield fabric_expected
 
 
 # --------------------------------------------------------------------------- the app's own metrics

@@ -345,75 +345,17 @@ class _Poll:
                 problem = "the accepted host key is not a valid OpenSSH public key; "
                 accepted = None
         if accepted is None or known is None:
-            # Never authenticate to a node whose key nobody accepted: fetch the
-            # key for an admin to review, and stop there.
-            try:
-                presented = await fetch_host_key(target, timeout=self.connect_timeout)
-            except Exception as exc:  # any failure is this node's result, not the batch's
-                return result(
-                    reachable=False,
-                    error=problem + _describe(exc, connect_timeout=self.connect_timeout),
-                    host_key=None,
-                    host_key_status="unknown",
-                )
-            return result(
-                reachable=True,
-                error=problem + "host key not accepted yet: no command run",
-                host_key=presented,
-                host_key_status="unknown",
-            )
+            return await self._fetch_key_only(target, problem, result)
 
         identity = (target.host, target.port, target.user, accepted)
         entry = self.pool._take(target.name, identity) if self.pool else None
         for attempt in (0, 1):
             reused = entry is not None
             if entry is None:
-                client = _Client()
-                try:
-                    conn, _ = await asyncssh.create_connection(
-                        lambda client=client: client,  # type: ignore[misc]
-                        target.host,
-                        target.port,
-                        options=self.options,
-                        username=target.user,
-                        known_hosts=known,
-                    )
-                except asyncssh.HostKeyNotVerifiable:
-                    presented_text = _key_text(client.presented)
-                    return result(
-                        reachable=True,
-                        host_key=presented_text,
-                        host_key_status="mismatch",
-                        error="host key mismatch: the node presented a different key than the accepted "
-                        "one; no command run",
-                    )
-                except asyncssh.KeyExchangeFailed as exc:
-                    # E.g. the node now offers only another key type: still a mismatch.
-                    try:
-                        presented_text = await fetch_host_key(target, timeout=self.connect_timeout)
-                    except Exception:  # the original error says more
-                        return result(
-                            reachable=False,
-                            host_key=None,
-                            host_key_status="ok",
-                            error=_describe(exc, connect_timeout=self.connect_timeout),
-                        )
-                    status: HostKeyStatus = "ok" if presented_text == accepted else "mismatch"
-                    return result(
-                        reachable=True,
-                        host_key=presented_text,
-                        host_key_status=status,
-                        error=_describe(exc, connect_timeout=self.connect_timeout),
-                    )
-                except Exception as exc:  # refused, timed out, auth refused, reset...
-                    reachable = isinstance(exc, asyncssh.PermissionDenied)
-                    return result(
-                        reachable=reachable,
-                        host_key=accepted if reachable else None,
-                        host_key_status="ok",
-                        error=_describe(exc, connect_timeout=self.connect_timeout),
-                    )
-                entry = _Pooled(conn, client, identity)
+                made = await self._connect(target, known, accepted, identity, result)
+                if isinstance(made, PollResult):
+                    return made
+                entry = made
             outcome = await self._exec(entry.conn)
             if outcome is None and reused and attempt == 0:
                 # The pooled connection died since the last poll: reconnect once.
@@ -438,6 +380,79 @@ class _Poll:
         memo = self.pool.memo(target.name) if self.pool is not None else None
         sample = parse_poll_output(text, memo) if text else None
         return result(reachable=True, sample=sample, error=error, host_key=accepted, host_key_status="ok")
+
+    async def _fetch_key_only(self, target: Target, problem: str, result: Callable[..., PollResult]) -> PollResult:
+        """Never authenticate to a node whose key nobody accepted: fetch the
+        key for an admin to review, and stop there."""
+        try:
+            presented = await fetch_host_key(target, timeout=self.connect_timeout)
+        except Exception as exc:  # any failure is this node's result, not the batch's
+            return result(
+                reachable=False,
+                error=problem + _describe(exc, connect_timeout=self.connect_timeout),
+                host_key=None,
+                host_key_status="unknown",
+            )
+        return result(
+            reachable=True,
+            error=problem + "host key not accepted yet: no command run",
+            host_key=presented,
+            host_key_status="unknown",
+        )
+
+    async def _connect(
+        self,
+        target: Target,
+        known: asyncssh.SSHKnownHosts,
+        accepted: str,
+        identity: tuple[str, int, str, str],
+        result: Callable[..., PollResult],
+    ) -> _Pooled | PollResult:
+        """A new connection verified against the accepted key, or the node's result when there is none."""
+        client = _Client()
+        try:
+            conn, _ = await asyncssh.create_connection(
+                lambda client=client: client,  # type: ignore[misc]
+                target.host,
+                target.port,
+                options=self.options,
+                username=target.user,
+                known_hosts=known,
+            )
+        except asyncssh.HostKeyNotVerifiable:
+            return result(
+                reachable=True,
+                host_key=_key_text(client.presented),
+                host_key_status="mismatch",
+                error="host key mismatch: the node presented a different key than the accepted one; no command run",
+            )
+        except asyncssh.KeyExchangeFailed as exc:
+            # E.g. the node now offers only another key type: still a mismatch.
+            try:
+                presented_text = await fetch_host_key(target, timeout=self.connect_timeout)
+            except Exception:  # the original error says more
+                return result(
+                    reachable=False,
+                    host_key=None,
+                    host_key_status="ok",
+                    error=_describe(exc, connect_timeout=self.connect_timeout),
+                )
+            status: HostKeyStatus = "ok" if presented_text == accepted else "mismatch"
+            return result(
+                reachable=True,
+                host_key=presented_text,
+                host_key_status=status,
+                error=_describe(exc, connect_timeout=self.connect_timeout),
+            )
+        except Exception as exc:  # refused, timed out, auth refused, reset...
+            reachable = isinstance(exc, asyncssh.PermissionDenied)
+            return result(
+                reachable=reachable,
+                host_key=accepted if reachable else None,
+                host_key_status="ok",
+                error=_describe(exc, connect_timeout=self.connect_timeout),
+            )
+        return _Pooled(conn, client, identity)
 
     async def _exec(self, conn: asyncssh.SSHClientConnection) -> tuple[str, str] | None:
         """Run the script once. None if the channel could not even be opened."""

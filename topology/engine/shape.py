@@ -49,7 +49,7 @@ class Shape:
 
 
 def describe(index: LabIndex, comp: Component, *, os_reserve_gb: float) -> Shape:
-    nodes, switches = comp.nodes, comp.switches
+    nodes = comp.nodes
     nn = [e for e in comp.edges if not e.ends[0].is_switch and not e.ends[1].is_switch]
     ns = [e for e in comp.edges if not e.ends[0].is_switch and e.ends[1].is_switch]
     ss = [e for e in comp.edges if e.ends[0].is_switch]
@@ -62,9 +62,27 @@ def describe(index: LabIndex, comp: Component, *, os_reserve_gb: float) -> Shape
         on_switches[e.ends[0].device].add(e.ends[1].device)
     switch_loops = [lp for lp in comp.loops if lp.is_switch]
 
-    findings: list[Finding] = []
     kind = _kind(comp, neighbours, on_switches, has_nn=bool(nn), has_ss=bool(ss or switch_loops))
+    findings = _link_findings(comp, nn, ns, ss)
+    findings += _shape_findings(index, comp, kind, neighbours, has_links=bool(nn or ss or switch_loops))
+    findings.extend(_node_findings(index, comp, os_reserve_gb))
+    if kind == "irregular" and nodes and not any(f.code in _EXPLAINS_IRREGULAR for f in findings):
+        findings.append(
+            make_finding(
+                "irregular-cabling",
+                f"Sparks {', '.join(nodes)} are cabled as neither a pair, a ring, a chain nor a switched "
+                "group; cable each Spark's two ports to its two neighbours as a ring, or all to a switch.",
+                nodes,
+            )
+        )
 
+    return Shape(kind, _memory(index, nodes, os_reserve_gb), _collective(comp, kind, neighbours), findings)
+
+
+def _link_findings(comp: Component, nn: list[Edge], ns: list[Edge], ss: list[Edge]) -> list[Finding]:
+    """What the cables themselves say: mixed links, switches joined, loops, switches without Sparks."""
+    switches = comp.switches
+    findings: list[Finding] = []
     if nn and ns:
         findings.append(
             make_finding(
@@ -112,7 +130,16 @@ def describe(index: LabIndex, comp: Component, *, os_reserve_gb: float) -> Shape
                     [switch],
                 )
             )
-    if nodes and len(switches) > 1 and not (nn or ss or switch_loops) and kind == "irregular":
+    return findings
+
+
+def _shape_findings(
+    index: LabIndex, comp: Component, kind: str, neighbours: dict[str, set[str]], *, has_links: bool
+) -> list[Finding]:
+    """What the group's shape says: Sparks bridging switches, an open chain, too long a ring, one alone."""
+    nodes, switches = comp.nodes, comp.switches
+    findings: list[Finding] = []
+    if nodes and len(switches) > 1 and not has_links and kind == "irregular":
         findings.append(
             make_finding(
                 "node-bridges-switches",
@@ -143,18 +170,7 @@ def describe(index: LabIndex, comp: Component, *, os_reserve_gb: float) -> Shape
                 nodes,
             )
         )
-    findings.extend(_node_findings(index, comp, os_reserve_gb))
-    if kind == "irregular" and nodes and not any(f.code in _EXPLAINS_IRREGULAR for f in findings):
-        findings.append(
-            make_finding(
-                "irregular-cabling",
-                f"Sparks {', '.join(nodes)} are cabled as neither a pair, a ring, a chain nor a switched "
-                "group; cable each Spark's two ports to its two neighbours as a ring, or all to a switch.",
-                nodes,
-            )
-        )
-
-    return Shape(kind, _memory(index, nodes, os_reserve_gb), _collective(comp, kind, neighbours), findings)
+    return findings
 
 
 # Codes that already say why a group is irregular; otherwise "irregular-cabling" does.
