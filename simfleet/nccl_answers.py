@@ -124,40 +124,13 @@ def nccl_answer(
     hosts = list(args["hosts"])  # type: ignore[call-overload]
     env: dict[str, str] = args["env"]  # type: ignore[assignment]
     sweep: dict[str, str] = args["sweep"]  # type: ignore[assignment]
-    unknown = [h for h in hosts if h not in faults]
-    if len(hosts) < 2 or unknown:
-        return NcclAnswer(
-            [
-                (
-                    0.05,
-                    f"ssh: Could not resolve hostname {(unknown or ['?'])[0]}: Name or service not "
-                    "known\n--------------------------------------------------------------------------\n"
-                    "ORTE was unable to reliably start one or more daemons.\n",
-                )
-            ],
-            1,
-        )
-    down = [h for h in hosts if "down" in faults[h]]
-    if down:
-        return NcclAnswer(
-            [
-                (
-                    0.1,
-                    f"ssh: connect to host {down[0]} port 22: Connection refused\n"
-                    "--------------------------------------------------------------------------\n"
-                    "ORTE was unable to reliably start one or more daemons.\n",
-                )
-            ],
-            1,
-        )
-    low, high, factor = _size(sweep["-b"]), _size(sweep["-e"]), _size(sweep["-f"])
-    if not low or not high or not factor or factor < 2 or low > high:
+    refused = _refusal(hosts, faults)
+    if refused is not None:
+        return refused
+    sizes = _sizes(sweep)
+    if not sizes:
         return NcclAnswer([(0.05, "Invalid size or step arguments\n")], 1)
-    sizes: list[int] = []
-    size = low
-    while size <= high and len(sizes) < 32:
-        sizes.append(size)
-        size *= factor
+    low, high = sizes[0], _size(sweep["-e"]) or sizes[-1]
     members = set(hosts)
     ring = len(hosts) >= 3 and all(
         len(cabling.get(h, {})) == 2 and all(peer in members for peer, _ in cabling.get(h, {}).values()) for h in hosts
@@ -176,14 +149,7 @@ def nccl_answer(
     all_faults = set().union(*(faults[h] for h in hosts))
     hca = [d for d in env.get("NCCL_IB_HCA", "").split(",") if d]
     rng = random.Random(",".join(hosts) + str(sorted(all_faults)))
-    if "nccl-stuck" in all_faults:
-        base, step = 2.80, 0.005
-    elif ring:
-        base, step = 10.9, 0.25
-    elif "twin-down" in all_faults or "negotiated-100g" in all_faults or len(hca) == 1:
-        base, step = 11.1, 0.2
-    else:
-        base, step = 21.3, 0.42
+    base, step = _floor(all_faults, ring=ring, one_hca=len(hca) == 1)
     busbws = [base + step * i + rng.uniform(-0.05, 0.05) for i in range(len(sizes))]
     hung = [h for h in hosts if "hung" in faults[h]]
     dropped = [h for h in hosts[1:] if "close-mid-output" in faults[h]]
@@ -216,3 +182,58 @@ def nccl_answer(
         )
     )
     return NcclAnswer(chunks, 0)
+
+
+def _refusal(hosts: list[str], faults: Mapping[str, set[str]]) -> NcclAnswer | None:
+    """mpirun cannot start a daemon on a host it does not know, or on one that is down."""
+    unknown = [h for h in hosts if h not in faults]
+    if len(hosts) < 2 or unknown:
+        return NcclAnswer(
+            [
+                (
+                    0.05,
+                    f"ssh: Could not resolve hostname {(unknown or ['?'])[0]}: Name or service not "
+                    "known\n--------------------------------------------------------------------------\n"
+                    "ORTE was unable to reliably start one or more daemons.\n",
+                )
+            ],
+            1,
+        )
+    down = [h for h in hosts if "down" in faults[h]]
+    if down:
+        return NcclAnswer(
+            [
+                (
+                    0.1,
+                    f"ssh: connect to host {down[0]} port 22: Connection refused\n"
+                    "--------------------------------------------------------------------------\n"
+                    "ORTE was unable to reliably start one or more daemons.\n",
+                )
+            ],
+            1,
+        )
+    return None
+
+
+def _sizes(sweep: dict[str, str]) -> list[int]:
+    """The buffer sizes of the sweep (-b to -e, times -f), at most 32; [] when the arguments are invalid."""
+    low, high, factor = _size(sweep["-b"]), _size(sweep["-e"]), _size(sweep["-f"])
+    if not low or not high or not factor or factor < 2 or low > high:
+        return []
+    sizes: list[int] = []
+    size = low
+    while size <= high and len(sizes) < 32:
+        sizes.append(size)
+        size *= factor
+    return sizes
+
+
+def _floor(all_faults: set[str], *, ring: bool, one_hca: bool) -> tuple[float, float]:
+    """The bus bandwidth of the smallest size and its rise per size, GB/s."""
+    if "nccl-stuck" in all_faults:
+        return 2.80, 0.005
+    if ring:
+        return 10.9, 0.25
+    if "twin-down" in all_faults or "negotiated-100g" in all_faults or one_hca:
+        return 11.1, 0.2
+    return 21.3, 0.42
