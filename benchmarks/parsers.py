@@ -158,12 +158,8 @@ def parse_vllm_bench_json(text: str) -> BenchResult | Errors:
 # --- llama-bench -o json / jsonl -----------------------------------------------------
 
 
-def parse_llama_bench_json(text: str) -> BenchResult | Errors:
-    """`llama-bench -o json` (a list of records) or `-o jsonl` (one per line).
-
-    pp rows (n_prompt > 0, n_gen = 0) give prefill tok/s, tg rows (n_gen > 0,
-    n_prompt = 0) decode tok/s; with several sizes the largest is kept.
-    """
+def _llama_records(text: str) -> tuple[list[Any], Errors]:
+    """The records of ``-o json`` (a list, or one object) or ``-o jsonl`` (one per line), and the errors."""
     data, errors = _load_json(text)
     if errors and isinstance(text, str) and text.strip():
         records: list[Any] = []
@@ -171,14 +167,51 @@ def parse_llama_bench_json(text: str) -> BenchResult | Errors:
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError:
-                return errors if number == 1 else [("file", f"line {number}: not JSON")]
+                return [], errors if number == 1 else [("file", f"line {number}: not JSON")]
         data, errors = records, []
     if errors:
-        return errors
+        return [], errors
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list) or not data:
-        return [("file", "expected the list of records `llama-bench -o json` prints")]
+        return [], [("file", "expected the list of records `llama-bench -o json` prints")]
+    return data, []
+
+
+def _llama_row(record: dict[str, Any], where: str, errors: Errors) -> tuple[float, float, float, float | None] | None:
+    """A record's sizes and speed (n_prompt, n_gen, avg_ts, n_depth); None (errors named) when one is bad."""
+    row_errors: Errors = []
+    n_prompt = _number(record, "n_prompt", row_errors, required=True, integer=True)
+    n_gen = _number(record, "n_gen", row_errors, required=True, integer=True)
+    avg_ts = _number(record, "avg_ts", row_errors, required=True, allow_zero=False)
+    n_depth = _number(record, "n_depth", row_errors, required=False, integer=True)
+    errors.extend((f"{where}.{key}", msg) for key, msg in row_errors)
+    if row_errors or n_prompt is None or n_gen is None or avg_ts is None:
+        return None
+    return n_prompt, n_gen, avg_ts, n_depth
+
+
+def _llama_meta(record: dict[str, Any], models: set[str], commits: set[str]) -> str | None:
+    """The record's model and build, noted; its test time, if it says."""
+    name = record.get("model_type") or record.get("model_filename")
+    if isinstance(name, str) and name:
+        models.add(name)
+    commit = record.get("build_commit")
+    if isinstance(commit, str) and commit:
+        build = record.get("build_number")
+        commits.add(f"{commit} (build {build})" if isinstance(build, int) else commit)
+    return record["test_time"] if isinstance(record.get("test_time"), str) else None
+
+
+def parse_llama_bench_json(text: str) -> BenchResult | Errors:
+    """`llama-bench -o json` (a list of records) or `-o jsonl` (one per line).
+
+    pp rows (n_prompt > 0, n_gen = 0) give prefill tok/s, tg rows (n_gen > 0,
+    n_prompt = 0) decode tok/s; with several sizes the largest is kept.
+    """
+    data, errors = _llama_records(text)
+    if errors:
+        return errors
 
     pp: list[tuple[int, float]] = []
     tg: list[tuple[int, float]] = []
@@ -191,23 +224,11 @@ def parse_llama_bench_json(text: str) -> BenchResult | Errors:
         if not isinstance(record, dict):
             errors.append((where, "not an object"))
             continue
-        row_errors: Errors = []
-        n_prompt = _number(record, "n_prompt", row_errors, required=True, integer=True)
-        n_gen = _number(record, "n_gen", row_errors, required=True, integer=True)
-        avg_ts = _number(record, "avg_ts", row_errors, required=True, allow_zero=False)
-        n_depth = _number(record, "n_depth", row_errors, required=False, integer=True)
-        errors.extend((f"{where}.{key}", msg) for key, msg in row_errors)
-        if row_errors or n_prompt is None or n_gen is None or avg_ts is None:
+        row = _llama_row(record, where, errors)
+        if row is None:
             continue
-        name = record.get("model_type") or record.get("model_filename")
-        if isinstance(name, str) and name:
-            models.add(name)
-        commit = record.get("build_commit")
-        if isinstance(commit, str) and commit:
-            build = record.get("build_number")
-            commits.add(f"{commit} (build {build})" if isinstance(build, int) else commit)
-        if isinstance(record.get("test_time"), str):
-            date = record["test_time"]
+        n_prompt, n_gen, avg_ts, n_depth = row
+        date = _llama_meta(record, models, commits) or date
         if n_depth:
             notes.append(f"{where}: measured at context depth {int(n_depth)}")
         if n_prompt > 0 and n_gen == 0:

@@ -41,4 +41,16 @@ class DesignIn(Schema):
 def designs_create(request: HttpRequest, payload: DesignIn) -> Any:
     """Candidate designs for a number of Sparks: cabling, parts, the engine's reading, predicted decode.
     Designs whose known total to buy is over the budget are listed under ``over_budget``, not offered."""
-    return services.answer_out(services.design_request(payload.dict()))
+    answer = services.design_request(
+        sparks=payload.sparks,
+        sparks_128=payload.sparks_128,
+        sparks_64=payload.sparks_64,
+        from_inventory=payload.from_inventory,
+        no_switch=payload.no_switch,
+        owned_switch=payload.owned_switch,
+        sparks_owned=payload.sparks_owned,
+        budget=payload.budget,
+        currency=payload.currency,
+        models=payload.models,
+    )
+    return services.answer_out(answer)

@@ -147,33 +147,7 @@ def check(request: Request) -> None:
     errors: list[tuple[str, str]] = []
     if request.lines:
         for i, line in enumerate(request.lines):
-            spark = _SPARK.get(line.hardware) if isinstance(line.hardware, str) else None
-            if spark is None:
-                errors.append(
-                    (
-                        f"sparks[{i}].hardware",
-                        f"{line.hardware!r} is not a Spark of the hardware catalogue; "
-                        f"one of {', '.join(s for s in _SPARK if _SPARK[s][2])}",
-                    )
-                )
-            elif not spark[2]:
-                errors.append(
-                    (
-                        f"sparks[{i}].hardware",
-                        f"the {spark[0]} has no ConnectX-7 port: it cannot be cabled into a cluster",
-                    )
-                )
-            for name in ("owned", "planned"):
-                if not _count_ok(getattr(line, name)):
-                    errors.append((f"sparks[{i}].{name}", f"must be a whole number from 0 to {MAX_SPARKS}"))
-            if request.inventory is not None and line.owned:
-                errors.append(
-                    (
-                        f"sparks[{i}].owned",
-                        "growing the lab, its owned Sparks are the registered ones: "
-                        "list only planned Sparks here (or register the others first)",
-                    )
-                )
+            errors += _line_errors(line, f"sparks[{i}]", growing=request.inventory is not None)
     else:
         for name in ("sparks_128", "sparks_64"):
             if not _count_ok(getattr(request, name)):
@@ -200,19 +174,56 @@ def check(request: Request) -> None:
                 "switches are not made)",
             )
         )
-    if request.owned_switch is not None:
-        if request.owned_switch not in _SWITCH:
-            errors.append(
-                (
-                    "owned_switch",
-                    f"{request.owned_switch!r} is not a switch of the hardware catalogue; "
-                    f"one of {', '.join(sorted(_SWITCH))}",
-                )
-            )
-        if request.no_switch:
-            errors.append(("owned_switch", "give either no_switch or an owned switch, not both"))
+    errors += _switch_errors(request)
     if errors:
         raise DesignInputError(errors)
+
+
+def _line_errors(line: SparkLine, path: str, *, growing: bool) -> list[tuple[str, str]]:
+    """One Spark line: a catalogue Spark with ConnectX-7, whole counts; growing the lab, none owned."""
+    errors = []
+    spark = _SPARK.get(line.hardware) if isinstance(line.hardware, str) else None
+    if spark is None:
+        errors.append(
+            (
+                f"{path}.hardware",
+                f"{line.hardware!r} is not a Spark of the hardware catalogue; "
+                f"one of {', '.join(s for s in _SPARK if _SPARK[s][2])}",
+            )
+        )
+    elif not spark[2]:
+        errors.append(
+            (f"{path}.hardware", f"the {spark[0]} has no ConnectX-7 port: it cannot be cabled into a cluster")
+        )
+    for name in ("owned", "planned"):
+        if not _count_ok(getattr(line, name)):
+            errors.append((f"{path}.{name}", f"must be a whole number from 0 to {MAX_SPARKS}"))
+    if growing and line.owned:
+        errors.append(
+            (
+                f"{path}.owned",
+                "growing the lab, its owned Sparks are the registered ones: "
+                "list only planned Sparks here (or register the others first)",
+            )
+        )
+    return errors
+
+
+def _switch_errors(request: Request) -> list[tuple[str, str]]:
+    if request.owned_switch is None:
+        return []
+    errors = []
+    if request.owned_switch not in _SWITCH:
+        errors.append(
+            (
+                "owned_switch",
+                f"{request.owned_switch!r} is not a switch of the hardware catalogue; "
+                f"one of {', '.join(sorted(_SWITCH))}",
+            )
+        )
+    if request.no_switch:
+        errors.append(("owned_switch", "give either no_switch or an owned switch, not both"))
+    return errors
 
 
 def designs(request: Request) -> list[Design]:

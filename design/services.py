@@ -69,17 +69,46 @@ def _whole(value: Any, path: str, low: int, high: int, errors: list[tuple[str, s
     return value
 
 
-def design_request(data: dict[str, Any]) -> Answer:
-    """Check a raw request (API body or page form) and answer it; BadInput names every bad field."""
+def _budget(raw: Any, raw_currency: Any, errors: list[tuple[str, str]]) -> tuple[Decimal | None, str]:
+    """A budget of 0 or more and its three-letter currency, or None (errors noted)."""
+    budget: Decimal | None = None
+    if raw not in (None, ""):
+        try:
+            budget = Decimal(str(raw))
+            if not budget.is_finite() or budget < 0:
+                raise ValueError
+        except (ArithmeticError, ValueError):
+            errors.append(("budget", "must be a number of 0 or more"))
+            budget = None
+    currency = str(raw_currency or "").strip().upper()
+    if budget is not None and not (len(currency) == 3 and currency.isalpha()):
+        errors.append(("currency", "a budget needs its currency, a three-letter code like EUR or USD"))
+    return budget, currency
+
+
+def design_request(
+    *,
+    sparks: Any = None,
+    sparks_128: Any = 0,
+    sparks_64: Any = 0,
+    from_inventory: Any = False,
+    no_switch: Any = False,
+    owned_switch: Any = None,
+    sparks_owned: Any = False,
+    budget: Any = None,
+    currency: Any = None,
+    models: Any = None,
+) -> Answer:
+    """Check a request (API body or page form, as they came) and answer it; BadInput names every bad field."""
     errors: list[tuple[str, str]] = []
-    n128 = _whole(data.get("sparks_128", 0), "sparks_128", 0, 10**9, errors)
-    n64 = _whole(data.get("sparks_64", 0), "sparks_64", 0, 10**9, errors)
-    sparks_owned = bool(data.get("sparks_owned"))
-    from_inventory = data.get("from_inventory") or False
+    n128 = _whole(sparks_128, "sparks_128", 0, 10**9, errors)
+    n64 = _whole(sparks_64, "sparks_64", 0, 10**9, errors)
+    sparks_owned = bool(sparks_owned)
+    from_inventory = from_inventory or False
     if not isinstance(from_inventory, bool):
         errors.append(("from_inventory", "must be true or false"))
         from_inventory = False
-    lines = _lines(data.get("sparks"), errors)
+    lines = _lines(sparks, errors)
     if lines and (n128 or n64):
         errors.append(("sparks", "give the Sparks either as lines by hardware or as sparks_128/sparks_64, not both"))
     if lines and sparks_owned:
@@ -94,7 +123,7 @@ def design_request(data: dict[str, Any]) -> Answer:
         )
     if not lines and sparks_owned and (n128 or n64):  # the shorthand: every Spark owned
         lines = tuple(SparkLine(slug, owned=n) for slug, n in (("dgx-spark-128", n128), ("dgx-spark-64", n64)) if n)
-    owned = data.get("owned_switch") or None
+    owned = owned_switch or None
     if owned is not None and not isinstance(owned, str):
         errors.append(("owned_switch", "must be a switch's catalogue slug"))
         owned = None
@@ -102,25 +131,13 @@ def design_request(data: dict[str, Any]) -> Answer:
     request = Request(
         n128 if not lines else 0,
         n64 if not lines else 0,
-        bool(data.get("no_switch")),
+        bool(no_switch),
         owned,
         lines=lines,
         inventory=inventory,
     )
-    budget: Decimal | None = None
-    raw_budget = data.get("budget")
-    if raw_budget not in (None, ""):
-        try:
-            budget = Decimal(str(raw_budget))
-            if not budget.is_finite() or budget < 0:
-                raise ValueError
-        except (ArithmeticError, ValueError):
-            errors.append(("budget", "must be a number of 0 or more"))
-            budget = None
-    currency = str(data.get("currency") or "").strip().upper()
-    if budget is not None and not (len(currency) == 3 and currency.isalpha()):
-        errors.append(("currency", "a budget needs its currency, a three-letter code like EUR or USD"))
-    targets = _targets(data.get("models") or [], errors)
+    money, code = _budget(budget, currency, errors)
+    targets = _targets(models or [], errors)
     if not errors:
         try:
             found = designs(request)
@@ -128,7 +145,7 @@ def design_request(data: dict[str, Any]) -> Answer:
             errors.extend(exc.errors)
     if errors:
         raise BadInput(errors)
-    answer = Answer(request, targets, budget, currency, sparks_owned, from_inventory)
+    answer = Answer(request, targets, money, code, sparks_owned, from_inventory)
     prices = _prices()
     for design in found:
         out = _design_out(design, answer, prices)
@@ -202,6 +219,8 @@ def _targets(raw: Any, errors: list[tuple[str, str]]) -> list[Target]:
     targets = []
     for i, item in enumerate(raw):
         path = f"models[{i}]"
+        if hasattr(item, "model_fields"):  # the API's TargetIn, validated at the edge
+            item = {name: getattr(item, name) for name in type(item).model_fields}
         if not isinstance(item, dict):
             errors.append((path, "must be a mapping with model, context_tokens and concurrency"))
             continue

@@ -131,7 +131,7 @@ def design_page(request: HttpRequest) -> HttpResponse:
     }
     if asked:
         try:
-            answer = services.design_request(request_data(request.GET))
+            answer = services.design_request(**request_data(request.GET))
         except BadInput as exc:
             context["errors"] = exc.errors
         else:
@@ -147,7 +147,7 @@ def _candidate(request: HttpRequest) -> dict[str, Any] | HttpResponse:
     """The candidate named by ``?design=`` of the design the query asks for, or the plain-text refusal.
     Its files do not depend on the target models, so no plan is made for them."""
     try:
-        answer = services.design_request({**request_data(request.GET), "models": []})
+        answer = services.design_request(**{**request_data(request.GET), "models": []})
     except BadInput as exc:
         return HttpResponse("\n".join(f"{p}: {m}" for p, m in exc.errors), status=400, content_type="text/plain")
     key = request.GET.get("design", "")

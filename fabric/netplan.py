@@ -196,52 +196,65 @@ def check_netplans(files: Mapping[str, str], segments: Sequence[Segment]) -> lis
     no subnet used by two twins or two segments.
     """
     problems: list[str] = []
-    parsed: dict[str, dict[str, Address]] = {}
-    for node, text in files.items():
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            problems.append(f"{node}: not YAML ({exc})")
-            continue
-        ethernets = ((data or {}).get("network") or {}).get("ethernets") or {}
-        if (data or {}).get("network", {}).get("version") != 2:
-            problems.append(f"{node}: network.version must be 2")
-        parsed[node] = {}
-        for iface, conf in ethernets.items():
-            if conf.get("mtu") != CLUSTER_MTU:
-                problems.append(f"{node}:{iface}: mtu is {conf.get('mtu')}, not {CLUSTER_MTU}")
-            if conf.get("dhcp4") is not False:
-                problems.append(f"{node}:{iface}: dhcp4 must be false")
-            addrs = conf.get("addresses") or []
-            if len(addrs) != 1:
-                problems.append(f"{node}:{iface}: one address expected, found {len(addrs)}")
-                continue
-            try:
-                parsed[node][iface] = ipaddress.IPv4Interface(addrs[0])
-            except ValueError:
-                problems.append(f"{node}:{iface}: {addrs[0]!r} is not an IPv4 address with a prefix")
+    parsed = {node: _file_addresses(node, text, problems) for node, text in files.items()}
     owner: dict[ipaddress.IPv4Network, str] = {}
     for segment in segments:
         for index in (0, 1):
-            found: list[Address] = []
-            for node, port in segment.ends:
-                iface = TWIN_IFACES[port][index]
-                addr = parsed.get(node, {}).get(iface)
-                if addr is None:
-                    problems.append(f"{node}:{iface}: cabled ({segment.key}) but not in the file")
-                    continue
-                found.append(addr)
-            nets = {a.network for a in found}
-            if len(nets) > 1:
-                problems.append(
-                    f"{segment.key} twin {index}: ends in different subnets ({', '.join(sorted(map(str, nets)))})"
-                )
-            if len({a.ip for a in found}) != len(found):
-                problems.append(f"{segment.key} twin {index}: two ends share an address")
-            for net in nets:
-                label = f"{segment.key} twin {index}"
-                clash = next((who for other, who in owner.items() if other.overlaps(net)), None)
-                if clash is not None and clash != label:
-                    problems.append(f"{label} and {clash} share subnet {net}")
-                owner[net] = label
+            _check_twin(segment, index, parsed, owner, problems)
     return problems
+
+
+def _file_addresses(node: str, text: str, problems: list[str]) -> dict[str, Address]:
+    """One file's interfaces and their address; its problems (YAML, version, MTU, DHCP) noted."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        problems.append(f"{node}: not YAML ({exc})")
+        return {}
+    ethernets = ((data or {}).get("network") or {}).get("ethernets") or {}
+    if (data or {}).get("network", {}).get("version") != 2:
+        problems.append(f"{node}: network.version must be 2")
+    found: dict[str, Address] = {}
+    for iface, conf in ethernets.items():
+        if conf.get("mtu") != CLUSTER_MTU:
+            problems.append(f"{node}:{iface}: mtu is {conf.get('mtu')}, not {CLUSTER_MTU}")
+        if conf.get("dhcp4") is not False:
+            problems.append(f"{node}:{iface}: dhcp4 must be false")
+        addrs = conf.get("addresses") or []
+        if len(addrs) != 1:
+            problems.append(f"{node}:{iface}: one address expected, found {len(addrs)}")
+            continue
+        try:
+            found[iface] = ipaddress.IPv4Interface(addrs[0])
+        except ValueError:
+            problems.append(f"{node}:{iface}: {addrs[0]!r} is not an IPv4 address with a prefix")
+    return found
+
+
+def _check_twin(
+    segment: Segment,
+    index: int,
+    parsed: Mapping[str, Mapping[str, Address]],
+    owner: dict[ipaddress.IPv4Network, str],
+    problems: list[str],
+) -> None:
+    """One twin of a segment: every end in the file, one subnet, distinct hosts, a subnet of its own."""
+    found: list[Address] = []
+    for node, port in segment.ends:
+        iface = TWIN_IFACES[port][index]
+        addr = parsed.get(node, {}).get(iface)
+        if addr is None:
+            problems.append(f"{node}:{iface}: cabled ({segment.key}) but not in the file")
+            continue
+        found.append(addr)
+    nets = {a.network for a in found}
+    if len(nets) > 1:
+        problems.append(f"{segment.key} twin {index}: ends in different subnets ({', '.join(sorted(map(str, nets)))})")
+    if len({a.ip for a in found}) != len(found):
+        problems.append(f"{segment.key} twin {index}: two ends share an address")
+    for net in nets:
+        label = f"{segment.key} twin {index}"
+        clash = next((who for other, who in owner.items() if other.overlaps(net)), None)
+        if clash is not None and clash != label:
+            problems.append(f"{label} and {clash} share subnet {net}")
+        owner[net] = label

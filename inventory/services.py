@@ -149,6 +149,42 @@ def catalogue_get(slug: Any, kind: str, path: str = "hardware") -> CatalogueEntr
     return entry
 
 
+# Whole-number figures each kind of catalogue entry needs, with their upper bounds.
+FIGURES = {
+    "spark": {"memory_gb": 4096},
+    "switch": {"port_count": 256, "speed_gbps": 1600},
+    "cable": {"speed_gbps": 1600},
+}
+
+
+def _figure_errors(kind: Any, fields: dict[str, Any]) -> list[tuple[str, str]]:
+    errors = []
+    for key, upper in FIGURES.get(kind, {}).items() if isinstance(kind, str) else ():
+        value = fields.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= upper:
+            errors.append((key, f"{key} must be a whole number from 1 to {upper}"))
+    return errors
+
+
+def _price(raw: Any, raw_currency: Any) -> tuple[Decimal | None, str, list[tuple[str, str]]]:
+    """A price and its ISO 4217 currency (both or neither), and what is wrong with them."""
+    currency = str(raw_currency or "").strip().upper()
+    if raw is None:
+        return None, currency, []
+    errors = []
+    price: Decimal | None = None
+    try:
+        price = Decimal(str(raw))
+    except InvalidOperation:
+        errors.append(("price", f"{raw!r} is not a number"))
+    else:
+        if not price.is_finite() or price < 0 or price >= Decimal("1e10"):
+            errors.append(("price", "the price must be a number from 0 to 9,999,999,999.99"))
+    if not (len(currency) == 3 and currency.isalpha()):
+        errors.append(("currency", "a price needs its currency, a three-letter ISO 4217 code like EUR or USD"))
+    return price, currency, errors
+
+
 def catalogue_create(*, actor: Actor, **fields: Any) -> CatalogueEntry:
     errors: list[tuple[str, str]] = []
     kind = fields.get("kind")
@@ -161,30 +197,9 @@ def catalogue_create(*, actor: Actor, **fields: Any) -> CatalogueEntry:
         errors.append(("slug", f"a catalogue entry {slug!r} already exists"))
     if not str(fields.get("name") or "").strip():
         errors.append(("name", "the name is required"))
-
-    def positive(key: str, upper: int) -> None:
-        value = fields.get(key)
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= upper:
-            errors.append((key, f"{key} must be a whole number from 1 to {upper}"))
-
-    if kind == "spark":
-        positive("memory_gb", 4096)
-    elif kind == "switch":
-        positive("port_count", 256)
-        positive("speed_gbps", 1600)
-    elif kind == "cable":
-        positive("speed_gbps", 1600)
-    price, currency = fields.get("price"), str(fields.get("currency") or "").strip().upper()
-    if price is not None:
-        try:
-            price = Decimal(str(price))
-        except InvalidOperation:
-            errors.append(("price", f"{price!r} is not a number"))
-        else:
-            if not price.is_finite() or price < 0 or price >= Decimal("1e10"):
-                errors.append(("price", "the price must be a number from 0 to 9,999,999,999.99"))
-        if not (len(currency) == 3 and currency.isalpha()):
-            errors.append(("currency", "a price needs its currency, a three-letter ISO 4217 code like EUR or USD"))
+    errors += _figure_errors(kind, fields)
+    price, currency, price_errors = _price(fields.get("price"), fields.get("currency"))
+    errors += price_errors
     if errors:
         raise InventoryError(errors)
     allowed = {k: fields[k] for k in CATALOGUE_FIELDS if k in fields}
@@ -633,6 +648,17 @@ def cable_create(
     return cable
 
 
+def _label_and_coding_errors(cable: Cable, changes: dict[str, Any]) -> list[tuple[str, str]]:
+    errors = []
+    if "label" in changes and (msg := v.check_label(changes["label"])) is not None:
+        errors.append(("label", msg))
+    elif changes.get("label") and Cable.objects.filter(label=changes["label"]).exclude(pk=cable.pk).exists():
+        errors.append(("label", f"another cable is already labelled {changes['label']!r}"))
+    if "coded_for" in changes and changes["coded_for"] not in Cable.Coding.values:
+        errors.append(("coded_for", f"{changes['coded_for']!r} is not one of nvidia, generic"))
+    return errors
+
+
 def cable_update(*, actor: Actor, cable: Cable, refresh: bool = True, **changes: Any) -> Cable:
     unknown = set(changes) - set(CABLE_FIELDS)
     if unknown:
@@ -659,12 +685,7 @@ def cable_update(*, actor: Actor, cable: Cable, refresh: bool = True, **changes:
         length, msg = _parse_length(changes["length_m"])
         if msg:
             errors.append(("length_m", msg))
-    if "label" in changes and (msg := v.check_label(changes["label"])) is not None:
-        errors.append(("label", msg))
-    elif changes.get("label") and Cable.objects.filter(label=changes["label"]).exclude(pk=cable.pk).exists():
-        errors.append(("label", f"another cable is already labelled {changes['label']!r}"))
-    if "coded_for" in changes and changes["coded_for"] not in Cable.Coding.values:
-        errors.append(("coded_for", f"{changes['coded_for']!r} is not one of nvidia, generic"))
+    errors += _label_and_coding_errors(cable, changes)
     if errors:
         raise InventoryError(errors)
     with transaction.atomic():

@@ -65,7 +65,7 @@ def test_every_growth_design_imports_onto_the_lab_as_promised(
     )
     before = _registered()
     snapshot = lab_export()
-    answer = services.design_request({"from_inventory": True, "sparks": lines})
+    answer = services.design_request(from_inventory=True, sparks=lines)
     assert answer.designs
     for out in answer.designs:
         design = out["_design"]
@@ -97,7 +97,7 @@ def test_every_growth_design_imports_onto_the_lab_as_promised(
 def test_growth_names_new_sparks_after_the_lab_and_reuses_its_cables(admin_user: Any) -> None:
     _load(admin_user, "ring4.yaml")
     answer = services.answer_out(
-        services.design_request({"from_inventory": True, "sparks": [{"hardware": "dgx-spark-128", "planned": 4}]})
+        services.design_request(from_inventory=True, sparks=[{"hardware": "dgx-spark-128", "planned": 4}])
     )
     ring = next(d for d in answer["designs"] if d["key"] == "ring")
     names = [s["name"] for s in ring["document"]["sparks"]]
@@ -117,7 +117,7 @@ def test_growth_names_new_sparks_after_the_lab_and_reuses_its_cables(admin_user:
 
 def test_growth_on_the_lab_switch_keeps_it_and_its_breakouts(admin_user: Any) -> None:
     _load(admin_user, "lab8-crs804.yaml")
-    data = services.answer_out(services.design_request({"from_inventory": True}))
+    data = services.answer_out(services.design_request(from_inventory=True))
     crs = next(d for d in data["designs"] if d["key"] == "switched-mikrotik-crs804-ddq")
     assert crs["document"]["switches"] == [{"name": "sw-804", "hardware": "mikrotik-crs804-ddq"}]
     parts = {p["type"]: p for p in crs["bill_of_materials"]["parts"]}

@@ -142,26 +142,7 @@ def read_cables(lab: LabIn) -> tuple[LabIndex, Cabling]:
         if cable.breakout and trunk is not None and not _can_break_out(index, trunk):
             cabling.add(trunk.device, _breakout_refused(cable, trunk))
 
-        pairs = [(0, k) for k in range(1, len(ends))] if cable.breakout else [(0, 1)]
-        spark_link = False
-        for i, j in pairs:
-            first, second = ends[i], ends[j]
-            if first is None or second is None:
-                continue
-            cabling.joins.append((first.device, second.device))
-            if first.device == second.device:
-                cabling.loops.append(Loop(cable.key, first.device, first.is_switch))
-                continue
-            edge = _edge(index, cable, first, second, trunk_first=cable.breakout and i == 0)
-            cabling.edges.append(edge)
-            a, b = edge.ends
-            if not a.is_switch:
-                spark_link = True
-                if not b.is_switch:
-                    node_pairs[(a.device, b.device)].add(cable.key)
-                else:
-                    _note_slow_port(index, slow_ports, cable, b, leg=cable.breakout and b is trunk)
-
+        spark_link = _join(index, cabling, cable, ends, slow_ports, node_pairs)
         if spark_link and cable.speed_gbps < NODE_PORT_GBPS:
             cabling.add(anchor, _slow_cable(cable, known))
 
@@ -174,6 +155,38 @@ def read_cables(lab: LabIn) -> tuple[LabIndex, Cabling]:
         if len(joined) > 1:
             cabling.add(x, _duplicate_link(x, y, joined))
     return index, cabling
+
+
+def _join(
+    index: LabIndex,
+    cabling: Cabling,
+    cable: CableIn,
+    ends: list[End | None],
+    slow_ports: dict[tuple[str, str, bool], tuple[int, set[str]]],
+    node_pairs: dict[tuple[str, str], set[str]],
+) -> bool:
+    """The cable's joins, loops and edges (a breakout: its trunk to each leg); whether it links a Spark."""
+    trunk = ends[0]
+    pairs = [(0, k) for k in range(1, len(ends))] if cable.breakout else [(0, 1)]
+    spark_link = False
+    for i, j in pairs:
+        first, second = ends[i], ends[j]
+        if first is None or second is None:
+            continue
+        cabling.joins.append((first.device, second.device))
+        if first.device == second.device:
+            cabling.loops.append(Loop(cable.key, first.device, first.is_switch))
+            continue
+        edge = _edge(index, cable, first, second, trunk_first=cable.breakout and i == 0)
+        cabling.edges.append(edge)
+        a, b = edge.ends
+        if not a.is_switch:
+            spark_link = True
+            if not b.is_switch:
+                node_pairs[(a.device, b.device)].add(cable.key)
+            else:
+                _note_slow_port(index, slow_ports, cable, b, leg=cable.breakout and b is trunk)
+    return spark_link
 
 
 def _can_break_out(index: LabIndex, trunk: End) -> bool:
