@@ -132,7 +132,7 @@ def benchmarks_list(request: HttpRequest, filters: Query[BenchFilter]) -> Any:
 
 @router.post("/benchmarks", response={201: BenchmarkOut}, auth=BOOK)
 def benchmarks_create(request: HttpRequest, payload: BenchmarkIn) -> Any:
-    data = {k: v for k, v in payload.dict().items() if v is not None}
+    data = payload.model_dump(exclude_none=True)
     return Status(201, bench_out(services.benchmark_create(actor=Actor.from_request(request, "api"), data=data)))
 
 
@@ -140,18 +140,24 @@ def benchmarks_create(request: HttpRequest, payload: BenchmarkIn) -> Any:
 def benchmarks_upload(request: HttpRequest, payload: UploadIn) -> Any:
     """A record from the JSON `vllm bench serve --save-result` writes, its console summary,
     or `llama-bench -o json` output (as text, or as the parsed JSON)."""
-    data = payload.dict()
-    content = data.pop("content")
-    if not isinstance(content, str):
-        content = json.dumps(content)
-    fmt = data.pop("format")
-    run = services.benchmark_upload(actor=Actor.from_request(request, "api"), text=content, fmt=fmt, data=data)
+    content = payload.content if isinstance(payload.content, str) else json.dumps(payload.content)
+    data = payload.model_dump(exclude={"content", "format"})
+    run = services.benchmark_upload(
+        actor=Actor.from_request(request, "api"), text=content, fmt=payload.format, data=data
+    )
     return Status(201, bench_out(run))
 
 
 @router.post("/benchmarks/runs", response={202: BenchmarkOut}, auth=BOOK)
 def benchmarks_run(request: HttpRequest, payload: RunIn) -> Any:
     """Start `vllm bench serve` on the group's head node (a group you hold now)."""
-    data = payload.dict()
-    run = runs.run_start(actor=Actor.from_request(request, "api"), group_id=data.pop("group"), **data)
+    run = runs.run_start(
+        actor=Actor.from_request(request, "api"),
+        group_id=payload.group,
+        model=payload.model,
+        concurrency=payload.concurrency,
+        input_len=payload.input_len,
+        output_len=payload.output_len,
+        num_prompts=payload.num_prompts,
+    )
     return Status(202, bench_out(run))

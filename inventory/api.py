@@ -432,7 +432,19 @@ def catalogue_read(request: HttpRequest, slug: Slug) -> Any:
 
 @router.post("/catalogue", response={201: CatalogueOut}, summary="Add a catalogue entry", auth=ADMIN)
 def catalogue_create(request: HttpRequest, payload: CatalogueIn) -> Status:
-    return Status(201, services.catalogue_create(actor=actor(request), **payload.dict()))
+    entry = services.catalogue_create(
+        actor=actor(request),
+        kind=payload.kind,
+        slug=payload.slug,
+        name=payload.name,
+        vendor=payload.vendor,
+        memory_gb=payload.memory_gb,
+        has_connectx=payload.has_connectx,
+        port_count=payload.port_count,
+        speed_gbps=payload.speed_gbps,
+        breakout=payload.breakout,
+    )
+    return Status(201, entry)
 
 
 class CataloguePatch(Schema):

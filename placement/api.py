@@ -183,7 +183,7 @@ def models_list(request: HttpRequest) -> Any:
 
 @router.post("/models", response={201: ModelOut}, auth=ADMIN)
 def models_create(request: HttpRequest, payload: ModelIn) -> Any:
-    fields = payload.dict()
+    fields = payload.model_dump()
     if fields["active_params_b"] is None:
         fields["active_params_b"] = fields["params_b"]  # a dense model uses them all
     row = services.model_create(actor=Actor.from_request(request, "api"), fields=fields)
@@ -193,8 +193,17 @@ def models_create(request: HttpRequest, payload: ModelIn) -> Any:
 @router.post("/models/config", response={201: ModelOut}, auth=ADMIN)
 def models_from_config(request: HttpRequest, payload: ConfigIn) -> Any:
     """Add a model from a Hugging Face config.json, read here: nothing is downloaded."""
-    data = payload.dict()
-    row = services.model_create_from_config(actor=Actor.from_request(request, "api"), **data)
+    row = services.model_create_from_config(
+        actor=Actor.from_request(request, "api"),
+        config=payload.config,
+        slug=payload.slug,
+        quantization=payload.quantization,
+        name=payload.name,
+        params_b=payload.params_b,
+        active_params_b=payload.active_params_b,
+        weights_gb=payload.weights_gb,
+        hf_repo=payload.hf_repo,
+    )
     return Status(201, model_out(row))
 
 
@@ -209,7 +218,16 @@ def models_delete(request: HttpRequest, slug: Slug) -> Any:
 def variants_create(request: HttpRequest, slug: Slug, payload: VariantIn) -> Any:
     """Add a quantized variant (a GGUF file, another safetensors repository) to a model."""
     row = selectors.model_get(slug, "slug")
-    services.variant_create(actor=Actor.from_request(request, "api"), model=row, fields=payload.dict())
+    services.variant_create(
+        actor=Actor.from_request(request, "api"),
+        model=row,
+        quantization=payload.quantization,
+        weights_gb=payload.weights_gb,
+        hf_repo=payload.hf_repo,
+        gguf_repo=payload.gguf_repo,
+        gguf_file=payload.gguf_file,
+        notes=payload.notes,
+    )
     return Status(201, model_out(selectors.model_get(slug, "slug")))
 
 
@@ -279,23 +297,23 @@ def plan_out(item: plan_request.PlannedPlan) -> dict[str, Any]:
     }
 
 
-def planning_for(payload: dict[str, Any]) -> plan_request.Planning:
-    group_id, nodes = payload.get("group"), payload.get("nodes")
+def planning_for(payload: PlanIn) -> plan_request.Planning:
+    group_id, nodes = payload.group, payload.nodes
     if (group_id is None) == (nodes is None):
         raise PlacementError("give either group (an id) or nodes (Spark names), not both or neither", "group")
-    model = selectors.model_get(payload.get("model"))
-    choice = choose_variant(model.spec(), str(payload.get("engine", "vllm")), payload.get("variant"))
+    model = selectors.model_get(payload.model)
+    choice = choose_variant(model.spec(), payload.engine, payload.variant)
     if choice.error:
         raise PlacementError(choice.error, "variant")
     spec = choice.spec
     inputs = plan_request.plan_input(
-        context_tokens=payload.get("context_tokens", 8192),
-        concurrency=payload.get("concurrency", 1),
-        goal=payload.get("goal", "latency"),
-        engine=payload.get("engine", "vllm"),
+        context_tokens=payload.context_tokens,
+        concurrency=payload.concurrency,
+        goal=payload.goal,
+        engine=payload.engine,
         model=spec,
-        mode=payload.get("mode", "graphs"),
-        backend=payload.get("collective_backend", "auto"),
+        mode=payload.mode,
+        backend=payload.collective_backend,
     )
     planned = (
         selectors.groupspec_for(selectors.live_group_or_error(group_id))
@@ -311,7 +329,7 @@ def planning_for(payload: dict[str, Any]) -> plan_request.Planning:
 @router.post("/plans")
 def plans_create(request: HttpRequest, payload: PlanIn) -> Any:
     """Every candidate plan for a model on a group (by id) or on Sparks named by hand."""
-    result = planning_for(payload.dict())
+    result = planning_for(payload)
     g = result.group
     return {
         "plans": [plan_out(p) for p in result.plans],

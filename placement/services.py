@@ -142,25 +142,26 @@ def model_delete(*, actor: Actor, model: LlmModel) -> None:
 VARIANT_FIELDS = ("quantization", "weights_gb", "hf_repo", "gguf_repo", "gguf_file", "notes")
 
 
-def variant_create(*, actor: Actor, model: LlmModel, fields: dict[str, Any]) -> LlmVariant:
+def variant_create(
+    *,
+    actor: Actor,
+    model: LlmModel,
+    quantization: str,
+    weights_gb: float | None = None,
+    hf_repo: str = "",
+    gguf_repo: str = "",
+    gguf_file: str = "",
+    notes: str = "",
+) -> LlmVariant:
     """Add a quantized variant to a model (the form and POST /api/models/{slug}/variants)."""
-    unknown = set(fields) - set(VARIANT_FIELDS)
-    errors = [(name, "not a variant field") for name in sorted(unknown)]
-    if fields.get("quantization") in (None, ""):
+    texts = {"quantization": quantization, "hf_repo": hf_repo, "gguf_repo": gguf_repo, "gguf_file": gguf_file}
+    texts["notes"] = notes
+    errors = [(name, "must be text") for name, value in texts.items() if not isinstance(value, str)]
+    if not errors and not quantization.strip():
         errors.append(("quantization", "required"))
-    for name in ("hf_repo", "gguf_repo", "gguf_file", "notes"):
-        if not isinstance(fields.get(name, ""), str):
-            errors.append((name, "must be text"))
     if errors:
         raise PlacementError(errors)
-    values: dict[str, Any] = {
-        "weights_gb": None,
-        "hf_repo": "",
-        "gguf_repo": "",
-        "gguf_file": "",
-        "notes": "",
-        **{k: (v.strip() if isinstance(v, str) else v) for k, v in fields.items()},
-    }
+    values: dict[str, Any] = {"weights_gb": weights_gb, **{k: v.strip() for k, v in texts.items()}}
     spec = ModelVariant(**values)
     errors = spec.validate()
     if not errors and spec.quantization == model.quantization:

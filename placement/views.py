@@ -364,7 +364,7 @@ def variant_create(request: HttpRequest, slug: str) -> HttpResponse:
     form = VariantForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            row = services.variant_create(actor=Actor.from_request(request, "page"), model=model, fields=cleaned(form))
+            row = services.variant_create(actor=Actor.from_request(request, "page"), model=model, **cleaned(form))
         except PlacementError as exc:
             apply_errors(form, exc)
         else:
