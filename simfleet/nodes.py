@@ -14,6 +14,8 @@ from typing import Any, NamedTuple
 
 from telemetry.poll_script import TWINS
 
+from .software_answers import SOFTWARE_FAULTS, SOFTWARE_KEYS
+
 LOOPBACK = "127.0.0.1"
 
 FAULTS: frozenset[str] = frozenset(
@@ -36,6 +38,7 @@ FAULTS: frozenset[str] = frozenset(
         "rdma-down",  # p0's first twin is up as a netdev but its RoCE port is DOWN
         "nccl-stuck",  # nccl-tests through this node sits near 3 GB/s (non-release NCCL build)
     }
+    | SOFTWARE_FAULTS  # how the software tools answer: no-docker, docker-denied, smi-mismatch, ...
 )
 
 
@@ -48,11 +51,18 @@ class SimNode:
     cabled_ports: dict[str, tuple[str, str]] = field(default_factory=dict)
     faults: set[str] = field(default_factory=set)
     port: int = 0  # TCP port to listen on; 0 picks a free one
+    # What it runs, where it differs from simfleet.software_answers.DEFAULT_SOFTWARE.
+    software: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         unknown = set(self.faults) - FAULTS
         if unknown:
             raise ValueError(f"{self.name}: unknown fault(s) {sorted(unknown)}; known: {sorted(FAULTS)}")
+        odd = set(self.software) - SOFTWARE_KEYS
+        if odd or not all(isinstance(v, str) and v for v in self.software.values()):
+            raise ValueError(
+                f"{self.name}: software takes non-empty text for {sorted(SOFTWARE_KEYS)}; not {sorted(odd) or 'these'}"
+            )
         bad_ports = set(self.cabled_ports) - set(TWINS)
         if bad_ports:
             raise ValueError(f"{self.name}: unknown port(s) {sorted(bad_ports)}; a Spark has p0 and p1")
@@ -92,6 +102,7 @@ def load_scenario(source: str | Path | Mapping[str, Any]) -> list[SimNode]:
         nodes:
           - spark-01                      # a bare name: 128 GB, no faults
           - {name: spark-02, memory_gb: 64, faults: [slow]}
+          - {name: spark-03, software: {driver: 580.82.09}}   # one update behind
         cabling:
           - [spark-01:p0, spark-02:p0]    # node to node
           - [spark-02:p1, sw1:swp3]       # node to a switch port
@@ -116,11 +127,15 @@ def load_scenario(source: str | Path | Mapping[str, Any]) -> list[SimNode]:
         memory: Any = spec.get("memory_gb", 128)
         if memory not in (64, 128):
             raise ValueError(f"nodes[{index}]: memory_gb must be 64 or 128, not {memory!r}")
+        software = spec.get("software") or {}
+        if not isinstance(software, Mapping):
+            raise ValueError(f"nodes[{index}]: software must map names to versions")
         nodes[spec["name"]] = SimNode(
             name=spec["name"],
             memory_gb=memory,
             faults=set(spec.get("faults") or ()),
             port=int(spec.get("port", 0)),
+            software={str(k): str(v) for k, v in software.items()},
         )
     for index, pair in enumerate(data.get("cabling") or ()):
         if not isinstance(pair, list | tuple) or len(pair) != 2:

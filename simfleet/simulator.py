@@ -3,7 +3,9 @@
 Each fake node answers exactly ``telemetry.poll_script.POLL_SCRIPT`` with output
 shaped like a real Spark's (docs/operations.md): drifting unified memory, varying GPU
 gauges, twins up/down and addressed according to the node's cabling, LLDP
-neighbours; head nodes also answer the benchmarks app's fixed command and the
+neighbours; the same script with the software sections
+(``telemetry.software_script``) also with what the node runs
+(``simfleet.software_answers``); head nodes also answer the benchmarks app's fixed command and the
 fabric verification's ``mpirun ... all_gather_perf`` (``simfleet.nccl_answers``).
 Any other command gets exit status 127. Faults (``FAULTS``) make a
 node misbehave the ways real ones do. The simulator only ever binds to
@@ -28,7 +30,9 @@ from pathlib import Path
 import asyncssh
 
 from simfleet.nccl_answers import NcclAnswer, nccl_answer
+from simfleet.software_answers import SOFTWARE_KEYS, asked_images
 from telemetry.poll_script import POLL_SCRIPT
+from telemetry.software_script import POLL_BODY, SOFTWARE_SECTIONS
 
 from .nodes import FAULTS, LOOPBACK, NodeStats, SimEndpoint, SimNode, load_scenario, make_nodes
 from .spark_model import SparkModel, _link_networks, render_poll_output
@@ -51,6 +55,15 @@ __all__ = [
 
 HUGE_OUTPUT_BYTES = 10 * 1024 * 1024
 _SCRIPT_STRIPPED = POLL_SCRIPT.strip()
+_SOFTWARE_MARK = f"@@fleet:{SOFTWARE_SECTIONS[0]}"
+
+
+_END_LINE = _SCRIPT_STRIPPED.rsplit("\n", 1)[-1]
+
+
+def _is_software_poll(command: str) -> bool:
+    """The poll script with the software sections (whatever images it asks about)."""
+    return command.startswith(POLL_BODY) and _SOFTWARE_MARK in command and command.rstrip().endswith(_END_LINE)
 
 
 # --------------------------------------------------------------------------- SSH serving
@@ -196,7 +209,7 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
         elif bench is not None and "down" not in faults and "hung" not in faults:
             chan.write(bench.encode())
             chan.exit(0)
-        elif (self._command or "").strip() != _SCRIPT_STRIPPED:
+        elif (self._command or "").strip() != _SCRIPT_STRIPPED and not _is_software_poll(self._command or ""):
             first = (self._command or "").split(None, 1)[0] if (self._command or "").split() else ""
             chan.write_stderr(f"sh: 1: {first[:40]}: command not found\n".encode())
             chan.exit(127)
@@ -222,13 +235,15 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
             return
         faults = self._rt.node.faults
         model = self._rt.model
+        command = self._command or ""
+        images = asked_images(command) if _is_software_poll(command) else None
         if "garbage" in faults:
             chan.write(model.garbage().encode() + b"\xff\xfe\x00 not utf-8\n")
         elif "huge-output" in faults:
             line = b"x" * 1023 + b"\n"
-            chan.write(model.output().encode() + line * (HUGE_OUTPUT_BYTES // 1024))
+            chan.write(model.output(images).encode() + line * (HUGE_OUTPUT_BYTES // 1024))
         elif "close-mid-output" in faults:
-            text = model.output().encode()
+            text = model.output(images).encode()
             chan.write(text[: len(text) // 2])
             if self._conn is not None:
                 # Give the half answer time to leave, then drop the TCP connection
@@ -236,7 +251,7 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
                 asyncio.get_running_loop().call_later(0.05, self._conn.abort)
             return
         else:
-            chan.write(model.output().encode())
+            chan.write(model.output(images).encode())
         chan.exit(0)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -401,6 +416,18 @@ class SimFleet:
             task = asyncio.get_running_loop().create_task(self._reopen(runtime))
             self._pending.add(task)
             task.add_done_callback(self._pending.discard)
+
+    def set_software(self, name: str, software: dict[str, str]) -> None:
+        """Change what a node runs (overrides of DEFAULT_SOFTWARE; {} for the
+        defaults) from its next software poll on, as after an update."""
+        odd = set(software) - SOFTWARE_KEYS
+        if odd:
+            raise ValueError(f"unknown software key(s) {sorted(odd)}; known: {sorted(SOFTWARE_KEYS)}")
+        self._runtimes[name].node.software = dict(software)
+
+    def reboot(self, name: str) -> None:
+        """The node boots again: its uptime restarts from zero (its connections stay, as a test needs no more)."""
+        self._runtimes[name].model.reboot()
 
     async def _reopen(self, runtime: _Runtime) -> None:
         try:

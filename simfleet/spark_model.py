@@ -16,6 +16,7 @@ from typing import Any
 from telemetry.poll_script import MARKER_PREFIX, TWINS
 
 from .nodes import SimNode
+from .software_answers import software_text
 
 _KB_PER_128GB = 127_600_748  # MemTotal of a real 128 GB Spark
 
@@ -84,14 +85,24 @@ class SparkModel:
         self.polls = 0
 
     # Memory and GPU drift on every poll; links only change with the faults.
-    def output(self) -> str:
+    def output(self, software_images: list[str] | None = None) -> str:
+        """The poll script's answer; with ``software_images`` (the launch images
+        a software poll asks about), the software sections before the end marker."""
         self.polls += 1
         faults = frozenset(self.node.faults)
         links = self._cache.get(faults)
         if links is None:
             links = self._links_text(faults)
             self._cache[faults] = links
-        return self._memory_text(faults) + self._gpu_text(faults) + links + self._misc_text()
+        text = self._memory_text(faults) + self._gpu_text(faults) + links + self._misc_text()
+        if software_images is None:
+            return text
+        end = f"\n{MARKER_PREFIX}end\n"
+        return text.removesuffix(end) + software_text(self.node.software, faults, software_images) + end
+
+    def reboot(self) -> None:
+        """The node boots now: its uptime starts again from zero."""
+        self._boot = time.time()
 
     def _memory_text(self, faults: frozenset[str]) -> str:
         rng = self._rng
@@ -308,12 +319,20 @@ def _addr(local: str, prefixlen: int, scope: str, inet6: bool = False) -> dict[s
     }
 
 
-def render_poll_output(nodes: list[SimNode], name: str, *, polls: int = 1, seed: int | None = None) -> str:
-    """The answer node ``name`` of this fleet would print (after ``polls`` polls): for parser tests."""
+def render_poll_output(
+    nodes: list[SimNode],
+    name: str,
+    *,
+    polls: int = 1,
+    seed: int | None = None,
+    software_images: list[str] | None = None,
+) -> str:
+    """The answer node ``name`` of this fleet would print (after ``polls`` polls): for parser tests.
+    ``software_images``: answer a software poll asking about these launch images."""
     networks = _link_networks(nodes)
     node = next(n for n in nodes if n.name == name)
     model = SparkModel(node, networks, sorted(n.name for n in nodes), seed=seed)
     text = ""
     for _ in range(polls):
-        text = model.garbage() if "garbage" in node.faults else model.output()
+        text = model.garbage() if "garbage" in node.faults else model.output(software_images)
     return text

@@ -21,6 +21,8 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from telemetry.poll_script import END_SECTION, MARKER_PREFIX, SECTIONS, TWIN_BY_IFNAME, TWIN_IFNAMES
 from telemetry.sample import ComputeProcess, Gpu, Memory, Neighbour, Sample, TwinReading
+from telemetry.software import SoftwareReading, parse_software
+from telemetry.software_script import SOFTWARE_SECTIONS
 
 T = TypeVar("T")
 
@@ -685,4 +687,18 @@ def parse_poll_output(output: str, memo: ParseMemo | None = None) -> Sample:
         uptime_s=run("uptime", parse_uptime),
         load1=run("loadavg", parse_loadavg),
         errors=tuple(errors),
+        software=_software(sections, errors),
     )
+
+
+def _software(sections: dict[str, str], errors: list[str]) -> SoftwareReading | None:
+    """The software sections, when this answer has them (a software poll). What
+    they could not read stays in the reading's own notes: a Spark without
+    Docker is not a parse error."""
+    if SOFTWARE_SECTIONS[0] not in sections:
+        return None
+    try:
+        return parse_software({name: sections.get(name, "") for name in SOFTWARE_SECTIONS})
+    except Exception as exc:  # defence in depth: the parsers are written never to raise
+        errors.append(f"software: parser failed ({type(exc).__name__})")
+        return None

@@ -55,7 +55,8 @@ SECTIONS: Final[tuple[str, ...]] = (
 )
 
 
-def _marker(section: str) -> str:
+def marker(section: str) -> str:
+    """The shell line that prints a section's marker."""
     # The leading newline keeps a marker on its own line even after a command
     # whose output lacks a final newline; parsers ignore blank lines.
     return f"printf '\\n%s\\n' '{MARKER_PREFIX}{section}'"
@@ -67,45 +68,45 @@ def _build_script() -> str:
         # A fixed locale and PATH: parsers rely on C number formats, and a
         # user's odd PATH must not pick another nvidia-smi.
         "export LC_ALL=C PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-        _marker("meminfo"),
+        marker("meminfo"),
         "cat /proc/meminfo 2>/dev/null || true",
-        _marker("psi"),
+        marker("psi"),
         "cat /proc/pressure/memory 2>/dev/null || true",
-        _marker("gpu"),
+        marker("gpu"),
         "nvidia-smi --query-gpu=utilization.gpu,temperature.gpu,power.draw"
         " --format=csv,noheader,nounits 2>/dev/null || true",
-        _marker("apps"),
+        marker("apps"),
         # Kept in a variable so nvidia-smi (slow: ~100 ms) runs once and the
         # owners below match exactly the pids printed here.
         "apps=$(nvidia-smi --query-compute-apps=pid,used_memory,process_name"
         " --format=csv,noheader 2>/dev/null || true)",
         '[ -n "$apps" ] && printf \'%s\\n\' "$apps"',
-        _marker("owners"),
+        marker("owners"),
         "pids=$(printf '%s\\n' \"$apps\" | cut -d, -f1 | tr -d ' ' | grep -E '^[0-9]+$' | paste -sd, -)",
         '[ -n "$pids" ] && ps -o pid=,user= -p "$pids" 2>/dev/null || true',
-        _marker("ip_link"),
+        marker("ip_link"),
         "ip -j link 2>/dev/null || true",
-        _marker("ip_addr"),
+        marker("ip_addr"),
         "ip -j addr 2>/dev/null || true",
-        _marker("sysfs"),
+        marker("sysfs"),
         f"for i in {twins}; do d=/sys/class/net/$i; [ -d $d ] || continue;"
         ' echo "$i operstate=$(cat $d/operstate 2>/dev/null || echo -)'
         " speed=$(cat $d/speed 2>/dev/null || echo -)"
         ' mtu=$(cat $d/mtu 2>/dev/null || echo -)"; done',
-        _marker("ibdev2netdev"),
+        marker("ibdev2netdev"),
         "ibdev2netdev 2>/dev/null || true",
-        _marker("rdma"),
+        marker("rdma"),
         # RoCE port state and rate, readable without root: "dev|4: ACTIVE|200 Gb/sec (4X HDR)"
         'for d in /sys/class/infiniband/*; do [ -d "$d/ports/1" ] || continue;'
         ' printf \'%s|%s|%s\\n\' "${d##*/}" "$(cat "$d/ports/1/state" 2>/dev/null)"'
         ' "$(cat "$d/ports/1/rate" 2>/dev/null)"; done',
-        _marker("lldp"),
+        marker("lldp"),
         "lldpctl -f json 2>/dev/null || true",
-        _marker("uptime"),
+        marker("uptime"),
         "cat /proc/uptime 2>/dev/null || true",
-        _marker("loadavg"),
+        marker("loadavg"),
         "cat /proc/loadavg 2>/dev/null || true",
-        _marker(END_SECTION),
+        marker(END_SECTION),
     ]
     return "\n".join(lines) + "\n"
 

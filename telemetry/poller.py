@@ -50,6 +50,9 @@ class Target:
     host: str
     port: int = 22
     user: str = "fleet"
+    # Read its software this time (``poll_nodes``' ``software_script``): due
+    # when never read, after FLEET_SOFTWARE_INTERVAL_S, or after a reboot.
+    software: bool = False
 
 
 def normalize_key(text: str | None) -> str | None:
@@ -316,7 +319,9 @@ class _Poll:
         command_timeout: float,
         max_output_bytes: int,
         pool: ConnectionPool | None,
+        software_script: str | None = None,
     ) -> None:
+        self.software_script = software_script
         self.options = options
         self.known_hosts = known_hosts
         self.connect_timeout = connect_timeout
@@ -348,6 +353,7 @@ class _Poll:
             return await self._fetch_key_only(target, problem, result)
 
         identity = (target.host, target.port, target.user, accepted)
+        script = self.script_for(target)
         entry = self.pool._take(target.name, identity) if self.pool else None
         for attempt in (0, 1):
             reused = entry is not None
@@ -356,7 +362,7 @@ class _Poll:
                 if isinstance(made, PollResult):
                     return made
                 entry = made
-            outcome = await self._exec(entry.conn)
+            outcome = await self._exec(entry.conn, script)
             if outcome is None and reused and attempt == 0:
                 # The pooled connection died since the last poll: reconnect once.
                 assert self.pool is not None
@@ -454,7 +460,11 @@ class _Poll:
             )
         return _Pooled(conn, client, identity)
 
-    async def _exec(self, conn: asyncssh.SSHClientConnection) -> tuple[str, str] | None:
+    def script_for(self, target: Target) -> str:
+        """POLL_SCRIPT, or the same with the software sections when they are due."""
+        return self.software_script if target.software and self.software_script else POLL_SCRIPT
+
+    async def _exec(self, conn: asyncssh.SSHClientConnection, script: str = POLL_SCRIPT) -> tuple[str, str] | None:
         """Run the script once. None if the channel could not even be opened."""
         collector: _Collector | None = None
 
@@ -467,7 +477,7 @@ class _Poll:
         # asyncio.timeout, not wait_for: no extra task per node (measurable at 1,000 nodes).
         try:
             async with asyncio.timeout(self.command_timeout):
-                await conn.create_session(factory, POLL_SCRIPT, encoding=None)
+                await conn.create_session(factory, script, encoding=None)
                 assert collector is not None
                 await collector.done
         except TimeoutError:  # before OSError: TimeoutError is one
@@ -509,6 +519,7 @@ async def poll_nodes(
     pool: ConnectionPool | None = None,
     on_result: Callable[[PollResult], Awaitable[None] | None] | None = None,
     connect_at: Mapping[str, float] | None = None,
+    software_script: str | None = None,
 ) -> list[PollResult]:
     """Poll every target at most ``concurrency`` at a time; one result per target, in order.
 
@@ -526,6 +537,8 @@ async def poll_nodes(
     spaced times so its key exchanges spread over the interval instead of
     bursting (``spread_connects``). The wait happens before the node takes a
     concurrency slot, so warm nodes never queue behind it.
+    ``software_script``: what targets marked ``software`` are sent instead of
+    POLL_SCRIPT (``telemetry.software_script.software_poll_script``).
     """
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
@@ -541,6 +554,7 @@ async def poll_nodes(
         command_timeout=command_timeout,
         max_output_bytes=max_output_bytes,
         pool=pool,
+        software_script=software_script,
     )
     semaphore = asyncio.Semaphore(concurrency)
     # Hard ceiling per node: connect, command, and one reconnect of a stale pooled connection.
@@ -597,6 +611,7 @@ def poll_nodes_sync(
     connect_timeout: float = 5.0,
     command_timeout: float = 10.0,
     max_output_bytes: int = 1_000_000,
+    software_script: str | None = None,
 ) -> list[PollResult]:
     """``poll_nodes`` for synchronous callers (a Celery task): fresh connections,
     its own event loop. Long-lived async workers should use ``poll_nodes``
@@ -610,5 +625,6 @@ def poll_nodes_sync(
             connect_timeout=connect_timeout,
             command_timeout=command_timeout,
             max_output_bytes=max_output_bytes,
+            software_script=software_script,
         )
     )

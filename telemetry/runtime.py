@@ -54,6 +54,7 @@ def poll_pooled(
     command_timeout: float = 10.0,
     max_output_bytes: int = 1_000_000,
     connect_at: Mapping[str, float] | None = None,
+    software_script: str | None = None,
 ) -> list[PollResult]:
     """``poll_nodes`` on this process's loop with its pool; blocks the caller.
     ``connect_at``: see ``poll_nodes`` (spreads a first round's key exchanges)."""
@@ -68,6 +69,7 @@ def poll_pooled(
         max_output_bytes=max_output_bytes,
         pool=runtime.pool,
         connect_at=connect_at,
+        software_script=software_script,
     )
     # Every node is bounded by its own timeouts; this only guards against a bug.
     rounds = math.ceil(max(len(targets), 1) / max(concurrency, 1))

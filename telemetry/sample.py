@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from telemetry.poll_script import TWIN_BY_IFNAME
+from telemetry.software import SoftwareReading
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +106,8 @@ class Sample:
     uptime_s: float | None
     load1: float | None
     errors: tuple[str, ...] = ()
+    # What the node runs: read only when its software is due (telemetry.software_script).
+    software: SoftwareReading | None = None
 
     def twins_of(self, port: str) -> tuple[TwinReading, ...]:
         """The twins of one physical port, in twin-index order."""
@@ -136,6 +139,7 @@ class Sample:
             uptime_s=data.get("uptime_s"),
             load1=data.get("load1"),
             errors=tuple(data.get("errors", ())),
+            software=SoftwareReading.from_dict(data["software"]) if data.get("software") is not None else None,
         )
 
 

@@ -1,0 +1,275 @@
+"""The software parsers on outputs published from real Sparks (docs/operations.md,
+"The software a Spark runs"), and on odd output: they never raise and never
+take an error message for a version."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from telemetry.software import (
+    Image,
+    SoftwareReading,
+    asked_images,
+    clean_version,
+    parse_connectx_firmware,
+    parse_dgx_release,
+    parse_docker,
+    parse_kernel,
+    parse_nccl,
+    parse_nvidia_proc,
+    parse_nvidia_smi_version,
+    parse_software,
+    version_key,
+)
+
+# NVlabs/sionna-rk doc/source/setup/spark.rst: a Spark installed from 7.2.3, updated over the air to 7.3.1.
+DGX_RELEASE_OTA = """DGX_NAME="DGX Spark"
+DGX_PRETTY_NAME="NVIDIA DGX Spark"
+DGX_SWBUILD_DATE="2025-09-10-13-50-03"
+DGX_SWBUILD_VERSION="7.2.3"
+DGX_COMMIT_ID="833b4a7"
+DGX_PLATFORM="DGX Server for KVM"
+
+DGX_OTA_VERSION="7.3.1"
+DGX_OTA_DATE="Wed Nov 19 05:05:30 PM CET 2025"
+"""
+
+# NVIDIA/NemoClaw (its tests of the "release history schema", issue #7103): every
+# update appends a version/date pair; the last one is what runs.
+DGX_RELEASE_HISTORY = (
+    DGX_RELEASE_OTA
+    + """DGX_OTA_VERSION="7.4.0"
+DGX_OTA_DATE="Thu Apr 16 04:55:25 PM PDT 2026"
+DGX_OTA_VERSION="7.5.0"
+DGX_OTA_DATE="Mon Jul 13 21:29:13 UTC 2026"
+"""
+)
+
+# utkuozdemir/nvidia_gpu_exporter internal/captures: `nvidia-smi --version` before and from 610.
+SMI_595 = """NVIDIA-SMI version  : 595.71.05
+NVML version        : 595.71
+DRIVER version      : 595.71.05
+CUDA Version        : 13.2
+"""
+SMI_610 = """NVIDIA-SMI version  : 610.57.04
+NVML version        : 610.57
+DRIVER version      : Deprecated, see "KMD version" instead
+CUDA version        : Deprecated, see "CUDA UMD version" instead
+KMD version         : 610.57.04
+CUDA UMD version    : 13.3
+"""
+# The table header (NVIDIA's VSS playbook checks `nvidia-smi | grep "Driver Version"`).
+SMI_HEADER = "| NVIDIA-SMI 580.95.05   Driver Version: 580.95.05   CUDA Version: 13.0     |\n"
+SMI_MISMATCH = "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 580.126\n"
+
+# /proc/driver/nvidia/version on a Spark (open kernel module) and on an older aarch64 driver.
+PROC_SPARK = (
+    "NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  580.95.05  Release Build  "
+    "(dvs-builder@U22-I3-AF03-09-1)  Tue Sep 23 09:47:52 UTC 2025\n"
+)
+PROC_OLD = "NVRM version: NVIDIA UNIX aarch64 Kernel Module  550.120  Fri Sep 13 11:01:10 UTC 2024\n"
+
+# /sys/class/infiniband/*/fw_ver as the script prints it (dev|fw), and ethtool -i of a Spark twin.
+FW_SYSFS = "rocep1s0f0|28.45.4028\nrocep1s0f1|28.45.4028\nroceP2p1s0f0|28.45.4028\nroceP2p1s0f1|28.45.4028\n"
+ETHTOOL_I = (
+    "driver: mlx5_core\nversion: 6.17.0-1029-nvidia\nfirmware-version: 28.45.4028 (NVD0000000087)\n"
+    "expansion-rom-version: \n"
+)
+
+# include/nccl.h of a build of NVIDIA's NCCL playbook (git clone -b v2.28.9-1 ...; make src.build).
+NCCL_RELEASE = """#define NCCL_MAJOR 2
+#define NCCL_MINOR 28
+#define NCCL_PATCH 9
+#define NCCL_SUFFIX ""
+lib=libnccl.so.2.28.9
+describe=v2.28.9-1
+branch=HEAD
+"""
+# NVIDIA's multi-Spark set-up script builds rings from a branch (dgxspark-3node-ring).
+NCCL_BRANCH = """#define NCCL_MAJOR 2
+#define NCCL_MINOR 28
+#define NCCL_PATCH 3
+#define NCCL_SUFFIX ""
+lib=libnccl.so.2.28.3
+describe=v2.28.3-1-17-g1a2b3c4
+branch=dgxspark-3node-ring
+"""
+
+VLLM = "nvcr.io/nvidia/vllm:26.05-py3"
+DIGEST = "sha256:" + "ab" * 32
+DOCKER_IMAGES = (
+    f"nvcr.io/nvidia/vllm|26.05-py3|{DIGEST}|0f1e2d3c4b5a\n"
+    f"nvcr.io/nvidia/vllm|25.11-py3|sha256:{'cd' * 32}|9a8b7c6d5e4f\n"
+    "lmsysorg/sglang|latest-cu130|<none>|112233445566\n"
+    "<none>|<none>|<none>|aabbccddeeff\n"
+    "@rc=0\n"
+)
+DOCKER_ENV = f"image={VLLM}\nNCCL_VERSION=2.27.7-1\nCUDA_VERSION=13.0.2.006\n"
+
+
+def test_dgx_release_prefers_the_latest_over_the_air_release():
+    assert parse_dgx_release(DGX_RELEASE_OTA)[:2] == ("7.3.1", "7.2.3")
+    assert parse_dgx_release(DGX_RELEASE_HISTORY)[:2] == ("7.5.0", "7.2.3")
+    factory = "\n".join(line for line in DGX_RELEASE_OTA.splitlines() if "OTA" not in line)
+    assert parse_dgx_release(factory) == ("7.2.3", "7.2.3", [])
+
+
+def test_dgx_release_missing_is_unknown_with_a_note():
+    value, installed, notes = parse_dgx_release("")
+    assert (value, installed) == (None, None) and notes == ["dgx_os: /etc/dgx-release missing (not DGX OS)"]
+
+
+def test_kernel():
+    # NVIDIA/workbench-example-llama2-finetune#4:
+    # "NVIDIA DGX Spark Version 7.2.3 (GNU/Linux 6.11.0-1016-nvidia aarch64)"
+    assert parse_kernel("6.11.0-1016-nvidia\n") == ("6.11.0-1016-nvidia", [])
+    assert parse_kernel("sh: uname: not found\n")[0] is None
+
+
+def test_nvidia_smi_versions_before_and_after_610():
+    assert parse_nvidia_smi_version(SMI_595)[:2] == ("595.71.05", "13.2")
+    assert parse_nvidia_smi_version(SMI_610)[:2] == ("610.57.04", "13.3")
+    assert parse_nvidia_smi_version(SMI_HEADER)[:2] == ("580.95.05", "13.0")
+
+
+def test_nvidia_smi_mismatch_is_named_and_no_version():
+    driver, cuda, notes = parse_nvidia_smi_version(SMI_MISMATCH)
+    assert (driver, cuda) == (None, None)
+    assert "reboot" in notes[0]
+
+
+def test_loaded_kernel_module():
+    assert parse_nvidia_proc(PROC_SPARK) == "580.95.05"
+    assert parse_nvidia_proc(PROC_OLD) == "550.120"
+    assert parse_nvidia_proc("") is None
+
+
+def test_connectx_firmware_from_sysfs_then_ethtool():
+    assert parse_connectx_firmware(FW_SYSFS, "") == ("28.45.4028", [])
+    assert parse_connectx_firmware("", ETHTOOL_I) == ("28.45.4028", [])
+    assert parse_connectx_firmware("", "")[0] is None
+
+
+def test_nccl_release_and_branch_builds():
+    assert parse_nccl(NCCL_RELEASE) == ("2.28.9", "v2.28.9-1", True, [])
+    version, build, release, notes = parse_nccl(NCCL_BRANCH)
+    assert (version, build, release) == ("2.28.3", "dgxspark-3node-ring v2.28.3-1-17-g1a2b3c4", False)
+    assert notes == ["nccl: built from dgxspark-3node-ring v2.28.3-1-17-g1a2b3c4, not a release tag"]
+    assert parse_nccl("")[0] is None
+
+
+def test_docker_images_keep_the_launchers_repositories():
+    state, images, notes = parse_docker(DOCKER_IMAGES, DOCKER_ENV, (VLLM,))
+    assert state == "ok" and notes == []
+    assert images == (
+        Image("nvcr.io/nvidia/vllm:25.11-py3", f"sha256:{'cd' * 32}", "9a8b7c6d5e4f", None),
+        Image(VLLM, DIGEST, "0f1e2d3c4b5a", "2.27.7"),
+    )
+
+
+def test_docker_absent_refused_or_down_is_unknown():
+    assert parse_docker("docker: not installed\n", "", (VLLM,))[:2] == ("absent", None)
+    denied = (
+        "permission denied while trying to connect to the Docker daemon socket at "
+        "unix:///var/run/docker.sock: Get ...: dial unix /var/run/docker.sock: connect: permission denied\n@rc=1\n"
+    )
+    assert parse_docker(denied, "", (VLLM,))[:2] == ("denied", None)
+    down = "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n@rc=1\n"
+    assert parse_docker(down, "", (VLLM,))[:2] == ("unreachable", None)
+    assert parse_docker("@rc=124\n", "", (VLLM,))[:2] == ("unreachable", None)
+
+
+def _sections(**overrides):
+    sections = {
+        "dgx_release": DGX_RELEASE_OTA,
+        "kernel": "6.17.0-1026-nvidia\n",
+        "nvidia_smi": "NVIDIA-SMI version  : 580.95.05\nDRIVER version      : 580.95.05\nCUDA Version        : 13.0\n",
+        "nvidia_proc": PROC_SPARK,
+        "cx7_fw": FW_SYSFS,
+        "ethtool_i": "",
+        "nccl": NCCL_RELEASE,
+        "docker_images": DOCKER_IMAGES,
+        "docker_env": DOCKER_ENV,
+    }
+    sections.update(overrides)
+    return sections
+
+
+def test_a_whole_reading_and_its_compared_values():
+    reading = parse_software(_sections())
+    assert reading.values() == {
+        "dgx_os": "7.3.1",
+        "kernel": "6.17.0-1026-nvidia",
+        "driver": "580.95.05",
+        "cuda": "13.0",
+        "connectx_firmware": "28.45.4028",
+        "nccl": "2.28.9",
+        f"image:{VLLM}": DIGEST,
+    }
+    assert reading.notes == ()
+    assert SoftwareReading.from_dict(reading.to_dict()) == reading
+
+
+def test_the_loaded_module_is_the_driver_when_nvidia_smi_disagrees():
+    reading = parse_software(_sections(nvidia_smi=SMI_MISMATCH, nvidia_proc=PROC_SPARK))
+    assert reading.driver == "580.95.05" and reading.cuda is None
+    assert any("reboot" in note for note in reading.notes)
+
+
+def test_a_spark_without_docker_has_unknown_images_not_different_ones():
+    reading = parse_software(_sections(docker_images="docker: not installed\n", docker_env=f"image={VLLM}\n"))
+    assert reading.docker == "absent" and reading.images is None
+    assert reading.values()[f"image:{VLLM}"] is None
+    assert reading.notes == ("docker: not installed",)
+
+
+def test_a_launch_image_not_pulled_is_absent():
+    reading = parse_software(_sections(docker_images="@rc=0\n"))
+    assert reading.values()[f"image:{VLLM}"] == "absent"
+
+
+def test_a_branch_build_compares_apart_from_the_release():
+    assert parse_software(_sections(nccl=NCCL_BRANCH)).values()["nccl"] == (
+        "2.28.3 (dgxspark-3node-ring v2.28.3-1-17-g1a2b3c4)"
+    )
+
+
+def test_versions_order_as_people_read_them():
+    assert version_key("580.95.05") < version_key("580.126.09")
+    assert version_key("6.17.0-1014-nvidia") < version_key("6.17.0-1026-nvidia")
+    assert version_key("7.2.3") < version_key("7.10.0")
+
+
+def test_empty_sections_read_as_unknown():
+    reading = parse_software({})
+    assert all(v is None for v in reading.values().values())
+    assert reading.docker == "unread" and reading.images is None  # no section at all: nothing asked
+
+
+text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=400)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text, text, text, text, text, text)
+def test_odd_output_never_raises_and_yields_only_versions(a, b, c, d, e, f):
+    reading = parse_software(
+        {"dgx_release": a, "kernel": b, "nvidia_smi": c, "nvidia_proc": d, "cx7_fw": e, "nccl": f,
+         "docker_images": a + b, "docker_env": c}
+    )  # fmt: skip
+    for quantity, value in reading.values().items():
+        if value is not None and not quantity.startswith("image:"):
+            assert clean_version(value.split(" (")[0].split(", ")[0]) is not None
+    assert SoftwareReading.from_dict(reading.to_dict()) == reading
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["DGX_OTA_VERSION", "DGX_SWBUILD_VERSION", "DGX_NAME", "junk"]), max_size=8), text)
+def test_dgx_release_with_any_key_order(keys, noise):
+    lines = [f'{k}="7.{i}.0"' for i, k in enumerate(keys)] + [noise]
+    value, installed, _ = parse_dgx_release("\n".join(lines))
+    ota = [i for i, k in enumerate(keys) if k == "DGX_OTA_VERSION"]
+    if ota and "DGX_OTA_VERSION" not in noise:
+        assert value == f"7.{ota[-1]}.0"
+
+
+def test_asked_images():
+    assert asked_images(f"image={VLLM}\nimage=bad ref!\nNCCL_VERSION=1\n") == (VLLM,)

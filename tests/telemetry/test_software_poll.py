@@ -1,0 +1,137 @@
+"""Reading software over real SSH from simulated Sparks: only the targets that
+are due get the software sections; what they print parses into the reading;
+a Spark without Docker, with nvidia-smi failing or [N/A] gauges still polls cleanly."""
+
+import dataclasses
+import platform
+import subprocess
+import time
+
+from simfleet.simulator import SimNode
+from simfleet.software_answers import DEFAULT_SOFTWARE
+from telemetry.parsers import parse_poll_output, split_sections
+from telemetry.poller import poll_nodes
+from telemetry.software_script import SOFTWARE_SECTIONS, SoftwareScriptError, software_lines, software_poll_script
+from tests.tools import tool
+
+VLLM = "nvcr.io/nvidia/vllm:26.05-py3"
+SCRIPT = software_poll_script(images=(VLLM,))
+
+
+def _poll(running, due, **kwargs):
+    targets = [dataclasses.replace(t, software=t.name in due) for t in running.targets()]
+    return poll_nodes(
+        targets,
+        client_keys=[running.client_key.path],
+        known_hosts=running.accepted(),
+        software_script=SCRIPT,
+        **kwargs,
+    )
+
+
+def test_only_due_sparks_read_their_software(run_fleet):
+    nodes = [SimNode("a", cabled_ports={"p0": ("b", "p0")}), SimNode("b", cabled_ports={"p0": ("a", "p0")})]
+
+    async def body(running):
+        return await _poll(running, {"a"})
+
+    a, b = run_fleet(nodes, body)
+    assert a.error == "" and a.sample.errors == () and b.sample.errors == ()
+    assert b.sample.software is None
+    sw = a.sample.software
+    assert sw.values() == {
+        "dgx_os": DEFAULT_SOFTWARE["dgx_os"],
+        "kernel": DEFAULT_SOFTWARE["kernel"],
+        "driver": DEFAULT_SOFTWARE["driver"],
+        "cuda": DEFAULT_SOFTWARE["cuda"],
+        "connectx_firmware": DEFAULT_SOFTWARE["connectx_firmware"],
+        "nccl": DEFAULT_SOFTWARE["nccl"],
+        f"image:{VLLM}": DEFAULT_SOFTWARE["image_digest"],
+    }
+    assert sw.nccl_build == "v2.28.9-1" and sw.nccl_release is True
+    assert sw.image(VLLM).nccl == "2.27.7" and sw.docker == "ok" and sw.notes == ()
+    assert sw.dgx_os_installed == "7.2.3"
+
+
+def test_odd_tools_still_poll_cleanly(run_fleet):
+    nodes = [
+        SimNode("nodocker", faults={"no-docker"}),
+        SimNode("denied", faults={"docker-denied"}),
+        SimNode("mismatch", faults={"smi-mismatch"}, software={"driver": "580.126.09"}),
+        SimNode("plain", faults={"no-dgx-release"}, software={"image_digest": "absent"}),
+    ]
+
+    async def body(running):
+        return {r.name: r for r in await _poll(running, {n.name for n in nodes})}
+
+    results = run_fleet(nodes, body)
+    for result in results.values():
+        # the gauges, links and memory are read as on any poll: nothing here is a parse error
+        assert result.error == "" and result.sample.errors == () and result.sample.memory is not None
+    assert results["nodocker"].sample.software.docker == "absent"
+    assert results["nodocker"].sample.software.values()[f"image:{VLLM}"] is None
+    assert results["denied"].sample.software.docker == "denied"
+    mismatch = results["mismatch"].sample.software
+    assert mismatch.driver == "580.126.09" and mismatch.cuda is None  # the loaded module answers
+    assert any("reboot" in note for note in mismatch.notes)
+    plain = results["plain"].sample.software
+    assert plain.dgx_os is None and plain.values()[f"image:{VLLM}"] == "absent"
+
+
+def test_one_node_differs_in_every_quantity(run_fleet):
+    odd = {
+        "dgx_os": "7.2.3",
+        "kernel": "6.11.0-1016-nvidia",
+        "driver": "580.82.09",
+        "cuda": "12.9",
+        "connectx_firmware": "28.43.1014",
+        "nccl": "2.27.7",
+        "nccl_build": "v2.27.7-1",
+        "image_digest": "sha256:" + "cd" * 32,
+    }
+    nodes = [SimNode("ok"), SimNode("odd", software=odd)]
+
+    async def body(running):
+        return {r.name: r.sample.software for r in await _poll(running, {"ok", "odd"})}
+
+    readings = run_fleet(nodes, body)
+    ok, other = readings["ok"].values(), readings["odd"].values()
+    assert {q for q in ok if ok[q] != other[q]} == set(ok)  # every quantity differs
+    assert other["driver"] == "580.82.09" and other[f"image:{VLLM}"] == "sha256:" + "cd" * 32
+
+
+def test_the_script_refuses_values_that_are_not_plain():
+    for home in ("$(reboot)/x", "/a/../etc", "$USER/nccl", "a b"):
+        try:
+            software_lines(nccl_home=home)
+        except SoftwareScriptError as exc:
+            assert "FLEET_NCCL_HOME" in str(exc)
+        else:
+            raise AssertionError(home)
+    try:
+        software_lines(images=["nvcr.io/x:1; reboot"])
+    except SoftwareScriptError as exc:
+        assert "not an image reference" in str(exc)
+    else:
+        raise AssertionError("image accepted")
+    assert "'\"$HOME\"/nccl/build'" not in SCRIPT and 'h="$HOME"/nccl/build' in SCRIPT
+
+
+def test_the_script_runs_here_under_sh_and_passes_shellcheck(tmp_path):
+    """This machine has no GPU, no ConnectX-7 and no Docker daemon: every section
+    still prints, the script ends with its marker, and the parsers read it."""
+    script = tmp_path / "software.sh"
+    script.write_text("#!/bin/sh\n" + "\n".join(software_lines(images=[VLLM])) + "\n")
+    check = subprocess.run(
+        [tool("shellcheck"), "--shell=sh", "--severity=style", "--format=gcc", str(script)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert check.returncode == 0, check.stdout + check.stderr
+    started = time.monotonic()
+    run = subprocess.run(["/bin/sh", "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 0 and time.monotonic() - started < 20
+    sections = split_sections(run.stdout)
+    assert set(SOFTWARE_SECTIONS) <= set(sections) and "end" in sections
+    sample = parse_poll_output(run.stdout)
+    assert sample.software is not None and sample.software.launch_images == (VLLM,)
+    assert sample.software.kernel == platform.release()
