@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET
 
 from core.outage import RETRY_AFTER_S, WHAT
 
-BROKER_TIMEOUT_S = 3.0
+BROKER_TIMEOUT_S = 3
 _PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
 
 

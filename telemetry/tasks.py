@@ -42,8 +42,10 @@ def poll_fleet() -> int:
         # A chunk still queued when the next round starts is dropped, not
         # piled up: the next round polls those nodes anyway.
         spread = {"connect_start": start + offset * slot_s, "slot_s": slot_s}
-        route = {"queue": shard_queue(index % shards)} if shards else {}
-        poll_chunk.apply_async((part,), kwargs=spread, expires=interval, **route)
+        if shards:
+            poll_chunk.apply_async((part,), kwargs=spread, expires=interval, queue=shard_queue(index % shards))
+        else:
+            poll_chunk.apply_async((part,), kwargs=spread, expires=interval)
         offset += len(part)
     return len(parts)
 
