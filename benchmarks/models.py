@@ -75,6 +75,13 @@ class BenchmarkRun(models.Model):
     measured_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.DONE)
     error = models.TextField(blank=True)
+    # A run started from the page: when a worker took it, its last sign of life
+    # (core.runs.heartbeat) and the task running it, so that a run whose worker
+    # was killed is started again once, or failed, never left "running".
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    task_id = models.CharField(max_length=64, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
     command = models.TextField(blank=True, help_text="What a run started from the page executed")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

@@ -8,12 +8,9 @@ REAP_SCHEDULE = "fabric: fail runs whose worker stopped"
 
 def schedule_create(**kwargs: Any) -> None:
     """The once-a-minute reaper's beat schedule, made after migrations (an admin's later edits are kept)."""
-    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+    from core.runs import schedule_ensure
 
-    if PeriodicTask.objects.filter(name=REAP_SCHEDULE).exists():
-        return
-    every, _ = IntervalSchedule.objects.get_or_create(every=1, period=IntervalSchedule.MINUTES)
-    PeriodicTask.objects.create(name=REAP_SCHEDULE, task="fabric.reap", interval=every)
+    schedule_ensure(name=REAP_SCHEDULE, task="fabric.reap", every=1, period="minutes")
 
 
 class FabricConfig(AppConfig):

@@ -12,15 +12,12 @@ list, so nothing a user typed reaches a shell.
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from core import errors
@@ -28,6 +25,7 @@ from core.actor import Actor
 from core.hooks import Hook
 from core.outage import service_down
 from core.roles import is_admin
+from core.runs import HEARTBEAT_STALE_S, WORKER_GONE, heartbeat, silent_runs
 from inventory.models import NodeGroup, Spark
 from placement.launch import usable_mgmt_ip
 from placement.selectors import PlannedGroup, groupspec_for, live_group_or_error
@@ -79,32 +77,22 @@ def verify_nodes(planned: PlannedGroup) -> list[VerifyNode]:
     ]
 
 
-# A running run writes its heartbeat this often, and is marked failed once it
-# has been silent for HEARTBEAT_STALE_S (its worker was killed or lost its
-# machine: nothing will finish it). A run whose task is redelivered after its
-# worker died is started again, at most MAX_ATTEMPTS times in all.
-HEARTBEAT_S = 10.0
-HEARTBEAT_STALE_S = 90
+# A run whose task is redelivered after its worker died is started again, at
+# most MAX_ATTEMPTS times in all; one silent for HEARTBEAT_STALE_S is failed
+# (core.runs: the heartbeat every run shares).
 MAX_ATTEMPTS = 2
-WORKER_GONE = (
-    "abandoned: the worker running it stopped (no sign of life for {s} s, killed or restarted); "
-    "nothing will finish it, start it again"
-)
 
 
 def runs_abandon_stale(group: NodeGroup | None = None) -> int:
     """Fail running runs that stopped giving signs of life (``fabric.reap``
     does this every minute; starting a run does it for its group first)."""
-    now = timezone.now()
-    silent = now - timedelta(seconds=HEARTBEAT_STALE_S)
     runs = FabricRun.objects.filter(status=FabricRun.Status.RUNNING)
     if group is not None:
         runs = runs.filter(group=group)
-    stale = runs.filter(Q(heartbeat_at__lt=silent) | Q(heartbeat_at=None, started_at__lt=silent))
-    return stale.update(
+    return silent_runs(runs).update(
         status=FabricRun.Status.FAILED,
         verdict="failed",
-        finished_at=now,
+        finished_at=timezone.now(),
         error=WORKER_GONE.format(s=HEARTBEAT_STALE_S),
     )
 
@@ -282,7 +270,7 @@ def verification_execute(*, run_id: int, task_id: str = "") -> FabricRun | None:
         finally:
             connection.close()
 
-    with _heartbeat(run.pk):
+    with heartbeat(FabricRun, run.pk, running=FabricRun.Status.RUNNING):
         outcome = run_command(
             Target(head.ssh_host, head.ssh_port, head.ssh_user),
             command,
@@ -297,32 +285,6 @@ def verification_execute(*, run_id: int, task_id: str = "") -> FabricRun | None:
         return run
     run.command = command
     return _judged(run, outcome.output, outcome.error)
-
-
-@contextmanager
-def _heartbeat(run_id: int) -> Iterator[None]:
-    """Write the run's sign of life every HEARTBEAT_S while the body runs."""
-    stop = threading.Event()
-
-    def beat() -> None:
-        try:
-            while not stop.wait(HEARTBEAT_S):
-                try:
-                    FabricRun.objects.filter(pk=run_id, status=FabricRun.Status.RUNNING).update(
-                        heartbeat_at=timezone.now()
-                    )
-                except Exception:  # the database may be restarting: the next beat tries again
-                    log.warning("fabric run %s: could not store its heartbeat", run_id, exc_info=True)
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=beat, name=f"fabric-heartbeat-{run_id}", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join(timeout=5)
 
 
 # --- netplan ----------------------------------------------------------------------

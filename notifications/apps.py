@@ -12,12 +12,9 @@ RESEND_SCHEDULE = "notifications: queue again what never reached the broker"
 
 def schedule_create(**kwargs: Any) -> None:
     """The resender's beat schedule (every 5 minutes), made after migrations; an admin's edits are kept."""
-    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+    from core.runs import schedule_ensure
 
-    if PeriodicTask.objects.filter(name=RESEND_SCHEDULE).exists():
-        return
-    every, _ = IntervalSchedule.objects.get_or_create(every=5, period=IntervalSchedule.MINUTES)
-    PeriodicTask.objects.create(name=RESEND_SCHEDULE, task="notifications.resend_unsent", interval=every)
+    schedule_ensure(name=RESEND_SCHEDULE, task="notifications.resend_unsent", every=5, period="minutes")
 
 
 class NotificationsConfig(AppConfig):
