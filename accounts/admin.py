@@ -4,7 +4,7 @@ from .models import ApiToken
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     list_display = ("user", "name", "prefix", "created_at", "last_used_at")
     readonly_fields = ("user", "name", "prefix", "digest", "created_at", "last_used_at")
 

@@ -37,7 +37,7 @@ from core.config import as_bool, setting
 from core.errors import TooManyRequests, envelope
 
 
-class ThrottledSignIn(AxesStandaloneBackend):
+class ThrottledSignIn(AxesStandaloneBackend):  # type: ignore[misc]  # django-axes ships no types
     """django-axes for password sign-in only. Code that authenticates without a
     request (a shell, Django's test client ``login()``) has no address to count
     and is left to the next backend; tokens are throttled below."""

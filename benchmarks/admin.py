@@ -12,7 +12,7 @@ from .models import BenchmarkRun
 
 
 @admin.register(BenchmarkRun)
-class BenchmarkRunAdmin(admin.ModelAdmin):
+class BenchmarkRunAdmin(admin.ModelAdmin[BenchmarkRun]):
     list_display = (
         "id",
         "model_name",

@@ -71,7 +71,7 @@ def _number(data: dict[str, Any], key: str, errors: Errors, *, required: bool = 
 
 
 def _whole(data: dict[str, Any], key: str, errors: Errors, *, default: int | None = None) -> int | None:
-    value = data.get(key)
+    value: object = data.get(key)
     if value is None or value == "":
         return default
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= WHOLE[key]:

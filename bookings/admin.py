@@ -7,20 +7,20 @@ from django.contrib import admin
 from .models import Allocation, Booking, BookingEvent, FeedToken, MaintenanceWindow, Preference
 
 
-class AllocationInline(admin.TabularInline):
+class AllocationInline(admin.TabularInline[Allocation, Booking]):
     model = Allocation
     extra = 0
     raw_id_fields = ("spark",)
 
 
-class EventInline(admin.TabularInline):
+class EventInline(admin.TabularInline[BookingEvent, Booking]):
     model = BookingEvent
     extra = 0
     readonly_fields = ("at", "username", "source", "action", "detail")
 
 
 @admin.register(Booking)
-class BookingAdmin(admin.ModelAdmin):
+class BookingAdmin(admin.ModelAdmin[Booking]):
     list_display = ("id", "group_name", "owner", "start", "end", "status", "purpose")
     list_filter = ("status",)
     search_fields = ("group_name", "owner__username", "purpose")
@@ -30,7 +30,7 @@ class BookingAdmin(admin.ModelAdmin):
 
 
 @admin.register(MaintenanceWindow)
-class MaintenanceAdmin(admin.ModelAdmin):
+class MaintenanceAdmin(admin.ModelAdmin[MaintenanceWindow]):
     list_display = ("id", "start", "end", "reason", "created_by")
     filter_horizontal = ("sparks",)
     raw_id_fields = ("bookings", "group", "created_by")

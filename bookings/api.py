@@ -15,6 +15,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from ninja import Field, Query, Router, Schema, Status
+from ninja.params import functions as param
 from pydantic import StrictBool
 
 from core.actor import Actor
@@ -181,7 +182,7 @@ def booking_out(b: Booking, request: HttpRequest, now: datetime) -> dict[str, An
 
 
 @_route("post", "", response={201: BookingOut}, summary="Book a group, or Sparks that form a valid group", auth=BOOK)
-def bookings_create(request: HttpRequest, payload: BookingIn) -> Status:
+def bookings_create(request: HttpRequest, payload: BookingIn) -> Status[dict[str, Any]]:
     saved_plan = None
     if payload.saved_plan is not None:
         saved_plan = selectors.saved_plan_ref(payload.saved_plan)
@@ -228,7 +229,7 @@ def bookings_availability(
     end: SaneDatetime,
     group: CleanStr(63) = "",
     # 2,560 characters: 256 names of ten, and even percent-encoded whole it fits gunicorn's request line
-    nodes: CleanStr(2560) = Query("", description="comma-separated Spark names"),
+    nodes: CleanStr(2560) = param.Query("", description="comma-separated Spark names"),
 ) -> dict[str, Any]:
     names = [n.strip() for n in nodes.split(",") if n.strip()] or None
     out = availability_check(user=request.user, group=group or None, nodes=names, start=start, end=end)
@@ -297,7 +298,7 @@ def maintenance_list(request: HttpRequest) -> list[dict[str, Any]]:
     auth=ADMIN,
     summary="Plan maintenance (lab admins); overlapped bookings are marked and their owners emailed",
 )
-def maintenance_create(request: HttpRequest, payload: MaintenanceIn) -> Status:
+def maintenance_create(request: HttpRequest, payload: MaintenanceIn) -> Status[dict[str, Any]]:
     actor = Actor.from_request(request, "api")
     window = services.maintenance_create(
         actor=actor,

@@ -11,10 +11,11 @@ from typing import Any
 
 from django.utils import timezone
 
+from core.health import UNHEALTHY
+
 from . import conf, selectors
 from .errors import BookingError
 from .rules import ClashGroup, group_clashes, window_errors
-from .services import UNHEALTHY
 
 
 @dataclass

@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from telemetry import selectors as telemetry_selectors
 from topology.engine import Finding
-from topology.engine.findings import FINDING_CATALOGUES, Severity, make_finding
+from topology.engine.data import Severity
+from topology.engine.findings import FINDING_CATALOGUES, make_finding
 from topology.services import GROUP_FINDING_PROVIDERS
 
 from . import selectors

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import icalendar
-from icalendar.parser import Contentline
 
 CRLF = "\r\n"
 LIMIT = 75  # octets per content line, CRLF not counted
@@ -47,24 +46,6 @@ def clean(text: str) -> str:
     return "".join(
         ch if ch in "\n\t" or unicodedata.category(ch) not in {"Cc", "Cf", "Zl", "Zp", "Cs"} else " " for ch in text
     )
-
-
-def escape(text: str) -> str:
-    """A TEXT value (RFC 5545 3.3.11), as the package writes it."""
-    return icalendar.vText(clean(text)).to_ical().decode()
-
-
-def utc(at: datetime) -> str:
-    """A DATE-TIME in UTC form: 20261201T100000Z."""
-    if at.tzinfo is None:
-        raise ValueError("a calendar time needs a time zone")
-    return icalendar.vDatetime(at.astimezone(UTC)).to_ical().decode()
-
-
-def fold(line: str) -> str:
-    """Split a content line into pieces of at most 75 octets joined by CRLF
-    and a space, cutting only between characters."""
-    return Contentline(line).to_ical().decode()
 
 
 def _utc(at: datetime) -> datetime:
@@ -103,4 +84,5 @@ def calendar(events: Iterable[Event], *, name: str, stamp: datetime) -> str:
     cal.add("x-wr-calname", clean(name))
     for event in events:
         cal.add_component(_event(event, stamp))
-    return cal.to_ical(sorted=False).decode()
+    document: bytes = cal.to_ical(sorted=False)
+    return document.decode()

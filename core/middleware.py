@@ -71,7 +71,7 @@ class ReadWholeBody:
             data = environ["wsgi.input"].read(limit + 1)
             if len(data) > limit:
                 return refusal(request, 413, "body", f"the body is over {limit:,} bytes; the limit is {limit:,} bytes")
-            request._stream = io.BytesIO(data)  # type: ignore[attr-defined]
+            request._stream = io.BytesIO(data)
             meta["CONTENT_LENGTH"] = str(len(data))
             return self.get_response(request)
         declared = meta.get("CONTENT_LENGTH") or "0"

@@ -51,7 +51,7 @@ class FleetPage(LimitOffsetPagination):
     def __init__(self, default_limit: int = 100, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         fields: dict[str, Any] = {"limit": (Limit, default_limit), "offset": (Offset, 0)}
-        self.Input = create_model("PageQuery", __base__=Schema, **fields)  # type: ignore[misc,assignment,arg-type]
+        self.Input = create_model("PageQuery", __base__=Schema, **fields)  # type: ignore[arg-type]
 
     def paginate_queryset(self, queryset: Any, pagination: Any, request: HttpRequest, **params: Any) -> Any:
         rows, convert = (queryset.rows, queryset.convert) if isinstance(queryset, Rows) else (queryset, list)

@@ -8,8 +8,6 @@ is answered here with its own status.
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.http import HttpRequest, HttpResponse
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
@@ -36,7 +34,9 @@ api = FleetAPI(
 )
 
 
-def _error(request: HttpRequest, status: int, message: str, errors: list[tuple[str, str]] | None = None) -> Any:
+def _error(
+    request: HttpRequest, status: int, message: str, errors: list[tuple[str, str]] | None = None
+) -> HttpResponse:
     return api.create_response(request, envelope(message, errors or ()), status=status)
 
 

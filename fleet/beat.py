@@ -17,7 +17,7 @@ from django_celery_beat.schedulers import DatabaseScheduler
 from fleet.healthcheck import heartbeat_path
 
 
-class HeartbeatScheduler(DatabaseScheduler):
+class HeartbeatScheduler(DatabaseScheduler):  # type: ignore[misc]  # django-celery-beat ships no types
     def tick(self, *args: Any, **kwargs: Any) -> float:
         interval = super().tick(*args, **kwargs)
         path = heartbeat_path()

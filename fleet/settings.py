@@ -16,10 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+import django_stubs_ext
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from core.config import as_bool, as_list, env
+
+# Django's generic classes (ModelAdmin[Spark], QuerySet[Spark], ...) subscriptable at run time,
+# as the type checker reads them.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("FLEET_VAR_DIR", BASE_DIR / "var"))

@@ -3,9 +3,10 @@ made here is validated and lands in the change log."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib import admin, messages
+from django.db.models import Model
 from django.http import HttpRequest
 
 from core.actor import Actor
@@ -14,8 +15,10 @@ from . import services
 from .errors import InventoryError
 from .models import Cable, CableEnd, CatalogueEntry, Change, Spark, Switch
 
+_Row = TypeVar("_Row", bound=Model)
 
-class ServiceAdmin(admin.ModelAdmin):
+
+class ServiceAdmin(admin.ModelAdmin[_Row]):
     """Saves go through the services; a rule broken shows as an error message."""
 
     def _fields(self, form: Any) -> dict[str, Any]:
@@ -27,7 +30,7 @@ class ServiceAdmin(admin.ModelAdmin):
 
 
 @admin.register(Spark)
-class SparkAdmin(ServiceAdmin):
+class SparkAdmin(ServiceAdmin[Spark]):
     list_display = ("name", "hardware", "ssh_host", "status")
     search_fields = ("name", "ssh_host", "serial")
     list_filter = ("status", "hardware")
@@ -51,7 +54,7 @@ class SparkAdmin(ServiceAdmin):
 
 
 @admin.register(Switch)
-class SwitchAdmin(ServiceAdmin):
+class SwitchAdmin(ServiceAdmin[Switch]):
     list_display = ("name", "hardware")
     fields = ("name", "hardware", "serial")
 
@@ -79,7 +82,7 @@ class SwitchAdmin(ServiceAdmin):
         services.switch_delete(actor=Actor.from_request(request, "admin"), switch=obj)
 
 
-class CableEndInline(admin.TabularInline):
+class CableEndInline(admin.TabularInline[CableEnd, Cable]):
     model = CableEnd
     extra = 0
     can_delete = False
@@ -90,7 +93,7 @@ class CableEndInline(admin.TabularInline):
 
 
 @admin.register(Cable)
-class CableAdmin(ServiceAdmin):
+class CableAdmin(ServiceAdmin[Cable]):
     list_display = ("__str__", "type", "coded_for", "length_m")
     fields = ("type", "label", "length_m", "coded_for")
     inlines = [CableEndInline]
@@ -114,7 +117,7 @@ class CableAdmin(ServiceAdmin):
 
 
 @admin.register(CatalogueEntry)
-class CatalogueAdmin(ServiceAdmin):
+class CatalogueAdmin(ServiceAdmin[CatalogueEntry]):
     list_display = ("slug", "kind", "name", "memory_gb", "port_count", "speed_gbps", "breakout", "price", "currency")
     list_filter = ("kind",)
 
@@ -144,7 +147,7 @@ class CatalogueAdmin(ServiceAdmin):
 
 
 @admin.register(Change)
-class ChangeAdmin(admin.ModelAdmin):
+class ChangeAdmin(admin.ModelAdmin[Change]):
     list_display = ("at", "username", "source", "action", "object_type", "object_name")
     list_filter = ("object_type", "action", "source")
     search_fields = ("object_name", "username")

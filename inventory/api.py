@@ -305,7 +305,7 @@ def sparks_read(request: HttpRequest, name: Name) -> dict[str, Any]:
 
 
 @router.post("/sparks", response={201: SparkOut}, summary="Register a Spark", auth=ADMIN)
-def sparks_create(request: HttpRequest, payload: SparkIn) -> Status:
+def sparks_create(request: HttpRequest, payload: SparkIn) -> Status[dict[str, Any]]:
     spark = services.spark_create(
         actor=actor(request),
         name=payload.name,
@@ -354,7 +354,7 @@ def switches_read(request: HttpRequest, name: Name) -> dict[str, Any]:
 
 
 @router.post("/switches", response={201: SwitchOut}, summary="Register a switch", auth=ADMIN)
-def switches_create(request: HttpRequest, payload: SwitchIn) -> Status:
+def switches_create(request: HttpRequest, payload: SwitchIn) -> Status[dict[str, Any]]:
     w = services.switch_create(
         actor=actor(request), name=payload.name, hardware=payload.hardware, serial=payload.serial
     )
@@ -390,7 +390,7 @@ def cables_read(request: HttpRequest, cable_id: CableId) -> dict[str, Any]:
 
 
 @router.post("/cables", response={201: CableOut}, summary="Register a cable and plug in its ends", auth=ADMIN)
-def cables_create(request: HttpRequest, payload: CableIn) -> Status:
+def cables_create(request: HttpRequest, payload: CableIn) -> Status[dict[str, Any]]:
     c = services.cable_create(
         actor=actor(request),
         type=payload.type,
@@ -431,7 +431,7 @@ def catalogue_read(request: HttpRequest, slug: Slug) -> Any:
 
 
 @router.post("/catalogue", response={201: CatalogueOut}, summary="Add a catalogue entry", auth=ADMIN)
-def catalogue_create(request: HttpRequest, payload: CatalogueIn) -> Status:
+def catalogue_create(request: HttpRequest, payload: CatalogueIn) -> Status[CatalogueEntry]:
     entry = services.catalogue_create(
         actor=actor(request),
         kind=payload.kind,

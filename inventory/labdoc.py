@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover
 Errors = list[tuple[str, str]]
 
 
-class _UniqueKeys(_Loader):  # type: ignore[misc,valid-type]
+class _UniqueKeys(_Loader):
     """The safe loader, refusing a key repeated in one mapping (YAML keeps the
     last one silently: ``sparks:`` twice would import only the second list)."""
 

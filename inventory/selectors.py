@@ -11,7 +11,7 @@ from .errors import NotFound
 from .models import Cable, CableEnd, CatalogueEntry, Change, Port, Spark, Switch
 
 
-def _ends_with_ports() -> Prefetch:
+def _ends_with_ports() -> Prefetch[str]:
     """A cable's ends with their ports and devices joined in. Joined, not
     prefetched: Django prefetches a forward relation of many rows as one
     "id = a OR id = b ..." chain, which SQLite refuses past 1,000 terms
@@ -19,7 +19,7 @@ def _ends_with_ports() -> Prefetch:
     return Prefetch("ends", queryset=CableEnd.objects.select_related("port__spark", "port__switch"))
 
 
-def _ports_prefetch() -> Prefetch:
+def _ports_prefetch() -> Prefetch[str]:
     ends = CableEnd.objects.select_related("cable", "cable__type").prefetch_related(
         Prefetch("cable__ends", queryset=CableEnd.objects.select_related("port__spark", "port__switch"))
     )

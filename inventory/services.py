@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -249,6 +249,9 @@ def catalogue_delete(*, actor: Actor, entry: CatalogueEntry) -> None:
         entry.delete()
 
 
+_Device = TypeVar("_Device", Spark, Switch)
+
+
 def _save_named(device: Spark | Switch) -> None:
     """Save; a name taken meanwhile (the unique constraint) is the user's error, not a crash."""
     try:
@@ -258,7 +261,7 @@ def _save_named(device: Spark | Switch) -> None:
         raise InventoryError(f"the name {device.name!r} is already taken", "name") from exc
 
 
-def _device_create(actor: Actor, device: Any, ports_create: Callable[[Any], None]) -> Any:
+def _device_create(actor: Actor, device: _Device, ports_create: Callable[[_Device], None]) -> _Device:
     """Insert a validated Spark or switch with its ports, and log it, in one transaction."""
     with transaction.atomic():
         _save_named(device)

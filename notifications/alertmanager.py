@@ -48,7 +48,7 @@ def _alternatives(names: Sequence[str]) -> str:
 
 def _routes(
     receiver: str, min_severity: str, groups: Sequence[str], members: Mapping[str, Sequence[str]]
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     severity = SEVERITY_MATCH.get(min_severity)
     base = [severity] if severity else []
     if not groups:

@@ -38,7 +38,8 @@ class Passing(Exception):
 
 
 def _countdown(retries: int) -> float:
-    return min(600.0, conf.retry_base_s() * (2**retries))
+    backoff: float = conf.retry_base_s() * (2**retries)
+    return min(600.0, backoff)
 
 
 def queue(deliveries: list[tuple[int, str]]) -> None:

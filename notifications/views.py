@@ -7,12 +7,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from core.types import AuthedRequest
 from notifications import services
 from notifications.models import Subscription
 
 
 @require_POST
-def subscription_add(request: HttpRequest) -> HttpResponse:
+def subscription_add(request: AuthedRequest) -> HttpResponse:
     raw_group = request.POST.get("group", "").strip()
     email = request.POST.get("email", "").strip()
     user = request.user
@@ -21,7 +22,7 @@ def subscription_add(request: HttpRequest) -> HttpResponse:
     except ValueError:
         messages.error(request, "group: choose a group from the list")
         return redirect("accounts:profile")
-    if email and email != user.email:  # type: ignore[union-attr]
+    if email and email != user.email:
         from django.core.exceptions import ValidationError
         from django.core.validators import validate_email
 
@@ -30,8 +31,8 @@ def subscription_add(request: HttpRequest) -> HttpResponse:
         except ValidationError:
             messages.error(request, "email: not an email address")
             return redirect("accounts:profile")
-        user.email = email  # type: ignore[union-attr]
-        user.save(update_fields=["email"])  # type: ignore[union-attr,call-arg]
+        user.email = email
+        user.save(update_fields=["email"])
     try:
         services.subscription_add(user=user, group_id=group_id, min_severity=request.POST.get("min_severity", ""))
     except ValueError as exc:

@@ -12,7 +12,7 @@ from .models import LlmModel
 from .services import MODEL_FIELDS, OPTIONAL_FIELDS, spec_from_fields
 
 
-class LlmModelForm(forms.ModelForm):
+class LlmModelForm(forms.ModelForm[LlmModel]):
     class Meta:
         model = LlmModel
         fields = (*MODEL_FIELDS, *OPTIONAL_FIELDS, "estimated_fields", "origin", "created_by")
@@ -27,7 +27,7 @@ class LlmModelForm(forms.ModelForm):
 
 
 @admin.register(LlmModel)
-class LlmModelAdmin(admin.ModelAdmin):
+class LlmModelAdmin(admin.ModelAdmin[LlmModel]):
     form = LlmModelForm
     list_display = (
         "slug",

@@ -50,7 +50,7 @@ def _int_field(
 ) -> int | None:
     for key in keys:
         if key in cfg and cfg[key] is not None:
-            value = cfg[key]
+            value: object = cfg[key]
             if isinstance(value, bool) or not isinstance(value, int):
                 errors.append((key, f"expected a whole number, got {value!r}"[:120]))
                 return None

@@ -5,10 +5,10 @@ schedule itself is edited under django-celery-beat's *Periodic tasks*."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from core.actor import Actor
@@ -16,8 +16,10 @@ from telemetry import services
 from telemetry.keys import fingerprint
 from telemetry.models import Alert, NodeAggregate, NodeSample, NodeState
 
+_Row = TypeVar("_Row", bound=Model)
 
-class ReadOnly(admin.ModelAdmin):
+
+class ReadOnly(admin.ModelAdmin[_Row]):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -26,7 +28,7 @@ class ReadOnly(admin.ModelAdmin):
 
 
 @admin.register(NodeSample)
-class NodeSampleAdmin(ReadOnly):
+class NodeSampleAdmin(ReadOnly[NodeSample]):
     list_display = ("spark", "at", "status", "reachable", "mem_used_bytes", "twins_up", "error")
     list_filter = ("status", "reachable")
     search_fields = ("spark__name",)
@@ -35,14 +37,14 @@ class NodeSampleAdmin(ReadOnly):
 
 
 @admin.register(NodeAggregate)
-class NodeAggregateAdmin(ReadOnly):
+class NodeAggregateAdmin(ReadOnly[NodeAggregate]):
     list_display = ("spark", "bucket", "samples", "reachable", "mem_used_avg_bytes", "twins_up_min")
     search_fields = ("spark__name",)
     list_select_related = ("spark",)
 
 
 @admin.register(NodeState)
-class NodeStateAdmin(ReadOnly):
+class NodeStateAdmin(ReadOnly[NodeState]):
     list_display = ("spark", "status", "key_status", "accepted", "presented", "last_poll_at")
     list_filter = ("status", "key_status")
     search_fields = ("spark__name",)
@@ -72,7 +74,7 @@ class NodeStateAdmin(ReadOnly):
 
 
 @admin.register(Alert)
-class AlertAdmin(ReadOnly):
+class AlertAdmin(ReadOnly[Alert]):
     list_display = ("spark", "code", "severity", "started_at", "ended_at", "acknowledged_by_name")
     list_filter = ("code", "severity", ("ended_at", admin.EmptyFieldListFilter))
     search_fields = ("spark__name", "message")

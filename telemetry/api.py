@@ -16,7 +16,8 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.utils import timezone
-from ninja import Query, Router, Schema
+from ninja import Router, Schema
+from ninja.params import functions as param
 
 from core import live
 from core.actor import Actor
@@ -142,8 +143,8 @@ def alert_out(a: Alert) -> dict[str, Any]:
 def spark_telemetry(
     request: HttpRequest,
     name: Name,
-    from_: CleanStr(40) | None = Query(None, alias="from", description="ISO 8601 with time zone"),  # noqa: B008
-    to: CleanStr(40) | None = Query(None, description="ISO 8601 with time zone; default now"),  # noqa: B008
+    from_: CleanStr(40) | None = param.Query(None, alias="from", description="ISO 8601 with time zone"),  # noqa: B008
+    to: CleanStr(40) | None = param.Query(None, description="ISO 8601 with time zone; default now"),  # noqa: B008
 ) -> dict[str, Any]:
     start = parse_time(from_, "from")
     end = parse_time(to, "to")

@@ -31,7 +31,7 @@ def nice_ceiling(value: float) -> float:
     """The next round number at or above ``value`` (1, 2, 2.5, 5 times a power of ten)."""
     if value <= 0:
         return 1.0
-    power = 10 ** math.floor(math.log10(value))
+    power: float = 10 ** math.floor(math.log10(value))
     for step in (1, 2, 2.5, 5, 10):
         if value <= step * power + 1e-9:
             return step * power
@@ -42,7 +42,7 @@ def tick_step(top: float, most: int) -> float:
     """The smallest round step (1, 2, 2.5, 5 times a power of ten) giving at most ``most`` intervals."""
     if top <= 0:
         return 1.0
-    power = 10 ** math.floor(math.log10(top / max(most, 1)))
+    power: float = 10 ** math.floor(math.log10(top / max(most, 1)))
     for mult in (1, 2, 2.5, 5, 10, 20):
         if top / (mult * power) <= most + 1e-9:
             return mult * power

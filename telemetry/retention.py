@@ -75,7 +75,8 @@ def _fold(rows: list[tuple[Any, ...]]) -> dict[str, Any]:
 
 def _merge(old: NodeAggregate, new: dict[str, Any]) -> dict[str, Any]:
     """Combine an existing bucket with newly folded rows, weighted by sample count."""
-    n_old, n_new = old.samples, new["samples"]
+    n_old: int = old.samples
+    n_new: int = new["samples"]
 
     def wavg(a: float | None, b: float | None) -> float | None:
         if a is None or b is None:

@@ -124,7 +124,7 @@ def groups_read(request: HttpRequest, group_id: int) -> dict[str, Any]:
     summary="Split some Sparks of a switched group off as a named sub-group",
     auth=ADMIN,
 )
-def subgroups_create(request: HttpRequest, group_id: int, payload: SubgroupIn) -> Status:
+def subgroups_create(request: HttpRequest, group_id: int, payload: SubgroupIn) -> Status[dict[str, Any]]:
     sub = svc.subgroup_create(
         actor=Actor.from_request(request, "api"),
         parent=svc.live_group(group_id),

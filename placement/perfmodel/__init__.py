@@ -20,6 +20,8 @@ Owns the numbers the planner shows as "predicted". Split by concept:
 Plain data in and out; no Django. See PERFORMANCE_MODEL.md.
 """
 
+from placement.published import PUBLISHED_POINTS
+
 from .calibration import Calibration, LabRun, calibrate
 from .constants import (
     BORROWED,
@@ -37,7 +39,6 @@ from .constants import (
 from .fitted import CONSTANTS_BY_READING, default_constants
 from .fitting import fit
 from .points import (
-    PUBLISHED_POINTS,
     FigureClass,
     PointError,
     aggregate_prediction,

@@ -155,7 +155,8 @@ def _expert_coverage(model: ModelSpec, batch: float, exponent: float = 1.0) -> f
     if not model.is_moe:
         return 1.0
     k_over_e = model.experts_per_token / model.experts
-    return 1.0 - (1.0 - k_over_e) ** (max(batch, 1.0) ** exponent)
+    untouched: float = (1.0 - k_over_e) ** (max(batch, 1.0) ** exponent)
+    return 1.0 - untouched
 
 
 def weights_read_gb(model: ModelSpec, batch: float, exponent: float = 1.0) -> float:
