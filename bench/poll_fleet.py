@@ -12,18 +12,25 @@ by side in the same run:
       discards it, cold and warm (same host key checking, same cipher
       preference, same concurrency).
 
+  (d) software: the product's warm poll in a steady round where the Sparks
+      whose software is due (one in ``--software-every``, default 120: an
+      hour's interval at 30 s polls) get the script with the software sections,
+      beside the plain warm poll; and a warm round where every Spark reads it
+      (a fleet-wide reboot), to see what one software reading costs.
+
 Per mode: wall time, nodes/s, and CPU ms per node in THIS process (plus, for
 (b), the CPU of the ssh children). Storing samples is the Django side's job:
 ``--store-hook module:function`` calls that function on each PollResult as it
 arrives, so the cost of storing can be measured here once it exists.
 
-    .venv/bin/python bench/poll_fleet.py [--nodes 1000] [--concurrency 64] [--repeats 3]
+    .venv/bin/python bench/poll_fleet.py [--nodes 1000] [--concurrency 64] [--repeats 3] [--software-every 120]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import importlib
 import multiprocessing
 import os
@@ -44,9 +51,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import asyncssh  # noqa: E402
 
 from simfleet.simulator import SimFleet, make_nodes  # noqa: E402
+from telemetry.conf import DEFAULT_LAUNCH_IMAGE  # noqa: E402
 from telemetry.parsers import parse_poll_output  # noqa: E402
 from telemetry.poll_script import POLL_SCRIPT  # noqa: E402
 from telemetry.poller import ENCRYPTION_ALGS, ConnectionPool, Target, poll_nodes  # noqa: E402
+from telemetry.software_script import software_poll_script  # noqa: E402
 
 USER = "fleet"
 
@@ -120,12 +129,27 @@ def _load_hook(spec: str | None) -> Callable[[Any], Any] | None:
 
 async def product(
     targets: list[Target], keys: dict[str, str | None], key_path: str, concurrency: int,
-    pool: ConnectionPool | None, hook: Callable[[Any], Any] | None,
+    pool: ConnectionPool | None, hook: Callable[[Any], Any] | None, software_script: str | None = None,
 ) -> int:  # fmt: skip
     results = await poll_nodes(
-        targets, client_keys=[key_path], known_hosts=keys, concurrency=concurrency, pool=pool, on_result=hook
-    )
-    return sum(1 for r in results if r.error == "" and r.sample is not None and not r.sample.errors)
+        targets, client_keys=[key_path], known_hosts=keys, concurrency=concurrency, pool=pool, on_result=hook,
+        software_script=software_script,
+    )  # fmt: skip
+    due = {t.name for t in targets if t.software}
+    return sum(
+        1
+        for r in results
+        if r.error == "" and r.sample is not None and not r.sample.errors
+        and (r.sample.software is not None) == (r.name in due)
+    )  # fmt: skip
+
+
+SOFTWARE_SCRIPT = software_poll_script(images=(DEFAULT_LAUNCH_IMAGE,))
+
+
+def software_due(targets: list[Target], every: int, offset: int) -> list[Target]:
+    """The targets of a steady round: one in ``every`` (a different one each round) reads its software."""
+    return [dataclasses.replace(t, software=(i + offset) % every == 0) for i, t in enumerate(targets)]
 
 
 # --------------------------------------------------------------------------- (b) OpenSSH
@@ -215,7 +239,12 @@ async def bench(args: argparse.Namespace, endpoints: list[tuple[str, str, int, s
         {name: asyncssh.import_known_hosts(f"* {key}\n") for name, key in keys.items()},
         c,
     )
-    runs: dict[str, list[Figure]] = {"a_cold": [], "a_warm": [], "c_cold": [], "c_warm": []}
+    runs: dict[str, list[Figure]] = {
+        "a_cold": [], "a_warm": [], "d_steady": [], "d_all": [], "c_cold": [], "c_warm": [],
+    }  # fmt: skip
+    every = max(1, args.software_every)
+    all_due = [dataclasses.replace(t, software=True) for t in targets]
+    rounds = 0
 
     async def one_round() -> None:
         # Product and floor alternate so that both see the same machine load.
@@ -229,11 +258,25 @@ async def bench(args: argparse.Namespace, endpoints: list[tuple[str, str, int, s
         conns: dict[str, asyncssh.SSHClientConnection] = {}
         await product(targets, keys, key_path, c, pool, None)  # open the pool's connections
         await floor.run(targets, conns)
+        nonlocal rounds
         for _ in range(3):  # warm polls are short: take more of them
             runs["a_warm"].append(
                 await _measure("(a) product, warm", n, lambda: product(targets, keys, key_path, c, pool, hook))
             )
+            steady = software_due(targets, every, rounds)
+            rounds += 1
+            runs["d_steady"].append(
+                await _measure(
+                    f"(d) warm, 1/{every} sw due", n,
+                    lambda steady=steady: product(steady, keys, key_path, c, pool, hook, SOFTWARE_SCRIPT),
+                )
+            )  # fmt: skip
             runs["c_warm"].append(await _measure("(c) floor, warm", n, lambda: floor.run(targets, conns)))
+        runs["d_all"].append(
+            await _measure(
+                "(d) warm, all read sw", n, lambda: product(all_due, keys, key_path, c, pool, hook, SOFTWARE_SCRIPT)
+            )
+        )
         await pool.close()
         for conn in conns.values():
             conn.close()
@@ -256,6 +299,7 @@ async def bench(args: argparse.Namespace, endpoints: list[tuple[str, str, int, s
         "simulator in a separate process"
     )
     print(f"answer size: {len(POLL_SCRIPT)} B script, ~{args.answer_bytes} B output per node")
+    print(f"software poll: {len(SOFTWARE_SCRIPT)} B script, ~{args.software_bytes} B output per node")
     print(f"{'mode':<24}{'wall s':>8}{'nodes/s':>10}{'CPU ms/node':>13}{'ok':>7}")
     for fig in figures.values():
         print(f"{fig.label:<24}{fig.wall_s:>8.2f}{fig.rate:>10.0f}{fig.cpu_ms_per_node:>13.2f}{fig.ok:>7}")
@@ -285,6 +329,20 @@ async def bench(args: argparse.Namespace, endpoints: list[tuple[str, str, int, s
     for kind in ("cold", "warm"):
         met = figures[f"a_{kind}"].wall_s <= 1.3 * figures[f"c_{kind}"].wall_s
         goals.append(f"{kind} within 30% of (c) wall: {'met' if met else 'NOT met'}")
+    warm, steady, all_read = figures["a_warm"], figures["d_steady"], figures["d_all"]
+    print(
+        f"  software, steady round (1/{every} due) vs none: wall {steady.wall_s / warm.wall_s:.2f}x, "
+        f"CPU/node {steady.cpu_ms_per_node / warm.cpu_ms_per_node:.2f}x"
+    )
+    print(
+        f"  software, every Spark reading it vs none: wall {all_read.wall_s / warm.wall_s:.2f}x, "
+        f"CPU/node {all_read.cpu_ms_per_node / warm.cpu_ms_per_node:.2f}x"
+    )
+    spread = statistics.pstdev(f.wall_s for f in runs["a_warm"]) / statistics.mean(f.wall_s for f in runs["a_warm"])
+    met = steady.wall_s <= warm.wall_s * (1 + max(0.05, 2 * spread))
+    goals.append(
+        f"steady round with software not measurably slower (within noise {spread:.0%}): {'met' if met else 'NOT met'}"
+    )
     print("goals: " + "; ".join(goals))
 
 
@@ -294,6 +352,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--skip-ssh", action="store_true", help="leave out (b)")
+    parser.add_argument(
+        "--software-every", type=int, default=120, help="one Spark in N reads its software in a steady round (d)"
+    )
     parser.add_argument("--store-hook", help="module:function called on each PollResult, e.g. a Django store service")
     args = parser.parse_args()
 
@@ -316,6 +377,7 @@ def main() -> None:
                 raise SystemExit("the simulated fleet did not start within 120 s")
             endpoints = ours.recv()
             args.answer_bytes = _answer_size(endpoints, workdir)
+            args.software_bytes = _answer_size(endpoints, workdir, SOFTWARE_SCRIPT)
             asyncio.run(bench(args, endpoints, workdir))
         finally:
             ours.send("stop")
@@ -324,7 +386,7 @@ def main() -> None:
                 server.terminate()
 
 
-def _answer_size(endpoints: list[tuple[str, str, int, str]], workdir: Path) -> int:
+def _answer_size(endpoints: list[tuple[str, str, int, str]], workdir: Path, script: str = POLL_SCRIPT) -> int:
     """Size of one node's answer, fetched once with the product (for the header)."""
     name, host, port, key = endpoints[0]
 
@@ -334,7 +396,7 @@ def _answer_size(endpoints: list[tuple[str, str, int, str]], workdir: Path) -> i
             known_hosts=asyncssh.import_known_hosts(f"* {key}\n"), agent_path=None, config=None,
         )  # fmt: skip
         async with client:
-            result = await client.run(POLL_SCRIPT, encoding=None)
+            result = await client.run(script, encoding=None)
         return len(result.stdout or b"")
 
     return asyncio.run(one())

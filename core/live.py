@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from .health import HealthStatus
 from .hooks import Hook
@@ -83,8 +83,11 @@ class FleetLike(Protocol):
 
 Reader = Callable[[Iterable[str] | None], Mapping[str, SparkStateLike]]
 FleetReader = Callable[[], FleetLike]
+# Spark name -> what it runs (telemetry.software_store.software_out; None: never read)
+SoftwareReader = Callable[[Sequence[str]], Mapping[str, Mapping[str, Any] | None]]
 SPARK_STATES: Hook[Reader] = Hook("core.live.spark_states")
 FLEET_STATE: Hook[FleetReader] = Hook("core.live.fleet_state")
+SPARK_SOFTWARE: Hook[SoftwareReader] = Hook("core.live.spark_software")
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,12 @@ def fleet_state() -> FleetLike:
     """Every cabled link's and live group's state, read once; empty without a reader."""
     reader = FLEET_STATE.first()
     return reader() if reader is not None else _NoFleet()
+
+
+def spark_software(names: Sequence[str]) -> Mapping[str, Mapping[str, Any] | None]:
+    """Each named Spark's software (telemetry's reader), by name; {} without a reader."""
+    reader = SPARK_SOFTWARE.first()
+    return {} if reader is None else reader(list(names))
 
 
 def spark_states(names: Iterable[str] | None = None) -> Mapping[str, SparkStateLike]:

@@ -103,6 +103,12 @@ class SparkOut(Schema):
         "OS reserve); see usable_source"
     )
     usable_source: Literal["measured", "expected"] | None
+    software: dict[str, Any] | None = Field(
+        None,
+        description="what it runs, from its last software reading (None: never read): dgx_os, kernel, driver, "
+        "cuda, connectx_firmware and nccl, each {value, read_at, since}; images {docker, read_at, value: "
+        "[{ref, digest, image_id, nccl, launch, since}], launch}; notes: what could not be read and why",
+    )
 
 
 class SparkIn(Schema):
@@ -229,9 +235,13 @@ def _port_out(port: Any) -> dict[str, Any]:
     }
 
 
-def spark_out(s: Spark, states: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """A Spark as the API shows it, with its one state (read for it alone unless ``states`` has it)."""
+def spark_out(
+    s: Spark, states: Mapping[str, Any] | None = None, software: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """A Spark as the API shows it, with its one state and its software (read
+    for it alone unless ``states``/``software`` have them)."""
     state = (states if states is not None else live.spark_states([s.name])).get(s.name)
+    runs = (software if software is not None else live.spark_software([s.name])).get(s.name)
     return {
         "id": s.pk,
         "name": s.name,
@@ -247,6 +257,7 @@ def spark_out(s: Spark, states: Mapping[str, Any] | None = None) -> dict[str, An
         else {"status": state.health, "alerts": list(state.alerts), "last_seen": state.last_seen, "why": state.why},
         "usable_gb": None if state is None else state.usable_gb,
         "usable_source": None if state is None else state.usable_source,
+        "software": runs,
     }
 
 
@@ -288,8 +299,9 @@ class SparkFilter(FilterSchema):
 
 
 def _sparks_out(page: list[Spark]) -> list[dict[str, Any]]:
-    states = live.spark_states([s.name for s in page])  # the page's Sparks only
-    return [spark_out(s, states) for s in page]
+    names = [s.name for s in page]  # the page's Sparks only
+    states, software = live.spark_states(names), live.spark_software(names)
+    return [spark_out(s, states, software) for s in page]
 
 
 @router.get("/sparks", response=list[SparkOut], summary="List Sparks")

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.utils import timezone
-from ninja import Router, Schema
+from ninja import Field, Router, Schema
 from ninja.params import functions as param
 
 from core import live
@@ -25,7 +25,7 @@ from core.api import ADMIN, BOOK
 from core.errors import BadInput, NotFound
 from core.pages import Rows, paginated
 from core.validation import INT64, CleanStr, Int, datetime_problem
-from telemetry import selectors, services
+from telemetry import selectors, services, software_store
 from telemetry.keys import fingerprint
 from telemetry.models import Alert, NodeAggregate, NodeSample
 
@@ -230,3 +230,57 @@ def hostkey_accept(
     spark = selectors.spark_get(name)
     state = services.host_key_accept(actor=Actor.from_request(request, "api"), spark=spark, key=key or None)
     return {"name": spark.name, "host_key": {"status": state.key_status, "accepted": fingerprint(state.host_key)}}
+
+
+# ---------------------------------------------------------------- software
+
+
+class SoftwareCellOut(Schema):
+    value: str | None
+    odd: bool = Field(description="differs from its group's most common version, or from the lab's pin")
+    target: str | None = Field(description="what it should run, when odd (None for a tie of digests)")
+
+
+class SoftwareRowOut(Schema):
+    name: str
+    group: str
+    read_at: str | None
+    versions: dict[str, SoftwareCellOut] = Field(description='quantity ("driver", "image:<ref>", ...) -> its value')
+    drift: str = Field(description="the software-drift finding's message, '' when it agrees")
+    notes: list[str]
+
+
+class PinsIn(Schema):
+    pins: dict[CleanStr(300), CleanStr(300) | None] = Field(
+        description='quantity -> the version the lab expects ("" or null removes the pin); quantities: dgx_os, '
+        'kernel, driver, cuda, connectx_firmware, nccl, or "image:<ref>" for a launch image\'s digest'
+    )
+
+
+@router.get("/software", response=list[SoftwareRowOut], summary="Each Spark's software, odd ones marked; ?group=")
+def software_list(request: HttpRequest, group: CleanStr(63) = "") -> list[dict[str, Any]]:
+    if group and group not in software_store.group_names():
+        raise NotFound(f"no live group named {group!r}", "group")
+    _, rows = software_store.fleet_rows(group)
+    return [
+        {
+            "name": r.name,
+            "group": r.group,
+            "read_at": r.read_at.isoformat() if r.read_at else None,
+            "versions": {q: {"value": c.value, "odd": c.odd, "target": c.target} for q, c in r.cells.items()},
+            "drift": r.drift,
+            "notes": list(r.notes),
+        }
+        for r in rows
+    ]
+
+
+@router.get("/software/expected", summary="The versions the lab expects (its pins)")
+def software_expected(request: HttpRequest) -> dict[str, Any]:
+    return {"pins": software_store.pins()}
+
+
+@router.post("/software/expected", summary="Pin or unpin expected versions (lab admin)", auth=ADMIN)
+def software_expected_set(request: HttpRequest, payload: PinsIn) -> dict[str, Any]:
+    pins = services.software_pins_set(actor=Actor.from_request(request, "api"), values=payload.pins)
+    return {"pins": pins}

@@ -40,9 +40,12 @@ class TelemetryConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="telemetry-schedule")
-        from core import panels
+        from core import live, panels
         from telemetry import metrics
-        from telemetry.templatetags.telemetry_tags import spark_panel
+        from telemetry.software_store import software_by_name
+        from telemetry.templatetags.telemetry_tags import software_panel, spark_panel
 
+        live.SPARK_SOFTWARE.add(software_by_name)  # the Spark API's ``software``
         metrics.connect_task_signals()
         panels.slot("spark").add(spark_panel)  # the Spark page's health box
+        panels.slot("spark").add(software_panel, order=60)  # and what it runs

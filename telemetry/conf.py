@@ -86,3 +86,24 @@ def ssh_key_path() -> Path:
     """FLEET_SSH_KEY, or var/fleet_ssh_key: where the poller's private key lives."""
     configured = str(setting("FLEET_SSH_KEY", "", str))
     return Path(configured) if configured else Path(settings.VAR_DIR) / "fleet_ssh_key"
+
+
+def software_interval_s() -> int:
+    """How often a Spark's software is read again (FLEET_SOFTWARE_INTERVAL_S,
+    default an hour); a reboot (its uptime going back) makes it due at once."""
+    return max(60, int(setting("FLEET_SOFTWARE_INTERVAL_S", 3600, int)))
+
+
+# The launch image a software reading asks Docker about when FLEET_VLLM_IMAGE
+# is not set: the vLLM launch's default (placement.launch.DEFAULT_VLLM_IMAGE).
+DEFAULT_LAUNCH_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
+
+
+def launch_images() -> tuple[str, ...]:
+    """The images the launchers name (FLEET_VLLM_IMAGE, the vLLM launch's image)."""
+    return (str(setting("FLEET_VLLM_IMAGE", DEFAULT_LAUNCH_IMAGE, str)).strip() or DEFAULT_LAUNCH_IMAGE,)
+
+
+def nccl_home() -> str:
+    """FLEET_NCCL_HOME: the NCCL build the fabric verification and bare-metal launches use."""
+    return str(setting("FLEET_NCCL_HOME", "$HOME/nccl/build", str)).strip() or "$HOME/nccl/build"

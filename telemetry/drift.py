@@ -84,7 +84,7 @@ def differences(
 
     ``pinned``: quantity -> the version the lab expects (images as "image:<ref>")."""
     pinned = pinned or {}
-    quantities = sorted({q for values in members.values() for q in values} | set(pinned), key=_quantity_order)
+    quantities = sorted({q for values in members.values() for q in values} | set(pinned), key=quantity_order)
     out: list[Difference] = []
     for quantity in quantities:
         known = {name: v[quantity] for name, v in sorted(members.items()) if v.get(quantity) is not None}
@@ -103,7 +103,7 @@ def differences(
     return out
 
 
-def _quantity_order(quantity: str) -> tuple[int, str]:
+def quantity_order(quantity: str) -> tuple[int, str]:
     base = "image" if quantity.startswith("image:") else quantity
     return (QUANTITIES.index(base) if base in QUANTITIES else len(QUANTITIES), quantity)
 

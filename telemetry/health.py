@@ -63,6 +63,11 @@ HEALTH_CODES: dict[str, CodeInfo] = {
     "cabling-drift": CodeInfo("warning", "LLDP sees a different neighbour on a port than the inventory says."),
     "stale": CodeInfo("warning", "No sample from this node for three poll intervals."),
     "parse-error": CodeInfo("info", "Part of the node's answer could not be read."),
+    "software-drift": CodeInfo(
+        "warning",
+        "A Spark runs other software than the rest of its group or than the lab expects (DGX OS, kernel, GPU "
+        "driver, CUDA, ConnectX-7 firmware, NCCL or a launch image): a multi-node run may hang or slow down.",
+    ),
 }
 
 

@@ -173,3 +173,56 @@ class Alert(models.Model):
     @property
     def is_open(self) -> bool:
         return self.ended_at is None
+
+
+class SoftwareState(models.Model):
+    """What one Spark runs: its latest software reading (``telemetry.software``)
+    and, per quantity, since when it has run its current value."""
+
+    spark = models.OneToOneField(Spark, on_delete=models.CASCADE, primary_key=True, related_name="software")
+    reading = models.JSONField()  # SoftwareReading.to_dict()
+    read_at = models.DateTimeField()  # the poll that read it
+    boot_at = models.DateTimeField(null=True, blank=True)  # the node's boot as that poll saw it (uptime)
+    # quantity -> its last known value (a value not read this time, Docker refusing, stays known)
+    known = models.JSONField(default=dict)
+    since = models.JSONField(default=dict)  # quantity -> ISO time its current value was first read
+
+    class Meta:
+        ordering = ["spark__name"]
+
+    def __str__(self) -> str:
+        return f"{self.spark_id} software@{self.read_at:%Y-%m-%d %H:%M}"
+
+
+class SoftwareChange(models.Model):
+    """One quantity of one Spark that changed between two readings (kept: the
+    history shows changes, never every reading)."""
+
+    spark = models.ForeignKey(Spark, on_delete=models.CASCADE, related_name="software_changes")
+    at = models.DateTimeField()
+    quantity = models.CharField(max_length=300)  # "driver", "image:nvcr.io/nvidia/vllm:26.05-py3", ...
+    before = models.CharField(max_length=300, blank=True)  # "": not known before (its first reading)
+    after = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["spark", "at"], name="softwarechange_spark_at")]
+
+    def __str__(self) -> str:
+        return f"{self.spark_id} {self.quantity}: {self.before} -> {self.after}"
+
+
+class SoftwarePin(models.Model):
+    """A version the lab expects every Spark to run (optional, set by a lab
+    admin): a Spark that differs gets ``software-drift`` even when its group agrees."""
+
+    quantity = models.CharField(max_length=300, unique=True)
+    value = models.CharField(max_length=300)
+    set_at = models.DateTimeField()
+    set_by_name = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["quantity"]
+
+    def __str__(self) -> str:
+        return f"{self.quantity} = {self.value}"

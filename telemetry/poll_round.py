@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Q
+from django.utils import timezone
 
 from inventory.models import Spark
 from telemetry import conf, metrics
@@ -22,7 +23,9 @@ from telemetry.expectations import expectations_for
 from telemetry.models import NodeState
 from telemetry.poller import Target, poll_nodes_sync, spread_connects
 from telemetry.runtime import poll_pooled
-from telemetry.services import StoreReport, results_store
+from telemetry.services import StoreReport, results_store, software_drift_sync
+from telemetry.software_script import software_poll_script
+from telemetry.software_store import software_due
 
 
 def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str | None], list[str]]:
@@ -30,7 +33,7 @@ def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str |
     sparks = (
         Spark.objects.filter(pk__in=list(spark_ids))
         .filter(Q(telemetry__isnull=True) | ~Q(telemetry__key_status=NodeState.KeyStatus.MISMATCH))
-        .select_related("telemetry")
+        .select_related("telemetry__latest", "software")
         .order_by("name")
     )
     held = list(
@@ -39,9 +42,13 @@ def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str |
         )
     )
     targets, known = [], {}
+    now, every = timezone.now(), conf.software_interval_s()
     for spark in sparks:
-        targets.append(Target(spark.name, spark.ssh_host, spark.ssh_port, spark.ssh_user))
         state = getattr(spark, "telemetry", None)
+        due = software_due(
+            getattr(spark, "software", None), state.latest if state is not None else None, now=now, interval_s=every
+        )
+        targets.append(Target(spark.name, spark.ssh_host, spark.ssh_port, spark.ssh_user, software=due))
         known[spark.name] = (state.host_key or None) if state is not None else None
     return targets, known, held
 
@@ -67,6 +74,7 @@ def poll_and_store(
         connect_timeout=conf.connect_timeout_s(),
         command_timeout=conf.command_timeout_s(),
         max_output_bytes=conf.max_output_bytes(),
+        software_script=software_poll_script(nccl_home=conf.nccl_home(), images=conf.launch_images()),
     )
     began = time.perf_counter()
     if pooled:
@@ -80,6 +88,11 @@ def poll_and_store(
     # SSH time includes waiting for spread connect times on a worker's first round.
     metrics.POLL_PHASE.labels("ssh").observe(fetched - began)
     report = results_store(results=results, expectations=expectations)
+    if report.software_changed:
+        # Its own transaction, after the chunk's: the verdict spans groups other chunks store.
+        drifted = software_drift_sync()
+        report.opened, report.closed = report.opened + drifted.opened, report.closed + drifted.closed
+        report.statuses.update(drifted.statuses)
     metrics.POLL_PHASE.labels("store").observe(time.perf_counter() - fetched)
     return report
 

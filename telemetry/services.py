@@ -22,15 +22,18 @@ from core.actor import Actor
 from core.errors import BadInput
 from core.hooks import Hook
 from inventory.models import Change, Spark
-from telemetry import conf, health
+from telemetry import conf, drift, health, software_store
 from telemetry.expectations import Expectations, expectations_for
 from telemetry.keys import fingerprint
-from telemetry.models import TWIN_FIELDS, Alert, NodeSample, NodeState
+from telemetry.models import TWIN_FIELDS, Alert, NodeSample, NodeState, SoftwarePin
 from telemetry.poller import normalize_key
 from telemetry.sample import PollResult, Sample
+from telemetry.software import SoftwareReading
 
-# Alerts the node rules own; ``mtu-mismatch`` is owned by the link rule.
+# Alerts the node rules own; ``mtu-mismatch`` is owned by the link rule,
+# ``software-drift`` by the drift rule (``software_drift_sync``: a group's verdict).
 LINK_CODES = frozenset({"mtu-mismatch"})
+SOFTWARE_CODES = frozenset({drift.CODE})
 
 # Told, inside the storing transaction, the ids of the alerts just opened and
 # just closed (opened, closed); listeners act on commit (notifications do).
@@ -49,6 +52,8 @@ class StoreReport:
     statuses: dict[str, str] = field(default_factory=dict)
     opened: int = 0
     closed: int = 0
+    software: int = 0  # software readings stored
+    software_changed: bool = False  # a reading differed from the last: judge the drift again
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -57,6 +62,7 @@ class StoreReport:
             "statuses": self.statuses,
             "opened": self.opened,
             "closed": self.closed,
+            "software": self.software,
         }
 
 
@@ -250,6 +256,7 @@ def results_store(
         expectations = expectations or expectations_for(ids)
         rows: list[NodeSample] = []
         node_alerts: dict[int, Sequence[health.Verdict]] = {}
+        readings: list[tuple[int, datetime, float | None, SoftwareReading]] = []
         for result in results:
             spark = sparks[result.name]
             if (spark.pk, result.at) in done:
@@ -271,7 +278,13 @@ def results_store(
             state.last_poll_at = result.at
             if result.sample is not None:
                 state.last_sample_at = result.at
-        _alerts_sync(wanted_by_node=node_alerts, now=now, codes=None, exclude_codes=LINK_CODES, report=report)
+                if result.sample.software is not None:
+                    readings.append((spark.pk, result.at, result.sample.uptime_s, result.sample.software))
+        _alerts_sync(
+            wanted_by_node=node_alerts, now=now, codes=None, exclude_codes=LINK_CODES | SOFTWARE_CODES, report=report
+        )
+        report.software = len(readings)
+        report.software_changed = software_store.readings_store(readings, now=now)
         created = NodeSample.objects.bulk_create(rows, batch_size=500)
         report.stored = len(created)
         for row in created:
@@ -346,6 +359,81 @@ def _links_check(expectations: Expectations, states: dict[int, NodeState], now: 
     owners = {rows[a].spark_id: by_owner.get(a, []) for (a, _), _b in links if a in rows}
     # The first end (in name order) owns a link's alerts.
     _alerts_sync(wanted_by_node=owners, now=now, codes=LINK_CODES, report=report)
+
+
+# ---------------------------------------------------------------- software drift
+
+# One drift judgement at a time: two chunks stored at once must not both open one alert.
+_DRIFT_LOCK = 0x5F1EE7D1
+
+
+def software_drift_sync(*, now: datetime | None = None) -> StoreReport:
+    """Make the open ``software-drift`` alerts exactly the drift rule's verdicts
+    on the latest readings, groups and pins (after a chunk brought a changed
+    reading, on the stale check's round for cabling changes, after a pin edit),
+    and the health of the Sparks whose alert opened or ended with them."""
+    now = now or timezone.now()
+    report = StoreReport()
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_DRIFT_LOCK])
+        verdicts = software_store.drift_verdicts()
+        ids = dict(Spark.objects.filter(name__in=list(verdicts)).values_list("name", "pk"))
+        wanted: dict[int, Sequence[health.Verdict]] = {ids[n]: [v] for n, v in verdicts.items() if n in ids}
+        for spark_id in Alert.objects.filter(code__in=SOFTWARE_CODES, ended_at__isnull=True).values_list(
+            "spark_id", flat=True
+        ):
+            wanted.setdefault(spark_id, [])
+        before = (report.opened, report.closed)
+        _alerts_sync(wanted_by_node=wanted, now=now, codes=SOFTWARE_CODES, report=report)
+        if (report.opened, report.closed) != before:
+            states = list(
+                NodeState.objects.select_for_update(of=("self",))
+                .filter(spark_id__in=list(wanted))
+                .select_related("spark", "latest")
+            )
+            reachable = {st.spark_id: (st.latest.reachable if st.latest else None) for st in states}
+            statuses = _status_from_open([st.spark_id for st in states], reachable)
+            for state in states:
+                state.status = statuses[state.spark_id]
+                report.statuses[state.spark.name] = state.status
+            NodeState.objects.bulk_update(states, ["status"])
+    return report
+
+
+def software_pins_set(*, actor: Actor, values: Mapping[str, Any]) -> dict[str, str]:
+    """Pin (or, with an empty value, unpin) the versions the lab expects, by
+    quantity; bad input names its field and changes nothing. Judges the drift again."""
+    problems = software_store.pin_problems(values)
+    if problems:
+        raise TelemetryError(problems)
+    with transaction.atomic():
+        before = software_store.pins()
+        for quantity, value in values.items():
+            text = (value or "").strip()
+            if text:
+                SoftwarePin.objects.update_or_create(
+                    quantity=quantity,
+                    defaults={"value": text, "set_at": timezone.now(), "set_by_name": actor.username or actor.source},
+                )
+            else:
+                SoftwarePin.objects.filter(quantity=quantity).delete()
+        after = software_store.pins()
+        diff = {
+            q: [before.get(q), after.get(q)] for q in sorted(set(before) | set(after)) if before.get(q) != after.get(q)
+        }
+        if diff:
+            Change.objects.create(
+                user=actor.user if getattr(actor.user, "pk", None) else None,
+                username=actor.username,
+                source=actor.source,
+                action=Change.Action.UPDATE,
+                object_type="software",
+                object_name="expected versions",
+                diff=diff,
+            )
+    software_drift_sync()
+    return after
 
 
 # ---------------------------------------------------------------- stale nodes

@@ -76,7 +76,10 @@ def poll_chunk(ids: list[int], connect_start: float | None = None, slot_s: float
     ignore_result=True,
 )
 def check_stale() -> dict[str, Any]:
-    return services.stale_check().as_dict()
+    report = services.stale_check().as_dict()
+    # Once a round for the whole fleet: groups that changed with the cabling, Sparks retired.
+    report["software_drift"] = services.software_drift_sync().as_dict()
+    return report
 
 
 @shared_task(

@@ -15,6 +15,8 @@ urlpatterns = [
     path("sparks/<str:name>/telemetry/hostkey/accept/", views.hostkey_accept, name="hostkey_accept"),
     path("telemetry/alerts/", views.alerts, name="alerts"),
     path("telemetry/alerts/<int:alert_id>/ack/", views.alert_ack, name="alert_ack"),
+    path("software/", views.software, name="software"),
+    path("software/expected/", views.software_expected, name="software_expected"),
     path("metrics", metrics.metrics, name="metrics"),
     # moved
     path("telemetry/nodes/<str:name>/", moved("telemetry:node")),

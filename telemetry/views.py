@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.decorators import admin_required, booker_required
 from core.actor import Actor
 from core.htmx import partial
-from telemetry import history, selectors, services
+from telemetry import conf, drift, history, selectors, services, software_store
 from telemetry.expectations import expectations_for
 from telemetry.health import HEALTH_CODES
 from telemetry.keys import fingerprint
@@ -143,3 +143,46 @@ def context_for_home() -> dict[str, Any]:
         "total": len(tiles),
         "open_alerts": sum(t.open_alerts for t in tiles),
     }
+
+
+@require_GET
+def software(request: HttpRequest) -> HttpResponse:
+    """The fleet's software: each Spark's versions side by side, the odd ones
+    marked, filterable by group (a plain GET form; htmx swaps the table)."""
+    groups = software_store.group_names()
+    group = request.GET.get("group", "")
+    if group not in groups:
+        group = ""
+    quantities, rows = software_store.fleet_rows(group)
+    return render(
+        request,
+        partial(request, "telemetry/software.html", "table", target="software-table"),
+        {
+            "groups": groups,
+            "group": group,
+            "columns": [(q, drift.label(q)) for q in quantities],
+            "rows": [(r, [(q, r.cells[q]) for q in quantities]) for r in rows],
+            "drifting": sum(1 for r in rows if r.drift),
+            "read": sum(1 for r in rows if r.read_at),
+            "pins": software_store.pins(),
+            "quantities": [(q, drift.LABELS[q]) for q in drift.LABELS],
+            "launch_images": conf.launch_images(),
+            "interval_h": conf.software_interval_s() / 3600,
+        },
+    )
+
+
+@require_POST
+@admin_required
+def software_expected(request: HttpRequest) -> HttpResponse:
+    """Pin (or unpin, empty) the versions the lab expects: the form's fields are the quantities."""
+    fields = [*drift.LABELS, *(f"image:{ref}" for ref in conf.launch_images())]
+    values = {q: request.POST.get(q, "") for q in fields if q in request.POST}
+    try:
+        pins = services.software_pins_set(actor=Actor.from_request(request, "page"), values=values)
+    except services.TelemetryError as exc:
+        messages.error(request, str(exc))
+    else:
+        listed = ", ".join(f"{drift.label(q)} {v}" for q, v in pins.items()) or "none"
+        messages.success(request, f"Expected versions saved: {listed}.")
+    return redirect("telemetry:software")

@@ -61,3 +61,73 @@ def gb(value: Any) -> str:
     if value is None or value == "":
         return "–"
     return f"{int(value) / 1e9:.1f}"
+
+
+@register.filter
+def get_item(mapping: Any, key: str) -> Any:
+    return mapping.get(key) if isinstance(mapping, Mapping) else None
+
+
+@register.filter
+def short_version(value: Any) -> str:
+    """A version as a table shows it: digests cut to sha256: and 12 hex digits."""
+    from telemetry.drift import short
+
+    return short("", None if value is None else str(value))
+
+
+@register.filter
+def image_name(quantity: str) -> str:
+    """image:nvcr.io/nvidia/vllm:26.05-py3 -> vllm:26.05-py3 (the column head; the title has it all)."""
+    return quantity.removeprefix("image:").rsplit("/", 1)[-1]
+
+
+def _at(text: str | None) -> Any:
+    from django.utils.dateparse import parse_datetime
+
+    return parse_datetime(text) if text else None
+
+
+def software_panel(context: Mapping[str, Any], spark: Any) -> str:
+    """The Spark page's software box (core.panels): what it runs and what changed when."""
+    from telemetry import drift, software_store
+    from telemetry.models import Alert, SoftwareState
+
+    state = SoftwareState.objects.filter(spark=spark).first()
+    out = software_store.software_out(state)
+    finding = Alert.objects.filter(spark=spark, code=drift.CODE, ended_at__isnull=True).first()
+    rows = []
+    if out is not None:
+        rows = [(drift.label(q), out[q]["value"], _at(out[q]["since"])) for q in software_store.SCALARS]
+        for image in out["images"]["value"] or ():
+            image["since_at"] = _at(image["since"])
+    changes = [(c, drift.label(c.quantity)) for c in software_store.history(spark, limit=20)]
+    return render_to_string(
+        "telemetry/_spark_software.html",
+        {"spark": spark, "sw": out, "state": state, "rows": rows, "changes": changes, "finding": finding},
+        request=context.get("request"),
+    )
+
+
+def _names_of(target: Any) -> list[str]:
+    """Spark names from a NodeGroup, or a list of names, Sparks or plan nodes."""
+    members = getattr(target, "members", None)
+    if members is not None and hasattr(members, "values_list"):
+        return list(members.values_list("spark__name", flat=True))
+    return [item if isinstance(item, str) else str(getattr(item, "name", "")) for item in target or ()]
+
+
+@register.inclusion_tag("telemetry/_drift_note.html")
+def software_drift_note(target: Any, before: str = "starting") -> dict[str, Any]:
+    """The open ``software-drift`` findings of these Sparks, said before a plan,
+    a launch or a fabric verification starts (one query)."""
+    from telemetry import drift
+    from telemetry.models import Alert
+
+    names = _names_of(target)
+    found = list(
+        Alert.objects.filter(spark__name__in=names, code=drift.CODE, ended_at__isnull=True)
+        .order_by("spark__name")
+        .values_list("spark__name", "message")
+    )
+    return {"found": found, "before": before}

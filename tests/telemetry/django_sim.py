@@ -44,6 +44,12 @@ class BackgroundFleet:
 
         self._run(change())
 
+    def set_software(self, name: str, software: dict[str, str]) -> None:
+        async def change() -> None:
+            self.fleet.set_software(name, software)
+
+        self._run(change())
+
     def current_key(self, name: str) -> str:
         return self.fleet.endpoint(name).host_key
 

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from simfleet.simulator import SimNode, render_poll_output
+from telemetry.drift import spark_verdicts
 from telemetry.health import (
     HEALTH_CODES,
     ExpectedLink,
@@ -236,4 +237,8 @@ def test_every_code_has_an_example():
     ]
     produced = {alert.code for name, obs, kw in observed for alert in evaluate(name, obs, **kw)}
     produced |= set(codes(evaluate_links({"a": sample_of("a", a={"mtu-1500"}), "b": sample_of("b")}, LINKS)))
+    drifted = spark_verdicts(
+        {"g": ["a", "b", "c"]}, {"a": {"driver": "1.0"}, "b": {"driver": "1.0"}, "c": {"driver": "0.9"}}
+    )
+    produced |= {v.code for v in drifted.values()}
     assert produced == set(HEALTH_CODES)

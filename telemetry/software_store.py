@@ -1,0 +1,277 @@
+"""What each Spark runs, stored: its latest software reading, the changes
+between readings (the history keeps changes, never every reading), the
+versions a lab pins, and the ``software-drift`` verdicts they imply.
+
+A Spark's software is due (``software_due``) when it was never read,
+``FLEET_SOFTWARE_INTERVAL_S`` after its last reading, or when it booted since
+(its uptime went back: an update usually ends in a reboot). The drift rule
+itself is pure (``telemetry.drift``); ``drift_verdicts`` feeds it the latest
+readings, the live auto groups (one per cabled component, so each Spark is in
+one) and the pins. ``telemetry.services.software_drift_sync`` stores the
+verdicts as alerts, which carry them to the group pages, the Sparks list, the
+dashboard, notifications and /metrics like every other finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.utils.dateparse import parse_datetime
+
+from inventory.models import NodeGroup, NodeGroupMember, Spark
+from telemetry import drift
+from telemetry.health import Verdict
+from telemetry.models import NodeSample, SoftwareChange, SoftwarePin, SoftwareState
+from telemetry.software import SoftwareReading, clean_version
+
+# A boot this much later than the one the last reading saw is a reboot (uptime is read to the second).
+BOOT_SLACK = timedelta(seconds=90)
+SCALARS: tuple[str, ...] = ("dgx_os", "kernel", "driver", "cuda", "connectx_firmware", "nccl")
+
+
+def boot_of(at: datetime, uptime_s: float | None) -> datetime | None:
+    return at - timedelta(seconds=uptime_s) if uptime_s is not None and uptime_s >= 0 else None
+
+
+def software_due(state: SoftwareState | None, latest: NodeSample | None, *, now: datetime, interval_s: int) -> bool:
+    """Read this Spark's software in this poll?"""
+    if state is None:
+        return True
+    if now - state.read_at >= timedelta(seconds=interval_s):
+        return True
+    booted = boot_of(latest.at, latest.uptime_s) if latest is not None else None
+    return booted is not None and state.boot_at is not None and booted > state.boot_at + BOOT_SLACK
+
+
+# ---------------------------------------------------------------- storing
+
+
+def readings_store(readings: Sequence[tuple[int, datetime, float | None, SoftwareReading]], *, now: datetime) -> bool:
+    """Store (spark id, poll time, uptime, reading) of one poll batch; a change
+    row per quantity whose value differs from the last reading. True when
+    anything changed (a first reading included): the drift must be judged again."""
+    if not readings:
+        return False
+    ids = [spark_id for spark_id, *_ in readings]
+    states = {s.spark_id: s for s in SoftwareState.objects.select_for_update().filter(spark_id__in=ids)}
+    changes: list[SoftwareChange] = []
+    new: list[SoftwareState] = []
+    updated: list[SoftwareState] = []
+    changed = False
+    for spark_id, at, uptime_s, reading in readings:
+        state = states.get(spark_id)
+        read = {q: v for q, v in reading.values().items() if v is not None}
+        if state is None:
+            new.append(
+                SoftwareState(
+                    spark_id=spark_id,
+                    reading=reading.to_dict(),
+                    read_at=at,
+                    boot_at=boot_of(at, uptime_s),
+                    known=read,
+                    since={q: at.isoformat() for q in read},
+                )
+            )
+            changed = True
+            continue
+        if at < state.read_at:
+            continue  # an older poll stored late (a retried chunk)
+        known, since = dict(state.known or {}), dict(state.since or {})
+        # A quantity not read this time (Docker refused, nvidia-smi failing) stays
+        # as last known: unknown is not a change.
+        for quantity, value in sorted(read.items()):
+            if known.get(quantity) == value:
+                continue
+            changes.append(
+                SoftwareChange(
+                    spark_id=spark_id,
+                    at=at,
+                    quantity=quantity[:300],
+                    before=(known.get(quantity) or "")[:300],
+                    after=value[:300],
+                )
+            )
+            known[quantity], since[quantity] = value, at.isoformat()
+            changed = True
+        state.reading, state.read_at, state.boot_at = reading.to_dict(), at, boot_of(at, uptime_s)
+        state.known, state.since = known, since
+        updated.append(state)
+    if new:
+        SoftwareState.objects.bulk_create(new, ignore_conflicts=True)
+    if updated:
+        SoftwareState.objects.bulk_update(updated, ["reading", "read_at", "boot_at", "known", "since"], batch_size=200)
+    if changes:
+        SoftwareChange.objects.bulk_create(changes, batch_size=500)
+    return changed
+
+
+# ---------------------------------------------------------------- the drift rule's inputs
+
+
+def pins() -> dict[str, str]:
+    return dict(SoftwarePin.objects.values_list("quantity", "value"))
+
+
+def group_members() -> dict[str, list[str]]:
+    """Live auto group name -> its Sparks (each Spark in at most one)."""
+    out: dict[str, list[str]] = {}
+    rows = NodeGroupMember.objects.filter(group__auto=True, group__retired_at__isnull=True).values_list(
+        "group__name", "spark__name"
+    )
+    for group, name in rows.order_by("group__name", "spark__name"):
+        out.setdefault(group, []).append(name)
+    return out
+
+
+def latest_values() -> dict[str, dict[str, str | None]]:
+    """Spark name -> quantity -> value, from every active Spark's latest reading."""
+    rows = SoftwareState.objects.filter(spark__status=Spark.Status.ACTIVE).values_list("spark__name", "known")
+    return {name: dict(known or {}) for name, known in rows}
+
+
+def drift_verdicts() -> dict[str, Verdict]:
+    """Spark name -> its ``software-drift`` verdict (absent: it agrees)."""
+    versions = latest_values()
+    if not versions:
+        return {}
+    return drift.spark_verdicts(group_members(), versions, pins())
+
+
+# ---------------------------------------------------------------- reads for the pages and the API
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One quantity of one Spark on the fleet page."""
+
+    value: str | None
+    odd: bool  # differs from its group's target, or from the lab's pin
+    target: str | None  # what it should be, when odd
+
+
+@dataclass(frozen=True)
+class SoftwareRow:
+    name: str
+    group: str
+    read_at: datetime | None
+    cells: dict[str, Cell]
+    notes: tuple[str, ...]
+    drift: str  # the verdict's message, "" when it agrees
+
+
+def _when(text: Any) -> str | None:
+    parsed = parse_datetime(text) if isinstance(text, str) else None
+    return parsed.isoformat() if parsed is not None else None
+
+
+def software_out(state: SoftwareState | None) -> dict[str, Any] | None:
+    """A Spark's software as the API gives it: each quantity with its value,
+    when it was read and since when it runs it; the images with their digests."""
+    if state is None:
+        return None
+    reading = SoftwareReading.from_dict(state.reading)
+    read_at = state.read_at.isoformat()
+    since = state.since or {}
+    out: dict[str, Any] = {
+        q: {"value": getattr(reading, q), "read_at": read_at, "since": _when(since.get(q))} for q in SCALARS
+    }
+    out["nccl"].update(build=reading.nccl_build, release=reading.nccl_release)
+    out["dgx_os"]["installed"] = reading.dgx_os_installed
+    out["images"] = {
+        "docker": reading.docker,
+        "read_at": read_at,
+        "value": None
+        if reading.images is None
+        else [
+            {
+                "ref": i.ref,
+                "digest": i.digest,
+                "image_id": i.image_id,
+                "nccl": i.nccl,
+                "launch": i.ref in reading.launch_images,
+                "since": _when(since.get(f"image:{i.ref}")),
+            }
+            for i in reading.images
+        ],
+        "launch": list(reading.launch_images),
+    }
+    out["notes"] = list(reading.notes)
+    return out
+
+
+def software_by_name(names: Iterable[str]) -> dict[str, dict[str, Any] | None]:
+    """Spark name -> ``software_out`` (None: never read), one query for any number."""
+    wanted = list(names)
+    found = {s.spark.name: s for s in SoftwareState.objects.filter(spark__name__in=wanted).select_related("spark")}
+    return {name: software_out(found.get(name)) for name in wanted}
+
+
+def history(spark: Spark, *, limit: int = 50) -> list[SoftwareChange]:
+    return list(SoftwareChange.objects.filter(spark=spark).order_by("-at", "-id")[:limit])
+
+
+def fleet_rows(group: str = "") -> tuple[list[str], list[SoftwareRow]]:
+    """(quantities shown, one row per Spark) for the fleet's software page;
+    ``group``: only that group's Sparks."""
+    members = group_members()
+    group_of = {n: g for g, names in members.items() for n in names}
+    states = list(SoftwareState.objects.filter(spark__status=Spark.Status.ACTIVE).select_related("spark"))
+    readings = {s.spark.name: SoftwareReading.from_dict(s.reading) for s in states}
+    values: dict[str, dict[str, str | None]] = {s.spark.name: dict(s.known or {}) for s in states}
+    pinned = pins()
+    odd: dict[tuple[str, str], str | None] = {}
+    scopes = [list(m) for m in members.values()] + [[n] for n in values if n not in group_of]
+    for scope in scopes:
+        present = {n: values[n] for n in scope if n in values}
+        if present:
+            for diff in drift.differences(present, pinned):
+                for name in diff.odd_names:
+                    odd[(name, diff.quantity)] = diff.target
+    verdicts = drift.spark_verdicts(members, values, pinned) if values else {}
+    quantities = sorted({q for v in values.values() for q in v}, key=drift.quantity_order)
+    rows = []
+    all_sparks = sorted(Spark.objects.filter(status=Spark.Status.ACTIVE).values_list("name", flat=True))
+    by_name = {s.spark.name: s for s in states}
+    for name in all_sparks:
+        if group and group_of.get(name) != group:
+            continue
+        mine = values.get(name, {})
+        cells = {q: Cell(mine.get(q), (name, q) in odd, odd.get((name, q))) for q in quantities}
+        state = by_name.get(name)
+        rows.append(
+            SoftwareRow(
+                name=name,
+                group=group_of.get(name, ""),
+                read_at=state.read_at if state else None,
+                cells=cells,
+                notes=readings[name].notes if name in readings else (),
+                drift=verdicts[name].message if name in verdicts else "",
+            )
+        )
+    return quantities, rows
+
+
+def group_names() -> list[str]:
+    return list(
+        NodeGroup.objects.filter(auto=True, retired_at__isnull=True).order_by("name").values_list("name", flat=True)
+    )
+
+
+# ---------------------------------------------------------------- pins
+
+
+def pin_problems(values: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(field, problem) for each pin that is not a quantity and a version."""
+    problems: list[tuple[str, str]] = []
+    for quantity, value in values.items():
+        if quantity not in drift.LABELS and not (quantity.startswith("image:") and len(quantity) > len("image:")):
+            problems.append((quantity, f"{quantity!r} is not a software quantity; one of {', '.join(drift.LABELS)}"))
+            continue
+        if value in (None, ""):
+            continue  # an empty value removes the pin
+        if not isinstance(value, str) or clean_version(value) != value.strip():
+            problems.append((quantity, f"{value!r} is not a version (letters, digits and . _ + ~ : - only)"))
+    return problems

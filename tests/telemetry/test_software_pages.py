@@ -1,0 +1,145 @@
+"""What each Spark runs, shown: the Spark API's ``software``, the fleet's software
+page (odd values marked, filtered by group), the Spark page's box and history,
+the expected versions (lab admin only, page and API alike) and the notes the
+plan, launch and fabric pages give before they start."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from inventory.models import Change, NodeGroup, Spark
+from simfleet.software_answers import software_text
+from telemetry.models import Alert, SoftwarePin
+from telemetry.parsers import split_sections
+from telemetry.services import software_drift_sync
+from telemetry.software import parse_software
+from telemetry.software_store import readings_store
+from tests.conftest import ApiClient
+
+VLLM = "nvcr.io/nvidia/vllm:26.05-py3"
+RING = ("ring-1", "ring-2", "ring-3", "ring-4")
+
+
+def _read(versions: dict[str, dict[str, str]], at=None, faults=frozenset()):
+    """Store a software reading per Spark, as a poll with these versions would."""
+    at = at or timezone.now()
+    ids = dict(Spark.objects.values_list("name", "pk"))
+    readings = [
+        (ids[name], at, 3600.0, parse_software(split_sections(software_text(sw, faults, [VLLM]))))
+        for name, sw in versions.items()
+    ]
+    readings_store(readings, now=at)
+    return software_drift_sync()
+
+
+@pytest.fixture
+def ring(import_lab):
+    import_lab("ring4.yaml")
+    start = timezone.now() - timedelta(hours=3)
+    _read({n: {} for n in RING}, at=start)
+    # ring-4 took an older driver and its own image build since
+    _read({"ring-4": {"driver": "580.82.09", "image_digest": "sha256:" + "ab" * 32}}, at=start + timedelta(hours=1))
+    return NodeGroup.objects.get(auto=True, members__spark__name="ring-1")
+
+
+@pytest.mark.django_db
+def test_the_api_carries_each_sparks_software_with_when_it_was_read(ring, api_viewer):
+    body = api_viewer.get("/api/sparks/ring-4").json()
+    sw = body["software"]
+    assert set(sw) >= {"dgx_os", "kernel", "driver", "cuda", "connectx_firmware", "nccl", "images"}
+    assert sw["driver"]["value"] == "580.82.09" and sw["driver"]["read_at"] and sw["driver"]["since"]
+    assert sw["driver"]["since"] > sw["kernel"]["since"]  # the driver changed an hour after the first reading
+    (image,) = [i for i in sw["images"]["value"] if i["launch"]]
+    assert image["ref"] == VLLM and image["digest"] == "sha256:" + "ab" * 32 and image["nccl"] == "2.27.7"
+    listed = {s["name"]: s["software"] for s in api_viewer.get("/api/sparks").json()["items"]}
+    assert listed["ring-1"]["driver"]["value"] == "580.95.05"
+
+    rows = {r["name"]: r for r in api_viewer.get(f"/api/software?group={ring.name}").json()}
+    assert set(rows) == set(RING)
+    assert rows["ring-4"]["versions"]["driver"] == {"value": "580.82.09", "odd": True, "target": "580.95.05"}
+    assert rows["ring-1"]["versions"]["driver"]["odd"] is False and rows["ring-1"]["drift"] == ""
+    assert "update ring-4's driver to 580.95.05, as on ring-1 to ring-3" in rows["ring-4"]["drift"]
+    missing = api_viewer.get("/api/software?group=nope")
+    assert missing.status_code == 404 and missing.json()["errors"][0]["path"] == "group"
+
+
+@pytest.mark.django_db
+def test_the_finding_reaches_alerts_the_group_page_and_metrics(ring, admin_client, settings):
+    (alert,) = Alert.objects.filter(code="software-drift", ended_at=None)
+    assert alert.spark.name == "ring-4" and alert.severity == "warning"
+    page = admin_client.get(f"/groups/{ring.pk}/").content.decode()
+    assert "software-drift" in page and "GPU driver 580.82.09 (580.95.05 on ring-1 to ring-3)" in page
+    settings.FLEET_METRICS_TOKEN = ""
+    metrics = admin_client.get("/metrics").content.decode()
+    assert 'fleet_alerts_open{code="software-drift",severity="warning"} 1.0' in metrics
+    # the same reading again changes nothing; the fix closes it
+    assert _read({"ring-4": {"driver": "580.82.09", "image_digest": "sha256:" + "ab" * 32}}).opened == 0
+    assert _read({"ring-4": {}}).closed == 1
+    assert not Alert.objects.filter(code="software-drift", ended_at=None).exists()
+
+
+@pytest.mark.django_db
+def test_the_fleet_page_marks_the_odd_ones_and_filters_by_group(ring, import_lab, client, admin_user):
+    import_lab("pair.yaml")
+    client.force_login(admin_user)
+    page = client.get("/software/").content.decode()
+    assert 'href="/software/"' in page and 'id="sw-ring-4"' in page and 'class="sw-drift"' in page
+    assert 'nowrap sw-odd">580.82.09<span class="sw-want">≠ 580.95.05</span>' in page
+    assert "1 Spark runs other software than its group or the lab expects" in page
+    only = client.get(f"/software/?group={ring.name}").content.decode()
+    pair = Spark.objects.exclude(name__in=RING).values_list("name", flat=True)[0]
+    assert f'id="sw-{pair}"' in page and f'id="sw-{pair}"' not in only
+    partial = client.get(
+        f"/software/?group={ring.name}", headers={"HX-Request": "true", "HX-Target": "software-table"}
+    ).content.decode()
+    assert partial.lstrip().startswith('<div id="software-table">') and f'id="sw-{pair}"' not in partial
+    spark_page = client.get("/sparks/ring-4/").content.decode()
+    assert 'id="spark-software"' in spark_page and "GPU driver 580.95.05 → 580.82.09" in spark_page
+    assert 'id="spark-software-drift"' in spark_page
+
+
+@pytest.mark.django_db
+def test_expected_versions_are_a_lab_admins_in_page_and_api(ring, client, viewer_user, admin_user):
+    viewer, admin = ApiClient(viewer_user), ApiClient(admin_user)
+    assert viewer.post("/api/software/expected", {"pins": {"driver": "580.126.09"}}).status_code == 403
+    nocsrf = ApiClient(admin_user, session=True, csrf=False)
+    assert nocsrf.post("/api/software/expected", {"pins": {"driver": "580.126.09"}}).status_code == 403
+    bad = admin.post("/api/software/expected", {"pins": {"driver": "580.126.09", "bios": "1"}})
+    assert bad.status_code == 400 and bad.json()["errors"][0]["path"] == "bios"
+    bad = admin.post("/api/software/expected", {"pins": {"kernel": "6.17; reboot"}})
+    assert bad.status_code == 400 and bad.json()["errors"][0]["path"] == "kernel"
+    assert not SoftwarePin.objects.exists()
+    ok = ApiClient(admin_user, session=True).post("/api/software/expected", {"pins": {"kernel": "6.17.0-1026-nvidia"}})
+    assert ok.status_code == 200 and ok.json() == {"pins": {"kernel": "6.17.0-1026-nvidia"}}
+    assert admin.get("/api/software/expected").json() == {"pins": {"kernel": "6.17.0-1026-nvidia"}}
+    assert Change.objects.filter(object_type="software").count() == 1
+
+    client.force_login(viewer_user)
+    assert client.post("/software/expected/", {"driver": "580.126.09"}).status_code == 403
+    assert 'action="/software/expected/"' not in client.get("/software/").content.decode()
+    client.force_login(admin_user)
+    answer = client.post("/software/expected/", {"driver": "580.126.09", "kernel": "6.17.0-1026-nvidia"})
+    assert answer.status_code == 302
+    drift = dict(Alert.objects.filter(code="software-drift", ended_at=None).values_list("spark__name", "message"))
+    assert set(drift) == set(RING)  # every Spark differs from the pinned driver, the whole ring agreeing or not
+    assert "GPU driver 580.95.05 (the lab expects 580.126.09)" in drift["ring-1"]
+    page = client.get("/software/").content.decode()
+    assert 'value="580.126.09"' in page and "4 Sparks run other software than their group" in page
+
+
+@pytest.mark.django_db
+def test_plans_launches_and_verifications_say_so_before_they_start(ring, admin_client):
+    from django.template import Context, Template
+
+    note = Template('{% load telemetry_tags %}{% software_drift_note target "launching" %}')
+    text = note.render(Context({"target": list(RING)}))
+    assert "Software drift: ring-4 runs other software than the rest. Fix it before launching" in text
+    assert "update ring-4&#x27;s driver to 580.95.05" in text
+    assert note.render(Context({"target": ["ring-1"]})).strip() == ""
+    fabric = admin_client.get(f"/groups/{ring.pk}/").content.decode()
+    assert "Fix it before verifying the fabric" in fabric
+    plans = admin_client.get(f"/plans/?group={ring.pk}").content.decode()
+    assert "Fix it before running a model across them" in plans
