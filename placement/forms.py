@@ -104,7 +104,7 @@ class VariantForm(EdgeChecked, forms.Form):
         label="Hugging Face repository",
         max_length=200,
         required=False,
-        help_text="safetensors formats: e.g. nvidia/Llama-3.3-70B-Instruct-FP4",
+        help_text="safetensors formats: e.g. nvidia/Llama-3.3-70B-Instruct-NVFP4",
     )
     gguf_repo = forms.CharField(
         label="GGUF repository",

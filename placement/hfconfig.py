@@ -38,6 +38,7 @@ import re
 from typing import Any
 
 from placement.model_catalogue import QUANT_BYTES, ModelSpec
+from placement.quants import canonical_quantization
 
 Errors = list[tuple[str, str]]
 
@@ -305,6 +306,7 @@ def parse_hf_config(
     cfg = _text_config(data)
     if "num_hidden_layers" not in cfg and "hidden_size" not in cfg:
         return [("config", "not a model config.json: no num_hidden_layers or hidden_size")]
+    quantization = canonical_quantization(quantization)
     if quantization not in QUANT_BYTES:
         return [("quantization", f"unknown; one of {', '.join(sorted(QUANT_BYTES))}")]
 

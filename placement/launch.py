@@ -12,8 +12,18 @@ Spark, and vLLM's ``run_cluster.sh``.
   (``LaunchSettings.mgmt_iface``, ``enP7s7`` by default) and its address.
   NCCL finds the RoCE data path itself.
 - BOTH RoCE twins of every cabled port in NCCL_IB_HCA (one twin alone tops out
-  near 100 Gb/s), and MTU 9000 on the cabled twins, checked by the script
-  before anything starts.
+  near 100 Gb/s). MTU 9000 on the cabled twins is advice, not a precondition
+  (NVIDIA's playbooks never set it): the script warns before anything starts
+  when a twin is below it, and on a switch names the switch-side setting.
+- Rings: NVIDIA's cluster set-up script refuses rings of four or more and
+  builds a ring-capable NCCL for three (zyang-dev/nccl, branch
+  dgxspark-3node-ring); a ring launch names that build and an image that
+  carries one (``RING_NCCL``), since NGC images as shipped may fail at NCCL
+  set-up on a ring.
+- vLLM gets ``--gpu-memory-utilization`` from the plan's memory budget
+  (``plan_memory.gpu_memory_utilization``), not its 0.9 default.
+- HF_TOKEN is passed from the node's environment when set (``-e HF_TOKEN``
+  into containers; processes inherit it): never written into a script.
 - NCCL_IB_SUBNET_AWARE_ROUTING=1 on every multi-node group (NVIDIA's cluster
   set-up script sets it on all topologies); rings and chains add
   NCCL_NET_PLUGIN=none and NCCL_IB_MERGE_NICS=0.
@@ -43,7 +53,8 @@ from dataclasses import dataclass, field
 
 from placement.model_catalogue import ModelSpec
 from placement.perfmodel import split_streams
-from placement.planner import GroupSpec, NodeSpec, Plan
+from placement.plan_memory import gpu_memory_utilization
+from placement.planner import NVIDIA_SETUP_MAX_RING, RING_IMAGE, RING_NCCL, GroupSpec, NodeSpec, Plan
 from placement.quants import engine_reference
 
 # The container recipe first: it is the default vLLM launcher.
@@ -66,6 +77,11 @@ SGLANG_DIST_PORT = 20000  # SGLang --dist-init-addr port (its docs' example)
 RPC_PORT = 50052  # llama.cpp rpc-server default
 LLAMA_SERVER_PORT = 8080  # llama-server default
 CLUSTER_MTU = 9000
+# What a switch must be told for jumbo frames to cross it (docs/launch-and-fabric.md).
+SWITCH_MTU_SETTING = (
+    "raise the MTU of every Spark-facing switch port to 9000 or more "
+    "(MikroTik RouterOS: the port's mtu and l2mtu; most switches: the port's jumbo-frame MTU, often 9216)"
+)
 # The API has to be reachable from users' machines (management network), so
 # the default binds every interface; pass serve_host to bind one address.
 DEFAULT_SERVE_HOST = "0.0.0.0"  # noqa: S104
@@ -110,6 +126,9 @@ class LaunchSettings:
     vllm_image: str = DEFAULT_VLLM_IMAGE
     run_cluster: str = "$HOME/run_cluster.sh"
     hf_cache: str = "$HOME/.cache/huggingface"
+    # unified memory the OS keeps (FLEET_OS_RESERVE_GB): a node's total is
+    # the plan's usable memory plus this, which vLLM's utilization counts against
+    os_reserve_gb: float = 4.0
 
 
 def _q(value: object) -> str:
@@ -126,6 +145,12 @@ def _path(value: str) -> str:
 def _c(value: object) -> str:
     """Text for a comment line: a newline there would end the comment and run the rest."""
     return "".join(ch if ch.isprintable() else "?" for ch in str(value))
+
+
+def _dq(text: str) -> str:
+    """Text in double quotes with $dev-style variables left to the shell:
+    only for the script's own messages, never for user text."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"'
 
 
 def _unprintable(value: object) -> bool:
@@ -329,16 +354,26 @@ def cluster_env(
     return env
 
 
+def mtu_advice(kind: str) -> str:
+    """What the MTU warning tells the user to do, for this group kind."""
+    advice = f"apply this node's netplan file (MTU {CLUSTER_MTU}) for full bandwidth"
+    if kind == "switched":
+        advice += f"; on the switch, {SWITCH_MTU_SETTING}"
+    return advice
+
+
 def preflight(node: NodeSpec, group: GroupSpec, settings: LaunchSettings) -> list[str]:
-    """Shell lines that stop the script when the node is not set up as the
-    commands assume: MTU 9000 on every cabled twin, the bootstrap interface present."""
+    """Shell lines run before anything starts: a warning (not a stop) for a
+    cabled twin below MTU 9000, naming the switch-side setting on a switch;
+    a stop when the bootstrap interface is missing."""
     twins = " ".join(_q(name) for name in cluster_twins(node))
     iface, _ = bootstrap(node, group.kind, settings)
+    warning = f"warning: MTU of $dev is $mtu, not {CLUSTER_MTU}: {mtu_advice(group.kind)}; starting anyway"
     return [
         f"for dev in {twins}; do",
-        '  mtu=$(cat "/sys/class/net/$dev/mtu" 2>/dev/null || echo missing)',
-        f'  if [ "$mtu" != {CLUSTER_MTU} ]; then',
-        f'    echo "MTU of $dev is $mtu, not {CLUSTER_MTU}: apply this node\'s netplan file first" >&2; exit 1',
+        '  mtu=$(cat "/sys/class/net/$dev/mtu" 2>/dev/null || echo 0)',
+        f'  if [ "$mtu" -lt {CLUSTER_MTU} ] 2>/dev/null; then',
+        f"    echo {_dq(warning)} >&2",
         "  fi",
         "done",
         f"if [ ! -e /sys/class/net/{_q(iface)} ]; then",
@@ -347,7 +382,15 @@ def preflight(node: NodeSpec, group: GroupSpec, settings: LaunchSettings) -> lis
     ]
 
 
-def _vllm_args(plan: Plan, model: ModelSpec, ref: str, per_instance: int, host: str) -> list[str]:
+def vllm_memory_utilization(plan: Plan, settings: LaunchSettings) -> float:
+    """The plan's ``--gpu-memory-utilization``: what its memory budget needs
+    on the node that limits it, as a share of that node's whole memory."""
+    budget = plan.memory_per_node_gb
+    return gpu_memory_utilization(budget, budget.usable + settings.os_reserve_gb)
+
+
+def _vllm_args(ctx: _Instance) -> list[str]:
+    plan, model, ref = ctx.plan, ctx.model, ctx.ref
     args = [
         "vllm",
         "serve",
@@ -365,9 +408,11 @@ def _vllm_args(plan: Plan, model: ModelSpec, ref: str, per_instance: int, host: 
         "--max-model-len",
         str(plan.context_tokens),
         "--max-num-seqs",
-        str(per_instance),
+        str(ctx.per_instance),
+        "--gpu-memory-utilization",
+        f"{ctx.utilization:.2f}",
         "--host",
-        _q(host),
+        _q(ctx.host),
         "--port",
         str(SERVE_PORT),
     ]
@@ -403,6 +448,17 @@ def _sglang_args(plan: Plan, model: ModelSpec, ref: str, per_instance: int, host
     return args
 
 
+def ring_notes(size: int) -> list[str]:
+    """What a ring launch of ``size`` nodes needs, as comment lines."""
+    lines = [f"# ring of {size}: needs {RING_NCCL}", f"# and {RING_IMAGE}"]
+    if size > NVIDIA_SETUP_MAX_RING:
+        lines.append(
+            f"# NVIDIA's cluster set-up script refuses rings of {NVIDIA_SETUP_MAX_RING + 1} or more: "
+            "address the ring with this lab's netplan files instead"
+        )
+    return lines
+
+
 def _header(
     plan: Plan,
     model: ModelSpec,
@@ -430,6 +486,13 @@ def _header(
         lines.append(f"# bootstrap on {_c(iface)}: {why}; NCCL finds the RoCE data path itself")
     if plan.replicas > 1:
         lines.append("# independent copies: put a load balancer in front of the instances' heads")
+    if size > 1 and group.kind in RING_KINDS:
+        lines += ring_notes(size)
+    lines += [
+        "# gated models: HF_TOKEN is read from this node's environment when set (export it first);",
+        "# it is never written into this script",
+        'if [ -z "${HF_TOKEN:-}" ]; then echo "note: HF_TOKEN is not set: gated models will not download" >&2; fi',
+    ]
     if plan.exchange_path == "switched-rocenante":
         lines.append(
             "# collective backend: RoCEnante expected; it falls back to NCCL if its self-test "
@@ -491,6 +554,10 @@ class _Instance:
         return self.weights.ref
 
     @property
+    def utilization(self) -> float:
+        return vllm_memory_utilization(self.plan, self.settings)
+
+    @property
     def head(self) -> NodeSpec:
         return self.nodes[0]
 
@@ -515,21 +582,19 @@ def _node_commands(engine: str, ctx: _Instance, node: NodeSpec, rank: int) -> li
     plan, model, ref = ctx.plan, ctx.model, ctx.ref
     if engine == "vllm-ray":
         if not ctx.multi:
-            return [" ".join(_vllm_args(plan, model, ref, ctx.per_instance, ctx.host))]
+            return [" ".join(_vllm_args(ctx))]
         if rank == 0:
             return _exports(env) + [
                 f"ray start --head --node-ip-address={_q(ctx.address(node))} --port={RAY_PORT}",
                 *_wait_for_ray(len(ctx.nodes), "ray status"),
-                " ".join(
-                    _vllm_args(plan, model, ref, ctx.per_instance, ctx.host) + ["--distributed-executor-backend", "ray"]
-                ),
+                " ".join(_vllm_args(ctx) + ["--distributed-executor-backend", "ray"]),
             ]
         return _exports(env) + [
             f"ray start --block --address={_q(f'{ctx.address(ctx.head)}:{RAY_PORT}')} "
             f"--node-ip-address={_q(ctx.address(node))}"
         ]
     if engine == "vllm":
-        args = _vllm_args(plan, model, ref, ctx.per_instance, ctx.host)
+        args = _vllm_args(ctx)
         if ctx.multi:
             args += [
                 "--nnodes",
@@ -577,11 +642,11 @@ def _vllm_container(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
     its container. Docker's -e carries the environment into the container."""
     s = ctx.settings
     image = _q(s.vllm_image)
-    serve = " ".join(_vllm_args(ctx.plan, ctx.model, ctx.ref, ctx.per_instance, ctx.host))
+    serve = " ".join(_vllm_args(ctx))
     if not ctx.multi:
         return [
-            f"docker run --rm --gpus all --network host --ipc host -v {_path(s.hf_cache)}:/root/.cache/huggingface "
-            f"{image} {serve}"
+            f"docker run --rm --gpus all --network host --ipc host -e HF_TOKEN "
+            f"-v {_path(s.hf_cache)}:/root/.cache/huggingface {image} {serve}"
         ]
     env = cluster_env(node, ctx.head, ctx.group, s, vllm=True)
     fetch = [
@@ -594,8 +659,9 @@ def _vllm_container(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
         f"mkdir -p {_path(s.hf_cache)}",
     ]
     role = "--head" if rank == 0 else "--worker"
+    # -e HF_TOKEN (no value): docker passes the node's own, when set
     start = f'bash "$RUN_CLUSTER" {image} {_q(ctx.address(ctx.head))} {role} {_path(s.hf_cache)} ' + " ".join(
-        f"-e {_q(f'{var}={value}')}" for var, value in env
+        ["-e HF_TOKEN", *(f"-e {_q(f'{var}={value}')}" for var, value in env)]
     )
     if rank > 0:
         return [*fetch, "# keeps running: run it in tmux or screen (run_cluster.sh stops its container on exit)", start]

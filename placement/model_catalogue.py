@@ -269,10 +269,10 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         quantization="nvfp4",
         weights_gb=None,
         max_context=131_072,
-        hf_repo="nvidia/Llama-3.3-70B-Instruct-FP4",
+        hf_repo="nvidia/Llama-3.3-70B-Instruct-NVFP4",
         notes="Public Llama 3.3 70B config; NVFP4 weights (~4 tok/s decode on one node, docs/figures.md).",
         variants=(
-            ModelVariant("nvfp4", hf_repo="nvidia/Llama-3.3-70B-Instruct-FP4"),
+            ModelVariant("nvfp4", hf_repo="nvidia/Llama-3.3-70B-Instruct-NVFP4"),
             ModelVariant("fp8", hf_repo="nvidia/Llama-3.3-70B-Instruct-FP8"),
             ModelVariant(
                 "Q4_K_M",
@@ -342,7 +342,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         variants=(
             ModelVariant("bf16", hf_repo="meta-llama/Llama-3.1-8B-Instruct"),
             ModelVariant("fp8", hf_repo="nvidia/Llama-3.1-8B-Instruct-FP8"),
-            ModelVariant("nvfp4", hf_repo="nvidia/Llama-3.1-8B-Instruct-FP4"),
+            ModelVariant("nvfp4", hf_repo="nvidia/Llama-3.1-8B-Instruct-NVFP4"),
             ModelVariant(
                 "Q4_K_M",
                 round(4.58 * 1.073741824, 2),

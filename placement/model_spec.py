@@ -19,7 +19,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-from placement.quants import QUANT_FORMATS, ModelVariant
+from placement.quants import QUANT_FORMATS, ModelVariant, canonical_quantization
 
 # Bytes per weight of every format, scales included (``placement.quants``
 # says where each figure comes from). Real checkpoints keep embeddings, norms
@@ -256,7 +256,9 @@ class ModelSpec:
         return (default, *(v for v in self.variants if v.quantization != default.quantization))
 
     def variant(self, quantization: str) -> ModelVariant | None:
-        return next((v for v in self.all_variants() if v.quantization == quantization), None)
+        """The variant of that format, its name matched whatever its case."""
+        wanted = canonical_quantization(quantization)
+        return next((v for v in self.all_variants() if v.quantization == wanted), None)
 
     def with_variant(self, variant: ModelVariant) -> ModelSpec:
         """This model as the given variant: its format and its size."""

@@ -63,7 +63,11 @@ __all__ = [
     "BACKEND_HINTS",
     "GROUP_KINDS",
     "MORE_NODES_MARGIN",
+    "NVIDIA_SETUP_MAX_RING",
+    "RING_IMAGE",
+    "RING_NCCL",
     "recommend",
+    "ring_launch_note",
     "with_range",
     "ACTIVATION_CHUNK_TOKENS",
     "ACTIVATION_VALUES_PER_HIDDEN",
@@ -82,6 +86,32 @@ __all__ = [
 
 
 # --- enumeration ----------------------------------------------------------------
+
+
+# A ring's NCCL: NVIDIA's cluster set-up script (dgx-spark-playbooks,
+# multi-sparks-through-switch/assets/spark_cluster_setup) builds this branch
+# for a three-node ring and refuses rings of four or more; the community
+# image eugr/spark-vllm-docker builds its NCCL with the ring support in.
+RING_NCCL = (
+    "an NCCL build that runs on a ring (NVIDIA's cluster set-up script builds zyang-dev/nccl "
+    "branch dgxspark-3node-ring for three nodes)"
+)
+RING_IMAGE = (
+    "an engine image built with it, e.g. eugr/spark-vllm-docker's (FLEET_VLLM_IMAGE): "
+    "the NGC image as shipped may fail at NCCL set-up on a ring"
+)
+NVIDIA_SETUP_MAX_RING = 3
+
+
+def ring_launch_note(size: int) -> str:
+    """What a ring's multi-node launch needs: the NCCL build and the image."""
+    note = f"A ring launch needs {RING_NCCL}, and {RING_IMAGE}."
+    if size > NVIDIA_SETUP_MAX_RING:
+        note += (
+            f" NVIDIA's cluster set-up script refuses rings of {NVIDIA_SETUP_MAX_RING + 1} or more "
+            "(NVIDIA's own tests ran rings of 4 and 8): address the ring with this lab's netplan files."
+        )
+    return note
 
 
 def _divisors(n: int) -> list[int]:
@@ -179,6 +209,8 @@ def _shapes(group: GroupSpec, model: ModelSpec, engine: str, notes: list[str]) -
             f"A {group.kind} runs one model instance over all its nodes, or independent one-node "
             "copies (they need no link); it cannot host multi-node copies on sub-rings."
         )
+    if group.kind == "ring" and multi_sizes and engine != "llama.cpp":
+        notes.append(ring_launch_note(len(nodes)))
 
     shapes: list[_Shape] = []
     singles = _by_memory(nodes)

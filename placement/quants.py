@@ -99,6 +99,17 @@ QUANT_FORMATS: dict[str, QuantFormat] = {
 
 SAFETENSORS_FORMATS = tuple(k for k, f in QUANT_FORMATS.items() if f.container == SAFETENSORS)
 GGUF_FORMATS = tuple(k for k, f in QUANT_FORMATS.items() if f.container == GGUF)
+_BY_FOLDED = {k.casefold(): k for k in QUANT_FORMATS}
+
+
+def canonical_quantization(name: str) -> str:
+    """A format's name as the catalogue spells it, whatever the case it was
+    given in (GGUF file names say ``q4_k_m``, llama.cpp's tables ``Q4_K_M``;
+    ``NVFP4`` is ``nvfp4``); surrounding blanks dropped. A name that is no
+    known format comes back stripped, for the caller's check to refuse."""
+    text = name.strip() if isinstance(name, str) else name
+    return _BY_FOLDED.get(text.casefold(), text) if isinstance(text, str) else text
+
 
 _REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 _GGUF_FILE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,254}\.gguf$")

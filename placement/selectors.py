@@ -192,13 +192,15 @@ def _measured_busbw(row: NodeGroup | None) -> float | None:
 def launch_settings_for(planned: PlannedGroup) -> LaunchSettings:
     """The lab's launch settings for a group: the management interface
     (FLEET_MGMT_IFACE, all nodes the same), each node's management address
-    (its SSH host when that is a usable IP), the vLLM image (FLEET_VLLM_IMAGE)."""
+    (its SSH host when that is a usable IP), the vLLM image (FLEET_VLLM_IMAGE)
+    and the memory the OS keeps (FLEET_OS_RESERVE_GB)."""
     names = [n.name for n in planned.spec.nodes]
     hosts = Spark.objects.filter(name__in=names).values_list("name", "ssh_host")
     return LaunchSettings(
         mgmt_iface=setting("FLEET_MGMT_IFACE", DEFAULT_MGMT_IFACE, str),
         mgmt_ips={name: ip for name, host in hosts if (ip := usable_mgmt_ip(host))},
         vllm_image=setting("FLEET_VLLM_IMAGE", DEFAULT_VLLM_IMAGE, str),
+        os_reserve_gb=float(settings.FLEET_OS_RESERVE_GB),
     )
 
 

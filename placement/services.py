@@ -22,7 +22,7 @@ from .errors import PlacementError
 from .hfconfig import parse_hf_config
 from .model_catalogue import ModelSpec
 from .models import LlmModel, LlmVariant, SavedPlan
-from .quants import ModelVariant
+from .quants import ModelVariant, canonical_quantization
 
 # Derived from the one definition of a model's figures (ModelSpec): the fields
 # every model gives, then those with a default.
@@ -61,6 +61,8 @@ def model_create(*, actor: Actor, fields: dict[str, Any], origin: str = "admin")
             errors.append((name, "must be text"))
     if errors:
         raise PlacementError(errors)
+    if isinstance(fields.get("quantization"), str):
+        fields = {**fields, "quantization": canonical_quantization(fields["quantization"])}
     spec = spec_from_fields(fields)
     errors = spec.validate()
     if len(spec.name) > 120:
@@ -162,6 +164,7 @@ def variant_create(
     if errors:
         raise PlacementError(errors)
     values: dict[str, Any] = {"weights_gb": weights_gb, **{k: v.strip() for k, v in texts.items()}}
+    values["quantization"] = canonical_quantization(values["quantization"])
     spec = ModelVariant(**values)
     errors = spec.validate()
     if not errors and spec.quantization == model.quantization:
@@ -180,7 +183,7 @@ def variant_create(
 
 
 def variant_delete(*, actor: Actor, model: LlmModel, quantization: str) -> None:
-    deleted, _ = model.variants.filter(quantization=quantization).delete()
+    deleted, _ = model.variants.filter(quantization=canonical_quantization(quantization)).delete()
     if not deleted:
         raise PlacementError(f"{model.slug} has no {quantization!r} variant", "quantization")
 

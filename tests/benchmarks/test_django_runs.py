@@ -90,7 +90,7 @@ def test_an_admin_runs_a_benchmark_over_ssh(api_admin, head, server, tasks_inlin
     polled = client.get(f"/benchmarks/groups/{head.pk}/", headers={"HX-Request": "true", "HX-Target": "runs"})
     assert polled.status_code == 286 and b"55.4" in polled.content and b"<html" not in polled.content
     assert "--max-concurrency 2 --num-prompts 10" in run.command
-    assert "--model nvidia/Llama-3.3-70B-Instruct-FP4 --served-model-name llama-3.3-70b" in run.command
+    assert "--model nvidia/Llama-3.3-70B-Instruct-NVFP4 --served-model-name llama-3.3-70b" in run.command
 
 
 def test_a_changed_host_key_stops_the_run_before_any_command(api_admin, head, server, tasks_inline, monkeypatch):

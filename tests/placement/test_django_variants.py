@@ -104,3 +104,28 @@ def test_the_catalogue_page_shows_variants_and_admins_add_one(admin_client, clie
     good = admin_client.post("/models/qwen3-32b/variants/new/", GGUF)
     assert good.status_code == 302
     assert LlmVariant.objects.filter(model__slug="qwen3-32b", quantization="Q4_K_M").exists()
+
+
+def test_quantization_names_are_matched_whatever_their_case(api_admin, demo):
+    """GGUF file names say q4_k_m, llama.cpp's tables Q4_K_M: both name one
+    format. A variant added as q4_k_m is stored as Q4_K_M, planned for by
+    either spelling and removed by either; a second one in other case is the
+    same format (a conflict)."""
+    response = api_admin.post("/api/models/qwen3-32b/variants", {**GGUF, "quantization": " q4_k_m"})
+    assert response.status_code == 201, response.content
+    stored = LlmVariant.objects.get(model__slug="qwen3-32b", gguf_repo=GGUF["gguf_repo"])
+    assert stored.quantization == "Q4_K_M"
+    again = api_admin.post("/api/models/qwen3-32b/variants", {**GGUF, "quantization": "Q4_k_M"})
+    assert again.status_code == 409 and again.json()["errors"][0]["path"] == "quantization"
+    for spelling in ("q4_k_m", "Q4_K_M"):
+        plans = api_admin.post(
+            "/api/plans", {"model": "qwen3-32b", "group": demo["single"].pk, "engine": "llama.cpp", "variant": spelling}
+        )
+        assert plans.status_code == 200, plans.content
+        assert plans.json()["variant"] == "Q4_K_M"
+    nvfp4 = api_admin.post(
+        "/api/plans", {"model": "llama-3.3-70b", "group": demo["single"].pk, "engine": "vllm", "variant": "NVFP4"}
+    )
+    assert nvfp4.status_code == 200 and nvfp4.json()["variant"] == "nvfp4"
+    assert api_admin.delete("/api/models/qwen3-32b/variants/q4_k_m").status_code == 204
+    assert not LlmVariant.objects.filter(model__slug="qwen3-32b", quantization="Q4_K_M").exists()

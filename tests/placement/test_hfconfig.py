@@ -158,7 +158,8 @@ def test_bad_fields_are_named(change, field):
 
 
 def test_bad_quantization_and_slug():
-    assert parse(LLAMA_31_8B, quantization="q4_k_m")[0][0] == "quantization"
+    assert parse(LLAMA_31_8B, quantization="q4_k_xl")[0][0] == "quantization"
+    assert parse(LLAMA_31_8B, quantization="q4_k_m").quantization == "Q4_K_M"  # any case names the format
     assert "slug" in [f for f, _ in parse(LLAMA_31_8B, slug="Not A Slug")]
     assert suggest_slug("meta-llama/Llama-3.1-8B-Instruct") == "llama-3.1-8b-instruct"
     assert parse(LLAMA_31_8B, slug=suggest_slug("Weird  Name!!")).slug == "weird-name"

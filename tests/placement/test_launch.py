@@ -67,7 +67,7 @@ def test_vllm_ray_follows_nvidias_recipe():
     assert "ray start --head --node-ip-address=192.168.100.10" in head
     assert "ray start --block --address=192.168.100.10:6379 --node-ip-address=192.168.100.11" in worker
     assert (
-        "vllm serve nvidia/Llama-3.3-70B-Instruct-FP4 --served-model-name llama-3.3-70b "
+        "vllm serve nvidia/Llama-3.3-70B-Instruct-NVFP4 --served-model-name llama-3.3-70b "
         "--tensor-parallel-size 4 --pipeline-parallel-size 1"
     ) in head
     assert "--distributed-executor-backend ray" in head and "vllm serve" not in worker

@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from placement.model_catalogue import SEED_BY_SLUG, choose_variant
-from placement.quants import GGUF_FORMATS, QUANT_FORMATS, SAFETENSORS_FORMATS, ModelVariant, engine_reference
+from placement.quants import (
+    GGUF_FORMATS,
+    QUANT_FORMATS,
+    SAFETENSORS_FORMATS,
+    ModelVariant,
+    canonical_quantization,
+    engine_reference,
+)
 
 
 def test_format_names_are_unique_whatever_their_case():
@@ -54,8 +61,8 @@ def test_gguf_sizes_come_from_bits_per_weight_unless_the_file_size_is_known():
 @pytest.mark.parametrize(
     "quant, engine, ref, words",
     [
-        ("nvfp4", "vllm", "nvidia/Llama-3.3-70B-Instruct-FP4", None),
-        ("nvfp4", "sglang", "nvidia/Llama-3.3-70B-Instruct-FP4", None),
+        ("nvfp4", "vllm", "nvidia/Llama-3.3-70B-Instruct-NVFP4", None),
+        ("nvfp4", "sglang", "nvidia/Llama-3.3-70B-Instruct-NVFP4", None),
         ("nvfp4", "llama.cpp", None, "llama.cpp loads GGUF files only, not nvfp4 safetensors"),
         ("Q4_K_M", "vllm", None, "vLLM does not load GGUF as its primary path"),
         ("Q4_K_M", "sglang", None, "SGLang does not load GGUF as its primary path"),
@@ -115,3 +122,21 @@ def test_seed_variants_are_valid_and_each_names_where_an_engine_finds_it():
         for v in spec.variants:
             refs = [engine_reference(v, e) for e in ("vllm", "sglang", "llama.cpp")]
             assert any(r.loadable for r in refs), (spec.slug, v.quantization)
+
+
+@pytest.mark.parametrize(
+    ("given", "canonical"),
+    [
+        ("q4_k_m", "Q4_K_M"),
+        ("Q4_K_M", "Q4_K_M"),
+        (" mxfp4_moe ", "MXFP4_MOE"),
+        ("NVFP4", "nvfp4"),
+        ("iq2_xxs", "IQ2_XXS"),
+    ],
+)
+def test_quantization_names_are_matched_whatever_their_case(given, canonical):
+    assert canonical_quantization(given) == canonical
+    llama = SEED_BY_SLUG["llama-3.3-70b"]
+    if canonical in {v.quantization for v in llama.all_variants()}:
+        assert llama.variant(given).quantization == canonical
+    assert canonical_quantization("Q4_K_XL") == "Q4_K_XL"  # no such format: left for the check to refuse
