@@ -31,7 +31,8 @@ TWIN_FIELDS = ("name", "port", "rdma", "up", "speed_mbps", "mtu", "addresses", "
 class NodeSample(models.Model):
     """What one poll of one node returned."""
 
-    spark = models.ForeignKey(Spark, on_delete=models.CASCADE, related_name="samples")
+    # No index of its own: the unique (spark, at) constraint serves every query by node.
+    spark = models.ForeignKey(Spark, on_delete=models.CASCADE, related_name="samples", db_index=False)
     at = models.DateTimeField()
     reachable = models.BooleanField()
     error = models.CharField(max_length=500, blank=True)
@@ -115,7 +116,13 @@ class NodeState(models.Model):
 
     spark = models.OneToOneField(Spark, on_delete=models.CASCADE, primary_key=True, related_name="telemetry")
     status = models.CharField(max_length=8, choices=SAMPLED_CHOICES, default=HealthStatus.UNKNOWN)
-    latest = models.ForeignKey(NodeSample, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    # No database constraint: on PostgreSQL the samples are partitioned by day
+    # (telemetry.partitions), and a foreign key can only point at a partitioned
+    # table through its whole key (id, at). Django still sets it null when a
+    # sample is deleted; retention never drops a partition holding a latest row.
+    latest = models.ForeignKey(
+        NodeSample, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_constraint=False
+    )
     last_poll_at = models.DateTimeField(null=True, blank=True)
     last_sample_at = models.DateTimeField(null=True, blank=True)  # last poll that brought a sample
     host_key = models.TextField(blank=True, help_text="the accepted OpenSSH public key")

@@ -6,6 +6,12 @@ in the same transaction, one node at a time (short transactions, bounded
 memory); a bucket that already has an aggregate is merged by sample count,
 so running the task twice, or after a crash, never counts a poll twice.
 Rows a node keeps as its latest poll are kept whatever their age.
+
+On PostgreSQL the samples are in day partitions (``telemetry.partitions``): a
+day is folded whole once all of it is past retention (so raw polls live 48 to
+72 h) and its partition is dropped in the same transaction, instead of its
+rows being deleted; only rows older than the first day partition (in the
+default one) are still deleted as rows. SQLite deletes rows, as before.
 """
 
 from __future__ import annotations
@@ -14,11 +20,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from telemetry import conf
 from telemetry.models import NodeAggregate, NodeSample, NodeState
+from telemetry.partitions import day_partitions, partition_drop_keeping, partitioned, partitions_ensure
 
 _FIELDS = (
     "at",
@@ -40,6 +48,7 @@ class RetentionReport:
     folded: int = 0  # raw rows turned into aggregates
     buckets: int = 0
     aggregates_deleted: int = 0
+    partitions_dropped: int = 0  # PostgreSQL: whole days dropped after folding
 
 
 def bucket_of(at: datetime) -> datetime:
@@ -103,42 +112,65 @@ def _merge(old: NodeAggregate, new: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _fold_node(spark_id: int, rows: QuerySet[NodeSample], report: RetentionReport) -> None:
+    """Fold ``rows`` (one node's, inside the caller's transaction) into their
+    five-minute buckets, merging with the buckets already there."""
+    values = list(rows.order_by("at").values_list("pk", *_FIELDS))
+    buckets: dict[datetime, list[tuple[Any, ...]]] = {}
+    for row in values:
+        buckets.setdefault(bucket_of(row[1]), []).append(row[1:])
+    existing = {
+        a.bucket: a
+        for a in NodeAggregate.objects.select_for_update().filter(spark_id=spark_id, bucket__in=list(buckets))
+    }
+    new = []
+    for bucket, members in buckets.items():
+        folded = _fold(members)
+        if bucket in existing:
+            NodeAggregate.objects.filter(pk=existing[bucket].pk).update(**_merge(existing[bucket], folded))
+        else:
+            new.append(NodeAggregate(spark_id=spark_id, bucket=bucket, **folded))
+    NodeAggregate.objects.bulk_create(new, batch_size=500)
+    report.folded += len(values)
+    report.buckets += len(buckets)
+
+
+def _drop_expired_days(raw_cutoff: datetime, keep: set[int], report: RetentionReport, now: datetime) -> datetime:
+    """PostgreSQL: fold and drop every day partition wholly before ``raw_cutoff``,
+    one transaction per day (a crash folds nothing twice). Returns the time
+    below which rows are still deleted one by one (the default partition's)."""
+    partitions_ensure(now=now)
+    live = []
+    for part in day_partitions():
+        if part.end > raw_cutoff:
+            live.append(part)
+            continue
+        with transaction.atomic():
+            day = NodeSample.objects.filter(at__gte=part.start, at__lt=part.end)
+            for spark_id in day.values_list("spark_id", flat=True).distinct().order_by():
+                _fold_node(spark_id, day.filter(spark_id=spark_id).exclude(pk__in=keep), report)
+            with connection.cursor() as cursor:
+                partition_drop_keeping(cursor, part, keep)
+        report.partitions_dropped += 1
+    return min([raw_cutoff, *(p.start for p in live)])
+
+
 def downsample(*, now: datetime | None = None) -> RetentionReport:
     now = now or timezone.now()
     report = RetentionReport()
     # Only whole buckets: a bucket straddling the cutoff waits for the next run.
     raw_cutoff = bucket_of(now - timedelta(hours=conf.raw_retention_h()))
     keep = set(NodeState.objects.exclude(latest=None).values_list("latest_id", flat=True))
+    row_cutoff = _drop_expired_days(raw_cutoff, keep, report, now) if partitioned() else raw_cutoff
     spark_ids = list(
-        NodeSample.objects.filter(at__lt=raw_cutoff).values_list("spark_id", flat=True).distinct().order_by()
+        NodeSample.objects.filter(at__lt=row_cutoff).values_list("spark_id", flat=True).distinct().order_by()
     )
     for spark_id in spark_ids:
         with transaction.atomic():
-            rows = list(
-                NodeSample.objects.filter(spark_id=spark_id, at__lt=raw_cutoff)
-                .exclude(pk__in=keep)
-                .order_by("at")
-                .values_list("pk", *_FIELDS)
-            )
-            buckets: dict[datetime, list[tuple[Any, ...]]] = {}
-            for row in rows:
-                buckets.setdefault(bucket_of(row[1]), []).append(row[1:])
-            existing = {
-                a.bucket: a
-                for a in NodeAggregate.objects.select_for_update().filter(spark_id=spark_id, bucket__in=list(buckets))
-            }
-            new = []
-            for bucket, members in buckets.items():
-                folded = _fold(members)
-                if bucket in existing:
-                    NodeAggregate.objects.filter(pk=existing[bucket].pk).update(**_merge(existing[bucket], folded))
-                else:
-                    new.append(NodeAggregate(spark_id=spark_id, bucket=bucket, **folded))
-            NodeAggregate.objects.bulk_create(new, batch_size=500)
+            old = NodeSample.objects.filter(spark_id=spark_id, at__lt=row_cutoff).exclude(pk__in=keep)
+            _fold_node(spark_id, old, report)
             # The same rows as read above (inside this transaction), without a huge IN list.
-            NodeSample.objects.filter(spark_id=spark_id, at__lt=raw_cutoff).exclude(pk__in=keep).delete()
-            report.folded += len(rows)
-            report.buckets += len(buckets)
+            old.delete()
     agg_cutoff = now - timedelta(days=conf.aggregate_retention_d())
     report.aggregates_deleted, _ = NodeAggregate.objects.filter(bucket__lt=agg_cutoff).delete()
     return report

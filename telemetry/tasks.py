@@ -92,4 +92,9 @@ def check_stale() -> dict[str, Any]:
 )
 def downsample() -> dict[str, int]:
     report = retention.downsample()
-    return {"folded": report.folded, "buckets": report.buckets, "aggregates_deleted": report.aggregates_deleted}
+    return {
+        "folded": report.folded,
+        "buckets": report.buckets,
+        "aggregates_deleted": report.aggregates_deleted,
+        "partitions_dropped": report.partitions_dropped,
+    }

@@ -1,0 +1,132 @@
+"""Retention of raw polls. On PostgreSQL the samples live in day partitions
+and a day past retention is folded into five-minute aggregates and dropped
+whole (no row-by-row delete), a node's latest poll surviving the drop; on
+SQLite (the embedded default) the same retention deletes rows. Either way the
+aggregates are the same and nothing is counted twice."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+from django.db import connection
+
+from inventory.models import Spark
+from telemetry import partitions, retention
+from telemetry.models import NodeAggregate, NodeSample, NodeState
+from tests.telemetry.test_django_store import _row
+
+pytestmark = pytest.mark.django_db
+
+NOW = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)  # raw retention 48 h: the cutoff is 2026-06-08 12:00
+ON_POSTGRESQL = connection.vendor == "postgresql"
+
+
+def exists(name: str) -> bool:
+    with connection.cursor() as c:
+        c.execute("SELECT to_regclass(%s)", [name])
+        return c.fetchone()[0] is not None
+
+
+def holder(row: NodeSample) -> str:
+    """The partition a sample is stored in."""
+    with connection.cursor() as c:
+        c.execute(f"SELECT tableoid::regclass::text FROM {partitions.TABLE} WHERE id = %s", [row.pk])  # noqa: S608
+        return c.fetchone()[0]
+
+
+@pytest.fixture
+def spark(import_lab):
+    import_lab("pair.yaml")
+    return Spark.objects.order_by("name").first()
+
+
+@pytest.fixture
+def days():
+    """Day partitions from 2026-06-06 to 06-10 (PostgreSQL), as the hourly task keeps them."""
+    if ON_POSTGRESQL:
+        with connection.cursor() as c:
+            for d in range(6, 11):
+                partitions.day_partition_create(c, date(2026, 6, d))
+
+
+def lab_day(spark: Spark) -> tuple[list[NodeSample], NodeSample, list[NodeSample], NodeSample]:
+    """20 polls on 06-07 (the last one the node's latest), 4 on 06-08 before the cutoff, one an hour ago."""
+    expired_day = NodeSample.objects.bulk_create(
+        [_row(spark, datetime(2026, 6, 7, 9, 0, tzinfo=UTC) + timedelta(seconds=30 * i), 10 + i) for i in range(20)]
+    )
+    latest = expired_day[-1]
+    NodeState.objects.update_or_create(spark=spark, defaults={"latest": latest})
+    straddling = NodeSample.objects.bulk_create(
+        [_row(spark, datetime(2026, 6, 8, 10, 0, tzinfo=UTC) + timedelta(seconds=30 * i), 60) for i in range(4)]
+    )
+    recent = NodeSample.objects.create(
+        **{
+            f: getattr(_row(spark, NOW - timedelta(hours=1), 50), f)
+            for f in ("spark", "at", "reachable", "mem_total_bytes", "mem_used_bytes")
+        }
+    )
+    return expired_day, latest, straddling, recent
+
+
+def test_a_day_past_retention_is_folded_and_its_rows_are_gone(spark, days):
+    expired_day, latest, straddling, recent = lab_day(spark)
+    if ON_POSTGRESQL:
+        assert holder(expired_day[0]) == "telemetry_nodesample_p20260607"
+    report = retention.downsample(now=NOW)
+    aggs = list(NodeAggregate.objects.filter(spark=spark).order_by("bucket"))
+    # 19 polls of 06-07 (its latest is kept raw) in two five-minute buckets
+    assert [(a.bucket, a.samples) for a in aggs[:2]] == [
+        (datetime(2026, 6, 7, 9, 0, tzinfo=UTC), 10),
+        (datetime(2026, 6, 7, 9, 5, tzinfo=UTC), 9),
+    ]
+    assert aggs[0].mem_used_max_bytes == 19 and aggs[1].mem_used_max_bytes == 28
+    left = set(NodeSample.objects.filter(spark=spark).values_list("pk", flat=True))
+    if ON_POSTGRESQL:
+        # 06-06 (empty) and 06-07 were dropped whole; 06-08 is only partly past the cutoff, so it stays
+        # raw until all of it is
+        assert report.partitions_dropped == 2 and report.folded == 19 and len(aggs) == 2
+        assert not exists("telemetry_nodesample_p20260606") and not exists("telemetry_nodesample_p20260607")
+        assert exists("telemetry_nodesample_p20260608")
+        assert left == {latest.pk, recent.pk, *(r.pk for r in straddling)}
+        assert holder(latest) == partitions.DEFAULT
+    else:
+        # rows are deleted one by one up to the cutoff, 06-08's polls before it included
+        assert report.partitions_dropped == 0 and report.folded == 23 and [a.samples for a in aggs[2:]] == [4]
+        assert left == {latest.pk, recent.pk}
+    # the node's latest poll is still read through its state, with its id
+    state = NodeState.objects.select_related("latest").get(spark=spark)
+    assert state.latest is not None and state.latest.pk == latest.pk and state.latest.mem_used_bytes == 29
+    # a second run finds nothing to fold: no poll is counted twice
+    again = retention.downsample(now=NOW)
+    assert again.folded == 0 and again.partitions_dropped == 0
+    assert sum(NodeAggregate.objects.filter(spark=spark).values_list("samples", flat=True)) == report.folded
+
+
+@pytest.mark.skipif(not ON_POSTGRESQL, reason="day partitions are PostgreSQL's")
+def test_a_day_partition_is_made_ahead_and_takes_its_rows_from_the_default_one(spark):
+    early = NodeSample.objects.create(
+        **{f: getattr(_row(spark, datetime(2030, 1, 2, 3, tzinfo=UTC), 5), f) for f in ("spark", "at", "reachable")}
+    )
+    assert holder(early) == partitions.DEFAULT  # no partition for that day yet: the default takes it
+    made = partitions.partitions_ensure(now=datetime(2030, 1, 1, 23, tzinfo=UTC), days_ahead=2)
+    assert made == 3
+    assert holder(early) == "telemetry_nodesample_p20300102"
+    assert [p.day for p in partitions.day_partitions() if p.day.year == 2030] == [
+        date(2030, 1, 1),
+        date(2030, 1, 2),
+        date(2030, 1, 3),
+    ]
+    assert partitions.partitions_ensure(now=datetime(2030, 1, 1, 23, tzinfo=UTC), days_ahead=2) == 0
+    NodeSample.objects.create(
+        **{f: getattr(_row(spark, datetime(2030, 1, 3, 1, tzinfo=UTC), 6), f) for f in ("spark", "at", "reachable")}
+    )
+    assert NodeSample.objects.filter(at__year=2030).count() == 2
+
+
+@pytest.mark.skipif(not ON_POSTGRESQL, reason="day partitions are PostgreSQL's")
+def test_the_samples_table_is_partitioned_by_day_after_migrating():
+    assert partitions.partitioned()
+    today = datetime.now(UTC).date()
+    have = {p.day for p in partitions.day_partitions()}
+    assert {today + timedelta(days=d) for d in range(-3, 4)} <= have
