@@ -2,7 +2,7 @@
 of deleting its rows one by one.
 
 ``telemetry_nodesample`` is partitioned by range of ``at`` (migration
-``telemetry.0003``): one partition per UTC day, ``telemetry_nodesample_pYYYYMMDD``,
+``telemetry.0004``): one partition per UTC day, ``telemetry_nodesample_pYYYYMMDD``,
 made a few days ahead by the hourly retention task (``partitions_ensure``), and
 a default partition that takes whatever falls outside them (rows older than the
 first day partition, or a day nobody made in time: it is moved out of the
@@ -45,7 +45,7 @@ def partition_name(day: date) -> str:
 
 
 def partitioned() -> bool:
-    """Whether the samples table is partitioned (PostgreSQL after telemetry.0003)."""
+    """Whether the samples table is partitioned (PostgreSQL after telemetry.0004)."""
     if connection.vendor != "postgresql":
         return False
     with connection.cursor() as cursor:

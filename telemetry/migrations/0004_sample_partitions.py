@@ -71,7 +71,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('inventory', '0004_catalogue_price'),
-        ('telemetry', '0002_sample_processes'),
+        ('telemetry', '0003_software'),
     ]
 
     operations = [
