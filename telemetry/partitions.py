@@ -123,6 +123,6 @@ def partition_drop_keeping(cursor: CursorWrapper, part: DayPartition, keep: set[
     cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
     cursor.execute(f'DROP TABLE "{name}"')
     cursor.execute(f'INSERT INTO "{TABLE}" SELECT * FROM kept_samples')  # noqa: S608
-    put_back = cursor.rowcount
+    put_back = int(cursor.rowcount)
     cursor.execute("DROP TABLE kept_samples")
     return put_back
