@@ -114,28 +114,39 @@ def quantity_order(quantity: str) -> tuple[int, str]:
 _NUMBERED = re.compile(r"(.*?)([0-9]+)")
 
 
+def _runs(ordered: list[str]) -> list[str]:
+    """Names in order, each run of three or more consecutive numbers of one
+    prefix and width said as one part: spark-07, spark-08, spark-09 -> "spark-07 to spark-09"."""
+    parts: list[str] = []
+    run: list[str] = []
+    last: tuple[str, int, int] | None = None
+    for name in ordered:
+        match = _NUMBERED.fullmatch(name)
+        key = (match[1], int(match[2]), len(match[2])) if match else None
+        if run and (key is None or last is None or key[0] != last[0] or key[2] != last[2] or key[1] != last[1] + 1):
+            parts += [f"{run[0]} to {run[-1]}"] if len(run) >= 3 else run
+            run = []
+        if key is None:
+            parts.append(name)
+        else:
+            run.append(name)
+        last = key
+    parts += [f"{run[0]} to {run[-1]}"] if len(run) >= 3 else run
+    return parts
+
+
 def names(items: Iterable[str], limit: int = 6) -> str:
-    """spark-01, spark-02, spark-03 -> "spark-01 to spark-03"; else a list, cut after ``limit``."""
+    """spark-01, spark-02, spark-03 -> "spark-01 to spark-03" (each run of three
+    or more consecutive names); else a list, cut after ``limit`` parts."""
     ordered = sorted(dict.fromkeys(items))
     if not ordered:
         return "no Spark"
-    if len(ordered) >= 3:
-        matches = [_NUMBERED.fullmatch(n) for n in ordered]
-        if all(matches):
-            prefixes = {m[1] for m in matches if m}
-            numbers = [int(m[2]) for m in matches if m]
-            widths = {len(m[2]) for m in matches if m}
-            if (
-                len(prefixes) == 1
-                and len(widths) == 1
-                and numbers == list(range(numbers[0], numbers[0] + len(numbers)))
-            ):
-                return f"{ordered[0]} to {ordered[-1]}"
-    if len(ordered) > limit:
-        return ", ".join(ordered[:limit]) + f" and {len(ordered) - limit} more"
-    if len(ordered) == 1:
-        return ordered[0]
-    return ", ".join(ordered[:-1]) + " and " + ordered[-1]
+    parts = _runs(ordered)
+    if len(parts) > limit:
+        return ", ".join(parts[:limit]) + f" and {len(parts) - limit} more"
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def short(quantity: str, value: str | None) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
 from inventory.models import NodeGroup, NodeGroupMember, Spark
@@ -55,6 +56,11 @@ def readings_store(readings: Sequence[tuple[int, datetime, float | None, Softwar
     anything changed (a first reading included): the drift must be judged again."""
     if not readings:
         return False
+    with transaction.atomic():  # a savepoint inside the poll's store; its own transaction otherwise
+        return _readings_store(readings)
+
+
+def _readings_store(readings: Sequence[tuple[int, datetime, float | None, SoftwareReading]]) -> bool:
     ids = [spark_id for spark_id, *_ in readings]
     states = {s.spark_id: s for s in SoftwareState.objects.select_for_update().filter(spark_id__in=ids)}
     changes: list[SoftwareChange] = []

@@ -110,6 +110,9 @@ def test_names():
     assert names(["spark-03", "spark-01", "spark-02"]) == "spark-01 to spark-03"
     assert names(["spark-01", "spark-03"]) == "spark-01 and spark-03"
     assert names(["a", "b", "c", "d", "e", "f", "g"]) == "a, b, c, d, e, f and 1 more"
+    sparks = ["spark-07", "spark-08", "spark-09", "spark-11", "spark-12", "spark-13", "spark-14"]
+    assert names(sparks) == "spark-07 to spark-09 and spark-11 to spark-14"
+    assert names(["s1", "s2", "s4", "s5", "s6", "x"]) == "s1, s2, s4 to s6 and x"
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,0 +1,96 @@
+"""A lab admin reads the fleet's software in a real browser, on the demo lab
+with one Spark (spark-10) a driver and an NCCL release behind the rest of its
+switch: the Software page marks its values with what they should be, the
+group filter narrows the table in place (htmx), the group page lists the
+finding with its fix, and both read at phone and desktop widths."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from core.actor import Actor
+from inventory.labio import lab_import
+from inventory.models import NodeGroup, Spark
+from simfleet.software_answers import software_text
+from telemetry.parsers import split_sections
+from telemetry.services import software_drift_sync
+from telemetry.software import parse_software
+from telemetry.software_store import readings_store
+from tests.conftest import lab_data, make_user
+from tests.e2e.conftest import SHOTS, sign_in
+from tests.telemetry.django_sim import catalogue_ensure
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+VLLM = "nvcr.io/nvidia/vllm:26.05-py3"
+BEHIND = {"driver": "580.82.09", "nccl": "2.27.7", "nccl_build": "v2.27.7-1"}
+
+
+def test_admin_reads_the_fleets_software_and_a_group_with_drift(live_server, page, shot):
+    catalogue_ensure()
+    lab_import(actor=Actor(source="import"), data=lab_data("demo.yaml"))
+    ids = dict(Spark.objects.values_list("name", "pk"))
+    now = timezone.now()
+    readings = []
+    for name, pk in ids.items():
+        if name == "spark-17":
+            continue  # down: never read
+        faults = {"no-docker"} if name == "spark-16" else set()
+        text = software_text(BEHIND if name == "spark-10" else {}, faults, [VLLM])
+        readings.append((pk, now, 7200.0, parse_software(split_sections(text))))
+    readings_store(readings, now=now)
+    software_drift_sync()
+    switched = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="spark-10")
+    make_user("labadmin", "lab-admin")
+    base = live_server.url
+    sign_in(page, base, "labadmin", "labadmin-pass-123")
+
+    page.goto(f"{base}/")
+    page.locator("nav a[href='/software/']").first.wait_for(state="attached")
+    page.goto(f"{base}/software/")
+    assert page.locator("#sw-spark-10 th .badge").inner_text() == "drift"  # seen without scrolling on a phone
+    odd = page.locator("#sw-spark-10 td.sw-odd")
+    assert odd.count() == 2
+    assert odd.first.inner_text().replace("\n", " ") == "580.82.09 ≠ 580.95.05"
+    assert page.locator("#sw-spark-11 td.sw-odd").count() == 0
+    assert "unknown" in page.locator("#sw-spark-16").inner_text()  # no Docker: its image is unknown, not odd
+    assert page.locator("#sw-spark-17").inner_text().count("unknown") >= 6
+    finding = page.locator("#sw-finding-spark-10").inner_text()
+    assert "GPU driver 580.82.09 (580.95.05 on spark-07 to spark-09 and spark-11 to spark-14)" in finding
+    assert "update spark-10's driver to 580.95.05, as on spark-07 to spark-09 and spark-11 to spark-14" in finding
+    assert (
+        page.locator("#sw-summary")
+        .inner_text()
+        .endswith("1 Spark runs other software than its group or the lab expects")
+    )
+    for width, height in ((1440, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        shot(f"software-{width}")
+        # nothing pushes the page sideways: the wide table scrolls inside its wrapper
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+
+    # The group filter swaps the table in place.
+    page.set_viewport_size({"width": 1440, "height": 900})
+    ring = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="spark-03")
+    page.select_option("#sw-group", ring.name)
+    page.locator("#sw-spark-10").wait_for(state="detached")
+    assert page.locator("#sw-spark-03").count() == 1 and f"group={ring.name}" in page.url
+    assert "no software drift" in page.locator("#sw-summary").inner_text()
+
+    page.goto(f"{base}/groups/{switched.pk}/")
+    body = page.locator("main").inner_text()
+    assert "software-drift" in body and "update spark-10's driver to 580.95.05" in body
+    assert "Fix it before verifying the fabric" in body
+    for width, height in ((1440, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        shot(f"group-software-drift-{width}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+    # at phone width, the parts that carry the finding, close up
+    page.locator(".sw-drift-note").screenshot(path=str(SHOTS / "group-software-drift-390-fabric.png"))
+    page.locator("#findings").screenshot(path=str(SHOTS / "group-software-drift-390-findings.png"))
+
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{base}/sparks/spark-10/")
+    box = page.locator("#spark-software").inner_text()
+    assert "580.82.09" in box and "software-drift" in box
+    shot("spark-software-1440")
