@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.utils import timezone
 
 from .models import ApiToken
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 TOKEN_PREFIX = "sfk_"
 
@@ -18,14 +21,14 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def token_create(*, user: Any, name: str) -> tuple[ApiToken, str]:
+def token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
     name = (name or "").strip()[:60] or "token"
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = ApiToken.objects.create(user=user, name=name, prefix=token[:10], digest=_digest(token))
     return row, token
 
 
-def token_user(token: str) -> Any | None:
+def token_user(token: str) -> User | None:
     if not token or not token.startswith(TOKEN_PREFIX) or len(token) > 200:
         return None
     row = ApiToken.objects.select_related("user").filter(digest=_digest(token)).first()
@@ -35,6 +38,6 @@ def token_user(token: str) -> Any | None:
     return row.user
 
 
-def token_revoke(*, user: Any, token_id: int) -> bool:
+def token_revoke(*, user: User, token_id: int) -> bool:
     deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
     return deleted > 0

@@ -3,26 +3,28 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
+
+from core.types import AuthedRequest
 
 from .tokens import token_create, token_revoke
 
 
 @require_http_methods(["GET", "POST"])
-def profile(request: HttpRequest) -> HttpResponse:
+def profile(request: AuthedRequest) -> HttpResponse:
     new_token = None
     if request.method == "POST":
         _, new_token = token_create(user=request.user, name=request.POST.get("name", ""))
-    tokens = request.user.api_tokens.all()  # type: ignore[union-attr]
+    tokens = request.user.api_tokens.all()
     response = render(request, "accounts/profile.html", {"tokens": tokens, "new_token": new_token})
     response["Cache-Control"] = "no-store"
     return response
 
 
 @require_POST
-def token_delete(request: HttpRequest, token_id: int) -> HttpResponse:
+def token_delete(request: AuthedRequest, token_id: int) -> HttpResponse:
     if token_revoke(user=request.user, token_id=token_id):
         messages.success(request, "Token revoked.")
     return redirect("accounts:profile")

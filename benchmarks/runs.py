@@ -107,7 +107,7 @@ def run_start(
             num_prompts=num_prompts,
             status=BenchmarkRun.Status.QUEUED,
             command=bench_command(spec),
-            created_by=actor.user,
+            created_by=actor.known_user,
             created_by_name=actor.username,
             notes=f"started from the page on {nodes[0]} (head node); the benchmark client cannot see which "
             "collective backend the server used",

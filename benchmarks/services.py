@@ -220,12 +220,8 @@ def benchmark_create(*, actor: Actor, data: dict[str, Any]) -> BenchmarkRun:
     if fields["node_count"] == 1 and fields["backend"] == "unknown":
         fields["backend"] = "none"
     return BenchmarkRun.objects.create(
-        **fields, status=BenchmarkRun.Status.DONE, created_by=_user(actor), created_by_name=actor.username
+        **fields, status=BenchmarkRun.Status.DONE, created_by=actor.known_user, created_by_name=actor.username
     )
-
-
-def _user(actor: Actor) -> Any:
-    return actor.user if getattr(actor.user, "pk", None) else None
 
 
 def parse_upload(text: Any, fmt: str, path: str = "content") -> BenchResult:

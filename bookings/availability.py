@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
 
@@ -16,6 +16,9 @@ from core.health import UNHEALTHY
 from . import conf, selectors
 from .errors import BookingError
 from .rules import ClashGroup, group_clashes, window_errors
+
+if TYPE_CHECKING:
+    from core.types import Visitor
 
 
 @dataclass
@@ -33,7 +36,7 @@ class Availability:
 
 def availability_check(
     *,
-    user: Any,
+    user: Visitor | None,
     group: Any = None,
     nodes: Any = None,
     start: datetime | None,
@@ -57,7 +60,7 @@ def availability_check(
     if start is not None and end is not None and start.tzinfo is not None and end.tzinfo is not None and end > start:
         found = selectors.clashes(spark_ids=out.target.ids, start=start, end=end, exclude=exclude)
         out.clashes = group_clashes(found, start, end)
-    if exclude is None and getattr(user, "pk", None):
+    if exclude is None and user is not None and user.pk:
         held, limit = selectors.active_count(user=user, now=now), conf.max_active_per_user()
         if held >= limit:
             out.limit = f"you already hold {held} upcoming or running bookings (the limit is {limit})"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -28,6 +28,9 @@ from . import ical, selectors
 from .errors import BookingError
 from .models import Booking, FeedToken
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 SALT = "bookings.feed"
 PAST_DAYS = 30  # how far back a feed reaches; calendars keep older events themselves
 
@@ -36,24 +39,24 @@ def _mac(user_id: int, nonce: str) -> str:
     return salted_hmac(SALT, f"{user_id}:{nonce}", secret=settings.SECRET_KEY, algorithm="sha256").hexdigest()[:40]
 
 
-def feed_token(user: Any) -> str | None:
+def feed_token(user: User) -> str | None:
     row = FeedToken.objects.filter(user_id=user.pk).first()
     return f"{user.pk}-{_mac(user.pk, row.nonce)}" if row else None
 
 
-def feed_token_rotate(*, user: Any) -> str:
+def feed_token_rotate(*, user: User) -> str:
     FeedToken.objects.update_or_create(user=user, defaults={"nonce": secrets.token_hex(16)})
     token = feed_token(user)
     assert token is not None
     return token
 
 
-def feed_token_revoke(*, user: Any) -> bool:
+def feed_token_revoke(*, user: User) -> bool:
     deleted, _ = FeedToken.objects.filter(user=user).delete()
     return deleted > 0
 
 
-def feed_user(token: str) -> Any | None:
+def feed_user(token: str) -> User | None:
     head, _, mac = token.partition("-")
     if not head.isdigit() or len(token) > 80:
         return None
@@ -64,7 +67,7 @@ def feed_user(token: str) -> Any | None:
     return row.user
 
 
-def feed_urls(request: HttpRequest, user: Any) -> dict[str, str] | None:
+def feed_urls(request: HttpRequest, user: User) -> dict[str, str] | None:
     token = feed_token(user)
     if token is None:
         return None

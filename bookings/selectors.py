@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
@@ -31,6 +31,11 @@ from .errors import BookingError
 from .models import Allocation, Booking, MaintenanceWindow, Preference
 from .rules import Clash, Holding, splittable
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from core.types import Visitor
+
 LIVE = (Booking.Status.BOOKED, Booking.Status.ACTIVE)
 
 
@@ -48,13 +53,17 @@ def zone(name: str | None) -> ZoneInfo:
     return ZoneInfo("UTC")
 
 
-def user_tz(user: Any) -> ZoneInfo:
-    if not getattr(user, "pk", None):
+TZ_CACHE = "_booking_tz"  # where user_tz keeps a user's zone for the request
+
+
+def user_tz(user: Visitor | None) -> ZoneInfo:
+    if user is None or not user.pk:
         return zone(None)
-    cached = getattr(user, "_booking_tz", None)
+    # Cached on the instance: one query per request.
+    cached = user.__dict__.get(TZ_CACHE)
     if cached is None:
         cached = zone(Preference.objects.filter(user_id=user.pk).values_list("time_zone", flat=True).first())
-        user._booking_tz = cached
+        user.__dict__[TZ_CACHE] = cached
     return cached
 
 
@@ -295,11 +304,11 @@ def group_bookings(*, group: NodeGroup, now: datetime, limit: int = 5) -> GroupB
     return GroupBookings(group, current, [b for b in rows if b.start > now][:limit])
 
 
-def active_count(*, user: Any, now: datetime) -> int:
+def active_count(*, user: User, now: datetime) -> int:
     return Booking.objects.filter(owner=user, status__in=LIVE, end__gt=now).count()
 
 
-def may_start_run(user: Any, group: NodeGroup) -> tuple[bool, str]:
+def may_start_run(user: Visitor | None, group: NodeGroup) -> tuple[bool, str]:
     """Whether ``user`` may run a command on ``group`` now (a benchmark, a fabric
     verification), and why not: lab admins always; members only on a group
     booked for them now."""
@@ -313,11 +322,11 @@ def may_start_run(user: Any, group: NodeGroup) -> tuple[bool, str]:
     return False, f"book {group.name} first: a member starts runs only on a group booked for them now"
 
 
-def user_holds_nodes(user: Any, spark_ids: Iterable[int], at: datetime) -> bool:
+def user_holds_nodes(user: Visitor | None, spark_ids: Iterable[int], at: datetime) -> bool:
     """True when ``user`` holds a booked or active booking covering every
     one of these Sparks at ``at`` (several bookings together may cover them)."""
     wanted = set(spark_ids)
-    if not wanted or not getattr(user, "pk", None):
+    if not wanted or user is None or not user.pk:
         return False
     held = Allocation.objects.filter(
         booking__owner_id=user.pk,

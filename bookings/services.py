@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
@@ -35,6 +35,9 @@ from . import conf, notify, selectors
 from .errors import BookingConflict, BookingError, NeedsConfirmation, NotAllowed
 from .models import Allocation, Booking, BookingEvent, MaintenanceWindow, Preference
 from .rules import effective_status, fmt_span, group_clashes, window_errors
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def _log(booking: Booking, actor: Actor, action: str, detail: str = "") -> None:
@@ -122,7 +125,8 @@ def booking_create(
     """Book a group (or a valid part of one) for [start, end). ``saved_plan``:
     the placement plan kept on the plan page; its nodes must be booked."""
     now = now or timezone.now()
-    if not can_book(actor.user):
+    owner = actor.known_user
+    if owner is None or not can_book(owner):
         raise NotAllowed("booking needs the member or lab admin role")
     errors = _window(start, end, now)
     try:
@@ -151,8 +155,8 @@ def booking_create(
     with transaction.atomic():
         # Serialises one person's bookings on PostgreSQL, so the per-person
         # limit holds under concurrent requests too (SQLite already queues).
-        get_user_model().objects.select_for_update().filter(pk=actor.user.pk).first()
-        held, limit = selectors.active_count(user=actor.user, now=now), conf.max_active_per_user()
+        get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+        held, limit = selectors.active_count(user=owner, now=now), conf.max_active_per_user()
         if held >= limit:
             raise BookingConflict(
                 f"you already hold {held} upcoming or running bookings; the limit is {limit} "
@@ -162,7 +166,7 @@ def booking_create(
         _lock_sparks(target.ids)
         _clash_check(target.ids, [(start, end)])
         booking = Booking.objects.create(
-            owner=actor.user,
+            owner=owner,
             group=target.group,
             group_name=target.group.name,
             whole_group=target.whole,
@@ -194,7 +198,7 @@ def booking_create(
 
 
 def _may_change(actor: Actor, booking: Booking) -> None:
-    if booking.owner_id != getattr(actor.user, "pk", None) and not is_admin(actor.user):
+    if booking.owner_id != actor.user_id and not is_admin(actor.user):
         raise NotAllowed(
             f"booking {booking.pk} belongs to {booking.owner.username}; only its owner or a lab admin may change it"
         )
@@ -225,7 +229,7 @@ def booking_cancel(*, actor: Actor, booking: Booking, now: datetime | None = Non
             b.save(update_fields=["status", "end", "updated_at"])
             Allocation.objects.filter(booking=b).update(end=now)
             _log(b, actor, "release", f"released at {now:%Y-%m-%d %H:%M} UTC")
-        if b.owner_id != getattr(actor.user, "pk", None):
+        if b.owner_id != actor.user_id:
             admin = actor.username
             transaction.on_commit(lambda: notify.cancelled_by_admin(b, admin))
     return b
@@ -345,7 +349,7 @@ def maintenance_create(
         # first (and is marked below) or waits and then sees the window.
         _lock_sparks(spark_ids)
         window = MaintenanceWindow.objects.create(
-            start=start, end=end, reason=reason.strip(), group=row, created_by=actor.user
+            start=start, end=end, reason=reason.strip(), group=row, created_by=actor.known_user
         )
         window.sparks.set(spark_ids)
         hit = list(
@@ -393,10 +397,10 @@ def bookings_tick(*, now: datetime | None = None) -> dict[str, int]:
 # ---------------------------------------------------------------- preferences
 
 
-def preference_set(*, user: Any, time_zone: Any) -> str:
+def preference_set(*, user: User, time_zone: object) -> str:
     name = time_zone.strip() if isinstance(time_zone, str) else ""
     if not name or selectors.zone(name).key != name:
         raise BookingError(f"unknown time zone {time_zone!r}; use an IANA name such as Europe/Berlin", "time_zone")
     Preference.objects.update_or_create(user=user, defaults={"time_zone": name})
-    user._booking_tz = None
+    user.__dict__.pop(selectors.TZ_CACHE, None)
     return name

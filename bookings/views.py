@@ -20,6 +20,7 @@ from accounts.decorators import admin_required, booker_required
 from core.actor import Actor
 from core.errors import NotFound
 from core.roles import is_admin
+from core.types import AuthedRequest
 
 from . import feeds, selectors, services
 from .availability import availability_check
@@ -55,7 +56,7 @@ def timeline(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @in_user_tz
-def mine(request: HttpRequest) -> HttpResponse:
+def mine(request: AuthedRequest) -> HttpResponse:
     now = timezone.now()
     rows = list(selectors.bookings_list(start=now - timedelta(days=30), owner=request.user.get_username()))
     current = [b for b in rows if b.state in ("booked", "active")]
@@ -99,7 +100,7 @@ def detail(request: HttpRequest, booking_id: int) -> HttpResponse:
 
 @require_GET
 @in_user_tz
-def group_page(request: HttpRequest, group_id: int) -> HttpResponse:
+def group_page(request: AuthedRequest, group_id: int) -> HttpResponse:
     try:
         group = selectors.group_find(group_id)
     except BookingError as exc:
@@ -340,7 +341,7 @@ def maintenance_delete(request: HttpRequest, window_id: int) -> HttpResponse:
 
 
 @require_POST
-def feed_token(request: HttpRequest) -> HttpResponse:
+def feed_token(request: AuthedRequest) -> HttpResponse:
     if request.POST.get("action") == "revoke":
         feeds.feed_token_revoke(user=request.user)
         messages.success(request, "Calendar links revoked: subscribed calendars stop updating.")
@@ -351,7 +352,7 @@ def feed_token(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def time_zone(request: HttpRequest) -> HttpResponse:
+def time_zone(request: AuthedRequest) -> HttpResponse:
     try:
         name = services.preference_set(user=request.user, time_zone=request.POST.get("time_zone"))
     except BookingError as exc:

@@ -14,7 +14,7 @@ Tokens are checked by the authentication backends in settings (accounts'
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import authenticate
@@ -24,6 +24,9 @@ from ninja.security.apikey import APIKeyCookie
 
 from .errors import Forbidden
 from .roles import can_book, can_edit_inventory, can_read
+
+if TYPE_CHECKING:
+    from core.types import Visitor
 
 Rule = Callable[[Any], bool]
 
@@ -35,7 +38,7 @@ class Role:
         self.rule = rule
         self.refusal = refusal
 
-    def admit(self, user: Any) -> Any:
+    def admit(self, user: Visitor) -> Visitor:
         if not self.rule(user):
             raise Forbidden(self.refusal)
         return user

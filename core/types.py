@@ -1,7 +1,7 @@
 """Who asks, typed: the request of a signed-in user, and any request's user.
 
-Every page but sign-in, the feeds and the health checks is reached only
-signed in (``LoginRequiredMiddleware``), and the API's auth classes admit a
+Every page but sign-in, the calendar feeds, /health/ and /metrics is reached
+only signed in (``fleet.middleware``), and the API's auth classes admit a
 signed-in user or a token's; a view or operation that reads ``request.user``
 as a ``User`` takes an ``AuthedRequest``. ``Visitor`` is whoever sent a
 request, signed in or not: what the role checks (``core.roles``) and an
@@ -23,3 +23,8 @@ class AuthedRequest(HttpRequest):
     """A request from a signed-in user."""
 
     user: User
+
+
+def signed_in(user: Visitor | None) -> User | None:
+    """``user`` when it is a signed-in user (a saved account), else None."""
+    return user if isinstance(user, User) and user.pk is not None else None

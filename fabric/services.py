@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F
@@ -39,6 +39,9 @@ from .models import FabricRun
 from .nccl import judge, parse_all_gather
 from .netplan import NetworkPlan, Segment, netplan_yaml, plan_addresses, segments_from_links
 
+if TYPE_CHECKING:
+    from core.types import Visitor
+
 log = logging.getLogger(__name__)
 OUTPUT_LIMIT = 1_000_000
 
@@ -54,7 +57,7 @@ MayStartRun = Callable[[Any, NodeGroup], tuple[bool, str]]
 RUN_PERMISSION: Hook[MayStartRun] = Hook("fabric.run_permission")
 
 
-def may_verify(user: Any, group: NodeGroup) -> tuple[bool, str]:
+def may_verify(user: Visitor | None, group: NodeGroup) -> tuple[bool, str]:
     """Lab admins on any group; a member on a group booked for them now (as benchmark runs)."""
     rule = RUN_PERMISSION.first()
     if rule is None:
@@ -148,7 +151,7 @@ def verification_start(*, actor: Actor, group_id: Any, queue: bool = True) -> Fa
                 link_gbps=planned.spec.link_gbps,
                 nodes=[{"name": n.name, "host": n.host, "rdma": list(n.rdma)} for n in nodes],
                 command=command,
-                created_by=actor.user,
+                created_by=actor.known_user,
                 created_by_name=actor.username,
             )
     except IntegrityError:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import zipfile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -21,8 +21,11 @@ from . import selectors, services
 from .command import SWEEP_SIZES
 from .models import FabricRun
 
+if TYPE_CHECKING:
+    from core.types import Visitor
 
-def panel_context(group: NodeGroup, user: Any, *, error: str = "", nodes: Any = None) -> dict[str, Any]:
+
+def panel_context(group: NodeGroup, user: Visitor | None, *, error: str = "", nodes: Any = None) -> dict[str, Any]:
     runs = list(selectors.runs_for_group(group.pk, limit=5))
     active = next((r for r in runs if r.active), None)
     allowed, why = services.may_verify(user, group)

@@ -127,7 +127,7 @@ def change_record(
         return None
     name = str(after.get("name") or before.get("name") or after.get("slug") or before.get("slug") or obj)
     return Change.objects.create(
-        user=actor.user if getattr(actor.user, "pk", None) else None,
+        user=actor.known_user,
         username=actor.username,
         source=actor.source,
         action=action,

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.db.models import Q
@@ -23,6 +23,9 @@ from inventory.models import NodeGroupMember
 from notifications import conf
 from notifications.models import SEVERITIES, Delivery, Subscription
 from telemetry.models import Alert
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def severity_at_least(severity: str, minimum: str) -> bool:
@@ -220,7 +223,7 @@ def email_queue(*, to: str, subject: str, body: str, event: str = "booking") -> 
     return Delivery.objects.create(channel=Delivery.Channel.EMAIL, target=to, event=event, subject=subject, body=body)
 
 
-def subscription_add(*, user: Any, group_id: int | None, min_severity: str) -> Subscription:
+def subscription_add(*, user: User, group_id: int | None, min_severity: str) -> Subscription:
     """Add or change the user's subscription for a group (None: every Spark). Raises ValueError naming the field."""
     from inventory.models import NodeGroup
 

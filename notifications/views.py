@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
@@ -43,8 +43,8 @@ def subscription_add(request: AuthedRequest) -> HttpResponse:
 
 
 @require_POST
-def subscription_delete(request: HttpRequest, subscription_id: int) -> HttpResponse:
-    deleted, _ = Subscription.objects.filter(pk=subscription_id, user=request.user).delete()  # type: ignore[misc]
+def subscription_delete(request: AuthedRequest, subscription_id: int) -> HttpResponse:
+    deleted, _ = Subscription.objects.filter(pk=subscription_id, user=request.user).delete()
     if deleted:
         messages.success(request, "Subscription removed.")
     return redirect("accounts:profile")

@@ -232,5 +232,5 @@ def saved_plan_create(*, actor: Actor, model: LlmModel, planning: Any, index: in
         },
         collective_backend=p.collective_backend,
         prediction_source=p.prediction_source,
-        created_by=actor.user if getattr(actor.user, "is_authenticated", False) else None,
+        created_by=actor.known_user,
     )

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from core.actor import Actor
 from core.errors import BadInput
+from core.health import HealthStatus
 from core.hooks import Hook
 from inventory.models import Change, Spark
 from telemetry import conf, drift, health, software_store
@@ -424,7 +425,7 @@ def software_pins_set(*, actor: Actor, values: Mapping[str, Any]) -> dict[str, s
         }
         if diff:
             Change.objects.create(
-                user=actor.user if getattr(actor.user, "pk", None) else None,
+                user=actor.known_user,
                 username=actor.username,
                 source=actor.source,
                 action=Change.Action.UPDATE,
@@ -497,8 +498,8 @@ def host_key_accept(*, actor: Actor, spark: Spark, key: str | None = None) -> No
         state.key_status = NodeState.KeyStatus.OK
         state.host_key_accepted_at = timezone.now()
         state.host_key_accepted_by = actor.username or actor.source
-        if state.status == "down":
-            state.status = "unknown"  # no longer down for its key; the next poll says more
+        if state.status == HealthStatus.DOWN:
+            state.status = HealthStatus.UNKNOWN  # no longer down for its key; the next poll says more
         state.save()
         report = StoreReport()
         _alerts_sync(
@@ -508,7 +509,7 @@ def host_key_accept(*, actor: Actor, spark: Spark, key: str | None = None) -> No
             report=report,
         )
         Change.objects.create(
-            user=actor.user if getattr(actor.user, "pk", None) else None,
+            user=actor.known_user,
             username=actor.username,
             source=actor.source,
             action=Change.Action.UPDATE,
@@ -528,7 +529,7 @@ def alert_acknowledge(*, actor: Actor, alert: Alert) -> Alert:
         alert = Alert.objects.select_for_update().get(pk=alert.pk)
         if alert.acknowledged_at is None:
             alert.acknowledged_at = timezone.now()
-            alert.acknowledged_by = actor.user if getattr(actor.user, "pk", None) else None
+            alert.acknowledged_by = actor.known_user
             alert.acknowledged_by_name = actor.username or actor.source
             alert.save(update_fields=["acknowledged_at", "acknowledged_by", "acknowledged_by_name"])
     return alert

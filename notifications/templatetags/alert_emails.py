@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import template
 from django.template.loader import render_to_string
@@ -9,10 +9,13 @@ from django.template.loader import render_to_string
 from inventory.models import NodeGroup
 from notifications.models import Subscription
 
+if TYPE_CHECKING:
+    from core.types import Visitor
+
 register = template.Library()
 
 
-def profile_panel(context: Mapping[str, Any], user: Any) -> str:
+def profile_panel(context: Mapping[str, Any], user: Visitor) -> str:
     """The profile page's "profile" panel (core.panels): alert emails per group."""
     return render_to_string(
         "notifications/_subscriptions.html",
