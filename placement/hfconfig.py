@@ -281,20 +281,9 @@ def _name_from(cfg: dict[str, Any], slug: str) -> str:
     return slug
 
 
-def parse_hf_config(
-    text: str,
-    *,
-    slug: str,
-    quantization: str,
-    params_b: float | None = None,
-    active_params_b: float | None = None,
-    name: str | None = None,
-    weights_gb: float | None = None,
-) -> ModelSpec | Errors:
-    """A ModelSpec from config.json text, or a list of (field, message) errors.
-
-    `params_b` (and `active_params_b` for MoE) override the estimate above.
-    """
+def _config_document(text: str, quantization: str) -> tuple[dict[str, Any], dict[str, Any], str] | Errors:
+    """The whole document, its text model's config and the quantization's own name, or why it is not a
+    model config.json."""
     if not isinstance(text, str) or not text.strip():
         return [("config", "empty")]
     try:
@@ -309,7 +298,11 @@ def parse_hf_config(
     quantization = canonical_quantization(quantization)
     if quantization not in QUANT_BYTES:
         return [("quantization", f"unknown; one of {', '.join(sorted(QUANT_BYTES))}")]
+    return data, cfg, quantization
 
+
+def _config_shape(cfg: dict[str, Any]) -> dict[str, Any] | Errors:
+    """The layer, head, expert and context sizes ModelSpec takes, read from ``cfg``."""
     errors: Errors = []
     layers = _int_field(cfg, ("num_hidden_layers",), errors, required=True)
     hidden = _int_field(cfg, ("hidden_size",), errors, required=True)
@@ -324,8 +317,6 @@ def parse_hf_config(
     if errors:
         return errors
     assert layers and hidden and heads and context
-    if kv_heads is None:
-        kv_heads = heads  # HF convention: absent means multi-head attention
     if head_dim is None and kv_lora:
         # MLA configs give per-head sizes separately; the value head is the one
         # attention reads and writes
@@ -334,10 +325,26 @@ def parse_hf_config(
         if hidden % heads:
             return [("head_dim", f"missing, and hidden_size {hidden} is not a multiple of num_attention_heads {heads}")]
         head_dim = hidden // heads
-    if experts == 0:
-        per_token = 0
+    return {
+        "layers": layers,
+        "hidden_size": hidden,
+        "heads": heads,
+        "kv_heads": heads if kv_heads is None else kv_heads,  # HF convention: absent means multi-head attention
+        "head_dim": head_dim,
+        "experts": experts,
+        "experts_per_token": per_token if experts else 0,
+        "max_context": context,
+        "kv_cache_dim": (kv_lora + (rope or 0)) if kv_lora else None,
+    }
 
+
+def _config_sizes(
+    data: dict[str, Any], experts: int, params_b: float | None, active_params_b: float | None
+) -> tuple[float, float, list[str]] | Errors:
+    """Total and active parameters (billions): as given, else estimated from the
+    config, with the names of the estimated ones."""
     estimated: list[str] = []
+    errors: Errors = []
     if params_b is None:
         estimate = estimate_params(data, errors)
         if estimate is None:
@@ -357,9 +364,35 @@ def parse_hf_config(
         else:
             active_params_b = params_b
     params_b = round(params_b, 3)
-    active_params_b = params_b if experts == 0 else round(active_params_b, 3)
+    return params_b, params_b if experts == 0 else round(active_params_b, 3), estimated
 
-    kinds = layer_kinds(cfg, layers, hidden)
+
+def parse_hf_config(
+    text: str,
+    *,
+    slug: str,
+    quantization: str,
+    params_b: float | None = None,
+    active_params_b: float | None = None,
+    name: str | None = None,
+    weights_gb: float | None = None,
+) -> ModelSpec | Errors:
+    """A ModelSpec from config.json text, or a list of (field, message) errors.
+
+    `params_b` (and `active_params_b` for MoE) override the estimate above.
+    """
+    document = _config_document(text, quantization)
+    if isinstance(document, list):
+        return document
+    data, cfg, quantization = document
+    shape = _config_shape(cfg)
+    if isinstance(shape, list):
+        return shape
+    sizes = _config_sizes(data, shape["experts"], params_b, active_params_b)
+    if isinstance(sizes, list):
+        return sizes
+    params_b, active_params_b, estimated = sizes
+    kinds = layer_kinds(cfg, shape["layers"], shape["hidden_size"])
     if kinds.get("state_bytes") and kinds.get("linear_kind") == "gated-deltanet":
         estimated.append("state_bytes")
     spec = ModelSpec(
@@ -367,17 +400,9 @@ def parse_hf_config(
         name=name or _name_from(cfg, slug),
         params_b=params_b,
         active_params_b=active_params_b,
-        layers=layers,
-        hidden_size=hidden,
-        heads=heads,
-        kv_heads=kv_heads,
-        head_dim=head_dim,
-        experts=experts,
-        experts_per_token=per_token,
+        **shape,
         quantization=quantization,
         weights_gb=weights_gb,
-        max_context=context,
-        kv_cache_dim=(kv_lora + (rope or 0)) if kv_lora else None,
         **kinds,
         notes=("parsed from config.json" + (f"; estimated: {', '.join(estimated)}" if estimated else "")),
         estimated_fields=tuple(estimated),

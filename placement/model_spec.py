@@ -141,11 +141,28 @@ class ModelSpec:
 
     def validate(self) -> list[tuple[str, str]]:
         """Every problem as (field, message); an empty list means valid."""
+        return [
+            *self._validate_identity(),
+            *self._validate_parameters(),
+            *self._validate_attention(),
+            *self._validate_experts(),
+            *self._validate_memory(),
+            *self._validate_layer_kinds(),
+            *self._validate_cache_width(),
+            *self._validate_variants(),
+        ]
+
+    def _validate_identity(self) -> list[tuple[str, str]]:
         errors: list[tuple[str, str]] = []
         if not isinstance(self.slug, str) or not _SLUG_RE.match(self.slug):
             errors.append(("slug", "1-100 characters: lowercase letters, digits, '.', '_' or '-'"))
         if not isinstance(self.name, str) or not self.name.strip():
             errors.append(("name", "must not be empty"))
+        return errors
+
+    def _validate_parameters(self) -> list[tuple[str, str]]:
+        """Every number under its ceiling, and the total and active parameter counts."""
+        errors: list[tuple[str, str]] = []
         for name, (_low, high) in SPEC_NUMBER_RANGES.items():
             value = getattr(self, name)
             if _is_number(value) and value > high:
@@ -156,6 +173,10 @@ class ModelSpec:
             errors.append(("active_params_b", "must be a number above 0"))
         elif _is_number(self.params_b) and self.active_params_b > self.params_b:
             errors.append(("active_params_b", "cannot exceed params_b (total parameters)"))
+        return errors
+
+    def _validate_attention(self) -> list[tuple[str, str]]:
+        errors: list[tuple[str, str]] = []
         for field_name in ("layers", "hidden_size", "heads", "kv_heads", "head_dim"):
             value = getattr(self, field_name)
             if not _is_int(value) or value < 1:
@@ -163,7 +184,11 @@ class ModelSpec:
         if _is_int(self.heads) and _is_int(self.kv_heads) and self.heads >= 1 and self.kv_heads >= 1:
             if self.heads % self.kv_heads:
                 errors.append(("kv_heads", f"must divide heads ({self.heads})"))
-        errors.extend(self._validate_experts())
+        return errors
+
+    def _validate_memory(self) -> list[tuple[str, str]]:
+        """The quantization, the weights' size and the context."""
+        errors: list[tuple[str, str]] = []
         if self.quantization not in QUANT_BYTES:
             errors.append(("quantization", f"unknown; one of {', '.join(sorted(QUANT_BYTES))}"))
         if self.weights_gb is not None:
@@ -173,9 +198,16 @@ class ModelSpec:
                 errors.append(("weights_gb", "more than 4 bytes per parameter: check the units (GB)"))
         if not _is_int(self.max_context) or not 1 <= self.max_context <= MAX_CONTEXT_TOKENS:
             errors.append(("max_context", f"must be a whole number from 1 to {MAX_CONTEXT_TOKENS:,}"))
-        errors.extend(self._validate_layer_kinds())
+        return errors
+
+    def _validate_cache_width(self) -> list[tuple[str, str]]:
         if self.kv_cache_dim is not None and (not _is_int(self.kv_cache_dim) or self.kv_cache_dim < 1):
-            errors.append(("kv_cache_dim", "must be a whole number of at least 1, or empty"))
+            return [("kv_cache_dim", "must be a whole number of at least 1, or empty")]
+        return []
+
+    def _validate_variants(self) -> list[tuple[str, str]]:
+        """Each quantized variant, one per quantization."""
+        errors: list[tuple[str, str]] = []
         seen: set[str] = set()
         for i, v in enumerate(self.variants):
             errors.extend((f"variants[{i}].{name}", msg) for name, msg in v.validate())

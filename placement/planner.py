@@ -175,13 +175,18 @@ def _by_memory(nodes: list[NodeSpec]) -> list[NodeSpec]:
 
 
 def _shapes(group: GroupSpec, model: ModelSpec, engine: str, notes: list[str]) -> list[_Shape]:
+    connectx = [n for n in group.nodes if n.has_connectx]
+    multi_sizes = _multi_sizes(group, engine, connectx, notes)
+    return _single_shapes(list(group.nodes)) + _multi_shapes(group, model, engine, connectx, multi_sizes)
+
+
+def _multi_sizes(group: GroupSpec, engine: str, connectx: list[NodeSpec], notes: list[str]) -> list[int]:
+    """Instance sizes that use cluster links, as the group's cabling allows them
+    (with a note for each limit it sets)."""
     nodes = list(group.nodes)
-    connectx = [n for n in nodes if n.has_connectx]
     rtx = [n.name for n in nodes if not n.has_connectx]
     if rtx:
         notes.append(f"No ConnectX-7 (RTX Spark): {', '.join(rtx)} can only run single-node plans.")
-
-    # Instance sizes that use cluster links.
     multi_sizes: list[int] = []
     if group.kind == "switched":
         # every size that divides the group, and the usual tensor-parallel
@@ -211,7 +216,11 @@ def _shapes(group: GroupSpec, model: ModelSpec, engine: str, notes: list[str]) -
         )
     if group.kind == "ring" and multi_sizes and engine != "llama.cpp":
         notes.append(ring_launch_note(len(nodes)))
+    return multi_sizes
 
+
+def _single_shapes(nodes: list[NodeSpec]) -> list[_Shape]:
+    """One node, and independent one-node copies on every node (or on the largest only)."""
     shapes: list[_Shape] = []
     singles = _by_memory(nodes)
     shapes.append(_Shape(1, 1, 1, 1, ((singles[0],),)))
@@ -222,7 +231,14 @@ def _shapes(group: GroupSpec, model: ModelSpec, engine: str, notes: list[str]) -
     largest = [n for n in singles if n.usable_gb == singles[0].usable_gb]
     if 1 < len(largest) < len(nodes):
         shapes.append(_Shape(1, 1, 1, len(largest), tuple((n,) for n in largest)))
+    return shapes
 
+
+def _multi_shapes(
+    group: GroupSpec, model: ModelSpec, engine: str, connectx: list[NodeSpec], multi_sizes: list[int]
+) -> list[_Shape]:
+    """Instances over several nodes: each split of each size, its copies on a switch, uneven stages."""
+    shapes: list[_Shape] = []
     # Expert parallelism sends tokens all-to-all: a switch, or the one cable of a pair.
     ep_allowed = model.is_moe and group.kind in ("switched", "direct") and engine != "llama.cpp"
     for size in multi_sizes:

@@ -1,11 +1,12 @@
 """The architecture as tests, next to the import-linter contracts in
 pyproject.toml (`lint-imports`, run by `./run test` before pytest):
 
-- no import cycle between the project's modules, but the ones Celery needs:
-  a service fires a task whose body calls back into the service module
-  (``benchmarks.runs`` and ``benchmarks.tasks``, ``fabric.services`` and
-  ``fabric.tasks``); the service imports its task lazily, inside the function;
-- the benchmarks in ``bench/`` import nothing from ``tests/``.
+- no import cycle across apps (inside an app, the contract "No import cycle
+  inside an app but the Celery ones" says so, with import-linter's own
+  ``acyclic_siblings``); the floors leave only placement and fabric, which
+  import each other, able to close one;
+- the benchmarks in ``bench/`` import nothing from ``tests/``;
+- no model field points up a floor.
 
 The import graph is grimp's, the library import-linter itself builds on.
 """
@@ -13,70 +14,66 @@ The import graph is grimp's, the library import-linter itself builds on.
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import grimp
 import pytest
+from importlinter.configuration import configure
+from importlinter.contracts.acyclic_siblings import AcyclicSiblingsContract
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = sorted(p.parent.name for p in ROOT.glob("*/__init__.py") if p.parent.name != "tests")
-ALLOWED_CYCLES = [{"benchmarks.runs", "benchmarks.tasks"}, {"fabric.services", "fabric.tasks"}]
 
 
-def import_cycles(graph: grimp.ImportGraph) -> list[set[str]]:
-    """The strongly connected components of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    cycles: list[set[str]] = []
-    for root in sorted(graph.modules):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.find_modules_directly_imported_by(child)))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = set()
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.add(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    cycles.append(component)
-    return cycles
+def contracts() -> list[dict]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
 
 
-def test_the_cycle_finder_finds_a_cycle_and_only_cycles():
+def cycles_across_apps(graph: grimp.ImportGraph) -> list[tuple[str, str]]:
+    """Each import from one app into another that leads back to the importer by
+    a chain of imports: an import that closes a cycle."""
+    return [
+        (importer, imported)
+        for importer in sorted(graph.modules)
+        for imported in sorted(graph.find_modules_directly_imported_by(importer))
+        if importer.split(".")[0] != imported.split(".")[0] and graph.chain_exists(importer=imported, imported=importer)
+    ]
+
+
+def a_graph(*imports: tuple[str, str]) -> grimp.ImportGraph:
+    """A made-up graph of these imports, with every package above their modules."""
     graph = grimp.ImportGraph()
-    for importer, imported in [("a.x", "a.y"), ("a.y", "a.z"), ("a.z", "a.x"), ("a.z", "a.w"), ("b.p", "b.q")]:
+    for importer, imported in imports:
+        for module in (importer, imported):
+            parts = module.split(".")
+            for depth in range(1, len(parts)):
+                graph.add_module(".".join(parts[:depth]))
         graph.add_import(importer=importer, imported=imported)
-    assert import_cycles(graph) == [{"a.x", "a.y", "a.z"}]
+    return graph
 
 
-def test_no_import_cycles_but_the_celery_ones():
-    graph = grimp.build_graph(*PACKAGES)
-    assert "benchmarks" in PACKAGES and "placement" in PACKAGES and "tests" not in PACKAGES
-    unexpected = [sorted(c) for c in import_cycles(graph) if c not in ALLOWED_CYCLES]
-    assert unexpected == [], "import cycles: " + "; ".join(" <-> ".join(c) for c in unexpected)
+def test_the_cycle_checks_find_a_cycle_and_only_cycles():
+    across = a_graph(("a.x", "b.y"), ("b.y", "a.z"), ("a.z", "a.x"), ("a.w", "b.q"), ("b.q", "b.r"))
+    assert cycles_across_apps(across) == [("a.x", "b.y"), ("b.y", "a.z")]
+    (config,) = [c for c in contracts() if c["type"] == "acyclic_siblings"]
+    configure()  # import-linter's own settings, as lint-imports sets them
+    within = AcyclicSiblingsContract(
+        name=config["name"], session_options={}, contract_options={"ancestors": ["a"], "depth": "10"}
+    )
+    assert within.check(a_graph(("a.x", "a.y"), ("a.y", "a.z"), ("a.w", "a.x")), verbose=False).kept
+    assert not within.check(a_graph(("a.x", "a.y"), ("a.y", "a.z"), ("a.z", "a.x")), verbose=False).kept
+    assert not within.check(a_graph(("a.p.x", "a.q"), ("a.q", "a.p.y")), verbose=False).kept  # a subpackage too
+
+
+def test_the_cycle_contract_covers_every_app():
+    (config,) = [c for c in contracts() if c["type"] == "acyclic_siblings"]
+    assert sorted(config["ancestors"]) == PACKAGES
+    assert "benchmarks" in PACKAGES and "simfleet" in PACKAGES and "tests" not in PACKAGES
+
+
+def test_no_import_cycle_across_apps():
+    assert cycles_across_apps(grimp.build_graph(*PACKAGES)) == []
 
 
 def test_bench_imports_nothing_from_tests():
@@ -96,10 +93,7 @@ def test_bench_imports_nothing_from_tests():
 
 def floors() -> dict[str, tuple[int, str]]:
     """Each app's floor (0 = top) and how it shares it ('|' side by side, ':' importing each other)."""
-    import tomllib
-
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
-    (layers,) = [c["layers"] for c in config if c["type"] == "layers"]
+    (layers,) = [c["layers"] for c in contracts() if c["type"] == "layers"]
     found = {}
     for index, layer in enumerate(layers):
         sep = ":" if ":" in layer else "|"

@@ -176,42 +176,55 @@ def read_diagram(seen: Seen, page: str, where: str) -> None:
 
 
 def read_pages(seen: Seen, client: Client) -> None:
+    read_topology_page(seen, client)
+    for group in NodeGroup.objects.filter(retired_at__isnull=True):
+        read_group_pages(seen, client, group)
+    read_spark_pages(seen, client)
+    read_overview_pages(seen, client)
+
+
+def read_topology_page(seen: Seen, client: Client) -> None:
     page = client.get("/topology/").content.decode()
     read_diagram(seen, page, "/topology/")
     cards = r'<section class="card topo-card[^"]*" id="group-\d+">.*?<a href="/groups/\d+/">([a-z0-9-]+)</a>'
     for name, health in re.findall(cards + r'.*?<span class="health h-(\w+)"', page, re.S):
         seen.add("group health", name, "/topology/", health)
 
-    for group in NodeGroup.objects.filter(retired_at__isnull=True):
-        where = f"/groups/{group.pk}/"
-        page = client.get(where).content.decode()
-        read_diagram(seen, page, where + " diagram")
-        seen.add("group health", group.name, where, re.search(r'id="group-health">(\w+)<', page).group(1))
-        measured = re.search(r'id="q-exchange-measured">.*?<strong>([\d.]+) GB/s</strong>', page, re.S)
-        if 'id="q-exchange-measured"' in page:
-            seen.add("measured", group.name, where, float(measured.group(1)) if measured else None)
-        slowest = re.search(r'<span id="slowest">(\d+)</span>', page)
-        if slowest:
-            seen.add("slowest", group.name, where, int(slowest.group(1)))
-        rows = (
-            r'<tr id="spark-([a-z0-9-]+)">.*?<span class="health h-(\w+)".*?'
-            r'<span class="usable">([\d.,]+)</span> GB <span class="src-label">(\w+)</span>'
-        )
-        for name, health, usable, source in re.findall(rows, page, re.S):
-            seen.add("health", name, where, health)
-            seen.add("usable", name, where, _gb(usable))
-            seen.add("usable source", name, where, source)
-        links = r'<tr data-a="([^"]+)" data-b="([^"]+)">.*?<td class="num observed">(.*?)</td>'
-        for a, b, observed in re.findall(links, page, re.S):
-            value = re.search(r"(\d+) Gb/s", observed)
-            seen.add("link observed", f"{a}—{b}", where, int(value.group(1)) if value else None)
-        plans = client.get(f"/plans/?group={group.pk}&model=llama-3.1-8b").content.decode()
-        link = re.search(r'<span id="plan-link">slowest link (\d+) Gb/s', plans)
-        if link:
-            seen.add("slowest", group.name, f"/plans/?group={group.pk}", int(link.group(1)))
-        for name, usable in re.findall(r'<div class="memlabel small">([a-z0-9-]+): ([\d.,]+) GB usable', plans):
-            seen.add("usable", name, f"/plans/?group={group.pk}", _gb(usable))
 
+def read_group_pages(seen: Seen, client: Client, group: NodeGroup) -> None:
+    """The group's page and its plans page."""
+    where = f"/groups/{group.pk}/"
+    page = client.get(where).content.decode()
+    read_diagram(seen, page, where + " diagram")
+    seen.add("group health", group.name, where, re.search(r'id="group-health">(\w+)<', page).group(1))
+    measured = re.search(r'id="q-exchange-measured">.*?<strong>([\d.]+) GB/s</strong>', page, re.S)
+    if 'id="q-exchange-measured"' in page:
+        seen.add("measured", group.name, where, float(measured.group(1)) if measured else None)
+    slowest = re.search(r'<span id="slowest">(\d+)</span>', page)
+    if slowest:
+        seen.add("slowest", group.name, where, int(slowest.group(1)))
+    rows = (
+        r'<tr id="spark-([a-z0-9-]+)">.*?<span class="health h-(\w+)".*?'
+        r'<span class="usable">([\d.,]+)</span> GB <span class="src-label">(\w+)</span>'
+    )
+    for name, health, usable, source in re.findall(rows, page, re.S):
+        seen.add("health", name, where, health)
+        seen.add("usable", name, where, _gb(usable))
+        seen.add("usable source", name, where, source)
+    links = r'<tr data-a="([^"]+)" data-b="([^"]+)">.*?<td class="num observed">(.*?)</td>'
+    for a, b, observed in re.findall(links, page, re.S):
+        value = re.search(r"(\d+) Gb/s", observed)
+        seen.add("link observed", f"{a}—{b}", where, int(value.group(1)) if value else None)
+    plans = client.get(f"/plans/?group={group.pk}&model=llama-3.1-8b").content.decode()
+    link = re.search(r'<span id="plan-link">slowest link (\d+) Gb/s', plans)
+    if link:
+        seen.add("slowest", group.name, f"/plans/?group={group.pk}", int(link.group(1)))
+    for name, usable in re.findall(r'<div class="memlabel small">([a-z0-9-]+): ([\d.,]+) GB usable', plans):
+        seen.add("usable", name, f"/plans/?group={group.pk}", _gb(usable))
+
+
+def read_spark_pages(seen: Seen, client: Client) -> None:
+    """The memory page, the Sparks list (whole and filtered by health) and each Spark's page."""
     page = text(client.get("/memory/").content.decode())
     for name, usable, how in re.findall(r"<title>([a-z0-9-]+): ([\d.,]+) GB usable(,| now)", page):
         seen.add("usable", name, "/memory/", _gb(usable))
@@ -237,6 +250,9 @@ def read_pages(seen: Seen, client: Client) -> None:
         usable = re.search(r'id="spark-usable">([\d.,]+) GB<', page)
         seen.add("usable", name, f"/sparks/{name}/", _gb(usable.group(1)) if usable else None)
 
+
+def read_overview_pages(seen: Seen, client: Client) -> None:
+    """The telemetry overview and the home page."""
     page = client.get("/telemetry/").content.decode()
     for name, status, usable in re.findall(
         r'id="tile-([a-z0-9-]+)" data-status="(\w+)".*?(?:([\d.]+) GB usable|</a>)', page, re.S
