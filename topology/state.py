@@ -292,14 +292,14 @@ def _health(
         )
     if seen.key == "mismatch":
         return HealthStatus.DOWN, f"{name} presented another SSH host key than the accepted one; nothing is run on it."
-    if seen.reachable is False or seen.verdict == "down":
+    if seen.reachable is False or seen.verdict == HealthStatus.DOWN:
         return HealthStatus.DOWN, f"{name} did not answer its last poll: check its power, management network and sshd."
     if not fresh:
         if age is None:
             return HealthStatus.UNKNOWN, f"{name} answered but has not sent a sample yet."
         return HealthStatus.UNKNOWN, f"{name} has sent no sample for {_ago(age)} ({STALE_INTERVALS:g} poll intervals)."
     severe = sorted({a.code for a in seen.alerts if a.severity in _SEVERE})
-    if severe or seen.verdict == "degraded":
+    if severe or seen.verdict == HealthStatus.DEGRADED:
         return HealthStatus.DEGRADED, f"{name}: {', '.join(severe) or 'a warning'}."
     return HealthStatus.OK, f"{name} answered {_ago(age or 0.0)} ago with nothing to report."
 
