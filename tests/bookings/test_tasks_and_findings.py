@@ -3,8 +3,6 @@ from telemetry's latest processes, on the node's group."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
 from bookings import findings, services, tasks
@@ -33,23 +31,27 @@ def test_the_task_calls_the_clock(lab, member_user):
     assert tasks.tick() == {"started": 0, "finished": 1, "reminded": 0}
 
 
-def proc(pid, name, user):
-    return SimpleNamespace(pid=pid, name=name, user=user, used_mib=900)
+def store_processes(seen: dict[str, list[list]]) -> None:
+    """Each node's latest sample lists these GPU processes ([pid, used MiB, name, user]), as a poll stores them."""
+    from django.utils import timezone
+
+    from inventory.models import Spark
+    from telemetry.models import NodeSample, NodeState
+
+    for name, rows in seen.items():
+        spark = Spark.objects.get(name=name)
+        sample = NodeSample.objects.create(spark=spark, at=timezone.now(), reachable=True, processes=rows)
+        NodeState.objects.update_or_create(spark=spark, defaults={"latest": sample})
 
 
-def test_busy_sparks_become_findings_on_their_group(lab, member_user, monkeypatch):
-    import telemetry.selectors
-
-    seen = {
-        "ring-1": [proc(11, "python3", "member1")],
-        "ring-2": [proc(12, "vllm", "intruder")],
-        "node-05": [proc(13, "llama-server", None)],
-    }
-    monkeypatch.setattr(
-        telemetry.selectors,
-        "latest_processes",
-        lambda nodes: {n: p for n, p in seen.items() if n in nodes},
-        raising=False,
+def test_busy_sparks_become_findings_on_their_group(lab, member_user):
+    store_processes(
+        {
+            "ring-1": [[11, 900, "python3", "member1"]],
+            "ring-2": [[12, 900, "vllm", "intruder"]],
+            "node-05": [[13, 900, "llama-server", None]],
+            "ring-3": [],  # polled, nothing on its GPU
+        }
     )
     services.booking_create(
         actor=actor(member_user), group=lab["ring"].pk, start=hours(-1), end=hours(2), purpose="x", now=hours(-1)

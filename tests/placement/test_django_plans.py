@@ -74,38 +74,25 @@ def test_llama_cpp_gets_rpc_commands(api_viewer, demo):
     assert "-hf ggml-org/gpt-oss-120b-GGUF:MXFP4_MOE" in script and "openai/gpt-oss-120b" not in script
 
 
-def test_telemetry_addresses_replace_placeholders(api_viewer, demo, monkeypatch):
-    import placement.selectors
-
-    def latest_samples(names):
-        return {
-            n: {"twins": [{"name": "enp1s0f0np0", "addresses": ["fe80::1/64", f"192.168.100.{i + 10}/24"]}]}
-            for i, n in enumerate(sorted(names))
-        }
-
-    monkeypatch.setattr(placement.selectors, "latest_samples", latest_samples)
-    data = plan(api_viewer, group=demo["direct"].pk).json()
-    assert data["group"]["addresses"] == "telemetry"
-    tp2 = next(p for p in data["plans"] if p["tp"] == 2)
-    assert "VLLM_HOST_IP=192.168.100.10" in tp2["launch"]["vllm-ray"] and "<ip of" not in tp2["launch"]["vllm-ray"]
-
-
 def test_addresses_from_telemetrys_latest_samples(api_viewer, demo):
-    models = pytest.importorskip("telemetry.models")
     from inventory.models import Spark
+    from telemetry import models
 
     for i, name in enumerate(("spark-01", "spark-02")):
         spark = Spark.objects.get(name=name)
         twins = [
-            ["enp1s0f0np0", "p0", "rocep1s0f0", True, 200000, 9000, [f"192.168.100.{11 + i}/24"]],
+            # a link-local address first: never the one a launch command names
+            ["enp1s0f0np0", "p0", "rocep1s0f0", True, 200000, 9000, ["fe80::1/64", f"192.168.100.{11 + i}/24"]],
             ["enP2p1s0f0np0", "p0", "roceP2p1s0f0", True, 200000, 9000, [f"192.168.101.{11 + i}/24"]],
         ]
         sample = models.NodeSample.objects.create(spark=spark, at=timezone.now(), reachable=True, twins=twins)
         models.NodeState.objects.create(spark=spark, latest=sample)
     data = plan(api_viewer, group=demo["direct"].pk).json()
     assert data["group"]["addresses"] == "telemetry"
-    script = next(p for p in data["plans"] if p["tp"] == 2)["launch"]["vllm"]
-    assert "--master-addr 192.168.100.11" in script and "VLLM_HOST_IP=192.168.100.12" in script
+    launch = next(p for p in data["plans"] if p["tp"] == 2)["launch"]
+    assert "--master-addr 192.168.100.11" in launch["vllm"] and "VLLM_HOST_IP=192.168.100.12" in launch["vllm"]
+    assert "VLLM_HOST_IP=192.168.100.11" in launch["vllm-ray"] and "<ip of" not in launch["vllm-ray"]
+    assert "fe80" not in launch["vllm"] + launch["vllm-ray"]
 
 
 def test_nodes_by_name(api_viewer, demo):
