@@ -58,11 +58,6 @@ def read_local(value: str, tz: tzinfo) -> tuple[datetime | None, str]:
     return at.astimezone(UTC), ""
 
 
-def parse_local(value: str, tz: tzinfo) -> datetime | None:
-    """``read_local``'s instant alone (None when empty or refused)."""
-    return read_local(value, tz)[0]
-
-
 @dataclass
 class BookingRequest:
     group: str = ""

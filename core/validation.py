@@ -160,11 +160,6 @@ def Int(ge: int = -INT32 - 1, le: int = INT32) -> Any:  # noqa: N802
     return Annotated[int, Field(ge=ge, le=le, strict=False)]
 
 
-def Float(ge: float, le: float) -> Any:  # noqa: N802
-    """A finite number within ``[ge, le]``."""
-    return Annotated[float, Field(ge=ge, le=le, allow_inf_nan=False)]
-
-
 SaneDatetime = Annotated[
     datetime,
     Field(

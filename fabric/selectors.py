@@ -26,10 +26,6 @@ def run_get(run_id: int) -> FabricRun:
     return run
 
 
-def active_run(group_id: int) -> FabricRun | None:
-    return FabricRun.objects.filter(group_id=group_id, status__in=FabricRun.ACTIVE).first()
-
-
 def latest_measurement(group_id: int) -> FabricRun | None:
     """The latest completed run that measured a bus bandwidth (a failed run measured nothing)."""
     return (

@@ -34,7 +34,6 @@ and MLA's latent cache.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from placement.model_catalogue import QUANT_BYTES, ModelSpec
@@ -411,12 +410,3 @@ def parse_hf_config(
     if problems:
         return problems
     return spec
-
-
-_SLUGIFY = re.compile(r"[^a-z0-9._-]+")
-
-
-def suggest_slug(name: str) -> str:
-    """A slug ModelSpec.validate() accepts, from a model name or repo id."""
-    slug = _SLUGIFY.sub("-", name.strip().split("/")[-1].lower()).strip("-._")
-    return slug[:100] or "model"

@@ -77,8 +77,3 @@ def poll_pooled(
     if connect_at:
         limit += max(0.0, max(connect_at.values()) - time.time())
     return asyncio.run_coroutine_threadsafe(coro, runtime.loop).result(limit)
-
-
-def pooled_connections() -> int:
-    """How many connections this process keeps open (0 before the first pooled poll)."""
-    return len(_runtime.pool) if _runtime is not None and _runtime.pid == os.getpid() else 0

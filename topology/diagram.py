@@ -87,16 +87,6 @@ def legend() -> str:
     return "".join(items)
 
 
-def link_colour(gbps: float) -> str:
-    if gbps >= 200:
-        return GREEN
-    if gbps >= 100:
-        return AMBER
-    if gbps > 0:
-        return RED
-    return GREY
-
-
 def device_of(end: str) -> str:
     return end.rsplit(":", 1)[0]
 

@@ -471,12 +471,6 @@ def _group_health(members: list[SparkState], links: Sequence[LinkState]) -> tupl
     return HealthStatus.OK, "every Spark and link as cabled"
 
 
-def links_of(nodes: Iterable[str], links: Iterable[LinkState]) -> tuple[LinkState, ...]:
-    """The links with a Spark end in ``nodes`` (a group's links), in the given order."""
-    wanted = set(nodes)
-    return tuple(link for link in links if link.a.rpartition(":")[0] in wanted or link.b.rpartition(":")[0] in wanted)
-
-
 @dataclass(frozen=True)
 class Counted:
     """A headline: the sum of what is measured, and how many are not."""

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from placement.hfconfig import parse_hf_config, suggest_slug
+from placement.hfconfig import parse_hf_config
 from placement.model_catalogue import ModelSpec
 
 # Public config.json values (trimmed to what the parser reads).
@@ -161,8 +161,6 @@ def test_bad_quantization_and_slug():
     assert parse(LLAMA_31_8B, quantization="q4_k_xl")[0][0] == "quantization"
     assert parse(LLAMA_31_8B, quantization="q4_k_m").quantization == "Q4_K_M"  # any case names the format
     assert "slug" in [f for f, _ in parse(LLAMA_31_8B, slug="Not A Slug")]
-    assert suggest_slug("meta-llama/Llama-3.1-8B-Instruct") == "llama-3.1-8b-instruct"
-    assert parse(LLAMA_31_8B, slug=suggest_slug("Weird  Name!!")).slug == "weird-name"
 
 
 @given(

@@ -22,7 +22,6 @@ from topology.state import (
     expected_usable_gb,
     fleet_state,
     group_state,
-    links_of,
     usable_headline,
 )
 
@@ -183,9 +182,7 @@ def test_group_uses_the_slowest_observed_link_and_each_sparks_memory() -> None:
         CABLE,
         {"a": seen(available=120_000_000_000), "b": seen(available=60_000_000_000, tw=twins(up=(False, True)))},
     )
-    g = group_state(
-        ["a", "b"], links_of(["a", "b"], fs.links), fs.sparks, expected_exchange_gbs=24.0, speed_class=_speed_class
-    )
+    g = group_state(["a", "b"], fs.links, fs.sparks, expected_exchange_gbs=24.0, speed_class=_speed_class)
     assert g.memory.usable_gb_per_node == {"a": 120.0, "b": 60.0}
     assert (g.memory.local_gb, g.memory.pooled_gb, g.memory.symmetric_gb) == (120.0, 180.0, 120.0)
     assert (g.slowest_gbps, g.expected_slowest_gbps, g.slowest_observed) == (100, 200, True)
