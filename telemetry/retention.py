@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from telemetry import conf
 from telemetry.models import NodeAggregate, NodeSample, NodeState
-from telemetry.partitions import day_partitions, partition_drop_keeping, partitioned, partitions_ensure
+from telemetry.partitions import DayPartition, day_partitions, partition_drop_keeping, partitioned, partitions_ensure
 
 _FIELDS = (
     "at",
@@ -135,9 +135,72 @@ def _fold_node(spark_id: int, rows: QuerySet[NodeSample], report: RetentionRepor
     report.buckets += len(buckets)
 
 
+# PostgreSQL: a whole day folded in one statement, the same figures as _fold and
+# _merge (averages over the values present, merged with an existing bucket
+# weighted by sample count; the average memory truncated to whole bytes).
+_BUCKET = f"to_timestamp(floor(extract(epoch FROM at) / {conf.AGGREGATE_BUCKET_S}) * {conf.AGGREGATE_BUCKET_S})"
+_SPEED = (
+    "(SELECT min((t->>4)::numeric) FROM jsonb_array_elements(s.twins) t "
+    "WHERE t->3 = 'true'::jsonb AND (t->>4)::numeric <> 0)"
+)
+_SUM = {"samples", "reachable"}
+_MAX = {"mem_total_bytes", "mem_used_max_bytes", "gpu_temp_max_c"}
+_MIN = {"mem_available_min_bytes", "twins_up_min", "speed_min_mbps"}
+_AVG = {"mem_used_avg_bytes": True, "gpu_util_avg_pct": False, "gpu_power_avg_w": False, "load1_avg": False}
+_AGG_COLUMNS = [
+    ("samples", "count(*)"),
+    ("reachable", "count(*) FILTER (WHERE reachable)"),
+    ("mem_total_bytes", "max(mem_total_bytes)"),
+    ("mem_used_avg_bytes", "trunc(avg(mem_used_bytes))"),
+    ("mem_used_max_bytes", "max(mem_used_bytes)"),
+    ("mem_available_min_bytes", "min(mem_available_bytes)"),
+    ("gpu_util_avg_pct", "avg(gpu_util_pct)"),
+    ("gpu_temp_max_c", "max(gpu_temp_c)"),
+    ("gpu_power_avg_w", "avg(gpu_power_w)"),
+    ("load1_avg", "avg(load1)"),
+    ("twins_up_min", "min(twins_up)"),
+    ("speed_min_mbps", "min(speed)"),
+]
+
+
+def _merged(column: str) -> str:
+    old, new, table = f"a.{column}", f"EXCLUDED.{column}", "a"
+    if column in _SUM:
+        return f"{old} + {new}"
+    if column in _MAX:
+        return f"GREATEST({old}, {new})"
+    if column in _MIN:
+        return f"LEAST({old}, {new})"
+    weighted = f"({old} * {table}.samples + {new} * EXCLUDED.samples)::numeric / ({table}.samples + EXCLUDED.samples)"
+    if _AVG[column]:
+        weighted = f"trunc({weighted})"
+    return f"CASE WHEN {old} IS NULL THEN {new} WHEN {new} IS NULL THEN {old} ELSE {weighted} END"
+
+
+def _fold_day_in_sql(cursor: Any, part: DayPartition, keep: set[int], report: RetentionReport) -> None:
+    """Fold one day partition (all its nodes, but the rows in ``keep``) into the
+    aggregates with one INSERT ... SELECT ... GROUP BY ... ON CONFLICT."""
+    keep_ids = sorted(keep)
+    cursor.execute(f'SELECT count(*) FROM "{part.name}" WHERE id <> ALL(%s)', [keep_ids])  # noqa: S608
+    report.folded += int(cursor.fetchone()[0])
+    columns = ", ".join(c for c, _ in _AGG_COLUMNS)
+    values = ", ".join(e for _, e in _AGG_COLUMNS)
+    updates = ", ".join(f"{c} = {_merged(c)}" for c, _ in _AGG_COLUMNS)
+    # Every name here is the model's or a date's (no text from a request).
+    cursor.execute(
+        f"INSERT INTO telemetry_nodeaggregate AS a (spark_id, bucket, {columns}) "  # noqa: S608
+        f"SELECT spark_id, {_BUCKET} AS bucket, {values} "
+        f'FROM (SELECT s.*, {_SPEED} AS speed FROM "{part.name}" s WHERE s.id <> ALL(%s)) rows '
+        f"GROUP BY spark_id, bucket "
+        f"ON CONFLICT (spark_id, bucket) DO UPDATE SET {updates}",
+        [keep_ids],
+    )
+    report.buckets += int(cursor.rowcount)
+
+
 def _drop_expired_days(raw_cutoff: datetime, keep: set[int], report: RetentionReport, now: datetime) -> datetime:
-    """PostgreSQL: fold and drop every day partition wholly before ``raw_cutoff``,
-    one transaction per day (a crash folds nothing twice). Returns the time
+    """PostgreSQL: fold (in SQL) and drop every day partition wholly before
+    ``raw_cutoff``, one transaction per day (a crash folds nothing twice). Returns the time
     below which rows are still deleted one by one (the default partition's)."""
     partitions_ensure(now=now)
     live = []
@@ -145,12 +208,9 @@ def _drop_expired_days(raw_cutoff: datetime, keep: set[int], report: RetentionRe
         if part.end > raw_cutoff:
             live.append(part)
             continue
-        with transaction.atomic():
-            day = NodeSample.objects.filter(at__gte=part.start, at__lt=part.end)
-            for spark_id in day.values_list("spark_id", flat=True).distinct().order_by():
-                _fold_node(spark_id, day.filter(spark_id=spark_id).exclude(pk__in=keep), report)
-            with connection.cursor() as cursor:
-                partition_drop_keeping(cursor, part, keep)
+        with transaction.atomic(), connection.cursor() as cursor:
+            _fold_day_in_sql(cursor, part, keep, report)
+            partition_drop_keeping(cursor, part, keep)
         report.partitions_dropped += 1
     return min([raw_cutoff, *(p.start for p in live)])
 

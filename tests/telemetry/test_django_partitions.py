@@ -130,3 +130,63 @@ def test_the_samples_table_is_partitioned_by_day_after_migrating():
     today = datetime.now(UTC).date()
     have = {p.day for p in partitions.day_partitions()}
     assert {today + timedelta(days=d) for d in range(-3, 4)} <= have
+
+
+@pytest.mark.skipif(not ON_POSTGRESQL, reason="the day's fold in SQL is PostgreSQL's")
+def test_a_day_folded_in_sql_gives_the_figures_the_rows_fold_gives(spark, days):
+    """Every aggregate field, from varied polls (missing values, twins down or at 0, a bucket already
+    holding an aggregate), against retention's own row-by-row fold and merge of the same rows."""
+    start = datetime(2026, 6, 7, 9, 0, tzinfo=UTC)
+    rows = []
+    for i in range(30):
+        row = _row(spark, start + timedelta(seconds=30 * i), 10 + i)
+        row.reachable = i % 7 != 3
+        row.gpu_util_pct = None if i % 5 == 0 else 12.5 * (i % 8)
+        row.gpu_temp_c = 40.0 + i % 9
+        row.gpu_power_w = None if i % 4 == 1 else 30.0 + i
+        row.load1 = 0.25 * i
+        row.mem_total_bytes = 100 + i % 3
+        row.twins_up = i % 3
+        row.twins = [
+            ["enp1s0f0np0", "p0", "rocep1s0f0", i % 2 == 0, 200000 - 1000 * (i % 4), 9000, []],
+            ["enP2p1s0f0np0", "p0", "roceP2p1s0f0", True, 0 if i % 6 == 0 else 100000 + i, 9000, []],
+        ]
+        if i % 11 == 0:
+            row.twins = None
+        rows.append(row)
+    NodeSample.objects.bulk_create(rows)
+    earlier = NodeAggregate.objects.create(
+        spark=spark,
+        bucket=start,
+        samples=4,
+        reachable=3,
+        mem_total_bytes=120,
+        mem_used_avg_bytes=77,
+        mem_used_max_bytes=90,
+        mem_available_min_bytes=5,
+        gpu_util_avg_pct=None,
+        gpu_temp_max_c=99.0,
+        gpu_power_avg_w=10.0,
+        load1_avg=2.0,
+        twins_up_min=0,
+        speed_min_mbps=150,
+    )
+    fields = [c for c, _ in retention._AGG_COLUMNS]
+    expected: dict[datetime, dict[str, object]] = {}
+    members: dict[datetime, list[tuple[object, ...]]] = {}
+    for r in rows:
+        members.setdefault(retention.bucket_of(r.at), []).append(tuple(getattr(r, f) for f in retention._FIELDS))
+    for bucket, group in members.items():
+        folded = retention._fold(group)
+        expected[bucket] = retention._merge(earlier, folded) if bucket == earlier.bucket else folded
+    report = retention.downsample(now=NOW)
+    assert report.folded == 30 and report.buckets == 3
+    got = {a.bucket: a for a in NodeAggregate.objects.filter(spark=spark)}
+    assert set(got) == set(expected)
+    for bucket, want in expected.items():
+        for f in fields:
+            have, should = getattr(got[bucket], f), want[f]
+            if isinstance(should, float):
+                assert have == pytest.approx(should, rel=1e-9), (bucket, f)
+            else:
+                assert have == should, (bucket, f, have, should)

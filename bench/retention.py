@@ -1,0 +1,156 @@
+"""Time raw-poll retention and weigh the stored polls, at several fleet sizes.
+
+For each size N, a lab of N Sparks gets one UTC day of polls every 30 s
+(2,880 rows per Spark, each a copy of a real parsed poll of a simulated
+Spark, written with one INSERT ... SELECT), twice: once into that day's
+partition and once into a day that has no partition (so it sits in the default
+partition, as rows did before partitioning). ``telemetry.retention.downsample``
+then folds both days into five-minute aggregates; the partitioned day is
+dropped whole, the other is deleted row by row, in the same run: the ratio
+is what partitioning saves. Bytes per Spark per day are the day partition's
+size on disk with its indexes, divided by N.
+
+PostgreSQL only (SQLite has no partitions: it deletes rows). Runs in a
+throwaway database made like the test database:
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/sparkfleet .venv/bin/python bench/retention.py [--sizes 100,300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from common import bench_var_dir  # noqa: E402 - bench/ is the script's own folder
+
+bench_var_dir("fleet-bench-")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.db import connection, transaction  # noqa: E402
+
+from core.actor import Actor  # noqa: E402
+from inventory.labio import lab_import  # noqa: E402
+from inventory.models import Spark  # noqa: E402
+from simfleet.simulator import make_nodes, render_poll_output  # noqa: E402
+from telemetry import partitions, retention, services  # noqa: E402
+from telemetry.models import NodeAggregate, NodeSample, NodeState  # noqa: E402
+from telemetry.parsers import parse_poll_output  # noqa: E402
+from telemetry.sample import PollResult  # noqa: E402
+
+POLL_S = 30
+PARTITIONED_DAY = datetime(2026, 6, 7, tzinfo=UTC)  # gets a partition
+UNPARTITIONED_DAY = datetime(2026, 5, 7, tzinfo=UTC)  # no partition: the default one holds it
+
+
+def lab(count: int) -> dict:
+    names = [f"spark-{i:05d}" for i in range(1, count + 1)]
+    pairs = zip(names[::2], names[1::2], strict=False)
+    return {
+        "sparks": [{"name": n, "hardware": "dgx-spark-128", "ssh": {"host": "127.0.0.1", "port": 22}} for n in names],
+        "cables": [{"type": "qsfp112-dac", "ends": [f"{a}:p0", f"{b}:p0"]} for a, b in pairs],
+    }
+
+
+def fill_day(day: datetime) -> int:
+    """One row per Spark at ``day``'s first second (real parsed polls), copied every 30 s over the day."""
+    nodes = make_nodes(Spark.objects.count(), topology="pairs")
+    names = sorted(Spark.objects.values_list("name", flat=True))
+    ids = dict(Spark.objects.values_list("name", "pk"))
+    rows = []
+    for node, name in zip(nodes, names, strict=True):
+        sample = parse_poll_output(render_poll_output(nodes, node.name, seed=1))
+        result = PollResult(
+            name=name,
+            at=day,
+            reachable=True,
+            sample=sample,
+            error="",
+            host_key="ssh-ed25519 AAAA",
+            host_key_status="ok",
+            duration_ms=40.0,
+        )
+        rows.append(services._sample_row(Spark(pk=ids[name]), result, "ok"))
+    NodeSample.objects.bulk_create(rows, batch_size=1000)
+    cols = [f.column for f in NodeSample._meta.concrete_fields if f.column not in ("id", "at")]
+    listed = ", ".join(cols)
+    with connection.cursor() as c:
+        c.execute(
+            f"INSERT INTO {partitions.TABLE} ({listed}, at) "  # noqa: S608 - column names from the model
+            f"SELECT {listed}, gs.at FROM {partitions.TABLE} t, "
+            "generate_series(%s::timestamptz + interval '30 seconds', %s::timestamptz - interval '30 seconds', "
+            "interval '30 seconds') AS gs(at) WHERE t.at = %s",
+            [day, day + timedelta(days=1), day],
+        )
+    return NodeSample.objects.filter(at__gte=day, at__lt=day + timedelta(days=1)).count()
+
+
+def size_of(table: str) -> int:
+    with connection.cursor() as c:
+        c.execute("SELECT pg_total_relation_size(%s::regclass)", [table])
+        return int(c.fetchone()[0])
+
+
+def one_size(count: int) -> dict[str, float]:
+    with transaction.atomic():
+        lab_import(actor=Actor(source="command"), data=lab(count))
+    with transaction.atomic(), connection.cursor() as c:
+        partitions.day_partition_create(c, PARTITIONED_DAY.date())
+    rows = fill_day(PARTITIONED_DAY)
+    fill_day(UNPARTITIONED_DAY)
+    with connection.cursor() as c:
+        c.execute("VACUUM ANALYZE " + partitions.TABLE)
+    day_bytes = size_of(partitions.partition_name(PARTITIONED_DAY.date()))
+
+    # The row-by-row path first (the day in the default partition), then the partition drop.
+    t0 = time.perf_counter()
+    by_rows = retention.downsample(now=UNPARTITIONED_DAY + timedelta(days=3))
+    rows_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    by_partition = retention.downsample(now=PARTITIONED_DAY + timedelta(days=3))
+    partition_s = time.perf_counter() - t0
+    assert by_rows.folded == rows and by_partition.folded == rows, (by_rows, by_partition, rows)
+    assert by_partition.partitions_dropped >= 1
+    assert not NodeSample.objects.filter(at__lt=PARTITIONED_DAY + timedelta(days=1)).exists()
+    for model in (NodeAggregate, NodeState, NodeSample, Spark):
+        model.objects.all().delete()
+    return {"rows": rows, "day_bytes": day_bytes, "rows_s": rows_s, "partition_s": partition_s}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="100,300")
+    args = parser.parse_args()
+    if connection.vendor != "postgresql":
+        sys.exit("bench/retention.py needs PostgreSQL: set DATABASE_URL (SQLite keeps rows in one table)")
+    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        print(
+            f"python {platform.python_version()} on {platform.machine()}, postgresql, one day of polls every {POLL_S} s"
+        )
+        print(
+            f"{'Sparks':>7} {'rows':>10} {'bytes/Spark/day':>16} {'row delete':>11} {'partition drop':>15} "
+            f"{'ratio':>6} {'us/row (drop)':>14}"
+        )
+        for count in (int(s) for s in args.sizes.split(",")):
+            r = one_size(count)
+            print(
+                f"{count:>7,} {r['rows']:>10,} {r['day_bytes'] / count:>16,.0f} {r['rows_s']:>10.1f}s "
+                f"{r['partition_s']:>14.1f}s {r['rows_s'] / r['partition_s']:>6.2f} "
+                f"{r['partition_s'] / r['rows'] * 1e6:>14.1f}"
+            )
+    finally:
+        connection.creation.destroy_test_db(test_db, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()
