@@ -10,6 +10,7 @@ from ninja import Router
 
 from core.actor import Actor
 from core.api import BOOK, READ
+from telemetry.selectors import software_drift_of
 
 from . import selectors, services
 from .models import FabricRun
@@ -52,7 +53,9 @@ def verify(request: HttpRequest, group_id: int) -> Any:
     """Start "Verify fabric": nccl-tests all_gather_perf across the group (lab
     admins; members on a group booked for them now). 409 while one runs."""
     run = services.verification_start(actor=Actor.from_request(request, "api"), group_id=group_id)
-    return 202, run_out(run)
+    # Said before it runs: nodes that run other software make NCCL hang or slow down.
+    drift = [{"node": name, "message": message} for name, message in software_drift_of(n["name"] for n in run.nodes)]
+    return 202, {**run_out(run), "software_drift": drift}
 
 
 @router.get("/groups/{group_id}/verifications")

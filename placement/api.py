@@ -19,6 +19,7 @@ from pydantic import Strict, create_model
 from core.actor import Actor
 from core.api import ADMIN
 from core.validation import INT32, CleanStr, JsonData, MultiLineStr
+from telemetry.selectors import software_drift_of
 
 from . import plan_request, selectors, services
 from .errors import PlacementError
@@ -353,6 +354,10 @@ def plans_create(request: HttpRequest, payload: PlanIn) -> Any:
         },
         "warnings": [
             {"node": s.name, "health": s.health, "alerts": list(s.alerts), "why": s.why} for s in result.unhealthy
+        ],
+        # Said before a run starts: Sparks that run other software than the rest (telemetry's finding).
+        "software_drift": [
+            {"node": name, "message": message} for name, message in software_drift_of(n.name for n in g.spec.nodes)
         ],
         "without": _without(result),
     }

@@ -3,6 +3,7 @@ never SSH, with a fixed number of queries however many nodes there are."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -192,3 +193,12 @@ def node_health(spark_ids: list[int]) -> dict[int, str]:
     names = dict(Spark.objects.filter(pk__in=list(spark_ids)).values_list("name", "pk"))
     states = live.spark_states(list(names))
     return {names[name]: state.health for name, state in states.items() if name in names}
+
+
+def software_drift_of(names: Iterable[str]) -> list[tuple[str, str]]:
+    """(Spark, message) of the open ``software-drift`` findings of these Sparks, in name order (one query):
+    what a plan, a launch or a fabric verification says before it starts."""
+    from telemetry.drift import CODE
+
+    rows = Alert.objects.filter(spark__name__in=list(names), code=CODE, ended_at__isnull=True)
+    return list(rows.order_by("spark__name").values_list("spark__name", "message"))

@@ -121,13 +121,7 @@ def _names_of(target: Any) -> list[str]:
 def software_drift_note(target: Any, before: str = "starting") -> dict[str, Any]:
     """The open ``software-drift`` findings of these Sparks, said before a plan,
     a launch or a fabric verification starts (one query)."""
-    from telemetry import drift
-    from telemetry.models import Alert
+    from telemetry.selectors import software_drift_of
 
-    names = _names_of(target)
-    found = list(
-        Alert.objects.filter(spark__name__in=names, code=drift.CODE, ended_at__isnull=True)
-        .order_by("spark__name")
-        .values_list("spark__name", "message")
-    )
+    found = software_drift_of(_names_of(target))
     return {"found": found, "before": before}

@@ -131,7 +131,7 @@ def test_expected_versions_are_a_lab_admins_in_page_and_api(ring, client, viewer
 
 
 @pytest.mark.django_db
-def test_plans_launches_and_verifications_say_so_before_they_start(ring, admin_client):
+def test_plans_launches_and_verifications_say_so_before_they_start(ring, admin_client, api_admin):
     from django.template import Context, Template
 
     note = Template('{% load telemetry_tags %}{% software_drift_note target "launching" %}')
@@ -143,3 +143,11 @@ def test_plans_launches_and_verifications_say_so_before_they_start(ring, admin_c
     assert "Fix it before verifying the fabric" in fabric
     plans = admin_client.get(f"/plans/?group={ring.pk}").content.decode()
     assert "Fix it before running a model across them" in plans
+    started = api_admin.post(f"/api/groups/{ring.pk}/verify")
+    assert started.status_code == 202, started.content
+    (said,) = started.json()["software_drift"]
+    assert said["node"] == "ring-4" and "GPU driver 580.82.09" in said["message"]
+    planned = api_admin.post("/api/plans", {"model": "qwen3-8b", "group": ring.pk})
+    assert planned.status_code == 200, planned.content
+    (said,) = planned.json()["software_drift"]
+    assert said["node"] == "ring-4" and "update ring-4's driver to 580.95.05" in said["message"]
