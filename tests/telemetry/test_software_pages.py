@@ -151,3 +151,14 @@ def test_plans_launches_and_verifications_say_so_before_they_start(ring, admin_c
     assert planned.status_code == 200, planned.content
     (said,) = planned.json()["software_drift"]
     assert said["node"] == "ring-4" and "update ring-4's driver to 580.95.05" in said["message"]
+
+
+@pytest.mark.django_db
+def test_the_stale_check_judges_the_drift_again_for_changes_outside_a_poll(ring):
+    from telemetry.tasks import check_stale
+
+    assert Alert.objects.filter(code="software-drift", ended_at=None).count() == 1
+    Spark.objects.filter(name="ring-4").update(status=Spark.Status.MAINTENANCE)  # out of the fleet: not compared
+    report = check_stale()
+    assert report["software_drift"]["closed"] == 1
+    assert not Alert.objects.filter(code="software-drift", ended_at=None).exists()
