@@ -6,6 +6,8 @@ scaling chart and the leaderboard ranks the published and measured runs."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from core.actor import Actor
@@ -55,7 +57,15 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     page.locator("tr.plan-more.recommended summary").click()
     page.wait_for_selector("tr.plan-more.recommended .launch .copy")
     assert page.locator("tr.plan-more.recommended .copy").count() >= 2
+    # every figure carries its range and a multi-node plan names its backend, at desk and phone width
+    assert "NCCL over RoCE" in first.inner_text()
+    assert re.fullmatch(r"\d+\.\d \(\d+\.\d to \d+\.\d\)", " ".join(first.locator("td.num").first.inner_text().split()))
     shot("placement-plans")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing pushes the page sideways
+    box = first.locator('td[data-label="Prefill, tok/s"]').bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 390  # the figures are on screen, not scrolled away
+    page.set_viewport_size({"width": 1366, "height": 900})
 
     # a marker on window survives only if the page is not reloaded
     page.evaluate("window.__still_here = true")

@@ -15,6 +15,7 @@ from placement.planner import (
     GroupSpec,
     NodeSpec,
     plan_placement,
+    with_range,
 )
 
 PORT1 = {"port1": ("enp1s0f1np1", "enP2p1s0f1np1")}
@@ -492,12 +493,18 @@ def test_every_predicted_figure_carries_its_range_and_the_reason_shows_it():
     assert f"one stream {tp2.decode_tps:.1f} tok/s ({low:.1f} to {high:.1f})" in tp2.reason
 
 
-@pytest.mark.parametrize(("streams", "winner"), [(16, "tp"), (32, "tp"), (64, "replicas")])
-def test_gpt_oss_120b_on_a_pair_follows_the_published_crossover(streams, winner):
+@pytest.mark.parametrize(
+    ("streams", "winner", "overlap"),
+    [(16, "tp", True), (32, "tp", True), (64, "replicas", True), (96, "replicas", False)],
+)
+def test_gpt_oss_120b_on_a_pair_follows_the_published_crossover(streams, winner, overlap):
     """kubis.ai's series (gpt-oss-120b, a direct pair): TP2 ahead of two
     copies behind a random router by 27% at 16 streams and 23% at 32, the
     copies ahead near 64. The planner recommends TP2 at 16 and 32 and the
-    copies at 64, and says when the two lie within each other's ranges."""
+    copies at 64 and beyond; from 16 to 64 streams each plan lies inside the
+    other's range (the model's gap is a few percent, the published one larger)
+    and the recommendation says so; at 96 the copies' figure is above TP2's
+    range and it does not."""
     result = plan_placement(
         group("direct", 2), get_seed_model("gpt-oss-120b"), context_tokens=1088, concurrency=streams, goal="throughput"
     )
@@ -509,10 +516,17 @@ def test_gpt_oss_120b_on_a_pair_follows_the_published_crossover(streams, winner)
         assert tp2.aggregate_tps > copies.aggregate_tps
     else:
         assert copies.aggregate_tps > tp2.aggregate_tps
-    overlap = copies.aggregate_tps_range[0] <= tp2.aggregate_tps <= copies.aggregate_tps_range[1] and (
+    inside = copies.aggregate_tps_range[0] <= tp2.aggregate_tps <= copies.aggregate_tps_range[1] and (
         tp2.aggregate_tps_range[0] <= copies.aggregate_tps <= tp2.aggregate_tps_range[1]
     )
-    assert ("within each other's predicted ranges" in result.recommendation) == overlap
+    assert inside == overlap
+    runner_up = result.plans[result.runner_up]
+    assert {best.strategy, runner_up.strategy} == {"tp", "replicas"}
+    said = "The two are within each other's predicted ranges"
+    assert (said in result.recommendation) == overlap
+    if overlap:
+        assert "the model cannot tell which is faster here, so measure both on this group" in result.recommendation
+        assert f"{best.label}: {with_range(best.aggregate_tps, best.aggregate_tps_range)}" in result.recommendation
 
 
 def test_the_same_nodes_go_to_the_faster_plan_and_more_nodes_need_the_margin():
