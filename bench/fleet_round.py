@@ -318,7 +318,25 @@ async def floor_warm(
 # --------------------------------------------------------------------------- set-up
 
 
+def database_ensure(url: str) -> None:
+    """Create the bench's PostgreSQL database when it does not exist yet (a fresh machine)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+    from psycopg import sql
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    server = urlunsplit((parts.scheme, parts.netloc, "/postgres", "", ""))  # libpq takes postgres:// too
+    with psycopg.connect(server, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            print(f"created the database {name}")
+
+
 def setup_django(args: argparse.Namespace, var: Path, multiproc_dir: str) -> dict[str, str]:
+    if args.database.startswith(("postgres://", "postgresql://")):
+        database_ensure(args.database)
     env = dict(os.environ)
     env.update(
         DATABASE_URL=args.database,
@@ -369,7 +387,10 @@ def register(count: int, endpoints: list[tuple[str, str, int, str]]) -> list[int
         t = time.perf_counter()
         first, second = nodes[0], nodes[1]
         if first.name not in existing:
+            for node in (first, second):  # where it really listens (a node that is not serving says port 0)
+                node.port = by_name[node.name][0]
             lab_register([first, second])
+            existing |= {first.name, second.name}
         tpl_a, tpl_b = Spark.objects.get(name=first.name), Spark.objects.get(name=second.name)
         tpl_ports = {sp.pk: list(Port.objects.filter(spark=sp).prefetch_related("twins")) for sp in (tpl_a, tpl_b)}
         tpl_cable = Cable.objects.get(ends__port__spark=tpl_a, ends__port__name="p0")
