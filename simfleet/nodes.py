@@ -35,6 +35,7 @@ FAULTS: frozenset[str] = frozenset(
         "mtu-1500",  # cabled twins left at MTU 1500 (the peer has 9000)
         "gpu-busy",  # a GPU compute process (owner: member1) on every poll
         "gpu-idle",  # no GPU compute process, ever
+        "gpu-na",  # nvidia-smi answers [N/A] for every gauge (utilization, temperature, power)
         "rdma-down",  # p0's first twin is up as a netdev but its RoCE port is DOWN
         "nccl-stuck",  # nccl-tests through this node sits near 3 GB/s (non-release NCCL build)
     }

@@ -148,10 +148,8 @@ class SparkModel:
             used = int((1 - self._avail) * self.node.memory_gb * 1024 * 0.8)
             apps = f"{pid}, {used} MiB, /usr/bin/python3\n"
             owners = f"{pid:>7} member1\n"
-        return (
-            f"\n{MARKER_PREFIX}gpu\n{util}, {temp:.0f}, {max(power, 4.0):.2f}\n"
-            f"\n{MARKER_PREFIX}apps\n{apps}\n{MARKER_PREFIX}owners\n{owners}"
-        )
+        gauges = "[N/A], [N/A], [N/A]" if "gpu-na" in faults else f"{util}, {temp:.0f}, {max(power, 4.0):.2f}"
+        return f"\n{MARKER_PREFIX}gpu\n{gauges}\n\n{MARKER_PREFIX}apps\n{apps}\n{MARKER_PREFIX}owners\n{owners}"
 
     def _misc_text(self) -> str:
         rng = self._rng

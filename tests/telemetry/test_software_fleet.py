@@ -42,9 +42,10 @@ def _nodes() -> list[SimNode]:
         SimNode("s1", cabled_ports=ring["s1"]),
         SimNode("s2", cabled_ports=ring["s2"]),
         SimNode("s3", cabled_ports=ring["s3"], software=dict(ODD)),
-        # a pair that agrees, one without Docker and one whose driver was updated without a reboot
+        # a pair that agrees: one whose driver was updated without a reboot, one
+        # without Docker whose nvidia-smi answers [N/A] for every gauge
         SimNode("s4", cabled_ports={"p0": ("s5", "p0")}, faults={"smi-mismatch"}),
-        SimNode("s5", cabled_ports={"p0": ("s4", "p0")}, faults={"no-docker"}),
+        SimNode("s5", cabled_ports={"p0": ("s4", "p0")}, faults={"no-docker", "gpu-na"}),
     ]
 
 
@@ -84,6 +85,9 @@ def test_a_group_that_differs_gets_the_finding_and_one_that_agrees_none(fleet_ke
         s5 = SoftwareState.objects.get(spark__name="s5")
         assert s4.known["driver"] == "580.95.05" and "cuda" not in s4.known
         assert s5.reading["docker"] == "absent" and f"image:{VLLM}" not in s5.known
+        assert s5.known["driver"] == "580.95.05" and s5.known["cuda"] == "13.0"
+        na = NodeState.objects.get(spark__name="s5").latest
+        assert na.gpu_util_pct is None and na.gpu_power_w is None and na.errors == []
 
         # Not due again: the next round sends the plain poll and the reading stays.
         read_at = s4.read_at
