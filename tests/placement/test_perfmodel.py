@@ -523,3 +523,28 @@ def test_docs_figures_lists_every_published_point_as_the_data_hold_it():
 
     figures = (Path(__file__).resolve().parents[2] / "docs" / "figures.md").read_text()
     assert figures_markdown() in figures
+
+
+def test_each_held_out_experiment_counts_once_in_the_per_experiment_median():
+    """16 one-stream figures are one llama.cpp bench's depth sweeps: the
+    per-experiment median takes each experiment's median once."""
+    from placement.perfmodel.points import PointError
+    from placement.perfmodel.report import FitReport
+
+    keys = ["gpt-oss-20b-1-llamacpp-d4096", "gpt-oss-20b-1-llamacpp-d8192", "gpt-oss-120b-1-llamacpp-d4096"]
+    same, other = (
+        {p.source_id for p in PUBLISHED_POINTS if p.key in keys[:2]},
+        {p.source_id for p in PUBLISHED_POINTS if p.key == "qwen3-32b-4-tp4"},
+    )
+    assert len(same) == 1 and same != other
+    report = FitReport(
+        "one-node",
+        (
+            PointError(keys[0], "decode", "holdout", 100.0, 101.0),  # 1%
+            PointError(keys[1], "decode", "holdout", 100.0, 103.0),  # 3%: that experiment's median is 2%
+            PointError("qwen3-32b-4-tp4", "decode", "holdout", 100.0, 70.0),  # 30%
+        ),
+    )
+    assert report.experiment_median("holdout", "decode") == (pytest.approx(16.0), 2)
+    assert report.median("holdout", "decode") == pytest.approx(3.0)
+    assert report.experiment_median("holdout", "aggregate") is None
