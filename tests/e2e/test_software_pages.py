@@ -6,6 +6,8 @@ finding with its fix, and both read at phone and desktop widths."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.utils import timezone
 
@@ -38,6 +40,10 @@ def test_admin_reads_the_fleets_software_and_a_group_with_drift(live_server, pag
         faults = {"no-docker"} if name == "spark-16" else set()
         text = software_text(BEHIND if name == "spark-10" else {}, faults, [VLLM])
         readings.append((pk, now, 7200.0, parse_software(split_sections(text))))
+    # spark-10 ran what the rest runs two hours ago; its driver and NCCL were replaced since
+    earlier = now - timedelta(hours=2)
+    before = parse_software(split_sections(software_text({}, set(), [VLLM])))
+    readings_store([(ids["spark-10"], earlier, 7200.0, before)], now=earlier)
     readings_store(readings, now=now)
     software_drift_sync()
     switched = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="spark-10")
@@ -93,4 +99,6 @@ def test_admin_reads_the_fleets_software_and_a_group_with_drift(live_server, pag
     page.goto(f"{base}/sparks/spark-10/")
     box = page.locator("#spark-software").inner_text()
     assert "580.82.09" in box and "software-drift" in box
+    history = page.locator("#spark-software-history").inner_text()
+    assert "GPU driver 580.95.05 → 580.82.09" in history and "NCCL 2.28.9 → 2.27.7" in history
     shot("spark-software-1440")
