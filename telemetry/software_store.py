@@ -2,8 +2,8 @@
 between readings (the history keeps changes, never every reading), the
 versions a lab pins, and the ``software-drift`` verdicts they imply.
 
-A Spark's software is due (``software_due``) when it was never read,
-``FLEET_SOFTWARE_INTERVAL_S`` after its last reading, or when it booted since
+A Spark's software is due (``software_due``) when it was never read, about
+``FLEET_SOFTWARE_INTERVAL_S`` after its last reading (``period_s``), or when it booted since
 (its uptime went back: an update usually ends in a reboot). The drift rule
 itself is pure (``telemetry.drift``); ``drift_verdicts`` feeds it the latest
 readings, the live auto groups (one per cabled component, so each Spark is in
@@ -37,11 +37,20 @@ def boot_of(at: datetime, uptime_s: float | None) -> datetime | None:
     return at - timedelta(seconds=uptime_s) if uptime_s is not None and uptime_s >= 0 else None
 
 
+def period_s(spark_id: int, interval_s: int) -> float:
+    """This Spark's own reading period: between half and one and a half of the
+    interval (fixed per Spark, the interval on average), so a fleet whose
+    software was first read in one round spreads its readings over the interval
+    instead of reading every Spark again in the same round each hour."""
+    phase = ((spark_id * 2654435761) % 2**32) / 2**32
+    return interval_s * (0.5 + phase)
+
+
 def software_due(state: SoftwareState | None, latest: NodeSample | None, *, now: datetime, interval_s: int) -> bool:
     """Read this Spark's software in this poll?"""
     if state is None:
         return True
-    if now - state.read_at >= timedelta(seconds=interval_s):
+    if now - state.read_at >= timedelta(seconds=period_s(state.spark_id, interval_s)):
         return True
     booted = boot_of(latest.at, latest.uptime_s) if latest is not None else None
     return booted is not None and state.boot_at is not None and booted > state.boot_at + BOOT_SLACK

@@ -162,3 +162,14 @@ def test_the_stale_check_judges_the_drift_again_for_changes_outside_a_poll(ring)
     report = check_stale()
     assert report["software_drift"]["closed"] == 1
     assert not Alert.objects.filter(code="software-drift", ended_at=None).exists()
+
+
+def test_a_fleet_read_at_once_spreads_its_next_readings_over_the_interval():
+    from telemetry.software_store import period_s
+
+    periods = [period_s(i, 3600) for i in range(1, 1001)]
+    assert min(periods) >= 1800 and max(periods) < 5400
+    assert 3400 < sum(periods) / len(periods) < 3800  # the interval on average
+    # in any one 30 s round of the hour after a fleet-wide reading, few Sparks come due
+    rounds = [sum(1 for p in periods if t <= p < t + 30) for t in range(1800, 5400, 30)]
+    assert max(rounds) <= 25
