@@ -138,6 +138,7 @@ def _form_context(request: HttpRequest, req: Any, tz: Any) -> dict[str, Any]:
         "req": req,
         "picker": picker,
         "groups": selectors.bookable_groups(),
+        "group_options": selectors.group_options(),
         "tz": tz.key,
         "errors": field_errors(req.errors),
         "check": None,
@@ -210,6 +211,7 @@ def new(request: HttpRequest) -> HttpResponse:
             ctx["errors"] = field_errors(exc.errors)
         except NeedsConfirmation as exc:
             ctx["warnings"] = exc.warnings
+            ctx["unconfirmed"] = True  # the form says it was not booked, and why
         except BookingConflict as exc:
             if not (ctx["check"] is not None and ctx["check"].clashes):  # taken since the check: say so here
                 ctx["conflict"] = exc.message(tz)

@@ -10,9 +10,10 @@ running the real engine (``topology.engine.analyse``) on the designed lab.
 Candidates (each only when it fits the request):
 
 - ``direct``: two Sparks, one QSFP112 cable port to port.
-- ``ring``: 3 to 8 Sparks, each Spark's p1 cabled to the next one's p0; the
+- ``ring``: 3 to 7 Sparks, each Spark's p1 cabled to the next one's p0; the
   engine raises ``switch-recommended`` beyond four (NVIDIA supports rings of
-  three and tests rings of four).
+  three and tests rings of four) and says a switch is required for eight, so
+  a ring of eight is never offered.
 - ``switched`` on every catalogue switch that has room: the MikroTik
   CRS504-4XQ-IN (4 ports at 100G, one QSFP28 cable a Spark: up to 4 Sparks at
   half speed), the MikroTik CRS804 DDQ (4 ports at 400G, each split into
@@ -41,7 +42,9 @@ from inventory.hardware_catalogue import CABLES, SPARKS, SWITCHES
 from topology.engine import CableIn, EndIn, Group, LabIn, NodeIn, SwitchIn, SwitchPortIn, analyse
 
 MAX_SPARKS = 64  # the largest lab the catalogue can cable: 32 ports x 2 breakout legs
-RING_MIN, RING_MAX = 3, 8
+# A ring of eight is not offered: the engine's own switch-recommended finding
+# says a switch is required for eight (topology.engine.shape).
+RING_MIN, RING_MAX = 3, 7
 PLACEHOLDER_NET = "192.0.2"  # TEST-NET-1, RFC 5737: documentation only, never routed
 PLACEHOLDER_NOTE = (
     "SSH addresses are placeholders from TEST-NET-1 (192.0.2.0/24, RFC 5737): "
@@ -93,6 +96,10 @@ class Request:
     # The lab to grow, as its exported lab document (``inventory.labio.lab_export``):
     # its Sparks (not retired, with a ConnectX-7) and switches are owned, its cables reused where they fit.
     inventory: dict[str, Any] | None = None
+    # Device names and cable labels the lab already uses (a fresh design, not growing it):
+    # new Sparks and cables never take them, so the document imports beside the lab.
+    reserved: frozenset[str] = frozenset()
+    reserved_labels: frozenset[str] = frozenset()
 
     def spark_lines(self) -> tuple[SparkLine, ...]:
         if self.lines:
@@ -333,6 +340,7 @@ def _lab(request: Request) -> _Lab:
         owned[s["hardware"]] = owned.get(s["hardware"], 0) + 1
         count[s["hardware"]] = count.get(s["hardware"], 0) + 1
     taken = {s["name"] for s in inventory.get("sparks", [])} | {w["name"] for w in inventory.get("switches", [])}
+    taken |= request.reserved
     slugs: list[str] = []
     for line in request.spark_lines():
         owned[line.hardware] = owned.get(line.hardware, 0) + line.owned
@@ -433,13 +441,21 @@ def _ends_key(cable: dict[str, Any]) -> tuple[str, str, frozenset[str]]:
     return cable["type"], cable.get("coded_for", "nvidia"), frozenset(cable["ends"])
 
 
+def _relabelled(cable: dict[str, Any], labels: frozenset[str]) -> dict[str, Any]:
+    """The cable under a label the lab does not use (``ring-1`` taken: ``ring-1-2``)."""
+    label, k = cable["label"], 2
+    while label in labels:
+        label, k = f"{cable['label']}-{k}", k + 1
+    return cable if label == cable["label"] else {**cable, "label": label}
+
+
 def _reuse(lab: _Lab, cables: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
     """The designed cables with the lab's own where one of the same type and
     coding already joins the same ports (written as the lab has it, so the
     import matches it); new cables get labels the lab does not use.
     Returns (cables, the lab's cables to unplug, how many stay)."""
     if not lab.cables:
-        return cables, [], 0
+        return [_relabelled(c, lab.request.reserved_labels) for c in cables], [], 0
     by_key: dict[tuple[str, str, frozenset[str]], dict[str, Any]] = {}
     for c in lab.cables:
         by_key.setdefault(_ends_key(c), c)

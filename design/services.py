@@ -20,7 +20,7 @@ from django.conf import settings
 from core.errors import BadInput
 from inventory.hardware_catalogue import SPARK_PORTS
 from inventory.labio import lab_export
-from inventory.models import CatalogueEntry
+from inventory.models import Cable, CatalogueEntry, Spark, Switch
 from placement import plan_request, selectors
 from placement.lab_calibration import lab_calibration
 from placement.model_catalogue import choose_variant
@@ -67,6 +67,17 @@ def _whole(value: Any, path: str, low: int, high: int, errors: list[tuple[str, s
         errors.append((path, f"must be a whole number from {low:,} to {high:,}"))
         return low
     return value
+
+
+def _lab_names() -> frozenset[str]:
+    """The device names the lab uses: a fresh design's new Sparks never clash with them."""
+    names = set(Spark.objects.values_list("name", flat=True)) | set(Switch.objects.values_list("name", flat=True))
+    return frozenset(names)
+
+
+def _lab_labels() -> frozenset[str]:
+    """The cable labels the lab uses: a fresh design's cables never take one (an import would move that cable)."""
+    return frozenset(Cable.objects.exclude(label="").values_list("label", flat=True))
 
 
 def _budget(raw: Any, raw_currency: Any, errors: list[tuple[str, str]]) -> tuple[Decimal | None, str]:
@@ -135,6 +146,8 @@ def design_request(
         owned,
         lines=lines,
         inventory=inventory,
+        reserved=frozenset() if from_inventory else _lab_names(),
+        reserved_labels=frozenset() if from_inventory else _lab_labels(),
     )
     money, code = _budget(budget, currency, errors)
     targets = _targets(models or [], errors)

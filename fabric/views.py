@@ -52,8 +52,14 @@ def _group(group_id: int) -> NodeGroup:
 
 @require_GET
 def panel(request: HttpRequest, group_id: int) -> HttpResponse:
-    """The verification card alone (htmx polls it while a run is under way)."""
-    return render(request, "fabric/_panel.html", panel_context(_group(group_id), request.user))
+    """The verification card alone (htmx polls it while a run is under way), with the
+    measured exchange of the group's four numbers beside it (htmx out of band): a run
+    that just finished refreshes that figure without a reload."""
+    group = _group(group_id)
+    context = panel_context(group, request.user)
+    if htmx_asks(request):
+        context.update(oob=True, measured=selectors.latest_measurement(group.pk))
+    return render(request, "fabric/_panel.html", context)
 
 
 @booker_required

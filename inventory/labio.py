@@ -164,7 +164,13 @@ def _apply(doc: Any, report: ImportReport, *, actor: Actor, prune: bool) -> None
             cables = cables_with_ends()
         errors += _apply_sparks(doc, report, actor=actor, sparks=sparks)
         errors += _apply_switches(doc, report, actor=actor, switches=switches)
-        errors += _apply_cables(doc, report, actor=actor, cables=cables, prune=prune)
+        # devices the document names but that could not be created: their own error says why,
+        # so their cables report only what is wrong with the cables themselves
+        made = set(Spark.objects.filter(name__in=[s.name for s in doc.sparks]).values_list("name", flat=True))
+        made |= set(Switch.objects.filter(name__in=[w.name for w in doc.switches]).values_list("name", flat=True))
+        failed = {s.name: "spark" for s in doc.sparks if s.name not in made}
+        failed |= {w.name: "switch" for w in doc.switches if w.name not in made}
+        errors += _apply_cables(doc, report, actor=actor, cables=cables, prune=prune, failed=failed)
         if errors:
             raise InventoryError(errors)
 
@@ -248,13 +254,23 @@ def _apply_switches(
 
 
 def _apply_cables(
-    doc: Any, report: ImportReport, *, actor: Actor, cables: list[tuple[Cable, tuple[str, ...]]], prune: bool
+    doc: Any,
+    report: ImportReport,
+    *,
+    actor: Actor,
+    cables: list[tuple[Cable, tuple[str, ...]]],
+    prune: bool,
+    failed: dict[str, str],
 ) -> list[tuple[str, str]]:
-    """Each cable of the document: matched by label, else by its ends; created, updated or unchanged."""
+    """Each cable of the document: matched by label, else by its ends; created, updated or unchanged.
+    A cable with an end on a device of ``failed`` (name: kind) is only checked, end by end."""
     errors: list[tuple[str, str]] = []
     by_label = {c.label: c for c, _ in cables if c.label}
     by_ends = {ends: c for c, ends in cables}
     for i, c in enumerate(doc.cables):
+        if any(str(end).rpartition(":")[0] in failed for end in c.ends):
+            errors += _ends_checked(c.ends, f"cables[{i}].ends", failed)
+            continue
         match = by_label.get(c.label) if c.label else None
         if match is None:
             match = by_ends.get(tuple(c.ends))
@@ -269,6 +285,27 @@ def _apply_cables(
                     for p, m in msgs
                 ]
             errors += msgs
+    return errors
+
+
+SPARK_PORTS = ("p0", "p1")  # the two QSFP ports of a Spark (ConnectX-7)
+
+
+def _ends_checked(ends: Any, path: str, failed: dict[str, str]) -> list[tuple[str, str]]:
+    """The mistakes of a cable's own ends when some of them are on devices that could
+    not be created (named by the document: never "no such device"): a Spark port is
+    p0 or p1; the other ends must be real ports."""
+    errors: list[tuple[str, str]] = []
+    for j, ref in enumerate(ends):
+        device, _, port = str(ref).rpartition(":")
+        if failed.get(device) == "spark":
+            if port not in SPARK_PORTS:
+                errors.append((f"{path}[{j}]", f"a Spark's ports are {' and '.join(SPARK_PORTS)}, not {port!r}"))
+        elif device not in failed:
+            try:
+                services.port_resolve(ref, f"{path}[{j}]")
+            except InventoryError as exc:
+                errors += exc.errors
     return errors
 
 

@@ -70,7 +70,8 @@ def test_the_candidates_per_size_with_and_without_a_switch() -> None:
         "switched-mikrotik-crs804-ddq",
         "switched-generic-qsfp112-switch-32",
     ]
-    assert keys["8"] == ["ring", "switched-mikrotik-crs804-ddq", "switched-generic-qsfp112-switch-32"]
+    # no ring of eight: its own switch-recommended finding says eight need a switch
+    assert keys["8"] == ["switched-mikrotik-crs804-ddq", "switched-generic-qsfp112-switch-32"]
     assert keys["16"] == ["switched-generic-qsfp112-switch-32"]
     assert [d.key for d in designs(Request(4, 0, no_switch=True))] == ["ring"]
     assert [d.key for d in designs(Request(2, 0, no_switch=True))] == ["direct"]
@@ -87,8 +88,10 @@ def test_the_candidates_per_size_with_and_without_a_switch() -> None:
 
 def test_what_the_engine_says_about_each_shape() -> None:
     by_key = {d.key: d for d in designs(Request(8, 0))}
-    assert by_key["ring"].finding_codes == ["switch-recommended"]
-    assert by_key["ring"].group.collective_gbs == 12.0
+    assert "ring" not in by_key  # eight need a switch
+    ring7 = next(d for d in designs(Request(7, 0)) if d.key == "ring")
+    assert ring7.finding_codes == ["switch-recommended"]
+    assert ring7.group.collective_gbs == 12.0
     crs804 = by_key["switched-mikrotik-crs804-ddq"]
     assert crs804.link_gbps == [200] and crs804.finding_codes == [] and crs804.group.collective_gbs == 24.0
     parts = {(p.slug, p.coded_for): p.count for p in crs804.parts}
