@@ -25,6 +25,7 @@ from inventory.models import NodeGroup, NodeGroupMember, Spark
 from placement.models import SavedPlan
 from placement.selectors import saved_plan_get
 from telemetry.models import NodeState
+from topology.live import down_in_groups, down_mark
 from topology.services import NotSplittable, refuse_split
 
 from .errors import BookingError
@@ -362,6 +363,12 @@ def bookable_groups() -> list[NodeGroup]:
     """Live groups with at least one Spark, auto groups first then their sub-groups."""
     rows = NodeGroup.objects.filter(retired_at=None).filter(~Q(members=None)).select_related("parent").distinct()
     return sorted(rows, key=lambda g: ((g.parent.name if g.parent else g.name), g.parent_id is not None, g.name))
+
+
+def group_options() -> list[tuple[NodeGroup, str]]:
+    """The bookable groups, each with the words marking its down Sparks ("" when none is down)."""
+    down = down_in_groups()
+    return [(g, down_mark(down.get(g.pk, ()))) for g in bookable_groups()]
 
 
 # ---------------------------------------------------------------- timeline

@@ -35,7 +35,7 @@ class SparkStateLike(Protocol):
     @property
     def usable_gb(self) -> float: ...
     @property
-    def usable_source(self) -> str: ...  # measured | expected
+    def usable_source(self) -> str: ...  # measured | expected | unavailable (down)
     @property
     def capacity_gb(self) -> float: ...
     @property

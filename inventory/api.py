@@ -77,8 +77,9 @@ class PortOut(Schema):
 
 class SparkHealthOut(Schema):
     status: HealthValue = Field(
-        description="new: never polled, or its SSH host key awaits acceptance (not down); down: its last poll "
-        "did not reach it or it presented another host key; unknown: no sample for 3 poll intervals; "
+        description="new: never polled, or reached with an SSH host key awaiting acceptance (not down); down: its "
+        "last poll did not reach it (never reached: nothing answers on its address and port) or it presented "
+        "another host key; unknown: no sample for 3 poll intervals; "
         "degraded: a warning or critical alert; ok"
     )
     alerts: list[str] = Field(description="codes of its open alerts")
@@ -100,9 +101,9 @@ class SparkOut(Schema):
     usable_gb: float | None = Field(
         description="what a model can take on it now, GB (10^9 bytes): measured "
         "(MemAvailable of a fresh sample) or expected (capacity minus the "
-        "OS reserve); see usable_source"
+        "OS reserve), 0 when it is down (unavailable); see usable_source"
     )
-    usable_source: Literal["measured", "expected"] | None
+    usable_source: Literal["measured", "expected", "unavailable"] | None
     software: dict[str, Any] | None = Field(
         None,
         description="what it runs, from its last software reading (None: never read): dgx_os, kernel, driver, "

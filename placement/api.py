@@ -331,7 +331,7 @@ def planning_for(payload: PlanIn) -> plan_request.Planning:
 def plans_create(request: HttpRequest, payload: PlanIn) -> Any:
     """Every candidate plan for a model on a group (by id) or on Sparks named by hand."""
     result = planning_for(payload)
-    g = result.group
+    g = result.asked or result.group  # the group asked for; the plans may be on the part of it that works
     return {
         "plans": [plan_out(p) for p in result.plans],
         "recommended": result.result.recommended,
@@ -346,20 +346,48 @@ def plans_create(request: HttpRequest, payload: PlanIn) -> Any:
             "name": g.label,
             "kind": g.spec.kind,
             "nodes": [n.name for n in g.spec.nodes],
-            "link_gbps": g.spec.link_gbps,
+            "link_gbps": g.state.slowest_gbps if result.asked and g.state else g.spec.link_gbps,
             "link_source": "observed" if g.state and g.state.slowest_observed else "expected",
             "usable_gb": {n.name: n.usable_gb for n in g.spec.nodes},
+            "left_out": [s.name for s in result.left_out],
             "health": g.state.health if g.state else "unknown",
             "addresses": "telemetry" if g.addresses_measured else "placeholder",
         },
         "warnings": [
-            {"node": s.name, "health": s.health, "alerts": list(s.alerts), "why": s.why} for s in result.unhealthy
+            {"node": s.name, "health": s.health, "alerts": list(s.alerts), "why": s.why}
+            for s in [*result.left_out, *result.unhealthy]
         ],
         # Said before a run starts: Sparks that run other software than the rest (telemetry's finding).
         "software_drift": [
             {"node": name, "message": message} for name, message in software_drift_of(n.name for n in g.spec.nodes)
         ],
+        "left_out": _left_out(result),
+        "launch_missing": result.launch_missing,
         "without": _without(result),
+    }
+
+
+def _left_out(result: plan_request.Planning) -> dict[str, Any] | None:
+    """The down Sparks the plans leave out, and what the whole group would give once they work (None: none down)."""
+    if result.asked is None:
+        return None
+    full = result.full
+    best = full.recommended if full is not None else None
+    part = result.group
+    return {
+        "nodes": [s.name for s in result.left_out],
+        "why": result.left_out_words,
+        "planned_on": {
+            "nodes": [n.name for n in part.spec.nodes],
+            "kind": part.spec.kind,
+            "link_gbps": part.spec.link_gbps,
+            "usable_gb": {n.name: n.usable_gb for n in part.spec.nodes},
+        },
+        "when_healthy": {
+            "nodes": [n.name for n in result.asked.spec.nodes],
+            "recommendation": full.result.recommendation if full else "",
+            "plan": plan_out(best) if best else None,
+        },
     }
 
 

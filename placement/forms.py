@@ -10,6 +10,7 @@ from typing import Any
 from django import forms
 
 from core.forms import EdgeChecked
+from topology.live import down_in_groups, down_mark
 
 from .model_catalogue import MAX_CONTEXT_TOKENS
 from .planner import ENGINES, GOALS
@@ -28,8 +29,13 @@ def model_choices() -> list[tuple[str, str]]:
 
 def group_choices() -> list[tuple[str, str]]:
     groups = live_groups()
+    down = down_in_groups()
     return [
-        (str(g.pk), f"{g.name} · {g.get_kind_display().lower()} · {g.size} node{'s' if g.size != 1 else ''}")  # type: ignore[attr-defined]
+        (
+            str(g.pk),
+            f"{g.name} · {g.get_kind_display().lower()} · {g.size} node{'s' if g.size != 1 else ''}"  # type: ignore[attr-defined]
+            + down_mark(down.get(g.pk, ())),
+        )
         for g in groups
     ]
 

@@ -3,9 +3,11 @@
 Shared by the plan page and ``POST /api/plans``: checks the inputs field by
 field (the planner would only say "fix the inputs"), runs the pure planner on
 a ``PlannedGroup`` (the group as observed) and turns every fitting plan into
-launch commands for the launchers of the chosen engine. When the group has a
-degraded or down Spark the planning says so and carries the plans without
-those Sparks as well. Writes nothing.
+launch commands for the launchers of the chosen engine. Down Sparks run
+nothing: the plans (and the one recommendation) are on the part of the group
+that works now, and the planning carries what the whole group would give once
+they work again. With a degraded Spark the plans keep it, say so, and carry
+the plans without it for comparison. Writes nothing.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from .perfmodel import (
     prediction_source,
 )
 from .planner import BACKEND_HINTS, ENGINES, GOALS, Plan, PlanResult, plan_placement
-from .selectors import PlannedGroup, groupspec_for_nodes, launch_settings_for
+from .selectors import PlannedGroup, groupspec_for_nodes, launch_settings_for, when_healthy, working_part
 
 MAX_CONCURRENCY = 4096
 
@@ -65,9 +67,14 @@ class Planning:
     inputs: PlanInput
     result: PlanResult
     plans: list[PlannedPlan]
-    # Without the group's degraded or down Sparks: the plans there, or why there are none.
+    # Without the group's degraded Sparks: the plans there (for comparison), or why there are none.
     alternative: Planning | None = None
     alternative_problem: str = ""
+    # The group asked for when down Sparks were left out of it (``group`` is then the part that works)
+    asked: PlannedGroup | None = None
+    left_out: list[Any] = field(default_factory=list)  # the down Sparks left out (states)
+    left_out_words: str = ""  # what was left out, in words
+    full: Planning | None = None  # the whole group once its down Sparks work again (no launch commands)
 
     @property
     def unhealthy(self) -> list[Any]:
@@ -83,6 +90,13 @@ class Planning:
     def recommended(self) -> PlannedPlan | None:
         index = self.result.recommended
         return None if index is None else self.plans[index]
+
+    @property
+    def launch_missing(self) -> dict[str, list[str]]:
+        """The recommended plan's launchers that have no commands, and why ({}: every one has them,
+        or the plan's commands were not asked for)."""
+        item = self.recommended
+        return {} if item is None else dict(item.launch_problems)
 
     @property
     def source(self) -> str:
@@ -145,7 +159,27 @@ def plan_group(
     """Plans with launch commands for every fitting plan, or only for the plans
     at the indices in ``launch_for`` (the page loads them one at a time);
     ``constants``: the performance model's (default: the published fit). With
-    a degraded or down Spark in the group, also the plans without it."""
+    a down Spark in the group, the plans are on the part that works now and
+    ``full`` says what the whole group would give once it works; with a
+    degraded one, also the plans without it."""
+    if alternative and group.down:
+        part, words = working_part(group)
+        planning = _plan_on(part, model, inputs, launch_for, constants, alternative=True)
+        planning.asked, planning.left_out, planning.left_out_words = group, group.down, words
+        planning.full = _plan_on(when_healthy(group), model, inputs, (), constants, alternative=False)
+        return planning
+    return _plan_on(group, model, inputs, launch_for, constants, alternative=alternative)
+
+
+def _plan_on(
+    group: PlannedGroup,
+    model: ModelSpec,
+    inputs: PlanInput,
+    launch_for: Collection[int] | None,
+    constants: PerfConstants | None,
+    *,
+    alternative: bool,
+) -> Planning:
     spec = group.spec if inputs.backend == "auto" else replace(group.spec, collective_backend=inputs.backend)
     result = plan_placement(
         spec,
@@ -161,10 +195,12 @@ def plan_group(
         # what the planner still refuses (a broken group or model row) names its field
         raise PlacementError([(path, message) for path, message in result.errors])
     plans = []
-    settings = launch_settings_for(group) if launch_for is None or launch_for else None
+    settings = launch_settings_for(group) if result.plans else None
     for index, plan in enumerate(result.plans):
         planned = PlannedPlan(plan)
-        if plan.fits and (launch_for is None or index in launch_for):
+        # the recommended plan's commands always: whether it can be launched is part of recommending it
+        wanted = launch_for is None or index in launch_for or index == result.recommended
+        if plan.fits and wanted:
             for launcher in launchers_for(inputs.engine):
                 try:
                     planned.launch[launcher] = launch_commands(
@@ -174,7 +210,7 @@ def plan_group(
                     planned.launch_problems[launcher] = [f"{where}: {msg}" for where, msg in exc.problems]
         plans.append(planned)
     planning = Planning(group, model, inputs, result, plans)
-    if alternative and group.unhealthy:
+    if alternative and group.unhealthy and not group.down:
         _add_alternative(planning, launch_for, constants)
     return planning
 
@@ -182,7 +218,7 @@ def plan_group(
 def _add_alternative(planning: Planning, launch_for: Collection[int] | None, constants: PerfConstants | None) -> None:
     names = planning.without
     if not names:
-        planning.alternative_problem = "every Spark of the group is degraded or down"
+        planning.alternative_problem = "every Spark of the group is degraded"
         return
     try:
         healthy = groupspec_for_nodes(names)

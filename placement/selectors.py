@@ -60,6 +60,13 @@ class PlannedGroup:
         return [s for s in self.state.sparks if s.health in UNHEALTHY]
 
     @property
+    def down(self) -> list[SparkState]:
+        """The group's down Sparks: no memory, nothing is placed on them."""
+        if self.state is None:
+            return []
+        return [s for s in self.state.sparks if not s.runs]
+
+    @property
     def label(self) -> str:
         return self.group.name if self.group else ", ".join(n.name for n in self.spec.nodes)
 
@@ -270,6 +277,39 @@ def groupspec_for_nodes(names: Any, path: str = "nodes") -> PlannedGroup:
         )
     group = whole if wanted == set(whole.nodes) else _analyse(_restrict(snapshot.lab, wanted))[0]
     return _planned(group, None, "nodes:" + ",".join(sorted(wanted)), snapshot)
+
+
+def working_part(planned: PlannedGroup) -> tuple[PlannedGroup, str]:
+    """The part of a group its down Sparks leave, as the engine reads the
+    cabling without them (a chain that loses an end is a shorter chain), and
+    a sentence saying what was left out. Several pieces left: the one with the
+    most Sparks (then the most usable memory). PlacementError when every
+    Spark is down."""
+    down = {s.name for s in planned.down}
+    names = {n.name for n in planned.spec.nodes} - down
+    if not names:
+        raise PlacementError(f"every Spark of {planned.label} is down: nothing can run there", "group")
+    snapshot = lab_read()
+    pieces = _analyse(_restrict(snapshot.lab, names))
+    usable = {n.name: n.usable_gb for n in planned.spec.nodes}
+    pieces.sort(key=lambda g: (-len(g.nodes), -sum(usable.get(n, 0.0) for n in g.nodes)))
+    piece = pieces[0]
+    cut = sorted(names - set(piece.nodes))
+    ident = "nodes:" + ",".join(sorted(piece.nodes))
+    words = f"left out, down: {', '.join(sorted(down))}"
+    if cut:
+        words += f"; cut off from the rest by it: {', '.join(cut)}"
+    return _planned(piece, None, ident, snapshot), words
+
+
+def when_healthy(planned: PlannedGroup) -> PlannedGroup:
+    """The whole group as it would be planned with its down Sparks working
+    again: their expected usable memory in place of none."""
+    healthy = {s.name: s.healthy_gb for s in planned.down}
+    nodes = tuple(replace(n, usable_gb=healthy.get(n.name, n.usable_gb)) for n in planned.spec.nodes)
+    link = planned.state.expected_slowest_gbps if planned.state else planned.spec.link_gbps
+    spec = replace(planned.spec, nodes=nodes, link_gbps=float(link or planned.spec.link_gbps))
+    return replace(planned, spec=spec, state=None)
 
 
 # ---------------------------------------------------------------- catalogue and groups

@@ -106,7 +106,12 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = (), so
     if not values["group"] or not values["model"]:
         context["errors"] = [("group", "no live node group yet: cable some Sparks first")]
         return context
-    _variant_choices(context["form"], values["model"])
+    offered = _variant_choices(context["form"], values["model"])
+    if values.get("variant") and offered is not None and values["variant"] not in offered:
+        # the model changed under a variant of the previous one: the list follows the model
+        values["variant"] = ""
+        if data is not None:
+            data["variant"] = ""
     try:
         model = selectors.model_get(values["model"])
         choice = choose_variant(model.spec(), values["engine"], values.get("variant") or None)
@@ -231,16 +236,17 @@ PLAN_KEYS = (
 )
 
 
-def _variant_choices(form: PlanForm, slug: Any) -> None:
-    """The variant box offers the chosen model's variants."""
+def _variant_choices(form: PlanForm, slug: Any) -> list[str] | None:
+    """The variant box offers the chosen model's variants; their quantizations (None: no such model)."""
     try:
         spec = selectors.model_get(slug).spec()
     except PlacementError:
-        return
+        return None
     choices = [("", "the one the engine loads")] + [
         (v.quantization, f"{v.quantization} · {v.weights_size_gb(spec.params_b):.1f} GB") for v in spec.all_variants()
     ]
     form.fields["variant"].widget = forms.Select(choices=choices)
+    return [v.quantization for v in spec.all_variants()]
 
 
 def _query(values: dict[str, Any]) -> str:
@@ -251,7 +257,8 @@ def _query(values: dict[str, Any]) -> str:
 def plan_page(request: HttpRequest) -> HttpResponse:
     context = _planning_context(request)
     if htmx_asks(request):
-        return render(request, "placement/plans.html#results", context)
+        # the variant box follows the model: swapped beside the results (htmx out of band)
+        return render(request, "placement/plans.html#results", {**context, "oob": True})
     lab = context.get("calibration") or lab_calibration()
     report = plan_request.fit_table(DEFAULT_READING)
     context.update(

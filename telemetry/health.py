@@ -130,8 +130,8 @@ def _reachability(name: str, result: PollResult) -> list[Verdict]:
             return [
                 _verdict(
                     "unreachable",
-                    f"{name} could not be reached to fetch its host key ({result.error}); "
-                    "check its power, management network and sshd.",
+                    f"{name} could not be reached to fetch its host key ({result.error}): nothing answers on "
+                    "its address and port, so check them, then its power, management network and sshd.",
                     name,
                 )
             ]

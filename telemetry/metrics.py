@@ -131,7 +131,8 @@ def _memory(tiles: list[selectors.Tile], polled: list[selectors.Tile]) -> Iterat
     usable = GaugeMetricFamily(
         "fleet_node_usable_memory_bytes",
         "What a model can take on the node now, the one state: MemAvailable of a fresh sample "
-        "(source=measured), else catalogue capacity minus the OS reserve (source=expected), bytes.",
+        "(source=measured), else catalogue capacity minus the OS reserve (source=expected), 0 on a down "
+        "node (source=unavailable), bytes.",
         labels=["node", "source"],
     )
     for t in tiles:

@@ -17,6 +17,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import admin_required, booker_required
+from core import live
 from core.actor import Actor
 from core.htmx import partial
 from telemetry import conf, drift, history, selectors, services, software_store
@@ -67,6 +68,7 @@ def node(request: HttpRequest, name: str) -> HttpResponse:
         {
             "spark": spark,
             "state": state,
+            "one": live.spark_states([spark.name]).get(spark.name),  # the one state: health and why
             "latest": state.latest if state else None,
             "charts": {k: mark_safe(v) for k, v in charts.items()},  # noqa: S308 - built by charts.py, text escaped
             "range": range_key,

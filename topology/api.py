@@ -40,15 +40,19 @@ class LinkOut(Schema):
 
 class MemoryOut(Schema):
     local_gb: float = Field(description="the most usable memory of one node, GB (10^9 bytes)")
-    pooled_gb: float = Field(description="usable memory summed over the nodes: distributed, not one machine's")
-    symmetric_gb: float = Field(description="nodes x the smallest node's usable memory")
+    pooled_gb: float = Field(
+        description="usable memory summed over the nodes that can run something (not down): distributed, "
+        "not one machine's"
+    )
+    symmetric_gb: float = Field(description="those nodes x the smallest one's usable memory")
+    left_out: list[str] = Field(description="the group's down Sparks: no memory counted, nothing placed on them")
     bandwidth_gbs: float
     usable_gb_per_node: dict[str, float] = Field(
         description="each Spark's usable memory now, GB (10^9 bytes): "
         "measured (MemAvailable) or expected (capacity - OS "
-        "reserve)"
+        "reserve), 0 on a down Spark (unavailable)"
     )
-    usable_source_per_node: dict[str, Literal["measured", "expected"]]
+    usable_source_per_node: dict[str, Literal["measured", "expected", "unavailable"]]
 
 
 class HealthOut(Schema):

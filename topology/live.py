@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from core.health import HealthStatus
 from core.hooks import Hook
-from inventory.models import Spark
+from inventory.models import NodeGroupMember, Spark
 from telemetry import conf
 from telemetry.health import _addressed
 from telemetry.models import Alert, NodeState
@@ -122,10 +122,13 @@ def _seen(names: list[str] | None) -> dict[str, SparkSeen]:
 
 
 def _expected(names: list[str] | None) -> list[SparkExpected]:
-    rows = Spark.objects.order_by("name").values_list("name", "hardware__memory_gb", "status")
+    rows = Spark.objects.order_by("name").values_list("name", "hardware__memory_gb", "status", "ssh_host", "ssh_port")
     if names is not None:
         rows = rows.filter(name__in=names)
-    return [SparkExpected(n, float(mem or 0), status == Spark.Status.ACTIVE) for n, mem, status in rows]
+    return [
+        SparkExpected(n, float(mem or 0), status == Spark.Status.ACTIVE, f"{host}:{port}")
+        for n, mem, status, host, port in rows
+    ]
 
 
 def _now(now: datetime | None) -> datetime:
@@ -145,6 +148,24 @@ def spark_states(names: Iterable[str] | None = None, *, now: datetime | None = N
         s.name: spark_state(s, seen.get(s.name), now=at, interval_s=conf.poll_interval_s(), os_reserve_gb=_reserve())
         for s in _expected(wanted)
     }
+
+
+def down_in_groups() -> dict[int, tuple[str, ...]]:
+    """Each live group's down Sparks, by group id (groups without one left out):
+    what the plan and booking forms mark a group with. Four queries."""
+    rows = NodeGroupMember.objects.filter(group__retired_at__isnull=True).values_list("group_id", "spark__name")
+    states = spark_states()
+    found: dict[int, list[str]] = defaultdict(list)
+    for gid, name in rows.order_by("group_id", "spark__name"):
+        state = states.get(name)
+        if state is not None and not state.runs:
+            found[gid].append(name)
+    return {gid: tuple(names) for gid, names in found.items()}
+
+
+def down_mark(names: Sequence[str]) -> str:
+    """The words a group's choice in a form carries when some of its Sparks are down ("" when none is)."""
+    return f" · {len(names)} down ({', '.join(names)})" if names else ""
 
 
 @dataclass
@@ -260,6 +281,7 @@ def group_out(view: GroupView, state: GroupState) -> dict[str, Any]:
             "local_gb": state.memory.local_gb,
             "pooled_gb": state.memory.pooled_gb,
             "symmetric_gb": state.memory.symmetric_gb,
+            "left_out": list(state.memory.left_out),
             "bandwidth_gbs": g.memory.bandwidth_gbs,
             "usable_gb_per_node": dict(state.memory.usable_gb_per_node),
             "usable_source_per_node": dict(state.memory.sources),

@@ -31,6 +31,7 @@ class Bar:
     total_gb: float  # capacity: the MemTotal a Spark of this size reports
     usable_gb: float  # the one state's usable memory
     measured: bool  # False: expected (capacity minus the OS reserve)
+    down: bool = False  # down: nothing can run on it, its usable memory is 0
 
 
 def _gb(value: float) -> str:
@@ -101,7 +102,11 @@ def _short(name: str, room: int) -> str:
 def _bar(bar: Bar, x: float, base: float, bw: float, scale: float, slanted: bool, hatch: str) -> str:
     usable = min(max(bar.usable_gb, 0.0), bar.total_gb)
     rest = bar.total_gb - usable
-    if bar.measured:
+    if bar.down:
+        segments = [(bar.total_gb, RESERVE)]
+        tip = f"{bar.name}: 0 GB usable; down: nothing can run on it · capacity {_gb(bar.total_gb)} GB"
+        top_label = "down"
+    elif bar.measured:
         segments = [(rest, USED), (usable, FREE)]
         tip = (
             f"{bar.name}: {_gb(usable)} GB usable now (measured: MemAvailable) · {_gb(rest)} GB in use, "

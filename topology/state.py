@@ -9,14 +9,18 @@ else decides a Spark's health, its usable memory or a link's speed.
 The rules, written down once (docs/state.md says the same in prose):
 
 - **Spark health** ``ok | degraded | down | unknown | new``. ``new``: never
-  polled, or its SSH host key awaits an admin's acceptance (the action to
-  take is given; a new Spark is not counted as down). ``down``: the last
-  poll did not reach it, or it presented another host key. ``unknown``: no
+  polled, or reached with an SSH host key awaiting an admin's acceptance (the
+  action to take is given; a new Spark is not counted as down). ``down``: the
+  last poll did not reach it (a Spark never reached at all is told to check
+  its address and port: nothing answers there), or it presented another host
+  key. ``unknown``: no
   sample for ``STALE_INTERVALS`` poll intervals. Otherwise the verdict of
   the health rules on its last poll: ``degraded`` with any warning or
   critical alert, else ``ok``.
 - **Usable memory**, what a model can take on that Spark now, in GB of 10^9
-  bytes: *measured* = MemAvailable of a fresh sample (not stale); else
+  bytes: *unavailable* = 0 on a down Spark (nothing can run there; groups
+  leave it out of their pooled and symmetric memory and say so);
+  *measured* = MemAvailable of a fresh sample (not stale); else
   *expected* = the catalogue capacity (MemTotal a Spark of that size
   reports, published: 127,600,748 kB on a 128 GB Spark = 130.7 GB) minus
   the OS reserve.
@@ -43,7 +47,7 @@ from typing import Literal
 from core.health import HEALTH_STATUSES, UNHEALTHY, HealthStatus
 
 LinkStatus = Literal["ok", "half", "down", "unobserved"]
-Source = Literal["measured", "expected"]
+Source = Literal["measured", "expected", "unavailable"]
 KeyStatus = Literal["ok", "unknown", "mismatch"]
 
 LINK_STATES: tuple[LinkStatus, ...] = ("ok", "half", "down", "unobserved")
@@ -82,6 +86,7 @@ class SparkExpected:
     name: str
     memory_gb: float  # catalogue size: 128 or 64
     active: bool = True  # False: in maintenance or retired (not polled)
+    address: str = ""  # "host:port" the poller connects to (named when nothing answers there)
 
 
 @dataclass(frozen=True)
@@ -138,10 +143,25 @@ class SparkState:
     usable_gb: float
     usable_source: Source
     capacity_gb: float
+    healthy_gb: float = 0.0  # expected usable memory once it works again (capacity minus the OS reserve)
 
     @property
     def fresh(self) -> bool:
         return self.usable_source == "measured"
+
+    @property
+    def runs(self) -> bool:
+        """Can run something now: every Spark but a down one (its memory is unavailable)."""
+        return self.health is not HealthStatus.DOWN
+
+    @property
+    def usable_note(self) -> str:
+        """Where ``usable_gb`` comes from, in words."""
+        if self.usable_source == "unavailable":
+            return "down, nothing can run on it"
+        if self.usable_source == "expected":
+            return f"capacity {self.capacity_gb:.1f} GB − OS reserve, no fresh sample"
+        return "MemAvailable of the latest sample"
 
 
 @dataclass(frozen=True)
@@ -185,8 +205,14 @@ class GroupMemory:
     usable_gb_per_node: dict[str, float]
     sources: dict[str, Source]
     local_gb: float  # the most one node can take alone
-    pooled_gb: float  # summed over the nodes: distributed, never one machine's memory
-    symmetric_gb: float  # nodes x the smallest: what symmetric sharding can use
+    pooled_gb: float  # summed over the nodes that can run something: distributed, never one machine's memory
+    symmetric_gb: float  # those nodes x the smallest of them: what symmetric sharding can use
+    left_out: tuple[str, ...] = ()  # down Sparks: no memory counted, nothing placed on them
+
+    @property
+    def counted(self) -> int:
+        """How many of the group's Sparks the figures count."""
+        return len(self.usable_gb_per_node) - len(self.left_out)
 
     @property
     def measured(self) -> int:
@@ -269,12 +295,16 @@ def spark_state(
     last_seen = seen.last_sample_at if seen else None
     age = _age_s(now, last_seen)
     fresh = age is not None and age <= STALE_INTERVALS * interval_s
-    if seen is not None and fresh and seen.mem_available_bytes is not None:
+    healthy = expected_usable_gb(expected.memory_gb, os_reserve_gb)
+    health, why = _health(expected, seen, age, fresh, interval_s)
+    source: Source
+    if health is HealthStatus.DOWN:
+        usable, source = 0.0, "unavailable"
+    elif seen is not None and fresh and seen.mem_available_bytes is not None:
         usable, source = round(seen.mem_available_bytes / GB, 1), "measured"
     else:
-        usable, source = expected_usable_gb(expected.memory_gb, os_reserve_gb), "expected"
-    health, why = _health(expected, seen, age, fresh, interval_s)
-    return SparkState(expected.name, health, why, alerts, last_seen, usable, source, capacity)  # type: ignore[arg-type]
+        usable, source = healthy, "expected"
+    return SparkState(expected.name, health, why, alerts, last_seen, usable, source, capacity, healthy)
 
 
 def _health(
@@ -285,15 +315,22 @@ def _health(
         if not expected.active:
             return HealthStatus.UNKNOWN, f"{name} is not active in the inventory, so it is not polled."
         return HealthStatus.NEW, f"{name} has never been polled: check its SSH address, then wait for the next poll."
+    if seen.key == "mismatch":
+        return HealthStatus.DOWN, f"{name} presented another SSH host key than the accepted one; nothing is run on it."
+    where = f" on {expected.address}" if expected.address else ""
+    if seen.reachable is False and seen.key != "ok":
+        # never reached with an accepted key: most often a wrong address or port
+        return HealthStatus.DOWN, f"nothing answers{where}: check the address and port"
     if seen.key == "unknown":
         return HealthStatus.NEW, (
             f"{name}'s SSH host key awaits acceptance: compare it with the node's console and accept "
             "it on the node's page (or manage.py hostkeys accept)."
         )
-    if seen.key == "mismatch":
-        return HealthStatus.DOWN, f"{name} presented another SSH host key than the accepted one; nothing is run on it."
     if seen.reachable is False or seen.verdict == HealthStatus.DOWN:
-        return HealthStatus.DOWN, f"{name} did not answer its last poll: check its power, management network and sshd."
+        return (
+            HealthStatus.DOWN,
+            f"{name} did not answer its last poll{where}: check its power, management network and sshd.",
+        )
     if not fresh:
         if age is None:
             return HealthStatus.UNKNOWN, f"{name} answered but has not sent a sample yet."
@@ -410,13 +447,14 @@ def group_state(
     members = [sparks[n] for n in nodes if n in sparks]
     usable = {s.name: s.usable_gb for s in members}
     sources = {s.name: s.usable_source for s in members}
-    values = list(usable.values())
+    values = [s.usable_gb for s in members if s.runs]
     memory = GroupMemory(
         usable,
         sources,
         max(values, default=0.0),
         round(sum(values), 1),
         round(len(values) * min(values, default=0.0), 1),
+        tuple(s.name for s in members if not s.runs),
     )
     live = [link for link in links if link.state != "down"]
     expected_slowest = min((link.expected_gbps for link in links), default=0)
@@ -479,10 +517,12 @@ class Counted:
     measured: int
     expected: int
     expected_gb: float = field(default=0.0)
+    unavailable: int = 0  # down Sparks: no memory counted
 
 
 def usable_headline(states: Iterable[SparkState]) -> Counted:
     states = list(states)
     measured = [s.usable_gb for s in states if s.usable_source == "measured"]
-    rest = [s.usable_gb for s in states if s.usable_source != "measured"]
-    return Counted(round(sum(measured), 1), len(measured), len(rest), round(sum(rest), 1))
+    rest = [s.usable_gb for s in states if s.usable_source == "expected"]
+    down = sum(1 for s in states if s.usable_source == "unavailable")
+    return Counted(round(sum(measured), 1), len(measured), len(rest), round(sum(rest), 1), down)

@@ -33,7 +33,11 @@ WIDE_CARD_NODES = 4
 
 def _notes(live: Live) -> dict[str, str]:
     """A Spark's second line in a drawing: its usable memory, labelled when expected."""
-    return {name: f"{s.usable_gb:g} GB" + ("" if s.fresh else " exp.") for name, s in live.fleet.sparks.items()}
+    return {name: f"{s.usable_gb:g} GB" + _SOURCE_MARK[s.usable_source] for name, s in live.fleet.sparks.items()}
+
+
+# how a drawing marks a Spark's usable memory by its source (measured: unmarked)
+_SOURCE_MARK = {"measured": "", "expected": " exp.", "unavailable": " down"}
 
 
 def _fills(view: GroupView) -> list[tuple[GroupView, str]]:
@@ -234,7 +238,7 @@ def group_delete(request: HttpRequest, group_id: int) -> HttpResponse:
 
 def _bar(name: str, live: Live) -> memory_chart.Bar:
     spark = live.spark(name)
-    return memory_chart.Bar(name, spark.capacity_gb, spark.usable_gb, spark.fresh)
+    return memory_chart.Bar(name, spark.capacity_gb, spark.usable_gb, spark.fresh, down=not spark.runs)
 
 
 def _memory_card(view: GroupView, live: Live) -> dict[str, Any]:

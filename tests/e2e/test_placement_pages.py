@@ -26,9 +26,7 @@ def lab() -> dict[str, int]:
     assert CatalogueEntry.objects.exists() and LlmModel.objects.exists()
     lab_import(actor=Actor(source="import"), data=lab_data("demo.yaml"))
     # launch commands load a model by its real repository, never by its slug:
-    # the lab admin has named the ones this journey launches
-    LlmModel.objects.filter(slug="qwen3.8-27b").update(hf_repo="example-lab/Qwen3.8-27B-NVFP4")
-    LlmModel.objects.filter(slug="glm-5.3").update(hf_repo="example-lab/GLM-5.3-NVFP4")
+    # the seed catalogue names the published builds (docs/figures.md)
     live = NodeGroup.objects.filter(retired_at__isnull=True)
     return {
         "switched": live.get(members__spark__name="spark-07").pk,

@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from inventory.models import NodeGroup
+from placement.models import LlmModel
 from tests.placement.conftest import placement_state
 
 pytestmark = pytest.mark.django_db
@@ -195,6 +196,12 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
     assert 'class="plan recommended"' in fitting and 'class="plan runner-up"' in fitting
     assert "Runner-up:" in text and "<svg" in text and "plan-chart" in text
     assert 'id="nofit-plans"' in text  # the plans that do not fit, folded away
+    assert 'id="launch-missing"' not in text  # the seed names GLM-5.3's published NVFP4 build
+    # an admin clears the repository: the recommendation says first that it cannot be launched
+    LlmModel.objects.filter(slug="glm-5.3").update(hf_repo="")
+    text = client.get("/plans/" + query, headers={"HX-Request": "true", "HX-Target": "results"}).content.decode()
+    assert text.index('id="launch-missing"') < text.index('id="recommendation"')
+    assert "No launch commands for this recommendation" in text and "no Hugging Face repository" in text
     best = client.post(
         "/api/plans",
         {
@@ -206,8 +213,9 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
         },
         content_type="application/json",
     )
+    assert "no Hugging Face repository recorded" in best.json()["launch_missing"]["vllm"][0]
     launch = client.get(f"/plans/launch/{query}&plan={best.json()['recommended']}").content.decode()
-    # no repository for GLM-5.3 in the catalogue: no `vllm serve glm-5.3` that would not start
+    # no repository for GLM-5.3 any more: no `vllm serve glm-5.3` that would not start
     assert "no Hugging Face repository recorded" in launch and "data-copy" not in launch
     query = query.replace("glm-5.3", "llama-3.3-70b")
     plans = client.post(

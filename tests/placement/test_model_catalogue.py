@@ -154,3 +154,19 @@ def test_validate_rejects_every_bad_spec(params, active, layers, heads, kv_heads
         or (experts > 1 and not 1 <= per_token <= experts)
     )
     assert bool(spec.validate()) == bad
+
+
+def test_every_variant_the_planner_offers_has_a_loadable_reference():
+    """No seed model leaves the planner recommending a plan nothing can launch:
+    each variant names the repository its engine loads (docs/figures.md)."""
+    from placement.quants import GGUF, QUANT_FORMATS, engine_reference
+
+    missing = []
+    for model in SEED_MODELS:
+        for variant in model.all_variants():
+            engine = "llama.cpp" if QUANT_FORMATS[variant.quantization].container == GGUF else "vllm"
+            ref = engine_reference(variant, engine)
+            if not ref.loadable:
+                missing.append(f"{model.slug} {variant.quantization}: {ref.reason}")
+    assert missing == []
+    assert get_seed_model("qwen3.5-397b-a17b").default_variant().hf_repo == "Intel/Qwen3.5-397B-A17B-int4-AutoRound"

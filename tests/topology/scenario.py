@@ -5,11 +5,15 @@ apart, served by real simulated Sparks over SSH and polled by the real poller.
 - spark-c and spark-d, cabled directly, spark-d's second twin of p0 down:
   the link runs on one twin, about 100 of 200 Gb/s;
 - sw-1 with two breakouts: spark-e negotiated 100G, spark-f healthy,
-  spark-g down (refuses connections), spark-h new (host key never accepted).
+  spark-g down (refuses connections), spark-h new (host key never accepted);
+- spark-i and spark-j, cabled directly: spark-i registered at a port where
+  nothing listens (its host key never seen, so down: check the address and
+  port, not "accept its key"), spark-j healthy.
 """
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +26,7 @@ from simfleet.trust import host_keys_trust
 from telemetry.poll_round import poll_and_store
 from tests.telemetry.django_sim import BackgroundFleet, catalogue_ensure, ids
 
-NAMES = ("spark-a", "spark-b", "spark-c", "spark-d", "spark-e", "spark-f", "spark-g", "spark-h")
+NAMES = ("spark-a", "spark-b", "spark-c", "spark-d", "spark-e", "spark-f", "spark-g", "spark-h", "spark-i", "spark-j")
 
 
 def nodes() -> list[SimNode]:
@@ -35,7 +39,15 @@ def nodes() -> list[SimNode]:
         SimNode("spark-f", cabled_ports={"p0": ("sw-1", "1")}),
         SimNode("spark-g", cabled_ports={"p0": ("sw-1", "2")}, faults={"down"}),
         SimNode("spark-h", cabled_ports={"p0": ("sw-1", "2")}),
+        SimNode("spark-j", cabled_ports={"p0": ("spark-i", "p0")}),
     ]
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def lab(ports: dict[str, int]) -> dict[str, Any]:
@@ -50,6 +62,7 @@ def lab(ports: dict[str, int]) -> dict[str, Any]:
             {"type": "qsfp112-dac", "ends": ["spark-c:p0", "spark-d:p0"], "label": "pair-cd"},
             {"type": "qsfp-dd-2x-qsfp56-breakout", "ends": ["sw-1:1", "spark-e:p0", "spark-f:p0"], "label": "bo-1"},
             {"type": "qsfp-dd-2x-qsfp56-breakout", "ends": ["sw-1:2", "spark-g:p0", "spark-h:p0"], "label": "bo-2"},
+            {"type": "qsfp112-dac", "ends": ["spark-i:p0", "spark-j:p0"], "label": "pair-ij"},
         ],
     }
 
@@ -61,7 +74,8 @@ def scenario(fleet_key: tuple[str, str], tmp_path: Path, settings: Any) -> Itera
     fleet = BackgroundFleet(nodes(), client_public=fleet_key[1], host_key_dir=tmp_path / "hk")
     try:
         catalogue_ensure()
-        lab_import(actor=Actor(source="import"), data=lab({n: e.port for n, e in fleet.endpoints.items()}))
+        ports = {n: e.port for n, e in fleet.endpoints.items()} | {"spark-i": closed_port()}
+        lab_import(actor=Actor(source="import"), data=lab(ports))
         host_keys_trust(
             actor=Actor(source="command"), keys={n: e.host_key for n, e in fleet.endpoints.items() if n != "spark-h"}
         )

@@ -169,10 +169,11 @@ def read_diagram(seen: Seen, page: str, where: str) -> None:
         health = re.search(r"health: (\w+)", detail)
         if health:
             seen.add("health", name, where, health.group(1))
-        memory = re.search(r" · ([\d.,]+) GB( exp\.)?", detail)
+        memory = re.search(r" · ([\d.,]+) GB( exp\.| down)?", detail)
         if memory:
             seen.add("usable", name, where, _gb(memory.group(1)))
-            seen.add("usable source", name, where, "expected" if memory.group(2) else "measured")
+            mark = {" exp.": "expected", " down": "unavailable"}.get(memory.group(2) or "", "measured")
+            seen.add("usable source", name, where, mark)
 
 
 def read_pages(seen: Seen, client: Client) -> None:
@@ -217,7 +218,7 @@ def read_group_pages(seen: Seen, client: Client, group: NodeGroup) -> None:
         seen.add("link observed", f"{a}—{b}", where, int(value.group(1)) if value else None)
     plans = client.get(f"/plans/?group={group.pk}&model=llama-3.1-8b").content.decode()
     link = re.search(r'<span id="plan-link">slowest link (\d+) Gb/s', plans)
-    if link:
+    if link and 'id="plan-left-out"' not in plans:  # else the link of the part that works, not the group's
         seen.add("slowest", group.name, f"/plans/?group={group.pk}", int(link.group(1)))
     for name, usable in re.findall(r'<div class="memlabel small">([a-z0-9-]+): ([\d.,]+) GB usable', plans):
         seen.add("usable", name, f"/plans/?group={group.pk}", _gb(usable))
@@ -226,9 +227,9 @@ def read_group_pages(seen: Seen, client: Client, group: NodeGroup) -> None:
 def read_spark_pages(seen: Seen, client: Client) -> None:
     """The memory page, the Sparks list (whole and filtered by health) and each Spark's page."""
     page = text(client.get("/memory/").content.decode())
-    for name, usable, how in re.findall(r"<title>([a-z0-9-]+): ([\d.,]+) GB usable(,| now)", page):
+    for name, usable, how in re.findall(r"<title>([a-z0-9-]+): ([\d.,]+) GB usable(,| now|; down)", page):
         seen.add("usable", name, "/memory/", _gb(usable))
-        seen.add("usable source", name, "/memory/", "expected" if how == "," else "measured")
+        seen.add("usable source", name, "/memory/", {",": "expected", " now": "measured"}.get(how, "unavailable"))
 
     page = client.get("/sparks/").content.decode()
     for name, health, usable, source in re.findall(
@@ -310,7 +311,14 @@ def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
         "spark-f": "ok",
         "spark-g": "down",
         "spark-h": "new",
+        "spark-i": "down",
+        "spark-j": "ok",
     }
+    # the unreachable Spark whose key was never seen: down, told to check its address, and no memory
+    assert live.spark("spark-i").why.startswith("nothing answers on 127.0.0.1:")
+    assert live.spark("spark-i").usable_gb == 0 and live.spark("spark-i").usable_source == "unavailable"
+    assert set(seen.values[("usable source", "spark-i")].values()) == {"unavailable"}
+    assert set(seen.values[("link state", "spark-i:p0—spark-j:p0")].values()) == {"down"}
     assert live.spark("spark-h").usable_source == "expected" and live.spark("spark-a").usable_source == "measured"
     assert live.spark("spark-b").usable_gb < live.spark("spark-a").usable_gb  # the 64 GB one of the pair
     half = "spark-c:p0—spark-d:p0"

@@ -28,6 +28,8 @@ def test_scenario_state_tells_every_fault_apart(fleet_key, tmp_path, settings):
         "spark-f": "ok",
         "spark-g": "down",
         "spark-h": "new",
+        "spark-i": "down",
+        "spark-j": "ok",
     }
     assert "accept" in live.spark("spark-h").why
     links = {(link.a, link.b): link for link in live.fleet.links}
@@ -42,13 +44,14 @@ def test_scenario_state_tells_every_fault_apart(fleet_key, tmp_path, settings):
     assert a.usable_source == b.usable_source == "measured"
     assert b.usable_gb < a.usable_gb < a.capacity_gb
     g = live.spark("spark-g")
-    assert (g.usable_source, g.usable_gb) == ("expected", 126.7)
+    assert (g.usable_source, g.usable_gb, g.healthy_gb) == ("unavailable", 0.0, 126.7)  # down: nothing runs there
     pair = next(s for v in live.overview.groups if "spark-a" in v.result.nodes for s in [live.group(v)])
     assert pair.memory.usable_gb_per_node == {"spark-a": a.usable_gb, "spark-b": b.usable_gb}
     assert pair.memory.local_gb == a.usable_gb and pair.memory.symmetric_gb == round(2 * b.usable_gb, 1)
     switched = next(live.group(v) for v in live.overview.groups if "spark-e" in v.result.nodes)
     assert switched.health == "degraded" and switched.slowest_gbps == 100
     assert set(switched.unhealthy) == {"spark-e", "spark-g"}
+    assert switched.memory.left_out == ("spark-g",)
 
 
 def test_state_costs_a_fixed_number_of_queries(fleet_key, tmp_path, settings):

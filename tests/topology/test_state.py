@@ -221,7 +221,7 @@ def test_headline_sums_the_measured_and_counts_the_rest() -> None:
         },
     )
     h = usable_headline(fs.sparks.values())
-    assert (h.measured_gb, h.measured, h.expected) == (150.0, 2, 1)
+    assert (h.measured_gb, h.measured, h.expected, h.unavailable) == (150.0, 2, 0, 1)  # c is down: no memory
 
 
 @pytest.mark.parametrize("memory", [64, 128])
