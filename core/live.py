@@ -85,7 +85,21 @@ Reader = Callable[[Iterable[str] | None], Mapping[str, SparkStateLike]]
 FleetReader = Callable[[], FleetLike]
 # Spark name -> what it runs (telemetry.software_store.software_out; None: never read)
 SoftwareReader = Callable[[Sequence[str]], Mapping[str, Mapping[str, Any] | None]]
+
+
+@dataclass(frozen=True)
+class SparkFinding:
+    """A group finding about one Spark (topology's engine or a floor above: bookings, fabric)."""
+
+    code: str
+    severity: str  # warning | error
+    message: str
+
+
+# Spark name -> the findings of its groups that name it (warnings and errors, each once)
+FindingsReader = Callable[[], Mapping[str, Sequence[SparkFinding]]]
 SPARK_STATES: Hook[Reader] = Hook("core.live.spark_states")
+SPARK_FINDINGS: Hook[FindingsReader] = Hook("core.live.spark_findings")
 FLEET_STATE: Hook[FleetReader] = Hook("core.live.fleet_state")
 SPARK_SOFTWARE: Hook[SoftwareReader] = Hook("core.live.spark_software")
 
@@ -106,6 +120,13 @@ def spark_software(names: Sequence[str]) -> Mapping[str, Mapping[str, Any] | Non
     """Each named Spark's software (telemetry's reader), by name; {} without a reader."""
     reader = SPARK_SOFTWARE.first()
     return {} if reader is None else reader(list(names))
+
+
+def spark_findings() -> Mapping[str, Sequence[SparkFinding]]:
+    """Every finding about a Spark, by Spark name, from its groups (topology's reader); {} without one.
+    The Sparks list and the dashboard show them beside the Spark's alerts."""
+    reader = SPARK_FINDINGS.first()
+    return {} if reader is None else reader()
 
 
 def spark_states(names: Iterable[str] | None = None) -> Mapping[str, SparkStateLike]:

@@ -51,6 +51,12 @@ def _get(model: Any, **lookup: Any) -> Any:
 # ---------------------------------------------------------------- Sparks
 
 
+def _findings_beside(findings: Any, state: Any) -> list[Any]:
+    """A Spark's group findings that are not one of its open alerts (those are shown already)."""
+    alerts = set(state.alerts) if state is not None else set()
+    return [f for f in findings if f.code not in alerts]
+
+
 @require_GET
 def spark_list(request: HttpRequest) -> HttpResponse:
     q = request.GET.get("q", "").strip()
@@ -66,7 +72,8 @@ def spark_list(request: HttpRequest) -> HttpResponse:
     else:
         health = ""
     page = _page(request, qs)
-    rows = [(s, every.get(s.name)) for s in page]
+    findings = live.spark_findings()
+    rows = [(s, every.get(s.name), _findings_beside(findings.get(s.name, ()), every.get(s.name))) for s in page]
     return _list(
         request,
         "inventory/spark_list.html",

@@ -33,6 +33,7 @@ class Tile:
     open_alerts: int
     codes: list[str] = field(default_factory=list)
     health: Any = None  # the one state (core.live): health, why, usable memory
+    findings: list[Any] = field(default_factory=list)  # its groups' findings about it that are not alerts
 
     @property
     def twins_cabled(self) -> int:
@@ -77,6 +78,7 @@ def fleet_tiles(*, include_retired: bool = False) -> list[Tile]:
     ):
         open_counts.setdefault(spark_id, []).append(code)
     states = live.spark_states([s.name for s in sparks_list])
+    findings = live.spark_findings()
     tiles = []
     for spark in sparks_list:
         state = state_of(spark)
@@ -92,6 +94,7 @@ def fleet_tiles(*, include_retired: bool = False) -> list[Tile]:
             open_alerts=len(open_counts.get(spark.pk, [])),
             codes=sorted(set(open_counts.get(spark.pk, []))),
             health=one,
+            findings=[f for f in findings.get(spark.name, ()) if f.code not in open_counts.get(spark.pk, [])],
         )
         tiles.append(tile)
     return tiles

@@ -46,4 +46,5 @@ class TopologyConfig(AppConfig):
         from . import live
 
         core_live.SPARK_STATES.add(live.spark_states)
+        core_live.SPARK_FINDINGS.add(live.spark_findings)
         core_live.FLEET_STATE.add(live.fleet_snapshot)

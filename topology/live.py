@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from core.health import HealthStatus
 from core.hooks import Hook
+from core.live import SparkFinding
 from inventory.models import NodeGroupMember, Spark
 from telemetry import conf
 from telemetry.health import _addressed
@@ -148,6 +149,25 @@ def spark_states(names: Iterable[str] | None = None, *, now: datetime | None = N
         s.name: spark_state(s, seen.get(s.name), now=at, interval_s=conf.poll_interval_s(), os_reserve_gb=_reserve())
         for s in _expected(wanted)
     }
+
+
+def spark_findings() -> dict[str, list[SparkFinding]]:
+    """Every warning or error finding of a live group that names a Spark of it, by Spark, each
+    once (a sub-group repeats its parent's): the generic path by which a finding about a Spark,
+    whoever raises it (the engine, bookings, fabric, telemetry's alerts), reaches the Sparks
+    list and the dashboard."""
+    found: dict[str, list[SparkFinding]] = defaultdict(list)
+    seen: set[tuple[str, str, str]] = set()
+    for view in groups_overview().all():
+        nodes = set(view.result.nodes)
+        for f in view.findings:
+            if f.severity not in ("warning", "error"):
+                continue
+            for name in f.objects:
+                if name in nodes and (name, f.code, f.message) not in seen:
+                    seen.add((name, f.code, f.message))
+                    found[name].append(SparkFinding(f.code, f.severity, f.message))
+    return dict(found)
 
 
 def down_in_groups() -> dict[int, tuple[str, ...]]:

@@ -1,10 +1,16 @@
 """A lab's first day in a real browser, each journey to its last step.
 
-The unreachable Spark: registered at an address where nothing answers, it
-is down with the reason in words on every page, the API and /metrics (one
-state, read everywhere); it offers no memory, its group counts only the
-Sparks that can run something, the planner places nothing on it and the
-plan and booking forms mark its group.
+- The unreachable Spark: registered at an address where nothing answers, it
+  is down with the reason in words on every page, the API and /metrics (one
+  state, read everywhere); it offers no memory, its group counts only the
+  Sparks that can run something, the planner places nothing on it, the plan
+  and booking forms mark its group, and booking it without "Book anyway"
+  says why it was not booked. A group finding about a Spark reaches the
+  Sparks list and the dashboard.
+- The flagship plan: Qwen3.5-397B-A17B on the demo's switched group has
+  launch commands for its int4 build; the variant list follows the model.
+- The import preview names each mistake once at its place; a fresh design
+  never clashes with the lab's names and offers no ring of eight.
 """
 
 from __future__ import annotations
@@ -141,6 +147,8 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
         row = page.locator("#row-spark-z")
         assert row.locator(".health").inner_text() == "down"
         assert reason in row.inner_text() and "0.0 GB" in row.inner_text() and "unavailable" in row.inner_text()
+        # a group finding about a Spark (not an alert) reaches its row: the simulated GPU process, unbooked
+        assert "busy-without-booking" in page.locator("#row-spark-x").inner_text()
         shot(f"day-one-sparks-{width}")
 
         page.goto(f"{base}/sparks/spark-z/")
@@ -158,6 +166,7 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
         assert tile.get_attribute("data-status") == "down"
         assert "nothing answers on 127.0.0.1" in tile.inner_text()
         assert "never polled" not in tile.inner_text()
+        assert "busy-without-booking" in page.locator("#tile-spark-x .nt-codes").inner_text()
         shot(f"day-one-dashboard-{width}")
 
         page.goto(f"{base}/")

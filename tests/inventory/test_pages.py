@@ -38,7 +38,9 @@ def test_list_queries_do_not_grow_with_the_fleet(admin_client, import_lab, path)
     bulk_sparks(1000)
     large = queries(admin_client, path)
     assert large <= small + 1, (small, large)
-    assert large <= 14
+    # the Sparks list also reads every finding about a Spark from its groups (core.live.spark_findings:
+    # the overview's providers, one reading each for the whole fleet)
+    assert large <= (20 if path.startswith("/sparks/") else 14), large
 
 
 def test_spark_list_paginates(admin_client):
