@@ -63,6 +63,10 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing pushes the page sideways
     box = first.locator('td[data-label="Prefill, tok/s"]').bounding_box()
     assert box is not None and box["x"] + box["width"] <= 390  # the figures are on screen, not scrolled away
+    # the reason, opened above, wraps its words inside the screen
+    reason = "tr.plan-more.recommended p.reason"
+    assert page.evaluate(f"(e => e.scrollWidth <= e.clientWidth)(document.querySelector('{reason}'))")
+    assert page.locator(reason).bounding_box()["x"] + page.locator(reason).bounding_box()["width"] <= 390
     page.set_viewport_size({"width": 1366, "height": 900})
 
     # a marker on window survives only if the page is not reloaded
