@@ -33,3 +33,12 @@ def bench_var_dir(prefix: str) -> str:
     key.chmod(0o600)
     os.environ["FLEET_VAR_DIR"] = var
     return var
+
+
+def paired_lab(names: list[str]) -> dict[str, list[dict[str, object]]]:
+    """A lab document of Sparks with these names, cabled in pairs by their p0 ports."""
+    pairs = zip(names[::2], names[1::2], strict=False)
+    return {
+        "sparks": [{"name": n, "hardware": "dgx-spark-128", "ssh": {"host": "127.0.0.1", "port": 22}} for n in names],
+        "cables": [{"type": "qsfp112-dac", "ends": [f"{a}:p0", f"{b}:p0"]} for a, b in pairs],
+    }

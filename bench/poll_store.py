@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from common import bench_var_dir  # noqa: E402 - bench/ is the script's own folder
+from common import bench_var_dir, paired_lab  # noqa: E402 - bench/ is the script's own folder
 
 if "DATABASE_URL" not in os.environ:
     bench_var_dir("fleet-bench-")
@@ -51,12 +51,8 @@ from telemetry.sample import PollResult  # noqa: E402
 
 
 def lab(count: int) -> dict:
-    names = [f"spark-{i:04d}" for i in range(1, count + 1)]
-    pairs = zip(names[::2], names[1::2], strict=False)
-    return {
-        "sparks": [{"name": n, "hardware": "dgx-spark-128", "ssh": {"host": "127.0.0.1", "port": 22}} for n in names],
-        "cables": [{"type": "qsfp112-dac", "ends": [f"{a}:p0", f"{b}:p0"]} for a, b in pairs],
-    }
+    """The simulated fleet's names (``make_nodes``), cabled in pairs."""
+    return paired_lab([n.name for n in make_nodes(count, topology="pairs")])
 
 
 def results_at(samples: dict[str, object], at: datetime) -> list[PollResult]:

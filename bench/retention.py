@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from common import bench_var_dir  # noqa: E402 - bench/ is the script's own folder
+from common import bench_var_dir, paired_lab  # noqa: E402 - bench/ is the script's own folder
 
 bench_var_dir("fleet-bench-")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
@@ -53,12 +53,8 @@ UNPARTITIONED_DAY = datetime(2026, 5, 7, tzinfo=UTC)  # no partition: the defaul
 
 
 def lab(count: int) -> dict:
-    names = [f"spark-{i:05d}" for i in range(1, count + 1)]
-    pairs = zip(names[::2], names[1::2], strict=False)
-    return {
-        "sparks": [{"name": n, "hardware": "dgx-spark-128", "ssh": {"host": "127.0.0.1", "port": 22}} for n in names],
-        "cables": [{"type": "qsfp112-dac", "ends": [f"{a}:p0", f"{b}:p0"]} for a, b in pairs],
-    }
+    """The simulated fleet's names (``make_nodes``), cabled in pairs."""
+    return paired_lab([n.name for n in make_nodes(count, topology="pairs")])
 
 
 def fill_day(day: datetime) -> int:

@@ -10,11 +10,9 @@ time rather than read back from the database.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from bookings.selectors import may_start_run
@@ -23,7 +21,7 @@ from core.actor import Actor
 from core.config import setting
 from core.errors import Unavailable
 from core.outage import service_down
-from core.runs import HEARTBEAT_STALE_S, WORKER_GONE, heartbeat, silent_runs
+from core.runs import HEARTBEAT_STALE_S, WORKER_GONE, heartbeat, run_claim, silent_runs
 from inventory.models import Spark
 from placement.selectors import groupspec_for, live_group_or_error, model_get
 from telemetry.conf import ssh_key_path
@@ -34,8 +32,6 @@ from .command import BenchSpec, bench_command, bench_problems, read_output
 from .errors import BenchmarkError
 from .models import BenchmarkRun
 from .services import result_fields
-
-log = logging.getLogger(__name__)
 
 
 class RunNotAllowed(BenchmarkError, errors.Forbidden):
@@ -148,9 +144,8 @@ def _finish(run: BenchmarkRun, **fields: Any) -> BenchmarkRun:
 
 
 # A run whose worker died mid-run is started again by its redelivered task, at
-# most MAX_ATTEMPTS times in all; one that gives no sign of life for
+# most core.runs.MAX_ATTEMPTS times in all; one that gives no sign of life for
 # core.runs.HEARTBEAT_STALE_S is failed by ``benchmarks.reap`` (every minute).
-MAX_ATTEMPTS = 2
 
 
 def runs_abandon_stale() -> int:
@@ -159,31 +154,10 @@ def runs_abandon_stale() -> int:
     return silent_runs(runs).update(status=BenchmarkRun.Status.FAILED, error=WORKER_GONE.format(s=HEARTBEAT_STALE_S))
 
 
-def _claim(run_id: int, task_id: str) -> bool:
-    """Take a queued run; or start again a run this very task was running when
-    its worker died (late acks and ``reject_on_worker_lost`` give the message
-    back; any other redelivery finds the run taken and stops)."""
-    now = timezone.now()
-    fresh = {"status": BenchmarkRun.Status.RUNNING, "started_at": now, "heartbeat_at": now, "task_id": task_id[:64]}
-    if BenchmarkRun.objects.filter(pk=run_id, status=BenchmarkRun.Status.QUEUED).update(attempts=1, **fresh):
-        return True
-    if not task_id:
-        return False
-    mine = BenchmarkRun.objects.filter(pk=run_id, status=BenchmarkRun.Status.RUNNING, task_id=task_id[:64])
-    if mine.filter(attempts__lt=MAX_ATTEMPTS).update(attempts=F("attempts") + 1, **fresh):
-        log.warning("benchmark run %s: its worker stopped while running it; starting it again", run_id)
-        return True
-    mine.update(
-        status=BenchmarkRun.Status.FAILED,
-        error=f"abandoned: the worker running it stopped {MAX_ATTEMPTS} times; start it again",
-    )
-    return False
-
-
 def run_execute(*, run_id: int, task_id: str = "") -> BenchmarkRun | None:
     """Run a queued benchmark once (a redelivered task finds it taken and
     stops, unless its own earlier attempt died: then it runs it again)."""
-    if not _claim(run_id, task_id):
+    if not run_claim(BenchmarkRun, run_id, task_id):
         return None
     run = BenchmarkRun.objects.select_related("model").get(pk=run_id)
     failed = BenchmarkRun.Status.FAILED

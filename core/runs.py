@@ -3,8 +3,8 @@ benchmark runs): a sign of life written while it runs, so that a run whose
 worker was killed is told apart from one still going, and the beat schedule
 of the task that fails such runs.
 
-A run row has ``status`` (with a ``running`` value), ``started_at``,
-``heartbeat_at``, ``task_id`` and ``attempts``.
+A run row has ``status`` (``queued``, ``running``, ``failed``, ...),
+``error``, ``started_at``, ``heartbeat_at``, ``task_id`` and ``attempts``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import Model, Q, QuerySet
+from django.db.models import F, Model, Q, QuerySet
 from django.utils import timezone
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,43 @@ def heartbeat(model: type[Model], pk: int, *, running: str, every_s: float = HEA
     finally:
         stop.set()
         thread.join(timeout=5)
+
+
+MAX_ATTEMPTS = 2  # a run whose worker died is started again once, then failed
+
+
+def run_claim(
+    model: type[Model],
+    run_id: int,
+    task_id: str,
+    *,
+    restart: dict[str, Any] | None = None,
+    failed: dict[str, Any] | None = None,
+) -> bool:
+    """Take a queued run (``status`` queued to running); or start again a run
+    this very task was running when its worker died (the message comes back
+    only if it was never acknowledged: late acks, ``reject_on_worker_lost``,
+    and a visibility timeout longer than any run), at most MAX_ATTEMPTS times
+    in all, clearing the fields in ``restart``; past that the run is failed
+    with ``failed``'s fields beside its status and error. Any other delivery
+    finds the run taken: False."""
+    rows = model._default_manager
+    now = timezone.now()
+    fresh = {"status": "running", "started_at": now, "heartbeat_at": now, "task_id": task_id[:64]}
+    if rows.filter(pk=run_id, status="queued").update(attempts=1, **fresh):
+        return True
+    if not task_id:
+        return False
+    mine = rows.filter(pk=run_id, status="running", task_id=task_id[:64])
+    if mine.filter(attempts__lt=MAX_ATTEMPTS).update(attempts=F("attempts") + 1, **(restart or {}), **fresh):
+        log.warning("%s %s: its worker stopped while running it; starting it again", model.__name__, run_id)
+        return True
+    mine.update(
+        status="failed",
+        error=f"abandoned: the worker running it stopped {MAX_ATTEMPTS} times; start it again",
+        **(failed or {}),
+    )
+    return False
 
 
 def silent_runs(runs: QuerySet[Any], *, stale_s: float = HEARTBEAT_STALE_S) -> QuerySet[Any]:

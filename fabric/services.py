@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from core import errors
@@ -25,7 +24,7 @@ from core.actor import Actor
 from core.hooks import Hook
 from core.outage import service_down
 from core.roles import is_admin
-from core.runs import HEARTBEAT_STALE_S, WORKER_GONE, heartbeat, silent_runs
+from core.runs import HEARTBEAT_STALE_S, WORKER_GONE, heartbeat, run_claim, silent_runs
 from inventory.models import NodeGroup, Spark
 from placement.launch import usable_mgmt_ip
 from placement.selectors import PlannedGroup, groupspec_for, live_group_or_error
@@ -82,8 +81,7 @@ def verify_nodes(planned: PlannedGroup) -> list[VerifyNode]:
 
 # A run whose task is redelivered after its worker died is started again, at
 # most MAX_ATTEMPTS times in all; one silent for HEARTBEAT_STALE_S is failed
-# (core.runs: the heartbeat every run shares).
-MAX_ATTEMPTS = 2
+# (core.runs: the claim and heartbeat every run shares).
 
 
 def runs_abandon_stale(group: NodeGroup | None = None) -> int:
@@ -207,27 +205,14 @@ def _judged(run: FabricRun, output: str, error: str) -> FabricRun:
 
 
 def _claim(run_id: int, task_id: str) -> bool:
-    """Take a queued run; or start again a run this very task was running
-    when its worker died (the message comes back only if it was never
-    acknowledged: late acks, ``reject_on_worker_lost``, and a visibility
-    timeout longer than any run)."""
-    now = timezone.now()
-    fresh = {"status": FabricRun.Status.RUNNING, "started_at": now, "heartbeat_at": now, "task_id": task_id[:64]}
-    if FabricRun.objects.filter(pk=run_id, status=FabricRun.Status.QUEUED).update(attempts=1, **fresh):
-        return True
-    if not task_id:
-        return False
-    mine = FabricRun.objects.filter(pk=run_id, status=FabricRun.Status.RUNNING, task_id=task_id[:64])
-    if mine.filter(attempts__lt=MAX_ATTEMPTS).update(attempts=F("attempts") + 1, output="", result=None, **fresh):
-        log.warning("fabric run %s: its worker stopped while running it; starting it again", run_id)
-        return True
-    mine.update(
-        status=FabricRun.Status.FAILED,
-        verdict="failed",
-        finished_at=now,
-        error=f"abandoned: the worker running it stopped {MAX_ATTEMPTS} times; start it again",
+    """Take a queued run, or start again the one this task was running when its worker died (core.runs)."""
+    return run_claim(
+        FabricRun,
+        run_id,
+        task_id,
+        restart={"output": "", "result": None},
+        failed={"verdict": "failed", "finished_at": timezone.now()},
     )
-    return False
 
 
 def verification_execute(*, run_id: int, task_id: str = "") -> FabricRun | None:

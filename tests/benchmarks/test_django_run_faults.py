@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from benchmarks import runs
 from benchmarks.models import BenchmarkRun
-from core.runs import HEARTBEAT_STALE_S
+from core.runs import HEARTBEAT_STALE_S, MAX_ATTEMPTS
 from tests.benchmarks import test_django_runs as base
 from tests.benchmarks.test_django_runs import committed
 
@@ -59,7 +59,7 @@ def test_the_redelivered_task_of_a_dead_worker_runs_it_again(api_admin, head, se
 
 
 def test_a_run_whose_worker_died_twice_is_failed(api_admin, head, server, queued_only):
-    run = left_running(api_admin, head, "task-1", attempts=runs.MAX_ATTEMPTS)
+    run = left_running(api_admin, head, "task-1", attempts=MAX_ATTEMPTS)
     assert runs.run_execute(run_id=run.pk, task_id="task-1") is None
     run.refresh_from_db()
     assert run.status == "failed" and run.error == "abandoned: the worker running it stopped 2 times; start it again"

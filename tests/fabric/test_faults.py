@@ -13,6 +13,7 @@ from django.test import TestCase
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerDown
 
+from core.runs import MAX_ATTEMPTS
 from fabric import services
 from fabric.models import FabricRun
 from tests.fabric.test_django_verify import fast, group_of, pair
@@ -73,7 +74,7 @@ def test_the_redelivered_task_of_a_dead_worker_runs_it_again(fleet_key, tmp_path
 def test_a_run_whose_worker_died_twice_is_failed(fleet_key, tmp_path, settings):
     with sim_lab(pair(), fleet_key, tmp_path, settings) as fleet:
         group = group_of("fab-a")
-        run = _running(group, "task-1", attempts=services.MAX_ATTEMPTS)
+        run = _running(group, "task-1", attempts=MAX_ATTEMPTS)
         assert services.verification_execute(run_id=run.pk, task_id="task-1") is None
         run.refresh_from_db()
         assert run.status == "failed" and "stopped 2 times" in run.error
