@@ -22,18 +22,20 @@ CHROMIUM_ARGS = [
 ]
 SHOTS = Path(os.environ.get("FLEET_SCREENSHOTS", Path(__file__).resolve().parents[2] / "screenshots"))
 
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     # Module scope: Playwright's sync API keeps an event loop running while it
     # is open, which would break asyncio.run() in the tests collected after it.
+    # While that loop runs, Django takes this thread's ORM calls for async code
+    # and refuses them: the journeys (and only they) allow them, and only while
+    # the browser is open.
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Debian's Chromium is missing at {CHROMIUM}: `apt-get install chromium` (./run test does it)")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as pw:
+    with pytest.MonkeyPatch.context() as env, sync_playwright() as pw:
+        env.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
