@@ -12,6 +12,7 @@ from core.actor import Actor
 from core.roles import MEMBER
 from inventory.models import NodeGroup
 from tests.conftest import make_user
+from tests.support.catalogue import seed_catalogue
 
 
 def hours(h: float) -> datetime:
@@ -22,19 +23,6 @@ def hours(h: float) -> datetime:
 
 def iso(at: datetime) -> str:
     return at.isoformat().replace("+00:00", "Z")
-
-
-def seed_catalogue() -> None:
-    """Transactional tests flush every table between tests, the rows of data
-    migrations included: put the hardware catalogue back."""
-    import importlib
-
-    from django.apps import apps
-
-    from inventory.models import CatalogueEntry
-
-    if not CatalogueEntry.objects.exists():
-        importlib.import_module("inventory.migrations.0002_seed_catalogue").seed(apps, None)
 
 
 @pytest.fixture

@@ -19,9 +19,9 @@ from inventory.labio import lab_import
 from inventory.models import NodeGroup
 from simfleet.bookings import fill_month
 from simfleet.labgen import lab_document
-from tests.bookings.conftest import seed_catalogue
 from tests.conftest import lab_data, make_user
 from tests.e2e.conftest import sign_in
+from tests.support.catalogue import seed_catalogue
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

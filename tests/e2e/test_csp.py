@@ -15,9 +15,9 @@ from core.actor import Actor
 from inventory.labio import lab_import
 from inventory.models import CatalogueEntry, NodeGroup
 from placement.models import LlmModel
-from tests.bookings.conftest import seed_catalogue
 from tests.conftest import lab_data, make_user
 from tests.e2e.conftest import sign_in
+from tests.support.catalogue import seed_catalogue
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

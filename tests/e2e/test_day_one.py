@@ -32,8 +32,9 @@ from simfleet.trust import host_keys_trust
 from telemetry.poll_round import poll_and_store
 from tests.conftest import ApiClient, lab_data, make_user
 from tests.e2e.conftest import sign_in
+from tests.support.catalogue import seed_catalogue
 from tests.telemetry import django_sim
-from tests.telemetry.django_sim import BackgroundFleet, catalogue_ensure
+from tests.telemetry.django_sim import BackgroundFleet
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 fleet_key = django_sim.fleet_key
@@ -80,7 +81,7 @@ def chain(fleet_key, tmp_path, settings):
     fleet = BackgroundFleet(nodes, client_public=fleet_key[1], host_key_dir=tmp_path / "hk")
     dead = closed_port()
     try:
-        catalogue_ensure()
+        seed_catalogue()
         lab = {
             "sparks": [
                 {"name": "spark-x", "hardware": "dgx-spark-64", "ssh": ssh(fleet.endpoints["spark-x"].port)},
@@ -207,7 +208,7 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
 
 @pytest.fixture
 def demo() -> dict[str, int]:
-    catalogue_ensure()
+    seed_catalogue()
     lab_import(actor=Actor(source="import"), data=lab_data("demo.yaml"))
     make_user("member", "member")
     live = NodeGroup.objects.filter(retired_at__isnull=True, parent__isnull=True)

@@ -21,7 +21,7 @@ from telemetry.software import parse_software
 from telemetry.software_store import readings_store
 from tests.conftest import lab_data, make_user
 from tests.e2e.conftest import SHOTS, sign_in
-from tests.telemetry.django_sim import catalogue_ensure
+from tests.support.catalogue import seed_catalogue
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 VLLM = "nvcr.io/nvidia/vllm:26.05-py3"
@@ -29,7 +29,7 @@ BEHIND = {"driver": "580.82.09", "nccl": "2.27.7", "nccl_build": "v2.27.7-1"}
 
 
 def test_admin_reads_the_fleets_software_and_a_group_with_drift(live_server, page, shot):
-    catalogue_ensure()
+    seed_catalogue()
     lab_import(actor=Actor(source="import"), data=lab_data("demo.yaml"))
     ids = dict(Spark.objects.values_list("name", "pk"))
     now = timezone.now()

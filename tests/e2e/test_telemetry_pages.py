@@ -22,8 +22,9 @@ from telemetry import conf, services
 from telemetry.poll_round import poll_and_store, targets_for
 from telemetry.poller import poll_nodes_sync
 from tests.e2e.conftest import sign_in
+from tests.support.catalogue import seed_catalogue
 from tests.telemetry import django_sim
-from tests.telemetry.django_sim import BackgroundFleet, catalogue_ensure
+from tests.telemetry.django_sim import BackgroundFleet
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 fleet_key = django_sim.fleet_key
@@ -62,7 +63,7 @@ def poll(names: tuple[str, ...], *, backdated: int = 0) -> None:
 def test_dashboard_refreshes_itself_and_node_and_alert_pages(
     live_server, page, shot, import_lab, fleet_key, tmp_path, settings
 ):
-    catalogue_ensure()
+    seed_catalogue()
     import_lab("demo.yaml")
     settings.FLEET_SSH_KEY = fleet_key[0]
     nodes = [n for n in load_scenario(SCENARIO) if n.name in SIMULATED]

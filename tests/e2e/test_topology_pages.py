@@ -14,20 +14,9 @@ from inventory.models import NodeGroup
 from simfleet.labgen import lab_document
 from tests.conftest import lab_data, make_user
 from tests.e2e.conftest import sign_in
+from tests.support.catalogue import seed_catalogue
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def seed_catalogue() -> None:
-    """Transactional tests flush the tables between tests, data migrations' rows included."""
-    import importlib
-
-    from django.apps import apps
-
-    from inventory.models import CatalogueEntry
-
-    if not CatalogueEntry.objects.exists():
-        importlib.import_module("inventory.migrations.0002_seed_catalogue").seed(apps, None)
 
 
 @pytest.fixture

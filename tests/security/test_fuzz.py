@@ -32,9 +32,9 @@ from schemathesis.specs.openapi.checks import (
 
 from accounts.tokens import token_create
 from core.roles import ADMIN, MEMBER, VIEWER
-from tests.bookings.conftest import seed_catalogue
 from tests.conftest import lab_data, make_user
 from tests.security.state import snapshot
+from tests.support.catalogue import seed_catalogue
 
 pytestmark = [pytest.mark.fuzz, pytest.mark.django_db(transaction=True)]
 

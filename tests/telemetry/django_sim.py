@@ -24,6 +24,7 @@ from inventory.labio import lab_import
 from inventory.models import Spark
 from simfleet.simulator import SimEndpoint, SimFleet, SimNode
 from simfleet.trust import host_keys_trust
+from tests.support.catalogue import seed_catalogue
 
 
 class BackgroundFleet:
@@ -98,19 +99,6 @@ def lab_for(nodes: list[SimNode], endpoints: dict[str, SimEndpoint]) -> dict[str
     return {"sparks": sparks, "switches": [], "cables": cables}
 
 
-def catalogue_ensure() -> None:
-    """Transactional tests flush every table after them, the seeded catalogue
-    included: put it back when an earlier one did."""
-    import importlib
-
-    from django.apps import apps
-
-    from inventory.models import CatalogueEntry
-
-    if not CatalogueEntry.objects.exists():
-        importlib.import_module("inventory.migrations.0002_seed_catalogue").seed(apps, None)
-
-
 @contextmanager
 def sim_lab(
     nodes: list[SimNode],
@@ -130,7 +118,7 @@ def sim_lab(
     settings.FLEET_SSH_KEY = fleet_key[0]
     fleet = BackgroundFleet(nodes, client_public=fleet_key[1], host_key_dir=tmp_path / "hk", slow_s=slow_s)
     try:
-        catalogue_ensure()
+        seed_catalogue()
         lab_import(actor=Actor(source="import"), data=lab_for(nodes, fleet.endpoints))
         if accept:
             host_keys_trust(actor=Actor(source="command"), keys={n: e.host_key for n, e in fleet.endpoints.items()})

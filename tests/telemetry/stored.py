@@ -14,11 +14,12 @@ from telemetry.expectations import expectations_for
 from telemetry.parsers import parse_poll_output
 from telemetry.sample import PollResult
 from telemetry.services import StoreReport, results_store
-from tests.telemetry.django_sim import catalogue_ensure, ids, lab_for
+from tests.support.catalogue import seed_catalogue
+from tests.telemetry.django_sim import ids, lab_for
 
 
 def register(nodes: list[SimNode]) -> None:
-    catalogue_ensure()
+    seed_catalogue()
     endpoints = {n.name: SimEndpoint(n.name, "127.0.0.1", 22, "") for n in nodes}
     lab_import(actor=Actor(source="import"), data=lab_for(nodes, endpoints))
 

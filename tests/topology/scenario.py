@@ -24,7 +24,8 @@ from inventory.services import Actor
 from simfleet.simulator import SimNode
 from simfleet.trust import host_keys_trust
 from telemetry.poll_round import poll_and_store
-from tests.telemetry.django_sim import BackgroundFleet, catalogue_ensure, ids
+from tests.support.catalogue import seed_catalogue
+from tests.telemetry.django_sim import BackgroundFleet, ids
 
 NAMES = ("spark-a", "spark-b", "spark-c", "spark-d", "spark-e", "spark-f", "spark-g", "spark-h", "spark-i", "spark-j")
 
@@ -73,7 +74,7 @@ def scenario(fleet_key: tuple[str, str], tmp_path: Path, settings: Any) -> Itera
     settings.FLEET_SSH_KEY = fleet_key[0]
     fleet = BackgroundFleet(nodes(), client_public=fleet_key[1], host_key_dir=tmp_path / "hk")
     try:
-        catalogue_ensure()
+        seed_catalogue()
         ports = {n: e.port for n, e in fleet.endpoints.items()} | {"spark-i": closed_port()}
         lab_import(actor=Actor(source="import"), data=lab(ports))
         host_keys_trust(
