@@ -18,7 +18,10 @@ Candidates (each only when it fits the request):
   CRS504-4XQ-IN (4 ports at 100G, one QSFP28 cable a Spark: up to 4 Sparks at
   half speed), the MikroTik CRS804 DDQ (4 ports at 400G, each split into
   2 x 200G by a QSFP-DD breakout: up to 8), the 32-port QSFP112 switch (one
-  QSFP112 cable a Spark up to 32, 2 x 200G breakouts up to 64).
+  QSFP112 cable a Spark: up to 32). A breakout goes only where its plug fits
+  the cage (``BREAKOUT_CAGES``): a QSFP-DD plug does not fit a QSFP112 cage,
+  so the 32-port switch takes no QSFP-DD breakout, and no breakout that fits
+  its cages is in the catalogue.
 
 The Sparks come as lines by hardware (owned and planned; partner builds
 included), or as the DGX Spark 128/64 GB shorthand. Growing a registered lab,
@@ -41,7 +44,10 @@ from fabric.netplan import check_netplans, netplan_yaml, plan_addresses, segment
 from inventory.hardware_catalogue import CABLES, SPARKS, SWITCHES
 from topology.engine import CableIn, EndIn, Group, LabIn, NodeIn, SwitchIn, SwitchPortIn, analyse
 
-MAX_SPARKS = 64  # the largest lab the catalogue can cable: 32 ports x 2 breakout legs
+MAX_SPARKS = 32  # the largest lab the catalogue can cable: the 32-port QSFP112 switch, one Spark a port
+# The most one line (or shorthand) may ask for: above MAX_SPARKS in all, the
+# request is refused with the reason (the switch), not as a malformed count.
+MAX_LINE = 1000
 # A ring of eight is not offered: the engine's own switch-recommended finding
 # says a switch is required for eight (topology.engine.shape).
 RING_MIN, RING_MAX = 3, 7
@@ -56,6 +62,10 @@ DIRECT_CABLE = "qsfp112-dac"
 BREAKOUT_CABLE = "qsfp-dd-2x-qsfp56-breakout"
 ODD_CABLE = "qsfp56-dac"  # the last Spark of an odd count on a breakout switch
 CRS504, CRS804, SWITCH_32 = "mikrotik-crs504-4xq-in", "mikrotik-crs804-ddq", "generic-qsfp112-switch-32"
+# The switches whose cages take the catalogue's breakout plug: a QSFP-DD
+# 400G to 2 x QSFP56 breakout needs a QSFP-DD cage (the CRS804 DDQ's); the
+# 32-port switch's QSFP112 cages take QSFP112 plugs only.
+BREAKOUT_CAGES = {BREAKOUT_CABLE: (CRS804,)}
 # The cable that joins a Spark to a switch of each kind, one Spark a port.
 _SWITCH_CABLE = {CRS504: "qsfp28-dac", SWITCH_32: DIRECT_CABLE}
 
@@ -147,7 +157,7 @@ class Design:
 
 
 def _count_ok(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_SPARKS
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_LINE
 
 
 def check(request: Request) -> None:
@@ -158,7 +168,7 @@ def check(request: Request) -> None:
     else:
         for name in ("sparks_128", "sparks_64"):
             if not _count_ok(getattr(request, name)):
-                errors.append((name, f"must be a whole number from 0 to {MAX_SPARKS}"))
+                errors.append((name, f"must be a whole number from 0 to {MAX_LINE}"))
     if request.inventory is not None:
         for s in request.inventory.get("sparks", []):
             if s.get("status") != "retired" and s["hardware"] not in _SPARK:
@@ -177,8 +187,8 @@ def check(request: Request) -> None:
             (
                 path,
                 f"{request.total} Sparks in all{lab}: a design needs 2 to {MAX_SPARKS} Sparks "
-                f"(the catalogue's largest switch cables {MAX_SPARKS}; designs over several "
-                "switches are not made)",
+                f"(the catalogue's largest switch, 32 QSFP112 ports, cables {MAX_SPARKS}, one a port: "
+                "a QSFP-DD breakout does not fit its cages; designs over several switches are not made)",
             )
         )
     errors += _switch_errors(request)
@@ -204,7 +214,7 @@ def _line_errors(line: SparkLine, path: str, *, growing: bool) -> list[tuple[str
         )
     for name in ("owned", "planned"):
         if not _count_ok(getattr(line, name)):
-            errors.append((f"{path}.{name}", f"must be a whole number from 0 to {MAX_SPARKS}"))
+            errors.append((f"{path}.{name}", f"must be a whole number from 0 to {MAX_LINE}"))
     if growing and line.owned:
         errors.append(
             (
@@ -257,9 +267,10 @@ def designs(request: Request) -> list[Design]:
 
 
 def capacity(switch: str) -> int:
-    """How many Sparks one switch of the catalogue cables at one port each (or two by breakout)."""
+    """How many Sparks one switch of the catalogue cables at one port each, or
+    two a port by a breakout whose plug fits the switch's cages."""
     _, ports, _, breakout = _SWITCH[switch]
-    return ports * 2 if breakout and switch in (CRS804, SWITCH_32) else ports
+    return ports * 2 if breakout and switch in BREAKOUT_CAGES[BREAKOUT_CABLE] else ports
 
 
 def _why_none(request: Request) -> str:
@@ -414,7 +425,7 @@ def _switched(lab: _Lab, switch: str) -> Design:
     mine = next((w["name"] for w in lab.switches if w["hardware"] == switch), None)
     sw = mine or lab.free_name("sw-1")
     cables: list[dict[str, Any]] = []
-    if switch == CRS804 or (switch == SWITCH_32 and len(names) > ports):
+    if switch in BREAKOUT_CAGES[BREAKOUT_CABLE]:
         for i in range(0, len(names), 2):
             legs = [f"{name}:p0" for name in names[i : i + 2]]
             if len(legs) == 2:

@@ -29,7 +29,7 @@ from placement.selectors import placeholder_ip
 from topology.engine import Group
 from topology.state import expected_usable_gb
 
-from .generate import MAX_SPARKS, Design, DesignInputError, Request, SparkLine, designs
+from .generate import MAX_LINE, Design, DesignInputError, Request, SparkLine, designs
 
 MAX_TARGETS = 4
 MAX_LINES = 16  # Spark lines in one request
@@ -204,7 +204,7 @@ def _lines(raw: Any, errors: list[tuple[str, str]]) -> tuple[SparkLine, ...]:
             errors.append((f"{path}.hardware", "must be a Spark's hardware catalogue slug, e.g. dgx-spark-128"))
             continue
         counts = [
-            _whole(item.get(k) if item.get(k) is not None else 0, f"{path}.{k}", 0, MAX_SPARKS, errors)
+            _whole(item.get(k) if item.get(k) is not None else 0, f"{path}.{k}", 0, MAX_LINE, errors)
             for k in ("owned", "planned")
         ]
         if not sum(counts) and not [e for e in errors if e[0].startswith(path)]:

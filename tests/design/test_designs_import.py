@@ -107,9 +107,25 @@ def test_what_the_engine_says_about_each_shape() -> None:
     assert [s["hardware"] for s in mixed[0].document["sparks"]].count("dgx-spark-64") == 2
     # placeholder addresses are TEST-NET-1 (documentation only)
     assert all(s["ssh"]["host"].startswith("192.0.2.") for s in mixed[0].document["sparks"])
-    # 64 Sparks is the catalogue's limit: 32 breakouts on the 32-port switch
-    big = designs(Request(64, 0))
-    assert [(p.slug, p.count) for p in big[0].parts if p.kind == "cable"] == [("qsfp-dd-2x-qsfp56-breakout", 32)]
+    # 32 Sparks is the catalogue's limit: one QSFP112 cable a port on the 32-port switch,
+    # whose QSFP112 cages take no QSFP-DD breakout
+    big = designs(Request(32, 0))
+    assert [(p.slug, p.count) for p in big[0].parts if p.kind == "cable"] == [("qsfp112-dac", 32)]
+    assert [d.switch for d in big] == ["generic-qsfp112-switch-32"]
+    with pytest.raises(DesignInputError) as exc:
+        designs(Request(33, 0))
+    assert exc.value.errors == [
+        (
+            "sparks_128",
+            "33 Sparks in all: a design needs 2 to 32 Sparks (the catalogue's largest switch, 32 QSFP112 ports, "
+            "cables 32, one a port: a QSFP-DD breakout does not fit its cages; designs over several switches "
+            "are not made)",
+        )
+    ]
+    # breakouts only where their plug fits: the CRS804 DDQ's QSFP-DD cages
+    for n in (9, 16, 24, 32):
+        for d in designs(Request(n, 0)):
+            assert "qsfp-dd-2x-qsfp56-breakout" not in {p.slug for p in d.parts}, (n, d.key)
 
 
 @pytest.mark.parametrize(
