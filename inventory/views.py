@@ -92,7 +92,9 @@ def spark_list(request: HttpRequest) -> HttpResponse:
 @require_GET
 def spark_detail(request: HttpRequest, name: str) -> HttpResponse:
     spark = selectors.spark_get(name)
-    ports = [(p, selectors.port_end(p)) for p in spark.ports.all()]
+    # each cabled port's link as the one state reads it (a 200 Gb/s port may run at 100)
+    links = {ref: link for link in live.fleet_state().links for ref in (link.a, link.b)}
+    ports = [(p, selectors.port_end(p), links.get(f"{spark.name}:{p.name}")) for p in spark.ports.all()]
     history = Change.objects.filter(object_type="spark", object_id=spark.pk)[:10]
     return render(request, "inventory/spark_detail.html", {"spark": spark, "ports": ports, "history": history})
 

@@ -156,7 +156,12 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
         assert page.locator("#spark-health").inner_text() == "down"
         assert page.locator("#spark-why").inner_text() == reason
         assert page.locator("#spark-usable").inner_text() == "0.0 GB"
+        assert page.locator('#ports .link-speed[data-state="down"]').inner_text() == "link down"
         shot(f"day-one-spark-{width}")
+
+        page.goto(f"{base}/telemetry/alerts/")
+        assert page.locator("#rows tr", has_text="spark-z").locator(".badge.sev").inner_text() == "critical"
+        shot(f"day-one-alerts-{width}")
 
         page.goto(f"{base}/sparks/spark-z/telemetry/")
         assert page.locator("#node-status").inner_text() == "down"

@@ -250,6 +250,13 @@ def read_spark_pages(seen: Seen, client: Client) -> None:
         seen.add("health", name, f"/sparks/{name}/", health.group(1) if health else None)
         usable = re.search(r'id="spark-usable">([\d.,]+) GB<', page)
         seen.add("usable", name, f"/sparks/{name}/", _gb(usable.group(1)) if usable else None)
+        # its ports table: each cabled port's link as it runs now (a 200 Gb/s port at 100 says so)
+        ports = r'data-link="([^"]+)" data-state="(\w+)">(.*?)</span>(?:</td>|<br>)'
+        for key, state, label in re.findall(ports, text(page), re.S):
+            seen.add("link state", key, f"/sparks/{name}/", state)
+            observed = re.search(r'<span class="gbps">(\d+)</span>', label)
+            if observed:
+                seen.add("link observed", key, f"/sparks/{name}/", int(observed.group(1)))
 
 
 def read_overview_pages(seen: Seen, client: Client) -> None:
@@ -324,6 +331,11 @@ def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
     half = "spark-c:p0—spark-d:p0"
     assert seen.values[("link state", half)] and set(seen.values[("link state", half)].values()) == {"half"}
     assert set(seen.values[("link gbps", half)].values()) == {100}
+    # the half-speed port reads the same on its Spark's ports table as everywhere
+    assert "/sparks/spark-d/" in seen.readers("link state", half) and "/sparks/spark-c/" in seen.readers(
+        "link state", half
+    )
+    assert seen.values[("link observed", half)]["/sparks/spark-d/"] == 100
     assert set(seen.values[("link state", "spark-e:p0—sw-1:1")].values()) == {"half"}
     assert set(seen.values[("link state", "spark-g:p0—sw-1:2")].values()) == {"down"}
     assert set(seen.values[("link state", "spark-h:p0—sw-1:2")].values()) == {"unobserved"}
