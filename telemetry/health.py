@@ -53,7 +53,11 @@ HEALTH_CODES: dict[str, CodeInfo] = {
         "critical", "Both twins of a port are in the same IP subnet, which breaks routing and NCCL."
     ),
     "mtu-mismatch": CodeInfo("warning", "The two ends of a link have different MTUs."),
-    "mtu-not-9000": CodeInfo("warning", "A cabled twin is up with an MTU other than 9000, which RoCE needs."),
+    "mtu-not-9000": CodeInfo(
+        "warning",
+        "A cabled twin is up with an MTU other than 9000: advice for full bandwidth, not a precondition "
+        "(NVIDIA's playbooks run at 1500).",
+    ),
     "rdma-port-down": CodeInfo(
         "critical", "A twin interface is up but its RoCE port is not ACTIVE: NCCL cannot use it for RDMA."
     ),
@@ -262,8 +266,9 @@ def _port(name: str, port: str, link: ExpectedLink, sample: Sample) -> list[Verd
         alerts.append(
             _verdict(
                 "mtu-not-9000",
-                f"{ref}: {', '.join(f'{t.name} has MTU {t.mtu}' for t in low_mtu)}; RoCE needs 9000 for full "
-                "bandwidth: set mtu: 9000 in the node's netplan file (the group page offers one) and apply it.",
+                f"{ref}: {', '.join(f'{t.name} has MTU {t.mtu}' for t in low_mtu)}; MTU 9000 is advised for full "
+                "bandwidth (NVIDIA's playbooks run at 1500): set mtu: 9000 in the node's netplan file (the group "
+                "page offers one) and apply it, and on a switch raise its Spark-facing ports' MTU too.",
                 ref,
             )
         )
