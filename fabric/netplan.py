@@ -7,9 +7,10 @@ link gets its OWN subnet (a /24), the same on both ends of the cable; two
 twins in one subnet break routing and NCCL. A switch is one segment: every
 node cabled to it shares its two twin subnets. MTU 9000 on every cabled twin.
 
-Addresses follow what telemetry saw when that is already consistent (one
-IPv4 address per twin, both ends in one subnet, twins apart); otherwise a
-free /24 is assigned, so applying the file never renumbers a working link.
+Addresses follow what telemetry saw, twin by twin, where it is already
+consistent (one IPv4 address per end, both ends in one subnet, apart from
+the other twin's); otherwise a free /24 is assigned to that twin, so applying
+the file never renumbers a working twin, whatever its partner twin's state.
 Plain data in, YAML text out; no Django.
 """
 
@@ -49,7 +50,8 @@ class Segment:
 @dataclass(frozen=True)
 class NetworkPlan:
     """node -> interface -> address (CIDR), and per segment where its
-    addresses come from ("observed" by telemetry, or "assigned" here)."""
+    addresses come from ("observed" by telemetry, "assigned" here, or
+    "partly observed": one twin kept as telemetry saw it, the other assigned)."""
 
     addresses: dict[str, dict[str, str]]
     sources: dict[str, str]
@@ -90,31 +92,34 @@ def _observed_v4(observed: Mapping[str, Mapping[str, Sequence[str]]], node: str,
     return found
 
 
-def _kept(
-    segment: Segment, observed: Mapping[str, Mapping[str, Sequence[str]]], taken: set[ipaddress.IPv4Network]
-) -> list[dict[tuple[str, str], Address]] | None:
-    """The segment's observed addresses per twin index, if they already follow the rules."""
-    per_twin: list[dict[tuple[str, str], Address]] = []
-    nets = []
-    for index in (0, 1):
-        chosen: dict[tuple[str, str], Address] = {}
-        for node, port in segment.ends:
-            found = _observed_v4(observed, node, TWIN_IFACES[port][index])
-            if len(found) != 1:
-                return None
-            chosen[(node, port)] = found[0]
-        networks = {a.network for a in chosen.values()}
-        hosts = {a.ip for a in chosen.values()}
-        if len(networks) != 1 or len(hosts) != len(chosen):
+def _kept_twin(
+    segment: Segment,
+    observed: Mapping[str, Mapping[str, Sequence[str]]],
+    taken: set[ipaddress.IPv4Network],
+    index: int,
+) -> dict[tuple[str, str], Address] | None:
+    """The observed addresses of one twin (0 or 1) of the segment, if they follow the rules:
+    one IPv4 address on every end, one subnet, distinct hosts, apart from the other twin's
+    observed subnets and from every subnet already taken."""
+    chosen: dict[tuple[str, str], Address] = {}
+    for node, port in segment.ends:
+        found = _observed_v4(observed, node, TWIN_IFACES[port][index])
+        if len(found) != 1:
             return None
-        net = networks.pop()
-        if net.prefixlen > 30 or any(net.overlaps(t) for t in taken):
-            return None
-        nets.append(net)
-        per_twin.append(chosen)
-    if nets[0].overlaps(nets[1]):
+        chosen[(node, port)] = found[0]
+    networks = {a.network for a in chosen.values()}
+    hosts = {a.ip for a in chosen.values()}
+    if len(networks) != 1 or len(hosts) != len(chosen):
         return None
-    return per_twin
+    net = networks.pop()
+    if net.prefixlen > 30 or net.is_link_local or any(net.overlaps(t) for t in taken):
+        return None
+    partner = {
+        a.network for node, port in segment.ends for a in _observed_v4(observed, node, TWIN_IFACES[port][1 - index])
+    }
+    if any(net.overlaps(other) for other in partner):
+        return None  # both twins in one subnet: neither follows the rule
+    return chosen
 
 
 def _free_subnets(taken: set[ipaddress.IPv4Network], count: int) -> list[ipaddress.IPv4Network]:
@@ -138,19 +143,23 @@ def plan_addresses(
     addresses: dict[str, dict[str, str]] = {}
     sources: dict[str, str] = {}
     subnets: dict[str, tuple[str, str]] = {}
-    pending = []
+    pending: list[tuple[Segment, int]] = []  # the twins to assign a subnet to
+    nets: dict[str, list[str]] = {}
     for segment in segments:
-        kept = _kept(segment, observed, taken)
-        if kept is None:
-            pending.append(segment)
-            continue
-        sources[segment.key] = "observed"
-        for index, chosen in enumerate(kept):
-            taken.add(next(iter(chosen.values())).network)
+        nets[segment.key] = ["", ""]
+        kept = 0
+        for index in (0, 1):
+            chosen = _kept_twin(segment, observed, taken, index)
+            if chosen is None:
+                pending.append((segment, index))
+                continue
+            kept += 1
+            net = next(iter(chosen.values())).network
+            taken.add(net)
+            nets[segment.key][index] = str(net)
             for (node, port), addr in chosen.items():
                 addresses.setdefault(node, {})[TWIN_IFACES[port][index]] = str(addr)
-        first, second = (next(iter(c.values())).network for c in kept)
-        subnets[segment.key] = (str(first), str(second))
+        sources[segment.key] = {2: "observed", 1: "partly observed", 0: "assigned"}[kept]
     # observed subnets of twins outside any kept segment stay clear of new ones
     for per_iface in observed.values():
         for texts in per_iface.values():
@@ -161,13 +170,14 @@ def plan_addresses(
                     continue
                 if isinstance(seen, ipaddress.IPv4Interface) and not seen.network.is_link_local:
                     taken.add(seen.network)
-    for segment in pending:
-        nets = _free_subnets(taken, 2)
-        sources[segment.key] = "assigned"
-        subnets[segment.key] = (str(nets[0]), str(nets[1]))
+    for segment, index in pending:
+        (net,) = _free_subnets(taken, 1)
+        nets[segment.key][index] = str(net)
         for host, (node, port) in enumerate(segment.ends, start=1):
-            for index, net in enumerate(nets):
-                addresses.setdefault(node, {})[TWIN_IFACES[port][index]] = f"{net.network_address + host}/24"
+            addresses.setdefault(node, {})[TWIN_IFACES[port][index]] = f"{net.network_address + host}/24"
+    for segment in segments:
+        first, second = nets[segment.key]
+        subnets[segment.key] = (first, second)
     return NetworkPlan(addresses, sources, subnets)
 
 

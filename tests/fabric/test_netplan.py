@@ -82,6 +82,27 @@ def test_consistent_observed_addresses_are_kept():
     assert check_netplans(files, segments) == []
 
 
+def test_a_working_twin_keeps_its_address_whatever_its_partner_twin():
+    """The demo's ring-1: one twin down (no address), the other running 192.168.104.1 to .2:
+    the working twin keeps its addresses, only the down one is assigned a subnet."""
+    observed = {
+        "spark-01": {"enp1s0f0np0": ["192.168.104.1/24"], "enP2p1s0f0np0": []},
+        "spark-02": {"enp1s0f0np0": ["192.168.104.2/24"], "enP2p1s0f0np0": ["fe80::2/64"]},
+    }
+    files, segments, plan = files_for("direct", observed)
+    assert plan.sources == {"spark-01:p0|spark-02:p0": "partly observed"}
+    addresses = twin_addresses(files)
+    assert addresses[("spark-01", "enp1s0f0np0")] == ipaddress.IPv4Interface("192.168.104.1/24")
+    assert addresses[("spark-02", "enp1s0f0np0")] == ipaddress.IPv4Interface("192.168.104.2/24")
+    second = addresses[("spark-01", "enP2p1s0f0np0")].network
+    assert (
+        second != ipaddress.ip_network("192.168.104.0/24")
+        and second == addresses[("spark-02", "enP2p1s0f0np0")].network
+    )
+    assert plan.subnets["spark-01:p0|spark-02:p0"] == ("192.168.104.0/24", str(second))
+    assert check_netplans(files, segments) == []
+
+
 @pytest.mark.parametrize(
     "observed",
     [

@@ -63,6 +63,12 @@ class Command(BaseCommand):
         report = lab_import(actor=Actor(user=admin, source="command"), data=data)
         created = report.created
         self.stdout.write(
-            f"demo lab: {created['spark']} Sparks, {created['switch']} switches, {created['cable']} cables created; "
+            f"demo lab: {_count(created['spark'], 'Spark')}, {_count(created['switch'], 'switch')}, "
+            f"{_count(created['cable'], 'cable')} created; "
             f"{report.unchanged} already there"
         )
+
+
+def _count(n: int, word: str) -> str:
+    """ "1 switch", "2 switches", "17 Sparks"."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}{'es' if word.endswith(('sh', 'ch')) else 's'}"
