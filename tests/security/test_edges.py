@@ -37,7 +37,7 @@ def test_a_malformed_json_body_is_a_json_error(api_admin):
     before = db_state()
     for text in ('{"kind": ', "\xff\xfe not utf-8", "[1, 2"):
         r = api_admin.post("/api/catalogue", text.encode("latin-1"))
-        assert r.status_code in (400, 422), r.content
+        assert r.status_code == 400, r.content  # no JSON to check against a schema
         assert r["Content-Type"].startswith("application/json") and r.json()["message"]
     assert db_state() == before
 

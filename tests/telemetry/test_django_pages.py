@@ -173,7 +173,7 @@ def test_api_history_and_bad_times(polled, api_viewer):
         ("to=2026-01-01T00:00:00Z", "from"),
     ):
         bad = api_viewer.get(f"/api/sparks/spark-02/telemetry?{query}")
-        assert bad.status_code in (400, 422), query
+        assert bad.status_code == 400, query  # the service reads the times: 400, not the schema's 422
         assert bad.json()["errors"][0]["path"] == field, query
     assert api_viewer.get("/api/sparks/nope/telemetry").status_code == 404
 
