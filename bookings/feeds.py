@@ -13,7 +13,6 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -140,7 +139,6 @@ def _paused(exc: TooManyRequests) -> HttpResponse:
     return response
 
 
-@login_not_required  # the token in the address is the credential
 @require_GET
 def mine(request: HttpRequest, token: str) -> HttpResponse:
     try:
@@ -151,7 +149,6 @@ def mine(request: HttpRequest, token: str) -> HttpResponse:
     return _respond(request, rows, f"Spark Fleet: bookings of {user.get_username()}")
 
 
-@login_not_required
 @require_GET
 def group(request: HttpRequest, token: str, group_id: int) -> HttpResponse:
     try:

@@ -1,7 +1,7 @@
 """Who asks, typed: the request of a signed-in user, and any request's user.
 
 Every page but sign-in, the calendar feeds, /health/ and /metrics is reached
-only signed in (Django's ``LoginRequiredMiddleware``), and the API's auth classes admit a
+only signed in (``fleet.middleware``), and the API's auth classes admit a
 signed-in user or a token's; a view or operation that reads ``request.user``
 as a ``User`` takes an ``AuthedRequest``. ``Visitor`` is whoever sent a
 request, signed in or not: what the role checks (``core.roles``) and an

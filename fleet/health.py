@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from django.contrib.auth.decorators import login_not_required
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
@@ -72,7 +71,6 @@ def run_checks() -> dict[str, dict[str, Any]]:
     return results
 
 
-@login_not_required  # load balancers and container healthchecks carry no session
 @never_cache
 @require_GET
 def health(request: HttpRequest) -> JsonResponse:

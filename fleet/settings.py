@@ -114,8 +114,6 @@ MIDDLEWARE = [
     "core.middleware.ReadWholeBody",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    # Before CSRF's check: a stranger's POST is sent to sign in, not told about a token.
-    "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -124,6 +122,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # A FleetError a page's view lets out: its own status (404 for a getter's NotFound).
     "core.middleware.FleetErrorPages",
+    "fleet.middleware.LoginRequiredMiddleware",
     # Last, as django-axes asks: it turns a locked-out sign-in into its 429 page.
     "axes.middleware.AxesMiddleware",
 ]

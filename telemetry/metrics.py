@@ -28,7 +28,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import (
@@ -347,7 +346,6 @@ def exposition() -> str:
     return generate_latest(registry()).decode()
 
 
-@login_not_required  # Prometheus sends its bearer token, no session
 @require_GET
 def metrics(request: HttpRequest) -> HttpResponse:
     try:
