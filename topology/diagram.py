@@ -98,6 +98,9 @@ class Box:
     font: float
 
 
+MIN_LABEL_PX = 11  # the smallest a Spark's name is drawn on a page, in CSS pixels
+
+
 def _box(n: int) -> Box:
     # Sizes picked by looking at screenshots from 2 to 64 nodes: big enough
     # to read a ten-character name at the card's width.
@@ -175,8 +178,12 @@ def render(
         out.append(_node(name, cx, cy, box, notes.get(name, ""), marked, href, tints.get(name), health.get(name)))
     head = title or f"{group.kind} group of {len(group.nodes)} Spark{'s' * (len(group.nodes) != 1)}"
     w, h = math.ceil(canvas.width), math.ceil(canvas.height)
+    # Never shrunk below the width at which a Spark's name is 11 px tall: on a phone a big
+    # group's drawing scrolls inside its card instead of shrinking its labels to specks.
+    legible = math.ceil(w * MIN_LABEL_PX / box.font)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="topo" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+        f'style="min-width: {legible}px" '
         # a group, not an image: the Sparks in it are links (an image's content is not reachable)
         f'role="group" aria-label="{escape(head)}"><title>{escape(head)}</title>{"".join(out)}</svg>'
     )

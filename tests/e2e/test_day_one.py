@@ -254,6 +254,14 @@ def test_the_flagship_plan_launches_and_the_variants_follow_the_model(live_serve
     page.set_viewport_size({"width": 390, "height": 900})
     shot("day-one-flagship-390")
 
+    # the switched group of eight at phone width: its Sparks' names stay legible (>= 11 px), the
+    # drawing scrolls inside its card, the page never sideways
+    page.goto(f"{base}/groups/{demo['switched']}/")
+    name = page.locator("#diagram-svg svg.topo text[font-weight='600']").first
+    assert name.bounding_box()["height"] >= 11
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    shot("day-one-switched-group-390")
+
 
 MISTAKES = """\
 sparks:
