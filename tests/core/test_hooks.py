@@ -36,6 +36,7 @@ def test_every_hook_of_the_product_is_filled_by_the_apps_that_extend_it():
     from notifications.receivers import on_alerts_changed
     from placement.lab_calibration import LAB_RUNS
     from telemetry.services import ALERTS_CHANGED
+    from telemetry.templatetags.telemetry_tags import software_panel, spark_panel
     from topology import live as topology_live
     from topology import observed
     from topology.engine import FINDING_CATALOGUES
@@ -48,4 +49,6 @@ def test_every_hook_of_the_product_is_filled_by_the_apps_that_extend_it():
     assert set(GROUP_FINDING_PROVIDERS) == {observed.alert_findings, busy_provider, fabric_findings}
     assert list(topology_live.MEASURED_PROVIDERS) == [measured_exchanges]
     assert len(FINDING_CATALOGUES) == 3 and len(LAB_RUNS) == 1
-    assert [len(panels.slot(s)) for s in ("spark", "group", "group-exchange", "profile")] == [1, 2, 1, 1]
+    # the Spark page: its health box, then what it runs (telemetry)
+    assert list(panels.slot("spark")) == [spark_panel, software_panel]
+    assert [len(panels.slot(s)) for s in ("group", "group-exchange", "profile")] == [2, 1, 1]
