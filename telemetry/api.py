@@ -260,7 +260,8 @@ class PinsIn(Schema):
 @router.get("/software", response=list[SoftwareRowOut], summary="Each Spark's software, odd ones marked; ?group=")
 def software_list(request: HttpRequest, group: CleanStr(63) = "") -> list[dict[str, Any]]:
     if group and group not in software_store.group_names():
-        raise NotFound(f"no live group named {group!r}", "group")
+        # a query filter that names nothing is bad input (400), as the schema documents; 404 is for paths
+        raise BadInput(f"no live group named {group!r}", "group")
     _, rows = software_store.fleet_rows(group)
     return [
         {

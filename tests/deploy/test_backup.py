@@ -180,5 +180,40 @@ def test_an_upgrade_from_the_previous_release_keeps_every_row(database, tmp_path
         for key, fields in old.items()
         for name, value in fields.items()
         if name in new[key] and new[key][name] != value and (key, name) not in stamp
-    ]
+        and not seed_correction(key, name, value, new[key])
+    ]  # fmt: skip
     assert not changed, f"fields changed by the upgrade: {changed[:10]}"
+    # and the seed corrections did happen (a migration that silently did nothing would pass above)
+    corrected = {
+        (key[0], str(new[key].get("slug") or new[key].get("quantization")), str(new[key][name]))
+        for key, fields in old.items()
+        for name, value in fields.items()
+        if name in new[key] and seed_correction(key, name, value, new[key])
+    }
+    assert corrected == SEED_CORRECTIONS
+
+
+# What the migrations since the previous release correct on purpose, row by row.
+SEED_CORRECTIONS = {
+    ("placement.llmmodel", "llama-3.3-70b", "nvidia/Llama-3.3-70B-Instruct-NVFP4"),
+    ("placement.llmvariant", "nvfp4", "nvidia/Llama-3.1-8B-Instruct-NVFP4"),
+    ("placement.llmmodel", "glm-5.3", "nvidia/GLM-5.3-NVFP4"),
+    ("placement.llmmodel", "minicpm5-2b", "openbmb/MiniCPM5-2B"),
+    ("placement.llmmodel", "qwen3.5-397b-a17b", "Intel/Qwen3.5-397B-A17B-int4-AutoRound"),
+    ("placement.llmmodel", "qwen3.8-27b", "nvidia/Qwen3.8-27B-NVFP4"),
+}
+
+
+def seed_correction(key: tuple[str, int], name: str, old: object, row: dict[str, object]) -> bool:
+    """A change the migrations since the previous release make on purpose: seed models' and
+    variants' Hugging Face references renamed to NVIDIA's names (placement 0009) or given
+    where a flagship seed had none (placement 0010); an admin's own references never change."""
+    import importlib
+
+    if name != "hf_repo" or key[0] not in ("placement.llmmodel", "placement.llmvariant"):
+        return False
+    renamed = importlib.import_module("placement.migrations.0009_nvfp4_references").RENAMED
+    given = importlib.import_module("placement.migrations.0010_flagship_references").REFERENCES
+    if renamed.get(old) == row[name]:
+        return True
+    return key[0] == "placement.llmmodel" and old == "" and given.get(row.get("slug")) == row[name]

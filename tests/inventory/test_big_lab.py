@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from core.actor import Actor
+from design.generate import MAX_SPARKS
 from inventory.labio import lab_import
 from inventory.models import Cable, Spark
 from simfleet.labgen import lab_document
@@ -50,12 +51,12 @@ def test_the_cable_and_spark_lists_page_a_thousand_at_a_time(big_lab: Any, api_m
     assert sparks.status_code == 200 and len(sparks.json()["items"]) == 1000
 
 
-def test_growing_a_lab_past_64_sparks_is_refused_for_its_size(big_lab: Any, api_member: ApiClient) -> None:
+def test_growing_a_lab_past_the_largest_design_is_refused_for_its_size(big_lab: Any, api_member: ApiClient) -> None:
     before = db_state()
     r = api_member.post(
         "/api/designs", {"from_inventory": True, "sparks": [{"hardware": "dgx-spark-128", "planned": 2}]}
     )
     assert r.status_code == 400, r.content[:300]
     body = r.content.decode()
-    assert "1026 Sparks in all" in body and "64" in body
+    assert f"1026 Sparks in all (1024 of them the lab's): a design needs 2 to {MAX_SPARKS} Sparks" in body
     assert db_state() == before

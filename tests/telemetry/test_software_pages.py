@@ -63,7 +63,7 @@ def test_the_api_carries_each_sparks_software_with_when_it_was_read(ring, api_vi
     assert rows["ring-1"]["versions"]["driver"]["odd"] is False and rows["ring-1"]["drift"] == ""
     assert "update ring-4's driver to 580.95.05, as on ring-1 to ring-3" in rows["ring-4"]["drift"]
     missing = api_viewer.get("/api/software?group=nope")
-    assert missing.status_code == 404 and missing.json()["errors"][0]["path"] == "group"
+    assert missing.status_code == 400 and missing.json()["errors"][0]["path"] == "group"
 
 
 @pytest.mark.django_db

@@ -193,7 +193,9 @@ def assert_group_shape(g: dict) -> None:
         "bandwidth_gbs",
         "usable_gb_per_node",
         "usable_source_per_node",
+        "left_out",
     }
+    assert all(isinstance(name, str) for name in g["memory"]["left_out"])  # the group's down Sparks, by name
     assert all(set(f) == {"code", "severity", "message", "objects"} for f in g["findings"])
 
 
@@ -231,6 +233,7 @@ def test_api_lists_and_reads_groups_in_exactly_the_documented_shape(api_viewer, 
         "bandwidth_gbs": 8 * 273.0,
         "usable_gb_per_node": per_node,
         "usable_source_per_node": dict.fromkeys(per_node, "expected"),
+        "left_out": [],  # no Spark of it is down
     }
     assert api_viewer.get(f"/api/groups/{switched['id']}").json() == switched
     assert [g["name"] for g in api_viewer.get("/api/groups?kind=direct").json()] == ["group-spark-01", "group-spark-15"]
