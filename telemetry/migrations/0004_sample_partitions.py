@@ -14,34 +14,45 @@ from django.db import migrations, models
 OLD = "telemetry_nodesample_unpartitioned"
 
 
+def rebuild(c, table, *, partitioned, fill=lambda c: None):
+    """The samples table made again beside its old copy (same columns, names
+    and constraints; partitioned by day of ``at`` or plain), ``fill`` run on
+    the new table, the rows copied across and the old copy dropped."""
+    c.execute(f'ALTER TABLE "{table}" RENAME TO "{OLD}"')
+    c.execute(f'ALTER TABLE "{OLD}" RENAME CONSTRAINT "{table}_pkey" TO "{OLD}_pkey"')
+    c.execute(f'ALTER TABLE "{OLD}" RENAME CONSTRAINT "sample_unique_per_node_and_time" TO "{OLD}_unique"')
+    c.execute(f'ALTER INDEX "sample_at" RENAME TO "{OLD}_at"')
+    c.execute(
+        f'CREATE TABLE "{table}" (LIKE "{OLD}" INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING CONSTRAINTS)'
+        + (" PARTITION BY RANGE (at)" if partitioned else "")
+    )
+    key = "id, at" if partitioned else "id"  # a partitioned table's key holds its partition key
+    c.execute(f'ALTER TABLE "{table}" ADD CONSTRAINT "{table}_pkey" PRIMARY KEY ({key})')
+    c.execute(f'ALTER TABLE "{table}" ADD CONSTRAINT "sample_unique_per_node_and_time" UNIQUE (spark_id, at)')
+    c.execute(f'CREATE INDEX "sample_at" ON "{table}" (at)')
+    c.execute(
+        f'ALTER TABLE "{table}" ADD CONSTRAINT "{table}_spark_id_fk_inventory_spark_id" FOREIGN KEY (spark_id) '
+        'REFERENCES "inventory_spark" (id) DEFERRABLE INITIALLY DEFERRED'
+    )
+    fill(c)
+    c.execute(f'INSERT INTO "{table}" SELECT * FROM "{OLD}"')
+    c.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM \"{table}\"")
+    c.execute(f'DROP TABLE "{OLD}"')
+
+
 def partition(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
     from telemetry.partitions import DEFAULT, TABLE, day_partition_create
 
-    with schema_editor.connection.cursor() as c:
-        c.execute(f'ALTER TABLE "{TABLE}" RENAME TO "{OLD}"')
-        c.execute(f'ALTER TABLE "{OLD}" RENAME CONSTRAINT "{TABLE}_pkey" TO "{OLD}_pkey"')
-        c.execute(f'ALTER TABLE "{OLD}" RENAME CONSTRAINT "sample_unique_per_node_and_time" TO "{OLD}_unique"')
-        c.execute(f'ALTER INDEX "sample_at" RENAME TO "{OLD}_at"')
-        c.execute(
-            f'CREATE TABLE "{TABLE}" (LIKE "{OLD}" INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING CONSTRAINTS) '
-            "PARTITION BY RANGE (at)"
-        )
-        c.execute(f'ALTER TABLE "{TABLE}" ADD CONSTRAINT "{TABLE}_pkey" PRIMARY KEY (id, at)')
-        c.execute(f'ALTER TABLE "{TABLE}" ADD CONSTRAINT "sample_unique_per_node_and_time" UNIQUE (spark_id, at)')
-        c.execute(f'CREATE INDEX "sample_at" ON "{TABLE}" (at)')
-        c.execute(
-            f'ALTER TABLE "{TABLE}" ADD CONSTRAINT "{TABLE}_spark_id_fk_inventory_spark_id" FOREIGN KEY (spark_id) '
-            'REFERENCES "inventory_spark" (id) DEFERRABLE INITIALLY DEFERRED'
-        )
+    def days(c):
         c.execute(f'CREATE TABLE "{DEFAULT}" PARTITION OF "{TABLE}" DEFAULT')
         today = datetime.now(UTC).date()
         for offset in range(-3, 4):
             day_partition_create(c, today + timedelta(days=offset))
-        c.execute(f'INSERT INTO "{TABLE}" SELECT * FROM "{OLD}"')
-        c.execute(f"SELECT setval(pg_get_serial_sequence('{TABLE}', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM \"{TABLE}\"")
-        c.execute(f'DROP TABLE "{OLD}"')
+
+    with schema_editor.connection.cursor() as c:
+        rebuild(c, TABLE, partitioned=True, fill=days)
 
 
 def unpartition(apps, schema_editor):
@@ -50,21 +61,7 @@ def unpartition(apps, schema_editor):
     from telemetry.partitions import TABLE
 
     with schema_editor.connection.cursor() as c:
-        c.execute(f'ALTER TABLE "{TABLE}" RENAME TO "{OLD}"')
-        c.execute(f'ALTER TABLE "{OLD}" RENAME CONSTRAINT "{TABLE}_pkey" TO "{OLD}_pkey"')
-        c.execute(f'ALTER TABLE "{OLD}" RENAME CONSTRAINT "sample_unique_per_node_and_time" TO "{OLD}_unique"')
-        c.execute(f'ALTER INDEX "sample_at" RENAME TO "{OLD}_at"')
-        c.execute(f'CREATE TABLE "{TABLE}" (LIKE "{OLD}" INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING CONSTRAINTS)')
-        c.execute(f'ALTER TABLE "{TABLE}" ADD CONSTRAINT "{TABLE}_pkey" PRIMARY KEY (id)')
-        c.execute(f'ALTER TABLE "{TABLE}" ADD CONSTRAINT "sample_unique_per_node_and_time" UNIQUE (spark_id, at)')
-        c.execute(f'CREATE INDEX "sample_at" ON "{TABLE}" (at)')
-        c.execute(
-            f'ALTER TABLE "{TABLE}" ADD CONSTRAINT "{TABLE}_spark_id_fk_inventory_spark_id" FOREIGN KEY (spark_id) '
-            'REFERENCES "inventory_spark" (id) DEFERRABLE INITIALLY DEFERRED'
-        )
-        c.execute(f'INSERT INTO "{TABLE}" SELECT * FROM "{OLD}"')
-        c.execute(f"SELECT setval(pg_get_serial_sequence('{TABLE}', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM \"{TABLE}\"")
-        c.execute(f'DROP TABLE "{OLD}"')
+        rebuild(c, TABLE, partitioned=False)
 
 
 class Migration(migrations.Migration):
