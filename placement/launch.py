@@ -21,7 +21,9 @@ Spark, and vLLM's ``run_cluster.sh``.
   carries one (``RING_NCCL``), since NGC images as shipped may fail at NCCL
   set-up on a ring.
 - vLLM gets ``--gpu-memory-utilization`` from the plan's memory budget
-  (``plan_memory.gpu_memory_utilization``), not its 0.9 default.
+  (``plan_memory.gpu_memory_utilization``), not its 0.9 default; SGLang gets
+  ``--mem-fraction-static`` from the same budget (its weights and caches:
+  ``plan_memory.sglang_mem_fraction_static``).
 - HF_TOKEN is passed from the node's environment when set (``-e HF_TOKEN``
   into containers; processes inherit it): never written into a script.
 - NCCL_IB_SUBNET_AWARE_ROUTING=1 on every multi-node group (NVIDIA's cluster
@@ -53,7 +55,7 @@ from dataclasses import dataclass, field
 
 from placement.model_catalogue import ModelSpec
 from placement.perfmodel import split_streams
-from placement.plan_memory import gpu_memory_utilization
+from placement.plan_memory import gpu_memory_utilization, sglang_mem_fraction_static
 from placement.planner import NVIDIA_SETUP_MAX_RING, RING_IMAGE, RING_NCCL, GroupSpec, NodeSpec, Plan
 from placement.quants import engine_reference
 
@@ -389,6 +391,12 @@ def vllm_memory_utilization(plan: Plan, settings: LaunchSettings) -> float:
     return gpu_memory_utilization(budget, budget.usable + settings.os_reserve_gb)
 
 
+def sglang_memory_fraction(plan: Plan, settings: LaunchSettings) -> float:
+    """The plan's ``--mem-fraction-static`` for SGLang, from the same budget."""
+    budget = plan.memory_per_node_gb
+    return sglang_mem_fraction_static(budget, budget.usable + settings.os_reserve_gb)
+
+
 def _vllm_args(ctx: _Instance) -> list[str]:
     plan, model, ref = ctx.plan, ctx.model, ctx.ref
     args = [
@@ -419,7 +427,8 @@ def _vllm_args(ctx: _Instance) -> list[str]:
     return args
 
 
-def _sglang_args(plan: Plan, model: ModelSpec, ref: str, per_instance: int, host: str) -> list[str]:
+def _sglang_args(ctx: _Instance) -> list[str]:
+    plan, model, ref = ctx.plan, ctx.model, ctx.ref
     args = [
         "python3",
         "-m",
@@ -439,9 +448,11 @@ def _sglang_args(plan: Plan, model: ModelSpec, ref: str, per_instance: int, host
         "--context-length",
         str(plan.context_tokens),
         "--max-running-requests",
-        str(per_instance),
+        str(ctx.per_instance),
+        "--mem-fraction-static",
+        f"{sglang_memory_fraction(plan, ctx.settings):.2f}",
         "--host",
-        _q(host),
+        _q(ctx.host),
         "--port",
         str(SERVE_PORT),
     ]
@@ -579,7 +590,6 @@ def _node_commands(engine: str, ctx: _Instance, node: NodeSpec, rank: int) -> li
     if engine == "vllm-container":
         return _vllm_container(ctx, node, rank)
     env = cluster_env(node, ctx.head, ctx.group, ctx.settings, vllm=engine.startswith("vllm")) if ctx.multi else []
-    plan, model, ref = ctx.plan, ctx.model, ctx.ref
     if engine == "vllm-ray":
         if not ctx.multi:
             return [" ".join(_vllm_args(ctx))]
@@ -610,7 +620,7 @@ def _node_commands(engine: str, ctx: _Instance, node: NodeSpec, rank: int) -> li
                 args.append("--headless")
         return _exports(env) + [" ".join(args)]
     # sglang
-    args = _sglang_args(plan, model, ref, ctx.per_instance, ctx.host)
+    args = _sglang_args(ctx)
     if ctx.multi:
         args += [
             "--nnodes",

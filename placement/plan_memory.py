@@ -10,6 +10,7 @@ node after the operating system (see SPARK_128_USABLE_GB).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from placement.model_catalogue import ModelSpec
@@ -34,14 +35,21 @@ ACTIVATION_VALUES_PER_HIDDEN = 16
 # of unified memory freezes a Spark instead of failing cleanly.
 ENGINE_RESERVE_FRACTION: dict[str, float] = {"vllm": 0.10, "sglang": 0.12, "llama.cpp": 0.05}
 
-# Headroom a vLLM launch keeps beyond what the plan needs, as a share of the
+# Headroom a launch keeps beyond what the plan needs, as a share of the
 # node's memory: NVIDIA's TP2 recipe passes --gpu-memory-utilization 0.8 and
 # community recipes 0.7 to 0.87 on unified memory, where the OS shares the
-# pool (one 4-node report crashed at 0.85 and ran at 0.75). The launch asks
-# for what the plan needs plus this, never more than vLLM's own 0.9 default
-# nor less than 0.5.
+# pool (one 4-node report crashed at 0.85 and ran at 0.75). Those recipes
+# serve models that fill most of a node; a plan that needs a fifth of a node
+# gets a fifth plus this headroom, so that the rest of the unified pool stays
+# with the OS and whatever else runs there (no floor: a share the plan does
+# not use is taken from the OS, not given to the model). Never more than
+# vLLM's own 0.9 default.
 GPU_UTIL_HEADROOM = 0.05
-GPU_UTIL_BOUNDS = (0.5, 0.9)
+GPU_UTIL_MAX = 0.9
+# SGLang's --mem-fraction-static covers the weights and the KV pool only; the
+# rest of the device is left for activations and CUDA graphs (SGLang's server
+# arguments). Its own default on a large GPU is about 0.88 (estimated above).
+SGLANG_STATIC_MAX = 0.88
 
 
 @dataclass(frozen=True)
@@ -92,13 +100,28 @@ def memory_budget(
     return MemoryBudget(weights=weights, kv_cache=kv, overhead=overhead, reserve=reserve, usable=usable_gb, free=free)
 
 
+def _share(gb: float, node_total_gb: float) -> float:
+    """``gb`` of the node plus GPU_UTIL_HEADROOM, rounded up to 0.01."""
+    share = gb / node_total_gb + GPU_UTIL_HEADROOM
+    return -(-round(share * 1000) // 10) / 100
+
+
 def gpu_memory_utilization(budget: MemoryBudget, node_total_gb: float) -> float:
     """The share of a node's memory a vLLM launch may take (its
     ``--gpu-memory-utilization``): what the plan needs on the node (weights,
     every stream's cache, runtime) plus GPU_UTIL_HEADROOM of the node, rounded
-    up to 0.01, within GPU_UTIL_BOUNDS. vLLM counts it against the device's
+    up to 0.01, at most GPU_UTIL_MAX. vLLM counts it against the device's
     total memory, which on a Spark is the whole unified pool."""
     need = budget.weights + budget.kv_cache + budget.overhead
-    share = need / node_total_gb + GPU_UTIL_HEADROOM
-    low, high = GPU_UTIL_BOUNDS
-    return min(max(-(-round(share * 1000) // 10) / 100, low), high)
+    return min(_share(need, node_total_gb), GPU_UTIL_MAX)
+
+
+def sglang_mem_fraction_static(budget: MemoryBudget, node_total_gb: float) -> float:
+    """SGLang's ``--mem-fraction-static``: the share of the node for the
+    plan's weights and every stream's cache (SGLang's static pools) plus
+    GPU_UTIL_HEADROOM, rounded up to 0.01; at most SGLANG_STATIC_MAX, and
+    never so high that the runtime's share (activations, CUDA graphs) would
+    not fit in what is left."""
+    static = budget.weights + budget.kv_cache
+    room = math.floor(round((1 - budget.overhead / node_total_gb) * 1000) / 10) / 100
+    return min(_share(static, node_total_gb), SGLANG_STATIC_MAX, room)
