@@ -8,10 +8,12 @@ now, and adds itself to ``topology.services.GROUP_FINDING_PROVIDERS``
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.utils import timezone
 
+from core.hooks import Hook
 from telemetry import selectors as telemetry_selectors
 from topology.engine import Finding
 from topology.engine.data import Severity
@@ -27,6 +29,11 @@ DESCRIPTIONS = {
 }
 
 
+# Sparks serving a model this app started are booked by definition (serving
+# adds itself: the names of those of the given Sparks that serve through it now).
+SERVED_NODES: Hook[Callable[[Iterable[str]], set[str]]] = Hook("bookings.served_nodes")
+
+
 def latest_processes(nodes: list[str]) -> list[GpuProcess]:
     """GPU compute processes per node from telemetry's latest samples."""
     return [
@@ -39,6 +46,8 @@ def latest_processes(nodes: list[str]) -> list[GpuProcess]:
 def busy_provider(group: Any, nodes: list[str]) -> list[Finding]:
     """A ``GROUP_FINDING_PROVIDERS`` entry: (group or None, node names) -> findings."""
     procs = latest_processes(nodes)
+    served = {name for entry in SERVED_NODES for name in entry(sorted({p.node for p in procs}))}
+    procs = [p for p in procs if p.node not in served]
     if not procs:
         return []
     holdings = selectors.holdings_at(nodes=sorted({p.node for p in procs}), at=timezone.now())

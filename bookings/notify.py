@@ -5,14 +5,18 @@ email address are skipped (and the booking history says so)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
+from core.hooks import Hook
 from notifications import services as outbox
 from notifications import tasks as delivery
 
 from .models import Booking, BookingEvent, MaintenanceWindow
 from .rules import fmt_span
 from .selectors import user_tz
+
+# Lines a higher app adds to a booking's end reminder (serving: what it serves there, stopped at the end).
+ENDING_EXTRAS: Hook[Callable[[Booking], list[str]]] = Hook("bookings.ending_extras")
 
 
 def _send(booking: Booking, subject: str, body: str, action: str) -> bool:
@@ -59,6 +63,9 @@ def ending_soon(booking: Booking) -> bool:
         f"{booking.end.astimezone(tz):%Y-%m-%d %H:%M %Z}.\n"
         "Save your work, or extend the booking on the Bookings page while the Sparks are free.\n"
     )
+    extras = [line for entry in ENDING_EXTRAS for line in entry(booking)]
+    if extras:
+        body += "\n" + "\n".join(extras) + "\n"
     return _send(booking, f"[Spark Fleet] Booking {booking.pk} ends soon", body, "reminded")
 
 

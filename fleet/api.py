@@ -21,6 +21,7 @@ from design.api import router as design_router
 from fabric.api import router as fabric_router
 from inventory.api import router as inventory_router
 from placement.api import router as placement_router
+from serving.api import router as serving_router
 from telemetry.api import router as telemetry_router
 from topology.api import router as topology_router
 
@@ -73,5 +74,6 @@ for router in (
     bookings_router,
     reservations_router,
     design_router,
+    serving_router,
 ):
     api.add_router("", router)

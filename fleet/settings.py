@@ -102,6 +102,7 @@ INSTALLED_APPS = [
     "bookings",
     "notifications",
     "design",
+    "serving",
 ]
 
 MIDDLEWARE = [

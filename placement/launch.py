@@ -422,7 +422,7 @@ def _vllm_args(ctx: _Instance) -> list[str]:
         "--host",
         _q(ctx.host),
         "--port",
-        str(SERVE_PORT),
+        str(ctx.port),
     ]
     return args
 
@@ -454,7 +454,7 @@ def _sglang_args(ctx: _Instance) -> list[str]:
         "--host",
         _q(ctx.host),
         "--port",
-        str(SERVE_PORT),
+        str(ctx.port),
     ]
     return args
 
@@ -521,12 +521,15 @@ def launch_commands(
     model_ref: str | None = None,
     serve_host: str = DEFAULT_SERVE_HOST,
     settings: LaunchSettings | None = None,
+    ports: list[int] | None = None,
 ) -> dict[str, str]:
     """One bash script per node of the plan, keyed by node name.
 
     `model_ref` is what the engine loads (default: ``model_reference``); for
     llama.cpp a .gguf file is passed with -m, a GGUF repository with -hf.
-    Raises LaunchError with field-by-field problems.
+    `ports`: each instance's API port (default: the engine's own, 8000 for
+    vLLM and SGLang, 8080 for llama-server). Raises LaunchError with
+    field-by-field problems.
     """
     settings = settings or LaunchSettings()
     problems = launch_problems(plan, group, model, engine=engine, model_ref=model_ref, settings=settings)
@@ -539,7 +542,8 @@ def launch_commands(
     scripts: dict[str, str] = {}
     for index, names in enumerate(plan.instances):
         nodes = [by_name[n] for n in names]
-        ctx = _Instance(plan, group, model, weights, nodes, max(1, shares[index]), serve_host, settings)
+        port = ports[index] if ports else (LLAMA_SERVER_PORT if engine == "llama.cpp-rpc" else SERVE_PORT)
+        ctx = _Instance(plan, group, model, weights, nodes, max(1, shares[index]), serve_host, settings, port)
         for rank, node in enumerate(nodes):
             lines = _header(plan, model, node, index, rank, len(nodes), group, settings)
             if len(nodes) > 1:
@@ -559,6 +563,7 @@ class _Instance:
     per_instance: int
     host: str
     settings: LaunchSettings
+    port: int = SERVE_PORT
 
     @property
     def ref(self) -> str:
@@ -712,7 +717,7 @@ def _llama_cpp(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
         "--host",
         _q(ctx.host),
         "--port",
-        str(LLAMA_SERVER_PORT),
+        str(ctx.port),
     ]
     lines = []
     if ctx.multi:
@@ -720,3 +725,33 @@ def _llama_cpp(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
         args += ["--rpc", _q(workers)]
         lines.append(f"# start rpc-server on the {len(ctx.nodes) - 1} other node(s) first")
     return lines + [" ".join(args)]
+
+
+def vllm_serve_line(
+    plan: Plan,
+    group: GroupSpec,
+    model: ModelSpec,
+    *,
+    index: int,
+    port: int,
+    serve_host: str = DEFAULT_SERVE_HOST,
+    settings: LaunchSettings | None = None,
+) -> str:
+    """Instance ``index``'s ``vllm serve ...`` line, as its launch script runs it
+    (for a caller that starts the engine its own way: serving runs it detached)."""
+    settings = settings or LaunchSettings()
+    weights, why = model_reference(model, "vllm", None)
+    if weights is None:
+        raise LaunchError([("model_ref", why or "no reference")])
+    by_name = {n.name: n for n in group.nodes}
+    nodes = [by_name[n] for n in plan.instances[index]]
+    shares = split_streams(plan.concurrency, plan.replicas)
+    ctx = _Instance(plan, group, model, weights, nodes, max(1, shares[index]), serve_host, settings, port)
+    return " ".join(_vllm_args(ctx))
+
+
+def script_header(
+    plan: Plan, model: ModelSpec, node: NodeSpec, index: int, rank: int, size: int, group: GroupSpec, s: LaunchSettings
+) -> list[str]:
+    """The first lines of a node's launch script (what runs where, HF_TOKEN)."""
+    return _header(plan, model, node, index, rank, size, group, s)

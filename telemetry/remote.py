@@ -38,6 +38,7 @@ async def _run(
     timeout: float,
     max_bytes: int,
     on_output: Callable[[str], None] | None = None,
+    stdin: str | None = None,
 ) -> Outcome:
     known = asyncssh.import_known_hosts(f"* {accepted_key}\n")  # only this node's accepted key
     options = asyncssh.SSHClientConnectionOptions(
@@ -55,6 +56,10 @@ async def _run(
         target.host, target.port, username=target.user, known_hosts=known, options=options
     ) as conn:
         process = await conn.create_process(command, encoding=None)
+        if stdin is not None:
+            # a script for a fixed interpreter (``bash -s``): its text never reaches a command line
+            process.stdin.write(stdin.encode())
+            process.stdin.write_eof()
         chunks, size = [], 0
         try:
             async with asyncio.timeout(timeout):
@@ -93,9 +98,10 @@ def run_command(
     timeout: float = 1800.0,
     max_bytes: int = 1_000_000,
     on_output: Callable[[str], None] | None = None,
+    stdin: str | None = None,
 ) -> Outcome:
     """Run ``command`` once on ``target``; every failure is an Outcome error, never an exception.
-    ``on_output`` gets the output so far after each chunk (progress)."""
+    ``on_output`` gets the output so far after each chunk (progress); ``stdin`` is sent, then end of file."""
     try:
         asyncssh.import_public_key(accepted_key)
     except (asyncssh.KeyImportError, ValueError):
@@ -111,6 +117,7 @@ def run_command(
                 timeout=timeout,
                 max_bytes=max_bytes,
                 on_output=on_output,
+                stdin=stdin,
             )
         )
     except asyncssh.HostKeyNotVerifiable:

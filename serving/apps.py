@@ -1,0 +1,29 @@
+"""The serving app: models started from a plan on a booked group. ``ready``
+adds the served nodes to bookings' busy-without-booking rule
+(``bookings.findings.SERVED_NODES``), the owner's serving to the booking's
+end reminder (``bookings.notify.ENDING_EXTRAS``), creates the beat schedules
+and reconciles on a worker's start."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def schedule_create(**kwargs: Any) -> None:
+    from core.runs import schedule_ensure
+
+    schedule_ensure(name="serving: stop at the booking's end", task="serving.tick", every=1, period="minutes")
+
+
+class ServingConfig(AppConfig):
+    name = "serving"
+    verbose_name = "Serving"
+
+    def ready(self) -> None:
+        post_migrate.connect(schedule_create, sender=self, dispatch_uid="serving-schedule")
+        from . import hooks
+
+        hooks.register()

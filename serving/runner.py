@@ -1,0 +1,227 @@
+"""What the worker does for a serving (called by ``serving.tasks``): run each
+step's script on its node over SSH (``telemetry.remote``: the fleet's key,
+the host key an admin accepted, the script on stdin of a fixed ``bash -s``),
+keeping each step's output as it arrives; wait until every engine's
+OpenAI endpoint lists the model (``GET /v1/models``), then the router's;
+then ``serving``. Any failure: ``failed`` with the step and its output, and
+whatever was started is stopped. Stopping runs the fixed stop script on
+every node and frees the Sparks.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+from django.utils import timezone
+
+from core.config import setting
+from core.runs import heartbeat
+from inventory.models import Spark
+from telemetry.conf import ssh_key_path
+from telemetry.remote import Outcome, Target, run_command
+from telemetry.selectors import accepted_host_key
+
+from . import steps as serve_steps
+from .models import Serving
+from .services import serving_release
+
+log = logging.getLogger(__name__)
+STARTING, SERVING, FAILED, STOPPING, STOPPED = (
+    Serving.Status.STARTING,
+    Serving.Status.SERVING,
+    Serving.Status.FAILED,
+    Serving.Status.STOPPING,
+    Serving.Status.STOPPED,
+)
+MAX_OUTPUT = 200_000
+
+
+def step_timeout_s() -> float:
+    return float(setting("FLEET_SERVE_STEP_S", 900.0, float))
+
+
+def ready_timeout_s() -> float:
+    """How long an engine may take to load its model and answer (FLEET_SERVE_READY_S, default 30 minutes)."""
+    return float(setting("FLEET_SERVE_READY_S", 1800.0, float))
+
+
+def on_node(name: str, script: str, *, on_output: Any = None, timeout: float | None = None) -> Outcome:
+    """Run one script on one node through the fixed ``bash -s``, stderr folded into the output."""
+    spark = Spark.objects.filter(name=name).first()
+    if spark is None:
+        return Outcome("", f"{name} is gone from the inventory")
+    accepted = accepted_host_key(spark)
+    if accepted is None:
+        return Outcome("", f"no accepted SSH host key for {name}: accept it on the telemetry page first")
+    key = ssh_key_path()
+    if not key.exists():
+        return Outcome("", "the fleet's SSH key (FLEET_SSH_KEY) does not exist")
+    return run_command(
+        Target(spark.ssh_host, spark.ssh_port, spark.ssh_user),
+        serve_steps.SHELL,
+        stdin="exec 2>&1\n" + script,
+        client_keys=[str(key)],
+        accepted_key=accepted,
+        timeout=timeout or step_timeout_s(),
+        on_output=on_output,
+    )
+
+
+def _status(pk: int) -> str:
+    return str(Serving.objects.filter(pk=pk).values_list("status", flat=True).first() or "")
+
+
+def _save_steps(pk: int, steps: list[dict[str, Any]]) -> None:
+    Serving.objects.filter(pk=pk).update(steps=steps)
+
+
+def models_listed(url: str, timeout: float = 5.0) -> tuple[list[str], str]:
+    """The model ids ``GET {url}/models`` lists, or why not."""
+    try:
+        with urllib.request.urlopen(f"{url}/models", timeout=timeout) as response:  # noqa: S310 - http(s) built here
+            body = json.loads(response.read(1_000_000))
+    except (OSError, ValueError, urllib.error.URLError) as exc:
+        return [], f"{url}/models: {getattr(exc, 'reason', None) or exc}"
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, list):
+        return [], f"{url}/models answered without a model list"
+    return [str(m.get("id")) for m in data if isinstance(m, dict)], ""
+
+
+def wait_ready(pk: int, url: str, model: str) -> str:
+    """ "" once ``url`` lists ``model``; else why not (timed out, or stopped meanwhile)."""
+    deadline = time.monotonic() + ready_timeout_s()
+    why = "not asked yet"
+    while time.monotonic() < deadline:
+        if _status(pk) != STARTING:
+            return "stopped while starting"
+        found, why = models_listed(url)
+        if model in found:
+            return ""
+        if found:
+            why = f"{url}/models lists {', '.join(found[:5])}, not {model}"
+        time.sleep(1.0)
+    return f"not ready after {ready_timeout_s():g} s: {why}"
+
+
+def _fail(serving: Serving, steps: list[dict[str, Any]], index: int, why: str) -> Serving:
+    step = steps[index]
+    step["status"] = "failed"
+    step["output"] = (step.get("output", "") + ("\n" if step.get("output") else "") + why)[-MAX_OUTPUT:]
+    _save_steps(serving.pk, steps)
+    label = f"{step['label']} on {step['node']}"
+    problems = stop_everywhere(serving)
+    error = why + ("; " + "; ".join(problems) if problems else "")
+    serving_release(serving.pk, status=FAILED, error=error, failed_step=label)
+    serving.refresh_from_db()
+    return serving
+
+
+def _run_step(serving: Serving, steps: list[dict[str, Any]], index: int) -> str:
+    step = steps[index]
+    step["status"] = "running"
+    _save_steps(serving.pk, steps)
+
+    def progress(text: str) -> None:
+        step["output"] = text[-MAX_OUTPUT:]
+        _save_steps(serving.pk, steps)
+
+    outcome = on_node(step["node"], step["script"], on_output=progress)
+    step["output"] = outcome.output[-MAX_OUTPUT:]
+    if outcome.error:
+        return outcome.error
+    step["status"] = "done"
+    _save_steps(serving.pk, steps)
+    return ""
+
+
+def _ready_step(serving: Serving, steps: list[dict[str, Any]], node: str, url: str, what: str) -> int:
+    steps.append({"node": node, "label": f"wait for the {what}", "status": "running", "output": f"GET {url}/models"})
+    _save_steps(serving.pk, steps)
+    return len(steps) - 1
+
+
+def serving_execute(*, serving_id: int, task_id: str = "") -> Serving | None:
+    """Start a queued serving once. A redelivered task (its worker died part-way)
+    finds it claimed: what was started is stopped and the serving failed."""
+    rows = Serving.objects.filter(pk=serving_id, status=STARTING)
+    now = timezone.now()
+    if not rows.filter(task_id="").update(task_id=task_id[:64] or "-", started_at=now, heartbeat_at=now, attempts=1):
+        mine = rows.filter(task_id=task_id[:64]).first() if task_id else None
+        if mine is not None:
+            stop_everywhere(mine)
+            serving_release(mine.pk, status=FAILED, error="the worker starting it stopped part-way; serve it again")
+        return None
+    serving = Serving.objects.select_related("model").get(pk=serving_id)
+    with heartbeat(Serving, serving.pk, running=STARTING):
+        return _start(serving)
+
+
+def _start(serving: Serving) -> Serving:
+    steps: list[dict[str, Any]] = [dict(s) for s in serving.steps]
+    model = serving.model.slug
+    for index, step in enumerate(steps):
+        if _status(serving.pk) != STARTING:
+            return _stopped_while_starting(serving)
+        if step["label"] == "router":
+            for endpoint in serving.endpoints:
+                at = _ready_step(serving, steps, endpoint["node"], endpoint["url"], "engine")
+                why = wait_ready(serving.pk, endpoint["url"], model)
+                if why:
+                    return _fail(serving, steps, at, why)
+                steps[at]["status"] = "done"
+        why = _run_step(serving, steps, index)
+        if why:
+            return _fail(serving, steps, index, why)
+    url = serving.plan.get("url") or ""
+    head = steps[0]["node"] if steps else ""
+    at = _ready_step(serving, steps, head, url, "router" if serving.plan.get("router_port") else "engine")
+    why = wait_ready(serving.pk, url, model)
+    if why:
+        if _status(serving.pk) != STARTING:
+            return _stopped_while_starting(serving)
+        return _fail(serving, steps, at, why)
+    steps[at]["status"] = "done"
+    _save_steps(serving.pk, steps)
+    if Serving.objects.filter(pk=serving.pk, status=STARTING).update(
+        status=SERVING, url=url, serving_at=timezone.now()
+    ):
+        log.info("serving %s: %s answers at %s", serving.pk, model, url)
+    else:
+        return _stopped_while_starting(serving)
+    serving.refresh_from_db()
+    return serving
+
+
+def _stopped_while_starting(serving: Serving) -> Serving:
+    """A stop came while starting: the stop task frees it; stop here too in case it ran before the engines started."""
+    stop_everywhere(serving)
+    serving_release(serving.pk, status=STOPPED)
+    serving.refresh_from_db()
+    return serving
+
+
+def stop_everywhere(serving: Serving) -> list[str]:
+    """Run the stop script on every node of the serving; what could not be stopped, in words."""
+    problems = []
+    script = serve_steps.stop_script(serving.pk)
+    for name in serving.plan.get("nodes", []):
+        outcome = on_node(name, script, timeout=120.0)
+        if outcome.error:
+            problems.append(f"{name} could not be told to stop ({outcome.error}): reconciling stops it once it answers")
+    return problems
+
+
+def serving_stop_execute(*, serving_id: int) -> Serving | None:
+    serving = Serving.objects.filter(pk=serving_id, status=STOPPING).first()
+    if serving is None:
+        return None
+    problems = stop_everywhere(serving)
+    serving_release(serving.pk, status=STOPPED, error="; ".join(problems))
+    serving.refresh_from_db()
+    return serving

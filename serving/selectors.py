@@ -1,0 +1,52 @@
+"""Reads of servings: the list (filters in the query), one serving, what a
+group or a node serves now."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db.models import QuerySet
+
+from inventory.models import NodeGroup
+
+from .errors import ServingError
+from .models import LIVE, Serving, ServingNode
+
+STATUSES = [s.value for s in Serving.Status]
+
+
+def _rows() -> QuerySet[Serving]:
+    return Serving.objects.select_related("model", "booking__owner", "group").prefetch_related("nodes__spark")
+
+
+def servings_list(*, group: NodeGroup | None = None, status: Iterable[str] = ()) -> QuerySet[Serving]:
+    rows = _rows()
+    wanted = list(status)
+    odd = [s for s in wanted if s not in STATUSES]
+    if odd:
+        raise ServingError(f"{', '.join(odd)}: status is one of {', '.join(STATUSES)}", "status")
+    if wanted:
+        rows = rows.filter(status__in=wanted)
+    if group is not None:
+        rows = rows.filter(group=group)
+    return rows
+
+
+def serving_get(pk: Any) -> Serving:
+    from core.errors import NotFound
+
+    found = _rows().filter(pk=pk).first() if isinstance(pk, int) else None
+    if found is None:
+        raise NotFound(f"no serving {pk!r}", "id")
+    return found
+
+
+def live_on_group(group: NodeGroup) -> list[Serving]:
+    return list(_rows().filter(group=group, status__in=LIVE))
+
+
+def served_nodes(names: Iterable[str]) -> set[str]:
+    """Which of these Sparks serve through this app now (a live serving holds them)."""
+    rows = ServingNode.objects.filter(spark__name__in=list(names), live=True)
+    return set(rows.values_list("spark__name", flat=True))

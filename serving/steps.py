@@ -1,0 +1,227 @@
+"""What a worker runs on each node to serve a plan, to stop it and to ask a
+node what it serves: fixed scripts built from the plan, sent on stdin to a
+fixed ``bash -s`` (``SHELL``), so that no text reaches a command line and
+every value from the inventory or a user goes through shlex.quote
+(``placement.launch`` builds the engine's own command).
+
+NVIDIA's vLLM container recipe (``vllm-container``), started detached and
+named: each node's container carries the label ``spark-fleet.serving=<id>``
+(``LABEL``), which is how stopping and reconciling find exactly what this app
+started. One-node instances run ``vllm serve`` as the container's command;
+multi-node instances start the container with Ray (head first, as
+``run_cluster.sh`` does: ``ray start --block --head``, then each worker
+joins it) and the head then runs ``vllm serve`` inside its container
+(``docker exec -d``) once Ray sees every node. Several copies get one
+address through vLLM's router (``vllm-router``, round robin) on the plan's
+first node, started detached with its process id kept in
+``~/.spark-fleet/router-<id>.pid``.
+
+Pure: no Django.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from placement.launch import (
+    RAY_INSTALL_PATCH,
+    RAY_PORT,
+    LaunchError,
+    LaunchSettings,
+    bootstrap,
+    cluster_env,
+    launch_problems,
+    preflight,
+    script_header,
+    vllm_serve_line,
+)
+from placement.model_catalogue import ModelSpec
+from placement.planner import GroupSpec, Plan
+
+SHELL = "bash -s"  # the one command serving sends; the script comes on stdin
+LABEL = "spark-fleet.serving"
+SERVABLE = ("vllm-container",)  # the launchers serving starts, stops and reconciles
+ROUTER_POLICY = "round_robin"
+STATE_DIR = '"$HOME"/.spark-fleet'
+# Ray as run_cluster.sh installs it in images that ship without it (placement.launch.RAY_INSTALL_PATCH)
+RAY_INSTALL = "pip install -q --root-user-action=ignore 'ray[default]>=2.9'"
+assert "ray[default]>=2.9" in RAY_INSTALL_PATCH  # one truth: the same Ray as the launch scripts install
+
+
+@dataclass(frozen=True)
+class Step:
+    node: str
+    label: str
+    script: str
+
+
+@dataclass(frozen=True)
+class Engine:
+    """Where instance ``index`` answers: its head node and the port assigned to it."""
+
+    index: int
+    node: str
+    port: int
+
+
+def container(serving_id: int, index: int, rank: int) -> str:
+    return f"spark-fleet-{int(serving_id)}-{index + 1}-{rank}"
+
+
+def _q(value: object) -> str:
+    return shlex.quote(str(value))
+
+
+def _hf(s: LaunchSettings) -> str:
+    value = s.hf_cache
+    return '"$HOME"/' + _q(value[len("$HOME/") :]) if value.startswith("$HOME/") else _q(value)
+
+
+def serve_problems(
+    plan: Plan, group: GroupSpec, model: ModelSpec, *, launcher: str, settings: LaunchSettings
+) -> list[tuple[str, str]]:
+    """Why this plan cannot be served with this launcher, as (field, message)."""
+    if launcher not in SERVABLE:
+        return [("launcher", f"serving starts {', '.join(SERVABLE)}; {launcher} is for the launch scripts only")]
+    problems = launch_problems(plan, group, model, engine=launcher, settings=settings)
+    if problems:
+        return [("plan", f"{where}: {message}") for where, message in problems]
+    by_name = {n.name: n for n in group.nodes}
+    for names in plan.instances:
+        if len(names) < 2:
+            continue
+        for name in names:
+            _, address = bootstrap(by_name[name], group.kind, settings)
+            if not address or address.startswith("<"):
+                return [("plan", f"{name}'s bootstrap address is not known yet: let telemetry poll the group first")]
+    return []
+
+
+def engine_steps(
+    plan: Plan,
+    group: GroupSpec,
+    model: ModelSpec,
+    *,
+    serving_id: int,
+    ports: list[int],
+    settings: LaunchSettings,
+) -> list[Step]:
+    """The steps that start every instance, in the order they must run: per
+    instance, a one-node engine; or the Ray head, each worker, then the engine."""
+    problems = serve_problems(plan, group, model, launcher="vllm-container", settings=settings)
+    if problems:
+        raise LaunchError(problems)
+    by_name = {n.name: n for n in group.nodes}
+    image, hf = _q(settings.vllm_image), _hf(settings)
+    label = f"--label {LABEL}={int(serving_id)}"
+    steps: list[Step] = []
+    for index, names in enumerate(plan.instances):
+        nodes = [by_name[n] for n in names]
+        serve = vllm_serve_line(plan, group, model, index=index, port=ports[index], settings=settings)
+        head = nodes[0]
+        size = len(nodes)
+        if size == 1:
+            lines = script_header(plan, model, head, index, 0, 1, group, settings)
+            lines += [
+                f"mkdir -p {hf}",
+                f"docker run -d --name {container(serving_id, index, 0)} {label} --gpus all --network host "
+                f"--ipc host -e HF_TOKEN -v {hf}:/root/.cache/huggingface {image} {serve}",
+            ]
+            steps.append(Step(head.name, "engine", "\n".join(lines) + "\n"))
+            continue
+        _, head_address = bootstrap(head, group.kind, settings)
+        for rank, node in enumerate(nodes):
+            env = cluster_env(node, head, group, settings, vllm=True)
+            ray = (
+                f"ray start --block --head --port={RAY_PORT}"
+                if rank == 0
+                else f"ray start --block --address={head_address}:{RAY_PORT}"
+            )
+            lines = script_header(plan, model, node, index, rank, size, group, settings)
+            lines += preflight(node, group, settings)
+            lines += [
+                f"mkdir -p {hf}",
+                f"docker run -d --name {container(serving_id, index, rank)} {label} --entrypoint /bin/bash "
+                f"--network host --ipc host --shm-size 10.24g --gpus all -v {hf}:/root/.cache/huggingface "
+                + " ".join(["-e HF_TOKEN", *(f"-e {_q(f'{var}={value}')}" for var, value in env)])
+                + f" {image} -c {_q(f'{RAY_INSTALL} && {ray}')}",
+            ]
+            steps.append(Step(node.name, "ray head" if rank == 0 else "ray worker", "\n".join(lines) + "\n"))
+        name = container(serving_id, index, 0)
+        wait = _wait_for_ray(size, f"docker exec {name} ray status")
+        lines = [*wait, f"docker exec -d {name} {serve} --distributed-executor-backend ray"]
+        steps.append(Step(head.name, "engine", "\n".join(["set -euo pipefail", *lines]) + "\n"))
+    return steps
+
+
+def _wait_for_ray(count: int, status: str) -> list[str]:
+    return [
+        f"echo 'waiting for {count} Ray nodes'",
+        "seen=0",
+        "for _ in $(seq 1 120); do",
+        f"  seen=$({status} 2>/dev/null | grep -cE '^ *[0-9]+ node_' || true)",
+        f'  if [ "${{seen:-0}}" -ge {count} ]; then break; fi',
+        "  sleep 5",
+        "done",
+        f'if [ "${{seen:-0}}" -lt {count} ]; then echo "only ${{seen:-0}} of {count} Ray nodes joined" >&2; exit 1; fi',
+    ]
+
+
+def router_step(node: str, *, serving_id: int, port: int, workers: list[str], host: str = "0.0.0.0") -> Step:  # noqa: S104
+    """vLLM's router in front of the instances (``workers``: each engine's base URL, no /v1)."""
+    sid = int(serving_id)
+    urls = " ".join(_q(u) for u in workers)
+    lines = [
+        "set -euo pipefail",
+        f"mkdir -p {STATE_DIR}",
+        f"setsid nohup vllm-router --host {_q(host)} --port {int(port)} --worker-urls {urls} "
+        f"--policy {ROUTER_POLICY} > {STATE_DIR}/router-{sid}.log 2>&1 < /dev/null &",
+        f"echo $! > {STATE_DIR}/router-{sid}.pid",
+        f"echo router-{sid} started",
+    ]
+    return Step(node, "router", "\n".join(lines) + "\n")
+
+
+def stop_script(serving_id: int) -> str:
+    """Stops whatever this app started on the node for ``serving_id`` (engines and router)."""
+    sid = int(serving_id)
+    return (
+        "\n".join(
+            [
+                f"docker ps -aq --filter label={LABEL}={sid} | xargs -r docker rm -f",
+                f"pidfile={STATE_DIR}/router-{sid}.pid",
+                'if [ -f "$pidfile" ]; then kill "$(cat "$pidfile")" 2>/dev/null || true; rm -f "$pidfile"; fi',
+                f"echo stopped {sid}",
+            ]
+        )
+        + "\n"
+    )
+
+
+# What the node serves for this app: "<serving id> <container or router>" per line.
+WHAT_RUNS = (
+    "\n".join(
+        [
+            f"docker ps --filter label={LABEL} --format '{{{{.Label \"{LABEL}\"}}}} {{{{.Names}}}}'",
+            f"for f in {STATE_DIR}/router-*.pid; do",
+            '  if [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null; then',
+            '    sid=$(basename "$f" .pid); echo "${sid#router-} router"',
+            "  fi",
+            "done",
+        ]
+    )
+    + "\n"
+)
+_RUNS_LINE = re.compile(r"^(\d+) (\S+)$")
+
+
+def read_what_runs(output: str) -> dict[int, set[str]]:
+    """Serving id -> what of it runs on the node (container names, "router")."""
+    found: dict[int, set[str]] = {}
+    for line in output.splitlines():
+        match = _RUNS_LINE.match(line.strip())
+        if match:
+            found.setdefault(int(match[1]), set()).add(match[2])
+    return found

@@ -1,0 +1,89 @@
+"""Keeping servings true to what runs: stop a serving when its booking ends
+(beat, every minute), and reconcile the records with what the nodes say they
+run (on a worker's start, and every few minutes): a serving whose engine is
+gone is failed (its other engines stopped), and an engine this app started
+for a serving that is no longer live is stopped."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db.models import Q
+from django.utils import timezone
+
+from bookings.selectors import LIVE as BOOKING_LIVE
+from core.actor import Actor
+from core.runs import HEARTBEAT_STALE_S, silent_runs
+
+from . import steps as serve_steps
+from .models import LIVE, Serving, ServingNode
+from .runner import on_node, stop_everywhere
+from .services import log, serving_release, serving_stop
+
+TASK = Actor(source="task")
+
+
+def servings_due(now: datetime) -> list[Serving]:
+    """Live servings whose booking ended, was cancelled, or is gone."""
+    over = Q(booking=None) | Q(booking__end__lte=now) | ~Q(booking__status__in=BOOKING_LIVE)
+    rows = Serving.objects.filter(over, status__in=(Serving.Status.STARTING, Serving.Status.SERVING))
+    return list(rows.select_related("booking"))
+
+
+def servings_tick(*, now: datetime | None = None) -> dict[str, int]:
+    """Stop what outlived its booking; fail starts whose worker vanished."""
+    now = now or timezone.now()
+    stopped = 0
+    for serving in servings_due(now):
+        end = serving.booking.end if serving.booking else None
+        reason = f"its booking ended at {end:%Y-%m-%d %H:%M} UTC" if end else "its booking is gone"
+        serving_stop(actor=TASK, serving=serving, reason=reason)
+        stopped += 1
+    abandoned = 0
+    for serving in silent_runs(Serving.objects.filter(status=Serving.Status.STARTING)):
+        stop_everywhere(serving)
+        serving_release(
+            serving.pk,
+            status=Serving.Status.FAILED,
+            error=f"abandoned: the worker starting it gave no sign of life for {HEARTBEAT_STALE_S} s",
+        )
+        abandoned += 1
+    return {"stopped": stopped, "abandoned": abandoned}
+
+
+def reconcile() -> dict[str, int]:
+    """Compare what each served node runs for this app with the records."""
+    names = sorted(set(ServingNode.objects.values_list("spark__name", flat=True)))
+    running: dict[str, dict[int, set[str]]] = {}
+    for name in names:
+        outcome = on_node(name, serve_steps.WHAT_RUNS, timeout=60.0)
+        if not outcome.error:
+            running[name] = serve_steps.read_what_runs(outcome.output)
+    failed = strays = 0
+    for serving in Serving.objects.filter(status=Serving.Status.SERVING):
+        gone = _gone(serving, running)
+        if gone:
+            stop_everywhere(serving)
+            serving_release(serving.pk, status=Serving.Status.FAILED, error=gone, failed_step="reconcile")
+            log(serving, TASK, "failed", gone)
+            failed += 1
+    live = set(Serving.objects.filter(status__in=LIVE).values_list("pk", flat=True))
+    for name, by_serving in running.items():
+        for sid in sorted(set(by_serving) - live):
+            on_node(name, serve_steps.stop_script(sid), timeout=120.0)
+            strays += 1
+    return {"nodes": len(running), "failed": failed, "stopped": strays}
+
+
+def _gone(serving: Serving, running: dict[str, dict[int, set[str]]]) -> str:
+    """Why a serving no longer serves ("" while everything it started runs)."""
+    for index, names in enumerate(serving.plan.get("instances", [])):
+        for rank, name in enumerate(names):
+            if name not in running:
+                continue  # the node did not answer: nothing is known
+            if serve_steps.container(serving.pk, index, rank) not in running[name].get(serving.pk, set()):
+                return f"the engine of instance {index + 1} on {name} is no longer running"
+    first = (serving.plan.get("nodes") or [""])[0]
+    if serving.plan.get("router_port") and first in running and "router" not in running[first].get(serving.pk, set()):
+        return f"the router on {first} is no longer running"
+    return ""

@@ -1,0 +1,154 @@
+"""The serving API as real clients use it (a token alone, or a session with
+CSRF enforced): who may serve and stop, what is refused and why, and bad
+input answered with the field named and nothing written. The worker's task
+is not run here (no commit): tests/serving/test_sim.py runs it."""
+
+from __future__ import annotations
+
+import pytest
+
+from bookings.models import Booking
+from serving.models import Serving, ServingEvent, ServingNode, ServingPort
+from tests.conftest import ApiClient
+from tests.serving.conftest import SMALL, book
+
+pytestmark = pytest.mark.django_db
+ONE_NODE, TWO_COPIES, TP2 = 0, 1, 3  # the plans of SMALL on the pair, in the planner's order
+
+
+def rows() -> tuple[int, int, int, int]:
+    return (
+        Serving.objects.count(),
+        ServingNode.objects.count(),
+        ServingPort.objects.count(),
+        ServingEvent.objects.count(),
+    )
+
+
+def serve(client, group, plan=ONE_NODE, **fields):
+    return client.post("/api/serving", {"group": group.pk, "model": SMALL, "plan": plan, **fields})
+
+
+def test_member_serves_on_own_booking_and_reads_it_back(api_member, booked_pair, settings):
+    settings.FLEET_SERVE_PORT = 9100
+    response = serve(api_member, booked_pair)
+    assert response.status_code == 202, response.json()
+    body = response.json()
+    assert (body["status"], body["model"], body["owner"], body["nodes"]) == ("starting", SMALL, "member1", ["pair-a"])
+    assert body["url"] == "" and body["endpoints"] == []  # only once it serves
+    assert body["booking"]["id"] == Booking.objects.get().pk and body["booking_end"] == body["booking"]["end"]
+    assert [(s["node"], s["label"], s["status"]) for s in body["steps"]] == [("pair-a", "engine", "waiting")]
+    assert body["plan"]["label"] == "1 node" and body["plan"]["ports"] == [9100]
+    serving = Serving.objects.get()
+    script = serving.steps[0]["script"]
+    assert f"--label spark-fleet.serving={serving.pk}" in script and "--port 9100" in script
+    assert f"--name spark-fleet-{serving.pk}-1-0" in script and "docker run -d" in script
+    assert serving.plan["url"] == "http://10.20.1.11:9100/v1"
+    assert api_member.get(f"/api/serving/{serving.pk}").json() == body
+    listed = api_member.get(f"/api/serving?group={booked_pair.name}&status=starting").json()
+    assert listed["count"] == 1 and listed["items"][0]["id"] == serving.pk
+    assert api_member.get("/api/serving?status=stopped").json()["count"] == 0
+
+
+def test_two_copies_get_a_router_on_the_first_node(api_member, booked_pair, settings):
+    settings.FLEET_SERVE_PORT = 9100
+    response = serve(api_member, booked_pair, TWO_COPIES)
+    assert response.status_code == 202, response.json()
+    serving = Serving.objects.get()
+    assert [(s["node"], s["label"]) for s in serving.steps] == [
+        ("pair-a", "engine"),
+        ("pair-b", "engine"),
+        ("pair-a", "router"),
+    ]
+    router = serving.steps[2]["script"]
+    workers = "http://10.20.1.11:9100 http://10.20.1.12:9100"
+    assert f"vllm-router --host 0.0.0.0 --port 9101 --worker-urls {workers}" in router
+    assert "--policy round_robin" in router
+    assert serving.plan["url"] == "http://10.20.1.11:9101/v1"
+    assert sorted(ServingPort.objects.values_list("host", "port", "kind")) == [
+        ("10.20.1.11", 9100, "engine"),
+        ("10.20.1.11", 9101, "router"),
+        ("10.20.1.12", 9100, "engine"),
+    ]
+
+
+def test_a_second_serve_on_busy_nodes_is_refused(api_member, api_admin, booked_pair):
+    assert serve(api_member, booked_pair).status_code == 202
+    before = rows()
+    for client in (api_member, api_admin):
+        response = serve(client, booked_pair, TWO_COPIES)
+        assert response.status_code == 409, response.json()
+        first = Serving.objects.get()
+        assert response.json()["errors"] == [
+            {"path": "group", "message": f"busy: pair-a serves {SMALL} (serving {first.pk}, member1)"}
+        ]
+    assert rows() == before
+
+
+def test_roles_as_for_bookings(api_member, api_viewer, api_admin, member2_client, pair, member_user):
+    # nobody holds the pair: a member is sent to book it, an admin told it is not booked
+    for client, status in ((api_viewer, 403), (api_member, 403), (api_admin, 409)):
+        assert serve(client, pair).status_code == status
+    assert rows() == (0, 0, 0, 0)
+    book(member_user, pair)
+    assert serve(api_viewer, pair).status_code == 403
+    assert serve(member2_client, pair).status_code == 403  # another member's booking
+    response = serve(api_admin, pair)  # a lab admin serves on any booked group
+    assert response.status_code == 202, response.json()
+    sid = response.json()["id"]
+    assert api_viewer.get(f"/api/serving/{sid}").status_code == 200
+    for client, status in ((api_viewer, 403), (api_member, 403), (member2_client, 403)):
+        assert client.post(f"/api/serving/{sid}/stop").status_code == status
+    assert Serving.objects.get().status == "starting"
+    stopped = api_admin.post(f"/api/serving/{sid}/stop")
+    assert stopped.status_code == 202 and stopped.json()["status"] == "stopping"
+    assert api_admin.post(f"/api/serving/{sid}/stop").status_code == 409  # already stopping
+
+
+def test_the_owner_stops_through_a_session_with_csrf(member_user, booked_pair):
+    browser = ApiClient(member_user, session=True)
+    response = serve(browser, booked_pair)
+    assert response.status_code == 202, response.json()
+    sid = response.json()["id"]
+    forged = ApiClient(member_user, session=True, csrf=False)
+    assert forged.post(f"/api/serving/{sid}/stop").status_code == 403
+    assert serve(forged, booked_pair, TWO_COPIES).status_code == 403
+    assert browser.post(f"/api/serving/{sid}/stop").status_code == 202
+    assert Serving.objects.get().status == "stopping"
+    assert ApiClient(None).get("/api/serving").status_code == 401
+
+
+BAD = [
+    ({"model": "no-such-model"}, 400, "model"),
+    ({"plan": 9}, 400, "plan"),
+    ({"launcher": "sglang"}, 400, "launcher"),
+    ({"launcher": "vllm-ray"}, 400, "launcher"),
+    ({"variant": "q9"}, 400, "variant"),
+    ({"context_tokens": 0}, 422, "context_tokens"),
+    ({"concurrency": 5000}, 422, "concurrency"),
+    ({"plan": -1}, 422, "plan"),
+    ({"plan": "one"}, 422, "plan"),
+    ({"group": [1]}, 422, "group"),
+    ({"group": "no-such-group"}, 400, "group"),
+    ({"saved_plan": 999}, 400, "saved_plan"),
+    ({"model": None}, 400, "model"),
+]
+
+
+@pytest.mark.parametrize(("change", "status", "path"), BAD)
+def test_bad_input_names_the_field_and_writes_nothing(api_member, booked_pair, change, status, path):
+    before = rows()
+    body = {"group": booked_pair.pk, "model": SMALL, "plan": ONE_NODE, **change}
+    response = api_member.post("/api/serving", body)
+    assert response.status_code == status, response.json()
+    assert {e["path"].split(".")[0] for e in response.json()["errors"]} == {path}
+    assert rows() == before
+
+
+def test_tp2_waits_for_telemetry_addresses(api_member, booked_pair):
+    response = serve(api_member, booked_pair, TP2)
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {"path": "plan", "message": "pair-a's bootstrap address is not known yet: let telemetry poll the group first"}
+    ]
+    assert rows() == (0, 0, 0, 0)
