@@ -19,8 +19,10 @@ for PostgreSQL, a file under a temp dir for SQLite):
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
 import platform
+import pstats
 import statistics
 import sys
 import time
@@ -45,6 +47,7 @@ from inventory.labio import lab_import  # noqa: E402
 from inventory.models import Spark  # noqa: E402
 from simfleet.simulator import make_nodes, render_poll_output  # noqa: E402
 from telemetry import services  # noqa: E402
+from telemetry.expectations import expectations_cached  # noqa: E402
 from telemetry.models import Alert, NodeSample  # noqa: E402
 from telemetry.parsers import parse_poll_output  # noqa: E402
 from telemetry.sample import PollResult  # noqa: E402
@@ -75,6 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--profile", type=int, default=0, help="print the N costliest functions of the steady rounds")
     args = parser.parse_args()
     test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
@@ -87,11 +91,19 @@ def main() -> None:
         start = datetime.now(UTC) - timedelta(hours=1)
 
         store_s = []
+        profiler = cProfile.Profile()
         for round_no in range(args.rounds):
             at = start + timedelta(seconds=30 * round_no)
             batch = results_at(samples, at)
+            profiling = args.profile and round_no > 0
             t0 = time.perf_counter()
-            report = services.results_store(results=batch, now=at + timedelta(seconds=1))
+            if profiling:
+                profiler.enable()
+            # As a worker's chunk: the expectations kept per inventory version (one query when unchanged).
+            expectations = expectations_cached(list(Spark.objects.values_list("pk", flat=True)))
+            report = services.results_store(results=batch, now=at + timedelta(seconds=1), expectations=expectations)
+            if profiling:
+                profiler.disable()
             store_s.append(time.perf_counter() - t0)
             assert report.stored == args.nodes, report
         open_alerts = Alert.objects.filter(ended_at=None).count()
@@ -121,6 +133,9 @@ def main() -> None:
         print(f"baseline bulk_create only:   {base * 1000:8.1f} ms  ({base / args.nodes * 1e6:7.1f} us per node)")
         print(f"ratio (steady / baseline):   {steady / base:8.1f} x")
         print(f"share of a 30 s poll interval: {steady / 30 * 100:.2f} %")
+        if args.profile:
+            print(f"cProfile of the {args.rounds - 1} steady rounds (cumulative time, with the profiler's overhead):")
+            pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative").print_stats(args.profile)
     finally:
         connection.creation.destroy_test_db(test_db, verbosity=0)
 

@@ -9,11 +9,15 @@ MTU rule compares. A fixed number of queries however many Sparks.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
 
 from inventory.hardware_catalogue import SPARK_PORT_GBPS
-from inventory.models import CableEnd
+from inventory.models import Cable, CableEnd, Change, Port, Spark, Switch
 from telemetry.health import ExpectedLink, NodeExpectation
 
 LinkPair = tuple[tuple[str, str], tuple[str, str]]
@@ -27,6 +31,45 @@ class Expectations:
     def links_touching(self, names: Iterable[str]) -> list[LinkPair]:
         wanted = set(names)
         return [link for link in self.links if link[0][0] in wanted or link[1][0] in wanted]
+
+
+# What a poll chunk expects, kept per process for the inventory it was read
+# from: a chunk's Sparks are the same every round, and reading their cables,
+# ports and hardware as model instances cost more than storing their polls.
+_cache_lock = threading.Lock()
+_cache: dict[tuple[Any, ...], Expectations] = {}
+_CACHE_MAX = 1024
+
+
+def _inventory_mark() -> tuple[Any, ...]:
+    """One query that changes with every write the expectations read: every
+    service write logs a change, rows added without one (bulk loads) raise a
+    table's largest id, and an edit moves its table's last update time."""
+    q = connection.ops.quote_name
+    # Table names come from the models' own metadata: no input reaches this SQL.
+    ids = [f"(SELECT MAX(id) FROM {q(m._meta.db_table)})" for m in (Change, Spark, Switch, Port, Cable, CableEnd)]  # noqa: S608
+    edits = [f"(SELECT MAX(updated_at) FROM {q(m._meta.db_table)})" for m in (Spark, Switch, Cable)]  # noqa: S608
+    sql = "SELECT " + ", ".join(ids + edits)
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        row = cursor.fetchone()
+    return (connection.alias, *(row or ()))
+
+
+def expectations_cached(spark_ids: Iterable[int]) -> Expectations:
+    """``expectations_for``, read again only when the inventory changed (one query when it did not)."""
+    ids = tuple(spark_ids)
+    key = (_inventory_mark(), ids)
+    with _cache_lock:
+        found = _cache.get(key)
+    if found is not None:
+        return found
+    fresh = expectations_for(ids)
+    with _cache_lock:
+        if len(_cache) >= _CACHE_MAX or any(k[0] != key[0] for k in _cache):
+            _cache.clear()
+        _cache[key] = fresh
+    return fresh
 
 
 def expectations_for(spark_ids: Iterable[int]) -> Expectations:

@@ -15,6 +15,7 @@ up and addressed, never from a speed field: a healthy twin reports
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -191,12 +192,20 @@ def _memory(name: str, sample: Sample, thresholds: Thresholds) -> list[Verdict]:
     ]
 
 
+@functools.lru_cache(maxsize=65536)
+def _interface(cidr: str) -> ipaddress.IPv4Interface | ipaddress.IPv6Interface | None:
+    """An address as text, parsed once per process (a fleet's twins keep their addresses)."""
+    try:
+        return ipaddress.ip_interface(cidr)
+    except ValueError:
+        return None
+
+
 def _addressed(twin: TwinReading) -> bool:
     """Has an address NCCL/RoCE can use: IPv4 (link-local 169.254/16 counts) or global IPv6."""
     for cidr in twin.addresses:
-        try:
-            iface = ipaddress.ip_interface(cidr)
-        except ValueError:
+        iface = _interface(cidr)
+        if iface is None:
             continue
         if iface.version == 4 or not iface.is_link_local:
             return True
@@ -206,9 +215,8 @@ def _addressed(twin: TwinReading) -> bool:
 def _networks(twin: TwinReading) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
     nets = []
     for cidr in twin.addresses:
-        try:
-            iface = ipaddress.ip_interface(cidr)
-        except ValueError:
+        iface = _interface(cidr)
+        if iface is None:
             continue
         if iface.version == 6 and iface.is_link_local:
             continue  # fe80::/64 is on every interface and routes nothing

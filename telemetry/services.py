@@ -23,7 +23,7 @@ from core.errors import BadInput
 from core.health import HealthStatus
 from core.hooks import Hook
 from inventory.models import Change, Spark
-from telemetry import conf, drift, health, software_store
+from telemetry import conf, drift, health, sample_rows, software_store
 from telemetry.expectations import Expectations, expectations_for
 from telemetry.keys import fingerprint
 from telemetry.models import TWIN_FIELDS, Alert, NodeSample, NodeState, SoftwarePin
@@ -55,6 +55,8 @@ class StoreReport:
     closed: int = 0
     software: int = 0  # software readings stored
     software_changed: bool = False  # a reading differed from the last: judge the drift again
+    handed_on: list[int] = field(default_factory=list)  # Spark ids not started before the chunk's time ran out
+    polled_already: int = 0  # polled since the chunk's round began (by a chunk handed on, or a later round)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -64,52 +66,31 @@ class StoreReport:
             "opened": self.opened,
             "closed": self.closed,
             "software": self.software,
+            "handed_on": len(self.handed_on),
+            "polled_already": self.polled_already,
         }
 
 
 # ---------------------------------------------------------------- samples
 
-
-def twin_pack(sample: Sample | None) -> list[list[Any]] | None:
-    if sample is None or sample.twins is None:
-        return None
-    return [[getattr(t, f) if f != "addresses" else list(t.addresses) for f in TWIN_FIELDS] for t in sample.twins]
-
-
-def process_pack(sample: Sample | None) -> list[list[Any]] | None:
-    if sample is None or sample.processes is None:
-        return None
-    return [[p.pid, p.used_mib, p.name[:200], p.user] for p in sample.processes[:64]]
+twin_pack = sample_rows.twin_pack
+process_pack = sample_rows.process_pack
 
 
 def _sample_row(spark: Spark, result: PollResult, status: str) -> NodeSample:
-    sample = result.sample
-    memory = sample.memory if sample else None
-    gpu = sample.gpu if sample else None
-    twins = sample.twins if sample else None
-    return NodeSample(
-        spark=spark,
-        at=result.at,
-        reachable=result.reachable,
-        error=result.error[:500],
-        duration_ms=result.duration_ms,
-        status=status,
-        mem_total_bytes=memory.total_bytes if memory else None,
-        mem_available_bytes=memory.available_bytes if memory else None,
-        mem_used_bytes=memory.used_bytes if memory else None,
-        swap_total_bytes=memory.swap_total_bytes if memory else None,
-        swap_free_bytes=memory.swap_free_bytes if memory else None,
-        psi_full_avg10=memory.psi_full_avg10 if memory else None,
-        gpu_util_pct=gpu.util_pct if gpu else None,
-        gpu_temp_c=gpu.temp_c if gpu else None,
-        gpu_power_w=gpu.power_w if gpu else None,
-        load1=sample.load1 if sample else None,
-        uptime_s=sample.uptime_s if sample else None,
-        twins_up=sum(1 for t in twins if t.up) if twins is not None else None,
-        twins=twin_pack(sample),
-        errors=[e[:300] for e in (sample.errors if sample else ())][:20],
-        processes=process_pack(sample),
-    )
+    return sample_rows.sample_row(sample_rows.sample_values(spark.pk, result, status))
+
+
+def _link_sample(reachable: bool, mem_total_bytes: int | None, twins: list[list[Any]] | None) -> Sample | None:
+    """What the link rule reads of a stored row (its twins), as a Sample; None
+    when the row says nothing (unreachable, or neither memory nor twins)."""
+    if not reachable or (mem_total_bytes is None and twins is None):
+        return None
+    rows = [dict(zip(TWIN_FIELDS, row, strict=False)) for row in twins] if twins is not None else None
+    return Sample.from_dict(
+        {"memory": None, "gpu": None, "processes": None, "twins": rows, "neighbours": None, "uptime_s": None,
+         "load1": None, "errors": []}
+    )  # fmt: skip
 
 
 def sample_of(row: NodeSample) -> Sample | None:
@@ -142,9 +123,21 @@ def sample_of(row: NodeSample) -> Sample | None:
 
 # ---------------------------------------------------------------- alerts
 
+# An open alert as read for a sync: (spark id, code, objects key) -> (pk, severity, message, about).
+AlertKey = tuple[int, str, str]
+OpenAlert = tuple[int, str, str, list[str]]
+
 
 def objects_key(objects: Iterable[str]) -> str:
     return "|".join(sorted(set(objects)))[:255]
+
+
+def _open_alerts(spark_ids: Iterable[int]) -> dict[AlertKey, OpenAlert]:
+    """The open alerts of these nodes, every code, in one query of plain values."""
+    rows = Alert.objects.filter(spark_id__in=list(spark_ids), ended_at__isnull=True).values_list(
+        "spark_id", "code", "objects_key", "pk", "severity", "message", "about"
+    )
+    return {(sid, code, key): (pk, severity, message, about) for sid, code, key, pk, severity, message, about in rows}
 
 
 def _alerts_sync(
@@ -154,32 +147,40 @@ def _alerts_sync(
     codes: frozenset[str] | None,
     exclude_codes: frozenset[str] = frozenset(),
     report: StoreReport,
+    known: dict[AlertKey, OpenAlert] | None = None,
+    known_ids: frozenset[int] = frozenset(),
 ) -> None:
     """Make the open alerts of each node (limited to ``codes``, or all but
     ``exclude_codes``) exactly the ones given: open new ones, refresh the rest,
     end the ones no longer firing. A fixed number of queries for any number
-    of nodes (a poll round stores a whole chunk at once)."""
+    of nodes (a poll round stores a whole chunk at once). ``known``: the open
+    alerts of the nodes ``known_ids`` already read (``_open_alerts``); it is
+    kept up to date with what this sync opens, changes and ends."""
     if not wanted_by_node:
         return
-    open_qs = Alert.objects.filter(spark_id__in=list(wanted_by_node), ended_at__isnull=True)
-    open_qs = open_qs.exclude(code__in=exclude_codes) if exclude_codes else open_qs
-    if codes is not None:
-        open_qs = open_qs.filter(code__in=codes)
-    open_now = {(a.spark_id, a.code, a.objects_key): a for a in open_qs}
+    known = {} if known is None else known
+    unknown = [i for i in wanted_by_node if i not in known_ids]
+    if unknown:
+        known.update({k: v for k, v in _open_alerts(unknown).items() if k not in known})
+
+    def mine(key: AlertKey) -> bool:
+        return key[0] in wanted_by_node and (key[1] in codes if codes is not None else key[1] not in exclude_codes)
+
+    open_now = {key: row for key, row in known.items() if mine(key)}
     wanted = {
         (spark_id, a.code, objects_key(a.objects)): a for spark_id, alerts in wanted_by_node.items() for a in alerts
     }
-    ended = [row.pk for key, row in open_now.items() if key not in wanted]
+    ended = [(key, row[0]) for key, row in open_now.items() if key not in wanted]
     changed, seen = [], []
     for key, alert in wanted.items():
         row = open_now.get(key)
         if row is None:
             continue
-        if row.message != alert.message or row.severity != alert.severity:
-            row.message, row.severity, row.last_seen_at = alert.message, alert.severity, now
-            changed.append(row)
+        if row[2] != alert.message or row[1] != alert.severity:
+            changed.append(Alert(pk=row[0], message=alert.message, severity=alert.severity, last_seen_at=now))
+            known[key] = (row[0], alert.severity, alert.message, row[3])
         else:
-            seen.append(row.pk)
+            seen.append(row[0])
     new = [
         Alert(
             spark_id=key[0],
@@ -195,7 +196,9 @@ def _alerts_sync(
         if key not in open_now
     ]
     if ended:
-        Alert.objects.filter(pk__in=ended).update(ended_at=now)
+        Alert.objects.filter(pk__in=[pk for _, pk in ended]).update(ended_at=now)
+        for key, _ in ended:
+            del known[key]
     if seen:
         Alert.objects.filter(pk__in=seen).update(last_seen_at=now)
     if changed:
@@ -205,127 +208,177 @@ def _alerts_sync(
     report.closed += len(ended)
     report.opened += len(new)
     if new or ended:
-        opened_ids = [a.pk for a in new if a.pk is not None]
-        if len(opened_ids) < len(new):  # a database that does not return ids from bulk inserts
-            keys = {(a.spark_id, a.code, a.objects_key) for a in new}
-            opened_ids = [
-                pk
-                for pk, *key in Alert.objects.filter(started_at=now, ended_at__isnull=True).values_list(
-                    "pk", "spark_id", "code", "objects_key"
-                )
-                if tuple(key) in keys
-            ]
+        opened_ids = _opened_ids(new, now)
+        for a in new:
+            known[(a.spark_id, a.code, a.objects_key)] = (a.pk, a.severity, a.message, a.about)
         for listener in ALERTS_CHANGED:
-            listener(opened_ids, list(ended))
+            listener(opened_ids, [pk for _, pk in ended])
 
 
-def _status_from_open(spark_ids: Iterable[int], reachable: dict[int, bool | None]) -> dict[int, str]:
-    """Node health from every open alert (node and link rules together)."""
+def _opened_ids(new: list[Alert], now: datetime) -> list[int]:
+    """The ids of the alerts just created (read back where the database does not return them)."""
+    opened_ids = [a.pk for a in new if a.pk is not None]
+    if len(opened_ids) == len(new):
+        return opened_ids
+    keys = {(a.spark_id, a.code, a.objects_key) for a in new}
+    found = {
+        tuple(key): pk
+        for pk, *key in Alert.objects.filter(started_at=now, ended_at__isnull=True).values_list(
+            "pk", "spark_id", "code", "objects_key"
+        )
+        if tuple(key) in keys
+    }
+    for a in new:
+        a.pk = found.get((a.spark_id, a.code, a.objects_key))
+    return list(found.values())
+
+
+def _statuses(
+    spark_ids: Iterable[int], reachable: Mapping[int, bool | None], known: Mapping[AlertKey, OpenAlert]
+) -> dict[int, str]:
+    """Node health from every open alert (node and link rules together), as read and synced in ``known``."""
     by_node: dict[int, list[health.Verdict]] = {i: [] for i in spark_ids}
-    for row in Alert.objects.filter(spark_id__in=list(by_node), ended_at__isnull=True):
-        by_node[row.spark_id].append(health.Verdict(row.code, row.severity, row.message, tuple(row.about)))  # type: ignore[arg-type]
+    for (spark_id, code, _key), (_pk, severity, message, about) in known.items():
+        if spark_id in by_node:
+            by_node[spark_id].append(health.Verdict(code, severity, message, tuple(about)))  # type: ignore[arg-type]
     return {i: health.node_status(alerts, reachable.get(i)) for i, alerts in by_node.items()}
 
 
+def _status_from_open(spark_ids: Iterable[int], reachable: dict[int, bool | None]) -> dict[int, str]:
+    """Node health from every open alert, read from the database."""
+    ids = list(spark_ids)
+    return _statuses(ids, reachable, _open_alerts(ids))
+
+
 # ---------------------------------------------------------------- storing polls
+
+
+@dataclass(slots=True)
+class _State:
+    """A node's state as the store reads and writes it (plain values, no model instance)."""
+
+    spark_id: int
+    name: str
+    status: str
+    latest_id: int | None
+    latest_at: datetime | None
+    latest_reachable: bool | None
+    last_poll_at: datetime | None
+    last_sample_at: datetime | None
+    host_key: str
+    presented_key: str
+    key_status: str
+    new_sample: Sample | None = None  # the poll that became its latest in this store, for the link rule
+    new_latest: bool = False
+    read_as: tuple[Any, ...] = ()  # ``written()`` as read: a row that did not change is not written
+
+    def written(self) -> tuple[Any, ...]:
+        return (self.spark_id, self.status, self.latest_id, self.last_poll_at, self.last_sample_at,
+                self.presented_key, self.key_status)  # fmt: skip
+
+
+def _states_lock(ids: list[int], names: Mapping[int, str]) -> dict[int, _State]:
+    """Lock (creating the missing) node states of ``ids``: plain values, two queries (three for new nodes)."""
+
+    def read() -> dict[int, _State]:
+        rows = (
+            NodeState.objects.select_for_update(of=("self",))
+            .filter(spark_id__in=ids)
+            .values_list("spark_id", "status", "latest_id", "latest__at", "latest__reachable", "last_poll_at",
+                         "last_sample_at", "host_key", "presented_key", "key_status")
+        )  # fmt: skip
+        out = {row[0]: _State(row[0], names[row[0]], *row[1:]) for row in rows}
+        for state in out.values():
+            state.read_as = state.written()
+        return out
+
+    states = read()
+    missing = [i for i in ids if i not in states]
+    if missing:
+        NodeState.objects.bulk_create([NodeState(spark_id=i) for i in missing], ignore_conflicts=True)
+        states = read()
+    return states
 
 
 def results_store(
     *, results: Sequence[PollResult], now: datetime | None = None, expectations: Expectations | None = None
 ) -> StoreReport:
     """Store one batch of poll results atomically: a sample row per node, the
-    host key outcome, alerts opened and closed, each node's health."""
+    host key outcome, alerts opened and closed, each node's health.
+
+    A fixed number of statements whatever the batch's size (one per table
+    written: the sample rows, the node states, the alerts that changed), and
+    the health rules run on plain values."""
     now = now or timezone.now()
     report = StoreReport()
     interval = conf.poll_interval_s()
     with transaction.atomic():
-        sparks = {s.name: s for s in Spark.objects.filter(name__in=[r.name for r in results])}
+        sparks = dict(Spark.objects.filter(name__in=[r.name for r in results]).values_list("name", "pk"))
         report.skipped += sum(1 for r in results if r.name not in sparks)  # deleted since the poll began
         results = [r for r in results if r.name in sparks]
-        ids = [sparks[r.name].pk for r in results]
-        have = set(NodeState.objects.filter(spark_id__in=ids).values_list("spark_id", flat=True))
-        NodeState.objects.bulk_create([NodeState(spark_id=i) for i in ids if i not in have], ignore_conflicts=True)
-        states = {
-            s.spark_id: s
-            for s in NodeState.objects.select_for_update(of=("self",))
-            .filter(spark_id__in=ids)
-            .select_related("spark", "latest")
-        }
-        done = set(
-            NodeSample.objects.filter(spark_id__in=ids, at__in=[r.at for r in results]).values_list("spark_id", "at")
+        ids = [sparks[r.name] for r in results]
+        states = _states_lock(ids, {sparks[r.name]: r.name for r in results})
+        # A poll already stored (a retried chunk) is no newer than the node's last stored poll.
+        maybe_done = [r for r in results if (last := states[sparks[r.name]].last_poll_at) and r.at <= last]
+        done = (
+            set(
+                NodeSample.objects.filter(
+                    spark_id__in=[sparks[r.name] for r in maybe_done], at__in=[r.at for r in maybe_done]
+                ).values_list("spark_id", "at")
+            )
+            if maybe_done
+            else set()
         )
         expectations = expectations or expectations_for(ids)
-        rows: list[NodeSample] = []
+        rows: list[tuple[Any, ...]] = []
+        stored: list[tuple[_State, PollResult]] = []
         node_alerts: dict[int, Sequence[health.Verdict]] = {}
         readings: list[tuple[int, datetime, float | None, SoftwareReading]] = []
         for result in results:
-            spark = sparks[result.name]
-            if (spark.pk, result.at) in done:
+            state = states[sparks[result.name]]
+            if (state.spark_id, result.at) in done:
                 report.skipped += 1
                 continue
-            state = states[spark.pk]
             _host_key_note(state, result)
             alerts = health.evaluate_node(
-                spark.name,
+                result.name,
                 result,
-                expectations.nodes.get(spark.name) or health.NodeExpectation(spark.name),
+                expectations.nodes.get(result.name) or health.NodeExpectation(result.name),
                 now=now,
                 last_sample_at=state.last_sample_at,
                 interval_s=interval,
             )
-            node_alerts[spark.pk] = alerts
-            status = health.node_status(alerts, result.reachable)
-            rows.append(_sample_row(spark, result, status))
+            node_alerts[state.spark_id] = alerts
+            rows.append(sample_rows.sample_values(state.spark_id, result, health.node_status(alerts, result.reachable)))
+            stored.append((state, result))
             state.last_poll_at = result.at
             if result.sample is not None:
                 state.last_sample_at = result.at
                 if result.sample.software is not None:
-                    readings.append((spark.pk, result.at, result.sample.uptime_s, result.sample.software))
+                    readings.append((state.spark_id, result.at, result.sample.uptime_s, result.sample.software))
+        known = _open_alerts(ids)
         _alerts_sync(
-            wanted_by_node=node_alerts, now=now, codes=None, exclude_codes=LINK_CODES | SOFTWARE_CODES, report=report
-        )
+            wanted_by_node=node_alerts, now=now, codes=None, exclude_codes=LINK_CODES | SOFTWARE_CODES,
+            report=report, known=known, known_ids=frozenset(ids),
+        )  # fmt: skip
         report.software = len(readings)
         report.software_changed = software_store.readings_store(readings, now=now)
-        created = NodeSample.objects.bulk_create(rows, batch_size=500)
-        report.stored = len(created)
-        for row in created:
-            state = states[row.spark_id]
-            if row.pk is None:  # a backend that cannot return ids from a bulk insert
-                row = NodeSample.objects.get(spark_id=row.spark_id, at=row.at)
-            if state.latest is None or row.at >= state.latest.at:
-                state.latest = row
-        _links_check(expectations, states, now, report)
-        reachable = {sid: (st.latest.reachable if st.latest else None) for sid, st in states.items()}
-        for spark_id, overall in _status_from_open(ids, reachable).items():
+        new_ids = sample_rows.samples_insert(rows)
+        report.stored = len(new_ids)
+        for pk, (state, result) in zip(new_ids, stored, strict=True):
+            if state.latest_at is None or result.at >= state.latest_at:
+                state.latest_id, state.latest_at, state.latest_reachable = pk, result.at, result.reachable
+                state.new_latest, state.new_sample = True, result.sample
+        _links_check(expectations, states, now, report, known)
+        reachable = {sid: st.latest_reachable for sid, st in states.items()}
+        for spark_id, overall in _statuses(ids, reachable, known).items():
             states[spark_id].status = overall
-            report.statuses[states[spark_id].spark.name] = overall
-        _states_save(list(states.values()))
+            report.statuses[states[spark_id].name] = overall
+        sample_rows.states_update([st.written() for st in states.values() if st.written() != st.read_as])
     return report
 
 
-_STATE_FIELDS = ("status", "latest", "last_poll_at", "last_sample_at", "presented_key", "key_status")
-
-
-def _states_save(states: list[NodeState]) -> None:
-    """One UPDATE per node in a single executemany: Django's bulk_update builds a
-    CASE per field and row, which costs seconds for a thousand nodes."""
-    if not states:
-        return
-    meta = NodeState._meta
-    fields = [meta.get_field(name) for name in _STATE_FIELDS]
-    quote = connection.ops.quote_name
-    # Only names from the model's own metadata are interpolated; values are parameters.
-    assignments = ", ".join(f"{quote(str(f.column))} = %s" for f in fields)  # type: ignore[union-attr]
-    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(str(meta.pk.column))} = %s"  # noqa: S608
-    params = [
-        [f.get_db_prep_save(getattr(st, f.attname), connection) for f in fields] + [st.pk]  # type: ignore[union-attr]
-        for st in states
-    ]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, params)
-
-
-def _host_key_note(state: NodeState, result: PollResult) -> None:
+def _host_key_note(state: NodeState | _State, result: PollResult) -> None:
     presented = normalize_key(result.host_key) or ""
     if result.host_key_status == "mismatch":
         # Remember the new key for the admin to compare; the accepted one stays.
@@ -339,27 +392,45 @@ def _host_key_note(state: NodeState, result: PollResult) -> None:
         state.presented_key = ""
 
 
-def _links_check(expectations: Expectations, states: dict[int, NodeState], now: datetime, report: StoreReport) -> None:
+def _links_check(
+    expectations: Expectations,
+    states: dict[int, _State],
+    now: datetime,
+    report: StoreReport,
+    known: dict[AlertKey, OpenAlert],
+) -> None:
     """The MTU rule on every Spark-to-Spark cable with an end among the polled
     nodes (``states``, with their new latest sample, not saved yet), against
     the latest stored sample of the other end."""
-    polled = {st.spark.name: st for st in states.values()}
+    polled = {st.name: st for st in states.values()}
     links = expectations.links_touching(polled)
     if not links:
         return
     names = {n for link in links for n, _ in link}
-    rows = {
-        st.spark.name: st
-        for st in NodeState.objects.filter(spark__name__in=names - set(polled)).select_related("spark", "latest")
-    }
-    rows.update(polled)
-    samples = {name: sample_of(st.latest) if st.latest else None for name, st in rows.items()}
+    # The other ends, and polled nodes whose latest row is an older one (a late poll): read their latest rows.
+    read = (names - set(polled)) | {n for n, st in polled.items() if not st.new_latest and n in names}
+    samples: dict[str, Sample | None] = {}
+    owner_ids = {st.name: st.spark_id for st in polled.values()}
+    if read:
+        for name, spark_id, reachable, mem_total, twins in NodeState.objects.filter(spark__name__in=read).values_list(
+            "spark__name", "spark_id", "latest__reachable", "latest__mem_total_bytes", "latest__twins"
+        ):
+            owner_ids[name] = spark_id
+            samples[name] = _link_sample(reachable, mem_total, twins) if reachable is not None else None
+    for name, st in polled.items():
+        if name in names and st.new_latest:
+            sample = st.new_sample
+            empty = sample is None or (sample.memory is None and sample.twins is None)
+            samples[name] = None if empty or not st.latest_reachable else sample
     by_owner: dict[str, list[health.Verdict]] = {}
     for alert in health.evaluate_links(samples, links):
         by_owner.setdefault(alert.objects[0].split(":")[0], []).append(alert)
-    owners = {rows[a].spark_id: by_owner.get(a, []) for (a, _), _b in links if a in rows}
+    owners = {owner_ids[a]: by_owner.get(a, []) for (a, _), _b in links if a in owner_ids}
     # The first end (in name order) owns a link's alerts.
-    _alerts_sync(wanted_by_node=owners, now=now, codes=LINK_CODES, report=report)
+    _alerts_sync(
+        wanted_by_node=owners, now=now, codes=LINK_CODES, report=report, known=known,
+        known_ids=frozenset(st.spark_id for st in states.values()),
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------- software drift
@@ -376,8 +447,9 @@ def software_drift_sync(*, now: datetime | None = None) -> StoreReport:
     now = now or timezone.now()
     report = StoreReport()
     with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_DRIFT_LOCK])
+        if connection.vendor == "postgresql":  # SQLite lets one writer at a time anyway
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_DRIFT_LOCK])
         verdicts = software_store.drift_verdicts()
         ids = dict(Spark.objects.filter(name__in=list(verdicts)).values_list("name", "pk"))
         wanted: dict[int, Sequence[health.Verdict]] = {ids[n]: [v] for n, v in verdicts.items() if n in ids}

@@ -24,6 +24,12 @@ fleet_key = django_sim.fleet_key  # the fixture, shared with the other Django-si
 pytestmark = pytest.mark.django_db
 
 
+def health_expectation(name: str):
+    from telemetry.health import NodeExpectation
+
+    return NodeExpectation(name)
+
+
 def pair(*faults_a: str) -> list[SimNode]:
     return [
         SimNode("spark-a", cabled_ports={"p0": ("spark-b", "p0")}, faults=set(faults_a)),
@@ -196,3 +202,63 @@ def test_expectations_of_the_demo_lab_in_a_fixed_number_of_queries(import_lab, d
     assert "spark-17" not in nodes  # no cable
     assert (("spark-01", "p0"), ("spark-02", "p0")) in exp.links
     assert all(a[0] != "sw-804" and b[0] != "sw-804" for a, b in exp.links)
+
+
+def test_a_chunk_reads_its_expectations_again_only_when_the_inventory_changed(
+    import_lab, django_assert_num_queries
+):
+    from core.actor import Actor
+    from inventory.models import Cable
+    from inventory.services import cable_delete
+    from telemetry.expectations import expectations_cached
+
+    import_lab("demo.yaml")
+    chunk = list(Spark.objects.filter(name__in=["spark-01", "spark-02"]).values_list("pk", flat=True))
+    first = expectations_cached(chunk)
+    with django_assert_num_queries(1):  # the inventory's mark, nothing else
+        assert expectations_cached(chunk) is first
+    assert first.nodes["spark-01"].cabled_ports["p0"].peer == "spark-02:p0"
+    cable = Cable.objects.get(ends__port__spark__name="spark-01", ends__port__name="p0")
+    cable_delete(actor=Actor(source="command"), cable=cable)
+    again = expectations_cached(chunk)
+    assert "p0" not in (again.nodes.get("spark-01") or health_expectation("spark-01")).cabled_ports
+    assert again == expectations_for(chunk)
+
+
+def _paired(prefix: str, count: int) -> list[SimNode]:
+    nodes = []
+    for i in range(0, count, 2):
+        a, b = f"{prefix}-{i:02d}", f"{prefix}-{i + 1:02d}"
+        nodes.append(SimNode(a, cabled_ports={"p0": (b, "p0")}, faults={"twin-down"} if i % 4 == 0 else set()))
+        nodes.append(SimNode(b, cabled_ports={"p0": (a, "p0")}))
+    return nodes
+
+
+def test_a_chunk_is_stored_in_a_fixed_number_of_statements_whatever_its_size():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.telemetry.stored import register, store_round
+
+    small, large = _paired("small", 4), _paired("large", 16)
+    register(small + large)
+    start = datetime.now(UTC) - timedelta(minutes=5)
+    counts = {}
+    for nodes in (small, large):
+        store_round(nodes, now=start)  # the first round opens the twin-down alerts
+        with CaptureQueriesContext(connection) as steady:
+            report = store_round(nodes, now=start + timedelta(seconds=30))
+        assert report.stored == len(nodes) and report.opened == report.closed == 0
+        # An executemany is logged as "N times: SQL": one statement sent with N parameter sets.
+        counts[len(nodes)] = [q["sql"].split(" times: ", 1)[-1] for q in steady.captured_queries]
+    assert len(counts[4]) == len(counts[16]), counts[16]
+    # Spark ids, node states (locked), open alerts, seen alerts refreshed, the sample rows
+    # (ids + COPY on PostgreSQL, one INSERT on SQLite), node states written, savepoint handling.
+    writes = [q for q in counts[16] if q.lstrip().upper().startswith(("INSERT", "UPDATE", "COPY"))]
+    assert len([q for q in writes if "telemetry_nodestate" in q]) == 1
+    # PostgreSQL: the ids drawn in one query, the rows sent by COPY (not seen by Django's query log).
+    samples = [q for q in counts[16] if "telemetry_nodesample" in q and "nextval" in q] or writes
+    assert len([q for q in samples if "telemetry_nodesample" in q]) == 1
+    assert len([q for q in writes if "telemetry_alert" in q]) == 1  # last seen of the open ones
+    assert Alert.objects.filter(ended_at__isnull=True).count() == 2 * (1 + 4)  # two per faulty Spark
+    assert NodeSample.objects.count() == 2 * 20

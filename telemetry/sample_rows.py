@@ -1,0 +1,155 @@
+"""Writing a chunk's sample rows and node states in one statement each.
+
+A poll round stores every Spark of a chunk at once. Django's ``bulk_create``
+binds every value of every row as a parameter (about 20 a row) and builds
+the statement in Python; on PostgreSQL the rows go in with one ``COPY``
+instead (ids drawn from the table's sequence in one query first, since a
+``COPY`` returns none), and the node states change with one ``UPDATE ...
+FROM unnest(...)`` of arrays, a parameter per column whatever the chunk's
+size. SQLite (the embedded default) keeps ``bulk_create`` and one
+``executemany`` of plain UPDATEs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from django.db import connection
+
+from telemetry.models import NodeSample, NodeState
+from telemetry.sample import PollResult, Sample
+
+# The sample columns a poll writes, in COPY order (``id`` is drawn first).
+SAMPLE_COLUMNS = (
+    "spark_id", "at", "reachable", "error", "duration_ms", "status",
+    "mem_total_bytes", "mem_available_bytes", "mem_used_bytes", "swap_total_bytes", "swap_free_bytes",
+    "psi_full_avg10", "gpu_util_pct", "gpu_temp_c", "gpu_power_w", "load1", "uptime_s", "twins_up",
+    "twins", "errors", "processes",
+)  # fmt: skip
+_JSON = frozenset({"twins", "errors", "processes"})
+
+# The node state columns a poll writes (see ``states_update``).
+STATE_COLUMNS = ("status", "latest_id", "last_poll_at", "last_sample_at", "presented_key", "key_status")
+_STATE_FIELDS = ("status", "latest", "last_poll_at", "last_sample_at", "presented_key", "key_status")
+_STATE_TYPES = ("text", "bigint", "timestamptz", "timestamptz", "text", "text")
+
+
+def plain(value: Any) -> Any:
+    """A choice (``HealthStatus``, ``KeyStatus``) as its stored text: drivers
+    may write an Enum member by its name."""
+    return value.value if isinstance(value, Enum) else value
+
+
+def twin_pack(sample: Sample | None) -> list[list[Any]] | None:
+    from telemetry.models import TWIN_FIELDS
+
+    if sample is None or sample.twins is None:
+        return None
+    return [[getattr(t, f) if f != "addresses" else list(t.addresses) for f in TWIN_FIELDS] for t in sample.twins]
+
+
+def process_pack(sample: Sample | None) -> list[list[Any]] | None:
+    if sample is None or sample.processes is None:
+        return None
+    return [[p.pid, p.used_mib, p.name[:200], p.user] for p in sample.processes[:64]]
+
+
+def sample_values(spark_id: int, result: PollResult, status: str) -> tuple[Any, ...]:
+    """One poll as the values of ``SAMPLE_COLUMNS`` (JSON columns as Python lists)."""
+    sample = result.sample
+    memory = sample.memory if sample else None
+    gpu = sample.gpu if sample else None
+    twins = sample.twins if sample else None
+    return (
+        spark_id,
+        result.at,
+        result.reachable,
+        result.error[:500],
+        result.duration_ms,
+        plain(status),
+        memory.total_bytes if memory else None,
+        memory.available_bytes if memory else None,
+        memory.used_bytes if memory else None,
+        memory.swap_total_bytes if memory else None,
+        memory.swap_free_bytes if memory else None,
+        memory.psi_full_avg10 if memory else None,
+        gpu.util_pct if gpu else None,
+        gpu.temp_c if gpu else None,
+        gpu.power_w if gpu else None,
+        sample.load1 if sample else None,
+        sample.uptime_s if sample else None,
+        sum(1 for t in twins if t.up) if twins is not None else None,
+        twin_pack(sample),
+        [e[:300] for e in (sample.errors if sample else ())][:20],
+        process_pack(sample),
+    )
+
+
+def sample_row(values: tuple[Any, ...]) -> NodeSample:
+    """The model instance of ``sample_values`` (what the generic path saves)."""
+    fields = dict(zip(SAMPLE_COLUMNS, values, strict=True))
+    return NodeSample(**fields)
+
+
+def samples_insert(rows: Sequence[tuple[Any, ...]]) -> list[int]:
+    """Insert the rows (``sample_values``) and return their ids, in order."""
+    if not rows:
+        return []
+    if connection.vendor != "postgresql":
+        created = NodeSample.objects.bulk_create([sample_row(r) for r in rows], batch_size=500)
+        ids = [row.pk for row in created]
+        if any(pk is None for pk in ids):  # a backend that cannot return ids from a bulk insert
+            ids = [NodeSample.objects.get(spark_id=r[0], at=r[1]).pk for r in rows]
+        return ids
+    table = connection.ops.quote_name(NodeSample._meta.db_table)
+    json_at = [i for i, name in enumerate(SAMPLE_COLUMNS) if name in _JSON]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [NodeSample._meta.db_table, len(rows)],
+        )
+        ids = [pk for (pk,) in cursor.fetchall()]
+        # Names come from the model's metadata; values go through COPY's own encoding.
+        columns = ", ".join(connection.ops.quote_name(c) for c in ("id", *SAMPLE_COLUMNS))
+        with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+            for pk, values in zip(ids, rows, strict=True):
+                out = list(values)
+                for i in json_at:
+                    if out[i] is not None:
+                        out[i] = json.dumps(out[i])
+                copy.write_row((pk, *out))
+    return ids
+
+
+def states_update(rows: Sequence[tuple[int, str, int | None, datetime | None, datetime | None, str, str]]) -> None:
+    """Write (spark id, *STATE_COLUMNS) of each node: one statement."""
+    if not rows:
+        return
+    meta = NodeState._meta
+    quote = connection.ops.quote_name
+    table, key = quote(meta.db_table), quote(str(meta.pk.column))
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            assignments = ", ".join(f"{quote(c)} = v.{quote(c)}" for c in STATE_COLUMNS)
+            arrays = ", ".join(f"%s::{t}[]" for t in ("bigint", *_STATE_TYPES))
+            names = ", ".join(quote(c) for c in ("spark", *STATE_COLUMNS))
+            columns = [[plain(v) for v in column] for column in zip(*rows, strict=True)]
+            # Only names from the model's own metadata are interpolated; values are parameters.
+            cursor.execute(
+                f"UPDATE {table} AS s SET {assignments} FROM unnest({arrays}) AS v({names}) "  # noqa: S608
+                f"WHERE s.{key} = v.{quote('spark')}",
+                columns,
+            )
+            return
+        fields = [meta.get_field(name) for name in _STATE_FIELDS]
+        assignments = ", ".join(f"{quote(c)} = %s" for c in STATE_COLUMNS)
+        sql = f"UPDATE {table} SET {assignments} WHERE {key} = %s"  # noqa: S608
+        params = [
+            [f.get_db_prep_save(plain(v), connection) for f, v in zip(fields, row[1:], strict=True)] + [row[0]]  # type: ignore[union-attr]
+            for row in rows
+        ]
+        cursor.executemany(sql, params)
