@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Q
@@ -19,7 +20,7 @@ from django.utils import timezone
 
 from inventory.models import Spark
 from telemetry import conf, metrics
-from telemetry.expectations import expectations_for
+from telemetry.expectations import expectations_cached
 from telemetry.models import NodeState
 from telemetry.poller import Target, poll_nodes_sync, spread_connects
 from telemetry.runtime import poll_pooled
@@ -34,8 +35,13 @@ def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str |
         Spark.objects.filter(pk__in=list(spark_ids))
         .filter(Q(telemetry__isnull=True) | ~Q(telemetry__key_status=NodeState.KeyStatus.MISMATCH))
         .select_related("telemetry__latest", "software")
+        # Only what the targets and the software schedule read (not the software reading itself).
+        .only(
+            "name", "ssh_host", "ssh_port", "ssh_user", "telemetry__host_key", "telemetry__latest__at",
+            "telemetry__latest__uptime_s", "software__read_at", "software__boot_at",
+        )
         .order_by("name")
-    )
+    )  # fmt: skip
     held = list(
         NodeState.objects.filter(spark_id__in=list(spark_ids), key_status=NodeState.KeyStatus.MISMATCH).values_list(
             "spark__name", flat=True
@@ -54,18 +60,34 @@ def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str |
 
 
 def poll_and_store(
-    *, spark_ids: Iterable[int], pooled: bool = False, connect_start: float | None = None, slot_s: float = 0.0
+    *,
+    spark_ids: Iterable[int],
+    pooled: bool = False,
+    connect_start: float | None = None,
+    slot_s: float = 0.0,
+    round_at: datetime | None = None,
+    stop_at: float | None = None,
 ) -> StoreReport:
     """Poll and store. ``pooled``: reuse this process's SSH connections
     between calls (Celery workers); the one-off ``poll --once`` opens fresh ones.
     ``connect_start``/``slot_s`` (pooled only): new connections of this chunk
     start no earlier than ``connect_start + i * slot_s`` (the round's spread of
-    key exchanges, see ``tasks.poll_fleet``)."""
+    key exchanges, see ``tasks.poll_fleet``). ``round_at``: when the chunk's
+    round began; Sparks polled since then are left out (a chunk handed on, or
+    a later round's, polled them). ``stop_at``: Unix time after which no Spark
+    is started; those are in ``handed_on`` of the report, not polled."""
     ids = list(spark_ids)
+    report_ahead = StoreReport()
+    if round_at is not None:
+        polled = set(
+            NodeState.objects.filter(spark_id__in=ids, last_poll_at__gte=round_at).values_list("spark_id", flat=True)
+        )
+        report_ahead.polled_already = len(polled)
+        ids = [i for i in ids if i not in polled]
     targets, known, _held = targets_for(ids)
     if not targets:
-        return StoreReport()
-    expectations = expectations_for(ids)
+        return report_ahead
+    expectations = expectations_cached(ids)
     key = conf.ssh_key_path()
     options: dict[str, Any] = dict(
         client_keys=[str(key)] if key.exists() else [],
@@ -81,13 +103,19 @@ def poll_and_store(
         connect_at = None
         if connect_start is not None and slot_s > 0:
             connect_at = spread_connects([t.name for t in targets], start=connect_start, slot_s=slot_s)
-        results = poll_pooled(targets, connect_at=connect_at, **options)
+        results = poll_pooled(targets, connect_at=connect_at, stop_at=stop_at, **options)
     else:
-        results = poll_nodes_sync(targets, **options)
+        results = poll_nodes_sync(targets, stop_at=stop_at, **options)
     fetched = time.perf_counter()
     # SSH time includes waiting for spread connect times on a worker's first round.
     metrics.POLL_PHASE.labels("ssh").observe(fetched - began)
     report = results_store(results=results, expectations=expectations)
+    report.polled_already = report_ahead.polled_already
+    started = {r.name for r in results}
+    if len(started) < len(targets):  # the chunk's time ran out: the rest is handed on, not dropped
+        names = [t.name for t in targets if t.name not in started]
+        pks = dict(Spark.objects.filter(name__in=names).values_list("name", "pk"))
+        report.handed_on = [pks[n] for n in names if n in pks]
     if report.software_changed:
         # Its own transaction, after the chunk's: the verdict spans groups other chunks store.
         drifted = software_drift_sync()

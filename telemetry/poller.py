@@ -520,8 +520,10 @@ async def poll_nodes(
     on_result: Callable[[PollResult], Awaitable[None] | None] | None = None,
     connect_at: Mapping[str, float] | None = None,
     software_script: str | None = None,
+    stop_at: float | None = None,
 ) -> list[PollResult]:
-    """Poll every target at most ``concurrency`` at a time; one result per target, in order.
+    """Poll every target at most ``concurrency`` at a time; one result per target, in order
+    (targets not started by ``stop_at`` have none).
 
     ``client_keys``: paths of private key files (the fleet's key).
     ``known_hosts``: node name -> accepted OpenSSH public key text, or None
@@ -539,6 +541,9 @@ async def poll_nodes(
     concurrency slot, so warm nodes never queue behind it.
     ``software_script``: what targets marked ``software`` are sent instead of
     POLL_SCRIPT (``telemetry.software_script.software_poll_script``).
+    ``stop_at``: Unix time after which no node is started (its turn, or its
+    spread connect time, came too late); those nodes get no result, so the
+    caller can hand them on instead of reporting them unreachable.
     """
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
@@ -560,12 +565,17 @@ async def poll_nodes(
     # Hard ceiling per node: connect, command, and one reconnect of a stale pooled connection.
     ceiling = 2 * (connect_timeout + command_timeout) + 1.0
 
-    async def one(target: Target) -> PollResult:
+    async def one(target: Target) -> PollResult | None:
         if connect_at is not None and (pool is None or target.name not in pool):
-            delay = connect_at.get(target.name, 0.0) - time.time()
+            due = connect_at.get(target.name, 0.0)
+            if stop_at is not None and due >= stop_at:
+                return None
+            delay = due - time.time()
             if delay > 0:
                 await asyncio.sleep(delay)
         async with semaphore:
+            if stop_at is not None and time.time() >= stop_at:
+                return None
             started = datetime.now(UTC)
             try:
                 async with asyncio.timeout(ceiling):
@@ -591,7 +601,7 @@ async def poll_nodes(
                 await maybe
         return res
 
-    results = list(await asyncio.gather(*(one(t) for t in targets)))
+    results = [r for r in await asyncio.gather(*(one(t) for t in targets)) if r is not None]
     if pool is not None:
         pool.gc_settle()
     return results
@@ -612,6 +622,7 @@ def poll_nodes_sync(
     command_timeout: float = 10.0,
     max_output_bytes: int = 1_000_000,
     software_script: str | None = None,
+    stop_at: float | None = None,
 ) -> list[PollResult]:
     """``poll_nodes`` for synchronous callers (a Celery task): fresh connections,
     its own event loop. Long-lived async workers should use ``poll_nodes``
@@ -626,5 +637,6 @@ def poll_nodes_sync(
             command_timeout=command_timeout,
             max_output_bytes=max_output_bytes,
             software_script=software_script,
+            stop_at=stop_at,
         )
     )

@@ -55,9 +55,11 @@ def poll_pooled(
     max_output_bytes: int = 1_000_000,
     connect_at: Mapping[str, float] | None = None,
     software_script: str | None = None,
+    stop_at: float | None = None,
 ) -> list[PollResult]:
     """``poll_nodes`` on this process's loop with its pool; blocks the caller.
-    ``connect_at``: see ``poll_nodes`` (spreads a first round's key exchanges)."""
+    ``connect_at``, ``stop_at``: see ``poll_nodes`` (spread a first round's key
+    exchanges; start no node after the chunk's time is over)."""
     runtime = _ensure()
     coro = poll_nodes(
         targets,
@@ -70,6 +72,7 @@ def poll_pooled(
         pool=runtime.pool,
         connect_at=connect_at,
         software_script=software_script,
+        stop_at=stop_at,
     )
     # Every node is bounded by its own timeouts; this only guards against a bug.
     rounds = math.ceil(max(len(targets), 1) / max(concurrency, 1))

@@ -38,7 +38,11 @@ def test_poll_fleet_splits_active_sparks_into_chunks(import_lab, settings, monke
     assert [len(c) for c in chunks] == [5, 5, 5, 1]
     flat = [i for c in chunks for i in c]
     assert sorted(flat) == sorted(Spark.objects.exclude(name="spark-03").values_list("pk", flat=True))
-    assert all(kw["expires"] == 30 for _, kw in sent)  # a round not started in time is dropped
+    # Nothing expires unpolled: each chunk carries its round's start and end instead.
+    assert all("expires" not in kw for _, kw in sent)
+    rounds = [kw["kwargs"] for _, kw in sent]
+    assert len({r["round_at"] for r in rounds}) == 1
+    assert all(r["deadline"] - r["round_at"] == 30 for r in rounds)
     # New connections are spread over half the interval, in fleet order: chunk k starts
     # its key exchanges where chunk k-1's end, 16 nodes over 15 s.
     spreads = [kw["kwargs"] for _, kw in sent]
@@ -59,6 +63,43 @@ def test_poll_fleet_splits_active_sparks_into_chunks(import_lab, settings, monke
             "telemetry.poll.0",
         ]
         assert [ids_ for ids_, _ in sent] == chunks
+        assert [kw["kwargs"]["queue"] for _, kw in sent] == [kw["queue"] for _, kw in sent]  # where hand-ons go
+
+
+@pytest.mark.django_db
+def test_a_chunk_whose_time_runs_out_hands_the_rest_on_and_nothing_is_polled_twice(
+    fleet_key, tmp_path, settings, monkeypatch
+):
+    """Real simulated Sparks: each answers after 0.6 s, one poll at a time, and the
+    chunk's round ends 0.3 s after it starts: the first Spark is polled, the other
+    three are handed on as one chunk to the same queue, not dropped; the handed-on
+    chunk polls them; the round's next chunk for the same Sparks polls none again."""
+    settings.FLEET_SSH_CONCURRENCY = 1
+    settings.FLEET_SSH_POOL = False
+    settings.FLEET_POLL_INTERVAL_S = 30
+    names = ["spark-h1", "spark-h2", "spark-h3", "spark-h4"]
+    sent: list[tuple[list[int], dict]] = []
+    monkeypatch.setattr(tasks.poll_chunk, "apply_async", lambda args, **kw: sent.append((args[0], kw)))
+    with sim_lab([SimNode(n, faults={"slow"}) for n in names], fleet_key, tmp_path, settings, slow_s=0.6):
+        chunk = ids(*names)
+        round_at = time.time()
+        first = tasks.poll_chunk(chunk, round_at=round_at, deadline=round_at + 0.3, queue="telemetry.poll.1")
+        assert first["stored"] == 1 and first["handed_on"] == 3
+        polled = set(NodeSample.objects.values_list("spark__name", flat=True))
+        assert len(polled) == 1
+        assert len(sent) == 1
+        handed, kw = sent[0]
+        assert sorted(handed) == sorted(Spark.objects.exclude(name__in=polled).values_list("pk", flat=True))
+        assert kw["queue"] == "telemetry.poll.1" and kw["kwargs"]["queue"] == "telemetry.poll.1"
+        assert kw["kwargs"]["round_at"] == round_at and kw["kwargs"]["deadline"] >= round_at + 30
+        sent.clear()
+        second = tasks.poll_chunk(handed, **kw["kwargs"])
+        assert second["stored"] == 3 and second["handed_on"] == 0 and sent == []
+        assert sorted(NodeSample.objects.values_list("spark__name", flat=True)) == names
+        # The same round's chunk run again (redelivered, or queued behind): nothing polled twice.
+        again = tasks.poll_chunk(chunk, round_at=round_at, deadline=time.time() + 30)
+        assert again["stored"] == 0 and again["polled_already"] == 4
+    assert NodeSample.objects.count() == 4
 
 
 @pytest.mark.django_db
