@@ -204,9 +204,7 @@ def test_expectations_of_the_demo_lab_in_a_fixed_number_of_queries(import_lab, d
     assert all(a[0] != "sw-804" and b[0] != "sw-804" for a, b in exp.links)
 
 
-def test_a_chunk_reads_its_expectations_again_only_when_the_inventory_changed(
-    import_lab, django_assert_num_queries
-):
+def test_a_chunk_reads_its_expectations_again_only_when_the_inventory_changed(import_lab, django_assert_num_queries):
     from core.actor import Actor
     from inventory.models import Cable
     from inventory.services import cable_delete
