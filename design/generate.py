@@ -18,8 +18,10 @@ Candidates (each only when it fits the request):
   CRS504-4XQ-IN (4 ports at 100G, one QSFP28 cable a Spark: up to 4 Sparks at
   half speed), the MikroTik CRS804 DDQ (4 ports at 400G, each split into
   2 x 200G by a QSFP-DD breakout: up to 8), the 32-port QSFP112 switch (one
-  QSFP112 cable a Spark: up to 32). A breakout goes only where its plug fits
-  the cage (``BREAKOUT_CAGES``): a QSFP-DD plug does not fit a QSFP112 cage,
+  QSFP112 cable a Spark: up to 32), the MikroTik CRS812 DDQ (its two
+  QSFP56-DD ports split by breakouts, then its two 200G QSFP56 ports one Spark
+  each: up to 6). A breakout goes only where its plug fits the cage
+  (``inventory.hardware_catalogue.plug_fits``): a QSFP-DD plug does not fit a QSFP112 cage,
   so the 32-port switch takes no QSFP-DD breakout, and no breakout that fits
   its cages is in the catalogue.
 
@@ -41,7 +43,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabric.netplan import check_netplans, netplan_yaml, plan_addresses, segments_from_links
-from inventory.hardware_catalogue import CABLES, SPARKS, SWITCHES
+from inventory.hardware_catalogue import (
+    CABLES,
+    SPARK_PORT_GBPS,
+    SPARKS,
+    SWITCHES,
+    catalogue_switch_ports,
+    plug_fits,
+)
 from topology.engine import CableIn, EndIn, Group, LabIn, NodeIn, SwitchIn, SwitchPortIn, analyse
 
 MAX_SPARKS = 32  # the largest lab the catalogue can cable: the 32-port QSFP112 switch, one Spark a port
@@ -62,16 +71,16 @@ DIRECT_CABLE = "qsfp112-dac"
 BREAKOUT_CABLE = "qsfp-dd-2x-qsfp56-breakout"
 ODD_CABLE = "qsfp56-dac"  # the last Spark of an odd count on a breakout switch
 CRS504, CRS804, SWITCH_32 = "mikrotik-crs504-4xq-in", "mikrotik-crs804-ddq", "generic-qsfp112-switch-32"
-# The switches whose cages take the catalogue's breakout plug: a QSFP-DD
-# 400G to 2 x QSFP56 breakout needs a QSFP-DD cage (the CRS804 DDQ's); the
-# 32-port switch's QSFP112 cages take QSFP112 plugs only.
-BREAKOUT_CAGES = {BREAKOUT_CABLE: (CRS804,)}
-# The cable that joins a Spark to a switch of each kind, one Spark a port.
-_SWITCH_CABLE = {CRS504: "qsfp28-dac", SWITCH_32: DIRECT_CABLE}
+CRS812 = "mikrotik-crs812-ddq"
+# The switches a design may use, smallest first (Sparks each cables at most).
+SWITCH_CANDIDATES = (CRS504, CRS812, CRS804, SWITCH_32)
+# The cable that joins one Spark to a switch port of each cage.
+_CAGE_CABLE = {"QSFP28": "qsfp28-dac", "QSFP56": ODD_CABLE, "QSFP56-DD": ODD_CABLE, "QSFP112": DIRECT_CABLE}
 
 _SPARK = {slug: (name, memory, connectx) for slug, name, _, memory, connectx in SPARKS}
-_SWITCH = {slug: (name, ports, speed, breakout) for slug, name, _, ports, speed, breakout in SWITCHES}
-_CABLE = {slug: (name, speed, breakout) for slug, name, speed, breakout in CABLES}
+_SWITCH = {slug: (name, ports, speed, breakout) for slug, name, _, ports, speed, breakout, _cage in SWITCHES}
+_CABLE = {slug: (name, speed, breakout) for slug, name, speed, breakout, _plug in CABLES}
+_CABLE_PLUG = {slug: plug for slug, *_rest, plug in CABLES}
 
 
 class DesignInputError(ValueError):
@@ -256,7 +265,7 @@ def designs(request: Request) -> list[Design]:
         if RING_MIN <= n <= RING_MAX:
             found.append(_ring(lab))
     if not request.no_switch:
-        for slug in (CRS504, CRS804, SWITCH_32):
+        for slug in SWITCH_CANDIDATES:
             if request.owned_switch not in (None, slug):
                 continue
             if n <= capacity(slug):
@@ -266,11 +275,21 @@ def designs(request: Request) -> list[Design]:
     return found
 
 
+def slots(switch: str) -> list[tuple[int, bool]]:
+    """(port, breakout) of the ports a design cables on a switch of the
+    catalogue, in port order: its ports that run at a Spark's speed (or its
+    fastest, when all are slower), each split by a breakout where the switch
+    port breaks out and the breakout's plug fits its cage, else one Spark."""
+    ports = catalogue_switch_ports(switch)
+    floor = min(max(speed for _, speed, _, _ in ports), SPARK_PORT_GBPS)
+    plug = _CABLE_PLUG[BREAKOUT_CABLE]
+    return [(n, brk and plug_fits(plug, cage)) for n, speed, brk, cage in ports if speed >= floor]
+
+
 def capacity(switch: str) -> int:
     """How many Sparks one switch of the catalogue cables at one port each, or
     two a port by a breakout whose plug fits the switch's cages."""
-    _, ports, _, breakout = _SWITCH[switch]
-    return ports * 2 if breakout and switch in BREAKOUT_CAGES[BREAKOUT_CABLE] else ports
+    return sum(2 if breakout else 1 for _, breakout in slots(switch))
 
 
 def _why_none(request: Request) -> str:
@@ -421,31 +440,43 @@ def _ring(lab: _Lab) -> Design:
 
 def _switched(lab: _Lab, switch: str) -> Design:
     names = lab.names
-    sw_name, ports, speed, _ = _SWITCH[switch]
+    sw_name, _, speed, _ = _SWITCH[switch]
     mine = next((w["name"] for w in lab.switches if w["hardware"] == switch), None)
     sw = mine or lab.free_name("sw-1")
+    cages = {n: cage for n, _, _, cage in catalogue_switch_ports(switch)}
     cables: list[dict[str, Any]] = []
-    if switch in BREAKOUT_CAGES[BREAKOUT_CABLE]:
-        for i in range(0, len(names), 2):
-            legs = [f"{name}:p0" for name in names[i : i + 2]]
-            if len(legs) == 2:
-                cables.append(_cable(BREAKOUT_CABLE, [f"{sw}:{i // 2 + 1}", *legs], f"breakout-{i // 2 + 1}"))
-            else:  # a breakout needs both legs cabled; the odd Spark gets a port of its own
-                cables.append(_cable(ODD_CABLE, [f"{sw}:{i // 2 + 1}", legs[0]], f"link-{i // 2 + 1}"))
-        how = f"each {speed}G port split into 2 x 200G by a QSFP-DD breakout, one leg a Spark"
-        if len(names) % 2:
-            how += (
-                f"; the odd Spark on a {_CABLE[ODD_CABLE][0]} to a port of its own (a QSFP-DD cage takes a QSFP56 plug)"
-            )
-    else:
-        ctype = _SWITCH_CABLE[switch]
-        cables = [_cable(ctype, [f"{sw}:{i + 1}", f"{name}:p0"], f"link-{i + 1}") for i, name in enumerate(names)]
-        how = f"one {_CABLE[ctype][0]} a Spark, port p0 to a switch port"
-    notes = [f"{sw_name}{f' (the lab’s {sw})' if mine else ''}: {how}."]
+    odd = plain = ""  # the cable of an odd Spark on a breakout port; of a port that does not break out
+    left = list(names)
+    for port, breakout in slots(switch):
+        if not left:
+            break
+        if breakout and len(left) >= 2:
+            legs = [f"{name}:p0" for name in left[:2]]
+            cables.append(_cable(BREAKOUT_CABLE, [f"{sw}:{port}", *legs], f"breakout-{port}"))
+            left = left[2:]
+            continue
+        # one Spark a port (a breakout needs both legs cabled: the odd Spark gets a port of its own)
+        ctype = _CAGE_CABLE[cages[port]]
+        cables.append(_cable(ctype, [f"{sw}:{port}", f"{left[0]}:p0"], f"link-{port}"))
+        left = left[1:]
+        odd, plain = (ctype, plain) if breakout else (odd, ctype)
+    notes = [f"{sw_name}{f' (the lab’s {sw})' if mine else ''}: {_how(speed, cables, odd, plain)}."]
     if speed < 200:
         notes.append(f"Its ports run at {speed} Gb/s, half of what a Spark's port can do.")
     new_switch = [] if mine else [{"name": sw, "hardware": switch}]
     return _finish(lab, f"switched-{switch}", f"Switched on {sw_name}", "switched", switch, cables, notes, new_switch)
+
+
+def _how(speed: int, cables: list[dict[str, Any]], odd: str, plain: str) -> str:
+    """How a switched design cables its Sparks, in words."""
+    if not any(c["type"] == BREAKOUT_CABLE for c in cables):
+        return f"one {_CABLE[plain][0]} a Spark, port p0 to a switch port"
+    how = f"each {speed}G port split into 2 x 200G by a QSFP-DD breakout, one leg a Spark"
+    if plain:
+        how += f"; then one {_CABLE[plain][0]} a Spark on a port that does not break out"
+    if odd:
+        how += f"; the odd Spark on a {_CABLE[odd][0]} to a port of its own (a QSFP-DD cage takes a QSFP56 plug)"
+    return how
 
 
 def _ends_key(cable: dict[str, Any]) -> tuple[str, str, frozenset[str]]:
@@ -560,8 +591,8 @@ def engine_input(document: dict[str, Any]) -> LabIn:
     switches = []
     for sw in document.get("switches", []):
         if sw["hardware"] in _SWITCH:
-            _, ports, speed, breakout = _SWITCH[sw["hardware"]]
-            switches.append(SwitchIn(sw["name"], tuple(SwitchPortIn(i + 1, speed, breakout) for i in range(ports))))
+            ports = catalogue_switch_ports(sw["hardware"])
+            switches.append(SwitchIn(sw["name"], tuple(SwitchPortIn(n, speed, brk) for n, speed, brk, _ in ports)))
     cables = []
     for i, c in enumerate(document.get("cables", [])):
         _, speed, breakout = _CABLE[c["type"]]

@@ -41,6 +41,10 @@ Host = CleanStr(253, min_length=1)
 SshUser = CleanStr(32, min_length=1)
 PortName = CleanStr(80, min_length=1)  # "<device>:<port>"
 MemoryGb = Int(1, 100_000)
+Cage = Literal["QSFP-DD", "QSFP56-DD", "QSFP112", "QSFP56", "QSFP28", "QSFP+", "SFP56", "SFP28", "SFP+", "RJ45"]
+CageName = Cage | Literal[""]
+# a group of like switch ports: [count, speed_gbps, cage, breakout]
+PortGroup = tuple[Annotated[int, Field(ge=1, le=256)], Annotated[int, Field(ge=1, le=1600)], Cage, StrictBool]
 PortCount = Int(1, 1024)
 SpeedGbps = Int(1, 10_000)
 LengthM = Annotated[Decimal, Field(ge=0, le=Decimal("999.99"), max_digits=5, decimal_places=2)]
@@ -70,6 +74,7 @@ class PortOut(Schema):
     name: str
     speed_gbps: int
     breakout: bool
+    cage: str = Field("", description="the cage's form factor (QSFP112, QSFP56-DD, ...); empty: unknown")
     cable: int | None = None
     peer: list[str] = []
     twins: list[TwinOut] = []
@@ -191,6 +196,10 @@ class CatalogueOut(Schema):
     port_count: int | None
     speed_gbps: int | None
     breakout: bool
+    cage: str = Field(description="switches: their ports' cage; cables: the plug of the first end (a breakout's trunk)")
+    port_groups: list[list[Any]] = Field(
+        description="switches whose ports differ: [count, speed_gbps, cage, breakout] group by group in port order"
+    )
 
 
 class CatalogueIn(Schema):
@@ -203,6 +212,8 @@ class CatalogueIn(Schema):
     port_count: PortCount | None = None
     speed_gbps: SpeedGbps | None = None
     breakout: StrictBool = False
+    cage: CageName = ""
+    port_groups: list[PortGroup] = []
 
 
 class ChangeOut(Schema):
@@ -230,6 +241,7 @@ def _port_out(port: Any) -> dict[str, Any]:
         "name": port.name,
         "speed_gbps": port.speed_gbps,
         "breakout": port.breakout,
+        "cage": port.cage,
         "cable": cable_id,
         "peer": peers,
         "twins": [{"name": t.name, "rdma": t.rdma} for t in port.twins.all()],
@@ -456,6 +468,8 @@ def catalogue_create(request: HttpRequest, payload: CatalogueIn) -> Status[Catal
         port_count=payload.port_count,
         speed_gbps=payload.speed_gbps,
         breakout=payload.breakout,
+        cage=payload.cage,
+        port_groups=[list(g) for g in payload.port_groups],
     )
     return Status(201, entry)
 
@@ -468,12 +482,20 @@ class CataloguePatch(Schema):
     port_count: PortCount | None = None
     speed_gbps: SpeedGbps | None = None
     breakout: StrictBool | None = None
+    cage: CageName | None = None
+    port_groups: list[PortGroup] | None = None
 
 
 @router.patch("/catalogue/{slug}", response=CatalogueOut, summary="Change a catalogue entry", auth=ADMIN)
 def catalogue_update(request: HttpRequest, slug: Slug, payload: CataloguePatch) -> Any:
     entry = services.get_or_404(CatalogueEntry, slug=slug)
-    return services.catalogue_update(actor=actor(request), entry=entry, **payload.dict(exclude_unset=True))
+    changes = payload.dict(exclude_unset=True)
+    for key in ("cage", "port_groups"):
+        if key in changes and changes[key] is None:
+            del changes[key]  # null: unchanged (neither has a "none")
+    if "port_groups" in changes:
+        changes["port_groups"] = [list(g) for g in changes["port_groups"]]
+    return services.catalogue_update(actor=actor(request), entry=entry, **changes)
 
 
 @router.delete("/catalogue/{slug}", summary="Delete an unused catalogue entry", auth=ADMIN)

@@ -32,6 +32,17 @@ class CatalogueEntry(models.Model):
     breakout = models.BooleanField(
         default=False, help_text="Switches: ports split into 2 x 200G; cables: a breakout cable"
     )
+    cage = models.CharField(
+        max_length=12,
+        blank=True,
+        help_text="Switches: the cage of their ports (of the fastest when they differ); "
+        "cables: the plug of the first end, a breakout's trunk; empty: unknown",
+    )
+    # Switches whose ports are not all alike: [count, speed_gbps, cage, breakout]
+    # group by group in port order (inventory.hardware_catalogue.PORT_GROUPS).
+    port_groups = models.JSONField(
+        default=list, blank=True, help_text="Switches with ports of several kinds: [count, speed_gbps, cage, breakout]"
+    )
     # What one unit costs the lab, as a lab admin enters it (none shipped: prices
     # vary by vendor, region and date, so no figure without a source).
     price = models.DecimalField(
@@ -125,6 +136,7 @@ class Port(models.Model):
     number = models.PositiveIntegerField(default=0, help_text="Sort order; the switch port number")
     speed_gbps = models.PositiveIntegerField()
     breakout = models.BooleanField(default=False)
+    cage = models.CharField(max_length=12, blank=True, help_text="The cage's form factor; empty: unknown")
 
     class Meta:
         ordering = ["spark_id", "switch_id", "number"]

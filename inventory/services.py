@@ -22,7 +22,7 @@ from core.hooks import Hook
 
 from . import validators as v
 from .errors import InventoryError, NotFound
-from .hardware_catalogue import SPARK_PORT_GBPS, SPARK_PORTS
+from .hardware_catalogue import CAGES, SPARK_PORT_GBPS, SPARK_PORTS, plug_fits, switch_ports
 from .models import Cable, CableEnd, CatalogueEntry, Change, NodeGroup, Port, Spark, Switch, Twin
 
 # Called (inside the transaction) after every inventory write; the topology
@@ -70,6 +70,8 @@ CATALOGUE_FIELDS = (
     "port_count",
     "speed_gbps",
     "breakout",
+    "cage",
+    "port_groups",
 )
 
 
@@ -166,6 +168,37 @@ def _figure_errors(kind: Any, fields: dict[str, Any]) -> list[tuple[str, str]]:
     return errors
 
 
+def _layout_errors(fields: dict[str, Any]) -> list[tuple[str, str]]:
+    """A cage (or plug) the catalogue knows, and a switch's port groups that add
+    up to its ports: [count, speed_gbps, cage, breakout] each, the fastest its speed."""
+    errors = []
+    cage = fields.get("cage", "")
+    if cage not in ("", None, *CAGES):
+        errors.append(("cage", f"{cage!r} is not one of {', '.join(CAGES)} (or empty: unknown)"))
+    groups = fields.get("port_groups") or []
+    if not groups:
+        return errors
+    if fields.get("kind") != "switch" or not isinstance(groups, list):
+        return [
+            *errors,
+            ("port_groups", "only a switch has port groups, a list of [count, speed_gbps, cage, breakout]"),
+        ]
+    for i, group in enumerate(groups):
+        ok = isinstance(group, list | tuple) and len(group) == 4
+        count, speed, group_cage, breakout = group if ok else (None, None, None, None)
+        if not ok or any(isinstance(x, bool) or not isinstance(x, int) or not 0 < x <= 1600 for x in (count, speed)):
+            errors.append((f"port_groups[{i}]", "a group is [count, speed_gbps, cage, breakout], whole numbers first"))
+        elif group_cage not in CAGES or not isinstance(breakout, bool):
+            errors.append((f"port_groups[{i}]", f"the cage is one of {', '.join(CAGES)} and breakout true or false"))
+    if errors:
+        return errors
+    if sum(g[0] for g in groups) != fields.get("port_count"):
+        errors.append(("port_groups", f"the groups hold {sum(g[0] for g in groups)} ports, not port_count's"))
+    if max(g[1] for g in groups) != fields.get("speed_gbps"):
+        errors.append(("port_groups", "speed_gbps is the fastest group's speed"))
+    return errors
+
+
 def _price(raw: Any, raw_currency: Any) -> tuple[Decimal | None, str, list[tuple[str, str]]]:
     """A price and its ISO 4217 currency (both or neither), and what is wrong with them."""
     currency = str(raw_currency or "").strip().upper()
@@ -198,6 +231,7 @@ def catalogue_create(*, actor: Actor, **fields: Any) -> CatalogueEntry:
     if not str(fields.get("name") or "").strip():
         errors.append(("name", "the name is required"))
     errors += _figure_errors(kind, fields)
+    errors += _layout_errors(fields)
     price, currency, price_errors = _price(fields.get("price"), fields.get("currency"))
     errors += price_errors
     if errors:
@@ -215,7 +249,17 @@ def catalogue_update(*, actor: Actor, entry: CatalogueEntry, **changes: Any) -> 
     """Names and vendor change freely; figures only while no inventory object uses the entry
     (ports were made from them)."""
     errors: list[tuple[str, str]] = []
-    figures = {"kind", "slug", "memory_gb", "has_connectx", "port_count", "speed_gbps", "breakout"}
+    figures = {
+        "kind",
+        "slug",
+        "memory_gb",
+        "has_connectx",
+        "port_count",
+        "speed_gbps",
+        "breakout",
+        "cage",
+        "port_groups",
+    }
     unknown = set(changes) - set(CATALOGUE_FIELDS)
     errors += [(k, "not a field of a catalogue entry") for k in sorted(unknown)]
     in_use = entry.sparks.count() + entry.switches.count() + entry.cables.count()
@@ -224,6 +268,8 @@ def catalogue_update(*, actor: Actor, entry: CatalogueEntry, **changes: Any) -> 
             errors.append((key, f"{entry.slug} is used by {in_use} inventory object(s); add a new entry instead"))
     if "name" in changes and not str(changes["name"] or "").strip():
         errors.append(("name", "the name is required"))
+    if {"cage", "port_groups"} & set(changes):
+        errors += _layout_errors({f: getattr(entry, f) for f in CATALOGUE_FIELDS} | changes)
     if errors:
         raise InventoryError(errors)
     with transaction.atomic():
@@ -416,9 +462,10 @@ def spark_delete(*, actor: Actor, spark: Spark) -> list[str]:
 
 def _switch_ports_create(switch: Switch) -> None:
     hw = switch.hardware
+    ports = switch_ports(hw.port_count or 0, hw.speed_gbps or 0, hw.breakout, hw.cage, hw.port_groups)
     Port.objects.bulk_create(
-        Port(switch=switch, name=str(n), number=n, speed_gbps=hw.speed_gbps or 0, breakout=hw.breakout)
-        for n in range(1, (hw.port_count or 0) + 1)
+        Port(switch=switch, name=str(n), number=n, speed_gbps=speed, breakout=breakout, cage=cage)
+        for n, speed, breakout, cage in ports
     )
 
 
@@ -553,11 +600,35 @@ def cable_end_errors(
             )
         elif not trunk.breakout:
             errors.append((f"{path}[0]", f"switch port {trunk.label} cannot break out into 2 x 200G"))
+    errors += _fit_errors(cable_type, ports, path)
     if cable_type.breakout:
         for i, leg in enumerate(ports[1:], start=1):
             if leg is not None and leg.switch_id is not None and leg.switch_id == getattr(trunk, "switch_id", None):
                 errors.append((f"{path}[{i}]", "a breakout leg cannot go back into its own switch"))
     return errors
+
+
+def _fit_errors(cable_type: CatalogueEntry, ports: list[Port | None], path: str) -> list[tuple[str, str]]:
+    """A plug that does not fit the switch cage it is put in: a straight cable's
+    ends, a breakout's trunk (its legs are the plug of another form)."""
+    errors = []
+    for i, port in enumerate(ports[:1] if cable_type.breakout else ports):
+        if port is None or port.switch_id is None or plug_fits(cable_type.cage, port.cage):
+            continue
+        what = "trunk" if cable_type.breakout else "end"
+        errors.append(
+            (
+                f"{path}[{i}]",
+                f"the {cable_type.cage} plug of {cable_type.slug} (its {what}) does not fit the {port.cage} cage "
+                f"of switch port {port.label} ({_fits_in(cable_type.cage)})",
+            )
+        )
+    return errors
+
+
+def _fits_in(plug: str) -> str:
+    cages = [cage for cage in CAGES if plug_fits(plug, cage)]
+    return f"a {plug} plug fits {', '.join(cages)} cages"
 
 
 def _resolve_ends(ends: Any, path: str = "ends") -> tuple[list[Port | None], list[tuple[str, str]]]:

@@ -33,6 +33,7 @@ def test_a_member_designs_four_sparks_for_two_models(api_member: ApiClient) -> N
     assert keys == [
         "ring",
         "switched-mikrotik-crs504-4xq-in",
+        "switched-mikrotik-crs812-ddq",
         "switched-mikrotik-crs804-ddq",
         "switched-generic-qsfp112-switch-32",
     ]
@@ -53,7 +54,8 @@ def test_a_member_designs_four_sparks_for_two_models(api_member: ApiClient) -> N
         assert design["bill_of_materials"]["total_note"].startswith("no price for DGX Spark 128 GB")
         assert len(design["document"]["sparks"]) == 4
     goals = {b["goal"]: b for b in data["best"]}
-    assert goals["widest exchange bandwidth"]["design"] == "switched-mikrotik-crs804-ddq"
+    # the CRS812 and the CRS804 both give each Spark 200 Gb/s: the tie goes to the smaller switch
+    assert goals["widest exchange bandwidth"]["design"] == "switched-mikrotik-crs812-ddq"
     assert goals["lowest price"]["design"] is None
     # the 100G switch halves the link, so it never predicts faster one-stream decode than the CRS804
     by = {d["key"]: d for d in data["designs"]}
@@ -74,6 +76,7 @@ def test_prices_entered_by_an_admin_are_totalled_and_checked_against_the_budget(
         ("mikrotik-crs504-4xq-in", "650"),
         ("qsfp28-dac", "40"),
         ("generic-qsfp112-switch-32", "9000"),
+        ("mikrotik-crs812-ddq", "1200"),
     ):
         CatalogueEntry.objects.filter(slug=slug).update(price=Decimal(price), currency="EUR")
     body = {"sparks_128": 4, "sparks_owned": True, "budget": 1600, "currency": "EUR"}
@@ -311,6 +314,7 @@ def test_every_design_over_the_budget_is_said_plainly(api_member: ApiClient) -> 
         ("qsfp-dd-2x-qsfp56-breakout", "120"),
         ("qsfp112-dac", "95"),
         ("generic-qsfp112-switch-32", "9000"),
+        ("mikrotik-crs812-ddq", "1200"),
     ):
         CatalogueEntry.objects.filter(slug=slug).update(price=Decimal(price), currency="EUR")
     body = {"sparks_128": 8, "sparks_owned": True, "budget": 500, "currency": "EUR"}

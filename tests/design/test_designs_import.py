@@ -67,6 +67,7 @@ def test_the_candidates_per_size_with_and_without_a_switch() -> None:
     assert keys["2"] == [
         "direct",
         "switched-mikrotik-crs504-4xq-in",
+        "switched-mikrotik-crs812-ddq",
         "switched-mikrotik-crs804-ddq",
         "switched-generic-qsfp112-switch-32",
     ]
@@ -84,6 +85,30 @@ def test_the_candidates_per_size_with_and_without_a_switch() -> None:
     with pytest.raises(DesignInputError) as exc:
         designs(Request(8, 0, owned_switch="mikrotik-crs504-4xq-in"))
     assert "at most 4 Sparks" in exc.value.errors[0][1]
+    with pytest.raises(DesignInputError) as exc:
+        designs(Request(7, 0, owned_switch="mikrotik-crs812-ddq"))
+    assert exc.value.errors[0][1] == "the mikrotik-crs812-ddq cables at most 6 Sparks, not 7"
+
+
+def test_the_crs812_takes_breakouts_on_its_qsfp56_dd_ports_then_one_spark_a_qsfp56_port() -> None:
+    """Two 2 x 200G breakouts on ports 1 and 2, then a QSFP56 cable on ports 3
+    and 4: six Sparks at 200 Gb/s; five leave port 4 empty; three put the odd
+    Spark on a QSFP56 cable into the second QSFP56-DD port."""
+    six = next(d for d in designs(Request(6, 0)) if d.key == "switched-mikrotik-crs812-ddq")
+    assert [(c["type"], c["ends"][0]) for c in six.document["cables"]] == [
+        ("qsfp-dd-2x-qsfp56-breakout", "sw-1:1"),
+        ("qsfp-dd-2x-qsfp56-breakout", "sw-1:2"),
+        ("qsfp56-dac", "sw-1:3"),
+        ("qsfp56-dac", "sw-1:4"),
+    ]
+    assert six.link_gbps == [200] and six.finding_codes == []
+    assert "then one QSFP56 DAC (200G) a Spark on a port that does not break out" in six.notes[0]
+    three = next(d for d in designs(Request(3, 0)) if d.key == "switched-mikrotik-crs812-ddq")
+    assert [(c["type"], c["ends"][0]) for c in three.document["cables"]] == [
+        ("qsfp-dd-2x-qsfp56-breakout", "sw-1:1"),
+        ("qsfp56-dac", "sw-1:2"),
+    ]
+    assert "the odd Spark on a QSFP56 DAC (200G)" in three.notes[0]
 
 
 def test_what_the_engine_says_about_each_shape() -> None:

@@ -70,11 +70,18 @@ def test_member_designs_and_admin_imports_the_document(live_server, page, shot, 
     sign_in(page, base, "member", "member-pass-123")
 
     design(page, base, planned=4)
-    assert columns(page) == ["ring", "switched-mikrotik-crs504-4xq-in", CRS804, "switched-generic-qsfp112-switch-32"]
-    assert page.locator("#comparison td.drawing svg").count() == 4
+    assert columns(page) == [
+        "ring",
+        "switched-mikrotik-crs504-4xq-in",
+        "switched-mikrotik-crs812-ddq",
+        CRS804,
+        "switched-generic-qsfp112-switch-32",
+    ]
+    assert page.locator("#comparison td.drawing svg").count() == 5
     best = page.locator("#best").inner_text()
     assert "fastest one stream of llama-3.3-70b" in best and "most decode of gpt-oss-120b at 8 streams" in best
-    assert "widest exchange bandwidth: Switched on MikroTik CRS804 DDQ" in best
+    # the CRS812 and the CRS804 give each Spark 200 Gb/s alike: the tie goes to the smaller switch
+    assert "widest exchange bandwidth: Switched on MikroTik CRS812 DDQ" in best
     table = page.locator("#comparison").inner_text()
     assert "slow-switch-port" in table and "predicted" in table
     # the comparison scrolls inside its card, never the page sideways
@@ -135,14 +142,16 @@ def test_member_designs_the_labs_growth_and_over_a_budget(live_server, page, sho
         ("qsfp112-dac", "95"),
         ("mikrotik-crs504-4xq-in", "650"),
         ("qsfp28-dac", "40"),
+        ("mikrotik-crs812-ddq", "1295"),
     ):
         CatalogueEntry.objects.filter(slug=slug).update(price=Decimal(price), currency="EUR")
     design(page, base, owned=4, budget="500")
-    assert page.locator("#over-budget summary").inner_text() == "2 designs over the budget"
-    assert columns(page) == ["ring", "switched-generic-qsfp112-switch-32"]  # the CRS504 and CRS804 cost more
+    assert page.locator("#over-budget summary").inner_text() == "3 designs over the budget"
+    # the CRS504, CRS812 and CRS804 cost more
+    assert columns(page) == ["ring", "switched-generic-qsfp112-switch-32"]
     assert "cannot be checked" in page.locator("#comparison").inner_text()  # the 32-port switch has no price
     page.click("#over-budget summary")
-    assert page.locator("#over-budget tr[data-design]").count() == 2
+    assert page.locator("#over-budget tr[data-design]").count() == 3
     shot("design-over-budget")
 
     CatalogueEntry.objects.filter(slug="generic-qsfp112-switch-32").update(price=Decimal("9000"), currency="EUR")
