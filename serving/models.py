@@ -98,12 +98,13 @@ class ServingPort(models.Model):
     class Kind(models.TextChoices):
         ENGINE = "engine", "Engine"
         ROUTER = "router", "Router"
+        METRICS = "metrics", "Router's Prometheus metrics"
 
     serving = models.ForeignKey(Serving, on_delete=models.CASCADE, related_name="ports")
     spark = models.ForeignKey(Spark, on_delete=models.CASCADE, related_name="+")
     host = models.CharField(max_length=255)
     port = models.PositiveIntegerField()
-    kind = models.CharField(max_length=6, choices=Kind.choices)
+    kind = models.CharField(max_length=7, choices=Kind.choices)
     live = models.BooleanField(default=True)
 
     class Meta:

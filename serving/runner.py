@@ -140,12 +140,6 @@ def _run_step(serving: Serving, steps: list[dict[str, Any]], index: int) -> str:
     return ""
 
 
-def _ready_step(serving: Serving, steps: list[dict[str, Any]], node: str, url: str, what: str) -> int:
-    steps.append({"node": node, "label": f"wait for the {what}", "status": "running", "output": f"GET {url}/models"})
-    _save_steps(serving.pk, steps)
-    return len(steps) - 1
-
-
 def serving_execute(*, serving_id: int, task_id: str = "") -> Serving | None:
     """Start a queued serving once. A redelivered task (its worker died part-way)
     finds it claimed: what was started is stopped and the serving failed."""
@@ -164,36 +158,27 @@ def serving_execute(*, serving_id: int, task_id: str = "") -> Serving | None:
 
 def _start(serving: Serving) -> Serving:
     steps: list[dict[str, Any]] = [dict(s) for s in serving.steps]
-    model = serving.model.slug
     for index, step in enumerate(steps):
         if _status(serving.pk) != STARTING:
             return _stopped_while_starting(serving)
-        if step["label"] == "router":
-            for endpoint in serving.endpoints:
-                at = _ready_step(serving, steps, endpoint["node"], endpoint["url"], "engine")
-                why = wait_ready(serving.pk, endpoint["url"], model)
-                if why:
-                    return _fail(serving, steps, at, why)
-                steps[at]["status"] = "done"
-        why = _run_step(serving, steps, index)
+        if "url" in step:
+            step["status"], step["output"] = "running", f"GET {step['url']}/models"
+            _save_steps(serving.pk, steps)
+            why = wait_ready(serving.pk, step["url"], serving.model.slug)
+            step["status"] = "done"
+        else:
+            why = _run_step(serving, steps, index)
         if why:
+            if _status(serving.pk) != STARTING:
+                return _stopped_while_starting(serving)
             return _fail(serving, steps, index, why)
+        _save_steps(serving.pk, steps)
     url = serving.plan.get("url") or ""
-    head = steps[0]["node"] if steps else ""
-    at = _ready_step(serving, steps, head, url, "router" if serving.plan.get("router_port") else "engine")
-    why = wait_ready(serving.pk, url, model)
-    if why:
-        if _status(serving.pk) != STARTING:
-            return _stopped_while_starting(serving)
-        return _fail(serving, steps, at, why)
-    steps[at]["status"] = "done"
-    _save_steps(serving.pk, steps)
-    if Serving.objects.filter(pk=serving.pk, status=STARTING).update(
+    if not Serving.objects.filter(pk=serving.pk, status=STARTING).update(
         status=SERVING, url=url, serving_at=timezone.now()
     ):
-        log.info("serving %s: %s answers at %s", serving.pk, model, url)
-    else:
         return _stopped_while_starting(serving)
+    log.info("serving %s: %s answers at %s", serving.pk, serving.model.slug, url)
     serving.refresh_from_db()
     return serving
 

@@ -86,8 +86,9 @@ def _busy(spark_ids: list[int]) -> list[str]:
     ]
 
 
-def _ports(chosen: Chosen, hosts: dict[str, str]) -> tuple[list[int], int | None]:
-    """Each instance's port, and the router's (several copies): free on its host among live servings."""
+def _ports(chosen: Chosen, hosts: dict[str, str]) -> tuple[list[int], tuple[int, int] | None]:
+    """Each instance's port, and the router's and its metrics' (several copies): free on
+    their host among live servings."""
     used = set(ServingPort.objects.filter(live=True).values_list("host", "port"))
     base = base_port()
 
@@ -99,7 +100,8 @@ def _ports(chosen: Chosen, hosts: dict[str, str]) -> tuple[list[int], int | None
         return port
 
     engines = [take(hosts[names[0]]) for names in chosen.plan.instances]
-    router = take(hosts[chosen.plan.nodes[0]]) if chosen.plan.replicas > 1 else None
+    first = hosts[chosen.plan.nodes[0]]
+    router = (take(first), take(first)) if chosen.plan.replicas > 1 else None
     return engines, router
 
 
@@ -156,7 +158,7 @@ def serving_start(
             group_name=row.name,
             plan_index=chosen.index,
             saved_plan=chosen.saved,
-            plan={**plan_snapshot(chosen), "ports": engines, "router_port": router},
+            plan={**plan_snapshot(chosen), "ports": engines, "router_port": router[0] if router else None},
             launcher=launcher,
             owner=actor.known_user,
             owner_name=actor.username,
@@ -183,7 +185,7 @@ def _write_steps(
     chosen: Chosen,
     sparks: dict[str, Spark],
     engines: list[int],
-    router: int | None,
+    router: tuple[int, int] | None,
     settings: LaunchSettings,
 ) -> None:
     """What the worker will run, node by node, and where each instance (and the router) will answer."""
@@ -197,19 +199,32 @@ def _write_steps(
     bases = [base_url(s.ssh_host, port) for s, port in zip(heads, engines, strict=True)]
     serving.endpoints = [{"node": s.name, "url": f"{b}/v1"} for s, b in zip(heads, bases, strict=True)]
     url = serving.endpoints[0]["url"]
+    waits = [_wait(e["node"], e["url"], "engine") for e in serving.endpoints]
     if router is not None:
         first = sparks[chosen.plan.nodes[0]]
-        built.append(serve_steps.router_step(first.name, serving_id=serving.pk, port=router, workers=bases))
-        url = f"{base_url(first.ssh_host, router)}/v1"
-    serving.steps = [
-        {"node": s.node, "label": s.label, "script": s.script, "status": "waiting", "output": ""} for s in built
-    ]
+        built.append(
+            serve_steps.router_step(
+                first.name, serving_id=serving.pk, port=router[0], metrics_port=router[1], workers=bases
+            )
+        )
+        url = f"{base_url(first.ssh_host, router[0])}/v1"
+    steps = [{"node": s.node, "label": s.label, "script": s.script, "status": "waiting", "output": ""} for s in built]
+    if router is not None:  # the router waits for its workers: they answer first
+        steps = [*steps[:-1], *waits, steps[-1], _wait(chosen.plan.nodes[0], url, "router")]
+    else:
+        steps += waits
+    serving.steps = steps
     serving.plan = {**serving.plan, "url": url}
     serving.save(update_fields=["steps", "endpoints", "plan"])
 
 
+def _wait(node: str, url: str, what: str) -> dict[str, str]:
+    """A step the worker runs itself: ``GET {url}/models`` until it lists the model."""
+    return {"node": node, "label": f"wait for the {what}", "url": url, "status": "waiting", "output": ""}
+
+
 def _claim_rows(
-    serving: Serving, chosen: Chosen, sparks: dict[str, Spark], engines: list[int], router: int | None
+    serving: Serving, chosen: Chosen, sparks: dict[str, Spark], engines: list[int], router: tuple[int, int] | None
 ) -> None:
     ServingNode.objects.bulk_create([ServingNode(serving=serving, spark=sparks[n]) for n in chosen.plan.nodes])
     ports = [
@@ -218,7 +233,10 @@ def _claim_rows(
     ]
     if router is not None:
         first = sparks[chosen.plan.nodes[0]]
-        ports.append(ServingPort(serving=serving, spark=first, host=first.ssh_host, port=router, kind="router"))
+        ports += [
+            ServingPort(serving=serving, spark=first, host=first.ssh_host, port=port, kind=kind)
+            for port, kind in zip(router, ("router", "metrics"), strict=True)
+        ]
     ServingPort.objects.bulk_create(ports)
 
 

@@ -169,15 +169,26 @@ def _wait_for_ray(count: int, status: str) -> list[str]:
     ]
 
 
-def router_step(node: str, *, serving_id: int, port: int, workers: list[str], host: str = "0.0.0.0") -> Step:  # noqa: S104
-    """vLLM's router in front of the instances (``workers``: each engine's base URL, no /v1)."""
+def router_step(
+    node: str,
+    *,
+    serving_id: int,
+    port: int,
+    metrics_port: int,
+    workers: list[str],
+    host: str = "0.0.0.0",  # noqa: S104 - the lab calls it from its machines
+) -> Step:
+    """vLLM's router in front of the instances (``workers``: each engine's base URL, no /v1).
+    Its Prometheus listener gets a port of its own (its default, 29000, would
+    collide with a second router on the node)."""
     sid = int(serving_id)
     urls = " ".join(_q(u) for u in workers)
     lines = [
         "set -euo pipefail",
         f"mkdir -p {STATE_DIR}",
         f"setsid nohup vllm-router --host {_q(host)} --port {int(port)} --worker-urls {urls} "
-        f"--policy {ROUTER_POLICY} > {STATE_DIR}/router-{sid}.log 2>&1 < /dev/null &",
+        f"--policy {ROUTER_POLICY} --prometheus-host {_q(host)} --prometheus-port {int(metrics_port)} "
+        f"> {STATE_DIR}/router-{sid}.log 2>&1 < /dev/null &",
         f"echo $! > {STATE_DIR}/router-{sid}.pid",
         f"echo router-{sid} started",
     ]

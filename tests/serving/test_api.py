@@ -37,7 +37,10 @@ def test_member_serves_on_own_booking_and_reads_it_back(api_member, booked_pair,
     assert (body["status"], body["model"], body["owner"], body["nodes"]) == ("starting", SMALL, "member1", ["pair-a"])
     assert body["url"] == "" and body["endpoints"] == []  # only once it serves
     assert body["booking"]["id"] == Booking.objects.get().pk and body["booking_end"] == body["booking"]["end"]
-    assert [(s["node"], s["label"], s["status"]) for s in body["steps"]] == [("pair-a", "engine", "waiting")]
+    assert [(s["node"], s["label"], s["status"]) for s in body["steps"]] == [
+        ("pair-a", "engine", "waiting"),
+        ("pair-a", "wait for the engine", "waiting"),
+    ]
     assert body["plan"]["label"] == "1 node" and body["plan"]["ports"] == [9100]
     serving = Serving.objects.get()
     script = serving.steps[0]["script"]
@@ -58,16 +61,20 @@ def test_two_copies_get_a_router_on_the_first_node(api_member, booked_pair, sett
     assert [(s["node"], s["label"]) for s in serving.steps] == [
         ("pair-a", "engine"),
         ("pair-b", "engine"),
+        ("pair-a", "wait for the engine"),
+        ("pair-b", "wait for the engine"),
         ("pair-a", "router"),
+        ("pair-a", "wait for the router"),
     ]
-    router = serving.steps[2]["script"]
+    router = serving.steps[4]["script"]
     workers = "http://10.20.1.11:9100 http://10.20.1.12:9100"
     assert f"vllm-router --host 0.0.0.0 --port 9101 --worker-urls {workers}" in router
-    assert "--policy round_robin" in router
+    assert "--policy round_robin --prometheus-host 0.0.0.0 --prometheus-port 9102" in router
     assert serving.plan["url"] == "http://10.20.1.11:9101/v1"
     assert sorted(ServingPort.objects.values_list("host", "port", "kind")) == [
         ("10.20.1.11", 9100, "engine"),
         ("10.20.1.11", 9101, "router"),
+        ("10.20.1.11", 9102, "metrics"),
         ("10.20.1.12", 9100, "engine"),
     ]
 
