@@ -17,6 +17,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 
 from core.config import setting
@@ -128,8 +129,12 @@ def _run_step(serving: Serving, steps: list[dict[str, Any]], index: int) -> str:
     _save_steps(serving.pk, steps)
 
     def progress(text: str) -> None:
+        # called from a thread of remote's event loop: its own database connection, closed after
         step["output"] = text[-MAX_OUTPUT:]
-        _save_steps(serving.pk, steps)
+        try:
+            _save_steps(serving.pk, steps)
+        finally:
+            connection.close()
 
     outcome = on_node(step["node"], step["script"], on_output=progress)
     step["output"] = outcome.output[-MAX_OUTPUT:]

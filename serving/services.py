@@ -262,9 +262,11 @@ def may_stop(actor: Actor, serving: Serving) -> None:
         raise ServingForbidden(f"only {serving.owner_name or 'its owner'} or a lab admin may stop serving {serving.pk}")
 
 
-def serving_stop(*, actor: Actor, serving: Serving, reason: str = "") -> Serving:
-    """Stop a live serving: its engines (and router) on every node, then free the Sparks."""
-    may_stop(actor, serving)
+def serving_stop(*, actor: Actor, serving: Serving, reason: str = "", on_time: bool = False) -> Serving:
+    """Stop a live serving: its engines (and router) on every node, then free the Sparks.
+    ``on_time``: the clock stops it (its booking ended), not a person."""
+    if not on_time:
+        may_stop(actor, serving)
     with transaction.atomic():
         locked = Serving.objects.select_for_update().get(pk=serving.pk)
         if locked.status not in (Serving.Status.STARTING, Serving.Status.SERVING):

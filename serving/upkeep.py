@@ -37,7 +37,7 @@ def servings_tick(*, now: datetime | None = None) -> dict[str, int]:
     for serving in servings_due(now):
         end = serving.booking.end if serving.booking else None
         reason = f"its booking ended at {end:%Y-%m-%d %H:%M} UTC" if end else "its booking is gone"
-        serving_stop(actor=TASK, serving=serving, reason=reason)
+        serving_stop(actor=TASK, serving=serving, reason=reason, on_time=True)
         stopped += 1
     abandoned = 0
     for serving in silent_runs(Serving.objects.filter(status=Serving.Status.STARTING)):
