@@ -2,7 +2,7 @@
 adds the served nodes to bookings' busy-without-booking rule
 (``bookings.findings.SERVED_NODES``), the owner's serving to the booking's
 end reminder (``bookings.notify.ENDING_EXTRAS``), creates the beat schedules
-and reconciles on a worker's start."""
+(the minute's tick; reconciling every five minutes, and on a worker's start)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ def schedule_create(**kwargs: Any) -> None:
     from core.runs import schedule_ensure
 
     schedule_ensure(name="serving: stop at the booking's end", task="serving.tick", every=1, period="minutes")
+    # besides a worker's start: an engine that died is seen within minutes
+    schedule_ensure(name="serving: reconcile with the nodes", task="serving.reconcile", every=5, period="minutes")
 
 
 class ServingConfig(AppConfig):

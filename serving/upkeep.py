@@ -6,7 +6,7 @@ for a serving that is no longer live is stopped."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db.models import Q
 from django.utils import timezone
@@ -51,9 +51,14 @@ def servings_tick(*, now: datetime | None = None) -> dict[str, int]:
     return {"stopped": stopped, "abandoned": abandoned}
 
 
+RECONCILE_WINDOW = timedelta(days=7)
+
+
 def reconcile() -> dict[str, int]:
-    """Compare what each served node runs for this app with the records."""
-    names = sorted(set(ServingNode.objects.values_list("spark__name", flat=True)))
+    """Compare what each node runs for this app with the records: the nodes of
+    live servings and of those that ended within RECONCILE_WINDOW."""
+    recent = Q(live=True) | Q(serving__stopped_at__gte=timezone.now() - RECONCILE_WINDOW)
+    names = sorted(set(ServingNode.objects.filter(recent).values_list("spark__name", flat=True)))
     running: dict[str, dict[int, set[str]]] = {}
     for name in names:
         outcome = on_node(name, serve_steps.WHAT_RUNS, timeout=60.0)
