@@ -159,3 +159,47 @@ def test_tp2_waits_for_telemetry_addresses(api_member, booked_pair):
         {"path": "plan", "message": "pair-a's bootstrap address is not known yet: let telemetry poll the group first"}
     ]
     assert rows() == (0, 0, 0, 0)
+
+
+def test_a_saved_plan_is_served_as_it_was_kept(api_member, booked_pair, member_user):
+    from core.actor import Actor
+    from placement.api import PlanIn, planning_for
+    from placement.models import LlmModel
+    from placement.services import saved_plan_create
+
+    planning = planning_for(PlanIn(model=SMALL, group=booked_pair.pk, concurrency=4))
+    kept = saved_plan_create(
+        actor=Actor(user=member_user), model=LlmModel.objects.get(slug=SMALL), planning=planning, index=TWO_COPIES
+    )
+    response = api_member.post("/api/serving", {"group": booked_pair.name, "saved_plan": kept.pk})
+    assert response.status_code == 202, response.json()
+    body = response.json()
+    assert body["plan"]["saved_plan"] == kept.pk and body["plan"]["label"] == kept.label == "2 one-node copies"
+    assert body["plan"]["concurrency"] == 4 and body["model"] == SMALL and body["variant"] == kept.quantization
+
+
+def test_drift_refuses_with_the_finding(api_member, booked_pair):
+    from django.utils import timezone
+
+    from inventory.models import Spark
+    from telemetry.models import Alert
+
+    now = timezone.now()
+    message = "pair-b runs driver 580.1, the rest 580.2"
+    Alert.objects.create(
+        spark=Spark.objects.get(name="pair-b"),
+        code="software-drift",
+        severity="warning",
+        objects_key="pair-b",
+        about=["pair-b"],
+        message=message,
+        started_at=now,
+        last_seen_at=now,
+    )
+    before = rows()
+    response = serve(api_member, booked_pair)
+    assert response.status_code == 409
+    assert response.json()["errors"] == [
+        {"path": "group", "message": f"software drift in {booked_pair.name} (fix it first): pair-b: {message}"}
+    ]
+    assert rows() == before
