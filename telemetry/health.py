@@ -430,14 +430,32 @@ def evaluate_node(
     if sample is None:
         return alerts
     alerts += _memory(name, sample, thresholds)
-    if expectation is not None and sample.twins is not None:
-        for port, link in sorted(expectation.cabled_ports.items()):
-            if port in TWINS:
-                alerts += _port(name, port, link, sample)
     if expectation is not None:
-        alerts += _cabling(name, expectation, sample)
+        alerts += _links_judged(name, expectation, sample)
     alerts += _parse_errors(name, sample)
     return alerts
+
+
+# The link and cabling verdicts of each node, with the readings and expectation
+# they were judged on. A pooled poller hands over the very same twins and
+# neighbours objects while a node's link and LLDP texts do not change
+# (``parsers.ParseMemo``), so a steady fleet is judged once, not every round.
+_judged: dict[str, tuple[object, object, NodeExpectation, list[Verdict]]] = {}
+
+
+def _links_judged(name: str, expectation: NodeExpectation, sample: Sample) -> list[Verdict]:
+    seen = _judged.get(name)
+    if seen is not None and seen[0] is sample.twins and seen[1] is sample.neighbours and seen[2] == expectation:
+        return list(seen[3])
+    verdicts: list[Verdict] = []
+    if sample.twins is not None:
+        for port, link in sorted(expectation.cabled_ports.items()):
+            if port in TWINS:
+                verdicts += _port(name, port, link, sample)
+    verdicts += _cabling(name, expectation, sample)
+    if sample.twins is not None:  # None is one shared object: nothing to tell samples apart by
+        _judged[name] = (sample.twins, sample.neighbours, expectation, verdicts)
+    return list(verdicts)
 
 
 def evaluate_links(

@@ -26,36 +26,33 @@ from telemetry.poller import Target, poll_nodes_sync, spread_connects
 from telemetry.runtime import poll_pooled
 from telemetry.services import StoreReport, results_store, software_drift_sync
 from telemetry.software_script import software_poll_script
-from telemetry.software_store import software_due
+from telemetry.software_store import software_due_at
 
 
 def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str | None], list[str]]:
-    """(targets, accepted keys by name, names held back for a changed host key)."""
-    sparks = (
-        Spark.objects.filter(pk__in=list(spark_ids))
+    """(targets, accepted keys by name, names held back for a changed host key). Plain values, two queries."""
+    ids = list(spark_ids)
+    rows = (
+        Spark.objects.filter(pk__in=ids)
         .filter(Q(telemetry__isnull=True) | ~Q(telemetry__key_status=NodeState.KeyStatus.MISMATCH))
-        .select_related("telemetry__latest", "software")
-        # Only what the targets and the software schedule read (not the software reading itself).
-        .only(
-            "name", "ssh_host", "ssh_port", "ssh_user", "telemetry__host_key", "telemetry__latest__at",
-            "telemetry__latest__uptime_s", "software__read_at", "software__boot_at",
-        )
         .order_by("name")
+        # What the targets and the software schedule read (not the software reading itself).
+        .values_list(
+            "pk", "name", "ssh_host", "ssh_port", "ssh_user", "telemetry__host_key", "telemetry__latest__at",
+            "telemetry__latest__uptime_s", "software__spark_id", "software__read_at", "software__boot_at",
+        )
     )  # fmt: skip
     held = list(
-        NodeState.objects.filter(spark_id__in=list(spark_ids), key_status=NodeState.KeyStatus.MISMATCH).values_list(
+        NodeState.objects.filter(spark_id__in=ids, key_status=NodeState.KeyStatus.MISMATCH).values_list(
             "spark__name", flat=True
         )
     )
     targets, known = [], {}
     now, every = timezone.now(), conf.software_interval_s()
-    for spark in sparks:
-        state = getattr(spark, "telemetry", None)
-        due = software_due(
-            getattr(spark, "software", None), state.latest if state is not None else None, now=now, interval_s=every
-        )
-        targets.append(Target(spark.name, spark.ssh_host, spark.ssh_port, spark.ssh_user, software=due))
-        known[spark.name] = (state.host_key or None) if state is not None else None
+    for pk, name, host, port, user, host_key, latest_at, uptime_s, read_by, read_at, boot_at in rows:
+        due = read_by is None or software_due_at(pk, read_at, boot_at, latest_at, uptime_s, now=now, interval_s=every)
+        targets.append(Target(name, host, port, user, software=due))
+        known[name] = host_key or None
     return targets, known, held
 
 

@@ -31,6 +31,7 @@ SAMPLE_COLUMNS = (
     "twins", "errors", "processes",
 )  # fmt: skip
 _JSON = frozenset({"twins", "errors", "processes"})
+_TWINS_AT = SAMPLE_COLUMNS.index("twins")
 
 # The node state columns a poll writes (see ``states_update``).
 STATE_COLUMNS = ("status", "latest_id", "last_poll_at", "last_sample_at", "presented_key", "key_status")
@@ -50,6 +51,32 @@ def twin_pack(sample: Sample | None) -> list[list[Any]] | None:
     if sample is None or sample.twins is None:
         return None
     return [[getattr(t, f) if f != "addresses" else list(t.addresses) for f in TWIN_FIELDS] for t in sample.twins]
+
+
+# Each Spark's last twins as parsed, packed and as JSON text: a pooled poller
+# hands over the same parsed twins while a Spark's link texts do not change
+# (``parsers.ParseMemo``), so a steady fleet's twins are packed once.
+_packed: dict[int, tuple[object, list[list[Any]], str]] = {}
+
+
+def _twins_of(spark_id: int, sample: Sample | None) -> list[list[Any]] | None:
+    if sample is None or sample.twins is None:
+        return None
+    seen = _packed.get(spark_id)
+    if seen is not None and seen[0] is sample.twins:
+        return seen[1]
+    packed = twin_pack(sample)
+    assert packed is not None  # noqa: S101 - twins present, checked above
+    _packed[spark_id] = (sample.twins, packed, json.dumps(packed))
+    return packed
+
+
+def _json(spark_id: int, column: int, value: Any) -> str:
+    if column == _TWINS_AT:
+        seen = _packed.get(spark_id)
+        if seen is not None and seen[1] is value:
+            return seen[2]
+    return json.dumps(value)
 
 
 def process_pack(sample: Sample | None) -> list[list[Any]] | None:
@@ -83,7 +110,7 @@ def sample_values(spark_id: int, result: PollResult, status: str) -> tuple[Any, 
         sample.load1 if sample else None,
         sample.uptime_s if sample else None,
         sum(1 for t in twins if t.up) if twins is not None else None,
-        twin_pack(sample),
+        _twins_of(spark_id, sample),
         [e[:300] for e in (sample.errors if sample else ())][:20],
         process_pack(sample),
     )
@@ -120,7 +147,7 @@ def samples_insert(rows: Sequence[tuple[Any, ...]]) -> list[int]:
                 out = list(values)
                 for i in json_at:
                     if out[i] is not None:
-                        out[i] = json.dumps(out[i])
+                        out[i] = _json(values[0], i, out[i])
                 copy.write_row((pk, *out))
     return ids
 

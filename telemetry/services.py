@@ -270,6 +270,7 @@ class _State:
     key_status: str
     new_sample: Sample | None = None  # the poll that became its latest in this store, for the link rule
     new_latest: bool = False
+    newer: bool = False  # this store brings a poll newer than every stored one (the usual case)
     read_as: tuple[Any, ...] = ()  # ``written()`` as read: a row that did not change is not written
 
     def written(self) -> tuple[Any, ...]:
@@ -284,10 +285,11 @@ def _states_lock(ids: list[int], names: Mapping[int, str]) -> dict[int, _State]:
         rows = (
             NodeState.objects.select_for_update(of=("self",))
             .filter(spark_id__in=ids)
-            .values_list("spark_id", "status", "latest_id", "latest__at", "latest__reachable", "last_poll_at",
-                         "last_sample_at", "host_key", "presented_key", "key_status")
+            .values_list("spark_id", "status", "latest_id", "last_poll_at", "last_sample_at", "host_key",
+                         "presented_key", "key_status")
         )  # fmt: skip
-        out = {row[0]: _State(row[0], names[row[0]], *row[1:]) for row in rows}
+        # The latest row's time and reachability are read only where a poll does not replace it (``_latest_read``).
+        out = {row[0]: _State(row[0], names[row[0]], row[1], row[2], None, None, *row[3:]) for row in rows}
         for state in out.values():
             state.read_as = state.written()
         return out
@@ -298,6 +300,15 @@ def _states_lock(ids: list[int], names: Mapping[int, str]) -> dict[int, _State]:
         NodeState.objects.bulk_create([NodeState(spark_id=i) for i in missing], ignore_conflicts=True)
         states = read()
     return states
+
+
+def _latest_read(states: Iterable[_State]) -> None:
+    """The time and reachability of these nodes' latest rows (nodes whose poll here
+    is no newer than their last stored one: a retried or late chunk). One query, rarely."""
+    by_latest = {st.latest_id: st for st in states if st.latest_id is not None}
+    if by_latest:
+        for pk, at, reachable in NodeSample.objects.filter(pk__in=list(by_latest)).values_list("pk", "at", "reachable"):
+            by_latest[pk].latest_at, by_latest[pk].latest_reachable = at, reachable
 
 
 def results_store(
@@ -329,6 +340,10 @@ def results_store(
             if maybe_done
             else set()
         )
+        late = {r.name for r in maybe_done}
+        for result in results:
+            states[sparks[result.name]].newer = result.name not in late
+        _latest_read(st for st in states.values() if not st.newer)
         expectations = expectations or expectations_for(ids)
         rows: list[tuple[Any, ...]] = []
         stored: list[tuple[_State, PollResult]] = []
@@ -351,9 +366,9 @@ def results_store(
             node_alerts[state.spark_id] = alerts
             rows.append(sample_rows.sample_values(state.spark_id, result, health.node_status(alerts, result.reachable)))
             stored.append((state, result))
-            state.last_poll_at = result.at
+            state.last_poll_at = max(state.last_poll_at or result.at, result.at)
             if result.sample is not None:
-                state.last_sample_at = result.at
+                state.last_sample_at = max(state.last_sample_at or result.at, result.at)
                 if result.sample.software is not None:
                     readings.append((state.spark_id, result.at, result.sample.uptime_s, result.sample.software))
         known = _open_alerts(ids)
@@ -366,7 +381,7 @@ def results_store(
         new_ids = sample_rows.samples_insert(rows)
         report.stored = len(new_ids)
         for pk, (state, result) in zip(new_ids, stored, strict=True):
-            if state.latest_at is None or result.at >= state.latest_at:
+            if state.newer or state.latest_at is None or result.at >= state.latest_at:
                 state.latest_id, state.latest_at, state.latest_reachable = pk, result.at, result.reachable
                 state.new_latest, state.new_sample = True, result.sample
         _links_check(expectations, states, now, report, known)

@@ -50,10 +50,32 @@ def software_due(state: SoftwareState | None, latest: NodeSample | None, *, now:
     """Read this Spark's software in this poll?"""
     if state is None:
         return True
-    if now - state.read_at >= timedelta(seconds=period_s(state.spark_id, interval_s)):
+    return software_due_at(
+        state.spark_id,
+        state.read_at,
+        state.boot_at,
+        latest.at if latest is not None else None,
+        latest.uptime_s if latest is not None else None,
+        now=now,
+        interval_s=interval_s,
+    )
+
+
+def software_due_at(
+    spark_id: int,
+    read_at: datetime,
+    boot_at: datetime | None,
+    latest_at: datetime | None,
+    latest_uptime_s: float | None,
+    *,
+    now: datetime,
+    interval_s: int,
+) -> bool:
+    """``software_due`` on plain values (a Spark that has a reading: its time and boot; its latest poll)."""
+    if now - read_at >= timedelta(seconds=period_s(spark_id, interval_s)):
         return True
-    booted = boot_of(latest.at, latest.uptime_s) if latest is not None else None
-    return booted is not None and state.boot_at is not None and booted > state.boot_at + BOOT_SLACK
+    booted = boot_of(latest_at, latest_uptime_s) if latest_at is not None else None
+    return booted is not None and boot_at is not None and booted > boot_at + BOOT_SLACK
 
 
 # ---------------------------------------------------------------- storing

@@ -118,6 +118,24 @@ def test_storing_the_same_results_again_is_a_no_op(fleet_key, tmp_path, settings
     assert NodeState.objects.get(spark__name="spark-a").status == "down"
 
 
+def test_a_late_older_poll_is_kept_as_history_and_leaves_the_latest_alone(fleet_key, tmp_path, settings):
+    def down(at):
+        return PollResult("spark-a", at, False, None, "connection refused", None, "ok", 3.0)
+
+    now = datetime.now(UTC)
+    with sim_lab(pair(), fleet_key, tmp_path, settings):
+        pass
+    services.results_store(results=[down(now)])
+    newest = NodeSample.objects.get()
+    late = services.results_store(results=[down(now - timedelta(seconds=30))])  # a chunk that came late
+    assert (late.stored, late.skipped) == (1, 0) and NodeSample.objects.count() == 2
+    state = NodeState.objects.get(spark__name="spark-a")
+    assert state.latest == newest and state.last_poll_at == now and state.status == "down"
+    again = services.results_store(results=[down(now - timedelta(seconds=30))])  # and retried
+    assert (again.stored, again.skipped) == (0, 1) and NodeSample.objects.count() == 2
+    assert NodeState.objects.get(spark__name="spark-a").latest == newest
+
+
 def test_mtu_mismatch_needs_both_ends_and_is_filed_once_under_the_first(fleet_key, tmp_path, settings):
     with sim_lab(pair("mtu-1500"), fleet_key, tmp_path, settings):
         poll_and_store(spark_ids=ids("spark-a"))
