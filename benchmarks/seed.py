@@ -65,6 +65,11 @@ def published_notes(p: Any) -> str:
         )
     if p.derived:
         notes.append("derived from a published ratio, not quoted directly")
+    if getattr(p, "speculative", ""):
+        notes.append(
+            f"decoded with {p.speculative.upper()} speculative decoding: the performance model predicts plain "
+            "decoding and does not compare its decode figure"
+        )
     notes.append(
         {
             "train": "used by the performance model's fit",

@@ -632,9 +632,16 @@ _ADDED = (
         source="vLLM blog 2026-06-01, vLLM on DGX Spark: Nemotron-3-Super-120B-A12B-NVFP4, one Spark, "
         "cu130-nightly, decode 22.7-23.7 tok/s, prefill ~1,884 tok/s on a 7,234-token prompt",
         role="holdout",
-        note="midpoint of 22.7-23.7; as summarised by AI-Daily-Builder (site-one-liart-13.vercel.app)",
+        note="midpoint of 22.7-23.7; as summarised by AI-Daily-Builder (site-one-liart-13.vercel.app). "
+        "Re-labelled MTP speculative decoding from its sources: the blog ran 'the current Nemotron-3-Super DGX "
+        "Spark recipe' on cu130-nightly, NVIDIA's Nemotron 3 Super DGX Spark deployment guide, whose vLLM "
+        "recipe on that image serves the checkpoint's MTP layer as a draft ('MTP + NVFP4 on DGX Spark requires "
+        "a vLLM nightly build (cu130)', docs.nvidia.com/nemotron/nightly/usage-cookbook/Nemotron-3-Super/"
+        "SparkDeploymentGuide), and the same model's forum run with MTP on one Spark decoded 23.45 tok/s "
+        "(thelgtm.dev); kubis.ai's plain decode on one Spark is 16.29. Its prefill is compared",
         url="https://vllm.ai/blog/2026-06-01-vllm-dgx-spark",
         origin="vllm-blog-nemotron-super",
+        speculative="mtp",
     ),
     _pt(
         "nemotron-nano-1-vllm-forum",

@@ -20,7 +20,11 @@ Conditions not stated by a source are assumptions, written in ``note``.
 ``context`` is the decode context (tokens already in the cache, the prompt
 plus half the output); ``prompt`` the prompt length behind a prefill figure.
 ``mode`` is the CUDA-graph mode the run used ("graphs", "eager"; empty: not
-stated, predicted as the engines' default, graphs).
+stated, predicted as the engines' default, graphs). ``speculative`` names the
+speculative decoding a run used ("mtp", "eagle", "nextn", "dflash", "ngram";
+empty: none): the model predicts plain decoding, so a speculative run's decode
+figures are kept on the record but not compared with its predictions (its
+prefill still is), and the evidence is written in ``note``.
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ class PublishedPoint:
     router: str = "even"
     mode: str = ""
     origin: str = ""
+    speculative: str = ""
 
     @property
     def path(self) -> str:

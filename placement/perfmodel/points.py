@@ -83,14 +83,16 @@ def point_class(p: PublishedPoint, metric: str) -> FigureClass:
 
 
 def point_figures(p: PublishedPoint, c: PerfConstants) -> list[tuple[str, float, float]]:
-    """(metric, published, predicted) of every figure a point carries."""
+    """(metric, published, predicted) of every figure a point carries and the
+    model predicts: a run with speculative decoding gives its prefill only."""
     model, layout = point_model(p), point_layout(p)
     out: list[tuple[str, float, float]] = []
-    if p.decode_tps is not None and (p.concurrency > 1 or p.replicas > 1):
-        out.append(("aggregate", p.decode_tps, aggregate_prediction(p, c)))
-    elif p.decode_tps is not None:
+    decode = None if p.speculative else p.decode_tps
+    if decode is not None and (p.concurrency > 1 or p.replicas > 1):
+        out.append(("aggregate", decode, aggregate_prediction(p, c)))
+    elif decode is not None:
         pred = predict(model, layout, context_tokens=p.context, prompt_tokens=p.prompt, constants=c)
-        out.append(("decode", p.decode_tps, pred.decode_tps))
+        out.append(("decode", decode, pred.decode_tps))
     if p.prefill_tps is not None:
         tps = predict_prefill_tps(model, layout, prompt_tokens=p.prompt, constants=c)
         out.append(("prefill", p.prefill_tps, tps))

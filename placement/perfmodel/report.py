@@ -297,6 +297,8 @@ def _where(p: PublishedPoint) -> str:
         extras.append(p.quantization)
     if p.mode:
         extras.append(f"{p.mode} mode")
+    if p.speculative:
+        extras.append(f"{p.speculative.upper()} speculative decoding")
     if p.context > 4096:
         extras.append(f"context {p.context:,}")
     if p.nodes > 1 and p.link_gbps != 200:

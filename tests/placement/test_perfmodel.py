@@ -548,3 +548,24 @@ def test_each_held_out_experiment_counts_once_in_the_per_experiment_median():
     assert report.experiment_median("holdout", "decode") == (pytest.approx(16.0), 2)
     assert report.median("holdout", "decode") == pytest.approx(3.0)
     assert report.experiment_median("holdout", "aggregate") is None
+
+
+def test_a_run_with_speculative_decoding_is_compared_on_its_prefill_only():
+    """The vLLM blog's Nemotron-3-Super ran NVIDIA's recipe with MTP (its
+    sources, docs/figures.md): the model predicts plain decoding, so the run's
+    decode figure stays on the record but is not compared; its prefill is. The
+    same point without the label would be compared on both."""
+    from benchmarks.seed import published_notes
+    from placement.perfmodel.points import point_figures
+
+    point = next(p for p in PUBLISHED_POINTS if p.key == "nemotron-super-1-vllm-blog")
+    assert (point.speculative, point.role, point.decode_tps) == ("mtp", "holdout", 23.2)
+    constants = default_constants()
+    assert [metric for metric, _, _ in point_figures(point, constants)] == ["prefill"]
+    plain = replace(point, speculative="")
+    assert [metric for metric, _, _ in point_figures(plain, constants)] == ["decode", "prefill"]
+    report = fit_report(DEFAULT_READING)
+    assert [e.metric for e in report.errors if e.key == point.key] == ["prefill"]
+    assert "MTP speculative decoding" in published_notes(point)
+    # only held-out runs were re-labelled: no training point is speculative
+    assert not [p.key for p in PUBLISHED_POINTS if p.speculative and p.role == "train"]
