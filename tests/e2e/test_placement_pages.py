@@ -59,6 +59,8 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     assert "NCCL over RoCE" in first.inner_text()
     assert re.fullmatch(r"\d+\.\d \(\d+\.\d to \d+\.\d\)", " ".join(first.locator("td.num").first.inner_text().split()))
     shot("placement-plans")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    shot("placement-plans-1440")
     page.set_viewport_size({"width": 390, "height": 844})
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing pushes the page sideways
     box = first.locator('td[data-label="Prefill, tok/s"]').bounding_box()
@@ -67,6 +69,8 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     reason = "tr.plan-more.recommended p.reason"
     assert page.evaluate(f"(e => e.scrollWidth <= e.clientWidth)(document.querySelector('{reason}'))")
     assert page.locator(reason).bounding_box()["x"] + page.locator(reason).bounding_box()["width"] <= 390
+    # the recommended plan's row on its own, legible at phone width
+    first.screenshot(path=str(shot("placement-plans-390").with_name("placement-plans-390-row.png")))
     page.set_viewport_size({"width": 1366, "height": 900})
 
     # a marker on window survives only if the page is not reloaded
