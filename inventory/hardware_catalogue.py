@@ -87,6 +87,20 @@ def switch_ports(
     return [(n, speed_gbps, breakout, cage) for n in range(1, port_count + 1)]
 
 
+def ports_text(port_count: int, speed_gbps: int, breakout: bool, cage: str, groups: Any = ()) -> str:
+    """A switch's ports in words: "4 x 400G QSFP56-DD (each 1 x 400G or 2 x 200G)", or
+    its groups joined by " + " when they differ."""
+
+    def one(count: int, speed: int, group_cage: str, group_breakout: bool) -> str:
+        split = " (each 1 x 400G or 2 x 200G)" if group_breakout and speed >= 400 else ""
+        split = split or (" (each can break out into 2 x 200G)" if group_breakout else "")
+        return f"{count} x {speed}G{f' {group_cage}' if group_cage else ''}{split}"
+
+    if groups:
+        return " + ".join(one(*group) for group in groups)
+    return one(port_count, speed_gbps, cage, breakout)
+
+
 def catalogue_switch_ports(slug: str) -> list[tuple[int, int, bool, str]]:
     """The ports of a switch of this module's catalogue, by slug."""
     _, _, _, count, speed, breakout, cage = next(s for s in SWITCHES if s[0] == slug)

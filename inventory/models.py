@@ -12,6 +12,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from .hardware_catalogue import ports_text
+
 
 class CatalogueEntry(models.Model):
     class Kind(models.TextChoices):
@@ -75,6 +77,11 @@ class CatalogueEntry(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+    @property
+    def ports_text(self) -> str:
+        """A switch's ports in words (every kind and cage, in port order)."""
+        return ports_text(self.port_count or 0, self.speed_gbps or 0, self.breakout, self.cage, self.port_groups)
 
 
 class Spark(models.Model):

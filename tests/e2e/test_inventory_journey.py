@@ -72,3 +72,30 @@ def test_admin_registers_two_sparks_and_a_cable(live_server, page, shot):
     log = page.locator("#rows").inner_text()
     assert "spark-01" in log and "rack-a-01" in log and "labadmin" in log
     shot("change-log")
+
+
+def test_the_crs812s_mixed_ports_and_their_cages_at_desk_and_phone_width(live_server, page, shot):
+    """The catalogue and a CRS812 DDQ's page say its ports group by group, and
+    each port its cage; at 390 px nothing pushes the page sideways."""
+    from core.actor import Actor
+    from inventory import services
+    from inventory.models import CatalogueEntry
+
+    make_user("viewer", "viewer")
+    services.switch_create(actor=Actor(source="command"), name="sw-812", hardware="mikrotik-crs812-ddq")
+    base = live_server.url
+    sign_in(page, base, "viewer", "viewer-pass-123")
+    want = "2 x 400G QSFP56-DD (each 1 x 400G or 2 x 200G) + 2 x 200G QSFP56 + 8 x 50G SFP56 + 2 x 10G RJ45"
+    assert CatalogueEntry.objects.get(slug="mikrotik-crs812-ddq").ports_text == want
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{base}/catalogue/")
+        assert want in " ".join(page.locator("main").inner_text().split())
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        shot(f"catalogue-crs812-{width}")
+        page.goto(f"{base}/switches/sw-812/")
+        assert want in page.locator("dl.facts").inner_text()
+        cages = page.locator("#ports tbody tr td:nth-child(3)").all_inner_texts()
+        assert cages == ["QSFP56-DD"] * 2 + ["QSFP56"] * 2 + ["SFP56"] * 8 + ["RJ45"] * 2
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        shot(f"switch-crs812-{width}")
