@@ -137,7 +137,7 @@ def engine_steps(
             ray = (
                 f"ray start --block --head --port={RAY_PORT}"
                 if rank == 0
-                else f"ray start --block --address={head_address}:{RAY_PORT}"
+                else f"ray start --block --address={_q(f'{head_address}:{RAY_PORT}')}"
             )
             lines = script_header(plan, model, node, index, rank, size, group, settings)
             lines += preflight(node, group, settings)
@@ -148,6 +148,7 @@ def engine_steps(
                 + " ".join(["-e HF_TOKEN", *(f"-e {_q(f'{var}={value}')}" for var, value in env)])
                 + f" {image} -c {_q(f'{RAY_INSTALL} && {ray}')}",
             ]
+            # the inner command is quoted twice: once for bash -c in the container, once for this shell
             steps.append(Step(node.name, "ray head" if rank == 0 else "ray worker", "\n".join(lines) + "\n"))
         name = container(serving_id, index, 0)
         wait = _wait_for_ray(size, f"docker exec {name} ray status")
