@@ -174,6 +174,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file (not :memory:) so live-server and race tests share it across
     # threads; one per process so two test runs on one machine never collide.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-{os.getpid()}.sqlite3")}
+elif env("FLEET_TEST_DB_SUFFIX", ""):
+    # A second test run beside the first (./run test runs the live-server fuzz beside the
+    # browser journeys) gets test databases of its own: test_<name>_<suffix>.
+    DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{env('FLEET_TEST_DB_SUFFIX', '')}"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
