@@ -94,9 +94,10 @@ def _clash_check(spark_ids: list[int], parts: list[tuple[datetime, datetime]], e
 LOCK_SPACE = 0x5BF1
 
 
-def _lock_sparks(spark_ids: list[int]) -> None:
+def lock_sparks(spark_ids: list[int]) -> None:
     """PostgreSQL: hold each Spark's booking lock until commit, taken in id
-    order so that two writers never wait on each other in a circle."""
+    order so that two writers never wait on each other in a circle (serving
+    takes the same lock before it holds Sparks)."""
     if connection.vendor != "postgresql":
         return  # SQLite: BEGIN IMMEDIATE already holds the only write lock
     with connection.cursor() as cursor:
@@ -163,7 +164,7 @@ def booking_create(
                 "(FLEET_BOOKING_MAX_ACTIVE_PER_USER): cancel one first",
                 path="start",
             )
-        _lock_sparks(target.ids)
+        lock_sparks(target.ids)
         _clash_check(target.ids, [(start, end)])
         booking = Booking.objects.create(
             owner=owner,
@@ -273,7 +274,7 @@ def booking_update(
         if (new_start, new_end) != (b.start, b.end):
             ids = sorted(Allocation.objects.filter(booking=b).values_list("spark_id", flat=True))
             added = [(s, e) for s, e in ((new_start, min(b.start, new_end)), (max(b.end, new_start), new_end)) if e > s]
-            _lock_sparks(ids)
+            lock_sparks(ids)
             _clash_check(ids, added, exclude=b.pk)
             try:
                 with transaction.atomic():
@@ -347,7 +348,7 @@ def maintenance_create(
     with transaction.atomic():
         # The bookings' locks: a booking racing this window either commits
         # first (and is marked below) or waits and then sees the window.
-        _lock_sparks(spark_ids)
+        lock_sparks(spark_ids)
         window = MaintenanceWindow.objects.create(
             start=start, end=end, reason=reason.strip(), group=row, created_by=actor.known_user
         )

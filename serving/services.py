@@ -19,7 +19,7 @@ from django.utils import timezone
 from bookings.models import Allocation, Booking
 from bookings.selectors import LIVE as BOOKING_LIVE
 from bookings.selectors import group_find
-from bookings.services import _lock_sparks
+from bookings.services import lock_sparks
 from core.actor import Actor
 from core.config import setting
 from core.errors import FleetError, Unavailable
@@ -146,7 +146,7 @@ def serving_start(
         raise ServingError(problems)
     sparks = {s.name: s for s in Spark.objects.filter(name__in=chosen.plan.nodes)}
     with transaction.atomic():
-        _lock_sparks([s.pk for s in sparks.values()])
+        lock_sparks([s.pk for s in sparks.values()])
         busy = _busy([s.pk for s in sparks.values()])
         if busy:
             raise ServingRefused([("group", f"busy: {b}") for b in busy])
