@@ -11,6 +11,7 @@ class CoreConfig(AppConfig):
     def ready(self) -> None:
         from django.db.backends.signals import connection_created
 
-        from .db import clamp_out_of_range_timestamps
+        from .db import any_of_register, clamp_out_of_range_timestamps
 
+        any_of_register()
         connection_created.connect(clamp_out_of_range_timestamps, dispatch_uid="core.clamp_timestamps")

@@ -33,7 +33,7 @@ def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str |
     """(targets, accepted keys by name, names held back for a changed host key). Plain values, two queries."""
     ids = list(spark_ids)
     rows = (
-        Spark.objects.filter(pk__in=ids)
+        Spark.objects.filter(pk__any_of=ids)
         .filter(Q(telemetry__isnull=True) | ~Q(telemetry__key_status=NodeState.KeyStatus.MISMATCH))
         .order_by("name")
         # What the targets and the software schedule read (not the software reading itself).
@@ -43,7 +43,7 @@ def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str |
         )
     )  # fmt: skip
     held = list(
-        NodeState.objects.filter(spark_id__in=ids, key_status=NodeState.KeyStatus.MISMATCH).values_list(
+        NodeState.objects.filter(spark_id__any_of=ids, key_status=NodeState.KeyStatus.MISMATCH).values_list(
             "spark__name", flat=True
         )
     )
@@ -76,9 +76,8 @@ def poll_and_store(
     ids = list(spark_ids)
     report_ahead = StoreReport()
     if round_at is not None:
-        polled = set(
-            NodeState.objects.filter(spark_id__in=ids, last_poll_at__gte=round_at).values_list("spark_id", flat=True)
-        )
+        since = NodeState.objects.filter(spark_id__any_of=ids, last_poll_at__gte=round_at)
+        polled = set(since.values_list("spark_id", flat=True))
         report_ahead.polled_already = len(polled)
         ids = [i for i in ids if i not in polled]
     targets, known, _held = targets_for(ids)

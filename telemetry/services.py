@@ -134,7 +134,7 @@ def objects_key(objects: Iterable[str]) -> str:
 
 def _open_alerts(spark_ids: Iterable[int]) -> dict[AlertKey, OpenAlert]:
     """The open alerts of these nodes, every code, in one query of plain values."""
-    rows = Alert.objects.filter(spark_id__in=list(spark_ids), ended_at__isnull=True).values_list(
+    rows = Alert.objects.filter(spark_id__any_of=list(spark_ids), ended_at__isnull=True).values_list(
         "spark_id", "code", "objects_key", "pk", "severity", "message", "about"
     )
     return {(sid, code, key): (pk, severity, message, about) for sid, code, key, pk, severity, message, about in rows}
@@ -196,11 +196,11 @@ def _alerts_sync(
         if key not in open_now
     ]
     if ended:
-        Alert.objects.filter(pk__in=[pk for _, pk in ended]).update(ended_at=now)
+        Alert.objects.filter(pk__any_of=[pk for _, pk in ended]).update(ended_at=now)
         for key, _ in ended:
             del known[key]
     if seen:
-        Alert.objects.filter(pk__in=seen).update(last_seen_at=now)
+        Alert.objects.filter(pk__any_of=seen).update(last_seen_at=now)
     if changed:
         Alert.objects.bulk_update(changed, ["message", "severity", "last_seen_at"], batch_size=200)
     if new:
@@ -284,7 +284,7 @@ def _states_lock(ids: list[int], names: Mapping[int, str]) -> dict[int, _State]:
     def read() -> dict[int, _State]:
         rows = (
             NodeState.objects.select_for_update(of=("self",))
-            .filter(spark_id__in=ids)
+            .filter(spark_id__any_of=ids)
             .values_list("spark_id", "status", "latest_id", "last_poll_at", "last_sample_at", "host_key",
                          "presented_key", "key_status")
         )  # fmt: skip
@@ -307,7 +307,8 @@ def _latest_read(states: Iterable[_State]) -> None:
     is no newer than their last stored one: a retried or late chunk). One query, rarely."""
     by_latest = {st.latest_id: st for st in states if st.latest_id is not None}
     if by_latest:
-        for pk, at, reachable in NodeSample.objects.filter(pk__in=list(by_latest)).values_list("pk", "at", "reachable"):
+        rows = NodeSample.objects.filter(pk__any_of=list(by_latest)).values_list("pk", "at", "reachable")
+        for pk, at, reachable in rows:
             by_latest[pk].latest_at, by_latest[pk].latest_reachable = at, reachable
 
 
@@ -324,7 +325,7 @@ def results_store(
     report = StoreReport()
     interval = conf.poll_interval_s()
     with transaction.atomic():
-        sparks = dict(Spark.objects.filter(name__in=[r.name for r in results]).values_list("name", "pk"))
+        sparks = dict(Spark.objects.filter(name__any_of=[r.name for r in results]).values_list("name", "pk"))
         report.skipped += sum(1 for r in results if r.name not in sparks)  # deleted since the poll began
         results = [r for r in results if r.name in sparks]
         ids = [sparks[r.name] for r in results]
@@ -427,9 +428,10 @@ def _links_check(
     samples: dict[str, Sample | None] = {}
     owner_ids = {st.name: st.spark_id for st in polled.values()}
     if read:
-        for name, spark_id, reachable, mem_total, twins in NodeState.objects.filter(spark__name__in=read).values_list(
+        others = NodeState.objects.filter(spark__name__any_of=list(read)).values_list(
             "spark__name", "spark_id", "latest__reachable", "latest__mem_total_bytes", "latest__twins"
-        ):
+        )
+        for name, spark_id, reachable, mem_total, twins in others:
             owner_ids[name] = spark_id
             samples[name] = _link_sample(reachable, mem_total, twins) if reachable is not None else None
     for name, st in polled.items():
