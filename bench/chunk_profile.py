@@ -93,7 +93,8 @@ def main() -> None:
         floor_ms = floor[1] * 1000 / args.nodes
         print(f"chunk of {args.nodes}, {args.rounds} warm calls of poll_and_store (CPU of this process, median):")
         print(f"  product {product:.3f} ms per Spark, floor {floor_ms:.3f} ms per Spark: {product / floor_ms:.2f}x")
-        print(f"  the first call (every connection new, every software read): {cold_cpu * 1000 / args.nodes:.3f} ms per Spark")
+        first = cold_cpu * 1000 / args.nodes
+        print(f"  the first call (every connection new, every software read): {first:.3f} ms per Spark")
         out = io.StringIO()
         if args.cold:
             pstats.Stats(cold, stream=out).sort_stats("cumulative").print_stats(r"telemetry|core|inventory", args.top)
