@@ -81,6 +81,7 @@ _SPARK = {slug: (name, memory, connectx) for slug, name, _, memory, connectx in 
 _SWITCH = {slug: (name, ports, speed, breakout) for slug, name, _, ports, speed, breakout, _cage in SWITCHES}
 _CABLE = {slug: (name, speed, breakout) for slug, name, speed, breakout, _plug in CABLES}
 _CABLE_PLUG = {slug: plug for slug, *_rest, plug in CABLES}
+_VENDOR = {slug: vendor for slug, _, vendor, *_rest in SWITCHES}
 
 
 class DesignInputError(ValueError):
@@ -463,6 +464,11 @@ def _switched(lab: _Lab, switch: str) -> Design:
     notes = [f"{sw_name}{f' (the lab’s {sw})' if mine else ''}: {_how(speed, cables, odd, plain)}."]
     if speed < 200:
         notes.append(f"Its ports run at {speed} Gb/s, half of what a Spark's port can do.")
+    if _VENDOR[switch] == "MikroTik":
+        notes.append(
+            "Cables are NVIDIA-coded for the Sparks' ConnectX-7 end; MikroTik's switches take any vendor's "
+            "coding at theirs (docs/hardware.md)."
+        )
     new_switch = [] if mine else [{"name": sw, "hardware": switch}]
     return _finish(lab, f"switched-{switch}", f"Switched on {sw_name}", "switched", switch, cables, notes, new_switch)
 

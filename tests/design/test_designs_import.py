@@ -103,6 +103,10 @@ def test_the_crs812_takes_breakouts_on_its_qsfp56_dd_ports_then_one_spark_a_qsfp
     ]
     assert six.link_gbps == [200] and six.finding_codes == []
     assert "then one QSFP56 DAC (200G) a Spark on a port that does not break out" in six.notes[0]
+    # every cable touches a Spark, whose NIC wants NVIDIA coding; the MikroTik end takes any
+    assert {c["coded_for"] for c in six.document["cables"]} == {"nvidia"}
+    assert any("MikroTik's switches take any vendor's coding" in n for n in six.notes)
+    assert not any("any vendor's coding" in n for n in designs(Request(6, 0))[-1].notes)  # the generic switch
     three = next(d for d in designs(Request(3, 0)) if d.key == "switched-mikrotik-crs812-ddq")
     assert [(c["type"], c["ends"][0]) for c in three.document["cables"]] == [
         ("qsfp-dd-2x-qsfp56-breakout", "sw-1:1"),
