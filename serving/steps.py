@@ -125,6 +125,7 @@ def engine_steps(
         if size == 1:
             lines = script_header(plan, model, head, index, 0, 1, group, settings)
             lines += [
+                predicted_line(plan),
                 f"mkdir -p {hf}",
                 f"docker run -d --name {container(serving_id, index, 0)} {label} --gpus all --network host "
                 f"--ipc host -e HF_TOKEN -v {hf}:/root/.cache/huggingface {image} {serve}",
@@ -152,9 +153,15 @@ def engine_steps(
             steps.append(Step(node.name, "ray head" if rank == 0 else "ray worker", "\n".join(lines) + "\n"))
         name = container(serving_id, index, 0)
         wait = _wait_for_ray(size, f"docker exec {name} ray status")
-        lines = [*wait, f"docker exec -d {name} {serve} --distributed-executor-backend ray"]
+        lines = [predicted_line(plan), *wait, f"docker exec -d {name} {serve} --distributed-executor-backend ray"]
         steps.append(Step(head.name, "engine", "\n".join(["set -euo pipefail", *lines]) + "\n"))
     return steps
+
+
+def predicted_line(plan: Plan) -> str:
+    """What the plan predicted for one stream, as a comment (the simulated Sparks decode at it)."""
+    figure = f"{plan.decode_tps:.2f} tok/s per stream" if plan.decode_tps else "none"
+    return f"# predicted decode: {figure} (placement's performance model)"
 
 
 def _wait_for_ray(count: int, status: str) -> list[str]:

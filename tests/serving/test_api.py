@@ -46,6 +46,7 @@ def test_member_serves_on_own_booking_and_reads_it_back(api_member, booked_pair,
     script = serving.steps[0]["script"]
     assert f"--label spark-fleet.serving={serving.pk}" in script and "--port 9100" in script
     assert f"--name spark-fleet-{serving.pk}-1-0" in script and "docker run -d" in script
+    assert f"# predicted decode: {serving.plan['decode_tps']:.2f} tok/s per stream" in script
     assert serving.plan["url"] == "http://10.20.1.11:9100/v1"
     assert api_member.get(f"/api/serving/{serving.pk}").json() == body
     listed = api_member.get(f"/api/serving?group={booked_pair.name}&status=starting").json()
