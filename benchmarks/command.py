@@ -22,6 +22,7 @@ LIMITS = {"concurrency": (1, 256), "input_len": (1, 131_072), "output_len": (1, 
 _VERSION = re.compile(r"^\s*v?(\d+\.\d+[\w.+-]*)\s*$")
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")
+_BASE_URL = re.compile(r"^http://[A-Za-z0-9][A-Za-z0-9.-]{0,252}:[0-9]{1,5}$")
 VERSION_MARK = "@@bench:version"
 RESULT_MARK = "@@bench:result"
 
@@ -36,6 +37,7 @@ class BenchSpec:
     input_len: int = 128
     output_len: int = 128
     num_prompts: int = 10
+    base_url: str = SERVE_URL  # the OpenAI-compatible server measured (a serving's URL)
 
 
 def bench_problems(spec: BenchSpec) -> list[tuple[str, str]]:
@@ -48,6 +50,9 @@ def bench_problems(spec: BenchSpec) -> list[tuple[str, str]]:
         problems.append(("model", "slug has characters a command line must not carry"))
     if not _REPO.match(spec.model_ref):
         problems.append(("model", "Hugging Face name has characters a command line must not carry"))
+    match = _BASE_URL.match(spec.base_url) if isinstance(spec.base_url, str) else None
+    if match is None or not 0 < int(spec.base_url.rsplit(":", 1)[1]) < 65536:
+        problems.append(("base_url", "must be http://host:port (a server's address and port, nothing else)"))
     return problems
 
 
@@ -60,7 +65,7 @@ def bench_command(spec: BenchSpec) -> str:
     return (
         "export LC_ALL=C; "
         f"echo {VERSION_MARK}; vllm --version 2>/dev/null || true; echo {RESULT_MARK}; "
-        f"vllm bench serve --backend vllm --base-url {SERVE_URL} --model {q(spec.model_ref)} "
+        f"vllm bench serve --backend vllm --base-url {q(spec.base_url)} --model {q(spec.model_ref)} "
         f"--served-model-name {q(spec.slug)} --dataset-name random "
         f"--random-input-len {spec.input_len} --random-output-len {spec.output_len} "
         f"--max-concurrency {spec.concurrency} --num-prompts {spec.num_prompts}"

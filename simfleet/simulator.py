@@ -26,9 +26,13 @@ import shlex
 import socket
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import aiohttp
 import asyncssh
 
+from simfleet.engine import SimEngine, per_stream_tps, running_on
+from simfleet.engine_bench import BenchFigures, bench_summary, run_bench
 from simfleet.nccl_answers import NcclAnswer, nccl_answer
 from simfleet.software_answers import SOFTWARE_KEYS, asked_images
 from telemetry.poll_script import POLL_SCRIPT
@@ -116,12 +120,10 @@ _BENCH_RE = re.compile(
 VLLM_VERSION = "0.11.1"
 
 
-def bench_answer(command: str, node: SimNode) -> str | None:
-    """What a head node running ``vllm bench serve`` prints for placement's
-    fixed benchmark command, or None for any other command. Arguments are
-    read with shlex.split, never executed; the figures follow the node's
-    memory bandwidth bound (a 128 GB node decodes a mid-size model at about
-    55 tok/s per stream) with a little noise, and batching helps up to a point."""
+def _bench_request(command: str) -> tuple[re.Match[str], dict[str, str], tuple[int, int, int, int]] | None:
+    """The fixed benchmark command's marks, arguments and (concurrency, prompts,
+    input length, output length), or None for any other command. Arguments are
+    read with shlex.split, never executed."""
     match = _BENCH_RE.fullmatch(command.strip())
     if match is None:
         return None
@@ -137,37 +139,65 @@ def bench_answer(command: str, node: SimNode) -> str | None:
         out_len = max(1, int(args.get("random-output-len", "128")))
     except ValueError:
         return None
+    return match, args, (conc, prompts, in_len, out_len)
+
+
+def bench_answer(command: str, node: SimNode) -> str | None:
+    """What a head node running ``vllm bench serve`` prints for placement's
+    fixed benchmark command when no simulated engine serves its base URL, or
+    None for any other command. The figures follow the node's
+    memory bandwidth bound (a 128 GB node decodes a mid-size model at about
+    55 tok/s per stream) with a little noise, and batching helps up to a point."""
+    request = _bench_request(command)
+    if request is None:
+        return None
+    match, _args, (conc, prompts, in_len, out_len) = request
     rng = random.Random(f"{node.name}:{conc}:{in_len}:{out_len}")
-    per_stream = 55.0 * (0.97 + rng.random() * 0.06) / (1 + 0.04 * (conc - 1))
-    output_tps = per_stream * conc
+    per_stream = per_stream_tps(55.0 * (0.97 + rng.random() * 0.06), conc)
     tpot = 1000.0 / per_stream
     ttft = 20.0 + in_len * 0.32 * (0.95 + rng.random() * 0.1)
     duration = prompts * (ttft / 1000 + out_len * tpot / 1000) / conc
-    summary = "\n".join(
-        [
-            "============ Serving Benchmark Result ============",
-            f"Successful requests:                     {prompts}",
-            f"Maximum request concurrency:             {conc}",
-            f"Benchmark duration (s):                  {duration:.2f}",
-            f"Total input tokens:                      {prompts * in_len}",
-            f"Total generated tokens:                  {prompts * out_len}",
-            f"Request throughput (req/s):              {prompts / duration:.2f}",
-            f"Output token throughput (tok/s):         {output_tps:.2f}",
-            f"Total Token throughput (tok/s):          {(prompts * (in_len + out_len)) / duration:.2f}",
-            "---------------Time to First Token----------------",
-            f"Mean TTFT (ms):                          {ttft:.2f}",
-            f"Median TTFT (ms):                        {ttft * 0.99:.2f}",
-            f"P99 TTFT (ms):                           {ttft * 1.2:.2f}",
-            "-----Time per Output Token (excl. 1st token)------",
-            f"Mean TPOT (ms):                          {tpot:.2f}",
-            f"Median TPOT (ms):                        {tpot * 0.998:.2f}",
-            f"P99 TPOT (ms):                           {tpot * 1.04:.2f}",
-            "---------------Inter-token Latency----------------",
-            f"Mean ITL (ms):                           {tpot:.2f}",
-            "==================================================",
-        ]
+    figures = BenchFigures(
+        completed=prompts,
+        concurrency=conc,
+        duration_s=duration,
+        input_tokens=prompts * in_len,
+        output_tokens=prompts * out_len,
+        ttft_ms=[ttft],
+        tpot_ms=[tpot],
+        itl_ms=[tpot],
     )
-    return f"{match['version_mark']}\n{VLLM_VERSION}\n{match['result_mark']}\n{summary}\n"
+    return f"{match['version_mark']}\n{VLLM_VERSION}\n{match['result_mark']}\n{bench_summary(figures)}"
+
+
+def _engine_of(args: dict[str, str]) -> SimEngine | None:
+    """The simulated engine of this process that the command's --base-url names, if one runs."""
+    url = urlsplit(args.get("base-url", ""))
+    if url.scheme != "http" or url.hostname is None or url.port is None:
+        return None
+    if url.hostname not in ("127.0.0.1", "localhost"):
+        return None
+    return running_on(url.port)
+
+
+async def measured_bench_answer(command: str) -> str | None:
+    """The fixed benchmark command measured for real against the simulated
+    engine its --base-url names (``simfleet.engine_bench``), or None when the
+    command is another or no engine of this process serves that URL."""
+    request = _bench_request(command)
+    if request is None:
+        return None
+    match, args, (conc, prompts, in_len, out_len) = request
+    engine = _engine_of(args)
+    if engine is None:
+        return None
+    model = args.get("served-model-name", args.get("model", ""))
+    base = f"http://127.0.0.1:{engine.port}"
+    figures = await run_bench(base, model, concurrency=conc, num_prompts=prompts, input_len=in_len, output_len=out_len)
+    head = f"{match['version_mark']}\n{VLLM_VERSION}\n{match['result_mark']}\n"
+    if figures.completed == 0:
+        return head + f"Error: no request to {base} completed\n"
+    return head + bench_summary(figures)
 
 
 class _SimSession(asyncssh.SSHServerSession[bytes]):
@@ -207,8 +237,12 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
             if "hung" not in faults:  # a hung head node never answers
                 self._task = asyncio.get_running_loop().create_task(self._stream(nccl))
         elif bench is not None and "down" not in faults and "hung" not in faults:
-            chan.write(bench.encode())
-            chan.exit(0)
+            bench_request = _bench_request(self._command or "")
+            if bench_request is not None and _engine_of(bench_request[1]) is not None:
+                self._task = asyncio.get_running_loop().create_task(self._measure(self._command or ""))
+            else:
+                chan.write(bench.encode())
+                chan.exit(0)
         elif (self._command or "").strip() != _SCRIPT_STRIPPED and not _is_software_poll(self._command or ""):
             first = (self._command or "").split(None, 1)[0] if (self._command or "").split() else ""
             chan.write_stderr(f"sh: 1: {first[:40]}: command not found\n".encode())
@@ -219,6 +253,17 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
             self._timer = asyncio.get_running_loop().call_later(self._rt.fleet.slow_s, self._answer)
         else:
             self._answer()
+
+    async def _measure(self, command: str) -> None:
+        try:
+            text = await measured_bench_answer(command)
+            status = 0
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            text, status = f"Error: {exc}\n", 1
+        if self._chan is None or self._chan.is_closing():
+            return
+        self._chan.write((text or "").encode())
+        self._chan.exit(status)
 
     async def _stream(self, answer: NcclAnswer) -> None:
         for delay, text in answer.chunks:
