@@ -13,7 +13,7 @@ from placement.model_catalogue import ModelSpec
 from .constants import CALIBRATION_BOUNDS, ENGINES, EngineConstants, PerfConstants
 from .fitted import default_constants
 from .points import PointError
-from .prediction import Layout, _step_ms, predict, predict_prefill_tps
+from .prediction import Layout, _step_ms, own_stream_cost, predict, predict_prefill_tps
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,9 @@ def _refit_streams(runs: list[LabRun], c: PerfConstants, engine: str) -> float:
     CALIBRATION_BOUNDS), after its own constants are re-fitted; the published
     value without MIN_AGGREGATE_RUNS such runs."""
     e = c.engine(engine)
-    measured = [(r, r.aggregate_tps) for r in runs if r.aggregate_tps and r.concurrency > 1]
+    measured = [
+        (r, r.aggregate_tps) for r in runs if r.aggregate_tps and r.concurrency > 1 and own_stream_cost(r.layout)
+    ]
     if len(measured) < MIN_AGGREGATE_RUNS:
         return e.stream_overhead_ms
 

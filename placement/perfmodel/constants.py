@@ -45,9 +45,21 @@ ENGINE_FIT_SOURCE = {"vllm": "vllm", "sglang": "vllm", "llama.cpp": "llama.cpp"}
 # constant (shown as "borrowed from vLLM" beside its predictions).
 BORROWED: dict[str, tuple[str, ...]] = {
     "vllm": (),
-    "sglang": ("bandwidth efficiency", "cost per sublayer", "eager mode", "pipeline hop"),
+    "sglang": (
+        "bandwidth efficiency",
+        "cost per sublayer",
+        "eager mode",
+        "pipeline hop",
+        "cost per extra stream without tensor parallelism",
+    ),
     "llama.cpp": ("cost per extra stream",),
 }
+# Engines whose cost per extra stream is fitted on tensor-parallel runs only
+# (SGLang's two-node TP2 series, where every stream's activations cross the
+# link in each all-reduce): a layout without tensor parallelism borrows
+# vLLM's. Applied to one node, SGLang's ~10 ms a stream would make two
+# streams of a small fast MoE model decode less in all than one.
+STREAM_COST_FROM_TP = ("sglang",)
 # Estimated lower bound of an engine's cost per sublayer (a token mixer or an
 # FFN) per decode step: a transformer layer (two sublayers) runs at least ~12
 # kernels (norms, QKV, rope, attention, output projection, MLP or routing and

@@ -28,6 +28,7 @@ from .constants import (
     NODE_MEMORY_BW_GBPS,
     PATHS,
     PREFILL_CHUNK,
+    STREAM_COST_FROM_TP,
     PerfConstants,
 )
 from .fitted import default_constants
@@ -219,11 +220,18 @@ def expert_slots(model: ModelSpec) -> int:
     return model.experts_per_token * model.ffns if model.is_moe else 0
 
 
+def own_stream_cost(layout: Layout) -> bool:
+    """Whether the layout pays its engine's own cost per extra stream (else
+    vLLM's: ``STREAM_COST_FROM_TP``)."""
+    return layout.engine not in STREAM_COST_FROM_TP or layout.tp > 1
+
+
 def streams_ms(model: ModelSpec, layout: Layout, c: PerfConstants, batch: float) -> float:
     """What the streams beyond the first add to one step of one instance: the
     engine's cost per extra stream and the cost of each one's expert slots
     (neither is split by tensor parallelism)."""
-    per_stream = c.engine(layout.engine).stream_overhead_ms + expert_slots(model) * c.expert_slot_us / 1e3
+    engine = layout.engine if own_stream_cost(layout) else "vllm"
+    per_stream = c.engine(engine).stream_overhead_ms + expert_slots(model) * c.expert_slot_us / 1e3
     return per_stream * max(batch - 1.0, 0.0)
 
 

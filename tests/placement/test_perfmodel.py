@@ -569,3 +569,29 @@ def test_a_run_with_speculative_decoding_is_compared_on_its_prefill_only():
     assert "MTP speculative decoding" in published_notes(point)
     # only held-out runs were re-labelled: no training point is speculative
     assert not [p.key for p in PUBLISHED_POINTS if p.speculative and p.role == "train"]
+
+
+def test_sglang_borrows_vllms_cost_per_stream_without_tensor_parallelism():
+    """SGLang's cost per extra stream is fitted on its TP2 series only; on one
+    node (or a pipeline without TP) it borrows vLLM's, so more streams of a
+    small fast MoE model never decode less in all than one. At TP2 its own
+    cost applies: the fit's series is predicted as before."""
+    from placement.perfmodel.prediction import own_stream_cost
+
+    c = default_constants()
+    assert c.engine("sglang").stream_overhead_ms > 5 * max(c.engine("vllm").stream_overhead_ms, 0.1)
+    model = get_seed_model("gpt-oss-20b")
+    one, two = Layout(engine="sglang"), Layout(tp=2, path="direct", engine="sglang")
+    assert not own_stream_cost(one) and own_stream_cost(two) and own_stream_cost(Layout(engine="vllm"))
+    for streams in (2, 3, 7):
+        p = predict(model, one, context_tokens=1024, concurrency=streams, constants=c)
+        assert p.aggregate_tps > p.decode_tps
+        vllm = predict(model, replace(one, engine="vllm"), context_tokens=1024, concurrency=streams, constants=c)
+        assert p.aggregate_tps / p.decode_tps == pytest.approx(vllm.aggregate_tps / vllm.decode_tps, rel=1e-6)
+    # at TP2 the extra streams cost SGLang its own, fitted, ~10 ms each
+    sg = predict(model, two, context_tokens=1024, concurrency=4, constants=c)
+    vl = predict(model, replace(two, engine="vllm"), context_tokens=1024, concurrency=4, constants=c)
+    assert sg.aggregate_tps / sg.decode_tps < vl.aggregate_tps / vl.decode_tps
+    report = fit_report(DEFAULT_READING)
+    trained = {e.key: e for e in report.errors if e.key.startswith("qwen3.6-27b-2-sglang")}
+    assert max(abs(e.error_pct) for e in trained.values()) < 7.0
