@@ -10,6 +10,7 @@ from django import forms
 from core.errors import FleetError
 from core.forms import EdgeChecked
 
+from .hardware_catalogue import CAGES
 from .models import Cable, CatalogueEntry, Port, Spark
 
 
@@ -102,6 +103,12 @@ class CatalogueForm(EdgeChecked, forms.Form):
     port_count = forms.IntegerField(required=False, help_text="Switches")
     speed_gbps = forms.IntegerField(label="Speed (Gb/s)", required=False, help_text="Switch ports; cables")
     breakout = forms.BooleanField(required=False, help_text="Switch ports split 2 x 200G; breakout cable")
+    cage = forms.ChoiceField(
+        choices=[("", "unknown"), *((cage, cage) for cage in CAGES)],
+        required=False,
+        help_text="Switches: their ports' cage; cables: the plug of the first end (a breakout's trunk). "
+        "A cable whose plug does not fit a cage is refused; unknown is not checked",
+    )
 
 
 class ImportForm(EdgeChecked, forms.Form):

@@ -99,3 +99,16 @@ def test_the_crs812s_mixed_ports_and_their_cages_at_desk_and_phone_width(live_se
         assert cages == ["QSFP56-DD"] * 2 + ["QSFP56"] * 2 + ["SFP56"] * 8 + ["RJ45"] * 2
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         shot(f"switch-crs812-{width}")
+
+
+def test_an_admin_names_a_new_entrys_cage_at_desk_and_phone_width(live_server, page, shot):
+    make_user("labadmin", "lab-admin")
+    base = live_server.url
+    sign_in(page, base, "labadmin", "labadmin-pass-123")
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{base}/catalogue/new/")
+        options = page.locator("#id_cage option").all_inner_texts()
+        assert options[:3] == ["unknown", "QSFP-DD", "QSFP56-DD"] and "RJ45" in options
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        shot(f"catalogue-new-{width}")

@@ -140,3 +140,16 @@ def test_catalogue_port_groups_must_add_up(api_admin):
     ]
     r = api_admin.post("/api/catalogue", {**body, "slug": "bad-cage", "cage": "OSFP"})
     assert r.status_code == 422
+
+
+@pytest.mark.django_db
+def test_an_admin_adds_a_switch_with_its_cage_on_the_page_and_its_ports_get_it(admin_client):
+    body = {"kind": "switch", "slug": "qsfp28-8", "name": "Eight QSFP28", "port_count": "8", "speed_gbps": "100"}
+    r = admin_client.post("/catalogue/new/", {**body, "cage": "OSFP"})
+    assert r.status_code == 400 and not CatalogueEntry.objects.filter(slug="qsfp28-8").exists()
+    r = admin_client.post("/catalogue/new/", {**body, "cage": "QSFP28"})
+    assert r.status_code == 302
+    assert CatalogueEntry.objects.get(slug="qsfp28-8").cage == "QSFP28"
+    r = admin_client.post("/switches/new/", {"name": "sw-28", "hardware": "qsfp28-8"})
+    assert r.status_code == 302, r.content
+    assert set(Port.objects.filter(switch__name="sw-28").values_list("cage", flat=True)) == {"QSFP28"}
