@@ -74,6 +74,7 @@ def expectations_cached(spark_ids: Iterable[int]) -> Expectations:
 
 def expectations_for(spark_ids: Iterable[int]) -> Expectations:
     ids = list(spark_ids)
+    wanted = set(ids)
     # Every end of every cable plugged into one of these Sparks, with its port's device.
     ends = list(
         CableEnd.objects.filter(cable__ends__port__spark_id__in=ids)
@@ -92,7 +93,7 @@ def expectations_for(spark_ids: Iterable[int]) -> Expectations:
         breakout = cable.type.breakout and len(cable_ends) == 3
         for end in cable_ends:
             spark = end.port.spark
-            if spark is None or spark.id not in ids or not spark.hardware.has_connectx:
+            if spark is None or spark.id not in wanted or not spark.hardware.has_connectx:
                 continue
             names[spark.id] = spark.name
             if breakout:

@@ -120,8 +120,17 @@ class NodeState(models.Model):
     # (telemetry.partitions), and a foreign key can only point at a partitioned
     # table through its whole key (id, at). Django still sets it null when a
     # sample is deleted; retention never drops a partition holding a latest row.
+    # No index either: it changes with every poll, and an indexed column that
+    # changes forbids PostgreSQL's heap-only updates (the row rewritten in its
+    # page, no index touched; the table leaves room for them, telemetry.0005).
     latest = models.ForeignKey(
-        NodeSample, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_constraint=False
+        NodeSample,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
     )
     last_poll_at = models.DateTimeField(null=True, blank=True)
     last_sample_at = models.DateTimeField(null=True, blank=True)  # last poll that brought a sample
