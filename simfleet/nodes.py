@@ -38,6 +38,8 @@ FAULTS: frozenset[str] = frozenset(
         "gpu-na",  # nvidia-smi answers [N/A] for every gauge (utilization, temperature, power)
         "rdma-down",  # p0's first twin is up as a netdev but its RoCE port is DOWN
         "nccl-stuck",  # nccl-tests through this node sits near 3 GB/s (non-release NCCL build)
+        "serve-fail",  # serving's launch exits 125 with docker's no-GPU-runtime error
+        "die-after",  # engines it starts stop answering SimFleet.die_after_s after they start
     }
     | SOFTWARE_FAULTS  # how the software tools answer: no-docker, docker-denied, smi-mismatch, ...
 )

@@ -6,7 +6,9 @@ gauges, twins up/down and addressed according to the node's cabling, LLDP
 neighbours; the same script with the software sections
 (``telemetry.software_script``) also with what the node runs
 (``simfleet.software_answers``); head nodes also answer the benchmarks app's fixed command and the
-fabric verification's ``mpirun ... all_gather_perf`` (``simfleet.nccl_answers``).
+fabric verification's ``mpirun ... all_gather_perf`` (``simfleet.nccl_answers``);
+and every node serving's scripts on stdin of ``bash -s``, starting simulated
+engines and the real vLLM router on loopback (``simfleet.serve_answers``).
 Any other command gets exit status 127. Faults (``FAULTS``) make a
 node misbehave the ways real ones do. The simulator only ever binds to
 loopback: it serves test and benchmark traffic, never a network.
@@ -34,6 +36,7 @@ import asyncssh
 from simfleet.engine import SimEngine, per_stream_tps, running_on
 from simfleet.engine_bench import BenchFigures, bench_summary, run_bench
 from simfleet.nccl_answers import NcclAnswer, nccl_answer
+from simfleet.serve_answers import NodeServing
 from simfleet.software_answers import SOFTWARE_KEYS, asked_images
 from telemetry.poll_script import POLL_SCRIPT
 from telemetry.software_script import POLL_BODY, SOFTWARE_SECTIONS
@@ -63,6 +66,7 @@ _SOFTWARE_MARK = f"@@fleet:{SOFTWARE_SECTIONS[0]}"
 
 
 _END_LINE = _SCRIPT_STRIPPED.rsplit("\n", 1)[-1]
+SERVE_SHELL = "bash -s"  # serving.steps.SHELL: the script comes on stdin
 
 
 def _is_software_poll(command: str) -> bool:
@@ -90,6 +94,8 @@ class _Runtime:
         # connection is refused, as by a dead node, and no other server on the
         # machine (another test worker, another fleet) can take the port meanwhile.
         self.hold: socket.socket | None = None
+        # What it serves for serving's scripts (engines on loopback, the router).
+        self.serving = NodeServing(node.name, die_after_s=fleet.die_after_s)
 
 
 class _SimServer(asyncssh.SSHServer):
@@ -208,6 +214,7 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
         self._command: str | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._task: asyncio.Task[None] | None = None
+        self._stdin = bytearray()
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self._chan = chan
@@ -224,6 +231,8 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
         chan = self._chan
         assert chan is not None
         faults = self._rt.node.faults
+        if self._command == SERVE_SHELL:
+            return  # serving's script comes on stdin: answered at its end (eof_received)
         # Trailing newlines get lost in shells ("$(cat script)"): compare without them.
         bench = bench_answer(self._command or "", self._rt.node)
         fleet = self._rt.fleet
@@ -264,6 +273,24 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
             return
         self._chan.write((text or "").encode())
         self._chan.exit(status)
+
+    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        if self._command == SERVE_SHELL and len(self._stdin) < 1_000_000:
+            self._stdin += data
+
+    def eof_received(self) -> bool:
+        if self._command == SERVE_SHELL and "hung" not in self._rt.node.faults:
+            self._task = asyncio.get_running_loop().create_task(self._serve(self._stdin.decode(errors="replace")))
+        return True  # keep the channel open for the answer
+
+    async def _serve(self, script: str) -> None:
+        try:
+            output, status = await self._rt.serving.answer(script, set(self._rt.node.faults))
+        except Exception as exc:  # an answer the simulator could not give: a failed command, not a hung one
+            output, status = f"simulated Spark: {type(exc).__name__}: {exc}\n", 1
+        if self._chan is not None and not self._chan.is_closing():
+            self._chan.write(output.encode())
+            self._chan.exit(status)
 
     async def _stream(self, answer: NcclAnswer) -> None:
         for delay, text in answer.chunks:
@@ -372,6 +399,7 @@ class SimFleet:
         host: str = LOOPBACK,
         slow_s: float = 2.0,
         nccl_row_s: float = 1.0,
+        die_after_s: float = 3.0,
     ) -> None:
         if host != LOOPBACK:
             raise ValueError(f"the simulator binds to {LOOPBACK} only, not {host!r}")
@@ -381,6 +409,7 @@ class SimFleet:
             raise ValueError("node names must be unique")
         self.slow_s = slow_s
         self.nccl_row_s = nccl_row_s  # seconds between two rows of a simulated nccl-tests run
+        self.die_after_s = die_after_s  # how long an engine of a "die-after" node answers
         self._authorized = asyncssh.import_authorized_keys(authorized_client_key)
         self._keys = _HostKeys(host_key_dir)
         networks = _link_networks(self.nodes)
@@ -411,6 +440,10 @@ class SimFleet:
 
     def stats(self, name: str) -> NodeStats:
         return self._runtimes[name].stats
+
+    def serving(self, name: str) -> NodeServing:
+        """What the node serves for serving's scripts (its engines and router)."""
+        return self._runtimes[name].serving
 
     def _current_key(self, runtime: _Runtime) -> asyncssh.SSHKey:
         assert runtime.keys is not None
@@ -489,6 +522,7 @@ class SimFleet:
     async def stop(self) -> None:
         await self.settle()
         for runtime in self._runtimes.values():
+            await runtime.serving.stop_all()
             _release(runtime)
             if runtime.acceptor is not None:
                 runtime.acceptor.close()

@@ -1,0 +1,195 @@
+"""How a simulated Spark answers serving's scripts (``serving.steps``): the
+script arrives on stdin of ``bash -s`` and is read line by line, never run.
+
+- ``docker run -d --name N --label spark-fleet.serving=ID ... vllm serve ...``
+  starts a simulated engine (``simfleet.engine.SimEngine``) on 127.0.0.1 at
+  the ``--port`` the script names, serving ``--served-model-name``; with
+  ``-c "... ray start ..."`` it only records the (Ray) container.
+- ``docker exec -d N vllm serve ...`` starts the engine of container N.
+- ``setsid nohup vllm-router ...`` starts the REAL vLLM router process, bound
+  to 127.0.0.1 whatever host the script asks for.
+- ``docker ps -aq --filter label=spark-fleet.serving=ID | xargs -r docker rm -f``
+  and the router's pid file: stop what serving ID started here.
+- ``docker ps --filter label=spark-fleet.serving --format ...``: what runs
+  (an engine that died, fault ``die-after``, is an exited container).
+
+Faults: ``serve-fail`` (a launch exits 125 as docker does without a GPU
+runtime), ``die-after`` (engines stop answering ``die_after_s`` after they
+start). No Django.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from simfleet.engine import SimEngine
+
+LOOPBACK = "127.0.0.1"
+LABEL = "spark-fleet.serving"
+DECODE_TPS = 55.0  # one stream on a 128 GB Spark, a mid-size model (as the benchmark answer)
+GPU_RUNTIME_ERROR = (
+    'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
+)
+
+
+@dataclass
+class _Container:
+    serving: int
+    engine: SimEngine | None = None
+
+
+def router_binary() -> str:
+    """vllm-router beside this interpreter (a venv), else on PATH."""
+    beside = Path(sys.executable).parent / "vllm-router"
+    return str(beside) if beside.exists() else (shutil.which("vllm-router") or "vllm-router")
+
+
+def _flag(words: list[str], name: str) -> str | None:
+    return words[words.index(name) + 1] if name in words and words.index(name) + 1 < len(words) else None
+
+
+def _label(words: list[str]) -> int | None:
+    value = _flag(words, "--label") or ""
+    match = re.fullmatch(rf"{re.escape(LABEL)}=(\d+)", value)
+    return int(match[1]) if match else None
+
+
+class NodeServing:
+    """What one simulated Spark runs for serving."""
+
+    def __init__(self, node: str, *, die_after_s: float = 3.0) -> None:
+        self.node = node
+        self.die_after_s = die_after_s
+        self.containers: dict[str, _Container] = {}
+        self.routers: dict[int, asyncio.subprocess.Process] = {}
+
+    async def answer(self, script: str, faults: set[str]) -> tuple[str, int]:
+        out: list[str] = []
+        for raw in script.splitlines():
+            line = raw.strip()
+            try:
+                words = shlex.split(line, comments=True)
+            except ValueError:
+                continue
+            status = await self._line(line, words, faults, out)
+            if status:
+                return "".join(out), status
+        return "".join(out), 0
+
+    async def _line(self, line: str, words: list[str], faults: set[str], out: list[str]) -> int:
+        if words[:3] == ["docker", "run", "-d"]:
+            return await self._run(words, faults, out)
+        if words[:3] == ["docker", "exec", "-d"] and len(words) > 3:
+            return await self._exec(words, faults, out)
+        if words[:3] == ["setsid", "nohup", "vllm-router"]:
+            return await self._router(line, words, out)
+        if words[:3] == ["docker", "ps", "-aq"]:
+            sid = _label(["--label", (_flag(words, "--filter") or "").removeprefix("label=")])
+            if sid is not None:
+                await self.stop(sid)
+            return 0
+        if words[:2] == ["docker", "ps"] and f"label={LABEL}" in words:
+            out.extend(f"{c.serving} {name}\n" for name, c in sorted(self.containers.items()) if self._alive(c))
+            out.extend(f"{sid} router\n" for sid, p in sorted(self.routers.items()) if p.returncode is None)
+            return 0
+        if words[:1] == ["echo"] and len(words) > 1 and not words[-1].startswith((">", "$")):
+            out.append(" ".join(words[1:]) + "\n")
+        return 0
+
+    def _alive(self, container: _Container) -> bool:
+        return container.engine is None or not container.engine.dead
+
+    async def _engine(self, words: list[str], faults: set[str]) -> SimEngine:
+        model = _flag(words, "--served-model-name") or "model"
+        port = int(_flag(words, "--port") or "8000")
+        die = self.die_after_s if "die-after" in faults else None
+        engine = SimEngine(model, DECODE_TPS, die_after=die)
+        await engine.start(LOOPBACK, port)
+        return engine
+
+    async def _run(self, words: list[str], faults: set[str], out: list[str]) -> int:
+        if "serve-fail" in faults:
+            out.append(GPU_RUNTIME_ERROR)
+            return 125
+        name, sid = _flag(words, "--name"), _label(words)
+        if name is None or sid is None:
+            out.append("docker: the simulated Spark runs only labelled, named containers\n")
+            return 125
+        if name in self.containers:
+            out.append(
+                f'docker: Error response from daemon: Conflict. The container name "/{name}" is already in use.\n'
+            )
+            return 125
+        container = _Container(sid)
+        if "vllm" in words and "serve" in words:
+            try:
+                container.engine = await self._engine(words, faults)
+            except OSError as exc:
+                out.append(f"vllm serve: could not bind its port: {exc}\n")
+                return 1
+        self.containers[name] = container
+        out.append(f"{os.urandom(32).hex()}\n")
+        return 0
+
+    async def _exec(self, words: list[str], faults: set[str], out: list[str]) -> int:
+        container = self.containers.get(words[3])
+        if container is None:
+            out.append(f"Error response from daemon: No such container: {words[3]}\n")
+            return 1
+        if "vllm" in words and "serve" in words and container.engine is None:
+            try:
+                container.engine = await self._engine(words, faults)
+            except OSError as exc:
+                out.append(f"vllm serve: could not bind its port: {exc}\n")
+                return 1
+        return 0
+
+    async def _router(self, line: str, words: list[str], out: list[str]) -> int:
+        match = re.search(r"router-(\d+)\.log", line)
+        if match is None:
+            return 0
+        sid = int(match[1])
+        args = words[2 : words.index(">")] if ">" in words else words[2:]
+        # loopback only, whatever the script asks for
+        for flag in ("--host", "--prometheus-host"):
+            if flag in args:
+                args[args.index(flag) + 1] = LOOPBACK
+        args = [a for a in args if not a.startswith(">")]
+        process = await asyncio.create_subprocess_exec(
+            router_binary(),
+            *args[1:],
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.routers[sid] = process
+        return 0
+
+    async def stop(self, sid: int) -> None:
+        """Stop what serving ``sid`` started on this node."""
+        for name in [n for n, c in self.containers.items() if c.serving == sid]:
+            container = self.containers.pop(name)
+            if container.engine is not None:
+                await container.engine.stop()
+        process = self.routers.pop(sid, None)
+        if process is not None and process.returncode is None:
+            process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), 5)
+            except TimeoutError:
+                process.kill()
+                with contextlib.suppress(ProcessLookupError):
+                    await process.wait()
+
+    async def stop_all(self) -> None:
+        for sid in sorted({c.serving for c in self.containers.values()} | set(self.routers)):
+            await self.stop(sid)

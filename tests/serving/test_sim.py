@@ -1,0 +1,260 @@
+"""Serving against the simulated fleet over SSH: real asyncssh Sparks on
+127.0.0.1 answer serving's scripts by starting simulated engines (and the
+real vLLM router), the worker's task runs in the test, and what it serves is
+called through its URL like any OpenAI client would."""
+
+from __future__ import annotations
+
+import json
+import socket
+import urllib.error
+import urllib.request
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from bookings.models import Booking
+from inventory.models import NodeGroup
+from serving import upkeep
+from serving.models import Serving, ServingNode, ServingPort
+from simfleet.simulator import SimNode
+from telemetry.poll_round import poll_and_store
+from tests.serving.conftest import SMALL, book, committed
+from tests.telemetry import django_sim
+from tests.telemetry.django_sim import ids, sim_lab
+
+fleet_key = django_sim.fleet_key
+pytestmark = pytest.mark.django_db
+ONE_NODE, TWO_COPIES, TP2 = 0, 1, 3  # SMALL's plans on a pair, in the planner's order
+
+
+def free_base() -> int:
+    """A port with a few free ones above it (engines and the router take base, base+1, ...)."""
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            base = probe.getsockname()[1]
+        if base < 60000 and all(_free(base + i) for i in range(1, 4)):
+            return base
+    raise RuntimeError("no free ports")
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@pytest.fixture
+def lab(fleet_key, tmp_path, settings, member_user):
+    settings.FLEET_SERVE_PORT = free_base()
+    settings.FLEET_SERVE_READY_S = 20
+    nodes = [
+        SimNode("serve-a", cabled_ports={"p0": ("serve-b", "p0")}),
+        SimNode("serve-b", cabled_ports={"p0": ("serve-a", "p0")}),
+    ]
+    with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
+        group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="serve-a")
+        book(member_user, group)
+        yield fleet, group
+
+
+def serve(client, group, plan):
+    response = committed(lambda: client.post("/api/serving", {"group": group.pk, "model": SMALL, "plan": plan}))
+    assert response.status_code == 202, response.json()
+    return Serving.objects.get(pk=response.json()["id"])
+
+
+def complete(url: str, prompt: str = "Hello") -> dict:
+    body = json.dumps({"model": SMALL, "prompt": prompt, "max_tokens": 5}).encode()
+    request = urllib.request.Request(f"{url}/completions", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=20) as answer:
+        return json.loads(answer.read())
+
+
+def refused(url: str) -> bool:
+    try:
+        urllib.request.urlopen(f"{url}/models", timeout=5)
+    except (urllib.error.URLError, ConnectionError):
+        return True
+    return False
+
+
+def test_a_one_node_plan_serves_answers_and_stops(lab, api_member):
+    fleet, group = lab
+    serving = serve(api_member, group, ONE_NODE)
+    assert serving.status == "serving", (serving.failed_step, serving.error, serving.steps)
+    body = api_member.get(f"/api/serving/{serving.pk}").json()
+    base = serving.plan["ports"][0]
+    assert body["url"] == f"http://127.0.0.1:{base}/v1"
+    assert body["endpoints"] == [{"node": "serve-a", "url": body["url"]}]
+    assert [(s["node"], s["label"], s["status"]) for s in body["steps"]] == [
+        ("serve-a", "engine", "done"),
+        ("serve-a", "wait for the engine", "done"),
+    ]
+    assert body["steps"][1]["output"] == f"GET {body['url']}/models"
+    answer = complete(body["url"])
+    assert answer["model"] == SMALL and answer["choices"][0]["text"] and answer["usage"]["completion_tokens"] == 5
+    assert set(fleet.fleet.serving("serve-a").containers) == {f"spark-fleet-{serving.pk}-1-0"}
+    assert fleet.fleet.serving("serve-b").containers == {}
+    stopped = committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
+    assert stopped.status_code == 202
+    serving.refresh_from_db()
+    assert serving.status == "stopped" and serving.error == "" and serving.stopped_at is not None
+    assert not ServingNode.objects.filter(live=True).exists() and not ServingPort.objects.filter(live=True).exists()
+    assert fleet.fleet.serving("serve-a").containers == {} and refused(body["url"])
+    # the Sparks are free again: the same plan serves once more
+    again = serve(api_member, group, ONE_NODE)
+    assert again.status == "serving" and again.plan["ports"] == [base]
+    committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
+
+
+def test_two_copies_answer_behind_the_real_router(lab, api_member):
+    fleet, group = lab
+    serving = serve(api_member, group, TWO_COPIES)
+    assert serving.status == "serving", (serving.failed_step, serving.error, serving.steps)
+    base = serving.plan["ports"][0]
+    # the simulated Sparks share 127.0.0.1: each listener gets its own port there
+    assert serving.plan["ports"] == [base, base + 1] and serving.plan["router_port"] == base + 2
+    router = serving.plan["router_port"]
+    assert serving.url == f"http://127.0.0.1:{router}/v1"
+    answers = [complete(serving.url, f"prompt {i}") for i in range(4)]
+    assert all(a["model"] == SMALL and a["choices"][0]["text"] for a in answers)
+    assert fleet.fleet.serving("serve-a").routers[serving.pk].returncode is None
+    committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
+    serving.refresh_from_db()
+    assert serving.status == "stopped" and refused(serving.url)
+    assert fleet.fleet.serving("serve-a").routers == {}
+
+
+def plan_index(client, group, label: str) -> int:
+    plans = client.post("/api/plans", {"group": group.pk, "model": SMALL}).json()["plans"]
+    return next(i for i, p in enumerate(plans) if p["label"] == label)
+
+
+def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member):
+    fleet, group = lab
+    poll_and_store(spark_ids=ids("serve-a", "serve-b"))  # the cluster addresses Ray bootstraps on
+    index = plan_index(api_member, group, "TP2 on 2 nodes")
+    serving = serve(api_member, group, index)
+    assert serving.status == "serving", (serving.failed_step, serving.error, serving.steps)
+    assert [(s["node"], s["label"]) for s in serving.steps] == [
+        ("serve-a", "ray head"),
+        ("serve-b", "ray worker"),
+        ("serve-a", "engine"),
+        ("serve-a", "wait for the engine"),
+    ]
+    head = serving.steps[0]["script"]
+    assert "ray start --block --head --port=6379" in head and "-e NCCL_IB_HCA=" in head
+    worker = serving.steps[1]["script"]
+    assert "ray start --block --address=" in worker and ":6379" in worker
+    assert f"docker exec -d spark-fleet-{serving.pk}-1-0 vllm serve" in serving.steps[2]["script"]
+    assert "--tensor-parallel-size 2" in serving.steps[2]["script"]
+    assert set(fleet.fleet.serving("serve-b").containers) == {f"spark-fleet-{serving.pk}-1-1"}
+    assert complete(serving.url)["choices"][0]["text"]
+    assert sorted(ServingNode.objects.filter(live=True).values_list("spark__name", flat=True)) == ["serve-a", "serve-b"]
+    committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
+    assert fleet.fleet.serving("serve-a").containers == {} and fleet.fleet.serving("serve-b").containers == {}
+
+
+def test_a_failing_node_ends_failed_with_its_output_and_stops_the_rest(lab, api_member):
+    fleet, group = lab
+    fleet.set_faults("serve-b", {"serve-fail"})
+    serving = serve(api_member, group, TWO_COPIES)
+    assert serving.status == "failed"
+    assert serving.failed_step == "engine on serve-b"
+    failed = serving.steps[1]
+    assert failed["status"] == "failed" and "could not select device driver" in failed["output"]
+    assert "exited with status 125" in failed["output"]
+    assert serving.steps[0]["status"] == "done" and serving.steps[2]["status"] == "waiting"
+    assert "exited with status 125" in serving.error
+    # what was started (serve-a's engine) is stopped, and the Sparks are free
+    assert fleet.fleet.serving("serve-a").containers == {}
+    assert not ServingNode.objects.filter(live=True).exists()
+    body = api_member.get(f"/api/serving/{serving.pk}").json()
+    assert body["status"] == "failed" and body["failed_step"] == "engine on serve-b" and body["url"] == ""
+
+
+def test_the_booking_end_stops_it_and_the_reminder_says_so(lab, api_member, member_user):
+    from bookings.services import bookings_tick
+    from notifications.models import Delivery
+
+    fleet, group = lab
+    member_user.email = "member@example.org"
+    member_user.save()
+    serving = serve(api_member, group, ONE_NODE)
+    assert serving.status == "serving"
+    booking = Booking.objects.get()
+    Booking.objects.filter(pk=booking.pk).update(end=timezone.now() + timedelta(minutes=10))
+    assert committed(lambda: bookings_tick())["reminded"] == 1
+    mail = Delivery.objects.get(subject__contains="ends soon")
+    assert f"Spark Fleet serves {SMALL} (bf16) there for member1 (serving {serving.pk}, {serving.url})" in mail.body
+    assert "it is stopped when the booking ends" in mail.body
+    assert committed(lambda: upkeep.servings_tick())["stopped"] == 0  # not yet
+    Booking.objects.filter(pk=booking.pk).update(
+        start=timezone.now() - timedelta(hours=1), end=timezone.now() - timedelta(seconds=1)
+    )
+    assert committed(lambda: upkeep.servings_tick()) == {"stopped": 1, "abandoned": 0}
+    serving.refresh_from_db()
+    assert serving.status == "stopped" and refused(serving.url)
+    assert serving.events.get(action="stop").detail.startswith("its booking ended at ")
+    assert serving.events.get(action="stop").source == "task"
+    assert fleet.fleet.serving("serve-a").containers == {}
+
+
+def test_reconcile_fails_a_dead_engine_and_stops_a_lost_one(lab, api_member):
+    import time
+
+    from serving.services import serving_release
+
+    fleet, group = lab
+    fleet.set_faults("serve-a", {"die-after"})
+    fleet.fleet.serving("serve-a").die_after_s = 2.0
+    dying = serve(api_member, group, ONE_NODE)
+    assert dying.status == "serving", (dying.failed_step, dying.error)
+    time.sleep(2.5)
+    assert refused(dying.url)
+    assert upkeep.reconcile() == {"nodes": 1, "failed": 1, "stopped": 0}  # the nodes it ever served on
+    dying.refresh_from_db()
+    assert dying.status == "failed" and dying.failed_step == "reconcile"
+    assert dying.error == "the engine of instance 1 on serve-a is no longer running"
+    fleet.set_faults("serve-a", set())
+    # an engine the app lost track of (its record was closed while it ran) is stopped
+    lost = serve(api_member, group, ONE_NODE)
+    assert lost.status == "serving"
+    serving_release(lost.pk, status="stopped")
+    assert set(fleet.fleet.serving("serve-a").containers) == {f"spark-fleet-{lost.pk}-1-0"}
+    assert upkeep.reconcile() == {"nodes": 1, "failed": 0, "stopped": 1}
+    assert fleet.fleet.serving("serve-a").containers == {} and refused(lost.url)
+
+
+def test_served_nodes_are_not_busy_without_a_booking(fleet_key, tmp_path, settings, member_user, api_member):
+    from bookings.findings import busy_provider
+    from bookings.rules import BUSY_UNBOOKED
+
+    settings.FLEET_SERVE_PORT = free_base()
+    settings.FLEET_SERVE_READY_S = 20
+    nodes = [
+        SimNode("busy-a", cabled_ports={"p0": ("busy-b", "p0")}, faults={"gpu-busy"}),
+        SimNode("busy-b", cabled_ports={"p0": ("busy-a", "p0")}, faults={"gpu-busy"}),
+    ]
+    with sim_lab(nodes, fleet_key, tmp_path, settings):
+        group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="busy-a")
+        poll_and_store(spark_ids=ids("busy-a", "busy-b"))
+        booking = book(member_user, group)
+        assert busy_provider(group, ["busy-a", "busy-b"]) == []  # booked
+        serving = serve(api_member, group, ONE_NODE)
+        assert serving.status == "serving"
+        [served] = serving.plan["nodes"]
+        other = ({"busy-a", "busy-b"} - {served}).pop()
+        # the booking is over but the minute's tick has not stopped it yet: it serves through the app
+        Booking.objects.filter(pk=booking.pk).update(status="cancelled")
+        found = busy_provider(group, ["busy-a", "busy-b"])
+        assert [(f.code, f.objects) for f in found] == [(BUSY_UNBOOKED, (other,))]
+        committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
+        found = busy_provider(group, ["busy-a", "busy-b"])
+        assert sorted(f.objects for f in found) == [("busy-a",), ("busy-b",)]
