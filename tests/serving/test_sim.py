@@ -209,6 +209,8 @@ def test_the_booking_end_stops_it_and_the_reminder_says_so(lab, api_member, memb
 def test_reconcile_fails_a_dead_engine_and_stops_a_lost_one(lab, api_member):
     import time
 
+    from celery.signals import worker_ready
+
     from serving.services import serving_release
 
     fleet, group = lab
@@ -228,8 +230,9 @@ def test_reconcile_fails_a_dead_engine_and_stops_a_lost_one(lab, api_member):
     assert lost.status == "serving"
     serving_release(lost.pk, status="stopped")
     assert set(fleet.fleet.serving("serve-a").containers) == {f"spark-fleet-{lost.pk}-1-0"}
-    assert upkeep.reconcile() == {"nodes": 1, "failed": 0, "stopped": 1}
+    worker_ready.send(sender=None)  # a worker starts: it reconciles (the task runs here, eagerly)
     assert fleet.fleet.serving("serve-a").containers == {} and refused(lost.url)
+    assert upkeep.reconcile() == {"nodes": 1, "failed": 0, "stopped": 0}
 
 
 def test_served_nodes_are_not_busy_without_a_booking(fleet_key, tmp_path, settings, member_user, api_member):
@@ -258,3 +261,20 @@ def test_served_nodes_are_not_busy_without_a_booking(fleet_key, tmp_path, settin
         committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
         found = busy_provider(group, ["busy-a", "busy-b"])
         assert sorted(f.objects for f in found) == [("busy-a",), ("busy-b",)]
+
+
+def test_a_node_down_at_stop_is_stopped_once_it_answers(lab, api_member):
+    fleet, group = lab
+    serving = serve(api_member, group, ONE_NODE)
+    [node] = serving.plan["nodes"]
+    fleet.set_faults(node, {"down"})
+    committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
+    serving.refresh_from_db()
+    assert serving.status == "stopped" and not ServingNode.objects.filter(live=True).exists()
+    assert serving.error.startswith(f"{node} could not be told to stop (could not reach the head node: ")
+    assert serving.error.endswith("reconciling stops it once it answers")
+    assert upkeep.reconcile() == {"nodes": 0, "failed": 0, "stopped": 0}  # still down: nothing known
+    assert not refused(serving.plan["url"])  # its engine still answers on loopback
+    fleet.set_faults(node, set())
+    assert upkeep.reconcile() == {"nodes": 1, "failed": 0, "stopped": 1}
+    assert refused(serving.plan["url"])
