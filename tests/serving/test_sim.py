@@ -278,3 +278,15 @@ def test_a_node_down_at_stop_is_stopped_once_it_answers(lab, api_member):
     fleet.set_faults(node, set())
     assert upkeep.reconcile() == {"nodes": 1, "failed": 0, "stopped": 1}
     assert refused(serving.plan["url"])
+
+
+def test_a_down_spark_refuses_serving_on_its_group(lab, api_member):
+    fleet, group = lab
+    fleet.set_faults("serve-b", {"down"})
+    poll_and_store(spark_ids=ids("serve-a", "serve-b"))
+    response = api_member.post("/api/serving", {"group": group.pk, "model": SMALL, "plan": ONE_NODE})
+    assert response.status_code == 409
+    assert response.json()["errors"] == [
+        {"path": "group", "message": f"serve-b of {group.name} is down: nothing can be started there"}
+    ]
+    assert not Serving.objects.exists()
