@@ -15,7 +15,9 @@ script arrives on stdin of ``bash -s`` and is read line by line, never run.
 
 Faults: ``serve-fail`` (a launch exits 125 as docker does without a GPU
 runtime), ``die-after`` (engines stop answering ``die_after_s`` after they
-start). No Django.
+start). Engines decode one stream at the plan's prediction the script
+carries (``# predicted decode: N tok/s per stream``), else at 55 tok/s.
+No Django.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ from simfleet.engine import SimEngine
 
 LOOPBACK = "127.0.0.1"
 LABEL = "spark-fleet.serving"
-DECODE_TPS = 55.0  # one stream on a 128 GB Spark, a mid-size model (as the benchmark answer)
+DECODE_TPS = 55.0  # without a prediction: one stream on a 128 GB Spark, a mid-size model (as the benchmark answer)
+# the plan's prediction the script carries as a comment (serving.steps.predicted_line): engines decode at it
+PREDICTED = re.compile(r"^# predicted decode: ([0-9]+(?:\.[0-9]+)?) tok/s per stream", re.M)
 GPU_RUNTIME_ERROR = (
     'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
 )
@@ -73,22 +77,24 @@ class NodeServing:
 
     async def answer(self, script: str, faults: set[str]) -> tuple[str, int]:
         out: list[str] = []
+        predicted = PREDICTED.search(script)
+        tps = float(predicted[1]) if predicted and float(predicted[1]) > 0 else DECODE_TPS
         for raw in script.splitlines():
             line = raw.strip()
             try:
                 words = shlex.split(line, comments=True)
             except ValueError:
                 continue
-            status = await self._line(line, words, faults, out)
+            status = await self._line(line, words, faults, out, tps)
             if status:
                 return "".join(out), status
         return "".join(out), 0
 
-    async def _line(self, line: str, words: list[str], faults: set[str], out: list[str]) -> int:
+    async def _line(self, line: str, words: list[str], faults: set[str], out: list[str], tps: float) -> int:
         if words[:3] == ["docker", "run", "-d"]:
-            return await self._run(words, faults, out)
+            return await self._run(words, faults, out, tps)
         if words[:3] == ["docker", "exec", "-d"] and len(words) > 3:
-            return await self._exec(words, faults, out)
+            return await self._exec(words, faults, out, tps)
         if words[:3] == ["setsid", "nohup", "vllm-router"]:
             return await self._router(line, words, out)
         if words[:3] == ["docker", "ps", "-aq"]:
@@ -107,15 +113,15 @@ class NodeServing:
     def _alive(self, container: _Container) -> bool:
         return container.engine is None or not container.engine.dead
 
-    async def _engine(self, words: list[str], faults: set[str]) -> SimEngine:
+    async def _engine(self, words: list[str], faults: set[str], tps: float) -> SimEngine:
         model = _flag(words, "--served-model-name") or "model"
         port = int(_flag(words, "--port") or "8000")
         die = self.die_after_s if "die-after" in faults else None
-        engine = SimEngine(model, DECODE_TPS, die_after=die)
+        engine = SimEngine(model, tps, die_after=die)
         await engine.start(LOOPBACK, port)
         return engine
 
-    async def _run(self, words: list[str], faults: set[str], out: list[str]) -> int:
+    async def _run(self, words: list[str], faults: set[str], out: list[str], tps: float) -> int:
         if "serve-fail" in faults:
             out.append(GPU_RUNTIME_ERROR)
             return 125
@@ -131,7 +137,7 @@ class NodeServing:
         container = _Container(sid)
         if "vllm" in words and "serve" in words:
             try:
-                container.engine = await self._engine(words, faults)
+                container.engine = await self._engine(words, faults, tps)
             except OSError as exc:
                 out.append(f"vllm serve: could not bind its port: {exc}\n")
                 return 1
@@ -139,14 +145,14 @@ class NodeServing:
         out.append(f"{os.urandom(32).hex()}\n")
         return 0
 
-    async def _exec(self, words: list[str], faults: set[str], out: list[str]) -> int:
+    async def _exec(self, words: list[str], faults: set[str], out: list[str], tps: float) -> int:
         container = self.containers.get(words[3])
         if container is None:
             out.append(f"Error response from daemon: No such container: {words[3]}\n")
             return 1
         if "vllm" in words and "serve" in words and container.engine is None:
             try:
-                container.engine = await self._engine(words, faults)
+                container.engine = await self._engine(words, faults, tps)
             except OSError as exc:
                 out.append(f"vllm serve: could not bind its port: {exc}\n")
                 return 1

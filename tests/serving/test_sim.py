@@ -101,6 +101,9 @@ def test_a_one_node_plan_serves_answers_and_stops(lab, api_member):
     assert answer["model"] == SMALL and answer["choices"][0]["text"] and answer["usage"]["completion_tokens"] == 5
     assert set(fleet.fleet.serving("serve-a").containers) == {f"spark-fleet-{serving.pk}-1-0"}
     assert fleet.fleet.serving("serve-b").containers == {}
+    # the simulated engine decodes at the plan's prediction, which the step carries as a comment
+    engine = fleet.fleet.serving("serve-a").containers[f"spark-fleet-{serving.pk}-1-0"].engine
+    assert engine.decode_tps == pytest.approx(serving.plan["decode_tps"], abs=0.01)
     stopped = committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
     assert stopped.status_code == 202
     serving.refresh_from_db()
