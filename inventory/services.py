@@ -573,7 +573,7 @@ def port_resolve(ref: Any, path: str) -> Port:
 
 
 def cable_end_errors(
-    cable_type: CatalogueEntry, ports: list[Port | None], *, path: str = "ends"
+    cable_type: CatalogueEntry, ports: list[Port | None], *, path: str = "ends", name: str = ""
 ) -> list[tuple[str, str]]:
     """Shape rules of a cable's ends that need no database lookup."""
     errors: list[tuple[str, str]] = []
@@ -600,7 +600,7 @@ def cable_end_errors(
             )
         elif not trunk.breakout:
             errors.append((f"{path}[0]", f"switch port {trunk.label} cannot break out into 2 x 200G"))
-    errors += _fit_errors(cable_type, ports, path)
+    errors += _fit_errors(cable_type, ports, path, name)
     if cable_type.breakout:
         for i, leg in enumerate(ports[1:], start=1):
             if leg is not None and leg.switch_id is not None and leg.switch_id == getattr(trunk, "switch_id", None):
@@ -608,9 +608,10 @@ def cable_end_errors(
     return errors
 
 
-def _fit_errors(cable_type: CatalogueEntry, ports: list[Port | None], path: str) -> list[tuple[str, str]]:
+def _fit_errors(cable_type: CatalogueEntry, ports: list[Port | None], path: str, name: str) -> list[tuple[str, str]]:
     """A plug that does not fit the switch cage it is put in: a straight cable's
-    ends, a breakout's trunk (its legs are the plug of another form)."""
+    ends, a breakout's trunk (its legs are the plug of another form). ``name``:
+    the cable's label, when it has one."""
     errors = []
     for i, port in enumerate(ports[:1] if cable_type.breakout else ports):
         if port is None or port.switch_id is None or plug_fits(cable_type.cage, port.cage):
@@ -619,7 +620,8 @@ def _fit_errors(cable_type: CatalogueEntry, ports: list[Port | None], path: str)
         errors.append(
             (
                 f"{path}[{i}]",
-                f"the {cable_type.cage} plug of {cable_type.slug} (its {what}) does not fit the {port.cage} cage "
+                f"{f'cable {name}: ' if name else ''}the {cable_type.cage} plug of {cable_type.slug} (its {what}) "
+                f"does not fit the {port.cage} cage "
                 f"of switch port {port.label} ({_fits_in(cable_type.cage)})",
             )
         )
@@ -692,7 +694,7 @@ def cable_create(
     ports, end_errors = _resolve_ends(ends)
     errors += end_errors
     if cable_type is not None and ports:
-        errors += cable_end_errors(cable_type, ports)
+        errors += cable_end_errors(cable_type, ports, name=str(label or ""))
     errors += _occupied_errors(ports, None)
     length, msg = _parse_length(length_m)
     if msg:
@@ -752,7 +754,7 @@ def cable_update(*, actor: Actor, cable: Cable, refresh: bool = True, **changes:
     else:
         ports = [e.port for e in cable.ends.select_related("port", "port__spark", "port__switch")]
     if ports:
-        errors += cable_end_errors(cable_type, ports)
+        errors += cable_end_errors(cable_type, ports, name=str(changes.get("label", cable.label) or ""))
     errors += _occupied_errors(ports, cable)
     length = cable.length_m
     if "length_m" in changes:

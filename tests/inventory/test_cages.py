@@ -63,7 +63,7 @@ def test_an_import_with_a_qsfp_dd_breakout_on_a_qsfp112_switch_is_refused_and_wr
     assert len(errors) == 4
     first = errors[0]
     assert first["path"] == "cables[0].ends[0]"
-    assert "QSFP-DD plug of qsfp-dd-2x-qsfp56-breakout (its trunk)" in first["message"]
+    assert first["message"].startswith("cable bo-1: the QSFP-DD plug of qsfp-dd-2x-qsfp56-breakout (its trunk)")
     assert "does not fit the QSFP112 cage of switch port sw-32:1" in first["message"]
     assert "fits QSFP-DD, QSFP56-DD cages" in first["message"]
     assert (Spark.objects.count(), Switch.objects.count(), Cable.objects.count()) == (0, 0, 0)
