@@ -293,3 +293,34 @@ def test_a_down_spark_refuses_serving_on_its_group(lab, api_member):
         {"path": "group", "message": f"serve-b of {group.name} is down: nothing can be started there"}
     ]
     assert not Serving.objects.exists()
+
+
+def test_a_start_whose_worker_died_is_failed_and_its_engines_stopped(lab, api_member):
+    from serving.runner import on_node, serving_execute
+
+    fleet, group = lab
+    response = api_member.post("/api/serving", {"group": group.pk, "model": SMALL, "plan": TWO_COPIES})  # no commit
+    serving = Serving.objects.get(pk=response.json()["id"])
+    # a worker took it and died half-way: one engine runs, the message comes back to a new worker
+    Serving.objects.filter(pk=serving.pk).update(task_id="task-1", started_at=timezone.now(), attempts=1)
+    first = serving.steps[0]
+    assert on_node(first["node"], first["script"]).error == ""
+    assert len(fleet.fleet.serving(first["node"]).containers) == 1
+    assert serving_execute(serving_id=serving.pk, task_id="task-1") is None
+    serving.refresh_from_db()
+    assert serving.status == "failed" and serving.error == "the worker starting it stopped part-way; serve it again"
+    assert fleet.fleet.serving(first["node"]).containers == {}
+    assert not ServingNode.objects.filter(live=True).exists()
+    # any other delivery of a claimed start does nothing
+    assert serving_execute(serving_id=serving.pk, task_id="task-2") is None
+
+
+def test_a_silent_start_is_abandoned_by_the_tick(lab, api_member):
+    fleet, group = lab
+    response = api_member.post("/api/serving", {"group": group.pk, "model": SMALL, "plan": ONE_NODE})
+    long_ago = timezone.now() - timedelta(minutes=5)
+    Serving.objects.filter(pk=response.json()["id"]).update(task_id="t", started_at=long_ago, heartbeat_at=long_ago)
+    assert upkeep.servings_tick() == {"stopped": 0, "abandoned": 1}
+    serving = Serving.objects.get()
+    assert serving.status == "failed" and serving.error.startswith("abandoned: the worker starting it gave no sign")
+    assert not ServingNode.objects.filter(live=True).exists()
