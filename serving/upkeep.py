@@ -14,6 +14,8 @@ from django.utils import timezone
 from bookings.selectors import LIVE as BOOKING_LIVE
 from core.actor import Actor
 from core.runs import HEARTBEAT_STALE_S, silent_runs
+from notifications import services as outbox
+from notifications import tasks as delivery
 
 from . import steps as serve_steps
 from .models import LIVE, Serving, ServingNode
@@ -30,8 +32,33 @@ def servings_due(now: datetime) -> list[Serving]:
     return list(rows.select_related("booking"))
 
 
+def owners_remind() -> int:
+    """A serving started by someone other than the booking's owner (a lab
+    admin): its owner is emailed too once the booking's end reminder went out."""
+    rows = Serving.objects.filter(
+        status__in=(Serving.Status.STARTING, Serving.Status.SERVING), booking__reminded_at__isnull=False
+    ).select_related("owner", "booking", "model")
+    sent = 0
+    for serving in rows:
+        owner, booking = serving.owner, serving.booking
+        if owner is None or booking is None or owner.pk == booking.owner_id or not owner.email:
+            continue
+        if serving.events.filter(action="reminded").exists():
+            continue
+        body = (
+            f"Hello {owner.username},\n\nYou serve {serving.model.slug} on {serving.group_name} (serving {serving.pk}"
+            f"{', ' + serving.url if serving.url else ''}) under booking {booking.pk}, which ends at "
+            f"{booking.end:%Y-%m-%d %H:%M} UTC. It is stopped then.\n"
+        )
+        mail = outbox.email_queue(to=owner.email, subject=f"[Spark Fleet] Serving {serving.pk} stops soon", body=body)
+        delivery.queue([(mail.pk, mail.channel)])
+        log(serving, TASK, "reminded", f"email queued for {owner.email}")
+        sent += 1
+    return sent
+
+
 def servings_tick(*, now: datetime | None = None) -> dict[str, int]:
-    """Stop what outlived its booking; fail starts whose worker vanished."""
+    """Stop what outlived its booking; fail starts whose worker vanished; remind owners."""
     now = now or timezone.now()
     stopped = 0
     for serving in servings_due(now):
@@ -48,7 +75,7 @@ def servings_tick(*, now: datetime | None = None) -> dict[str, int]:
             error=f"abandoned: the worker starting it gave no sign of life for {HEARTBEAT_STALE_S} s",
         )
         abandoned += 1
-    return {"stopped": stopped, "abandoned": abandoned}
+    return {"stopped": stopped, "abandoned": abandoned, "reminded": owners_remind()}
 
 
 RECONCILE_WINDOW = timedelta(days=7)

@@ -197,11 +197,11 @@ def test_the_booking_end_stops_it_and_the_reminder_says_so(lab, api_member, memb
     mail = Delivery.objects.get(subject__contains="ends soon")
     assert f"Spark Fleet serves {SMALL} (bf16) there for member1 (serving {serving.pk}, {serving.url})" in mail.body
     assert "it is stopped when the booking ends" in mail.body
-    assert committed(lambda: upkeep.servings_tick())["stopped"] == 0  # not yet
+    assert committed(lambda: upkeep.servings_tick()) == {"stopped": 0, "abandoned": 0, "reminded": 0}  # not yet
     Booking.objects.filter(pk=booking.pk).update(
         start=timezone.now() - timedelta(hours=1), end=timezone.now() - timedelta(seconds=1)
     )
-    assert committed(lambda: upkeep.servings_tick()) == {"stopped": 1, "abandoned": 0}
+    assert committed(lambda: upkeep.servings_tick()) == {"stopped": 1, "abandoned": 0, "reminded": 0}
     serving.refresh_from_db()
     assert serving.status == "stopped" and refused(serving.url)
     assert serving.events.get(action="stop").detail.startswith("its booking ended at ")
@@ -320,7 +320,26 @@ def test_a_silent_start_is_abandoned_by_the_tick(lab, api_member):
     response = api_member.post("/api/serving", {"group": group.pk, "model": SMALL, "plan": ONE_NODE})
     long_ago = timezone.now() - timedelta(minutes=5)
     Serving.objects.filter(pk=response.json()["id"]).update(task_id="t", started_at=long_ago, heartbeat_at=long_ago)
-    assert upkeep.servings_tick() == {"stopped": 0, "abandoned": 1}
+    assert upkeep.servings_tick() == {"stopped": 0, "abandoned": 1, "reminded": 0}
     serving = Serving.objects.get()
     assert serving.status == "failed" and serving.error.startswith("abandoned: the worker starting it gave no sign")
     assert not ServingNode.objects.filter(live=True).exists()
+
+
+def test_an_admin_serving_on_a_members_booking_is_reminded_too(lab, api_admin, admin_user):
+    from bookings.services import bookings_tick
+    from notifications.models import Delivery
+
+    fleet, group = lab
+    admin_user.email = "admin@example.org"
+    admin_user.save()
+    serving = serve(api_admin, group, ONE_NODE)
+    assert serving.status == "serving" and serving.owner == admin_user
+    Booking.objects.update(end=timezone.now() + timedelta(minutes=10))
+    committed(lambda: bookings_tick())  # the member has no address: the booking's own reminder is not emailed
+    assert committed(lambda: upkeep.servings_tick())["reminded"] == 1
+    assert committed(lambda: upkeep.servings_tick())["reminded"] == 0  # once
+    mail = Delivery.objects.get(target="admin@example.org")
+    assert mail.subject == f"[Spark Fleet] Serving {serving.pk} stops soon"
+    assert f"You serve {SMALL} on {group.name} (serving {serving.pk}, {serving.url})" in mail.body
+    committed(lambda: api_admin.post(f"/api/serving/{serving.pk}/stop"))
