@@ -171,7 +171,7 @@ def serving_start(
             raise ServingRefused("another serving took these Sparks or ports at the same moment", "group") from exc
         _write_steps(serving, chosen, sparks, engines, router, settings)
         log(serving, actor, "start", f"{chosen.plan.label} with {launcher} under booking {booking.pk}")
-        transaction.on_commit(lambda: _queue(serving))
+        transaction.on_commit(lambda: queue(serving))
     return serving
 
 
@@ -240,7 +240,7 @@ def _claim_rows(
     ServingPort.objects.bulk_create(ports)
 
 
-def _queue(serving: Serving, *, stop: bool = False) -> None:
+def queue(serving: Serving, *, stop: bool = False) -> None:
     """Send the worker's task; a broker that cannot take it fails the serving (nothing was started)."""
     from . import tasks
 
@@ -274,7 +274,7 @@ def serving_stop(*, actor: Actor, serving: Serving, reason: str = "", on_time: b
         locked.status = Serving.Status.STOPPING
         locked.save(update_fields=["status"])
         log(locked, actor, "stop", reason)
-        transaction.on_commit(lambda: _queue(locked, stop=True))
+        transaction.on_commit(lambda: queue(locked, stop=True))
     return locked
 
 

@@ -20,7 +20,7 @@ from notifications import tasks as delivery
 from . import steps as serve_steps
 from .models import LIVE, Serving, ServingNode
 from .runner import on_node, stop_everywhere
-from .services import log, serving_release, serving_stop
+from .services import log, queue, serving_release, serving_stop
 
 TASK = Actor(source="task")
 
@@ -75,7 +75,23 @@ def servings_tick(*, now: datetime | None = None) -> dict[str, int]:
             error=f"abandoned: the worker starting it gave no sign of life for {HEARTBEAT_STALE_S} s",
         )
         abandoned += 1
-    return {"stopped": stopped, "abandoned": abandoned, "reminded": owners_remind()}
+    return {"stopped": stopped, "abandoned": abandoned, "reminded": owners_remind(), "stops_again": stops_again(now)}
+
+
+STOP_AGAIN_AFTER = timedelta(minutes=5)
+
+
+def stops_again(now: datetime) -> int:
+    """Stops asked for long ago and still not done (their worker died, the
+    broker lost the task): asked of a worker again (stopping twice is harmless)."""
+    late = Serving.objects.filter(
+        status=Serving.Status.STOPPING, events__action="stop", events__at__lt=now - STOP_AGAIN_AFTER
+    ).distinct()
+    count = 0
+    for serving in late:
+        queue(serving, stop=True)
+        count += 1
+    return count
 
 
 RECONCILE_WINDOW = timedelta(days=7)

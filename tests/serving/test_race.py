@@ -22,7 +22,7 @@ THREADS = 8
 
 
 def test_racing_serves_exactly_one_wins(pair, member_user, monkeypatch):
-    monkeypatch.setattr(services, "_queue", lambda serving, stop=False: None)  # no worker: the race is the point
+    monkeypatch.setattr(services, "queue", lambda serving, stop=False: None)  # no worker: the race is the point
     book(member_user, pair)
     clients = [ApiClient(make_user(f"racer{i}", ADMIN)) for i in range(THREADS)]
     barrier = threading.Barrier(THREADS)

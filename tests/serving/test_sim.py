@@ -197,11 +197,12 @@ def test_the_booking_end_stops_it_and_the_reminder_says_so(lab, api_member, memb
     mail = Delivery.objects.get(subject__contains="ends soon")
     assert f"Spark Fleet serves {SMALL} (bf16) there for member1 (serving {serving.pk}, {serving.url})" in mail.body
     assert "it is stopped when the booking ends" in mail.body
-    assert committed(lambda: upkeep.servings_tick()) == {"stopped": 0, "abandoned": 0, "reminded": 0}  # not yet
+    quiet = {"stopped": 0, "abandoned": 0, "reminded": 0, "stops_again": 0}
+    assert committed(lambda: upkeep.servings_tick()) == quiet  # not yet
     Booking.objects.filter(pk=booking.pk).update(
         start=timezone.now() - timedelta(hours=1), end=timezone.now() - timedelta(seconds=1)
     )
-    assert committed(lambda: upkeep.servings_tick()) == {"stopped": 1, "abandoned": 0, "reminded": 0}
+    assert committed(lambda: upkeep.servings_tick()) == {"stopped": 1, "abandoned": 0, "reminded": 0, "stops_again": 0}
     serving.refresh_from_db()
     assert serving.status == "stopped" and refused(serving.url)
     assert serving.events.get(action="stop").detail.startswith("its booking ended at ")
@@ -320,7 +321,7 @@ def test_a_silent_start_is_abandoned_by_the_tick(lab, api_member):
     response = api_member.post("/api/serving", {"group": group.pk, "model": SMALL, "plan": ONE_NODE})
     long_ago = timezone.now() - timedelta(minutes=5)
     Serving.objects.filter(pk=response.json()["id"]).update(task_id="t", started_at=long_ago, heartbeat_at=long_ago)
-    assert upkeep.servings_tick() == {"stopped": 0, "abandoned": 1, "reminded": 0}
+    assert upkeep.servings_tick() == {"stopped": 0, "abandoned": 1, "reminded": 0, "stops_again": 0}
     serving = Serving.objects.get()
     assert serving.status == "failed" and serving.error.startswith("abandoned: the worker starting it gave no sign")
     assert not ServingNode.objects.filter(live=True).exists()
@@ -343,3 +344,17 @@ def test_an_admin_serving_on_a_members_booking_is_reminded_too(lab, api_admin, a
     assert mail.subject == f"[Spark Fleet] Serving {serving.pk} stops soon"
     assert f"You serve {SMALL} on {group.name} (serving {serving.pk}, {serving.url})" in mail.body
     committed(lambda: api_admin.post(f"/api/serving/{serving.pk}/stop"))
+
+
+def test_a_stop_whose_task_was_lost_is_asked_again(lab, api_member):
+    from serving.models import ServingEvent
+
+    fleet, group = lab
+    serving = serve(api_member, group, ONE_NODE)
+    api_member.post(f"/api/serving/{serving.pk}/stop")  # not committed: its task is never sent, as if lost
+    assert Serving.objects.get(pk=serving.pk).status == "stopping"
+    assert committed(lambda: upkeep.servings_tick())["stops_again"] == 0  # asked a moment ago: not late
+    ServingEvent.objects.filter(action="stop").update(at=timezone.now() - timedelta(minutes=6))
+    assert committed(lambda: upkeep.servings_tick())["stops_again"] == 1
+    serving.refresh_from_db()
+    assert serving.status == "stopped" and refused(serving.url)
