@@ -16,12 +16,24 @@ FIELDS += ("engine", "backend", "tp", "concurrency", "decode_tps", "tpot_ms", "s
 
 def migrate(before: bool):
     """Migrate every app to its latest migration, or to just before the move
-    (placement at MOVED, benchmarks unapplied); the models at that state."""
-    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
-    others = [node for node in leaves if node[0] not in ("placement", "benchmarks")]
-    targets = [*others, MOVED, ("benchmarks", None)] if before else leaves
-    MigrationExecutor(connection).migrate(targets)
-    return MigrationExecutor(connection).loader.project_state([*others, MOVED] if before else leaves).apps
+    (placement at MOVED, benchmarks unapplied, and every app whose migrations
+    need a later placement or benchmarks unapplied too, as serving's do); the
+    models at that state."""
+    graph = MigrationExecutor(connection).loader.graph
+    leaves = graph.leaf_nodes()
+    if not before:
+        MigrationExecutor(connection).migrate(leaves)
+        return MigrationExecutor(connection).loader.project_state(leaves).apps
+    up_to_move = set(graph.forwards_plan(MOVED))
+
+    def needs_later(node: tuple[str, str]) -> bool:
+        return any(n[0] in ("placement", "benchmarks") and n not in up_to_move for n in graph.forwards_plan(node))
+
+    rest = [node for node in leaves if node[0] not in ("placement", "benchmarks")]
+    others = [node for node in rest if not needs_later(node)]
+    later = [(node[0], None) for node in rest if needs_later(node)]
+    MigrationExecutor(connection).migrate([*others, MOVED, ("benchmarks", None), *later])
+    return MigrationExecutor(connection).loader.project_state([*others, MOVED]).apps
 
 
 @pytest.mark.django_db(transaction=True)
