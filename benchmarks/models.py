@@ -83,6 +83,9 @@ class BenchmarkRun(models.Model):
     task_id = models.CharField(max_length=64, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
     command = models.TextField(blank=True, help_text="What a run started from the page executed")
+    serve_url = models.CharField(
+        max_length=200, blank=True, help_text="The server a run measured (blank: the head node's port 8000)"
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

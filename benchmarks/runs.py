@@ -10,6 +10,7 @@ time rather than read back from the database.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -28,7 +29,7 @@ from telemetry.conf import ssh_key_path
 from telemetry.remote import Target, run_command
 from telemetry.selectors import accepted_host_key
 
-from .command import BenchSpec, bench_command, bench_problems, read_output
+from .command import SERVE_URL, BenchSpec, bench_command, bench_problems, read_output
 from .errors import BenchmarkError
 from .models import BenchmarkRun
 from .services import result_fields
@@ -50,6 +51,7 @@ def _spec(run: BenchmarkRun) -> BenchSpec:
         run.input_len or 0,
         run.output_len or 0,
         run.num_prompts or 0,
+        run.serve_url or SERVE_URL,
     )
 
 
@@ -62,14 +64,18 @@ def run_start(
     input_len: Any = 128,
     output_len: Any = 128,
     num_prompts: Any = 10,
+    serving: ServedLayout | None = None,
 ) -> BenchmarkRun:
-    """Queue a run (status ``queued``); the task is sent once the row is committed."""
+    """Queue a run (status ``queued``); the task is sent once the row is committed.
+    ``serving``: the run measures a served model at its URL, recorded with the
+    served plan's layout (so the calibration reads it for that engine and layout)."""
     group = live_group_or_error(group_id)
     allowed, why = may_start_run(actor.user, group)
     if not allowed:
         raise RunNotAllowed(why, "group")
     row = model_get(model)
-    spec = BenchSpec(row.slug, row.hf_repo or row.slug, concurrency, input_len, output_len, num_prompts)
+    url = serving.base_url if serving is not None else SERVE_URL
+    spec = BenchSpec(row.slug, row.hf_repo or row.slug, concurrency, input_len, output_len, num_prompts, url)
     errors = bench_problems(spec)
     if not errors and input_len + output_len > row.max_context:
         errors.append(
@@ -83,20 +89,19 @@ def run_start(
         raise BenchmarkError(errors)
     planned = groupspec_for(group)
     nodes = [n.name for n in planned.spec.nodes]
+    layout = _layout(nodes, serving)
     with transaction.atomic():
         run = BenchmarkRun.objects.create(
             group=group,
             group_name=group.name,
             topology_kind=planned.spec.kind,
             group_nodes=nodes,
-            nodes=nodes,
-            node_count=len(nodes),
             link_gbps=planned.spec.link_gbps,
             model=row,
             model_name=row.slug,
             engine=BenchmarkRun.Engine.VLLM,
-            backend="none" if len(nodes) == 1 else "unknown",
-            tp=len(nodes),
+            serve_url=url if serving is not None else "",
+            **layout,
             concurrency=concurrency,
             input_len=input_len,
             output_len=output_len,
@@ -105,12 +110,43 @@ def run_start(
             command=bench_command(spec),
             created_by=actor.known_user,
             created_by_name=actor.username,
-            notes=f"started from the page on {nodes[0]} (head node); the benchmark client cannot see which "
+            notes=serving.notes
+            if serving is not None
+            else f"started from the page on {nodes[0]} (head node); the benchmark client cannot see which "
             "collective backend the server used",
         )
     # Sent once the row is committed; a broker that refuses it fails the run at once.
     transaction.on_commit(lambda: _queue(run))
     return run
+
+
+@dataclass(frozen=True)
+class ServedLayout:
+    """A served model a run measures: its URL, and the layout of one instance as the plan served it."""
+
+    base_url: str
+    nodes: list[str]  # the Sparks of the instance measured
+    tp: int
+    pp: int
+    backend: str  # the collective backend the plan names ("none" on one node)
+    notes: str
+
+
+def _layout(nodes: list[str], serving: ServedLayout | None) -> dict[str, Any]:
+    if serving is None:
+        return {
+            "nodes": nodes,
+            "node_count": len(nodes),
+            "backend": "none" if len(nodes) == 1 else "unknown",
+            "tp": len(nodes),
+        }
+    return {
+        "nodes": serving.nodes,
+        "node_count": len(serving.nodes),
+        "backend": serving.backend,
+        "tp": serving.tp,
+        "pp": serving.pp,
+    }
 
 
 def _queue(run: BenchmarkRun) -> None:

@@ -25,6 +25,7 @@ urlpatterns = [
     path("", include("topology.urls")),
     path("", include("fabric.urls")),
     path("", include("design.urls")),
+    path("", include("serving.urls")),
 ]
 
 # Django's own error answers: JSON on the API, and 503 with Retry-After while

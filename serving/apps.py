@@ -26,6 +26,11 @@ class ServingConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="serving-schedule")
+        from core import panels
+
         from . import hooks
+        from .panels import plan_actions, saved_plan_actions
 
         hooks.register()
+        panels.slot("plan-actions").add(plan_actions)  # the Serve button of each plan on the plan page
+        panels.slot("saved-plan-actions").add(saved_plan_actions)

@@ -137,4 +137,5 @@ def plan_snapshot(chosen: Chosen) -> dict[str, Any]:
         "aggregate_tps": p.aggregate_tps,
         "decode_tps_range": rng(p.decode_tps_range),
         "aggregate_tps_range": rng(p.aggregate_tps_range),
+        "collective_backend": p.collective_backend,
     }

@@ -1,0 +1,209 @@
+"""Serving pages: what is served where (``/serving/``, its figures refreshed
+by htmx), one serving with its steps' output while it starts, and the
+buttons: serve a plan (from the plan page), stop, and measure it with the
+benchmarks app's runner. Roles as the API's (``core.roles``): viewers read;
+the booking holder or a lab admin serves, stops and measures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.decorators import booker_required
+from benchmarks.models import BenchmarkRun
+from benchmarks.runs import ServedLayout, run_start
+from core.actor import Actor
+from core.errors import FleetError
+from core.htmx import partial
+from core.roles import can_book, is_admin
+
+from . import selectors, services
+from .live import ServingLive, many_live
+from .models import LIVE, Serving
+
+LIST_SIZE = 60
+ACTIVE = (Serving.Status.STARTING, Serving.Status.STOPPING)
+_SERVE_FIELDS = ("group", "model", "plan", "saved_plan", "variant", "context_tokens", "concurrency", "goal")
+_NUMBERS = ("plan", "saved_plan", "context_tokens", "concurrency")
+
+
+def _may_act(request: HttpRequest, serving: Serving) -> bool:
+    """The owner (a member still) or a lab admin: who may stop or measure it."""
+    user = request.user
+    return is_admin(user) or (can_book(user) and serving.owner_id is not None and serving.owner_id == user.pk)
+
+
+def _rows() -> list[Serving]:
+    return list(selectors.servings_list()[:LIST_SIZE])
+
+
+def _live_of(rows: list[Serving]) -> dict[int, ServingLive]:
+    return many_live([(s.pk, list(s.endpoints), s.model.slug) for s in rows if s.status == Serving.Status.SERVING])
+
+
+@require_GET
+def serving_list(request: HttpRequest) -> HttpResponse:
+    """Every served model; the table's live figures come from the engines when htmx asks for it."""
+    rows = _rows()
+    table = partial(request, "serving/list.html", "table", target="serving-table")
+    fresh = table.endswith("#table")
+    live = _live_of(rows) if fresh else {}
+    context = {
+        "items": [(s, live.get(s.pk)) for s in rows],
+        "fresh": fresh,
+        "any_live": any(s.status in LIVE for s in rows),
+    }
+    return render(request, table, context)
+
+
+def _measured(serving: Serving) -> list[BenchmarkRun]:
+    if not serving.url or serving.group_id is None:
+        return []
+    base = serving.url.removesuffix("/v1")
+    return list(BenchmarkRun.objects.filter(group_id=serving.group_id, serve_url=base).order_by("-created_at")[:5])
+
+
+def _compare(serving: Serving, run: BenchmarkRun) -> dict[str, Any]:
+    """A measured run beside what the plan predicted for the same streams."""
+    plan = serving.plan
+    many = run.concurrency > 1
+    predicted = plan.get("aggregate_tps") if many else plan.get("decode_tps")
+    low_high = plan.get("aggregate_tps_range") if many else plan.get("decode_tps_range")
+    measured = run.decode_tps
+    inside = None
+    if measured is not None and low_high:
+        inside = low_high[0] <= measured <= low_high[1]
+    return {"run": run, "predicted": predicted, "range": low_high, "measured": measured, "inside": inside}
+
+
+@require_GET
+def serving_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """One serving; htmx polls its steps while it starts or stops, and its engines' figures while it serves."""
+    serving = selectors.serving_get(pk)
+    template = "serving/detail.html"
+    for name, target in (("steps", "serving-steps"), ("live", "serving-live")):
+        template = partial(request, template, name, target=target)
+        if template.endswith(f"#{name}"):
+            break
+    live = None
+    if serving.status == Serving.Status.SERVING and not template.endswith("#steps"):
+        live = _live_of([serving]).get(serving.pk)
+    context = {
+        "s": serving,
+        "live": live,
+        "active": serving.status in ACTIVE,
+        "may_act": _may_act(request, serving),
+        "measured": [_compare(serving, r) for r in _measured(serving)],
+    }
+    response = render(request, template, context)
+    if template.endswith("#steps") and serving.status not in ACTIVE:
+        response["HX-Refresh"] = "true"  # it serves, failed or stopped: the whole page changes
+    return response
+
+
+def _serve_values(request: HttpRequest) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    values: dict[str, Any] = {}
+    problems = []
+    for name in _SERVE_FIELDS:
+        raw = request.POST.get(name, "").strip()
+        if raw == "":
+            continue
+        if name in _NUMBERS:
+            if not raw.isdigit() or len(raw) > 9:
+                problems.append((name, f"{name} must be a whole number, not {raw[:20]!r}"))
+                continue
+            values[name] = int(raw)
+        else:
+            values[name] = raw[:120]
+    if "group" in values and values["group"].isdigit():
+        values["group"] = int(values["group"])
+    return values, problems
+
+
+def _back(request: HttpRequest) -> str:
+    back = request.POST.get("back", "")
+    return back if back.startswith("/plans/") and "//" not in back else "/plans/"
+
+
+@booker_required
+@require_POST
+def serving_start(request: HttpRequest) -> HttpResponse:
+    """Serve a plan (the plan page's or a saved plan's button); a refusal goes back with its reason."""
+    values, problems = _serve_values(request)
+    try:
+        if problems:
+            raise FleetError(problems)
+        serving = services.serving_start(actor=Actor.from_request(request, "page"), **values)
+    except FleetError as exc:
+        messages.error(request, f"Not served: {exc.text}")
+        return redirect(_back(request))
+    messages.success(request, f"Serving {serving.pk} is starting on {serving.group_name}.")
+    return redirect(f"/serving/{serving.pk}/")
+
+
+@booker_required
+@require_POST
+def serving_stop(request: HttpRequest, pk: int) -> HttpResponse:
+    serving = selectors.serving_get(pk)
+    try:
+        services.serving_stop(actor=Actor.from_request(request, "page"), serving=serving)
+    except FleetError as exc:
+        if exc.status == 403:
+            return render(request, "403.html", {"need": exc.text}, status=403)
+        messages.error(request, f"Not stopped: {exc.text}")
+    else:
+        messages.success(request, f"Serving {serving.pk} is stopping: its engines stop on every node.")
+    return redirect(f"/serving/{serving.pk}/")
+
+
+def served_layout(serving: Serving) -> ServedLayout:
+    """What a measuring run records: the served URL, and one instance's layout as the plan served it."""
+    plan = serving.plan
+    instances = plan.get("instances") or [plan.get("nodes", [])]
+    copies = int(plan.get("replicas") or 1)
+    first = list(instances[0])
+    notes = f"measured while serving {serving.pk} ({plan.get('label', '')}) at {serving.url}"
+    if copies > 1:
+        notes += f", through its router in front of {copies} copies"
+    return ServedLayout(
+        base_url=serving.url.removesuffix("/v1"),
+        nodes=first,
+        tp=int(plan.get("tp") or 1),
+        pp=int(plan.get("pp") or 1),
+        backend=str(plan.get("collective_backend") or ("none" if len(first) == 1 else "unknown")),
+        notes=notes,
+    )
+
+
+@booker_required
+@require_POST
+def serving_measure(request: HttpRequest, pk: int) -> HttpResponse:
+    """Benchmark the served model with the benchmarks app's runner, at the streams the plan was made for."""
+    serving = selectors.serving_get(pk)
+    if not _may_act(request, serving):
+        need = f"only {serving.owner_name or 'its owner'} or a lab admin may measure serving {serving.pk}"
+        return render(request, "403.html", {"need": need}, status=403)
+    if serving.status != Serving.Status.SERVING or not serving.url:
+        messages.error(request, f"Not measured: serving {serving.pk} is {serving.status}, not serving.")
+        return redirect(f"/serving/{serving.pk}/")
+    streams = int(serving.plan.get("concurrency") or 1)
+    try:
+        run = run_start(
+            actor=Actor.from_request(request, "page"),
+            group_id=serving.group_id,
+            model=serving.model.slug,
+            concurrency=streams,
+            input_len=128,
+            output_len=128,
+            num_prompts=max(10, 2 * streams),
+            serving=served_layout(serving),
+        )
+    except FleetError as exc:
+        messages.error(request, f"Not measured: {exc.text}")
+    else:
+        messages.success(request, f"Benchmark run #{run.pk} queued: {streams} stream{'s' if streams > 1 else ''}.")
+    return redirect(f"/serving/{serving.pk}/")

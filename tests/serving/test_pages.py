@@ -1,0 +1,255 @@
+"""The serving pages: the Serve button on the plan page for who may serve
+(and the reason for who may not), serving and stopping from the page with
+CSRF enforced, the list's live figures read from real simulated engines (an
+engine that does not answer shows "no answer", never an error), a serving's
+steps with the failed one highlighted, and Measure queueing the benchmarks
+app's runner against the served URL."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from urllib.parse import urlencode
+
+import pytest
+
+from benchmarks.lab_runs import lab_runs
+from benchmarks.models import BenchmarkRun
+from inventory.models import NodeGroup
+from serving.models import Serving
+from serving.services import serving_release
+from simfleet.engine import SimEngine, per_stream_tps
+from simfleet.simulator import SimNode
+from tests.benchmarks.test_django_runs import tasks_inline  # noqa: F401 - fixture
+from tests.conftest import ApiClient, make_user
+from tests.serving.conftest import SMALL, book, committed
+from tests.telemetry import django_sim
+from tests.telemetry.django_sim import sim_lab
+
+fleet_key = django_sim.fleet_key
+
+pytestmark = pytest.mark.django_db
+FORM = "application/x-www-form-urlencoded"
+HTMX_TABLE = {"HX-Request": "true", "HX-Target": "serving-table"}
+
+
+def plan_url(group) -> str:
+    return f"/plans/?model={SMALL}&group={group.pk}&context_tokens=8192&concurrency=4&goal=latency"
+
+
+def serve_form(client, group, plan=0, **extra):
+    data = {
+        "group": group.pk,
+        "model": SMALL,
+        "plan": plan,
+        "context_tokens": 8192,
+        "concurrency": 4,
+        "goal": "latency",
+        "back": plan_url(group),
+        **extra,
+    }
+    return client.post("/serving/start/", urlencode(data), content_type=FORM)
+
+
+class Engines:
+    """Simulated engines served by an asyncio loop in a thread (as the simulator serves them)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.engines: list[SimEngine] = []
+
+    def start(self, engine: SimEngine) -> int:
+        self.engines.append(engine)
+        return asyncio.run_coroutine_threadsafe(engine.start(), self.loop).result(timeout=10)
+
+    def run(self, coro):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=30)
+
+    def close(self) -> None:
+        for engine in self.engines:
+            self.run(engine.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        self.loop.close()
+
+
+@pytest.fixture
+def engines():
+    running = Engines()
+    yield running
+    running.close()
+
+
+def test_the_plan_page_offers_serve_to_the_booking_holder_and_says_why_to_others(
+    booked_pair, member_user, admin_user, viewer_user
+):
+    holder = ApiClient(member_user, session=True)
+    page = holder.get(plan_url(booked_pair)).content.decode()
+    assert page.count('action="/serving/start/"') >= 1
+    assert 'name="plan" value="0"' in page
+    other = ApiClient(make_user("member2", "member"), session=True).get(plan_url(booked_pair)).content.decode()
+    assert 'action="/serving/start/"' not in other
+    assert f"Serve: book {booked_pair.name} first: a member serves only on a group booked for them now." in other
+    viewer = ApiClient(viewer_user, session=True).get(plan_url(booked_pair)).content.decode()
+    assert "Serve: serving a model needs the member or lab admin role." in viewer
+    admin = ApiClient(admin_user, session=True).get(plan_url(booked_pair)).content.decode()
+    assert 'action="/serving/start/"' in admin
+
+
+def test_serve_from_the_page_then_list_it_and_stop_it(booked_pair, member_user, settings):
+    settings.FLEET_SERVE_PORT = 9200
+    holder = ApiClient(member_user, session=True)
+    response = serve_form(holder, booked_pair)
+    serving = Serving.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/serving/{serving.pk}/"
+    assert (serving.status, serving.owner_name, serving.plan["label"]) == ("starting", "member1", "1 node")
+    listing = holder.get("/serving/").content.decode()
+    assert f'id="serving-{serving.pk}"' in listing and ">starting<" in listing and "booking " in listing
+    detail = holder.get(f"/serving/{serving.pk}/").content.decode()
+    assert 'id="serving-steps"' in detail and 'hx-trigger="every 2s"' in detail  # polled while it starts
+    assert f'action="/serving/{serving.pk}/stop/"' in detail
+    # another member neither sees Stop nor may stop it
+    other = ApiClient(make_user("member2", "member"), session=True)
+    assert 'id="stop"' not in other.get(f"/serving/{serving.pk}/").content.decode()
+    assert other.post(f"/serving/{serving.pk}/stop/", "", content_type=FORM).status_code == 403
+    assert Serving.objects.get().status == "starting"
+    stopped = holder.post(f"/serving/{serving.pk}/stop/", "", content_type=FORM)
+    assert stopped.status_code == 302 and Serving.objects.get().status == "stopping"
+
+
+def test_a_refused_serve_goes_back_with_its_reason_and_writes_nothing(pair, member_user, viewer_user):
+    holder = ApiClient(member_user, session=True)
+    refused = serve_form(holder, pair)  # not booked
+    assert refused.status_code == 302 and refused["Location"] == plan_url(pair)
+    page = holder.get(refused["Location"]).content.decode()
+    assert f"Not served: book {pair.name} first" in page
+    book(member_user, pair)
+    bad = serve_form(holder, pair, plan="first")
+    assert bad.status_code == 302
+    told = holder.get(bad["Location"]).content.decode()
+    assert "Not served: plan must be a whole number, not &#x27;first&#x27;" in told
+    assert serve_form(ApiClient(viewer_user, session=True), pair).status_code == 403
+    assert serve_form(ApiClient(member_user, session=True, csrf=False), pair).status_code == 403
+    assert Serving.objects.count() == 0
+
+
+def _serving_now(holder, group, settings, engines_urls):
+    """A serving the worker brought up: its engines at the given URLs."""
+    settings.FLEET_SERVE_PORT = 9300
+    assert serve_form(holder, group).status_code == 302
+    serving = Serving.objects.get()
+    serving.status = Serving.Status.SERVING
+    serving.endpoints = [{"node": n, "url": u} for n, u in engines_urls]
+    serving.url = engines_urls[0][1]
+    serving.save()
+    return serving
+
+
+def test_live_figures_come_from_each_engine_and_a_silent_one_says_no_answer(
+    booked_pair, member_user, settings, engines
+):
+    engine = SimEngine(SMALL, 50.0, max_streams=1)
+    port = engines.start(engine)
+    holder = ApiClient(member_user, session=True)
+    serving = _serving_now(holder, booked_pair, settings, [("pair-a", f"http://127.0.0.1:{port}/v1")])
+    first = holder.get("/serving/").content.decode()
+    assert "reading…" in first and 'hx-trigger="load, every 5s"' in first  # the figures come by htmx
+    # two requests: one runs, one waits (max_streams=1)
+    for _ in range(2):
+        engine._submit(8, 400)
+    engines.run(asyncio.sleep(0.3))
+    table = holder.get("/serving/", headers=HTMX_TABLE)
+    assert table.status_code == 200
+    row = table.content.decode().split(f'id="serving-{serving.pk}"')[1].split("</tr>")[0]
+    assert '<td class="num" data-label="Running">1</td>' in row
+    assert '<td class="num" data-label="Waiting">1</td>' in row
+    assert "measuring…" in row  # the first reading has no rate yet
+    engines.run(asyncio.sleep(1.0))
+    again = holder.get("/serving/", headers=HTMX_TABLE).content.decode()
+    rate = again.split(f'id="serving-{serving.pk}"')[1].split('data-label="tok/s">')[1].split("<")[0]
+    assert 40.0 <= float(rate) <= 52.0  # one stream decoding at 50 tok/s between the two readings
+    engines.run(engine.stop())
+    silent = holder.get("/serving/", headers=HTMX_TABLE)
+    assert silent.status_code == 200
+    assert "no answer" in silent.content.decode() and "pair-a: no answer:" in silent.content.decode()
+
+
+def test_a_hung_engine_costs_the_page_its_timeout_only(booked_pair, member_user, settings, engines):
+    settings.FLEET_SERVE_METRICS_TIMEOUT_S = 0.5
+    port = engines.start(SimEngine(SMALL, 50.0, fault="hang"))
+    holder = ApiClient(member_user, session=True)
+    serving = _serving_now(holder, booked_pair, settings, [("pair-a", f"http://127.0.0.1:{port}/v1")])
+    response = holder.get(f"/serving/{serving.pk}/")
+    assert response.status_code == 200
+    assert "no answer" in response.content.decode() and "timed out" in response.content.decode()
+
+
+def test_a_failed_serving_shows_the_failed_step_and_its_output(booked_pair, member_user, settings):
+    settings.FLEET_SERVE_PORT = 9400
+    holder = ApiClient(member_user, session=True)
+    serve_form(holder, booked_pair)
+    serving = Serving.objects.get()
+    steps = serving.steps
+    steps[0].update(status="failed", output="docker: Error response from daemon: no such image\n")
+    Serving.objects.filter(pk=serving.pk).update(steps=steps)
+    serving_release(serving.pk, status="failed", error="exited with status 125", failed_step="engine on pair-a")
+    polled = holder.get(f"/serving/{serving.pk}/", headers={"HX-Request": "true", "HX-Target": "serving-steps"})
+    assert polled.status_code == 200 and polled["HX-Refresh"] == "true"  # no longer starting: the page reloads
+    page = holder.get(f"/serving/{serving.pk}/").content.decode()
+    assert "<strong>Failed at engine on pair-a:</strong> exited with status 125" in page
+    assert 'class="step step-failed step-failed" id="step-1"' in page
+    assert "docker: Error response from daemon: no such image" in page
+    assert 'hx-trigger="every 2s"' not in page  # nothing polls a failed serving
+
+
+def test_measure_runs_the_benchmark_through_the_served_url_and_shows_it_beside_the_prediction(
+    member_user,
+    fleet_key,
+    tmp_path,
+    settings,
+    tasks_inline,  # noqa: F811
+):
+    nodes = [
+        SimNode("serve-a", cabled_ports={"p0": ("serve-b", "p0")}),
+        SimNode("serve-b", cabled_ports={"p0": ("serve-a", "p0")}),
+    ]
+    with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
+        group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="serve-a")
+        book(member_user, group)
+        holder = ApiClient(member_user, session=True)
+        engine = SimEngine(SMALL, 50.0)
+        port = fleet._run(engine.start())
+        try:
+            serving = _serving_now(holder, group, settings, [("serve-a", f"http://127.0.0.1:{port}/v1")])
+            other = ApiClient(make_user("member2", "member"), session=True)
+            assert other.post(f"/serving/{serving.pk}/measure/", "", content_type=FORM).status_code == 403
+            response = committed(lambda: holder.post(f"/serving/{serving.pk}/measure/", "", content_type=FORM))
+            assert response.status_code == 302
+        finally:
+            fleet._run(engine.stop())
+    run = BenchmarkRun.objects.get(source="measured")
+    assert run.status == "done", run.error
+    assert (run.serve_url, run.concurrency, run.engine, run.tp, run.nodes, run.node_count) == (
+        f"http://127.0.0.1:{port}",
+        4,
+        "vllm",
+        1,
+        ["serve-a"],
+        1,
+    )
+    assert f"--base-url http://127.0.0.1:{port} " in run.command and "--max-concurrency 4" in run.command
+    each = per_stream_tps(50.0, 4)  # the engine's rate for each of 4 streams
+    assert run.stream_decode_tps == pytest.approx(each, rel=0.05)
+    assert engine.generation_tokens_total == 10 * 128  # the runner's requests, all through the served URL
+    page = holder.get(f"/serving/{serving.pk}/").content.decode()
+    row = page.split(f'id="measured-{run.pk}"')[1].split("</tr>")[0]
+    assert f'<strong class="measured-tps">{run.decode_tps:.1f}</strong>' in row
+    predicted = serving.plan["aggregate_tps"]
+    low, high = serving.plan["aggregate_tps_range"]
+    assert f'{predicted:.1f} <span class="range">({low:.1f} to {high:.1f})</span>' in row
+    # the planner's lab calibration reads it, for vLLM on one node
+    assert [(r.key, r.layout.engine, r.layout.tp) for r in lab_runs()] == [
+        (f"run {run.pk}: {SMALL} on 1 node(s), vllm", "vllm", 1)
+    ]
