@@ -49,6 +49,7 @@ from prometheus_client.registry import Collector
 
 ENGINE_FAULTS = frozenset({"die-after", "hang", "no-model"})
 STREAM_SLOWDOWN = 0.04  # each stream beyond the first slows every stream by this fraction
+CATCH_UP_S = 1.0
 DEFAULT_MAX_TOKENS = 16  # OpenAI's and vLLM's default for /v1/completions
 DEFAULT_CHAT_MAX_TOKENS = 128
 # vLLM's buckets for vllm:time_to_first_token_seconds (vllm/v1/metrics/loggers.py)
@@ -426,7 +427,10 @@ class SimEngine:
             self._running = [r for r in self._running if not r.cancelled]
             decoding = [r for r in self._running if r.ready_at <= now]
             if decoding:
-                deadline = max(deadline + 1.0 / per_stream_tps(self.decode_tps, len(decoding)), loop.time() - 0.05)
+                # Steps keep to the clock: a loop that ran late (a busy machine) makes up
+                # to CATCH_UP_S of lost steps at once, so the rate over a run stays the engine's.
+                step = 1.0 / per_stream_tps(self.decode_tps, len(decoding))
+                deadline = max(deadline + step, loop.time() - CATCH_UP_S)
             else:
                 first = min((r.ready_at for r in self._running), default=now)
                 deadline = loop.time() + max(first - now, 0.001)
