@@ -85,6 +85,8 @@ class NodeServing:
                 words = shlex.split(line, comments=True)
             except ValueError:
                 continue
+            if raw[:1].isspace():
+                continue  # inside a loop or an if: the checks a healthy node passes (interfaces, Ray's count)
             status = await self._line(line, words, faults, out, tps)
             if status:
                 return "".join(out), status
@@ -106,7 +108,7 @@ class NodeServing:
             out.extend(f"{c.serving} {name}\n" for name, c in sorted(self.containers.items()) if self._alive(c))
             out.extend(f"{sid} router\n" for sid, p in sorted(self.routers.items()) if p.returncode is None)
             return 0
-        if words[:1] == ["echo"] and len(words) > 1 and not words[-1].startswith((">", "$")):
+        if words[:1] == ["echo"] and len(words) > 1 and not any(w.startswith((">", "$")) for w in words):
             out.append(" ".join(words[1:]) + "\n")
         return 0
 

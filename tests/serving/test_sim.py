@@ -6,6 +6,7 @@ called through its URL like any OpenAI client would."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import urllib.error
 import urllib.request
@@ -151,6 +152,9 @@ def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member):
         ("serve-a", "engine"),
         ("serve-a", "wait for the engine"),
     ]
+    # what docker prints for a detached container (its id), and the wait's own words: nothing from checks it passed
+    assert re.fullmatch(r"[0-9a-f]{64}\n", serving.steps[0]["output"]), serving.steps[0]["output"]
+    assert serving.steps[2]["output"] == "waiting for 2 Ray nodes\n"
     head = serving.steps[0]["script"]
     assert "ray start --block --head --port=6379" in head and "-e NCCL_IB_HCA=" in head
     worker = serving.steps[1]["script"]
