@@ -25,6 +25,7 @@ from core.config import setting
 from core.errors import FleetError, Unavailable
 from core.outage import service_down
 from core.roles import can_book, is_admin
+from core.types import Visitor
 from inventory.models import NodeGroup, Spark
 from placement.launch import LaunchError, LaunchSettings
 from placement.selectors import launch_settings_for
@@ -255,10 +256,15 @@ def queue(serving: Serving, *, stop: bool = False) -> None:
         raise Unavailable("the task queue (broker) is unavailable; start it again once it is back", which) from exc
 
 
+def may_act(user: Visitor | None, serving: Serving) -> bool:
+    """Who may stop (or measure) a serving: a lab admin, or its owner while a member."""
+    if is_admin(user):
+        return True
+    return can_book(user) and serving.owner_id is not None and user is not None and serving.owner_id == user.pk
+
+
 def may_stop(actor: Actor, serving: Serving) -> None:
-    if is_admin(actor.user):
-        return
-    if not can_book(actor.user) or serving.owner_id is None or serving.owner_id != actor.user_id:
+    if not may_act(actor.user, serving):
         raise ServingForbidden(f"only {serving.owner_name or 'its owner'} or a lab admin may stop serving {serving.pk}")
 
 
