@@ -40,6 +40,7 @@ STARTING, SERVING, FAILED, STOPPING, STOPPED = (
     Serving.Status.STOPPED,
 )
 MAX_OUTPUT = 200_000
+PROGRESS_EVERY_S = 2.0  # how often a running step's output so far is written
 
 
 def step_timeout_s() -> float:
@@ -128,11 +129,19 @@ def _run_step(serving: Serving, steps: list[dict[str, Any]], index: int) -> str:
     step["status"] = "running"
     _save_steps(serving.pk, steps)
 
+    last = [time.monotonic()]
+
     def progress(text: str) -> None:
-        # called from a thread of remote's event loop: its own database connection, closed after
+        # called from a thread of remote's event loop: its own database connection, closed after;
+        # at most every PROGRESS_EVERY_S (a quick step writes its output once, when it ends)
         step["output"] = text[-MAX_OUTPUT:]
+        if time.monotonic() - last[0] < PROGRESS_EVERY_S:
+            return
+        last[0] = time.monotonic()
         try:
             _save_steps(serving.pk, steps)
+        except Exception:  # the live output is a nicety: never let it end the step
+            log.warning("serving %s: could not store a step's output so far", serving.pk, exc_info=True)
         finally:
             connection.close()
 
