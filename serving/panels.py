@@ -15,6 +15,7 @@ from core.roles import can_book
 from inventory.models import NodeGroup
 
 from .models import LIVE, Serving
+from .selectors import last_measured
 
 _CACHE = "_serving_panel"
 _PLAN_FIELDS = ("model", "group", "context_tokens", "concurrency", "goal", "variant")
@@ -31,6 +32,8 @@ def _group_state(request: Any, group: NodeGroup) -> tuple[bool, str, list[Servin
         elif not allowed:
             why = f"book {group.name} first: a member serves only on a group booked for them now"
         serving = list(Serving.objects.filter(group=group, status__in=LIVE).select_related("model"))
+        for row in serving:
+            row.measured = last_measured(row)  # type: ignore[attr-defined]
         cached[group.pk] = (allowed, why, serving)
         setattr(request, _CACHE, cached)
     return cached[group.pk]

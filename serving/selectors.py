@@ -50,3 +50,20 @@ def served_nodes(names: Iterable[str]) -> set[str]:
     """Which of these Sparks serve through this app now (a live serving holds them)."""
     rows = ServingNode.objects.filter(spark__name__in=list(names), live=True)
     return set(rows.values_list("spark__name", flat=True))
+
+
+def measured_runs(serving: Serving, limit: int = 5) -> list[Any]:
+    """The benchmark runs that measured this serving through its URL, newest first."""
+    from benchmarks.models import BenchmarkRun
+
+    if not serving.url or serving.group_id is None:
+        return []
+    base = serving.url.removesuffix("/v1")
+    rows = BenchmarkRun.objects.filter(group_id=serving.group_id, serve_url=base, source="measured")
+    return list(rows.order_by("-created_at", "-id")[:limit])
+
+
+def last_measured(serving: Serving) -> Any:
+    """Its newest finished measurement, or None."""
+    done = [r for r in measured_runs(serving) if r.status == "done" and r.decode_tps is not None]
+    return done[0] if done else None

@@ -24,6 +24,7 @@ from core.roles import can_book, is_admin
 from . import selectors, services
 from .live import ServingLive, many_live
 from .models import LIVE, Serving
+from .selectors import measured_runs
 
 LIST_SIZE = 60
 ACTIVE = (Serving.Status.STARTING, Serving.Status.STOPPING)
@@ -60,13 +61,6 @@ def serving_list(request: HttpRequest) -> HttpResponse:
     return render(request, table, context)
 
 
-def _measured(serving: Serving) -> list[BenchmarkRun]:
-    if not serving.url or serving.group_id is None:
-        return []
-    base = serving.url.removesuffix("/v1")
-    return list(BenchmarkRun.objects.filter(group_id=serving.group_id, serve_url=base).order_by("-created_at")[:5])
-
-
 def _compare(serving: Serving, run: BenchmarkRun) -> dict[str, Any]:
     """A measured run beside what the plan predicted for the same streams."""
     plan = serving.plan
@@ -97,7 +91,7 @@ def serving_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "live": live,
         "active": serving.status in ACTIVE,
         "may_act": _may_act(request, serving),
-        "measured": [_compare(serving, r) for r in _measured(serving)],
+        "measured": [_compare(serving, r) for r in measured_runs(serving)],
     }
     response = render(request, template, context)
     if template.endswith("#steps") and serving.status not in ACTIVE:
@@ -141,7 +135,7 @@ def serving_start(request: HttpRequest) -> HttpResponse:
     except FleetError as exc:
         messages.error(request, f"Not served: {exc.text}")
         return redirect(_back(request))
-    messages.success(request, f"Serving {serving.pk} is starting on {serving.group_name}.")
+    messages.success(request, f"Serving {serving.pk} asked on {serving.group_name}: its steps follow below.")
     return redirect(f"/serving/{serving.pk}/")
 
 

@@ -1,0 +1,208 @@
+"""A member serves a model in a real browser: books the simulated pair,
+serves the recommended plan from the plan page (the worker starts simulated
+engines over SSH), sees it serving with live figures from the engines'
+/metrics, measures it with the benchmarks app's runner, sees the measured
+figure beside the plan's prediction and range, and stops it. Screenshots of
+the serving pages (serving, starting, failed) at 1440 and 390 px."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import urllib.request
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.db import connection
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from benchmarks.models import BenchmarkRun
+from inventory.models import NodeGroup
+from serving.models import Serving
+from simfleet.simulator import SimNode
+from telemetry.poll_round import poll_and_store
+from tests.conftest import make_user
+from tests.e2e.conftest import sign_in
+from tests.serving.test_sim import free_base
+from tests.telemetry import django_sim
+from tests.telemetry.django_sim import ids, sim_lab
+
+fleet_key = django_sim.fleet_key
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+SMALL = "llama-3.1-8b"
+WIDTHS = (("desktop", 1440), ("phone", 390))
+
+
+def shots(page, shot, name: str) -> None:
+    for label, width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        shot(f"{name}-{label}")
+        scroll, client = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert scroll <= client, f"{name} at {width} px is {scroll} px wide"
+    page.set_viewport_size({"width": 1440, "height": 900})
+
+
+def in_thread(fn, **kwargs) -> None:
+    """Run fn where asyncio.run may start a loop (Playwright's runs in the test's thread)."""
+
+    def run() -> None:
+        try:
+            fn(**kwargs)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(60)
+
+
+def busy(url: str, tokens: int) -> threading.Thread:
+    """A client keeping one stream busy on the served URL."""
+
+    def run() -> None:
+        body = json.dumps({"model": SMALL, "prompt": "Tell a long story", "max_tokens": tokens}).encode()
+        request = urllib.request.Request(f"{url}/completions", body, {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=120) as answer:
+                answer.read()
+        except OSError:
+            pass  # cut when the serving stops
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_member_books_serves_measures_and_stops(live_server, page, shot, fleet_key, tmp_path, settings):
+    # The booking form books from a quarter hour (its step): the journey starts a minute after one,
+    # and books from that quarter (inside the bookings' start grace).
+    now = datetime.now(UTC)
+    quarter = now.replace(minute=now.minute - now.minute % 15, second=0, microsecond=0) + timedelta(
+        minutes=15, seconds=60
+    )
+    with time_machine.travel(quarter, tick=True):
+        journey(live_server, page, shot, fleet_key, tmp_path, settings)
+
+
+def journey(live_server, page, shot, fleet_key, tmp_path, settings):
+    settings.FLEET_SERVE_PORT = free_base()
+    settings.FLEET_SERVE_READY_S = 20
+    page.set_default_timeout(60_000)  # serving and measuring run in the request (Celery eager)
+    make_user("member1", "member")
+    nodes = [
+        SimNode("serve-a", cabled_ports={"p0": ("serve-b", "p0")}),
+        SimNode("serve-b", cabled_ports={"p0": ("serve-a", "p0")}),
+    ]
+    with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
+        group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="serve-a")
+        in_thread(poll_and_store, spark_ids=ids("serve-a", "serve-b"))  # the cluster addresses Ray bootstraps on
+        base = live_server.url
+        sign_in(page, base, "member1", "member1-pass-123")
+
+        # Book the pair, from now.
+        page.goto(f"{base}/bookings/new/?group={group.pk}")
+        local = timezone.localtime()
+        this_quarter = local.replace(minute=local.minute - local.minute % 15)
+        page.fill("#id_start", this_quarter.strftime("%Y-%m-%dT%H:%M"))
+        page.fill("#id_purpose", "serve and measure")
+        page.click("button[type=submit]")
+        page.wait_for_url(re.compile(r"/bookings/\d+/$"))
+
+        # Serve the recommended plan from the plan page.
+        page.goto(f"{base}/plans/?model={SMALL}&group={group.pk}&context_tokens=8192&concurrency=8&goal=latency")
+        detail = page.locator("tr.plan-more.recommended details.plan-detail")
+        detail.locator("summary").click()
+        serve_button = detail.get_by_role("button", name="Serve this plan")
+        expect(serve_button).to_be_visible()
+        serve_button.click()
+        try:
+            page.wait_for_url(re.compile(r"/serving/\d+/$"), timeout=15000)
+        except Exception:
+            print("DEBUG", page.url, page.locator("main").inner_text()[:600])
+            raise
+        serving = Serving.objects.get()
+        expect(page.locator("#serving-status")).to_have_text("serving")
+        url = page.locator("#serving-url").inner_text()
+        assert url == serving.url and url.startswith("http://127.0.0.1:")
+
+        # Live figures: one stream busy, then its rate once the page refreshed.
+        busy(url, 3000)
+        page.wait_for_timeout(500)
+        page.reload()
+        figures = page.locator("#live-figures tbody tr").first
+        expect(figures.locator("td").nth(1)).to_have_text("1")
+        expect(figures).not_to_contain_text("measuring…", timeout=20_000)  # htmx reads again within 5 s
+        rate = float(figures.locator("td").nth(3).inner_text())
+        # one stream's tokens between two readings (the engine's pacing is checked in tests/simfleet)
+        assert 0 < rate <= 1.1 * serving.plan["decode_tps"]
+        page.goto(f"{base}/serving/")
+        row = page.locator(f"#serving-{serving.pk}")
+        expect(row.locator('[data-label="Running"]')).to_have_text("1")
+        shots(page, shot, "serving-list-serving")
+
+        # Measure it: the runner's figure beside the plan's prediction and range.
+        page.goto(f"{base}/serving/{serving.pk}/")
+        page.click("#measure")
+        page.wait_for_url(re.compile(rf"/serving/{serving.pk}/$"))
+        run = BenchmarkRun.objects.get(source="measured")
+        assert run.status == "done", run.error
+        measured = page.locator(f"#measured-{run.pk}")
+        expect(measured.locator(".measured-tps")).to_have_text(f"{run.decode_tps:.1f}")
+        low, high = serving.plan["aggregate_tps_range"]
+        expect(measured).to_contain_text(f"({low:.1f} to {high:.1f})")
+        shots(page, shot, "serving-detail-measured")
+        # and on the plan page, beside the plans for the same inputs
+        page.goto(f"{base}/plans/?model={SMALL}&group={group.pk}&context_tokens=8192&concurrency=8&goal=latency")
+        detail = page.locator("tr.plan-more.recommended details.plan-detail")
+        detail.locator("summary").click()
+        expect(detail.locator(".serve-measured")).to_contain_text(f"measured {run.decode_tps:.1f} tok/s")
+        detail.scroll_into_view_if_needed()
+        shots(page, shot, "plan-measured")
+        page.goto(f"{base}/serving/{serving.pk}/")
+
+        # Stop it: the engines stop, the Sparks are free.
+        page.click("#stop")
+        page.wait_for_url(re.compile(rf"/serving/{serving.pk}/$"))
+        expect(page.locator("#serving-status")).to_have_text("stopped")
+        assert fleet.fleet.serving("serve-a").containers == {}
+
+        # A node that fails to start: the failed step and its output.
+        fleet.set_faults("serve-a", {"serve-fail"})
+        page.goto(f"{base}/plans/?model={SMALL}&group={group.pk}&context_tokens=8192&concurrency=8&goal=latency")
+        detail = page.locator("tr.plan-more.recommended details.plan-detail")
+        detail.locator("summary").click()
+        detail.get_by_role("button", name="Serve this plan").click()
+        page.wait_for_url(re.compile(r"/serving/\d+/$"))
+        expect(page.locator("#serving-status")).to_have_text("failed")
+        expect(page.locator("#serving-failed")).to_be_visible()
+        expect(page.locator(".step-failed").first).to_be_visible()
+        shots(page, shot, "serving-detail-failed")
+        failed = Serving.objects.exclude(pk=serving.pk).get()
+        # how a start looks while it runs (the page polls its steps)
+        steps = [
+            dict(s, status="done" if i == 0 else "running" if i == 1 else "waiting") for i, s in enumerate(failed.steps)
+        ]
+        steps[0]["output"] = (
+            "Unable to find image 'nvcr.io/nvidia/vllm:25.09-py3' locally\n25.09-py3: Pulling from nvidia/vllm\n"
+        )
+        Serving.objects.filter(pk=failed.pk).update(
+            status="starting", steps=steps, failed_step="", error="", stopped_at=None
+        )
+        page.goto(f"{base}/serving/{failed.pk}/")
+        expect(page.locator("#serving-steps")).to_have_attribute("hx-trigger", "every 2s")
+        shots(page, shot, "serving-detail-starting")
+        page.goto(f"{base}/serving/")
+        shots(page, shot, "serving-list-mixed")
+        # the navigation bar, with Serving, from the width it shows on (the menu below)
+        page.set_viewport_size({"width": 1481, "height": 900})
+        expect(page.locator("nav.mainnav.wide-only")).to_be_visible()
+        heights = page.evaluate(
+            "[...document.querySelectorAll('.topbar nav.wide-only a, .topbar .who a')]"
+            ".map(a => a.getBoundingClientRect().height)"
+        )
+        assert max(heights) < 30, heights  # every link on one line
+        shot("serving-list-nav-1481")
+        Serving.objects.filter(pk=failed.pk).update(status="failed")
