@@ -19,7 +19,6 @@ from benchmarks.runs import ServedLayout, run_start
 from core.actor import Actor
 from core.errors import FleetError
 from core.htmx import partial
-from core.roles import can_book, is_admin
 
 from . import selectors, services
 from .live import ServingLive, many_live
@@ -33,9 +32,7 @@ _NUMBERS = ("plan", "saved_plan", "context_tokens", "concurrency")
 
 
 def _may_act(request: HttpRequest, serving: Serving) -> bool:
-    """The owner (a member still) or a lab admin: who may stop or measure it."""
-    user = request.user
-    return is_admin(user) or (can_book(user) and serving.owner_id is not None and serving.owner_id == user.pk)
+    return services.may_act(request.user, serving)
 
 
 def _rows() -> list[Serving]:
