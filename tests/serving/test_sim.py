@@ -6,6 +6,7 @@ called through its URL like any OpenAI client would."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import socket
 import urllib.error
@@ -31,12 +32,12 @@ ONE_NODE, TWO_COPIES, TP2 = 0, 1, 3  # SMALL's plans on a pair, in the planner's
 
 
 def free_base() -> int:
-    """A port with a few free ones above it (engines and the router take base, base+1, ...)."""
-    for _ in range(50):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            base = probe.getsockname()[1]
-        if base < 60000 and all(_free(base + i) for i in range(1, 4)):
+    """A port with three free ones above it (engines, the router and its metrics take base, base+1, ...),
+    below the kernel's ephemeral range (32768 up), so no outgoing connection takes one meanwhile."""
+    rng = random.Random()
+    for _ in range(200):
+        base = rng.randrange(26000, 32000, 4)
+        if all(_free(base + i) for i in range(4)):
             return base
     raise RuntimeError("no free ports")
 
