@@ -59,6 +59,7 @@ def pages(group: int, cable: int, booking: int) -> list[str]:
         "/bookings/new/",
         f"/bookings/{booking}/",
         "/bookings/maintenance/",
+        "/serving/",
         "/catalogue/",
         "/lab/import/",
         "/changes/",

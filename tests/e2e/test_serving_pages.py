@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
+from axe_playwright_python.sync_playwright import Axe
 from django.db import connection
 from django.utils import timezone
 from playwright.sync_api import expect
@@ -26,6 +27,7 @@ from simfleet.simulator import SimNode
 from telemetry.poll_round import poll_and_store
 from tests.conftest import make_user
 from tests.e2e.conftest import sign_in
+from tests.e2e.test_accessibility import check
 from tests.serving.test_sim import free_base
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
@@ -142,6 +144,15 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         row = page.locator(f"#serving-{serving.pk}")
         expect(row.locator('[data-label="Running"]')).to_have_text("1")
         shots(page, shot, "serving-list-serving")
+
+        # axe-core finds nothing serious on the serving pages, at either width
+        axe, problems = Axe(), []
+        for _label, width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 900})
+            for path in ("/serving/", f"/serving/{serving.pk}/"):
+                problems += check(page, axe, base, path, width)
+        assert not problems, "\n".join(problems)
+        page.set_viewport_size({"width": 1440, "height": 900})
 
         # Measure it: the runner's figure beside the plan's prediction and range.
         page.goto(f"{base}/serving/{serving.pk}/")
