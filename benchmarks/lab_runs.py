@@ -2,7 +2,8 @@
 entry this app adds to ``placement.lab_calibration.LAB_RUNS``, from which
 placement re-fits its constants (``perfmodel.calibrate``).
 
-Reads only: finished measured runs with a model and a one-stream decode
+Reads only: finished measured runs of one instance (not several copies
+measured together through a router) with a model and a one-stream decode
 figure (TPOT, or a single-stream run), or a decode figure over several
 streams, become ``perfmodel.LabRun`` records;
 the variant that ran is the one the run's engine loads. The newest
@@ -27,6 +28,7 @@ def lab_runs() -> list[LabRun]:
             status=BenchmarkRun.Status.DONE,
             model__isnull=False,
             engine__in=ENGINES,
+            copies=1,  # several copies behind a router: not one instance's figure
         )
         .select_related("model")
         .prefetch_related("model__variants")

@@ -86,6 +86,9 @@ class BenchmarkRun(models.Model):
     serve_url = models.CharField(
         max_length=200, blank=True, help_text="The server a run measured (blank: the head node's port 8000)"
     )
+    copies = models.PositiveSmallIntegerField(
+        default=1, help_text="Independent copies measured together through a router (the layout is one copy's)"
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

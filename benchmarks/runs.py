@@ -130,6 +130,7 @@ class ServedLayout:
     pp: int
     backend: str  # the collective backend the plan names ("none" on one node)
     notes: str
+    copies: int = 1  # copies behind the URL's router, measured together
 
 
 def _layout(nodes: list[str], serving: ServedLayout | None) -> dict[str, Any]:
@@ -146,6 +147,7 @@ def _layout(nodes: list[str], serving: ServedLayout | None) -> dict[str, Any]:
         "backend": serving.backend,
         "tp": serving.tp,
         "pp": serving.pp,
+        "copies": serving.copies,
     }
 
 

@@ -9,6 +9,7 @@ this reading and the one before it, kept in Django's cache per engine URL
 
 from __future__ import annotations
 
+import http.client
 import time
 import urllib.error
 import urllib.request
@@ -79,7 +80,8 @@ def _one(endpoint: dict[str, Any], model: str | None, timeout: float) -> EngineL
     target = metrics_url(url)
     try:
         text = _fetch(target, timeout)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        # refused, timed out, or something else on the port (not HTTP): the engine does not answer
         reason = getattr(exc, "reason", exc)
         return EngineLive(node, url, False, why=f"no answer: {str(reason)[:80]}")
     now = time.time()

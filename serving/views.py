@@ -159,7 +159,7 @@ def served_layout(serving: Serving) -> ServedLayout:
     first = list(instances[0])
     notes = f"measured while serving {serving.pk} ({plan.get('label', '')}) at {serving.url}"
     if copies > 1:
-        notes += f", through its router in front of {copies} copies"
+        notes += f", through its router in front of {copies} copies (all together: the planner does not re-fit on it)"
     return ServedLayout(
         base_url=serving.url.removesuffix("/v1"),
         nodes=first,
@@ -167,6 +167,7 @@ def served_layout(serving: Serving) -> ServedLayout:
         pp=int(plan.get("pp") or 1),
         backend=str(plan.get("collective_backend") or ("none" if len(first) == 1 else "unknown")),
         notes=notes,
+        copies=copies,
     )
 
 

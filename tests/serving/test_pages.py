@@ -18,6 +18,7 @@ from benchmarks.models import BenchmarkRun
 from inventory.models import NodeGroup
 from serving.models import Serving
 from serving.services import serving_release
+from serving.views import served_layout
 from simfleet.engine import SimEngine, per_stream_tps
 from simfleet.simulator import SimNode
 from tests.benchmarks.test_django_runs import tasks_inline  # noqa: F401 - fixture
@@ -176,6 +177,31 @@ def test_live_figures_come_from_each_engine_and_a_silent_one_says_no_answer(
     assert "no answer" in silent.content.decode() and "pair-a: no answer:" in silent.content.decode()
 
 
+def test_something_else_on_an_engines_port_is_no_answer(booked_pair, member_user, settings, tmp_path):
+    """A port that answers but not HTTP (here an SSH server's banner) is "no answer", never an error page."""
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+
+    def banner() -> None:
+        conn, _ = server.accept()
+        conn.sendall(b"SSH-2.0-AsyncSSH_2.24.1\r\n")
+        conn.close()
+
+    thread = threading.Thread(target=banner, daemon=True)
+    thread.start()
+    holder = ApiClient(member_user, session=True)
+    serving = _serving_now(holder, booked_pair, settings, [("pair-a", f"http://127.0.0.1:{port}/v1")])
+    response = holder.get(f"/serving/{serving.pk}/")
+    thread.join(5)
+    server.close()
+    assert response.status_code == 200
+    assert "pair-a" in response.content.decode() and "no answer: " in response.content.decode()
+
+
 def test_a_hung_engine_costs_the_page_its_timeout_only(booked_pair, member_user, settings, engines):
     settings.FLEET_SERVE_METRICS_TIMEOUT_S = 0.5
     port = engines.start(SimEngine(SMALL, 50.0, fault="hang"))
@@ -253,3 +279,10 @@ def test_measure_runs_the_benchmark_through_the_served_url_and_shows_it_beside_t
     assert [(r.key, r.layout.engine, r.layout.tp) for r in lab_runs()] == [
         (f"run {run.pk}: {SMALL} on 1 node(s), vllm", "vllm", 1)
     ]
+    # a plan of several copies is measured through its router, all copies together: recorded so, and not re-fitted on
+    serving.plan = {**serving.plan, "replicas": 2, "instances": [["serve-a"], ["serve-b"]], "tp": 1}
+    layout = served_layout(serving)
+    assert (layout.copies, layout.nodes, layout.tp) == (2, ["serve-a"], 1)
+    assert "through its router in front of 2 copies" in layout.notes
+    BenchmarkRun.objects.filter(pk=run.pk).update(copies=2)
+    assert lab_runs() == []
