@@ -74,6 +74,7 @@ class NodeServing:
         self.die_after_s = die_after_s
         self.containers: dict[str, _Container] = {}
         self.routers: dict[int, asyncio.subprocess.Process] = {}
+        self.router_ports: dict[int, int] = {}  # serving id -> the port its router listens on
 
     async def answer(self, script: str, faults: set[str]) -> tuple[str, int]:
         out: list[str] = []
@@ -180,7 +181,16 @@ class NodeServing:
             start_new_session=True,
         )
         self.routers[sid] = process
+        if "--port" in args[:-1] and args[args.index("--port") + 1].isdigit():
+            self.router_ports[sid] = int(args[args.index("--port") + 1])
         return 0
+
+    def serves_on(self, port: int) -> bool:
+        """Whether a router this node started (and still runs) listens on ``port``."""
+        return any(
+            p == port and sid in self.routers and self.routers[sid].returncode is None
+            for sid, p in self.router_ports.items()
+        )
 
     async def stop(self, sid: int) -> None:
         """Stop what serving ``sid`` started on this node."""
@@ -189,6 +199,7 @@ class NodeServing:
             if container.engine is not None:
                 await container.engine.stop()
         process = self.routers.pop(sid, None)
+        self.router_ports.pop(sid, None)
         if process is not None and process.returncode is None:
             process.terminate()
             try:

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import asyncssh
 
-from simfleet.engine import SimEngine, per_stream_tps, running_on
+from simfleet.engine import per_stream_tps, running_on
 from simfleet.engine_bench import BenchFigures, bench_summary, run_bench
 from simfleet.nccl_answers import NcclAnswer, nccl_answer
 from simfleet.serve_answers import NodeServing
@@ -176,29 +176,31 @@ def bench_answer(command: str, node: SimNode) -> str | None:
     return f"{match['version_mark']}\n{VLLM_VERSION}\n{match['result_mark']}\n{bench_summary(figures)}"
 
 
-def _engine_of(args: dict[str, str]) -> SimEngine | None:
-    """The simulated engine of this process that the command's --base-url names, if one runs."""
+def _served_port(args: dict[str, str], serving: NodeServing | None = None) -> int | None:
+    """The loopback port the command's --base-url names when something the simulator
+    started serves there: an engine of this process, or a router ``serving`` started."""
     url = urlsplit(args.get("base-url", ""))
-    if url.scheme != "http" or url.hostname is None or url.port is None:
+    if url.scheme != "http" or url.hostname not in ("127.0.0.1", "localhost") or url.port is None:
         return None
-    if url.hostname not in ("127.0.0.1", "localhost"):
-        return None
-    return running_on(url.port)
+    if running_on(url.port) is not None or (serving is not None and serving.serves_on(url.port)):
+        return url.port
+    return None
 
 
-async def measured_bench_answer(command: str) -> str | None:
-    """The fixed benchmark command measured for real against the simulated
-    engine its --base-url names (``simfleet.engine_bench``), or None when the
-    command is another or no engine of this process serves that URL."""
+async def measured_bench_answer(command: str, serving: NodeServing | None = None) -> str | None:
+    """The fixed benchmark command measured for real (``simfleet.engine_bench``)
+    against what its --base-url names: a simulated engine of this process, or
+    the router the node started in front of several; None when the command is
+    another or nothing the simulator started serves that URL."""
     request = _bench_request(command)
     if request is None:
         return None
     match, args, (conc, prompts, in_len, out_len) = request
-    engine = _engine_of(args)
-    if engine is None:
+    port = _served_port(args, serving)
+    if port is None:
         return None
     model = args.get("served-model-name", args.get("model", ""))
-    base = f"http://127.0.0.1:{engine.port}"
+    base = f"http://127.0.0.1:{port}"
     figures = await run_bench(base, model, concurrency=conc, num_prompts=prompts, input_len=in_len, output_len=out_len)
     head = f"{match['version_mark']}\n{VLLM_VERSION}\n{match['result_mark']}\n"
     if figures.completed == 0:
@@ -247,7 +249,7 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
                 self._task = asyncio.get_running_loop().create_task(self._stream(nccl))
         elif bench is not None and "down" not in faults and "hung" not in faults:
             bench_request = _bench_request(self._command or "")
-            if bench_request is not None and _engine_of(bench_request[1]) is not None:
+            if bench_request is not None and _served_port(bench_request[1], self._rt.serving) is not None:
                 self._task = asyncio.get_running_loop().create_task(self._measure(self._command or ""))
             else:
                 chan.write(bench.encode())
@@ -265,7 +267,7 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
 
     async def _measure(self, command: str) -> None:
         try:
-            text = await measured_bench_answer(command)
+            text = await measured_bench_answer(command, self._rt.serving)
             status = 0
         except (aiohttp.ClientError, OSError, TimeoutError) as exc:
             text, status = f"Error: {exc}\n", 1

@@ -24,6 +24,7 @@ from simfleet.simulator import SimNode
 from tests.benchmarks.test_django_runs import tasks_inline  # noqa: F401 - fixture
 from tests.conftest import ApiClient, make_user
 from tests.serving.conftest import SMALL, book, committed
+from tests.serving.test_sim import lab  # noqa: F401 - fixture
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import sim_lab
 
@@ -286,3 +287,32 @@ def test_measure_runs_the_benchmark_through_the_served_url_and_shows_it_beside_t
     assert "through its router in front of 2 copies" in layout.notes
     BenchmarkRun.objects.filter(pk=run.pk).update(copies=2)
     assert lab_runs() == []
+
+
+def test_measuring_two_copies_goes_through_their_router_and_is_recorded_as_copies(lab, member_user):  # noqa: F811
+    """The runner measures the real vLLM router in front of two simulated engines; the record says two copies."""
+    fleet, group = lab
+    client = ApiClient(member_user)
+    plans = client.post("/api/plans", {"group": group.pk, "model": SMALL, "concurrency": 8}).json()["plans"]
+    index = next(i for i, p in enumerate(plans) if p["label"] == "2 one-node copies")
+    answer = committed(
+        lambda: client.post("/api/serving", {"group": group.pk, "model": SMALL, "plan": index, "concurrency": 8})
+    )
+    assert answer.status_code == 202, answer.json()
+    serving = Serving.objects.get()
+    assert serving.status == "serving", (serving.failed_step, serving.error)
+    holder = ApiClient(member_user, session=True)
+    try:
+        response = committed(lambda: holder.post(f"/serving/{serving.pk}/measure/", "", content_type=FORM))
+        assert response.status_code == 302
+        run = BenchmarkRun.objects.get(source="measured")
+        engines = [c.engine for name in ("serve-a", "serve-b") for c in fleet.fleet.serving(name).containers.values()]
+    finally:
+        committed(lambda: client.post(f"/api/serving/{serving.pk}/stop"))
+    assert run.status == "done", run.error
+    assert (run.copies, run.concurrency, run.tp, run.nodes) == (2, 8, 1, ["serve-a"])
+    assert run.serve_url == serving.url.removesuffix("/v1") == f"http://127.0.0.1:{serving.plan['router_port']}"
+    # round robin: each engine decoded half of the 16 requests, four streams at a time
+    assert [e.generation_tokens_total for e in engines] == [8 * 128, 8 * 128]
+    assert run.stream_decode_tps == pytest.approx(per_stream_tps(engines[0].decode_tps, 4), rel=0.10)
+    assert lab_runs() == []  # all copies together: the planner does not re-fit on it
