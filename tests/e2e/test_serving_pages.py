@@ -216,4 +216,11 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         )
         assert max(heights) < 30, heights  # every link on one line
         shot("serving-list-nav-1481")
+        for width in (1480, 1481, 1536):  # the menu up to 1480 px, the bar from 1481: neither scrolls sideways
+            page.set_viewport_size({"width": width, "height": 900})
+            page.goto(f"{base}/")
+            scroll, client = page.evaluate(
+                "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+            )
+            assert scroll <= client, f"/ at {width} px is {scroll} px wide"
         Serving.objects.filter(pk=failed.pk).update(status="failed")
