@@ -188,9 +188,18 @@ def test_an_upgrade_from_the_previous_release_keeps_every_row(database, tmp_path
         (key[0], str(new[key].get("slug") or new[key].get("quantization")), str(new[key][name]))
         for key, fields in old.items()
         for name, value in fields.items()
-        if name in new[key] and seed_correction(key, name, value, new[key])
+        if key[0].startswith("placement.") and name in new[key] and seed_correction(key, name, value, new[key])
     }
     assert corrected == SEED_CORRECTIONS
+    refreshed = {
+        new[key]["published_key"]
+        for key, fields in old.items()
+        for name, value in fields.items()
+        if key[0] == "benchmarks.benchmarkrun"
+        and new[key][name] != value
+        and seed_correction(key, name, value, new[key])
+    }
+    assert refreshed == REFRESHED_PUBLISHED, refreshed
 
 
 # What the migrations since the previous release correct on purpose, row by row.
@@ -204,12 +213,29 @@ SEED_CORRECTIONS = {
 }
 
 
+# Published figures stored by the previous release whose reference or notes benchmarks 0003 brings up
+# to the seed's words of today (roles and sources reworded since; the check above compares each word).
+REFRESHED_PUBLISHED = {
+    "gpt-oss-120b-1-kubis", "gpt-oss-120b-2x1-kubis-c16", "gpt-oss-120b-2x1-kubis-c32",
+    "gpt-oss-120b-2x1-kubis-c64", "qwen3.6-a3b-1-vllm",
+}  # fmt: skip
+
+
 def seed_correction(key: tuple[str, int], name: str, old: object, row: dict[str, object]) -> bool:
     """A change the migrations since the previous release make on purpose: seed models' and
     variants' Hugging Face references renamed to NVIDIA's names (placement 0009) or given
-    where a flagship seed had none (placement 0010); an admin's own references never change."""
+    where a flagship seed had none (placement 0010); a published figure's reference and notes
+    brought up to date with the seed's own words (benchmarks 0003); an admin's own references
+    and measured runs never change."""
     import importlib
 
+    if key[0] == "benchmarks.benchmarkrun" and name in ("reference", "notes") and row.get("published_key"):
+        from benchmarks.seed import published_notes, published_reference
+        from placement.published import PUBLISHED_POINTS
+
+        point = next((p for p in PUBLISHED_POINTS if p.key == row["published_key"]), None)
+        words = {"reference": published_reference, "notes": published_notes}[name]
+        return point is not None and row[name] == words(point)
     if name != "hf_repo" or key[0] not in ("placement.llmmodel", "placement.llmvariant"):
         return False
     renamed = importlib.import_module("placement.migrations.0009_nvfp4_references").RENAMED
