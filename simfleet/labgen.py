@@ -1,6 +1,7 @@
 """Generated lab documents (the import format) of any size: switched groups
 of 8 on CRS804s (2 Sparks per 400G port by breakout), rings of 4, direct
-pairs, lone Sparks, and one big switched group on a 32-port switch.
+pairs, lone Sparks, and one big switched group on a 32-port QSFP112 switch
+(one Spark a port: up to 32).
 
 The one generator of large labs, used by the size tests, the browser journeys
 and the benchmarks in ``bench/``. Plain data in, plain data out: it imports
@@ -11,6 +12,8 @@ group, rings, pairs, lone Sparks; every fifth Spark is a 64 GB one."""
 from __future__ import annotations
 
 from typing import Any
+
+BIG_MAX = 32  # the big group's switch: 32 QSFP112 ports, one Spark each
 
 
 def lab_document(
@@ -41,11 +44,13 @@ def lab_document(
                 {"type": "qsfp-dd-2x-qsfp56-breakout", "ends": [f"{sw}:{port}", f"{spark()}:p0", f"{spark()}:p0"]}
             )
     if big:
-        # 2 Sparks per 400G port by breakout: a 32-port switch takes up to 64.
+        # One Spark a port by QSFP112 DAC: a QSFP-DD breakout does not fit a QSFP112 cage, so the
+        # 32-port switch takes up to 32 (the lab designer's rule too).
+        if big > BIG_MAX:
+            raise ValueError(f"a big group has at most {BIG_MAX} Sparks (one a port of the 32-port QSFP112 switch)")
         switches.append({"name": f"{prefix}-big", "hardware": "generic-qsfp112-switch-32"})
-        for port in range(1, (big + 1) // 2 + 1):
-            legs = [f"{spark()}:p0" for _ in range(min(2, big - 2 * (port - 1)))]
-            cables.append({"type": "qsfp-dd-2x-qsfp56-breakout", "ends": [f"{prefix}-big:{port}", *legs]})
+        for port in range(1, big + 1):
+            cables.append({"type": "qsfp112-dac", "ends": [f"{prefix}-big:{port}", f"{spark()}:p0"]})
     for _ in range(rings):
         ring = [spark() for _ in range(4)]
         for a, b in zip(ring, ring[1:] + ring[:1], strict=True):

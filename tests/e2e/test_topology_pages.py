@@ -1,5 +1,5 @@
 """A member and a lab admin look at the lab's topology in a real browser: the
-demo lab plus a 64-Spark switched group. They rely on a diagram per group
+demo lab plus a 32-Spark switched group. They rely on a diagram per group
 with a hover title on every Spark, the four quantities shown apart, the slow
 ring cable named with its fix, memory that never passes the pool off as one
 machine's, and (admin) splitting a switched group with inline errors."""
@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def lab() -> dict[str, int]:
     seed_catalogue()
     lab_import(actor=Actor(source="import"), data=lab_data("demo.yaml"))
-    lab_import(actor=Actor(source="import"), data=lab_document(big=64, prefix="big"))
+    lab_import(actor=Actor(source="import"), data=lab_document(big=32, prefix="big"))
     live = NodeGroup.objects.filter(retired_at__isnull=True, auto=True)
     return {
         "crs804": live.get(members__spark__name="spark-07").pk,
@@ -39,8 +39,8 @@ def test_member_reads_topology_group_and_memory_pages(live_server, page, shot, l
 
     page.goto(f"{base}/topology/")
     assert page.locator("svg.topo").count() == 6
-    # A hover title on every Spark: 17 demo Sparks and 64 on the big switch.
-    assert page.locator("svg.topo g.node > title").count() == 17 + 64
+    # A hover title on every Spark: 17 demo Sparks and 32 on the big switch.
+    assert page.locator("svg.topo g.node > title").count() == 17 + 32
     assert page.locator("svg.topo g.link > title").count() == page.locator("svg.topo g.link").count()
     ring_card = page.locator(f"#group-{lab['ring']}")
     assert ring_card.locator("g.link[data-gbps='100']").count() == 1
@@ -78,10 +78,11 @@ def test_member_reads_topology_group_and_memory_pages(live_server, page, shot, l
     shot("group-ring")
 
     page.goto(f"{base}/groups/{lab['big']}/")
-    assert page.locator("#diagram svg.topo g.node").count() == 64
+    assert page.locator("#diagram svg.topo g.node").count() == 32
     box = page.locator("#diagram svg.topo").bounding_box()
-    assert box is not None and box["width"] >= 1000  # drawn at a legible size, not squeezed
-    shot("group-64")
+    drawn = page.locator("#diagram svg.topo").evaluate("svg => svg.viewBox.baseVal.width")
+    assert box is not None and box["width"] >= drawn >= 900  # drawn at its own legible size, not squeezed
+    shot("group-32")
 
     page.goto(f"{base}/memory/")
     text = page.locator("main").inner_text()

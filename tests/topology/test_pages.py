@@ -170,8 +170,8 @@ def test_page_and_api_queries_do_not_grow_with_the_fleet(admin_client, import_la
         return len(ctx)
 
     small = {p: count(p) for p in paths}
-    # 16 switched groups of 8, 15 rings, 10 pairs, 2 lone Sparks and one group of 64: 274 more Sparks.
-    lab_import(actor=Actor(source="import"), data=lab_document(switched=16, rings=15, pairs=10, singles=2, big=64))
+    # 16 switched groups of 8, 15 rings, 10 pairs, 2 lone Sparks and one group of 32: 242 more Sparks.
+    lab_import(actor=Actor(source="import"), data=lab_document(switched=16, rings=15, pairs=10, singles=2, big=32))
     assert NodeGroup.objects.filter(retired_at__isnull=True).count() == 5 + 16 + 15 + 10 + 2 + 1
     large = {p: count(p) for p in paths}
     assert all(large[p] <= small[p] for p in paths), (small, large)
