@@ -4,8 +4,9 @@ placement re-fits its constants (``perfmodel.calibrate``).
 
 Reads only: finished measured runs of one instance (not several copies
 measured together through a router) with a model and a one-stream decode
-figure (TPOT, or a single-stream run), or a decode figure over several
-streams, become ``perfmodel.LabRun`` records;
+figure (TPOT or throughput of a single-stream run), or a decode figure over
+several streams (their aggregate; a TPOT at several streams is not one
+stream's speed), become ``perfmodel.LabRun`` records;
 the variant that ran is the one the run's engine loads. The newest
 ``MAX_RUNS`` are used, so one request stays a handful of queries.
 """
@@ -37,7 +38,9 @@ def lab_runs() -> list[LabRun]:
     runs = []
     for row in rows:
         path = path_of(row.topology_kind, row.backend, row.tp * row.pp)
-        decode = row.stream_decode_tps
+        # A TPOT measured at several streams is each stream's speed among the others, not one
+        # stream's alone: above one stream the run speaks through its aggregate only.
+        decode = row.stream_decode_tps if row.concurrency == 1 else None
         prefill = row.prefill_tps if row.concurrency == 1 else None
         aggregate = row.decode_tps if row.concurrency > 1 else None
         if path is None or (not decode and not prefill and not aggregate) or row.tp * row.pp > row.node_count:

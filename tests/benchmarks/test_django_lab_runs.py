@@ -54,6 +54,41 @@ def test_the_labs_runs_pull_predictions_towards_them(api_member, demo):
     assert llama["decode_tps"] > 0
 
 
+def test_runs_at_several_streams_calibrate_through_their_aggregate_not_their_tpot(api_member, demo):
+    """Runs measured at 8 streams, as a served model's Measure records them: their TPOT is each
+    stream's speed among seven others, so it must not pull the one-stream prediction down;
+    their aggregate pulls the 8-stream prediction towards them."""
+    single = demo["single"]
+    body = {"model": "llama-3.3-70b", "group": single.pk, "context_tokens": 320, "engine": "vllm", "concurrency": 8}
+
+    def plan() -> dict:
+        return [p for p in api_member.post("/api/plans", body).json()["plans"] if p["strategy"] == "single"][0]
+
+    before = plan()
+    measured = before["aggregate_tps"] * 0.8  # this lab batches worse than the published figures
+    for aggregate in (measured, measured * 1.02):
+        response = api_member.post(
+            "/api/benchmarks",
+            {
+                "model": "llama-3.3-70b",
+                "group": single.pk,
+                "engine": "vllm",
+                "backend": "none",
+                "concurrency": 8,
+                "input_len": 256,
+                "output_len": 128,
+                "decode_tps": aggregate,
+                "tpot_ms": 8000 / aggregate,  # each of the 8 streams at an eighth of the aggregate
+            },
+        )
+        assert response.status_code == 201, response.content
+    runs = lab_runs()
+    assert [(r.decode_tps, r.concurrency) for r in runs] == [(None, 8), (None, 8)]
+    after = plan()
+    assert abs(after["aggregate_tps"] - measured) < abs(before["aggregate_tps"] - measured) / 2
+    assert after["decode_tps"] == pytest.approx(before["decode_tps"], rel=0.01)  # one stream left as it was
+
+
 def test_published_rows_are_never_the_labs_runs(api_member):
     response = api_member.post(
         "/api/benchmarks",
