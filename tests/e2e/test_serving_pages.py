@@ -208,15 +208,15 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         page.goto(f"{base}/serving/")
         shots(page, shot, "serving-list-mixed")
         # the navigation bar, with Serving, from the width it shows on (the menu below)
-        page.set_viewport_size({"width": 1481, "height": 900})
+        page.set_viewport_size({"width": 1440, "height": 900})
         expect(page.locator("nav.mainnav.wide-only")).to_be_visible()
         heights = page.evaluate(
             "[...document.querySelectorAll('.topbar nav.wide-only a, .topbar .who a')]"
             ".map(a => a.getBoundingClientRect().height)"
         )
         assert max(heights) < 30, heights  # every link on one line
-        shot("serving-list-nav-1481")
-        for width in (1480, 1481, 1536):  # the menu up to 1480 px, the bar from 1481: neither scrolls sideways
+        shot("serving-list-nav-1440")
+        for width in (1439, 1440, 1536):  # the menu up to 1439 px, the bar from 1440: neither scrolls sideways
             page.set_viewport_size({"width": width, "height": 900})
             page.goto(f"{base}/")
             scroll, client = page.evaluate(
