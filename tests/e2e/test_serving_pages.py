@@ -17,6 +17,7 @@ import pytest
 import time_machine
 from axe_playwright_python.sync_playwright import Axe
 from django.db import connection
+from django.template.defaultfilters import floatformat
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -36,6 +37,12 @@ fleet_key = django_sim.fleet_key
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SMALL = "llama-3.1-8b"
 WIDTHS = (("desktop", 1440), ("phone", 390))
+
+
+def one_place(value: float) -> str:
+    """A figure as the pages write it: Django's floatformat rounds the decimal text half up
+    (127.05 is 127.1), where Python's format rounds the binary value (127.0)."""
+    return str(floatformat(value, 1))
 
 
 def shots(page, shot, name: str) -> None:
@@ -161,15 +168,15 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         run = BenchmarkRun.objects.get(source="measured")
         assert run.status == "done", run.error
         measured = page.locator(f"#measured-{run.pk}")
-        expect(measured.locator(".measured-tps")).to_have_text(f"{run.decode_tps:.1f}")
+        expect(measured.locator(".measured-tps")).to_have_text(one_place(run.decode_tps))
         low, high = serving.plan["aggregate_tps_range"]
-        expect(measured).to_contain_text(f"({low:.1f} to {high:.1f})")
+        expect(measured).to_contain_text(f"({one_place(low)} to {one_place(high)})")
         shots(page, shot, "serving-detail-measured")
         # and on the plan page, beside the plans for the same inputs
         page.goto(f"{base}/plans/?model={SMALL}&group={group.pk}&context_tokens=8192&concurrency=8&goal=latency")
         detail = page.locator("tr.plan-more.recommended details.plan-detail")
         detail.locator("summary").click()
-        expect(detail.locator(".serve-measured")).to_contain_text(f"measured {run.decode_tps:.1f} tok/s")
+        expect(detail.locator(".serve-measured")).to_contain_text(f"measured {one_place(run.decode_tps)} tok/s")
         detail.scroll_into_view_if_needed()
         shots(page, shot, "plan-measured")
         page.goto(f"{base}/serving/{serving.pk}/")
