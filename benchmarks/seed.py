@@ -66,9 +66,10 @@ def published_notes(p: Any) -> str:
     if p.derived:
         notes.append("derived from a published ratio, not quoted directly")
     if getattr(p, "speculative", ""):
+        unused = "neither fits on nor compares" if p.role == "train" else "does not compare"
         notes.append(
             f"decoded with {p.speculative.upper()} speculative decoding: the performance model predicts plain "
-            "decoding and does not compare its decode figure"
+            f"decoding and {unused} its decode figure"
         )
     notes.append(
         {

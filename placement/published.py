@@ -200,6 +200,17 @@ _BASE: tuple[PublishedPoint, ...] = (
             context=8192 + 128,
             prompt=8192,
             url=RECIPES_918,
+            note="Re-labelled MTP speculative decoding from its own source: the vLLM recipes guide for "
+            "Qwen/Qwen3.6-35B-A3B, where PR 918 recorded these figures, says "
+            "'DGX Spark (GB10) and DGX Station (GB300) run the checkpoint on the default loader with FlashInfer "
+            "attention, --moe-backend marlin and a 3-token MTP draft on Triton', and of these figures 'The flag set "
+            "is unchanged [...] so the command the builder emits for GB10 is the one that produced these numbers'; "
+            "PR 918 're-ran the GB10 NVFP4 profile from #854' and 'confirmed the existing flag set'. An older snapshot "
+            "of the recipe (models/Qwen/Qwen3.6-35B-A3B.yaml in vllm-project/recipes at commit 8959cf6, 2026-08-21, "
+            "before PRs 854 and 918) has its 'DGX Spark NVFP4' "
+            'command with --speculative-config \'{"method":"mtp","num_speculative_tokens":3,"moe_backend":'
+            '"triton"}\'. Its decode is neither fitted on nor compared; its prefill is',
+            speculative="mtp",
         ),
         PublishedPoint(
             "qwen3.5-397b-pp3",

@@ -76,6 +76,12 @@ class PublishedPoint:
         return self.topology
 
     @property
+    def compared_decode_tps(self) -> float | None:
+        """The decode figure the model is fitted on and judged against: none for a
+        run with speculative decoding (the model predicts plain decoding)."""
+        return None if self.speculative else self.decode_tps
+
+    @property
     def source_id(self) -> str:
         """The experiment this figure belongs to (its origin, else its address or source)."""
         return self.origin or self.url or self.source

@@ -183,11 +183,12 @@ def _decode_row(model: ModelSpec, layout: Layout, context: int, c: PerfConstants
 def _fit_decode(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
     rows, ys = [], []
     for p in train:
-        if p.decode_tps is None or p.concurrency > 1 or p.replicas > 1:
+        decode = p.compared_decode_tps
+        if decode is None or p.concurrency > 1 or p.replicas > 1:
             continue
         row, known_ms = _decode_row(point_model(p), point_layout(p), p.context, c)
         rows.append(row)
-        ys.append(1e3 / p.decode_tps - known_ms)
+        ys.append(1e3 / decode - known_ms)
     x = dict(zip(DECODE_COLUMNS, nnls(*_weighted(rows, ys)), strict=True))
     used = {name for name in DECODE_COLUMNS if any(r[_COL[name]] for r in rows)}
     inv_default = x["inv_eff:default"]
@@ -298,7 +299,7 @@ def _refine(best: float, span: tuple[float, float, float]) -> list[float]:
 
 
 def _aggregate_points(train: Iterable[PublishedPoint], engine: str) -> list[PublishedPoint]:
-    return [p for p in train if p.decode_tps and (p.concurrency > 1 or p.replicas > 1) and p.engine == engine]
+    return [p for p in train if p.compared_decode_tps and (p.concurrency > 1 or p.replicas > 1) and p.engine == engine]
 
 
 # (weight, streams, step time without the stream costs, expert slots) of the

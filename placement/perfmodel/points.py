@@ -87,7 +87,7 @@ def point_figures(p: PublishedPoint, c: PerfConstants) -> list[tuple[str, float,
     model predicts: a run with speculative decoding gives its prefill only."""
     model, layout = point_model(p), point_layout(p)
     out: list[tuple[str, float, float]] = []
-    decode = None if p.speculative else p.decode_tps
+    decode = p.compared_decode_tps
     if decode is not None and (p.concurrency > 1 or p.replicas > 1):
         out.append(("aggregate", decode, aggregate_prediction(p, c)))
     elif decode is not None:

@@ -83,3 +83,37 @@ def test_records_stored_before_the_move_are_all_read_after_it(admin_user):
     back = migrate(before=True)  # and back: placement holds the rows again
     assert back.get_model("placement", "BenchmarkRun").objects.filter(pk=mine.pk, decode_tps=123.5).exists()
     migrate(before=False)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_published_rows_of_a_database_at_0005_get_the_seeds_words_and_measured_runs_keep_theirs(admin_user):
+    """benchmarks 0006: a database migrated before vLLM recipes PR 918's run was
+    re-labelled MTP holds its stored notes; migrating on brings every published
+    row's reference and notes to the seed's words (that run's notes say its
+    decode is neither fitted on nor compared) and leaves a measured run's alone."""
+    from benchmarks.seed import published_notes, published_reference
+    from placement.published import PUBLISHED_POINTS
+
+    executor = MigrationExecutor(connection)
+    executor.migrate([("benchmarks", "0005_run_copies")])
+    old = MigrationExecutor(connection).loader.project_state([("benchmarks", "0005_run_copies")]).apps
+    Run = old.get_model("benchmarks", "BenchmarkRun")
+    Run.objects.filter(published_key="qwen3.6-a3b-1-vllm").update(notes="used by the performance model's fit")
+    Run.objects.filter(published_key="gpt-oss-20b-1-llamacpp").update(reference="stale", notes="stale")
+    mine = Run.objects.create(
+        source="measured", topology_kind="single", node_count=1, model_name="gpt-oss-120b", engine="vllm",
+        status="done", created_by_id=admin_user.pk, notes="stale, mine",
+    )  # fmt: skip
+
+    migrate(before=False)
+
+    from benchmarks.models import BenchmarkRun
+
+    point = {p.key: p for p in PUBLISHED_POINTS}
+    rows = BenchmarkRun.objects.filter(source="published")
+    assert rows.count() == len(point)
+    for row in rows:
+        p = point[row.published_key]
+        assert (row.reference, row.notes) == (published_reference(p), published_notes(p)), row.published_key
+    assert "neither fits on nor compares its decode figure" in rows.get(published_key="qwen3.6-a3b-1-vllm").notes
+    assert BenchmarkRun.objects.get(pk=mine.pk).notes == "stale, mine"

@@ -213,8 +213,9 @@ SEED_CORRECTIONS = {
 }
 
 
-# Published figures stored by the previous release whose reference or notes benchmarks 0003 brings up
-# to the seed's words of today (roles and sources reworded since; the check above compares each word).
+# Published figures stored by the previous release whose reference or notes benchmarks 0003 and 0006
+# bring up to the seed's words of today (roles, sources and speculative decoding reworded since; the
+# check above compares each word).
 REFRESHED_PUBLISHED = {
     "gpt-oss-120b-1-kubis", "gpt-oss-120b-2x1-kubis-c16", "gpt-oss-120b-2x1-kubis-c32",
     "gpt-oss-120b-2x1-kubis-c64", "qwen3.6-a3b-1-vllm",
@@ -225,7 +226,7 @@ def seed_correction(key: tuple[str, int], name: str, old: object, row: dict[str,
     """A change the migrations since the previous release make on purpose: seed models' and
     variants' Hugging Face references renamed to NVIDIA's names (placement 0009) or given
     where a flagship seed had none (placement 0010); a published figure's reference and notes
-    brought up to date with the seed's own words (benchmarks 0003); an admin's own references
+    brought up to date with the seed's own words (benchmarks 0003 and 0006); an admin's own references
     and measured runs never change."""
     import importlib
 

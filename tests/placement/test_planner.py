@@ -210,17 +210,20 @@ def test_latency_and_throughput_goals_pick_differently():
 
 def test_a_small_fast_model_stays_on_one_node_per_copy_for_latency():
     """Qwen3.6-35B-A3B reads ~1.7 GB per token. Over a 100G switch with NCCL,
-    halving that saves less than its 80 all-reduces and the unsplit cost per
-    sublayer add: one node per copy is recommended and the words say why.
-    Over a direct 200G cable TP2 gains less than the margin too (published
-    small-MoE TP2 runs gain little); a dense 70B gains far more and gets TP2."""
+    halving that saves little more than its 80 all-reduces and the unsplit cost
+    per sublayer add (TP2 about 10% faster): one node comes within the margin of
+    it, so one node per copy is recommended and the words say why. Over a
+    direct 200G cable TP2 is predicted about 30% faster and is recommended
+    (published MoE TP2 runs on a direct cable gained 20% and 29%: kubis.ai's and
+    Spark Arena's gpt-oss-120b); a dense 70B gains far more and gets TP2 even
+    over the switch."""
     model = get_seed_model("qwen3.6-35b-a3b")
     switch = GroupSpec("g", "switched", (node(0), node(1)), 100.0, "nccl")
     result = plan_placement(switch, model, context_tokens=4096)
     tp2 = [p for p in result.plans if p.strategy == "tp"][0]
     one = result.recommended_plan
     assert one.nodes_per_instance == 1
-    assert tp2.decode_tps < one.decode_tps * (1 + MORE_NODES_MARGIN)
+    assert one.decode_tps >= tp2.decode_tps * (1 - MORE_NODES_MARGIN)
     assert "Runner-up" in result.recommendation and "communication" in result.recommendation
     # for many streams the pair can serve two independent copies, half the streams each
     wide = plan_placement(switch, model, context_tokens=4096, concurrency=32, goal="throughput")
@@ -229,11 +232,11 @@ def test_a_small_fast_model_stays_on_one_node_per_copy_for_latency():
     even = 2 * by_strategy(half, "single")[0].aggregate_tps
     random_split = copies_aggregate_tps(model, Layout(), context_tokens=4096, concurrency=32, copies=2, router="random")
     assert copies.fits and copies.aggregate_tps == pytest.approx(random_split) and random_split < even
-    # where TP truly wins it is recommended
+    # where TP wins by more than the margin it is recommended
     direct = plan_placement(group("direct", 2), model, context_tokens=4096)
-    assert direct.recommended_plan.tp == 1
-    tp2_direct = next(p for p in direct.plans if p.strategy == "tp")
-    assert direct.recommended_plan.decode_tps < tp2_direct.decode_tps < direct.recommended_plan.decode_tps * 1.1
+    assert direct.recommended_plan.tp == 2
+    single = by_strategy(direct, "single")[0]
+    assert direct.recommended_plan.decode_tps > single.decode_tps * (1 + MORE_NODES_MARGIN)
     big = plan_placement(switch, get_seed_model("llama-3.3-70b"), context_tokens=4096)
     assert big.recommended_plan.tp == 2
 
@@ -495,16 +498,19 @@ def test_every_predicted_figure_carries_its_range_and_the_reason_shows_it():
 
 @pytest.mark.parametrize(
     ("streams", "winner", "overlap"),
-    [(16, "tp", True), (32, "tp", True), (64, "replicas", True), (96, "replicas", False)],
+    [(16, "tp", False), (32, "tp", True), (64, "replicas", True), (128, "replicas", False)],
 )
 def test_gpt_oss_120b_on_a_pair_follows_the_published_crossover(streams, winner, overlap):
     """kubis.ai's series (gpt-oss-120b, a direct pair): TP2 ahead of two
     copies behind a random router by 27% at 16 streams and 23% at 32, the
     copies ahead near 64. The planner recommends TP2 at 16 and 32 and the
-    copies at 64 and beyond; from 16 to 64 streams each plan lies inside the
-    other's range (the model's gap is a few percent, the published one larger)
-    and the recommendation says so; at 96 the copies' figure is above TP2's
-    range and it does not."""
+    copies at 64 and beyond. At 32 and 64 streams each plan lies inside the
+    other's range (the model's gap is a few percent, the published one larger);
+    at 16 TP2's figure is above the copies' range (9% ahead), and at 128 the
+    copies' figure is above TP2's (at 96 it sits just inside it, 633 against
+    636 tok/s). The runner-up is the other of the two, or EP2 where the model
+    puts it between them (16 and 32 streams), and the recommendation says
+    whether the two it names lie in each other's ranges."""
     result = plan_placement(
         group("direct", 2), get_seed_model("gpt-oss-120b"), context_tokens=1088, concurrency=streams, goal="throughput"
     )
@@ -521,10 +527,16 @@ def test_gpt_oss_120b_on_a_pair_follows_the_published_crossover(streams, winner,
     )
     assert inside == overlap
     runner_up = result.plans[result.runner_up]
-    assert {best.strategy, runner_up.strategy} == {"tp", "replicas"}
+    other = copies if winner == "tp" else tp2
+    assert runner_up is other or (
+        runner_up.strategy == "ep" and other.aggregate_tps < runner_up.aggregate_tps < best.aggregate_tps
+    )
+    named = runner_up.aggregate_tps_range[0] <= best.aggregate_tps <= runner_up.aggregate_tps_range[1] and (
+        best.aggregate_tps_range[0] <= runner_up.aggregate_tps <= best.aggregate_tps_range[1]
+    )
     said = "The two are within each other's predicted ranges"
-    assert (said in result.recommendation) == overlap
-    if overlap:
+    assert (said in result.recommendation) == named
+    if named:
         assert "the model cannot tell which is faster here, so measure both on this group" in result.recommendation
         assert f"{best.label}: {with_range(best.aggregate_tps, best.aggregate_tps_range)}" in result.recommendation
 
