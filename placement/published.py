@@ -29,6 +29,7 @@ __all__ = ["PUBLISHED_POINTS", "PublishedPoint"]
 
 CONSELARA = "https://conselara.dev/notes/dgx-spark-benchmarks/"
 RECIPES_918 = "https://github.com/vllm-project/recipes/pull/918"
+LLAMA_BENCHES_B6767 = "https://jetsonhacks.com/wp-content/uploads/2025/10/spark-llamacpp-bench.html"
 
 _TABLE = "NVIDIA GTC Berlin 2026-10 scaling table, Qwen3.8-27B NVFP4, one user"
 _ROW1_DECODE = 11.86
@@ -176,11 +177,14 @@ _BASE: tuple[PublishedPoint, ...] = (
             1,
             79.7,
             3610.0,
-            "llama.cpp benches, DGX Spark: gpt-oss-20b MXFP4, tg32 79.74 and pp2048 3610.56",
+            "llama.cpp benches, DGX Spark (build b6767, 5acd45546, 2025-10-15): gpt-oss-20b MXFP4, tg32 79.74 and "
+            "pp2048 3610.56",
             "train",
             quantization="MXFP4_MOE",
             context=16,
-            url=LLAMA_BENCHES,
+            note="an earlier build of the benches, as the jetsonhacks.com mirror shows it; the page at "
+            "ggml-org/llama.cpp benches/dgx-spark.md now shows build 2f68ce7cf (6918): tg32 84.10, pp2048 3782.76",
+            url=LLAMA_BENCHES_B6767,
         ),
         PublishedPoint(
             "qwen3.6-a3b-1-vllm",
@@ -240,7 +244,7 @@ _BASE: tuple[PublishedPoint, ...] = (
             1,
             29.30,
             2276.28,
-            "llama.cpp benches, DGX Spark: Qwen2.5-Coder-7B Q8_0, tg32 and pp2048",
+            "llama.cpp benches, DGX Spark (build 2f68ce7cf): Qwen2.5-Coder-7B Q8_0, tg32 and pp2048",
             "train",
             quantization="Q8_0",
             context=16,

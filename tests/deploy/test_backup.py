@@ -214,11 +214,11 @@ SEED_CORRECTIONS = {
 
 
 # Published figures stored by the previous release whose reference or notes benchmarks 0003 and 0006
-# bring up to the seed's words of today (roles, sources and speculative decoding reworded since; the
-# check above compares each word).
+# bring up to the seed's words of today (roles, sources, builds and speculative decoding reworded since;
+# the check above compares each word).
 REFRESHED_PUBLISHED = {
     "gpt-oss-120b-1-kubis", "gpt-oss-120b-2x1-kubis-c16", "gpt-oss-120b-2x1-kubis-c32",
-    "gpt-oss-120b-2x1-kubis-c64", "qwen3.6-a3b-1-vllm",
+    "gpt-oss-120b-2x1-kubis-c64", "qwen3.6-a3b-1-vllm", "gpt-oss-20b-1-llamacpp", "qwen2.5-coder-7b-1-llamacpp",
 }  # fmt: skip
 
 
