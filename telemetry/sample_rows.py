@@ -20,6 +20,7 @@ from typing import Any
 
 from django.db import connection
 
+from core.db import array_literal
 from telemetry.models import NodeSample, NodeState
 from telemetry.sample import PollResult, Sample
 
@@ -164,7 +165,8 @@ def states_update(rows: Sequence[tuple[int, str, int | None, datetime | None, da
             assignments = ", ".join(f"{quote(c)} = v.{quote(c)}" for c in STATE_COLUMNS)
             arrays = ", ".join(f"%s::{t}[]" for t in ("bigint", *_STATE_TYPES))
             names = ", ".join(quote(c) for c in ("spark", *STATE_COLUMNS))
-            columns = [[plain(v) for v in column] for column in zip(*rows, strict=True)]
+            # Each column as one array literal: a text parameter, not a list psycopg dumps value by value.
+            columns = [array_literal([plain(v) for v in column]) for column in zip(*rows, strict=True)]
             # Only names from the model's own metadata are interpolated; values are parameters.
             cursor.execute(
                 f"UPDATE {table} AS s SET {assignments} FROM unnest({arrays}) AS v({names}) "  # noqa: S608

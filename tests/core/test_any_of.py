@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -30,3 +32,22 @@ def test_any_of_selects_what_in_selects_with_one_parameter(import_lab):
     assert ports.count() == Port.objects.filter(spark__name__in=["spark-01", "spark-02"]).count() > 0
     assert Spark.objects.filter(pk__any_of=ids[:1]).update(serial="X1") == 1
     assert list(Spark.objects.filter(serial="X1").values_list("name", flat=True)) == ["spark-01"]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL array literal")
+@pytest.mark.parametrize(
+    ("kind", "values"),
+    [
+        ("bigint", [1, 2, 3_000_000_000, None]),
+        ("text", ['a"b', "back\\slash", "NULL", "", "{x,y}", "comma, space", "  padded  ", "ünï", None]),
+        ("timestamptz", [datetime(2026, 12, 2, 1, 3, 36, 365350, tzinfo=UTC), None]),
+        ("boolean", [True, False, None]),
+        ("float8", [0.1, -2.5e-7, 1e300]),
+    ],
+)
+def test_an_array_literal_reads_back_as_the_values_it_was_made_of(kind, values):
+    from core.db import array_literal
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT unnest(%s::{kind}[])", [array_literal(values)])
+        assert [row[0] for row in cursor.fetchall()] == values
