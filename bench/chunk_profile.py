@@ -90,7 +90,8 @@ def main() -> None:
             poll_round.poll_and_store(spark_ids=ids, pooled=True)
             profiler.disable()
         endpoints.sort(key=lambda e: names.index(e[0]))
-        floor = asyncio.run(fleet_round.floor_warm(endpoints, str(var / "fleet_ssh_key"), 128))
+        passes, _ = asyncio.run(fleet_round.floor_warm(endpoints, str(var / "fleet_ssh_key"), 128, passes=3))
+        floor = sorted(passes, key=lambda f: f[1])[1]  # the median pass
         product = statistics.median(cpu) * 1000 / args.nodes
         floor_ms = floor[1] * 1000 / args.nodes
         print(f"chunk of {args.nodes}, {args.rounds} warm calls of poll_and_store (CPU of this process, median):")

@@ -123,6 +123,11 @@ def _cpu_s(pids: list[int]) -> float:
     return total / CLK_TCK
 
 
+def floor_processes(args: argparse.Namespace) -> int:
+    """As many floor processes as processes polling: the shards, or every prefork child."""
+    return args.shards or args.workers * args.concurrency
+
+
 def queues_for(args: argparse.Namespace) -> list[str]:
     """Queues per worker instance; sharded, instance i takes telemetry.poll.i (and instance 0 the tick)."""
     if args.shards:
@@ -169,6 +174,10 @@ class Workers:
 
     def cpu_s(self) -> float:
         return _cpu_s(self.pids())
+
+    def main_cpu_s(self) -> float:
+        """The Celery main processes only (broker, hand-off to the pool): the rest is the pool processes' tasks."""
+        return _cpu_s([p.pid for p in self.procs])
 
     def rss_mb(self) -> float:
         total = 0
@@ -218,6 +227,7 @@ class Round:
     store_s: float
     ssh_s: float
     rss_mb: float
+    main_cpu_s: float = 0.0
 
     @property
     def cpu_ms_per_node(self) -> float:
@@ -281,7 +291,7 @@ def one_round(size: int, kind: str, ids: list[int], workers: Workers, multiproc_
     from telemetry import tasks
 
     before_tasks = _task_figures(multiproc_dir)
-    cpu0, db0 = workers.cpu_s(), _db_active_s()
+    cpu0, main0, db0 = workers.cpu_s(), workers.main_cpu_s(), _db_active_s()
     since = timezone.now()
     tasks.poll_fleet.apply_async()  # what beat sends at each tick
     wall, stored, ok, watching = _wait_stored(ids, since, timeout)
@@ -292,15 +302,17 @@ def one_round(size: int, kind: str, ids: list[int], workers: Workers, multiproc_
         chunks=int(after_tasks["chunks"] - before_tasks["chunks"]),
         db_active_s=max(0.0, _db_active_s() - db0 - watching),
         store_s=after_tasks["store_s"] - before_tasks["store_s"], ssh_s=after_tasks["ssh_s"] - before_tasks["ssh_s"],
-        rss_mb=workers.rss_mb(),
+        rss_mb=workers.rss_mb(), main_cpu_s=workers.main_cpu_s() - main0,
     )  # fmt: skip
 
 
 async def floor_warm(
-    endpoints: list[tuple[str, str, int, str]], key_path: str, concurrency: int
-) -> tuple[float, float, float, float]:
-    """The bare asyncssh loop over the same Sparks, connections kept: (wall s, CPU s) of one warm pass,
-    then (wall s, CPU s) of the pass that opened the connections (a key exchange each, then the same exec)."""
+    endpoints: list[tuple[str, str, int, str]], key_path: str, concurrency: int, passes: int = 2, barrier: Any = None
+) -> tuple[list[tuple[float, float]], tuple[float, float]]:
+    """The bare asyncssh loop over the same Sparks, connections kept: [(wall s, CPU s)] of each warm
+    pass, then (wall s, CPU s) of the pass that opened the connections (a key exchange each, then
+    the same exec). ``barrier``: waited on before every pass, so that several processes run each
+    pass at the same time (``floor_shards``)."""
     import asyncssh
     from poll_fleet import Floor
 
@@ -313,19 +325,62 @@ async def floor_warm(
         concurrency,
     )
     conns: dict[str, asyncssh.SSHClientConnection] = {}
+    if barrier is not None:
+        await asyncio.to_thread(barrier.wait)
     wall, cpu = time.perf_counter(), time.process_time()
     await floor.run(targets, conns)  # open
     opened = (time.perf_counter() - wall, time.process_time() - cpu)
     figures = []
-    for _ in range(2):
+    for _ in range(passes):
+        if barrier is not None:
+            await asyncio.to_thread(barrier.wait)
         wall, cpu = time.perf_counter(), time.process_time()
         await floor.run(targets, conns)
         figures.append((time.perf_counter() - wall, time.process_time() - cpu))
     for conn in conns.values():
         conn.close()
     await asyncio.sleep(0.5)
-    best = min(figures)
-    return best[0], best[1], opened[0], opened[1]
+    return figures, opened
+
+
+def _floor_proc(endpoints: list[tuple[str, str, int, str]], key_path: str, concurrency: int, passes: int,
+                barrier: Any, pipe: Any) -> None:  # fmt: skip
+    _raise_nofile()
+    pipe.send(asyncio.run(floor_warm(endpoints, key_path, concurrency, passes, barrier)))
+
+
+def shard_slices(endpoints: list[Any], shards: int, chunk: int) -> list[list[Any]]:
+    """The Sparks each poll shard holds: chunk i of the fleet goes to shard i % shards (``tasks.poll_fleet``)."""
+    out: list[list[Any]] = [[] for _ in range(max(shards, 1))]
+    for index, start in enumerate(range(0, len(endpoints), chunk)):
+        out[index % len(out)].extend(endpoints[start : start + chunk])
+    return out
+
+
+def floor_shards(
+    endpoints: list[tuple[str, str, int, str]], key_path: str, concurrency: int, shards: int, chunk: int,
+    passes: int = 3,
+) -> tuple[float, float, float, float]:  # fmt: skip
+    """The floor in the workers' shape: one process per poll shard, each holding the Sparks its worker
+    holds (``shard_slices``) with the workers' SSH concurrency, every pass run by all of them at once.
+    (wall s, CPU s) of the median warm pass (CPU summed over the processes, wall the slowest), then of
+    the opening pass."""
+    ctx = multiprocessing.get_context("spawn")
+    slices = [part for part in shard_slices(endpoints, shards, chunk) if part]
+    barrier = ctx.Barrier(len(slices))
+    procs, pipes = [], []
+    for part in slices:
+        ours, theirs = ctx.Pipe()
+        proc = ctx.Process(target=_floor_proc, args=(part, key_path, concurrency, passes, barrier, theirs))
+        proc.start()
+        procs.append(proc)
+        pipes.append(ours)
+    results = [pipe.recv() for pipe in pipes]
+    for proc in procs:
+        proc.join(60)
+    warm = [(max(r[0][i][0] for r in results), sum(r[0][i][1] for r in results)) for i in range(passes)]
+    wall, cpu = sorted(warm, key=lambda f: f[1])[len(warm) // 2]
+    return wall, cpu, max(r[1][0] for r in results), sum(r[1][1] for r in results)
 
 
 # --------------------------------------------------------------------------- set-up
@@ -574,7 +629,8 @@ def main() -> None:
                 rounds.append(r)
                 print(
                     f"  {size:>6} {kind}: {r.wall_s:6.1f} s, ok {r.ok}/{size},"
-                    f" worker CPU {r.cpu_ms_per_node:.2f} ms/node,"
+                    f" worker CPU {r.cpu_ms_per_node:.2f} ms/node"
+                    f" (main processes {r.main_cpu_s * 1000 / r.size:.2f}),"
                     f" chunks {r.chunks}, db active {r.db_active_s:.1f} s, store {r.store_s:.1f} s,"
                     f" ssh {r.ssh_s:.1f} s, worker RSS {r.rss_mb:.0f} MB",
                     flush=True,
@@ -582,7 +638,10 @@ def main() -> None:
             workers.stop()
             workers = None
             if not args.skip_floor:
-                floors[size] = asyncio.run(floor_warm(endpoints[:size], str(var / "fleet_ssh_key"), 256))
+                floors[size] = floor_shards(
+                    endpoints[:size], str(var / "fleet_ssh_key"), args.ssh_concurrency, floor_processes(args),
+                    args.chunk,
+                )  # fmt: skip
                 print(
                     f"  {size:>6} floor warm: {floors[size][0]:.1f} s, {floors[size][1] * 1000 / size:.2f} ms/node;"
                     f" opening: {floors[size][2]:.1f} s, {floors[size][3] * 1000 / size:.2f} ms/node",
