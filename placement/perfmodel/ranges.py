@@ -8,15 +8,20 @@ each is a residual the model makes on a run it has not seen
 range is the 10th to 90th percentile of the residuals of its class (same
 CUDA-graph mode, metric, engine, parallelism and architecture family),
 widened to at least ±5%; a class with fewer than ``MIN_RESIDUALS`` falls back
-to a broader one (``FALLBACK``: no engine, then no parallelism, then no
-family, then the metric alone), and the range says which. The method (mode
-in the class, the fallback order, the quantiles) was chosen on the training
-residuals alone, each drawn from the other origins' residuals.
-Held-out runs never enter: their share inside their ranges is the check.
+to a broader one (``FALLBACK``: no engine, then the family alone, then the
+parallelism alone, then the metric alone; the mode always), and the range
+says which. The method (mode in the class, the fallback order, the quantiles,
+the minimum class size) is chosen on the training residuals alone
+(``training_score``: each figure's range drawn from the other origins'
+residuals), against the grid of ``candidate_fallbacks``,
+``CANDIDATE_QUANTILES`` and ``CANDIDATE_MIN_RESIDUALS``. Held-out runs never
+enter: their share inside their ranges is the check.
 """
 
 from __future__ import annotations
 
+import itertools
+import statistics
 from dataclasses import dataclass
 
 from .constants import DEFAULT_READING, Residual
@@ -67,22 +72,25 @@ def _quantile(values: list[float], q: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
-# the class's keys a range is drawn from, most specific first
+# the class's keys a range is drawn from, most specific first (the mode always)
 FALLBACK: tuple[tuple[str, ...], ...] = (
-    ("metric", "engine", "parallel", "family"),
-    ("metric", "parallel", "family"),
-    ("metric", "family"),
-    ("metric", "parallel"),
-    ("metric",),
+    ("metric", "engine", "parallel", "family", "mode"),
+    ("metric", "parallel", "family", "mode"),
+    ("metric", "family", "mode"),
+    ("metric", "parallel", "mode"),
+    ("metric", "mode"),
 )
 
 
 def _matches(residuals: tuple[Residual, ...], cls: FigureClass, keys: tuple[str, ...]) -> list[float]:
-    return [r.ratio for r in residuals if r.mode == cls.mode and all(getattr(r, k) == getattr(cls, k) for k in keys)]
+    return [r.ratio for r in residuals if all(getattr(r, k) == getattr(cls, k) for k in keys)]
 
 
 _KEY_WORDS = {
     ("metric", "engine", "parallel", "family"): "{metric} of {engine} {parallel} runs of {family} models",
+    ("metric", "engine", "parallel"): "{metric} of {engine} {parallel} runs (any family)",
+    ("metric", "engine", "family"): "{metric} of {engine} runs of {family} models (any parallelism)",
+    ("metric", "engine"): "{metric} of {engine} runs (any parallelism or family)",
     ("metric", "parallel", "family"): "{metric} of {parallel} runs of {family} models (any engine)",
     ("metric", "family"): "{metric} of runs of {family} models (any engine or parallelism)",
     ("metric", "parallel"): "{metric} of {parallel} runs (any engine or family)",
@@ -91,25 +99,104 @@ _KEY_WORDS = {
 _METRIC_WORDS = {"decode": "one stream's decode", "aggregate": "all streams' decode", "prefill": "prefill"}
 
 
-def predicted_range(value: float, cls: FigureClass, residuals: tuple[Residual, ...] | None = None) -> PredictedRange:
-    """The range of a predicted ``value`` of class ``cls``."""
+def predicted_range(
+    value: float,
+    cls: FigureClass,
+    residuals: tuple[Residual, ...] | None = None,
+    *,
+    fallback: tuple[tuple[str, ...], ...] = FALLBACK,
+    min_residuals: int = MIN_RESIDUALS,
+    quantiles: tuple[float, float] = RANGE_QUANTILES,
+) -> PredictedRange:
+    """The range of a predicted ``value`` of class ``cls`` (the method's
+    parameters given only to score other methods: ``training_score``)."""
     if residuals is None:
         from .fitted import LOSO_RESIDUALS
 
         residuals = LOSO_RESIDUALS
-    keys, ratios = FALLBACK[-1], []
-    for keys in FALLBACK:
+    keys, ratios = fallback[-1], []
+    for keys in fallback:
         ratios = _matches(residuals, cls, keys)
-        if len(ratios) >= MIN_RESIDUALS:
+        if len(ratios) >= min_residuals:
             break
-    words = _KEY_WORDS[keys].format(
+    words = _KEY_WORDS[tuple(k for k in keys if k != "mode")].format(
         metric=_METRIC_WORDS.get(cls.metric, cls.metric), engine=cls.engine, parallel=cls.parallel, family=cls.family
     )
-    if cls.mode == "eager":
+    if "mode" in keys and cls.mode == "eager":
         words += ", eager mode"
     if not ratios:
         low, high = 1 - 4 * MIN_HALF_WIDTH, 1 + 4 * MIN_HALF_WIDTH
     else:
-        low, high = (_quantile(ratios, q) for q in RANGE_QUANTILES)
+        low, high = (_quantile(ratios, q) for q in quantiles)
     low, high = min(low, 1 - MIN_HALF_WIDTH), max(high, 1 + MIN_HALF_WIDTH)
     return PredictedRange(value * low, value * high, words, len(ratios))
+
+
+# --- choosing the method, on the training residuals alone ------------------------
+
+# The methods scored when the range method was last re-chosen: these
+# quantiles, minimum class sizes and fallback orders (the stored order; every
+# order that drops engine, parallelism, family and mode one at a time; every
+# order that drops the first three and keeps the mode).
+CANDIDATE_QUANTILES: tuple[tuple[float, float], ...] = (
+    (0.05, 0.95),
+    (0.10, 0.90),
+    (0.15, 0.85),
+    (0.20, 0.80),
+    (0.25, 0.75),
+)
+CANDIDATE_MIN_RESIDUALS: tuple[int, ...] = (2, 3, 4, 5, 6, 8)
+
+
+def _drop_chains(keys: tuple[str, ...], kept: tuple[str, ...]) -> list[tuple[tuple[str, ...], ...]]:
+    chains = []
+    for order in itertools.permutations(keys):
+        chain, current = [], ["metric", *keys, *kept]
+        chain.append(tuple(current))
+        for key in order:
+            current = [k for k in current if k != key]
+            chain.append(tuple(current))
+        chains.append(tuple(chain))
+    return chains
+
+
+def candidate_fallbacks() -> list[tuple[tuple[str, ...], ...]]:
+    return [
+        FALLBACK,
+        *_drop_chains(("engine", "parallel", "family", "mode"), ()),
+        *_drop_chains(("engine", "parallel", "family"), ("mode",)),
+    ]
+
+
+@dataclass(frozen=True)
+class RangeScore:
+    """A range method scored on the training residuals: each residual's range
+    drawn from the other origins' residuals only."""
+
+    inside_pct: float
+    median_half_width_pct: float
+    figures: int
+
+
+def training_score(
+    residuals: tuple[Residual, ...] | None = None,
+    *,
+    fallback: tuple[tuple[str, ...], ...] = FALLBACK,
+    min_residuals: int = MIN_RESIDUALS,
+    quantiles: tuple[float, float] = RANGE_QUANTILES,
+) -> RangeScore:
+    """How often a training figure lies in the range a method draws for it from
+    the other experiments' residuals, and the ranges' median half-width: the
+    score a range method is chosen by (held-out runs never enter)."""
+    if residuals is None:
+        from .fitted import LOSO_RESIDUALS
+
+        residuals = LOSO_RESIDUALS
+    inside, widths = [], []
+    for r in residuals:
+        others = tuple(x for x in residuals if x.origin != r.origin)
+        cls = FigureClass(r.metric, r.engine, r.parallel, r.family, r.mode)
+        got = predicted_range(1.0, cls, others, fallback=fallback, min_residuals=min_residuals, quantiles=quantiles)
+        inside.append(got.low <= r.ratio <= got.high)
+        widths.append((got.high - got.low) / 2 * 100.0)
+    return RangeScore(100.0 * sum(inside) / len(inside), statistics.median(widths), len(inside))

@@ -14,7 +14,18 @@ from .constants import DEFAULT_READING, READINGS, PerfConstants, Residual
 from .fitted import CONSTANTS_BY_READING, LOSO_RESIDUALS
 from .fitting import fit
 from .points import PointError, point_class, point_figures, points_for
-from .ranges import loso_residuals, predicted_range
+from .ranges import (
+    CANDIDATE_MIN_RESIDUALS,
+    CANDIDATE_QUANTILES,
+    FALLBACK,
+    MIN_RESIDUALS,
+    RANGE_QUANTILES,
+    RangeScore,
+    candidate_fallbacks,
+    loso_residuals,
+    predicted_range,
+    training_score,
+)
 
 # The goals on the held-out runs (issue 23): one stream median and worst
 # error, all streams together median and worst, the share of held-out figures
@@ -325,8 +336,55 @@ def figures_markdown() -> str:
     return "\n".join(out)
 
 
+# --- the range method's score on the training residuals ----------------------------
+
+Candidate = tuple[RangeScore, tuple[tuple[str, ...], ...], int, tuple[float, float]]
+
+
+def range_candidates() -> list[Candidate]:
+    """Every range method of the documented grid, scored on the training residuals."""
+    return [
+        (training_score(fallback=f, min_residuals=n, quantiles=q), f, n, q)
+        for f in candidate_fallbacks()
+        for n in CANDIDATE_MIN_RESIDUALS
+        for q in CANDIDATE_QUANTILES
+    ]
+
+
+def range_front(candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates no other is at least as good as on both scores and better on one."""
+    front: list[Candidate] = []
+    for c in sorted(candidates, key=lambda c: (c[0].median_half_width_pct, -c[0].inside_pct)):
+        if not front or c[0].inside_pct > front[-1][0].inside_pct:
+            front.append(c)
+    return front
+
+
+def range_scores_text() -> str:
+    stored = training_score()
+    candidates = range_candidates()
+    reaching = [c for c in candidates if c[0].inside_pct >= GOALS["inside ranges"]]
+    out = [
+        f"stored method (quantiles {RANGE_QUANTILES}, at least {MIN_RESIDUALS} residuals, fallback {FALLBACK}): "
+        f"{stored.inside_pct:.1f}% of {stored.figures} training figures inside, median half-width "
+        f"{stored.median_half_width_pct:.1f}%",
+        f"{len(candidates)} candidate methods; {len(reaching)} reach {GOALS['inside ranges']:g}% inside; "
+        "the ones no other beats on both scores:",
+    ]
+    for score, f, n, q in range_front(candidates):
+        mark = " (stored)" if (f, n, q) == (FALLBACK, MIN_RESIDUALS, RANGE_QUANTILES) else ""
+        out.append(
+            f"- {score.inside_pct:.1f}% inside, half-width {score.median_half_width_pct:.1f}%: quantiles {q}, "
+            f"at least {n}, fallback {f}{mark}"
+        )
+    return "\n".join(out)
+
+
 def main(argv: list[str]) -> int:
-    """``python -m placement.perfmodel [--markdown | --figures | --write]``."""
+    """``python -m placement.perfmodel [--markdown | --figures | --write | --range-scores]``."""
+    if "--range-scores" in argv:
+        print(range_scores_text())
+        return 0
     if "--write" in argv:
         print(f"wrote {write_fitted()}")
         return 0

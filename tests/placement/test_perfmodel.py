@@ -310,6 +310,34 @@ def test_a_range_comes_from_the_errors_of_comparable_runs_and_falls_back_when_th
     assert "eager mode" in eager.basis
 
 
+def test_the_range_method_is_one_no_other_candidate_beats_on_the_training_residuals():
+    """The range method was re-chosen on the training residuals alone (each
+    figure's range drawn from the other experiments' residuals): of the 930
+    documented candidates none reaches 80% inside, and none is at least as good
+    as the stored method on both scores and better on one. PERFORMANCE_MODEL.md
+    quotes the stored method's score (python -m placement.perfmodel --range-scores)."""
+    from placement.perfmodel.ranges import training_score
+    from placement.perfmodel.report import GOALS, range_candidates, range_front
+
+    stored = training_score()
+    assert stored.figures == len(LOSO_RESIDUALS)
+    candidates = range_candidates()
+    assert len(candidates) == 930
+    assert not [c for c in candidates if c[0].inside_pct >= GOALS["inside ranges"]]
+    better = [
+        c
+        for c in candidates
+        if c[0].inside_pct >= stored.inside_pct
+        and c[0].median_half_width_pct <= stored.median_half_width_pct
+        and (c[0].inside_pct, c[0].median_half_width_pct) != (stored.inside_pct, stored.median_half_width_pct)
+    ]
+    assert not better
+    assert stored in [c[0] for c in range_front(candidates)]
+    ranges_section = DOC.read_text().split("## Ranges")[1].split("\n## ")[0]
+    assert f"{stored.inside_pct:.1f}% of the {stored.figures} training figures inside" in ranges_section
+    assert f"median half-width {stored.median_half_width_pct:.1f}%" in ranges_section
+
+
 def test_held_out_figures_fall_in_their_ranges_about_as_often_as_the_goal_asks():
     """At least 80% inside (met). The ranges' median half-width goal (at most 30%)
     is not met since PR 918's decode left the fit (34.4%, PERFORMANCE_MODEL.md
