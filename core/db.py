@@ -26,7 +26,7 @@ def clamp_out_of_range_timestamps(sender: Any, connection: Any, **kwargs: Any) -
     if connection.vendor != "postgresql":
         return
     import psycopg
-    from psycopg import DataError
+    from psycopg import DataError, abc
     from psycopg.adapt import Loader
     from psycopg.postgres import types
     from psycopg.pq import Format
@@ -34,9 +34,10 @@ def clamp_out_of_range_timestamps(sender: Any, connection: Any, **kwargs: Any) -
     adapters = connection.connection.adapters
     oid = types["timestamptz"].oid
     django_loader = adapters.get_loader(oid, Format.TEXT)
-    parser = psycopg.adapters.get_loader(oid, Format.TEXT)
-    if django_loader is None or parser is None or getattr(django_loader, "clamps", False):
+    found = psycopg.adapters.get_loader(oid, Format.TEXT)
+    if django_loader is None or found is None or getattr(django_loader, "clamps", False):
         return
+    parser: type[abc.Loader] = found
 
     class Clamping(Loader):
         clamps = True

@@ -128,6 +128,7 @@ def test_check_stale_and_downsample_tasks_run_eagerly():
         "buckets": 0,
         "aggregates_deleted": 0,
         "partitions_dropped": len(past),
+        "twin_sets_deleted": 0,
     }
 
 
