@@ -40,6 +40,10 @@ class TelemetryConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="telemetry-schedule")
+        from telemetry.sample_rows import twin_sets_forget
+
+        # A flush (tests) ends with post_migrate: the twin sets this process knew stored are gone.
+        post_migrate.connect(twin_sets_forget, sender=self, dispatch_uid="telemetry-twin-sets")
         from core import live, panels
         from telemetry import metrics
         from telemetry.software_store import software_by_name

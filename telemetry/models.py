@@ -28,6 +28,31 @@ from telemetry.sample import ComputeProcess
 TWIN_FIELDS = ("name", "port", "rdma", "up", "speed_mbps", "mtu", "addresses", "rdma_state", "rdma_rate_gbps")
 
 
+class TwinSet(models.Model):
+    """One distinct list of a Spark's twins as its polls read them, stored once
+    and pointed at by every poll that read the same (``NodeSample.twin_set``):
+    a Spark's twins (names, ports, RDMA devices, states, speeds, MTUs,
+    addresses) almost never change between two polls, and as inline JSON they
+    were about two thirds of a sample row.
+
+    The key is content-derived (``telemetry.sample_rows.twin_set_key``: 64 bits
+    of BLAKE2b over the JSON text), so storing one again is idempotent and any
+    process can name a set without asking the database for an id. ``used_at``
+    moves whenever a store points a poll at the set (at least every
+    ``sample_rows.TWIN_SET_REFRESH_S``); retention forgets sets unused for
+    longer than raw polls are kept, except those of a Spark's latest poll."""
+
+    id = models.BigIntegerField(primary_key=True)
+    twins = models.JSONField()  # [[name, port, rdma, up, speed_mbps, mtu, [addresses], rdma_state, rate], ...]
+    used_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["used_at"], name="twinset_used_at")]
+
+    def __str__(self) -> str:
+        return f"twin set {self.id:016x}"
+
+
 class NodeSample(models.Model):
     """What one poll of one node returned."""
 
@@ -50,7 +75,15 @@ class NodeSample(models.Model):
     load1 = models.FloatField(null=True)
     uptime_s = models.FloatField(null=True)
     twins_up = models.PositiveSmallIntegerField(null=True)
-    twins = models.JSONField(null=True)  # [[name, port, rdma, up, speed_mbps, mtu, [addresses]], ...]
+    # The twins this poll read: a set shared with the polls that read the same (None: not read).
+    # No database constraint (the samples are partitioned; a set is never deleted while a
+    # kept poll may point at it, see ``TwinSet``) and no index (nothing looks samples up by set).
+    twin_set = models.ForeignKey(
+        TwinSet, on_delete=models.DO_NOTHING, null=True, blank=True, related_name="+", db_constraint=False,
+        db_index=False,
+    )  # fmt: skip
+    # Polls stored before twin sets (telemetry.0006) keep their twins inline here; new ones leave it NULL.
+    twins_inline = models.JSONField(null=True, db_column="twins")
     errors = models.JSONField(default=list)  # the sample's parse errors
     # GPU compute processes: [[pid, used_mib, name, user], ...]; None when the
     # section could not be read (not the same as "no process").
@@ -63,6 +96,26 @@ class NodeSample(models.Model):
 
     def __str__(self) -> str:
         return f"{self.spark_id}@{self.at:%Y-%m-%d %H:%M:%S}"
+
+    @property
+    def twins(self) -> list[list[Any]] | None:
+        """The packed twins (``TWIN_FIELDS`` order) of this poll, from its set or
+        inline; None when the poll read none. Readers of many rows select the
+        set with them (``select_related("twin_set")``, ``"latest__twin_set"``)."""
+        if self.twin_set_id is not None:
+            try:
+                found = self.twin_set
+            except TwinSet.DoesNotExist:
+                found = None
+            if found is not None:
+                return found.twins  # type: ignore[no-any-return]
+        return self.twins_inline
+
+    @twins.setter
+    def twins(self, value: list[list[Any]] | None) -> None:
+        """Twins given directly (a test, an import) are kept inline."""
+        self.twin_set = None
+        self.twins_inline = value
 
     @property
     def twin_list(self) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from telemetry import conf
-from telemetry.models import NodeAggregate, NodeSample, NodeState
+from telemetry.models import NodeAggregate, NodeSample, NodeState, TwinSet
 from telemetry.partitions import DayPartition, day_partitions, partition_drop_keeping, partitioned, partitions_ensure
 
 _FIELDS = (
@@ -39,7 +39,8 @@ _FIELDS = (
     "gpu_power_w",
     "load1",
     "twins_up",
-    "twins",
+    "twin_set__twins",
+    "twins_inline",
 )
 
 
@@ -49,6 +50,7 @@ class RetentionReport:
     buckets: int = 0
     aggregates_deleted: int = 0
     partitions_dropped: int = 0  # PostgreSQL: whole days dropped after folding
+    twin_sets_deleted: int = 0  # twin sets no kept poll points at
 
 
 def bucket_of(at: datetime) -> datetime:
@@ -63,7 +65,11 @@ def _avg(values: list[float]) -> float | None:
 def _fold(rows: list[tuple[Any, ...]]) -> dict[str, Any]:
     cols = {f: [r[i] for r in rows] for i, f in enumerate(_FIELDS)}
     used = [v for v in cols["mem_used_bytes"] if v is not None]
-    speeds = [t[4] for twins in cols["twins"] if twins for t in twins if t[3] and t[4]]
+    twins_of = [
+        shared if shared is not None else inline
+        for shared, inline in zip(cols["twin_set__twins"], cols["twins_inline"], strict=True)
+    ]
+    speeds = [t[4] for twins in twins_of if twins for t in twins if t[3] and t[4]]
     twins_up = [v for v in cols["twins_up"] if v is not None]
     avg_used = _avg(used)
     return {
@@ -139,10 +145,19 @@ def _fold_node(spark_id: int, rows: QuerySet[NodeSample], report: RetentionRepor
 # _merge (averages over the values present, merged with an existing bucket
 # weighted by sample count; the average memory truncated to whole bytes).
 _BUCKET = f"to_timestamp(floor(extract(epoch FROM at) / {conf.AGGREGATE_BUCKET_S}) * {conf.AGGREGATE_BUCKET_S})"
-_SPEED = (
-    "(SELECT min((t->>4)::numeric) FROM jsonb_array_elements(s.twins) t "
-    "WHERE t->3 = 'true'::jsonb AND (t->>4)::numeric <> 0)"
-)
+
+
+def _speed_of(twins: str) -> str:
+    """SQL: the slowest twin that is up (its speed, 0 not counted) of a jsonb list of packed twins."""
+    return (
+        f"(SELECT min((t->>4)::numeric) FROM jsonb_array_elements({twins}) t "  # noqa: S608 - a column name
+        "WHERE t->3 = 'true'::jsonb AND (t->>4)::numeric <> 0)"
+    )
+
+
+# A twin set's slowest twin is worked out once per set, not once per poll pointing at it;
+# polls stored before twin sets carry their twins inline.
+_SPEED = f"CASE WHEN s.twin_set_id IS NULL THEN {_speed_of('s.twins')} ELSE sp.speed END"
 _SUM = {"samples", "reachable"}
 _MAX = {"mem_total_bytes", "mem_used_max_bytes", "gpu_temp_max_c"}
 _MIN = {"mem_available_min_bytes", "twins_up_min", "speed_min_mbps"}
@@ -188,9 +203,11 @@ def _fold_day_in_sql(cursor: Any, part: DayPartition, keep: set[int], report: Re
     updates = ", ".join(f"{c} = {_merged(c)}" for c, _ in _AGG_COLUMNS)
     # Every name here is the model's or a date's (no text from a request).
     cursor.execute(
-        f"INSERT INTO telemetry_nodeaggregate AS a (spark_id, bucket, {columns}) "  # noqa: S608
+        f"WITH sp AS (SELECT id, {_speed_of('twins')} AS speed FROM {TwinSet._meta.db_table}) "  # noqa: S608
+        f"INSERT INTO telemetry_nodeaggregate AS a (spark_id, bucket, {columns}) "
         f"SELECT spark_id, {_BUCKET} AS bucket, {values} "
-        f'FROM (SELECT s.*, {_SPEED} AS speed FROM "{part.name}" s WHERE s.id <> ALL(%s)) rows '
+        f'FROM (SELECT s.*, {_SPEED} AS speed FROM "{part.name}" s '
+        f"LEFT JOIN sp ON sp.id = s.twin_set_id WHERE s.id <> ALL(%s)) rows "
         f"GROUP BY spark_id, bucket "
         f"ON CONFLICT (spark_id, bucket) DO UPDATE SET {updates}",
         [keep_ids],
@@ -233,4 +250,18 @@ def downsample(*, now: datetime | None = None) -> RetentionReport:
             old.delete()
     agg_cutoff = now - timedelta(days=conf.aggregate_retention_d())
     report.aggregates_deleted, _ = NodeAggregate.objects.filter(bucket__lt=agg_cutoff).delete()
+    report.twin_sets_deleted = twin_sets_forget_unused(now=now)
     return report
+
+
+def twin_sets_forget_unused(*, now: datetime) -> int:
+    """Delete the twin sets no kept poll can point at: unused for a day longer
+    than raw polls are kept (a store refreshes a set's ``used_at`` at least every
+    ``sample_rows.TWIN_SET_REFRESH_S`` while it points polls at it), and not the
+    set of a Spark's latest poll (kept whatever its age)."""
+    cutoff = now - timedelta(hours=conf.raw_retention_h() + 24)
+    latest = NodeSample.objects.filter(
+        pk__in=NodeState.objects.exclude(latest=None).values("latest_id"), twin_set__isnull=False
+    ).values("twin_set_id")
+    deleted, _ = TwinSet.objects.filter(used_at__lt=cutoff).exclude(pk__in=latest).delete()
+    return deleted

@@ -12,16 +12,18 @@ size. SQLite (the embedded default) keeps ``bulk_create`` and one
 
 from __future__ import annotations
 
+import hashlib
 import json
+import time
 from collections.abc import Sequence
 from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 
 from core.db import array_literal
-from telemetry.models import NodeSample, NodeState
+from telemetry.models import NodeSample, NodeState, TwinSet
 from telemetry.sample import PollResult, Sample
 
 # The sample columns a poll writes, in COPY order (``id`` is drawn first).
@@ -29,10 +31,10 @@ SAMPLE_COLUMNS = (
     "spark_id", "at", "reachable", "error", "duration_ms", "status",
     "mem_total_bytes", "mem_available_bytes", "mem_used_bytes", "swap_total_bytes", "swap_free_bytes",
     "psi_full_avg10", "gpu_util_pct", "gpu_temp_c", "gpu_power_w", "load1", "uptime_s", "twins_up",
-    "twins", "errors", "processes",
+    "twin_set_id", "errors", "processes",
 )  # fmt: skip
-_JSON = frozenset({"twins", "errors", "processes"})
-_TWINS_AT = SAMPLE_COLUMNS.index("twins")
+_JSON = frozenset({"errors", "processes"})
+_TWIN_SET_AT = SAMPLE_COLUMNS.index("twin_set_id")
 
 # The node state columns a poll writes (see ``states_update``).
 STATE_COLUMNS = ("status", "latest_id", "last_poll_at", "last_sample_at", "presented_key", "key_status")
@@ -54,30 +56,90 @@ def twin_pack(sample: Sample | None) -> list[list[Any]] | None:
     return [[getattr(t, f) if f != "addresses" else list(t.addresses) for f in TWIN_FIELDS] for t in sample.twins]
 
 
-# Each Spark's last twins as parsed, packed and as JSON text: a pooled poller
-# hands over the same parsed twins while a Spark's link texts do not change
-# (``parsers.ParseMemo``), so a steady fleet's twins are packed once.
-_packed: dict[int, tuple[object, list[list[Any]], str]] = {}
+def twin_set_key(text: str) -> int:
+    """A twin set's key: the first 64 bits of BLAKE2b over its JSON text, as a
+    signed bigint. Two different lists share a key with a chance of about
+    n^2 / 2^65 for n distinct lists (1e-10 for a hundred thousand)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True)
 
 
-def _twins_of(spark_id: int, sample: Sample | None) -> list[list[Any]] | None:
+# Each Spark's last twins as parsed, with their JSON text and set key: a pooled
+# poller hands over the same parsed twins while a Spark's link texts do not
+# change (``parsers.ParseMemo``), so a steady fleet's twins are packed and
+# hashed once.
+_packed: dict[int, tuple[object, str, int]] = {}
+
+
+def _twin_set_of(spark_id: int, sample: Sample | None) -> tuple[int, str] | None:
+    """(key, JSON text) of this poll's twins; None when it read none."""
     if sample is None or sample.twins is None:
         return None
     seen = _packed.get(spark_id)
     if seen is not None and seen[0] is sample.twins:
-        return seen[1]
-    packed = twin_pack(sample)
-    assert packed is not None  # noqa: S101 - twins present, checked above
-    _packed[spark_id] = (sample.twins, packed, json.dumps(packed))
-    return packed
+        return seen[2], seen[1]
+    text = json.dumps(twin_pack(sample))
+    key = twin_set_key(text)
+    _packed[spark_id] = (sample.twins, text, key)
+    return key, text
 
 
-def _json(spark_id: int, column: int, value: Any) -> str:
-    if column == _TWINS_AT:
-        seen = _packed.get(spark_id)
-        if seen is not None and seen[1] is value:
-            return seen[2]
-    return json.dumps(value)
+# Twin sets this process knows are stored, with when it last said so (time.monotonic):
+# a store names a known set without a statement, and tells the database again (its
+# ``used_at``) once ``TWIN_SET_REFRESH_S`` have passed. Entries are added only once
+# the transaction that stored them commits; a flush of the tables (tests) empties it.
+TWIN_SET_REFRESH_S = 600.0
+_twin_sets_known: dict[int, float] = {}
+
+
+def twin_sets_forget(**_: Any) -> None:
+    """Forget which twin sets are stored (after a database flush: ``post_migrate``)."""
+    _twin_sets_known.clear()
+
+
+def twin_sets_of(rows: Sequence[tuple[Any, ...]]) -> dict[int, str]:
+    """The twin sets (key -> JSON text) these rows (``sample_values``) point at."""
+    sets = {}
+    for row in rows:
+        key = row[_TWIN_SET_AT]
+        if key is not None:
+            _, text, packed_key = _packed[row[0]]
+            if packed_key != key:  # rows are stored as they are built, a Spark's poll at a time
+                raise RuntimeError(f"Spark {row[0]}: its twins changed between building its row and storing it")
+            sets[key] = text
+    return sets
+
+
+def twin_sets_ensure(sets: dict[int, str], *, now: datetime) -> int:
+    """Make sure these twin sets (key -> JSON text) are stored and their
+    ``used_at`` is recent: one statement for those this process has not
+    confirmed within ``TWIN_SET_REFRESH_S``, none when it has. Returns how
+    many were written."""
+    clock = time.monotonic()
+    due = {k: t for k, t in sets.items() if clock - _twin_sets_known.get(k, -TWIN_SET_REFRESH_S) >= TWIN_SET_REFRESH_S}
+    if not due:
+        return 0
+    if connection.vendor == "postgresql":
+        table = connection.ops.quote_name(TwinSet._meta.db_table)
+        with connection.cursor() as cursor:
+            # Names from the model's metadata; keys, texts and the time are parameters.
+            cursor.execute(
+                f"INSERT INTO {table} (id, twins, used_at) "  # noqa: S608
+                "SELECT k, t::jsonb, %s FROM unnest(%s::bigint[], %s::text[]) AS v(k, t) "
+                "ON CONFLICT (id) DO UPDATE SET used_at = EXCLUDED.used_at",
+                [now, array_literal(list(due)), array_literal(list(due.values()))],
+            )
+    else:
+        TwinSet.objects.bulk_create(
+            [TwinSet(id=k, twins=json.loads(t), used_at=now) for k, t in due.items()],
+            update_conflicts=True, unique_fields=["id"], update_fields=["used_at"],
+        )  # fmt: skip
+    transaction.on_commit(lambda: _twin_sets_known.update(dict.fromkeys(due, clock)))
+    return len(due)
+
+
+def _json(value: Any) -> str:
+    """A JSON column's text (no parse error, the usual case, without encoding)."""
+    return "[]" if value == [] else json.dumps(value)
 
 
 def process_pack(sample: Sample | None) -> list[list[Any]] | None:
@@ -111,7 +173,7 @@ def sample_values(spark_id: int, result: PollResult, status: str) -> tuple[Any, 
         sample.load1 if sample else None,
         sample.uptime_s if sample else None,
         sum(1 for t in twins if t.up) if twins is not None else None,
-        _twins_of(spark_id, sample),
+        twin_set[0] if (twin_set := _twin_set_of(spark_id, sample)) is not None else None,
         [e[:300] for e in (sample.errors if sample else ())][:20],
         process_pack(sample),
     )
@@ -123,10 +185,12 @@ def sample_row(values: tuple[Any, ...]) -> NodeSample:
     return NodeSample(**fields)
 
 
-def samples_insert(rows: Sequence[tuple[Any, ...]]) -> list[int]:
-    """Insert the rows (``sample_values``) and return their ids, in order."""
+def samples_insert(rows: Sequence[tuple[Any, ...]], *, now: datetime) -> list[int]:
+    """Insert the rows (``sample_values``) and return their ids, in order; their
+    twin sets are stored first where this process does not know them stored."""
     if not rows:
         return []
+    twin_sets_ensure(twin_sets_of(rows), now=now)
     if connection.vendor != "postgresql":
         created = NodeSample.objects.bulk_create([sample_row(r) for r in rows], batch_size=500)
         ids = [row.pk for row in created]
@@ -148,7 +212,7 @@ def samples_insert(rows: Sequence[tuple[Any, ...]]) -> list[int]:
                 out = list(values)
                 for i in json_at:
                     if out[i] is not None:
-                        out[i] = _json(values[0], i, out[i])
+                        out[i] = _json(out[i])
                 copy.write_row((pk, *out))
     return ids
 

@@ -53,7 +53,11 @@ class Tile:
 
 
 def spark_get(name: str) -> Spark:
-    spark = Spark.objects.select_related("hardware", "telemetry", "telemetry__latest").filter(name=name).first()
+    spark = (
+        Spark.objects.select_related("hardware", "telemetry", "telemetry__latest", "telemetry__latest__twin_set")
+        .filter(name=name)
+        .first()
+    )
     if spark is None:
         raise NotFound(f"no Spark named {name!r}", "name")
     return spark
@@ -65,7 +69,9 @@ def state_of(spark: Spark) -> NodeState | None:
 
 
 def fleet_tiles(*, include_retired: bool = False) -> list[Tile]:
-    sparks = Spark.objects.select_related("telemetry", "telemetry__latest").order_by("name")
+    sparks = Spark.objects.select_related("telemetry", "telemetry__latest", "telemetry__latest__twin_set").order_by(
+        "name"
+    )
     if not include_retired:
         sparks = sparks.exclude(status=Spark.Status.RETIRED)
     sparks_list = list(sparks)
@@ -108,7 +114,8 @@ def status_counts(tiles: list[Tile]) -> dict[str, int]:
 
 
 def samples_between(*, spark: Spark, start: datetime, end: datetime, limit: int = HISTORY_LIMIT) -> list[NodeSample]:
-    return list(NodeSample.objects.filter(spark=spark, at__gte=start, at__lte=end).order_by("at")[:limit])
+    rows = NodeSample.objects.filter(spark=spark, at__gte=start, at__lte=end).select_related("twin_set")
+    return list(rows.order_by("at")[:limit])
 
 
 def aggregates_between(
@@ -177,7 +184,9 @@ def accepted_host_key(spark: Spark) -> str | None:
 def latest_samples(names: list[str]) -> dict[str, NodeSample]:
     """The latest stored sample of each of these nodes (one query; nodes never
     polled are left out)."""
-    rows = NodeState.objects.filter(spark__name__in=list(names), latest__isnull=False).select_related("spark", "latest")
+    rows = NodeState.objects.filter(spark__name__in=list(names), latest__isnull=False).select_related(
+        "spark", "latest", "latest__twin_set"
+    )
     return {row.spark.name: row.latest for row in rows if row.latest is not None}
 
 

@@ -78,7 +78,10 @@ process_pack = sample_rows.process_pack
 
 
 def _sample_row(spark: Spark, result: PollResult, status: str) -> NodeSample:
-    return sample_rows.sample_row(sample_rows.sample_values(spark.pk, result, status))
+    """One poll as an unsaved row (benches and tests build rows with it); its twin set is stored."""
+    values = sample_rows.sample_values(spark.pk, result, status)
+    sample_rows.twin_sets_ensure(sample_rows.twin_sets_of([values]), now=timezone.now())
+    return sample_rows.sample_row(values)
 
 
 def _link_sample(reachable: bool, mem_total_bytes: int | None, twins: list[list[Any]] | None) -> Sample | None:
@@ -379,7 +382,7 @@ def results_store(
         )  # fmt: skip
         report.software = len(readings)
         report.software_changed = software_store.readings_store(readings, now=now)
-        new_ids = sample_rows.samples_insert(rows)
+        new_ids = sample_rows.samples_insert(rows, now=now)
         report.stored = len(new_ids)
         for pk, (state, result) in zip(new_ids, stored, strict=True):
             if state.newer or state.latest_at is None or result.at >= state.latest_at:
@@ -429,10 +432,12 @@ def _links_check(
     owner_ids = {st.name: st.spark_id for st in polled.values()}
     if read:
         others = NodeState.objects.filter(spark__name__any_of=list(read)).values_list(
-            "spark__name", "spark_id", "latest__reachable", "latest__mem_total_bytes", "latest__twins"
-        )
-        for name, spark_id, reachable, mem_total, twins in others:
+            "spark__name", "spark_id", "latest__reachable", "latest__mem_total_bytes", "latest__twin_set__twins",
+            "latest__twins_inline",
+        )  # fmt: skip
+        for name, spark_id, reachable, mem_total, shared, inline in others:
             owner_ids[name] = spark_id
+            twins = shared if shared is not None else inline
             samples[name] = _link_sample(reachable, mem_total, twins) if reachable is not None else None
     for name, st in polled.items():
         if name in names and st.new_latest:

@@ -134,4 +134,5 @@ def downsample() -> dict[str, int]:
         "buckets": report.buckets,
         "aggregates_deleted": report.aggregates_deleted,
         "partitions_dropped": report.partitions_dropped,
+        "twin_sets_deleted": report.twin_sets_deleted,
     }

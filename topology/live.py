@@ -71,7 +71,7 @@ def _addressed_twin(addresses: Iterable[str]) -> bool:
 def _seen(names: list[str] | None) -> dict[str, SparkSeen]:
     """Telemetry's latest of these Sparks (every Spark with ``None``): two queries."""
     states = (
-        NodeState.objects.select_related("latest")
+        NodeState.objects.select_related("latest", "latest__twin_set")
         .only(
             "spark__name",
             "status",
@@ -80,7 +80,9 @@ def _seen(names: list[str] | None) -> dict[str, SparkSeen]:
             "last_sample_at",
             "latest__reachable",
             "latest__mem_available_bytes",
-            "latest__twins",
+            "latest__twin_set_id",
+            "latest__twin_set__twins",
+            "latest__twins_inline",
             "latest__at",
         )
         .select_related("spark")

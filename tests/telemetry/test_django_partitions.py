@@ -6,6 +6,7 @@ aggregates are the same and nothing is counted twice."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -13,7 +14,8 @@ from django.db import connection
 
 from inventory.models import Spark
 from telemetry import partitions, retention
-from telemetry.models import NodeAggregate, NodeSample, NodeState
+from telemetry.models import NodeAggregate, NodeSample, NodeState, TwinSet
+from telemetry.sample_rows import twin_set_key
 from tests.telemetry.test_django_store import _row
 
 pytestmark = pytest.mark.django_db
@@ -138,6 +140,7 @@ def test_a_day_folded_in_sql_gives_the_figures_the_rows_fold_gives(spark, days):
     holding an aggregate), against retention's own row-by-row fold and merge of the same rows."""
     start = datetime(2026, 6, 7, 9, 0, tzinfo=UTC)
     rows = []
+    sets: dict[int, tuple[str, object]] = {}
     for i in range(30):
         row = _row(spark, start + timedelta(seconds=30 * i), 10 + i)
         row.reachable = i % 7 != 3
@@ -153,8 +156,16 @@ def test_a_day_folded_in_sql_gives_the_figures_the_rows_fold_gives(spark, days):
         ]
         if i % 11 == 0:
             row.twins = None
+        elif i % 2 == 0:  # a set shared with the polls that read the same twins; the others inline, as before 0006
+            text = json.dumps(row.twins)
+            sets.setdefault(twin_set_key(text), (text, row.twins))
+            row.twin_set_id = twin_set_key(text)
+            row.twins_inline = None
         rows.append(row)
+    TwinSet.objects.bulk_create([TwinSet(id=k, twins=t, used_at=NOW) for k, (_, t) in sets.items()])
     NodeSample.objects.bulk_create(rows)
+    assert 0 < NodeSample.objects.filter(twin_set__isnull=False).count() < 30
+    assert 0 < NodeSample.objects.filter(twins_inline__isnull=False).count() < 30
     earlier = NodeAggregate.objects.create(
         spark=spark,
         bucket=start,
@@ -174,8 +185,8 @@ def test_a_day_folded_in_sql_gives_the_figures_the_rows_fold_gives(spark, days):
     fields = [c for c, _ in retention._AGG_COLUMNS]
     expected: dict[datetime, dict[str, object]] = {}
     members: dict[datetime, list[tuple[object, ...]]] = {}
-    for r in rows:
-        members.setdefault(retention.bucket_of(r.at), []).append(tuple(getattr(r, f) for f in retention._FIELDS))
+    for r in NodeSample.objects.filter(spark=spark).order_by("at").values_list(*retention._FIELDS):
+        members.setdefault(retention.bucket_of(r[0]), []).append(r)
     for bucket, group in members.items():
         folded = retention._fold(group)
         expected[bucket] = retention._merge(earlier, folded) if bucket == earlier.bucket else folded

@@ -47,7 +47,11 @@ class Command(BaseCommand):
         stored = 0
         for part in poll_round.chunks(ids, conf.chunk_size()):
             stored += poll_round.poll_and_store(spark_ids=part).stored
-        states = NodeState.objects.filter(spark_id__in=ids).select_related("spark", "latest").order_by("spark__name")
+        states = (
+            NodeState.objects.filter(spark_id__in=ids)
+            .select_related("spark", "latest", "latest__twin_set")
+            .order_by("spark__name")
+        )
         counts: dict[str, int] = {}
         self.stdout.write(f"{'node':<16} {'status':<9} {'memory used GiB':>16} {'twins up':>9}  note")
         for st in states:
