@@ -2,7 +2,8 @@
 polls, the latest state and host key of each node, and alerts.
 
 Sized for a large fleet: a poll is one narrow row (numbers in columns, the
-twins as one compact JSON list), ``(spark, at)`` is unique (a retried store
+twins a reference to the ``TwinSet`` shared by every poll that read the same
+ones), ``(spark, at)`` is unique (a retried store
 cannot duplicate a poll, and the same index answers "latest per node" and
 time ranges of one node), ``at`` alone serves retention. ``NodeState`` keeps
 the latest poll per node so the dashboard reads one row per node.
