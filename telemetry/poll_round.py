@@ -33,7 +33,7 @@ def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str |
     """(targets, accepted keys by name, names held back for a changed host key). Plain values, two queries."""
     ids = list(spark_ids)
     rows = (
-        Spark.objects.filter(pk__any_of=ids)
+        Spark.objects.filter(pk__any_of=frozenset(ids))
         .filter(Q(telemetry__isnull=True) | ~Q(telemetry__key_status=NodeState.KeyStatus.MISMATCH))
         .order_by("name")
         # What the targets and the software schedule read (not the software reading itself).
@@ -43,7 +43,7 @@ def targets_for(spark_ids: Iterable[int]) -> tuple[list[Target], dict[str, str |
         )
     )  # fmt: skip
     held = list(
-        NodeState.objects.filter(spark_id__any_of=ids, key_status=NodeState.KeyStatus.MISMATCH).values_list(
+        NodeState.objects.filter(spark_id__any_of=frozenset(ids), key_status=NodeState.KeyStatus.MISMATCH).values_list(
             "spark__name", flat=True
         )
     )
@@ -76,7 +76,7 @@ def poll_and_store(
     ids = list(spark_ids)
     report_ahead = StoreReport()
     if round_at is not None:
-        since = NodeState.objects.filter(spark_id__any_of=ids, last_poll_at__gte=round_at)
+        since = NodeState.objects.filter(spark_id__any_of=frozenset(ids), last_poll_at__gte=round_at)
         polled = set(since.values_list("spark_id", flat=True))
         report_ahead.polled_already = len(polled)
         ids = [i for i in ids if i not in polled]
@@ -114,7 +114,7 @@ def poll_and_store(
         report.handed_on = [pks[n] for n in names if n in pks]
     if report.software_changed:
         # Its own transaction, after the chunk's: the verdict spans groups other chunks store.
-        drifted = software_drift_sync()
+        drifted = software_drift_sync(spark_ids=report.software_ids)
         report.opened, report.closed = report.opened + drifted.opened, report.closed + drifted.closed
         report.statuses.update(drifted.statuses)
     metrics.POLL_PHASE.labels("store").observe(time.perf_counter() - fetched)

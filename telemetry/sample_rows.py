@@ -229,8 +229,13 @@ def states_update(rows: Sequence[tuple[int, str, int | None, datetime | None, da
             assignments = ", ".join(f"{quote(c)} = v.{quote(c)}" for c in STATE_COLUMNS)
             arrays = ", ".join(f"%s::{t}[]" for t in ("bigint", *_STATE_TYPES))
             names = ", ".join(quote(c) for c in ("spark", *STATE_COLUMNS))
-            # Each column as one array literal: a text parameter, not a list psycopg dumps value by value.
-            columns = [array_literal([plain(v) for v in column]) for column in zip(*rows, strict=True)]
+            # Each column as one array literal: a text parameter, not a list psycopg dumps value by value
+            # (the choices are str enums: written as their text).
+            kinds = {"bigint": "int", "text": "text", "timestamptz": "time"}
+            columns = [
+                array_literal(list(column), kinds[t])
+                for column, t in zip(zip(*rows, strict=True), ("bigint", *_STATE_TYPES), strict=True)
+            ]
             # Only names from the model's own metadata are interpolated; values are parameters.
             cursor.execute(
                 f"UPDATE {table} AS s SET {assignments} FROM unnest({arrays}) AS v({names}) "  # noqa: S608
