@@ -27,6 +27,8 @@ from telemetry.software_script import SOFTWARE_SECTIONS
 T = TypeVar("T")
 
 _SECTION_NAME_RE = re.compile(r"[a-z0-9_]+")
+# The scripts' own section names, whose marker lines need no regex to be told apart from content.
+_KNOWN_SECTIONS = frozenset((*SECTIONS, END_SECTION, *SOFTWARE_SECTIONS))
 _NA_VALUES = {"", "[n/a]", "n/a", "[not supported]", "not supported", "[unknown error]", "-"}
 
 
@@ -108,7 +110,7 @@ def split_sections(output: str) -> dict[str, str]:
     pieces = ("\n" + output).split("\n" + MARKER_PREFIX)
     for piece in pieces[1:]:
         name, _, rest = piece.partition("\n")
-        if _SECTION_NAME_RE.fullmatch(name):
+        if name in _KNOWN_SECTIONS or _SECTION_NAME_RE.fullmatch(name):
             if current is not None and current not in sections:
                 sections[current] = "\n".join(body)
             current, body = name, [rest]
@@ -602,20 +604,42 @@ def _neighbours_uncached(text: str | None) -> tuple[tuple[Neighbour, ...] | None
 _neighbours_from_section = functools.lru_cache(maxsize=4096)(_neighbours_uncached)
 
 
+_Processes = tuple[tuple[ComputeProcess, ...] | None, tuple[str, ...]]  # and the errors reading them
+
+
+def _processes_uncached(apps: str | None, owners: str | None) -> _Processes:
+    """The GPU compute processes with their owners, from the ``apps`` and ``owners`` sections."""
+    errors: list[str] = []
+    processes = _run("apps", parse_compute_apps, apps, errors) if apps is not None else None
+    found = (_run("owners", parse_ps_owners, owners, errors) if owners is not None else None) or {}
+    if processes is not None:
+        processes = tuple(replace(p, user=found.get(p.pid)) for p in processes)
+    return processes, tuple(errors)
+
+
 class ParseMemo:
-    """One node's last link and LLDP section texts and what they parsed to.
+    """One node's last link, LLDP and GPU-process section texts and what they parsed to.
 
     Kept per node by whoever polls the node again and again (the poller's
     connection pool), so an unchanged section is compared, not parsed.
     """
 
-    __slots__ = ("links_key", "links", "lldp_key", "lldp")
+    __slots__ = ("links_key", "links", "lldp_key", "lldp", "processes_key", "processes")
 
     def __init__(self) -> None:
         self.links_key: tuple[str | None, ...] | None = None
         self.links: tuple[tuple[TwinReading, ...] | None, tuple[str, ...]] = (None, ())
         self.lldp_key: str | None = None
         self.lldp: tuple[tuple[Neighbour, ...] | None, tuple[str, ...]] = (None, ())
+        self.processes_key: tuple[str | None, str | None] | None = None
+        self.processes: _Processes = (None, ())
+
+    def compute(self, apps: str | None, owners: str | None) -> _Processes:
+        key = (apps, owners)
+        if key != self.processes_key:
+            self.processes = _processes_uncached(apps, owners)
+            self.processes_key = key
+        return self.processes
 
     def twins(self, texts: tuple[str | None, ...]) -> tuple[tuple[TwinReading, ...] | None, tuple[str, ...]]:
         if texts != self.links_key:
@@ -665,17 +689,16 @@ def parse_poll_output(output: str, memo: ParseMemo | None = None) -> Sample:
             psi.full_avg10,
         )
     gpu = run("gpu", parse_gpu_csv)
-    processes = run("apps", parse_compute_apps)
-    owners = run("owners", parse_ps_owners) or {}
-    if processes is not None:
-        processes = tuple(replace(p, user=owners.get(p.pid)) for p in processes)
     link_texts = tuple(sections.get(name) for name in _LINK_SECTIONS)
     if memo is not None:
+        processes, process_errors = memo.compute(sections.get("apps"), sections.get("owners"))
         twins, twin_errors = memo.twins(link_texts)
         neighbours, lldp_errors = memo.neighbours(sections.get("lldp"))
     else:
+        processes, process_errors = _processes_uncached(sections.get("apps"), sections.get("owners"))
         twins, twin_errors = _twins_from_sections(*link_texts)
         neighbours, lldp_errors = _neighbours_from_section(sections.get("lldp"))
+    errors.extend(process_errors)
     errors.extend(twin_errors)
     errors.extend(lldp_errors)
     return Sample(
