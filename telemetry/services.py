@@ -9,7 +9,7 @@ start time) is skipped. Callers (tasks, commands, views, API) stay thin.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -55,6 +55,7 @@ class StoreReport:
     closed: int = 0
     software: int = 0  # software readings stored
     software_changed: bool = False  # a reading differed from the last: judge the drift again
+    software_ids: list[int] = field(default_factory=list)  # the Sparks whose software this store read
     handed_on: list[int] = field(default_factory=list)  # Spark ids not started before the chunk's time ran out
     polled_already: int = 0  # polled since the chunk's round began (by a chunk handed on, or a later round)
 
@@ -137,7 +138,7 @@ def objects_key(objects: Iterable[str]) -> str:
 
 def _open_alerts(spark_ids: Iterable[int]) -> dict[AlertKey, OpenAlert]:
     """The open alerts of these nodes, every code, in one query of plain values."""
-    rows = Alert.objects.filter(spark_id__any_of=list(spark_ids), ended_at__isnull=True).values_list(
+    rows = Alert.objects.filter(spark_id__any_of=frozenset(spark_ids), ended_at__isnull=True).values_list(
         "spark_id", "code", "objects_key", "pk", "severity", "message", "about"
     )
     return {(sid, code, key): (pk, severity, message, about) for sid, code, key, pk, severity, message, about in rows}
@@ -203,7 +204,7 @@ def _alerts_sync(
         for key, _ in ended:
             del known[key]
     if seen:
-        Alert.objects.filter(pk__any_of=seen).update(last_seen_at=now)
+        Alert.objects.filter(pk__any_of=frozenset(seen)).update(last_seen_at=now)
     if changed:
         Alert.objects.bulk_update(changed, ["message", "severity", "last_seen_at"], batch_size=200)
     if new:
@@ -287,7 +288,7 @@ def _states_lock(ids: list[int], names: Mapping[int, str]) -> dict[int, _State]:
     def read() -> dict[int, _State]:
         rows = (
             NodeState.objects.select_for_update(of=("self",))
-            .filter(spark_id__any_of=ids)
+            .filter(spark_id__any_of=frozenset(ids))
             .values_list("spark_id", "status", "latest_id", "last_poll_at", "last_sample_at", "host_key",
                          "presented_key", "key_status")
         )  # fmt: skip
@@ -328,7 +329,7 @@ def results_store(
     report = StoreReport()
     interval = conf.poll_interval_s()
     with transaction.atomic():
-        sparks = dict(Spark.objects.filter(name__any_of=[r.name for r in results]).values_list("name", "pk"))
+        sparks = dict(Spark.objects.filter(name__any_of=frozenset(r.name for r in results)).values_list("name", "pk"))
         report.skipped += sum(1 for r in results if r.name not in sparks)  # deleted since the poll began
         results = [r for r in results if r.name in sparks]
         ids = [sparks[r.name] for r in results]
@@ -381,6 +382,7 @@ def results_store(
             report=report, known=known, known_ids=frozenset(ids),
         )  # fmt: skip
         report.software = len(readings)
+        report.software_ids = [spark_id for spark_id, *_ in readings]
         report.software_changed = software_store.readings_store(readings, now=now)
         new_ids = sample_rows.samples_insert(rows, now=now)
         report.stored = len(new_ids)
@@ -461,23 +463,27 @@ def _links_check(
 _DRIFT_LOCK = 0x5F1EE7D1
 
 
-def software_drift_sync(*, now: datetime | None = None) -> StoreReport:
+def software_drift_sync(*, now: datetime | None = None, spark_ids: Collection[int] | None = None) -> StoreReport:
     """Make the open ``software-drift`` alerts exactly the drift rule's verdicts
     on the latest readings, groups and pins (after a chunk brought a changed
     reading, on the stale check's round for cabling changes, after a pin edit),
-    and the health of the Sparks whose alert opened or ended with them."""
+    and the health of the Sparks whose alert opened or ended with them.
+    ``spark_ids``: judge only these Sparks and their groups (a chunk's new
+    readings): a first round brings readings in every chunk, and judging the
+    whole fleet after each one made its cost grow with the square of the fleet."""
     now = now or timezone.now()
     report = StoreReport()
     with transaction.atomic():
         if connection.vendor == "postgresql":  # SQLite lets one writer at a time anyway
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_DRIFT_LOCK])
-        verdicts = software_store.drift_verdicts()
+        verdicts, judged = software_store.drift_verdicts(spark_ids)
         ids = dict(Spark.objects.filter(name__in=list(verdicts)).values_list("name", "pk"))
         wanted: dict[int, Sequence[health.Verdict]] = {ids[n]: [v] for n, v in verdicts.items() if n in ids}
-        for spark_id in Alert.objects.filter(code__in=SOFTWARE_CODES, ended_at__isnull=True).values_list(
-            "spark_id", flat=True
-        ):
+        open_ones = Alert.objects.filter(code__in=SOFTWARE_CODES, ended_at__isnull=True)
+        if judged is not None:
+            open_ones = open_ones.filter(spark__name__in=list(judged))
+        for spark_id in open_ones.values_list("spark_id", flat=True):
             wanted.setdefault(spark_id, [])
         before = (report.opened, report.closed)
         _alerts_sync(wanted_by_node=wanted, now=now, codes=SOFTWARE_CODES, report=report)

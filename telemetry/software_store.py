@@ -14,7 +14,7 @@ dashboard, notifications and /metrics like every other finding.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -152,29 +152,41 @@ def pins() -> dict[str, str]:
     return dict(SoftwarePin.objects.values_list("quantity", "value"))
 
 
-def group_members() -> dict[str, list[str]]:
-    """Live auto group name -> its Sparks (each Spark in at most one)."""
+def group_members(spark_ids: Collection[int] | None = None) -> dict[str, list[str]]:
+    """Live auto group name -> its Sparks (each Spark in at most one); with
+    ``spark_ids``, only the groups these Sparks are in."""
     out: dict[str, list[str]] = {}
-    rows = NodeGroupMember.objects.filter(group__auto=True, group__retired_at__isnull=True).values_list(
-        "group__name", "spark__name"
-    )
+    live = NodeGroupMember.objects.filter(group__auto=True, group__retired_at__isnull=True)
+    if spark_ids is not None:
+        live = live.filter(group__in=live.filter(spark_id__in=list(spark_ids)).values("group"))
+    rows = live.values_list("group__name", "spark__name")
     for group, name in rows.order_by("group__name", "spark__name"):
         out.setdefault(group, []).append(name)
     return out
 
 
-def latest_values() -> dict[str, dict[str, str | None]]:
-    """Spark name -> quantity -> value, from every active Spark's latest reading."""
-    rows = SoftwareState.objects.filter(spark__status=Spark.Status.ACTIVE).values_list("spark__name", "known")
-    return {name: dict(known or {}) for name, known in rows}
+def latest_values(names: Collection[str] | None = None) -> dict[str, dict[str, str | None]]:
+    """Spark name -> quantity -> value, from every active Spark's latest reading (or these Sparks')."""
+    rows = SoftwareState.objects.filter(spark__status=Spark.Status.ACTIVE)
+    if names is not None:
+        rows = rows.filter(spark__name__in=list(names))
+    return {name: dict(known or {}) for name, known in rows.values_list("spark__name", "known")}
 
 
-def drift_verdicts() -> dict[str, Verdict]:
-    """Spark name -> its ``software-drift`` verdict (absent: it agrees)."""
-    versions = latest_values()
-    if not versions:
-        return {}
-    return drift.spark_verdicts(group_members(), versions, pins())
+def drift_verdicts(spark_ids: Collection[int] | None = None) -> tuple[dict[str, Verdict], set[str] | None]:
+    """(Spark name -> its ``software-drift`` verdict (absent: it agrees), the
+    Sparks judged: None for all). With ``spark_ids``, only these Sparks and
+    the members of their groups are judged (a group's verdict needs all its
+    members): what a poll chunk that brought readings needs, without judging
+    the whole fleet once per chunk."""
+    if spark_ids is None:
+        versions = latest_values()
+        return (drift.spark_verdicts(group_members(), versions, pins()) if versions else {}), None
+    groups = group_members(spark_ids)
+    judged = set(Spark.objects.filter(pk__in=list(spark_ids)).values_list("name", flat=True))
+    judged |= {name for members in groups.values() for name in members}
+    versions = latest_values(judged)
+    return (drift.spark_verdicts(groups, versions, pins()) if versions else {}), judged
 
 
 # ---------------------------------------------------------------- reads for the pages and the API

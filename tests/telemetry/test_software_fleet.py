@@ -123,3 +123,44 @@ def test_a_reboot_makes_the_software_due(fleet_key, tmp_path, settings):
         SoftwareState.objects.update(boot_at=SoftwareState.objects.get().boot_at - timedelta(hours=1))
         assert targets_for(ids("r1"))[0][0].software
         assert software_drift_sync().opened == 0
+
+
+@pytest.mark.django_db
+def test_a_chunk_judges_the_drift_of_its_own_sparks_groups_and_leaves_the_others_alone(
+    fleet_key, tmp_path, settings, django_assert_max_num_queries
+):
+    """A first round brings readings in every chunk: each chunk's judgement covers its
+    Sparks and their groups (whatever the chunk's size), and every chunk done gives the
+    fleet-wide judgement's findings."""
+    settings.FLEET_SOFTWARE_INTERVAL_S = 3600
+    with sim_lab(_nodes(), fleet_key, tmp_path, settings):
+        # The pair's chunk first: s4 and s5 agree, and the ring (not read yet) is not judged.
+        report = poll_and_store(spark_ids=ids("s4", "s5"))
+        assert report.software == 2 and report.software_changed
+        assert _open_drift() == {}
+        # One of the ring: judged with the rest of its group, which has no reading yet.
+        poll_and_store(spark_ids=ids("s3"))
+        assert _open_drift() == {}
+        # The rest of the ring: s3 differs from s1 and s2.
+        poll_and_store(spark_ids=ids("s1", "s2"))
+        assert set(_open_drift()) == {"s3"}
+        per_chunk = _open_drift()
+        # The fleet-wide judgement (the stale check's) finds the same, and changes nothing.
+        assert software_drift_sync().opened == 0
+        assert _open_drift() == per_chunk
+        # A chunk's judgement reads its own Sparks' groups, not the fleet's.
+        from telemetry.models import SoftwareState
+
+        ring = ids("s1", "s2", "s3")
+        with django_assert_max_num_queries(12) as pair_queries:
+            software_drift_sync(spark_ids=ids("s4"))
+        with django_assert_max_num_queries(12) as ring_queries:
+            software_drift_sync(spark_ids=ring)
+
+        def reads(queries):
+            return [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SELECT")]
+
+        assert not [q for q in reads(ring_queries) if "'s4'" in q or "'s5'" in q]
+        assert not [q for q in reads(pair_queries) if "'s1'" in q or "'s2'" in q or "'s3'" in q]
+        assert [q for q in reads(pair_queries) if "'s4', 's5'" in q or "'s5', 's4'" in q]  # its group, both
+        assert SoftwareState.objects.count() == 5
