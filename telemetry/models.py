@@ -188,6 +188,10 @@ class NodeState(models.Model):
     )
     last_poll_at = models.DateTimeField(null=True, blank=True)
     last_sample_at = models.DateTimeField(null=True, blank=True)  # last poll that brought a sample
+    # The boot its latest poll with an uptime saw (time less uptime): what tells the next poll that it
+    # rebooted (its software is read again) without reading the latest sample. Moves only when the node
+    # reboots (a poll's own jitter is kept within ``software_store.BOOT_SLACK``).
+    boot_at = models.DateTimeField(null=True, blank=True)
     host_key = models.TextField(blank=True, help_text="the accepted OpenSSH public key")
     host_key_accepted_at = models.DateTimeField(null=True, blank=True)
     host_key_accepted_by = models.CharField(max_length=150, blank=True)

@@ -37,9 +37,9 @@ _JSON = frozenset({"errors", "processes"})
 _TWIN_SET_AT = SAMPLE_COLUMNS.index("twin_set_id")
 
 # The node state columns a poll writes (see ``states_update``).
-STATE_COLUMNS = ("status", "latest_id", "last_poll_at", "last_sample_at", "presented_key", "key_status")
-_STATE_FIELDS = ("status", "latest", "last_poll_at", "last_sample_at", "presented_key", "key_status")
-_STATE_TYPES = ("text", "bigint", "timestamptz", "timestamptz", "text", "text")
+STATE_COLUMNS = ("status", "latest_id", "last_poll_at", "last_sample_at", "presented_key", "key_status", "boot_at")
+_STATE_FIELDS = ("status", "latest", "last_poll_at", "last_sample_at", "presented_key", "key_status", "boot_at")
+_STATE_TYPES = ("text", "bigint", "timestamptz", "timestamptz", "text", "text", "timestamptz")
 
 
 def plain(value: Any) -> Any:
@@ -217,7 +217,7 @@ def samples_insert(rows: Sequence[tuple[Any, ...]], *, now: datetime) -> list[in
     return ids
 
 
-def states_update(rows: Sequence[tuple[int, str, int | None, datetime | None, datetime | None, str, str]]) -> None:
+def states_update(rows: Sequence[tuple[Any, ...]]) -> None:
     """Write (spark id, *STATE_COLUMNS) of each node: one statement."""
     if not rows:
         return

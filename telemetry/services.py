@@ -272,6 +272,7 @@ class _State:
     host_key: str
     presented_key: str
     key_status: str
+    boot_at: datetime | None = None
     new_sample: Sample | None = None  # the poll that became its latest in this store, for the link rule
     new_latest: bool = False
     newer: bool = False  # this store brings a poll newer than every stored one (the usual case)
@@ -279,7 +280,7 @@ class _State:
 
     def written(self) -> tuple[Any, ...]:
         return (self.spark_id, self.status, self.latest_id, self.last_poll_at, self.last_sample_at,
-                self.presented_key, self.key_status)  # fmt: skip
+                self.presented_key, self.key_status, self.boot_at)  # fmt: skip
 
 
 def _states_lock(ids: list[int], names: Mapping[int, str]) -> dict[int, _State]:
@@ -290,7 +291,7 @@ def _states_lock(ids: list[int], names: Mapping[int, str]) -> dict[int, _State]:
             NodeState.objects.select_for_update(of=("self",))
             .filter(spark_id__any_of=frozenset(ids))
             .values_list("spark_id", "status", "latest_id", "last_poll_at", "last_sample_at", "host_key",
-                         "presented_key", "key_status")
+                         "presented_key", "key_status", "boot_at")
         )  # fmt: skip
         # The latest row's time and reachability are read only where a poll does not replace it (``_latest_read``).
         out = {row[0]: _State(row[0], names[row[0]], row[1], row[2], None, None, *row[3:]) for row in rows}
@@ -374,6 +375,9 @@ def results_store(
             state.last_poll_at = max(state.last_poll_at or result.at, result.at)
             if result.sample is not None:
                 state.last_sample_at = max(state.last_sample_at or result.at, result.at)
+                booted = software_store.boot_of(result.at, result.sample.uptime_s)
+                if state.newer and software_store.boot_moved(state.boot_at, booted):
+                    state.boot_at = booted
                 if result.sample.software is not None:
                     readings.append((state.spark_id, result.at, result.sample.uptime_s, result.sample.software))
         known = _open_alerts(ids)

@@ -50,32 +50,32 @@ def software_due(state: SoftwareState | None, latest: NodeSample | None, *, now:
     """Read this Spark's software in this poll?"""
     if state is None:
         return True
-    return software_due_at(
-        state.spark_id,
-        state.read_at,
-        state.boot_at,
-        latest.at if latest is not None else None,
-        latest.uptime_s if latest is not None else None,
-        now=now,
-        interval_s=interval_s,
-    )
+    booted = boot_of(latest.at, latest.uptime_s) if latest is not None else None
+    return software_due_at(state.spark_id, state.read_at, state.boot_at, booted, now=now, interval_s=interval_s)
 
 
 def software_due_at(
     spark_id: int,
     read_at: datetime,
     boot_at: datetime | None,
-    latest_at: datetime | None,
-    latest_uptime_s: float | None,
+    booted: datetime | None,
     *,
     now: datetime,
     interval_s: int,
 ) -> bool:
-    """``software_due`` on plain values (a Spark that has a reading: its time and boot; its latest poll)."""
+    """``software_due`` on plain values (a Spark that has a reading: its time and the boot it saw; the
+    boot its latest poll saw, ``NodeState.boot_at``)."""
     if now - read_at >= timedelta(seconds=period_s(spark_id, interval_s)):
         return True
-    booted = boot_of(latest_at, latest_uptime_s) if latest_at is not None else None
     return booted is not None and boot_at is not None and booted > boot_at + BOOT_SLACK
+
+
+def boot_moved(known: datetime | None, seen: datetime | None) -> bool:
+    """Whether a poll's boot (``boot_of``) is another boot than the one known: a reboot,
+    not the poll's own jitter (uptime is read to the second, the poll takes time)."""
+    if seen is None:
+        return False
+    return known is None or abs(seen - known) > BOOT_SLACK
 
 
 # ---------------------------------------------------------------- storing

@@ -278,3 +278,34 @@ def test_a_chunk_is_stored_in_a_fixed_number_of_statements_whatever_its_size():
     assert len([q for q in writes if "telemetry_alert" in q]) == 1  # last seen of the open ones
     assert Alert.objects.filter(ended_at__isnull=True).count() == 2 * (1 + 4)  # two per faulty Spark
     assert NodeSample.objects.count() == 2 * 20
+
+
+def test_a_spark_keeps_the_boot_its_polls_saw_and_the_targets_read_no_sample():
+    """``NodeState.boot_at``: set by a poll with an uptime, kept through a poll's own jitter,
+    moved by a reboot; the poll round's targets read it instead of each Spark's latest sample."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from telemetry.poll_round import targets_for
+    from tests.telemetry.stored import register, store_round
+
+    nodes = pair()
+    register(nodes)
+    a = Spark.objects.get(name="spark-a")
+    start = datetime.now(UTC) - timedelta(minutes=10)
+    store_round(nodes, now=start)
+    first = NodeState.objects.get(spark=a).boot_at
+    latest = NodeState.objects.select_related("latest").get(spark=a).latest
+    assert first == latest.at - timedelta(seconds=latest.uptime_s)
+    # The simulator answers the same uptime again: 30 s later that is a boot 30 s later, within the slack.
+    store_round(nodes, now=start + timedelta(seconds=30))
+    assert NodeState.objects.get(spark=a).boot_at == first
+    # An uptime ten minutes shorter than the boot it knows says it rebooted.
+    store_round(nodes, now=start + timedelta(minutes=10))
+    rebooted = NodeState.objects.get(spark=a).boot_at
+    assert rebooted == first + timedelta(minutes=10)
+    with CaptureQueriesContext(connection) as queries:
+        targets, known, held = targets_for([a.pk])
+    assert [t.name for t in targets] == ["spark-a"] and held == [] and known["spark-a"] is None
+    assert len(queries.captured_queries) == 1
+    assert "telemetry_nodesample" not in queries.captured_queries[0]["sql"]
