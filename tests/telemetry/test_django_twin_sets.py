@@ -130,8 +130,9 @@ def test_retention_forgets_the_sets_no_kept_poll_points_at(settings):
     kept_latest = NodeState.objects.get(spark=a).latest.twin_set_id
     # An old set nothing points at any more, one used a moment ago, and spark-a's own, unused for a week.
     now = START + timedelta(days=7)
-    gone = TwinSet.objects.create(id=1, twins=[["x", "p0", None, True, 1, 1500, []]], used_at=now - timedelta(days=4))
-    recent = TwinSet.objects.create(id=2, twins=[["y", "p0", None, True, 1, 1500, []]], used_at=now - timedelta(hours=1))
+    old_twins, new_twins = [["x", "p0", None, True, 1, 1500, []]], [["y", "p0", None, True, 1, 1500, []]]
+    gone = TwinSet.objects.create(id=1, twins=old_twins, used_at=now - timedelta(days=4))
+    recent = TwinSet.objects.create(id=2, twins=new_twins, used_at=now - timedelta(hours=1))
     TwinSet.objects.filter(pk=kept_latest).update(used_at=now - timedelta(days=7))
     # spark-b's latest poll is a newer one whose twins were read inline: its first set is unused too.
     b_first = NodeState.objects.get(spark=b).latest.twin_set_id
