@@ -46,8 +46,8 @@ from django.db import connection, transaction  # noqa: E402
 from core.actor import Actor  # noqa: E402
 from inventory.labio import lab_import  # noqa: E402
 from inventory.models import Spark  # noqa: E402
-from simfleet.simulator import make_nodes, render_poll_output  # noqa: E402
-from telemetry import partitions, retention, services  # noqa: E402
+from simfleet.simulator import SparkModel, _link_networks, make_nodes  # noqa: E402
+from telemetry import partitions, retention, sample_rows  # noqa: E402
 from telemetry.models import NodeAggregate, NodeSample, NodeState, TwinSet  # noqa: E402
 from telemetry.parsers import parse_poll_output  # noqa: E402
 from telemetry.sample import PollResult  # noqa: E402
@@ -67,9 +67,10 @@ def fill_day(day: datetime) -> int:
     nodes = make_nodes(Spark.objects.count(), topology="pairs")
     names = sorted(Spark.objects.values_list("name", flat=True))
     ids = dict(Spark.objects.values_list("name", "pk"))
+    networks, everyone = _link_networks(nodes), [n.name for n in nodes]  # the fleet's cabling, worked out once
     rows = []
     for node, name in zip(nodes, names, strict=True):
-        sample = parse_poll_output(render_poll_output(nodes, node.name, seed=1))
+        sample = parse_poll_output(SparkModel(node, networks, everyone, seed=1).output())
         result = PollResult(
             name=name,
             at=day,
@@ -80,8 +81,9 @@ def fill_day(day: datetime) -> int:
             host_key_status="ok",
             duration_ms=40.0,
         )
-        rows.append(services._sample_row(Spark(pk=ids[name]), result, "ok"))
-    NodeSample.objects.bulk_create(rows, batch_size=1000)
+        rows.append(sample_rows.sample_values(ids[name], result, "ok"))
+    sample_rows.twin_sets_ensure(sample_rows.twin_sets_of(rows), now=day)  # one statement for the fleet's sets
+    NodeSample.objects.bulk_create([sample_rows.sample_row(r) for r in rows], batch_size=1000)
     cols = [f.column for f in NodeSample._meta.concrete_fields if f.column not in ("id", "at")]
     listed = ", ".join(cols)
     with connection.cursor() as c:
