@@ -192,10 +192,16 @@ def _merged(column: str) -> str:
     return f"CASE WHEN {old} IS NULL THEN {new} WHEN {new} IS NULL THEN {old} ELSE {weighted} END"
 
 
+FOLD_WORK_MEM = "256MB"
+
+
 def _fold_day_in_sql(cursor: Any, part: DayPartition, keep: set[int], report: RetentionReport) -> None:
     """Fold one day partition (all its nodes, but the rows in ``keep``) into the
     aggregates with one INSERT ... SELECT ... GROUP BY ... ON CONFLICT."""
     keep_ids = sorted(keep)
+    # A day's (spark, five minutes) groups outgrow the default 4 MB: without room they spill
+    # to disk (measured at 300 Sparks: 4.1 to 4.6 s a day, 2.8 to 3.7 s with this). Once a day.
+    cursor.execute(f"SET LOCAL work_mem = '{FOLD_WORK_MEM}'")
     cursor.execute(f'SELECT count(*) FROM "{part.name}" WHERE id <> ALL(%s)', [keep_ids])  # noqa: S608
     report.folded += int(cursor.fetchone()[0])
     columns = ", ".join(c for c, _ in _AGG_COLUMNS)
