@@ -26,7 +26,10 @@ interval) and warm rounds (connections kept). For each round:
 
 Baseline in the same run, per size: the bare asyncssh loop (``bench/poll_fleet.py``'s
 floor: connect with host key checking, exec the poll script, discard the
-output) over the same Sparks with connections kept, in this process.
+output) over the same Sparks with connections kept, in the workers' shape: one
+process per poll shard (or per prefork child) holding the Sparks that worker
+holds, with the workers' SSH concurrency, every pass run by all of them at
+once; the median of three warm passes.
 
 The machine running this also runs the simulated Sparks (their SSH server
 side costs about as much CPU as the workers' client side), so wall times here
@@ -613,6 +616,9 @@ def main() -> None:
         order = {name: i for i, name in enumerate(names)}
         endpoints.sort(key=lambda e: order[e[0]])
         load = os.getloadavg()
+        from django.utils import timezone
+
+        began = timezone.now()
         for size in sizes:
             ids = activate(all_ids, size)
             queues = queues_for(args)
@@ -661,6 +667,31 @@ def main() -> None:
         shutil.rmtree(multiproc_dir, ignore_errors=True)
 
     report(args, rounds, floors, load, load_after, asyncssh.__version__)
+    stored_weight(began)
+
+
+def stored_weight(since: Any) -> None:
+    """What the polls this run stored weigh: their row data (``pg_column_size``, without
+    indexes and page overhead: ``bench/retention.py`` weighs whole partitions) and their
+    twin sets, and a Spark's day of such rows at one poll every 30 s."""
+    from django.db import connection
+
+    from telemetry.models import NodeSample, TwinSet
+
+    with connection.cursor() as cur:
+        cur.execute(
+            f"SELECT count(*), coalesce(avg(pg_column_size(s.*)), 0), count(DISTINCT s.twin_set_id) "  # noqa: S608
+            f"FROM {NodeSample._meta.db_table} s WHERE s.at >= %s",
+            [since],
+        )
+        rows, per_row, sets = cur.fetchone()
+        cur.execute(f"SELECT coalesce(avg(pg_column_size(t.*)), 0) FROM {TwinSet._meta.db_table} t")  # noqa: S608
+        (per_set,) = cur.fetchone()
+    print(
+        f"polls stored in this run: {rows:,} rows of {float(per_row):.0f} bytes of row data on average "
+        f"({float(per_row) * 2880 / 1e6:.2f} MB per Spark per day at one poll every 30 s, before indexes), "
+        f"pointing at {sets:,} twin sets of {float(per_set):.0f} bytes"
+    )
 
 
 def report(
@@ -694,7 +725,10 @@ def report(
             f"{r.chunks + 1:>6}{r.db_active_s:>12.1f}{r.db_active_s * 1000 / r.size:>12.2f}{r.store_s:>9.1f}"
             f"{r.rss_mb:>8.0f}"
         )
-    print("baseline (bare asyncssh loop, warm, in the bench process, same Sparks; opening = the pass that connects):")
+    print(
+        "baseline (bare asyncssh loop, warm, one process per poll shard holding its Sparks, all at once; median of"
+        " three passes; opening = the pass that connects):"
+    )
     for size, (wall, cpu, open_wall, open_cpu) in floors.items():
         warm = [r for r in rounds if r.size == size and r.kind == "warm"]
         if not warm:
