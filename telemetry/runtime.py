@@ -13,6 +13,7 @@ database.
 from __future__ import annotations
 
 import asyncio
+import gc
 import math
 import os
 import threading
@@ -33,11 +34,19 @@ class _Runtime:
 _lock = threading.Lock()
 _runtime: _Runtime | None = None
 
+# A polling process allocates tens of thousands of short-lived objects per chunk (parsed
+# samples, rows, verdicts), which freed by reference counting need no collection: with
+# Python's default first threshold (700) a chunk of 250 Sparks ran about fifty young
+# collections. The pooled runtime raises it once per process (measured at 1,000 Sparks in
+# chunks of 250: 0.704 against 0.652 ms of CPU per Spark, the median of six rounds each).
+GC_THRESHOLDS = (50_000, 20, 100)
+
 
 def _ensure() -> _Runtime:
     global _runtime
     with _lock:
         if _runtime is None or _runtime.pid != os.getpid():
+            gc.set_threshold(*GC_THRESHOLDS)
             loop = asyncio.new_event_loop()
             threading.Thread(target=loop.run_forever, name="fleet-ssh-loop", daemon=True).start()
             _runtime = _Runtime(os.getpid(), loop, ConnectionPool())

@@ -26,6 +26,12 @@ def test_pooled_polls_reuse_one_connection_per_node(fleet_key, tmp_path, setting
             report = poll_and_store(spark_ids=ids("pool-a", "pool-b"), pooled=True)
             assert report.stored == 2
         assert fleet.stats("pool-a").connections == 1 and fleet.stats("pool-a").execs == 3
+        # A polling process collects its young objects less often (telemetry.runtime.GC_THRESHOLDS).
+        import gc
+
+        from telemetry.runtime import GC_THRESHOLDS
+
+        assert gc.get_threshold() == GC_THRESHOLDS
 
         # The one-off path opens a fresh connection every time.
         poll_and_store(spark_ids=ids("pool-a"), pooled=False)
