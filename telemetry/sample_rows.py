@@ -115,7 +115,10 @@ def twin_sets_ensure(sets: dict[int, str], *, now: datetime) -> int:
     confirmed within ``TWIN_SET_REFRESH_S``, none when it has. Returns how
     many were written."""
     clock = time.monotonic()
-    due = {k: t for k, t in sets.items() if clock - _twin_sets_known.get(k, -TWIN_SET_REFRESH_S) >= TWIN_SET_REFRESH_S}
+    # In key order: two chunks sharing sets (unaddressed Sparks can read the same twins) lock them alike.
+    due = {
+        k: sets[k] for k in sorted(sets) if clock - _twin_sets_known.get(k, -TWIN_SET_REFRESH_S) >= TWIN_SET_REFRESH_S
+    }
     if not due:
         return 0
     if connection.vendor == "postgresql":
@@ -124,7 +127,7 @@ def twin_sets_ensure(sets: dict[int, str], *, now: datetime) -> int:
             # Names from the model's metadata; keys, texts and the time are parameters.
             cursor.execute(
                 f"INSERT INTO {table} (id, twins, used_at) "  # noqa: S608
-                "SELECT k, t::jsonb, %s FROM unnest(%s::bigint[], %s::text[]) AS v(k, t) "
+                "SELECT k, t::jsonb, %s FROM unnest(%s::bigint[], %s::text[]) AS v(k, t) ORDER BY k "
                 "ON CONFLICT (id) DO UPDATE SET used_at = EXCLUDED.used_at",
                 [now, array_literal(list(due)), array_literal(list(due.values()))],
             )
