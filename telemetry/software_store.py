@@ -2,7 +2,7 @@
 between readings (the history keeps changes, never every reading), the
 versions a lab pins, and the ``software-drift`` verdicts they imply.
 
-A Spark's software is due (``software_due``) when it was never read, about
+A Spark's software is due (``software_due_at``) when it was never read, about
 ``FLEET_SOFTWARE_INTERVAL_S`` after its last reading (``period_s``), or when it booted since
 (its uptime went back: an update usually ends in a reboot). The drift rule
 itself is pure (``telemetry.drift``); ``drift_verdicts`` feeds it the latest
@@ -25,7 +25,7 @@ from django.utils.dateparse import parse_datetime
 from inventory.models import NodeGroup, NodeGroupMember, Spark
 from telemetry import drift
 from telemetry.health import Verdict
-from telemetry.models import NodeSample, SoftwareChange, SoftwarePin, SoftwareState
+from telemetry.models import SoftwareChange, SoftwarePin, SoftwareState
 from telemetry.software import SoftwareReading, clean_version
 
 # A boot this much later than the one the last reading saw is a reboot (uptime is read to the second).
@@ -46,14 +46,6 @@ def period_s(spark_id: int, interval_s: int) -> float:
     return interval_s * (0.5 + phase)
 
 
-def software_due(state: SoftwareState | None, latest: NodeSample | None, *, now: datetime, interval_s: int) -> bool:
-    """Read this Spark's software in this poll?"""
-    if state is None:
-        return True
-    booted = boot_of(latest.at, latest.uptime_s) if latest is not None else None
-    return software_due_at(state.spark_id, state.read_at, state.boot_at, booted, now=now, interval_s=interval_s)
-
-
 def software_due_at(
     spark_id: int,
     read_at: datetime,
@@ -63,8 +55,8 @@ def software_due_at(
     now: datetime,
     interval_s: int,
 ) -> bool:
-    """``software_due`` on plain values (a Spark that has a reading: its time and the boot it saw; the
-    boot its latest poll saw, ``NodeState.boot_at``)."""
+    """Read this Spark's software in this poll? On plain values: a Spark that has a reading (its time and
+    the boot it saw) and the boot its latest poll saw (``NodeState.boot_at``)."""
     if now - read_at >= timedelta(seconds=period_s(spark_id, interval_s)):
         return True
     return booted is not None and boot_at is not None and booted > boot_at + BOOT_SLACK
