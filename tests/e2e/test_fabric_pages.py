@@ -19,6 +19,7 @@ from inventory.models import NodeGroup
 from simfleet.simulator import SimNode
 from tests.conftest import make_user
 from tests.e2e.conftest import SHOTS, sign_in
+from tests.support.figures import one_place
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import sim_lab
 
@@ -95,17 +96,18 @@ def test_admin_verifies_a_pair_from_its_page(live_server, page, shot, fleet_key,
         result = page.locator("#fabric").inner_text()
         run = FabricRun.objects.get()
         assert run.status == "done" and run.verdict == "ok"
-        assert f"{run.avg_busbw:.1f} GB/s" in result and "measured" in result and "Expected: about 20 to 24" in result
+        busbw = f"{one_place(run.avg_busbw)} GB/s"
+        assert busbw in result and "measured" in result and "Expected: about 20 to 24" in result
         element_shot(page, "#fabric", "fabric-card-result")
 
         # the group's four numbers follow the finished run without a reload
         page.wait_for_function("() => !document.querySelector('#q-exchange').innerText.includes('not measured yet')")
         exchange = page.locator("#q-exchange").inner_text()
-        assert "measured" in exchange and f"{run.avg_busbw:.1f} GB/s" in exchange and f"run #{run.pk}" in exchange
+        assert "measured" in exchange and busbw in exchange and f"run #{run.pk}" in exchange
         element_shot(page, "#quantities", "fabric-four-quantities")
         shot("fabric-group-page-measured")
         page.reload()  # the same figure as the page renders it
-        assert f"{run.avg_busbw:.1f} GB/s" in page.locator("#q-exchange").inner_text()
+        assert f"{one_place(run.avg_busbw)} GB/s" in page.locator("#q-exchange").inner_text()
 
         page.click(f"#q-exchange a[href='/fabric/runs/{run.pk}/']")
         page.wait_for_url(f"{base}/fabric/runs/{run.pk}/")

@@ -17,7 +17,6 @@ import pytest
 import time_machine
 from axe_playwright_python.sync_playwright import Axe
 from django.db import connection
-from django.template.defaultfilters import floatformat
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -30,6 +29,7 @@ from tests.conftest import make_user
 from tests.e2e.conftest import sign_in
 from tests.e2e.test_accessibility import check
 from tests.serving.test_sim import free_base
+from tests.support.figures import one_place
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
 
@@ -37,12 +37,6 @@ fleet_key = django_sim.fleet_key
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SMALL = "llama-3.1-8b"
 WIDTHS = (("desktop", 1440), ("phone", 390))
-
-
-def one_place(value: float) -> str:
-    """A figure as the pages write it: Django's floatformat rounds the decimal text half up
-    (127.05 is 127.1), where Python's format rounds the binary value (127.0)."""
-    return str(floatformat(value, 1))
 
 
 def shots(page, shot, name: str) -> None:

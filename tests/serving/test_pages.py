@@ -25,6 +25,7 @@ from tests.benchmarks.test_django_runs import tasks_inline  # noqa: F401 - fixtu
 from tests.conftest import ApiClient, make_user
 from tests.serving.conftest import SMALL, book, committed
 from tests.serving.test_sim import lab  # noqa: F401 - fixture
+from tests.support.figures import one_place
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import sim_lab
 
@@ -272,10 +273,10 @@ def test_measure_runs_the_benchmark_through_the_served_url_and_shows_it_beside_t
     assert engine.generation_tokens_total == 10 * 128  # the runner's requests, all through the served URL
     page = holder.get(f"/serving/{serving.pk}/").content.decode()
     row = page.split(f'id="measured-{run.pk}"')[1].split("</tr>")[0]
-    assert f'<strong class="measured-tps">{run.decode_tps:.1f}</strong>' in row
+    assert f'<strong class="measured-tps">{one_place(run.decode_tps)}</strong>' in row
     predicted = serving.plan["aggregate_tps"]
     low, high = serving.plan["aggregate_tps_range"]
-    assert f'{predicted:.1f} <span class="range">({low:.1f} to {high:.1f})</span>' in row
+    assert f'{one_place(predicted)} <span class="range">({one_place(low)} to {one_place(high)})</span>' in row
     # the planner's lab calibration reads it, for vLLM on one node
     assert [(r.key, r.layout.engine, r.layout.tp) for r in lab_runs()] == [
         (f"run {run.pk}: {SMALL} on 1 node(s), vllm", "vllm", 1)
