@@ -29,6 +29,12 @@ __all__ = ["PUBLISHED_POINTS", "PublishedPoint"]
 
 CONSELARA = "https://conselara.dev/notes/dgx-spark-benchmarks/"
 RECIPES_918 = "https://github.com/vllm-project/recipes/pull/918"
+FORUM_QWEN122 = (
+    "https://forums.developer.nvidia.com/t/qwen3-5-122b-a10b-nvfp4-quantized-for-dgx-spark-234gb-75gb-runs-on-128gb/"
+    "361819/29"
+)
+ALBOND_QWEN122 = "https://github.com/albond/DGX_Spark_Qwen3.5-122B-A10B-AR-INT4"
+ADADRAG_QWEN35 = "https://github.com/adadrag/qwen3.5-dgx-spark"
 LLAMA_BENCHES_B6767 = "https://jetsonhacks.com/wp-content/uploads/2025/10/spark-llamacpp-bench.html"
 
 _TABLE = "NVIDIA GTC Berlin 2026-10 scaling table, Qwen3.8-27B NVFP4, one user"
@@ -636,6 +642,57 @@ _ADDED = (
         mode="eager",
         url=CONSELARA,
         origin="conselara-gptoss",
+    ),
+    # --- trained on (collected for the third fit, 2026-12-02): hybrid gated-DeltaNet MoE models on
+    # one node, in int4 and bf16, each from its own source
+    _pt(
+        "qwen3.5-122b-1-int4-forum",
+        "qwen3.5-122b-a10b",
+        decode_tps=28.6,
+        source="NVIDIA developer forum, Qwen3.5-122B-A10B on one Spark: Intel AutoRound int4 (Marlin) on vLLM "
+        "0.17.0rc1 (eugr's image), text generation of 500 tokens in 17.5 s, one request at a time",
+        role="train",
+        note="prompt not stated: 256 tokens of context assumed; the time includes the first token",
+        url=FORUM_QWEN122,
+        origin="forum-qwen122-int4",
+    ),
+    _pt(
+        "qwen3.5-122b-1-int4-albond",
+        "qwen3.5-122b-a10b",
+        decode_tps=28.3,
+        source="albond/DGX_Spark_Qwen3.5-122B-A10B-AR-INT4, results: baseline (vLLM 0.19 + AutoRound int4 + "
+        "FlashInfer), one Spark, before its speculative decoding and int8 LM-head steps",
+        role="train",
+        note="sizes not stated: 256 tokens assumed",
+        url=ALBOND_QWEN122,
+        origin="albond-qwen122",
+    ),
+    _pt(
+        "qwen3.5-35b-a3b-1-bf16",
+        "qwen3.5-35b-a3b",
+        decode_tps=31.8,
+        source="adadrag/qwen3.5-dgx-spark, token speed on DGX Spark: Qwen3.5-35B-A3B in bf16 on vLLM "
+        "(cu130-nightly, no speculative decoding), 35 prompt tokens and 1,024 output tokens in 32.2 s",
+        role="train",
+        context=547,
+        url=ADADRAG_QWEN35,
+        origin="adadrag-qwen35",
+    ),
+    # the same forum post's NVFP4 run: an older community image (vLLM 0.16.0rc2) whose NVFP4 MoE path
+    # ran at half the int4 build's speed; the model has one efficiency per format and no image, so
+    # the figure is kept on the record and not modelled (PERFORMANCE_MODEL.md, weak spots)
+    _pt(
+        "qwen3.5-122b-1-nvfp4-forum",
+        "qwen3.5-122b-a10b",
+        quantization="nvfp4",
+        decode_tps=15.1,
+        source="NVIDIA developer forum, the same comparison: txn545/Qwen3.5-122B-A10B-NVFP4 (ModelOpt) on "
+        "vLLM 0.16.0rc2 (Avarok's image), text generation of 500 tokens in 33.1 s",
+        role="reference",
+        note="a build's kernel, not the format: later builds' NVFP4 MoE path (FlashInfer CUTLASS) is not "
+        "this slow; kept as a published benchmark",
+        url=FORUM_QWEN122,
+        origin="forum-qwen122-nvfp4",
     ),
     # --- held out
     _pt(

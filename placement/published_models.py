@@ -20,6 +20,7 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
 
 QWEN_NEXT_DELTANET_STATE = deltanet_state_bytes(32)
 QWEN27_DELTANET_STATE = deltanet_state_bytes(48)
+QWEN122_DELTANET_STATE = deltanet_state_bytes(64)
 
 PUBLISHED_RUN_MODELS: tuple[ModelSpec, ...] = (
     # Models of the published figures the performance model is checked on
@@ -297,5 +298,71 @@ PUBLISHED_RUN_MODELS = PUBLISHED_RUN_MODELS + (
         ),
         estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "linear_layers", "state_bytes"),
         variants=(ModelVariant("fp8", 28.0, hf_repo="Qwen/Qwen3.6-27B-FP8"),),
+    ),
+    # Hybrid MoE models of the one-node runs collected for the third fit.
+    ModelSpec(
+        slug="qwen3.5-122b-a10b",
+        name="Qwen3.5-122B-A10B",
+        params_b=122.0,
+        active_params_b=10.0,
+        layers=48,
+        hidden_size=3072,
+        heads=32,
+        kv_heads=2,
+        head_dim=256,
+        experts=256,
+        experts_per_token=8,
+        quantization="int4",
+        weights_gb=round(62.65 * 1.073741824, 2),
+        max_context=262_144,
+        kv_layers=12,
+        linear_layers=36,
+        linear_kind="gated-deltanet",
+        state_bytes=QWEN122_DELTANET_STATE,
+        shared_experts=1,
+        hf_repo="Intel/Qwen3.5-122B-A10B-int4-AutoRound",
+        notes=(
+            "Public config (qwen3_5_moe): 48 layers, full_attention_interval 4 (36 gated-DeltaNet with 16 key "
+            "and 64 value heads of 128, 12 full-attention with 32 heads and 2 KV heads of 256), 256 experts, "
+            "8 routed + 1 shared (1,024 wide), hidden 3072. The int4 AutoRound build keeps its shared experts "
+            "in bf16: 62.65 GiB resident on one Spark (NVIDIA developer forum, thread 361819)."
+        ),
+        variants=(
+            ModelVariant("int4", round(62.65 * 1.073741824, 2), hf_repo="Intel/Qwen3.5-122B-A10B-int4-AutoRound"),
+            ModelVariant("nvfp4", round(63.0 * 1.073741824, 2), hf_repo="RedHatAI/Qwen3.5-122B-A10B-NVFP4"),
+            ModelVariant("fp8", hf_repo="Qwen/Qwen3.5-122B-A10B-FP8"),
+        ),
+    ),
+    ModelSpec(
+        slug="qwen3.5-35b-a3b",
+        name="Qwen3.5-35B-A3B",
+        params_b=35.0,
+        active_params_b=3.0,
+        layers=40,
+        hidden_size=2048,
+        heads=16,
+        kv_heads=2,
+        head_dim=256,
+        experts=256,
+        experts_per_token=8,
+        quantization="bf16",
+        weights_gb=round(65.53 * 1.073741824, 2),
+        max_context=262_144,
+        kv_layers=10,
+        linear_layers=30,
+        linear_kind="gated-deltanet",
+        state_bytes=QWEN_NEXT_DELTANET_STATE,
+        shared_experts=1,
+        hf_repo="Qwen/Qwen3.5-35B-A3B",
+        notes=(
+            "Public config (qwen3_5_moe): 40 layers, full_attention_interval 4 (30 gated-DeltaNet with 16 key "
+            "and 32 value heads of 128, 10 full-attention with 16 heads and 2 KV heads of 256), 256 experts, "
+            "8 routed + 1 shared (512 wide), hidden 2048. bf16 weights 65.53 GiB as vLLM loads them "
+            "(github.com/adadrag/qwen3.5-dgx-spark)."
+        ),
+        variants=(
+            ModelVariant("bf16", round(65.53 * 1.073741824, 2), hf_repo="Qwen/Qwen3.5-35B-A3B"),
+            ModelVariant("fp8", hf_repo="Qwen/Qwen3.5-35B-A3B-FP8"),
+        ),
     ),
 )

@@ -10,85 +10,85 @@ CONSTANTS_BY_READING: dict[str, PerfConstants] = {
         reading="one-node",
         engines={
             "vllm": EngineConstants(
-                mem_efficiency=0.719380044079447,
+                mem_efficiency=0.7457323382071113,
                 token_overhead_ms=0.0,
-                sublayer_us=31.624947531477687,
-                prefill_tflops=330.9931922648104,
-                prefill_expert_tflops=330.9931922648104,
-                prefill_sublayer_us=1.6055529538961055,
+                sublayer_us=38.50560589254854,
+                prefill_tflops=371.9656567750067,
+                prefill_expert_tflops=371.9656567750067,
+                prefill_sublayer_us=1.6630600193438894,
                 allreduce_extra_us=0.0,
-                eager_sublayer_us=49.12517671600973,
+                eager_sublayer_us=49.510495816220384,
                 stream_overhead_ms=0.0,
                 pp_hop_ms=0.5,
             ),
             "sglang": EngineConstants(
-                mem_efficiency=0.719380044079447,
+                mem_efficiency=0.7457323382071113,
                 token_overhead_ms=0.0,
-                sublayer_us=31.624947531477687,
-                prefill_tflops=35.417973306499775,
-                prefill_expert_tflops=35.417973306499775,
-                prefill_sublayer_us=1.6055529538961055,
-                allreduce_extra_us=339.5045957342036,
-                eager_sublayer_us=49.12517671600973,
-                stream_overhead_ms=9.9,
+                sublayer_us=38.50560589254854,
+                prefill_tflops=35.44385506262861,
+                prefill_expert_tflops=35.44385506262861,
+                prefill_sublayer_us=1.6630600193438894,
+                allreduce_extra_us=351.9991375790027,
+                eager_sublayer_us=49.510495816220384,
+                stream_overhead_ms=9.95,
                 pp_hop_ms=0.5,
             ),
             "llama.cpp": EngineConstants(
-                mem_efficiency=0.719380044079447,
-                token_overhead_ms=0.6662918447337532,
+                mem_efficiency=0.7457323382071113,
+                token_overhead_ms=1.041784607840238,
                 sublayer_us=25.0,
-                prefill_tflops=71.0914195972291,
-                prefill_expert_tflops=54.15329940938356,
+                prefill_tflops=71.09859342375486,
+                prefill_expert_tflops=53.90236201781086,
                 prefill_sublayer_us=0.0,
                 allreduce_extra_us=0.0,
                 eager_sublayer_us=0.0,
                 stream_overhead_ms=0.0,
-                pp_hop_ms=26.23073259288009,
+                pp_hop_ms=26.48669078220693,
             ),
         },
-        ring_base_us=12.123825063601545,
-        switched_nccl_base_us=34.271881579629934,
-        rocenante_base_us=0.0,
-        allreduce_step_us=4.3887495435947095,
-        link_efficiency=0.6040382015625334,
-        class_efficiency={"default": 1.0, "int4": 0.9995014707028136, "gguf": 1.2733328398001351},
-        linear_us={"gated-deltanet": 29.33420723947685, "mamba2": 473.14657159116774},
-        routing_exponent=0.63,
+        ring_base_us=24.35184499504318,
+        switched_nccl_base_us=46.64120438216053,
+        rocenante_base_us=9.809972611945074,
+        allreduce_step_us=3.9913761686894342,
+        link_efficiency=0.5961287643666657,
+        class_efficiency={"default": 1.0, "int4": 0.9106559130108334, "gguf": 1.242569645318609},
+        linear_us={"gated-deltanet": 0.0, "mamba2": 464.4013210111934},
+        routing_exponent=0.65,
         expert_slot_us=5.0,
     ),
     "direct": PerfConstants(
         reading="direct",
         engines={
             "vllm": EngineConstants(
-                mem_efficiency=0.6256714876534212,
+                mem_efficiency=0.6494016667461763,
                 token_overhead_ms=0.0,
                 sublayer_us=25.0,
-                prefill_tflops=265.7159164374257,
-                prefill_expert_tflops=265.7159164374257,
-                prefill_sublayer_us=1.5681094709651442,
+                prefill_tflops=316.9481746411691,
+                prefill_expert_tflops=316.9481746411691,
+                prefill_sublayer_us=1.637097791653202,
                 allreduce_extra_us=0.0,
-                eager_sublayer_us=24.954325206287095,
+                eager_sublayer_us=33.59322094004971,
                 stream_overhead_ms=0.0,
                 pp_hop_ms=0.5,
             ),
             "sglang": EngineConstants(
-                mem_efficiency=0.6256714876534212,
+                mem_efficiency=0.6494016667461763,
                 token_overhead_ms=0.0,
                 sublayer_us=25.0,
-                prefill_tflops=35.39001340744401,
-                prefill_expert_tflops=35.39001340744401,
-                prefill_sublayer_us=1.5681094709651442,
-                allreduce_extra_us=221.06309624599334,
-                eager_sublayer_us=24.954325206287095,
+                prefill_tflops=35.45428171535106,
+                prefill_expert_tflops=35.45428171535106,
+                prefill_sublayer_us=1.637097791653202,
+                allreduce_extra_us=249.07720919215961,
+                eager_sublayer_us=33.59322094004971,
                 stream_overhead_ms=9.85,
                 pp_hop_ms=0.5,
             ),
             "llama.cpp": EngineConstants(
-                mem_efficiency=0.6256714876534212,
+                mem_efficiency=0.6494016667461763,
                 token_overhead_ms=0.0,
                 sublayer_us=25.0,
-                prefill_tflops=71.04476463004731,
-                prefill_expert_tflops=55.0800639320248,
+                prefill_tflops=71.0610093403585,
+                prefill_expert_tflops=54.84752112504439,
                 prefill_sublayer_us=0.0,
                 allreduce_extra_us=0.0,
                 eager_sublayer_us=0.0,
@@ -96,14 +96,14 @@ CONSTANTS_BY_READING: dict[str, PerfConstants] = {
                 pp_hop_ms=25.776548462324918,
             ),
         },
-        ring_base_us=41.588234480211796,
-        switched_nccl_base_us=70.50642929974556,
-        rocenante_base_us=0.0,
-        allreduce_step_us=0.0,
-        link_efficiency=0.612835544741506,
-        class_efficiency={"default": 1.0, "int4": 1.1886863477329581, "gguf": 1.434878643355815},
-        linear_us={"gated-deltanet": 83.72664846888497, "mamba2": 358.2672432649644},
-        routing_exponent=0.58,
+        ring_base_us=66.55645561117458,
+        switched_nccl_base_us=91.39653937997507,
+        rocenante_base_us=26.67702019496752,
+        allreduce_step_us=0.9772155369881712,
+        link_efficiency=0.593003801674359,
+        class_efficiency={"default": 1.0, "int4": 1.0074095145236182, "gguf": 1.382445874967939},
+        linear_us={"gated-deltanet": 0.0, "mamba2": 346.1281308954685},
+        routing_exponent=0.59,
         expert_slot_us=5.0,
     ),
 }
@@ -111,40 +111,41 @@ CONSTANTS_BY_READING: dict[str, PerfConstants] = {
 # published / predicted of each training figure, its origin left out of the fit
 
 LOSO_RESIDUALS: tuple[Residual, ...] = (
-    Residual("qwen3.6-27b-2-sglang-c1", "al-engr-qwen36-tp2", "decode", "sglang", "tp", "hybrid", 0.648002, "graphs"),
-    Residual("qwen3.6-27b-2-sglang-c1", "al-engr-qwen36-tp2", "prefill", "sglang", "tp", "hybrid", 0.215344, "graphs"),
+    Residual("qwen3.5-35b-a3b-1-bf16", "adadrag-qwen35", "decode", "vllm", "single", "hybrid", 1.101344, "graphs"),
+    Residual("qwen3.6-27b-2-sglang-c1", "al-engr-qwen36-tp2", "decode", "sglang", "tp", "hybrid", 0.635047, "graphs"),
+    Residual("qwen3.6-27b-2-sglang-c1", "al-engr-qwen36-tp2", "prefill", "sglang", "tp", "hybrid", 0.207076, "graphs"),
+    Residual("qwen3.6-27b-2-sglang-c4", "al-engr-qwen36-tp2", "aggregate", "sglang", "tp", "hybrid", 0.51063, "graphs"),
+    Residual("qwen3.6-27b-2-sglang-c8", "al-engr-qwen36-tp2", "aggregate", "sglang", "tp", "hybrid", 0.42108, "graphs"),
+    Residual("qwen3.5-122b-1-int4-albond", "albond-qwen122", "decode", "vllm", "single", "hybrid", 0.957262, "graphs"),
+    Residual("qwen3.5-397b-pp3", "community-pp3", "decode", "vllm", "pp", "hybrid", 1.074519, "graphs"),
+    Residual("qwen3.5-397b-pp3", "community-pp3", "prefill", "vllm", "pp", "hybrid", 4.043258, "graphs"),
     Residual(
-        "qwen3.6-27b-2-sglang-c4", "al-engr-qwen36-tp2", "aggregate", "sglang", "tp", "hybrid", 0.521139, "graphs"
+        "gpt-oss-120b-1-conselara-graphs", "conselara-gptoss", "decode", "vllm", "single", "moe", 0.98171, "graphs"
     ),
     Residual(
-        "qwen3.6-27b-2-sglang-c8", "al-engr-qwen36-tp2", "aggregate", "sglang", "tp", "hybrid", 0.429842, "graphs"
-    ),
-    Residual("qwen3.5-397b-pp3", "community-pp3", "decode", "vllm", "pp", "hybrid", 0.999565, "graphs"),
-    Residual("qwen3.5-397b-pp3", "community-pp3", "prefill", "vllm", "pp", "hybrid", 3.979321, "graphs"),
-    Residual(
-        "gpt-oss-120b-1-conselara-graphs", "conselara-gptoss", "decode", "vllm", "single", "moe", 1.01684, "graphs"
+        "gpt-oss-120b-1-conselara-eager", "conselara-gptoss", "decode", "vllm", "single", "moe", 0.448197, "eager"
     ),
     Residual(
-        "gpt-oss-120b-1-conselara-eager", "conselara-gptoss", "decode", "vllm", "single", "moe", 0.448099, "eager"
+        "qwen3.5-122b-1-int4-forum", "forum-qwen122-int4", "decode", "vllm", "single", "hybrid", 0.972187, "graphs"
     ),
-    Residual("gpt-oss-120b-1-kubis", "kubis-gptoss-solo", "decode", "vllm", "single", "moe", 2.22055, "eager"),
-    Residual("gpt-oss-120b-1-kubis-c2", "kubis-gptoss-solo", "aggregate", "vllm", "single", "moe", 1.935153, "eager"),
-    Residual("gpt-oss-120b-1-kubis-c4", "kubis-gptoss-solo", "aggregate", "vllm", "single", "moe", 1.848647, "eager"),
-    Residual("gpt-oss-120b-1-kubis-c8", "kubis-gptoss-solo", "aggregate", "vllm", "single", "moe", 1.965549, "eager"),
-    Residual("gpt-oss-120b-1-kubis-c16", "kubis-gptoss-solo", "aggregate", "vllm", "single", "moe", 2.206817, "eager"),
-    Residual("gpt-oss-120b-1-kubis-c32", "kubis-gptoss-solo", "aggregate", "vllm", "single", "moe", 2.616257, "eager"),
-    Residual("gpt-oss-120b-1-kubis-c64", "kubis-gptoss-solo", "aggregate", "vllm", "single", "moe", 2.124583, "eager"),
+    Residual("gpt-oss-120b-1-kubis", "kubis-gptoss-solo", "decode", "vllm", "single", "moe", 2.22023, "eager"),
+    Residual("gpt-oss-120b-1-kubis-c2", "kubis-gptoss-solo", "aggregate", "vllm", "single", "moe", 1.934033, "eager"),
+    Residual("gpt-oss-120b-1-kubis-c4", "kubis-gptoss-solo", "aggregate", "vllm", "single", "moe", 1.852377, "eager"),
+    Residual("gpt-oss-120b-1-kubis-c8", "kubis-gptoss-solo", "aggregate", "vllm", "single", "moe", 1.978577, "eager"),
+    Residual("gpt-oss-120b-1-kubis-c16", "kubis-gptoss-solo", "aggregate", "vllm", "single", "moe", 2.230087, "eager"),
+    Residual("gpt-oss-120b-1-kubis-c32", "kubis-gptoss-solo", "aggregate", "vllm", "single", "moe", 2.643065, "eager"),
+    Residual("gpt-oss-120b-1-kubis-c64", "kubis-gptoss-solo", "aggregate", "vllm", "single", "moe", 2.130583, "eager"),
     Residual(
-        "nemotron-super-1-kubis-c1", "kubis-nemotron-super", "decode", "vllm", "single", "hybrid", 0.693879, "graphs"
-    ),
-    Residual(
-        "nemotron-super-1-kubis-c2", "kubis-nemotron-super", "aggregate", "vllm", "single", "hybrid", 0.735545, "graphs"
+        "nemotron-super-1-kubis-c1", "kubis-nemotron-super", "decode", "vllm", "single", "hybrid", 0.676813, "graphs"
     ),
     Residual(
-        "nemotron-super-1-kubis-c4", "kubis-nemotron-super", "aggregate", "vllm", "single", "hybrid", 0.722171, "graphs"
+        "nemotron-super-1-kubis-c2", "kubis-nemotron-super", "aggregate", "vllm", "single", "hybrid", 0.7728, "graphs"
     ),
     Residual(
-        "nemotron-super-1-kubis-c8", "kubis-nemotron-super", "aggregate", "vllm", "single", "hybrid", 0.62738, "graphs"
+        "nemotron-super-1-kubis-c4", "kubis-nemotron-super", "aggregate", "vllm", "single", "hybrid", 0.831436, "graphs"
+    ),
+    Residual(
+        "nemotron-super-1-kubis-c8", "kubis-nemotron-super", "aggregate", "vllm", "single", "hybrid", 0.799975, "graphs"
     ),
     Residual(
         "nemotron-super-1-kubis-c16",
@@ -153,37 +154,30 @@ LOSO_RESIDUALS: tuple[Residual, ...] = (
         "vllm",
         "single",
         "hybrid",
-        0.563923,
+        0.797164,
         "graphs",
     ),
     Residual(
-        "nemotron-super-1-kubis-c32",
-        "kubis-nemotron-super",
-        "aggregate",
-        "vllm",
-        "single",
-        "hybrid",
-        0.527867,
-        "graphs",
+        "nemotron-super-1-kubis-c32", "kubis-nemotron-super", "aggregate", "vllm", "single", "hybrid", 0.82022, "graphs"
     ),
-    Residual("nemotron-super-2-kubis-c1", "kubis-nemotron-super", "decode", "vllm", "tp", "hybrid", 0.563875, "graphs"),
+    Residual("nemotron-super-2-kubis-c1", "kubis-nemotron-super", "decode", "vllm", "tp", "hybrid", 0.588088, "graphs"),
     Residual(
-        "nemotron-super-2-kubis-c2", "kubis-nemotron-super", "aggregate", "vllm", "tp", "hybrid", 0.564825, "graphs"
+        "nemotron-super-2-kubis-c2", "kubis-nemotron-super", "aggregate", "vllm", "tp", "hybrid", 0.65333, "graphs"
     ),
     Residual(
-        "nemotron-super-2-kubis-c4", "kubis-nemotron-super", "aggregate", "vllm", "tp", "hybrid", 0.513789, "graphs"
+        "nemotron-super-2-kubis-c4", "kubis-nemotron-super", "aggregate", "vllm", "tp", "hybrid", 0.672506, "graphs"
     ),
     Residual(
-        "nemotron-super-2-kubis-c8", "kubis-nemotron-super", "aggregate", "vllm", "tp", "hybrid", 0.558574, "graphs"
+        "nemotron-super-2-kubis-c8", "kubis-nemotron-super", "aggregate", "vllm", "tp", "hybrid", 0.833293, "graphs"
     ),
     Residual(
-        "nemotron-super-2-kubis-c16", "kubis-nemotron-super", "aggregate", "vllm", "tp", "hybrid", 0.524327, "graphs"
+        "nemotron-super-2-kubis-c16", "kubis-nemotron-super", "aggregate", "vllm", "tp", "hybrid", 0.884648, "graphs"
     ),
     Residual(
-        "nemotron-super-2-kubis-c32", "kubis-nemotron-super", "aggregate", "vllm", "tp", "hybrid", 0.520653, "graphs"
+        "nemotron-super-2-kubis-c32", "kubis-nemotron-super", "aggregate", "vllm", "tp", "hybrid", 0.9752, "graphs"
     ),
     Residual(
-        "nemotron-super-2-kubis-c64", "kubis-nemotron-super", "aggregate", "vllm", "tp", "hybrid", 0.540866, "graphs"
+        "nemotron-super-2-kubis-c64", "kubis-nemotron-super", "aggregate", "vllm", "tp", "hybrid", 1.099245, "graphs"
     ),
     Residual(
         "nemotron-super-2x1-kubis-c1",
@@ -192,7 +186,7 @@ LOSO_RESIDUALS: tuple[Residual, ...] = (
         "vllm",
         "copies",
         "hybrid",
-        0.699843,
+        0.68263,
         "graphs",
     ),
     Residual(
@@ -202,7 +196,7 @@ LOSO_RESIDUALS: tuple[Residual, ...] = (
         "vllm",
         "copies",
         "hybrid",
-        0.709087,
+        0.714778,
         "graphs",
     ),
     Residual(
@@ -212,7 +206,7 @@ LOSO_RESIDUALS: tuple[Residual, ...] = (
         "vllm",
         "copies",
         "hybrid",
-        0.682028,
+        0.726754,
         "graphs",
     ),
     Residual(
@@ -222,7 +216,7 @@ LOSO_RESIDUALS: tuple[Residual, ...] = (
         "vllm",
         "copies",
         "hybrid",
-        0.626006,
+        0.723265,
         "graphs",
     ),
     Residual(
@@ -232,7 +226,7 @@ LOSO_RESIDUALS: tuple[Residual, ...] = (
         "vllm",
         "copies",
         "hybrid",
-        0.549778,
+        0.700839,
         "graphs",
     ),
     Residual(
@@ -242,7 +236,7 @@ LOSO_RESIDUALS: tuple[Residual, ...] = (
         "vllm",
         "copies",
         "hybrid",
-        0.510101,
+        0.720384,
         "graphs",
     ),
     Residual(
@@ -252,14 +246,14 @@ LOSO_RESIDUALS: tuple[Residual, ...] = (
         "vllm",
         "copies",
         "hybrid",
-        0.494516,
+        0.76784,
         "graphs",
     ),
     Residual(
-        "gpt-oss-20b-1-llamacpp", "llamacpp-benches-train", "decode", "llama.cpp", "single", "moe", 0.939016, "graphs"
+        "gpt-oss-20b-1-llamacpp", "llamacpp-benches-train", "decode", "llama.cpp", "single", "moe", 0.908032, "graphs"
     ),
     Residual(
-        "gpt-oss-20b-1-llamacpp", "llamacpp-benches-train", "prefill", "llama.cpp", "single", "moe", 0.959178, "graphs"
+        "gpt-oss-20b-1-llamacpp", "llamacpp-benches-train", "prefill", "llama.cpp", "single", "moe", 0.955151, "graphs"
     ),
     Residual(
         "qwen2.5-coder-7b-1-llamacpp",
@@ -278,33 +272,33 @@ LOSO_RESIDUALS: tuple[Residual, ...] = (
         "llama.cpp",
         "single",
         "dense",
-        1.128055,
+        1.127977,
         "graphs",
     ),
-    Residual("qwen3-235b-2-llamacpp-rpc", "llamacpp-rpc-235b", "decode", "llama.cpp", "pp", "moe", 0.770355, "graphs"),
-    Residual("qwen3-235b-2-llamacpp-rpc", "llamacpp-rpc-235b", "prefill", "llama.cpp", "pp", "moe", 0.955259, "graphs"),
+    Residual("qwen3-235b-2-llamacpp-rpc", "llamacpp-rpc-235b", "decode", "llama.cpp", "pp", "moe", 0.780937, "graphs"),
+    Residual("qwen3-235b-2-llamacpp-rpc", "llamacpp-rpc-235b", "prefill", "llama.cpp", "pp", "moe", 0.956697, "graphs"),
     Residual(
-        "qwen3-235b-2-llamacpp-rpc-d4096", "llamacpp-rpc-235b", "decode", "llama.cpp", "pp", "moe", 0.72565, "graphs"
+        "qwen3-235b-2-llamacpp-rpc-d4096", "llamacpp-rpc-235b", "decode", "llama.cpp", "pp", "moe", 0.73461, "graphs"
     ),
     Residual(
-        "qwen3-235b-2-llamacpp-rpc-d8192", "llamacpp-rpc-235b", "decode", "llama.cpp", "pp", "moe", 0.730852, "graphs"
+        "qwen3-235b-2-llamacpp-rpc-d8192", "llamacpp-rpc-235b", "decode", "llama.cpp", "pp", "moe", 0.738958, "graphs"
     ),
     Residual(
-        "qwen3-235b-2-llamacpp-rpc-d16384", "llamacpp-rpc-235b", "decode", "llama.cpp", "pp", "moe", 0.710278, "graphs"
+        "qwen3-235b-2-llamacpp-rpc-d16384", "llamacpp-rpc-235b", "decode", "llama.cpp", "pp", "moe", 0.716601, "graphs"
     ),
-    Residual("qwen27b-row1-one-node", "nvidia-2026-10", "decode", "vllm", "single", "hybrid", 1.496191, "graphs"),
-    Residual("qwen27b-row1-one-node", "nvidia-2026-10", "prefill", "vllm", "single", "hybrid", 1.09763, "graphs"),
-    Residual("qwen27b-4-ring", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 2.535814, "graphs"),
-    Residual("qwen27b-4-ring", "nvidia-2026-10", "prefill", "vllm", "tp", "hybrid", 0.962501, "graphs"),
-    Residual("qwen27b-4-switch", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 2.596283, "graphs"),
-    Residual("qwen27b-4-switch", "nvidia-2026-10", "prefill", "vllm", "tp", "hybrid", 0.986314, "graphs"),
-    Residual("qwen27b-8-ring", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 3.317386, "graphs"),
-    Residual("qwen27b-8-ring", "nvidia-2026-10", "prefill", "vllm", "tp", "hybrid", 0.908749, "graphs"),
-    Residual("qwen27b-8-switch", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 3.634698, "graphs"),
-    Residual("qwen27b-8-switch", "nvidia-2026-10", "prefill", "vllm", "tp", "hybrid", 0.934939, "graphs"),
-    Residual("qwen27b-2-direct-ratio", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 1.956838, "graphs"),
-    Residual("qwen27b-8-switch-nccl-ratio", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 2.99152, "graphs"),
-    Residual("qwen3.6-a3b-1-vllm", "vllm-recipes-918", "prefill", "vllm", "single", "hybrid", 1.069506, "graphs"),
+    Residual("qwen27b-row1-one-node", "nvidia-2026-10", "decode", "vllm", "single", "hybrid", 0.854214, "graphs"),
+    Residual("qwen27b-row1-one-node", "nvidia-2026-10", "prefill", "vllm", "single", "hybrid", 0.961015, "graphs"),
+    Residual("qwen27b-4-ring", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 0.791007, "graphs"),
+    Residual("qwen27b-4-ring", "nvidia-2026-10", "prefill", "vllm", "tp", "hybrid", 0.904874, "graphs"),
+    Residual("qwen27b-4-switch", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 0.875844, "graphs"),
+    Residual("qwen27b-4-switch", "nvidia-2026-10", "prefill", "vllm", "tp", "hybrid", 0.927261, "graphs"),
+    Residual("qwen27b-8-ring", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 0.646689, "graphs"),
+    Residual("qwen27b-8-ring", "nvidia-2026-10", "prefill", "vllm", "tp", "hybrid", 0.876592, "graphs"),
+    Residual("qwen27b-8-switch", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 0.847741, "graphs"),
+    Residual("qwen27b-8-switch", "nvidia-2026-10", "prefill", "vllm", "tp", "hybrid", 0.901854, "graphs"),
+    Residual("qwen27b-2-direct-ratio", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 0.874455, "graphs"),
+    Residual("qwen27b-8-switch-nccl-ratio", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 0.583164, "graphs"),
+    Residual("qwen3.6-a3b-1-vllm", "vllm-recipes-918", "prefill", "vllm", "single", "hybrid", 1.158225, "graphs"),
 )
 
 

@@ -30,7 +30,7 @@ from .points import FigureClass, point_class, point_figures, points_for
 
 RANGE_QUANTILES = (0.10, 0.90)
 MIN_HALF_WIDTH = 0.05
-MIN_RESIDUALS = 4
+MIN_RESIDUALS = 5
 
 
 @dataclass(frozen=True)
@@ -77,8 +77,8 @@ FALLBACK: tuple[tuple[str, ...], ...] = (
     ("metric", "engine", "parallel", "family", "mode"),
     ("metric", "parallel", "family", "mode"),
     ("metric", "family", "mode"),
-    ("metric", "parallel", "mode"),
     ("metric", "mode"),
+    ("metric",),
 )
 
 
@@ -160,9 +160,20 @@ def _drop_chains(keys: tuple[str, ...], kept: tuple[str, ...]) -> list[tuple[tup
     return chains
 
 
+# The order stored before 2026-12-02 (kept in the grid, which stays the one
+# written down before any candidate was scored).
+EARLIER_FALLBACK: tuple[tuple[str, ...], ...] = (
+    ("metric", "engine", "parallel", "family", "mode"),
+    ("metric", "parallel", "family", "mode"),
+    ("metric", "family", "mode"),
+    ("metric", "parallel", "mode"),
+    ("metric", "mode"),
+)
+
+
 def candidate_fallbacks() -> list[tuple[tuple[str, ...], ...]]:
     return [
-        FALLBACK,
+        EARLIER_FALLBACK,
         *_drop_chains(("engine", "parallel", "family", "mode"), ()),
         *_drop_chains(("engine", "parallel", "family"), ("mode",)),
     ]

@@ -37,7 +37,7 @@ from placement.perfmodel import (
 from placement.perfmodel import points as perfmodel_points
 from placement.perfmodel.fitted import LOSO_RESIDUALS
 from placement.perfmodel.fitting import nnls
-from placement.perfmodel.ranges import MIN_HALF_WIDTH, loso_residuals
+from placement.perfmodel.ranges import MIN_HALF_WIDTH, MIN_RESIDUALS, loso_residuals
 from placement.perfmodel.report import goals_text
 from placement.plan_memory import memory_budget
 
@@ -116,7 +116,7 @@ def test_the_goals_on_held_out_runs_are_measured_and_the_docs_say_the_same():
     quoting exactly what the data measure (met or not)."""
     report = fit_report(DEFAULT_READING)
     goals = {name: (value, met) for name, value, _, met in report.goals()}
-    assert goals["decode median"][1] and goals["aggregate median"][1] and goals["inside ranges"][1]
+    assert goals["decode median"][1] and goals["aggregate median"][1] and goals["median half-width"][1]
     assert len(report.values("holdout", "decode")) >= 35 and len(report.values("holdout", "aggregate")) >= 15
     assert all(e.low is not None for e in report.errors)  # every figure has its range
     doc = DOC.read_text()
@@ -232,7 +232,13 @@ def test_engines_have_their_own_constants_and_sglang_borrows_the_rest_from_vllm(
     vllm = predict(model, Layout(engine="vllm"), context_tokens=1024)
     llama = predict(model, Layout(engine="llama.cpp"), context_tokens=1024)
     sglang = predict(model, Layout(engine="sglang"), context_tokens=1024)
-    assert vllm.decode_tps != pytest.approx(llama.decode_tps, rel=0.01)
+    # each engine's own constants: both land near their own published one-node
+    # figure (59.0 tok/s on vLLM with CUDA graphs, 59.02 in llama.cpp's bench)
+    # by different per-step costs
+    assert vllm.decode_tps == pytest.approx(59.0, rel=0.05) and llama.decode_tps == pytest.approx(59.02, rel=0.05)
+    engines = default_constants()
+    assert engines.engine("llama.cpp").token_overhead_ms > 0.5 > engines.engine("vllm").token_overhead_ms
+    assert vllm.prefill_tps != pytest.approx(llama.prefill_tps, rel=0.03)
     # one node: SGLang borrows vLLM's bandwidth and costs per sublayer
     assert sglang.decode_tps == pytest.approx(vllm.decode_tps)
     # two nodes: SGLang's published TP2 series sets its own all-reduce cost
@@ -304,18 +310,23 @@ def test_a_range_comes_from_the_errors_of_comparable_runs_and_falls_back_when_th
     assert 40.0 * ratios[0] <= r.low <= r.high <= 40.0 * max(ratios[-1], 1 + MIN_HALF_WIDTH)
     # no llama.cpp copies were published: a broader class draws it, and says so
     rare = predicted_range(40.0, FigureClass("aggregate", "llama.cpp", "copies", "dense"), residuals)
-    assert "any engine" in rare.basis and rare.residuals >= 4
-    # eager runs are judged against eager runs only
-    eager = predicted_range(40.0, FigureClass("decode", "vllm", "single", "moe", "eager"), residuals)
-    assert "eager mode" in eager.basis
+    assert "every run" in rare.basis and rare.residuals >= MIN_RESIDUALS
+    # eager runs are judged against eager runs while there are enough of them
+    # (kubis.ai's eager series at several streams); one eager stream has two
+    # eager residuals, so its range is every run's, and says so
+    eager = predicted_range(40.0, FigureClass("aggregate", "vllm", "single", "moe", "eager"), residuals)
+    assert "eager mode" in eager.basis and eager.residuals >= MIN_RESIDUALS
+    one_eager = predicted_range(40.0, FigureClass("decode", "vllm", "single", "moe", "eager"), residuals)
+    assert one_eager.basis == "one stream's decode of every run"
 
 
 def test_the_range_method_is_one_no_other_candidate_beats_on_the_training_residuals():
-    """The range method was re-chosen on the training residuals alone (each
+    """The range method is chosen on the training residuals alone (each
     figure's range drawn from the other experiments' residuals): of the 930
-    documented candidates none reaches 80% inside, and none is at least as good
-    as the stored method on both scores and better on one. PERFORMANCE_MODEL.md
-    quotes the stored method's score (python -m placement.perfmodel --range-scores)."""
+    documented candidates, the one with the most training figures inside among
+    those whose median half-width is within the goal (30%); none is at least as
+    good on both scores and better on one. PERFORMANCE_MODEL.md quotes the
+    stored method's score (python -m placement.perfmodel --range-scores)."""
     from placement.perfmodel.ranges import training_score
     from placement.perfmodel.report import GOALS, range_candidates, range_front
 
@@ -323,7 +334,9 @@ def test_the_range_method_is_one_no_other_candidate_beats_on_the_training_residu
     assert stored.figures == len(LOSO_RESIDUALS)
     candidates = range_candidates()
     assert len(candidates) == 930
-    assert not [c for c in candidates if c[0].inside_pct >= GOALS["inside ranges"]]
+    within = [c for c in candidates if c[0].median_half_width_pct <= GOALS["median half-width"]]
+    assert stored.median_half_width_pct <= GOALS["median half-width"]
+    assert stored.inside_pct == max(c[0].inside_pct for c in within)
     better = [
         c
         for c in candidates
@@ -339,13 +352,14 @@ def test_the_range_method_is_one_no_other_candidate_beats_on_the_training_residu
 
 
 def test_held_out_figures_fall_in_their_ranges_about_as_often_as_the_goal_asks():
-    """At least 80% inside (met). The ranges' median half-width goal (at most 30%)
-    is not met since PR 918's decode left the fit (34.4%, PERFORMANCE_MODEL.md
-    says why): this bound only keeps it from growing unnoticed."""
+    """The ranges' median half-width within the goal (at most 30%: met). The
+    share inside (goal: at least 80%) is not met since the third fit's
+    narrower ranges (75.9%, PERFORMANCE_MODEL.md says which fall outside and
+    why): this bound only keeps it from dropping unnoticed."""
     report = fit_report(DEFAULT_READING)
     inside = report.inside_share("holdout")
-    assert inside is not None and 80.0 <= inside <= 100.0
-    assert report.median_half_width("holdout") <= 35.0
+    assert inside is not None and 75.0 <= inside <= 100.0
+    assert report.median_half_width("holdout") <= 30.0
 
 
 # --- properties -------------------------------------------------------------------
