@@ -90,6 +90,11 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
             "linear_layers",
             "state_bytes",
         ),
+        variants=(
+            ModelVariant("nvfp4", hf_repo="nvidia/Qwen3.8-27B-NVFP4"),
+            ModelVariant("bf16", hf_repo="Qwen/Qwen3.8-27B"),
+            ModelVariant("fp8", hf_repo="Qwen/Qwen3.8-27B-FP8"),
+        ),
     ),
     ModelSpec(
         slug="glm-5.3",
@@ -232,6 +237,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         variants=(
             ModelVariant("nvfp4", hf_repo="RedHatAI/Qwen3.6-35B-A3B-NVFP4"),
             ModelVariant("fp8", hf_repo="Qwen/Qwen3.6-35B-A3B-FP8"),
+            ModelVariant("bf16", hf_repo="Qwen/Qwen3.6-35B-A3B"),
         ),
     ),
     ModelSpec(

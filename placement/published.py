@@ -18,6 +18,7 @@ from placement.published_series import (
     LLAMA_BENCHES,
     _pt,
     al_engr_sglang_series,
+    djangodevreng_series,
     kubis_gptoss_series,
     kubis_nemotron_series,
     llama_depth_series,
@@ -805,5 +806,11 @@ _ADDED = (
 )
 
 PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
-    _SINGLES + _ADDED + kubis_nemotron_series() + qwen397_forum_series() + al_engr_sglang_series() + llama_rpc_series()
+    _SINGLES
+    + _ADDED
+    + kubis_nemotron_series()
+    + qwen397_forum_series()
+    + al_engr_sglang_series()
+    + llama_rpc_series()
+    + djangodevreng_series()
 )

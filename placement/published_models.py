@@ -297,7 +297,10 @@ PUBLISHED_RUN_MODELS = PUBLISHED_RUN_MODELS + (
             "config, as for Qwen3.8-27B: 64 layers, 48 gated-DeltaNet and 16 full-attention."
         ),
         estimated_fields=("layers", "hidden_size", "heads", "kv_heads", "head_dim", "linear_layers", "state_bytes"),
-        variants=(ModelVariant("fp8", 28.0, hf_repo="Qwen/Qwen3.6-27B-FP8"),),
+        variants=(
+            ModelVariant("fp8", 28.0, hf_repo="Qwen/Qwen3.6-27B-FP8"),
+            ModelVariant("bf16", hf_repo="Qwen/Qwen3.6-27B"),
+        ),
     ),
     # Hybrid MoE models of the one-node runs collected for the third fit.
     ModelSpec(

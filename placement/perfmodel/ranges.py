@@ -28,7 +28,7 @@ from .constants import DEFAULT_READING, Residual
 from .fitting import fit
 from .points import FigureClass, point_class, point_figures, points_for
 
-RANGE_QUANTILES = (0.10, 0.90)
+RANGE_QUANTILES = (0.05, 0.95)
 MIN_HALF_WIDTH = 0.05
 MIN_RESIDUALS = 5
 
@@ -75,10 +75,9 @@ def _quantile(values: list[float], q: float) -> float:
 # the class's keys a range is drawn from, most specific first (the mode always)
 FALLBACK: tuple[tuple[str, ...], ...] = (
     ("metric", "engine", "parallel", "family", "mode"),
-    ("metric", "parallel", "family", "mode"),
-    ("metric", "family", "mode"),
+    ("metric", "engine", "parallel", "mode"),
+    ("metric", "engine", "mode"),
     ("metric", "mode"),
-    ("metric",),
 )
 
 
