@@ -591,6 +591,14 @@ _BASE: tuple[PublishedPoint, ...] = (
 
 # The experiment each of the figures above belongs to (see published_point).
 _ORIGINS = {
+    # NVIDIA's table as its series: one node, the rings, the switched groups and the
+    # ratios quoted beside it (PERFORMANCE_MODEL.md, "Ranges")
+    "qwen27b-4-ring": "nvidia-2026-10-ring",
+    "qwen27b-8-ring": "nvidia-2026-10-ring",
+    "qwen27b-4-switch": "nvidia-2026-10-switch",
+    "qwen27b-8-switch": "nvidia-2026-10-switch",
+    "qwen27b-2-direct-ratio": "nvidia-2026-10-ratios",
+    "qwen27b-1-node-ratio": "nvidia-2026-10-ratios",
     "qwen27b-": "nvidia-2026-10",
     "gpt-oss-20b-1-llamacpp": "llamacpp-benches-train",
     "qwen2.5-coder-7b-1-llamacpp": "llamacpp-benches-train",

@@ -29,7 +29,7 @@ from .errors import PlacementError
 from .forms import ConfigForm, ModelForm, PlanForm, VariantForm
 from .lab_calibration import lab_calibration
 from .model_catalogue import ModelSpec, choose_variant
-from .perfmodel import DEFAULT_READING
+from .perfmodel import DEFAULT_READING, RANGE_WORDS
 from .planner import plan_placement
 from .quants import engine_reference
 
@@ -166,6 +166,7 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = (), so
         query=_query(values),
         weights_gb=spec.weights_size_gb(),
         os_reserve=settings.FLEET_OS_RESERVE_GB,
+        range_words=RANGE_WORDS,
         can_book=can_book(request.user),
         book_fields=[(k, values[k]) for k in PLAN_KEYS if values.get(k) not in (None, "")],
     )

@@ -57,10 +57,11 @@ from .prediction import (
     prediction_source,
     split_streams,
 )
-from .ranges import PredictedRange, predicted_range
+from .ranges import RANGE_WORDS, PredictedRange, predicted_range
 from .report import FitReport, fit_report
 
 __all__ = [
+    "RANGE_WORDS",
     "BORROWED",
     "CALIBRATION_BOUNDS",
     "CONSTANTS_BY_READING",

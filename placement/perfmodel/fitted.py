@@ -513,18 +513,20 @@ LOSO_RESIDUALS: tuple[Residual, ...] = (
     Residual(
         "qwen3-235b-2-llamacpp-rpc-d16384", "llamacpp-rpc-235b", "decode", "llama.cpp", "pp", "moe", 0.724994, "graphs"
     ),
-    Residual("qwen27b-row1-one-node", "nvidia-2026-10", "decode", "vllm", "single", "hybrid", 1.237272, "graphs"),
-    Residual("qwen27b-row1-one-node", "nvidia-2026-10", "prefill", "vllm", "single", "hybrid", 1.04254, "graphs"),
-    Residual("qwen27b-4-ring", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 3.070838, "graphs"),
-    Residual("qwen27b-4-ring", "nvidia-2026-10", "prefill", "vllm", "tp", "hybrid", 0.939263, "graphs"),
-    Residual("qwen27b-4-switch", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 2.41264, "graphs"),
-    Residual("qwen27b-4-switch", "nvidia-2026-10", "prefill", "vllm", "tp", "hybrid", 0.962501, "graphs"),
-    Residual("qwen27b-8-ring", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 6.224836, "graphs"),
-    Residual("qwen27b-8-ring", "nvidia-2026-10", "prefill", "vllm", "tp", "hybrid", 0.895782, "graphs"),
-    Residual("qwen27b-8-switch", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 4.82606, "graphs"),
-    Residual("qwen27b-8-switch", "nvidia-2026-10", "prefill", "vllm", "tp", "hybrid", 0.921597, "graphs"),
-    Residual("qwen27b-2-direct-ratio", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 1.724541, "graphs"),
-    Residual("qwen27b-8-switch-nccl-ratio", "nvidia-2026-10", "decode", "vllm", "tp", "hybrid", 5.613371, "graphs"),
+    Residual("qwen27b-row1-one-node", "nvidia-2026-10", "decode", "vllm", "single", "hybrid", 0.956286, "graphs"),
+    Residual("qwen27b-row1-one-node", "nvidia-2026-10", "prefill", "vllm", "single", "hybrid", 0.957044, "graphs"),
+    Residual("qwen27b-2-direct-ratio", "nvidia-2026-10-ratios", "decode", "vllm", "tp", "hybrid", 1.146935, "graphs"),
+    Residual("qwen27b-4-ring", "nvidia-2026-10-ring", "decode", "vllm", "tp", "hybrid", 1.126902, "graphs"),
+    Residual("qwen27b-4-ring", "nvidia-2026-10-ring", "prefill", "vllm", "tp", "hybrid", 0.980898, "graphs"),
+    Residual("qwen27b-8-ring", "nvidia-2026-10-ring", "decode", "vllm", "tp", "hybrid", 1.020175, "graphs"),
+    Residual("qwen27b-8-ring", "nvidia-2026-10-ring", "prefill", "vllm", "tp", "hybrid", 0.968147, "graphs"),
+    Residual("qwen27b-4-switch", "nvidia-2026-10-switch", "decode", "vllm", "tp", "hybrid", 1.191961, "graphs"),
+    Residual("qwen27b-4-switch", "nvidia-2026-10-switch", "prefill", "vllm", "tp", "hybrid", 1.030368, "graphs"),
+    Residual("qwen27b-8-switch", "nvidia-2026-10-switch", "decode", "vllm", "tp", "hybrid", 1.262253, "graphs"),
+    Residual("qwen27b-8-switch", "nvidia-2026-10-switch", "prefill", "vllm", "tp", "hybrid", 1.02448, "graphs"),
+    Residual(
+        "qwen27b-8-switch-nccl-ratio", "nvidia-2026-10-switch", "decode", "vllm", "tp", "hybrid", 0.881528, "graphs"
+    ),
     Residual("qwen3.6-a3b-1-vllm", "vllm-recipes-918", "prefill", "vllm", "single", "hybrid", 1.041815, "graphs"),
 )
 

@@ -5,11 +5,11 @@ For every training experiment (origin) in turn, the constants are refitted
 without it and its figures predicted: the ratio published / predicted of
 each is a residual the model makes on a run it has not seen
 (``loso_residuals``; stored in ``fitted.LOSO_RESIDUALS``). A prediction's
-range is the 10th to 90th percentile of the residuals of its class (same
-CUDA-graph mode, metric, engine, parallelism and architecture family),
-widened to at least ±5%; a class with fewer than ``MIN_RESIDUALS`` falls back
-to a broader one (``FALLBACK``: no engine, then the family alone, then the
-parallelism alone, then the metric alone; the mode always), and the range
+range is the ``RANGE_QUANTILES`` percentiles (5th to 95th) of the residuals
+of its class (same CUDA-graph mode, metric, engine, parallelism and
+architecture family), widened to at least ±5%; a class with fewer than
+``MIN_RESIDUALS`` falls back to a broader one (``FALLBACK``: no family, then
+no parallelism, then the metric alone; the mode always), and the range
 says which. The method (mode in the class, the fallback order, the quantiles,
 the minimum class size) is chosen on the training residuals alone
 (``training_score``: each figure's range drawn from the other origins'
@@ -20,6 +20,7 @@ enter: their share inside their ranges is the check.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import statistics
 from dataclasses import dataclass
@@ -29,6 +30,14 @@ from .fitting import fit
 from .points import FigureClass, point_class, point_figures, points_for
 
 RANGE_QUANTILES = (0.05, 0.95)
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+# The quantiles in words, for the pages that show the ranges.
+RANGE_WORDS = f"{_ordinal(round(RANGE_QUANTILES[0] * 100))} to {_ordinal(round(RANGE_QUANTILES[1] * 100))} percentile"
 MIN_HALF_WIDTH = 0.05
 MIN_RESIDUALS = 5
 
@@ -110,9 +119,31 @@ def predicted_range(
     """The range of a predicted ``value`` of class ``cls`` (the method's
     parameters given only to score other methods: ``training_score``)."""
     if residuals is None:
-        from .fitted import LOSO_RESIDUALS
+        # the stored residuals: a class's bounds are the same for every value
+        low, high, words, count = _stored_bounds(cls, fallback, min_residuals, quantiles)
+    else:
+        low, high, words, count = _bounds(cls, residuals, fallback, min_residuals, quantiles)
+    return PredictedRange(value * low, value * high, words, count)
 
-        residuals = LOSO_RESIDUALS
+
+@functools.lru_cache(maxsize=1024)
+def _stored_bounds(
+    cls: FigureClass, fallback: tuple[tuple[str, ...], ...], min_residuals: int, quantiles: tuple[float, float]
+) -> tuple[float, float, str, int]:
+    from .fitted import LOSO_RESIDUALS
+
+    return _bounds(cls, LOSO_RESIDUALS, fallback, min_residuals, quantiles)
+
+
+def _bounds(
+    cls: FigureClass,
+    residuals: tuple[Residual, ...],
+    fallback: tuple[tuple[str, ...], ...],
+    min_residuals: int,
+    quantiles: tuple[float, float],
+) -> tuple[float, float, str, int]:
+    """(low, high) as factors on the predicted value, the class in words, and
+    how many residuals drew them."""
     keys, ratios = fallback[-1], []
     for keys in fallback:
         ratios = _matches(residuals, cls, keys)
@@ -127,8 +158,7 @@ def predicted_range(
         low, high = 1 - 4 * MIN_HALF_WIDTH, 1 + 4 * MIN_HALF_WIDTH
     else:
         low, high = (_quantile(ratios, q) for q in quantiles)
-    low, high = min(low, 1 - MIN_HALF_WIDTH), max(high, 1 + MIN_HALF_WIDTH)
-    return PredictedRange(value * low, value * high, words, len(ratios))
+    return min(low, 1 - MIN_HALF_WIDTH), max(high, 1 + MIN_HALF_WIDTH), words, len(ratios)
 
 
 # --- choosing the method, on the training residuals alone ------------------------

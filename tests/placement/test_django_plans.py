@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from inventory.models import NodeGroup
 from placement.models import LlmModel
+from placement.perfmodel import RANGE_WORDS
 from tests.placement.conftest import placement_state
 
 pytestmark = pytest.mark.django_db
@@ -195,6 +196,8 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
     assert speeds == sorted(speeds, reverse=True) and len(speeds) >= 3
     assert 'class="plan recommended"' in fitting and 'class="plan runner-up"' in fitting
     assert "Runner-up:" in text and "<svg" in text and "plan-chart" in text
+    # the ranges' percentiles in words, read from the range method itself
+    assert f"not fitted on give ({RANGE_WORDS})" in text and RANGE_WORDS == "5th to 95th percentile"
     assert 'id="nofit-plans"' in text  # the plans that do not fit, folded away
     assert 'id="launch-missing"' not in text  # the seed names GLM-5.3's published NVFP4 build
     # an admin clears the repository: the recommendation says first that it cannot be launched

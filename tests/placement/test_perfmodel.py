@@ -353,13 +353,13 @@ def test_the_range_method_is_one_no_other_candidate_beats_on_the_training_residu
 
 
 def test_held_out_figures_fall_in_their_ranges_about_as_often_as_the_goal_asks():
-    """At least 80% inside (met, 97.1%). The ranges' median half-width goal
-    (at most 30%) is not met since the third fit (39.2%, PERFORMANCE_MODEL.md
+    """At least 80% inside (met, 95.7%). The ranges' median half-width goal
+    (at most 30%) is just missed since the third fit (30.6%, PERFORMANCE_MODEL.md
     says why): this bound only keeps it from growing unnoticed."""
     report = fit_report(DEFAULT_READING)
     inside = report.inside_share("holdout")
     assert inside is not None and 80.0 <= inside <= 100.0
-    assert report.median_half_width("holdout") <= 40.0
+    assert report.median_half_width("holdout") <= 32.0
 
 
 # --- properties -------------------------------------------------------------------
