@@ -343,11 +343,14 @@ def copies_aggregate_tps(
     if router not in ROUTERS:
         raise ValueError(f"unknown router {router!r}; one of {ROUTERS}")
     c = constants or default_constants()
+    check_layout(layout)
 
     def agg(streams: int) -> float:
+        # one copy's aggregate, as ``predict`` computes it (its one-stream and
+        # prefill figures are not needed here)
         if streams <= 0:
             return 0.0
-        return predict(model, layout, context_tokens=context_tokens, concurrency=streams, constants=c).aggregate_tps
+        return streams * 1e3 / _step_ms(model, layout, c, float(streams), context_tokens)[0]
 
     if copies <= 1:
         return agg(concurrency)
