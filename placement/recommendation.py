@@ -84,7 +84,7 @@ def _recommendation_words(
     if _metric(q, goal) > _metric(p, goal):
         text += (
             f": faster, but it needs {len(q.nodes)} nodes against {len(p.nodes)}, "
-            f"and gains less than {MORE_NODES_MARGIN:.0%}"
+            f"and {p.label} is within {MORE_NODES_MARGIN:.0%} of its speed"
         )
         if q.collective_ms:
             text += f" (its communication costs ~{q.collective_ms:.1f} ms per token)"

@@ -551,3 +551,19 @@ def test_the_same_nodes_go_to_the_faster_plan_and_more_nodes_need_the_margin():
     tp2 = next(p for p in latency.plans if p.strategy == "tp")
     assert tp2.decode_tps > one.decode_tps * (1 + MORE_NODES_MARGIN)
     assert latency.recommended_plan is tp2
+
+
+def test_a_faster_runner_up_on_more_nodes_is_named_with_the_margin_it_missed():
+    """Fewer nodes win unless the faster plan beats them by the margin: the
+    recommended plan reaches at least 90% of the faster one's speed, so the
+    runner-up can be up to 11% faster (its "+11%"); the words state the rule
+    as it is applied, never "gains less than 10%" beside "+11%"."""
+    result = plan_placement(group("direct", 2), get_seed_model("qwen3.6-35b-a3b"), context_tokens=1024, goal="latency")
+    best, runner = result.recommended_plan, result.plans[result.runner_up]
+    assert (best.label, runner.label) == ("1 node", "TP2 on 2 nodes")
+    gain = runner.decode_tps / best.decode_tps - 1
+    assert 0.10 < gain < 1 / 0.9 - 1
+    assert f"(+{gain * 100:.0f}%): faster, but it needs 2 nodes against 1, and 1 node is within 10% of its speed" in (
+        result.recommendation
+    )
+    assert "gains less than" not in result.recommendation
