@@ -332,7 +332,7 @@ PUBLISHED_RUN_MODELS = PUBLISHED_RUN_MODELS + (
         ),
         variants=(
             ModelVariant("int4", round(62.65 * 1.073741824, 2), hf_repo="Intel/Qwen3.5-122B-A10B-int4-AutoRound"),
-            ModelVariant("nvfp4", round(63.0 * 1.073741824, 2), hf_repo="RedHatAI/Qwen3.5-122B-A10B-NVFP4"),
+            ModelVariant("nvfp4", hf_repo="RedHatAI/Qwen3.5-122B-A10B-NVFP4"),
             ModelVariant("fp8", hf_repo="Qwen/Qwen3.5-122B-A10B-FP8"),
         ),
     ),
