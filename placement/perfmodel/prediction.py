@@ -261,6 +261,13 @@ def _step_ms(
     return total, pace * work_ms, pace * coll_ms + hop_ms, compute_ms > memory_ms
 
 
+def _aggregate(model: ModelSpec, layout: Layout, c: PerfConstants, streams: int, context: int) -> tuple[float, bool]:
+    """All ``streams`` of one instance together (tokens/s), and whether its
+    step is compute-bound."""
+    step_ms, _, _, compute_bound = _step_ms(model, layout, c, float(streams), context)
+    return streams * 1e3 / step_ms, compute_bound
+
+
 def check_layout(layout: Layout) -> None:
     if layout.path not in PATHS:
         raise ValueError(f"unknown exchange path {layout.path!r}")
@@ -290,12 +297,12 @@ def predict(
     check_layout(layout)
     one_ms, memory_ms, coll_ms, _ = _step_ms(model, layout, c, 1.0, context_tokens)
     batch = max(1, concurrency)
-    many_ms, _, _, compute_bound = _step_ms(model, layout, c, float(batch), context_tokens)
+    aggregate_tps, compute_bound = _aggregate(model, layout, c, batch, context_tokens)
     prompt = prompt_tokens if prompt_tokens is not None else context_tokens
     e = c.engine(layout.engine)
     return Prediction(
         decode_tps=1e3 / one_ms,
-        aggregate_tps=batch * 1e3 / many_ms,
+        aggregate_tps=aggregate_tps,
         prefill_tps=predict_prefill_tps(model, layout, prompt_tokens=prompt, constants=c),
         memory_ms=memory_ms,
         collective_ms=coll_ms,
@@ -346,11 +353,8 @@ def copies_aggregate_tps(
     check_layout(layout)
 
     def agg(streams: int) -> float:
-        # one copy's aggregate, as ``predict`` computes it (its one-stream and
-        # prefill figures are not needed here)
-        if streams <= 0:
-            return 0.0
-        return streams * 1e3 / _step_ms(model, layout, c, float(streams), context_tokens)[0]
+        # one copy's aggregate alone (its one-stream and prefill figures are not needed here)
+        return _aggregate(model, layout, c, streams, context_tokens)[0] if streams > 0 else 0.0
 
     if copies <= 1:
         return agg(concurrency)
