@@ -29,6 +29,8 @@ from placement.perfmodel import (
     predict,
     predicted_range,
     prediction_source,
+    single_source_alternative,
+    spanning,
     split_streams,
 )
 from placement.plan_memory import (
@@ -452,7 +454,22 @@ def plan_placement(
                 router=COPIES_ROUTER,
                 constants=c,
             )
-            ranges, basis = _ranges(model, shape, engine, mode, decode, aggregate, prefill, concurrency)
+            borrowed = None
+            alternative = single_source_alternative(c, engine, parallel_class(shape.tp, shape.pp, shape.ep, 1))
+            if alternative is not None:
+                alt, origin = alternative
+                other = predict(model, layout, context_tokens=context_tokens, concurrency=shares[0], constants=alt)
+                other_aggregate = copies_aggregate_tps(
+                    model,
+                    layout,
+                    context_tokens=context_tokens,
+                    concurrency=concurrency,
+                    copies=shape.replicas,
+                    router=COPIES_ROUTER,
+                    constants=alt,
+                )
+                borrowed = ((other.decode_tps, other_aggregate, other.prefill_tps), origin)
+            ranges, basis = _ranges(model, shape, engine, mode, (decode, aggregate, prefill), concurrency, borrowed)
             fits = budget.free >= 0
             reason = _reason(shape, path, budget, fits, decode, aggregate, concurrency, ranges)
         else:
@@ -507,20 +524,28 @@ def _ranges(
     shape: _Shape,
     engine: str,
     mode: str,
-    decode: float,
-    aggregate: float,
-    prefill: float,
+    figures: tuple[float, float, float],
     concurrency: int,
+    borrowed: tuple[tuple[float, float, float], str] | None = None,
 ) -> tuple[dict[str, tuple[float, float]], str]:
-    """Each predicted figure's range, from the model's errors on comparable
-    published runs (same engine, parallelism, family and mode when there are
-    enough), and what it was drawn from, in words."""
+    """Each predicted figure's range (decode, aggregate, prefill), from the
+    model's errors on comparable published runs (same engine, parallelism,
+    family and mode when there are enough), and what it was drawn from, in
+    words. ``borrowed``: the same figures with vLLM's tensor-parallel costs
+    and the one published experiment that set the engine's own; the ranges
+    then span both."""
     parallel = parallel_class(shape.tp, shape.pp, shape.ep, shape.replicas)
+    several = concurrency > 1 or shape.replicas > 1
+    decode, aggregate, prefill = figures
     out: dict[str, tuple[float, float]] = {}
     basis = ""
-    several = concurrency > 1 or shape.replicas > 1
-    for metric, value in (("decode", decode), ("aggregate", aggregate if several else decode), ("prefill", prefill)):
+    for i, (metric, value) in enumerate(
+        (("decode", decode), ("aggregate", aggregate if several else decode), ("prefill", prefill))
+    ):
         r = predicted_range(value, FigureClass(metric, engine, parallel, model.family, mode))
+        if borrowed is not None:
+            other = borrowed[0][i] if metric != "aggregate" or several else borrowed[0][0]
+            r = spanning(r, value, other, engine, borrowed[1])
         out[metric] = (r.low, r.high)
         if metric == ("aggregate" if several else "decode"):
             basis = f"from the model's errors on published {r.basis} it was not fitted on ({r.residuals} figures)"

@@ -746,7 +746,12 @@ _ADDED = (
         decode_tps=60.51,
         source="Spark Arena leaderboard (as reported by sectorhq.co): Qwen3-Coder-Next on SGLang, FP8, two nodes",
         role="holdout",
-        note="cabling not stated: a direct cable assumed; tensor parallel assumed",
+        note=(
+            "cabling not stated: a direct cable assumed; tensor parallel as Spark Arena's runner (sparkrun) "
+            "launches this model on SGLang: its recipe qwen3-coder-next-fp8-sglang-cluster (scitrera/sparkrun "
+            "84c5ed3) runs --tp-size 2 without speculative decoding, and sparkrun sets NCCL_NET=IB with the "
+            "RoCE devices it detects"
+        ),
         url="https://www.sectorhq.co/news/nvidia-dgx-spark-boosts-openweight-llm-performance-setting-new-benchmarks",
         origin="spark-arena-sglang",
     ),

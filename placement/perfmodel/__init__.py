@@ -57,7 +57,7 @@ from .prediction import (
     prediction_source,
     split_streams,
 )
-from .ranges import RANGE_WORDS, PredictedRange, predicted_range
+from .ranges import RANGE_WORDS, PredictedRange, predicted_range, single_source_alternative, spanning
 from .report import FitReport, fit_report
 
 __all__ = [
@@ -97,6 +97,8 @@ __all__ = [
     "predict",
     "predict_prefill_tps",
     "predicted_range",
+    "single_source_alternative",
+    "spanning",
     "prediction_source",
     "split_streams",
 ]

@@ -240,6 +240,12 @@ def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibrat
                 changes.append((engine, name, getattr(old, name), getattr(new, name)))
     label = ", ".join(f"{e}: {n} run{'s' if n != 1 else ''}" for e, n in counts.items())
     calibrated = replace(c, engines=engines, calibrated=label) if counts else c
+    # the lab's own multi-node runs of an engine speak for its set-up: its
+    # tensor-parallel costs no longer rest on one published experiment
+    measured = {r.layout.engine for r in runs if r.layout.tp > 1 or r.layout.ep > 1}
+    if measured & set(c.single_source):
+        kept = {e: o for e, o in c.single_source.items() if e not in measured}
+        calibrated = replace(calibrated, single_source=kept)
     scales = _refit_collectives(runs, calibrated)
     for path, scale in sorted(scales.items()):
         changes.append((path, "collective_scale", c.collective_scale.get(path, 1.0), scale))

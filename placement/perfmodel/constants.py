@@ -60,6 +60,10 @@ BORROWED: dict[str, tuple[str, ...]] = {
 # vLLM's. Applied to one node, SGLang's ~10 ms a stream would make two
 # streams of a small fast MoE model decode less in all than one.
 STREAM_COST_FROM_TP = ("sglang",)
+# Engines whose tensor-parallel costs (the extra latency of each all-reduce,
+# the cost per stream under TP) the fit sets from their own multi-node runs
+# (``PerfConstants.single_source`` when one experiment alone does).
+OWN_TP_COSTS = ("sglang",)
 # Estimated lower bound of an engine's cost per sublayer (a token mixer or an
 # FFN) per decode step: a transformer layer (two sublayers) runs at least ~12
 # kernels (norms, QKV, rope, attention, output projection, MLP or routing and
@@ -188,6 +192,12 @@ class PerfConstants:
     # the lab's runs re-fit the collective latency of each backend they used
     # separately: a factor on a path's all-reduce latency (1: the published fit)
     collective_scale: dict[str, float] = field(hash=False, default_factory=dict)
+    # engines whose own tensor-parallel costs (``OWN_TP_COSTS``) one published
+    # experiment alone set: engine -> that experiment (origin). One lab's run
+    # cannot tell the engine from that lab's set-up, so its ranges also span
+    # the prediction with vLLM's (``ranges.single_source_alternative``); the
+    # lab's own multi-node runs of the engine lift it.
+    single_source: dict[str, str] = field(hash=False, default_factory=dict)
 
     def engine(self, name: str) -> EngineConstants:
         return self.engines[name] if name in self.engines else self.engines[ENGINE_FIT_SOURCE[name]]

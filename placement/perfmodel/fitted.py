@@ -60,6 +60,7 @@ CONSTANTS_BY_READING: dict[str, PerfConstants] = {
         linear_us={"gated-deltanet": 70.77544398981345, "mamba2": 166.86950070727553},
         routing_exponent=0.75,
         expert_slot_us=6.0,
+        single_source={"sglang": "al-engr-qwen36-tp2"},
     ),
     "direct": PerfConstants(
         reading="direct",
@@ -115,6 +116,7 @@ CONSTANTS_BY_READING: dict[str, PerfConstants] = {
         linear_us={"gated-deltanet": 82.36564919427732, "mamba2": 147.84514026677712},
         routing_exponent=0.63,
         expert_slot_us=5.0,
+        single_source={"sglang": "al-engr-qwen36-tp2"},
     ),
 }
 

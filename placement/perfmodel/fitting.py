@@ -26,6 +26,7 @@ from .constants import (
     LINEAR_KINDS,
     MIN_SUBLAYER_US,
     NODE_MEMORY_BW_GBPS,
+    OWN_TP_COSTS,
     EngineConstants,
     PerfConstants,
     efficiency_class,
@@ -408,4 +409,15 @@ def fit(reading: str = DEFAULT_READING, exclude: frozenset[str] = frozenset()) -
         c = _fit_prefill(train, c)
         c = _fit_decode(train, c)
         c = _fit_batching(train, c)
-    return c
+    return replace(c, single_source=single_sources(train))
+
+
+def single_sources(train: Iterable[PublishedPoint]) -> dict[str, str]:
+    """Each engine of ``OWN_TP_COSTS`` whose multi-node training runs all
+    come from one experiment, and that experiment."""
+    out: dict[str, str] = {}
+    for engine in OWN_TP_COSTS:
+        origins = {p.source_id for p in train if p.engine == engine and (p.tp > 1 or p.ep > 1)}
+        if len(origins) == 1:
+            out[engine] = origins.pop()
+    return out

@@ -23,9 +23,9 @@ from __future__ import annotations
 import functools
 import itertools
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .constants import DEFAULT_READING, Residual
+from .constants import DEFAULT_READING, PerfConstants, Residual
 from .fitting import fit
 from .points import FigureClass, point_class, point_figures, points_for
 
@@ -124,6 +124,32 @@ def predicted_range(
     else:
         low, high, words, count = _bounds(cls, residuals, fallback, min_residuals, quantiles)
     return PredictedRange(value * low, value * high, words, count)
+
+
+def single_source_alternative(c: PerfConstants, engine: str, parallel: str) -> tuple[PerfConstants, str] | None:
+    """The constants with an engine's own tensor-parallel costs borrowed from
+    vLLM, and the one experiment that set them, when a tensor- or
+    expert-parallel prediction rests on that experiment alone (None
+    otherwise): its range spans both predictions (``spanning``)."""
+    origin = c.single_source.get(engine)
+    if origin is None or parallel not in ("tp", "ep"):
+        return None
+    own, vllm = c.engines[engine], c.engines["vllm"]
+    borrowed = replace(own, allreduce_extra_us=vllm.allreduce_extra_us, stream_overhead_ms=vllm.stream_overhead_ms)
+    return replace(c, engines={**c.engines, engine: borrowed}, single_source={}), origin
+
+
+def spanning(r: PredictedRange, value: float, alternative: float, engine: str, origin: str) -> PredictedRange:
+    """``r`` (the range of ``value``) widened to hold the same range drawn
+    around ``alternative``, the prediction with vLLM's tensor-parallel costs."""
+    low, high = r.low / value, r.high / value
+    return PredictedRange(
+        min(r.low, alternative * low),
+        max(r.high, alternative * high),
+        f"{r.basis}; {engine}'s tensor-parallel costs rest on one published experiment ({origin}), so the "
+        "range also spans the prediction with vLLM's",
+        r.residuals,
+    )
 
 
 @functools.lru_cache(maxsize=1024)

@@ -249,6 +249,42 @@ def test_engines_have_their_own_constants_and_sglang_borrows_the_rest_from_vllm(
     assert default_constants().engine("sglang").allreduce_extra_us > 100.0
 
 
+def test_sglangs_tensor_parallel_costs_rest_on_one_experiment_and_its_ranges_span_vllms():
+    """One published SGLang multi-node series (al-engr.com's dense 27B at
+    TP2) sets SGLang's all-reduce and per-stream costs; one lab's run cannot
+    tell the engine from that lab's set-up. The fit says which experiment,
+    and an SGLang TP figure's range spans the prediction with vLLM's costs:
+    Spark Arena's held-out Qwen3-Coder-Next (60.51 tok/s, predicted 19.3) is
+    inside. Without that experiment nothing single-sources SGLang."""
+    from placement.perfmodel import single_source_alternative, spanning
+
+    c = default_constants()
+    assert c.single_source == {"sglang": "al-engr-qwen36-tp2"}
+    assert fit(DEFAULT_READING, exclude=frozenset({"al-engr-qwen36-tp2"})).single_source == {}
+    assert single_source_alternative(c, "vllm", "tp") is None
+    assert single_source_alternative(c, "sglang", "single") is None
+    alt, origin = single_source_alternative(c, "sglang", "tp")
+    assert origin == "al-engr-qwen36-tp2" and alt.single_source == {}
+    assert alt.engine("sglang").allreduce_extra_us == c.engine("vllm").allreduce_extra_us
+    assert alt.engine("sglang").stream_overhead_ms == c.engine("vllm").stream_overhead_ms
+
+    model = get_seed_model("qwen3-coder-next")
+    layout = Layout(tp=2, path="direct", engine="sglang")
+    own = predict(model, layout, context_tokens=256).decode_tps
+    borrowed = predict(model, layout, context_tokens=256, constants=alt).decode_tps
+    assert borrowed > 2 * own
+    cls = FigureClass("decode", "sglang", "tp", model.family)
+    narrow = predicted_range(own, cls)
+    wide = spanning(narrow, own, borrowed, "sglang", origin)
+    assert wide.low == narrow.low and wide.high == pytest.approx(borrowed * narrow.high / own)
+    assert wide.basis.endswith(
+        "sglang's tensor-parallel costs rest on one published experiment (al-engr-qwen36-tp2), so the range "
+        "also spans the prediction with vLLM's"
+    )
+    held = next(e for e in fit_report(DEFAULT_READING).errors if e.key == "qwen3-coder-next-2-sglang-arena")
+    assert held.inside and held.high == pytest.approx(wide.high, rel=0.01)
+
+
 def test_eager_mode_is_slower_than_cuda_graphs():
     model = get_seed_model("gpt-oss-120b")
     graphs = predict(model, Layout(), context_tokens=1024)
@@ -473,6 +509,16 @@ def test_calibration_refits_each_backend_on_the_runs_that_used_it():
     assert predict(model, r, context_tokens=1024, constants=cal.constants) == predict(model, r, context_tokens=1024)
 
 
+def test_a_labs_own_sglang_runs_on_two_nodes_lift_the_single_source_flag():
+    model = get_seed_model("qwen3-32b")
+    one = Layout(engine="sglang")
+    tp2 = Layout(tp=2, path="direct", engine="sglang")
+    single = calibrate([LabRun("one", model, one, 1024, 1024, 9.0, None)])
+    assert single.constants.single_source == {"sglang": "al-engr-qwen36-tp2"}
+    cal = calibrate([LabRun("tp2", model, tp2, 1024, 1024, 14.0, None)])
+    assert cal.constants.single_source == {}
+
+
 def test_calibration_stays_within_its_documented_bounds():
     gpt = get_seed_model("gpt-oss-120b")
     absurd = [
@@ -593,6 +639,44 @@ def test_each_held_out_experiment_counts_once_in_the_per_experiment_median():
     assert report.experiment_median("holdout", "decode") == (pytest.approx(16.0), 2)
     assert report.median("holdout", "decode") == pytest.approx(3.0)
     assert report.experiment_median("holdout", "aggregate") is None
+
+
+def test_held_out_figures_of_one_configuration_that_disagree_set_a_floor_on_the_worst_error():
+    """Two held-out runs of Qwen3.6-35B-A3B FP8 on one Spark with vLLM
+    published 30.5 and 51.86 tok/s: whatever the model predicts, one of them
+    is missed by more than 25% (the balanced prediction 2ab / (a + b) = 38.4
+    misses both by 25.9%). The report names them and the floor they set;
+    figures of other configurations never pair."""
+    from placement.perfmodel.points import PointError
+    from placement.perfmodel.report import FitReport, configuration, disagreement_of
+
+    by_key = {p.key: p for p in PUBLISHED_POINTS}
+    a, b = by_key["qwen3.6-a3b-1-fp8"], by_key["qwen3.6-35b-a3b-1-djangodevreng-fp8"]
+    assert configuration(a) == configuration(b)
+    assert configuration(a) != configuration(by_key["qwen3.6-35b-a3b-1-djangodevreng-bf16"])
+    balanced = 2 * 30.5 * 51.86 / (30.5 + 51.86)
+    same = [
+        PointError(a.key, "decode", "holdout", 30.5, balanced),
+        PointError(b.key, "decode", "holdout", 51.86, balanced),
+    ]
+    assert disagreement_of(same).floor_pct == pytest.approx(25.94, abs=0.01)
+    assert abs(same[0].error_pct) == pytest.approx(disagreement_of(same).floor_pct)
+    assert abs(same[1].error_pct) == pytest.approx(disagreement_of(same).floor_pct)
+    # scaling every prediction of the configuration leaves the floor where it is
+    scaled = [PointError(e.key, e.metric, e.role, e.published, e.predicted * 1.7) for e in same]
+    assert disagreement_of(scaled).floor_pct == pytest.approx(disagreement_of(same).floor_pct)
+
+    report = FitReport("one-node", (*same, PointError("qwen3-32b-4-tp4", "decode", "holdout", 19.25, 10.0)))
+    found = report.disagreement("holdout", "decode")
+    assert found is not None and set(found.keys) == {a.key, b.key}
+    assert report.disagreement("holdout", "aggregate") is None
+    lines = goals_text(report)
+    worst = lines.index("- decode worst: 48.1% (at most 25%): NOT met")
+    assert lines[worst + 1] == (
+        "  the held-out figures of one configuration disagree: qwen3.6-a3b-1-fp8 (30.5) and "
+        "qwen3.6-35b-a3b-1-djangodevreng-fp8 (51.86); no prediction comes nearer than 25.9% to all of them "
+        "(out of reach of the goal)"
+    )
 
 
 def test_a_run_with_speculative_decoding_is_compared_on_its_prefill_only():

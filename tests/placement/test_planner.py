@@ -454,6 +454,25 @@ def test_a_mixed_group_runs_copies_on_the_nodes_that_hold_one():
 # --- the backend, the ranges and the strategy the published series show -----------
 
 
+def test_an_sglang_tp_plan_says_its_costs_rest_on_one_experiment_and_its_range_spans_vllms():
+    """SGLang's tensor-parallel costs come from one published series: its TP2
+    plan's range reaches up to the prediction with vLLM's costs and its words
+    say why; the one-node plan and vLLM's TP2 plan are drawn as before."""
+    model = get_seed_model("qwen3-coder-next")
+    sglang = plan_placement(group("direct", 2), model, context_tokens=2048, engine="sglang")
+    vllm = plan_placement(group("direct", 2), model, context_tokens=2048, engine="vllm")
+    tp2 = next(p for p in sglang.plans if p.strategy == "tp" and p.tp == 2)
+    one = next(p for p in sglang.plans if p.strategy == "single")
+    low, high = tp2.decode_tps_range
+    assert low < tp2.decode_tps < high and high > 2.5 * tp2.decode_tps
+    words = "sglang's tensor-parallel costs rest on one published experiment (al-engr-qwen36-tp2)"
+    assert words in tp2.range_basis
+    assert words not in one.range_basis
+    assert all(words not in p.range_basis for p in vllm.plans)
+    vllm_tp2 = next(p for p in vllm.plans if p.strategy == "tp" and p.tp == 2)
+    assert vllm_tp2.decode_tps_range[1] < 2 * vllm_tp2.decode_tps
+
+
 def test_a_switched_group_is_predicted_with_nccl_unless_rocenante_is_asked_for():
     """Every published switched Spark run used NCCL over RoCE: a switched
     group's TP plans assume it, and say so; RoCEnante only when asked for, on
