@@ -14,6 +14,7 @@ from telemetry.selectors import software_drift_of
 
 from . import selectors, services
 from .models import FabricRun
+from .nccl import networks_of
 
 router = Router(tags=["fabric"], auth=READ)
 
@@ -34,6 +35,10 @@ def run_out(run: FabricRun, *, output: bool = False) -> dict[str, Any]:
         "rows": result.get("rows", []),
         "wrong": result.get("wrong"),
         "nccl_version": result.get("nccl_version"),
+        # the network each rank's NCCL chose and its devices ([] for runs before it was kept)
+        "networks": [
+            {"network": n.network, "hosts": list(n.hosts), "devices": list(n.devices)} for n in networks_of(result)
+        ],
         "findings": run.findings,
         "error": run.error,
         "command": run.command,

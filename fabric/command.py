@@ -89,7 +89,9 @@ def environment(nodes: list[VerifyNode], kind: str, settings: VerifySettings) ->
     ]
     if kind in RING_KINDS:
         env += [("NCCL_NET_PLUGIN", "none"), ("NCCL_IB_MERGE_NICS", "0")]
-    env.append(("NCCL_DEBUG", "VERSION"))  # prints the NCCL version: a non-release build shows
+    # INFO for the INIT and NET subsystems only: the NCCL version (a
+    # non-release build shows), and the network and devices each rank chose
+    env += [("NCCL_DEBUG", "INFO"), ("NCCL_DEBUG_SUBSYS", "INIT,NET")]
     return env
 
 

@@ -4,7 +4,10 @@ The parser reads what real Sparks print (``docs/launch-and-fabric.md``): one
 table row per buffer size (``size count type redop root`` then time, algbw,
 busbw and ``#wrong`` for out-of-place and in-place), a closing ``# Avg bus
 bandwidth : 21.9`` line that may end in a space, host names right-padded in
-the rank lines, and NCCL INFO or X11 lines interleaved anywhere.
+the rank lines, and NCCL INFO or X11 lines interleaved anywhere. From the
+INFO lines it keeps which network each rank's NCCL chose ("Using network
+IB" or "Socket") and its devices: a group whose NCCL fell back to TCP
+sockets is a finding of its own, whatever its bandwidth.
 
 The judge compares the average bus bandwidth with what the group's links
 should give: about 20 to 24 GB/s on one 200 Gb/s link direct or through a
@@ -37,6 +40,7 @@ FABRIC_CODES: dict[str, tuple[Severity, str]] = {
     "fabric-one-half": ("warning", "Bus bandwidth about half of what the links give: one twin carries the traffic."),
     "fabric-below-expected": ("warning", "Bus bandwidth under what the group's links should give."),
     "fabric-run-failed": ("critical", "The fabric verification did not complete."),
+    "fabric-socket": ("critical", "NCCL carried the test over TCP sockets, not RoCE."),
 }
 
 
@@ -72,6 +76,17 @@ class NcclResult:
     nccl_version: str | None
     tests_version: str | None
     errors: tuple[str, ...] = ()
+    # what each rank's NCCL chose (NCCL_DEBUG=INFO, subsystems INIT,NET):
+    # (host, network) from "Using network IB" or "... Socket", and (host,
+    # network, devices) from "NET/IB : Using [0]rocep1s0f1:1/RoCE ..." or
+    # "NET/Socket : Using [0]bond0:10.0.0.1<0>"
+    networks: tuple[tuple[str, str], ...] = ()
+    net_devices: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+
+    @property
+    def socket_hosts(self) -> tuple[str, ...]:
+        """The hosts whose NCCL chose TCP sockets, in the order they printed it."""
+        return tuple(dict.fromkeys(h for h, net in self.networks if net == "Socket"))
 
     @property
     def complete(self) -> bool:
@@ -95,6 +110,8 @@ class NcclResult:
             "nccl_version": self.nccl_version,
             "tests_version": self.tests_version,
             "errors": list(self.errors),
+            "networks": dict(self.networks),
+            "net_devices": {f"{host} {net}": list(devices) for host, net, devices in self.net_devices},
         }
 
 
@@ -103,6 +120,14 @@ _RANK = re.compile(r"^#\s*Rank\s+\d+\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+de
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+\S*)")
 _TESTS_VERSION = re.compile(r"^#\s*nccl-tests version (\S+)")
 _NUMBER = re.compile(r"^[0-9]+$")
+# An NCCL INFO line: "spark-102:93712:93730 [0] NCCL INFO <text>" (host, pid, tid, device).
+_INFO = re.compile(r"^(\S+?):\d+:\d+\s+\[\d+\]\s+NCCL INFO\s+(.*)$")
+# init.cc: INFO(NCCL_INIT, "Using network %s", comm->ncclNet->name): "IB", "Socket" or a plugin's name
+_USING_NETWORK = re.compile(r"^Using network (\S+)")
+# net_ib/init.cc "NET/IB : Using [0]rocep1s0f1:1/RoCE [1]roceP2p1s0f1:1/RoCE [RO]; OOB ...";
+# net_socket.cc "NET/Socket : Using [0]bond0:10.0.0.1<0>"
+_NET_USING = re.compile(r"^NET/(IB|Socket) : Using((?:\s+\[\d+\][^\s;]+)+)")
+_NET_DEVICE = re.compile(r"\[\d+\]([^:\s;]+)")
 
 
 def _float(text: str) -> float | None:
@@ -126,12 +151,21 @@ def parse_all_gather(text: str) -> NcclResult:
     avg = None
     hosts: list[str] = []
     nccl_version = tests_version = None
+    networks: dict[str, str] = {}
+    net_devices: dict[tuple[str, str], tuple[str, ...]] = {}
     for raw in text.splitlines():
         line = raw.strip()
         if not line:
             continue
         if match := _NCCL_VERSION.search(line):
             nccl_version = nccl_version or match.group(1)
+        if info := _INFO.match(line):
+            host, said = info.groups()
+            if match := _USING_NETWORK.match(said):
+                networks.setdefault(host, match.group(1))
+            elif match := _NET_USING.match(said):
+                net_devices.setdefault((host, match.group(1)), tuple(_NET_DEVICE.findall(match.group(2))))
+            continue
         if line.startswith("#"):
             if match := _AVG.match(line):
                 avg = float(match.group(1))
@@ -156,8 +190,56 @@ def parse_all_gather(text: str) -> NcclResult:
     elif avg is None:
         errors.append("no '# Avg bus bandwidth' line: the run stopped before the end")
     return NcclResult(
-        tuple(rows), avg, sum(r.wrong for r in rows), tuple(hosts), nccl_version, tests_version, tuple(errors)
+        tuple(rows),
+        avg,
+        sum(r.wrong for r in rows),
+        tuple(hosts),
+        nccl_version,
+        tests_version,
+        tuple(errors),
+        tuple(networks.items()),
+        tuple((host, net, devices) for (host, net), devices in net_devices.items()),
     )
+
+
+@dataclass(frozen=True)
+class NetworkUse:
+    """One network NCCL chose, the hosts that chose it and their devices."""
+
+    network: str  # "IB", "Socket" or a plugin's name
+    hosts: tuple[str, ...]
+    devices: tuple[str, ...]
+
+    @property
+    def words(self) -> str:
+        return {"IB": "RDMA over RoCE (NET/IB)", "Socket": "TCP sockets (NET/Socket)"}.get(
+            self.network, f"the {self.network} network plugin"
+        )
+
+
+def networks_of(stored: object) -> list[NetworkUse]:
+    """The networks of a stored result (``NcclResult.to_dict``), grouped: an
+    older run, or a malformed field, gives none."""
+    if not isinstance(stored, dict):
+        return []
+    networks, devices = stored.get("networks"), stored.get("net_devices")
+    if not isinstance(networks, dict):
+        return []
+    devices = devices if isinstance(devices, dict) else {}
+    hosts: dict[str, list[str]] = {}
+    for host, network in networks.items():
+        if isinstance(host, str) and isinstance(network, str):
+            hosts.setdefault(network, []).append(host)
+    out = []
+    for network, names in hosts.items():
+        seen: dict[str, None] = {}
+        for host in names:
+            listed = devices.get(f"{host} {network}", [])
+            for device in listed if isinstance(listed, list) else []:
+                if isinstance(device, str):
+                    seen[device] = None
+        out.append(NetworkUse(network, tuple(names), tuple(seen)))
+    return out
 
 
 # --- the judge --------------------------------------------------------------------
@@ -238,6 +320,21 @@ def judge(result: NcclResult | None, *, kind: str, link_gbps: float, error: str 
     avg = result.avg_busbw or 0.0
     busbws = [r.busbw for r in result.rows]
     findings: list[FabricFinding] = []
+    if sockets := result.socket_hosts:
+        ifaces = sorted({d for h, net, devs in result.net_devices if net == "Socket" and h in sockets for d in devs})
+        over = f" over {', '.join(ifaces)}" if ifaces else ""
+        findings.append(
+            _f(
+                "fabric-socket",
+                f"NCCL on {', '.join(sockets)} chose TCP sockets ('Using network Socket'{over}), not RoCE: every "
+                "collective goes through the kernels' TCP stacks instead of RDMA, so the bandwidth here and "
+                "tensor-parallel decode on this group are not what these links give.",
+                "NCCL found no usable RoCE device there. Check that ibv_devinfo lists both twins of the cabled "
+                "port (e.g. rocep1s0f1 and roceP2p1s0f1) in state PORT_ACTIVE, that each twin holds its own "
+                "address (the netplan files), that NCCL_IB_HCA names them and NCCL_IB_DISABLE is not set, and "
+                "that a container runs with /dev/infiniband; then run the verification again.",
+            )
+        )
     if result.wrong:
         findings.append(
             _f(

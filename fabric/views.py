@@ -20,6 +20,7 @@ from inventory.models import NodeGroup
 from . import selectors, services
 from .command import SWEEP_SIZES
 from .models import FabricRun
+from .nccl import networks_of
 
 if TYPE_CHECKING:
     from core.types import Visitor
@@ -89,7 +90,13 @@ def run_page(request: HttpRequest, run_id: int) -> HttpResponse:
     return render(
         request,
         "fabric/run.html",
-        {"run": run, "rows": (run.result or {}).get("rows", []), "sizes": len(SWEEP_SIZES), "group": run.group},
+        {
+            "run": run,
+            "rows": (run.result or {}).get("rows", []),
+            "sizes": len(SWEEP_SIZES),
+            "group": run.group,
+            "networks": networks_of(run.result),
+        },
     )
 
 

@@ -13,6 +13,13 @@ named in ``-H``:
 - "twin-down" on a node, or NCCL_IB_HCA naming one twin only: about half;
 - "negotiated-100g": about half (100 Gb/s links);
 - "nccl-stuck": flat near 2.8 GB/s (a non-release NCCL build);
+- "no-rdma" on a node: its NCCL finds no RoCE device ("NET/IB : No device
+  found.") and the run goes over TCP sockets, about 5.4 to 5.7 GB/s (every
+  rank prints "Using network Socket": NCCL needs one network for all ranks,
+  and the simulation lets them all fall back rather than fail);
+- every rank prints the network its NCCL chose and its devices
+  (NCCL_DEBUG=INFO, subsystems INIT,NET), as NCCL's init.cc, net_ib and
+  net_socket do;
 - "hung": the header and the first row, then nothing (the caller's timeout
   ends it); "down": mpirun cannot start its daemon there;
 - "close-mid-output" on a worker: that rank dies after the first row.
@@ -136,6 +143,10 @@ def nccl_answer(
         len(cabling.get(h, {})) == 2 and all(peer in members for peer, _ in cabling.get(h, {}).values()) for h in hosts
     )
     chunks: list[tuple[float, str]] = [(0.1, _header(hosts, low, high))]
+    hca = [d for d in env.get("NCCL_IB_HCA", "").split(",") if d]
+    all_faults = set().union(*(faults[h] for h in hosts))
+    if env.get("NCCL_DEBUG") == "INFO":
+        chunks.append((0.05, _network_lines(hosts, hca, faults)))
     if ring and env.get("NCCL_NET_PLUGIN") != "none":
         chunks.append(
             (
@@ -146,8 +157,6 @@ def nccl_answer(
             )
         )
         return NcclAnswer(chunks, 1)
-    all_faults = set().union(*(faults[h] for h in hosts))
-    hca = [d for d in env.get("NCCL_IB_HCA", "").split(",") if d]
     rng = random.Random(",".join(hosts) + str(sorted(all_faults)))
     base, step = _floor(all_faults, ring=ring, one_hca=len(hca) == 1)
     busbws = [base + step * i + rng.uniform(-0.05, 0.05) for i in range(len(sizes))]
@@ -156,10 +165,7 @@ def nccl_answer(
     for index, (size, busbw) in enumerate(zip(sizes, busbws, strict=True)):
         text = _row(size, busbw, len(hosts))
         if index == 1:
-            text = (
-                f"{hosts[-1]}:{4000 + 97 * (len(hosts) - 1)}:4130 [0] NCCL INFO NET/IB : Using "
-                f"{' '.join(f'[{i}]{d}:1/RoCE' for i, d in enumerate(hca))}\n"
-            ) + text
+            text = f"{hosts[-1]}:{4000 + 97 * (len(hosts) - 1)}:4130 [0] NCCL INFO Channel 00/02 : 0 1\n" + text
         chunks.append((row_s, text))
         if index == 0 and hung:
             return NcclAnswer(chunks, None)  # a node stopped answering: mpirun waits forever
@@ -182,6 +188,26 @@ def nccl_answer(
         )
     )
     return NcclAnswer(chunks, 0)
+
+
+def _network_lines(hosts: list[str], hca: list[str], faults: Mapping[str, set[str]]) -> str:
+    """What each rank's NCCL prints when it picks its network (NCCL_DEBUG=INFO,
+    INIT and NET): RoCE over the twins of NCCL_IB_HCA, or TCP sockets for all
+    when a node of the run has no usable RoCE device ("no-rdma")."""
+    sockets = any("no-rdma" in faults[h] for h in hosts)
+    lines = []
+    for rank, host in enumerate(hosts):
+        prefix = f"{host}:{4000 + 97 * rank}:{4000 + 97 * rank} [0] NCCL INFO"
+        if sockets:
+            if "no-rdma" in faults[host]:
+                lines.append(f"{prefix} NET/IB : No device found.")
+            lines.append(f"{prefix} NET/Socket : Using [0]enp1s0f1np1:192.168.100.{11 + rank}<0>")
+            lines.append(f"{prefix} Using network Socket")
+        else:
+            devices = " ".join(f"[{i}]{d}:1/RoCE" for i, d in enumerate(hca))
+            lines.append(f"{prefix} NET/IB : Using {devices} [RO]; OOB enP7s7:10.0.0.{11 + rank}<0>")
+            lines.append(f"{prefix} Using network IB")
+    return "\n".join(lines) + "\n"
 
 
 def _refusal(hosts: list[str], faults: Mapping[str, set[str]]) -> NcclAnswer | None:
@@ -232,6 +258,8 @@ def _floor(all_faults: set[str], *, ring: bool, one_hca: bool) -> tuple[float, f
     """The bus bandwidth of the smallest size and its rise per size, GB/s."""
     if "nccl-stuck" in all_faults:
         return 2.80, 0.005
+    if "no-rdma" in all_faults:
+        return 5.4, 0.1
     if ring:
         return 10.9, 0.25
     if "twin-down" in all_faults or "negotiated-100g" in all_faults or one_hca:

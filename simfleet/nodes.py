@@ -38,6 +38,7 @@ FAULTS: frozenset[str] = frozenset(
         "gpu-na",  # nvidia-smi answers [N/A] for every gauge (utilization, temperature, power)
         "rdma-down",  # p0's first twin is up as a netdev but its RoCE port is DOWN
         "nccl-stuck",  # nccl-tests through this node sits near 3 GB/s (non-release NCCL build)
+        "no-rdma",  # NCCL finds no RoCE device here: nccl-tests falls back to TCP sockets
         "serve-fail",  # serving's launch exits 125 with docker's no-GPU-runtime error
         "die-after",  # engines it starts stop answering SimFleet.die_after_s after they start
     }

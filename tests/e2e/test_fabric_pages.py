@@ -138,3 +138,32 @@ def test_one_twin_shows_its_finding_and_fix(live_server, page, shot, fleet_key, 
         findings = page.locator("#findings").inner_text()
         assert "fabric-one-half" in findings and "Fabric verification #" in findings
         element_shot(page, "#findings", "fabric-group-findings-one-twin")
+
+
+def test_nccl_on_tcp_sockets_shows_on_the_run_page(live_server, page, shot, fleet_key, tmp_path, settings, worker):
+    """fab-b's NCCL finds no RoCE device: the run goes over TCP sockets; its
+    page names the network each node chose beside the finding and its fix,
+    on a phone and on a desktop."""
+    make_user("admin", "lab-admin")
+    nodes = [
+        SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
+        SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}, faults={"no-rdma"}),
+    ]
+    with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
+        fleet.fleet.nccl_row_s = 0.05
+        group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="fab-a")
+        sign_in(page, live_server.url, "admin", "admin-pass-123")
+        page.goto(f"{live_server.url}/groups/{group.pk}/")
+        page.click("#fabric button[type=submit]")
+        page.wait_for_function("() => document.querySelector('#fabric .fabric-result')", timeout=30_000)
+        run = FabricRun.objects.get(group=group)
+        page.goto(f"{live_server.url}/fabric/runs/{run.pk}/")
+        network = page.locator(".nccl-network").inner_text()
+        assert network == "NCCL network: Socket TCP sockets (NET/Socket) on fab-a, fab-b (enp1s0f1np1)."
+        findings = page.locator(".findings").inner_text()
+        assert "fabric-socket" in findings and "ibv_devinfo" in findings and "fabric-below-expected" in findings
+        page.set_viewport_size({"width": 1440, "height": 900})
+        shot("fabric-run-sockets-1440")
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        shot("fabric-run-sockets-390")

@@ -84,6 +84,10 @@ def test_an_admin_verifies_a_pair_from_the_api(api_admin, api_viewer, fleet_key,
     assert "mpirun -np 2 -H fab-a:1,fab-b:1" in run.command and "all_gather_perf -b 512M -e 4G -f 2" in run.command
     assert "NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0" in run.command and "NCCL_NET_PLUGIN" not in run.command
     assert "# Avg bus bandwidth" in run.output and run.created_by_name == "admin1"
+    devices = ["rocep1s0f0", "roceP2p1s0f0"]
+    assert api_viewer.get(f"/api/verifications/{run.pk}").json()["networks"] == [
+        {"network": "IB", "hosts": ["fab-a", "fab-b"], "devices": devices}
+    ]
     listed = api_viewer.get(f"/api/groups/{group.pk}/verifications").json()
     assert [r["id"] for r in listed] == [run.pk] and listed[0]["verdict"] == "ok"
     assert listed[0]["measured_busbw_gbs"] == run.avg_busbw and len(listed[0]["rows"]) == 4
@@ -110,6 +114,28 @@ def test_one_twin_is_found_and_named(api_admin, fleet_key, tmp_path, settings, t
     group = api_admin.get(f"/api/groups/{run.group_id}").json()
     raised = [f for f in group["findings"] if f["code"] == "fabric-one-half"]
     assert raised and f"Fabric verification #{run.pk}" in raised[0]["message"]
+
+
+def test_nccl_falling_back_to_tcp_sockets_is_found_and_shown(
+    api_admin, admin_client, fleet_key, tmp_path, settings, tasks_inline
+):
+    """A node whose NCCL finds no RoCE device: the run goes over TCP sockets;
+    the verification says so (API, run page, the group's findings)."""
+    with sim_lab(pair("no-rdma"), fleet_key, tmp_path, settings) as fleet:
+        fast(fleet)
+        response = verify(api_admin, group_of("fab-a"))
+    run = FabricRun.objects.get(pk=response.json()["id"])
+    assert "NCCL_DEBUG=INFO" in run.command and "NCCL_DEBUG_SUBSYS=INIT,NET" in run.command
+    assert run.status == "done" and run.verdict == "failed"
+    assert [f["code"] for f in run.findings] == ["fabric-socket", "fabric-below-expected"]
+    read = api_admin.get(f"/api/verifications/{run.pk}").json()
+    assert read["networks"] == [{"network": "Socket", "hosts": ["fab-a", "fab-b"], "devices": ["enp1s0f1np1"]}]
+    page = admin_client.get(f"/fabric/runs/{run.pk}/")
+    assert page.status_code == 200
+    text = re.sub(r"<[^>]+>", "", page.content.decode())
+    assert "NCCL network: Socket TCP sockets (NET/Socket) on fab-a, fab-b (enp1s0f1np1)." in text
+    group = api_admin.get(f"/api/groups/{run.group_id}").json()
+    assert any(f["code"] == "fabric-socket" for f in group["findings"])
 
 
 def test_a_stuck_build_is_found(api_admin, fleet_key, tmp_path, settings, tasks_inline):

@@ -9,7 +9,7 @@ line that may end in a space, version lines that vary.
 
 import pytest
 
-from fabric.nccl import expected_busbw, judge, parse_all_gather
+from fabric.nccl import NetworkUse, expected_busbw, judge, networks_of, parse_all_gather
 
 HEALTHY = """\
 Authorization required, but no authorization protocol specified
@@ -128,3 +128,66 @@ def test_anything_else_reads_as_no_result(text):
 def test_validation_off_reads_na_as_no_wrong_values():
     text = table([21.0, 21.5, 22.0, 22.4]).replace("      0\n", "    N/A\n")
     assert parse_all_gather(text).wrong == 0
+
+
+# What NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=INIT,NET adds per rank (NCCL's
+# init.cc "Using network %s", net_ib/init.cc "NET/IB : Using%s %s; OOB %s:%s",
+# net_socket.cc "NET/Socket : Using%s").
+ON_ROCE = """\
+spark-101:105:105 [0] NCCL INFO NET/IB : Using [0]rocep1s0f1:1/RoCE [1]roceP2p1s0f1:1/RoCE [RO]; OOB enP7s7:10.0.0.11<0>
+spark-101:105:105 [0] NCCL INFO Using network IB
+spark-102:937:937 [0] NCCL INFO NET/IB : Using [0]rocep1s0f1:1/RoCE [1]roceP2p1s0f1:1/RoCE [RO]; OOB enP7s7:10.0.0.12<0>
+spark-102:937:937 [0] NCCL INFO Using network IB
+"""
+ON_SOCKETS = """\
+spark-101:105:105 [0] NCCL INFO NET/IB : No device found.
+spark-101:105:105 [0] NCCL INFO NET/Socket : Using [0]bond0:10.0.0.1<0>
+spark-101:105:105 [0] NCCL INFO Using network Socket
+spark-102:937:937 [0] NCCL INFO NET/IB : No device found.
+spark-102:937:937 [0] NCCL INFO NET/Socket : Using [0]bond0:10.0.0.2<0>
+spark-102:937:937 [0] NCCL INFO Using network Socket
+"""
+
+
+def test_the_network_each_rank_chose_is_read_with_its_devices():
+    roce = parse_all_gather(ON_ROCE + table([21.3, 21.6, 22.1, 22.5]))
+    assert roce.networks == (("spark-101", "IB"), ("spark-102", "IB"))
+    assert roce.net_devices == (
+        ("spark-101", "IB", ("rocep1s0f1", "roceP2p1s0f1")),
+        ("spark-102", "IB", ("rocep1s0f1", "roceP2p1s0f1")),
+    )
+    assert roce.socket_hosts == () and roce.complete
+    assert judge(roce, kind="direct", link_gbps=200).status == "ok"
+    # the stored form reads back grouped, as the run's page and API show it
+    assert networks_of(roce.to_dict()) == [NetworkUse("IB", ("spark-101", "spark-102"), ("rocep1s0f1", "roceP2p1s0f1"))]
+    # a run printed with NCCL_DEBUG=VERSION (before it was kept) has a device line at most, no network
+    older = parse_all_gather(HEALTHY)
+    assert older.networks == () and older.net_devices == (("spark-102", "IB", ("rocep1s0f1", "roceP2p1s0f1")),)
+    assert networks_of(older.to_dict()) == []
+
+
+def test_nccl_on_tcp_sockets_is_a_finding_whatever_the_bandwidth():
+    """A ring on sockets can reach the ring floor; it is still not RDMA."""
+    result = parse_all_gather(ON_SOCKETS + table([10.4, 10.6, 10.9, 11.0]))
+    assert result.socket_hosts == ("spark-101", "spark-102")
+    verdict = judge(result, kind="ring", link_gbps=200)
+    assert verdict.status == "failed"
+    (finding,) = verdict.findings
+    assert finding.code == "fabric-socket" and finding.severity == "critical"
+    assert finding.message.startswith(
+        "NCCL on spark-101, spark-102 chose TCP sockets ('Using network Socket' over bond0), not RoCE"
+    )
+    assert "ibv_devinfo" in finding.fix and "NCCL_IB_HCA" in finding.fix and "/dev/infiniband" in finding.fix
+    assert networks_of(result.to_dict()) == [NetworkUse("Socket", ("spark-101", "spark-102"), ("bond0",))]
+    # and beside a bandwidth finding on a pair
+    pair = judge(parse_all_gather(ON_SOCKETS + table([5.4, 5.5, 5.6, 5.7])), kind="direct", link_gbps=200)
+    assert [f.code for f in pair.findings] == ["fabric-socket", "fabric-below-expected"]
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [None, [], {"networks": "IB"}, {"networks": {"a": 3}}, {"networks": {"a": "IB"}, "net_devices": {"a IB": "x"}}],
+)
+def test_a_stored_result_of_any_shape_reads_without_error(stored):
+    found = networks_of(stored)
+    assert found in ([], [NetworkUse("IB", ("a",), ())])

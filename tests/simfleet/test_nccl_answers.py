@@ -32,6 +32,15 @@ def test_healthy_pair_prints_the_full_sweep():
     assert [r.size_bytes for r in result.rows] == [512 << 20, 1 << 30, 2 << 30, 4 << 30]
     assert result.hosts == ("a", "b") and result.nccl_version == "2.28.9+cuda13.0"
     assert judge(result, kind="direct", link_gbps=200).status == "ok"
+    assert result.networks == (("a", "IB"), ("b", "IB"))
+    assert {devices for _, _, devices in result.net_devices} == {P0}
+
+
+def test_a_node_without_rdma_sends_every_rank_over_sockets():
+    _, result = run(PAIR, "direct", {"b": {"no-rdma"}})
+    assert result.networks == (("a", "Socket"), ("b", "Socket")) and result.socket_hosts == ("a", "b")
+    codes = [f.code for f in judge(result, kind="direct", link_gbps=200).findings]
+    assert codes == ["fabric-socket", "fabric-below-expected"]
 
 
 @pytest.mark.parametrize(("fault", "code"), [("twin-down", "fabric-one-half"), ("nccl-stuck", "fabric-stuck-low")])
