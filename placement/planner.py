@@ -443,32 +443,13 @@ def plan_placement(
                 bus_gbytes_per_s=group.bus_gbytes_per_s,
                 mode=mode,
             )
-            one = predict(model, layout, context_tokens=context_tokens, concurrency=shares[0], constants=c)
-            decode, prefill, collective = one.decode_tps, one.prefill_tps, one.collective_ms
-            aggregate = copies_aggregate_tps(
-                model,
-                layout,
-                context_tokens=context_tokens,
-                concurrency=concurrency,
-                copies=shape.replicas,
-                router=COPIES_ROUTER,
-                constants=c,
-            )
+            at = (model, layout, context_tokens, shares[0], concurrency, shape.replicas)
+            decode, prefill, collective, aggregate = _figures(*at, c)
             borrowed = None
             alternative = single_source_alternative(c, engine, parallel_class(shape.tp, shape.pp, shape.ep, 1))
             if alternative is not None:
-                alt, origin = alternative
-                other = predict(model, layout, context_tokens=context_tokens, concurrency=shares[0], constants=alt)
-                other_aggregate = copies_aggregate_tps(
-                    model,
-                    layout,
-                    context_tokens=context_tokens,
-                    concurrency=concurrency,
-                    copies=shape.replicas,
-                    router=COPIES_ROUTER,
-                    constants=alt,
-                )
-                borrowed = ((other.decode_tps, other_aggregate, other.prefill_tps), origin)
+                other_decode, other_prefill, _, other_aggregate = _figures(*at, alternative[0])
+                borrowed = ((other_decode, other_aggregate, other_prefill), alternative[1])
             ranges, basis = _ranges(model, shape, engine, mode, (decode, aggregate, prefill), concurrency, borrowed)
             fits = budget.free >= 0
             reason = _reason(shape, path, budget, fits, decode, aggregate, concurrency, ranges)
@@ -513,6 +494,18 @@ def plan_placement(
     )
 
 
+def _figures(
+    model: ModelSpec, layout: Layout, context: int, first: int, concurrency: int, copies: int, k: PerfConstants
+) -> tuple[float, float, float, float]:
+    """One instance's decode (at the first copy's share of the streams),
+    prefill and collective time, and all copies' aggregate."""
+    one = predict(model, layout, context_tokens=context, concurrency=first, constants=k)
+    aggregate = copies_aggregate_tps(
+        model, layout, context_tokens=context, concurrency=concurrency, copies=copies, router=COPIES_ROUTER, constants=k
+    )
+    return one.decode_tps, one.prefill_tps, one.collective_ms, aggregate
+
+
 def per_stream_ms(model: ModelSpec, engine: str, c: PerfConstants) -> float:
     """What each extra stream adds to one instance's step for this model:
     the engine's cost per stream and its expert slots' (neither split by TP)."""
@@ -549,6 +542,7 @@ def _ranges(
         out[metric] = (r.low, r.high)
         if metric == ("aggregate" if several else "decode"):
             basis = f"from the model's errors on published {r.basis} it was not fitted on ({r.residuals} figures)"
+            basis += f"; {r.note}" if r.note else ""
     return out, basis
 
 

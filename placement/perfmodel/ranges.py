@@ -50,6 +50,7 @@ class PredictedRange:
     high: float
     basis: str  # the class whose residuals drew it, in words
     residuals: int  # how many
+    note: str = ""  # what widened it beyond them, in words (``spanning``)
 
     def as_list(self) -> list[float]:
         return [round(self.low, 2), round(self.high, 2)]
@@ -146,9 +147,10 @@ def spanning(r: PredictedRange, value: float, alternative: float, engine: str, o
     return PredictedRange(
         min(r.low, alternative * low),
         max(r.high, alternative * high),
-        f"{r.basis}; {engine}'s tensor-parallel costs rest on one published experiment ({origin}), so the "
-        "range also spans the prediction with vLLM's",
+        r.basis,
         r.residuals,
+        f"{engine}'s tensor-parallel costs rest on one published experiment ({origin}), so the range also "
+        "spans the prediction with vLLM's",
     )
 
 

@@ -277,7 +277,7 @@ def test_sglangs_tensor_parallel_costs_rest_on_one_experiment_and_its_ranges_spa
     narrow = predicted_range(own, cls)
     wide = spanning(narrow, own, borrowed, "sglang", origin)
     assert wide.low == narrow.low and wide.high == pytest.approx(borrowed * narrow.high / own)
-    assert wide.basis.endswith(
+    assert wide.basis == narrow.basis and wide.note == (
         "sglang's tensor-parallel costs rest on one published experiment (al-engr-qwen36-tp2), so the range "
         "also spans the prediction with vLLM's"
     )
