@@ -532,13 +532,18 @@ def _ranges(
     decode, aggregate, prefill = figures
     out: dict[str, tuple[float, float]] = {}
     basis = ""
-    for i, (metric, value) in enumerate(
-        (("decode", decode), ("aggregate", aggregate if several else decode), ("prefill", prefill))
-    ):
+
+    def shown(d: float, a: float, p: float) -> tuple[float, float, float]:
+        """decode, aggregate, prefill: one stream's decode stands for the aggregate of one."""
+        return d, a if several else d, p
+
+    values = shown(decode, aggregate, prefill)
+    others = shown(*borrowed[0]) if borrowed is not None else None
+    for i, metric in enumerate(("decode", "aggregate", "prefill")):
+        value = values[i]
         r = predicted_range(value, FigureClass(metric, engine, parallel, model.family, mode))
-        if borrowed is not None:
-            other = borrowed[0][i] if metric != "aggregate" or several else borrowed[0][0]
-            r = spanning(r, value, other, engine, borrowed[1])
+        if borrowed is not None and others is not None:
+            r = spanning(r, value, others[i], engine, borrowed[1])
         out[metric] = (r.low, r.high)
         if metric == ("aggregate" if several else "decode"):
             basis = f"from the model's errors on published {r.basis} it was not fitted on ({r.residuals} figures)"

@@ -10,6 +10,7 @@ booking sees why they cannot start one.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import pytest
@@ -116,21 +117,30 @@ def test_admin_verifies_a_pair_from_its_page(live_server, page, shot, fleet_key,
         shot("fabric-run-page")
 
 
-def test_one_twin_shows_its_finding_and_fix(live_server, page, shot, fleet_key, tmp_path, settings, worker):
-    """fab-b's second twin of p0 is down: the verification measures about half and says how to fix it,
-    on the card and in the group's findings."""
+@contextlib.contextmanager
+def verified_pair_with(fault, page, live_server, fleet_key, tmp_path, settings, row_s):
+    """fab-a and fab-b cabled p0 to p0, ``fault`` on fab-b: an admin starts
+    the verification from the group's page and waits for its result; the
+    simulated fleet stays up while the caller looks."""
     make_user("admin", "lab-admin")
     nodes = [
         SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
-        SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}, faults={"twin-down"}),
+        SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}, faults={fault}),
     ]
     with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
-        fleet.fleet.nccl_row_s = 0.1
+        fleet.fleet.nccl_row_s = row_s
         group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="fab-a")
         sign_in(page, live_server.url, "admin", "admin-pass-123")
         page.goto(f"{live_server.url}/groups/{group.pk}/")
         page.click("#fabric button[type=submit]")
         page.wait_for_function("() => document.querySelector('#fabric .fabric-result')", timeout=30_000)
+        yield group
+
+
+def test_one_twin_shows_its_finding_and_fix(live_server, page, shot, fleet_key, tmp_path, settings, worker):
+    """fab-b's second twin of p0 is down: the verification measures about half and says how to fix it,
+    on the card and in the group's findings."""
+    with verified_pair_with("twin-down", page, live_server, fleet_key, tmp_path, settings, 0.1):
         card = page.locator("#fabric").inner_text()
         assert "degraded" in card and "fabric-one-half" in card and "second twin" in card
         element_shot(page, "#fabric", "fabric-card-one-twin")
@@ -144,18 +154,7 @@ def test_nccl_on_tcp_sockets_shows_on_the_run_page(live_server, page, shot, flee
     """fab-b's NCCL finds no RoCE device: the run goes over TCP sockets; its
     page names the network each node chose beside the finding and its fix,
     on a phone and on a desktop."""
-    make_user("admin", "lab-admin")
-    nodes = [
-        SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
-        SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}, faults={"no-rdma"}),
-    ]
-    with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
-        fleet.fleet.nccl_row_s = 0.05
-        group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="fab-a")
-        sign_in(page, live_server.url, "admin", "admin-pass-123")
-        page.goto(f"{live_server.url}/groups/{group.pk}/")
-        page.click("#fabric button[type=submit]")
-        page.wait_for_function("() => document.querySelector('#fabric .fabric-result')", timeout=30_000)
+    with verified_pair_with("no-rdma", page, live_server, fleet_key, tmp_path, settings, 0.05) as group:
         run = FabricRun.objects.get(group=group)
         page.goto(f"{live_server.url}/fabric/runs/{run.pk}/")
         network = page.locator(".nccl-network").inner_text()
