@@ -1,9 +1,10 @@
 """Reads of fabric runs: a group's runs, its latest measurement, and the one
-figure the planner reads (``latest_measured_busbw``)."""
+figures the planner reads (``latest_measured_busbw``, ``latest_reading``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
@@ -13,6 +14,7 @@ from topology.engine import Finding, Severity
 from topology.state import MeasuredExchange
 
 from .models import FabricRun
+from .nccl import networks_of
 
 
 def runs_for_group(group_id: int, *, limit: int = 20) -> QuerySet[FabricRun]:
@@ -42,6 +44,27 @@ def latest_measured_busbw(group_id: int | None) -> tuple[float, FabricRun] | Non
         return None
     run = latest_measurement(group_id)
     return (run.avg_busbw, run) if run is not None and run.avg_busbw is not None else None
+
+
+@dataclass(frozen=True)
+class FabricReading:
+    """What the group's latest measurement tells a plan: its bus bandwidth
+    (GB/s), its run, and the nodes whose NCCL chose TCP sockets there."""
+
+    busbw: float
+    run_id: int
+    socket_hosts: tuple[str, ...]
+
+
+def latest_reading(group_id: int | None) -> FabricReading | None:
+    """The run ``latest_measured_busbw`` reads, with the networks NCCL chose
+    on it (an older run that kept none, or a malformed field, names none)."""
+    found = latest_measured_busbw(group_id)
+    if found is None:
+        return None
+    busbw, run = found
+    hosts = tuple(h for use in networks_of(run.result) if use.network == "Socket" for h in use.hosts)
+    return FabricReading(busbw, run.pk, hosts)
 
 
 def measured_exchanges(group_ids: Sequence[int]) -> dict[int, MeasuredExchange]:

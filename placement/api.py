@@ -291,6 +291,7 @@ def plan_out(item: plan_request.PlannedPlan) -> dict[str, Any]:
         "reason": p.reason,
         "exchange_path": p.exchange_path,
         "collective_backend": p.collective_backend,
+        "fabric_warning": p.fabric_warning,
         "mode": p.mode,
         "engine": p.engine,
         "launch": {name: item.launch_text(name) for name in item.launch},
@@ -352,6 +353,8 @@ def plans_create(request: HttpRequest, payload: PlanIn) -> Any:
             "left_out": [s.name for s in result.left_out],
             "health": g.state.health if g.state else "unknown",
             "addresses": "telemetry" if g.addresses_measured else "placeholder",
+            # the latest fabric verification the plans read (None: never measured)
+            "fabric": _fabric(g.spec),
         },
         "warnings": [
             {"node": s.name, "health": s.health, "alerts": list(s.alerts), "why": s.why}
@@ -364,6 +367,17 @@ def plans_create(request: HttpRequest, payload: PlanIn) -> Any:
         "left_out": _left_out(result),
         "launch_missing": result.launch_missing,
         "without": _without(result),
+    }
+
+
+def _fabric(spec: Any) -> dict[str, Any] | None:
+    """The measured fabric the plans are priced with, and the nodes whose NCCL fell back to TCP sockets there."""
+    if spec.measured_run is None:
+        return None
+    return {
+        "run": spec.measured_run,
+        "bus_gbytes_per_s": spec.bus_gbytes_per_s,
+        "socket_hosts": list(spec.socket_hosts),
     }
 
 

@@ -60,6 +60,10 @@ class GroupSpec:
     # when fabric verification has one: it prices TP's messages instead of
     # the link's line rate
     bus_gbytes_per_s: float | None = None
+    # the nodes whose NCCL fell back to TCP sockets in that verification
+    # (``fabric.nccl``: "Using network Socket"), and the verification's id
+    socket_hosts: tuple[str, ...] = ()
+    measured_run: int | None = None
 
     def validate(self) -> list[tuple[str, str]]:
         errors: list[tuple[str, str]] = []
@@ -129,6 +133,9 @@ class Plan:
     aggregate_tps_range: tuple[float, float] | None = None
     prefill_tps_range: tuple[float, float] | None = None
     range_basis: str = ""
+    # what a multi-node plan's prediction does not know about the group's
+    # fabric (NCCL seen on TCP sockets); empty when nothing is known against it
+    fabric_warning: str = ""
 
     @property
     def nodes_per_instance(self) -> int:

@@ -133,6 +133,22 @@ def collective_backend(group: GroupSpec, engine: str, nodes_per_instance: int) -
     return "nccl"
 
 
+def fabric_warning(group: GroupSpec, backend: str) -> str:
+    """What a multi-node plan's prediction cannot count on: the group's latest
+    fabric verification saw NCCL fall back to TCP sockets (empty otherwise;
+    llama.cpp's RPC is TCP by design and one-node plans send nothing)."""
+    if backend not in ("nccl", "rocenante") or not group.socket_hosts:
+        return ""
+    run = f" #{group.measured_run}" if group.measured_run else ""
+    bus = f" {group.bus_gbytes_per_s:.1f} GB/s" if group.bus_gbytes_per_s else " bus bandwidth"
+    return (
+        f"The latest fabric verification{run} saw NCCL on {', '.join(group.socket_hosts)} fall back to TCP "
+        f"sockets: this figure prices tensor parallelism's messages at its measured{bus} but each all-reduce's "
+        "latency as RoCE's, which sockets do not reach (no published Spark run measures it), so it is "
+        "optimistic. Fix RoCE (the verification's fabric-socket finding) and verify the group again."
+    )
+
+
 def _exchange_path(group: GroupSpec, nodes_per_instance: int, backend: str = "nccl") -> str:
     if nodes_per_instance <= 1:
         return "none"
@@ -484,11 +500,17 @@ def plan_placement(
                 aggregate_tps_range=ranges.get("aggregate"),
                 prefill_tps_range=ranges.get("prefill"),
                 range_basis=basis,
+                fabric_warning=fabric_warning(group, backend),
             )
         )
 
     notes[:0] = _group_notes(group, c, engine, mode)
     recommended, runner_up, recommendation = recommend(plans, goal, per_stream_ms(model, engine, c))
+    if recommended is not None and plans[recommended].fabric_warning:
+        recommendation += (
+            " NCCL fell back to TCP sockets in the group's latest fabric verification: this multi-node figure "
+            "is optimistic until RoCE works."
+        )
     return PlanResult(
         plans=plans, recommended=recommended, notes=notes, recommendation=recommendation, runner_up=runner_up
     )
@@ -620,12 +642,19 @@ def _backend_notes(group: GroupSpec, engine: str) -> list[str]:
         return []
     if engine == "llama.cpp":
         return ["Collectives: llama.cpp's RPC over TCP on the cluster link (pipeline stages only)."]
+    sockets = ""
+    if group.socket_hosts:
+        run = f" #{group.measured_run}" if group.measured_run else ""
+        sockets = (
+            f" But the latest fabric verification{run} saw NCCL on {', '.join(group.socket_hosts)} fall back to TCP "
+            "sockets: multi-node figures here assume RoCE's latency and are optimistic until RoCE works."
+        )
     asked = group.collective_backend == "rocenante"
     if asked and group.kind == "switched" and "rocenante" in ENGINE_BACKENDS[engine]:
         return [
             "Collectives: RoCEnante (FlashInfer's all-to-all backend), as asked: it needs a vLLM image that "
             "ships it, and it falls back to NCCL when its start-up self-test fails, so record the backend a "
-            "run really used (multi-node plans with NCCL predict slower)."
+            "run really used (multi-node plans with NCCL predict slower)." + sockets
         ]
     text = f"Collectives: NCCL over RoCE, what {engine}'s image uses (every published switched Spark run used it)."
     if asked:
@@ -633,4 +662,4 @@ def _backend_notes(group: GroupSpec, engine: str) -> list[str]:
         text += f" RoCEnante was asked for but needs {why}."
     elif group.kind == "switched" and "rocenante" in ENGINE_BACKENDS[engine]:
         text += " RoCEnante is predicted only when asked for (collective_backend 'rocenante')."
-    return [text]
+    return [text + sockets]

@@ -18,7 +18,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db.models import Count, QuerySet
@@ -37,6 +37,9 @@ from .errors import PlacementError
 from .launch import DEFAULT_MGMT_IFACE, DEFAULT_VLLM_IMAGE, LaunchSettings, usable_mgmt_ip
 from .models import LlmModel, SavedPlan
 from .planner import GroupSpec, NodeSpec
+
+if TYPE_CHECKING:
+    from fabric.selectors import FabricReading
 
 log = logging.getLogger(__name__)
 
@@ -174,26 +177,34 @@ def _node_specs(
 
 def _planned(group: Group, row: NodeGroup | None, ident: str, snapshot: Any) -> PlannedGroup:
     connectx = {n.name: n.has_connectx for n in snapshot.lab.nodes}
-    measured_bus = _measured_busbw(row)
+    reading = _fabric_reading(row)
+    measured_bus = reading.busbw if reading else None
     state = group_state_for(group, measured_gbs=measured_bus)
     nodes, measured = _node_specs(group, state.memory.usable_gb_per_node, connectx, snapshot.spark_ids)
     # The slowest link still carrying traffic, as observed; a single node has
     # no link (and a pair whose only link is down none left): the planner
     # still wants a positive figure.
     link = state.slowest_gbps or state.expected_slowest_gbps or 200
-    spec = GroupSpec(ident, group.kind, nodes, float(link), bus_gbytes_per_s=measured_bus)
+    spec = GroupSpec(
+        ident,
+        group.kind,
+        nodes,
+        float(link),
+        bus_gbytes_per_s=measured_bus,
+        socket_hosts=reading.socket_hosts if reading else (),
+        measured_run=reading.run_id if reading else None,
+    )
     return PlannedGroup(spec, row, group, measured, state)
 
 
-def _measured_busbw(row: NodeGroup | None) -> float | None:
+def _fabric_reading(row: NodeGroup | None) -> FabricReading | None:
     """Measured fabric used: the group's latest fabric verification, if any
     (fabric sits beside placement; imported here so neither imports the other at load)."""
     if row is None or row.pk is None:
         return None
-    from fabric.selectors import latest_measured_busbw
+    from fabric.selectors import latest_reading
 
-    found = latest_measured_busbw(row.pk)
-    return found[0] if found else None
+    return latest_reading(row.pk)
 
 
 def launch_settings_for(planned: PlannedGroup) -> LaunchSettings:

@@ -166,3 +166,18 @@ def test_nccl_on_tcp_sockets_shows_on_the_run_page(live_server, page, shot, flee
         page.set_viewport_size({"width": 390, "height": 844})
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         shot("fabric-run-sockets-390")
+        # the plans read the same run: a warning above them, a badge on each multi-node row
+        page.set_viewport_size({"width": 1440, "height": 900})
+        page.goto(f"{live_server.url}/plans/?model=llama-3.3-70b&group={group.pk}")
+        warning = page.locator("#plan-fabric").inner_text()
+        assert warning.startswith(
+            f"NCCL fell back to TCP sockets on fab-a, fab-b in this group's latest fabric verification (#{run.pk})."
+        )
+        assert page.locator("#plan-fabric a").get_attribute("href") == f"/fabric/runs/{run.pk}/"
+        tp_rows = page.locator("tr.plan[data-strategy=tp]")
+        assert tp_rows.count() >= 1 and tp_rows.locator(".badge.warn").first.inner_text() == "TCP sockets seen"
+        assert page.locator("tr.plan[data-strategy=replicas] .badge.warn").count() == 0
+        shot("plans-sockets-1440")
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        shot("plans-sockets-390")

@@ -101,6 +101,8 @@ def test_an_admin_verifies_a_pair_from_the_api(api_admin, api_viewer, fleet_key,
     assert listed_groups[group.pk]["measured_gbs"] == run.avg_busbw
     planned = api_viewer.post("/api/plans", {"model": "llama-3.3-70b", "group": group.pk}).json()
     assert any(n.startswith("Measured fabric used") and f"{run.avg_busbw:.1f} GB/s" in n for n in planned["notes"])
+    assert planned["group"]["fabric"] == {"run": run.pk, "bus_gbytes_per_s": run.avg_busbw, "socket_hosts": []}
+    assert {p["fabric_warning"] for p in planned["plans"]} == {""}  # RoCE seen: nothing against the figures
 
 
 def test_one_twin_is_found_and_named(api_admin, fleet_key, tmp_path, settings, tasks_inline):
@@ -136,6 +138,25 @@ def test_nccl_falling_back_to_tcp_sockets_is_found_and_shown(
     assert "NCCL network: Socket TCP sockets (NET/Socket) on fab-a, fab-b (enp1s0f1np1)." in text
     group = api_admin.get(f"/api/groups/{run.group_id}").json()
     assert any(f["code"] == "fabric-socket" for f in group["findings"])
+    # the plans read it: each multi-node plan says its figure keeps RoCE's latency
+    planned = api_admin.post("/api/plans", {"model": "llama-3.3-70b", "group": run.group_id}).json()
+    assert planned["group"]["fabric"] == {
+        "run": run.pk,
+        "bus_gbytes_per_s": run.avg_busbw,
+        "socket_hosts": ["fab-a", "fab-b"],
+    }
+    tp2 = [p for p in planned["plans"] if p["tp"] == 2][0]
+    assert tp2["fabric_warning"].startswith(
+        f"The latest fabric verification #{run.pk} saw NCCL on fab-a, fab-b fall back to TCP sockets: this figure "
+        f"prices tensor parallelism's messages at its measured {run.avg_busbw:.1f} GB/s"
+    )
+    assert {p["fabric_warning"] for p in planned["plans"] if p["tp"] * p["pp"] == 1} == {""}
+    shown = admin_client.get(f"/plans/?model=llama-3.3-70b&group={run.group_id}")
+    assert shown.status_code == 200
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", shown.content.decode()))
+    assert (
+        f"NCCL fell back to TCP sockets on fab-a, fab-b in this group's latest fabric verification (#{run.pk})."
+    ) in text
 
 
 def test_a_stuck_build_is_found(api_admin, fleet_key, tmp_path, settings, tasks_inline):

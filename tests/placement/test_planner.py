@@ -275,6 +275,44 @@ def test_a_measured_bus_bandwidth_prices_the_communication():
     assert ("bus_gbytes_per_s", "must be a number above 0 (GB/s), or empty") in bad.errors
 
 
+def test_a_socket_fallback_seen_by_the_verification_is_said_on_every_multi_node_nccl_plan():
+    """The latest verification saw NCCL on spark-1 choose TCP sockets: the
+    multi-node plans keep RoCE's latency, and each of them says its figure is
+    optimistic; one-node copies and llama.cpp's RPC stages say nothing."""
+    model = get_seed_model("llama-3.3-70b")
+    nodes = (node(0), node(1))
+    seen = GroupSpec("g", "direct", nodes, 200.0, bus_gbytes_per_s=5.6, socket_hosts=("spark-1",), measured_run=7)
+    result = plan_placement(seen, model, context_tokens=4096)
+    tp2 = by_strategy(result, "tp")[0]
+    assert tp2.fabric_warning == (
+        "The latest fabric verification #7 saw NCCL on spark-1 fall back to TCP sockets: this figure prices tensor "
+        "parallelism's messages at its measured 5.6 GB/s but each all-reduce's latency as RoCE's, which sockets "
+        "do not reach (no published Spark run measures it), so it is optimistic. Fix RoCE (the verification's "
+        "fabric-socket finding) and verify the group again."
+    )
+    one_node = [p for p in result.plans if p.tp * p.pp == 1]
+    assert one_node and {p.fabric_warning for p in one_node} == {""}
+    collectives = [n for n in result.notes if n.startswith("Collectives:")]
+    assert collectives == [
+        "Collectives: NCCL over RoCE, what vllm's image uses (every published switched Spark run used it). But "
+        "the latest fabric verification #7 saw NCCL on spark-1 fall back to TCP sockets: multi-node figures here "
+        "assume RoCE's latency and are optimistic until RoCE works."
+    ]
+    assert result.recommended_plan is tp2  # a 70B model in bf16 needs both nodes
+    assert result.recommendation.endswith(
+        "NCCL fell back to TCP sockets in the group's latest fabric verification: this multi-node figure is "
+        "optimistic until RoCE works."
+    )
+    # the same measured figure without a fallback: nothing said
+    clean = plan_placement(
+        GroupSpec("g", "direct", nodes, 200.0, bus_gbytes_per_s=5.6, measured_run=7), model, context_tokens=4096
+    )
+    assert {p.fabric_warning for p in clean.plans} == {""} and "TCP sockets" not in clean.recommendation
+    rpc = plan_placement(seen, model, context_tokens=4096, engine="llama.cpp")
+    assert {p.fabric_warning for p in rpc.plans} == {""}
+    assert by_strategy(result, "tp")[0].decode_tps == by_strategy(clean, "tp")[0].decode_tps  # priced alike
+
+
 def test_expert_parallel_pays_its_all_to_all():
     model = get_seed_model("qwen3-235b-a22b")
     result = plan_placement(group("direct", 2), model, context_tokens=1024)
