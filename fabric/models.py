@@ -9,6 +9,8 @@ from django.db.models import Q
 
 from inventory.models import NodeGroup
 
+from .nccl import networks_of
+
 
 class FabricRun(models.Model):
     class Status(models.TextChoices):
@@ -64,6 +66,12 @@ class FabricRun(models.Model):
     @property
     def active(self) -> bool:
         return self.status in self.ACTIVE
+
+    @property
+    def socket_hosts(self) -> tuple[str, ...]:
+        """The nodes whose NCCL chose TCP sockets in this run (none for an
+        older run that kept no networks, or a malformed result)."""
+        return tuple(h for use in networks_of(self.result) if use.network == "Socket" for h in use.hosts)
 
     @property
     def sizes_done(self) -> int:

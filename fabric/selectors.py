@@ -14,7 +14,6 @@ from topology.engine import Finding, Severity
 from topology.state import MeasuredExchange
 
 from .models import FabricRun
-from .nccl import networks_of
 
 
 def runs_for_group(group_id: int, *, limit: int = 20) -> QuerySet[FabricRun]:
@@ -63,8 +62,7 @@ def latest_reading(group_id: int | None) -> FabricReading | None:
     if found is None:
         return None
     busbw, run = found
-    hosts = tuple(h for use in networks_of(run.result) if use.network == "Socket" for h in use.hosts)
-    return FabricReading(busbw, run.pk, hosts)
+    return FabricReading(busbw, run.pk, run.socket_hosts)
 
 
 def measured_exchanges(group_ids: Sequence[int]) -> dict[int, MeasuredExchange]:

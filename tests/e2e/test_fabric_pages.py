@@ -156,6 +156,12 @@ def test_nccl_on_tcp_sockets_shows_on_the_run_page(live_server, page, shot, flee
     on a phone and on a desktop."""
     with verified_pair_with("no-rdma", page, live_server, fleet_key, tmp_path, settings, 0.05) as group:
         run = FabricRun.objects.get(group=group)
+        # the group's measured exchange says which network carried it, as the run ends
+        page.wait_for_function("() => document.querySelector('#q-exchange .measured-network')")
+        assert page.locator("#q-exchange .measured-network").inner_text() == (
+            "over TCP sockets on fab-a, fab-b: NCCL fell back from RoCE"
+        )
+        element_shot(page, "#quantities", "fabric-four-quantities-sockets")
         page.goto(f"{live_server.url}/fabric/runs/{run.pk}/")
         network = page.locator(".nccl-network").inner_text()
         assert network == "NCCL network: Socket TCP sockets (NET/Socket) on fab-a, fab-b (enp1s0f1np1)."

@@ -103,6 +103,7 @@ def test_an_admin_verifies_a_pair_from_the_api(api_admin, api_viewer, fleet_key,
     assert any(n.startswith("Measured fabric used") and f"{run.avg_busbw:.1f} GB/s" in n for n in planned["notes"])
     assert planned["group"]["fabric"] == {"run": run.pk, "bus_gbytes_per_s": run.avg_busbw, "socket_hosts": []}
     assert {p["fabric_warning"] for p in planned["plans"]} == {""}  # RoCE seen: nothing against the figures
+    assert run.socket_hosts == ()
 
 
 def test_one_twin_is_found_and_named(api_admin, fleet_key, tmp_path, settings, tasks_inline):
@@ -151,6 +152,8 @@ def test_nccl_falling_back_to_tcp_sockets_is_found_and_shown(
         f"prices tensor parallelism's messages at its measured {run.avg_busbw:.1f} GB/s"
     )
     assert {p["fabric_warning"] for p in planned["plans"] if p["tp"] * p["pp"] == 1} == {""}
+    group_page = re.sub(r"<[^>]+>", "", admin_client.get(f"/groups/{run.group_id}/").content.decode())
+    assert "over TCP sockets on fab-a, fab-b: NCCL fell back from RoCE" in group_page
     shown = admin_client.get(f"/plans/?model=llama-3.3-70b&group={run.group_id}")
     assert shown.status_code == 200
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", shown.content.decode()))
