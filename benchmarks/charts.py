@@ -64,16 +64,27 @@ def _marker(shape: str, x: float, y: float, colour: str, filled: bool) -> str:
 
 
 def scaling_chart(
-    series: list[Series], *, title: str, y_label: str = "decode tok/s", width: int = 760, height: int = 380
+    series: list[Series],
+    *,
+    title: str,
+    y_label: str = "decode tok/s",
+    width: int = 760,
+    height: int = 380,
+    legend_below: bool = False,
 ) -> str:
-    """A line chart of y against node count; an empty chart says there is nothing to show."""
-    left, right, top, bottom = 58, 200, 34, 44
+    """A line chart of y against node count; an empty chart says there is nothing to show.
+    ``legend_below`` puts the legend under the plot in two columns (a phone's
+    narrow chart) instead of beside it; the chart grows by its rows."""
+    entries = _legend_entries(series)
+    left, top, bottom = 58, 34, 44
+    right = 24 if legend_below else 200
+    legend_h = 14 + math.ceil(len(entries) / 2) * 19 if legend_below and entries else 0
     plot_w, plot_h = width - left - right, height - top - bottom
     xs = [p.x for s in series for p in s.points]
     ys = [p.y for s in series for p in s.points]
     parts = [
-        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}" '
-        f'xmlns="http://www.w3.org/2000/svg">',
+        f'<svg class="chart{" narrow" if legend_below else ""}" viewBox="0 0 {width} {height + legend_h}" '
+        f'role="img" aria-label="{escape(title)}" xmlns="http://www.w3.org/2000/svg">',
         f'<text x="{left}" y="18" font-size="14" font-weight="600" fill="#1d2330">{escape(title)}</text>',
     ]
     if not xs:
@@ -133,13 +144,15 @@ def scaling_chart(
                 parts.append(f"<g{fade}><title>{tip}</title>{_marker(shape, px(p.x), py(p.y), s.colour, filled)}</g>")
             if s.kind in ("measured", "published") and (not s.reference or p is points[-1]):
                 # measured figures labelled to the right, published to the left: fewer collisions
-                dx, anchor = (7, "start") if s.kind == "measured" or p.x <= 1 else (-7, "end")
+                # (at the last node count every label goes left: the legend or the edge is to the right)
+                right_side = (s.kind == "measured" or p.x <= 1) and p.x < x_max
+                dx, anchor = (7, "start") if right_side else (-7, "end")
                 labels.append((px(p.x) + dx, py(p.y) - 6, f"{p.y:.1f}", anchor, s.colour))
     for x, y, text, anchor, colour in _spread(labels):
         parts.append(
             f'<text x="{x:.1f}" y="{y:.1f}" font-size="10.5" text-anchor="{anchor}" fill="{colour}">{text}</text>'
         )
-    parts.extend(_legend(series, left + plot_w + 18, top))
+    parts.extend(_legend(entries, _legend_places(entries, legend_below, left, left + plot_w + 18, top, width, height)))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -171,29 +184,56 @@ def _spread(labels: list[tuple[float, float, str, str, str]]) -> list[tuple[floa
     return [(lb[0], y, lb[2], lb[3], lb[4]) for _, _, y, lb in placed]
 
 
-def _legend(series: list[Series], x: int, top: int) -> list[str]:
+# a legend entry: ("colour", label, colour) or ("style", label, kind)
+LegendEntry = tuple[str, str, str]
+
+
+def _legend_entries(series: list[Series]) -> list[LegendEntry]:
     """Colours (one per group, e.g. topology), then the drawing style of each source."""
-    parts: list[str] = []
     colours = dict.fromkeys((s.group or s.name, s.colour) for s in series if s.kind != "ideal")
-    y = top + 8
-    for label, colour in colours:
-        parts.append(f'<rect x="{x}" y="{y - 5}" width="14" height="10" rx="2" fill="{colour}"/>')
-        parts.append(f'<text x="{x + 20}" y="{y + 4}" font-size="11.5" fill="#1d2330">{escape(label)}</text>')
-        y += 19
-    y += 8
+    entries: list[LegendEntry] = [("colour", label, colour) for label, colour in colours]
     kinds = {s.kind for s in series}
     faint = any(s.reference for s in series if s.kind == "published")
     for kind, label in STYLE_KEY:
-        if kind not in kinds:
-            continue
-        if kind == "published" and faint:
-            label = "published (reference)"
-        dash, shape, filled = KIND_STYLE[kind]
-        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        parts.append(f'<line x1="{x}" x2="{x + 24}" y1="{y}" y2="{y}" stroke="#6b7385" stroke-width="1.6"{dash_attr}/>')
-        parts.append(_marker(shape, x + 12, y, "#6b7385", filled))
-        parts.append(f'<text x="{x + 30}" y="{y + 4}" font-size="11.5" fill="#1d2330">{escape(label)}</text>')
+        if kind in kinds:
+            entries.append(("style", "published (reference)" if kind == "published" and faint else label, kind))
+    return entries
+
+
+def _legend_places(
+    entries: list[LegendEntry], below: bool, left: int, beside: int, top: int, width: int, height: int
+) -> list[tuple[float, float]]:
+    """Where each legend entry goes: in two columns under the plot, or in one
+    beside it (the colours, a gap, then the drawing styles)."""
+    if below:
+        column = (width - left) / 2
+        return [(left + column * (i % 2), float(height + 10 + 19 * (i // 2))) for i in range(len(entries))]
+    places: list[tuple[float, float]] = []
+    y = float(top + 8)
+    for i, entry in enumerate(entries):
+        if i and entry[0] == "style" and entries[i - 1][0] == "colour":
+            y += 8
+        places.append((float(beside), y))
         y += 19
+    return places
+
+
+def _legend(entries: list[LegendEntry], places: list[tuple[float, float]]) -> list[str]:
+    parts: list[str] = []
+    for (what, label, value), (x, y) in zip(entries, places, strict=True):
+        if what == "colour":
+            parts.append(f'<rect x="{x:.1f}" y="{y - 5:.1f}" width="14" height="10" rx="2" fill="{value}"/>')
+            text_x = x + 20
+        else:
+            dash, shape, filled = KIND_STYLE[value]
+            dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+            parts.append(
+                f'<line x1="{x:.1f}" x2="{x + 24:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="#6b7385" '
+                f'stroke-width="1.6"{dash_attr}/>'
+            )
+            parts.append(_marker(shape, x + 12, y, "#6b7385", filled))
+            text_x = x + 30
+        parts.append(f'<text x="{text_x:.1f}" y="{y + 4:.1f}" font-size="11.5" fill="#1d2330">{escape(label)}</text>')
     return parts
 
 

@@ -11,6 +11,11 @@ from placement.forms import ModelGroupChoices
 
 from .models import BenchmarkRun
 
+BACKEND_HELP = (
+    "What really ran: RoCEnante falls back to NCCL silently, and NCCL to TCP sockets ('Using network Socket' "
+    "in its log) when it finds no RoCE device; a run over sockets is kept, never fitted on"
+)
+
 
 class BenchmarkForm(ModelGroupChoices):
     source = forms.ChoiceField(choices=BenchmarkRun.Source.choices, initial="measured")
@@ -26,7 +31,7 @@ class BenchmarkForm(ModelGroupChoices):
     backend = forms.ChoiceField(
         choices=BenchmarkRun.Backend.choices,
         initial="unknown",
-        help_text="What really ran: RoCEnante falls back to NCCL silently",
+        help_text=BACKEND_HELP,
     )
     tp = forms.IntegerField(label="Tensor parallel", required=False, help_text="Empty: the node count")
     pp = forms.IntegerField(label="Pipeline stages", required=False, help_text="Empty: 1")
@@ -57,7 +62,7 @@ class UploadForm(ModelGroupChoices):
     backend = forms.ChoiceField(
         choices=BenchmarkRun.Backend.choices,
         initial="unknown",
-        help_text="What really ran: RoCEnante falls back to NCCL silently",
+        help_text=BACKEND_HELP,
     )
     concurrency = forms.IntegerField(required=False, help_text="Only if the file does not say")
     notes = forms.CharField(required=False)

@@ -35,6 +35,9 @@ class BenchmarkRun(models.Model):
     class Backend(models.TextChoices):
         NCCL = "nccl", "NCCL"
         ROCENANTE = "rocenante", "RoCEnante"
+        # NCCL found no usable RoCE device and fell back ("Using network Socket"):
+        # a broken fabric, kept as a record, never fitted on
+        SOCKET = "socket", "NCCL over TCP sockets"
         NONE = "none", "None (one node)"
         UNKNOWN = "unknown", "Not known"
 

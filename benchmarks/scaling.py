@@ -17,6 +17,7 @@ from .charts import TOPOLOGY_COLOURS, Point, Series
 # Assumed when a record does not give its sizes: the common recipe (128 in, 128 out).
 DEFAULT_LEN = 128
 SWITCHED_NCCL_COLOUR = "#0f7b8a"
+SOCKET_COLOUR = "#8a8f99"
 
 
 @dataclass(frozen=True)
@@ -46,15 +47,21 @@ class ScalingRow:
 
 
 def path_of(kind: str, backend: str, nodes: int) -> str | None:
-    """The perfmodel exchange path of a run; None when the model has none for it."""
+    """The perfmodel exchange path of a run; None when the model has none for
+    it. A switched run whose backend is not known is taken as NCCL over RoCE,
+    what the planner assumes and every published switched Spark run used; a
+    run whose NCCL fell back to TCP sockets has no path (the model predicts
+    RoCE: such a run measured a fabric to fix, not one to fit)."""
     if nodes <= 1:
         return "none"
+    if backend == "socket":
+        return None
     if kind == "direct":
         return "direct"
     if kind in ("ring", "chain"):
         return "ring"
     if kind == "switched":
-        return "switched-nccl" if backend == "nccl" else "switched-rocenante"
+        return "switched-rocenante" if backend == "rocenante" else "switched-nccl"
     return None
 
 
@@ -100,6 +107,9 @@ def scaling_rows(points: list[RunPoint], model: ModelSpec | None) -> list[Scalin
 
 
 def _series_key(p: RunPoint) -> tuple[str, str]:
+    if p.backend == "socket" and p.nodes > 1:
+        # a fabric to fix: never the best of the group's own line
+        return f"{p.kind} (TCP sockets)", SOCKET_COLOUR
     if p.kind == "switched" and p.nodes > 1:
         backend = {"nccl": "NCCL", "rocenante": "RoCEnante"}.get(p.backend, "backend not known")
         return f"switched ({backend})", SWITCHED_NCCL_COLOUR if p.backend == "nccl" else TOPOLOGY_COLOURS["switched"]

@@ -147,17 +147,17 @@ def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
     rows = scaling_rows([_point(r) for r in shown if _charted(r, concurrency)], model.spec() if model else None)
     by_id = {r.pk: r for r in shown}
     title = f"{model.name if model else model_slug}: decode at concurrency {concurrency}"
+    series = chart_series(rows, published_as_reference=True)
     allowed, why = may_start_run(request.user, group) if group.retired_at is None else (False, "retired")
     pending = any(r.status in (BenchmarkRun.Status.QUEUED, BenchmarkRun.Status.RUNNING) for r in here)
     return {
         "group": group,
         "here": here,
         "rows": [(row, by_id[row.point.id]) for row in rows],
+        # one chart for a desk, one with its legend below for a phone (CSS shows one)
         "chart": mark_safe(  # noqa: S308 - escaped
-            scaling_chart(
-                chart_series(rows, published_as_reference=True),
-                title=title,
-            )
+            scaling_chart(series, title=title)
+            + scaling_chart(series, title=title, width=400, height=300, legend_below=True)
         ),
         "measured_here": any(r.source == BenchmarkRun.Source.MEASURED for r in here if r.model_name == model_slug),
         "published_elsewhere": len(published_all) - len(published),

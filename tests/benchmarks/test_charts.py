@@ -52,3 +52,28 @@ def test_bar_chart_draws_each_run_with_its_source_and_link():
     assert svg.count("<rect") == 2 and 'fill="#4f7d00"' in svg and 'fill="#2660c8"' in svg
     assert '<a href="/benchmarks/groups/3/">' in svg and "&lt;vLLM&gt;" in svg and "<vLLM>" not in svg
     assert ">52.6<" in svg and ">32.8<" in svg
+
+
+def test_a_phones_chart_keeps_every_label_and_legend_entry_inside_its_width():
+    """The narrow chart puts its legend under the plot in two columns (the
+    chart grows by its rows), and the values at the last node count go left
+    of their points, so nothing is cut at the right edge."""
+    series = [
+        Series("measured here · direct", "measured", "#2f6fde", (Point(1, 4.1), Point(2, 6.4)), group="direct"),
+        Series("measured here · sockets", "measured", "#8a8f99", (Point(2, 3.1),), group="direct (TCP sockets)"),
+        Series("predicted", "predicted", "#2f6fde", (Point(2, 9.5),), group="direct"),
+        Series("ideal", "ideal", "#8a8f99", (Point(1, 4.1), Point(2, 8.2))),
+    ]
+    svg = scaling_chart(series, title="t", width=400, height=300, legend_below=True)
+    assert 'class="chart narrow" viewBox="0 0 400 371"' in svg  # 300 + 14 + three rows of 19 (5 entries)
+    legend = re.findall(r'<text x="([\d.]+)" y="([\d.]+)" font-size="11.5"[^>]*>([^<]+)</text>', svg)
+    assert [t for _, _, t in legend] == ["direct", "direct (TCP sockets)", "measured here", "predicted", "ideal"]
+    assert all(float(y) > 300 for _, y, _ in legend)  # under the plot
+    # two columns from x 58 and 229: a colour's text 20 to the right of its swatch, a style's 30
+    assert [x for x, _, _ in legend] == ["78.0", "249.0", "88.0", "259.0", "88.0"]
+    at_two = [(x, t) for x, _, t in _labels(svg) if t in ("6.4", "3.1")]
+    assert len(at_two) == 2 and all(
+        re.search(rf'x="{x}" y="[\d.]+" font-size="10.5" text-anchor="end"', svg) for x, _ in at_two
+    )
+    wide = scaling_chart(series, title="t")
+    assert 'class="chart" viewBox="0 0 760 380"' in wide

@@ -5,6 +5,7 @@ the plan's source says so."""
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 from benchmarks.lab_runs import lab_runs
 from placement.lab_calibration import lab_calibration
@@ -105,3 +106,48 @@ def test_published_rows_are_never_the_labs_runs(api_member):
     )
     assert response.status_code == 201
     assert lab_runs() == []
+
+
+def record(client, group, backend, decode, tp):
+    body = {
+        "model": "llama-3.3-70b",
+        "group": group.pk,
+        "engine": "vllm",
+        "backend": backend,
+        "tp": tp,
+        "concurrency": 1,
+        "input_len": 256,
+        "output_len": 128,
+        "decode_tps": decode,
+        "tpot_ms": 1000 / decode,
+    }
+    response = client.post("/api/benchmarks", body)
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def test_a_run_over_tcp_sockets_is_kept_and_charted_apart_but_never_fitted_on(api_member, member_user, demo):
+    """A member records a TP2 run on the direct pair whose NCCL fell back to
+    TCP sockets: it is stored with its backend, shown on the group's
+    benchmarks in a series of its own without a prediction beside it, and the
+    model is not re-fitted on it; the same figure over RoCE is fitted on."""
+    pair = demo["direct"]
+    slow = record(api_member, pair, "socket", 3.1, tp=2)
+    assert slow["backend"] == "socket"
+    assert lab_runs() == [] and lab_calibration().changes == ()
+    browser = Client()
+    browser.force_login(member_user)
+    page = browser.get(f"/benchmarks/groups/{pair.pk}/?model=llama-3.3-70b")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "vLLM · NCCL over TCP sockets" in text and "direct (TCP sockets)" in text
+    record(api_member, pair, "nccl", 3.1, tp=2)
+    runs = lab_runs()
+    assert [(r.layout.path, r.layout.tp) for r in runs] == [("direct", 2)]
+
+
+def test_a_switched_run_whose_backend_is_not_known_is_fitted_as_nccl(api_member, demo):
+    """What the planner assumes on a switch, and every published switched Spark run used."""
+    switched = demo["switched"]
+    record(api_member, switched, "unknown", 9.0, tp=switched.members.count())
+    assert [r.layout.path for r in lab_runs()] == ["switched-nccl"]

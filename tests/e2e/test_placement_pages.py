@@ -126,7 +126,7 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     shot("placement-fit-table")
 
     page.goto(f"{base}/benchmarks/groups/{lab['switched']}/")
-    chart = page.locator("#chart svg")
+    chart = page.locator("#chart svg:visible")
     assert chart.count() == 1
     assert "ideal" in chart.inner_html() and "predicted" in chart.inner_html()
     table = page.locator("#scaling").inner_text()
@@ -144,3 +144,45 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     page.goto(f"{base}/models/")
     assert "GLM-5.3" in page.locator("#models").inner_text()
     shot("placement-models")
+
+
+def test_a_run_over_tcp_sockets_is_its_own_series_at_desk_and_phone_width(live_server, page, shot, lab):
+    """A member records two TP2 runs on the direct pair, one whose NCCL fell
+    back to TCP sockets: the group's chart draws it apart from the RoCE run,
+    and its row has no prediction beside it."""
+    from benchmarks import services as bench
+
+    member = make_user("member", "member")
+    pair = NodeGroup.objects.get(retired_at__isnull=True, members__spark__name="spark-01")
+    for backend, decode in (("nccl", 6.4), ("socket", 3.1)):
+        bench.benchmark_create(
+            actor=Actor(user=member, source="api"),
+            data={
+                "model": "llama-3.3-70b",
+                "group": pair.pk,
+                "engine": "vllm",
+                "backend": backend,
+                "tp": 2,
+                "concurrency": 1,
+                "input_len": 256,
+                "output_len": 128,
+                "decode_tps": decode,
+            },
+        )
+    sign_in(page, live_server.url, "member", "member-pass-123")
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/benchmarks/groups/{pair.pk}/?model=llama-3.3-70b")
+        chart = page.locator("#chart svg:visible")
+        assert chart.get_attribute("class") == ("chart" if width == 1440 else "chart narrow")
+        assert "direct (TCP sockets)" in chart.inner_html()
+        # the whole chart shows inside its card: both node counts, no sideways scroll
+        card = page.locator("#chart").bounding_box()
+        box = chart.bounding_box()
+        assert box["x"] >= card["x"] and box["x"] + box["width"] <= card["x"] + card["width"]
+        rows = {r.locator("td").nth(2).inner_text(): r.inner_text() for r in page.locator("#scaling tbody tr").all()}
+        assert "NCCL over TCP sockets" in rows["3.10"] and "TCP sockets: not modelled, not fitted on" in rows["3.10"]
+        assert "predicted" not in rows["3.10"]
+        assert "predicted" in rows["6.40"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        shot(f"benchmarks-sockets-{width}")
