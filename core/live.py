@@ -70,6 +70,8 @@ class GroupStateLike(Protocol):
     def measured_gbs(self) -> float | None: ...  # latest fabric verification's bus bandwidth, GB/s
     @property
     def measured_expected_gbs(self) -> float | None: ...  # what that run was judged against (low end), GB/s
+    @property
+    def measured_socket_nodes(self) -> int: ...  # nodes whose NCCL chose TCP sockets in that run
 
 
 class FleetLike(Protocol):

@@ -74,13 +74,19 @@ def measured_exchanges(group_ids: Sequence[int]) -> dict[int, MeasuredExchange]:
         .order_by("-finished_at", "-pk")
         .values("pk")[:1]
     )
-    runs = FabricRun.objects.filter(group_id__in=list(group_ids), pk=Subquery(latest)).values_list(
-        "group_id", "pk", "avg_busbw", "finished_at", "expected_low"
+    runs = FabricRun.objects.filter(group_id__in=list(group_ids), pk=Subquery(latest)).only(
+        "group_id", "pk", "avg_busbw", "finished_at", "expected_low", "result"
     )
     return {
-        gid: MeasuredExchange(float(busbw), pk, at, float(low) if low is not None else None)
-        for gid, pk, busbw, at, low in runs
-        if busbw is not None
+        run.group_id: MeasuredExchange(
+            float(run.avg_busbw),
+            run.pk,
+            run.finished_at,
+            float(run.expected_low) if run.expected_low is not None else None,
+            run.socket_hosts,
+        )
+        for run in runs
+        if run.avg_busbw is not None and run.group_id is not None
     }
 
 

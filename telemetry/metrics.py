@@ -211,6 +211,12 @@ def _groups(fleet: live.FleetLike) -> Iterator[Metric]:
         "underperforms), bytes/s; absent when none measured one.",
         labels=["group"],
     )
+    sockets = GaugeMetricFamily(
+        "fleet_group_fabric_socket_nodes",
+        "How many of a group's nodes had NCCL fall back to TCP sockets (no usable RoCE device) in its latest "
+        "finished fabric verification; absent when none measured one.",
+        labels=["group"],
+    )
     for group in fleet.groups:
         for status in HEALTH_STATUSES:
             group_health.add_metric([group.name, status], 1 if group.health == status else 0)
@@ -218,9 +224,11 @@ def _groups(fleet: live.FleetLike) -> Iterator[Metric]:
             measured.add_metric([group.name], group.measured_gbs * 1e9)
             if group.measured_expected_gbs is not None:
                 fabric_expected.add_metric([group.name], group.measured_expected_gbs * 1e9)
+            sockets.add_metric([group.name], group.measured_socket_nodes)
     yield group_health
     yield measured
     yield fabric_expected
+    yield sockets
 
 
 # --------------------------------------------------------------------------- the app's own metrics

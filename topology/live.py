@@ -224,6 +224,7 @@ def group_state_of(result: Group, fleet: FleetState, *, measured: MeasuredExchan
         measured_run=measured.run if measured else None,
         measured_at=measured.at if measured else None,
         measured_expected_gbs=measured.expected_gbs if measured else None,
+        measured_socket_hosts=measured.socket_hosts if measured else (),
     )
 
 
@@ -299,6 +300,7 @@ def group_out(view: GroupView, state: GroupState) -> dict[str, Any]:
         "measured_gbs": state.measured_gbs,
         "measured_run": state.measured_run,
         "measured_at": state.measured_at,
+        "measured_socket_hosts": list(state.measured_socket_hosts),
         "memory": {
             "local_gb": state.memory.local_gb,
             "pooled_gb": state.memory.pooled_gb,
@@ -323,6 +325,7 @@ class GroupHealth:
     health: HealthStatus
     measured_gbs: float | None
     measured_expected_gbs: float | None = None
+    measured_socket_nodes: int = 0  # nodes whose NCCL chose TCP sockets in that verification
 
 
 @dataclass(frozen=True)
@@ -338,6 +341,9 @@ def fleet_snapshot() -> FleetSnapshot:
     live = live_state()
     states = [(view.row.name, live.group(view)) for view in live.overview.all()]
     groups = tuple(
-        GroupHealth(name, state.health, state.measured_gbs, state.measured_expected_gbs) for name, state in states
+        GroupHealth(
+            name, state.health, state.measured_gbs, state.measured_expected_gbs, len(state.measured_socket_hosts)
+        )
+        for name, state in states
     )
     return FleetSnapshot(live.fleet.links, groups)

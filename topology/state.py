@@ -229,6 +229,7 @@ class MeasuredExchange:
     run: int
     at: datetime | None
     expected_gbs: float | None = None
+    socket_hosts: tuple[str, ...] = ()  # the nodes whose NCCL chose TCP sockets in that run
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,8 @@ class GroupState:
     measured_at: datetime | None = None  # when that run finished
     # the low end of what the links should give, as that run was judged (GB/s): below it, the fabric underperforms
     measured_expected_gbs: float | None = None
+    # the nodes whose NCCL fell back to TCP sockets in that run (RoCE not used there)
+    measured_socket_hosts: tuple[str, ...] = ()
 
     @property
     def exchange_source(self) -> str:
@@ -437,6 +440,7 @@ def group_state(
     measured_run: int | None = None,
     measured_at: datetime | None = None,
     measured_expected_gbs: float | None = None,
+    measured_socket_hosts: tuple[str, ...] = (),
 ) -> GroupState:
     """A group's state from its Sparks' and links' states.
 
@@ -480,6 +484,7 @@ def group_state(
         measured_run if measured_gbs is not None else None,
         measured_at if measured_gbs is not None else None,
         measured_expected_gbs if measured_gbs is not None else None,
+        measured_socket_hosts if measured_gbs is not None else (),
     )
 
 

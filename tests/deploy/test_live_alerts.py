@@ -12,7 +12,8 @@ Alertmanager's grouping waits (1 s). The rules' expressions, labels and
 texts, the scrape job with its bearer token file, and the routes are the
 shipped ones.
 
-    m-01 ===== m-02   fabric measured 11 GB/s, expected 20 and up: FabricBelowExpected
+    m-01 ===== m-02   fabric measured 11 GB/s over TCP sockets, expected 20 and up:
+                      FabricBelowExpected and FabricOnTcpSockets
     m-03 ===== m-04   one twin down: SparkLinkHalf (100 of 200 Gb/s)
     m-05 ===== m-06   m-06 does not answer: SparkUnreachable, and no SparkLinkDown
 """
@@ -134,6 +135,7 @@ def test_shipped_alerts_fire_and_reach_a_webhook_through_alertmanager(live_serve
             running(prometheus, tmp_path / "prometheus.log", f"http://127.0.0.1:{prom_port}/-/ready"),
         ):
             wanted = {("SparkUnreachable", "firing"), ("SparkLinkHalf", "firing"), ("FabricBelowExpected", "firing")}
+            wanted.add(("FabricOnTcpSockets", "firing"))
             deadline = time.monotonic() + 60
             while not wanted <= set(received(receiver)):
                 assert time.monotonic() < deadline, (
@@ -157,6 +159,9 @@ def test_shipped_alerts_fire_and_reach_a_webhook_through_alertmanager(live_serve
                 fabric["annotations"]["summary"]
                 == f"Group {pair}'s fabric measured 11.0 GB/s, under what its links should give"
             )
+            sockets = got[("FabricOnTcpSockets", "firing")]
+            assert sockets["labels"]["group"] == pair and sockets["labels"]["severity"] == "critical"
+            assert sockets["annotations"]["summary"] == f"Group {pair}'s NCCL fell back to TCP sockets on 2 node(s)"
             # One outage, one alert: m-06's link is down only because m-06 is; no SparkLinkDown.
             assert not [key for key in got if key[0] == "SparkLinkDown"]
             # Alertmanager authenticated itself with the webhook's secret.

@@ -97,6 +97,7 @@ def test_an_admin_verifies_a_pair_from_the_api(api_admin, api_viewer, fleet_key,
     read = api_viewer.get(f"/api/groups/{group.pk}").json()
     assert (read["measured_gbs"], read["measured_run"]) == (run.avg_busbw, run.pk)
     assert read["measured_at"] is not None and read["exchange_source"].startswith("predicted")  # beside, not instead
+    assert read["measured_socket_hosts"] == []  # over RoCE
     listed_groups = {g["id"]: g for g in api_viewer.get("/api/groups").json()}
     assert listed_groups[group.pk]["measured_gbs"] == run.avg_busbw
     planned = api_viewer.post("/api/plans", {"model": "llama-3.3-70b", "group": group.pk}).json()
@@ -139,6 +140,11 @@ def test_nccl_falling_back_to_tcp_sockets_is_found_and_shown(
     assert "NCCL network: Socket TCP sockets (NET/Socket) on fab-a, fab-b (enp1s0f1np1)." in text
     group = api_admin.get(f"/api/groups/{run.group_id}").json()
     assert any(f["code"] == "fabric-socket" for f in group["findings"])
+    # the one state carries it: the group API, and /metrics for Prometheus (FabricOnTcpSockets)
+    assert group["measured_socket_hosts"] == ["fab-a", "fab-b"] and group["measured_run"] == run.pk
+    settings.FLEET_METRICS_TOKEN = ""
+    metrics = Client().get("/metrics").content.decode()
+    assert f'fleet_group_fabric_socket_nodes{{group="{group["name"]}"}} 2.0' in metrics
     # the plans read it: each multi-node plan says its figure keeps RoCE's latency
     planned = api_admin.post("/api/plans", {"model": "llama-3.3-70b", "group": run.group_id}).json()
     assert planned["group"]["fabric"] == {

@@ -126,6 +126,8 @@ def read_metrics(seen: Seen, client: Client) -> None:
         seen.add("group health", name, "/metrics", status)
     for name, value in re.findall(r'fleet_group_measured_bus_bytes_per_second\{group="([^"]+)"\} ([\d.e+]+)', body):
         seen.add("measured", name, "/metrics", round(float(value) / 1e9, 1))
+    for name, value in re.findall(r'fleet_group_fabric_socket_nodes\{group="([^"]+)"\} ([\d.]+)', body):
+        seen.add("socket nodes", name, "/metrics", int(float(value)))
 
 
 def read_api(seen: Seen, api: ApiClient) -> None:
@@ -142,6 +144,8 @@ def read_api(seen: Seen, api: ApiClient) -> None:
                 seen.add("link observed", key, where, link["observed_gbps"])
             seen.add("slowest", g["name"], where, item["slowest_gbps"])
             seen.add("measured", g["name"], where, item["measured_gbs"])
+            if item["measured_gbs"] is not None:
+                seen.add("socket nodes", g["name"], where, len(item["measured_socket_hosts"]))
         plans = api.post("/api/plans", {"model": "llama-3.1-8b", "group": g["id"]}).json()
         assert "group" in plans, plans
         for node, gb in plans["group"]["usable_gb"].items():
@@ -201,6 +205,9 @@ def read_group_pages(seen: Seen, client: Client, group: NodeGroup) -> None:
     measured = re.search(r'id="q-exchange-measured">.*?<strong>([\d.]+) GB/s</strong>', page, re.S)
     if 'id="q-exchange-measured"' in page:
         seen.add("measured", group.name, where, float(measured.group(1)) if measured else None)
+    if measured:
+        sockets = re.search(r'class="bad small measured-network">over TCP sockets on ([^:<]+):', page)
+        seen.add("socket nodes", group.name, where, len(sockets.group(1).split(", ")) if sockets else 0)
     slowest = re.search(r'<span id="slowest">(\d+)</span>', page)
     if slowest:
         seen.add("slowest", group.name, where, int(slowest.group(1)))
@@ -281,7 +288,8 @@ def read_overview_pages(seen: Seen, client: Client) -> None:
 
 def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
     client.force_login(viewer_user)
-    # the 128+64 GB pair's fabric was verified (the fabric app's run, as its task stores it); no other group's
+    # the 128+64 GB pair's fabric was verified (the fabric app's run, as its task stores it), and both its
+    # nodes' NCCL fell back to TCP sockets there; no other group's was
     pair_row = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="spark-a")
     verified = FabricRun.objects.create(
         group=pair_row,
@@ -289,9 +297,10 @@ def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
         kind="direct",
         link_gbps=200,
         status=FabricRun.Status.DONE,
-        verdict="ok",
-        avg_busbw=21.7,
+        verdict="failed",
+        avg_busbw=5.6,
         finished_at=timezone.now(),
+        result={"rows": [], "networks": {"spark-a": "Socket", "spark-b": "Socket"}},
     )
     seen = Seen()
     read_api(seen, ApiClient(viewer_user))
@@ -347,6 +356,11 @@ def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
     assert set(seen.values[("measured", pair_row.name)].values()) == {verified.avg_busbw}
     assert {"/api/groups", f"/api/groups/{pair_row.pk}", f"/groups/{pair_row.pk}/", "/metrics"} <= seen.readers(
         "measured", pair_row.name
+    )
+    # and the nodes that went over TCP sockets there, alike in the API, the group's page and /metrics
+    assert set(seen.values[("socket nodes", pair_row.name)].values()) == {2}
+    assert {f"/api/groups/{pair_row.pk}", f"/groups/{pair_row.pk}/", "/metrics"} <= seen.readers(
+        "socket nodes", pair_row.name
     )
     assert "/metrics" in seen.readers("group health", switched)
     assert set(seen.values[("measured", switched)].values()) == {None}
