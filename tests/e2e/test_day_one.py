@@ -184,6 +184,9 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
         page.goto(f"{base}/groups/{gid}/")
         assert "spark-z" in page.locator("#q-left-out").inner_text()
         assert "across 2 machines" in page.locator("#q-pooled").inner_text()
+        # the Sparks and links tables fit their cards at either width: at 390 px a row is a block of figures
+        for table in ("#sparks-table", "#links-table"):
+            assert page.locator(table).evaluate("t => t.scrollWidth <= t.parentElement.clientWidth"), table
         shot(f"day-one-group-{width}")
 
         page.goto(f"{base}/plans/?group={gid}&model=gpt-oss-20b")

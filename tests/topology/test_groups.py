@@ -176,6 +176,7 @@ GROUP_KEYS = {
     "measured_gbs",
     "measured_run",
     "measured_at",
+    "measured_socket_hosts",
     "memory",
     "findings",
 }
