@@ -139,14 +139,17 @@ def fabric_warning(group: GroupSpec, backend: str) -> str:
     llama.cpp's RPC is TCP by design and one-node plans send nothing)."""
     if backend not in ("nccl", "rocenante") or not group.socket_hosts:
         return ""
-    run = f" #{group.measured_run}" if group.measured_run else ""
     bus = f" {group.bus_gbytes_per_s:.1f} GB/s" if group.bus_gbytes_per_s else " bus bandwidth"
     return (
-        f"The latest fabric verification{run} saw NCCL on {', '.join(group.socket_hosts)} fall back to TCP "
-        f"sockets: this figure prices tensor parallelism's messages at its measured{bus} but each all-reduce's "
-        "latency as RoCE's, which sockets do not reach (no published Spark run measures it), so it is "
-        "optimistic. Fix RoCE (the verification's fabric-socket finding) and verify the group again."
+        f"The {_sockets_seen(group)}: this figure prices tensor parallelism's messages at its measured{bus} "
+        "but each all-reduce's latency as RoCE's, which sockets do not reach (no published Spark run measures "
+        "it), so it is optimistic. Fix RoCE (the verification's fabric-socket finding) and verify the group again."
     )
+
+
+def _sockets_seen(group: GroupSpec) -> str:
+    run = f" #{group.measured_run}" if group.measured_run else ""
+    return f"latest fabric verification{run} saw NCCL on {', '.join(group.socket_hosts)} fall back to TCP sockets"
 
 
 def _exchange_path(group: GroupSpec, nodes_per_instance: int, backend: str = "nccl") -> str:
@@ -644,10 +647,9 @@ def _backend_notes(group: GroupSpec, engine: str) -> list[str]:
         return ["Collectives: llama.cpp's RPC over TCP on the cluster link (pipeline stages only)."]
     sockets = ""
     if group.socket_hosts:
-        run = f" #{group.measured_run}" if group.measured_run else ""
         sockets = (
-            f" But the latest fabric verification{run} saw NCCL on {', '.join(group.socket_hosts)} fall back to TCP "
-            "sockets: multi-node figures here assume RoCE's latency and are optimistic until RoCE works."
+            f" But the {_sockets_seen(group)}: multi-node figures here assume RoCE's latency and are optimistic "
+            "until RoCE works."
         )
     asked = group.collective_backend == "rocenante"
     if asked and group.kind == "switched" and "rocenante" in ENGINE_BACKENDS[engine]:

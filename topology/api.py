@@ -86,7 +86,7 @@ class GroupOut(Schema):
     measured_run: int | None = Field(description="that verification run's id")
     measured_at: datetime | None = Field(description="when that run finished")
     measured_socket_hosts: list[str] = Field(
-        description="the nodes whose NCCL fell back to TCP sockets in that run (empty: RoCE, or none measured)"
+        description="the nodes whose NCCL fell back to TCP sockets in that run (empty: none seen, or none measured)"
     )
     memory: MemoryOut
     findings: list[FindingOut]
