@@ -89,7 +89,18 @@ def run_start(
         raise BenchmarkError(errors)
     planned = groupspec_for(group)
     nodes = [n.name for n in planned.spec.nodes]
-    layout = _layout(nodes, serving)
+    layout = _layout(nodes, serving, planned.spec.socket_hosts)
+    notes = (
+        serving.notes
+        if serving is not None
+        else f"started from the page on {nodes[0]} (head node); the benchmark client cannot see which "
+        "collective backend the server used"
+    )
+    if serving is None and layout["backend"] == "socket":
+        notes += (
+            f"; the group's latest fabric verification saw NCCL on {', '.join(planned.spec.socket_hosts)} fall "
+            "back to TCP sockets, so it is recorded over TCP sockets and the planner does not re-fit on it"
+        )
     with transaction.atomic():
         run = BenchmarkRun.objects.create(
             group=group,
@@ -110,10 +121,7 @@ def run_start(
             command=bench_command(spec),
             created_by=actor.known_user,
             created_by_name=actor.username,
-            notes=serving.notes
-            if serving is not None
-            else f"started from the page on {nodes[0]} (head node); the benchmark client cannot see which "
-            "collective backend the server used",
+            notes=notes,
         )
     # Sent once the row is committed; a broker that refuses it fails the run at once.
     transaction.on_commit(lambda: _queue(run))
@@ -133,12 +141,15 @@ class ServedLayout:
     copies: int = 1  # copies behind the URL's router, measured together
 
 
-def _layout(nodes: list[str], serving: ServedLayout | None) -> dict[str, Any]:
+def _layout(nodes: list[str], serving: ServedLayout | None, sockets: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The run's layout: the served plan's, else the whole group's; a
+    multi-node run on a group whose latest verification saw NCCL on TCP
+    sockets is recorded so (``sockets``), the best word on its network."""
     if serving is None:
         return {
             "nodes": nodes,
             "node_count": len(nodes),
-            "backend": "none" if len(nodes) == 1 else "unknown",
+            "backend": "none" if len(nodes) == 1 else ("socket" if sockets else "unknown"),
             "tp": len(nodes),
         }
     return {

@@ -160,12 +160,20 @@ def served_layout(serving: Serving) -> ServedLayout:
     notes = f"measured while serving {serving.pk} ({plan.get('label', '')}) at {serving.url}"
     if copies > 1:
         notes += f", through its router in front of {copies} copies (all together: the planner does not re-fit on it)"
+    backend = str(plan.get("collective_backend") or ("none" if len(first) == 1 else "unknown"))
+    if plan.get("fabric_warning") and backend in ("nccl", "rocenante"):
+        # the engines' own NCCL logs are not read: the verification is the best word on their network
+        backend = "socket"
+        notes += (
+            "; backend NCCL over TCP sockets, as the group's latest fabric verification saw when serving started "
+            "(the engines' NCCL logs are not read): the planner does not re-fit on it"
+        )
     return ServedLayout(
         base_url=serving.url.removesuffix("/v1"),
         nodes=first,
         tp=int(plan.get("tp") or 1),
         pp=int(plan.get("pp") or 1),
-        backend=str(plan.get("collective_backend") or ("none" if len(first) == 1 else "unknown")),
+        backend=backend,
         notes=notes,
         copies=copies,
     )

@@ -93,6 +93,37 @@ def test_an_admin_runs_a_benchmark_over_ssh(api_admin, head, server, tasks_inlin
     assert "--model nvidia/Llama-3.3-70B-Instruct-NVFP4 --served-model-name llama-3.3-70b" in run.command
 
 
+def test_a_run_on_a_group_whose_verification_saw_tcp_sockets_is_recorded_over_them(
+    api_admin, head, server, tasks_inline
+):
+    """The pair's latest fabric verification saw NCCL on both nodes fall back
+    to TCP sockets: a run started on it is recorded with that backend (its own
+    server's NCCL log is not read), and the planner does not re-fit on it."""
+    from django.utils import timezone
+
+    from benchmarks.lab_runs import lab_runs
+    from fabric.models import FabricRun
+
+    FabricRun.objects.create(
+        group=head,
+        group_name=head.name,
+        kind="direct",
+        link_gbps=200,
+        status=FabricRun.Status.DONE,
+        verdict="failed",
+        avg_busbw=5.6,
+        finished_at=timezone.now(),
+        result={"rows": [], "networks": {"spark-01": "Socket", "spark-02": "Socket"}},
+    )
+    response = start(api_admin, head, concurrency=1, input_len=256, output_len=64, num_prompts=10)
+    assert response.status_code == 202, response.content
+    run = BenchmarkRun.objects.get(pk=response.json()["id"])
+    assert run.status == "done", run.error
+    assert run.backend == "socket" and run.get_backend_display() == "NCCL over TCP sockets"
+    assert "saw NCCL on spark-01, spark-02 fall back to TCP sockets" in run.notes
+    assert lab_runs() == []
+
+
 def test_a_changed_host_key_stops_the_run_before_any_command(api_admin, head, server, tasks_inline, monkeypatch):
     accept(monkeypatch, asyncssh.generate_private_key("ssh-ed25519").export_public_key("openssh").decode())
     run = BenchmarkRun.objects.get(pk=start(api_admin, head).json()["id"])

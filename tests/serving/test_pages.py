@@ -288,6 +288,24 @@ def test_measure_runs_the_benchmark_through_the_served_url_and_shows_it_beside_t
     assert "through its router in front of 2 copies" in layout.notes
     BenchmarkRun.objects.filter(pk=run.pk).update(copies=2)
     assert lab_runs() == []
+    # a TP2 plan served while the group's latest verification saw NCCL on TCP sockets: its runs say so,
+    # and the planner does not re-fit on them; the page says what the prediction did not know
+    warning = "The latest fabric verification #9 saw NCCL on serve-a, serve-b fall back to TCP sockets: ..."
+    serving.plan = {
+        **serving.plan,
+        "replicas": 1,
+        "instances": [["serve-a", "serve-b"]],
+        "tp": 2,
+        "collective_backend": "nccl",
+        "fabric_warning": warning,
+    }
+    layout = served_layout(serving)
+    assert (layout.backend, layout.tp, layout.nodes) == ("socket", 2, ["serve-a", "serve-b"])
+    assert "NCCL over TCP sockets, as the group's latest fabric verification saw" in layout.notes
+    serving.save(update_fields=["plan"])
+    assert warning in holder.get(f"/serving/{serving.pk}/").content.decode()
+    serving.plan = {**serving.plan, "fabric_warning": ""}
+    assert served_layout(serving).backend == "nccl"
 
 
 def test_measuring_two_copies_goes_through_their_router_and_is_recorded_as_copies(lab, member_user):  # noqa: F811
