@@ -129,5 +129,11 @@ def config(
                 "target_matchers": ['alertname="SparkNotPolled"'],
                 "equal": [],
             },
+            {
+                # NCCL on TCP sockets is why such a group's bandwidth is low: one cause, one alert
+                "source_matchers": ['alertname="FabricOnTcpSockets"'],
+                "target_matchers": ['alertname="FabricBelowExpected"'],
+                "equal": ["group"],
+            },
         ],
     }

@@ -68,7 +68,7 @@ def test_amtool_accepts_it_and_it_routes_as_the_app_does(settings, tmp_path, imp
     assert ops["send_resolved"] is True
     (email,) = next(r for r in doc["receivers"] if r["name"] == "email")["email_configs"]
     assert email["to"] == "ops@example.org, lab@example.org" and email["smarthost"] == "localhost:25"
-    assert {"SparkUnreachable", "FleetNotPolling"} == {
+    assert {"SparkUnreachable", "FleetNotPolling", "FabricOnTcpSockets"} == {
         rule["source_matchers"][0].split('"')[1] for rule in doc["inhibit_rules"]
     }
 
