@@ -99,22 +99,10 @@ def test_a_run_on_a_group_whose_verification_saw_tcp_sockets_is_recorded_over_th
     """The pair's latest fabric verification saw NCCL on both nodes fall back
     to TCP sockets: a run started on it is recorded with that backend (its own
     server's NCCL log is not read), and the planner does not re-fit on it."""
-    from django.utils import timezone
-
     from benchmarks.lab_runs import lab_runs
-    from fabric.models import FabricRun
+    from tests.support.fabric_runs import verified
 
-    FabricRun.objects.create(
-        group=head,
-        group_name=head.name,
-        kind="direct",
-        link_gbps=200,
-        status=FabricRun.Status.DONE,
-        verdict="failed",
-        avg_busbw=5.6,
-        finished_at=timezone.now(),
-        result={"rows": [], "networks": {"spark-01": "Socket", "spark-02": "Socket"}},
-    )
+    verified(head, 5.6, "Socket", "failed")
     response = start(api_admin, head, concurrency=1, input_len=256, output_len=64, num_prompts=10)
     assert response.status_code == 202, response.content
     run = BenchmarkRun.objects.get(pk=response.json()["id"])

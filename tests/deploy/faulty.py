@@ -9,11 +9,9 @@ through the product's own parser and store service (no SSH):
 
 from __future__ import annotations
 
-from django.utils import timezone
-
-from fabric.models import FabricRun
 from inventory.models import NodeGroup
 from simfleet.simulator import SimNode
+from tests.support.fabric_runs import verified
 from tests.telemetry.stored import register, store_round
 
 DOWN = {"m-06"}
@@ -35,23 +33,9 @@ def build() -> list[SimNode]:
     fleet = nodes()
     register(fleet)
     store_round(fleet, down=DOWN)
-    runs = (("m-01", 11.0, "degraded", "IB"), ("m-03", 5.6, "failed", "Socket"))
-    for head, busbw, verdict, network in runs:
+    for head, busbw, verdict, network in (("m-01", 11.0, "degraded", "IB"), ("m-03", 5.6, "failed", "Socket")):
         pair = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name=head)
-        FabricRun.objects.create(
-            group=pair,
-            group_name=pair.name,
-            kind="direct",
-            link_gbps=200,
-            status=FabricRun.Status.DONE,
-            verdict=verdict,
-            avg_busbw=busbw,
-            expected_low=20.0,
-            expected_high=24.0,
-            finished_at=timezone.now(),
-            # the network each rank's NCCL chose ("Using network IB|Socket"), as the run's log said
-            result={"rows": [], "networks": {m.spark.name: network for m in pair.members.select_related("spark")}},
-        )
+        verified(pair, busbw, network, verdict, expected_low=20.0)
     return fleet
 
 

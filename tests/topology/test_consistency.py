@@ -18,12 +18,11 @@ from typing import Any
 
 import pytest
 from django.test import Client
-from django.utils import timezone
 
-from fabric.models import FabricRun
 from inventory.models import NodeGroup
 from telemetry import poller
 from tests.conftest import ApiClient
+from tests.support.fabric_runs import verified as verified_run
 from tests.telemetry import django_sim
 from tests.topology.scenario import NAMES, scenario
 from topology.live import live_state
@@ -291,17 +290,7 @@ def test_every_reader_shows_one_value_per_quantity(polled, viewer_user, client):
     # the 128+64 GB pair's fabric was verified (the fabric app's run, as its task stores it), and both its
     # nodes' NCCL fell back to TCP sockets there; no other group's was
     pair_row = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="spark-a")
-    verified = FabricRun.objects.create(
-        group=pair_row,
-        group_name=pair_row.name,
-        kind="direct",
-        link_gbps=200,
-        status=FabricRun.Status.DONE,
-        verdict="failed",
-        avg_busbw=5.6,
-        finished_at=timezone.now(),
-        result={"rows": [], "networks": {"spark-a": "Socket", "spark-b": "Socket"}},
-    )
+    verified = verified_run(pair_row, 5.6, "Socket", "failed")
     seen = Seen()
     read_api(seen, ApiClient(viewer_user))
     read_sparks_api(seen, ApiClient(viewer_user))
