@@ -1,10 +1,9 @@
 """Reads of fabric runs: a group's runs, its latest measurement, and the one
-figures the planner reads (``latest_measured_busbw``, ``latest_reading``)."""
+figures the planner reads (``latest_measured_busbw``, ``latest_exchange``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
@@ -45,24 +44,23 @@ def latest_measured_busbw(group_id: int | None) -> tuple[float, FabricRun] | Non
     return (run.avg_busbw, run) if run is not None and run.avg_busbw is not None else None
 
 
-@dataclass(frozen=True)
-class FabricReading:
-    """What the group's latest measurement tells a plan: its bus bandwidth
-    (GB/s), its run, and the nodes whose NCCL chose TCP sockets there."""
+def exchange_of(run: FabricRun) -> MeasuredExchange:
+    """A finished run with a measurement as the group state reads it."""
+    return MeasuredExchange(
+        float(run.avg_busbw or 0.0),
+        run.pk,
+        run.finished_at,
+        float(run.expected_low) if run.expected_low is not None else None,
+        run.socket_hosts,
+    )
 
-    busbw: float
-    run_id: int
-    socket_hosts: tuple[str, ...]
 
-
-def latest_reading(group_id: int | None) -> FabricReading | None:
-    """The run ``latest_measured_busbw`` reads, with the networks NCCL chose
-    on it (an older run that kept none, or a malformed field, names none)."""
+def latest_exchange(group_id: int | None) -> MeasuredExchange | None:
+    """The group's latest measured exchange (the run ``latest_measured_busbw``
+    reads), with the nodes whose NCCL chose TCP sockets there: what one
+    group's plans read."""
     found = latest_measured_busbw(group_id)
-    if found is None:
-        return None
-    busbw, run = found
-    return FabricReading(busbw, run.pk, run.socket_hosts)
+    return exchange_of(found[1]) if found is not None else None
 
 
 def measured_exchanges(group_ids: Sequence[int]) -> dict[int, MeasuredExchange]:
@@ -77,17 +75,7 @@ def measured_exchanges(group_ids: Sequence[int]) -> dict[int, MeasuredExchange]:
     runs = FabricRun.objects.filter(group_id__in=list(group_ids), pk=Subquery(latest)).only(
         "group_id", "pk", "avg_busbw", "finished_at", "expected_low", "result"
     )
-    return {
-        run.group_id: MeasuredExchange(
-            float(run.avg_busbw),
-            run.pk,
-            run.finished_at,
-            float(run.expected_low) if run.expected_low is not None else None,
-            run.socket_hosts,
-        )
-        for run in runs
-        if run.avg_busbw is not None and run.group_id is not None
-    }
+    return {run.group_id: exchange_of(run) for run in runs if run.avg_busbw is not None and run.group_id is not None}
 
 
 def fabric_findings(group: Any, nodes: Iterable[str]) -> list[Finding]:

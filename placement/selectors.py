@@ -39,7 +39,7 @@ from .models import LlmModel, SavedPlan
 from .planner import GroupSpec, NodeSpec
 
 if TYPE_CHECKING:
-    from fabric.selectors import FabricReading
+    from topology.state import MeasuredExchange
 
 log = logging.getLogger(__name__)
 
@@ -177,9 +177,7 @@ def _node_specs(
 
 def _planned(group: Group, row: NodeGroup | None, ident: str, snapshot: Any) -> PlannedGroup:
     connectx = {n.name: n.has_connectx for n in snapshot.lab.nodes}
-    reading = _fabric_reading(row)
-    measured_bus = reading.busbw if reading else None
-    state = group_state_for(group, measured_gbs=measured_bus)
+    state = group_state_for(group, measured=_measured_exchange(row))
     nodes, measured = _node_specs(group, state.memory.usable_gb_per_node, connectx, snapshot.spark_ids)
     # The slowest link still carrying traffic, as observed; a single node has
     # no link (and a pair whose only link is down none left): the planner
@@ -190,21 +188,21 @@ def _planned(group: Group, row: NodeGroup | None, ident: str, snapshot: Any) -> 
         group.kind,
         nodes,
         float(link),
-        bus_gbytes_per_s=measured_bus,
-        socket_hosts=reading.socket_hosts if reading else (),
-        measured_run=reading.run_id if reading else None,
+        bus_gbytes_per_s=state.measured_gbs,
+        socket_hosts=state.measured_socket_hosts,
+        measured_run=state.measured_run,
     )
     return PlannedGroup(spec, row, group, measured, state)
 
 
-def _fabric_reading(row: NodeGroup | None) -> FabricReading | None:
+def _measured_exchange(row: NodeGroup | None) -> MeasuredExchange | None:
     """Measured fabric used: the group's latest fabric verification, if any
     (fabric sits beside placement; imported here so neither imports the other at load)."""
     if row is None or row.pk is None:
         return None
-    from fabric.selectors import latest_reading
+    from fabric.selectors import latest_exchange
 
-    return latest_reading(row.pk)
+    return latest_exchange(row.pk)
 
 
 def launch_settings_for(planned: PlannedGroup) -> LaunchSettings:

@@ -247,7 +247,9 @@ def live_state(*, overview: Overview | None = None, now: datetime | None = None)
     return Live(overview, fleet, groups)
 
 
-def group_state_for(result: Group, *, now: datetime | None = None, measured_gbs: float | None = None) -> GroupState:
+def group_state_for(
+    result: Group, *, now: datetime | None = None, measured: MeasuredExchange | None = None
+) -> GroupState:
     """One group's state, reading only its Sparks (three queries): for the planner."""
     names = list(result.nodes)
     seen = _seen(names)
@@ -259,14 +261,7 @@ def group_state_for(result: Group, *, now: datetime | None = None, measured_gbs:
         interval_s=conf.poll_interval_s(),
         os_reserve_gb=_reserve(),
     )
-    return group_state(
-        result.nodes,
-        fleet.links,
-        fleet.sparks,
-        expected_exchange_gbs=result.collective_gbs,
-        speed_class=link_speed_class,
-        measured_gbs=measured_gbs,
-    )
+    return group_state_of(result, fleet, measured=measured)
 
 
 def group_out(view: GroupView, state: GroupState) -> dict[str, Any]:
