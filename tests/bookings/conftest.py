@@ -14,10 +14,22 @@ from inventory.models import NodeGroup
 from tests.conftest import make_user
 from tests.support.catalogue import seed_catalogue
 
+# The minute a bookings test started: every ``hours`` of one test counts from it,
+# so two bookings meant to touch end to end cannot straddle a minute's turn.
+_START: list[datetime] = []
+
+
+@pytest.fixture(autouse=True)
+def _one_minute_per_test() -> Any:
+    _START[:] = [datetime.now(UTC).replace(second=0, microsecond=0)]
+    yield
+    _START.clear()
+
 
 def hours(h: float) -> datetime:
-    """Now plus ``h`` hours, on a whole minute, in UTC."""
-    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    """Now plus ``h`` hours, on a whole minute, in UTC (within a bookings test,
+    "now" is the minute it started)."""
+    now = _START[0] if _START else datetime.now(UTC).replace(second=0, microsecond=0)
     return now + timedelta(hours=h)
 
 
