@@ -9,7 +9,7 @@ from django.db.models import Q
 
 from inventory.models import NodeGroup
 
-from .nccl import networks_of
+from .nccl import socket_hosts_of
 
 
 class FabricRun(models.Model):
@@ -58,7 +58,15 @@ class FabricRun(models.Model):
                 fields=["group"], condition=Q(status__in=["queued", "running"]), name="fabric_one_active_run_per_group"
             ),
         ]
-        indexes = [models.Index(fields=["group", "-created_at"], name="fabric_run_group_latest")]
+        indexes = [
+            models.Index(fields=["group", "-created_at"], name="fabric_run_group_latest"),
+            # each group's latest measurement (fabric.selectors: the planner's and the pages' measured figure)
+            models.Index(
+                fields=["group", "-finished_at", "-id"],
+                condition=Q(status="done", avg_busbw__isnull=False),
+                name="fabric_run_group_measured",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"fabric run {self.pk} on {self.group_name} ({self.status})"
@@ -71,7 +79,7 @@ class FabricRun(models.Model):
     def socket_hosts(self) -> tuple[str, ...]:
         """The nodes whose NCCL chose TCP sockets in this run (none for an
         older run that kept no networks, or a malformed result)."""
-        return tuple(h for use in networks_of(self.result) if use.network == "Socket" for h in use.hosts)
+        return socket_hosts_of(self.result)
 
     @property
     def sizes_done(self) -> int:

@@ -242,6 +242,12 @@ def networks_of(stored: object) -> list[NetworkUse]:
     return out
 
 
+def socket_hosts_of(stored: object) -> tuple[str, ...]:
+    """The hosts whose NCCL chose TCP sockets in a stored result (none for an
+    older run that kept no networks, or a malformed field)."""
+    return tuple(h for use in networks_of(stored) if use.network == "Socket" for h in use.hosts)
+
+
 # --- the judge --------------------------------------------------------------------
 
 

@@ -9,10 +9,12 @@ from typing import Any
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from core.errors import NotFound
+from inventory.models import NodeGroup
 from topology.engine import Finding, Severity
 from topology.state import MeasuredExchange
 
 from .models import FabricRun
+from .nccl import socket_hosts_of
 
 
 def runs_for_group(group_id: int, *, limit: int = 20) -> QuerySet[FabricRun]:
@@ -46,12 +48,18 @@ def latest_measured_busbw(group_id: int | None) -> tuple[float, FabricRun] | Non
 
 def exchange_of(run: FabricRun) -> MeasuredExchange:
     """A finished run with a measurement as the group state reads it."""
+    return _exchange(run.avg_busbw, run.pk, run.finished_at, run.expected_low, run.result)
+
+
+def _exchange(
+    busbw: float | None, run_id: int, finished_at: Any, expected_low: float | None, result: object
+) -> MeasuredExchange:
     return MeasuredExchange(
-        float(run.avg_busbw or 0.0),
-        run.pk,
-        run.finished_at,
-        float(run.expected_low) if run.expected_low is not None else None,
-        run.socket_hosts,
+        float(busbw or 0.0),
+        run_id,
+        finished_at,
+        float(expected_low) if expected_low is not None else None,
+        socket_hosts_of(result),
     )
 
 
@@ -63,28 +71,46 @@ def latest_exchange(group_id: int | None) -> MeasuredExchange | None:
     return exchange_of(found[1]) if found is not None else None
 
 
+def _latest_runs(group_ids: Sequence[int] | None, *, measured: bool) -> QuerySet[FabricRun]:
+    """Each group's latest finished run (``measured``: its latest finished one
+    with a bus bandwidth, the run ``latest_measurement`` picks), of these groups
+    or of every group, in one query: the latest is looked up once per group (an
+    index seek), not once per stored run, so a long history costs nothing."""
+    if measured:
+        runs = FabricRun.objects.filter(group=OuterRef("pk"), status=FabricRun.Status.DONE, avg_busbw__isnull=False)
+        runs = runs.order_by("-finished_at", "-pk")
+    else:
+        finished = [FabricRun.Status.DONE, FabricRun.Status.FAILED]
+        runs = FabricRun.objects.filter(group=OuterRef("pk"), status__in=finished).order_by("-created_at", "-pk")
+    groups = NodeGroup.objects.all() if group_ids is None else NodeGroup.objects.filter(pk__in=list(group_ids))
+    latest = groups.annotate(latest=Subquery(runs.values("pk")[:1])).values("latest")
+    return FabricRun.objects.filter(pk__in=latest)
+
+
 def measured_exchanges(group_ids: Sequence[int]) -> dict[int, MeasuredExchange]:
     """Each group's latest measured bus bandwidth (the run ``latest_measurement``
-    picks), by group id, in one query whatever the number of groups: the group
-    state's measured figure (registered with ``topology.live`` by the app)."""
-    latest = (
-        FabricRun.objects.filter(group=OuterRef("group"), status=FabricRun.Status.DONE, avg_busbw__isnull=False)
-        .order_by("-finished_at", "-pk")
-        .values("pk")[:1]
+    picks), by group id, in one query whatever the number of groups or of their
+    runs: the group state's measured figure (registered with ``topology.live``
+    by the app)."""
+    # the networks NCCL chose, not the whole parsed result: a fleet's worth of rows is not decoded
+    rows = (
+        _latest_runs(group_ids, measured=True)
+        .order_by()
+        .values_list("group_id", "pk", "avg_busbw", "finished_at", "expected_low", "result__networks")
     )
-    runs = FabricRun.objects.filter(group_id__in=list(group_ids), pk=Subquery(latest)).only(
-        "group_id", "pk", "avg_busbw", "finished_at", "expected_low", "result"
-    )
-    return {run.group_id: exchange_of(run) for run in runs if run.avg_busbw is not None and run.group_id is not None}
+    return {
+        group_id: _exchange(busbw, pk, finished_at, low, {"networks": networks})
+        for group_id, pk, busbw, finished_at, low, networks in rows
+        if busbw is not None and group_id is not None
+    }
 
 
 def fabric_findings(group: Any, nodes: Iterable[str]) -> list[Finding]:
     """The findings of each group's latest finished verification, naming the
     run's nodes, for the group pages' findings list (one query for the fleet)."""
-    latest = FabricRun.objects.filter(group=OuterRef("group")).order_by("-created_at", "-pk").values("pk")[:1]
     wanted = set(nodes)
     found: list[Finding] = []
-    runs = FabricRun.objects.filter(pk=Subquery(latest), status__in=[FabricRun.Status.DONE, FabricRun.Status.FAILED])
+    runs = _latest_runs(None, measured=False)
     for run in runs.exclude(findings=[]).only("pk", "group_name", "nodes", "findings"):
         names = tuple(n["name"] for n in run.nodes if n["name"] in wanted)
         for f in run.findings:
