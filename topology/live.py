@@ -209,10 +209,18 @@ def _links(result: Group) -> list[LinkExpected]:
     return [LinkExpected(link.a, link.b, link.cable, link.gbps) for link in result.links]
 
 
-def group_state_of(result: Group, fleet: FleetState, *, measured: MeasuredExchange | None = None) -> GroupState:
+def group_state_of(
+    result: Group,
+    fleet: FleetState,
+    *,
+    measured: MeasuredExchange | None = None,
+    by_key: Mapping[tuple[str, str], LinkState] | None = None,
+) -> GroupState:
     """A group's state: the engine's reading of its cabling, the fleet's link and Spark states,
-    and its measured exchange when a verification measured one."""
-    by_key = {(link.a, link.b): link for link in fleet.links}
+    and its measured exchange when a verification measured one (``by_key``: the
+    fleet's links by their ends, built once when every group is read)."""
+    if by_key is None:
+        by_key = links_by_key(fleet)
     links = [by_key.get((e.a, e.b)) or link_state(e, fleet.sparks, {}) for e in _links(result)]
     return group_state(
         result.nodes,
@@ -226,6 +234,10 @@ def group_state_of(result: Group, fleet: FleetState, *, measured: MeasuredExchan
         measured_expected_gbs=measured.expected_gbs if measured else None,
         measured_socket_hosts=measured.socket_hosts if measured else (),
     )
+
+
+def links_by_key(fleet: FleetState) -> dict[tuple[str, str], LinkState]:
+    return {(link.a, link.b): link for link in fleet.links}
 
 
 def live_state(*, overview: Overview | None = None, now: datetime | None = None) -> Live:
@@ -243,7 +255,10 @@ def live_state(*, overview: Overview | None = None, now: datetime | None = None)
     )
     views = overview.all()
     measured = measured_exchanges([view.id for view in views])
-    groups = {view.id: group_state_of(view.result, fleet, measured=measured.get(view.id)) for view in views}
+    by_key = links_by_key(fleet)
+    groups = {
+        view.id: group_state_of(view.result, fleet, measured=measured.get(view.id), by_key=by_key) for view in views
+    }
     return Live(overview, fleet, groups)
 
 
