@@ -14,7 +14,7 @@ from core import live
 from core.errors import NotFound
 from core.health import HEALTH_STATUSES, HealthStatus
 from inventory.models import Spark
-from telemetry.expectations import expectations_for
+from telemetry.expectations import expectations_cached
 from telemetry.models import Alert, NodeAggregate, NodeSample, NodeState
 from telemetry.sample import ComputeProcess
 
@@ -75,7 +75,7 @@ def fleet_tiles(*, include_retired: bool = False) -> list[Tile]:
     if not include_retired:
         sparks = sparks.exclude(status=Spark.Status.RETIRED)
     sparks_list = list(sparks)
-    expectations = expectations_for(s.pk for s in sparks_list).nodes
+    expectations = expectations_cached(s.pk for s in sparks_list).nodes
     open_counts: dict[int, list[str]] = {}
     for spark_id, code in (
         Alert.objects.filter(ended_at__isnull=True, spark__in=sparks_list)
