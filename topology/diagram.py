@@ -24,6 +24,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
+from typing import Any
 
 from core.health import HEALTH_STATUSES, HealthStatus
 
@@ -142,20 +143,23 @@ def render(
     tints: Mapping[str, tuple[str, str]] | None = None,
     states: Mapping[tuple[str, str], LinkState] | None = None,
     health: Mapping[str, tuple[str, str]] | None = None,
+    columns: int | None = None,
 ) -> str:
     """The group as an SVG document fragment (an ``<svg>`` element).
 
     ``notes``: a second line per device (e.g. its memory); ``tints``: node ->
     (sub-group name, fill colour), so an admin's split shows in the drawing;
     ``states``: (a, b) -> the link's state; ``health``: node -> (health, why).
-    Without states the cabling's speeds are drawn as "expected".
+    Without states the cabling's speeds are drawn as "expected". ``columns``:
+    at most this many Sparks a row under a switch (``responsive``'s phone
+    drawing).
     """
     notes = notes or {}
     tints = tints or {}
     states = states or {}
     health = health or {}
     box = _box(len(group.nodes))
-    canvas = _layout(group, box)
+    canvas = _layout(group, box, columns)
     marked = _marked(group)
     out: list[str] = []
     for switch, points in canvas.fabric:
@@ -179,13 +183,42 @@ def render(
     head = title or f"{group.kind} group of {len(group.nodes)} Spark{'s' * (len(group.nodes) != 1)}"
     w, h = math.ceil(canvas.width), math.ceil(canvas.height)
     # Never shrunk below the width at which a Spark's name is 11 px tall: on a phone a big
-    # group's drawing scrolls inside its card instead of shrinking its labels to specks.
+    # group's drawing scrolls inside its card (or ``responsive`` draws it narrower)
+    # instead of shrinking its labels to specks.
     legible = math.ceil(w * MIN_LABEL_PX / box.font)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="topo" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
         f'style="min-width: {legible}px" '
         # a group, not an image: the Sparks in it are links (an image's content is not reachable)
         f'role="group" aria-label="{escape(head)}"><title>{escape(head)}</title>{"".join(out)}</svg>'
+    )
+
+
+# The widest drawing a phone's card holds (390 px less the page's and the
+# card's margins): wider ones get a second drawing for phones (``responsive``).
+PHONE_PX = 327
+PHONE_COLUMNS = 2
+
+
+def legible_width(group: Group, columns: int | None = None) -> int:
+    """The narrowest the drawing is shown (a Spark's name ``MIN_LABEL_PX`` tall), in CSS pixels."""
+    box = _box(len(group.nodes))
+    return math.ceil(math.ceil(_layout(group, box, columns).width) * MIN_LABEL_PX / box.font)
+
+
+def responsive(group: Group, **kwargs: Any) -> str:
+    """``render``'s drawing, and beside it, when a group under one switch would
+    not fit a phone's card at a legible size, the same group with its Sparks
+    two a row on rails: the page's style shows one or the other by width (the
+    phone's drawing is taller rather than scrolled sideways)."""
+    wide = render(group, **kwargs)
+    if group.kind != "switched" or len(group.switches) != 1 or legible_width(group) <= PHONE_PX:
+        return wide
+    if legible_width(group, PHONE_COLUMNS) >= legible_width(group):
+        return wide
+    narrow = render(group, columns=PHONE_COLUMNS, **kwargs)
+    return wide.replace('class="topo"', 'class="topo topo-wide"', 1) + narrow.replace(
+        'class="topo"', 'class="topo topo-narrow"', 1
     )
 
 
@@ -332,8 +365,8 @@ def _switch(name: str, x: float, y: float, w: float, h: float, note: str, marked
 PAD = 24
 
 
-def _layout(group: Group, box: Box) -> Canvas:
-    return _fit_canvas(_place(group, box), box)
+def _layout(group: Group, box: Box, columns: int | None = None) -> Canvas:
+    return _fit_canvas(_place(group, box, columns), box)
 
 
 def _fit_canvas(c: Canvas, box: Box) -> Canvas:
@@ -367,21 +400,21 @@ def _fit_canvas(c: Canvas, box: Box) -> Canvas:
     )
 
 
-def _place(group: Group, box: Box) -> Canvas:
+def _place(group: Group, box: Box, columns: int | None = None) -> Canvas:
     nodes = list(group.nodes)
     if group.kind == "ring" and len(nodes) <= RING_CIRCLE_MAX:
         return _circle(group, _walk(group, closed=True), box)
     if group.kind in ("ring", "chain"):
         return _snake(group, _walk(group, closed=group.kind == "ring"), box, closed=group.kind == "ring")
     if group.kind == "switched" and len(group.switches) == 1:
-        return _switched(group, box)
+        return _switched(group, box, columns)
     if group.kind in ("direct", "single") or not group.switches and len(nodes) <= 2:
         return _row(group, nodes, box)
     return _circle(group, nodes, box)
 
 
 def _row(group: Group, nodes: list[str], box: Box) -> Canvas:
-    gap = 150 if len(nodes) == 2 else 0
+    gap = 104 if len(nodes) == 2 else 0  # room for "100G (one twin)"; a pair fits a phone's card
     width = 2 * PAD + len(nodes) * box.w + gap * max(0, len(nodes) - 1)
     pos = {n: (PAD + box.w / 2 + i * (box.w + gap), PAD + box.h / 2) for i, n in enumerate(nodes)}
     return Canvas(pos, {}, width, 2 * PAD + box.h, {})
@@ -459,11 +492,13 @@ def _snake(group: Group, order: list[str], box: Box, *, closed: bool) -> Canvas:
     return Canvas(pos, {}, width, height, paths)
 
 
-def _switched(group: Group, box: Box) -> Canvas:
+def _switched(group: Group, box: Box, columns: int | None = None) -> Canvas:
     """One switch on top; one row of Sparks fanned out from their ports, or rows on rails."""
     nodes = list(group.nodes)
     n = len(nodes)
     widest = n if n <= 8 else 8 if n <= 32 else 12
+    if columns is not None:
+        widest = max(1, min(widest, columns))
     cols = math.ceil(n / math.ceil(n / widest)) if n else 1  # balanced rows: 64 -> 6 rows of 11 or less
     gap_x = 16 if cols > 8 else 22
     rows = math.ceil(n / cols) if n else 1

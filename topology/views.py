@@ -49,7 +49,7 @@ def _fills(view: GroupView) -> list[tuple[GroupView, str]]:
 def _svg(view: GroupView, live: Live, notes: dict[str, str]) -> str:
     tints = {n: (sub.row.name, fill) for sub, fill in _fills(view) for n in sub.result.nodes}
     state = live.group(view)
-    return diagram.render(
+    return diagram.responsive(
         view.result,
         notes=notes,
         tints=tints,

@@ -257,13 +257,19 @@ def test_the_flagship_plan_launches_and_the_variants_follow_the_model(live_serve
     page.set_viewport_size({"width": 390, "height": 900})
     shot("day-one-flagship-390")
 
-    # the switched group of eight at phone width: its Sparks' names stay legible (>= 11 px), the
-    # drawing scrolls inside its card, the page never sideways
+    # the switched group of eight at phone width: drawn two Sparks a row on rails, their names
+    # legible (>= 11 px), the whole drawing inside its card: neither it nor the page scrolls sideways
     page.goto(f"{base}/groups/{demo['switched']}/")
-    name = page.locator("#diagram-svg svg.topo text[font-weight='600']").first
+    drawing = page.locator("#diagram-svg svg.topo:visible")
+    assert drawing.count() == 1 and "topo-narrow" in drawing.get_attribute("class")
+    assert drawing.locator("g.node").count() == 8
+    name = drawing.locator("text[font-weight='600']").first
     assert name.bounding_box()["height"] >= 11
+    assert page.evaluate("(e => e.scrollWidth <= e.clientWidth)(document.querySelector('#diagram-svg'))")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     shot("day-one-switched-group-390")
+    page.set_viewport_size({"width": 1440, "height": 900})  # the desktop drawing again: one row under the switch
+    assert "topo-wide" in page.locator("#diagram-svg svg.topo:visible").get_attribute("class")
 
 
 MISTAKES = """\

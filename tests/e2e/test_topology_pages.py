@@ -38,10 +38,10 @@ def test_member_reads_topology_group_and_memory_pages(live_server, page, shot, l
     sign_in(page, base, "reader", "reader-pass-123")
 
     page.goto(f"{base}/topology/")
-    assert page.locator("svg.topo").count() == 6
+    assert page.locator("svg.topo:visible").count() == 6
     # A hover title on every Spark: 17 demo Sparks and 32 on the big switch.
-    assert page.locator("svg.topo g.node > title").count() == 17 + 32
-    assert page.locator("svg.topo g.link > title").count() == page.locator("svg.topo g.link").count()
+    assert page.locator("svg.topo:visible g.node > title").count() == 17 + 32
+    assert page.locator("svg.topo:visible g.link > title").count() == page.locator("svg.topo:visible g.link").count()
     ring_card = page.locator(f"#group-{lab['ring']}")
     assert ring_card.locator("g.link[data-gbps='100']").count() == 1
     assert "1 warning" in ring_card.inner_text()
@@ -65,7 +65,7 @@ def test_member_reads_topology_group_and_memory_pages(live_server, page, shot, l
     assert quantities["q-exchange"].startswith("8 links") and "slowest 200 Gb/s" in quantities["q-exchange"]
     assert quantities["q-placement"] == "chosen per model"
     assert "not one machine's memory" in page.locator("#q-pooled").inner_text()
-    assert page.locator("#diagram svg.topo g.node > title").count() == 8
+    assert page.locator("#diagram svg.topo:visible g.node > title").count() == 8
     assert page.locator("#links tbody tr").count() == 8
     assert page.locator("form.split").count() == 0  # members read; only lab admins split
     shot("group-crs804")
@@ -78,9 +78,9 @@ def test_member_reads_topology_group_and_memory_pages(live_server, page, shot, l
     shot("group-ring")
 
     page.goto(f"{base}/groups/{lab['big']}/")
-    assert page.locator("#diagram svg.topo g.node").count() == 32
-    box = page.locator("#diagram svg.topo").bounding_box()
-    drawn = page.locator("#diagram svg.topo").evaluate("svg => svg.viewBox.baseVal.width")
+    assert page.locator("#diagram svg.topo:visible g.node").count() == 32
+    box = page.locator("#diagram svg.topo:visible").bounding_box()
+    drawn = page.locator("#diagram svg.topo:visible").evaluate("svg => svg.viewBox.baseVal.width")
     assert box is not None and box["width"] >= drawn >= 900  # drawn at its own legible size, not squeezed
     shot("group-32")
 
@@ -127,4 +127,4 @@ def test_admin_splits_a_switched_group_with_inline_errors(live_server, page, sho
     sub = NodeGroup.objects.get(name="exp-a")
     page.goto(f"{base}/groups/{sub.pk}/")
     assert page.locator("#q-pooled td.num").inner_text().startswith("253.4 GB")
-    assert page.locator("#diagram svg.topo g.node").count() == 2
+    assert page.locator("#diagram svg.topo:visible g.node").count() == 2

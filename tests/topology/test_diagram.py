@@ -70,8 +70,8 @@ def boxes(root: ET.Element) -> list[tuple[float, float, float, float]]:
     return out
 
 
-def assert_legible(group: Group) -> None:
-    svg = diagram.render(group)
+def assert_legible(group: Group, columns: int | None = None) -> None:
+    svg = diagram.render(group, columns=columns)
     root = parse(svg)
     width, height = float(root.get("width")), float(root.get("height"))
     found = boxes(root)
@@ -98,6 +98,31 @@ def assert_legible(group: Group) -> None:
 @pytest.mark.parametrize("n", range(1, 65))
 def test_switched_groups_from_1_to_64_stay_legible(n):
     assert_legible(switched(n))
+
+
+@pytest.mark.parametrize("n", range(1, 65))
+def test_a_switched_group_too_wide_for_a_phone_is_drawn_again_to_fit_it(n):
+    group = switched(n)
+    both = diagram.responsive(group)
+    drawings = [parse(svg) for svg in both.replace("</svg><svg", "</svg>\n<svg").split("\n")]
+    if diagram.legible_width(group) <= diagram.PHONE_PX:
+        assert [d.get("class") for d in drawings] == ["topo"]  # fits already: one drawing
+        return
+    assert [d.get("class") for d in drawings] == ["topo topo-wide", "topo topo-narrow"]
+    assert_legible(group, columns=diagram.PHONE_COLUMNS)
+    wide, narrow = drawings
+    # the phone's drawing fits the card at a legible size; the same Sparks and cables in both
+    assert int(narrow.get("style").removeprefix("min-width: ").removesuffix("px")) <= diagram.PHONE_PX
+    assert sorted(g.get("data-detail") for g in links_of(narrow)) == sorted(
+        g.get("data-detail") for g in links_of(wide)
+    )
+    assert len(nodes_of(narrow)) == len(nodes_of(wide)) == n
+
+
+def test_a_direct_pair_fits_a_phone_at_a_legible_size():
+    pair = only_group(t.direct_pair())
+    assert diagram.legible_width(pair) <= diagram.PHONE_PX
+    assert diagram.responsive(pair) == diagram.render(pair)
 
 
 @pytest.mark.parametrize("n", [3, 4, 5, 8, 12, 13, 16, 31, 64])

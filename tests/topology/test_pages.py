@@ -29,7 +29,10 @@ def group_of(node: str) -> NodeGroup:
 def test_topology_page_draws_every_group(admin_client, import_lab):
     import_lab("demo.yaml")
     html = admin_client.get("/topology/").content.decode()
-    assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="topo"') == 5
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" class="topo'
+    assert html.count(f'{svg}"') + html.count(f'{svg} topo-wide"') == 5
+    # the switched group of eight, too wide for a phone's card, is drawn a second time for phones
+    assert html.count(f'{svg} topo-narrow"') == html.count(f'{svg} topo-wide"') == 1
     for name in ("group-spark-01", "group-spark-03", "group-spark-07", "group-spark-15", "group-spark-17"):
         assert name in html
     assert "100G (one twin)" in html and "Spark new" in html and "not observed" in html  # the legend
