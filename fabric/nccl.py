@@ -41,6 +41,10 @@ FABRIC_CODES: dict[str, tuple[Severity, str]] = {
     "fabric-below-expected": ("warning", "Bus bandwidth under what the group's links should give."),
     "fabric-run-failed": ("critical", "The fabric verification did not complete."),
     "fabric-socket": ("critical", "NCCL carried the test over TCP sockets, not RoCE."),
+    "fabric-mixed-networks": (
+        "critical",
+        "The nodes' NCCL chose different networks (RoCE on some, TCP sockets on others): they cannot connect.",
+    ),
 }
 
 
@@ -82,11 +86,18 @@ class NcclResult:
     # "NET/Socket : Using [0]bond0:10.0.0.1<0>"
     networks: tuple[tuple[str, str], ...] = ()
     net_devices: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # (host, text) of each "NCCL WARN" line, in the order printed (at most WARN_LIMIT)
+    warnings: tuple[tuple[str, str], ...] = ()
 
     @property
     def socket_hosts(self) -> tuple[str, ...]:
         """The hosts whose NCCL chose TCP sockets, in the order they printed it."""
         return tuple(dict.fromkeys(h for h, net in self.networks if net == "Socket"))
+
+    @property
+    def mixed_networks(self) -> bool:
+        """Ranks whose NCCL chose different networks (NET/IB on some, Socket on others)."""
+        return len({net for _, net in self.networks}) > 1
 
     @property
     def complete(self) -> bool:
@@ -112,6 +123,7 @@ class NcclResult:
             "errors": list(self.errors),
             "networks": dict(self.networks),
             "net_devices": {f"{host} {net}": list(devices) for host, net, devices in self.net_devices},
+            "warnings": [[host, text] for host, text in self.warnings],
         }
 
 
@@ -122,6 +134,9 @@ _TESTS_VERSION = re.compile(r"^#\s*nccl-tests version (\S+)")
 _NUMBER = re.compile(r"^[0-9]+$")
 # An NCCL INFO line: "spark-102:93712:93730 [0] NCCL INFO <text>" (host, pid, tid, device).
 _INFO = re.compile(r"^(\S+?):\d+:\d+\s+\[\d+\]\s+NCCL INFO\s+(.*)$")
+# A NCCL WARN line: "spark-102:93712:93730 [0] misc/socket.cc:538 NCCL WARN <text>" (the source file optional).
+_WARN = re.compile(r"^(\S+?):\d+:\d+\s+\[\d+\]\s+(?:\S+\s+)?NCCL WARN\s+(.*)$")
+WARN_LIMIT = 20
 # init.cc: INFO(NCCL_INIT, "Using network %s", comm->ncclNet->name): "IB", "Socket" or a plugin's name
 _USING_NETWORK = re.compile(r"^Using network (\S+)")
 # net_ib/init.cc "NET/IB : Using [0]rocep1s0f1:1/RoCE [1]roceP2p1s0f1:1/RoCE [RO]; OOB ...";
@@ -144,6 +159,27 @@ def _wrong(text: str) -> int | None:
     return int(text) if _NUMBER.match(text) else None
 
 
+def _nccl_line(
+    line: str,
+    networks: dict[str, str],
+    net_devices: dict[tuple[str, str], tuple[str, ...]],
+    warnings: list[tuple[str, str]],
+) -> bool:
+    """Keep what a NCCL INFO or WARN line says of the networks; False for any other line."""
+    if info := _INFO.match(line):
+        host, said = info.groups()
+        if match := _USING_NETWORK.match(said):
+            networks.setdefault(host, match.group(1))
+        elif match := _NET_USING.match(said):
+            net_devices.setdefault((host, match.group(1)), tuple(_NET_DEVICE.findall(match.group(2))))
+        return True
+    if warn := _WARN.match(line):
+        if len(warnings) < WARN_LIMIT:
+            warnings.append((warn.group(1), warn.group(2)[:300]))
+        return True
+    return False
+
+
 def parse_all_gather(text: str) -> NcclResult:
     """Every size row, the average, the #wrong total. Never raises."""
     rows: list[Row] = []
@@ -153,18 +189,14 @@ def parse_all_gather(text: str) -> NcclResult:
     nccl_version = tests_version = None
     networks: dict[str, str] = {}
     net_devices: dict[tuple[str, str], tuple[str, ...]] = {}
+    warnings: list[tuple[str, str]] = []
     for raw in text.splitlines():
         line = raw.strip()
         if not line:
             continue
         if match := _NCCL_VERSION.search(line):
             nccl_version = nccl_version or match.group(1)
-        if info := _INFO.match(line):
-            host, said = info.groups()
-            if match := _USING_NETWORK.match(said):
-                networks.setdefault(host, match.group(1))
-            elif match := _NET_USING.match(said):
-                net_devices.setdefault((host, match.group(1)), tuple(_NET_DEVICE.findall(match.group(2))))
+        if _nccl_line(line, networks, net_devices, warnings):
             continue
         if line.startswith("#"):
             if match := _AVG.match(line):
@@ -199,6 +231,7 @@ def parse_all_gather(text: str) -> NcclResult:
         tuple(errors),
         tuple(networks.items()),
         tuple((host, net, devices) for (host, net), devices in net_devices.items()),
+        tuple(warnings),
     )
 
 
@@ -304,11 +337,46 @@ def _f(code: str, message: str, fix: str) -> FabricFinding:
     return FabricFinding(code, FABRIC_CODES[code][0], message, fix)
 
 
+# What the fix of a node whose NCCL found no usable RoCE device says (fabric-socket, fabric-mixed-networks).
+NO_ROCE_FIX = (
+    "Check that ibv_devinfo lists both twins of the cabled port (e.g. rocep1s0f1 and roceP2p1s0f1) in state "
+    "PORT_ACTIVE, that each twin holds its own address (the netplan files), that NCCL_IB_HCA names them and "
+    "NCCL_IB_DISABLE is not set, and that a container runs with /dev/infiniband; then run the verification again."
+)
+
+
+def _mixed(result: NcclResult, reason: str) -> FabricFinding:
+    """Ranks on RoCE and ranks on sockets in one run: NCCL's net transports
+    refuse each other's connections (NCCL 2.28's socketFinalizeAccept: "wrong
+    type 4 != 3"), so the run stops before its first row."""
+    by_net: dict[str, list[str]] = {}
+    for host, net in result.networks:
+        by_net.setdefault(net, []).append(host)
+    sockets = by_net.get("Socket", [])
+    others = [
+        f"{', '.join(hosts)} chose {_NETWORK_WORDS.get(net, net)}" for net, hosts in by_net.items() if net != "Socket"
+    ]
+    said = next((text for _, text in result.warnings if "wrong type" in text), "")
+    quoted = f" (NCCL said: '{said}')" if said else ""
+    return _f(
+        "fabric-mixed-networks",
+        f"NCCL on {', '.join(sockets) or 'some nodes'} chose TCP sockets ('Using network Socket') while "
+        f"{'; '.join(others) or 'the others chose another network'}: ranks on different networks cannot connect "
+        f"to each other{quoted}, so the verification stopped: {reason}.",
+        f"NCCL found no usable RoCE device on {', '.join(sockets) or 'those nodes'}. {NO_ROCE_FIX}",
+    )
+
+
+_NETWORK_WORDS = {"IB": "RoCE (NET/IB)", "Socket": "TCP sockets (NET/Socket)"}
+
+
 def judge(result: NcclResult | None, *, kind: str, link_gbps: float, error: str = "") -> Verdict:
     """The verdict of one run: findings with their fixes, "ok" when none."""
     expected = expected_busbw(kind, link_gbps)
     if error or result is None or not result.complete:
         reason = error or "; ".join(result.errors if result else ()) or "no output"
+        if result is not None and result.mixed_networks:
+            return Verdict("failed", expected, result.avg_busbw, (_mixed(result, reason),))
         return Verdict(
             "failed",
             expected,
@@ -335,10 +403,7 @@ def judge(result: NcclResult | None, *, kind: str, link_gbps: float, error: str 
                 f"NCCL on {', '.join(sockets)} chose TCP sockets ('Using network Socket'{over}), not RoCE: every "
                 "collective goes through the kernels' TCP stacks instead of RDMA, so the bandwidth here and "
                 "tensor-parallel decode on this group are not what these links give.",
-                "NCCL found no usable RoCE device there. Check that ibv_devinfo lists both twins of the cabled "
-                "port (e.g. rocep1s0f1 and roceP2p1s0f1) in state PORT_ACTIVE, that each twin holds its own "
-                "address (the netplan files), that NCCL_IB_HCA names them and NCCL_IB_DISABLE is not set, and "
-                "that a container runs with /dev/infiniband; then run the verification again.",
+                f"NCCL found no usable RoCE device there. {NO_ROCE_FIX}",
             )
         )
     if result.wrong:

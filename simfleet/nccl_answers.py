@@ -14,9 +14,13 @@ named in ``-H``:
 - "negotiated-100g": about half (100 Gb/s links);
 - "nccl-stuck": flat near 2.8 GB/s (a non-release NCCL build);
 - "no-rdma" on a node: its NCCL finds no RoCE device ("NET/IB : No device
-  found.") and the run goes over TCP sockets, about 5.4 to 5.7 GB/s (every
-  rank prints "Using network Socket": NCCL needs one network for all ranks,
-  and the simulation lets them all fall back rather than fail);
+  found.") and falls back to TCP sockets ("Using network Socket"). On every
+  node of the run, the run goes over sockets, about 5.4 to 5.7 GB/s. On some
+  only, the others choose RoCE, and NCCL's two net transports refuse each
+  other's connections: as NCCL 2.28's misc/socket.cc does, the accepting
+  rank warns "socketFinalizeAccept from <peer>: wrong type 4 != 3" (a NET/IB
+  connection on a NET/Socket listener) and the test fails before its first
+  row;
 - every rank prints the network its NCCL chose and its devices
   (NCCL_DEBUG=INFO, subsystems INIT,NET), as NCCL's init.cc, net_ib and
   net_socket do;
@@ -147,6 +151,22 @@ def nccl_answer(
     all_faults = set().union(*(faults[h] for h in hosts))
     if env.get("NCCL_DEBUG") == "INFO":
         chunks.append((0.05, _network_lines(hosts, hca, faults)))
+    on_sockets = [h for h in hosts if "no-rdma" in faults[h]]
+    if on_sockets and len(on_sockets) < len(hosts):
+        # a RoCE rank connects to a socket rank's listener: NET/IB's socket type (4) is not NET/Socket's (3)
+        listener = on_sockets[0]
+        peer = next(h for h in hosts if h not in on_sockets)
+        rank = hosts.index(listener)
+        chunks.append(
+            (
+                row_s,
+                f"{listener}:{4000 + 97 * rank}:{4131 + rank} [0] misc/socket.cc:538 NCCL WARN "
+                f"socketFinalizeAccept from 192.168.100.{11 + hosts.index(peer)}<45113>: wrong type 4 != 3\n"
+                f"{listener}: Test NCCL failure common.cu:1279 'internal error - please report this issue to the "
+                "NCCL developers'\n",
+            )
+        )
+        return NcclAnswer(chunks, 1)
     if ring and env.get("NCCL_NET_PLUGIN") != "none":
         chunks.append(
             (
@@ -192,15 +212,13 @@ def nccl_answer(
 
 def _network_lines(hosts: list[str], hca: list[str], faults: Mapping[str, set[str]]) -> str:
     """What each rank's NCCL prints when it picks its network (NCCL_DEBUG=INFO,
-    INIT and NET): RoCE over the twins of NCCL_IB_HCA, or TCP sockets for all
-    when a node of the run has no usable RoCE device ("no-rdma")."""
-    sockets = any("no-rdma" in faults[h] for h in hosts)
+    INIT and NET): RoCE over the twins of NCCL_IB_HCA, or TCP sockets on a
+    node with no usable RoCE device ("no-rdma"). Each rank chooses alone."""
     lines = []
     for rank, host in enumerate(hosts):
         prefix = f"{host}:{4000 + 97 * rank}:{4000 + 97 * rank} [0] NCCL INFO"
-        if sockets:
-            if "no-rdma" in faults[host]:
-                lines.append(f"{prefix} NET/IB : No device found.")
+        if "no-rdma" in faults[host]:
+            lines.append(f"{prefix} NET/IB : No device found.")
             lines.append(f"{prefix} NET/Socket : Using [0]enp1s0f1np1:192.168.100.{11 + rank}<0>")
             lines.append(f"{prefix} Using network Socket")
         else:

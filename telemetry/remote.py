@@ -84,7 +84,8 @@ async def _run(
         if status.exit_status not in (0, None):
             stderr = (status.stderr or b"")[-300:]
             stderr_text = stderr.decode(errors="replace") if isinstance(stderr, bytes) else str(stderr)
-            return Outcome(text, f"exited with status {status.exit_status}: {stderr_text.strip()}")
+            said = stderr_text.strip()
+            return Outcome(text, f"exited with status {status.exit_status}" + (f": {said}" if said else ""))
         return Outcome(text, "")
 
 

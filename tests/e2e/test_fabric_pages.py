@@ -118,13 +118,13 @@ def test_admin_verifies_a_pair_from_its_page(live_server, page, shot, fleet_key,
 
 
 @contextlib.contextmanager
-def verified_pair_with(fault, page, live_server, fleet_key, tmp_path, settings, row_s):
-    """fab-a and fab-b cabled p0 to p0, ``fault`` on fab-b: an admin starts
-    the verification from the group's page and waits for its result; the
-    simulated fleet stays up while the caller looks."""
+def verified_pair_with(fault, page, live_server, fleet_key, tmp_path, settings, row_s, *, on_both=False):
+    """fab-a and fab-b cabled p0 to p0, ``fault`` on fab-b (``on_both``: on
+    fab-a too): an admin starts the verification from the group's page and
+    waits for its result; the simulated fleet stays up while the caller looks."""
     make_user("admin", "lab-admin")
     nodes = [
-        SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
+        SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}, faults={fault} if on_both else set()),
         SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}, faults={fault}),
     ]
     with sim_lab(nodes, fleet_key, tmp_path, settings) as fleet:
@@ -151,10 +151,10 @@ def test_one_twin_shows_its_finding_and_fix(live_server, page, shot, fleet_key, 
 
 
 def test_nccl_on_tcp_sockets_shows_on_the_run_page(live_server, page, shot, fleet_key, tmp_path, settings, worker):
-    """fab-b's NCCL finds no RoCE device: the run goes over TCP sockets; its
-    page names the network each node chose beside the finding and its fix,
-    on a phone and on a desktop."""
-    with verified_pair_with("no-rdma", page, live_server, fleet_key, tmp_path, settings, 0.05) as group:
+    """Neither node's NCCL finds a RoCE device: the run goes over TCP sockets;
+    its page names the network each node chose beside the finding and its
+    fix, on a phone and on a desktop."""
+    with verified_pair_with("no-rdma", page, live_server, fleet_key, tmp_path, settings, 0.05, on_both=True) as group:
         run = FabricRun.objects.get(group=group)
         # the group's measured exchange says which network carried it, as the run ends
         page.wait_for_function("() => document.querySelector('#q-exchange .measured-network')")
@@ -187,3 +187,26 @@ def test_nccl_on_tcp_sockets_shows_on_the_run_page(live_server, page, shot, flee
         page.set_viewport_size({"width": 390, "height": 844})
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         shot("plans-sockets-390")
+
+
+def test_one_node_on_sockets_beside_roce_names_the_node_to_fix(
+    live_server, page, shot, fleet_key, tmp_path, settings, worker
+):
+    """fab-b's NCCL finds no RoCE device while fab-a's does: NCCL refuses the
+    connection between them, the run fails, and its card and page name the
+    node to fix and what each node chose (not the generic SSH advice)."""
+    with verified_pair_with("no-rdma", page, live_server, fleet_key, tmp_path, settings, 0.05) as group:
+        run = FabricRun.objects.get(group=group)
+        card = page.locator("#fabric").inner_text()
+        assert "failed" in card and "fabric-mixed-networks" in card
+        element_shot(page, "#fabric", "fabric-card-mixed-networks")
+        page.goto(f"{live_server.url}/fabric/runs/{run.pk}/")
+        findings = page.locator(".findings").inner_text()
+        assert "NCCL on fab-b chose TCP sockets" in findings and "while fab-a chose RoCE (NET/IB)" in findings
+        assert "wrong type 4 != 3" in findings and "NCCL found no usable RoCE device on fab-b" in findings
+        assert "answers SSH" not in findings
+        page.set_viewport_size({"width": 1440, "height": 900})
+        shot("fabric-run-mixed-networks-1440")
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        shot("fabric-run-mixed-networks-390")

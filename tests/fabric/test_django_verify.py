@@ -36,9 +36,9 @@ def tasks_inline(monkeypatch):
     monkeypatch.setattr(tasks.verify_fabric, "delay", lambda run_id: tasks.verify_fabric(run_id))
 
 
-def pair(*faults_b: str) -> list[SimNode]:
+def pair(*faults_b: str, faults_a: tuple[str, ...] = ()) -> list[SimNode]:
     return [
-        SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
+        SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}, faults=set(faults_a)),
         SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}, faults=set(faults_b)),
     ]
 
@@ -123,9 +123,10 @@ def test_one_twin_is_found_and_named(api_admin, fleet_key, tmp_path, settings, t
 def test_nccl_falling_back_to_tcp_sockets_is_found_and_shown(
     api_admin, admin_client, fleet_key, tmp_path, settings, tasks_inline
 ):
-    """A node whose NCCL finds no RoCE device: the run goes over TCP sockets;
-    the verification says so (API, run page, the group's findings)."""
-    with sim_lab(pair("no-rdma"), fleet_key, tmp_path, settings) as fleet:
+    """Nodes whose NCCL finds no RoCE device (both: one alone cannot connect to
+    the other, see below): the run goes over TCP sockets; the verification
+    says so (API, run page, the group's findings)."""
+    with sim_lab(pair("no-rdma", faults_a=("no-rdma",)), fleet_key, tmp_path, settings) as fleet:
         fast(fleet)
         response = verify(api_admin, group_of("fab-a"))
     run = FabricRun.objects.get(pk=response.json()["id"])
@@ -166,6 +167,38 @@ def test_nccl_falling_back_to_tcp_sockets_is_found_and_shown(
     assert (
         f"NCCL fell back to TCP sockets on fab-a, fab-b in this group's latest fabric verification (#{run.pk})."
     ) in text
+
+
+def test_one_node_on_sockets_beside_one_on_roce_fails_with_the_node_to_fix(
+    api_admin, admin_client, fleet_key, tmp_path, settings, tasks_inline
+):
+    """fab-b's NCCL finds no RoCE device, fab-a's does: NCCL refuses the
+    connection between them and the run fails before its first row. The run
+    says which node chose which network and which one to fix, not the generic
+    "check SSH and nccl-tests"; nothing is measured."""
+    with sim_lab(pair("no-rdma"), fleet_key, tmp_path, settings) as fleet:
+        fast(fleet)
+        response = verify(api_admin, group_of("fab-a"))
+    run = FabricRun.objects.get(pk=response.json()["id"])
+    assert (run.status, run.verdict, run.avg_busbw, run.error) == ("failed", "failed", None, "exited with status 1")
+    assert [f["code"] for f in run.findings] == ["fabric-mixed-networks"]
+    assert run.findings[0]["message"].endswith("so the verification stopped: exited with status 1.")
+    assert (
+        "NCCL on fab-b chose TCP sockets ('Using network Socket') while fab-a chose RoCE (NET/IB)"
+        in (run.findings[0]["message"])
+    )
+    assert run.findings[0]["fix"].startswith("NCCL found no usable RoCE device on fab-b.")
+    read = api_admin.get(f"/api/verifications/{run.pk}").json()
+    assert read["networks"] == [
+        {"network": "IB", "hosts": ["fab-a"], "devices": ["rocep1s0f0", "roceP2p1s0f0"]},
+        {"network": "Socket", "hosts": ["fab-b"], "devices": ["enp1s0f1np1"]},
+    ]
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", admin_client.get(f"/fabric/runs/{run.pk}/").content.decode()))
+    assert "fabric-mixed-networks" in page and "wrong type 4 != 3" in page
+    assert "No row: the run stopped before its first buffer size." in page
+    group = api_admin.get(f"/api/groups/{run.group_id}").json()
+    assert [f["code"] for f in group["findings"] if f["code"].startswith("fabric-")] == ["fabric-mixed-networks"]
+    assert group["measured_run"] is None  # a failed run measured nothing
 
 
 def test_a_stuck_build_is_found(api_admin, fleet_key, tmp_path, settings, tasks_inline):

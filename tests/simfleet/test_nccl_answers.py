@@ -36,11 +36,31 @@ def test_healthy_pair_prints_the_full_sweep():
     assert {devices for _, _, devices in result.net_devices} == {P0}
 
 
-def test_a_node_without_rdma_sends_every_rank_over_sockets():
-    _, result = run(PAIR, "direct", {"b": {"no-rdma"}})
+def test_nodes_without_rdma_all_run_over_sockets():
+    answer, result = run(PAIR, "direct", {"a": {"no-rdma"}, "b": {"no-rdma"}})
+    assert answer.exit_status == 0 and result.complete
     assert result.networks == (("a", "Socket"), ("b", "Socket")) and result.socket_hosts == ("a", "b")
     codes = [f.code for f in judge(result, kind="direct", link_gbps=200).findings]
     assert codes == ["fabric-socket", "fabric-below-expected"]
+
+
+def test_one_node_without_rdma_beside_one_with_it_fails_and_says_why():
+    """Each rank's NCCL picks its own network: RoCE on a, sockets on b, and
+    NCCL's transports refuse each other's connections (NCCL 2.28)."""
+    answer, result = run(PAIR, "direct", {"b": {"no-rdma"}})
+    assert answer.exit_status == 1 and not result.rows
+    assert result.networks == (("a", "IB"), ("b", "Socket")) and result.mixed_networks
+    assert result.warnings == (("b", "socketFinalizeAccept from 192.168.100.11<45113>: wrong type 4 != 3"),)
+    verdict = judge(result, kind="direct", link_gbps=200, error="mpirun exited with status 1")
+    assert verdict.status == "failed"
+    [finding] = verdict.findings
+    assert finding.code == "fabric-mixed-networks" and finding.severity == "critical"
+    assert finding.message.startswith(
+        "NCCL on b chose TCP sockets ('Using network Socket') while a chose RoCE (NET/IB): ranks on different "
+        "networks cannot connect to each other (NCCL said: 'socketFinalizeAccept from 192.168.100.11<45113>: "
+        "wrong type 4 != 3'), so the verification stopped: mpirun exited with status 1."
+    )
+    assert finding.fix.startswith("NCCL found no usable RoCE device on b. Check that ibv_devinfo lists")
 
 
 @pytest.mark.parametrize(("fault", "code"), [("twin-down", "fabric-one-half"), ("nccl-stuck", "fabric-stuck-low")])
