@@ -42,3 +42,31 @@ def paired_lab(names: list[str]) -> dict[str, list[dict[str, object]]]:
         "sparks": [{"name": n, "hardware": "dgx-spark-128", "ssh": {"host": "127.0.0.1", "port": 22}} for n in names],
         "cables": [{"type": "qsfp112-dac", "ends": [f"{a}:p0", f"{b}:p0"]} for a, b in pairs],
     }
+
+
+def django_client(prefix: str, role: str) -> object:
+    """Django set up on a fresh embedded database in its own var folder
+    (``bench_var_dir``), migrated, and a test client signed in as a user of
+    ``role`` ("lab-admin", "member", ...): where the page benchmarks start."""
+    import os
+
+    bench_var_dir(prefix)
+    os.environ.pop("DATABASE_URL", None)  # always a fresh embedded database
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from django.test import Client
+    from django.test.utils import setup_test_environment
+
+    from core.roles import set_role
+
+    setup_test_environment()
+    call_command("migrate", verbosity=0)
+    user = User.objects.create_user("bench", password="bench-pass-123")  # noqa: S106
+    set_role(user, role)
+    client = Client()
+    client.force_login(user)
+    return client

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from common import bench_var_dir, median_seconds  # noqa: E402 - bench/ is the script's own folder
+from common import django_client, median_seconds  # noqa: E402 - bench/ is the script's own folder
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -52,31 +51,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
 
-    bench_var_dir("bench-design-")
-    os.environ.pop("DATABASE_URL", None)  # always a fresh embedded database
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
-    import django
+    client: Any = django_client("bench-design-", "member")
 
-    django.setup()
     import yaml
-    from django.contrib.auth.models import User
-    from django.core.management import call_command
     from django.db import connection
-    from django.test import Client
-    from django.test.utils import setup_test_environment
 
     from core.actor import Actor
-    from core.roles import MEMBER, set_role
     from inventory.labio import lab_import
     from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
     from simfleet.labgen import lab_document
-
-    setup_test_environment()
-    call_command("migrate", verbosity=0)
-    user = User.objects.create_user("bench", password="bench-pass-123")  # noqa: S106
-    set_role(user, MEMBER)
-    client = Client()
-    client.force_login(user)
 
     def post(body: dict[str, object]) -> Callable[[], object]:
         return lambda: client.post("/api/designs", json.dumps(body), content_type="application/json")

@@ -23,14 +23,14 @@ no verification stored; the figures are ratios to it.
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import sys
 import time
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
-from common import bench_var_dir, median_seconds  # noqa: E402 - bench/ is the script's own folder
+from common import django_client, median_seconds  # noqa: E402 - bench/ is the script's own folder
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -64,20 +64,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
 
-    bench_var_dir("bench-fabric-")
-    os.environ.pop("DATABASE_URL", None)  # always a fresh embedded database
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
-    import django
+    client: Any = django_client("bench-fabric-", "lab-admin")
 
-    django.setup()
-    from django.contrib.auth.models import User
-    from django.core.management import call_command
     from django.db import connection
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext, setup_test_environment
+    from django.test.utils import CaptureQueriesContext
 
     from core.actor import Actor
-    from core.roles import ADMIN, set_role
     from fabric.models import FabricRun
     from fabric.selectors import measured_exchanges
     from fabric.services import _judged, verification_start
@@ -85,13 +77,6 @@ def main() -> None:
     from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
     from simfleet.labgen import lab_document
     from simfleet.nccl_answers import nccl_answer
-
-    setup_test_environment()
-    call_command("migrate", verbosity=0)
-    user = User.objects.create_user("bench", password="bench-pass-123")  # noqa: S106
-    set_role(user, ADMIN)
-    client = Client()
-    client.force_login(user)
 
     def reads(switched: int) -> dict[str, object]:
         ids = list(NodeGroup.objects.filter(auto=True, retired_at__isnull=True).values_list("pk", flat=True))

@@ -15,14 +15,14 @@ is the Spark list page (50 rows a page) and the bare engine on the same lab.
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
-from common import bench_var_dir, median_seconds  # noqa: E402 - bench/ is the script's own folder
+from common import django_client, median_seconds  # noqa: E402 - bench/ is the script's own folder
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -33,33 +33,18 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
 
-    bench_var_dir("bench-topology-")
-    os.environ.pop("DATABASE_URL", None)  # always a fresh embedded database
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fleet.settings")
-    import django
+    client: Any = django_client("bench-topology-", "lab-admin")
 
-    django.setup()
     import yaml
-    from django.contrib.auth.models import User
-    from django.core.management import call_command
     from django.db import connection
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext, setup_test_environment
+    from django.test.utils import CaptureQueriesContext
 
     from core.actor import Actor
-    from core.roles import ADMIN, set_role
     from inventory.labio import lab_import
     from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
     from simfleet.labgen import lab_document
     from topology.selectors import groups_overview
     from topology.services import lab_read
-
-    setup_test_environment()
-    call_command("migrate", verbosity=0)
-    user = User.objects.create_user("bench", password="bench-pass-123")  # noqa: S106
-    set_role(user, ADMIN)
-    client = Client()
-    client.force_login(user)
 
     def group_of(node: str) -> int:
         return NodeGroup.objects.get(members__spark__name=node, auto=True, retired_at__isnull=True).pk
