@@ -325,3 +325,25 @@ def test_the_command_line_runs_one_in_the_foreground(fleet_key, tmp_path, settin
     assert "all_gather_perf -b 512M -e 4G -f 2" in text and "degraded:" in text
     assert "fabric-one-half" in text and "fix: Bring up and address the second twin" in text
     assert FabricRun.objects.get().created_by_name == ""
+
+
+def test_a_mixed_run_that_hangs_names_the_network_not_a_silent_node():
+    """On NCCL builds that drop the refused connection and wait (newer than
+    2.28), a run with one node on sockets hangs until its timeout: its one
+    finding is still the mixed networks, and its error does not send the admin
+    looking for a node that stopped answering."""
+    from fabric.services import _judged
+    from simfleet.nccl_answers import _network_lines
+
+    group = NodeGroup.objects.create(name="mixed-pair", kind="direct")
+    run = FabricRun.objects.create(
+        group=group, group_name=group.name, kind="direct", link_gbps=200, status=FabricRun.Status.RUNNING,
+        nodes=[{"name": n, "host": n, "rdma": []} for n in ("fab-a", "fab-b")],
+    )  # fmt: skip
+    output = _network_lines(["fab-a", "fab-b"], ["rocep1s0f0", "roceP2p1s0f0"], {"fab-a": set(), "fab-b": {"no-rdma"}})
+    done = _judged(run, output, "timed out after 600 s")
+    assert (done.status, done.error) == ("failed", "timed out after 600 s")
+    assert [f["code"] for f in done.findings] == ["fabric-mixed-networks"]
+    assert done.findings[0]["message"].endswith(
+        "cannot connect to each other, so the verification stopped: timed out after 600 s."
+    )
