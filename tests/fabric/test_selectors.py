@@ -112,3 +112,16 @@ def test_the_number_of_queries_does_not_grow_with_the_history():
         assert len(measured_exchanges([g.pk for g in groups])) == 3
         fabric_findings(groups[0], [])
     assert len(many) == len(one) == 2
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [None, "not an object", [1, 2], {"networks": ["IB"]}, {"networks": {"sel-0001": 7}}, {"rows": []}],
+)
+def test_a_malformed_stored_result_reads_as_no_network_seen(stored):
+    """Reads survive whatever is stored: an older run kept no networks, a hand-edited one is malformed."""
+    a, _, _ = _groups()
+    kept = _run(a, 5, FabricRun.Status.DONE, 21.0, result=stored)
+    got = measured_exchanges([a.pk])
+    assert (got[a.pk].gbs, got[a.pk].run, got[a.pk].socket_hosts) == (21.0, kept.pk, ())
+    assert latest_exchange(a.pk) == got[a.pk]
