@@ -349,12 +349,12 @@ def _mixed(result: NcclResult, reason: str) -> FabricFinding:
     """Ranks on RoCE and ranks on sockets in one run: NCCL's net transports
     refuse each other's connections (NCCL 2.28's socketFinalizeAccept: "wrong
     type 4 != 3"), so the run stops before its first row."""
-    by_net: dict[str, list[str]] = {}
-    for host, net in result.networks:
-        by_net.setdefault(net, []).append(host)
-    sockets = by_net.get("Socket", [])
+    uses = networks_of(result.to_dict())
+    sockets = [h for use in uses if use.network == "Socket" for h in use.hosts]
     others = [
-        f"{', '.join(hosts)} chose {_NETWORK_WORDS.get(net, net)}" for net, hosts in by_net.items() if net != "Socket"
+        f"{', '.join(use.hosts)} chose {_NETWORK_WORDS.get(use.network, use.network)}"
+        for use in uses
+        if use.network != "Socket"
     ]
     said = next((text for _, text in result.warnings if "wrong type" in text), "")
     quoted = f" (NCCL said: '{said}')" if said else ""

@@ -144,6 +144,7 @@ def render(
     states: Mapping[tuple[str, str], LinkState] | None = None,
     health: Mapping[str, tuple[str, str]] | None = None,
     columns: int | None = None,
+    variant: str = "",
 ) -> str:
     """The group as an SVG document fragment (an ``<svg>`` element).
 
@@ -151,8 +152,8 @@ def render(
     (sub-group name, fill colour), so an admin's split shows in the drawing;
     ``states``: (a, b) -> the link's state; ``health``: node -> (health, why).
     Without states the cabling's speeds are drawn as "expected". ``columns``:
-    at most this many Sparks a row under a switch (``responsive``'s phone
-    drawing).
+    at most this many Sparks a row under a switch; ``variant``: a second class
+    on the drawing (``responsive``'s "topo-wide" and "topo-narrow").
     """
     notes = notes or {}
     tints = tints or {}
@@ -186,8 +187,9 @@ def render(
     # group's drawing scrolls inside its card (or ``responsive`` draws it narrower)
     # instead of shrinking its labels to specks.
     legible = math.ceil(w * MIN_LABEL_PX / box.font)
+    cls = f"topo {variant}" if variant else "topo"
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="topo" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="{cls}" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
         f'style="min-width: {legible}px" '
         # a group, not an image: the Sparks in it are links (an image's content is not reachable)
         f'role="group" aria-label="{escape(head)}"><title>{escape(head)}</title>{"".join(out)}</svg>'
@@ -211,14 +213,13 @@ def responsive(group: Group, **kwargs: Any) -> str:
     not fit a phone's card at a legible size, the same group with its Sparks
     two a row on rails: the page's style shows one or the other by width (the
     phone's drawing is taller rather than scrolled sideways)."""
-    wide = render(group, **kwargs)
-    if group.kind != "switched" or len(group.switches) != 1 or legible_width(group) <= PHONE_PX:
-        return wide
-    if legible_width(group, PHONE_COLUMNS) >= legible_width(group):
-        return wide
-    narrow = render(group, columns=PHONE_COLUMNS, **kwargs)
-    return wide.replace('class="topo"', 'class="topo topo-wide"', 1) + narrow.replace(
-        'class="topo"', 'class="topo topo-narrow"', 1
+    if group.kind != "switched" or len(group.switches) != 1:
+        return render(group, **kwargs)
+    wide = legible_width(group)
+    if wide <= PHONE_PX or legible_width(group, PHONE_COLUMNS) >= wide:
+        return render(group, **kwargs)
+    return render(group, variant="topo-wide", **kwargs) + render(
+        group, columns=PHONE_COLUMNS, variant="topo-narrow", **kwargs
     )
 
 
