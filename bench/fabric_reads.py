@@ -7,8 +7,8 @@ Every group's measured exchange comes from its latest finished verification
 which loads each latest run's parsed result to find the nodes whose NCCL
 chose TCP sockets). The cost depends on the number of groups and on how
 many runs each group keeps, so the labs are the topology benchmark's at two
-sizes (256 and 1,024 Sparks: 51 and 204 groups) and each group keeps 1, then
-20 runs. Each group's latest run is stored through the product's own path: a
+sizes (1,024 and 5,120 Sparks: 204 and 1,020 groups) and each group keeps 1,
+then 20 runs. Each group's latest run is stored through the product's own path: a
 verification started as ``manage.py verify`` starts one, its command answered
 by the simulated fleet's nccl-tests (``simfleet.nccl_answers``, every rank's
 "Using network" lines included) and judged as the task judges it; the
@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 SIZES = {
-    256: {"switched": 20, "rings": 17, "pairs": 13, "singles": 2},
     1024: {"switched": 80, "rings": 70, "pairs": 50, "singles": 4},
+    5120: {"switched": 400, "rings": 350, "pairs": 250, "singles": 20},
 }
 HISTORY = (1, 20)
 
