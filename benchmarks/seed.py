@@ -71,6 +71,8 @@ def published_notes(p: Any) -> str:
             f"decoded with {p.speculative.upper()} speculative decoding: the performance model predicts plain "
             f"decoding and {unused} its decode figure"
         )
+    if getattr(p, "collected", ""):
+        notes.append(f"collected on {p.collected}, after the performance model was frozen, and predicted once")
     notes.append(
         {
             "train": "used by the performance model's fit",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from placement.published_fresh import fresh_2026_12_04
 from placement.published_point import PublishedPoint
 from placement.published_series import (
     KUBIS,
@@ -826,4 +827,5 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
     + al_engr_sglang_series()
     + llama_rpc_series()
     + djangodevreng_series()
+    + fresh_2026_12_04()
 )

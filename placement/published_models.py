@@ -16,6 +16,25 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
         round(124.91 * 1.073741824, 2),
         notes="124.91 GiB per llama-bench over RPC on two Sparks (llama.cpp PR 15405, the VL model's Q4_K_M)",
     ),
+    # the held-out runs collected on 2026-12-04 (placement.published_fresh): the size
+    # each run's llama-bench reported, else the type's bits per weight
+    **{
+        (slug, quant): ModelVariant(
+            quant,
+            None if gib is None else round(gib * 1.073741824, 2),
+            notes=f"{gib:g} GiB per {where}" if gib is not None else f"{where}: size not stated",
+        )
+        for slug, quant, gib, where in (
+            ("nemotron-3-super-120b-a12b", "Q4_K_M", 65.10, "llama-bench on a DGX Spark (llama.cpp benches/nemotron)"),
+            ("qwen3-30b-a3b", "Q4_K_M", 17.28, "llama-bench on a DGX Spark (DandinPower/llama.cpp_bench)"),
+            ("qwen3-32b", "Q4_K_M", 18.40, "llama-bench on a DGX Spark (DandinPower/llama.cpp_bench)"),
+            ("qwen3-8b", "Q4_K_M", 4.68, "llama-bench on a DGX Spark (DandinPower/llama.cpp_bench)"),
+            ("qwen3.8-27b", "Q4_K_M", 16.68, "kubesimplify.com's Qwen3.8-27B post (Unsloth's UD-Q4_K_XL)"),
+            ("qwen3.6-35b-a3b", "Q4_K_M", None, "Unsloth's UD-Q4_K_M (elsung/dgx-spark-deepseek-v4-flash)"),
+            ("qwen3.6-27b", "IQ4_XS", None, "Qwen3.6-27B-IQ4_XS.gguf (elsung/dgx-spark-deepseek-v4-flash)"),
+            ("gemma-3-27b", "Q4_0", None, "gemma-3-27B-it-QAT-Q4_0.gguf (elsung/dgx-spark-deepseek-v4-flash)"),
+        )
+    },
 }
 
 QWEN_NEXT_DELTANET_STATE = deltanet_state_bytes(32)

@@ -25,6 +25,13 @@ speculative decoding a run used ("mtp", "eagle", "nextn", "dflash", "ngram";
 empty: none): the model predicts plain decoding, so a speculative run's decode
 figures are kept on the record but not compared with its predictions (its
 prefill still is), and the evidence is written in ``note``.
+
+``collected`` is the date a held-out figure was collected on when it was
+collected after the model was frozen (``placement.perfmodel.report.FRESH``
+names the commit): such a figure was never seen while the model, its
+constants or its ranges were designed, and was predicted once. Empty for the
+figures collected before (the held-out runs of issue 23's first set, read
+again over several rounds of the model's design).
 """
 
 from __future__ import annotations
@@ -66,6 +73,7 @@ class PublishedPoint:
     mode: str = ""
     origin: str = ""
     speculative: str = ""
+    collected: str = ""
 
     @property
     def path(self) -> str:

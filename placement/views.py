@@ -30,6 +30,7 @@ from .forms import ConfigForm, ModelForm, PlanForm, VariantForm
 from .lab_calibration import lab_calibration
 from .model_catalogue import ModelSpec, choose_variant
 from .perfmodel import DEFAULT_READING, RANGE_WORDS
+from .perfmodel.report import accuracy_of, fresh_sets
 from .planner import plan_placement
 from .quants import engine_reference
 
@@ -267,15 +268,10 @@ def plan_page(request: HttpRequest) -> HttpResponse:
         default_reading=DEFAULT_READING,
         lab=lab,
         lab_pairs=list(zip(lab.before, lab.after, strict=True)),
-        accuracy={
-            "decode_median": report.median("holdout", "decode"),
-            "decode_worst": report.worst("holdout", "decode"),
-            "prefill_median": report.median("holdout", "prefill"),
-            "aggregate_median": report.median("holdout", "aggregate"),
-            "aggregate_worst": report.worst("holdout", "aggregate"),
-            "inside": report.inside_share("holdout"),
-            "half_width": report.median_half_width("holdout"),
-        },
+        accuracy=accuracy_of(report),
+        fresh=[
+            (f.day, f.commit, len(f.report.errors), f.experiments, accuracy_of(f.report)) for f in fresh_sets(report)
+        ],
     )
     return render(request, "placement/plans.html", context)
 

@@ -41,6 +41,13 @@ GOALS = {
     "median half-width": 30.0,
 }
 
+# Held-out runs collected after the model was frozen: the day they were
+# collected on, and the commit whose constants, residuals and range method
+# predicted them, once, before anything of the model could be changed for
+# them. The held-out runs collected before were read again over several
+# rounds of the model's design; these were not.
+FRESH = {"2026-12-04": "f4e432a"}
+
 
 def configuration(p: PublishedPoint) -> tuple[object, ...]:
     """What a run was, as far as the model can tell runs apart: the model and
@@ -96,6 +103,10 @@ def disagreement_of(errors: list[PointError]) -> Disagreement:
 class FitReport:
     reading: str
     errors: tuple[PointError, ...]
+
+    def only(self, keys: set[str]) -> FitReport:
+        """The same report on the figures of these published points alone."""
+        return FitReport(self.reading, tuple(e for e in self.errors if e.key in keys))
 
     def values(self, role: str, metric: str) -> list[float]:
         return [abs(e.error_pct) for e in self.errors if e.role == role and e.metric == metric]
@@ -169,6 +180,19 @@ class FitReport:
             met = value is not None and (value >= target if name == "inside ranges" else value <= target)
             out.append((name, value, target, met))
         return out
+
+
+def accuracy_of(report: FitReport) -> dict[str, float | None]:
+    """The held-out figures' errors and ranges as the plans page sums them up."""
+    return {
+        "decode_median": report.median("holdout", "decode"),
+        "decode_worst": report.worst("holdout", "decode"),
+        "prefill_median": report.median("holdout", "prefill"),
+        "aggregate_median": report.median("holdout", "aggregate"),
+        "aggregate_worst": report.worst("holdout", "aggregate"),
+        "inside": report.inside_share("holdout"),
+        "half_width": report.median_half_width("holdout"),
+    }
 
 
 def fit_report(
@@ -295,8 +319,8 @@ def _summary(report: FitReport) -> list[str]:
     return out
 
 
-def goals_text(report: FitReport) -> list[str]:
-    out = ["Goals on the held-out runs:"]
+def goals_text(report: FitReport, title: str = "Goals on the held-out runs:") -> list[str]:
+    out = [title]
     for name, value, target, met in report.goals():
         shown = "n/a" if value is None else f"{value:.1f}%"
         bound = "at least" if name == "inside ranges" else "at most"
@@ -316,6 +340,42 @@ def goals_text(report: FitReport) -> list[str]:
     ]
     if counted:
         out.append(f"- each experiment counted once (the median of its figures' errors): {'; '.join(counted)}")
+    return out
+
+
+@dataclass(frozen=True)
+class FreshSet:
+    """The held-out figures collected on one day after the model was frozen
+    at ``commit`` (``FRESH``), and the model's errors on them."""
+
+    day: str
+    commit: str
+    report: FitReport
+    experiments: int
+
+
+def fresh_sets(report: FitReport) -> list[FreshSet]:
+    """Each set of held-out runs collected after the model was frozen, with
+    the report's errors on it (sets with no figure left out)."""
+    out = []
+    for day, commit in FRESH.items():
+        points = [p for p in PUBLISHED_POINTS if p.collected == day]
+        part = report.only({p.key for p in points})
+        if part.errors:
+            out.append(FreshSet(day, commit, part, len({p.source_id for p in points})))
+    return out
+
+
+def fresh_goals_text(report: FitReport) -> list[str]:
+    """The goals again on each set of held-out runs collected after the model
+    was frozen: the errors of a model on runs nobody tuned it against."""
+    out: list[str] = []
+    for fresh in fresh_sets(report):
+        title = (
+            f"The same goals on the {len(fresh.report.errors)} held-out figures of {fresh.experiments} experiments "
+            f"collected on {fresh.day}, after the model was frozen at {fresh.commit}, predicted once:"
+        )
+        out += ["", *goals_text(fresh.report, title)]
     return out
 
 
@@ -346,7 +406,7 @@ def markdown_tables(reading: str = DEFAULT_READING) -> str:
         out.append("")
     out += _summary(report)
     if reading == DEFAULT_READING:
-        out += ["", *goals_text(report)]
+        out += ["", *goals_text(report), *fresh_goals_text(report)]
     return "\n".join(out)
 
 
@@ -369,7 +429,7 @@ def refit_text() -> str:
                 if med is not None and worst is not None:
                     out.append(f"  {role} {metric}: median {med:.1f}%, worst {worst:.1f}%")
         if reading == DEFAULT_READING:
-            out += ["  " + line for line in goals_text(report)]
+            out += ["  " + line if line else "" for line in (*goals_text(report), *fresh_goals_text(report))]
     return "\n".join(out)
 
 
@@ -413,7 +473,8 @@ def figures_markdown() -> str:
             decode += f" (all {p.concurrency} stream{'s' if p.concurrency != 1 else ''})"
         prefill = "" if p.prefill_tps is None else f"{p.prefill_tps:g}"
         source = p.source + (f" — {p.url}" if p.url else "")
-        cells = [f"`{p.key}`", p.model_slug, _where(p), decode, prefill, p.role, p.origin or "—", source]
+        role = f"{p.role}, collected {p.collected}" if p.collected else p.role
+        cells = [f"`{p.key}`", p.model_slug, _where(p), decode, prefill, role, p.origin or "—", source]
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
 

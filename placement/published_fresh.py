@@ -1,0 +1,285 @@
+"""Held-out runs collected on 2026-12-04, after the performance model was
+frozen (``placement.perfmodel.report.FRESH``): constants, residuals and the
+range method as they stood at that commit predicted these figures once, and
+nothing of the model was changed for them.
+
+What was taken, decided before any of them was predicted:
+
+- Sparks (or other GB10 machines), vLLM, SGLang or llama.cpp, plain decoding
+  (no MTP, EAGLE, NEXTN, DFlash or n-gram), a stated format, a model the
+  catalogue knows; one stream's decode, all streams' decode together, or
+  prefill at one stream.
+- Left out: figures of completion tokens over wall time (they hold the
+  prefill), runs on builds that patch kernels (a patched Marlin, FlashInfer
+  and vLLM pull requests applied to a source build), checkpoints that mix
+  formats the catalogue has no variant for (int4 with FP8 shared experts,
+  NVFP4 MLPs with FP8 attention), Ollama, and models the catalogue lacks.
+- Sizes not stated: 256 tokens of context, as for every published figure.
+
+Each series is one experiment (``origin``). GGUF files are read at the size
+the run's llama-bench reported where it did (``PUBLISHED_VARIANTS``), else
+at their type's bits per weight. ``docs/figures.md`` lists them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from placement.published_point import PublishedPoint
+from placement.published_series import _pt
+
+COLLECTED = "2026-12-04"
+
+NEMOTRON_BENCH = "https://github.com/ggml-org/llama.cpp/blob/master/benches/nemotron/nemotron-dgx-spark.md"
+DANDINPOWER = "https://github.com/DandinPower/llama.cpp_bench/blob/99971a00ad879741cdae8f5ea07b758b45d53f45/dgx_spark/"
+ELSUNG = (
+    "https://github.com/elsung/dgx-spark-deepseek-v4-flash/blob/77b5fdf53a22b183efbf058c75a43f947aac9669/"
+    "results/llamacpp-gb10.md"
+)
+ENTRPI = "https://github.com/Entrpi/qwen3.5-122B-A10B-on-spark/blob/1d0f2e1af3c4953783af554a07110738bc891d6b/README.md"
+KUBESIMPLIFY = (
+    "https://github.com/kubesimplify/website/blob/c3935fb39b712624992004e48e4e2cc7d05bd477/content/blog/"
+    "qwen3-8-27b-on-dgx-spark.md"
+)
+
+
+def _nemotron_bench() -> list[PublishedPoint]:
+    """llama.cpp's own Nemotron-3-Super bench on a DGX Spark (build 04a65daab,
+    8268; ggml-org/Nemotron-3-Super-120B-GGUF, 'nemotron 120B.A12B Q4_K',
+    65.10 GiB): llama-bench tg32 and pp2048 with flash attention, and
+    llama-batched-bench (512-token prompts, 32 tokens out per sequence)."""
+    src = "llama.cpp benches/nemotron/nemotron-dgx-spark.md (build 04a65daab), Nemotron-3-Super Q4_K"
+    common = {
+        "engine": "llama.cpp",
+        "quantization": "Q4_K_M",
+        "role": "holdout",
+        "url": NEMOTRON_BENCH,
+        "origin": "llamacpp-nemotron-super-bench",
+        "note": "llama-bench names the file's type Q4_K; read at the 65.10 GiB it reported",
+    }
+    return [
+        _pt(
+            "nemotron-super-1-llamacpp",
+            "nemotron-3-super-120b-a12b",
+            decode_tps=19.94,
+            prefill_tps=768.84,
+            context=16,
+            source=f"{src}: tg32 19.94, pp2048 768.84",
+            **common,
+        ),
+        _pt(
+            "nemotron-super-1-llamacpp-d32768",
+            "nemotron-3-super-120b-a12b",
+            decode_tps=19.45,
+            context=32768 + 16,
+            source=f"{src}: tg32 @ d32768 19.45",
+            **common,
+        ),
+        *(
+            _pt(
+                f"nemotron-super-1-llamacpp-batched-c{streams}",
+                "nemotron-3-super-120b-a12b",
+                concurrency=streams,
+                decode_tps=tps,
+                context=512 + 16,
+                source=f"{src}: llama-batched-bench PP 512, TG 32, B {streams}, S_TG {tps:g} t/s (all sequences)",
+                **common,
+            )
+            for streams, tps in ((4, 31.66), (8, 41.62), (32, 56.16))
+        ),
+    ]
+
+
+def _dandinpower() -> list[PublishedPoint]:
+    """One lab's llama-bench logs on a DGX Spark (build e95d0bc8f, 7280; flash
+    attention, all layers on the GPU, five repetitions): tg256 at a depth of
+    512 tokens (and 2,048 for one model) and pp512, Q4_K_M files."""
+    runs = (  # key part, slug, GiB as reported, tg256 @ d512, pp512
+        ("qwen3-30b-a3b", "qwen3-30b-a3b", 89.80, 2541.61, "Qwen3-30B-A3B-Instruct-2507 (the same architecture)"),
+        ("qwen3-32b", "qwen3-32b", 10.75, 762.22, "Qwen3-32B"),
+        ("qwen3-8b", "qwen3-8b", 43.94, 3167.93, "Qwen3-8B"),
+    )
+    points = []
+    for key, slug, tg, pp, name in runs:
+        common = {
+            "engine": "llama.cpp",
+            "quantization": "Q4_K_M",
+            "role": "holdout",
+            "origin": "dandinpower-llamacpp",
+        }
+        points.append(
+            _pt(
+                f"{key}-1-llamacpp-q4km",
+                slug,
+                decode_tps=tg,
+                prefill_tps=pp,
+                context=512 + 128,
+                prompt=512,
+                source=f"DandinPower/llama.cpp_bench, dgx_spark (build e95d0bc8f): {name} Q4_K_M, tg256 @ d512 {tg:g}, "
+                f"pp512 {pp:g}",
+                url=DANDINPOWER + "decoding.log",
+                **common,
+            )
+        )
+    points.append(
+        _pt(
+            "qwen3-30b-a3b-1-llamacpp-q4km-d2048",
+            "qwen3-30b-a3b",
+            decode_tps=84.40,
+            context=2048 + 128,
+            source="DandinPower/llama.cpp_bench, dgx_spark (build e95d0bc8f): Qwen3-30B-A3B-Instruct-2507 Q4_K_M, "
+            "tg256 @ d2048 84.40",
+            url=DANDINPOWER + "decoding.log",
+            engine="llama.cpp",
+            quantization="Q4_K_M",
+            role="holdout",
+            origin="dandinpower-llamacpp",
+        )
+    )
+    return points
+
+
+def _elsung() -> list[PublishedPoint]:
+    """A lab's llama-bench table on one GB10 (-ngl 999 -fa 1 -p 512 -n 128 -r 3;
+    the build is not stated, and the repository says an agent ran the suite)."""
+    runs = (  # key, slug, variant, file, pp512, tg128
+        ("qwen3.6-35b-a3b", "qwen3.6-35b-a3b", "Q4_K_M", "Qwen3.6-35B-A3B-UD-Q4_K_M.gguf", 2305.0, 67.4),
+        ("qwen3.6-27b", "qwen3.6-27b", "IQ4_XS", "Qwen3.6-27B-IQ4_XS.gguf", 898.9, 13.7),
+        ("gemma-3-27b", "gemma-3-27b", "Q4_0", "gemma-3-27B-it-QAT-Q4_0.gguf", 1030.6, 13.8),
+    )
+    return [
+        _pt(
+            f"{key}-1-llamacpp-elsung",
+            slug,
+            engine="llama.cpp",
+            quantization=variant,
+            decode_tps=tg,
+            prefill_tps=pp,
+            context=64,
+            prompt=512,
+            role="holdout",
+            source=f"elsung/dgx-spark-deepseek-v4-flash, results/llamacpp-gb10.md: {file}, pp512 {pp:g}, tg128 {tg:g}",
+            note="file size not stated: read at its type's bits per weight; llama.cpp build not stated",
+            url=ELSUNG,
+            origin="elsung-llamacpp",
+        )
+        for key, slug, variant, file, pp, tg in runs
+    ]
+
+
+def _entrpi() -> list[PublishedPoint]:
+    """Qwen3.5-122B-A10B's plain int4 profile ('base': no speculative
+    decoding) on vLLM 0.23 (a community sm121 image), one stream."""
+    return [
+        _pt(
+            "qwen3.5-122b-1-int4-entrpi",
+            "qwen3.5-122b-a10b",
+            decode_tps=28.2,
+            quantization="int4",
+            mode="graphs",
+            role="holdout",
+            source="Entrpi/qwen3.5-122B-A10B-on-spark: profile 'base', plain INT4, no speculative decode, "
+            "28.2 tok/s c=1 (vLLM 0.23, CUDA graphs captured at boot)",
+            note="prompt and output lengths not stated: 256 tokens of context assumed",
+            url=ENTRPI,
+            origin="entrpi-qwen122",
+        )
+    ]
+
+
+def _kubesimplify() -> list[PublishedPoint]:
+    """kubesimplify.com's Qwen3.8-27B on one DGX Spark (2026-08-17): llama.cpp
+    b10423 (Unsloth's UD-Q4_K_XL, 16.68 GiB; llama-bench tg128 and pp2048),
+    vLLM 0.27.2rc1 (spark-arena's nightly image, fp8 KV cache, no MTP) in FP8
+    and NVFP4, and SGLang (lmsysorg/sglang:latest-cu130) in FP8 with NEXTN off,
+    each measured with llama-benchy pp2048 tg128 at 1 to 10 streams."""
+    src = "kubesimplify.com, Running Qwen3.8-27B on DGX Spark (2026-08-17)"
+    bench = {"context": 2048 + 64, "prompt": 2048, "role": "holdout", "url": KUBESIMPLIFY}
+    vllm_fp8 = {**bench, "quantization": "fp8", "origin": "kubesimplify-qwen38-vllm-fp8"}
+    vllm_fp4 = {**bench, "quantization": "nvfp4", "origin": "kubesimplify-qwen38-vllm-nvfp4"}
+    sglang = {**bench, "engine": "sglang", "quantization": "fp8", "origin": "kubesimplify-qwen38-sglang-fp8"}
+    nvfp4_note = "Unsloth's NVFP4 checkpoint (unsloth/Qwen3.8-27B-NVFP4)"
+    return [
+        _pt(
+            "qwen3.8-27b-1-llamacpp-kubesimplify",
+            "qwen3.8-27b",
+            engine="llama.cpp",
+            quantization="Q4_K_M",
+            decode_tps=11.6,
+            prefill_tps=837.4,
+            context=64,
+            prompt=2048,
+            role="holdout",
+            source=f"{src}: llama.cpp b10423, UD-Q4_K_XL, tg128 11.6, pp2048 837.4",
+            note="Unsloth's UD-Q4_K_XL mix, read at the 16.68 GiB the post gives",
+            url=KUBESIMPLIFY,
+            origin="kubesimplify-qwen38-llamacpp",
+        ),
+        _pt(
+            "qwen3.8-27b-1-vllm-fp8-kubesimplify",
+            "qwen3.8-27b",
+            decode_tps=8.2,
+            prefill_tps=1914.0,
+            source=f"{src}: vLLM 0.27.2rc1 FP8, c1: pp2048 1,914, tg128 8.2",
+            **vllm_fp8,
+        ),
+        _pt(
+            "qwen3.8-27b-1-vllm-fp8-kubesimplify-c10",
+            "qwen3.8-27b",
+            concurrency=10,
+            decode_tps=57.9,
+            source=f"{src}: vLLM 0.27.2rc1 FP8, c10: 57.9 tok/s all streams",
+            **vllm_fp8,
+        ),
+        _pt(
+            "qwen3.8-27b-1-vllm-nvfp4-kubesimplify",
+            "qwen3.8-27b",
+            decode_tps=11.5,
+            prefill_tps=1794.0,
+            source=f"{src}: vLLM 0.27.2rc1 NVFP4, c1: pp2048 1,794, tg128 11.5",
+            note=nvfp4_note,
+            **vllm_fp4,
+        ),
+        *(
+            _pt(
+                f"qwen3.8-27b-1-vllm-nvfp4-kubesimplify-c{streams}",
+                "qwen3.8-27b",
+                concurrency=streams,
+                decode_tps=tps,
+                source=f"{src}: vLLM 0.27.2rc1 NVFP4, c{streams}: {tps:g} tok/s all streams",
+                note=nvfp4_note,
+                **vllm_fp4,
+            )
+            for streams, tps in ((2, 21.6), (5, 49.8), (10, 84.3))
+        ),
+        _pt(
+            "qwen3.8-27b-1-vllm-nvfp4-kubesimplify-d100k",
+            "qwen3.8-27b",
+            decode_tps=9.8,
+            source=f"{src}: vLLM 0.27.2rc1 NVFP4, 'decode at 100K context depth is still 9.8 t/s single-stream'",
+            note=nvfp4_note + "; fp8 KV cache",
+            **{**vllm_fp4, "context": 100_000 + 64},
+        ),
+        _pt(
+            "qwen3.8-27b-1-sglang-fp8-kubesimplify",
+            "qwen3.8-27b",
+            decode_tps=7.7,
+            prefill_tps=1225.0,
+            source=f"{src}: SGLang latest-cu130 FP8, NEXTN off, c1: pp2048 1,225, tg128 7.7",
+            **sglang,
+        ),
+        _pt(
+            "qwen3.8-27b-1-sglang-fp8-kubesimplify-c10",
+            "qwen3.8-27b",
+            concurrency=10,
+            decode_tps=54.3,
+            source=f"{src}: SGLang latest-cu130 FP8, NEXTN off, c10: 54.3 tok/s all streams",
+            **sglang,
+        ),
+    ]
+
+
+def fresh_2026_12_04() -> tuple[PublishedPoint, ...]:
+    """Every held-out figure collected on 2026-12-04, marked so."""
+    points = (*_nemotron_bench(), *_dandinpower(), *_elsung(), *_entrpi(), *_kubesimplify())
+    return tuple(replace(p, collected=COLLECTED) for p in points)
