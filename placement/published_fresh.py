@@ -42,6 +42,46 @@ KUBESIMPLIFY = (
     "qwen3-8-27b-on-dgx-spark.md"
 )
 
+# What the model frozen at f4e432a predicted for each figure, once: (key, metric): (predicted,
+# low, high). tests/placement/test_perfmodel.py keeps the model's predictions here: a change that
+# moves one means the set has been seen by a changed model (see the module's docstring).
+PREDICTED_ONCE: dict[tuple[str, str], tuple[float, float, float]] = {
+    ("nemotron-super-1-llamacpp", "decode"): (25.67, 18.75, 33.59),
+    ("nemotron-super-1-llamacpp", "prefill"): (1098.27, 640.79, 2815.49),
+    ("nemotron-super-1-llamacpp-d32768", "decode"): (25.00, 18.26, 32.71),
+    ("nemotron-super-1-llamacpp-batched-c4", "aggregate"): (51.49, 31.71, 67.16),
+    ("nemotron-super-1-llamacpp-batched-c8", "aggregate"): (65.32, 40.22, 85.20),
+    ("nemotron-super-1-llamacpp-batched-c32", "aggregate"): (92.19, 56.77, 120.25),
+    ("qwen3-30b-a3b-1-llamacpp-q4km", "decode"): (83.01, 60.63, 108.61),
+    ("qwen3-30b-a3b-1-llamacpp-q4km", "prefill"): (2736.81, 1596.81, 7016.01),
+    ("qwen3-32b-1-llamacpp-q4km", "decode"): (12.16, 8.88, 15.92),
+    ("qwen3-32b-1-llamacpp-q4km", "prefill"): (537.59, 313.66, 1378.15),
+    ("qwen3-8b-1-llamacpp-q4km", "decode"): (42.90, 31.33, 56.13),
+    ("qwen3-8b-1-llamacpp-q4km", "prefill"): (2150.78, 1254.89, 5513.68),
+    ("qwen3-30b-a3b-1-llamacpp-q4km-d2048", "decode"): (79.15, 57.81, 103.57),
+    ("qwen3.6-35b-a3b-1-llamacpp-elsung", "decode"): (76.22, 55.67, 99.72),
+    ("qwen3.6-35b-a3b-1-llamacpp-elsung", "prefill"): (2871.32, 1675.29, 7360.85),
+    ("qwen3.6-27b-1-llamacpp-elsung", "decode"): (14.49, 10.58, 18.96),
+    ("qwen3.6-27b-1-llamacpp-elsung", "prefill"): (636.52, 371.38, 1631.77),
+    ("gemma-3-27b-1-llamacpp-elsung", "decode"): (15.46, 11.29, 20.22),
+    ("gemma-3-27b-1-llamacpp-elsung", "prefill"): (645.74, 376.76, 1655.40),
+    ("qwen3.5-122b-1-int4-entrpi", "decode"): (28.48, 17.52, 41.41),
+    ("qwen3.8-27b-1-llamacpp-kubesimplify", "decode"): (12.76, 9.32, 16.69),
+    ("qwen3.8-27b-1-llamacpp-kubesimplify", "prefill"): (651.66, 380.22, 1670.59),
+    ("qwen3.8-27b-1-vllm-fp8-kubesimplify", "decode"): (7.27, 4.47, 10.57),
+    ("qwen3.8-27b-1-vllm-fp8-kubesimplify", "prefill"): (1847.02, 1754.67, 5747.88),
+    ("qwen3.8-27b-1-vllm-fp8-kubesimplify-c10", "aggregate"): (66.71, 45.06, 77.68),
+    ("qwen3.8-27b-1-vllm-nvfp4-kubesimplify", "decode"): (12.09, 7.44, 17.57),
+    ("qwen3.8-27b-1-vllm-nvfp4-kubesimplify", "prefill"): (2676.77, 2542.93, 8330.05),
+    ("qwen3.8-27b-1-vllm-nvfp4-kubesimplify-c2", "aggregate"): (23.78, 16.06, 27.69),
+    ("qwen3.8-27b-1-vllm-nvfp4-kubesimplify-c5", "aggregate"): (56.68, 38.28, 66.00),
+    ("qwen3.8-27b-1-vllm-nvfp4-kubesimplify-c10", "aggregate"): (105.18, 71.05, 122.48),
+    ("qwen3.8-27b-1-vllm-nvfp4-kubesimplify-d100k", "decode"): (8.89, 5.47, 12.92),
+    ("qwen3.8-27b-1-sglang-fp8-kubesimplify", "decode"): (7.27, 4.57, 10.09),
+    ("qwen3.8-27b-1-sglang-fp8-kubesimplify", "prefill"): (304.20, 177.49, 779.83),
+    ("qwen3.8-27b-1-sglang-fp8-kubesimplify-c10", "aggregate"): (66.71, 41.08, 87.02),
+}
+
 
 def _nemotron_bench() -> list[PublishedPoint]:
     """llama.cpp's own Nemotron-3-Super bench on a DGX Spark (build 04a65daab,

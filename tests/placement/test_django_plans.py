@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from inventory.models import NodeGroup
 from placement.models import LlmModel
-from placement.perfmodel import RANGE_WORDS
+from placement.perfmodel import DEFAULT_READING, RANGE_WORDS, fit_report
+from placement.perfmodel.report import fresh_sets
 from tests.placement.conftest import placement_state
 
 pytestmark = pytest.mark.django_db
@@ -185,6 +186,13 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
     assert "Recommended" in html and "fit-table" in html and "one-node" in html
     # the accuracy on published runs held out of the fit, with their addresses
     assert 'id="holdout-errors"' in html and "https://github.com/ggml-org/llama.cpp" in html
+    # and, apart, the set collected after the model was frozen: the report's own figures
+    (fresh,) = fresh_sets(fit_report(DEFAULT_READING))
+    words = html.split(f'id="fresh-{fresh.day}">')[1].split("</p>")[0]
+    assert f"<strong>{len(fresh.report.errors)}</strong> figures of {fresh.experiments} experiments" in words
+    assert f"after the model was frozen (at {fresh.commit}), were predicted once" in words
+    assert f"one stream median <strong>{fresh.report.median('holdout', 'decode'):.1f}%</strong>" in words
+    assert f"<strong>{fresh.report.inside_share('holdout'):.0f}%</strong> inside their ranges" in words
     query = f"?model=glm-5.3&group={demo['switched'].pk}&context_tokens=32768&concurrency=8&goal=throughput&engine=vllm"
     partial = client.get("/plans/" + query, headers={"HX-Request": "true", "HX-Target": "results"})
     text = partial.content.decode()

@@ -128,7 +128,8 @@ def test_long_context_decode_added_after_the_first_fit_is_predicted():
     """The llama.cpp benches' decode at 4k to 32k of context: the fit never saw
     a context beyond 1,024 tokens on one node; the KV-cache term predicts them."""
     report = fit_report(DEFAULT_READING)
-    deep = [abs(e.error_pct) for e in report.errors if "-llamacpp-d" in e.key and e.role == "holdout"]
+    depth = {p.key for p in PUBLISHED_POINTS if p.origin == "llamacpp-benches-depth"}
+    deep = [abs(e.error_pct) for e in report.errors if e.key in depth and e.role == "holdout"]
     assert len(deep) == 20
     assert statistics.median(deep) <= 5.0 and max(deep) <= 12.0
 
@@ -389,13 +390,51 @@ def test_the_range_method_is_one_no_other_candidate_beats_on_the_training_residu
 
 
 def test_held_out_figures_fall_in_their_ranges_about_as_often_as_the_goal_asks():
-    """At least 80% inside (met, 95.7%). The ranges' median half-width goal
-    (at most 30%) is just missed since the third fit (30.6%, PERFORMANCE_MODEL.md
-    says why): this bound only keeps it from growing unnoticed."""
+    """At least 80% inside, on the earlier held-out runs (97.1%) and on the
+    fresh set (88.2%). The ranges' median half-width goal (at most 30%) is
+    just missed on the earlier runs since the third fit (30.6%,
+    PERFORMANCE_MODEL.md says why): this bound only keeps it from growing
+    unnoticed; the fresh set's (34.4%) is what it is, measured once."""
     report = fit_report(DEFAULT_READING)
-    inside = report.inside_share("holdout")
-    assert inside is not None and 80.0 <= inside <= 100.0
-    assert report.median_half_width("holdout") <= 32.0
+    earlier = report.only({p.key for p in PUBLISHED_POINTS if p.role == "holdout" and not p.collected})
+    fresh = report.only({p.key for p in PUBLISHED_POINTS if p.collected})
+    for part in (report, earlier, fresh):
+        inside = part.inside_share("holdout")
+        assert inside is not None and 80.0 <= inside <= 100.0
+    assert earlier.median_half_width("holdout") <= 32.0
+
+
+def test_the_fresh_held_out_set_was_collected_apart_and_its_predictions_are_the_frozen_models():
+    """The runs collected on 2026-12-04 are whole experiments of their own,
+    held out, each with its address; the model frozen at FRESH's commit
+    predicted them once (published_fresh.PREDICTED_ONCE), and the model
+    still predicts exactly that: a change that moves one fails here, since
+    the set would then have been seen by the model that is judged on it."""
+    from placement.perfmodel.report import FRESH, fresh_goals_text, fresh_sets
+    from placement.published_fresh import COLLECTED, PREDICTED_ONCE
+
+    fresh = [p for p in PUBLISHED_POINTS if p.collected]
+    assert {p.collected for p in fresh} == {COLLECTED} and COLLECTED in FRESH
+    assert len(fresh) >= 20 and all(p.role == "holdout" and p.url.startswith("https://") for p in fresh)
+    earlier = {p.source_id for p in PUBLISHED_POINTS if not p.collected}
+    assert not {p.source_id for p in fresh} & earlier  # no experiment is partly fresh
+    report = fit_report(DEFAULT_READING)
+    (found,) = fresh_sets(report)
+    assert found.day == COLLECTED and found.experiments == len({p.source_id for p in fresh}) == 8
+    now = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.report.errors}
+    assert now.keys() == PREDICTED_ONCE.keys()
+    for figure, (predicted, low, high) in PREDICTED_ONCE.items():
+        assert now[figure] == pytest.approx((predicted, low, high), abs=0.006), figure
+    # the report and PERFORMANCE_MODEL.md give the goals on the fresh set apart
+    lines = fresh_goals_text(report)
+    assert lines[1] == (
+        f"The same goals on the {len(PREDICTED_ONCE)} held-out figures of 8 experiments collected on "
+        f"{COLLECTED}, after the model was frozen at {FRESH[COLLECTED]}, predicted once:"
+    )
+    assert "- inside ranges: 88.2% (at least 80%): met" in lines
+    doc = DOC.read_text()
+    for line in lines:
+        assert line in doc, line
 
 
 # --- properties -------------------------------------------------------------------
