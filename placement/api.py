@@ -288,6 +288,7 @@ def plan_out(item: plan_request.PlannedPlan) -> dict[str, Any]:
         "aggregate_tps_range": _range(p.aggregate_tps_range),
         "prefill_tps_range": _range(p.prefill_tps_range),
         "range_basis": p.range_basis,
+        "held_out": p.held_out.as_dict() if p.held_out else None,
         "reason": p.reason,
         "exchange_path": p.exchange_path,
         "collective_backend": p.collective_backend,

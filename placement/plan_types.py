@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from placement.perfmodel.evidence import HeldOutEvidence
 from placement.plan_memory import MemoryBudget
 
 GROUP_KINDS = ("single", "direct", "ring", "chain", "switched", "irregular")
@@ -133,6 +134,9 @@ class Plan:
     aggregate_tps_range: tuple[float, float] | None = None
     prefill_tps_range: tuple[float, float] | None = None
     range_basis: str = ""
+    # the published fit's errors on held-out runs of the headline figure's kind
+    # (all streams' decode at several streams, else one stream's): None when none was held out
+    held_out: HeldOutEvidence | None = None
     # what a multi-node plan's prediction does not know about the group's
     # fabric (NCCL seen on TCP sockets); empty when nothing is known against it
     fabric_warning: str = ""

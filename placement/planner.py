@@ -33,6 +33,7 @@ from placement.perfmodel import (
     spanning,
     split_streams,
 )
+from placement.perfmodel.evidence import held_out_evidence
 from placement.plan_memory import (
     ACTIVATION_CHUNK_TOKENS,
     ACTIVATION_VALUES_PER_HIDDEN,
@@ -448,6 +449,7 @@ def plan_placement(
         budget = _budget(model, shape, used, context_tokens, max(shares), engine)
         problem = _shape_problem(shape, model)
         decode = aggregate = prefill = collective = None
+        held_out = None
         ranges: dict[str, tuple[float, float]] = {}
         basis = ""
         if problem is None:
@@ -470,6 +472,9 @@ def plan_placement(
                 other_decode, other_prefill, _, other_aggregate = _figures(*at, alternative[0])
                 borrowed = ((other_decode, other_aggregate, other_prefill), alternative[1])
             ranges, basis = _ranges(model, shape, engine, mode, (decode, aggregate, prefill), concurrency, borrowed)
+            headline = "aggregate" if concurrency > 1 or shape.replicas > 1 else "decode"
+            parallel = parallel_class(shape.tp, shape.pp, shape.ep, shape.replicas)
+            held_out = held_out_evidence(FigureClass(headline, engine, parallel, model.family, mode))
             fits = budget.free >= 0
             reason = _reason(shape, path, budget, fits, decode, aggregate, concurrency, ranges)
         else:
@@ -503,6 +508,7 @@ def plan_placement(
                 aggregate_tps_range=ranges.get("aggregate"),
                 prefill_tps_range=ranges.get("prefill"),
                 range_basis=basis,
+                held_out=held_out,
                 fabric_warning=fabric_warning(group, backend),
             )
         )

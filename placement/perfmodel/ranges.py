@@ -108,6 +108,11 @@ _KEY_WORDS = {
 _METRIC_WORDS = {"decode": "one stream's decode", "aggregate": "all streams' decode", "prefill": "prefill"}
 
 
+def metric_words(metric: str) -> str:
+    """A metric in the words ranges and evidence use: "all streams' decode"."""
+    return _METRIC_WORDS.get(metric, metric)
+
+
 def predicted_range(
     value: float,
     cls: FigureClass,
@@ -178,7 +183,7 @@ def _bounds(
         if len(ratios) >= min_residuals:
             break
     words = _KEY_WORDS[tuple(k for k in keys if k != "mode")].format(
-        metric=_METRIC_WORDS.get(cls.metric, cls.metric), engine=cls.engine, parallel=cls.parallel, family=cls.family
+        metric=metric_words(cls.metric), engine=cls.engine, parallel=cls.parallel, family=cls.family
     )
     if "mode" in keys and cls.mode == "eager":
         words += ", eager mode"

@@ -308,3 +308,46 @@ def test_a_mistyped_mode_or_backend_is_refused_by_name_and_plans_nothing(api_vie
         assert response.status_code == 400
         assert [e["path"] for e in response.json()["errors"]] == [field]
     assert placement_state() == before
+
+
+def test_each_plan_carries_the_held_out_evidence_of_its_kind_in_the_api_and_on_the_page(
+    api_viewer, client, viewer_user, demo
+):
+    """What the published fit missed by on held-out runs of each plan's kind:
+    the same object in the API as the planner computed (placement.perfmodel.evidence),
+    its words in the plan's details on the page, and "none held out" said as such."""
+    from placement.model_catalogue import get_seed_model
+    from placement.perfmodel import FigureClass, parallel_class
+    from placement.perfmodel.evidence import held_out_evidence
+
+    response = plan(api_viewer, model="gpt-oss-120b", group=demo["switched"].pk, concurrency=16)
+    assert response.status_code == 200, response.content
+    plans = response.json()["plans"]
+    family = get_seed_model("gpt-oss-120b").family
+    said = 0
+    for p in plans:
+        if p["decode_tps"] is None:
+            assert p["held_out"] is None
+            continue
+        kind = FigureClass("aggregate", p["engine"], parallel_class(p["tp"], p["pp"], p["ep"], p["replicas"]), family)
+        expected = held_out_evidence(kind)
+        assert p["held_out"] == (expected.as_dict() if expected else None), p["label"]
+        said += expected is not None
+    assert said >= 2 and any(p["held_out"] is None and p["decode_tps"] for p in plans)
+    one = next(p for p in plans if p["held_out"])
+    assert set(one["held_out"]) == {
+        "metric",
+        "basis",
+        "figures",
+        "experiments",
+        "fresh",
+        "error_pct_range",
+        "median_error_pct",
+        "words",
+    }
+    client.force_login(viewer_user)
+    page = client.get(f"/plans/?model=gpt-oss-120b&group={demo['switched'].pk}&concurrency=16").content.decode()
+    for p in plans:
+        if p["held_out"]:
+            assert f'<p class="small muted held-out">{p["held_out"]["words"]}</p>'.replace("'", "&#x27;") in page
+    assert "No published run of this kind was held out of the fit: its range is all the evidence there is." in page

@@ -789,3 +789,44 @@ def test_sglang_borrows_vllms_cost_per_stream_without_tensor_parallelism():
     report = fit_report(DEFAULT_READING)
     trained = {e.key: e for e in report.errors if e.key.startswith("qwen3.6-27b-2-sglang")}
     assert max(abs(e.error_pct) for e in trained.values()) < 7.0
+
+
+def test_held_out_evidence_says_what_the_published_fit_missed_by_on_runs_of_the_kind():
+    """A plan's other word on how far it may be off: the published fit's
+    signed errors on held-out figures of its metric, engine, parallelism and
+    mode (its family when three or more), never used to change a prediction."""
+    from placement.perfmodel.evidence import held_out_evidence
+    from placement.published_fresh import COLLECTED
+
+    report = fit_report(DEFAULT_READING)
+    by_key = {p.key: p for p in PUBLISHED_POINTS}
+    batched = [e for e in report.errors if by_key[e.key].origin == "llamacpp-nemotron-super-bench"]
+    batched = [e.error_pct for e in batched if e.metric == "aggregate"]
+    found = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "hybrid"))
+    assert found is not None and (found.figures, found.experiments, found.fresh) == (3, 1, 3)
+    assert (found.low_pct, found.high_pct) == (min(batched), max(batched))
+    assert found.median_pct == statistics.median(batched)
+    assert found.words == (
+        "On 3 held-out figures of all streams' decode of llama.cpp single runs of hybrid models (1 experiment; "
+        "3 of them collected after the model was frozen), the published fit predicted 57% to 64% too fast "
+        "(median 63% too fast)."
+    )
+    assert found.badge == "held-out: 63% too fast"
+    assert all(by_key[k].collected == COLLECTED for k in by_key if by_key[k].origin == "llamacpp-nemotron-super-bench")
+    # fewer than three of the family: every family of the kind, said so; errors on both sides said so
+    tp = held_out_evidence(FigureClass("decode", "vllm", "tp", "moe"))
+    assert tp is not None and tp.basis == "one stream's decode of vllm tp runs of any family"
+    assert tp.words.endswith("the published fit predicted 3% to 13% too slow (median 7% too slow).")
+    assert tp.badge == ""  # a median within 25%: only in the plan's details
+    # one figure is all there is: said, without a median
+    single = held_out_evidence(FigureClass("decode", "sglang", "tp", "hybrid"))
+    assert single is not None and single.figures == 1
+    assert single.words == (
+        "On 1 held-out figure of one stream's decode of sglang tp runs of any family (1 experiment), "
+        "the published fit predicted 68% too slow."
+    )
+    # none held out of the kind: nothing to say
+    assert held_out_evidence(FigureClass("decode", "vllm", "pp", "moe")) is None
+    assert held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "graphs")) is None
+    eager = held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "eager"))
+    assert eager is not None and "vllm copies runs in eager mode of moe models" in eager.basis

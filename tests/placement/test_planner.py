@@ -624,3 +624,22 @@ def test_a_faster_runner_up_on_more_nodes_is_named_with_the_margin_it_missed():
         result.recommendation
     )
     assert "gains less than" not in result.recommendation
+
+
+def test_every_plan_says_what_the_published_fit_missed_by_on_held_out_runs_of_its_kind():
+    """llama.cpp at several streams borrows vLLM's batching: the held-out
+    batch series of its kind (Nemotron-3-Super, 4 to 32 sequences) was
+    predicted 57% to 64% too fast, and the plan says so; at one stream the
+    same plan reads the one-stream figures of its kind."""
+    from placement.perfmodel import FigureClass
+    from placement.perfmodel.evidence import held_out_evidence
+
+    model = get_seed_model("nemotron-3-super-120b-a12b")
+    several = plan_placement(group("single", 1), model, context_tokens=4096, concurrency=8, engine="llama.cpp")
+    one = several.plans[0]
+    assert (one.engine, one.tp, one.replicas) == ("llama.cpp", 1, 1)
+    assert one.held_out == held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "hybrid"))
+    assert one.held_out is not None and one.held_out.badge == "held-out: 63% too fast"
+    alone = plan_placement(group("single", 1), model, context_tokens=4096, concurrency=1, engine="llama.cpp")
+    assert alone.plans[0].held_out == held_out_evidence(FigureClass("decode", "llama.cpp", "single", "hybrid"))
+    assert alone.plans[0].held_out is not None and alone.plans[0].held_out.badge == ""

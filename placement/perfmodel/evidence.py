@@ -1,0 +1,135 @@
+"""What the model has missed by on held-out runs of one kind: the published
+fit's errors on published figures it was never fitted on, of the same metric,
+engine, parallelism and CUDA-graph mode as a prediction (and of the same
+architecture family when there are enough). A prediction's range is drawn
+from the training runs' leave-one-out residuals (``ranges``); this is the
+other word on how far it may be off, from runs nobody fitted on, said beside
+it on every plan. Nothing here changes a prediction or a range.
+"""
+
+from __future__ import annotations
+
+import functools
+import statistics
+from dataclasses import dataclass
+
+from placement.published import PUBLISHED_POINTS
+
+from .constants import DEFAULT_READING
+from .points import FigureClass, point_class
+from .ranges import metric_words
+from .report import fit_report
+
+# fewer figures of a family than this, and every family of the kind is taken
+MIN_FAMILY_FIGURES = 3
+# a single figure of the kind is still said: it is all the evidence there is
+MIN_FIGURES = 1
+# a median error this large on held-out runs of the kind is shown beside the plan, not only in its details
+BIAS_PCT = 25.0
+
+
+@dataclass(frozen=True)
+class HeldOutEvidence:
+    """The signed errors (predicted over published, in %) of the held-out
+    figures of one kind: positive where the model predicted too fast."""
+
+    metric: str
+    basis: str  # the kind, in words
+    figures: int
+    experiments: int
+    fresh: int  # of them, collected after the model was frozen (predicted once)
+    low_pct: float
+    high_pct: float
+    median_pct: float
+
+    @property
+    def words(self) -> str:
+        """'On 3 held-out figures of ... (1 experiment; 3 collected after the
+        model was frozen), the published fit predicted 57% to 64% too fast
+        (median 63% too fast).'"""
+        counted = f"{self.experiments} experiment{'s' if self.experiments != 1 else ''}"
+        if self.fresh:
+            counted += "; " + ("" if self.figures == 1 else f"{self.fresh} of them ")
+            counted += "collected after the model was frozen"
+        median = "" if self.figures == 1 else f" (median {_signed(self.median_pct)})"
+        return (
+            f"On {self.figures} held-out figure{'s' if self.figures != 1 else ''} of {self.basis} ({counted}), "
+            f"the published fit predicted {_span(self.low_pct, self.high_pct)}{median}."
+        )
+
+    @property
+    def badge(self) -> str:
+        """Short words for a plan's row when held-out runs of its kind missed
+        by more than ``BIAS_PCT`` at the median ("held-out: 63% too fast"), else ""."""
+        return f"held-out: {_signed(self.median_pct)}" if abs(self.median_pct) > BIAS_PCT else ""
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "metric": self.metric,
+            "basis": self.basis,
+            "figures": self.figures,
+            "experiments": self.experiments,
+            "fresh": self.fresh,
+            "error_pct_range": [round(self.low_pct, 1), round(self.high_pct, 1)],
+            "median_error_pct": round(self.median_pct, 1),
+            "words": self.words,
+        }
+
+
+def _signed(pct: float) -> str:
+    if round(pct) == 0:
+        return "within 1%"
+    return f"{abs(pct):.0f}% too {'fast' if pct > 0 else 'slow'}"
+
+
+def _span(low: float, high: float) -> str:
+    if round(low) == round(high):
+        return _signed(low)
+    if round(low) > 0 or round(high) < 0:  # one side: "57% to 64% too fast"
+        a, b = sorted((abs(low), abs(high)))
+        return f"{a:.0f}% to {b:.0f}% too {'fast' if low > 0 else 'slow'}"
+    return f"from {_signed(low)} to {_signed(high)}"
+
+
+_Kind = tuple[str, str, str, str]  # metric, engine, parallel, mode
+_Figure = tuple[str, float, str, bool]  # family, signed error %, experiment, fresh
+
+
+@functools.lru_cache(maxsize=1)
+def _held_out_by_kind() -> dict[_Kind, list[_Figure]]:
+    """Every held-out figure's error under the stored published fit, by kind."""
+    by_key = {p.key: p for p in PUBLISHED_POINTS}
+    out: dict[_Kind, list[_Figure]] = {}
+    for e in fit_report(DEFAULT_READING).errors:
+        if e.role != "holdout":
+            continue
+        p = by_key[e.key]
+        cls = point_class(p, e.metric)
+        kind = (cls.metric, cls.engine, cls.parallel, cls.mode)
+        out.setdefault(kind, []).append((cls.family, e.error_pct, p.source_id, bool(p.collected)))
+    return out
+
+
+def held_out_evidence(cls: FigureClass) -> HeldOutEvidence | None:
+    """The held-out figures of a prediction's kind and their errors (None: not one)."""
+    found = _held_out_by_kind().get((cls.metric, cls.engine, cls.parallel, cls.mode), [])
+    same_family = [f for f in found if f[0] == cls.family]
+    mode = "" if cls.mode == "graphs" else f" in {cls.mode} mode"
+    runs = f"{cls.engine} {cls.parallel} runs{mode}"
+    if len(same_family) >= MIN_FAMILY_FIGURES:
+        chosen, basis = same_family, f"{metric_words(cls.metric)} of {runs} of {cls.family} models"
+    elif len(found) >= MIN_FIGURES:
+        chosen, basis = found, f"{metric_words(cls.metric)} of {runs} of any family"
+    else:
+        return None
+    errors = [f[1] for f in chosen]
+    return HeldOutEvidence(
+        metric=cls.metric,
+        basis=basis,
+        figures=len(chosen),
+        experiments=len({f[2] for f in chosen}),
+        fresh=sum(f[3] for f in chosen),
+        low_pct=min(errors),
+        high_pct=max(errors),
+        median_pct=statistics.median(errors),
+    )
