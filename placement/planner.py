@@ -474,7 +474,7 @@ def plan_placement(
             ranges, basis = _ranges(model, shape, engine, mode, (decode, aggregate, prefill), concurrency, borrowed)
             headline = "aggregate" if concurrency > 1 or shape.replicas > 1 else "decode"
             parallel = parallel_class(shape.tp, shape.pp, shape.ep, shape.replicas)
-            held_out = held_out_evidence(FigureClass(headline, engine, parallel, model.family, mode))
+            held_out = held_out_evidence(FigureClass(headline, engine, parallel, model.family, mode), concurrency)
             fits = budget.free >= 0
             reason = _reason(shape, path, budget, fits, decode, aggregate, concurrency, ranges)
         else:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from placement.published_point import PublishedPoint
-from placement.published_series import _pt
+from placement.published_series import LLAMA_BENCHES, _pt
 
 COLLECTED = "2026-12-04"
 
@@ -80,6 +80,21 @@ PREDICTED_ONCE: dict[tuple[str, str], tuple[float, float, float]] = {
     ("qwen3.8-27b-1-sglang-fp8-kubesimplify", "decode"): (7.27, 4.57, 10.09),
     ("qwen3.8-27b-1-sglang-fp8-kubesimplify", "prefill"): (304.20, 177.49, 779.83),
     ("qwen3.8-27b-1-sglang-fp8-kubesimplify-c10", "aggregate"): (66.71, 41.08, 87.02),
+    ("gpt-oss-120b-1-llamacpp-batched-c2", "aggregate"): (85.36, 52.56, 111.33),
+    ("gpt-oss-120b-1-llamacpp-batched-c4", "aggregate"): (113.57, 69.93, 148.13),
+    ("gpt-oss-120b-1-llamacpp-batched-c8", "aggregate"): (145.76, 89.76, 190.12),
+    ("gpt-oss-120b-1-llamacpp-batched-c16", "aggregate"): (183.67, 113.10, 239.57),
+    ("gpt-oss-120b-1-llamacpp-batched-c32", "aggregate"): (230.99, 142.24, 301.29),
+    ("qwen3-coder-30b-a3b-1-llamacpp-batched-c2", "aggregate"): (79.38, 48.88, 103.54),
+    ("qwen3-coder-30b-a3b-1-llamacpp-batched-c4", "aggregate"): (105.58, 65.01, 137.71),
+    ("qwen3-coder-30b-a3b-1-llamacpp-batched-c8", "aggregate"): (134.21, 82.64, 175.05),
+    ("qwen3-coder-30b-a3b-1-llamacpp-batched-c16", "aggregate"): (166.10, 102.28, 216.64),
+    ("qwen3-coder-30b-a3b-1-llamacpp-batched-c32", "aggregate"): (202.95, 124.98, 264.72),
+    ("gemma-3-4b-1-llamacpp-batched-c2", "aggregate"): (146.35, 90.12, 190.88),
+    ("gemma-3-4b-1-llamacpp-batched-c4", "aggregate"): (280.95, 173.01, 366.45),
+    ("gemma-3-4b-1-llamacpp-batched-c8", "aggregate"): (520.16, 320.31, 678.46),
+    ("gemma-3-4b-1-llamacpp-batched-c16", "aggregate"): (905.76, 557.76, 1181.41),
+    ("gemma-3-4b-1-llamacpp-batched-c32", "aggregate"): (1439.22, 886.25, 1877.21),
 }
 
 
@@ -319,7 +334,43 @@ def _kubesimplify() -> list[PublishedPoint]:
     ]
 
 
+def _llama_batched() -> list[PublishedPoint]:
+    """llama-batched-bench on a DGX Spark, from llama.cpp's benches page
+    (build 2f68ce7cf, beside its llama-bench figures): B sequences of a
+    512-token prompt decode 32 tokens each at once, S_TG being all their
+    tokens over the time; B = 2 to 32. Found after the set's first report,
+    while looking for llama.cpp runs at several streams (the model borrows
+    vLLM's batching for llama.cpp), and taken by the same rules, before any
+    change to the model: the three models the page's llama-bench figures hold
+    out. The two it trains on (gpt-oss-20b, Qwen2.5-Coder-7B) have tables
+    too; they are for the next fit, which would also make these no longer
+    unseen."""
+    table = {  # (model, variant): S_TG at B = 2, 4, 8, 16, 32
+        ("gpt-oss-120b", "MXFP4_MOE"): (60.35, 95.08, 146.65, 220.02, 312.56),
+        ("qwen3-coder-30b-a3b", "Q8_0"): (64.11, 102.01, 154.91, 232.98, 345.01),
+        ("gemma-3-4b", "Q4_0"): (126.21, 231.11, 369.93, 550.47, 801.81),
+    }
+    return [
+        _pt(
+            f"{slug}-1-llamacpp-batched-c{streams}",
+            slug,
+            engine="llama.cpp",
+            concurrency=streams,
+            decode_tps=tps,
+            source=f"llama.cpp benches, DGX Spark (build 2f68ce7cf): {slug} {quant}, llama-batched-bench PP 512, "
+            f"TG 32, B {streams}: S_TG {tps:g} t/s (all sequences)",
+            role="holdout",
+            quantization=quant,
+            context=512 + 16,
+            url=LLAMA_BENCHES,
+            origin="llamacpp-benches-batched",
+        )
+        for (slug, quant), figures in table.items()
+        for streams, tps in zip((2, 4, 8, 16, 32), figures, strict=True)
+    ]
+
+
 def fresh_2026_12_04() -> tuple[PublishedPoint, ...]:
     """Every held-out figure collected on 2026-12-04, marked so."""
-    points = (*_nemotron_bench(), *_dandinpower(), *_elsung(), *_entrpi(), *_kubesimplify())
+    points = (*_nemotron_bench(), *_dandinpower(), *_elsung(), *_entrpi(), *_kubesimplify(), *_llama_batched())
     return tuple(replace(p, collected=COLLECTED) for p in points)

@@ -205,44 +205,6 @@ def llama_depth_series() -> tuple[PublishedPoint, ...]:
     return tuple(points)
 
 
-def llama_batched_series() -> tuple[PublishedPoint, ...]:
-    """llama-batched-bench on a DGX Spark, from llama.cpp's benches page
-    (build 2f68ce7cf, the same page as the llama-bench figures): B sequences
-    of a 512-token prompt decode 32 tokens each at once, S_TG being all their
-    tokens over the time; B = 2 to 32 (B = 1 is the one-stream figure
-    llama-bench measures beside it). The only published llama.cpp runs at
-    several streams, so they set llama.cpp's own cost per extra stream (it
-    was borrowed from vLLM): the two models whose llama-bench figures train
-    the fit train here too, the three held out stay held out."""
-    table = {  # (model, variant, role): S_TG at B = 2, 4, 8, 16, 32
-        ("gpt-oss-20b", "MXFP4_MOE", "train"): (95.00, 151.90, 254.09, 400.94, 614.82),
-        ("qwen2.5-coder-7b", "Q8_0", "train"): (54.46, 104.33, 195.67, 335.01, 593.27),
-        ("gpt-oss-120b", "MXFP4_MOE", "holdout"): (60.35, 95.08, 146.65, 220.02, 312.56),
-        ("qwen3-coder-30b-a3b", "Q8_0", "holdout"): (64.11, 102.01, 154.91, 232.98, 345.01),
-        ("gemma-3-4b", "Q4_0", "holdout"): (126.21, 231.11, 369.93, 550.47, 801.81),
-    }
-    points = []
-    for (slug, quant, role), figures in table.items():
-        for streams, tps in zip((2, 4, 8, 16, 32), figures, strict=True):
-            points.append(
-                _pt(
-                    f"{slug}-1-llamacpp-batched-c{streams}",
-                    slug,
-                    engine="llama.cpp",
-                    concurrency=streams,
-                    decode_tps=tps,
-                    source=f"llama.cpp benches, DGX Spark (build 2f68ce7cf): {slug} {quant}, llama-batched-bench "
-                    f"PP 512, TG 32, B {streams}: S_TG {tps:g} t/s (all sequences)",
-                    role=role,
-                    quantization=quant,
-                    context=512 + 16,
-                    url=LLAMA_BENCHES,
-                    origin=f"llamacpp-benches-batched-{role}",
-                )
-            )
-    return tuple(points)
-
-
 def qwen397_forum_series() -> tuple[PublishedPoint, ...]:
     """The NVIDIA forum's Qwen3.5-397B-A17B int4-AutoRound run on four
     Sparks (TP=4 over a MikroTik CRS812 at 100G, NCCL 2.29.2 over RoCEv2,

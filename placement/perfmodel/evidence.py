@@ -1,7 +1,8 @@
 """What the model has missed by on held-out runs of one kind: the published
 fit's errors on published figures it was never fitted on, of the same metric,
-engine, parallelism and CUDA-graph mode as a prediction (and of the same
-architecture family when there are enough). A prediction's range is drawn
+engine, parallelism and CUDA-graph mode as a prediction, at a number of
+streams near its own (within a factor of two, when there are such figures),
+and of the same architecture family when there are enough. A prediction's range is drawn
 from the training runs' leave-one-out residuals (``ranges``); this is the
 other word on how far it may be off, from runs nobody fitted on, said beside
 it on every plan. Nothing here changes a prediction or a range.
@@ -21,7 +22,7 @@ from .ranges import metric_words
 from .report import fit_report
 
 # fewer figures of a family than this, and every family of the kind is taken
-MIN_FAMILY_FIGURES = 3
+MIN_FAMILY_FIGURES = 2
 # a single figure of the kind is still said: it is all the evidence there is
 MIN_FIGURES = 1
 # a median error this large on held-out runs of the kind is shown beside the plan, not only in its details
@@ -60,8 +61,11 @@ class HeldOutEvidence:
     @property
     def badge(self) -> str:
         """Short words for a plan's row when held-out runs of its kind missed
-        by more than ``BIAS_PCT`` at the median ("held-out: 63% too fast"), else ""."""
-        return f"held-out: {_signed(self.median_pct)}" if abs(self.median_pct) > BIAS_PCT else ""
+        by more than ``BIAS_PCT`` at the median ("held-out: 63% too fast"), else "".
+        One figure is said in words, never as a badge: it is no bias yet."""
+        if self.figures < 2 or abs(self.median_pct) <= BIAS_PCT:
+            return ""
+        return f"held-out: {_signed(self.median_pct)}"
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -92,7 +96,7 @@ def _span(low: float, high: float) -> str:
 
 
 _Kind = tuple[str, str, str, str]  # metric, engine, parallel, mode
-_Figure = tuple[str, float, str, bool]  # family, signed error %, experiment, fresh
+_Figure = tuple[str, float, str, bool, int]  # family, signed error %, experiment, fresh, streams
 
 
 @functools.lru_cache(maxsize=1)
@@ -106,13 +110,19 @@ def _held_out_by_kind() -> dict[_Kind, list[_Figure]]:
         p = by_key[e.key]
         cls = point_class(p, e.metric)
         kind = (cls.metric, cls.engine, cls.parallel, cls.mode)
-        out.setdefault(kind, []).append((cls.family, e.error_pct, p.source_id, bool(p.collected)))
+        out.setdefault(kind, []).append((cls.family, e.error_pct, p.source_id, bool(p.collected), p.concurrency))
     return out
 
 
-def held_out_evidence(cls: FigureClass) -> HeldOutEvidence | None:
-    """The held-out figures of a prediction's kind and their errors (None: not one)."""
+def held_out_evidence(cls: FigureClass, streams: int = 1) -> HeldOutEvidence | None:
+    """The held-out figures of a prediction's kind and their errors (None: not
+    one). All streams' decode is judged beside figures at ``streams`` (all the
+    streams of the run, copies or not) within a factor of two when there are
+    some: batching's errors grow with the batch."""
     found = _held_out_by_kind().get((cls.metric, cls.engine, cls.parallel, cls.mode), [])
+    if cls.metric == "aggregate":
+        near = [f for f in found if streams / 2 <= f[4] <= streams * 2]
+        found = near or found
     same_family = [f for f in found if f[0] == cls.family]
     mode = "" if cls.mode == "graphs" else f" in {cls.mode} mode"
     runs = f"{cls.engine} {cls.parallel} runs{mode}"
@@ -122,6 +132,9 @@ def held_out_evidence(cls: FigureClass) -> HeldOutEvidence | None:
         chosen, basis = found, f"{metric_words(cls.metric)} of {runs} of any family"
     else:
         return None
+    if cls.metric == "aggregate":
+        low, high = min(f[4] for f in chosen), max(f[4] for f in chosen)
+        basis += f" at {low} streams" if low == high else f" at {low} to {high} streams"
     errors = [f[1] for f in chosen]
     return HeldOutEvidence(
         metric=cls.metric,

@@ -330,7 +330,7 @@ def test_each_plan_carries_the_held_out_evidence_of_its_kind_in_the_api_and_on_t
             assert p["held_out"] is None
             continue
         kind = FigureClass("aggregate", p["engine"], parallel_class(p["tp"], p["pp"], p["ep"], p["replicas"]), family)
-        expected = held_out_evidence(kind)
+        expected = held_out_evidence(kind, 16)
         assert p["held_out"] == (expected.as_dict() if expected else None), p["label"]
         said += expected is not None
     assert said >= 2 and any(p["held_out"] is None and p["decode_tps"] for p in plans)

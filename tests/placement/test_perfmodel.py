@@ -116,7 +116,10 @@ def test_the_goals_on_held_out_runs_are_measured_and_the_docs_say_the_same():
     quoting exactly what the data measure (met or not)."""
     report = fit_report(DEFAULT_READING)
     goals = {name: (value, met) for name, value, _, met in report.goals()}
-    assert goals["decode median"][1] and goals["aggregate median"][1] and goals["inside ranges"][1]
+    assert goals["decode median"][1] and goals["inside ranges"][1]
+    # all streams' median is met on the earlier runs (the fresh set's llama.cpp batch runs miss it: the docs say so)
+    earlier = report.only({p.key for p in PUBLISHED_POINTS if not p.collected})
+    assert {name: met for name, _, _, met in earlier.goals()}["aggregate median"]
     assert len(report.values("holdout", "decode")) >= 35 and len(report.values("holdout", "aggregate")) >= 15
     assert all(e.low is not None for e in report.errors)  # every figure has its range
     doc = DOC.read_text()
@@ -391,10 +394,10 @@ def test_the_range_method_is_one_no_other_candidate_beats_on_the_training_residu
 
 def test_held_out_figures_fall_in_their_ranges_about_as_often_as_the_goal_asks():
     """At least 80% inside, on the earlier held-out runs (97.1%) and on the
-    fresh set (88.2%). The ranges' median half-width goal (at most 30%) is
+    fresh set (81.6%). The ranges' median half-width goal (at most 30%) is
     just missed on the earlier runs since the third fit (30.6%,
     PERFORMANCE_MODEL.md says why): this bound only keeps it from growing
-    unnoticed; the fresh set's (34.4%) is what it is, measured once."""
+    unnoticed; the fresh set's is what it is, measured once."""
     report = fit_report(DEFAULT_READING)
     earlier = report.only({p.key for p in PUBLISHED_POINTS if p.role == "holdout" and not p.collected})
     fresh = report.only({p.key for p in PUBLISHED_POINTS if p.collected})
@@ -420,7 +423,7 @@ def test_the_fresh_held_out_set_was_collected_apart_and_its_predictions_are_the_
     assert not {p.source_id for p in fresh} & earlier  # no experiment is partly fresh
     report = fit_report(DEFAULT_READING)
     (found,) = fresh_sets(report)
-    assert found.day == COLLECTED and found.experiments == len({p.source_id for p in fresh}) == 8
+    assert found.day == COLLECTED and found.experiments == len({p.source_id for p in fresh}) == 9
     now = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.report.errors}
     assert now.keys() == PREDICTED_ONCE.keys()
     for figure, (predicted, low, high) in PREDICTED_ONCE.items():
@@ -428,10 +431,10 @@ def test_the_fresh_held_out_set_was_collected_apart_and_its_predictions_are_the_
     # the report and PERFORMANCE_MODEL.md give the goals on the fresh set apart
     lines = fresh_goals_text(report)
     assert lines[1] == (
-        f"The same goals on the {len(PREDICTED_ONCE)} held-out figures of 8 experiments collected on "
+        f"The same goals on the {len(PREDICTED_ONCE)} held-out figures of 9 experiments collected on "
         f"{COLLECTED}, after the model was frozen at {FRESH[COLLECTED]}, predicted once:"
     )
-    assert "- inside ranges: 88.2% (at least 80%): met" in lines
+    assert "- inside ranges: 81.6% (at least 80%): met" in lines
     doc = DOC.read_text()
     for line in lines:
         assert line in doc, line
@@ -794,39 +797,51 @@ def test_sglang_borrows_vllms_cost_per_stream_without_tensor_parallelism():
 def test_held_out_evidence_says_what_the_published_fit_missed_by_on_runs_of_the_kind():
     """A plan's other word on how far it may be off: the published fit's
     signed errors on held-out figures of its metric, engine, parallelism and
-    mode (its family when three or more), never used to change a prediction."""
+    mode, at streams within a factor of two of its own (all of the kind when
+    none is), of its family when two or more; never used to change a
+    prediction."""
     from placement.perfmodel.evidence import held_out_evidence
-    from placement.published_fresh import COLLECTED
 
     report = fit_report(DEFAULT_READING)
     by_key = {p.key: p for p in PUBLISHED_POINTS}
-    batched = [e for e in report.errors if by_key[e.key].origin == "llamacpp-nemotron-super-bench"]
-    batched = [e.error_pct for e in batched if e.metric == "aggregate"]
-    found = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "hybrid"))
-    assert found is not None and (found.figures, found.experiments, found.fresh) == (3, 1, 3)
-    assert (found.low_pct, found.high_pct) == (min(batched), max(batched))
-    assert found.median_pct == statistics.median(batched)
+    nemotron = {
+        by_key[e.key].concurrency: e.error_pct
+        for e in report.errors
+        if by_key[e.key].origin == "llamacpp-nemotron-super-bench" and e.metric == "aggregate"
+    }
+    assert sorted(nemotron) == [4, 8, 32]
+    # 8 streams: the batch runs at 4 and 8 (16 would be within reach too; 32 is not)
+    found = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "hybrid"), 8)
+    assert found is not None and (found.figures, found.experiments, found.fresh) == (2, 1, 2)
+    assert (found.low_pct, found.high_pct) == (min(nemotron[4], nemotron[8]), max(nemotron[4], nemotron[8]))
+    assert found.median_pct == statistics.median([nemotron[4], nemotron[8]])
     assert found.words == (
-        "On 3 held-out figures of all streams' decode of llama.cpp single runs of hybrid models (1 experiment; "
-        "3 of them collected after the model was frozen), the published fit predicted 57% to 64% too fast "
-        "(median 63% too fast)."
+        "On 2 held-out figures of all streams' decode of llama.cpp single runs of hybrid models at 4 to 8 streams "
+        "(1 experiment; 2 of them collected after the model was frozen), the published fit predicted 57% to 63% "
+        "too fast (median 60% too fast)."
     )
-    assert found.badge == "held-out: 63% too fast"
-    assert all(by_key[k].collected == COLLECTED for k in by_key if by_key[k].origin == "llamacpp-nemotron-super-bench")
-    # fewer than three of the family: every family of the kind, said so; errors on both sides said so
+    assert found.badge == "held-out: 60% too fast"
+    at_32 = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "hybrid"), 32)
+    assert at_32 is not None and at_32.basis.endswith("at 16 to 32 streams")  # two families' runs near 32
+    # dense models batch worse on llama.cpp than the borrowed constants say; MoE ones no worse at 8
+    dense = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "dense"), 8)
+    assert dense is not None and dense.badge == "held-out: 41% too fast"
+    moe = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "moe"), 8)
+    assert moe is not None and moe.figures == 6 and moe.badge == ""
+    assert moe.words.endswith("the published fit predicted from 29% too slow to 19% too fast (median 7% too slow).")
+    # fewer than two of the family: every family of the kind, said so
     tp = held_out_evidence(FigureClass("decode", "vllm", "tp", "moe"))
     assert tp is not None and tp.basis == "one stream's decode of vllm tp runs of any family"
     assert tp.words.endswith("the published fit predicted 3% to 13% too slow (median 7% too slow).")
-    assert tp.badge == ""  # a median within 25%: only in the plan's details
-    # one figure is all there is: said, without a median
+    # one figure is all there is: said in words, without a median, and no badge
     single = held_out_evidence(FigureClass("decode", "sglang", "tp", "hybrid"))
-    assert single is not None and single.figures == 1
+    assert single is not None and single.figures == 1 and single.badge == ""
     assert single.words == (
         "On 1 held-out figure of one stream's decode of sglang tp runs of any family (1 experiment), "
         "the published fit predicted 68% too slow."
     )
-    # none held out of the kind: nothing to say
+    # none held out of the kind: nothing to say; the mode is part of the kind
     assert held_out_evidence(FigureClass("decode", "vllm", "pp", "moe")) is None
-    assert held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "graphs")) is None
-    eager = held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "eager"))
-    assert eager is not None and "vllm copies runs in eager mode of moe models" in eager.basis
+    assert held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "graphs"), 16) is None
+    eager = held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "eager"), 16)
+    assert eager is not None and "vllm copies runs in eager mode of moe models at 8 to 32 streams" in eager.basis
