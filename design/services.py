@@ -396,6 +396,7 @@ def _plan_out(design: Design, target: Target) -> dict[str, Any]:
             "decode_tps_range": _range(plan.decode_tps_range),
             "aggregate_tps_range": _range(plan.aggregate_tps_range),
             "range_basis": plan.range_basis,
+            "held_out": plan.held_out.as_dict() if plan.held_out else None,
             "collective_backend": plan.collective_backend,
             "prediction_source": plan.prediction_source,
         },

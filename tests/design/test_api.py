@@ -48,11 +48,16 @@ def test_a_member_designs_four_sparks_for_two_models(api_member: ApiClient) -> N
         for m in design["models"]:
             assert m["plan"] is not None and m["plan"]["decode_tps"] > 0
             assert m["plan"]["aggregate_tps"] >= m["plan"]["decode_tps"]
+            # what the published fit missed by on held-out runs of the plan's kind, as the plan API says it
+            held = m["plan"]["held_out"]
+            assert held is None or (held["figures"] >= 1 and held["words"].startswith(f"On {held['figures']} held-out"))
         # no prices are shipped: the total is unknown, never guessed
         assert design["bill_of_materials"]["total"] is None
         assert design["bill_of_materials"]["total_known"] is False
         assert design["bill_of_materials"]["total_note"].startswith("no price for DGX Spark 128 GB")
         assert len(design["document"]["sparks"]) == 4
+    said = [m["plan"]["held_out"] for d in data["designs"] for m in d["models"] if m["plan"]["held_out"]]
+    assert said and all(set(h) >= {"figures", "error_pct_range", "median_error_pct", "basis"} for h in said)
     goals = {b["goal"]: b for b in data["best"]}
     # the CRS812 and the CRS804 both give each Spark 200 Gb/s: the tie goes to the smaller switch
     assert goals["widest exchange bandwidth"]["design"] == "switched-mikrotik-crs812-ddq"
