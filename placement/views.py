@@ -272,6 +272,7 @@ def plan_page(request: HttpRequest) -> HttpResponse:
         fresh=[
             (f.day, f.commit, len(f.report.errors), f.experiments, accuracy_of(f.report)) for f in fresh_sets(report)
         ],
+        fresh_keys={e.key for f in fresh_sets(report) for e in f.report.errors},
     )
     return render(request, "placement/plans.html", context)
 

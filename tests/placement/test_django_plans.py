@@ -193,6 +193,9 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
     assert f"after the model was frozen (at {fresh.commit}), were predicted once" in words
     assert f"one stream median <strong>{fresh.report.median('holdout', 'decode'):.1f}%</strong>" in words
     assert f"<strong>{fresh.report.inside_share('holdout'):.0f}%</strong> inside their ranges" in words
+    # and its rows in the table of held-out runs are marked
+    table = html.split('id="holdout-errors"')[1].split("</table>")[0]
+    assert table.count('<tr class="fresh">') == len(fresh.report.errors)
     query = f"?model=glm-5.3&group={demo['switched'].pk}&context_tokens=32768&concurrency=8&goal=throughput&engine=vllm"
     partial = client.get("/plans/" + query, headers={"HX-Request": "true", "HX-Target": "results"})
     text = partial.content.decode()
