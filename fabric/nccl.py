@@ -180,6 +180,16 @@ def _nccl_line(
     return False
 
 
+def networks_in(text: str) -> dict[str, str]:
+    """Which network each host's NCCL chose ("IB" or "Socket"), from the NCCL
+    INFO lines anywhere in ``text`` (an engine's log, a grep of it): the
+    first word a host printed. Never raises."""
+    networks: dict[str, str] = {}
+    for raw in text.splitlines():
+        _nccl_line(raw.strip(), networks, {}, [])
+    return networks
+
+
 def parse_all_gather(text: str) -> NcclResult:
     """Every size row, the average, the #wrong total. Never raises."""
     rows: list[Row] = []

@@ -351,6 +351,8 @@ def cluster_env(
     if group.kind in RING_KINDS:
         env += [("NCCL_NET_PLUGIN", "none"), ("NCCL_IB_MERGE_NICS", "0")]
     env.append(("MASTER_ADDR", head_address))
+    # NCCL says which network each rank chose ("Using network IB" or "Socket"): what serving reads back
+    env += [("NCCL_DEBUG", "INFO"), ("NCCL_DEBUG_SUBSYS", "INIT,NET")]
     if vllm:
         env.append(("RAY_memory_monitor_refresh_ms", "0"))
     return env

@@ -72,6 +72,10 @@ class ServingOut(Schema):
     booking_end: str | None
     url: str
     endpoints: list[dict[str, str]]
+    engine_networks: dict[str, str] = Field(
+        description="which network each rank's NCCL chose (IB: RoCE; Socket: TCP sockets), as the engines' own "
+        "logs said once they answered; empty for one node or when not read"
+    )
     steps: list[StepOut]
     failed_step: str
     error: str
@@ -103,6 +107,8 @@ def serving_out(s: Serving) -> dict[str, Any]:
         "booking_end": _iso(booking.end) if booking else None,
         "url": s.url,
         "endpoints": list(s.endpoints) if s.status == Serving.Status.SERVING else [],
+        # which network each rank's NCCL chose, as the engines' own logs said (empty: one node, or not read)
+        "engine_networks": s.engine_networks,
         "steps": [
             {"node": st["node"], "label": st["label"], "status": st["status"], "output": st.get("output", "")}
             for st in s.steps

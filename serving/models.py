@@ -70,6 +70,23 @@ class Serving(models.Model):
     def live(self) -> bool:
         return self.status in LIVE
 
+    @property
+    def engine_networks(self) -> dict[str, str]:
+        """Which network each rank's NCCL chose, as the engines' own logs said
+        once they answered (host -> "IB" or "Socket"; empty: one node, not read
+        yet, or a serving from before). Reads whatever the steps hold."""
+        found: dict[str, str] = {}
+        for step in self.steps if isinstance(self.steps, list) else []:
+            networks = step.get("networks") if isinstance(step, dict) else None
+            if isinstance(networks, dict):
+                found.update({str(h): str(n) for h, n in networks.items() if n in ("IB", "Socket")})
+        return found
+
+    @property
+    def engine_socket_hosts(self) -> list[str]:
+        """The hosts whose engine's NCCL fell back to TCP sockets."""
+        return sorted(h for h, n in self.engine_networks.items() if n == "Socket")
+
 
 LIVE = (Serving.Status.STARTING, Serving.Status.SERVING, Serving.Status.STOPPING)
 

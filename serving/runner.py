@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from core.config import setting
 from core.runs import heartbeat
+from fabric.nccl import networks_in
 from inventory.models import Spark
 from telemetry.conf import ssh_key_path
 from telemetry.remote import Outcome, Target, run_command
@@ -154,6 +155,20 @@ def _run_step(serving: Serving, steps: list[dict[str, Any]], index: int) -> str:
     return ""
 
 
+def _read_networks(serving: Serving, steps: list[dict[str, Any]], index: int) -> None:
+    """Which network each rank's NCCL chose, as its own log says: kept on the
+    step (``networks``: host -> IB or Socket). A read that fails says why and
+    ends the step; it never fails the serving (the engines answer already)."""
+    why = _run_step(serving, steps, index)
+    step = steps[index]
+    step["networks"] = networks_in(step.get("output", ""))
+    if why:
+        step["output"] = f"not read: {why}"
+    elif not step["networks"]:
+        step["output"] = "no NCCL network line in the engine's log (NCCL_DEBUG=INFO not set in its container?)"
+    step["status"] = "done"
+
+
 def serving_execute(*, serving_id: int, task_id: str = "") -> Serving | None:
     """Start a queued serving once. A redelivered task (its worker died part-way)
     finds it claimed: what was started is stopped and the serving failed."""
@@ -180,6 +195,9 @@ def _start(serving: Serving) -> Serving:
             _save_steps(serving.pk, steps)
             why = wait_ready(serving.pk, step["url"], serving.model.slug)
             step["status"] = "done"
+        elif step.get("reads") == "nccl":
+            _read_networks(serving, steps, index)
+            why = ""
         else:
             why = _run_step(serving, steps, index)
         if why:

@@ -210,10 +210,15 @@ def _write_steps(
         )
         url = f"{base_url(first.ssh_host, router[0])}/v1"
     steps = [{"node": s.node, "label": s.label, "script": s.script, "status": "waiting", "output": ""} for s in built]
+    # once the engines answer, each multi-node rank says which network its NCCL chose
+    reads = [
+        {"node": s.node, "label": s.label, "script": s.script, "status": "waiting", "output": "", "reads": "nccl"}
+        for s in serve_steps.network_steps(chosen.plan, serving_id=serving.pk)
+    ]
     if router is not None:  # the router waits for its workers: they answer first
-        steps = [*steps[:-1], *waits, steps[-1], _wait(chosen.plan.nodes[0], url, "router")]
+        steps = [*steps[:-1], *waits, *reads, steps[-1], _wait(chosen.plan.nodes[0], url, "router")]
     else:
-        steps += waits
+        steps += [*waits, *reads]
     serving.steps = steps
     serving.plan = {**serving.plan, "url": url}
     serving.save(update_fields=["steps", "endpoints", "plan"])

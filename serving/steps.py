@@ -158,6 +158,31 @@ def engine_steps(
     return steps
 
 
+# The steps that read which network each rank's NCCL chose, once the engine answers.
+NCCL_NETWORK = "NCCL network"
+# Where Ray keeps its workers' output inside each node's container: every rank
+# of a multi-node vLLM instance is a Ray worker there, and NCCL_DEBUG=INFO
+# (``placement.launch.cluster_env``) has it print "Using network IB|Socket".
+RAY_WORKER_LOGS = "/tmp/ray/session_latest/logs/worker-*.out"  # noqa: S108 - read inside the container, written by Ray
+NCCL_NETWORK_LINES = "NCCL INFO (Using network |NET/(IB|Socket) : Using )"
+
+
+def network_steps(plan: Plan, *, serving_id: int) -> list[Step]:
+    """For every rank of a multi-node instance, on its node: the lines its NCCL
+    printed when it chose a network, grepped from its Ray worker's log in its
+    container. Nothing found (an engine without NCCL's INFO lines) prints
+    nothing; the step never fails the serving."""
+    steps: list[Step] = []
+    for index, names in enumerate(plan.instances):
+        if len(names) < 2:
+            continue
+        for rank, node in enumerate(names):
+            grep = f"grep -ahE {_q(NCCL_NETWORK_LINES)} {RAY_WORKER_LOGS} 2>/dev/null | head -n 32"
+            script = f"docker exec {container(serving_id, index, rank)} sh -c {_q(grep)} || true\n"
+            steps.append(Step(node, NCCL_NETWORK, script))
+    return steps
+
+
 def predicted_line(plan: Plan) -> str:
     """What the plan predicted for one stream, as a comment (the simulated Sparks decode at it)."""
     figure = f"{plan.decode_tps:.2f} tok/s per stream" if plan.decode_tps else "none"

@@ -161,12 +161,24 @@ def served_layout(serving: Serving) -> ServedLayout:
     if copies > 1:
         notes += f", through its router in front of {copies} copies (all together: the planner does not re-fit on it)"
     backend = str(plan.get("collective_backend") or ("none" if len(first) == 1 else "unknown"))
-    if plan.get("fabric_warning") and backend in ("nccl", "rocenante"):
-        # the engines' own NCCL logs are not read: the verification is the best word on their network
+    networks = serving.engine_networks
+    if networks and backend in ("nccl", "rocenante"):
+        # the engines' own NCCL said which network each rank chose: that is the run's backend
+        sockets = serving.engine_socket_hosts
+        if sockets:
+            backend = "socket"
+            notes += (
+                f"; backend NCCL over TCP sockets on {', '.join(sockets)}, as the engines' own NCCL said: "
+                "the planner does not re-fit on it"
+            )
+        else:
+            notes += f"; NCCL over RoCE on {', '.join(sorted(networks))}, as the engines' own NCCL said"
+    elif plan.get("fabric_warning") and backend in ("nccl", "rocenante"):
+        # the engines' NCCL was not read (a serving from before): the verification is the best word on it
         backend = "socket"
         notes += (
             "; backend NCCL over TCP sockets, as the group's latest fabric verification saw when serving started "
-            "(the engines' NCCL logs are not read): the planner does not re-fit on it"
+            "(the engines' NCCL was not read): the planner does not re-fit on it"
         )
     return ServedLayout(
         base_url=serving.url.removesuffix("/v1"),

@@ -6,6 +6,8 @@ script arrives on stdin of ``bash -s`` and is read line by line, never run.
   the ``--port`` the script names, serving ``--served-model-name``; with
   ``-c "... ray start ..."`` it only records the (Ray) container.
 - ``docker exec -d N vllm serve ...`` starts the engine of container N.
+- ``docker exec N sh -c "grep ... NCCL INFO ..."``: the network the rank's
+  NCCL chose, as its Ray worker log says (only with ``-e NCCL_DEBUG=INFO``).
 - ``setsid nohup vllm-router ...`` starts the REAL vLLM router process, bound
   to 127.0.0.1 whatever host the script asks for.
 - ``docker ps -aq --filter label=spark-fleet.serving=ID | xargs -r docker rm -f``
@@ -29,7 +31,7 @@ import re
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from simfleet.engine import SimEngine
@@ -48,6 +50,7 @@ GPU_RUNTIME_ERROR = (
 class _Container:
     serving: int
     engine: SimEngine | None = None
+    env: dict[str, str] = field(default_factory=dict)  # its -e VAR=value
 
 
 def router_binary() -> str:
@@ -98,6 +101,8 @@ class NodeServing:
             return await self._run(words, faults, out, tps)
         if words[:3] == ["docker", "exec", "-d"] and len(words) > 3:
             return await self._exec(words, faults, out, tps)
+        if words[:2] == ["docker", "exec"] and len(words) > 4 and words[3:5] == ["sh", "-c"] and "NCCL INFO" in line:
+            return self._nccl_log(words[2], faults, out)
         if words[:3] == ["setsid", "nohup", "vllm-router"]:
             return await self._router(line, words, out)
         if words[:3] == ["docker", "ps", "-aq"]:
@@ -137,7 +142,8 @@ class NodeServing:
                 f'docker: Error response from daemon: Conflict. The container name "/{name}" is already in use.\n'
             )
             return 125
-        container = _Container(sid)
+        env = dict(words[i + 1].split("=", 1) for i, w in enumerate(words[:-1]) if w == "-e" and "=" in words[i + 1])
+        container = _Container(sid, env=env)
         if "vllm" in words and "serve" in words:
             try:
                 container.engine = await self._engine(words, faults, tps)
@@ -159,6 +165,34 @@ class NodeServing:
             except OSError as exc:
                 out.append(f"vllm serve: could not bind its port: {exc}\n")
                 return 1
+        return 0
+
+    def _nccl_log(self, name: str, faults: set[str], out: list[str]) -> int:
+        """The grep of a rank's Ray worker log for the network its NCCL chose
+        (serving.steps.network_steps): RoCE over the container's NCCL_IB_HCA,
+        or TCP sockets on a node with no usable RoCE device ("no-rdma"); each
+        pair twice, as vLLM starts more than one communicator. Nothing without
+        NCCL_DEBUG=INFO in the container. Each rank chooses alone: a pair that
+        would fail to connect (RoCE on one node, sockets on the other) is not
+        simulated here (simfleet.nccl_answers does it for the verification)."""
+        container = self.containers.get(name)
+        if container is None:
+            out.append(f"Error response from daemon: No such container: {name}\n")
+            return 1
+        if container.env.get("NCCL_DEBUG") != "INFO":
+            return 0
+        prefix = f"{self.node}:{2100 + len(name)}:{2180 + len(name)} [0] NCCL INFO"
+        if "no-rdma" in faults:
+            lines = [
+                f"{prefix} NET/IB : No device found.",
+                f"{prefix} NET/Socket : Using [0]enp1s0f1np1:192.168.100.11<0>",
+                f"{prefix} Using network Socket",
+            ]
+        else:
+            hca = [d for d in container.env.get("NCCL_IB_HCA", "").split(",") if d]
+            devices = " ".join(f"[{i}]{d}:1/RoCE" for i, d in enumerate(hca))
+            lines = [f"{prefix} NET/IB : Using {devices} [RO]; OOB enP7s7:10.0.0.11<0>", f"{prefix} Using network IB"]
+        out.extend(f"{line}\n" for line in lines * 2)
         return 0
 
     async def _router(self, line: str, words: list[str], out: list[str]) -> int:

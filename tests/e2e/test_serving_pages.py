@@ -166,19 +166,28 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         low, high = serving.plan["aggregate_tps_range"]
         expect(measured).to_contain_text(f"({one_place(low)} to {one_place(high)})")
         shots(page, shot, "serving-detail-measured")
-        # had the group's latest verification seen NCCL on TCP sockets, the page says what the prediction missed
+        # the engines' own NCCL said which network each rank chose once they answered: RoCE on both
+        expect(page.locator("#serving-networks")).to_contain_text("RoCE on serve-a, serve-b")
+        # had the group's latest verification seen NCCL on TCP sockets, the page says what the prediction missed,
+        # and had the ranks' own NCCL chosen sockets, that is said and the runs are recorded over them
         warning = (
             "The latest fabric verification #7 saw NCCL on serve-a fall back to TCP sockets: this figure prices "
             "tensor parallelism's messages at its measured 5.6 GB/s but each all-reduce's latency as RoCE's, which "
             "sockets do not reach (no published Spark run measures it), so it is optimistic. Fix RoCE (the "
             "verification's fabric-socket finding) and verify the group again."
         )
-        Serving.objects.filter(pk=serving.pk).update(plan={**serving.plan, "fabric_warning": warning})
+        sockets = [
+            {**st, "networks": {st["node"]: "Socket"}} if st.get("reads") == "nccl" else st for st in serving.steps
+        ]
+        Serving.objects.filter(pk=serving.pk).update(plan={**serving.plan, "fabric_warning": warning}, steps=sockets)
         page.reload()
         expect(page.locator("#serving-fabric")).to_have_text(warning)
-        expect(page.locator("#measured")).to_contain_text("recorded over TCP sockets")
+        expect(page.locator("#serving-networks")).to_contain_text(
+            "TCP sockets on serve-a, serve-b: NCCL fell back from RoCE there"
+        )
+        expect(page.locator("#measured")).to_contain_text("recorded over TCP sockets (as the engines' own NCCL said)")
         shots(page, shot, "serving-detail-sockets")
-        Serving.objects.filter(pk=serving.pk).update(plan=serving.plan)
+        Serving.objects.filter(pk=serving.pk).update(plan=serving.plan, steps=serving.steps)
         # and on the plan page, beside the plans for the same inputs
         page.goto(f"{base}/plans/?model={SMALL}&group={group.pk}&context_tokens=8192&concurrency=8&goal=latency")
         detail = page.locator("tr.plan-more.recommended details.plan-detail")

@@ -20,6 +20,7 @@ from bookings.models import Booking
 from inventory.models import NodeGroup
 from serving import upkeep
 from serving.models import Serving, ServingNode, ServingPort
+from serving.views import served_layout
 from simfleet.simulator import SimNode
 from telemetry.poll_round import poll_and_store
 from tests.serving.conftest import SMALL, book, committed
@@ -152,7 +153,18 @@ def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member):
         ("serve-b", "ray worker"),
         ("serve-a", "engine"),
         ("serve-a", "wait for the engine"),
+        ("serve-a", "NCCL network"),
+        ("serve-b", "NCCL network"),
     ]
+    # once it answers, each rank's own NCCL says which network it chose: RoCE on both, read from their logs
+    assert [s["networks"] for s in serving.steps[4:]] == [{"serve-a": "IB"}, {"serve-b": "IB"}]
+    assert "NCCL INFO Using network IB" in serving.steps[5]["output"]
+    assert "-e NCCL_DEBUG=INFO -e NCCL_DEBUG_SUBSYS=INIT,NET" in serving.steps[0]["script"]
+    assert api_member.get(f"/api/serving/{serving.pk}").json()["engine_networks"] == {"serve-a": "IB", "serve-b": "IB"}
+    layout = served_layout(serving)
+    assert layout.backend == "nccl" and layout.notes.endswith(
+        "; NCCL over RoCE on serve-a, serve-b, as the engines' own NCCL said"
+    )
     # what docker prints for a detached container (its id), and the wait's own words: nothing from checks it passed
     assert re.fullmatch(r"[0-9a-f]{64}\n", serving.steps[0]["output"]), serving.steps[0]["output"]
     assert serving.steps[2]["output"] == "waiting for 2 Ray nodes\n"
@@ -167,6 +179,62 @@ def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member):
     assert sorted(ServingNode.objects.filter(live=True).values_list("spark__name", flat=True)) == ["serve-a", "serve-b"]
     committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
     assert fleet.fleet.serving("serve-a").containers == {} and fleet.fleet.serving("serve-b").containers == {}
+
+
+def test_ranks_whose_nccl_fell_back_to_sockets_are_said_and_their_runs_recorded_over_sockets(
+    lab, api_member, client, member_user
+):
+    """Neither node has a usable RoCE device: each rank's NCCL falls back to
+    TCP sockets and says so in its log; serving reads it, the page and the API
+    say it, and a run measuring the served plan would be recorded over
+    sockets (never re-fitted on), whatever the plan assumed."""
+    fleet, group = lab
+    for node in fleet.fleet.nodes:
+        node.faults.add("no-rdma")
+    poll_and_store(spark_ids=ids("serve-a", "serve-b"))
+    serving = serve(api_member, group, plan_index(api_member, group, "TP2 on 2 nodes"))
+    assert serving.status == "serving", (serving.failed_step, serving.error, serving.steps)
+    assert serving.engine_networks == {"serve-a": "Socket", "serve-b": "Socket"}
+    assert serving.engine_socket_hosts == ["serve-a", "serve-b"]
+    layout = served_layout(serving)
+    assert layout.backend == "socket"
+    assert layout.notes.endswith(
+        "; backend NCCL over TCP sockets on serve-a, serve-b, as the engines' own NCCL said: "
+        "the planner does not re-fit on it"
+    )
+    client.force_login(member_user)
+    page = client.get(f"/serving/{serving.pk}/").content.decode()
+    said = page.split('id="serving-networks">')[1].split("</dd>")[0]
+    assert '<span class="badge bad">TCP sockets</span> on serve-a, serve-b: NCCL fell back from RoCE there' in said
+    committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
+
+
+def test_a_network_read_that_fails_never_fails_the_serving(lab, api_member, monkeypatch):
+    """The engines answer already: a read that cannot reach a node says why on
+    its step, which ends done, and the serving serves."""
+    from serving import runner
+    from telemetry.remote import Outcome
+
+    fleet, group = lab
+    poll_and_store(spark_ids=ids("serve-a", "serve-b"))
+    real = runner.on_node
+
+    def flaky(name, script, **kw):
+        if "NCCL INFO" in script and name == "serve-b":
+            return Outcome("", "serve-b: connection refused")
+        return real(name, script, **kw)
+
+    monkeypatch.setattr(runner, "on_node", flaky)
+    serving = serve(api_member, group, plan_index(api_member, group, "TP2 on 2 nodes"))
+    assert serving.status == "serving", (serving.failed_step, serving.error, serving.steps)
+    read = serving.steps[-1]
+    assert (read["node"], read["status"], read["output"]) == (
+        "serve-b",
+        "done",
+        "not read: serve-b: connection refused",
+    )
+    assert serving.engine_networks == {"serve-a": "IB"}
+    committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
 
 
 def test_a_failing_node_ends_failed_with_its_output_and_stops_the_rest(lab, api_member):
