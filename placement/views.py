@@ -263,16 +263,15 @@ def plan_page(request: HttpRequest) -> HttpResponse:
         return render(request, "placement/plans.html#results", {**context, "oob": True})
     lab = context.get("calibration") or lab_calibration()
     report = plan_request.fit_table(DEFAULT_READING)
+    fresh = fresh_sets(report)
     context.update(
         readings=plan_request.readings(),
         default_reading=DEFAULT_READING,
         lab=lab,
         lab_pairs=list(zip(lab.before, lab.after, strict=True)),
         accuracy=accuracy_of(report),
-        fresh=[
-            (f.day, f.commit, len(f.report.errors), f.experiments, accuracy_of(f.report)) for f in fresh_sets(report)
-        ],
-        fresh_keys={e.key for f in fresh_sets(report) for e in f.report.errors},
+        fresh=[(f.day, f.commit, len(f.report.errors), f.experiments, accuracy_of(f.report)) for f in fresh],
+        fresh_keys={e.key for f in fresh for e in f.report.errors},
     )
     return render(request, "placement/plans.html", context)
 

@@ -1,11 +1,12 @@
 """What the model has missed by on held-out runs of one kind: the published
-fit's errors on published figures it was never fitted on, of the same metric,
-engine, parallelism and CUDA-graph mode as a prediction, at a number of
-streams near its own (within a factor of two, when there are such figures),
-and of the same architecture family when there are enough. A prediction's range is drawn
-from the training runs' leave-one-out residuals (``ranges``); this is the
-other word on how far it may be off, from runs nobody fitted on, said beside
-it on every plan. Nothing here changes a prediction or a range.
+fit's errors on published figures it was never fitted on, of the same
+metric, engine, parallelism and CUDA-graph mode as a prediction, at a number
+of streams near its own (within a factor of two, when there are such
+figures), and of the same architecture family when there are enough. A
+prediction's range is drawn from the training runs' leave-one-out residuals
+(``ranges``); this is the other word on how far it may be off, from runs
+nobody fitted on, said beside it on every plan. Nothing here changes a
+prediction or a range.
 """
 
 from __future__ import annotations
