@@ -224,6 +224,10 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     page.locator("#fit-table summary").click()
     fresh = page.locator("p.fresh-set")
     assert fresh.count() == 1 and "collected on 2026-12-04, after the model was frozen" in fresh.inner_text()
+    # the table of held-out runs stacks each run into a block at phone width: nothing scrolls sideways
+    table = "document.querySelector('#holdout-errors').closest('.tablewrap')"
+    assert page.evaluate(f"(w => w.scrollWidth <= w.clientWidth)({table})")
+    assert page.locator("#holdout-errors tr.fresh").count() == 49
     fresh.scroll_into_view_if_needed()
     shot("placement-fresh-390")
     page.set_viewport_size({"width": 1440, "height": 900})
