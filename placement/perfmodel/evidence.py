@@ -78,6 +78,7 @@ class HeldOutEvidence:
             "error_pct_range": [round(self.low_pct, 1), round(self.high_pct, 1)],
             "median_error_pct": round(self.median_pct, 1),
             "words": self.words,
+            "badge": self.badge,
         }
 
 

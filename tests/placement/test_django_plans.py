@@ -347,6 +347,7 @@ def test_each_plan_carries_the_held_out_evidence_of_its_kind_in_the_api_and_on_t
         "error_pct_range",
         "median_error_pct",
         "words",
+        "badge",
     }
     client.force_login(viewer_user)
     page = client.get(f"/plans/?model=gpt-oss-120b&group={demo['switched'].pk}&concurrency=16").content.decode()
