@@ -1,12 +1,18 @@
 """What serving adds to the floors below it (``core.hooks``): nodes serving
-through this app are not busy without a booking, and a booking's end
-reminder says what it serves and that it stops at the end."""
+through this app are not busy without a booking, a booking's end reminder
+says what it serves and that it stops at the end, and /metrics counts each
+live serving's ranks whose NCCL fell back to TCP sockets."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+
+from prometheus_client.core import GaugeMetricFamily, Metric
 
 from bookings.findings import SERVED_NODES
 from bookings.models import Booking
 from bookings.notify import ENDING_EXTRAS
+from telemetry.metrics import METRIC_PROVIDERS
 
 from .models import LIVE, Serving
 from .selectors import served_nodes
@@ -21,6 +27,23 @@ def ending_lines(booking: Booking) -> list[str]:
     ]
 
 
+def socket_ranks() -> Iterator[Metric]:
+    """fleet_serving_nccl_socket_ranks: per serving that serves now and whose
+    engines' NCCL was read, how many ranks chose TCP sockets (0: all on RoCE)."""
+    family = GaugeMetricFamily(
+        "fleet_serving_nccl_socket_ranks",
+        "Per live multi-node serving, how many ranks' NCCL chose TCP sockets instead of RoCE, as the engines' "
+        "own logs said once they answered; ServingOnTcpSockets fires above 0.",
+        labels=["serving", "group", "model"],
+    )
+    rows = Serving.objects.filter(status=Serving.Status.SERVING).select_related("model").order_by("pk")
+    for s in rows.only("pk", "group_name", "steps", "model__slug"):
+        if s.engine_networks:
+            family.add_metric([str(s.pk), s.group_name, s.model.slug], len(s.engine_socket_hosts))
+    yield family
+
+
 def register() -> None:
     SERVED_NODES.add(served_nodes)
     ENDING_EXTRAS.add(ending_lines)
+    METRIC_PROVIDERS.add(socket_ranks)

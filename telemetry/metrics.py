@@ -3,8 +3,10 @@
 Three kinds of series, one registry:
 
 - the fleet's stored state (``FleetCollector``): node up/health, memory, GPU,
-  twins, links, groups (health, measured exchange), open alerts. Read at scrape time from stored samples only (never
-  SSH), in a fixed number of queries for any fleet size;
+  twins, links, groups (health, measured exchange), open alerts, and what the
+  apps above add (``METRIC_PROVIDERS``: serving's ranks on TCP sockets). Read at
+  scrape time from stored samples only (never SSH), in a fixed number of
+  queries for any fleet size;
 - the app's own HTTP requests (``RequestMetricsMiddleware``): count and
   duration by route pattern (bounded label values, never a raw URL);
 - Celery tasks (``fleet_task_*``, recorded by signal handlers connected in
@@ -43,6 +45,7 @@ from prometheus_client.registry import Collector
 
 from core import live
 from core.health import HEALTH_STATUSES
+from core.hooks import Hook
 from telemetry import conf, selectors
 
 # generate_latest writes the classic text format.
@@ -50,6 +53,11 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # Prometheus's base unit is bytes: link and twin speeds (Gb/s in the product) are exported in bytes/s.
 BYTES_PER_GBIT = 1e9 / 8
 disable_created_metrics()  # no *_created series: they double the output and nobody graphs them
+
+
+# Series the apps above telemetry add to every scrape (serving's ranks on TCP
+# sockets): each entry yields its metric families, read from stored state only.
+METRIC_PROVIDERS: Hook[Callable[[], Iterable[Metric]]] = Hook("telemetry.metric_providers")
 
 
 class FleetCollector(Collector):
@@ -74,6 +82,8 @@ class FleetCollector(Collector):
         for row in selectors.open_alert_counts():
             alerts.add_metric([row["code"], row["severity"]], row["n"])
         yield alerts
+        for provider in METRIC_PROVIDERS:
+            yield from provider()
 
 
 def _nodes(tiles: list[selectors.Tile], polled: list[selectors.Tile]) -> Iterator[Metric]:

@@ -3,13 +3,16 @@ through the product's own parser and store service (no SSH):
 
     m-01 ===== m-02      healthy direct pair; its fabric verification measured 11 GB/s (expected 20 and up)
     m-03 ===== m-04      m-04's second twin of p0 is down: the link is half (100 of 200 Gb/s); its
-                         verification measured 5.6 GB/s with both ranks' NCCL on TCP sockets
+                         verification measured 5.6 GB/s with both ranks' NCCL on TCP sockets, and
+                         the model served there says the same of its two ranks
     m-05 ===== m-06      m-06 does not answer: unreachable, the link down, the pair's group degraded
 """
 
 from __future__ import annotations
 
 from inventory.models import NodeGroup
+from placement.models import LlmModel
+from serving.models import Serving
 from simfleet.simulator import SimNode
 from tests.support.fabric_runs import verified
 from tests.telemetry.stored import register, store_round
@@ -36,6 +39,21 @@ def build() -> list[SimNode]:
     for head, busbw, verdict, network in (("m-01", 11.0, "degraded", "IB"), ("m-03", 5.6, "failed", "Socket")):
         pair = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name=head)
         verified(pair, busbw, network, verdict, expected_low=20.0)
+    sockets = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="m-03")
+    reads = [
+        {"node": n, "label": "NCCL network", "status": "done", "output": "", "reads": "nccl", "networks": {n: "Socket"}}
+        for n in ("m-03", "m-04")
+    ]
+    Serving.objects.create(
+        model=LlmModel.objects.get(slug="llama-3.1-8b"),
+        quantization="bf16",
+        group=sockets,
+        group_name=sockets.name,
+        launcher="vllm-container",
+        owner_name="member",
+        status=Serving.Status.SERVING,
+        steps=reads,
+    )
     return fleet
 
 

@@ -14,7 +14,8 @@ shipped ones.
 
     m-01 ===== m-02   fabric measured 11 GB/s, expected 20 and up: FabricBelowExpected
     m-03 ===== m-04   one twin down: SparkLinkHalf (100 of 200 Gb/s); fabric measured 5.6 GB/s
-                      over TCP sockets: FabricOnTcpSockets, its FabricBelowExpected inhibited
+                      over TCP sockets: FabricOnTcpSockets, its FabricBelowExpected inhibited; the
+                      model served there has both ranks on sockets: ServingOnTcpSockets
     m-05 ===== m-06   m-06 does not answer: SparkUnreachable, and no SparkLinkDown
 """
 
@@ -140,7 +141,7 @@ def test_shipped_alerts_fire_and_reach_a_webhook_through_alertmanager(live_serve
             running(prometheus, tmp_path / "prometheus.log", f"http://127.0.0.1:{prom_port}/-/ready"),
         ):
             wanted = {("SparkUnreachable", "firing"), ("SparkLinkHalf", "firing"), ("FabricBelowExpected", "firing")}
-            wanted.add(("FabricOnTcpSockets", "firing"))
+            wanted |= {("FabricOnTcpSockets", "firing"), ("ServingOnTcpSockets", "firing")}
             deadline = time.monotonic() + 60
             while not wanted <= set(received(receiver)):
                 assert time.monotonic() < deadline, (
@@ -170,6 +171,12 @@ def test_shipped_alerts_fire_and_reach_a_webhook_through_alertmanager(live_serve
             assert (
                 sockets["annotations"]["summary"]
                 == f"Group {over_sockets}'s NCCL fell back to TCP sockets on 2 node(s)"
+            )
+            served = got[("ServingOnTcpSockets", "firing")]
+            assert (served["labels"]["group"], served["labels"]["severity"]) == (over_sockets, "warning")
+            assert served["annotations"]["summary"] == (
+                f"Serving {served['labels']['serving']} (llama-3.1-8b on {over_sockets}) runs NCCL over TCP sockets "
+                "on 2 rank(s)"
             )
             # One cause, one alert: that group's bandwidth is low because of the sockets; Alertmanager holds it back.
             below = {a["labels"]["group"] for a in every(receiver) if a["labels"]["alertname"] == "FabricBelowExpected"}

@@ -9,6 +9,7 @@ import json
 import random
 import re
 import socket
+import subprocess
 import urllib.error
 import urllib.request
 from datetime import timedelta
@@ -26,6 +27,7 @@ from telemetry.poll_round import poll_and_store
 from tests.serving.conftest import SMALL, book, committed
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
+from tests.tools import tool
 
 fleet_key = django_sim.fleet_key
 pytestmark = pytest.mark.django_db
@@ -182,7 +184,7 @@ def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member):
 
 
 def test_ranks_whose_nccl_fell_back_to_sockets_are_said_and_their_runs_recorded_over_sockets(
-    lab, api_member, client, member_user
+    lab, api_member, client, member_user, settings
 ):
     """Neither node has a usable RoCE device: each rank's NCCL falls back to
     TCP sockets and says so in its log; serving reads it, the page and the API
@@ -206,6 +208,15 @@ def test_ranks_whose_nccl_fell_back_to_sockets_are_said_and_their_runs_recorded_
     page = client.get(f"/serving/{serving.pk}/").content.decode()
     said = page.split('id="serving-networks">')[1].split("</dd>")[0]
     assert '<span class="badge bad">TCP sockets</span> on serve-a, serve-b: NCCL fell back from RoCE there' in said
+    # /metrics counts the same ranks (ServingOnTcpSockets fires above 0), and promtool reads the scrape clean
+    settings.FLEET_METRICS_TOKEN = ""
+    scrape = client.get("/metrics").content.decode()
+    labels = f'group="{group.name}",model="{SMALL}",serving="{serving.pk}"'
+    assert f"fleet_serving_nccl_socket_ranks{{{labels}}} 2.0" in scrape.splitlines()
+    check = subprocess.run(
+        [tool("promtool"), "check", "metrics"], input=scrape, capture_output=True, text=True, check=False, timeout=60
+    )
+    assert (check.returncode, check.stdout.strip(), check.stderr.strip()) == (0, "", ""), check.stdout + check.stderr
     committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
 
 
