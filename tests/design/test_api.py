@@ -400,3 +400,22 @@ def test_each_target_is_planned_for_its_own_goal(api_member: ApiClient) -> None:
         "/api/designs", {"sparks": lines, "models": [{"model": "gpt-oss-20b", "concurrency": 64, "goal": "fastest"}]}
     )
     assert bad.status_code == 400 and "models[0].goal" in bad.content.decode()
+
+
+def test_a_designed_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(api_member: ApiClient) -> None:
+    """Llama-3.3-70B on llama.cpp at 8 streams: each design's plan is one node,
+    whose kind (dense models batched by llama.cpp near 8 streams) was predicted
+    41% too fast at the median on held-out runs; the designer says it as the
+    planner does (placement.perfmodel.evidence)."""
+    from placement.perfmodel import FigureClass
+    from placement.perfmodel.evidence import held_out_evidence
+
+    target = {"model": "llama-3.3-70b", "context_tokens": 8192, "concurrency": 8, "goal": "latency"}
+    r = api_member.post("/api/designs", {"sparks_128": 2, "models": [{**target, "engine": "llama.cpp"}]})
+    assert r.status_code == 200, r.content
+    expected = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "dense"), 8)
+    assert expected is not None
+    for design in r.json()["designs"]:
+        plan = design["models"][0]["plan"]
+        assert plan["label"] == "1 node" and plan["held_out"] == expected.as_dict(), design["key"]
+        assert plan["held_out"]["badge"] == "held-out: 41% too fast"
