@@ -149,46 +149,40 @@ def _dandinpower() -> list[PublishedPoint]:
     """One lab's llama-bench logs on a DGX Spark (build e95d0bc8f, 7280; flash
     attention, all layers on the GPU, five repetitions): tg256 at a depth of
     512 tokens (and 2,048 for one model) and pp512, Q4_K_M files."""
-    runs = (  # key part, slug, GiB as reported, tg256 @ d512, pp512
+    runs = (  # key part, slug, tg256 @ d512, pp512, the model's name
         ("qwen3-30b-a3b", "qwen3-30b-a3b", 89.80, 2541.61, "Qwen3-30B-A3B-Instruct-2507 (the same architecture)"),
         ("qwen3-32b", "qwen3-32b", 10.75, 762.22, "Qwen3-32B"),
         ("qwen3-8b", "qwen3-8b", 43.94, 3167.93, "Qwen3-8B"),
     )
-    points = []
-    for key, slug, tg, pp, name in runs:
-        common = {
-            "engine": "llama.cpp",
-            "quantization": "Q4_K_M",
-            "role": "holdout",
-            "origin": "dandinpower-llamacpp",
-        }
-        points.append(
-            _pt(
-                f"{key}-1-llamacpp-q4km",
-                slug,
-                decode_tps=tg,
-                prefill_tps=pp,
-                context=512 + 128,
-                prompt=512,
-                source=f"DandinPower/llama.cpp_bench, dgx_spark (build e95d0bc8f): {name} Q4_K_M, tg256 @ d512 {tg:g}, "
-                f"pp512 {pp:g}",
-                url=DANDINPOWER + "decoding.log",
-                **common,
-            )
+    src = "DandinPower/llama.cpp_bench, dgx_spark (build e95d0bc8f)"
+    common = {
+        "engine": "llama.cpp",
+        "quantization": "Q4_K_M",
+        "role": "holdout",
+        "url": DANDINPOWER + "decoding.log",
+        "origin": "dandinpower-llamacpp",
+    }
+    points = [
+        _pt(
+            f"{key}-1-llamacpp-q4km",
+            slug,
+            decode_tps=tg,
+            prefill_tps=pp,
+            context=512 + 128,
+            prompt=512,
+            source=f"{src}: {name} Q4_K_M, tg256 @ d512 {tg:g}, pp512 {pp:g}",
+            **common,
         )
+        for key, slug, tg, pp, name in runs
+    ]
     points.append(
         _pt(
             "qwen3-30b-a3b-1-llamacpp-q4km-d2048",
             "qwen3-30b-a3b",
             decode_tps=84.40,
             context=2048 + 128,
-            source="DandinPower/llama.cpp_bench, dgx_spark (build e95d0bc8f): Qwen3-30B-A3B-Instruct-2507 Q4_K_M, "
-            "tg256 @ d2048 84.40",
-            url=DANDINPOWER + "decoding.log",
-            engine="llama.cpp",
-            quantization="Q4_K_M",
-            role="holdout",
-            origin="dandinpower-llamacpp",
+            source=f"{src}: Qwen3-30B-A3B-Instruct-2507 Q4_K_M, tg256 @ d2048 84.40",
+            **common,
         )
     )
     return points
