@@ -24,8 +24,8 @@ from placement.perfmodel import (
     PerfConstants,
     copies_aggregate_tps,
     default_constants,
-    expert_slots,
     parallel_class,
+    per_stream_ms,
     predict,
     predicted_range,
     prediction_source,
@@ -535,12 +535,6 @@ def _figures(
         model, layout, context_tokens=context, concurrency=concurrency, copies=copies, router=COPIES_ROUTER, constants=k
     )
     return one.decode_tps, one.prefill_tps, one.collective_ms, aggregate
-
-
-def per_stream_ms(model: ModelSpec, engine: str, c: PerfConstants) -> float:
-    """What each extra stream adds to one instance's step for this model:
-    the engine's cost per stream and its expert slots' (neither split by TP)."""
-    return c.engine(engine).stream_overhead_ms + expert_slots(model) * c.expert_slot_us / 1e3
 
 
 def _ranges(

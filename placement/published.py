@@ -22,6 +22,7 @@ from placement.published_series import (
     djangodevreng_series,
     kubis_gptoss_series,
     kubis_nemotron_series,
+    llama_batched_series,
     llama_depth_series,
     llama_rpc_series,
     qwen397_forum_series,
@@ -827,5 +828,6 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
     + al_engr_sglang_series()
     + llama_rpc_series()
     + djangodevreng_series()
+    + llama_batched_series()
     + fresh_2026_12_04()
 )

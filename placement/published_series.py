@@ -205,6 +205,49 @@ def llama_depth_series() -> tuple[PublishedPoint, ...]:
     return tuple(points)
 
 
+def llama_batched_series() -> tuple[PublishedPoint, ...]:
+    """llama-batched-bench on a DGX Spark, from llama.cpp's benches page
+    (build 2f68ce7cf, the same page as the llama-bench figures): B sequences
+    of a 512-token prompt decode 32 tokens each at once, S_TG being all their
+    tokens over the time; B = 2 to 32 (B = 1 is the one-stream figure
+    llama-bench measures beside it). The tables of the two models whose
+    llama-bench figures train the fit train llama.cpp's own batching costs
+    (its cost per extra stream and per expert slot, and what a step without
+    CUDA graphs costs each sublayer); the page's three other tables are held
+    out (``published_fresh``: collected after the model was frozen).
+
+    The tool feeds every sequence the same token at every position
+    (tools/batched-bench/batched-bench.cpp adds token 0), so a MoE batch's
+    sequences route alike; yet its step grows with the batch as if each
+    token's experts were read apart (gpt-oss-120b's step nearly doubles from
+    one sequence to two), so the figures are predicted like any other batch
+    (PERFORMANCE_MODEL.md)."""
+    table = {  # (model, variant): S_TG at B = 2, 4, 8, 16, 32
+        ("gpt-oss-20b", "MXFP4_MOE"): (95.00, 151.90, 254.09, 400.94, 614.82),
+        ("qwen2.5-coder-7b", "Q8_0"): (54.46, 104.33, 195.67, 335.01, 593.27),
+    }
+    points = []
+    for (slug, quant), figures in table.items():
+        for streams, tps in zip((2, 4, 8, 16, 32), figures, strict=True):
+            points.append(
+                _pt(
+                    f"{slug}-1-llamacpp-batched-c{streams}",
+                    slug,
+                    engine="llama.cpp",
+                    concurrency=streams,
+                    decode_tps=tps,
+                    source=f"llama.cpp benches, DGX Spark (build 2f68ce7cf): {slug} {quant}, llama-batched-bench "
+                    f"PP 512, TG 32, B {streams}: S_TG {tps:g} t/s (all sequences)",
+                    role="train",
+                    quantization=quant,
+                    context=512 + 16,
+                    url=LLAMA_BENCHES,
+                    origin="llamacpp-benches-batched-train",
+                )
+            )
+    return tuple(points)
+
+
 def qwen397_forum_series() -> tuple[PublishedPoint, ...]:
     """The NVIDIA forum's Qwen3.5-397B-A17B int4-AutoRound run on four
     Sparks (TP=4 over a MikroTik CRS812 at 100G, NCCL 2.29.2 over RoCEv2,

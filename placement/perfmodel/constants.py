@@ -60,6 +60,13 @@ BORROWED: dict[str, tuple[str, ...]] = {
 # vLLM's. Applied to one node, SGLang's ~10 ms a stream would make two
 # streams of a small fast MoE model decode less in all than one.
 STREAM_COST_FROM_TP = ("sglang",)
+# Engines whose CUDA backend runs a decode step from a captured CUDA graph
+# only when the step has one token: llama.cpp's ggml-cuda disables its graphs
+# for a batch of more than one ("disabling CUDA graphs due to batch size > 1"),
+# so a step of several streams launches every kernel from the CPU and pays
+# the engine's ``eager_sublayer_us`` on every sublayer, fitted on its own
+# batch tables (vLLM and SGLang capture graphs for each batch size).
+GRAPHS_FOR_ONE_TOKEN = ("llama.cpp",)
 # Engines whose tensor-parallel costs (the extra latency of each all-reduce,
 # the cost per stream under TP) the fit sets from their own multi-node runs
 # (``PerfConstants.single_source`` when one experiment alone does).
@@ -108,7 +115,9 @@ class EngineConstants:
     # added to every all-reduce (an engine whose collectives go through a
     # slower path, e.g. its own communicator or TCP, pays it)
     allreduce_extra_us: float = 0.0
-    # --enforce-eager: extra CPU launch cost per sublayer per step
+    # a step without CUDA graphs (vLLM's --enforce-eager; llama.cpp at more
+    # than one stream, ``GRAPHS_FOR_ONE_TOKEN``): extra CPU launch cost per
+    # sublayer per step
     eager_sublayer_us: float = 0.0
     # what each stream beyond the first adds to a decode step of one instance
     # (ms): scheduling, sampling and bookkeeping on the head node's CPU, so

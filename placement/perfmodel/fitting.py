@@ -42,6 +42,7 @@ from .prediction import (
     allreduce_steps,
     allreduces_per_step,
     cache_read_gb,
+    eager_step,
     expert_slots,
     link_bytes_per_s,
     split_streams,
@@ -204,7 +205,7 @@ def _fit_decode(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
             mem_efficiency=default_eff,
             token_overhead_ms=x[f"token:{name}"],
             sublayer_us=MIN_SUBLAYER_US + x[f"sublayer:{name}"] * 1e3,
-            eager_sublayer_us=x["eager"] * 1e3 if name == "vllm" else 0.0,
+            eager_sublayer_us=x["eager"] * 1e3 if name == "vllm" else c.engines[name].eager_sublayer_us,
             pp_hop_ms=(x["hop:llama.cpp"] if "hop:llama.cpp" in used else PP_HOP_ESTIMATE_MS["llama.cpp"])
             if name == "llama.cpp"
             else PP_HOP_ESTIMATE_MS["vllm"],
@@ -286,6 +287,9 @@ def _fit_prefill(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants
 # series needs about 10); 50 µs per expert
 # slot is a whole kernel launch per (token, expert) pair.
 ROUTING_EXPONENT_RANGE = (0.30, 1.00, 0.01)
+# A step without CUDA graphs costs each sublayer at most 200 µs more: about
+# forty kernel launches from the CPU.
+EAGER_SUBLAYER_RANGE_US = (0.0, 200.0, 1.0)
 STREAM_OVERHEAD_RANGE_MS = (0.0, 15.0, 0.05)
 EXPERT_SLOT_RANGE_US = (0.0, 50.0, 1.0)
 
@@ -303,9 +307,10 @@ def _aggregate_points(train: Iterable[PublishedPoint], engine: str) -> list[Publ
     return [p for p in train if p.compared_decode_tps and (p.concurrency > 1 or p.replicas > 1) and p.engine == engine]
 
 
-# (weight, streams, step time without the stream costs, expert slots) of the
-# instances a point's aggregate sums over
-_Terms = list[tuple[float, int, float, int]]
+# (weight, streams, step time without the stream costs, expert slots,
+# sublayers launched without CUDA graphs that the step time leaves out) of
+# the instances a point's aggregate sums over
+_Terms = list[tuple[float, int, float, int, int]]
 
 
 def _terms(p: PublishedPoint, c: PerfConstants) -> _Terms:
@@ -317,14 +322,19 @@ def _terms(p: PublishedPoint, c: PerfConstants) -> _Terms:
     else:
         shares = [(p.replicas * pk, k) for k, pk in _binomial(p.concurrency, 1.0 / p.replicas) if k > 0]
     slots = expert_slots(model)
-    return [(w, k, _step_ms(model, layout, c, float(k), p.context)[0], slots) for w, k in shares]
+    out = []
+    for w, k in shares:
+        ungraphed = model.sublayers if layout.mode != "eager" and eager_step(layout, float(k)) else 0
+        out.append((w, k, _step_ms(model, layout, c, float(k), p.context)[0], slots, ungraphed))
+    return out
 
 
-def _log_cost(series: list[tuple[float, _Terms]], stream_ms: float, slot_us: float) -> float:
+def _log_cost(series: list[tuple[float, _Terms]], stream_ms: float, slot_us: float, eager_us: float = 0.0) -> float:
     total = 0.0
     for published, terms in series:
         predicted = sum(
-            w * k * 1e3 / (base + (k - 1) * (stream_ms + slots * slot_us / 1e3)) for w, k, base, slots in terms
+            w * k * 1e3 / (base + (k - 1) * (stream_ms + slots * slot_us / 1e3) + ungraphed * eager_us / 1e3)
+            for w, k, base, slots, ungraphed in terms
         )
         total += math.log(predicted / published) ** 2
     return total
@@ -351,13 +361,32 @@ def _best_streams(series: list[tuple[float, _Terms]], slot: float | None = None)
     )
 
 
+def _best_ungraphed(series: list[tuple[float, _Terms]], slot_us: float) -> tuple[float, float, float]:
+    """(cost, stream ms, µs per sublayer without graphs) that best fit the
+    series of an engine of ``GRAPHS_FOR_ONE_TOKEN`` at the shared cost per
+    expert slot: coarse, then fine."""
+    coarse = min(
+        (_log_cost(series, s, slot_us, u), s, u)
+        for s in _grid(*STREAM_OVERHEAD_RANGE_MS[:2], 0.25)
+        for u in _grid(EAGER_SUBLAYER_RANGE_US[0], EAGER_SUBLAYER_RANGE_US[1], 10.0)
+    )
+    return min(
+        (_log_cost(series, s, slot_us, u), s, u)
+        for s in _refine(coarse[1], STREAM_OVERHEAD_RANGE_MS)
+        for u in _refine(coarse[2], EAGER_SUBLAYER_RANGE_US)
+    )
+
+
 def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
     """The routing exponent, vLLM's cost per extra stream and the cost per
     expert slot that best predict vLLM's training points at several streams
     (least squares of the log ratio), then SGLang's cost per extra stream on
-    its own; llama.cpp, without a published run at several streams, takes
-    vLLM's. None of them changes one stream's prediction. The stream costs
-    add to a step linearly, so each exponent's step times are computed once."""
+    its own, then llama.cpp's cost per extra stream and per sublayer of a
+    step without CUDA graphs on its own batch tables, at the shared cost per
+    expert slot (its one MoE table, of 96 slots a token, cannot tell that
+    cost apart); without them it takes vLLM's and no ungraphed cost. None of them changes one
+    stream's prediction. The stream costs add to a step linearly, so each
+    exponent's step times are computed once."""
     vllm = _aggregate_points(train, "vllm")
     if vllm:
 
@@ -381,7 +410,21 @@ def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstant
         base = replace(base, expert_slot_us=0.0)
         _, stream_ms, _ = _best_streams([(float(p.decode_tps or 0), _terms(p, base)) for p in sglang], c.expert_slot_us)
         c = replace(c, engines={**c.engines, "sglang": replace(c.engines["sglang"], stream_overhead_ms=stream_ms)})
-    return c
+    llama = _aggregate_points(train, "llama.cpp")
+    own = c.engines["llama.cpp"]
+    if llama:
+        base = replace(
+            c,
+            expert_slot_us=0.0,
+            engines={**c.engines, "llama.cpp": replace(own, stream_overhead_ms=0.0, eager_sublayer_us=0.0)},
+        )
+        _, stream_ms, ungraphed_us = _best_ungraphed(
+            [(float(p.decode_tps or 0), _terms(p, base)) for p in llama], c.expert_slot_us
+        )
+        own = replace(own, stream_overhead_ms=stream_ms, eager_sublayer_us=ungraphed_us)
+    else:
+        own = replace(own, eager_sublayer_us=0.0)
+    return replace(c, engines={**c.engines, "llama.cpp": own})
 
 
 def fit(reading: str = DEFAULT_READING, exclude: frozenset[str] = frozenset()) -> PerfConstants:

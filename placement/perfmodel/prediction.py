@@ -28,6 +28,7 @@ from .constants import (
     NODE_MEMORY_BW_GBPS,
     PATHS,
     PREFILL_CHUNK,
+    GRAPHS_FOR_ONE_TOKEN,
     STREAM_COST_FROM_TP,
     PerfConstants,
 )
@@ -206,11 +207,18 @@ def collective_ms(model: ModelSpec, layout: Layout, c: PerfConstants, tokens: fl
     return allreduces * ar + alltoalls * a2a
 
 
-def fixed_ms(model: ModelSpec, layout: Layout, c: PerfConstants) -> float:
+def eager_step(layout: Layout, tokens: float) -> bool:
+    """Whether a decode step of ``tokens`` rows runs without CUDA graphs:
+    vLLM's eager mode, or an engine that captures graphs for one-token steps
+    only (``GRAPHS_FOR_ONE_TOKEN``) at more than one."""
+    return layout.mode == "eager" or (layout.engine in GRAPHS_FOR_ONE_TOKEN and tokens > 1.0)
+
+
+def fixed_ms(model: ModelSpec, layout: Layout, c: PerfConstants, tokens: float = 1.0) -> float:
     """The per-step costs that do not depend on bytes: every sublayer's
-    kernels (more in eager mode) and the linear mixers' recurrent kernels."""
+    kernels (more without CUDA graphs) and the linear mixers' recurrent kernels."""
     e = c.engine(layout.engine)
-    per_sublayer = e.sublayer_us + (e.eager_sublayer_us if layout.mode == "eager" else 0.0)
+    per_sublayer = e.sublayer_us + (e.eager_sublayer_us if eager_step(layout, tokens) else 0.0)
     linear = model.linear_layers * c.linear_us.get(model.linear_kind, 0.0)
     return (model.sublayers * per_sublayer + linear) / 1e3
 
@@ -226,13 +234,17 @@ def own_stream_cost(layout: Layout) -> bool:
     return layout.engine not in STREAM_COST_FROM_TP or layout.tp > 1
 
 
+def per_stream_ms(model: ModelSpec, engine: str, c: PerfConstants) -> float:
+    """What each stream beyond the first adds to one instance's step: the
+    engine's cost per extra stream and the cost of the model's expert slots."""
+    return c.engine(engine).stream_overhead_ms + expert_slots(model) * c.expert_slot_us / 1e3
+
+
 def streams_ms(model: ModelSpec, layout: Layout, c: PerfConstants, batch: float) -> float:
-    """What the streams beyond the first add to one step of one instance: the
-    engine's cost per extra stream and the cost of each one's expert slots
-    (neither is split by tensor parallelism)."""
+    """What the streams beyond the first add to one step of one instance
+    (``per_stream_ms``; neither cost is split by tensor parallelism)."""
     engine = layout.engine if own_stream_cost(layout) else "vllm"
-    per_stream = c.engine(engine).stream_overhead_ms + expert_slots(model) * c.expert_slot_us / 1e3
-    return per_stream * max(batch - 1.0, 0.0)
+    return per_stream_ms(model, engine, c) * max(batch - 1.0, 0.0)
 
 
 def _step_ms(
@@ -256,7 +268,7 @@ def _step_ms(
     coll_ms = collective_ms(model, layout, c, mb)
     work_ms = max(memory_ms, compute_ms)
     hop_ms = (layout.pp - 1) * e.pp_hop_ms
-    total = e.token_overhead_ms + pace * (work_ms + fixed_ms(model, layout, c) + coll_ms) + hop_ms
+    total = e.token_overhead_ms + pace * (work_ms + fixed_ms(model, layout, c, mb) + coll_ms) + hop_ms
     total += streams_ms(model, layout, c, batch)
     return total, pace * work_ms, pace * coll_ms + hop_ms, compute_ms > memory_ms
 
