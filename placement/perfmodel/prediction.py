@@ -24,11 +24,11 @@ from .constants import (
     ACTIVATION_BYTES,
     COMPUTE_RATE,
     ENGINES,
+    GRAPHS_FOR_ONE_TOKEN,
     MODES,
     NODE_MEMORY_BW_GBPS,
     PATHS,
     PREFILL_CHUNK,
-    GRAPHS_FOR_ONE_TOKEN,
     STREAM_COST_FROM_TP,
     PerfConstants,
 )
