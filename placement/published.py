@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from placement.published_fresh import fresh_2026_12_04
+from placement.published_fresh_second import fresh_2026_12_04_second
 from placement.published_point import PublishedPoint
 from placement.published_series import (
     KUBIS,
@@ -830,4 +831,5 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
     + djangodevreng_series()
     + llama_batched_series()
     + fresh_2026_12_04()
+    + fresh_2026_12_04_second()
 )

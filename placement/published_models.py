@@ -33,6 +33,9 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
             ("qwen3.6-35b-a3b", "Q4_K_M", None, "Unsloth's UD-Q4_K_M (elsung/dgx-spark-deepseek-v4-flash)"),
             ("qwen3.6-27b", "IQ4_XS", None, "Qwen3.6-27B-IQ4_XS.gguf (elsung/dgx-spark-deepseek-v4-flash)"),
             ("gemma-3-27b", "Q4_0", None, "gemma-3-27B-it-QAT-Q4_0.gguf (elsung/dgx-spark-deepseek-v4-flash)"),
+            # the second set collected on 2026-12-04 (placement.published_fresh_second)
+            ("qwen3-235b-a22b", "Q2_K", 79.80, "llama-bench on a DGX Spark (KoyoImai/dgx_spark_cluster)"),
+            ("gpt-oss-20b", "Q4_K_M", None, "gpt-oss-20b 'Q4_K_M' GGUF (TrevorS/strieber-gpt-3)"),
         )
     },
 }

@@ -48,15 +48,15 @@ GOALS = {
 # model predicted is stored beside the set (``published_fresh``'s
 # ``PREDICTED_ONCE``), so a set's goals stay those of the model that had not
 # seen it, after later models have.
-FRESH = {"2026-12-04": "f4e432a"}
+FRESH = {"2026-12-04": "f4e432a", "2026-12-04b": "daa5b2a"}
 
 
 def predicted_once(day: str) -> dict[tuple[str, str], tuple[float, float, float]]:
     """What the model frozen at ``FRESH[day]`` predicted for the set, once:
     (key, metric): (predicted, low, high)."""
-    from placement import published_fresh
+    from placement import published_fresh, published_fresh_second
 
-    return {"2026-12-04": published_fresh.PREDICTED_ONCE}[day]
+    return {"2026-12-04": published_fresh.PREDICTED_ONCE, "2026-12-04b": published_fresh_second.PREDICTED_ONCE}[day]
 
 
 def configuration(p: PublishedPoint) -> tuple[object, ...]:
