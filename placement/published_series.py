@@ -212,9 +212,10 @@ def llama_batched_series() -> tuple[PublishedPoint, ...]:
     tokens over the time; B = 2 to 32 (B = 1 is the one-stream figure
     llama-bench measures beside it). The tables of the two models whose
     llama-bench figures train the fit train llama.cpp's own batching costs
-    (its cost per extra stream and per expert slot, and what a step without
-    CUDA graphs costs each sublayer); the page's three other tables are held
-    out (``published_fresh``: collected after the model was frozen).
+    (its cost per extra stream, and what a step without CUDA graphs costs
+    each sublayer; the cost per expert slot stays the shared one); the page's
+    three other tables are held out (``published_fresh``: collected after
+    the model was frozen).
 
     The tool feeds every sequence the same token at every position
     (tools/batched-bench/batched-bench.cpp adds token 0), so a MoE batch's

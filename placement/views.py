@@ -270,8 +270,10 @@ def plan_page(request: HttpRequest) -> HttpResponse:
         lab=lab,
         lab_pairs=list(zip(lab.before, lab.after, strict=True)),
         accuracy=accuracy_of(report),
-        fresh=[(f.day, f.commit, len(f.report.errors), f.experiments, accuracy_of(f.report)) for f in fresh],
-        fresh_keys={e.key for f in fresh for e in f.report.errors},
+        fresh=[
+            (f.day, f.commit, len(f.report.errors), f.experiments, accuracy_of(f.report), f.seen_since) for f in fresh
+        ],
+        fresh_keys={e.key for f in fresh if not f.seen_since for e in f.report.errors},
     )
     return render(request, "placement/plans.html", context)
 
