@@ -635,7 +635,8 @@ def _group_notes(group: GroupSpec, c: PerfConstants, engine: str, mode: str) -> 
         )
     borrowed = BORROWED.get(engine, ())
     if borrowed:
-        notes.append(f"{engine}: {', '.join(borrowed)} borrowed from vLLM (no published {engine} run sets them).")
+        them = "it" if len(borrowed) == 1 else "them"
+        notes.append(f"{engine}: {', '.join(borrowed)} borrowed from vLLM (no published {engine} run sets {them}).")
     notes.append(f"Speeds: {prediction_source(c)}.")
     return notes
 

@@ -52,7 +52,9 @@ BORROWED: dict[str, tuple[str, ...]] = {
         "pipeline hop",
         "cost per extra stream without tensor parallelism",
     ),
-    "llama.cpp": ("cost per extra stream",),
+    # its own batch tables set its cost per extra stream and per sublayer
+    # without CUDA graphs; its one MoE table cannot tell the slot cost apart
+    "llama.cpp": ("cost per expert slot of each extra stream",),
 }
 # Engines whose cost per extra stream is fitted on tensor-parallel runs only
 # (SGLang's two-node TP2 series, where every stream's activations cross the

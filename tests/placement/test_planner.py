@@ -643,3 +643,15 @@ def test_every_plan_says_what_the_published_fit_missed_by_on_held_out_runs_of_it
     alone = plan_placement(group("single", 1), model, context_tokens=4096, concurrency=1, engine="llama.cpp")
     assert alone.plans[0].held_out == held_out_evidence(FigureClass("decode", "llama.cpp", "single", "hybrid"))
     assert alone.plans[0].held_out is not None and alone.plans[0].held_out.badge == ""
+
+
+def test_a_llama_cpp_plan_names_what_it_still_borrows_from_vllm():
+    """llama.cpp's batch tables set its own cost per extra stream and per
+    sublayer of a step without CUDA graphs; only the cost per expert slot is
+    still vLLM's, and the plan notes say exactly that."""
+    model = get_seed_model("gpt-oss-120b")
+    result = plan_placement(group("single", 1), model, context_tokens=4096, concurrency=8, engine="llama.cpp")
+    borrowed = [n for n in result.notes if "borrowed from vLLM" in n]
+    assert borrowed == [
+        "llama.cpp: cost per expert slot of each extra stream borrowed from vLLM (no published llama.cpp run sets it)."
+    ]
