@@ -25,7 +25,6 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
             notes=f"{gib:g} GiB per {where}" if gib is not None else f"{where}: size not stated",
         )
         for slug, quant, gib, where in (
-            ("nemotron-3-super-120b-a12b", "Q4_K_M", 65.10, "llama-bench on a DGX Spark (llama.cpp benches/nemotron)"),
             ("qwen3-30b-a3b", "Q4_K_M", 17.28, "llama-bench on a DGX Spark (DandinPower/llama.cpp_bench)"),
             ("qwen3-32b", "Q4_K_M", 18.40, "llama-bench on a DGX Spark (DandinPower/llama.cpp_bench)"),
             ("qwen3-8b", "Q4_K_M", 4.68, "llama-bench on a DGX Spark (DandinPower/llama.cpp_bench)"),
@@ -232,6 +231,13 @@ PUBLISHED_RUN_MODELS = PUBLISHED_RUN_MODELS + (
         variants=(
             ModelVariant(
                 "nvfp4", round(69.5 * 1.073741824, 2), hf_repo="nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"
+            ),
+            ModelVariant(
+                "Q4_K_M",
+                round(65.10 * 1.073741824, 2),
+                gguf_repo="ggml-org/Nemotron-3-Super-120B-GGUF",
+                notes="65.10 GiB per llama-bench on a DGX Spark, which names the file's type Q4_K "
+                "(llama.cpp benches/nemotron/nemotron-dgx-spark.md)",
             ),
         ),
     ),

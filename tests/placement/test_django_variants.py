@@ -129,3 +129,37 @@ def test_quantization_names_are_matched_whatever_their_case(api_admin, demo):
     assert nvfp4.status_code == 200 and nvfp4.json()["variant"] == "nvfp4"
     assert api_admin.delete("/api/models/qwen3-32b/variants/q4_k_m").status_code == 204
     assert not LlmVariant.objects.filter(model__slug="qwen3-32b", quantization="Q4_K_M").exists()
+
+
+def test_nemotron_super_plans_on_llama_cpp_with_the_published_gguf_and_the_migration_gives_it_to_older_rows(
+    api_member, demo
+):
+    """llama.cpp loads GGUF files only: Nemotron-3-Super's seed row carries
+    ggml-org's Q4_K file (65.10 GiB as llama-bench read it), and a llama.cpp
+    plan of it uses that file and has launch commands. A database seeded
+    before it gets it from migration 0011, once; an admin's own Q4_K_M stays."""
+    from importlib import import_module
+
+    from django.apps import apps as django_apps
+
+    plans = api_member.post(
+        "/api/plans", {"model": "nemotron-3-super-120b-a12b", "group": demo["single"].pk, "engine": "llama.cpp"}
+    )
+    assert plans.status_code == 200, plans.content
+    body = plans.json()
+    assert body["variant"] == "Q4_K_M"
+    assert body["plans"][0]["memory_per_node_gb"]["weights"] == pytest.approx(69.9)
+    launch = body["plans"][body["recommended"]]["launch"]
+    assert "ggml-org/Nemotron-3-Super-120B-GGUF" in launch["llama.cpp-rpc"]
+
+    forwards = import_module("placement.migrations.0011_nemotron_super_gguf").forwards
+    rows = LlmVariant.objects.filter(model__slug="nemotron-3-super-120b-a12b", quantization="Q4_K_M")
+    rows.delete()  # as a database seeded before the variant was known
+    forwards(django_apps, None)
+    forwards(django_apps, None)
+    assert list(rows.values_list("weights_gb", "gguf_repo", "created_by")) == [
+        (69.9, "ggml-org/Nemotron-3-Super-120B-GGUF", "seed")
+    ]
+    rows.update(gguf_repo="a-lab/own-nemotron-GGUF", created_by="admin")
+    forwards(django_apps, None)
+    assert list(rows.values_list("gguf_repo", flat=True)) == ["a-lab/own-nemotron-GGUF"]
