@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from placement.published_point import PublishedPoint
-from placement.published_series import LLAMA_BENCHES, _pt
+from placement.published_series import _pt, llama_batched_points
 
 COLLECTED = "2026-12-04"
 
@@ -344,24 +344,7 @@ def _llama_batched() -> list[PublishedPoint]:
         ("qwen3-coder-30b-a3b", "Q8_0"): (64.11, 102.01, 154.91, 232.98, 345.01),
         ("gemma-3-4b", "Q4_0"): (126.21, 231.11, 369.93, 550.47, 801.81),
     }
-    return [
-        _pt(
-            f"{slug}-1-llamacpp-batched-c{streams}",
-            slug,
-            engine="llama.cpp",
-            concurrency=streams,
-            decode_tps=tps,
-            source=f"llama.cpp benches, DGX Spark (build 2f68ce7cf): {slug} {quant}, llama-batched-bench PP 512, "
-            f"TG 32, B {streams}: S_TG {tps:g} t/s (all sequences)",
-            role="holdout",
-            quantization=quant,
-            context=512 + 16,
-            url=LLAMA_BENCHES,
-            origin="llamacpp-benches-batched",
-        )
-        for (slug, quant), figures in table.items()
-        for streams, tps in zip((2, 4, 8, 16, 32), figures, strict=True)
-    ]
+    return llama_batched_points(table, role="holdout", origin="llamacpp-benches-batched")
 
 
 def fresh_2026_12_04() -> tuple[PublishedPoint, ...]:

@@ -227,26 +227,33 @@ def llama_batched_series() -> tuple[PublishedPoint, ...]:
         ("gpt-oss-20b", "MXFP4_MOE"): (95.00, 151.90, 254.09, 400.94, 614.82),
         ("qwen2.5-coder-7b", "Q8_0"): (54.46, 104.33, 195.67, 335.01, 593.27),
     }
-    points = []
-    for (slug, quant), figures in table.items():
-        for streams, tps in zip((2, 4, 8, 16, 32), figures, strict=True):
-            points.append(
-                _pt(
-                    f"{slug}-1-llamacpp-batched-c{streams}",
-                    slug,
-                    engine="llama.cpp",
-                    concurrency=streams,
-                    decode_tps=tps,
-                    source=f"llama.cpp benches, DGX Spark (build 2f68ce7cf): {slug} {quant}, llama-batched-bench "
-                    f"PP 512, TG 32, B {streams}: S_TG {tps:g} t/s (all sequences)",
-                    role="train",
-                    quantization=quant,
-                    context=512 + 16,
-                    url=LLAMA_BENCHES,
-                    origin="llamacpp-benches-batched-train",
-                )
-            )
-    return tuple(points)
+    return tuple(llama_batched_points(table, role="train", origin="llamacpp-benches-batched-train"))
+
+
+def llama_batched_points(
+    table: dict[tuple[str, str], tuple[float, ...]], *, role: str, origin: str
+) -> list[PublishedPoint]:
+    """The figures of llama-batched-bench tables on llama.cpp's benches page
+    (build 2f68ce7cf; 512-token prompts, 32 tokens out per sequence): for each
+    (model, GGUF type), S_TG at B = 2, 4, 8, 16 and 32 sequences."""
+    return [
+        _pt(
+            f"{slug}-1-llamacpp-batched-c{streams}",
+            slug,
+            engine="llama.cpp",
+            concurrency=streams,
+            decode_tps=tps,
+            source=f"llama.cpp benches, DGX Spark (build 2f68ce7cf): {slug} {quant}, llama-batched-bench PP 512, "
+            f"TG 32, B {streams}: S_TG {tps:g} t/s (all sequences)",
+            role=role,
+            quantization=quant,
+            context=512 + 16,
+            url=LLAMA_BENCHES,
+            origin=origin,
+        )
+        for (slug, quant), figures in table.items()
+        for streams, tps in zip((2, 4, 8, 16, 32), figures, strict=True)
+    ]
 
 
 def qwen397_forum_series() -> tuple[PublishedPoint, ...]:
