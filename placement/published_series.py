@@ -7,6 +7,8 @@ role and why in its docstring.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from placement.published_point import PublishedPoint
 
 LLAMA_BENCHES = "https://github.com/ggml-org/llama.cpp/blob/master/benches/dgx-spark.md"
@@ -231,7 +233,7 @@ def llama_batched_series() -> tuple[PublishedPoint, ...]:
 
 
 def llama_batched_points(
-    table: dict[tuple[str, str], tuple[float, ...]], *, role: str, origin: str
+    table: Mapping[tuple[str, str], tuple[float, ...]], *, role: str, origin: str
 ) -> list[PublishedPoint]:
     """The figures of llama-batched-bench tables on llama.cpp's benches page
     (build 2f68ce7cf; 512-token prompts, 32 tokens out per sequence): for each
