@@ -27,7 +27,6 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
         for slug, quant, gib, where in (
             ("qwen3-30b-a3b", "Q4_K_M", 17.28, "llama-bench on a DGX Spark (DandinPower/llama.cpp_bench)"),
             ("qwen3-32b", "Q4_K_M", 18.40, "llama-bench on a DGX Spark (DandinPower/llama.cpp_bench)"),
-            ("qwen3-8b", "Q4_K_M", 4.68, "llama-bench on a DGX Spark (DandinPower/llama.cpp_bench)"),
             ("qwen3.8-27b", "Q4_K_M", 16.68, "kubesimplify.com's Qwen3.8-27B post (Unsloth's UD-Q4_K_XL)"),
             ("qwen3.6-35b-a3b", "Q4_K_M", None, "Unsloth's UD-Q4_K_M (elsung/dgx-spark-deepseek-v4-flash)"),
             ("qwen3.6-27b", "IQ4_XS", None, "Qwen3.6-27B-IQ4_XS.gguf (elsung/dgx-spark-deepseek-v4-flash)"),
@@ -298,7 +297,17 @@ PUBLISHED_RUN_MODELS = PUBLISHED_RUN_MODELS + (
         max_context=40_960,
         hf_repo="Qwen/Qwen3-8B",
         notes="Public config (max_position_embeddings 40960), bf16 weights.",
-        variants=(ModelVariant("bf16", hf_repo="Qwen/Qwen3-8B"), ModelVariant("fp8", hf_repo="Qwen/Qwen3-8B-FP8")),
+        variants=(
+            ModelVariant("bf16", hf_repo="Qwen/Qwen3-8B"),
+            ModelVariant("fp8", hf_repo="Qwen/Qwen3-8B-FP8"),
+            ModelVariant(
+                "Q4_K_M",
+                round(4.68 * 1.073741824, 2),
+                gguf_repo="unsloth/Qwen3-8B-GGUF",
+                gguf_file="Qwen3-8B-Q4_K_M.gguf",
+                notes="4.68 GiB per llama-bench on a DGX Spark (DandinPower/llama.cpp_bench, model_download.md)",
+            ),
+        ),
     ),
     ModelSpec(
         slug="qwen3.6-27b",

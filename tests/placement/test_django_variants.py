@@ -131,13 +131,14 @@ def test_quantization_names_are_matched_whatever_their_case(api_admin, demo):
     assert not LlmVariant.objects.filter(model__slug="qwen3-32b", quantization="Q4_K_M").exists()
 
 
-def test_nemotron_super_plans_on_llama_cpp_with_the_published_gguf_and_the_migration_gives_it_to_older_rows(
+def test_published_gguf_files_make_llama_cpp_plans_launchable_and_the_migration_gives_them_to_older_rows(
     api_member, demo
 ):
     """llama.cpp loads GGUF files only: Nemotron-3-Super's seed row carries
-    ggml-org's Q4_K file (65.10 GiB as llama-bench read it), and a llama.cpp
-    plan of it uses that file and has launch commands. A database seeded
-    before it gets it from migration 0011, once; an admin's own Q4_K_M stays."""
+    ggml-org's Q4_K file (65.10 GiB as llama-bench read it) and Qwen3-8B
+    unsloth's Q4_K_M (4.68 GiB), and a llama.cpp plan of either uses that file
+    and has launch commands. A database seeded before them gets them from
+    migration 0011, once; an admin's own Q4_K_M stays."""
     from importlib import import_module
 
     from django.apps import apps as django_apps
@@ -152,14 +153,21 @@ def test_nemotron_super_plans_on_llama_cpp_with_the_published_gguf_and_the_migra
     launch = body["plans"][body["recommended"]]["launch"]
     assert "ggml-org/Nemotron-3-Super-120B-GGUF" in launch["llama.cpp-rpc"]
 
-    forwards = import_module("placement.migrations.0011_nemotron_super_gguf").forwards
-    rows = LlmVariant.objects.filter(model__slug="nemotron-3-super-120b-a12b", quantization="Q4_K_M")
-    rows.delete()  # as a database seeded before the variant was known
+    small = api_member.post("/api/plans", {"model": "qwen3-8b", "group": demo["single"].pk, "engine": "llama.cpp"})
+    assert small.status_code == 200 and small.json()["variant"] == "Q4_K_M"
+    small_launch = small.json()["plans"][small.json()["recommended"]]["launch"]["llama.cpp-rpc"]
+    assert "unsloth/Qwen3-8B-GGUF" in small_launch and "Qwen3-8B-Q4_K_M.gguf" in small_launch
+
+    forwards = import_module("placement.migrations.0011_gguf_references").forwards
+    rows = LlmVariant.objects.filter(model__slug__in=["nemotron-3-super-120b-a12b", "qwen3-8b"], quantization="Q4_K_M")
+    rows.delete()  # as a database seeded before the variants were known
     forwards(django_apps, None)
     forwards(django_apps, None)
-    assert list(rows.values_list("weights_gb", "gguf_repo", "created_by")) == [
-        (69.9, "ggml-org/Nemotron-3-Super-120B-GGUF", "seed")
+    assert sorted(rows.values_list("model__slug", "weights_gb", "gguf_repo", "created_by")) == [
+        ("nemotron-3-super-120b-a12b", 69.9, "ggml-org/Nemotron-3-Super-120B-GGUF", "seed"),
+        ("qwen3-8b", 5.03, "unsloth/Qwen3-8B-GGUF", "seed"),
     ]
+    rows = rows.filter(model__slug="nemotron-3-super-120b-a12b")
     rows.update(gguf_repo="a-lab/own-nemotron-GGUF", created_by="admin")
     forwards(django_apps, None)
     assert list(rows.values_list("gguf_repo", flat=True)) == ["a-lab/own-nemotron-GGUF"]
