@@ -8,6 +8,7 @@ import statistics
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from placement import published_fresh, published_fresh_second
 from placement.published import PUBLISHED_POINTS, PublishedPoint
 
 from .constants import DEFAULT_READING, READINGS, PerfConstants, Residual
@@ -42,21 +43,17 @@ GOALS = {
 }
 
 # Held-out runs collected after the model was frozen: the set's name (the
-# day they were collected on; a second set of one day takes a letter), and
-# the commit whose constants, residuals and range method predicted them,
-# once, before anything of the model could be changed for them. What that
-# model predicted is stored beside the set (``published_fresh``'s
-# ``PREDICTED_ONCE``), so a set's goals stay those of the model that had not
-# seen it, after later models have.
-FRESH = {"2026-12-04": "f4e432a", "2026-12-04b": "daa5b2a"}
-
-
-def predicted_once(day: str) -> dict[tuple[str, str], tuple[float, float, float]]:
-    """What the model frozen at ``FRESH[day]`` predicted for the set, once:
-    (key, metric): (predicted, low, high)."""
-    from placement import published_fresh, published_fresh_second
-
-    return {"2026-12-04": published_fresh.PREDICTED_ONCE, "2026-12-04b": published_fresh_second.PREDICTED_ONCE}[day]
+# day they were collected on; a second set of one day takes a letter), the
+# commit whose constants, residuals and range method predicted them, once,
+# before anything of the model could be changed for them, and what that
+# model predicted ((key, metric): (predicted, low, high)), stored beside the
+# set so that its goals stay those of the model that had not seen it, after
+# later models have.
+FRESH_SETS: dict[str, tuple[str, dict[tuple[str, str], tuple[float, float, float]]]] = {
+    published_fresh.COLLECTED: ("f4e432a", published_fresh.PREDICTED_ONCE),
+    published_fresh_second.COLLECTED_SECOND: ("daa5b2a", published_fresh_second.PREDICTED_ONCE),
+}
+FRESH = {day: commit for day, (commit, _) in FRESH_SETS.items()}
 
 
 def configuration(p: PublishedPoint) -> tuple[object, ...]:
@@ -356,7 +353,7 @@ def goals_text(report: FitReport, title: str = "Goals on the held-out runs:") ->
 @dataclass(frozen=True)
 class FreshSet:
     """The held-out figures collected on one day after the model was frozen
-    at ``commit`` (``FRESH``): ``report`` is that model's errors on them, as
+    at ``commit`` (``FRESH_SETS``): ``report`` is that model's errors on them, as
     predicted once and stored; ``current`` the stored model's (the same while
     the model has not changed since)."""
 
@@ -378,10 +375,9 @@ def fresh_sets(report: FitReport) -> list[FreshSet]:
     """Each set of held-out runs collected after a model was frozen: the
     errors of the model that predicted it once (stored), and the report's."""
     out = []
-    for day, commit in FRESH.items():
+    for day, (commit, stored) in FRESH_SETS.items():
         points = {p.key: p for p in PUBLISHED_POINTS if p.collected == day}
         current = report.only(set(points))
-        stored = predicted_once(day)
         once = []
         for e in current.errors:
             predicted, low, high = stored[(e.key, e.metric)]
