@@ -13,7 +13,7 @@ use on that node after the operating system (see SPARK_128_USABLE_GB).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from placement.model_catalogue import ModelSpec
 from placement.perfmodel import (
@@ -471,10 +471,16 @@ def plan_placement(
             if alternative is not None:
                 other_decode, other_prefill, _, other_aggregate = _figures(*at, alternative[0])
                 borrowed = ((other_decode, other_aggregate, other_prefill), alternative[1])
-            ranges, basis = _ranges(model, shape, engine, mode, (decode, aggregate, prefill), concurrency, borrowed)
-            headline = "aggregate" if concurrency > 1 or shape.replicas > 1 else "decode"
-            parallel = parallel_class(shape.tp, shape.pp, shape.ep, shape.replicas)
-            held_out = held_out_evidence(FigureClass(headline, engine, parallel, model.family, mode), concurrency)
+            # the plan's headline figure: all streams' decode with several streams (or copies), else one stream's
+            headline = FigureClass(
+                "aggregate" if concurrency > 1 or shape.replicas > 1 else "decode",
+                engine,
+                parallel_class(shape.tp, shape.pp, shape.ep, shape.replicas),
+                model.family,
+                mode,
+            )
+            ranges, basis = _ranges(headline, (decode, aggregate, prefill), borrowed)
+            held_out = held_out_evidence(headline, concurrency)
             fits = budget.free >= 0
             reason = _reason(shape, path, budget, fits, decode, aggregate, concurrency, ranges)
         else:
@@ -538,22 +544,17 @@ def _figures(
 
 
 def _ranges(
-    model: ModelSpec,
-    shape: _Shape,
-    engine: str,
-    mode: str,
+    headline: FigureClass,
     figures: tuple[float, float, float],
-    concurrency: int,
     borrowed: tuple[tuple[float, float, float], str] | None = None,
 ) -> tuple[dict[str, tuple[float, float]], str]:
     """Each predicted figure's range (decode, aggregate, prefill), from the
     model's errors on comparable published runs (same engine, parallelism,
-    family and mode when there are enough), and what it was drawn from, in
-    words. ``borrowed``: the same figures with vLLM's tensor-parallel costs
-    and the one published experiment that set the engine's own; the ranges
-    then span both."""
-    parallel = parallel_class(shape.tp, shape.pp, shape.ep, shape.replicas)
-    several = concurrency > 1 or shape.replicas > 1
+    family and mode as the plan's ``headline`` figure when there are enough),
+    and what the headline's was drawn from, in words. ``borrowed``: the same
+    figures with vLLM's tensor-parallel costs and the one published
+    experiment that set the engine's own; the ranges then span both."""
+    several = headline.metric == "aggregate"
     decode, aggregate, prefill = figures
     out: dict[str, tuple[float, float]] = {}
     basis = ""
@@ -566,11 +567,11 @@ def _ranges(
     others = shown(*borrowed[0]) if borrowed is not None else None
     for i, metric in enumerate(("decode", "aggregate", "prefill")):
         value = values[i]
-        r = predicted_range(value, FigureClass(metric, engine, parallel, model.family, mode))
+        r = predicted_range(value, replace(headline, metric=metric))
         if borrowed is not None and others is not None:
-            r = spanning(r, value, others[i], engine, borrowed[1])
+            r = spanning(r, value, others[i], headline.engine, borrowed[1])
         out[metric] = (r.low, r.high)
-        if metric == ("aggregate" if several else "decode"):
+        if metric == headline.metric:
             basis = f"from the model's errors on published {r.basis} it was not fitted on ({r.residuals} figures)"
             basis += f"; {r.note}" if r.note else ""
     return out, basis
