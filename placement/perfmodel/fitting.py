@@ -11,6 +11,7 @@ leaves experiments out (the ranges' leave-one-origin-out refits).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import replace
@@ -349,32 +350,32 @@ def _no_streams(c: PerfConstants, exponent: float) -> PerfConstants:
     )
 
 
-def _best_streams(series: list[tuple[float, _Terms]], slot: float | None = None) -> tuple[float, float, float]:
-    """(cost, stream ms, slot µs) that best fit a series (the slot fixed when given)."""
-    slots = [slot] if slot is not None else _grid(EXPERT_SLOT_RANGE_US[0], EXPERT_SLOT_RANGE_US[1], 5.0)
-    coarse = min(
-        ((_log_cost(series, s, q), s, q) for s in _grid(*STREAM_OVERHEAD_RANGE_MS[:2], 0.25) for q in slots),
-    )
-    fine_slots = [slot] if slot is not None else _refine(coarse[2], EXPERT_SLOT_RANGE_US)
-    return min(
-        (_log_cost(series, s, q), s, q) for s in _refine(coarse[1], STREAM_OVERHEAD_RANGE_MS) for q in fine_slots
-    )
+# An axis of the batching search: its range (low, high, fine step) and its
+# coarse step, or a value it is fixed at.
+_Axis = tuple[tuple[float, float, float], float] | float
+STREAM_AXIS: _Axis = (STREAM_OVERHEAD_RANGE_MS, 0.25)
+SLOT_AXIS: _Axis = (EXPERT_SLOT_RANGE_US, 5.0)
+UNGRAPHED_AXIS: _Axis = (EAGER_SUBLAYER_RANGE_US, 10.0)
 
 
-def _best_ungraphed(series: list[tuple[float, _Terms]], slot_us: float) -> tuple[float, float, float]:
-    """(cost, stream ms, µs per sublayer without graphs) that best fit the
-    series of an engine of ``GRAPHS_FOR_ONE_TOKEN`` at the shared cost per
-    expert slot: coarse, then fine."""
-    coarse = min(
-        (_log_cost(series, s, slot_us, u), s, u)
-        for s in _grid(*STREAM_OVERHEAD_RANGE_MS[:2], 0.25)
-        for u in _grid(EAGER_SUBLAYER_RANGE_US[0], EAGER_SUBLAYER_RANGE_US[1], 10.0)
-    )
-    return min(
-        (_log_cost(series, s, slot_us, u), s, u)
-        for s in _refine(coarse[1], STREAM_OVERHEAD_RANGE_MS)
-        for u in _refine(coarse[2], EAGER_SUBLAYER_RANGE_US)
-    )
+def _search(
+    series: list[tuple[float, _Terms]], stream: _Axis, slot: _Axis, ungraphed: _Axis
+) -> tuple[float, float, float, float]:
+    """(cost, stream ms, slot µs, µs per sublayer without graphs) that best
+    fit a series: every searched axis on its coarse grid, then on its fine
+    steps around the coarse best; a fixed axis at its value."""
+    axes = (stream, slot, ungraphed)
+
+    def coarse(axis: _Axis) -> list[float]:
+        return [axis] if isinstance(axis, float) else _grid(axis[0][0], axis[0][1], axis[1])
+
+    def fine(axis: _Axis, best: float) -> list[float]:
+        return [axis] if isinstance(axis, float) else _refine(best, axis[0])
+
+    first = min((_log_cost(series, *x), *x) for x in itertools.product(*map(coarse, axes)))
+    candidates = itertools.product(*(fine(axis, best) for axis, best in zip(axes, first[1:], strict=True)))
+    best = min((_log_cost(series, *x), *x) for x in candidates)
+    return best[0], best[1], best[2], best[3]
 
 
 def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
@@ -390,14 +391,14 @@ def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstant
     vllm = _aggregate_points(train, "vllm")
     if vllm:
 
-        def at(exponent: float) -> tuple[float, float, float]:
+        def at(exponent: float) -> tuple[float, float, float, float]:
             base = _no_streams(c, exponent)
-            return _best_streams([(float(p.decode_tps or 0), _terms(p, base)) for p in vllm])
+            return _search([(float(p.decode_tps or 0), _terms(p, base)) for p in vllm], STREAM_AXIS, SLOT_AXIS, 0.0)
 
         lo, hi, step = ROUTING_EXPONENT_RANGE
         coarse = min(_grid(lo, hi, 0.05), key=lambda a: at(a)[0])
         exponent = min(_refine(coarse, ROUTING_EXPONENT_RANGE), key=lambda a: at(a)[0])
-        _, stream_ms, slot_us = at(exponent)
+        _, stream_ms, slot_us, _ = at(exponent)
         c = replace(
             c,
             routing_exponent=exponent,
@@ -408,7 +409,8 @@ def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstant
     if sglang:
         base = replace(c, engines={**c.engines, "sglang": replace(c.engines["sglang"], stream_overhead_ms=0.0)})
         base = replace(base, expert_slot_us=0.0)
-        _, stream_ms, _ = _best_streams([(float(p.decode_tps or 0), _terms(p, base)) for p in sglang], c.expert_slot_us)
+        series = [(float(p.decode_tps or 0), _terms(p, base)) for p in sglang]
+        _, stream_ms, _, _ = _search(series, STREAM_AXIS, float(c.expert_slot_us), 0.0)
         c = replace(c, engines={**c.engines, "sglang": replace(c.engines["sglang"], stream_overhead_ms=stream_ms)})
     llama = _aggregate_points(train, "llama.cpp")
     own = c.engines["llama.cpp"]
@@ -418,9 +420,8 @@ def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstant
             expert_slot_us=0.0,
             engines={**c.engines, "llama.cpp": replace(own, stream_overhead_ms=0.0, eager_sublayer_us=0.0)},
         )
-        _, stream_ms, ungraphed_us = _best_ungraphed(
-            [(float(p.decode_tps or 0), _terms(p, base)) for p in llama], c.expert_slot_us
-        )
+        series = [(float(p.decode_tps or 0), _terms(p, base)) for p in llama]
+        _, stream_ms, _, ungraphed_us = _search(series, STREAM_AXIS, float(c.expert_slot_us), UNGRAPHED_AXIS)
         own = replace(own, stream_overhead_ms=stream_ms, eager_sublayer_us=ungraphed_us)
     else:
         own = replace(own, eager_sublayer_us=0.0)
