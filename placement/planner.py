@@ -13,7 +13,7 @@ use on that node after the operating system (see SPARK_128_USABLE_GB).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from placement.model_catalogue import ModelSpec
 from placement.perfmodel import (
@@ -567,7 +567,8 @@ def _ranges(
     others = shown(*borrowed[0]) if borrowed is not None else None
     for i, metric in enumerate(("decode", "aggregate", "prefill")):
         value = values[i]
-        r = predicted_range(value, replace(headline, metric=metric))
+        cls = FigureClass(metric, headline.engine, headline.parallel, headline.family, headline.mode)
+        r = predicted_range(value, cls)
         if borrowed is not None and others is not None:
             r = spanning(r, value, others[i], headline.engine, borrowed[1])
         out[metric] = (r.low, r.high)
