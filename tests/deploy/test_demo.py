@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -28,6 +29,16 @@ WANTED = {
     ),
     "the fleet's state": re.compile(r'fleet_node_up\{node="spark-01"\} 1\.0'),
 }
+
+# How a user's shell starts ``./run demo``: SIGINT and SIGTERM at their
+# defaults and unblocked. A test process can hold either ignored or blocked
+# (a pytest worker after some library's tests did), and bash can never trap a
+# signal that was ignored when it started: Ctrl-C would then stop nothing.
+AS_A_SHELL_STARTS_IT = (
+    "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
+    "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM)]; "
+    "os.execvp(sys.argv[1], sys.argv[1:])"
+)
 
 
 def stray(var: Path) -> list[int]:
@@ -59,7 +70,8 @@ def test_the_demo_counts_the_workers_tasks_and_polls_in_its_metrics(tmp_path):
     env.update(PORT=str(port), FLEET_SIM_BASE_PORT="0", FLEET_VAR_DIR=str(tmp_path / "var"), FLEET_POLL_INTERVAL_S="5")
     env.pop("PYTEST_XDIST_WORKER", None)
     log = (tmp_path / "demo.log").open("wb")
-    demo = subprocess.Popen(["./run", "demo"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    command = [sys.executable, "-c", AS_A_SHELL_STARTS_IT, "./run", "demo"]
+    demo = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)  # fmt: skip
     try:
         deadline = time.monotonic() + 300
