@@ -37,8 +37,9 @@ PUBLISHED_PREFILL_PROMPT = 2048
 ENGINES = ("vllm", "sglang", "llama.cpp")
 # Engines whose per-step costs and bandwidth the fit sets from their own runs.
 # SGLang's published Spark runs are multi-node ones only: the fit sets what
-# tensor parallelism costs it (its extra all-reduce latency) and its cost per
-# extra stream from them, and it borrows the rest from vLLM (``BORROWED``).
+# tensor parallelism costs it (its extra all-reduce latency in decode, its
+# slower all-reduces in prefill) and its cost per extra stream from them, and
+# it borrows the rest from vLLM (``BORROWED``), prefill compute included.
 FITTED_ENGINES = ("vllm", "llama.cpp")
 ENGINE_FIT_SOURCE = {"vllm": "vllm", "sglang": "vllm", "llama.cpp": "llama.cpp"}
 # What an engine takes from vLLM because no published run of it isolates the
@@ -48,6 +49,7 @@ BORROWED: dict[str, tuple[str, ...]] = {
     "sglang": (
         "bandwidth efficiency",
         "cost per sublayer",
+        "prefill compute",
         "eager mode",
         "pipeline hop",
         "cost per extra stream without tensor parallelism",
@@ -70,7 +72,7 @@ STREAM_COST_FROM_TP = ("sglang",)
 # batch tables (vLLM and SGLang capture graphs for each batch size).
 GRAPHS_FOR_ONE_TOKEN = ("llama.cpp",)
 # Engines whose tensor-parallel costs (the extra latency of each all-reduce,
-# the cost per stream under TP) the fit sets from their own multi-node runs
+# prefill's all-reduce factor, the cost per stream under TP) the fit sets from their own multi-node runs
 # (``PerfConstants.single_source`` when one experiment alone does).
 OWN_TP_COSTS = ("sglang",)
 # Estimated lower bound of an engine's cost per sublayer (a token mixer or an
@@ -117,6 +119,12 @@ class EngineConstants:
     # added to every all-reduce (an engine whose collectives go through a
     # slower path, e.g. its own communicator or TCP, pays it)
     allreduce_extra_us: float = 0.0
+    # and beyond the link in prefill: a prompt token's all-reduce bytes take
+    # this many times the time they take at the link's fitted efficiency (1:
+    # the shared link; an engine whose collectives take a slower path pays
+    # more). It applies only under tensor or expert parallelism, so an
+    # engine's prefill on one node is its compute alone.
+    prefill_comm_factor: float = 1.0
     # a step without CUDA graphs (vLLM's --enforce-eager; llama.cpp at more
     # than one stream, ``GRAPHS_FOR_ONE_TOKEN``): extra CPU launch cost per
     # sublayer per step

@@ -219,6 +219,7 @@ def _fit_decode(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
         prefill_tflops=own.prefill_tflops,
         prefill_expert_tflops=own.prefill_expert_tflops,
         prefill_sublayer_us=own.prefill_sublayer_us,
+        prefill_comm_factor=own.prefill_comm_factor,
     )
     return replace(
         c,
@@ -238,7 +239,11 @@ def _fit_decode(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
 def _fit_prefill(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants:
     """Per fitted engine 1/TFLOPS of dense and of expert work and a cost per
     sublayer per prompt token, and 1/link efficiency; the weights streamed per
-    chunk are known from ``c``'s efficiency."""
+    chunk are known from ``c``'s efficiency. An engine of ``OWN_TP_COSTS``
+    computes as its fit source does, and its own unknown is what its
+    all-reduces take beyond the shared link's (``prefill_comm_factor``): its
+    published prompts are all tensor-parallel ones, so they cannot tell its
+    compute from its collectives, and a one-node prefill has none."""
     k = len(FITTED_ENGINES)
     rows, ys = [], []
     for p in train:
@@ -247,15 +252,11 @@ def _fit_prefill(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants
         model, layout = point_model(p), point_layout(p)
         dense, expert, stream, comm = _prefill_terms(model, layout, p.prompt, c)
         row = [0.0] * (3 * k + 2)
-        if p.engine == "sglang":
-            # SGLang's own prefill speed (one factor: its published prompts are few)
-            row[3 * k + 1] = dense + expert
-        else:
-            e = FITTED_ENGINES.index(ENGINE_FIT_SOURCE[p.engine])
-            # unknowns 1/T_dense and (1/T_expert - 1/T_dense) >= 0 (expert GEMMs
-            # are never faster than dense ones), µs per sublayer per token
-            row[3 * e], row[3 * e + 1], row[3 * e + 2] = dense + expert, expert, model.sublayers / layout.tp
-        row[3 * k] = comm
+        e = FITTED_ENGINES.index(ENGINE_FIT_SOURCE[p.engine])
+        # unknowns 1/T_dense and (1/T_expert - 1/T_dense) >= 0 (expert GEMMs
+        # are never faster than dense ones), µs per sublayer per token
+        row[3 * e], row[3 * e + 1], row[3 * e + 2] = dense + expert, expert, model.sublayers / layout.tp
+        row[3 * k + 1 if p.engine in OWN_TP_COSTS else 3 * k] = comm
         rows.append(row)
         bandwidth = NODE_MEMORY_BW_GBPS * c.efficiency(p.engine, model.quantization)
         ys.append(1e6 / float(p.prefill_tps) - stream / bandwidth)
@@ -267,15 +268,17 @@ def _fit_prefill(train: list[PublishedPoint], c: PerfConstants) -> PerfConstants
         engines[name] = replace(
             engines[name], prefill_tflops=dense_t, prefill_expert_tflops=expert_t, prefill_sublayer_us=x[3 * i + 2]
         )
-    v = engines["vllm"]
-    sglang_t = 1.0 / x[3 * k + 1] if x[3 * k + 1] > 0 else v.prefill_tflops
-    engines["sglang"] = replace(
-        engines["sglang"],
-        prefill_tflops=sglang_t,
-        prefill_expert_tflops=min(sglang_t, v.prefill_expert_tflops),
-        prefill_sublayer_us=v.prefill_sublayer_us,
-    )
     link_eff = min(1.0, 1.0 / x[3 * k]) if x[3 * k] > 0 else 0.7
+    own_comm = any(r[3 * k + 1] for r in rows)
+    v = engines["vllm"]
+    for name in OWN_TP_COSTS:
+        engines[name] = replace(
+            engines[name],
+            prefill_tflops=v.prefill_tflops,
+            prefill_expert_tflops=v.prefill_expert_tflops,
+            prefill_sublayer_us=v.prefill_sublayer_us,
+            prefill_comm_factor=x[3 * k + 1] * link_eff if own_comm else 1.0,
+        )
     return replace(c, engines=engines, link_efficiency=link_eff)
 
 

@@ -425,7 +425,7 @@ def predict_prefill_tps(
         + expert / e.prefill_expert_tflops
         + model.sublayers / layout.tp * e.prefill_sublayer_us
         + stream / bandwidth
-        + comm / c.link_efficiency
+        + comm / c.link_efficiency * e.prefill_comm_factor
     )
     return 1e6 / us
 

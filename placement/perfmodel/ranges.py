@@ -141,7 +141,12 @@ def single_source_alternative(c: PerfConstants, engine: str, parallel: str) -> t
     if origin is None or parallel not in ("tp", "ep"):
         return None
     own, vllm = c.engines[engine], c.engines["vllm"]
-    borrowed = replace(own, allreduce_extra_us=vllm.allreduce_extra_us, stream_overhead_ms=vllm.stream_overhead_ms)
+    borrowed = replace(
+        own,
+        allreduce_extra_us=vllm.allreduce_extra_us,
+        stream_overhead_ms=vllm.stream_overhead_ms,
+        prefill_comm_factor=vllm.prefill_comm_factor,
+    )
     return replace(c, engines={**c.engines, engine: borrowed}, single_source={}), origin
 
 
