@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from placement.published_fresh import fresh_2026_12_04
 from placement.published_fresh_second import fresh_2026_12_04_second
+from placement.published_fresh_third import fresh_2026_12_04_third
 from placement.published_point import PublishedPoint
 from placement.published_series import (
     KUBIS,
@@ -832,4 +833,5 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
     + llama_batched_series()
     + fresh_2026_12_04()
     + fresh_2026_12_04_second()
+    + fresh_2026_12_04_third()
 )

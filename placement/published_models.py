@@ -34,6 +34,14 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
             # the second set collected on 2026-12-04 (placement.published_fresh_second)
             ("qwen3-235b-a22b", "Q2_K", 79.80, "llama-bench on a DGX Spark (KoyoImai/dgx_spark_cluster)"),
             ("gpt-oss-20b", "Q4_K_M", None, "gpt-oss-20b 'Q4_K_M' GGUF (TrevorS/strieber-gpt-3)"),
+            # the third set collected on 2026-12-04 (placement.published_fresh_third)
+            ("qwen3-coder-30b-a3b", "bf16", None, "Qwen/Qwen3-Coder-30B-A3B-Instruct (dataforgex/dgx_spark)"),
+            (
+                "qwen3-coder-30b-a3b",
+                "int4",
+                None,
+                "cpatonn/Qwen3-Coder-30B-A3B-Instruct-AWQ-4bit (dataforgex/dgx_spark)",
+            ),
         )
     },
 }

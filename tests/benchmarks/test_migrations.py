@@ -148,3 +148,34 @@ def test_a_database_at_0008_gets_the_published_rows_added_since():
     second = rows.get(published_key="qwen3-235b-a22b-2-llamacpp-rpc-q2k-koyo-pair1")
     assert (second.node_count, second.engine, second.pp) == (2, "llama.cpp", 2)
     assert "collected on 2026-12-04b, after the performance model was frozen" in second.notes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_at_0009_gets_the_third_fresh_set():
+    """benchmarks 0010: a database migrated to 0009 before the third fresh set
+    existed stores its figures as published rows, in the seed's words, once;
+    the rows it held stay one each."""
+    from benchmarks.seed import published_notes, published_reference
+    from placement.published import PUBLISHED_POINTS
+
+    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-04c"}
+    assert len(added) == 9
+    MigrationExecutor(connection).migrate([("benchmarks", "0009_published_second_fresh")])
+    old = MigrationExecutor(connection).loader.project_state([("benchmarks", "0009_published_second_fresh")]).apps
+    Run = old.get_model("benchmarks", "BenchmarkRun")
+    Run.objects.filter(published_key__in=added).delete()  # as a database at 0009 before they were known
+    before = Run.objects.filter(source="published").count()
+
+    migrate(before=False)
+
+    from benchmarks.models import BenchmarkRun
+
+    point = {p.key: p for p in PUBLISHED_POINTS}
+    rows = BenchmarkRun.objects.filter(source="published")
+    assert rows.count() == before + len(added) == len(point)
+    for row in rows.filter(published_key__in=added):
+        p = point[row.published_key]
+        assert (row.reference, row.notes) == (published_reference(p), published_notes(p)), row.published_key
+    awq = rows.get(published_key="qwen3-coder-30b-a3b-1-vllm-awq-dataforgex-seqs8")
+    assert (awq.node_count, awq.engine, awq.decode_tps) == (1, "vllm", 52.0)
+    assert "collected on 2026-12-04c, after the performance model was frozen" in awq.notes

@@ -537,6 +537,50 @@ def test_the_second_fresh_set_is_judged_by_the_model_that_predicted_it_once():
         assert line in doc, line
 
 
+def test_the_third_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
+    """The runs collected after SGLang's prefill change (2026-12-04c) are
+    whole experiments of their own, held out, with their addresses at a
+    commit; the stored model still predicts every figure and range as the
+    model frozen at d61cd70 did, once (a change that moves one fails here),
+    and the set's goals say how it did: all 9 inside their ranges, the worst
+    one-stream error 26% (two runs of one configuration disagree by 12%)."""
+    from placement.perfmodel.report import FRESH, fresh_goals_text, fresh_sets
+    from placement.published_fresh_third import COLLECTED_THIRD, PREDICTED_ONCE
+
+    third = [p for p in PUBLISHED_POINTS if p.collected == COLLECTED_THIRD]
+    assert FRESH[COLLECTED_THIRD] == "d61cd70"
+    assert all(p.role == "holdout" and "/blob/" in p.url for p in third)
+    assert {(p.nodes, p.engine) for p in third} == {(1, "vllm")}
+    others = {p.source_id for p in PUBLISHED_POINTS if p.collected != COLLECTED_THIRD}
+    assert not {p.source_id for p in third} & others
+    # every run names the variant it ran, and the catalogue or the published variants know it
+    assert {(p.model_slug, p.quantization) for p in third if p.model_slug == "qwen3-coder-30b-a3b"} == {
+        ("qwen3-coder-30b-a3b", "bf16"),
+        ("qwen3-coder-30b-a3b", "int4"),
+    }
+    report = fit_report(DEFAULT_READING)
+    found = next(f for f in fresh_sets(report) if f.day == COLLECTED_THIRD)
+    assert found.experiments == 4 and len(found.report.errors) == len(PREDICTED_ONCE) == 9
+    now = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.current.errors}
+    assert now.keys() == PREDICTED_ONCE.keys()
+    for figure, stored in PREDICTED_ONCE.items():
+        assert now[figure] == pytest.approx(stored, abs=0.006), figure
+    assert not found.seen_since
+    lines = fresh_goals_text(report)
+    start = lines.index(
+        f"The same goals on the 9 held-out figures of 4 experiments collected on {COLLECTED_THIRD}, after the "
+        "model was frozen at d61cd70, as it predicted them once:"
+    )
+    mine = lines[start:]
+    assert "- decode median: 8.1% (at most 10%): met" in mine
+    assert "- decode worst: 26.0% (at most 25%): NOT met" in mine
+    assert "- inside ranges: 100.0% (at least 80%): met" in mine
+    assert not any("changed since" in line for line in mine)
+    doc = DOC.read_text()
+    for line in lines:
+        assert line in doc, line
+
+
 # --- properties -------------------------------------------------------------------
 
 layouts = st.builds(
