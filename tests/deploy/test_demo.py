@@ -30,13 +30,13 @@ WANTED = {
     "the fleet's state": re.compile(r'fleet_node_up\{node="spark-01"\} 1\.0'),
 }
 
-# How a user's shell starts ``./run demo``: SIGINT and SIGTERM at their
+# How a user's shell starts ``./run demo``: SIGINT, SIGTERM and SIGHUP at their
 # defaults and unblocked. A test process can hold either ignored or blocked
 # (a pytest worker after some library's tests did), and bash can never trap a
 # signal that was ignored when it started: Ctrl-C would then stop nothing.
 AS_A_SHELL_STARTS_IT = (
     "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
-    "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM)]; "
+    "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]; "
     "os.execvp(sys.argv[1], sys.argv[1:])"
 )
 
@@ -97,3 +97,81 @@ def test_the_demo_counts_the_workers_tasks_and_polls_in_its_metrics(tmp_path):
     assert not left, f"./run demo left processes running: {left}"
     assert demo.returncode == 130
     assert "Stopped." in (tmp_path / "demo.log").read_text()
+
+
+# How nohup, or a script's background job, starts it: SIGINT ignored, which bash can never trap.
+WITH_SIGINT_IGNORED = (
+    "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
+    "signal.signal(signal.SIGINT, signal.SIG_IGN); signal.signal(signal.SIGTERM, signal.SIG_DFL); "
+    "os.execvp(sys.argv[1], sys.argv[1:])"
+)
+
+
+def test_a_demo_started_with_sigint_ignored_says_ctrl_c_cannot_stop_it_and_kill_does(tmp_path):
+    """Started with SIGINT ignored, ``./run demo`` says at once that Ctrl-C
+    cannot stop it and names the command that does (its own pid); that
+    command stops it while it is still migrating, with nothing left running."""
+    port = free_port_below_ephemeral()
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY"}}
+    env.update(PORT=str(port), FLEET_SIM_BASE_PORT="0", FLEET_VAR_DIR=str(tmp_path / "var"))
+    env.pop("PYTEST_XDIST_WORKER", None)
+    log_path = tmp_path / "demo.log"
+    log = log_path.open("wb")
+    command = [sys.executable, "-c", WITH_SIGINT_IGNORED, "./run", "demo"]
+    demo = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while "Migrating the database" not in log_path.read_text():
+            assert demo.poll() is None and time.monotonic() < deadline, log_path.read_text()[-3000:]
+            time.sleep(0.2)
+        lines = log_path.read_text().splitlines()
+        assert lines[:2] == [
+            "Warning: this demo was started with SIGINT ignored (nohup, or a script's background job):",
+            f"  Ctrl-C cannot stop it. Stop it with: kill {demo.pid}",
+        ]
+        os.kill(demo.pid, signal.SIGINT)  # ignored: it runs on
+        time.sleep(1)
+        assert demo.poll() is None
+        os.kill(demo.pid, signal.SIGTERM)  # what the warning says
+        demo.wait(90)
+    finally:
+        if demo.poll() is None:
+            os.killpg(demo.pid, signal.SIGKILL)
+            demo.wait()
+        left = stray(tmp_path / "var")
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+    assert demo.returncode == 143
+    assert not left, f"./run demo left processes running: {left}"
+
+
+def test_closing_the_terminal_stops_the_demo(tmp_path):
+    """The terminal that started ``./run demo`` closes: SIGHUP stops it, and
+    everything it started, as Ctrl-C does (exit 129), with no warning."""
+    port = free_port_below_ephemeral()
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY"}}
+    env.update(PORT=str(port), FLEET_SIM_BASE_PORT="0", FLEET_VAR_DIR=str(tmp_path / "var"))
+    env.pop("PYTEST_XDIST_WORKER", None)
+    log_path = tmp_path / "demo.log"
+    log = log_path.open("wb")
+    command = [sys.executable, "-c", AS_A_SHELL_STARTS_IT, "./run", "demo"]
+    demo = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while "Migrating the database" not in log_path.read_text():
+            assert demo.poll() is None and time.monotonic() < deadline, log_path.read_text()[-3000:]
+            time.sleep(0.2)
+        assert not log_path.read_text().startswith("Warning")
+        os.kill(demo.pid, signal.SIGHUP)
+        demo.wait(90)
+    finally:
+        if demo.poll() is None:
+            os.killpg(demo.pid, signal.SIGKILL)
+            demo.wait()
+        left = stray(tmp_path / "var")
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+    assert demo.returncode == 129
+    assert not left, f"./run demo left processes running: {left}"
