@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from placement.model_catalogue import ModelSpec
 
-from .constants import CALIBRATION_BOUNDS, ENGINES, EngineConstants, PerfConstants
+from .constants import CALIBRATION_BOUNDS, ENGINES, OWN_TP_COSTS, EngineConstants, PerfConstants
 from .fitted import default_constants
 from .points import PointError
 from .prediction import Layout, _step_ms, own_stream_cost, predict, predict_prefill_tps
@@ -183,6 +183,51 @@ def _refit_streams(runs: list[LabRun], c: PerfConstants, engine: str) -> float:
     return _clamp("stream_overhead_ms", min(_grid(*CALIBRATION_BOUNDS["stream_overhead_ms"], 0.05), key=cost))
 
 
+def _refit_own_tp_costs(runs: list[LabRun], c: PerfConstants, engine: str, e: EngineConstants) -> EngineConstants:
+    """An engine of ``OWN_TP_COSTS`` measured by the lab under tensor or
+    expert parallelism: its extra latency per all-reduce re-fitted on those
+    one-stream runs (a 5 µs grid) and its prefill all-reduce factor on those
+    prompts (a grid of eighth powers of two), each within CALIBRATION_BOUNDS,
+    by least squares of the log ratio. The lab's own set-up replaces the one
+    published experiment that set them."""
+    spread = [r for r in runs if r.layout.tp > 1 or r.layout.ep > 1]
+
+    def trial(new: EngineConstants) -> PerfConstants:
+        return replace(c, engines={**c.engines, engine: new})
+
+    decode = [r for r in spread if r.decode_tps]
+    if decode:
+
+        def decode_cost(extra_us: float) -> float:
+            t = trial(replace(e, allreduce_extra_us=extra_us))
+            return math.fsum(
+                math.log(predict(r.model, r.layout, context_tokens=r.context, constants=t).decode_tps / r.decode_tps)
+                ** 2
+                for r in decode
+                if r.decode_tps
+            )
+
+        extra = min(_grid(*CALIBRATION_BOUNDS["allreduce_extra_us"], 5.0), key=decode_cost)
+        e = replace(e, allreduce_extra_us=_clamp("allreduce_extra_us", extra))
+    prompts = [r for r in spread if r.prefill_tps]
+    if prompts:
+        low, high = CALIBRATION_BOUNDS["prefill_comm_factor"]
+        steps = round(8 * math.log2(high / low))
+        factors = [low * 2 ** (i / 8) for i in range(steps + 1)]
+
+        def prefill_cost(factor: float) -> float:
+            t = trial(replace(e, prefill_comm_factor=factor))
+            return math.fsum(
+                math.log(predict_prefill_tps(r.model, r.layout, prompt_tokens=r.prompt, constants=t) / r.prefill_tps)
+                ** 2
+                for r in prompts
+                if r.prefill_tps
+            )
+
+        e = replace(e, prefill_comm_factor=_clamp("prefill_comm_factor", min(factors, key=prefill_cost)))
+    return e
+
+
 def _refit_collectives(runs: list[LabRun], c: PerfConstants) -> dict[str, float]:
     """Per exchange path and backend (direct, ring, switch with NCCL, switch
     with RoCEnante), a factor on its all-reduce latency that best predicts the
@@ -211,7 +256,8 @@ def _refit_collectives(runs: list[LabRun], c: PerfConstants) -> dict[str, float]
 def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibration:
     """Re-fit each engine's constants on the lab's own runs of that engine
     (bandwidth efficiency, cost per sublayer, prefill speed: on its one-node
-    runs), within the documented bounds; engines without such runs keep the
+    runs; an engine's own tensor-parallel costs: on its multi-node runs),
+    within the documented bounds; engines without such runs keep the
     published fit. Runs at several streams re-fit the engine's
     cost per extra stream; multi-node runs re-fit the latency of the exchange
     path and collective backend they used. The routing exponent and the cost
@@ -232,10 +278,19 @@ def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibrat
         new = _refit_decode(single, c, engine) if single else old
         trial = replace(c, engines={**engines, engine: new})
         new = _refit_prefill(single, trial, engine, new) if single else new
+        if engine in OWN_TP_COSTS:
+            new = _refit_own_tp_costs(mine, replace(c, engines={**engines, engine: new}), engine, new)
         trial = replace(c, engines={**engines, engine: new})
         new = replace(new, stream_overhead_ms=_refit_streams(mine, trial, engine))
         engines[engine] = new
-        for name in ("mem_efficiency", "sublayer_us", "prefill_tflops", "stream_overhead_ms"):
+        for name in (
+            "mem_efficiency",
+            "sublayer_us",
+            "prefill_tflops",
+            "allreduce_extra_us",
+            "prefill_comm_factor",
+            "stream_overhead_ms",
+        ):
             if not math.isclose(getattr(old, name), getattr(new, name), rel_tol=1e-9):
                 changes.append((engine, name, getattr(old, name), getattr(new, name)))
     label = ", ".join(f"{e}: {n} run{'s' if n != 1 else ''}" for e, n in counts.items())

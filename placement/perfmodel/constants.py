@@ -147,6 +147,9 @@ CALIBRATION_BOUNDS: dict[str, tuple[float, float]] = {
     "prefill_scale": (0.25, 4.0),
     "stream_overhead_ms": (0.0, 5.0),
     "collective_scale": (0.5, 4.0),
+    # an engine's own tensor-parallel costs (``OWN_TP_COSTS``), from the lab's multi-node runs of it
+    "allreduce_extra_us": (0.0, 1000.0),
+    "prefill_comm_factor": (0.25, 32.0),
 }
 
 

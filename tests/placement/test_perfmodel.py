@@ -702,6 +702,47 @@ def test_a_labs_own_sglang_runs_on_two_nodes_lift_the_single_source_flag():
     assert cal.constants.single_source == {}
 
 
+def test_a_labs_own_sglang_runs_on_two_nodes_refit_sglangs_own_tensor_parallel_costs():
+    """A lab whose SGLang TP2 collectives are as fast as vLLM's (the one
+    published experiment's were slow): its two-node runs re-fit SGLang's
+    extra latency per all-reduce and its prefill all-reduce factor, and its
+    predictions come to within a few percent of what it measured; vLLM and
+    SGLang's one-node prefill keep the published fit."""
+    from placement.perfmodel import single_source_alternative
+
+    published = default_constants()
+    fast, _ = single_source_alternative(published, "sglang", "tp")
+    layout = Layout(tp=2, path="direct", engine="sglang")
+    runs = []
+    for slug in ("qwen3-32b", "qwen3-coder-next"):
+        model = get_seed_model(slug)
+        measured = predict(model, layout, context_tokens=1024, prompt_tokens=2048, constants=fast)
+        runs.append(LabRun(slug, model, layout, 1024, 2048, measured.decode_tps, measured.prefill_tps))
+    cal = calibrate(runs)
+    sglang = cal.constants.engine("sglang")
+    assert sglang.allreduce_extra_us == pytest.approx(0.0, abs=5.0)
+    assert sglang.prefill_comm_factor == pytest.approx(1.0, rel=0.1)
+    assert published.engine("sglang").allreduce_extra_us > 300 and published.engine("sglang").prefill_comm_factor > 10
+    changed = {(engine, name) for engine, name, _, _ in cal.changes}
+    assert {("sglang", "allreduce_extra_us"), ("sglang", "prefill_comm_factor")} <= changed
+    before = {(e.key, e.metric): abs(e.error_pct) for e in cal.before}
+    after = {(e.key, e.metric): abs(e.error_pct) for e in cal.after}
+    assert all(before[key] > 30.0 for key in before)
+    assert all(after[key] < 3.0 for key in after), after
+    assert cal.constants.engine("vllm") == published.engine("vllm")
+    one = Layout(engine="sglang")
+    model = get_seed_model("qwen3-32b")
+    assert predict(model, one, context_tokens=1024, constants=cal.constants).prefill_tps == pytest.approx(
+        predict(model, one, context_tokens=1024).prefill_tps
+    )
+    # the bounds hold whatever a lab measures
+    absurd = calibrate([LabRun("slow", model, layout, 1024, 2048, 0.01, 0.01)]).constants.engine("sglang")
+    assert (absurd.allreduce_extra_us, absurd.prefill_comm_factor) == (
+        CALIBRATION_BOUNDS["allreduce_extra_us"][1],
+        CALIBRATION_BOUNDS["prefill_comm_factor"][1],
+    )
+
+
 def test_calibration_stays_within_its_documented_bounds():
     gpt = get_seed_model("gpt-oss-120b")
     absurd = [
