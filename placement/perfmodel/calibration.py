@@ -188,7 +188,8 @@ def _refit_own_tp_costs(runs: list[LabRun], c: PerfConstants, engine: str, e: En
     expert parallelism: its extra latency per all-reduce re-fitted on those
     one-stream runs (a 5 µs grid) and its prefill all-reduce factor on those
     prompts (a grid of eighth powers of two), each within CALIBRATION_BOUNDS,
-    by least squares of the log ratio. The lab's own set-up replaces the one
+    by least squares of the log ratio, searched coarse then fine (each cost
+    falls then rises along its grid: the prediction is monotone in it). The lab's own set-up replaces the one
     published experiment that set them."""
     spread = [r for r in runs if r.layout.tp > 1 or r.layout.ep > 1]
 
@@ -207,7 +208,9 @@ def _refit_own_tp_costs(runs: list[LabRun], c: PerfConstants, engine: str, e: En
                 if r.decode_tps
             )
 
-        extra = min(_grid(*CALIBRATION_BOUNDS["allreduce_extra_us"], 5.0), key=decode_cost)
+        low, high = CALIBRATION_BOUNDS["allreduce_extra_us"]
+        coarse = min(_grid(low, high, 50.0), key=decode_cost)
+        extra = min(_grid(max(low, coarse - 50.0), min(high, coarse + 50.0), 5.0), key=decode_cost)
         e = replace(e, allreduce_extra_us=_clamp("allreduce_extra_us", extra))
     prompts = [r for r in spread if r.prefill_tps]
     if prompts:
@@ -224,7 +227,9 @@ def _refit_own_tp_costs(runs: list[LabRun], c: PerfConstants, engine: str, e: En
                 if r.prefill_tps
             )
 
-        e = replace(e, prefill_comm_factor=_clamp("prefill_comm_factor", min(factors, key=prefill_cost)))
+        at = min(range(0, len(factors), 4), key=lambda i: prefill_cost(factors[i]))
+        near = factors[max(0, at - 4) : at + 5]
+        e = replace(e, prefill_comm_factor=_clamp("prefill_comm_factor", min(near, key=prefill_cost)))
     return e
 
 
