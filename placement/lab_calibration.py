@@ -9,6 +9,7 @@ unchanged.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from core.hooks import Hook
@@ -24,6 +25,14 @@ def lab_runs() -> list[LabRun]:
     return [run for reader in LAB_RUNS for run in reader()]
 
 
+@functools.lru_cache(maxsize=4)
+def _calibrated(runs: tuple[LabRun, ...]) -> Calibration:
+    return calibrate(list(runs))
+
+
 def lab_calibration() -> Calibration:
-    """The published fit re-fitted on the lab's runs (unchanged without runs)."""
-    return calibrate(lab_runs())
+    """The published fit re-fitted on the lab's runs (unchanged without runs).
+    The runs are read every time; the re-fit, a few milliseconds a run, only
+    when they differ from a recent call's (a benchmark finished, a run was
+    edited): the plan pages and APIs ask on every request."""
+    return _calibrated(tuple(lab_runs()))
