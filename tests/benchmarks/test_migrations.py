@@ -119,20 +119,17 @@ def test_published_rows_of_a_database_at_0005_get_the_seeds_words_and_measured_r
     assert BenchmarkRun.objects.get(pk=mine.pk).notes == "stale, mine"
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_database_at_0008_gets_the_published_rows_added_since():
-    """benchmarks 0009: a database migrated to 0008 before llama.cpp's
-    training batch tables and the second fresh set existed stores them as
-    published rows, in the seed's words, once; the rows it held stay one each."""
+def rows_added_since(migration: str, added: set[str]):
+    """A database at ``migration`` (of benchmarks) without the published rows
+    ``added``, as before they were known, migrated to the end: the published
+    rows afterwards, each checked to be in the seed's words, once."""
     from benchmarks.seed import published_notes, published_reference
     from placement.published import PUBLISHED_POINTS
 
-    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-04b" or p.origin.endswith("batched-train")}
-    assert len(added) == 36  # 26 points of the second set, 10 of the batch tables
-    MigrationExecutor(connection).migrate([("benchmarks", "0008_published_fresh")])
-    old = MigrationExecutor(connection).loader.project_state([("benchmarks", "0008_published_fresh")]).apps
+    MigrationExecutor(connection).migrate([("benchmarks", migration)])
+    old = MigrationExecutor(connection).loader.project_state([("benchmarks", migration)]).apps
     Run = old.get_model("benchmarks", "BenchmarkRun")
-    Run.objects.filter(published_key__in=added).delete()  # as a database at 0008 before they were known
+    Run.objects.filter(published_key__in=added).delete()
     before = Run.objects.filter(source="published").count()
 
     migrate(before=False)
@@ -145,6 +142,19 @@ def test_a_database_at_0008_gets_the_published_rows_added_since():
     for row in rows.filter(published_key__in=added):
         p = point[row.published_key]
         assert (row.reference, row.notes) == (published_reference(p), published_notes(p)), row.published_key
+    return rows
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_at_0008_gets_the_published_rows_added_since():
+    """benchmarks 0009: a database migrated to 0008 before llama.cpp's
+    training batch tables and the second fresh set existed stores them as
+    published rows, in the seed's words, once; the rows it held stay one each."""
+    from placement.published import PUBLISHED_POINTS
+
+    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-04b" or p.origin.endswith("batched-train")}
+    assert len(added) == 36  # 26 points of the second set, 10 of the batch tables
+    rows = rows_added_since("0008_published_fresh", added)
     second = rows.get(published_key="qwen3-235b-a22b-2-llamacpp-rpc-q2k-koyo-pair1")
     assert (second.node_count, second.engine, second.pp) == (2, "llama.cpp", 2)
     assert "collected on 2026-12-04b, after the performance model was frozen" in second.notes
@@ -155,27 +165,11 @@ def test_a_database_at_0009_gets_the_third_fresh_set():
     """benchmarks 0010: a database migrated to 0009 before the third fresh set
     existed stores its figures as published rows, in the seed's words, once;
     the rows it held stay one each."""
-    from benchmarks.seed import published_notes, published_reference
     from placement.published import PUBLISHED_POINTS
 
     added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-04c"}
     assert len(added) == 9
-    MigrationExecutor(connection).migrate([("benchmarks", "0009_published_second_fresh")])
-    old = MigrationExecutor(connection).loader.project_state([("benchmarks", "0009_published_second_fresh")]).apps
-    Run = old.get_model("benchmarks", "BenchmarkRun")
-    Run.objects.filter(published_key__in=added).delete()  # as a database at 0009 before they were known
-    before = Run.objects.filter(source="published").count()
-
-    migrate(before=False)
-
-    from benchmarks.models import BenchmarkRun
-
-    point = {p.key: p for p in PUBLISHED_POINTS}
-    rows = BenchmarkRun.objects.filter(source="published")
-    assert rows.count() == before + len(added) == len(point)
-    for row in rows.filter(published_key__in=added):
-        p = point[row.published_key]
-        assert (row.reference, row.notes) == (published_reference(p), published_notes(p)), row.published_key
+    rows = rows_added_since("0009_published_second_fresh", added)
     awq = rows.get(published_key="qwen3-coder-30b-a3b-1-vllm-awq-dataforgex-seqs8")
     assert (awq.node_count, awq.engine, awq.decode_tps) == (1, "vllm", 52.0)
     assert "collected on 2026-12-04c, after the performance model was frozen" in awq.notes

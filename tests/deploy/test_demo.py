@@ -63,16 +63,46 @@ def scrape(port: int) -> str:
         return ""
 
 
-def test_the_demo_counts_the_workers_tasks_and_polls_in_its_metrics(tmp_path):
+def start_demo(tmp_path: Path, wrapper: str, **settings: str) -> tuple[subprocess.Popen[bytes], int]:
+    """``./run demo`` on free ports with its own var folder, started through
+    ``wrapper`` (how its parent hands it its signals), its output in demo.log;
+    and its web app's port."""
     # The simulated Sparks take ports the OS picks: the web app's must not be one it can pick.
     port = free_port_below_ephemeral()
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY"}}
-    env.update(PORT=str(port), FLEET_SIM_BASE_PORT="0", FLEET_VAR_DIR=str(tmp_path / "var"), FLEET_POLL_INTERVAL_S="5")
+    env.update(PORT=str(port), FLEET_SIM_BASE_PORT="0", FLEET_VAR_DIR=str(tmp_path / "var"), **settings)
     env.pop("PYTEST_XDIST_WORKER", None)
     log = (tmp_path / "demo.log").open("wb")
-    command = [sys.executable, "-c", AS_A_SHELL_STARTS_IT, "./run", "demo"]
+    command = [sys.executable, "-c", wrapper, "./run", "demo"]
     demo = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)  # fmt: skip
+    return demo, port
+
+
+def left_running(demo: subprocess.Popen[bytes], tmp_path: Path) -> list[int]:
+    """Kills whatever the demo left (its group if it still runs; then every
+    process of its var folder), and says which were left."""
+    if demo.poll() is None:
+        os.killpg(demo.pid, signal.SIGKILL)
+        demo.wait()
+    left = stray(tmp_path / "var")
+    for pid in left:  # only this demo's processes: their environment names this test's var folder
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
+def until_migrating(demo: subprocess.Popen[bytes], tmp_path: Path) -> str:
+    """The demo's output once it has started migrating its database."""
+    log = tmp_path / "demo.log"
+    deadline = time.monotonic() + 120
+    while "Migrating the database" not in log.read_text():
+        assert demo.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+        time.sleep(0.2)
+    return log.read_text()
+
+
+def test_the_demo_counts_the_workers_tasks_and_polls_in_its_metrics(tmp_path):
+    demo, port = start_demo(tmp_path, AS_A_SHELL_STARTS_IT, FLEET_POLL_INTERVAL_S="5")
     try:
         deadline = time.monotonic() + 300
         missing = list(WANTED)
@@ -89,11 +119,8 @@ def test_the_demo_counts_the_workers_tasks_and_polls_in_its_metrics(tmp_path):
         try:
             demo.wait(30)
         except subprocess.TimeoutExpired:
-            os.killpg(demo.pid, signal.SIGKILL)
-            demo.wait()
-        left = stray(tmp_path / "var")
-        for pid in left:  # only this demo's processes: their environment names this test's var folder
-            os.kill(pid, signal.SIGKILL)
+            pass
+        left = left_running(demo, tmp_path)
     assert not left, f"./run demo left processes running: {left}"
     assert demo.returncode == 130
     assert "Stopped." in (tmp_path / "demo.log").read_text()
@@ -111,21 +138,9 @@ def test_a_demo_started_with_sigint_ignored_says_ctrl_c_cannot_stop_it_and_kill_
     """Started with SIGINT ignored, ``./run demo`` says at once that Ctrl-C
     cannot stop it and names the command that does (its own pid); that
     command stops it while it is still migrating, with nothing left running."""
-    port = free_port_below_ephemeral()
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY"}}
-    env.update(PORT=str(port), FLEET_SIM_BASE_PORT="0", FLEET_VAR_DIR=str(tmp_path / "var"))
-    env.pop("PYTEST_XDIST_WORKER", None)
-    log_path = tmp_path / "demo.log"
-    log = log_path.open("wb")
-    command = [sys.executable, "-c", WITH_SIGINT_IGNORED, "./run", "demo"]
-    demo = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)  # fmt: skip
+    demo, _ = start_demo(tmp_path, WITH_SIGINT_IGNORED)
     try:
-        deadline = time.monotonic() + 120
-        while "Migrating the database" not in log_path.read_text():
-            assert demo.poll() is None and time.monotonic() < deadline, log_path.read_text()[-3000:]
-            time.sleep(0.2)
-        lines = log_path.read_text().splitlines()
+        lines = until_migrating(demo, tmp_path).splitlines()
         assert lines[:2] == [
             "Warning: this demo was started with SIGINT ignored (nohup, or a script's background job):",
             f"  Ctrl-C cannot stop it. Stop it with: kill {demo.pid}",
@@ -136,12 +151,7 @@ def test_a_demo_started_with_sigint_ignored_says_ctrl_c_cannot_stop_it_and_kill_
         os.kill(demo.pid, signal.SIGTERM)  # what the warning says
         demo.wait(90)
     finally:
-        if demo.poll() is None:
-            os.killpg(demo.pid, signal.SIGKILL)
-            demo.wait()
-        left = stray(tmp_path / "var")
-        for pid in left:
-            os.kill(pid, signal.SIGKILL)
+        left = left_running(demo, tmp_path)
     assert demo.returncode == 143
     assert not left, f"./run demo left processes running: {left}"
 
@@ -149,29 +159,12 @@ def test_a_demo_started_with_sigint_ignored_says_ctrl_c_cannot_stop_it_and_kill_
 def test_closing_the_terminal_stops_the_demo(tmp_path):
     """The terminal that started ``./run demo`` closes: SIGHUP stops it, and
     everything it started, as Ctrl-C does (exit 129), with no warning."""
-    port = free_port_below_ephemeral()
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY"}}
-    env.update(PORT=str(port), FLEET_SIM_BASE_PORT="0", FLEET_VAR_DIR=str(tmp_path / "var"))
-    env.pop("PYTEST_XDIST_WORKER", None)
-    log_path = tmp_path / "demo.log"
-    log = log_path.open("wb")
-    command = [sys.executable, "-c", AS_A_SHELL_STARTS_IT, "./run", "demo"]
-    demo = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)  # fmt: skip
+    demo, _ = start_demo(tmp_path, AS_A_SHELL_STARTS_IT)
     try:
-        deadline = time.monotonic() + 120
-        while "Migrating the database" not in log_path.read_text():
-            assert demo.poll() is None and time.monotonic() < deadline, log_path.read_text()[-3000:]
-            time.sleep(0.2)
-        assert not log_path.read_text().startswith("Warning")
+        assert not until_migrating(demo, tmp_path).startswith("Warning")
         os.kill(demo.pid, signal.SIGHUP)
         demo.wait(90)
     finally:
-        if demo.poll() is None:
-            os.killpg(demo.pid, signal.SIGKILL)
-            demo.wait()
-        left = stray(tmp_path / "var")
-        for pid in left:
-            os.kill(pid, signal.SIGKILL)
+        left = left_running(demo, tmp_path)
     assert demo.returncode == 129
     assert not left, f"./run demo left processes running: {left}"

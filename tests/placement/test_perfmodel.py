@@ -447,138 +447,109 @@ def test_held_out_figures_fall_in_their_ranges_about_as_often_as_the_goal_asks()
     assert earlier.median_half_width("holdout") <= 32.0
 
 
-def test_the_fresh_held_out_set_was_collected_apart_and_is_judged_by_the_model_that_predicted_it_once():
-    """The runs collected on 2026-12-04 are whole experiments of their own,
-    held out, each with its address; the model frozen at FRESH's commit
-    predicted them once (published_fresh.PREDICTED_ONCE), and the set's
-    goals are that model's, whatever the stored model predicts now. The
-    model has changed since (llama.cpp's batching), and the report says the
-    set is no longer unseen."""
+def judged_fresh_set(day: str, commit: str, stored: dict, figures: int, experiments: int):
+    """A set of held-out runs collected on ``day`` after the model was frozen
+    at ``commit``: whole experiments of their own, held out, each with its
+    address; judged by the predictions that model stored once (``stored``),
+    whatever the stored model predicts now, in the words PERFORMANCE_MODEL.md
+    quotes. The set, and its lines of the report."""
     from placement.perfmodel.report import FRESH, fresh_goals_text, fresh_sets
+
+    points = [p for p in PUBLISHED_POINTS if p.collected == day]
+    assert FRESH[day] == commit
+    assert all(p.role == "holdout" and p.url.startswith("https://") for p in points)
+    others = {p.source_id for p in PUBLISHED_POINTS if p.collected != day}
+    assert not {p.source_id for p in points} & others  # no experiment is partly fresh
+    report = fit_report(DEFAULT_READING)
+    found = next(f for f in fresh_sets(report) if f.day == day)
+    assert found.experiments == len({p.source_id for p in points}) == experiments
+    assert len(found.report.errors) == len(stored) == figures
+    assert {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.report.errors} == stored
+    assert {(e.key, e.metric) for e in found.current.errors} == stored.keys()
+    lines = fresh_goals_text(report)
+    doc = DOC.read_text()
+    for line in lines:
+        assert line in doc, line
+    start = lines.index(
+        f"The same goals on the {figures} held-out figures of {experiments} experiments collected on {day}, after "
+        f"the model was frozen at {commit}, as it predicted them once:"
+    )
+    return points, found, lines[start:]
+
+
+def moved_since(found, stored: dict) -> set[tuple[str, str]]:
+    """The figures the stored model predicts otherwise than the frozen one did."""
+    now = {(e.key, e.metric): e.predicted for e in found.current.errors}
+    return {figure for figure, (predicted, _, _) in stored.items() if abs(now[figure] - predicted) > 0.006}
+
+
+SEEN = (
+    "- the model has changed since: these figures now count among the held-out runs it was designed beside, "
+    "no longer unseen"
+)
+
+
+def test_the_fresh_held_out_set_was_collected_apart_and_is_judged_by_the_model_that_predicted_it_once():
+    """The runs collected on 2026-12-04 were predicted once by the model
+    frozen at f4e432a; the model has changed since (llama.cpp's batching,
+    SGLang's prefill), and the report says the set is no longer unseen."""
     from placement.published_fresh import COLLECTED, PREDICTED_ONCE
 
-    fresh = [p for p in PUBLISHED_POINTS if p.collected == COLLECTED]
-    assert COLLECTED in FRESH
-    assert len(fresh) >= 20 and all(p.role == "holdout" and p.url.startswith("https://") for p in fresh)
-    earlier = {p.source_id for p in PUBLISHED_POINTS if not p.collected}
-    assert not {p.source_id for p in fresh} & earlier  # no experiment is partly fresh
-    report = fit_report(DEFAULT_READING)
-    found = next(f for f in fresh_sets(report) if f.day == COLLECTED)
-    assert found.experiments == len({p.source_id for p in fresh}) == 9
-    once = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.report.errors}
-    assert once == PREDICTED_ONCE
+    points, found, mine = judged_fresh_set(COLLECTED, "f4e432a", PREDICTED_ONCE, len(PREDICTED_ONCE), 9)
+    assert len(points) >= 20
     # the stored model predicts llama.cpp's batches and SGLang's one-node prefill differently now, and
     # nothing else of the set
-    now = {(e.key, e.metric): e.predicted for e in found.current.errors}
-    moved = {figure for figure, (predicted, _, _) in PREDICTED_ONCE.items() if abs(now[figure] - predicted) > 0.006}
+    moved = moved_since(found, PREDICTED_ONCE)
     sglang_prefill = ("qwen3.8-27b-1-sglang-fp8-kubesimplify", "prefill")
     assert sglang_prefill in moved
     assert all("-llamacpp-batched-" in key for key, _ in moved - {sglang_prefill})
-    assert found.seen_since
-    lines = fresh_goals_text(report)
-    start = lines.index(
-        f"The same goals on the {len(PREDICTED_ONCE)} held-out figures of 9 experiments collected on "
-        f"{COLLECTED}, after the model was frozen at {FRESH[COLLECTED]}, as it predicted them once:"
-    )
-    mine = lines[start:]
+    assert found.seen_since and SEEN in mine
     assert "- inside ranges: 81.6% (at least 80%): met" in mine
     assert "- aggregate median: 23.8% (at most 15%): NOT met" in mine
-    assert (
-        "- the model has changed since: these figures now count among the held-out runs it was designed "
-        "beside, no longer unseen"
-    ) in mine
-    doc = DOC.read_text()
-    for line in lines:
-        assert line in doc, line
 
 
 def test_the_second_fresh_set_is_judged_by_the_model_that_predicted_it_once():
-    """The runs collected after llama.cpp's batching fit (2026-12-04b) are
-    whole experiments of their own, held out, with their addresses, some on
-    two Sparks; their goals are those of the model frozen at daa5b2a, as it
-    predicted them once (one stream's median met, 62.2% inside its ranges).
-    The model has changed since (SGLang's prefill, a cost of tensor
-    parallelism), and only SGLang's one-node prefill moved: the report says
-    the set is no longer unseen."""
-    from placement.perfmodel.report import FRESH, fresh_goals_text, fresh_sets
+    """The runs collected after llama.cpp's batching fit (2026-12-04b), some
+    on two Sparks, were predicted once by the model frozen at daa5b2a (one
+    stream's median met, 62.2% inside its ranges). The model has changed
+    since (SGLang's prefill, a cost of tensor parallelism), and only SGLang's
+    one-node prefill moved: the report says the set is no longer unseen."""
     from placement.published_fresh_second import COLLECTED_SECOND, PREDICTED_ONCE
 
-    second = [p for p in PUBLISHED_POINTS if p.collected == COLLECTED_SECOND]
-    assert FRESH[COLLECTED_SECOND] == "daa5b2a"
-    assert all(p.role == "holdout" and p.url.startswith("https://") for p in second)
-    assert {p.nodes for p in second} == {1, 2} and {p.engine for p in second} == {"vllm", "sglang", "llama.cpp"}
-    others = {p.source_id for p in PUBLISHED_POINTS if p.collected != COLLECTED_SECOND}
-    assert not {p.source_id for p in second} & others
-    report = fit_report(DEFAULT_READING)
-    found = next(f for f in fresh_sets(report) if f.day == COLLECTED_SECOND)
-    assert found.experiments == 8 and len(found.report.errors) == len(PREDICTED_ONCE) == 37
-    once = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.report.errors}
-    assert once == PREDICTED_ONCE
+    points, found, mine = judged_fresh_set(COLLECTED_SECOND, "daa5b2a", PREDICTED_ONCE, 37, 8)
+    assert {p.nodes for p in points} == {1, 2} and {p.engine for p in points} == {"vllm", "sglang", "llama.cpp"}
+    assert moved_since(found, PREDICTED_ONCE) == {("llama-3.1-8b-1-sglang-fp8-lmsys", "prefill")}
     now = {(e.key, e.metric): e.predicted for e in found.current.errors}
-    assert now.keys() == PREDICTED_ONCE.keys()
-    moved = {figure for figure, (predicted, _, _) in PREDICTED_ONCE.items() if abs(now[figure] - predicted) > 0.006}
-    assert moved == {("llama-3.1-8b-1-sglang-fp8-lmsys", "prefill")}
     assert now["llama-3.1-8b-1-sglang-fp8-lmsys", "prefill"] == pytest.approx(4878.43, abs=0.01)
-    assert found.seen_since
-    lines = fresh_goals_text(report)
-    start = lines.index(
-        f"The same goals on the 37 held-out figures of 8 experiments collected on {COLLECTED_SECOND}, after the "
-        "model was frozen at daa5b2a, as it predicted them once:"
-    )
-    mine = lines[start:]
+    assert found.seen_since and SEEN in mine
     assert "- decode median: 7.5% (at most 10%): met" in mine
     assert "- inside ranges: 62.2% (at least 80%): NOT met" in mine
-    assert (
-        "- the model has changed since: these figures now count among the held-out runs it was designed "
-        "beside, no longer unseen"
-    ) in mine
-    doc = DOC.read_text()
-    for line in lines:
-        assert line in doc, line
 
 
 def test_the_third_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
-    """The runs collected after SGLang's prefill change (2026-12-04c) are
-    whole experiments of their own, held out, with their addresses at a
-    commit; the stored model still predicts every figure and range as the
-    model frozen at d61cd70 did, once (a change that moves one fails here),
-    and the set's goals say how it did: all 9 inside their ranges, the worst
-    one-stream error 26% (two runs of one configuration disagree by 12%)."""
-    from placement.perfmodel.report import FRESH, fresh_goals_text, fresh_sets
+    """The runs collected after SGLang's prefill change (2026-12-04c), each
+    read at a commit of its repository: the stored model still predicts
+    every figure and range as the model frozen at d61cd70 did, once (a change
+    that moves one fails here), and the set's goals say how it did: all 9
+    inside their ranges, the worst one-stream error 26% (two runs of one
+    configuration disagree by 12%)."""
     from placement.published_fresh_third import COLLECTED_THIRD, PREDICTED_ONCE
 
-    third = [p for p in PUBLISHED_POINTS if p.collected == COLLECTED_THIRD]
-    assert FRESH[COLLECTED_THIRD] == "d61cd70"
-    assert all(p.role == "holdout" and "/blob/" in p.url for p in third)
-    assert {(p.nodes, p.engine) for p in third} == {(1, "vllm")}
-    others = {p.source_id for p in PUBLISHED_POINTS if p.collected != COLLECTED_THIRD}
-    assert not {p.source_id for p in third} & others
+    points, found, mine = judged_fresh_set(COLLECTED_THIRD, "d61cd70", PREDICTED_ONCE, 9, 4)
+    assert all("/blob/" in p.url for p in points)
+    assert {(p.nodes, p.engine) for p in points} == {(1, "vllm")}
     # every run names the variant it ran, and the catalogue or the published variants know it
-    assert {(p.model_slug, p.quantization) for p in third if p.model_slug == "qwen3-coder-30b-a3b"} == {
+    assert {(p.model_slug, p.quantization) for p in points if p.model_slug == "qwen3-coder-30b-a3b"} == {
         ("qwen3-coder-30b-a3b", "bf16"),
         ("qwen3-coder-30b-a3b", "int4"),
     }
-    report = fit_report(DEFAULT_READING)
-    found = next(f for f in fresh_sets(report) if f.day == COLLECTED_THIRD)
-    assert found.experiments == 4 and len(found.report.errors) == len(PREDICTED_ONCE) == 9
     now = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.current.errors}
-    assert now.keys() == PREDICTED_ONCE.keys()
     for figure, stored in PREDICTED_ONCE.items():
         assert now[figure] == pytest.approx(stored, abs=0.006), figure
-    assert not found.seen_since
-    lines = fresh_goals_text(report)
-    start = lines.index(
-        f"The same goals on the 9 held-out figures of 4 experiments collected on {COLLECTED_THIRD}, after the "
-        "model was frozen at d61cd70, as it predicted them once:"
-    )
-    mine = lines[start:]
+    assert not found.seen_since and not any("changed since" in line for line in mine)
     assert "- decode median: 8.1% (at most 10%): met" in mine
     assert "- decode worst: 26.0% (at most 25%): NOT met" in mine
     assert "- inside ranges: 100.0% (at least 80%): met" in mine
-    assert not any("changed since" in line for line in mine)
-    doc = DOC.read_text()
-    for line in lines:
-        assert line in doc, line
 
 
 # --- properties -------------------------------------------------------------------
