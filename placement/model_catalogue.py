@@ -396,6 +396,13 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         variants=(
             ModelVariant("fp8", hf_repo="Qwen/Qwen3-32B-FP8"),
             ModelVariant("bf16", hf_repo="Qwen/Qwen3-32B"),
+            ModelVariant(
+                "Q4_K_M",
+                round(18.40 * 1.073741824, 2),
+                gguf_repo="unsloth/Qwen3-32B-GGUF",
+                gguf_file="Qwen3-32B-Q4_K_M.gguf",
+                notes="18.40 GiB per llama-bench on a DGX Spark (DandinPower/llama.cpp_bench, model_download.md)",
+            ),
         ),
     ),
     ModelSpec(

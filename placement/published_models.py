@@ -26,7 +26,6 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
         )
         for slug, quant, gib, where in (
             ("qwen3-30b-a3b", "Q4_K_M", 17.28, "llama-bench on a DGX Spark (DandinPower/llama.cpp_bench)"),
-            ("qwen3-32b", "Q4_K_M", 18.40, "llama-bench on a DGX Spark (DandinPower/llama.cpp_bench)"),
             ("qwen3.8-27b", "Q4_K_M", 16.68, "kubesimplify.com's Qwen3.8-27B post (Unsloth's UD-Q4_K_XL)"),
             ("qwen3.6-35b-a3b", "Q4_K_M", None, "Unsloth's UD-Q4_K_M (elsung/dgx-spark-deepseek-v4-flash)"),
             ("qwen3.6-27b", "IQ4_XS", None, "Qwen3.6-27B-IQ4_XS.gguf (elsung/dgx-spark-deepseek-v4-flash)"),

@@ -11,10 +11,12 @@ from placement.models import LlmVariant
 
 pytestmark = pytest.mark.django_db
 
+# An admin's own GGUF build of a model the catalogue has none for (Qwen3-30B-A3B: the published
+# llama.cpp runs of it used the Instruct-2507 checkpoint, another version).
 GGUF = {
     "quantization": "Q4_K_M",
-    "gguf_repo": "bartowski/Qwen_Qwen3-32B-GGUF",
-    "gguf_file": "Qwen_Qwen3-32B-Q4_K_M.gguf",
+    "gguf_repo": "bartowski/Qwen_Qwen3-30B-A3B-GGUF",
+    "gguf_file": "Qwen_Qwen3-30B-A3B-Q4_K_M.gguf",
     "weights_gb": 19.8,
 }
 
@@ -41,19 +43,19 @@ def test_models_list_carries_variants_and_engine_references(api_viewer):
 
 
 def test_an_admin_adds_a_gguf_variant_and_llama_cpp_plans_with_it(api_admin, api_member, demo):
-    assert api_member.post("/api/models/qwen3-32b/variants", GGUF).status_code == 403
-    response = api_admin.post("/api/models/qwen3-32b/variants", GGUF)
+    assert api_member.post("/api/models/qwen3-30b-a3b/variants", GGUF).status_code == 403
+    response = api_admin.post("/api/models/qwen3-30b-a3b/variants", GGUF)
     assert response.status_code == 201, response.content
     assert "Q4_K_M" in [v["quantization"] for v in response.json()["variants"]]
-    plans = api_admin.post("/api/plans", {"model": "qwen3-32b", "group": demo["single"].pk, "engine": "llama.cpp"})
+    plans = api_admin.post("/api/plans", {"model": "qwen3-30b-a3b", "group": demo["single"].pk, "engine": "llama.cpp"})
     assert plans.status_code == 200, plans.content
     assert plans.json()["variant"] == "Q4_K_M"
     assert plans.json()["plans"][0]["memory_per_node_gb"]["weights"] == pytest.approx(19.8)
-    fp8 = api_admin.post("/api/plans", {"model": "qwen3-32b", "group": demo["single"].pk, "engine": "vllm"})
+    fp8 = api_admin.post("/api/plans", {"model": "qwen3-30b-a3b", "group": demo["single"].pk, "engine": "vllm"})
     assert fp8.json()["variant"] == "fp8"
-    assert fp8.json()["plans"][0]["memory_per_node_gb"]["weights"] == pytest.approx(32.8)
-    assert api_admin.delete("/api/models/qwen3-32b/variants/Q4_K_M").status_code == 204
-    assert not LlmVariant.objects.filter(model__slug="qwen3-32b", quantization="Q4_K_M").exists()
+    assert fp8.json()["plans"][0]["memory_per_node_gb"]["weights"] == pytest.approx(30.5)
+    assert api_admin.delete("/api/models/qwen3-30b-a3b/variants/Q4_K_M").status_code == 204
+    assert not LlmVariant.objects.filter(model__slug="qwen3-30b-a3b", quantization="Q4_K_M").exists()
 
 
 def test_a_variant_the_engine_cannot_load_is_refused_naming_it(api_viewer, demo):
@@ -98,12 +100,12 @@ def test_the_catalogue_page_shows_variants_and_admins_add_one(admin_client, clie
     assert "/models/llama-3.3-70b/variants/new/" in page
     client.force_login(viewer_user)
     assert "/variants/new/" not in client.get("/models/").content.decode()
-    assert client.get("/models/qwen3-32b/variants/new/").status_code == 403
-    bad = admin_client.post("/models/qwen3-32b/variants/new/", {**GGUF, "gguf_file": "x.bin"})
+    assert client.get("/models/qwen3-30b-a3b/variants/new/").status_code == 403
+    bad = admin_client.post("/models/qwen3-30b-a3b/variants/new/", {**GGUF, "gguf_file": "x.bin"})
     assert bad.status_code == 400 and "gguf" in bad.content.decode().lower()
-    good = admin_client.post("/models/qwen3-32b/variants/new/", GGUF)
+    good = admin_client.post("/models/qwen3-30b-a3b/variants/new/", GGUF)
     assert good.status_code == 302
-    assert LlmVariant.objects.filter(model__slug="qwen3-32b", quantization="Q4_K_M").exists()
+    assert LlmVariant.objects.filter(model__slug="qwen3-30b-a3b", quantization="Q4_K_M").exists()
 
 
 def test_quantization_names_are_matched_whatever_their_case(api_admin, demo):
@@ -111,24 +113,23 @@ def test_quantization_names_are_matched_whatever_their_case(api_admin, demo):
     format. A variant added as q4_k_m is stored as Q4_K_M, planned for by
     either spelling and removed by either; a second one in other case is the
     same format (a conflict)."""
-    response = api_admin.post("/api/models/qwen3-32b/variants", {**GGUF, "quantization": " q4_k_m"})
+    response = api_admin.post("/api/models/qwen3-30b-a3b/variants", {**GGUF, "quantization": " q4_k_m"})
     assert response.status_code == 201, response.content
-    stored = LlmVariant.objects.get(model__slug="qwen3-32b", gguf_repo=GGUF["gguf_repo"])
+    stored = LlmVariant.objects.get(model__slug="qwen3-30b-a3b", gguf_repo=GGUF["gguf_repo"])
     assert stored.quantization == "Q4_K_M"
-    again = api_admin.post("/api/models/qwen3-32b/variants", {**GGUF, "quantization": "Q4_k_M"})
+    again = api_admin.post("/api/models/qwen3-30b-a3b/variants", {**GGUF, "quantization": "Q4_k_M"})
     assert again.status_code == 409 and again.json()["errors"][0]["path"] == "quantization"
     for spelling in ("q4_k_m", "Q4_K_M"):
-        plans = api_admin.post(
-            "/api/plans", {"model": "qwen3-32b", "group": demo["single"].pk, "engine": "llama.cpp", "variant": spelling}
-        )
+        body = {"model": "qwen3-30b-a3b", "group": demo["single"].pk, "engine": "llama.cpp", "variant": spelling}
+        plans = api_admin.post("/api/plans", body)
         assert plans.status_code == 200, plans.content
         assert plans.json()["variant"] == "Q4_K_M"
     nvfp4 = api_admin.post(
         "/api/plans", {"model": "llama-3.3-70b", "group": demo["single"].pk, "engine": "vllm", "variant": "NVFP4"}
     )
     assert nvfp4.status_code == 200 and nvfp4.json()["variant"] == "nvfp4"
-    assert api_admin.delete("/api/models/qwen3-32b/variants/q4_k_m").status_code == 204
-    assert not LlmVariant.objects.filter(model__slug="qwen3-32b", quantization="Q4_K_M").exists()
+    assert api_admin.delete("/api/models/qwen3-30b-a3b/variants/q4_k_m").status_code == 204
+    assert not LlmVariant.objects.filter(model__slug="qwen3-30b-a3b", quantization="Q4_K_M").exists()
 
 
 def test_published_gguf_files_make_llama_cpp_plans_launchable_and_the_migration_gives_them_to_older_rows(
@@ -171,3 +172,36 @@ def test_published_gguf_files_make_llama_cpp_plans_launchable_and_the_migration_
     rows.update(gguf_repo="a-lab/own-nemotron-GGUF", created_by="admin")
     forwards(django_apps, None)
     assert list(rows.values_list("gguf_repo", flat=True)) == ["a-lab/own-nemotron-GGUF"]
+
+
+def test_qwen3_32bs_published_gguf_makes_its_llama_cpp_plan_launchable_and_0012_gives_it_to_older_rows(
+    api_member, demo
+):
+    """The lab whose llama-bench logs carry Qwen3-32B Q4_K_M (18.40 GiB)
+    downloaded it as unsloth/Qwen3-32B-GGUF's Qwen3-32B-Q4_K_M.gguf: the seed
+    row carries it, a llama.cpp plan uses it and can be launched, and a
+    database seeded before it gets it from migration 0012, once; an admin's
+    own Q4_K_M stays."""
+    from importlib import import_module
+
+    from django.apps import apps as django_apps
+
+    plans = api_member.post("/api/plans", {"model": "qwen3-32b", "group": demo["single"].pk, "engine": "llama.cpp"})
+    assert plans.status_code == 200, plans.content
+    body = plans.json()
+    assert body["variant"] == "Q4_K_M" and body["launch_missing"] == {}
+    assert body["plans"][0]["memory_per_node_gb"]["weights"] == pytest.approx(19.76)
+    launch = body["plans"][body["recommended"]]["launch"]["llama.cpp-rpc"]
+    assert "unsloth/Qwen3-32B-GGUF" in launch and "Qwen3-32B-Q4_K_M.gguf" in launch
+
+    forwards = import_module("placement.migrations.0012_gguf_qwen3_32b").forwards
+    rows = LlmVariant.objects.filter(model__slug="qwen3-32b", quantization="Q4_K_M")
+    rows.delete()  # as a database seeded before the variant was known
+    forwards(django_apps, None)
+    forwards(django_apps, None)
+    assert list(rows.values_list("weights_gb", "gguf_repo", "gguf_file", "created_by")) == [
+        (19.76, "unsloth/Qwen3-32B-GGUF", "Qwen3-32B-Q4_K_M.gguf", "seed")
+    ]
+    rows.update(gguf_repo="a-lab/own-qwen3-32b-GGUF", created_by="admin")
+    forwards(django_apps, None)
+    assert list(rows.values_list("gguf_repo", flat=True)) == ["a-lab/own-qwen3-32b-GGUF"]
