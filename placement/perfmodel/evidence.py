@@ -20,7 +20,7 @@ from placement.published import PUBLISHED_POINTS
 from .constants import DEFAULT_READING
 from .points import FigureClass, point_class
 from .ranges import metric_words
-from .report import fit_report
+from .report import fit_report, fresh_sets
 
 # fewer figures of a family than this, and every family of the kind is taken
 MIN_FAMILY_FIGURES = 2
@@ -39,7 +39,7 @@ class HeldOutEvidence:
     basis: str  # the kind, in words
     figures: int
     experiments: int
-    fresh: int  # of them, collected after the model was frozen (predicted once)
+    fresh: int  # of them, in a set collected after the model was frozen that it has not changed since
     low_pct: float
     high_pct: float
     median_pct: float
@@ -47,12 +47,12 @@ class HeldOutEvidence:
     @property
     def words(self) -> str:
         """'On 3 held-out figures of ... (1 experiment; 3 collected after the
-        model was frozen), the published fit predicted 57% to 64% too fast
-        (median 63% too fast).'"""
+        model was frozen and never used to change it), the published fit
+        predicted 57% to 64% too fast (median 63% too fast).'"""
         counted = f"{self.experiments} experiment{'s' if self.experiments != 1 else ''}"
         if self.fresh:
             counted += "; " + ("" if self.figures == 1 else f"{self.fresh} of them ")
-            counted += "collected after the model was frozen"
+            counted += "collected after the model was frozen and never used to change it"
         median = "" if self.figures == 1 else f" (median {_signed(self.median_pct)})"
         return (
             f"On {self.figures} held-out figure{'s' if self.figures != 1 else ''} of {self.basis} ({counted}), "
@@ -105,14 +105,17 @@ _Figure = tuple[str, float, str, bool, int]  # family, signed error %, experimen
 def _held_out_by_kind() -> dict[_Kind, list[_Figure]]:
     """Every held-out figure's error under the stored published fit, by kind."""
     by_key = {p.key: p for p in PUBLISHED_POINTS}
+    report = fit_report(DEFAULT_READING)
+    # a set the model has changed since it was seen no longer judges it on runs nobody tuned it against
+    unseen = {f.day for f in fresh_sets(report) if not f.seen_since}
     out: dict[_Kind, list[_Figure]] = {}
-    for e in fit_report(DEFAULT_READING).errors:
+    for e in report.errors:
         if e.role != "holdout":
             continue
         p = by_key[e.key]
         cls = point_class(p, e.metric)
         kind = (cls.metric, cls.engine, cls.parallel, cls.mode)
-        out.setdefault(kind, []).append((cls.family, e.error_pct, p.source_id, bool(p.collected), p.concurrency))
+        out.setdefault(kind, []).append((cls.family, e.error_pct, p.source_id, p.collected in unseen, p.concurrency))
     return out
 
 
