@@ -1,7 +1,7 @@
 """Time the calibration by the lab's own runs (``perfmodel.calibrate``), which
 the plan pages, the plan API and the designer run on every request.
 
-At 2, 10 and 40 lab runs of Qwen3-32B on two Sparks over the direct cable:
+At 2, 10, 40 and 200 lab runs of Qwen3-32B on two Sparks over the direct cable:
 vLLM's runs (each re-fits vLLM's bandwidth constants and the path's
 collective latency) and SGLang's (which also re-fit SGLang's own
 tensor-parallel costs: its extra latency per all-reduce and its prefill
@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import median_seconds  # noqa: E402 - bench/ is the script's own folder
 
-SIZES = (2, 10, 40)
+# 200: the most runs lab_runs() reads (benchmarks.lab_runs.MAX_RUNS)
+SIZES = (2, 10, 40, 200)
 
 
 def main() -> int:

@@ -6,6 +6,7 @@ keeps the backend a run really used). See PERFORMANCE_MODEL.md."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from placement.model_catalogue import ModelSpec
@@ -183,6 +184,14 @@ def _refit_streams(runs: list[LabRun], c: PerfConstants, engine: str) -> float:
     return _clamp("stream_overhead_ms", min(_grid(*CALIBRATION_BOUNDS["stream_overhead_ms"], 0.05), key=cost))
 
 
+def _coarse_then_fine(values: list[float], cost: Callable[[float], float], stride: int) -> float:
+    """The value of ``values`` (in order, along which ``cost`` falls then
+    rises) of least cost: every ``stride``-th first, then the best one's
+    neighbours within a stride."""
+    at = min(range(0, len(values), stride), key=lambda i: cost(values[i]))
+    return min(values[max(0, at - stride) : at + stride + 1], key=cost)
+
+
 def _refit_own_tp_costs(runs: list[LabRun], c: PerfConstants, engine: str, e: EngineConstants) -> EngineConstants:
     """An engine of ``OWN_TP_COSTS`` measured by the lab under tensor or
     expert parallelism: its extra latency per all-reduce re-fitted on those
@@ -208,10 +217,8 @@ def _refit_own_tp_costs(runs: list[LabRun], c: PerfConstants, engine: str, e: En
                 if r.decode_tps
             )
 
-        low, high = CALIBRATION_BOUNDS["allreduce_extra_us"]
-        coarse = min(_grid(low, high, 50.0), key=decode_cost)
-        extra = min(_grid(max(low, coarse - 50.0), min(high, coarse + 50.0), 5.0), key=decode_cost)
-        e = replace(e, allreduce_extra_us=_clamp("allreduce_extra_us", extra))
+        extra = _coarse_then_fine(_grid(*CALIBRATION_BOUNDS["allreduce_extra_us"], 5.0), decode_cost, 10)
+        e = replace(e, allreduce_extra_us=extra)
     prompts = [r for r in spread if r.prefill_tps]
     if prompts:
         low, high = CALIBRATION_BOUNDS["prefill_comm_factor"]
@@ -227,9 +234,7 @@ def _refit_own_tp_costs(runs: list[LabRun], c: PerfConstants, engine: str, e: En
                 if r.prefill_tps
             )
 
-        at = min(range(0, len(factors), 4), key=lambda i: prefill_cost(factors[i]))
-        near = factors[max(0, at - 4) : at + 5]
-        e = replace(e, prefill_comm_factor=_clamp("prefill_comm_factor", min(near, key=prefill_cost)))
+        e = replace(e, prefill_comm_factor=_coarse_then_fine(factors, prefill_cost, 4))
     return e
 
 
