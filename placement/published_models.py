@@ -41,6 +41,8 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
                 None,
                 "cpatonn/Qwen3-Coder-30B-A3B-Instruct-AWQ-4bit (dataforgex/dgx_spark)",
             ),
+            # the fourth set collected on 2026-12-04 (placement.published_fresh_fourth)
+            ("qwen3.6-27b", "nvfp4", None, "mudler/Qwen3.6-27B-NVFP4-GGUF, llama.cpp's NVFP4 type (mudler/LocalAI)"),
         )
     },
 }

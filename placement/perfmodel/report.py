@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from placement import published_fresh, published_fresh_second, published_fresh_third
+from placement import published_fresh, published_fresh_fourth, published_fresh_second, published_fresh_third
 from placement.published import PUBLISHED_POINTS, PublishedPoint
 
 from .constants import DEFAULT_READING, READINGS, PerfConstants, Residual
@@ -55,6 +55,7 @@ FRESH_SETS: dict[str, tuple[str, dict[tuple[str, str], tuple[float, float, float
     published_fresh.COLLECTED: ("f4e432a", published_fresh.PREDICTED_ONCE),
     published_fresh_second.COLLECTED_SECOND: ("daa5b2a", published_fresh_second.PREDICTED_ONCE),
     published_fresh_third.COLLECTED_THIRD: ("d61cd70", published_fresh_third.PREDICTED_ONCE),
+    published_fresh_fourth.COLLECTED_FOURTH: ("2e5f5ce", published_fresh_fourth.PREDICTED_ONCE),
 }
 FRESH = {day: commit for day, (commit, _) in FRESH_SETS.items()}
 
