@@ -157,7 +157,7 @@ def _decode_row(model: ModelSpec, layout: Layout, context: int, c: PerfConstants
     fit_engine = ENGINE_FIT_SOURCE[layout.engine]
     row[_COL[f"token:{fit_engine}"]] = 1.0
     row[_COL[f"sublayer:{fit_engine}"]] = model.sublayers
-    gb = weights_read_gb(model, 1.0) / layout.tp + cache_read_gb(model, layout.tp, 1.0, context)
+    gb = weights_read_gb(model, 1.0) / layout.tp + cache_read_gb(model, layout.tp, 1.0, context, layout.engine)
     row[_COL[f"inv_eff:{efficiency_class(model.quantization)}"]] = gb / NODE_MEMORY_BW_GBPS * 1e3
     if model.linear_layers:
         row[_COL[f"linear:{model.linear_kind}"]] = model.linear_layers

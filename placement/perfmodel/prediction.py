@@ -29,6 +29,8 @@ from .constants import (
     NODE_MEMORY_BW_GBPS,
     PATHS,
     PREFILL_CHUNK,
+    STATE_PASSES,
+    STATE_WIDTH,
     STREAM_COST_FROM_TP,
     PerfConstants,
 )
@@ -170,13 +172,23 @@ def weights_read_gb(model: ModelSpec, batch: float, exponent: float = 1.0) -> fl
     return model.active_weights_gb()
 
 
-def cache_read_gb(model: ModelSpec, tp: int, batch: float, context: float) -> float:
+def state_moved_bytes(model: ModelSpec, engine: str = "vllm") -> float:
+    """Bytes of one stream's recurrent state one decode step moves on this
+    engine: read and written back in place (2 passes), or as upstream
+    llama.cpp does, gathered, updated and copied back in float32
+    (``STATE_PASSES``, ``STATE_WIDTH``)."""
+    width = STATE_WIDTH.get(engine, {}).get(model.linear_kind, 1.0)
+    return STATE_PASSES.get(engine, 2) * width * model.state_bytes_per_stream()
+
+
+def cache_read_gb(model: ModelSpec, tp: int, batch: float, context: float, engine: str = "vllm") -> float:
     """What `batch` streams read besides the weights in one step, on one node
     of a tensor-parallel group: the KV cache of their full and sliding-window
     layers (split as the KV heads split) and the recurrent state of the linear
-    layers, read and written back (split over the ranks like their heads)."""
+    layers as the engine moves it (``state_moved_bytes``; split over the ranks
+    like their heads)."""
     kv = (context * model.kv_bytes_per_token() + model.window_kv_bytes(context)) / model.kv_shards(tp)
-    state = 2.0 * model.state_bytes_per_stream() / tp
+    state = state_moved_bytes(model, engine) / tp
     return batch * (kv + state) / 1e9
 
 
@@ -261,7 +273,9 @@ def _step_ms(
     mb = batch / micro
     pace = max(1.0, micro * layout.largest_stage_share(model.layers))
     bandwidth = NODE_MEMORY_BW_GBPS * c.efficiency(layout.engine, model.quantization)
-    read_gb = weights_read_gb(model, mb, c.routing_exponent) / layout.tp + cache_read_gb(model, layout.tp, mb, context)
+    read_gb = weights_read_gb(model, mb, c.routing_exponent) / layout.tp + cache_read_gb(
+        model, layout.tp, mb, context, layout.engine
+    )
     memory_ms = read_gb / bandwidth * 1e3
     rate = e.prefill_tflops * 1e12 * COMPUTE_RATE[model.quantization]
     compute_ms = mb * decode_flops_per_token(model, context) / layout.tp / rate * 1e3

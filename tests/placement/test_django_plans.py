@@ -194,17 +194,16 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
         assert f"after the model was frozen (at {fresh.commit}), were predicted once" in words
         assert f"one stream median <strong>{fresh.report.median('holdout', 'decode'):.1f}%</strong>" in words
         assert f"<strong>{fresh.report.inside_share('holdout'):.0f}%</strong> inside their ranges" in words
-    # the first two have been seen by the model since (llama.cpp's batching fit, SGLang's prefill), and say
-    # so; the third and fourth have not
-    assert first.seen_since and second.seen_since and not third.seen_since and not fourth.seen_since
-    for day in ("2026-12-04", "2026-12-04b"):
+    # the first, second and fourth have been seen by the model since (llama.cpp's batching fit, SGLang's
+    # prefill, llama.cpp's recurrent-state passes), and say so; the third has not
+    assert first.seen_since and second.seen_since and not third.seen_since and fourth.seen_since
+    for day in ("2026-12-04", "2026-12-04b", "2026-12-04d"):
         assert f'class="small fresh-set seen" id="fresh-{day}"' in html
         assert "The model has changed since, after they had been seen" in html.split(f'id="fresh-{day}">')[1]
-    for day in ("2026-12-04c", "2026-12-04d"):
-        assert "never used to change it" in html.split(f'id="fresh-{day}">')[1].split("</p>")[0]
-    # only the unseen sets' rows in the table of held-out runs are marked fresh
+    assert "never used to change it" in html.split('id="fresh-2026-12-04c">')[1].split("</p>")[0]
+    # only the unseen set's rows in the table of held-out runs are marked fresh
     table = html.split('id="holdout-errors"')[1].split("</table>")[0]
-    assert table.count('<tr class="fresh">') == len(third.report.errors) + len(fourth.report.errors) == 9 + 17
+    assert table.count('<tr class="fresh">') == len(third.report.errors) == 9
     query = f"?model=glm-5.3&group={demo['switched'].pk}&context_tokens=32768&concurrency=8&goal=throughput&engine=vllm"
     partial = client.get("/plans/" + query, headers={"HX-Request": "true", "HX-Target": "results"})
     text = partial.content.decode()

@@ -35,6 +35,7 @@ from placement.perfmodel import (
     prediction_source,
 )
 from placement.perfmodel import points as perfmodel_points
+from placement.perfmodel.constants import NODE_MEMORY_BW_GBPS
 from placement.perfmodel.fitted import LOSO_RESIDUALS
 from placement.perfmodel.fitting import nnls
 from placement.perfmodel.ranges import MIN_HALF_WIDTH, MIN_RESIDUALS, loso_residuals
@@ -117,9 +118,12 @@ def test_the_goals_on_held_out_runs_are_measured_and_the_docs_say_the_same():
     quoting exactly what the data measure (met or not)."""
     report = fit_report(DEFAULT_READING)
     goals = {name: (value, met) for name, value, _, met in report.goals()}
-    # met on every held-out run since llama.cpp's own batching: one stream's and all streams' medians, the
-    # share inside the ranges and their half-width; not the worst errors (the docs say why)
-    assert all(goals[name][1] for name in ("decode median", "aggregate median", "inside ranges", "median half-width"))
+    # met on every held-out run: one stream's median, the share inside the ranges and their half-width; all
+    # streams' median was met until the fourth fresh set (SGLang at hundreds of streams predicted 65% to 72%
+    # too slow, llama.cpp's MoE hybrid batches 23% to 34% once their recurrent state is priced); not the worst
+    # errors (the docs say why)
+    assert all(goals[name][1] for name in ("decode median", "inside ranges", "median half-width"))
+    assert not goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(16.0, abs=0.05)
     assert not goals["decode worst"][1] and not goals["aggregate worst"][1]
     earlier = report.only({p.key for p in PUBLISHED_POINTS if not p.collected})
     assert {name: met for name, _, _, met in earlier.goals()}["aggregate median"]
@@ -475,7 +479,8 @@ def judged_fresh_set(day: str, commit: str, stored: dict, figures: int, experime
         f"The same goals on the {figures} held-out figures of {experiments} experiments collected on {day}, after "
         f"the model was frozen at {commit}, as it predicted them once:"
     )
-    return points, found, lines[start:]
+    mine = lines[start:]
+    return points, found, mine[: mine.index("")] if "" in mine else mine  # up to the next set's lines
 
 
 def moved_since(found, stored: dict) -> set[tuple[str, str]]:
@@ -493,17 +498,22 @@ SEEN = (
 def test_the_fresh_held_out_set_was_collected_apart_and_is_judged_by_the_model_that_predicted_it_once():
     """The runs collected on 2026-12-04 were predicted once by the model
     frozen at f4e432a; the model has changed since (llama.cpp's batching,
-    SGLang's prefill), and the report says the set is no longer unseen."""
+    SGLang's prefill, llama.cpp's recurrent-state passes), and the report
+    says the set is no longer unseen."""
     from placement.published_fresh import COLLECTED, PREDICTED_ONCE
 
     points, found, mine = judged_fresh_set(COLLECTED, "f4e432a", PREDICTED_ONCE, len(PREDICTED_ONCE), 9)
     assert len(points) >= 20
-    # the stored model predicts llama.cpp's batches and SGLang's one-node prefill differently now, and
-    # nothing else of the set
+    # the stored model predicts llama.cpp's batches, llama.cpp's hybrids (their recurrent-state passes) and
+    # SGLang's one-node prefill differently now, and nothing else of the set
     moved = moved_since(found, PREDICTED_ONCE)
     sglang_prefill = ("qwen3.8-27b-1-sglang-fp8-kubesimplify", "prefill")
     assert sglang_prefill in moved
-    assert all("-llamacpp-batched-" in key for key, _ in moved - {sglang_prefill})
+    by_key = {p.key: p for p in points}
+    for key, _ in moved - {sglang_prefill}:
+        p = by_key[key]
+        assert p.engine == "llama.cpp" and (p.concurrency > 1 or point_model(p).linear_layers > 0), key
+    assert ("qwen3.6-27b-1-llamacpp-elsung", "decode") in moved
     assert found.seen_since and SEEN in mine
     assert "- inside ranges: 81.6% (at least 80%): met" in mine
     assert "- aggregate median: 23.8% (at most 15%): NOT met" in mine
@@ -553,55 +563,39 @@ def test_the_third_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
     assert "- inside ranges: 100.0% (at least 80%): met" in mine
 
 
-def test_the_fourth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
-    """The runs collected after the third set (2026-12-04d), with SGLang and
-    llama.cpp batches sought first, are whole experiments of their own, held
-    out, with their addresses at a commit; the stored model still predicts
-    every figure and range as the model frozen at 2e5f5ce did, once, and the
-    set's goals say how it did: SGLang up to 10 requests and the MoE
-    llama.cpp batches hold, the dense hybrid's llama.cpp batches run up to
-    4.4x slower than predicted and SGLang at hundreds of streams about 3x
-    faster."""
-    from placement.perfmodel.report import FRESH, fresh_goals_text, fresh_sets
+def test_the_fourth_fresh_set_is_judged_by_the_model_that_predicted_it_once():
+    """The runs collected after the third set (2026-12-04d), SGLang and
+    llama.cpp batches sought first, were predicted once by the model frozen
+    at 2e5f5ce: SGLang up to 10 requests and llama.cpp's MoE batches held, a
+    dense gated-DeltaNet hybrid's llama.cpp batches ran up to 4.4x slower than
+    predicted and SGLang at hundreds of streams about 3x faster. The model has
+    changed since (llama.cpp's recurrent-state passes), and only the set's
+    llama.cpp figures of hybrids moved: the report says the set is no longer
+    unseen."""
     from placement.published_fresh_fourth import COLLECTED_FOURTH, PREDICTED_ONCE
 
-    fourth = [p for p in PUBLISHED_POINTS if p.collected == COLLECTED_FOURTH]
-    assert FRESH[COLLECTED_FOURTH] == "2e5f5ce"
-    assert all(p.role == "holdout" and "/blob/" in p.url for p in fourth)
-    assert {(p.nodes, p.engine) for p in fourth} == {(1, "sglang"), (1, "llama.cpp"), (1, "vllm")}
-    others = {p.source_id for p in PUBLISHED_POINTS if p.collected != COLLECTED_FOURTH}
-    assert not {p.source_id for p in fourth} & others
+    points, found, mine = judged_fresh_set(COLLECTED_FOURTH, "2e5f5ce", PREDICTED_ONCE, 17, 4)
+    assert all("/blob/" in p.url for p in points)
+    assert {(p.nodes, p.engine) for p in points} == {(1, "sglang"), (1, "llama.cpp"), (1, "vllm")}
     # llama.cpp's NVFP4 GGUF runs are read as the NVFP4 format; Qwen3.6-27B's through a published variant
-    assert {(p.model_slug, p.quantization) for p in fourth if p.engine == "llama.cpp"} == {
+    assert {(p.model_slug, p.quantization) for p in points if p.engine == "llama.cpp"} == {
         ("qwen3.6-27b", "nvfp4"),
         ("qwen3.6-35b-a3b", "nvfp4"),
     }
     assert ("qwen3.6-27b", "nvfp4") in PUBLISHED_VARIANTS
-    report = fit_report(DEFAULT_READING)
-    found = next(f for f in fresh_sets(report) if f.day == COLLECTED_FOURTH)
-    assert found.experiments == 4 and len(found.report.errors) == len(PREDICTED_ONCE) == 17
-    now = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.current.errors}
-    assert now.keys() == PREDICTED_ONCE.keys()
-    for figure, stored in PREDICTED_ONCE.items():
-        assert now[figure] == pytest.approx(stored, abs=0.006), figure
-    assert not found.seen_since
-    errors = {e.key: e.error_pct for e in found.report.errors}
-    assert errors["qwen3.6-27b-1-llamacpp-nvfp4-localai-c128"] == pytest.approx(337.2, abs=0.05)
-    assert errors["qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav-c457"] == pytest.approx(-71.6, abs=0.05)
-    assert max(abs(errors[f"qwen3.6-35b-a3b-1-llamacpp-nvfp4-localai-c{n}"]) for n in (8, 32, 64, 128)) < 4.0
-    lines = fresh_goals_text(report)
-    start = lines.index(
-        f"The same goals on the 17 held-out figures of 4 experiments collected on {COLLECTED_FOURTH}, after the "
-        "model was frozen at 2e5f5ce, as it predicted them once:"
-    )
-    mine = lines[start:]
+    once = {e.key: e.error_pct for e in found.report.errors}
+    assert once["qwen3.6-27b-1-llamacpp-nvfp4-localai-c128"] == pytest.approx(337.2, abs=0.05)
+    assert once["qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav-c457"] == pytest.approx(-71.6, abs=0.05)
+    assert max(abs(once[f"qwen3.6-35b-a3b-1-llamacpp-nvfp4-localai-c{n}"]) for n in (8, 32, 64, 128)) < 4.0
+    assert moved_since(found, PREDICTED_ONCE) == {
+        (p.key, "aggregate") for p in points if p.origin == "fresh4-localai-llamacpp"
+    }
+    now = {e.key: e.error_pct for e in found.current.errors}
+    assert now["qwen3.6-27b-1-llamacpp-nvfp4-localai-c128"] == pytest.approx(26.0, abs=0.05)
+    assert found.seen_since and SEEN in mine
     assert "- decode worst: 12.9% (at most 25%): met" in mine
     assert "- aggregate worst: 337.2% (at most 40%): NOT met" in mine
     assert "- inside ranges: 58.8% (at least 80%): NOT met" in mine
-    assert not any("changed since" in line for line in mine)
-    doc = DOC.read_text()
-    for line in lines:
-        assert line in doc, line
 
 
 # --- properties -------------------------------------------------------------------
@@ -1012,6 +1006,37 @@ def test_the_fit_ignores_a_speculative_training_runs_decode(monkeypatch):
     assert fit_with(replace(point, speculative="")) != labelled
 
 
+def test_llama_cpp_moves_a_hybrids_recurrent_state_as_its_graph_does():
+    """llama.cpp gathers each sequence's float32 state, updates it and copies
+    it back: 6 passes of a float32 state a step, where vLLM and SGLang read
+    and write the catalogue's state in place (2). Transformers keep no state;
+    nothing is fitted for it, and the dense hybrid's published llama.cpp
+    batches (the fourth fresh set) come within 30% of it, from +337%."""
+    from placement.perfmodel.prediction import state_moved_bytes
+
+    qwen = get_seed_model("qwen3.6-27b")
+    state = qwen.state_bytes_per_stream()
+    assert state > 0 and qwen.linear_kind == "gated-deltanet"
+    assert state_moved_bytes(qwen, "vllm") == state_moved_bytes(qwen, "sglang") == 2 * state
+    assert state_moved_bytes(qwen, "llama.cpp") == 6 * 2 * state  # float32 copies of a bf16 DeltaNet state
+    nemotron = get_seed_model("nemotron-3-super-120b-a12b")  # Mamba-2: the catalogue's state is float32
+    assert state_moved_bytes(nemotron, "llama.cpp") == 6 * nemotron.state_bytes_per_stream()
+    assert state_moved_bytes(get_seed_model("qwen3-32b"), "llama.cpp") == 0
+    # each stream's step grows by the copies: 128 streams on llama.cpp pay 4 more passes of the float32
+    # state than vLLM's in-place kernels would, at llama.cpp's bandwidth
+    c = default_constants()
+    one = Layout(engine="llama.cpp")
+    few = predict(qwen, one, context_tokens=192, concurrency=8, constants=c)
+    many = predict(qwen, one, context_tokens=192, concurrency=128, constants=c)
+    step_ms = {n: n * 1e3 / p.aggregate_tps for n, p in ((8, few), (128, many))}
+    bandwidth = NODE_MEMORY_BW_GBPS * 1e9 * c.efficiency("llama.cpp", qwen.quantization)
+    state_ms = 120 * state_moved_bytes(qwen, "llama.cpp") / bandwidth * 1e3
+    assert step_ms[128] - step_ms[8] > state_ms
+    errors = {e.key: e.error_pct for e in fit_report(DEFAULT_READING).errors}
+    batches = [errors[f"qwen3.6-27b-1-llamacpp-nvfp4-localai-c{n}"] for n in (8, 32, 64, 128)]
+    assert max(abs(e) for e in batches) < 30.0
+
+
 def test_sglang_borrows_vllms_cost_per_stream_without_tensor_parallelism():
     """SGLang's cost per extra stream is fitted on its TP2 series only; on one
     node (or a pipeline without TP) it borrows vLLM's, so more streams of a
@@ -1060,24 +1085,21 @@ def test_held_out_evidence_says_what_the_published_fit_missed_by_on_runs_of_the_
         if by_key[e.key].origin == "fresh4-localai-llamacpp"
     }
     # 8 streams: the batches at 4 and 8 (16 would be within reach too; 32 is not): Nemotron-3-Super's and
-    # the fourth fresh set's two gated-DeltaNet hybrids
+    # the fourth fresh set's two gated-DeltaNet hybrids; the model has changed since the fourth set (their
+    # recurrent-state passes), so none is fresh
     found = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "hybrid"), 8)
-    # Nemotron's were collected after a model was frozen, but llama.cpp's batching was fitted after they were
-    # seen: not fresh now; the fourth set's are
-    assert found is not None and (found.figures, found.experiments, found.fresh) == (4, 2, 2)
+    assert found is not None and (found.figures, found.experiments, found.fresh) == (4, 2, 0)
     near = [nemotron[4], nemotron[8], localai[("qwen3.6-27b", 8)], localai[("qwen3.6-35b-a3b", 8)]]
     assert (found.low_pct, found.high_pct) == (min(near), max(near))
     assert found.median_pct == statistics.median(near)
     assert found.words == (
         "On 4 held-out figures of all streams' decode of llama.cpp single runs of hybrid models at 4 to 8 streams "
-        "(2 experiments; 2 of them collected after the model was frozen and never used to change it), the "
-        "published fit predicted from 2% too slow to 53% too fast (median 37% too fast)."
+        "(2 experiments), the published fit predicted from 23% too slow to 35% too fast (median 12% too fast)."
     )
-    assert found.badge == "held-out: 37% too fast"
-    # at 128 streams only the fourth set's batches are near, and the dense hybrid ran 4.4x slower
-    at_128 = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "hybrid"), 128)
-    assert at_128 is not None and (at_128.figures, at_128.fresh) == (4, 4)
-    assert at_128.basis.endswith("at 64 to 128 streams") and at_128.badge == "held-out: 113% too fast"
+    assert found.badge == ""  # within 25% at the median: no badge
+    # a dense model at 32 streams: gemma-3-4b's batches at 16 and 32 sequences, 35% and 53% too fast
+    busy = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "dense"), 32)
+    assert busy is not None and busy.basis.endswith("at 16 to 32 streams") and busy.badge == "held-out: 44% too fast"
     # since llama.cpp's batching is its own, dense and MoE models at 8 streams are within 25% at the median
     dense = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "dense"), 8)
     assert dense is not None and dense.figures == 3 and dense.badge == ""
