@@ -70,6 +70,13 @@ SPEC_NUMBER_RANGES: dict[str, tuple[float, float]] = {
 # Qwen3-Next and Qwen3.5) and state-space layers (Mamba-2, as in Nemotron-H).
 # Each keeps a fixed recurrent state per stream, whatever the context.
 LINEAR_KINDS = ("gated-deltanet", "mamba2")
+# How much wider than the catalogue's recurrent state (``state_bytes``) an
+# engine keeps it, by linear kind: llama.cpp keeps every linear layer's state
+# in float32 (its ``ssm_states_all``), twice the catalogue's bf16
+# gated-DeltaNet state; a Mamba-2 state is float32 in the catalogue already.
+# vLLM and SGLang keep the model's dtype (SGLang's --mamba-ssm-dtype,
+# vLLM's mamba_ssm_cache_dtype "auto").
+ENGINE_STATE_WIDTH: dict[str, dict[str, float]] = {"llama.cpp": {"gated-deltanet": 2.0, "mamba2": 1.0}}
 
 
 def _is_int(value: object) -> bool:
@@ -344,6 +351,12 @@ class ModelSpec:
     def state_bytes_per_stream(self) -> float:
         """Recurrent state one stream keeps, all linear layers (constant in the context)."""
         return float(self.linear_layers * self.state_bytes)
+
+    def state_bytes_kept(self, engine: str = "vllm") -> float:
+        """Recurrent state one stream keeps on this engine, as wide as the
+        engine keeps it (``ENGINE_STATE_WIDTH``)."""
+        width = ENGINE_STATE_WIDTH.get(engine, {}).get(self.linear_kind, 1.0)
+        return width * self.state_bytes_per_stream()
 
     def weights_size_gb(self) -> float:
         """Weights in GB: the published size if known, else params x bytes."""

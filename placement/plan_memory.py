@@ -91,7 +91,7 @@ def memory_budget(
     per_stream_kv = (
         context_tokens * model.kv_bytes_per_token() + model.window_kv_bytes(context_tokens)
     ) / model.kv_shards(tp)
-    per_stream_state = model.state_bytes_per_stream() / tp
+    per_stream_state = model.state_bytes_kept(engine) / tp  # float32 on llama.cpp
     kv = streams * (per_stream_kv + per_stream_state) / 1e9 * share
     activations = ACTIVATION_CHUNK_TOKENS * model.hidden_size * ACTIVATION_VALUES_PER_HIDDEN * 2 / 1e9
     overhead = RUNTIME_OVERHEAD_GB + activations

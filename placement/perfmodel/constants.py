@@ -72,19 +72,16 @@ STREAM_COST_FROM_TP = ("sglang",)
 # batch tables (vLLM and SGLang capture graphs for each batch size).
 GRAPHS_FOR_ONE_TOKEN = ("llama.cpp",)
 # How many times one decode step moves each stream's recurrent state (a
-# gated-DeltaNet or Mamba-2 layer's), and how much wider than the catalogue's
-# state it is then. vLLM's and SGLang's fused kernels read the state in place
-# and write it back: 2 passes of the catalogue's state. Upstream llama.cpp
-# gathers each sequence's state into a temporary (``build_rs``:
-# ``ggml_get_rows``, a read and a write), runs the recurrence on the
-# temporary (a read, and the new state written into its output), and copies
-# the new state back into its cache slot (``ggml_cpy`` into
-# ``ssm_states_all``, a read and a write): 6 passes, of states kept in
-# float32, twice the catalogue's bf16 DeltaNet state (a Mamba-2 state is
-# float32 in the catalogue already). Not fitted: no training run is a
-# llama.cpp hybrid.
+# gated-DeltaNet or Mamba-2 layer's), as wide as the engine keeps it
+# (``ModelSpec.state_bytes_kept``). vLLM's and SGLang's fused kernels read
+# the state in place and write it back: 2 passes. Upstream llama.cpp gathers
+# each sequence's state into a temporary (``build_rs``: ``ggml_get_rows``, a
+# read and a write), runs the recurrence on the temporary (a read, and the
+# new state written into its output), and copies the new state back into its
+# cache slot (``ggml_cpy`` into ``ssm_states_all``, a read and a write): 6
+# passes, of a float32 state. Not fitted: no training run is a llama.cpp
+# hybrid.
 STATE_PASSES: dict[str, int] = {"llama.cpp": 6}
-STATE_WIDTH: dict[str, dict[str, float]] = {"llama.cpp": {"gated-deltanet": 2.0, "mamba2": 1.0}}
 # Engines whose tensor-parallel costs (the extra latency of each all-reduce,
 # prefill's all-reduce factor, the cost per stream under TP) the fit sets from their own multi-node runs
 # (``PerfConstants.single_source`` when one experiment alone does).

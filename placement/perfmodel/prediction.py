@@ -30,7 +30,6 @@ from .constants import (
     PATHS,
     PREFILL_CHUNK,
     STATE_PASSES,
-    STATE_WIDTH,
     STREAM_COST_FROM_TP,
     PerfConstants,
 )
@@ -175,10 +174,9 @@ def weights_read_gb(model: ModelSpec, batch: float, exponent: float = 1.0) -> fl
 def state_moved_bytes(model: ModelSpec, engine: str = "vllm") -> float:
     """Bytes of one stream's recurrent state one decode step moves on this
     engine: read and written back in place (2 passes), or as upstream
-    llama.cpp does, gathered, updated and copied back in float32
-    (``STATE_PASSES``, ``STATE_WIDTH``)."""
-    width = STATE_WIDTH.get(engine, {}).get(model.linear_kind, 1.0)
-    return STATE_PASSES.get(engine, 2) * width * model.state_bytes_per_stream()
+    llama.cpp does, gathered, updated and copied back (``STATE_PASSES``), as
+    wide as the engine keeps it (``ModelSpec.state_bytes_kept``)."""
+    return STATE_PASSES.get(engine, 2) * model.state_bytes_kept(engine)
 
 
 def cache_read_gb(model: ModelSpec, tp: int, batch: float, context: float, engine: str = "vllm") -> float:

@@ -1128,3 +1128,18 @@ def test_held_out_evidence_says_what_the_published_fit_missed_by_on_runs_of_the_
     assert held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "graphs"), 16) is None
     eager = held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "eager"), 16)
     assert eager is not None and "vllm copies runs in eager mode of moe models at 8 to 32 streams" in eager.basis
+
+
+def test_a_llama_cpp_plan_holds_a_hybrids_recurrent_state_in_float32():
+    """The memory a plan books for every stream's recurrent state is the one
+    the decode traffic reads: llama.cpp keeps a gated-DeltaNet state in
+    float32, twice the catalogue's bf16 (vLLM keeps the model's dtype), and a
+    Mamba-2 state is float32 either way."""
+    qwen = get_seed_model("qwen3.6-27b")
+    args = {"tp": 1, "pp": 1, "usable_gb": 126.7, "context_tokens": 4096, "concurrency_per_instance": 32}
+    vllm = memory_budget(qwen, engine="vllm", **args)
+    llama = memory_budget(qwen, engine="llama.cpp", **args)
+    assert llama.kv_cache - vllm.kv_cache == pytest.approx(32 * qwen.state_bytes_per_stream() / 1e9)
+    assert qwen.state_bytes_kept("llama.cpp") == 2 * qwen.state_bytes_kept("vllm")
+    nemotron = get_seed_model("nemotron-3-super-120b-a12b")
+    assert nemotron.state_bytes_kept("llama.cpp") == nemotron.state_bytes_kept("vllm")
