@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from placement.published_fresh import fresh_2026_12_04
+from placement.published_fresh_fifth import fresh_2026_12_04_fifth
 from placement.published_fresh_fourth import fresh_2026_12_04_fourth
 from placement.published_fresh_second import fresh_2026_12_04_second
 from placement.published_fresh_third import fresh_2026_12_04_third
@@ -836,4 +837,5 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
     + fresh_2026_12_04_second()
     + fresh_2026_12_04_third()
     + fresh_2026_12_04_fourth()
+    + fresh_2026_12_04_fifth()
 )

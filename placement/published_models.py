@@ -43,6 +43,8 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
             ),
             # the fourth set collected on 2026-12-04 (placement.published_fresh_fourth)
             ("qwen3.6-27b", "nvfp4", None, "mudler/Qwen3.6-27B-NVFP4-GGUF, llama.cpp's NVFP4 type (mudler/LocalAI)"),
+            # the fifth set collected on 2026-12-04 (placement.published_fresh_fifth)
+            ("qwen3.6-35b-a3b", "Q8_0", None, "Qwen3.6-35B-A3B Q8_0 GGUF (gdevsnack-ai-labs/gb10-local-llm-benchmark)"),
         )
     },
 }

@@ -10,7 +10,13 @@ import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from placement import published_fresh, published_fresh_fourth, published_fresh_second, published_fresh_third
+from placement import (
+    published_fresh,
+    published_fresh_fifth,
+    published_fresh_fourth,
+    published_fresh_second,
+    published_fresh_third,
+)
 from placement.published import PUBLISHED_POINTS, PublishedPoint
 
 from .constants import DEFAULT_READING, READINGS, PerfConstants, Residual
@@ -56,6 +62,7 @@ FRESH_SETS: dict[str, tuple[str, dict[tuple[str, str], tuple[float, float, float
     published_fresh_second.COLLECTED_SECOND: ("daa5b2a", published_fresh_second.PREDICTED_ONCE),
     published_fresh_third.COLLECTED_THIRD: ("d61cd70", published_fresh_third.PREDICTED_ONCE),
     published_fresh_fourth.COLLECTED_FOURTH: ("2e5f5ce", published_fresh_fourth.PREDICTED_ONCE),
+    published_fresh_fifth.COLLECTED_FIFTH: ("e7cebc4", published_fresh_fifth.PREDICTED_ONCE),
 }
 FRESH = {day: commit for day, (commit, _) in FRESH_SETS.items()}
 
@@ -349,7 +356,7 @@ def goals_text(report: FitReport, title: str = "Goals on the held-out runs:") ->
                 f"nearer than {apart.floor_pct:.1f}% to all of them ({reach} of the goal)"
             )
     counted = [
-        f"{words} {found[0]:.1f}% over {found[1]} experiments"
+        f"{words} {found[0]:.1f}% over {found[1]} experiment{'s' if found[1] != 1 else ''}"
         for words, metric in (("one stream", "decode"), ("all streams together", "aggregate"))
         if (found := report.experiment_median("holdout", metric)) is not None
     ]
@@ -403,7 +410,8 @@ def fresh_goals_text(report: FitReport) -> list[str]:
     out: list[str] = []
     for fresh in fresh_sets(report):
         title = (
-            f"The same goals on the {len(fresh.report.errors)} held-out figures of {fresh.experiments} experiments "
+            f"The same goals on the {len(fresh.report.errors)} held-out figures of {fresh.experiments} "
+            f"experiment{'s' if fresh.experiments != 1 else ''} "
             f"collected on {fresh.day}, after the model was frozen at {fresh.commit}, as it predicted them once:"
         )
         out += ["", *goals_text(fresh.report, title)]
