@@ -54,7 +54,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from placement.model_catalogue import ModelSpec
-from placement.perfmodel import split_streams
+from placement.perfmodel import PREFILL_CHUNK, split_streams
 from placement.plan_memory import gpu_memory_utilization, sglang_mem_fraction_static
 from placement.planner import NVIDIA_SETUP_MAX_RING, RING_IMAGE, RING_NCCL, GroupSpec, NodeSpec, Plan
 from placement.quants import engine_reference
@@ -714,6 +714,12 @@ def _llama_cpp(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
         "999",
         "-c",
         str(ctx.plan.context_tokens * ctx.per_instance),
+        # the prompt chunk the plan's prefill is predicted at (llama-server's own ubatch is 512: a MoE
+        # prompt streams its experts once per ubatch, and runs at 512 prefill about half as fast)
+        "-b",
+        str(PREFILL_CHUNK["llama.cpp"]),
+        "-ub",
+        str(PREFILL_CHUNK["llama.cpp"]),
         "--parallel",
         str(ctx.per_instance),
         "--host",

@@ -185,8 +185,10 @@ def efficiency_class(quantization: str) -> str:
 
 EFFICIENCY_CLASSES = ("default", "int4", "gguf", "bf16")
 # Tokens one prefill pass works on at once (vLLM/SGLang's default batched
-# tokens; llama.cpp's ubatch in llama-bench): every expert's weights are read
-# once per pass, so a MoE prompt also streams its whole model per chunk.
+# tokens; llama.cpp's ubatch, 2,048 in the DGX Spark llama-bench tables it is
+# fitted on, and what the plan's llama-server launch sets with -b and -ub:
+# llama-server's own default is 512): every expert's weights are read once
+# per pass, so a MoE prompt also streams its whole model per chunk.
 PREFILL_CHUNK: dict[str, int] = {"vllm": 8192, "sglang": 8192, "llama.cpp": 2048}
 
 

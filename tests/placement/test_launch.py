@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from placement.launch import LAUNCH_ENGINES, LaunchError, launch_commands, launch_problems
 from placement.model_catalogue import get_seed_model
+from placement.perfmodel import PREFILL_CHUNK
 from placement.planner import SPARK_128_USABLE_GB, GroupSpec, NodeSpec, plan_placement
 
 PORT0 = ("enp1s0f0np0", "enP2p1s0f0np0"), ("rocep1s0f0", "roceP2p1s0f0")
@@ -117,6 +118,9 @@ def test_llama_cpp_rpc_servers_and_client():
     assert "rpc-server --host 192.168.100.11 --port 50052" in scripts["spark-1"]
     head = scripts["spark-0"]
     assert "llama-server -m /models/gpt-oss-120b.gguf" in head
+    # the prompt chunk the prediction prices, not llama-server's default ubatch of 512
+    assert f"-b {PREFILL_CHUNK['llama.cpp']} -ub {PREFILL_CHUNK['llama.cpp']} --parallel" in head
+    assert PREFILL_CHUNK["llama.cpp"] == 2048
     assert "--rpc 192.168.100.11:50052,192.168.100.12:50052" in head
     with pytest.raises(LaunchError) as err:
         launch_commands(
