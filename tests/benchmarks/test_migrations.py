@@ -180,27 +180,11 @@ def test_a_database_at_0010_gets_the_fourth_fresh_set():
     """benchmarks 0011: a database migrated to 0010 before the fourth fresh
     set existed stores its figures as published rows, in the seed's words,
     once; the rows it held stay one each."""
-    from benchmarks.seed import published_notes, published_reference
     from placement.published import PUBLISHED_POINTS
 
     added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-04d"}
     assert len(added) == 17
-    MigrationExecutor(connection).migrate([("benchmarks", "0010_published_third_fresh")])
-    old = MigrationExecutor(connection).loader.project_state([("benchmarks", "0010_published_third_fresh")]).apps
-    Run = old.get_model("benchmarks", "BenchmarkRun")
-    Run.objects.filter(published_key__in=added).delete()  # as a database at 0010 before they were known
-    before = Run.objects.filter(source="published").count()
-
-    migrate(before=False)
-
-    from benchmarks.models import BenchmarkRun
-
-    point = {p.key: p for p in PUBLISHED_POINTS}
-    rows = BenchmarkRun.objects.filter(source="published")
-    assert rows.count() == before + len(added) == len(point)
-    for row in rows.filter(published_key__in=added):
-        p = point[row.published_key]
-        assert (row.reference, row.notes) == (published_reference(p), published_notes(p)), row.published_key
+    rows = rows_added_since("0010_published_third_fresh", added)
     batch = rows.get(published_key="qwen3.6-27b-1-llamacpp-nvfp4-localai-c128")
     assert (batch.node_count, batch.engine, batch.concurrency, batch.decode_tps) == (1, "llama.cpp", 128, 155.1)
     assert "collected on 2026-12-04d, after the performance model was frozen" in batch.notes
@@ -208,30 +192,12 @@ def test_a_database_at_0010_gets_the_fourth_fresh_set():
 
 @pytest.mark.django_db(transaction=True)
 def test_a_database_at_0011_gets_the_fifth_fresh_set():
-    """benchmarks 0012: a database migrated to 0011 before the fifth fresh
-    set existed stores its figures as published rows, in the seed's words,
-    once; the rows it held stay one each."""
-    from benchmarks.seed import published_notes, published_reference
+    """benchmarks 0012: the same for the fifth fresh set and a database at 0011."""
     from placement.published import PUBLISHED_POINTS
 
     added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-04e"}
     assert len(added) == 4
-    MigrationExecutor(connection).migrate([("benchmarks", "0011_published_fourth_fresh")])
-    old = MigrationExecutor(connection).loader.project_state([("benchmarks", "0011_published_fourth_fresh")]).apps
-    Run = old.get_model("benchmarks", "BenchmarkRun")
-    Run.objects.filter(published_key__in=added).delete()  # as a database at 0011 before they were known
-    before = Run.objects.filter(source="published").count()
-
-    migrate(before=False)
-
-    from benchmarks.models import BenchmarkRun
-
-    point = {p.key: p for p in PUBLISHED_POINTS}
-    rows = BenchmarkRun.objects.filter(source="published")
-    assert rows.count() == before + len(added) == len(point)
-    for row in rows.filter(published_key__in=added):
-        p = point[row.published_key]
-        assert (row.reference, row.notes) == (published_reference(p), published_notes(p)), row.published_key
+    rows = rows_added_since("0011_published_fourth_fresh", added)
     bench = rows.get(published_key="qwen3.6-35b-a3b-1-llamacpp-q8-gdevsnack")
     assert (bench.engine, bench.decode_tps, bench.prefill_tps) == ("llama.cpp", 58.7, 1941.3)
     assert "collected on 2026-12-04e, after the performance model was frozen" in bench.notes
