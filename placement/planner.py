@@ -33,7 +33,7 @@ from placement.perfmodel import (
     spanning,
     split_streams,
 )
-from placement.perfmodel.evidence import held_out_evidence
+from placement.perfmodel.evidence import batching_source, batching_trained_streams, held_out_evidence
 from placement.plan_memory import (
     ACTIVATION_CHUNK_TOKENS,
     ACTIVATION_VALUES_PER_HIDDEN,
@@ -520,6 +520,7 @@ def plan_placement(
         )
 
     notes[:0] = _group_notes(group, c, engine, mode)
+    notes += _extrapolation_notes(plans, engine)
     recommended, runner_up, recommendation = recommend(plans, goal, per_stream_ms(model, engine, c))
     if recommended is not None and plans[recommended].fabric_warning:
         recommendation += (
@@ -640,6 +641,28 @@ def _group_notes(group: GroupSpec, c: PerfConstants, engine: str, mode: str) -> 
         them = "it" if len(borrowed) == 1 else "them"
         notes.append(f"{engine}: {', '.join(borrowed)} borrowed from vLLM (no published {engine} run sets {them}).")
     notes.append(f"Speeds: {prediction_source(c)}.")
+    return notes
+
+
+def _extrapolation_notes(plans: list[Plan], engine: str) -> list[str]:
+    """Which fitting plans batch more streams in one instance than any
+    published run the model's batching is fitted on: their all-streams
+    figures are extrapolated, and say so."""
+    beyond: dict[tuple[str, int], list[str]] = {}
+    for p in plans:
+        source = batching_source(engine, p.tp > 1)
+        trained = batching_trained_streams(source)
+        if p.fits and -(-p.concurrency // max(p.replicas, 1)) > trained:
+            beyond.setdefault((source, trained), []).append(p.label)
+    notes = []
+    for (source, trained), labels in sorted(beyond.items()):
+        one = len(labels) == 1
+        notes.append(
+            f"Extrapolated: {', '.join(labels)} batch{'es' if one else ''} more streams in one instance than the "
+            f"{trained} of the most-loaded published {source} run the model's batching is fitted on; "
+            f"{'its' if one else 'their'} all-streams figure{'' if one else 's'} and range{'' if one else 's'} "
+            "reach past every run it has seen."
+        )
     return notes
 
 

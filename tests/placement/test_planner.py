@@ -661,3 +661,37 @@ def test_a_llama_cpp_plan_names_what_it_still_borrows_from_vllm():
     assert borrowed == [
         "llama.cpp: cost per expert slot of each extra stream borrowed from vLLM (no published llama.cpp run sets it)."
     ]
+
+
+def test_a_plan_batching_past_every_training_run_says_it_is_extrapolated():
+    """vLLM's batching is fitted on published runs of at most 64 streams an
+    instance, llama.cpp's on 32, SGLang's own (with tensor parallelism) on 8;
+    SGLang on one node borrows vLLM's. A plan that batches more in one
+    instance says its all-streams figure is extrapolated; copies that split
+    the streams below the limit do not."""
+    from placement.perfmodel.evidence import batching_trained_streams
+
+    assert (batching_trained_streams("vllm"), batching_trained_streams("llama.cpp")) == (64, 32)
+    assert batching_trained_streams("sglang") == 8
+    model = get_seed_model("qwen3.6-35b-a3b")
+
+    def extrapolated(engine: str, kind: str, nodes: int, streams: int) -> list[str]:
+        result = plan_placement(group(kind, nodes), model, context_tokens=4096, concurrency=streams, engine=engine)
+        return [n for n in result.notes if n.startswith("Extrapolated:")]
+
+    assert extrapolated("vllm", "single", 1, 64) == []
+    assert extrapolated("vllm", "single", 1, 65) == [
+        "Extrapolated: 1 node batches more streams in one instance than the 64 of the most-loaded published vllm "
+        "run the model's batching is fitted on; its all-streams figure and range reach past every run it has seen."
+    ]
+    assert extrapolated("sglang", "single", 1, 128)[0].endswith(
+        "than the 64 of the most-loaded published vllm run the model's batching is fitted on; its all-streams "
+        "figure and range reach past every run it has seen."
+    )
+    (sglang_tp,) = extrapolated("sglang", "switched", 2, 16)
+    assert sglang_tp.startswith("Extrapolated: TP2 on 2 nodes")
+    assert "than the 8 of the most-loaded published sglang run" in sglang_tp
+    # 64 streams on four nodes: one instance, or two pipelines' halves, batch past llama.cpp's 32; four
+    # one-node copies (16 each) and two copies of PP2 (32 each) do not
+    (llama,) = extrapolated("llama.cpp", "switched", 4, 64)
+    assert llama.startswith("Extrapolated: 1 node, PP2 on 2 nodes, PP4 on 4 nodes batch more streams")
