@@ -165,6 +165,10 @@ class Plan:
         return f"{words} on {len(self.nodes)} node{'s' if len(self.nodes) != 1 else ''}"
 
 
+# the first word of a plan note that names plans batching past every published run
+EXTRAPOLATED = "Extrapolated:"
+
+
 @dataclass(frozen=True)
 class PlanResult:
     plans: list[Plan]
@@ -177,6 +181,12 @@ class PlanResult:
     @property
     def recommended_plan(self) -> Plan | None:
         return None if self.recommended is None else self.plans[self.recommended]
+
+    @property
+    def extrapolated(self) -> list[str]:
+        """The notes naming plans whose batching reaches past every published
+        run it is fitted on (the pages show them beside the recommendation)."""
+        return [n.removeprefix(EXTRAPOLATED).strip() for n in self.notes if n.startswith(EXTRAPOLATED)]
 
 
 def with_range(value: float, bounds: tuple[float, float] | None, digits: int = 0) -> str:

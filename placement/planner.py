@@ -44,7 +44,16 @@ from placement.plan_memory import (
     MemoryBudget,
     memory_budget,
 )
-from placement.plan_types import BACKEND_HINTS, GROUP_KINDS, GroupSpec, NodeSpec, Plan, PlanResult, with_range
+from placement.plan_types import (
+    BACKEND_HINTS,
+    EXTRAPOLATED,
+    GROUP_KINDS,
+    GroupSpec,
+    NodeSpec,
+    Plan,
+    PlanResult,
+    with_range,
+)
 from placement.recommendation import MORE_NODES_MARGIN, recommend
 
 # The collective backends an engine's image ships: every published switched
@@ -658,7 +667,7 @@ def _extrapolation_notes(plans: list[Plan], engine: str) -> list[str]:
     for (source, trained), labels in sorted(beyond.items()):
         one = len(labels) == 1
         notes.append(
-            f"Extrapolated: {', '.join(labels)} batch{'es' if one else ''} more streams in one instance than the "
+            f"{EXTRAPOLATED} {', '.join(labels)} batch{'es' if one else ''} more streams in one instance than the "
             f"{trained} of the most-loaded published {source} run the model's batching is fitted on; "
             f"{'its' if one else 'their'} all-streams figure{'' if one else 's'} and range{'' if one else 's'} "
             "reach past every run it has seen."

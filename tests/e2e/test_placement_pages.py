@@ -240,3 +240,29 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     page.set_viewport_size({"width": 1440, "height": 900})
     fresh.first.scroll_into_view_if_needed()
     shot("placement-fresh-1440")
+
+
+def test_a_plan_batching_past_every_published_run_says_it_is_extrapolated(live_server, page, shot, lab):
+    """Qwen3.6-35B-A3B on llama.cpp at 64 streams on four nodes: llama.cpp's
+    batching is fitted on runs of at most 32 streams an instance, so the
+    plans that keep more in one instance are named beside the recommendation,
+    at desk and phone width; the copies that split the streams are not."""
+    make_user("member", "member")
+    sign_in(page, live_server.url, "member", "member-pass-123")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(
+        f"{live_server.url}/plans/?model=qwen3.6-35b-a3b&group={lab['switched']}&engine=llama.cpp&concurrency=64"
+        "&goal=throughput"
+    )
+    note = page.locator("p.plan-extrapolated")
+    assert note.count() == 1
+    words = note.inner_text()
+    assert words.startswith("extrapolated 1 node, PP2 on 2 nodes,")
+    assert "than the 32 of the most-loaded published llama.cpp run the model's batching is fitted on" in words
+    assert "one-node copies" not in words
+    shot("placement-extrapolated-1440")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = note.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 390
+    shot("placement-extrapolated-390")
