@@ -177,16 +177,13 @@ class PlanResult:
     recommendation: str = ""
     errors: list[tuple[str, str]] = field(default_factory=list)
     runner_up: int | None = None
+    # the plans whose batching reaches past every published run it is fitted on, in words (also among
+    # ``notes``, after EXTRAPOLATED; the pages show them beside the recommendation)
+    extrapolated: list[str] = field(default_factory=list)
 
     @property
     def recommended_plan(self) -> Plan | None:
         return None if self.recommended is None else self.plans[self.recommended]
-
-    @property
-    def extrapolated(self) -> list[str]:
-        """The notes naming plans whose batching reaches past every published
-        run it is fitted on (the pages show them beside the recommendation)."""
-        return [n.removeprefix(EXTRAPOLATED).strip() for n in self.notes if n.startswith(EXTRAPOLATED)]
 
 
 def with_range(value: float, bounds: tuple[float, float] | None, digits: int = 0) -> str:

@@ -22,6 +22,7 @@ from placement.perfmodel import (
     FigureClass,
     Layout,
     PerfConstants,
+    batching_engine,
     copies_aggregate_tps,
     default_constants,
     parallel_class,
@@ -33,7 +34,7 @@ from placement.perfmodel import (
     spanning,
     split_streams,
 )
-from placement.perfmodel.evidence import batching_source, batching_trained_streams, held_out_evidence
+from placement.perfmodel.evidence import batching_trained_streams, held_out_evidence
 from placement.plan_memory import (
     ACTIVATION_CHUNK_TOKENS,
     ACTIVATION_VALUES_PER_HIDDEN,
@@ -529,7 +530,8 @@ def plan_placement(
         )
 
     notes[:0] = _group_notes(group, c, engine, mode)
-    notes += _extrapolation_notes(plans, engine)
+    extrapolated = _extrapolated(plans, engine)
+    notes += [f"{EXTRAPOLATED} {words}" for words in extrapolated]
     recommended, runner_up, recommendation = recommend(plans, goal, per_stream_ms(model, engine, c))
     if recommended is not None and plans[recommended].fabric_warning:
         recommendation += (
@@ -537,7 +539,12 @@ def plan_placement(
             "is optimistic until RoCE works."
         )
     return PlanResult(
-        plans=plans, recommended=recommended, notes=notes, recommendation=recommendation, runner_up=runner_up
+        plans=plans,
+        recommended=recommended,
+        notes=notes,
+        recommendation=recommendation,
+        runner_up=runner_up,
+        extrapolated=extrapolated,
     )
 
 
@@ -653,26 +660,26 @@ def _group_notes(group: GroupSpec, c: PerfConstants, engine: str, mode: str) -> 
     return notes
 
 
-def _extrapolation_notes(plans: list[Plan], engine: str) -> list[str]:
+def _extrapolated(plans: list[Plan], engine: str) -> list[str]:
     """Which fitting plans batch more streams in one instance than any
-    published run the model's batching is fitted on: their all-streams
-    figures are extrapolated, and say so."""
+    published run the model's batching is fitted on, in words: their
+    all-streams figures are extrapolated, and say so."""
     beyond: dict[tuple[str, int], list[str]] = {}
     for p in plans:
-        source = batching_source(engine, p.tp > 1)
+        source = batching_engine(Layout(tp=p.tp, engine=engine))
         trained = batching_trained_streams(source)
-        if p.fits and -(-p.concurrency // max(p.replicas, 1)) > trained:
+        if p.fits and split_streams(p.concurrency, p.replicas)[0] > trained:
             beyond.setdefault((source, trained), []).append(p.label)
-    notes = []
+    words = []
     for (source, trained), labels in sorted(beyond.items()):
         one = len(labels) == 1
-        notes.append(
-            f"{EXTRAPOLATED} {', '.join(labels)} batch{'es' if one else ''} more streams in one instance than the "
+        words.append(
+            f"{', '.join(labels)} batch{'es' if one else ''} more streams in one instance than the "
             f"{trained} of the most-loaded published {source} run the model's batching is fitted on; "
             f"{'its' if one else 'their'} all-streams figure{'' if one else 's'} and range{'' if one else 's'} "
             "reach past every run it has seen."
         )
-    return notes
+    return words
 
 
 def _backend_notes(group: GroupSpec, engine: str) -> list[str]:

@@ -50,6 +50,7 @@ from .points import (
 from .prediction import (
     Layout,
     Prediction,
+    batching_engine,
     copies_aggregate_tps,
     expert_slots,
     per_stream_ms,
@@ -103,4 +104,5 @@ __all__ = [
     "spanning",
     "prediction_source",
     "split_streams",
+    "batching_engine",
 ]

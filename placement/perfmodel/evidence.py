@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 from placement.published import PUBLISHED_POINTS
 
-from .constants import DEFAULT_READING, STREAM_COST_FROM_TP
+from .constants import DEFAULT_READING
 from .points import FigureClass, point_class
+from .prediction import split_streams
 from .ranges import metric_words
 from .report import fit_report, fresh_sets
 
@@ -153,19 +154,13 @@ def held_out_evidence(cls: FigureClass, streams: int = 1) -> HeldOutEvidence | N
     )
 
 
-def batching_source(engine: str, tensor_parallel: bool = False) -> str:
-    """The engine whose batching constants a layout uses: SGLang without
-    tensor parallelism borrows vLLM's (``STREAM_COST_FROM_TP``)."""
-    return engine if engine not in STREAM_COST_FROM_TP or tensor_parallel else "vllm"
-
-
 @functools.lru_cache(maxsize=8)
 def batching_trained_streams(source: str) -> int:
     """The most streams one instance batched in a published training run of
-    this engine's batching constants: past it, a prediction of all streams
+    this engine's batching constants (``prediction.batching_engine``): past it, a prediction of all streams
     is extrapolated. 1 when no run of the engine trains its batching."""
     streams = [
-        -(-p.concurrency // max(p.replicas, 1))
+        split_streams(p.concurrency, max(p.replicas, 1))[0]  # the busiest copy's share
         for p in PUBLISHED_POINTS
         if p.role == "train" and p.engine == source and p.concurrency > 1 and p.compared_decode_tps is not None
     ]

@@ -244,6 +244,11 @@ def own_stream_cost(layout: Layout) -> bool:
     return layout.engine not in STREAM_COST_FROM_TP or layout.tp > 1
 
 
+def batching_engine(layout: Layout) -> str:
+    """The engine whose batching constants (cost per extra stream) the layout uses."""
+    return layout.engine if own_stream_cost(layout) else "vllm"
+
+
 def per_stream_ms(model: ModelSpec, engine: str, c: PerfConstants) -> float:
     """What each stream beyond the first adds to one instance's step: the
     engine's cost per extra stream and the cost of the model's expert slots."""
@@ -253,8 +258,7 @@ def per_stream_ms(model: ModelSpec, engine: str, c: PerfConstants) -> float:
 def streams_ms(model: ModelSpec, layout: Layout, c: PerfConstants, batch: float) -> float:
     """What the streams beyond the first add to one step of one instance
     (``per_stream_ms``; neither cost is split by tensor parallelism)."""
-    engine = layout.engine if own_stream_cost(layout) else "vllm"
-    return per_stream_ms(model, engine, c) * max(batch - 1.0, 0.0)
+    return per_stream_ms(model, batching_engine(layout), c) * max(batch - 1.0, 0.0)
 
 
 def _step_ms(
