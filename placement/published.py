@@ -16,6 +16,7 @@ from placement.published_fresh import fresh_2026_12_04
 from placement.published_fresh_fifth import fresh_2026_12_04_fifth
 from placement.published_fresh_fourth import fresh_2026_12_04_fourth
 from placement.published_fresh_second import fresh_2026_12_04_second
+from placement.published_fresh_sixth import fresh_2026_12_05
 from placement.published_fresh_third import fresh_2026_12_04_third
 from placement.published_point import PublishedPoint
 from placement.published_series import (
@@ -838,4 +839,5 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
     + fresh_2026_12_04_third()
     + fresh_2026_12_04_fourth()
     + fresh_2026_12_04_fifth()
+    + fresh_2026_12_05()
 )

@@ -45,6 +45,10 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
             ("qwen3.6-27b", "nvfp4", None, "mudler/Qwen3.6-27B-NVFP4-GGUF, llama.cpp's NVFP4 type (mudler/LocalAI)"),
             # the fifth set collected on 2026-12-04 (placement.published_fresh_fifth)
             ("qwen3.6-35b-a3b", "Q8_0", None, "Qwen3.6-35B-A3B Q8_0 GGUF (gdevsnack-ai-labs/gb10-local-llm-benchmark)"),
+            # the sixth set collected on 2026-12-05 (placement.published_fresh_sixth)
+            ("qwen3-coder-30b-a3b", "nvfp4", None, "Qwen3-Coder-30B-A3B NVFP4 (heitor-mocelin/dgx-spark-research)"),
+            ("qwen3-32b", "nvfp4", None, "Qwen3-32B NVFP4 (heitor-mocelin/dgx-spark-research)"),
+            ("qwen3-8b", "nvfp4", None, "/models/qwen3-8b-nvfp4, modelopt (heitor-mocelin/dgx-spark-research)"),
         )
     },
 }

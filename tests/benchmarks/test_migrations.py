@@ -201,3 +201,18 @@ def test_a_database_at_0011_gets_the_fifth_fresh_set():
     bench = rows.get(published_key="qwen3.6-35b-a3b-1-llamacpp-q8-gdevsnack")
     assert (bench.engine, bench.decode_tps, bench.prefill_tps) == ("llama.cpp", 58.7, 1941.3)
     assert "collected on 2026-12-04e, after the performance model was frozen" in bench.notes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_at_0012_gets_the_sixth_fresh_set():
+    """benchmarks 0013: the same for the sixth fresh set and a database at 0012,
+    its two-node runs with their layout."""
+    from placement.published import PUBLISHED_POINTS
+
+    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-05"}
+    assert len(added) == 28
+    rows = rows_added_since("0012_published_fifth_fresh", added)
+    pipeline = rows.get(published_key="qwen3-coder-30b-a3b-2-pp2-vllm-nvfp4-heitor-c8")
+    assert (pipeline.node_count, pipeline.engine, pipeline.tp, pipeline.pp) == (2, "vllm", 1, 2)
+    assert (pipeline.concurrency, pipeline.decode_tps) == (8, 304.0)
+    assert "collected on 2026-12-05, after the performance model was frozen" in pipeline.notes

@@ -219,8 +219,8 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     shot("placement-held-out-390")
     page.locator("#fit-table summary").click()
     fresh = page.locator("p.fresh-set")
-    assert fresh.count() == 5
-    first, second, third, fourth, fifth = (fresh.nth(i) for i in range(5))
+    assert fresh.count() == 6
+    first, second, third, fourth, fifth, sixth = (fresh.nth(i) for i in range(6))
     assert "collected on 2026-12-04, after the model was frozen (at f4e432a)" in first.inner_text()
     assert "The model has changed since" in first.inner_text()
     assert "collected on 2026-12-04b, after the model was frozen (at daa5b2a)" in second.inner_text()
@@ -231,10 +231,12 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     assert "The model has changed since" in fourth.inner_text()
     assert "collected on 2026-12-04e, after the model was frozen (at e7cebc4)" in fifth.inner_text()
     assert "never used to change it" in fifth.inner_text()
+    assert "collected on 2026-12-05, after the model was frozen (at 39b6057)" in sixth.inner_text()
+    assert "never used to change it" in sixth.inner_text()
     # the table of held-out runs stacks each run into a block at phone width: nothing scrolls sideways
     table = "document.querySelector('#holdout-errors').closest('.tablewrap')"
     assert page.evaluate(f"(w => w.scrollWidth <= w.clientWidth)({table})")
-    assert page.locator("#holdout-errors tr.fresh").count() == 9 + 5  # the unseen sets' figures only
+    assert page.locator("#holdout-errors tr.fresh").count() == 9 + 5 + 28  # the unseen sets' figures only
     fresh.first.scroll_into_view_if_needed()
     shot("placement-fresh-390")
     page.set_viewport_size({"width": 1440, "height": 900})

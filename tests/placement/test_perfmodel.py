@@ -118,12 +118,14 @@ def test_the_goals_on_held_out_runs_are_measured_and_the_docs_say_the_same():
     quoting exactly what the data measure (met or not)."""
     report = fit_report(DEFAULT_READING)
     goals = {name: (value, met) for name, value, _, met in report.goals()}
-    # met on every held-out run: one stream's median, the share inside the ranges and their half-width; all
-    # streams' median was met until the fourth fresh set (SGLang at hundreds of streams predicted 65% to 72%
-    # too slow, llama.cpp's MoE hybrid batches 23% to 34% once their recurrent state is priced); not the worst
-    # errors (the docs say why)
-    assert all(goals[name][1] for name in ("decode median", "inside ranges", "median half-width"))
-    assert not goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(16.0, abs=0.05)
+    # met on every held-out run: one stream's median and the share inside the ranges; all streams' median was
+    # met until the fourth fresh set (SGLang at hundreds of streams predicted 65% to 72% too slow, llama.cpp's
+    # MoE hybrid batches 23% to 34% once their recurrent state is priced), the ranges' half-width until the
+    # sixth (vLLM's two-node eager runs 80% to 142% too fast, and its one-node MoE batches up to 64% too slow,
+    # with wide ranges); not the worst errors (the docs say why)
+    assert all(goals[name][1] for name in ("decode median", "inside ranges"))
+    assert not goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(17.5, abs=0.05)
+    assert not goals["median half-width"][1] and goals["median half-width"][0] == pytest.approx(32.2, abs=0.05)
     assert not goals["decode worst"][1] and not goals["aggregate worst"][1]
     earlier = report.only({p.key for p in PUBLISHED_POINTS if not p.collected})
     assert {name: met for name, _, _, met in earlier.goals()}["aggregate median"]
@@ -435,20 +437,20 @@ def test_the_range_method_is_one_no_other_candidate_beats_on_the_training_share_
 
 
 def test_held_out_figures_fall_in_their_ranges_about_as_often_as_the_goal_asks():
-    """At least 80% inside, on every held-out run (89.1%) and on the earlier
-    ones (97.1%). The first fresh set, as the model frozen at f4e432a
-    predicted it once, had 81.6% inside; the stored model, whose llama.cpp
-    batching was fitted after that set had been seen, has 77.6% on it (its
-    llama.cpp batch ranges are narrower now): PERFORMANCE_MODEL.md says so.
-    The ranges' median half-width goal (at most 30%) is met on every held-out
-    run (28.9%); this bound keeps the earlier runs' (30.6%) from growing
-    unnoticed."""
+    """At least 80% inside, on every held-out run (80.5%) and on the earlier
+    ones. The first fresh set, as the model frozen at f4e432a predicted it
+    once, had 81.6% inside; the stored model, whose llama.cpp batching was
+    fitted after that set had been seen, has less on it (its llama.cpp batch
+    ranges are narrower now): PERFORMANCE_MODEL.md says so. The ranges'
+    median half-width goal (at most 30%) was met on every held-out run until
+    the sixth fresh set (32.2% since: its vLLM two-node and one-node MoE
+    runs carry wide ranges); these bounds keep both from growing unnoticed."""
     report = fit_report(DEFAULT_READING)
     earlier = report.only({p.key for p in PUBLISHED_POINTS if p.role == "holdout" and not p.collected})
     for part in (report, earlier):
         inside = part.inside_share("holdout")
         assert inside is not None and 80.0 <= inside <= 100.0
-    assert report.median_half_width("holdout") <= 30.0
+    assert report.median_half_width("holdout") == pytest.approx(32.24, abs=0.01)
     assert earlier.median_half_width("holdout") <= 32.0
 
 
@@ -623,6 +625,34 @@ def test_the_fifth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
     assert once["qwen3.6-35b-a3b-1-llamacpp-q8-gdevsnack", "decode"] == pytest.approx(-13.4, abs=0.05)
     assert "- decode worst: 13.4% (at most 25%): met" in mine
     assert "- inside ranges: 60.0% (at least 80%): NOT met" in mine
+
+
+def test_the_sixth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
+    """The runs collected on 2026-12-05, with runs on two nodes and MoE
+    batches past 64 streams sought first, judge the model frozen at 39b6057
+    on what it had never seen: the stored model still predicts every figure
+    and range as it did, once. One GX10's dense NVFP4 models on vLLM hold
+    (one stream 3% to 11% too slow); vLLM's two-node eager runs over Ray
+    were 80% and 142% too fast at one stream (its pipeline-parallel run 2%),
+    and one node's Qwen3.6-35B-A3B NVFP4 batches 22% to 64% too slow from 2
+    to 96 streams."""
+    from placement.published_fresh_sixth import COLLECTED_SIXTH, PREDICTED_ONCE
+
+    points, found, mine = judged_fresh_set(COLLECTED_SIXTH, "39b6057", PREDICTED_ONCE, 28, 7)
+    assert all("/blob/" in p.url for p in points)
+    assert {(p.nodes, p.tp, p.pp, p.mode) for p in points if p.nodes > 1} == {(2, 2, 1, "eager"), (2, 1, 2, "eager")}
+    for form in (("qwen3-coder-30b-a3b", "nvfp4"), ("qwen3-32b", "nvfp4"), ("qwen3-8b", "nvfp4")):
+        assert form in PUBLISHED_VARIANTS
+    now = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.current.errors}
+    for figure, stored in PREDICTED_ONCE.items():
+        assert now[figure] == pytest.approx(stored, abs=0.006), figure
+    assert not found.seen_since and not any("changed since" in line for line in mine)
+    once = {(e.key, e.metric): e.error_pct for e in found.report.errors}
+    assert once["qwen3.6-35b-a3b-2-tp2-vllm-nvfp4-heitor", "decode"] == pytest.approx(141.5, abs=0.05)
+    assert once["qwen3-coder-30b-a3b-2-pp2-vllm-nvfp4-heitor", "decode"] == pytest.approx(1.8, abs=0.05)
+    assert once["qwen3.6-35b-a3b-1-vllm-nvfp4-heitor-c96", "aggregate"] == pytest.approx(-63.9, abs=0.05)
+    assert "- decode median: 9.6% (at most 10%): met" in mine
+    assert "- inside ranges: 60.7% (at least 80%): NOT met" in mine
 
 
 # --- properties -------------------------------------------------------------------
@@ -1145,11 +1175,12 @@ def test_held_out_evidence_says_what_the_published_fit_missed_by_on_runs_of_the_
         "On 1 held-out figure of one stream's decode of sglang tp runs of any family (1 experiment), "
         "the published fit predicted 68% too slow."
     )
-    # the set the model has not changed since is counted fresh, and said so: of its one-stream vLLM decode
-    # figures of dense models, Stravica's Llama-3.1-8B and Qwen3-8B runs of 2026-02-26
+    # the sets the model has not changed since are counted fresh, and said so: of their one-stream vLLM decode
+    # figures of dense models, Stravica's Llama-3.1-8B and Qwen3-8B runs of 2026-02-26 (the third set) and one
+    # GX10's Llama-3.3-70B, Qwen3-32B, Qwen3-8B and Llama-3.1-8B in NVFP4 (the sixth)
     fresh = held_out_evidence(FigureClass("decode", "vllm", "single", "dense"))
-    assert fresh is not None and fresh.figures > 2 and fresh.fresh == 2
-    assert "; 2 of them collected after the model was frozen and never used to change it)" in fresh.words
+    assert fresh is not None and fresh.figures == 13 and fresh.fresh == 2 + 4
+    assert "; 6 of them collected after the model was frozen and never used to change it)" in fresh.words
     # none held out of the kind: nothing to say; the mode is part of the kind
     assert held_out_evidence(FigureClass("decode", "vllm", "pp", "moe")) is None
     assert held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "graphs"), 16) is None
