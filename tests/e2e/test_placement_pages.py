@@ -268,3 +268,42 @@ def test_a_plan_batching_past_every_published_run_says_it_is_extrapolated(live_s
     box = note.bounding_box()
     assert box is not None and box["x"] + box["width"] <= 390
     shot("placement-extrapolated-390")
+
+
+def test_an_eager_tensor_parallel_plan_says_held_out_runs_of_its_kind_ran_far_slower(live_server, page, shot, lab):
+    """Qwen3.6-35B-A3B on vLLM in eager mode, one stream, on the switched
+    group: the sixth fresh set's two-node TP=2 runs in eager mode decoded a
+    third to a half of what the model predicted, so every tensor-parallel
+    plan's row carries the badge (three figures of any family: this hybrid
+    has one of its own) and its details say it in words; the one-node plan
+    has none. At desk and phone width."""
+    make_user("member", "member")
+    sign_in(page, live_server.url, "member", "member-pass-123")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(
+        f"{live_server.url}/plans/?model=qwen3.6-35b-a3b&group={lab['switched']}&engine=vllm&mode=eager"
+        "&concurrency=1&goal=latency"
+    )
+    tensor = page.locator('#plans tbody tr.plan[data-strategy="tp"]')
+    assert tensor.count() >= 1
+    badges = tensor.locator(".held-out-badge")
+    assert badges.count() == tensor.count()
+    assert {badges.nth(i).inner_text() for i in range(badges.count())} == {"held-out: 80% too fast"}
+    assert page.locator('#plans tbody tr.plan[data-strategy="single"] .held-out-badge').count() == 0
+    first = tensor.first
+    details = page.locator(f"#plan-more-{first.get_attribute('id').removeprefix('plan-')}")
+    details.locator("summary").click()
+    words = details.locator("p.held-out").inner_text()
+    assert words == (
+        "On 3 held-out figures of one stream's decode of vllm tp runs in eager mode of any family (3 experiments; "
+        "2 of them collected after the model was frozen and never used to change it), the published fit predicted "
+        "from 10% too slow to 142% too fast (median 80% too fast)."
+    )
+    first.scroll_into_view_if_needed()
+    shot("placement-eager-tp-1440")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    held = details.locator("p.held-out").bounding_box()
+    assert held is not None and held["x"] + held["width"] <= 390
+    details.scroll_into_view_if_needed()
+    shot("placement-eager-tp-390")
