@@ -93,6 +93,15 @@ def refresh_published(run_class: Any) -> None:
         row.save(update_fields=["reference", "notes"])
 
 
+def migrate_published(apps: Any, schema_editor: Any) -> None:
+    """A data migration's step for a new set of published figures: store the
+    figures not stored yet, in the historical models, and bring every
+    published row's notes to the seed's words."""
+    run = apps.get_model("benchmarks", "BenchmarkRun")
+    seed_published(run, apps.get_model("placement", "LlmModel"))
+    refresh_published(run)
+
+
 def seed_after_migrate(sender: Any, using: str = "default", **kwargs: Any) -> None:
     from placement.models import LlmModel
 

@@ -183,32 +183,33 @@ def _heitor_cluster() -> list[PublishedPoint]:
         "200 tokens out of a prompt not stated, so half the output of context; --enforce-eager from the "
         "cluster's stated serve line (the run's own flags are not listed)"
     )
+    qwen = {
+        "tp": 2,
+        "context": 128,
+        "note": qwen36_note,
+        "url": HEITOR_QWEN36_TP2,
+        "origin": "fresh6-heitor-qwen36-tp2",
+    }
+    pair = {"context": 100, "url": HEITOR_CODER, "origin": "fresh6-heitor-coder-tp-pp"}
+    tp_pp_row = "'| **PP=2** (pipeline-parallel) | **57 tok/s** | 202 ms | ~304 tok/s | **78%** |'"
     return [
         _pt(
             "qwen3.6-35b-a3b-2-tp2-vllm-nvfp4-heitor",
             "qwen3.6-35b-a3b",
-            tp=2,
             decode_tps=25.61,
-            context=128,
             source=f"{qwen36}: '\"decode_tok_s_mean\": 25.61' (5 streamed runs of 256 tokens)",
-            note=qwen36_note,
-            url=HEITOR_QWEN36_TP2,
-            origin="fresh6-heitor-qwen36-tp2",
+            **qwen,
             **cluster,
         ),
         *(
             _pt(
                 f"qwen3.6-35b-a3b-2-tp2-vllm-nvfp4-heitor-c{streams}",
                 "qwen3.6-35b-a3b",
-                tp=2,
                 concurrency=streams,
                 decode_tps=tps,
-                context=128,
                 source=f'{qwen36}: sweep \'"concurrency": {streams}, "requests": {requests}, ... '
                 f"\"agg_tok_s\": {tps}' (completion tokens over the load phase's wall time)",
-                note=qwen36_note,
-                url=HEITOR_QWEN36_TP2,
-                origin="fresh6-heitor-qwen36-tp2",
+                **qwen,
                 **cluster,
             )
             for streams, requests, tps in ((4, 12, 95.4), (16, 48, 346.4))
@@ -218,11 +219,9 @@ def _heitor_cluster() -> list[PublishedPoint]:
             "qwen3-coder-30b-a3b",
             tp=2,
             decode_tps=36.0,
-            context=100,
             source=f"{coder}: '| **IB / RDMA** | **36.0** | **52 ms** |' (single stream, 6 reps, 200 tokens)",
             note=coder_note,
-            url=HEITOR_CODER,
-            origin="fresh6-heitor-coder-tp-pp",
+            **pair,
             **cluster,
         ),
         _pt(
@@ -230,11 +229,9 @@ def _heitor_cluster() -> list[PublishedPoint]:
             "qwen3-coder-30b-a3b",
             pp=2,
             decode_tps=57.0,
-            context=100,
-            source=f"{coder}: '| **PP=2** (pipeline-parallel) | **57 tok/s** | 202 ms | ~304 tok/s | **78%** |'",
+            source=f"{coder}: {tp_pp_row}",
             note=coder_note,
-            url=HEITOR_CODER,
-            origin="fresh6-heitor-coder-tp-pp",
+            **pair,
             **cluster,
         ),
         _pt(
@@ -243,12 +240,9 @@ def _heitor_cluster() -> list[PublishedPoint]:
             pp=2,
             concurrency=8,
             decode_tps=304.0,
-            context=100,
-            source=f"{coder}: '| **PP=2** (pipeline-parallel) | **57 tok/s** | 202 ms | ~304 tok/s | **78%** |' "
-            "(c8 aggregate)",
+            source=f"{coder}: {tp_pp_row} (c8 aggregate)",
             note=f"{coder_note}; '~304' in the source",
-            url=HEITOR_CODER,
-            origin="fresh6-heitor-coder-tp-pp",
+            **pair,
             **cluster,
         ),
     ]

@@ -38,6 +38,14 @@ def results_text(page) -> str:
     return page.locator("#results").inner_text()
 
 
+def open_plans_as_a_member(live_server, page, query: str) -> None:
+    """A member signed in, at desk width, on the plans page for ``query``."""
+    make_user("member", "member")
+    sign_in(page, live_server.url, "member", "member-pass-123")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{live_server.url}/plans/?{query}")
+
+
 def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     make_user("member", "member")
     base = live_server.url
@@ -249,12 +257,10 @@ def test_a_plan_batching_past_every_published_run_says_it_is_extrapolated(live_s
     batching is fitted on runs of at most 32 streams an instance, so the
     plans that keep more in one instance are named beside the recommendation,
     at desk and phone width; the copies that split the streams are not."""
-    make_user("member", "member")
-    sign_in(page, live_server.url, "member", "member-pass-123")
-    page.set_viewport_size({"width": 1440, "height": 900})
-    page.goto(
-        f"{live_server.url}/plans/?model=qwen3.6-35b-a3b&group={lab['switched']}&engine=llama.cpp&concurrency=64"
-        "&goal=throughput"
+    open_plans_as_a_member(
+        live_server,
+        page,
+        f"model=qwen3.6-35b-a3b&group={lab['switched']}&engine=llama.cpp&concurrency=64&goal=throughput",
     )
     note = page.locator("p.plan-extrapolated")
     assert note.count() == 1
@@ -277,12 +283,10 @@ def test_an_eager_tensor_parallel_plan_says_held_out_runs_of_its_kind_ran_far_sl
     plan's row carries the badge (three figures of any family: this hybrid
     has one of its own) and its details say it in words; the one-node plan
     has none. At desk and phone width."""
-    make_user("member", "member")
-    sign_in(page, live_server.url, "member", "member-pass-123")
-    page.set_viewport_size({"width": 1440, "height": 900})
-    page.goto(
-        f"{live_server.url}/plans/?model=qwen3.6-35b-a3b&group={lab['switched']}&engine=vllm&mode=eager"
-        "&concurrency=1&goal=latency"
+    open_plans_as_a_member(
+        live_server,
+        page,
+        f"model=qwen3.6-35b-a3b&group={lab['switched']}&engine=vllm&mode=eager&concurrency=1&goal=latency",
     )
     tensor = page.locator('#plans tbody tr.plan[data-strategy="tp"]')
     assert tensor.count() >= 1
