@@ -533,6 +533,11 @@ def plan_placement(
     extrapolated = _extrapolated(plans, engine)
     notes += [f"{EXTRAPOLATED} {words}" for words in extrapolated]
     recommended, runner_up, recommendation = recommend(plans, goal, per_stream_ms(model, engine, c))
+    if recommended is not None and (held := plans[recommended].held_out) is not None and held.badge:
+        recommendation += (
+            f" Held out of the fit, {held.figures} published runs of its kind were predicted "
+            f"{held.badge.removeprefix('held-out: ')} at the median: weigh its figure with that."
+        )
     if recommended is not None and plans[recommended].fabric_warning:
         recommendation += (
             " NCCL fell back to TCP sockets in the group's latest fabric verification: this multi-node figure "

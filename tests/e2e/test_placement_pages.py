@@ -294,6 +294,16 @@ def test_an_eager_tensor_parallel_plan_says_held_out_runs_of_its_kind_ran_far_sl
     assert badges.count() == tensor.count()
     assert {badges.nth(i).inner_text() for i in range(badges.count())} == {"held-out: 80% too fast"}
     assert page.locator('#plans tbody tr.plan[data-strategy="single"] .held-out-badge').count() == 0
+    # the recommended plan is one of them, and the recommendation says so in its own words
+    assert page.locator("#plans tbody tr.plan.recommended").get_attribute("data-strategy") == "tp"
+    assert (
+        page.locator("#recommendation")
+        .inner_text()
+        .endswith(
+            "Held out of the fit, 3 published runs of its kind were predicted 80% too fast at the median: weigh its "
+            "figure with that."
+        )
+    )
     first = tensor.first
     details = page.locator(f"#plan-more-{first.get_attribute('id').removeprefix('plan-')}")
     details.locator("summary").click()

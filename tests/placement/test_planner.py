@@ -651,6 +651,26 @@ def test_every_plan_says_what_the_published_fit_missed_by_on_held_out_runs_of_it
     assert alone.plans[0].held_out is not None and alone.plans[0].held_out.badge == ""
 
 
+def test_a_recommendation_whose_kind_held_out_runs_missed_says_so_in_its_own_words():
+    """The recommendation is what a member reads first: when the recommended
+    plan carries a held-out badge (its kind's held-out runs missed by more
+    than 25% at the median), the recommendation says it too. Qwen3-32B on
+    llama.cpp at 32 streams on one node: dense batches near 32 streams were
+    predicted 44% too fast. Without a badge nothing is added."""
+    dense = get_seed_model("qwen3-32b")
+    busy = plan_placement(group("single", 1), dense, context_tokens=4096, concurrency=32, engine="llama.cpp")
+    best = busy.plans[busy.recommended]
+    assert best.held_out is not None and best.held_out.badge == "held-out: 44% too fast"
+    assert busy.recommendation.endswith(
+        " Held out of the fit, 2 published runs of its kind were predicted 44% too fast at the median: weigh its "
+        "figure with that."
+    )
+    calm = plan_placement(group("single", 1), dense, context_tokens=4096, concurrency=8, engine="llama.cpp")
+    held = calm.plans[calm.recommended].held_out
+    assert held is not None and held.badge == ""
+    assert "Held out of the fit" not in calm.recommendation
+
+
 def test_a_llama_cpp_plan_names_what_it_still_borrows_from_vllm():
     """llama.cpp's batch tables set its own cost per extra stream and per
     sublayer of a step without CUDA graphs; only the cost per expert slot is
