@@ -5,15 +5,9 @@ published row's notes brought to the seed's words."""
 
 from django.db import migrations
 
-
-def refresh(apps, schema_editor):
-    from benchmarks.seed import refresh_published, seed_published
-
-    run = apps.get_model("benchmarks", "BenchmarkRun")
-    seed_published(run, apps.get_model("placement", "LlmModel"))
-    refresh_published(run)
+from benchmarks.seed import migrate_published
 
 
 class Migration(migrations.Migration):
     dependencies = [("benchmarks", "0009_published_second_fresh")]
-    operations = [migrations.RunPython(refresh, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(migrate_published, migrations.RunPython.noop)]

@@ -343,6 +343,10 @@ def _summary(report: FitReport) -> list[str]:
     return out
 
 
+def _experiments(count: int) -> str:
+    return f"{count} experiment{'s' if count != 1 else ''}"
+
+
 def goals_text(report: FitReport, title: str = "Goals on the held-out runs:") -> list[str]:
     out = [title]
     for name, value, target, met in report.goals():
@@ -358,7 +362,7 @@ def goals_text(report: FitReport, title: str = "Goals on the held-out runs:") ->
                 f"nearer than {apart.floor_pct:.1f}% to all of them ({reach} of the goal)"
             )
     counted = [
-        f"{words} {found[0]:.1f}% over {found[1]} experiment{'s' if found[1] != 1 else ''}"
+        f"{words} {found[0]:.1f}% over {_experiments(found[1])}"
         for words, metric in (("one stream", "decode"), ("all streams together", "aggregate"))
         if (found := report.experiment_median("holdout", metric)) is not None
     ]
@@ -412,8 +416,7 @@ def fresh_goals_text(report: FitReport) -> list[str]:
     out: list[str] = []
     for fresh in fresh_sets(report):
         title = (
-            f"The same goals on the {len(fresh.report.errors)} held-out figures of {fresh.experiments} "
-            f"experiment{'s' if fresh.experiments != 1 else ''} "
+            f"The same goals on the {len(fresh.report.errors)} held-out figures of {_experiments(fresh.experiments)} "
             f"collected on {fresh.day}, after the model was frozen at {fresh.commit}, as it predicted them once:"
         )
         out += ["", *goals_text(fresh.report, title)]
