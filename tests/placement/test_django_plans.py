@@ -4,6 +4,8 @@ the cabling, bad input by field, constant queries, and the live page partial."""
 
 from __future__ import annotations
 
+import html
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -367,3 +369,26 @@ def test_each_plan_carries_the_held_out_evidence_of_its_kind_in_the_api_and_on_t
         if p["held_out"]:
             assert f'<p class="small muted held-out">{p["held_out"]["words"]}</p>'.replace("'", "&#x27;") in page
     assert "No published run of this kind was held out of the fit: its range is all the evidence there is." in page
+
+
+def test_the_recommendations_held_out_words_read_the_same_in_the_api_and_on_the_page(
+    api_viewer, client, viewer_user, demo
+):
+    """Qwen3.6-35B-A3B on vLLM in eager mode at one stream on the switched
+    group: the recommended tensor-parallel plan's kind missed on held-out
+    runs (80% too fast at the median), and the recommendation says so: one
+    string, the same for a script with its token and on the page."""
+    body = {"model": "qwen3.6-35b-a3b", "group": demo["switched"].pk, "engine": "vllm", "mode": "eager"}
+    response = plan(api_viewer, **body, concurrency=1, goal="latency")
+    assert response.status_code == 200, response.content
+    data = response.json()
+    assert data["plans"][data["recommended"]]["held_out"]["badge"] == "held-out: 80% too fast"
+    words = data["recommendation"]
+    assert words.endswith(
+        " Held out of the fit, 3 published runs of its kind were predicted 80% too fast at the median: weigh its "
+        "figure with that."
+    )
+    client.force_login(viewer_user)
+    query = "&".join(f"{k}={v}" for k, v in body.items())
+    page = client.get(f"/plans/?{query}&concurrency=1&goal=latency").content.decode()
+    assert html.escape(words) in page
