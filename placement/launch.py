@@ -24,6 +24,9 @@ Spark, and vLLM's ``run_cluster.sh``.
   (``plan_memory.gpu_memory_utilization``), not its 0.9 default; SGLang gets
   ``--mem-fraction-static`` from the same budget (its weights and caches:
   ``plan_memory.sglang_mem_fraction_static``).
+- A plan made for eager mode launches in it (``EAGER_FLAG``: vLLM's
+  --enforce-eager, SGLang's --disable-cuda-graph, llama.cpp's
+  GGML_CUDA_DISABLE_GRAPHS=1), so the engine runs what was predicted.
 - HF_TOKEN is passed from the node's environment when set (``-e HF_TOKEN``
   into containers; processes inherit it): never written into a script.
 - NCCL_IB_SUBNET_AWARE_ROUTING=1 on every multi-node group (NVIDIA's cluster
@@ -61,6 +64,10 @@ from placement.quants import engine_reference
 
 # The container recipe first: it is the default vLLM launcher.
 LAUNCH_ENGINES = ("vllm-container", "vllm-ray", "vllm", "sglang", "llama.cpp-rpc")
+# How each planner engine is told to run without CUDA graphs, when the plan
+# was made for eager mode (its prediction assumes it): vLLM's flag, SGLang's,
+# and llama.cpp's environment variable (ggml-cuda reads it at start).
+EAGER_FLAG = {"vllm": "--enforce-eager", "sglang": "--disable-cuda-graph", "llama.cpp": "GGML_CUDA_DISABLE_GRAPHS=1"}
 # Which planner engine each launcher serves.
 PLANNER_ENGINE = {
     "vllm-container": "vllm",
@@ -414,6 +421,8 @@ def _vllm_args(ctx: _Instance) -> list[str]:
     ]
     if plan.ep > 1:
         args.append("--enable-expert-parallel")
+    if plan.mode == "eager":
+        args.append(EAGER_FLAG["vllm"])
     args += [
         "--max-model-len",
         str(plan.context_tokens),
@@ -446,6 +455,8 @@ def _sglang_args(ctx: _Instance) -> list[str]:
         args += ["--pp-size", str(plan.pp)]
     if plan.ep > 1:
         args += ["--ep-size", str(plan.ep)]
+    if plan.mode == "eager":
+        args.append(EAGER_FLAG["sglang"])
     args += [
         "--context-length",
         str(plan.context_tokens),
@@ -499,6 +510,11 @@ def _header(
         lines.append(f"# bootstrap on {_c(iface)}: {why}; NCCL finds the RoCE data path itself")
     if plan.replicas > 1:
         lines.append("# independent copies: put a load balancer in front of the instances' heads")
+    if plan.mode == "eager":
+        lines.append(
+            f"# eager mode, as the plan's figures were predicted: {EAGER_FLAG[plan.engine]} "
+            "(no CUDA graphs: every kernel is launched from the CPU)"
+        )
     if size > 1 and group.kind in RING_KINDS:
         lines += ring_notes(size)
     lines += [
@@ -708,6 +724,7 @@ def _llama_cpp(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
     else:
         source = ["-hf", _q(ref)]
     args = [
+        *([EAGER_FLAG["llama.cpp"]] if ctx.plan.mode == "eager" else []),
         "llama-server",
         *source,
         "-ngl",

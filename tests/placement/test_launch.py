@@ -129,6 +129,41 @@ def test_llama_cpp_rpc_servers_and_client():
     assert err.value.problems[0][0] == "plan"
 
 
+GPT_OSS = get_seed_model("gpt-oss-120b")
+VLLM_EAGER = "--pipeline-parallel-size 1 --enforce-eager --max-model-len 8192"
+
+
+@pytest.mark.parametrize(
+    ("launcher", "engine", "flag", "words"),
+    [
+        ("vllm-container", "vllm", "--enforce-eager", VLLM_EAGER),
+        ("vllm-ray", "vllm", "--enforce-eager", VLLM_EAGER),
+        ("vllm", "vllm", "--enforce-eager", VLLM_EAGER),
+        ("sglang", "sglang", "--disable-cuda-graph", "--tp 2 --disable-cuda-graph --context-length 8192"),
+        (
+            "llama.cpp-rpc",
+            "llama.cpp",
+            "GGML_CUDA_DISABLE_GRAPHS=1",
+            "GGML_CUDA_DISABLE_GRAPHS=1 llama-server -m /models/gpt-oss-120b.gguf",
+        ),
+    ],
+)
+def test_a_plan_made_for_eager_mode_launches_without_cuda_graphs(launcher, engine, flag, words):
+    """The eager plan's figures assume no CUDA graphs: its head runs the engine so, and says why;
+    the same plan in the default mode launches with graphs (no such flag)."""
+    g = switched(2)
+    strategy = "pp" if engine == "llama.cpp" else "tp"
+    ref = "/models/gpt-oss-120b.gguf" if engine == "llama.cpp" else None
+    eager = plan_of(g, GPT_OSS, strategy, engine=engine, nodes=2, mode="eager")
+    assert eager.mode == "eager"
+    head = launch_commands(eager, g, GPT_OSS, engine=launcher, model_ref=ref)["spark-0"]
+    assert words in head
+    assert f"# eager mode, as the plan's figures were predicted: {flag} (no CUDA graphs" in head
+    graphs = plan_of(g, GPT_OSS, strategy, engine=engine, nodes=2)
+    default = launch_commands(graphs, g, GPT_OSS, engine=launcher, model_ref=ref)["spark-0"]
+    assert flag not in default and "eager" not in default
+
+
 def test_replicas_get_one_head_each():
     g = switched(8)
     model = get_seed_model("llama-3.1-8b")

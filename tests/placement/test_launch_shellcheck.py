@@ -8,6 +8,7 @@ that fits, every node's script. No finding at any level (style included).
     ring4:      four in a ring, management addresses known, 8 streams
     switched4:  spark-00..03:p1 ===== switch
     switched8:  spark-00..07:p1 ===== switch, 8 streams
+    eager2:     the direct pair, its plans made for eager mode (no CUDA graphs)
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def mgmt(n: int) -> dict[str, str]:
     return {f"spark-{i:02d}": f"10.20.0.{11 + i}" for i in range(n)}
 
 
-# name -> (group, launch settings, concurrent streams)
+# name -> (group, launch settings, concurrent streams); "eager" shapes plan in eager mode
 SHAPES = {
     "single": (GroupSpec("single", "single", (node(0, []),)), LaunchSettings(), 1),
     "direct": (GroupSpec("direct", "direct", (node(0, ["p1"]), node(1, ["p1"]))), LaunchSettings(), 1),
@@ -67,6 +68,7 @@ SHAPES = {
         LaunchSettings(mgmt_ips=mgmt(8)),
         8,
     ),
+    "eager2": (GroupSpec("direct", "direct", (node(0, ["p1"]), node(1, ["p1"]))), LaunchSettings(), 4),
 }
 
 
@@ -81,7 +83,14 @@ def scripts(shape: str, launcher: str) -> dict[str, str]:
         model = choose_variant(
             seed, PLANNER_ENGINE[launcher]
         ).spec  # the variant the engine loads, as the planner picks
-        result = plan_placement(group, model, context_tokens=8192, concurrency=streams, engine=PLANNER_ENGINE[launcher])
+        result = plan_placement(
+            group,
+            model,
+            context_tokens=8192,
+            concurrency=streams,
+            engine=PLANNER_ENGINE[launcher],
+            mode="eager" if shape.startswith("eager") else "graphs",
+        )
         for index, plan in enumerate(result.plans):
             if not plan.fits:
                 continue
