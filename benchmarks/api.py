@@ -44,6 +44,8 @@ class BenchmarkOut(Schema):
     engine: str
     engine_version: str
     backend: str
+    quantization: str
+    mode: str
     tp: int
     pp: int
     concurrency: int
@@ -78,6 +80,8 @@ class BenchmarkIn(Schema):
     engine: CleanStr(14) = "vllm"
     engine_version: CleanStr(120) = ""
     backend: CleanStr(10) = "unknown"
+    quantization: CleanStr(12) = Field("", description="the weights' format that ran (any case); blank: not stated")
+    mode: CleanStr(6) = Field("", description="graphs or eager (--enforce-eager); blank: not known")
     tp: Width | None = None
     pp: Width | None = None
     concurrency: Count = 1
@@ -99,6 +103,8 @@ class UploadIn(Schema):
     nodes: Names | None = Field(None, max_length=256)
     backend: CleanStr(10) = "unknown"
     engine_version: CleanStr(120) = ""
+    quantization: CleanStr(12) = Field("", description="the weights' format that ran (any case); blank: not stated")
+    mode: CleanStr(6) = Field("", description="graphs or eager (--enforce-eager); blank: not known")
     concurrency: Count | None = None
     tp: Width | None = None
     pp: Width | None = None

@@ -11,6 +11,8 @@ from placement.forms import ModelGroupChoices
 
 from .models import BenchmarkRun
 
+FORMAT_HELP = "The weights' format that ran, such as nvfp4, fp8 or Q4_K_M (any case); blank: not stated"
+MODE_CHOICES = [("", "not known"), ("graphs", "CUDA graphs (the default)"), ("eager", "eager (--enforce-eager)")]
 BACKEND_HELP = (
     "What really ran: RoCEnante falls back to NCCL silently, and NCCL to TCP sockets ('Using network Socket' "
     "in its log) when it finds no RoCE device; a run over sockets is kept, never fitted on"
@@ -33,6 +35,8 @@ class BenchmarkForm(ModelGroupChoices):
         initial="unknown",
         help_text=BACKEND_HELP,
     )
+    quantization = forms.CharField(label="Weights format", required=False, max_length=12, help_text=FORMAT_HELP)
+    mode = forms.ChoiceField(label="CUDA-graph mode", choices=MODE_CHOICES, required=False)
     tp = forms.IntegerField(label="Tensor parallel", required=False, help_text="Empty: the node count")
     pp = forms.IntegerField(label="Pipeline stages", required=False, help_text="Empty: 1")
     concurrency = forms.IntegerField(initial=1)
@@ -64,6 +68,8 @@ class UploadForm(ModelGroupChoices):
         initial="unknown",
         help_text=BACKEND_HELP,
     )
+    quantization = forms.CharField(label="Weights format", required=False, max_length=12, help_text=FORMAT_HELP)
+    mode = forms.ChoiceField(label="CUDA-graph mode", choices=MODE_CHOICES, required=False)
     concurrency = forms.IntegerField(required=False, help_text="Only if the file does not say")
     notes = forms.CharField(required=False)
 

@@ -6,18 +6,19 @@ Reads only: finished measured runs of one instance (not several copies
 measured together through a router) with a model and a one-stream decode
 figure (TPOT or throughput of a single-stream run), or a decode figure over
 several streams (their aggregate; a TPOT at several streams is not one
-stream's speed), become ``perfmodel.LabRun`` records;
-the variant that ran is the one the run's engine loads. The newest
+stream's speed), become ``perfmodel.LabRun`` records, as the variant that
+ran (the format the run names, else the one its engine loads) in its
+CUDA-graph mode (not known: CUDA graphs); a run naming a format the
+catalogue has no variant of is left out (its weights are not known). The newest
 ``MAX_RUNS`` are used, so one request stays a handful of queries.
 """
 
 from __future__ import annotations
 
-from placement.model_catalogue import choose_variant
 from placement.perfmodel import ENGINES, LabRun, Layout
 
 from .models import BenchmarkRun
-from .scaling import DEFAULT_LEN, path_of
+from .scaling import DEFAULT_LEN, path_of, run_spec
 
 MAX_RUNS = 200
 
@@ -45,9 +46,18 @@ def lab_runs() -> list[LabRun]:
         aggregate = row.decode_tps if row.concurrency > 1 else None
         if path is None or (not decode and not prefill and not aggregate) or row.tp * row.pp > row.node_count:
             continue
-        spec = choose_variant(row.model.spec(), row.engine).spec  # type: ignore[union-attr]
+        spec = run_spec(row.model.spec(), row.engine, row.quantization)  # type: ignore[union-attr]
+        if spec is None:
+            continue
         prompt = row.input_len or DEFAULT_LEN
-        layout = Layout(tp=row.tp, pp=row.pp, path=path, link_gbps=row.link_gbps or 200.0, engine=row.engine)
+        layout = Layout(
+            tp=row.tp,
+            pp=row.pp,
+            path=path,
+            link_gbps=row.link_gbps or 200.0,
+            engine=row.engine,
+            mode=row.mode or "graphs",
+        )
         runs.append(
             LabRun(
                 f"run {row.pk}: {row.model_name} on {row.node_count} node(s), {row.engine}",

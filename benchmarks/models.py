@@ -41,6 +41,11 @@ class BenchmarkRun(models.Model):
         NONE = "none", "None (one node)"
         UNKNOWN = "unknown", "Not known"
 
+    class Mode(models.TextChoices):
+        GRAPHS = "graphs", "CUDA graphs"
+        EAGER = "eager", "eager (no CUDA graphs)"
+        NOT_KNOWN = "", "not known"
+
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
@@ -63,6 +68,18 @@ class BenchmarkRun(models.Model):
     engine = models.CharField(max_length=14, choices=Engine.choices, default=Engine.VLLM)
     engine_version = models.CharField(max_length=120, blank=True)
     backend = models.CharField(max_length=10, choices=Backend.choices, default=Backend.UNKNOWN)
+    quantization = models.CharField(
+        max_length=12,
+        blank=True,
+        help_text="The weights' format that ran (a variant of the model); blank: not stated, read as the variant "
+        "its engine loads",
+    )
+    mode = models.CharField(
+        max_length=6,
+        choices=Mode.choices,
+        blank=True,
+        help_text="The engine's CUDA-graph mode (--enforce-eager: eager); blank: not known, read as CUDA graphs",
+    )
     tp = models.PositiveSmallIntegerField(default=1)
     pp = models.PositiveSmallIntegerField(default=1)
     concurrency = models.PositiveIntegerField(default=1)
@@ -119,6 +136,7 @@ class BenchmarkRun(models.Model):
                 ),
             ),
             models.CheckConstraint(name="bench_node_count_positive", condition=Q(node_count__gte=1)),
+            models.CheckConstraint(name="bench_mode_known", condition=Q(mode__in=["", "graphs", "eager"])),
         ]
 
     def __str__(self) -> str:

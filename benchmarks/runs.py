@@ -139,12 +139,15 @@ class ServedLayout:
     backend: str  # the collective backend the plan names ("none" on one node)
     notes: str
     copies: int = 1  # copies behind the URL's router, measured together
+    quantization: str = ""  # the variant served
+    mode: str = ""  # the CUDA-graph mode the plan launched its engines in ("": not known)
 
 
 def _layout(nodes: list[str], serving: ServedLayout | None, sockets: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The run's layout: the served plan's, else the whole group's; a
-    multi-node run on a group whose latest verification saw NCCL on TCP
-    sockets is recorded so (``sockets``), the best word on its network."""
+    """The run's layout: the served plan's (with the variant served and the
+    mode its engines were launched in), else the whole group's; a multi-node
+    run on a group whose latest verification saw NCCL on TCP sockets is
+    recorded so (``sockets``), the best word on its network."""
     if serving is None:
         return {
             "nodes": nodes,
@@ -159,6 +162,8 @@ def _layout(nodes: list[str], serving: ServedLayout | None, sockets: tuple[str, 
         "tp": serving.tp,
         "pp": serving.pp,
         "copies": serving.copies,
+        "quantization": serving.quantization,
+        "mode": serving.mode,
     }
 
 

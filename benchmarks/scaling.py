@@ -1,6 +1,12 @@
-"""Decode scaling of benchmark runs: the factor against the smallest run, the
-ideal (linear in summed memory bandwidth) and the performance model's
-prediction for the same layout, context and concurrency, and the chart series.
+"""Decode scaling of benchmark runs: the factor against the reference run
+(the fewest nodes, like with like: the engine and weights format of the
+group's own runs first), the ideal (linear in summed memory bandwidth) and
+the performance model's prediction for the same run, and the chart series.
+
+A published figure's prediction is the one ``python -m placement.perfmodel``
+reports for it (its own context, format, mode and copies: one truth); a run
+measured here is predicted as the variant it loaded and in its CUDA-graph
+mode (``run_spec``; not stated: the variant its engine loads, CUDA graphs).
 
 Pure: plain ``RunPoint`` records in, rows and ``charts.Series`` out.
 """
@@ -9,8 +15,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from placement.model_catalogue import ModelSpec
-from placement.perfmodel import ENGINES, Layout, predict
+from placement.model_catalogue import ModelSpec, choose_variant
+from placement.perfmodel import (
+    ENGINES,
+    PUBLISHED_POINTS,
+    Layout,
+    default_constants,
+    point_figures,
+    predict,
+    variant_spec,
+)
 
 from .charts import TOPOLOGY_COLOURS, Point, Series
 
@@ -36,14 +50,21 @@ class RunPoint:
     decode_tps: float
     link_gbps: float | None
     label: str  # where it comes from, for tooltips
+    quantization: str = ""  # the weights' format that ran ("": not stated)
+    mode: str = ""  # "graphs" | "eager" | "" (not known)
+    published_key: str = ""  # a published figure's key in placement.published
 
 
 @dataclass(frozen=True)
 class ScalingRow:
     point: RunPoint
-    factor: float  # decode / decode of the smallest run
-    ideal_tps: float  # smallest run x nodes / its nodes
+    factor: float  # decode / decode of the reference run
+    ideal_tps: float  # reference run x nodes / its nodes
     predicted_tps: float | None
+    reference: bool = False  # the run the factors are measured against
+
+
+_PUBLISHED = {p.key: p for p in PUBLISHED_POINTS}
 
 
 def path_of(kind: str, backend: str, nodes: int) -> str | None:
@@ -65,10 +86,27 @@ def path_of(kind: str, backend: str, nodes: int) -> str | None:
     return None
 
 
+def run_spec(model: ModelSpec, engine: str, quantization: str) -> ModelSpec | None:
+    """The model as the variant a run loaded: the format it names
+    (``variant_spec``; None when the catalogue knows no such variant), else
+    the variant its engine loads (``choose_variant``, as the planner picks)."""
+    if quantization:
+        return variant_spec(model, quantization)
+    return choose_variant(model, engine).spec if engine in ENGINES else model
+
+
 def predicted_tps(model: ModelSpec, run: RunPoint) -> float | None:
-    """What placement.perfmodel predicts for this run (all streams together)."""
+    """What placement.perfmodel predicts for this run (all streams together):
+    for a published figure, the report's own prediction of it."""
+    published = _PUBLISHED.get(run.published_key)
+    if published is not None:
+        figures = point_figures(published, default_constants())
+        return next((predicted for metric, _, predicted in figures if metric in ("decode", "aggregate")), None)
     path = path_of(run.kind, run.backend, run.nodes)
     if path is None or run.engine not in ENGINES or run.tp * run.pp > run.nodes:
+        return None
+    spec = run_spec(model, run.engine, run.quantization)
+    if spec is None:
         return None
     layout = Layout(
         tp=run.tp,
@@ -76,21 +114,43 @@ def predicted_tps(model: ModelSpec, run: RunPoint) -> float | None:
         path=path if run.tp * run.pp > 1 else "none",
         link_gbps=run.link_gbps or 200.0,
         engine=run.engine,
+        mode=run.mode or "graphs",
     )
     prompt = run.input_len or DEFAULT_LEN
     context = prompt + (run.output_len or DEFAULT_LEN) // 2  # the average context while decoding
-    return predict(model, layout, context_tokens=context, concurrency=run.concurrency).aggregate_tps
+    return predict(spec, layout, context_tokens=context, concurrency=run.concurrency).aggregate_tps
 
 
-def smallest(points: list[RunPoint]) -> RunPoint | None:
-    """The run scaling is measured against: fewest nodes, a measurement before a published figure."""
+def weights_format(model: ModelSpec | None, run: RunPoint) -> str:
+    """The format a run loaded: the one it names, else its engine's pick."""
+    if run.quantization or model is None:
+        return run.quantization
+    spec = run_spec(model, run.engine, "")
+    return spec.quantization if spec is not None else ""
+
+
+def smallest(points: list[RunPoint], model: ModelSpec | None = None) -> RunPoint | None:
+    """The run scaling is measured against: the fewest nodes; among those,
+    like with like (the engine, then the weights format, of the newest run
+    measured here, when there is one), a measurement before a published
+    figure, then the fastest."""
     if not points:
         return None
-    return min(points, key=lambda p: (p.nodes, p.source != "measured", -p.decode_tps, p.id))
+    measured = [p for p in points if p.source == "measured"]
+    like = max(measured, key=lambda p: p.id) if measured else None
+    engine = like.engine if like else None
+    fmt = weights_format(model, like) if like else None
+
+    def key(p: RunPoint) -> tuple[int, bool, bool, bool, float, int]:
+        other_engine = engine is not None and p.engine != engine
+        other_format = fmt is not None and weights_format(model, p) != fmt
+        return (p.nodes, other_engine, other_format, p.source != "measured", -p.decode_tps, p.id)
+
+    return min(points, key=key)
 
 
 def scaling_rows(points: list[RunPoint], model: ModelSpec | None) -> list[ScalingRow]:
-    base = smallest(points)
+    base = smallest(points, model)
     if base is None:
         return []
     rows = []
@@ -101,6 +161,7 @@ def scaling_rows(points: list[RunPoint], model: ModelSpec | None) -> list[Scalin
                 p.decode_tps / base.decode_tps if base.decode_tps else 0.0,
                 base.decode_tps * p.nodes / base.nodes,
                 predicted_tps(model, p) if model is not None else None,
+                p is base,
             )
         )
     return rows
@@ -159,8 +220,7 @@ def chart_series(rows: list[ScalingRow], *, published_as_reference: bool = False
             )
         )
     if rows:
-        base = smallest([r.point for r in rows])
-        assert base is not None
+        base = next((r.point for r in rows if r.reference), rows[0].point)
         top = max(r.point.nodes for r in rows)
         if top > base.nodes:
             series.append(

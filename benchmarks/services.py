@@ -21,6 +21,8 @@ from core.actor import Actor
 from inventory.models import NodeGroup
 from placement.errors import PlacementError
 from placement.models import LlmModel
+from placement.perfmodel import known_formats, variant_spec
+from placement.quants import canonical_quantization
 from placement.selectors import groupspec_for, live_group_or_error, model_get
 
 from .errors import BenchmarkError
@@ -43,6 +45,8 @@ ACCEPTED = {
     "engine",
     "engine_version",
     "backend",
+    "quantization",
+    "mode",
     "tp",
     "pp",
     "concurrency",
@@ -95,6 +99,34 @@ def _choice(data: dict[str, Any], key: str, errors: Errors, choices: list[str], 
     if value not in choices:
         errors.append((key, f"one of {', '.join(choices)}"))
         return default
+    return str(value)
+
+
+def _format(data: dict[str, Any], model: LlmModel | None, errors: Errors) -> str:
+    """The weights' format that ran, as the catalogue spells it (any case
+    given): blank, or a format the model has a variant of."""
+    value = data.get("quantization") or ""
+    if not isinstance(value, str):
+        errors.append(("quantization", "must be text: the weights' format that ran, such as nvfp4 or Q4_K_M"))
+        return ""
+    name = canonical_quantization(value)
+    if not name or model is None:
+        return name
+    spec = model.spec()
+    if variant_spec(spec, name) is None:
+        known = ", ".join(known_formats(spec))
+        errors.append(("quantization", f"{model.name} has no {name!r} variant; one of {known} (or blank: not stated)"))
+        return ""
+    return name
+
+
+def _mode(data: dict[str, Any], errors: Errors) -> str:
+    value = data.get("mode") or ""
+    if value not in BenchmarkRun.Mode.values:
+        errors.append(
+            ("mode", "graphs (CUDA graphs, the engines' default) or eager (--enforce-eager); blank: not known")
+        )
+        return ""
     return str(value)
 
 
@@ -187,6 +219,8 @@ def _fields(data: dict[str, Any], errors: Errors) -> dict[str, Any]:
     fields.update(_where(data, source, errors))
     fields["engine"] = _choice(data, "engine", errors, list(BenchmarkRun.Engine.values), "vllm")
     fields["backend"] = _choice(data, "backend", errors, list(BenchmarkRun.Backend.values), "unknown")
+    fields["quantization"] = _format(data, model, errors)
+    fields["mode"] = _mode(data, errors)
     fields["engine_version"] = _text(data, "engine_version", errors, 120)
     fields["reference"] = _text(data, "reference", errors, 2000)
     fields["notes"] = _text(data, "notes", errors, 2000)

@@ -116,6 +116,9 @@ def _point(run: BenchmarkRun) -> RunPoint:
         run.decode_tps or 0.0,
         run.link_gbps,
         label,
+        run.quantization,
+        run.mode,
+        run.published_key or "",
     )
 
 

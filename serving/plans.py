@@ -138,6 +138,7 @@ def plan_snapshot(chosen: Chosen) -> dict[str, Any]:
         "decode_tps_range": rng(p.decode_tps_range),
         "aggregate_tps_range": rng(p.aggregate_tps_range),
         "collective_backend": p.collective_backend,
+        "mode": p.mode,
         # what the prediction did not know of the fabric when serving started (NCCL seen on TCP sockets)
         "fabric_warning": p.fabric_warning,
     }

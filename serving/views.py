@@ -188,6 +188,9 @@ def served_layout(serving: Serving) -> ServedLayout:
         backend=backend,
         notes=notes,
         copies=copies,
+        quantization=serving.quantization,
+        # the plan's mode, which its engines were launched in; a serving from before the plan kept it: not known
+        mode=str(plan.get("mode") or ""),
     )
 
 

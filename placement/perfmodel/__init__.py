@@ -42,10 +42,13 @@ from .points import (
     FigureClass,
     PointError,
     aggregate_prediction,
+    known_formats,
     parallel_class,
+    point_figures,
     point_layout,
     point_model,
     points_for,
+    variant_spec,
 )
 from .prediction import (
     Layout,
@@ -105,4 +108,7 @@ __all__ = [
     "prediction_source",
     "split_streams",
     "batching_engine",
+    "known_formats",
+    "point_figures",
+    "variant_spec",
 ]

@@ -16,14 +16,28 @@ from .prediction import Layout, copies_aggregate_tps, predict, predict_prefill_t
 METRICS = ("decode", "aggregate", "prefill")
 
 
+def variant_spec(spec: ModelSpec, quantization: str | None) -> ModelSpec | None:
+    """``spec`` as its ``quantization`` variant, the one a run of that format
+    loaded: the catalogue's, else the variant a published run of the model
+    needed (``PUBLISHED_VARIANTS``); ``spec`` itself for its own format or
+    none; None when neither knows the format."""
+    if not quantization or quantization == spec.quantization:
+        return spec
+    variant = spec.variant(quantization) or PUBLISHED_VARIANTS.get((spec.slug, quantization))
+    return None if variant is None else spec.with_variant(variant)
+
+
+def known_formats(spec: ModelSpec) -> list[str]:
+    """The formats ``variant_spec`` knows for ``spec``, the catalogue's first."""
+    own = [v.quantization for v in spec.all_variants()]
+    return own + sorted(q for slug, q in PUBLISHED_VARIANTS if slug == spec.slug and q not in own)
+
+
 def point_model(p: PublishedPoint) -> ModelSpec:
     """The model of a published point, as the variant that ran."""
-    spec = SEED_BY_SLUG[p.model_slug]
-    if p.quantization and p.quantization != spec.quantization:
-        variant = spec.variant(p.quantization) or PUBLISHED_VARIANTS.get((p.model_slug, p.quantization))
-        if variant is None:
-            raise KeyError(f"{p.key}: {p.model_slug} has no {p.quantization} variant")
-        return spec.with_variant(variant)
+    spec = variant_spec(SEED_BY_SLUG[p.model_slug], p.quantization)
+    if spec is None:
+        raise KeyError(f"{p.key}: {p.model_slug} has no {p.quantization} variant")
     return spec
 
 

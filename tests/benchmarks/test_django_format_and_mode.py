@@ -1,0 +1,166 @@
+"""A benchmark record keeps the weights' format that ran and the engine's
+CUDA-graph mode: entered (API with a token, the page), stored for every
+published figure, read by the lab calibration and by the group page's
+prediction, which for a published row is the report's own figure."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from benchmarks.lab_runs import lab_runs
+from benchmarks.models import BenchmarkRun
+from benchmarks.scaling import RunPoint, predicted_tps
+from placement.model_catalogue import SEED_BY_SLUG
+from placement.perfmodel import Layout, default_constants, known_formats, point_figures, predict
+from placement.published import PUBLISHED_POINTS
+from tests.placement.conftest import placement_state
+
+pytestmark = pytest.mark.django_db
+
+POINTS = {p.key: p for p in PUBLISHED_POINTS}
+
+
+def record(client, group, **extra):
+    body = {
+        "model": "llama-3.3-70b",
+        "group": group.pk,
+        "engine": "vllm",
+        "backend": "none",
+        "concurrency": 1,
+        "input_len": 256,
+        "output_len": 128,
+        "decode_tps": 4.1,
+        **extra,
+    }
+    return client.post("/api/benchmarks", body)
+
+
+def test_a_script_records_the_format_in_any_case_and_the_mode(api_member, demo):
+    single = demo["single"]
+    made = record(api_member, single, quantization="FP8", mode="eager")
+    assert made.status_code == 201, made.content
+    assert (made.json()["quantization"], made.json()["mode"]) == ("fp8", "eager")
+    gguf = record(api_member, single, engine="llama.cpp", quantization="q4_k_m", decode_tps=4.5)
+    assert gguf.status_code == 201, gguf.content
+    assert (gguf.json()["quantization"], gguf.json()["mode"]) == ("Q4_K_M", "")  # as the catalogue spells it
+    listed = api_member.get(f"/api/benchmarks?group={single.pk}").json()
+    assert sorted((r["quantization"], r["mode"]) for r in listed) == [("Q4_K_M", ""), ("fp8", "eager")]
+
+
+def test_a_format_the_model_has_no_variant_of_or_an_unknown_mode_is_refused_and_nothing_is_stored(api_member, demo):
+    before = placement_state()
+    known = known_formats(SEED_BY_SLUG["llama-3.3-70b"])
+    assert "int4" not in known
+    refused = record(api_member, demo["single"], quantization="int4")
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == [
+        {
+            "path": "quantization",
+            "message": f"Llama-3.3-70B has no 'int4' variant; one of {', '.join(known)} (or blank: not stated)",
+        }
+    ]
+    mode = record(api_member, demo["single"], mode="fast")
+    assert mode.status_code == 400
+    assert [e["path"] for e in mode.json()["errors"]] == ["mode"]
+    assert placement_state() == before
+
+
+def test_the_page_records_them_and_the_group_page_shows_them(client, member_user, demo):
+    client.force_login(member_user)
+    group = demo["single"]
+    form = {
+        "source": "measured",
+        "group": group.pk,
+        "model": "llama-3.3-70b",
+        "engine": "vllm",
+        "backend": "none",
+        "concurrency": 1,
+        "decode_tps": "3.9",
+        "quantization": "NVFP4",
+        "mode": "eager",
+    }
+    assert client.post("/benchmarks/new/", form).status_code == 302
+    run = BenchmarkRun.objects.get(source="measured")
+    assert (run.quantization, run.mode) == ("nvfp4", "eager")
+    refused = client.post("/benchmarks/new/", {**form, "quantization": "int4"})
+    assert refused.status_code == 400 and b"has no &#x27;int4&#x27; variant" in refused.content
+    page = client.get(f"/benchmarks/groups/{group.pk}/?model=llama-3.3-70b").content.decode()
+    table = page[page.index('id="scaling"') :].split("</table>")[0]
+    mine = [row for row in table.split("</tr>") if "measured here" in row]
+    assert len(mine) == 1 and "vLLM · None (one node) · nvfp4 · eager (no CUDA graphs)" in mine[0]
+
+
+def test_every_published_row_keeps_its_format_and_mode():
+    for key in ("gpt-oss-120b-1-kubis", "qwen3.8-27b-1-vllm-fp8-kubesimplify", "qwen27b-row1-one-node"):
+        p = POINTS[key]
+        row = BenchmarkRun.objects.get(published_key=key)
+        assert row.quantization == (p.quantization or SEED_BY_SLUG[p.model_slug].quantization)
+        assert row.mode == p.mode
+    assert BenchmarkRun.objects.get(published_key="gpt-oss-120b-1-kubis").mode == "eager"
+    assert BenchmarkRun.objects.get(published_key="qwen3.8-27b-1-vllm-fp8-kubesimplify").quantization == "fp8"
+    assert not BenchmarkRun.objects.filter(source="published", quantization="").exclude(model__isnull=True).exists()
+
+
+def _point(row: BenchmarkRun) -> RunPoint:
+    return RunPoint(
+        row.pk, row.source, row.topology_kind, row.backend, row.node_count, row.tp, row.pp, row.engine,
+        row.concurrency, row.input_len, row.output_len, row.decode_tps or 0.0, row.link_gbps, "",
+        row.quantization, row.mode, row.published_key or "",
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "gpt-oss-120b-1-kubis",  # eager, its own context
+        "gpt-oss-120b-2x1-kubis-c4",  # two copies behind a random router
+        "qwen3.8-27b-1-vllm-fp8-kubesimplify",  # a format other than the model's default
+        "qwen3.6-35b-a3b-2-tp2-vllm-nvfp4-heitor-c4",  # held out, eager, two nodes
+    ],
+)
+def test_a_published_rows_prediction_is_the_reports_own(key):
+    row = BenchmarkRun.objects.select_related("model").get(published_key=key)
+    report = point_figures(POINTS[key], default_constants())
+    expected = [predicted for metric, _, predicted in report if metric in ("decode", "aggregate")]
+    assert len(expected) == 1
+    assert predicted_tps(row.model.spec(), _point(row)) == expected[0]
+
+
+def test_a_measured_run_is_predicted_as_its_format_and_mode(api_member, demo):
+    single = demo["single"]
+    eager = record(api_member, single, quantization="fp8", mode="eager").json()
+    plain = record(api_member, single).json()
+    spec = SEED_BY_SLUG["llama-3.3-70b"]
+    layout = Layout(engine="vllm")
+    rows = {r.pk: r for r in BenchmarkRun.objects.select_related("model").filter(source="measured")}
+    fp8 = spec.with_variant(spec.variant("fp8"))
+    assert (
+        predicted_tps(spec, _point(rows[eager["id"]]))
+        == predict(fp8, Layout(engine="vllm", mode="eager"), context_tokens=320).aggregate_tps
+    )
+    assert predicted_tps(spec, _point(rows[plain["id"]])) == predict(spec, layout, context_tokens=320).aggregate_tps
+    # the calibration reads both as they ran
+    runs = {r.key.split(":")[0]: r for r in lab_runs()}
+    got = runs[f"run {eager['id']}"]
+    assert (got.model.quantization, got.layout.mode) == ("fp8", "eager")
+    assert (runs[f"run {plain['id']}"].model.quantization, runs[f"run {plain['id']}"].layout.mode) == (
+        "nvfp4",
+        "graphs",
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_published_rows_stored_before_the_fields_get_them_when_migrating():
+    executor = MigrationExecutor(connection)
+    executor.migrate([("benchmarks", "0013_published_sixth_fresh")])
+    old = MigrationExecutor(connection).loader.project_state([("benchmarks", "0013_published_sixth_fresh")]).apps
+    Run = old.get_model("benchmarks", "BenchmarkRun")
+    assert Run.objects.filter(published_key="gpt-oss-120b-1-kubis").exists()
+    assert "mode" not in {f.name for f in Run._meta.get_fields()}
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    row = BenchmarkRun.objects.get(published_key="gpt-oss-120b-1-kubis")
+    assert (row.quantization, row.mode) == ("mxfp4", "eager")
+    assert BenchmarkRun.objects.filter(published_key="qwen3.8-27b-1-vllm-fp8-kubesimplify", quantization="fp8").exists()
