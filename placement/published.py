@@ -16,6 +16,7 @@ from placement.published_fresh import fresh_2026_12_04
 from placement.published_fresh_fifth import fresh_2026_12_04_fifth
 from placement.published_fresh_fourth import fresh_2026_12_04_fourth
 from placement.published_fresh_second import fresh_2026_12_04_second
+from placement.published_fresh_seventh import fresh_2026_12_05_seventh
 from placement.published_fresh_sixth import fresh_2026_12_05
 from placement.published_fresh_third import fresh_2026_12_04_third
 from placement.published_point import PublishedPoint
@@ -840,4 +841,5 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
     + fresh_2026_12_04_fourth()
     + fresh_2026_12_04_fifth()
     + fresh_2026_12_05()
+    + fresh_2026_12_05_seventh()
 )

@@ -49,6 +49,12 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
             ("qwen3-coder-30b-a3b", "nvfp4", None, "Qwen3-Coder-30B-A3B NVFP4 (heitor-mocelin/dgx-spark-research)"),
             ("qwen3-32b", "nvfp4", None, "Qwen3-32B NVFP4 (heitor-mocelin/dgx-spark-research)"),
             ("qwen3-8b", "nvfp4", None, "/models/qwen3-8b-nvfp4, modelopt (heitor-mocelin/dgx-spark-research)"),
+            # the seventh set collected on 2026-12-05 (placement.published_fresh_seventh)
+            ("qwen3.6-35b-a3b", "int4", None, "Intel/Qwen3.6-35B-A3B-int4-mixed-AutoRound (czcrimpy)"),
+            ("qwen3-coder-next", "int4", None, "Qwen3-Coder-Next INT4 AutoRound (flash7777/vllm-marlin-sm12x)"),
+            ("llama-3.3-70b", "bf16", None, "meta-llama/Llama-3.3-70B-Instruct (rykersun/vllm-dgx-spark)"),
+            ("qwen3-30b-a3b", "int4", None, "Qwen/Qwen3-30B-A3B-GPTQ-Int4 (PalatineVision/dgx-spark-benchmark)"),
+            ("qwen3-32b", "int4", None, "Qwen/Qwen3-32B-AWQ (PalatineVision/dgx-spark-benchmark)"),
         )
     },
 }

@@ -15,6 +15,7 @@ from placement import (
     published_fresh_fifth,
     published_fresh_fourth,
     published_fresh_second,
+    published_fresh_seventh,
     published_fresh_sixth,
     published_fresh_third,
 )
@@ -65,6 +66,7 @@ FRESH_SETS: dict[str, tuple[str, dict[tuple[str, str], tuple[float, float, float
     published_fresh_fourth.COLLECTED_FOURTH: ("2e5f5ce", published_fresh_fourth.PREDICTED_ONCE),
     published_fresh_fifth.COLLECTED_FIFTH: ("e7cebc4", published_fresh_fifth.PREDICTED_ONCE),
     published_fresh_sixth.COLLECTED_SIXTH: ("39b6057", published_fresh_sixth.PREDICTED_ONCE),
+    published_fresh_seventh.COLLECTED_SEVENTH: ("9d1158a", published_fresh_seventh.PREDICTED_ONCE),
 }
 FRESH = {day: commit for day, (commit, _) in FRESH_SETS.items()}
 

@@ -216,3 +216,20 @@ def test_a_database_at_0012_gets_the_sixth_fresh_set():
     assert (pipeline.node_count, pipeline.engine, pipeline.tp, pipeline.pp) == (2, "vllm", 1, 2)
     assert (pipeline.concurrency, pipeline.decode_tps) == (8, 304.0)
     assert "collected on 2026-12-05, after the performance model was frozen" in pipeline.notes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_at_0014_gets_the_seventh_fresh_set_with_format_and_mode():
+    """benchmarks 0015: the same for the seventh fresh set and a database at
+    0014, each row with its layout, weights format and CUDA-graph mode."""
+    from placement.published import PUBLISHED_POINTS
+
+    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-05b"}
+    assert len(added) == 34
+    rows = rows_added_since("0014_run_format_and_mode", added)
+    expert = rows.get(published_key="qwen3-coder-30b-a3b-2-ep2-vllm-int4-flash7777")
+    assert (expert.node_count, expert.engine, expert.tp, expert.pp, expert.decode_tps) == (2, "vllm", 2, 1, 85.5)
+    assert (expert.quantization, expert.mode) == ("int4", "graphs")
+    batch = rows.get(published_key="qwen3-30b-a3b-1-vllm-int4-palatine-c50")
+    assert (batch.concurrency, batch.decode_tps, batch.quantization, batch.mode) == (50, 718.6, "int4", "")
+    assert "collected on 2026-12-05b, after the performance model was frozen" in batch.notes

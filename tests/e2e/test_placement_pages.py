@@ -157,7 +157,10 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
 def test_a_run_over_tcp_sockets_is_its_own_series_at_desk_and_phone_width(live_server, page, shot, lab):
     """A member records two TP2 runs on the direct pair, one whose NCCL fell
     back to TCP sockets: the group's chart draws it apart from the RoCE run,
-    and its row has no prediction beside it."""
+    and its row has no prediction beside it. Each row names its weights
+    format and CUDA-graph mode, and the run the factors are measured
+    against is marked: the one-node published run of the same engine and
+    format (vLLM, NVFP4), not a faster one of another format."""
     from benchmarks import services as bench
 
     member = make_user("member", "member")
@@ -175,6 +178,8 @@ def test_a_run_over_tcp_sockets_is_its_own_series_at_desk_and_phone_width(live_s
                 "input_len": 256,
                 "output_len": 128,
                 "decode_tps": decode,
+                "quantization": "NVFP4",
+                "mode": "graphs",
             },
         )
     sign_in(page, live_server.url, "member", "member-pass-123")
@@ -192,6 +197,11 @@ def test_a_run_over_tcp_sockets_is_its_own_series_at_desk_and_phone_width(live_s
         assert "NCCL over TCP sockets" in rows["3.10"] and "TCP sockets: not modelled, not fitted on" in rows["3.10"]
         assert "predicted" not in rows["3.10"]
         assert "predicted" in rows["6.40"]
+        assert "vLLM · NCCL · nvfp4 · CUDA graphs" in rows["6.40"]
+        reference = page.locator("#scaling tbody tr", has=page.locator("span.badge", has_text="reference"))
+        assert reference.count() == 1
+        marked = reference.inner_text()
+        assert "1.00x" in marked and "vLLM" in marked and "nvfp4" in marked
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         shot(f"benchmarks-sockets-{width}")
 
@@ -227,8 +237,8 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     shot("placement-held-out-390")
     page.locator("#fit-table summary").click()
     fresh = page.locator("p.fresh-set")
-    assert fresh.count() == 6
-    first, second, third, fourth, fifth, sixth = (fresh.nth(i) for i in range(6))
+    assert fresh.count() == 7
+    first, second, third, fourth, fifth, sixth, seventh = (fresh.nth(i) for i in range(7))
     assert "collected on 2026-12-04, after the model was frozen (at f4e432a)" in first.inner_text()
     assert "The model has changed since" in first.inner_text()
     assert "collected on 2026-12-04b, after the model was frozen (at daa5b2a)" in second.inner_text()
@@ -241,10 +251,12 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     assert "never used to change it" in fifth.inner_text()
     assert "collected on 2026-12-05, after the model was frozen (at 39b6057)" in sixth.inner_text()
     assert "never used to change it" in sixth.inner_text()
+    assert "collected on 2026-12-05b, after the model was frozen (at 9d1158a)" in seventh.inner_text()
+    assert "never used to change it" in seventh.inner_text()
     # the table of held-out runs stacks each run into a block at phone width: nothing scrolls sideways
     table = "document.querySelector('#holdout-errors').closest('.tablewrap')"
     assert page.evaluate(f"(w => w.scrollWidth <= w.clientWidth)({table})")
-    assert page.locator("#holdout-errors tr.fresh").count() == 9 + 5 + 28  # the unseen sets' figures only
+    assert page.locator("#holdout-errors tr.fresh").count() == 9 + 5 + 28 + 34  # the unseen sets' figures only
     fresh.first.scroll_into_view_if_needed()
     shot("placement-fresh-390")
     page.set_viewport_size({"width": 1440, "height": 900})

@@ -118,14 +118,15 @@ def test_the_goals_on_held_out_runs_are_measured_and_the_docs_say_the_same():
     quoting exactly what the data measure (met or not)."""
     report = fit_report(DEFAULT_READING)
     goals = {name: (value, met) for name, value, _, met in report.goals()}
-    # met on every held-out run: one stream's median and the share inside the ranges; all streams' median was
-    # met until the fourth fresh set (SGLang at hundreds of streams predicted 65% to 72% too slow, llama.cpp's
-    # MoE hybrid batches 23% to 34% once their recurrent state is priced), the ranges' half-width until the
-    # sixth (vLLM's two-node eager runs 80% to 142% too fast, and its one-node MoE batches up to 64% too slow,
-    # with wide ranges); not the worst errors (the docs say why)
-    assert all(goals[name][1] for name in ("decode median", "inside ranges"))
-    assert not goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(17.5, abs=0.05)
-    assert not goals["median half-width"][1] and goals["median half-width"][0] == pytest.approx(32.2, abs=0.05)
+    # met on every held-out run: one stream's median, the share inside the ranges and their half-width (missed
+    # with the sixth fresh set, whose vLLM two-node eager runs and one-node MoE batches carry wide ranges, 32.2%,
+    # and met again with the seventh, 29.1%); all streams' median was met until the fourth fresh set (SGLang at
+    # hundreds of streams predicted 65% to 72% too slow, llama.cpp's MoE hybrid batches 23% to 34% once their
+    # recurrent state is priced): 17.5% after the sixth, 16.1% with the seventh; not the worst errors (the
+    # docs say why)
+    assert all(goals[name][1] for name in ("decode median", "inside ranges", "median half-width"))
+    assert not goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(16.1, abs=0.05)
+    assert goals["median half-width"][0] == pytest.approx(29.1, abs=0.05)
     assert not goals["decode worst"][1] and not goals["aggregate worst"][1]
     earlier = report.only({p.key for p in PUBLISHED_POINTS if not p.collected})
     assert {name: met for name, _, _, met in earlier.goals()}["aggregate median"]
@@ -437,20 +438,21 @@ def test_the_range_method_is_one_no_other_candidate_beats_on_the_training_share_
 
 
 def test_held_out_figures_fall_in_their_ranges_about_as_often_as_the_goal_asks():
-    """At least 80% inside, on every held-out run (80.5%) and on the earlier
+    """At least 80% inside, on every held-out run (80.7%) and on the earlier
     ones. The first fresh set, as the model frozen at f4e432a predicted it
     once, had 81.6% inside; the stored model, whose llama.cpp batching was
     fitted after that set had been seen, has less on it (its llama.cpp batch
     ranges are narrower now): PERFORMANCE_MODEL.md says so. The ranges'
     median half-width goal (at most 30%) was met on every held-out run until
-    the sixth fresh set (32.2% since: its vLLM two-node and one-node MoE
-    runs carry wide ranges); these bounds keep both from growing unnoticed."""
+    the sixth fresh set (32.2%: its vLLM two-node and one-node MoE runs
+    carry wide ranges), and again with the seventh (29.1%); these bounds
+    keep both from growing unnoticed."""
     report = fit_report(DEFAULT_READING)
     earlier = report.only({p.key for p in PUBLISHED_POINTS if p.role == "holdout" and not p.collected})
     for part in (report, earlier):
         inside = part.inside_share("holdout")
         assert inside is not None and 80.0 <= inside <= 100.0
-    assert report.median_half_width("holdout") == pytest.approx(32.24, abs=0.01)
+    assert report.median_half_width("holdout") == pytest.approx(29.09, abs=0.01)
     assert earlier.median_half_width("holdout") <= 32.0
 
 
@@ -653,6 +655,46 @@ def test_the_sixth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
     assert once["qwen3.6-35b-a3b-1-vllm-nvfp4-heitor-c96", "aggregate"] == pytest.approx(-63.9, abs=0.05)
     assert "- decode median: 9.6% (at most 10%): met" in mine
     assert "- inside ranges: 60.7% (at least 80%): NOT met" in mine
+
+
+def test_the_seventh_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
+    """The runs collected later on 2026-12-05 (vLLM on two nodes with their
+    CUDA-graph mode stated, MoE sweeps with stated lengths sought first)
+    judge the model frozen at 9d1158a on what it had never seen: the stored
+    model still predicts every figure and range as it did, once. Dense
+    batches hold (Qwen3-32B at 5 to 50 streams within 23%); MoE batches at
+    50 streams were 34% to 61% too slow, as the sixth set's were; two
+    checkpoints of Qwen3.6-35B-A3B NVFP4 on vLLM disagree (77.4 and 42.98
+    tok/s), so no prediction comes within 28.8% of both."""
+    from placement.published_fresh_seventh import COLLECTED_SEVENTH, PREDICTED_ONCE
+
+    points, found, mine = judged_fresh_set(COLLECTED_SEVENTH, "9d1158a", PREDICTED_ONCE, 34, 15)
+    assert all("/blob/" in p.url for p in points)
+    assert {(p.nodes, p.tp, p.pp, p.ep, p.mode) for p in points if p.nodes > 1} == {
+        (2, 2, 1, 1, "graphs"),
+        (2, 1, 2, 1, "graphs"),
+        (2, 2, 1, 2, "graphs"),
+    }
+    for form in (
+        ("qwen3.6-35b-a3b", "int4"),
+        ("qwen3-coder-next", "int4"),
+        ("llama-3.3-70b", "bf16"),
+        ("qwen3-30b-a3b", "int4"),
+        ("qwen3-32b", "int4"),
+    ):
+        assert form in PUBLISHED_VARIANTS
+    now = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.current.errors}
+    for figure, stored in PREDICTED_ONCE.items():
+        assert now[figure] == pytest.approx(stored, abs=0.006), figure
+    assert not found.seen_since and not any("changed since" in line for line in mine)
+    once = {(e.key, e.metric): e.error_pct for e in found.report.errors}
+    assert once["qwen3-coder-30b-a3b-2-tp2-vllm-int4-flash7777", "decode"] == pytest.approx(-22.2, abs=0.05)
+    assert once["qwen3-30b-a3b-1-vllm-int4-palatine-c50", "aggregate"] == pytest.approx(-61.2, abs=0.05)
+    assert once["qwen3.6-35b-a3b-1-vllm-nvfp4-reproducers", "decode"] == pytest.approx(40.5, abs=0.05)
+    assert "- aggregate median: 11.0% (at most 15%): met" in mine
+    assert "- inside ranges: 82.4% (at least 80%): met" in mine
+    assert "- median half-width: 25.7% (at most 30%): met" in mine
+    assert any("no prediction comes nearer than 28.8% to all of them (out of reach of the goal)" in m for m in mine)
 
 
 # --- properties -------------------------------------------------------------------
@@ -1164,10 +1206,16 @@ def test_held_out_evidence_says_what_the_published_fit_missed_by_on_runs_of_the_
     moe = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "moe"), 8)
     assert moe is not None and moe.figures == 6 and moe.badge == ""
     assert moe.words.endswith("the published fit predicted from 33% too slow to 7% too fast (median 15% too slow).")
-    # fewer than two of the family: every family of the kind, said so
+    # two of the family since the seventh fresh set (flash7777's Qwen3-Coder-30B-A3B INT4 at TP=2 beside an
+    # earlier MoE run): the family's own figures, one of them fresh
     tp = held_out_evidence(FigureClass("decode", "vllm", "tp", "moe"))
-    assert tp is not None and tp.basis == "one stream's decode of vllm tp runs of any family"
-    assert tp.words.endswith("the published fit predicted 3% to 13% too slow (median 7% too slow).")
+    assert tp is not None and tp.basis == "one stream's decode of vllm tp runs of moe models"
+    assert (tp.figures, tp.experiments, tp.fresh) == (2, 2, 1)
+    assert tp.words.endswith("the published fit predicted 13% to 22% too slow (median 17% too slow).")
+    # fewer than two of the family: every family of the kind, said so
+    hybrid = held_out_evidence(FigureClass("decode", "vllm", "tp", "hybrid"))
+    assert hybrid is not None and hybrid.basis == "one stream's decode of vllm tp runs of any family"
+    assert hybrid.figures == 5
     # one figure is all there is: said in words, without a median, and no badge
     single = held_out_evidence(FigureClass("decode", "sglang", "tp", "hybrid"))
     assert single is not None and single.figures == 1 and single.badge == ""
@@ -1182,7 +1230,7 @@ def test_held_out_evidence_says_what_the_published_fit_missed_by_on_runs_of_the_
     assert fresh is not None and fresh.figures == 13 and fresh.fresh == 2 + 4
     assert "; 6 of them collected after the model was frozen and never used to change it)" in fresh.words
     # none held out of the kind: nothing to say; the mode is part of the kind
-    assert held_out_evidence(FigureClass("decode", "vllm", "pp", "moe")) is None
+    assert held_out_evidence(FigureClass("decode", "sglang", "pp", "moe")) is None
     assert held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "graphs"), 16) is None
     eager = held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "eager"), 16)
     assert eager is not None and "vllm copies runs in eager mode of moe models at 8 to 32 streams" in eager.basis
