@@ -488,6 +488,17 @@ def judged_fresh_set(day: str, commit: str, stored: dict, figures: int, experime
     return points, found, mine[: mine.index("")] if "" in mine else mine  # up to the next set's lines
 
 
+def unchanged_since(found, stored: dict, mine: list[str]) -> dict[tuple[str, str], float]:
+    """The stored model predicts every figure and range of an unseen set as
+    the frozen one did, and the report says nothing changed: the frozen
+    model's errors, by (key, metric)."""
+    now = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.current.errors}
+    for figure, predicted in stored.items():
+        assert now[figure] == pytest.approx(predicted, abs=0.006), figure
+    assert not found.seen_since and not any("changed since" in line for line in mine)
+    return {(e.key, e.metric): e.error_pct for e in found.report.errors}
+
+
 def moved_since(found, stored: dict) -> set[tuple[str, str]]:
     """The figures the stored model predicts otherwise than the frozen one did."""
     now = {(e.key, e.metric): e.predicted for e in found.current.errors}
@@ -559,10 +570,7 @@ def test_the_third_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
         ("qwen3-coder-30b-a3b", "bf16"),
         ("qwen3-coder-30b-a3b", "int4"),
     }
-    now = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.current.errors}
-    for figure, stored in PREDICTED_ONCE.items():
-        assert now[figure] == pytest.approx(stored, abs=0.006), figure
-    assert not found.seen_since and not any("changed since" in line for line in mine)
+    unchanged_since(found, PREDICTED_ONCE, mine)
     assert "- decode median: 8.1% (at most 10%): met" in mine
     assert "- decode worst: 26.0% (at most 25%): NOT met" in mine
     assert "- inside ranges: 100.0% (at least 80%): met" in mine
@@ -619,11 +627,7 @@ def test_the_fifth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
         (1, "llama.cpp", "qwen3.6-35b-a3b", "Q8_0")
     }
     assert ("qwen3.6-35b-a3b", "Q8_0") in PUBLISHED_VARIANTS
-    now = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.current.errors}
-    for figure, stored in PREDICTED_ONCE.items():
-        assert now[figure] == pytest.approx(stored, abs=0.006), figure
-    assert not found.seen_since and not any("changed since" in line for line in mine)
-    once = {(e.key, e.metric): e.error_pct for e in found.report.errors}
+    once = unchanged_since(found, PREDICTED_ONCE, mine)
     assert once["qwen3.6-35b-a3b-1-llamacpp-q8-gdevsnack", "decode"] == pytest.approx(-13.4, abs=0.05)
     assert "- decode worst: 13.4% (at most 25%): met" in mine
     assert "- inside ranges: 60.0% (at least 80%): NOT met" in mine
@@ -645,11 +649,7 @@ def test_the_sixth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
     assert {(p.nodes, p.tp, p.pp, p.mode) for p in points if p.nodes > 1} == {(2, 2, 1, "eager"), (2, 1, 2, "eager")}
     for form in (("qwen3-coder-30b-a3b", "nvfp4"), ("qwen3-32b", "nvfp4"), ("qwen3-8b", "nvfp4")):
         assert form in PUBLISHED_VARIANTS
-    now = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.current.errors}
-    for figure, stored in PREDICTED_ONCE.items():
-        assert now[figure] == pytest.approx(stored, abs=0.006), figure
-    assert not found.seen_since and not any("changed since" in line for line in mine)
-    once = {(e.key, e.metric): e.error_pct for e in found.report.errors}
+    once = unchanged_since(found, PREDICTED_ONCE, mine)
     assert once["qwen3.6-35b-a3b-2-tp2-vllm-nvfp4-heitor", "decode"] == pytest.approx(141.5, abs=0.05)
     assert once["qwen3-coder-30b-a3b-2-pp2-vllm-nvfp4-heitor", "decode"] == pytest.approx(1.8, abs=0.05)
     assert once["qwen3.6-35b-a3b-1-vllm-nvfp4-heitor-c96", "aggregate"] == pytest.approx(-63.9, abs=0.05)
@@ -683,11 +683,7 @@ def test_the_seventh_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once
         ("qwen3-32b", "int4"),
     ):
         assert form in PUBLISHED_VARIANTS
-    now = {(e.key, e.metric): (e.predicted, e.low, e.high) for e in found.current.errors}
-    for figure, stored in PREDICTED_ONCE.items():
-        assert now[figure] == pytest.approx(stored, abs=0.006), figure
-    assert not found.seen_since and not any("changed since" in line for line in mine)
-    once = {(e.key, e.metric): e.error_pct for e in found.report.errors}
+    once = unchanged_since(found, PREDICTED_ONCE, mine)
     assert once["qwen3-coder-30b-a3b-2-tp2-vllm-int4-flash7777", "decode"] == pytest.approx(-22.2, abs=0.05)
     assert once["qwen3-30b-a3b-1-vllm-int4-palatine-c50", "aggregate"] == pytest.approx(-61.2, abs=0.05)
     assert once["qwen3.6-35b-a3b-1-vllm-nvfp4-reproducers", "decode"] == pytest.approx(40.5, abs=0.05)
