@@ -41,6 +41,7 @@ class BenchResult:
     measured_at: str | None = None
     derived: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    quantization: str | None = None  # the weights' format the file names (llama-bench's model_type)
 
     @property
     def stream_decode_tps(self) -> float | None:
@@ -203,6 +204,51 @@ def _llama_meta(record: dict[str, Any], models: set[str], commits: set[str]) -> 
     return record["test_time"] if isinstance(record.get("test_time"), str) else None
 
 
+# llama.cpp's names of its file types (``llama_model_ftype_name``), which end
+# llama-bench's model_type ("qwen3moe 30B.A3B Q4_K - Medium"): the catalogue's
+# format for each. Longest first, so "Q2_K - Small" is not read as "Q2_K".
+_FTYPES = {
+    "Q2_K - Small": "Q2_K_S",
+    "Q2_K - Medium": "Q2_K",
+    "Q3_K - Small": "Q3_K_S",
+    "Q3_K - Medium": "Q3_K_M",
+    "Q3_K - Large": "Q3_K_L",
+    "Q4_K - Small": "Q4_K_S",
+    "Q4_K - Medium": "Q4_K_M",
+    "Q5_K - Small": "Q5_K_S",
+    "Q5_K - Medium": "Q5_K_M",
+    "IQ1_S - 1.5625 bpw": "IQ1_S",
+    "IQ1_M - 1.75 bpw": "IQ1_M",
+    "IQ2_XXS - 2.0625 bpw": "IQ2_XXS",
+    "IQ2_XS - 2.3125 bpw": "IQ2_XS",
+    "IQ2_S - 2.5 bpw": "IQ2_S",
+    "IQ2_M - 2.7 bpw": "IQ2_M",
+    "IQ3_XXS - 3.0625 bpw": "IQ3_XXS",
+    "IQ3_XS - 3.3 bpw": "IQ3_XS",
+    "IQ3_S - 3.4375 bpw": "IQ3_S",
+    "IQ3_S mix - 3.66 bpw": "IQ3_M",
+    "IQ4_NL - 4.5 bpw": "IQ4_NL",
+    "IQ4_XS - 4.25 bpw": "IQ4_XS",
+    "MXFP4 MoE": "MXFP4_MOE",
+    "Q4_0": "Q4_0",
+    "Q6_K": "Q6_K",
+    "Q8_0": "Q8_0",
+    "BF16": "bf16",
+    "F16": "F16",
+}
+
+
+def llama_ftype(model_type: str | None) -> str | None:
+    """The catalogue's format of a llama-bench model_type, from the llama.cpp
+    file-type name it ends with; None when it names none the catalogue knows."""
+    if not model_type:
+        return None
+    for name in sorted(_FTYPES, key=len, reverse=True):
+        if model_type == name or model_type.endswith(f" {name}"):
+            return _FTYPES[name]
+    return None
+
+
 def parse_llama_bench_json(text: str) -> BenchResult | Errors:
     """`llama-bench -o json` (a list of records) or `-o jsonl` (one per line).
 
@@ -268,6 +314,7 @@ def parse_llama_bench_json(text: str) -> BenchResult | Errors:
         measured_at=date,
         derived=tuple(derived),
         notes=tuple(notes),
+        quantization=llama_ftype(next(iter(models))) if models else None,
     )
 
 

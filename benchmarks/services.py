@@ -309,7 +309,8 @@ def benchmark_upload(
     *, actor: Actor, text: Any, fmt: str = "auto", data: dict[str, Any], path: str = "content"
 ) -> BenchmarkRun:
     """A record from an uploaded result file plus what the file cannot say
-    (group, model, backend; concurrency when the run did not cap it)."""
+    (group, model, backend; concurrency when the run did not cap it; the
+    weights' format, unless llama-bench's model_type names it)."""
     result = parse_upload(text, fmt, path)
     try:
         model: LlmModel | None = model_get(data.get("model"))
@@ -320,6 +321,35 @@ def benchmark_upload(
         raise BenchmarkError("the file does not say (max_concurrency not set): give the concurrency", "concurrency")
     if data.get("concurrency") not in (None, "") and result.concurrency is None:
         merged["concurrency"] = data["concurrency"]
+    named = _file_format(result, model, data.get("quantization"))
+    if named is not None:
+        merged["quantization"], why = named
+        if why:
+            merged["notes"] = "; ".join(x for x in (merged.get("notes", ""), why) if x)
     if data.get("notes"):
         merged["notes"] = "; ".join(x for x in (str(data["notes"]), merged.get("notes", "")) if x)
     return benchmark_create(actor=actor, data=merged)
+
+
+def _file_format(result: BenchResult, model: LlmModel | None, given: Any) -> tuple[str, str] | None:
+    """The format an uploaded file names (llama-bench's model_type), as the
+    record's ``quantization`` and a note: None when the file names none or
+    the model is not known (the fields' own checks speak then). A format the
+    form gives otherwise is refused, naming both; one the model has no
+    variant of is recorded as not stated, and the note says which."""
+    if result.quantization is None or model is None:
+        return None
+    if isinstance(given, str) and given.strip():
+        if canonical_quantization(given) != result.quantization:
+            raise BenchmarkError(
+                f"the file says the weights are {result.quantization} ({result.model}); leave the format blank or "
+                f"give {result.quantization}",
+                "quantization",
+            )
+        return None
+    if variant_spec(model.spec(), result.quantization) is None:
+        return "", (
+            f"the file names the format {result.quantization}, which {model.name} has no variant of in the "
+            "catalogue: recorded as not stated"
+        )
+    return result.quantization, ""

@@ -157,6 +157,36 @@ def test_upload_llama_bench_json_as_parsed_json(api_member, demo):
     run = response.json()
     assert run["engine"] == "llama.cpp" and run["decode_tps"] == 79.4 and run["prefill_tps"] == 3598.1
     assert run["backend"] == "none" and "3f4a1c2" in run["engine_version"]
+    # the format llama-bench's model_type names is recorded, as the catalogue spells it
+    assert (run["quantization"], run["mode"]) == ("MXFP4_MOE", "")
+
+
+def test_an_uploaded_files_format_is_kept_refused_when_the_form_says_otherwise_or_noted(api_member, demo):
+    """llama-bench names the file type in its model_type: the form may repeat it in any case, not contradict
+    it (refused, naming both, nothing stored); a format the model has no variant of is recorded as not
+    stated, and the record's notes say which the file named."""
+    before = placement_state()
+    body = {"model": "gpt-oss-20b", "group": demo["single"].pk, "content": LLAMA_BENCH}
+    refused = api_member.post("/api/benchmarks/upload", {**body, "quantization": "Q4_K_M"})
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == [
+        {
+            "path": "quantization",
+            "message": "the file says the weights are MXFP4_MOE (gpt-oss 20B MXFP4 MoE); leave the format blank or "
+            "give MXFP4_MOE",
+        }
+    ]
+    assert placement_state() == before
+    same = api_member.post("/api/benchmarks/upload", {**body, "quantization": "mxfp4_moe"})
+    assert same.status_code == 201 and same.json()["quantization"] == "MXFP4_MOE"
+    q6 = [{**record, "model_type": "llama 8B Q6_K"} for record in LLAMA_BENCH]
+    noted = api_member.post("/api/benchmarks/upload", {**body, "model": "llama-3.1-8b", "content": q6})
+    assert noted.status_code == 201
+    assert noted.json()["quantization"] == ""
+    assert noted.json()["notes"] == (
+        "the file names the model 'llama 8B Q6_K'; the file names the format Q6_K, which Llama-3.1-8B-Instruct "
+        "has no variant of in the catalogue: recorded as not stated"
+    )
 
 
 @pytest.mark.parametrize(

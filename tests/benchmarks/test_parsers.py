@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from benchmarks.parsers import (
     BenchResult,
+    llama_ftype,
     parse_llama_bench_json,
     parse_vllm_bench_json,
     parse_vllm_bench_text,
@@ -169,7 +170,7 @@ def test_llama_bench_good():
     assert isinstance(r, BenchResult)
     assert (r.prefill_tps, r.decode_tps, r.input_len, r.output_len) == (3610.4, 79.74, 2048, 32)
     assert r.engine == "llama.cpp" and r.engine_version == "a1b2c3d (build 6500)"
-    assert r.model == "gpt-oss 20B MXFP4 MoE" and r.concurrency == 1
+    assert r.model == "gpt-oss 20B MXFP4 MoE" and r.concurrency == 1 and r.quantization == "MXFP4_MOE"
     assert r.tpot_ms == pytest.approx(1000 / 79.74) and "tpot_ms" in r.derived
 
 
@@ -231,3 +232,25 @@ def test_huge_integers_are_errors_not_crashes():
     assert [f for f, _ in errors] == ["output_throughput"]
     errors = parse_llama_bench_json(json.dumps([{**LLAMA_BENCH[0], "n_prompt": 10**400}]))
     assert [f for f, _ in errors] == ["record 1.n_prompt"]
+
+
+@pytest.mark.parametrize(
+    ("model_type", "fmt"),
+    [
+        ("gpt-oss 20B MXFP4 MoE", "MXFP4_MOE"),
+        ("qwen3moe 30B.A3B Q4_K - Medium", "Q4_K_M"),
+        ("llama 8B Q2_K - Small", "Q2_K_S"),
+        ("llama 8B Q2_K - Medium", "Q2_K"),
+        ("llama 8B IQ3_S mix - 3.66 bpw", "IQ3_M"),
+        ("llama 8B IQ3_S - 3.4375 bpw", "IQ3_S"),
+        ("qwen3 8B BF16", "bf16"),
+        ("qwen3 8B F16", "F16"),
+        ("llama 8B Q4_1", None),
+        ("qwen3-8b-q4_k_m.gguf", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_llama_bench_names_its_file_type_and_the_catalogue_reads_it(model_type, fmt):
+    """llama.cpp's file-type names (llama_model_ftype_name) end llama-bench's model_type."""
+    assert llama_ftype(model_type) == fmt
