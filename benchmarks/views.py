@@ -40,6 +40,10 @@ def _bar(run: BenchmarkRun) -> Bar:
     where = run.group_name if run.group_id else run.topology_kind
     layout = f" tp {run.tp} pp {run.pp}" if run.tp > 1 or run.pp > 1 else ""
     label = f"{where} · {run.node_count} node{'s' if run.node_count != 1 else ''}{layout} · {run.get_engine_display()}"
+    if run.quantization:
+        label += f" {run.quantization}"
+    if run.mode == BenchmarkRun.Mode.EAGER:
+        label += " eager"
     if run.reading:
         label += f" · read as {run.reading}"
     href = f"/benchmarks/groups/{run.group_id}/?model={run.model_name}" if run.group_id else ""

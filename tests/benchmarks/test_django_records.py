@@ -286,6 +286,10 @@ def test_pages_record_upload_chart_and_rank(client, member_user, demo):
     assert len(marked) == 1 and "11.86" in marked[0] and "vLLM" in marked[0] and "nvfp4" in marked[0]
     board = client.get("/benchmarks/").content.decode()
     assert "Qwen3.8-27B" in board and "group-spark-07" in board and "published" in board
+    # each bar names its run's format, and eager mode: kubis.ai's gpt-oss-120b at 32 streams ran eager,
+    # djangodevreng's gpt-oss-20b at 10 with CUDA graphs
+    assert "single · 1 node · vLLM mxfp4 eager: 318.7 decode tok/s" in board
+    assert "single · 1 node · vLLM mxfp4: 180.4 decode tok/s" in board
 
 
 def test_a_group_page_charts_its_own_runs_over_published_ones_of_its_topology(client, member_user, demo):
