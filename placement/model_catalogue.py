@@ -209,6 +209,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
         experts_per_token=8,
         quantization="nvfp4",
         weights_gb=None,
+        hf_repo="RedHatAI/Qwen3.6-35B-A3B-NVFP4",
         max_context=262_144,
         kv_layers=10,
         linear_layers=30,

@@ -205,3 +205,33 @@ def test_qwen3_32bs_published_gguf_makes_its_llama_cpp_plan_launchable_and_0012_
     rows.update(gguf_repo="a-lab/own-qwen3-32b-GGUF", created_by="admin")
     forwards(django_apps, None)
     assert list(rows.values_list("gguf_repo", flat=True)) == ["a-lab/own-qwen3-32b-GGUF"]
+
+
+def test_qwen36_nvfp4_plans_and_launches_from_its_own_repository(api_member, demo):
+    """Qwen3.6-35B-A3B's own form is NVFP4, kept on its row; the row now has
+    the repository its seed variant names, so vLLM plans and launches the
+    NVFP4 checkpoint (before, the row had none and plans fell back to FP8).
+    placement 0013 gives it to a seed row stored without one, once; a
+    repository an admin set stays."""
+    from importlib import import_module
+
+    from django.apps import apps as django_apps
+
+    from placement.models import LlmModel
+
+    plans = api_member.post("/api/plans", {"model": "qwen3.6-35b-a3b", "group": demo["single"].pk, "engine": "vllm"})
+    assert plans.status_code == 200, plans.content
+    body = plans.json()
+    assert body["variant"] == "nvfp4" and body["launch_missing"] == {}
+    launch = body["plans"][body["recommended"]]["launch"]["vllm"]
+    assert "vllm serve RedHatAI/Qwen3.6-35B-A3B-NVFP4 " in launch
+
+    forwards = import_module("placement.migrations.0013_qwen36_nvfp4_repo").forwards
+    row = LlmModel.objects.filter(slug="qwen3.6-35b-a3b")
+    row.update(hf_repo="")  # as a database seeded before
+    forwards(django_apps, None)
+    forwards(django_apps, None)
+    assert list(row.values_list("hf_repo", flat=True)) == ["RedHatAI/Qwen3.6-35B-A3B-NVFP4"]
+    row.update(hf_repo="a-lab/own-qwen36-nvfp4")
+    forwards(django_apps, None)
+    assert list(row.values_list("hf_repo", flat=True)) == ["a-lab/own-qwen36-nvfp4"]
