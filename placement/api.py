@@ -289,6 +289,7 @@ def plan_out(item: plan_request.PlannedPlan) -> dict[str, Any]:
         "prefill_tps_range": _range(p.prefill_tps_range),
         "range_basis": p.range_basis,
         "held_out": p.held_out.as_dict() if p.held_out else None,
+        "published_runs": [r.as_dict() for r in p.published_runs],
         "reason": p.reason,
         "exchange_path": p.exchange_path,
         "collective_backend": p.collective_backend,

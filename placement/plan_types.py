@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from placement.perfmodel.evidence import HeldOutEvidence
+from placement.perfmodel.evidence import HeldOutEvidence, PublishedRun
 from placement.plan_memory import MemoryBudget
 
 GROUP_KINDS = ("single", "direct", "ring", "chain", "switched", "irregular")
@@ -137,6 +137,9 @@ class Plan:
     # the published fit's errors on held-out runs of the headline figure's kind
     # (all streams' decode at several streams, else one stream's): None when none was held out
     held_out: HeldOutEvidence | None = None
+    # what labs published for this very configuration (model and format, engine, layout, fabric, mode,
+    # streams), slowest first, beside the prediction: placement.perfmodel.evidence.published_runs
+    published_runs: tuple[PublishedRun, ...] = ()
     # what a multi-node plan's prediction does not know about the group's
     # fabric (NCCL seen on TCP sockets); empty when nothing is known against it
     fabric_warning: str = ""

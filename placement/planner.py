@@ -34,7 +34,7 @@ from placement.perfmodel import (
     spanning,
     split_streams,
 )
-from placement.perfmodel.evidence import batching_trained_streams, held_out_evidence
+from placement.perfmodel.evidence import PublishedRun, batching_trained_streams, held_out_evidence, published_runs
 from placement.plan_memory import (
     ACTIVATION_CHUNK_TOKENS,
     ACTIVATION_VALUES_PER_HIDDEN,
@@ -460,6 +460,7 @@ def plan_placement(
         problem = _shape_problem(shape, model)
         decode = aggregate = prefill = collective = None
         held_out = None
+        published: tuple[PublishedRun, ...] = ()
         ranges: dict[str, tuple[float, float]] = {}
         basis = ""
         if problem is None:
@@ -491,6 +492,8 @@ def plan_placement(
             )
             ranges, basis = _ranges(headline, (decode, aggregate, prefill), borrowed)
             held_out = held_out_evidence(headline, concurrency)
+            shape_key = (shape.tp, shape.pp, shape.ep, shape.replicas)
+            published = published_runs(model.slug, model.quantization, engine, shape_key, path, mode, concurrency)
             fits = budget.free >= 0
             reason = _reason(shape, path, budget, fits, decode, aggregate, concurrency, ranges)
         else:
@@ -525,6 +528,7 @@ def plan_placement(
                 prefill_tps_range=ranges.get("prefill"),
                 range_basis=basis,
                 held_out=held_out,
+                published_runs=published,
                 fabric_warning=fabric_warning(group, backend),
             )
         )

@@ -15,7 +15,8 @@ import functools
 import statistics
 from dataclasses import dataclass
 
-from placement.published import PUBLISHED_POINTS
+from placement.model_catalogue import SEED_BY_SLUG
+from placement.published import PUBLISHED_POINTS, PublishedPoint
 
 from .constants import DEFAULT_READING
 from .points import FigureClass, point_class
@@ -152,6 +153,60 @@ def held_out_evidence(cls: FigureClass, streams: int = 1) -> HeldOutEvidence | N
         high_pct=max(errors),
         median_pct=statistics.median(errors),
     )
+
+
+@dataclass(frozen=True)
+class PublishedRun:
+    """A published figure of the very configuration a plan predicts: the
+    model in the same format, engine, layout, fabric, CUDA-graph mode and
+    streams (its own prompt and output lengths)."""
+
+    key: str
+    tps: float  # one stream's decode, or all streams' at several
+    role: str  # "train" (the fit used it) | "holdout"
+    source: str
+    url: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"key": self.key, "tps": self.tps, "role": self.role, "source": self.source, "url": self.url}
+
+
+def _format(p: PublishedPoint) -> str:
+    seed = SEED_BY_SLUG.get(p.model_slug)
+    return p.quantization or (seed.quantization if seed is not None else "")
+
+
+def published_runs(
+    slug: str,
+    quantization: str,
+    engine: str,
+    layout: tuple[int, int, int, int],
+    path: str,
+    mode: str,
+    streams: int,
+) -> tuple[PublishedRun, ...]:
+    """Every published figure of one configuration (``layout``: tp, pp, ep,
+    copies), slowest first: what labs measured for exactly what a plan
+    predicts, the runs the fit used and the runs held out of it alike.
+    Speculative runs, the disputed row's other reading and reference-only
+    copies are left out."""
+    tp, pp, ep, copies = layout
+    out = [
+        PublishedRun(p.key, float(p.decode_tps), p.role, p.source, p.url)
+        for p in PUBLISHED_POINTS
+        if p.model_slug == slug
+        and p.role in ("train", "holdout")
+        and p.reading in (None, DEFAULT_READING)
+        and p.compared_decode_tps is not None
+        and p.decode_tps is not None
+        and _format(p) == quantization
+        and p.engine == engine
+        and (p.tp, p.pp, p.ep, p.replicas) == (tp, pp, ep, copies)
+        and (tp * pp == 1 or p.path == path)  # the fabric matters where one instance spans nodes
+        and (p.mode or "graphs") == mode
+        and p.concurrency == streams
+    ]
+    return tuple(sorted(out, key=lambda r: (r.tps, r.key)))
 
 
 @functools.lru_cache(maxsize=8)

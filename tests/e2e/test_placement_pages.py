@@ -31,6 +31,7 @@ def lab() -> dict[str, int]:
     return {
         "switched": live.get(members__spark__name="spark-07").pk,
         "ring": live.get(members__spark__name="spark-03").pk,
+        "single": live.get(kind="single").pk,
     }
 
 
@@ -333,3 +334,33 @@ def test_an_eager_tensor_parallel_plan_says_held_out_runs_of_its_kind_ran_far_sl
     assert held is not None and held["x"] + held["width"] <= 390
     details.scroll_into_view_if_needed()
     shot("placement-eager-tp-390")
+
+
+def test_a_plan_lists_what_labs_published_for_its_very_configuration(live_server, page, shot, lab):
+    """Qwen3.6-35B-A3B NVFP4 on vLLM, one stream, on the single group: the
+    one-node plan's details list the four published runs of exactly that,
+    slowest first, each linked to its source, the fitted one marked, beside
+    the prediction. At desk and phone width."""
+    open_plans_as_a_member(live_server, page, f"model=qwen3.6-35b-a3b&group={lab['single']}&engine=vllm&concurrency=1")
+    single = page.locator('#plans tbody tr.plan[data-strategy="single"]')
+    assert single.count() == 1
+    details = page.locator(f"#plan-more-{single.get_attribute('id').removeprefix('plan-')}")
+    details.locator("summary").click()
+    said = details.locator("p.published-runs")
+    text = said.inner_text()
+    assert text.startswith(
+        "Published for this very configuration (the same format, engine, layout and mode, one stream; each at its "
+        "own lengths): 42.6 (fitted on), 43.0, 75.2, 77.4 tok/s, against "
+    )
+    assert text.endswith(" predicted.")
+    links = said.locator("a")
+    assert links.count() == 4
+    assert all(links.nth(i).get_attribute("href").startswith("https://github.com/") for i in range(4))
+    said.scroll_into_view_if_needed()
+    shot("placement-published-runs-1440")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = said.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 390
+    said.scroll_into_view_if_needed()
+    shot("placement-published-runs-390")

@@ -371,6 +371,38 @@ def test_each_plan_carries_the_held_out_evidence_of_its_kind_in_the_api_and_on_t
     assert "No published run of this kind was held out of the fit: its range is all the evidence there is." in page
 
 
+def test_what_labs_published_for_a_plans_configuration_is_in_the_api_and_on_the_page(
+    api_viewer, client, viewer_user, demo
+):
+    """Qwen3.6-35B-A3B NVFP4 on vLLM, one stream, on the single group: the
+    one-node plan lists the four published runs of exactly that (42.6 to
+    77.4 tok/s) for a script with its token, with their addresses, and the
+    page says them, linked, beside the prediction."""
+    response = plan(api_viewer, model="qwen3.6-35b-a3b", group=demo["single"].pk, concurrency=1)
+    assert response.status_code == 200, response.content
+    # the form vLLM loads by default: the catalogue's own NVFP4 (placement 0013 gave its row the repository)
+    assert response.json()["variant"] == "nvfp4"
+    (single,) = [p for p in response.json()["plans"] if p["strategy"] == "single"]
+    runs = single["published_runs"]
+    assert [(r["tps"], r["role"]) for r in runs] == [
+        (42.62, "train"),
+        (42.98, "holdout"),
+        (75.2, "holdout"),
+        (77.4, "holdout"),
+    ]
+    assert set(runs[0]) == {"key", "tps", "role", "source", "url"}
+    client.force_login(viewer_user)
+    query = f"model=qwen3.6-35b-a3b&group={demo['single'].pk}&concurrency=1"
+    page = client.get(f"/plans/?{query}").content.decode()
+    said = page.split('<p class="small published-runs">')[1].split("</p>")[0]
+    assert said.startswith(
+        "Published for this very configuration (the same format, engine, layout and mode, one stream; each at its "
+        "own lengths): "
+    )
+    assert f'<a href="{runs[0]["url"]}" rel="noopener noreferrer"' in said and ">42.6</a> (fitted on), " in said
+    assert ">77.4</a> tok/s, against " in said and f"{single['decode_tps']:.1f} predicted." in said
+
+
 def test_the_recommendations_held_out_words_read_the_same_in_the_api_and_on_the_page(
     api_viewer, client, viewer_user, demo
 ):

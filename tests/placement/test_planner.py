@@ -671,6 +671,45 @@ def test_a_recommendation_whose_kind_held_out_runs_missed_says_so_in_its_own_wor
     assert "Held out of the fit" not in calm.recommendation
 
 
+def test_a_plan_lists_what_labs_published_for_its_very_configuration():
+    """Beside its prediction, a plan lists the published figures of exactly
+    what it predicts (model and format, engine, layout, mode, streams),
+    slowest first, the fit's and the held-out ones alike. Qwen3.6-35B-A3B
+    NVFP4 on vLLM, one node, one stream: four labs, two checkpoints, 42.6
+    to 77.4 tok/s about a prediction of 59. gpt-oss-120b in eager mode on a
+    direct pair: kubis.ai's series beside each plan at 16, 32 and 64 streams
+    (tensor parallel ahead of two copies up to 32, copies ahead at 64)."""
+    model = get_seed_model("qwen3.6-35b-a3b")
+    one = plan_placement(group("single", 1), model, context_tokens=4096).plans[0]
+    assert [(r.key, r.tps, r.role) for r in one.published_runs] == [
+        ("qwen3.6-35b-a3b-1-djangodevreng-nvfp4", 42.62, "train"),
+        ("qwen3.6-35b-a3b-1-vllm-nvfp4-reproducers", 42.98, "holdout"),
+        ("qwen3.6-35b-a3b-1-vllm-nvfp4-heitor", 75.2, "holdout"),
+        ("qwen3.6-35b-a3b-1-vllm-nvfp4-jvr0x", 77.4, "holdout"),
+    ]
+    assert all(r.url.startswith("https://") for r in one.published_runs)
+    # another engine, format or mode is another configuration
+    assert plan_placement(group("single", 1), model, context_tokens=4096, mode="eager").plans[0].published_runs == ()
+    gpt = get_seed_model("gpt-oss-120b")
+    seen = {}
+    for streams in (16, 32, 64):
+        result = plan_placement(group("direct", 2), gpt, context_tokens=4096, concurrency=streams, mode="eager")
+        for p in result.plans:
+            if p.published_runs:
+                seen[(streams, p.strategy)] = [r.tps for r in p.published_runs]
+    assert seen == {
+        (16, "single"): [218.5],
+        (16, "replicas"): [268.6],
+        (16, "tp"): [342.1],
+        (32, "single"): [318.7],
+        (32, "replicas"): [382.1],
+        (32, "tp"): [471.7],
+        (64, "single"): [315.2],
+        (64, "replicas"): [567.9],
+        (64, "tp"): [471.8],
+    }
+
+
 def test_a_llama_cpp_plan_names_what_it_still_borrows_from_vllm():
     """llama.cpp's batch tables set its own cost per extra stream and per
     sublayer of a step without CUDA graphs; only the cost per expert slot is
