@@ -210,6 +210,7 @@ SEED_CORRECTIONS = {
     ("placement.llmmodel", "minicpm5-2b", "openbmb/MiniCPM5-2B"),
     ("placement.llmmodel", "qwen3.5-397b-a17b", "Intel/Qwen3.5-397B-A17B-int4-AutoRound"),
     ("placement.llmmodel", "qwen3.8-27b", "nvidia/Qwen3.8-27B-NVFP4"),
+    ("placement.llmmodel", "qwen3.6-35b-a3b", "RedHatAI/Qwen3.6-35B-A3B-NVFP4"),
 }
 
 
@@ -225,7 +226,8 @@ REFRESHED_PUBLISHED = {
 def seed_correction(key: tuple[str, int], name: str, old: object, row: dict[str, object]) -> bool:
     """A change the migrations since the previous release make on purpose: seed models' and
     variants' Hugging Face references renamed to NVIDIA's names (placement 0009) or given
-    where a flagship seed had none (placement 0010); a published figure's reference and notes
+    where a flagship seed had none (placement 0010), and Qwen3.6-35B-A3B's own NVFP4 form
+    given its repository (placement 0013); a published figure's reference and notes
     brought up to date with the seed's own words (benchmarks 0003 and 0006); an admin's own references
     and measured runs never change."""
     import importlib
@@ -241,6 +243,8 @@ def seed_correction(key: tuple[str, int], name: str, old: object, row: dict[str,
         return False
     renamed = importlib.import_module("placement.migrations.0009_nvfp4_references").RENAMED
     given = importlib.import_module("placement.migrations.0010_flagship_references").REFERENCES
+    qwen36 = importlib.import_module("placement.migrations.0013_qwen36_nvfp4_repo")
+    given = {**given, qwen36.SLUG: qwen36.REPO}
     if renamed.get(old) == row[name]:
         return True
     return key[0] == "placement.llmmodel" and old == "" and given.get(row.get("slug")) == row[name]
