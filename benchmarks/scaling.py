@@ -13,6 +13,7 @@ Pure: plain ``RunPoint`` records in, rows and ``charts.Series`` out.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from placement.model_catalogue import ModelSpec, choose_variant
@@ -98,10 +99,8 @@ def run_spec(model: ModelSpec, engine: str, quantization: str) -> ModelSpec | No
 def predicted_tps(model: ModelSpec, run: RunPoint) -> float | None:
     """What placement.perfmodel predicts for this run (all streams together):
     for a published figure, the report's own prediction of it."""
-    published = _PUBLISHED.get(run.published_key)
-    if published is not None:
-        figures = point_figures(published, default_constants())
-        return next((predicted for metric, _, predicted in figures if metric in ("decode", "aggregate")), None)
+    if run.published_key in _PUBLISHED:
+        return _published_prediction(run.published_key)
     path = path_of(run.kind, run.backend, run.nodes)
     if path is None or run.engine not in ENGINES or run.tp * run.pp > run.nodes:
         return None
@@ -119,6 +118,15 @@ def predicted_tps(model: ModelSpec, run: RunPoint) -> float | None:
     prompt = run.input_len or DEFAULT_LEN
     context = prompt + (run.output_len or DEFAULT_LEN) // 2  # the average context while decoding
     return predict(spec, layout, context_tokens=context, concurrency=run.concurrency).aggregate_tps
+
+
+@functools.lru_cache(maxsize=1024)
+def _published_prediction(key: str) -> float | None:
+    """The report's prediction of a published figure's decode (one stream's,
+    or all streams'), under the stored published fit: the same on every
+    page render, so worked out once."""
+    figures = point_figures(_PUBLISHED[key], default_constants())
+    return next((predicted for metric, _, predicted in figures if metric in ("decode", "aggregate")), None)
 
 
 def weights_format(model: ModelSpec | None, run: RunPoint) -> str:

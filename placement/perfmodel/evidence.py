@@ -15,11 +15,10 @@ import functools
 import statistics
 from dataclasses import dataclass
 
-from placement.model_catalogue import SEED_BY_SLUG
 from placement.published import PUBLISHED_POINTS, PublishedPoint
 
 from .constants import DEFAULT_READING
-from .points import FigureClass, point_class
+from .points import FigureClass, point_class, point_model
 from .prediction import split_streams
 from .ranges import metric_words
 from .report import fit_report, fresh_sets
@@ -171,9 +170,21 @@ class PublishedRun:
         return {"key": self.key, "tps": self.tps, "role": self.role, "source": self.source, "url": self.url}
 
 
-def _format(p: PublishedPoint) -> str:
-    seed = SEED_BY_SLUG.get(p.model_slug)
-    return p.quantization or (seed.quantization if seed is not None else "")
+@functools.lru_cache(maxsize=1)
+def _comparable_by_model() -> dict[str, list[tuple[PublishedPoint, str]]]:
+    """The published figures a plan can be set beside (fitted on or held
+    out, plain decoding, the model's reading), with the format each ran
+    (``point_model``), by model: built once, read on every plan."""
+    out: dict[str, list[tuple[PublishedPoint, str]]] = {}
+    for p in PUBLISHED_POINTS:
+        if (
+            p.role in ("train", "holdout")
+            and p.reading in (None, DEFAULT_READING)
+            and p.compared_decode_tps is not None
+            and p.decode_tps is not None
+        ):
+            out.setdefault(p.model_slug, []).append((p, point_model(p).quantization))
+    return out
 
 
 def published_runs(
@@ -192,14 +203,9 @@ def published_runs(
     copies are left out."""
     tp, pp, ep, copies = layout
     out = [
-        PublishedRun(p.key, float(p.decode_tps), p.role, p.source, p.url)
-        for p in PUBLISHED_POINTS
-        if p.model_slug == slug
-        and p.role in ("train", "holdout")
-        and p.reading in (None, DEFAULT_READING)
-        and p.compared_decode_tps is not None
-        and p.decode_tps is not None
-        and _format(p) == quantization
+        PublishedRun(p.key, float(p.decode_tps or 0.0), p.role, p.source, p.url)
+        for p, ran in _comparable_by_model().get(slug, [])
+        if ran == quantization
         and p.engine == engine
         and (p.tp, p.pp, p.ep, p.replicas) == (tp, pp, ep, copies)
         and (tp * pp == 1 or p.path == path)  # the fabric matters where one instance spans nodes
