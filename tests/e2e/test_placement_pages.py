@@ -364,3 +364,43 @@ def test_a_plan_lists_what_labs_published_for_its_very_configuration(live_server
     assert box is not None and box["x"] + box["width"] <= 390
     said.scroll_into_view_if_needed()
     shot("placement-published-runs-390")
+
+
+def test_a_record_naming_a_format_the_model_lacks_is_refused_beside_the_field(live_server, page, shot, lab):
+    """A member records a run of Llama-3.3-70B in int4 on the single group:
+    the form comes back with the error beside the format field, naming the
+    variants the model has, nothing is stored, and the values typed stay.
+    Then the same run in NVFP4 and eager mode is recorded, and the group's
+    page shows it with its format and mode. At desk and phone width."""
+    from benchmarks.models import BenchmarkRun
+
+    open_plans_as_a_member(live_server, page, "")
+    for width in (1440, 390):
+        BenchmarkRun.objects.filter(source="measured").delete()
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/benchmarks/new/?group={lab['single']}")
+        page.select_option("#id_source", "measured")
+        page.select_option("#id_group", str(lab["single"]))
+        page.select_option("#id_model", "llama-3.3-70b")
+        page.select_option("#id_engine", "vllm")
+        page.select_option("#id_backend", "none")
+        page.fill("#id_concurrency", "1")
+        page.fill("#id_decode_tps", "3.9")
+        page.fill("#id_quantization", "int4")
+        page.select_option("#id_mode", "eager")
+        page.click("form button[type=submit]")
+        error = page.locator("#field-quantization .fielderror")
+        assert error.inner_text() == (
+            "Llama-3.3-70B has no 'int4' variant; one of nvfp4, fp8, Q4_K_M, bf16 (or blank: not stated)"
+        )
+        assert page.locator("#id_quantization").input_value() == "int4"
+        assert not BenchmarkRun.objects.filter(source="measured").exists()
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        error.scroll_into_view_if_needed()
+        shot(f"benchmarks-record-bad-format-{width}")
+        page.fill("#id_quantization", "NVFP4")
+        page.click("form button[type=submit]")
+        page.wait_for_url(f"**/benchmarks/groups/{lab['single']}/**")
+        mine = page.locator("#scaling tbody tr", has=page.locator("span.badge", has_text="measured here"))
+        assert "nvfp4 · eager (no CUDA graphs)" in mine.inner_text()
+    assert BenchmarkRun.objects.get(source="measured").quantization == "nvfp4"
