@@ -122,7 +122,9 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         expect(serve_button).to_be_visible()
         serve_button.click()
         try:
-            page.wait_for_url(re.compile(r"/serving/\d+/$"), timeout=15000)
+            # the request starts the engines and waits for them (FLEET_SERVE_READY_S, 20 s, plus the SSH
+            # steps): the page's own 60 s, not less, or a loaded machine fails a serving that worked
+            page.wait_for_url(re.compile(r"/serving/\d+/$"))
         except Exception:
             print("DEBUG", page.url, page.locator("main").inner_text()[:600])
             raise
