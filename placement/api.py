@@ -290,6 +290,8 @@ def plan_out(item: plan_request.PlannedPlan) -> dict[str, Any]:
         "range_basis": p.range_basis,
         "held_out": p.held_out.as_dict() if p.held_out else None,
         "published_runs": [r.as_dict() for r in p.published_runs],
+        "checkpoint": p.checkpoint,
+        "checkpoint_note": p.checkpoint_note,
         "reason": p.reason,
         "exchange_path": p.exchange_path,
         "collective_backend": p.collective_backend,

@@ -140,6 +140,13 @@ class Plan:
     # what labs published for this very configuration (model and format, engine, layout, fabric, mode,
     # streams), slowest first, beside the prediction: placement.perfmodel.evidence.published_runs
     published_runs: tuple[PublishedRun, ...] = ()
+    # the repository the engine loads (the plan's variant's, or the GGUF
+    # repository for llama.cpp): empty when the catalogue names none
+    checkpoint: str = ""
+    # when the published runs of this configuration fall apart by checkpoint,
+    # each checkpoint's figures and which one the plan launches
+    # (placement.perfmodel.evidence.checkpoint_split); empty otherwise
+    checkpoint_note: str = ""
     # what a multi-node plan's prediction does not know about the group's
     # fabric (NCCL seen on TCP sockets); empty when nothing is known against it
     fabric_warning: str = ""

@@ -34,7 +34,13 @@ from placement.perfmodel import (
     spanning,
     split_streams,
 )
-from placement.perfmodel.evidence import PublishedRun, batching_trained_streams, held_out_evidence, published_runs
+from placement.perfmodel.evidence import (
+    PublishedRun,
+    batching_trained_streams,
+    checkpoint_split,
+    held_out_evidence,
+    published_runs,
+)
 from placement.plan_memory import (
     ACTIVATION_CHUNK_TOKENS,
     ACTIVATION_VALUES_PER_HIDDEN,
@@ -55,6 +61,7 @@ from placement.plan_types import (
     PlanResult,
     with_range,
 )
+from placement.quants import engine_reference
 from placement.recommendation import MORE_NODES_MARGIN, recommend
 
 # The collective backends an engine's image ships: every published switched
@@ -449,6 +456,7 @@ def plan_placement(
     source = prediction_source(c)
     notes: list[str] = []
     shapes = _shapes(group, model, engine, notes)
+    checkpoint = launched_checkpoint(model, engine)
 
     plans: list[Plan] = []
     for shape in shapes:
@@ -461,6 +469,7 @@ def plan_placement(
         decode = aggregate = prefill = collective = None
         held_out = None
         published: tuple[PublishedRun, ...] = ()
+        split = ""
         ranges: dict[str, tuple[float, float]] = {}
         basis = ""
         if problem is None:
@@ -494,6 +503,7 @@ def plan_placement(
             held_out = held_out_evidence(headline, concurrency)
             shape_key = (shape.tp, shape.pp, shape.ep, shape.replicas)
             published = published_runs(model.slug, model.quantization, engine, shape_key, path, mode, concurrency)
+            split = checkpoint_split(published, checkpoint)
             fits = budget.free >= 0
             reason = _reason(shape, path, budget, fits, decode, aggregate, concurrency, ranges)
         else:
@@ -529,6 +539,8 @@ def plan_placement(
                 range_basis=basis,
                 held_out=held_out,
                 published_runs=published,
+                checkpoint=checkpoint,
+                checkpoint_note=split,
                 fabric_warning=fabric_warning(group, backend),
             )
         )
@@ -633,6 +645,12 @@ def _budget(
         for node, layers in zip(shape.instances[0], shape.stage_layers, strict=True)
     ]
     return min(budgets, key=lambda b: b.free)
+
+
+def launched_checkpoint(model: ModelSpec, engine: str) -> str:
+    """The repository ``engine`` loads the plan's variant from (a GGUF
+    repository for llama.cpp), or empty when the catalogue names none."""
+    return engine_reference(model.default_variant(), engine).repo or ""
 
 
 def _group_notes(group: GroupSpec, c: PerfConstants, engine: str, mode: str) -> list[str]:

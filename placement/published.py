@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from placement.published_checkpoints import CHECKPOINT_BY_KEY
 from placement.published_fresh import fresh_2026_12_04
 from placement.published_fresh_fifth import fresh_2026_12_04_fifth
 from placement.published_fresh_fourth import fresh_2026_12_04_fourth
@@ -826,7 +827,7 @@ _ADDED = (
     ),
 )
 
-PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
+_POINTS: tuple[PublishedPoint, ...] = (
     _SINGLES
     + _ADDED
     + kubis_nemotron_series()
@@ -842,4 +843,9 @@ PUBLISHED_POINTS: tuple[PublishedPoint, ...] = (
     + fresh_2026_12_04_fifth()
     + fresh_2026_12_05()
     + fresh_2026_12_05_seventh()
+)
+
+# each figure with the checkpoint its source names (placement.published_checkpoints)
+PUBLISHED_POINTS: tuple[PublishedPoint, ...] = tuple(
+    replace(p, checkpoint=CHECKPOINT_BY_KEY[p.key]) if p.key in CHECKPOINT_BY_KEY else p for p in _POINTS
 )

@@ -32,6 +32,9 @@ names the commit): such a figure was never seen while the model, its
 constants or its ranges were designed, and was predicted once. Empty for the
 figures collected before (the held-out runs of issue 23's first set, read
 again over several rounds of the model's design).
+
+``checkpoint`` is the Hugging Face repository that ran, where the source
+names it (``placement.published_checkpoints``); empty: not named.
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ class PublishedPoint:
     origin: str = ""
     speculative: str = ""
     collected: str = ""
+    checkpoint: str = ""
 
     @property
     def path(self) -> str:

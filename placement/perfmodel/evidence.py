@@ -165,9 +165,17 @@ class PublishedRun:
     role: str  # "train" (the fit used it) | "holdout"
     source: str
     url: str
+    checkpoint: str = ""  # the repository that ran, where the source names it
 
     def as_dict(self) -> dict[str, object]:
-        return {"key": self.key, "tps": self.tps, "role": self.role, "source": self.source, "url": self.url}
+        return {
+            "key": self.key,
+            "tps": self.tps,
+            "role": self.role,
+            "source": self.source,
+            "url": self.url,
+            "checkpoint": self.checkpoint,
+        }
 
 
 @functools.lru_cache(maxsize=1)
@@ -203,7 +211,7 @@ def published_runs(
     copies are left out."""
     tp, pp, ep, copies = layout
     out = [
-        PublishedRun(p.key, float(p.decode_tps or 0.0), p.role, p.source, p.url)
+        PublishedRun(p.key, float(p.decode_tps or 0.0), p.role, p.source, p.url, p.checkpoint)
         for p, ran in _comparable_by_model().get(slug, [])
         if ran == quantization
         and p.engine == engine
@@ -213,6 +221,46 @@ def published_runs(
         and p.concurrency == streams
     ]
     return tuple(sorted(out, key=lambda r: (r.tps, r.key)))
+
+
+# published figures of one configuration whose checkpoints' medians are this far apart are said to split
+CHECKPOINT_SPLIT = 1.25
+
+
+def _tps_span(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return f"{low:.1f}" if round(low, 1) == round(high, 1) else f"{low:.1f} to {high:.1f}"
+
+
+def checkpoint_split(runs: tuple[PublishedRun, ...], launched: str) -> str:
+    """What a member should know when the published runs of a plan's very
+    configuration fall apart by the checkpoint that ran (the fastest named
+    checkpoint's median at least ``CHECKPOINT_SPLIT`` times the slowest's):
+    each checkpoint's figures, that the model predicts a format and not a
+    checkpoint, and which checkpoint the plan launches (``launched``).
+    Empty when fewer than two named checkpoints ran, or their figures agree."""
+    by_checkpoint: dict[str, list[float]] = {}
+    for r in runs:
+        if r.checkpoint:
+            by_checkpoint.setdefault(r.checkpoint, []).append(r.tps)
+    if len(by_checkpoint) < 2:
+        return ""
+    medians = {repo: statistics.median(tps) for repo, tps in by_checkpoint.items()}
+    if max(medians.values()) < CHECKPOINT_SPLIT * min(medians.values()):
+        return ""
+    said = "; ".join(
+        f"{repo} {_tps_span(tps)}" for repo, tps in sorted(by_checkpoint.items(), key=lambda kv: -medians[kv[0]])
+    )
+    if launched in by_checkpoint:
+        tail = f"This plan launches {launched}: its published figures are the ones to expect."
+    elif launched:
+        tail = f"This plan launches {launched}, which none of them ran."
+    else:
+        tail = "Which checkpoint the engine loads decides which to expect."
+    return (
+        f"Published runs of this configuration differ by checkpoint: {said} tok/s. "
+        f"The model predicts the weights format, not a checkpoint. {tail}"
+    )
 
 
 @functools.lru_cache(maxsize=8)

@@ -390,7 +390,21 @@ def test_what_labs_published_for_a_plans_configuration_is_in_the_api_and_on_the_
         (75.2, "holdout"),
         (77.4, "holdout"),
     ]
-    assert set(runs[0]) == {"key", "tps", "role", "source", "url"}
+    assert set(runs[0]) == {"key", "tps", "role", "source", "url", "checkpoint"}
+    # each run's checkpoint where its source names it: two RedHatAI runs, NVIDIA's, and one not named
+    assert [r["checkpoint"] for r in runs] == [
+        "RedHatAI/Qwen3.6-35B-A3B-NVFP4",
+        "RedHatAI/Qwen3.6-35B-A3B-NVFP4",
+        "",
+        "nvidia/Qwen3.6-35B-A3B-NVFP4",
+    ]
+    # the plan launches RedHatAI's checkpoint (the catalogue's NVFP4 repository), and says the runs split by it
+    assert single["checkpoint"] == "RedHatAI/Qwen3.6-35B-A3B-NVFP4"
+    assert single["checkpoint_note"] == (
+        "Published runs of this configuration differ by checkpoint: nvidia/Qwen3.6-35B-A3B-NVFP4 77.4; "
+        "RedHatAI/Qwen3.6-35B-A3B-NVFP4 42.6 to 43.0 tok/s. The model predicts the weights format, not a "
+        "checkpoint. This plan launches RedHatAI/Qwen3.6-35B-A3B-NVFP4: its published figures are the ones to expect."
+    )
     client.force_login(viewer_user)
     query = f"model=qwen3.6-35b-a3b&group={demo['single'].pk}&concurrency=1"
     page = client.get(f"/plans/?{query}").content.decode()
@@ -399,8 +413,17 @@ def test_what_labs_published_for_a_plans_configuration_is_in_the_api_and_on_the_
         "Published for this very configuration (the same format, engine, layout and mode, one stream; each at its "
         "own lengths): "
     )
-    assert f'<a href="{runs[0]["url"]}" rel="noopener noreferrer"' in said and ">42.6</a> (fitted on), " in said
-    assert ">77.4</a> tok/s, against " in said and f"{single['decode_tps']:.1f} predicted." in said
+    assert f'<a href="{runs[0]["url"]}" rel="noopener noreferrer"' in said
+    assert '>42.6</a> <span class="muted">(RedHatAI/Qwen3.6-35B-A3B-NVFP4, fitted on)</span>, ' in said
+    assert ">75.2</a>, " in said
+    assert '>77.4</a> <span class="muted">(nvidia/Qwen3.6-35B-A3B-NVFP4)</span> tok/s, against ' in said
+    assert f"{single['decode_tps']:.1f} predicted." in said
+    # the split is said in the plan's details and flagged on its row, in the API's words
+    note = page.split('<p class="small checkpoint-note"><span class="badge warn">checkpoint</span> ')[1].split("</p>")[
+        0
+    ]
+    assert note == single["checkpoint_note"]
+    assert page.count('class="badge warn checkpoint-badge"') == 1
 
 
 def test_the_recommendations_held_out_words_read_the_same_in_the_api_and_on_the_page(

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from placement.model_catalogue import SEED_MODELS, get_seed_model
 from placement.perfmodel import Layout, copies_aggregate_tps
+from placement.perfmodel.evidence import PublishedRun, checkpoint_split
 from placement.planner import (
     MORE_NODES_MARGIN,
     SPARK_64_USABLE_GB,
@@ -708,6 +709,51 @@ def test_a_plan_lists_what_labs_published_for_its_very_configuration():
         (64, "replicas"): [567.9],
         (64, "tp"): [471.8],
     }
+
+
+def test_a_plan_says_when_published_runs_of_its_configuration_split_by_checkpoint():
+    """The model predicts a weights format; two checkpoints of one format can
+    decode 1.8x apart. Qwen3.6-35B-A3B NVFP4 on vLLM, one node, one stream:
+    NVIDIA's checkpoint ran at 77.4 tok/s, RedHat's at 42.6 and 43.0. The
+    plan names the checkpoint it launches and which figures to expect; a
+    launch of another checkpoint is told that none of the runs used it, and
+    a configuration whose named checkpoints agree (or that has one) says
+    nothing."""
+    model = get_seed_model("qwen3.6-35b-a3b")
+    one = plan_placement(group("single", 1), model, context_tokens=4096).plans[0]
+    assert one.checkpoint == "RedHatAI/Qwen3.6-35B-A3B-NVFP4"
+    assert [r.checkpoint for r in one.published_runs] == [
+        "RedHatAI/Qwen3.6-35B-A3B-NVFP4",
+        "RedHatAI/Qwen3.6-35B-A3B-NVFP4",
+        "",
+        "nvidia/Qwen3.6-35B-A3B-NVFP4",
+    ]
+    assert one.checkpoint_note.startswith(
+        "Published runs of this configuration differ by checkpoint: nvidia/Qwen3.6-35B-A3B-NVFP4 77.4; "
+        "RedHatAI/Qwen3.6-35B-A3B-NVFP4 42.6 to 43.0 tok/s."
+    )
+    assert one.checkpoint_note.endswith(
+        "This plan launches RedHatAI/Qwen3.6-35B-A3B-NVFP4: its published figures are the ones to expect."
+    )
+    assert checkpoint_split(one.published_runs, "someone/Qwen3.6-35B-A3B-NVFP4").endswith(
+        "This plan launches someone/Qwen3.6-35B-A3B-NVFP4, which none of them ran."
+    )
+    assert checkpoint_split(one.published_runs, "").endswith(
+        "Which checkpoint the engine loads decides which to expect."
+    )
+    # one named checkpoint, or two within 1.25x of each other: nothing to say
+    agree = (
+        PublishedRun("a", 40.0, "holdout", "", "", "x/one"),
+        PublishedRun("b", 49.0, "holdout", "", "", "y/two"),
+        PublishedRun("c", 90.0, "holdout", "", "", ""),
+    )
+    assert checkpoint_split(agree, "x/one") == ""
+    assert checkpoint_split(agree[:1] + agree[2:], "x/one") == ""
+    assert checkpoint_split((*agree[:1], PublishedRun("d", 50.0, "holdout", "", "", "y/two")), "x/one") != ""
+    # gpt-oss-120b's kubis.ai series names no checkpoint: nothing said
+    gpt = plan_placement(group("direct", 2), get_seed_model("gpt-oss-120b"), context_tokens=4096, concurrency=16)
+    assert all(p.checkpoint_note == "" for p in gpt.plans)
+    assert all(p.checkpoint == "openai/gpt-oss-120b" for p in gpt.plans if p.fits)
 
 
 def test_a_llama_cpp_plan_names_what_it_still_borrows_from_vllm():

@@ -1,0 +1,122 @@
+"""The checkpoint each published figure ran, where its source names it.
+
+The catalogue's variant is a weights format (NVFP4, FP8, INT4...), and the
+performance model predicts a format; but two checkpoints of one format can
+decode at very different speeds on the same engine. Qwen3.6-35B-A3B in NVFP4
+on vLLM, one Spark, one stream: NVIDIA's ModelOpt checkpoint at 77.4 tok/s
+(jvr0x) and RedHat's compressed-tensors one at 42.6 and 43.0 (djangodevreng,
+spark-bench-reproducers), from four labs. A plan says which checkpoint it
+launches and which checkpoint each published run of its configuration used
+(``placement.perfmodel.evidence``), so that a member sees which figures to
+expect.
+
+Only a repository the source itself names is recorded (in the figure's note
+or, for djangodevreng's series, the ``model`` of each profile's ``meta.json``
+at commit 435255228956326a55b5d21de3d69c1f5aee046d, Qwen3.6-27B's FP8 at
+1253e092aff33bde6abb55039b088000408742ec); a figure whose source does not
+name one has none (heitor-mocelin's ``--quantization modelopt`` sweep names a
+method, not a repository). The checkpoint changes no prediction and no fit.
+"""
+
+from __future__ import annotations
+
+# repository -> the keys of the published figures that ran it
+CHECKPOINTS: dict[str, tuple[str, ...]] = {
+    "Intel/Qwen3.6-35B-A3B-int4-mixed-AutoRound": ("qwen3.6-35b-a3b-1-vllm-int4-czcrimpy",),
+    "Qwen/Qwen3-30B-A3B": (
+        "qwen3-30b-a3b-1-vllm-bf16-palatine",
+        "qwen3-30b-a3b-1-vllm-bf16-palatine-c5",
+        "qwen3-30b-a3b-1-vllm-bf16-palatine-c10",
+        "qwen3-30b-a3b-1-vllm-bf16-palatine-c50",
+    ),
+    "Qwen/Qwen3-30B-A3B-FP8": (
+        "qwen3-30b-a3b-1-vllm-fp8-palatine",
+        "qwen3-30b-a3b-1-vllm-fp8-palatine-c5",
+        "qwen3-30b-a3b-1-vllm-fp8-palatine-c10",
+        "qwen3-30b-a3b-1-vllm-fp8-palatine-c50",
+    ),
+    "Qwen/Qwen3-30B-A3B-GPTQ-Int4": (
+        "qwen3-30b-a3b-1-vllm-int4-palatine",
+        "qwen3-30b-a3b-1-vllm-int4-palatine-c5",
+        "qwen3-30b-a3b-1-vllm-int4-palatine-c10",
+        "qwen3-30b-a3b-1-vllm-int4-palatine-c50",
+    ),
+    "Qwen/Qwen3-32B": (
+        "qwen3-32b-1-vllm-bf16-palatine-c10",
+        "qwen3-32b-1-vllm-bf16-palatine-c50",
+    ),
+    "Qwen/Qwen3-32B-AWQ": (
+        "qwen3-32b-1-vllm-int4-palatine-c5",
+        "qwen3-32b-1-vllm-int4-palatine-c10",
+        "qwen3-32b-1-vllm-int4-palatine-c50",
+    ),
+    "Qwen/Qwen3-32B-FP8": (
+        "qwen3-32b-1-vllm-fp8-palatine-c5",
+        "qwen3-32b-1-vllm-fp8-palatine-c10",
+        "qwen3-32b-1-vllm-fp8-palatine-c50",
+    ),
+    "Qwen/Qwen3-Coder-30B-A3B-Instruct": ("qwen3-coder-30b-a3b-1-vllm-bf16-dataforgex",),
+    "Qwen/Qwen3.6-27B-FP8": (
+        "qwen3.6-27b-1-djangodevreng-fp8",
+        "qwen3.6-27b-1-djangodevreng-fp8-c5",
+        "qwen3.6-27b-1-djangodevreng-fp8-c10",
+    ),
+    "Qwen/Qwen3.6-35B-A3B": (
+        "qwen3.6-35b-a3b-1-djangodevreng-bf16",
+        "qwen3.6-35b-a3b-1-djangodevreng-bf16-c5",
+        "qwen3.6-35b-a3b-1-djangodevreng-bf16-c10",
+    ),
+    "Qwen/Qwen3.6-35B-A3B-FP8": (
+        "qwen3.6-35b-a3b-1-djangodevreng-fp8",
+        "qwen3.6-35b-a3b-1-djangodevreng-fp8-c5",
+        "qwen3.6-35b-a3b-1-djangodevreng-fp8-c10",
+    ),
+    "Qwen/Qwen3.8-27B-FP8": (
+        "qwen3.8-27b-1-djangodevreng-fp8",
+        "qwen3.8-27b-1-djangodevreng-fp8-c5",
+        "qwen3.8-27b-1-djangodevreng-fp8-c10",
+    ),
+    "RedHatAI/Qwen3.6-35B-A3B-NVFP4": (
+        "qwen3.6-35b-a3b-1-vllm-nvfp4-reproducers",
+        "qwen3.6-35b-a3b-1-djangodevreng-nvfp4",
+        "qwen3.6-35b-a3b-1-djangodevreng-nvfp4-c5",
+        "qwen3.6-35b-a3b-1-djangodevreng-nvfp4-c10",
+    ),
+    "cpatonn/Qwen3-Coder-30B-A3B-Instruct-AWQ-4bit": (
+        "qwen3-coder-30b-a3b-1-vllm-awq-dataforgex",
+        "qwen3-coder-30b-a3b-1-vllm-awq-dataforgex-seqs8",
+    ),
+    "meta-llama/Llama-3.3-70B-Instruct": ("llama-3.3-70b-2-tp2-vllm-bf16-rykersun",),
+    "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8": (
+        "nemotron-3-nano-30b-a3b-1-vllm-fp8-jvr0x",
+        "nemotron-3-nano-30b-a3b-1-djangodevreng-fp8",
+        "nemotron-3-nano-30b-a3b-1-djangodevreng-fp8-c5",
+        "nemotron-3-nano-30b-a3b-1-djangodevreng-fp8-c10",
+    ),
+    "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4": (
+        "nemotron-3-nano-30b-a3b-1-djangodevreng-nvfp4",
+        "nemotron-3-nano-30b-a3b-1-djangodevreng-nvfp4-c5",
+        "nemotron-3-nano-30b-a3b-1-djangodevreng-nvfp4-c10",
+    ),
+    "nvidia/Qwen3.6-27B-NVFP4": ("qwen3.6-27b-1-vllm-nvfp4-jvr0x",),
+    "nvidia/Qwen3.6-35B-A3B-NVFP4": ("qwen3.6-35b-a3b-1-vllm-nvfp4-jvr0x",),
+    "unsloth/Qwen3.6-35B-A3B-NVFP4": (
+        "qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav",
+        "qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav-c2",
+        "qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav-c8",
+        "qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav-c10",
+        "qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav-c189",
+        "qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav-c263",
+        "qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav-c367",
+        "qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav-c457",
+    ),
+    "unsloth/Qwen3.8-27B-NVFP4": (
+        "qwen3.8-27b-1-vllm-nvfp4-kubesimplify",
+        "qwen3.8-27b-1-vllm-nvfp4-kubesimplify-c2",
+        "qwen3.8-27b-1-vllm-nvfp4-kubesimplify-c5",
+        "qwen3.8-27b-1-vllm-nvfp4-kubesimplify-c10",
+        "qwen3.8-27b-1-vllm-nvfp4-kubesimplify-d100k",
+    ),
+}
+
+CHECKPOINT_BY_KEY: dict[str, str] = {key: repo for repo, keys in CHECKPOINTS.items() for key in keys}
