@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from placement.published_checkpoints import CHECKPOINT_BY_KEY
 from placement.published_fresh import fresh_2026_12_04
+from placement.published_fresh_eighth import fresh_2026_12_05_eighth
 from placement.published_fresh_fifth import fresh_2026_12_04_fifth
 from placement.published_fresh_fourth import fresh_2026_12_04_fourth
 from placement.published_fresh_second import fresh_2026_12_04_second
@@ -843,6 +844,7 @@ _POINTS: tuple[PublishedPoint, ...] = (
     + fresh_2026_12_04_fifth()
     + fresh_2026_12_05()
     + fresh_2026_12_05_seventh()
+    + fresh_2026_12_05_eighth()
 )
 
 # each figure with the checkpoint its source names (placement.published_checkpoints)

@@ -60,6 +60,11 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "qwen3.6-27b-1-djangodevreng-fp8",
         "qwen3.6-27b-1-djangodevreng-fp8-c5",
         "qwen3.6-27b-1-djangodevreng-fp8-c10",
+        "qwen3.6-27b-1-vllm-fp8-pulsar",
+        "qwen3.6-27b-1-vllm-fp8-pulsar-c2",
+        "qwen3.6-27b-1-vllm-fp8-pulsar-c4",
+        "qwen3.6-27b-1-vllm-fp8-pulsar-c8",
+        "qwen3.6-27b-1-vllm-fp8-pulsar-c16",
     ),
     "Qwen/Qwen3.6-35B-A3B": (
         "qwen3.6-35b-a3b-1-djangodevreng-bf16",
@@ -97,6 +102,9 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "nemotron-3-nano-30b-a3b-1-djangodevreng-nvfp4",
         "nemotron-3-nano-30b-a3b-1-djangodevreng-nvfp4-c5",
         "nemotron-3-nano-30b-a3b-1-djangodevreng-nvfp4-c10",
+        "nemotron-3-nano-30b-a3b-1-vllm-nvfp4-pulsar",
+        "nemotron-3-nano-30b-a3b-1-vllm-nvfp4-pulsar-c4",
+        "nemotron-3-nano-30b-a3b-1-vllm-nvfp4-pulsar-c16",
     ),
     "nvidia/Qwen3.6-27B-NVFP4": ("qwen3.6-27b-1-vllm-nvfp4-jvr0x",),
     "nvidia/Qwen3.6-35B-A3B-NVFP4": ("qwen3.6-35b-a3b-1-vllm-nvfp4-jvr0x",),
@@ -116,6 +124,18 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "qwen3.8-27b-1-vllm-nvfp4-kubesimplify-c5",
         "qwen3.8-27b-1-vllm-nvfp4-kubesimplify-c10",
         "qwen3.8-27b-1-vllm-nvfp4-kubesimplify-d100k",
+    ),
+    "openai/gpt-oss-120b": (
+        "gpt-oss-120b-1-vllm-mxfp4-sumner",
+        "gpt-oss-120b-1-vllm-mxfp4-sumner-c2",
+    ),
+    "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4": (
+        "nemotron-3-super-120b-a12b-1-vllm-nvfp4-sumner",
+        "nemotron-3-super-120b-a12b-1-vllm-nvfp4-sumner-c2",
+        "nemotron-3-super-120b-a12b-1-vllm-nvfp4-pulsar",
+        "nemotron-3-super-120b-a12b-1-vllm-nvfp4-pulsar-c4",
+        "nemotron-3-super-120b-a12b-1-vllm-nvfp4-pulsar-c16",
+        "nemotron-3-super-120b-a12b-1-vllm-nvfp4-pulsar-c32",
     ),
 }
 

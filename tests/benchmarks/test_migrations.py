@@ -233,3 +233,21 @@ def test_a_database_at_0014_gets_the_seventh_fresh_set_with_format_and_mode():
     batch = rows.get(published_key="qwen3-30b-a3b-1-vllm-int4-palatine-c50")
     assert (batch.concurrency, batch.decode_tps, batch.quantization, batch.mode) == (50, 718.6, "int4", "")
     assert "collected on 2026-12-05b, after the performance model was frozen" in batch.notes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_at_0015_gets_the_eighth_fresh_set_with_format_and_mode():
+    """benchmarks 0016: the same for the eighth fresh set and a database at
+    0015: vLLM batches with their format and mode, and llama.cpp's
+    llama-bench row with both its figures."""
+    from placement.published import PUBLISHED_POINTS
+
+    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-05c"}
+    assert len(added) == 21
+    rows = rows_added_since("0015_published_seventh_fresh", added)
+    batch = rows.get(published_key="nemotron-3-super-120b-a12b-1-vllm-nvfp4-pulsar-c32")
+    assert (batch.node_count, batch.engine, batch.concurrency, batch.decode_tps) == (1, "vllm", 32, 112.61)
+    assert (batch.quantization, batch.mode) == ("nvfp4", "graphs")
+    bench = rows.get(published_key="gpt-oss-120b-1-llamacpp-forum")
+    assert (bench.engine, bench.decode_tps, bench.prefill_tps) == ("llama.cpp", 59.05, 1937.39)
+    assert "collected on 2026-12-05c, after the performance model was frozen" in bench.notes

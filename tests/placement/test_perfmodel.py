@@ -122,10 +122,10 @@ def test_the_goals_on_held_out_runs_are_measured_and_the_docs_say_the_same():
     # with the sixth fresh set, whose vLLM two-node eager runs and one-node MoE batches carry wide ranges, 32.2%,
     # and met again with the seventh, 29.1%); all streams' median was met until the fourth fresh set (SGLang at
     # hundreds of streams predicted 65% to 72% too slow, llama.cpp's MoE hybrid batches 23% to 34% once their
-    # recurrent state is priced): 17.5% after the sixth, 16.1% with the seventh; not the worst errors (the
-    # docs say why)
+    # recurrent state is priced): 17.5% after the sixth, 16.1% with the seventh, 16.2% with the eighth; not the
+    # worst errors (the docs say why)
     assert all(goals[name][1] for name in ("decode median", "inside ranges", "median half-width"))
-    assert not goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(16.1, abs=0.05)
+    assert not goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(16.2, abs=0.05)
     assert goals["median half-width"][0] == pytest.approx(29.1, abs=0.05)
     assert not goals["decode worst"][1] and not goals["aggregate worst"][1]
     earlier = report.only({p.key for p in PUBLISHED_POINTS if not p.collected})
@@ -655,6 +655,32 @@ def test_the_sixth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
     assert once["qwen3.6-35b-a3b-1-vllm-nvfp4-heitor-c96", "aggregate"] == pytest.approx(-63.9, abs=0.05)
     assert "- decode median: 9.6% (at most 10%): met" in mine
     assert "- inside ranges: 60.7% (at least 80%): NOT met" in mine
+
+
+def test_the_eighth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
+    """The runs collected last on 2026-12-05 judge the model frozen at
+    f6519e7 on what it had never seen: the stored model still predicts every
+    figure and range as it did, once. Dense Qwen3.6-27B FP8 batches hold (4%
+    to 11%); MoE batches at 16 and 32 streams are again too slow (Nemotron-3
+    Nano and Super, 28% to 35%); two labs' one-stream Nemotron-3-Super NVFP4
+    on vLLM disagree (13.21 and 16.2 tok/s); a second llama-bench table of
+    gpt-oss-120b holds as the first did (within 6.3%)."""
+    from placement.published_fresh_eighth import COLLECTED_EIGHTH, PREDICTED_ONCE
+
+    points, found, mine = judged_fresh_set(COLLECTED_EIGHTH, "f6519e7", PREDICTED_ONCE, 22, 6)
+    assert all(p.nodes == 1 for p in points)
+    assert {p.checkpoint for p in points if p.origin.startswith("fresh8-pulsar")} == {
+        "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4",
+        "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4",
+        "Qwen/Qwen3.6-27B-FP8",
+    }
+    once = unchanged_since(found, PREDICTED_ONCE, mine)
+    assert once["nemotron-3-super-120b-a12b-1-vllm-nvfp4-pulsar-c16", "aggregate"] == pytest.approx(-30.8, abs=0.05)
+    assert once["qwen3.6-27b-1-vllm-fp8-pulsar-c8", "aggregate"] == pytest.approx(-3.5, abs=0.05)
+    assert once["gpt-oss-120b-1-llamacpp-forum-d32768", "decode"] == pytest.approx(6.3, abs=0.05)
+    assert "- decode median: 9.1% (at most 10%): met" in mine
+    assert "- aggregate median: 26.6% (at most 15%): NOT met" in mine
+    assert "- inside ranges: 81.8% (at least 80%): met" in mine
 
 
 def test_the_seventh_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
