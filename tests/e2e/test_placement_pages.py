@@ -341,8 +341,11 @@ def test_an_eager_tensor_parallel_plan_says_held_out_runs_of_its_kind_ran_far_sl
 def test_a_plan_lists_what_labs_published_for_its_very_configuration(live_server, page, shot, lab):
     """Qwen3.6-35B-A3B NVFP4 on vLLM, one stream, on the single group: the
     one-node plan's details list the four published runs of exactly that,
-    slowest first, each linked to its source, the fitted one marked, beside
-    the prediction. At desk and phone width."""
+    slowest first, each linked to its source with the checkpoint it ran
+    where the source names it, the fitted one marked, beside the
+    prediction; the row carries a "checkpoints differ" badge and the details
+    say which checkpoint the plan launches and which figures to expect. At
+    desk and phone width."""
     open_plans_as_a_member(live_server, page, f"model=qwen3.6-35b-a3b&group={lab['single']}&engine=vllm&concurrency=1")
     single = page.locator('#plans tbody tr.plan[data-strategy="single"]')
     assert single.count() == 1
@@ -352,18 +355,29 @@ def test_a_plan_lists_what_labs_published_for_its_very_configuration(live_server
     text = said.inner_text()
     assert text.startswith(
         "Published for this very configuration (the same format, engine, layout and mode, one stream; each at its "
-        "own lengths): 42.6 (fitted on), 43.0, 75.2, 77.4 tok/s, against "
+        "own lengths): 42.6 (RedHatAI/Qwen3.6-35B-A3B-NVFP4, fitted on), 43.0 (RedHatAI/Qwen3.6-35B-A3B-NVFP4), "
+        "75.2, 77.4 (nvidia/Qwen3.6-35B-A3B-NVFP4) tok/s, against "
     )
     assert text.endswith(" predicted.")
     links = said.locator("a")
     assert links.count() == 4
     assert all(links.nth(i).get_attribute("href").startswith("https://github.com/") for i in range(4))
+    badge = single.locator(".checkpoint-badge")
+    assert badge.inner_text() == "checkpoints differ"
+    note = details.locator("p.checkpoint-note")
+    assert note.inner_text() == (
+        "checkpoint Published runs of this configuration differ by checkpoint: nvidia/Qwen3.6-35B-A3B-NVFP4 77.4; "
+        "RedHatAI/Qwen3.6-35B-A3B-NVFP4 42.6 to 43.0 tok/s. The model predicts the weights format, not a checkpoint. "
+        "This plan launches RedHatAI/Qwen3.6-35B-A3B-NVFP4: its published figures are the ones to expect."
+    )
+    assert badge.get_attribute("title") == note.inner_text().removeprefix("checkpoint ")
     said.scroll_into_view_if_needed()
     shot("placement-published-runs-1440")
     page.set_viewport_size({"width": 390, "height": 844})
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    box = said.bounding_box()
-    assert box is not None and box["x"] + box["width"] <= 390
+    for words in (said, note):
+        box = words.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 390
     said.scroll_into_view_if_needed()
     shot("placement-published-runs-390")
 
