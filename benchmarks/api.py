@@ -46,6 +46,7 @@ class BenchmarkOut(Schema):
     backend: str
     quantization: str
     mode: str
+    checkpoint: str
     tp: int
     pp: int
     concurrency: int
@@ -82,6 +83,7 @@ class BenchmarkIn(Schema):
     backend: CleanStr(10) = "unknown"
     quantization: CleanStr(12) = Field("", description="the weights' format that ran (any case); blank: not stated")
     mode: CleanStr(6) = Field("", description="graphs or eager (--enforce-eager); blank: not known")
+    checkpoint: CleanStr(200) = Field("", description="the Hugging Face repository (org/name) or path that ran")
     tp: Width | None = None
     pp: Width | None = None
     concurrency: Count = 1
@@ -105,6 +107,7 @@ class UploadIn(Schema):
     engine_version: CleanStr(120) = ""
     quantization: CleanStr(12) = Field("", description="the weights' format that ran (any case); blank: not stated")
     mode: CleanStr(6) = Field("", description="graphs or eager (--enforce-eager); blank: not known")
+    checkpoint: CleanStr(200) = Field("", description="the Hugging Face repository (org/name) or path that ran")
     concurrency: Count | None = None
     tp: Width | None = None
     pp: Width | None = None

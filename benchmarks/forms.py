@@ -11,6 +11,7 @@ from placement.forms import ModelGroupChoices
 
 from .models import BenchmarkRun
 
+CHECKPOINT_HELP = "The Hugging Face repository (org/name) or path that ran; blank: not stated"
 FORMAT_HELP = "The weights' format that ran, such as nvfp4, fp8 or Q4_K_M (any case); blank: not stated"
 MODE_CHOICES = [("", "not known"), ("graphs", "CUDA graphs (the default)"), ("eager", "eager (--enforce-eager)")]
 BACKEND_HELP = (
@@ -37,6 +38,7 @@ class BenchmarkForm(ModelGroupChoices):
     )
     quantization = forms.CharField(label="Weights format", required=False, max_length=12, help_text=FORMAT_HELP)
     mode = forms.ChoiceField(label="CUDA-graph mode", choices=MODE_CHOICES, required=False)
+    checkpoint = forms.CharField(label="Checkpoint", required=False, max_length=200, help_text=CHECKPOINT_HELP)
     tp = forms.IntegerField(label="Tensor parallel", required=False, help_text="Empty: the node count")
     pp = forms.IntegerField(label="Pipeline stages", required=False, help_text="Empty: 1")
     concurrency = forms.IntegerField(initial=1)
@@ -70,6 +72,7 @@ class UploadForm(ModelGroupChoices):
     )
     quantization = forms.CharField(label="Weights format", required=False, max_length=12, help_text=FORMAT_HELP)
     mode = forms.ChoiceField(label="CUDA-graph mode", choices=MODE_CHOICES, required=False)
+    checkpoint = forms.CharField(label="Checkpoint", required=False, max_length=200, help_text=CHECKPOINT_HELP)
     concurrency = forms.IntegerField(required=False, help_text="Only if the file does not say")
     notes = forms.CharField(required=False)
 

@@ -80,6 +80,12 @@ class BenchmarkRun(models.Model):
         blank=True,
         help_text="The engine's CUDA-graph mode (--enforce-eager: eager); blank: not known, read as CUDA graphs",
     )
+    checkpoint = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The checkpoint that ran: a Hugging Face repository (org/name) or a path on the nodes; blank: "
+        "not stated. Two checkpoints of one format can decode far apart",
+    )
     tp = models.PositiveSmallIntegerField(default=1)
     pp = models.PositiveSmallIntegerField(default=1)
     concurrency = models.PositiveIntegerField(default=1)

@@ -141,6 +141,7 @@ class ServedLayout:
     copies: int = 1  # copies behind the URL's router, measured together
     quantization: str = ""  # the variant served
     mode: str = ""  # the CUDA-graph mode the plan launched its engines in ("": not known)
+    checkpoint: str = ""  # the repository the plan's engines loaded ("": not known)
 
 
 def _layout(nodes: list[str], serving: ServedLayout | None, sockets: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -164,6 +165,7 @@ def _layout(nodes: list[str], serving: ServedLayout | None, sockets: tuple[str, 
         "copies": serving.copies,
         "quantization": serving.quantization,
         "mode": serving.mode,
+        "checkpoint": serving.checkpoint,
     }
 
 

@@ -20,23 +20,32 @@ def _has_format_and_mode(run_class: Any) -> bool:
     return {"quantization", "mode"} <= {f.name for f in run_class._meta.get_fields()}
 
 
-def format_and_mode(p: Any, default_quantization: str) -> dict[str, str]:
+def _has_checkpoint(run_class: Any) -> bool:
+    # nor the historical model before 0017 the checkpoint
+    return "checkpoint" in {f.name for f in run_class._meta.get_fields()}
+
+
+def format_and_mode(p: Any, default_quantization: str, checkpoint: bool = False) -> dict[str, str]:
     """A published figure's weights format (its model's default form when the
-    source named none) and CUDA-graph mode ("" where the source did not say)."""
-    return {"quantization": p.quantization or default_quantization, "mode": p.mode or ""}
+    source named none) and CUDA-graph mode ("" where the source did not say),
+    and with ``checkpoint`` the repository its source names ("": none)."""
+    out = {"quantization": p.quantization or default_quantization, "mode": p.mode or ""}
+    if checkpoint:
+        out["checkpoint"] = p.checkpoint
+    return out
 
 
 def seed_published(run_class: Any, model_class: Any) -> None:
     """A published row for each figure not stored yet, naming its catalogue model when there is one."""
     by_slug = {m.slug: m for m in model_class.objects.filter(slug__in={p.model_slug for p in PUBLISHED_POINTS})}
     known = set(run_class.objects.filter(published_key__isnull=False).values_list("published_key", flat=True))
-    kept = _has_format_and_mode(run_class)
+    kept, checkpoint = _has_format_and_mode(run_class), _has_checkpoint(run_class)
     for p in PUBLISHED_POINTS:
         if p.key in known:
             continue
         model = by_slug.get(p.model_slug)
         llama = p.engine == "llama.cpp"  # only llama-bench states its sizes (pp2048, tg32)
-        extra = format_and_mode(p, model.quantization if model else "") if kept else {}
+        extra = format_and_mode(p, model.quantization if model else "", checkpoint) if kept else {}
         run_class.objects.create(
             **extra,
             source="published",
@@ -102,13 +111,14 @@ def refresh_published(run_class: Any) -> None:
     to date with ``PUBLISHED_POINTS`` (a figure's role can change between
     versions; rows stored before 0014 had no format or mode)."""
     by_key = {p.key: p for p in PUBLISHED_POINTS}
-    kept = _has_format_and_mode(run_class)
+    kept, checkpoint = _has_format_and_mode(run_class), _has_checkpoint(run_class)
     fields = ["reference", "notes", *(["quantization", "mode"] if kept else [])]
+    fields += ["checkpoint"] if checkpoint else []
     for row in run_class.objects.filter(published_key__in=list(by_key)).select_related("model"):
         p = by_key[row.published_key]
         row.reference, row.notes = published_reference(p), published_notes(p)
         if kept:
-            for name, value in format_and_mode(p, row.model.quantization if row.model else "").items():
+            for name, value in format_and_mode(p, row.model.quantization if row.model else "", checkpoint).items():
                 setattr(row, name, value)
         row.save(update_fields=fields)
 

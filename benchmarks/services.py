@@ -10,6 +10,7 @@ and nothing is stored when anything is wrong.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -47,6 +48,7 @@ ACCEPTED = {
     "backend",
     "quantization",
     "mode",
+    "checkpoint",
     "tp",
     "pp",
     "concurrency",
@@ -118,6 +120,23 @@ def _format(data: dict[str, Any], model: LlmModel | None, errors: Errors) -> str
         errors.append(("quantization", f"{model.name} has no {name!r} variant; one of {known} (or blank: not stated)"))
         return ""
     return name
+
+
+# a Hugging Face repository id (org/name, as the Hub allows them) or an absolute path on the nodes
+_CHECKPOINT = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}|/[A-Za-z0-9._/-]{1,199})")
+CHECKPOINT_WORDS = (
+    "a Hugging Face repository (org/name, such as RedHatAI/Qwen3.6-35B-A3B-NVFP4) or an absolute path on the "
+    "nodes; blank: not stated"
+)
+
+
+def _checkpoint(data: dict[str, Any], errors: Errors) -> str:
+    """The checkpoint that ran, as given: a repository id or a path, nothing else."""
+    value = data.get("checkpoint") or ""
+    if not isinstance(value, str) or len(value) > 200 or (value and not _CHECKPOINT.fullmatch(value)):
+        errors.append(("checkpoint", f"must be {CHECKPOINT_WORDS}"))
+        return ""
+    return value
 
 
 def _mode(data: dict[str, Any], errors: Errors) -> str:
@@ -221,6 +240,7 @@ def _fields(data: dict[str, Any], errors: Errors) -> dict[str, Any]:
     fields["backend"] = _choice(data, "backend", errors, list(BenchmarkRun.Backend.values), "unknown")
     fields["quantization"] = _format(data, model, errors)
     fields["mode"] = _mode(data, errors)
+    fields["checkpoint"] = _checkpoint(data, errors)
     fields["engine_version"] = _text(data, "engine_version", errors, 120)
     fields["reference"] = _text(data, "reference", errors, 2000)
     fields["notes"] = _text(data, "notes", errors, 2000)

@@ -139,6 +139,7 @@ def plan_snapshot(chosen: Chosen) -> dict[str, Any]:
         "aggregate_tps_range": rng(p.aggregate_tps_range),
         "collective_backend": p.collective_backend,
         "mode": p.mode,
+        "checkpoint": p.checkpoint,
         # what the prediction did not know of the fabric when serving started (NCCL seen on TCP sockets)
         "fabric_warning": p.fabric_warning,
     }

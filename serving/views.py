@@ -191,6 +191,8 @@ def served_layout(serving: Serving) -> ServedLayout:
         quantization=serving.quantization,
         # the plan's mode, which its engines were launched in; a serving from before the plan kept it: not known
         mode=str(plan.get("mode") or ""),
+        # the checkpoint the plan's engines loaded; a serving from before the plan kept it: not known
+        checkpoint=str(plan.get("checkpoint") or ""),
     )
 
 

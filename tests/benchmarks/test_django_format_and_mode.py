@@ -164,3 +164,74 @@ def test_published_rows_stored_before_the_fields_get_them_when_migrating():
     row = BenchmarkRun.objects.get(published_key="gpt-oss-120b-1-kubis")
     assert (row.quantization, row.mode) == ("mxfp4", "eager")
     assert BenchmarkRun.objects.filter(published_key="qwen3.8-27b-1-vllm-fp8-kubesimplify", quantization="fp8").exists()
+
+
+def test_a_record_keeps_the_checkpoint_that_ran_and_refuses_anything_else(api_member, client, member_user, demo):
+    """Two checkpoints of one format can decode far apart: a script records
+    the repository (or path) that ran; anything that is neither a Hugging
+    Face repository id nor an absolute path (a command, a URL) is refused,
+    naming the field, and nothing is stored. The page's form takes it too,
+    and the group page shows it beside the format."""
+    single = demo["single"]
+    made = record(api_member, single, quantization="nvfp4", checkpoint="nvidia/Llama-3.3-70B-Instruct-NVFP4")
+    assert made.status_code == 201, made.content
+    assert made.json()["checkpoint"] == "nvidia/Llama-3.3-70B-Instruct-NVFP4"
+    path = record(api_member, single, checkpoint="/models/llama-3.3-70b-nvfp4")
+    assert path.status_code == 201 and path.json()["checkpoint"] == "/models/llama-3.3-70b-nvfp4"
+    assert record(api_member, single).json()["checkpoint"] == ""  # not stated
+    before = placement_state()
+    for bad in ("nvidia/x; rm -rf /", "https://huggingface.co/nvidia/x", "just-a-name", "a/b/c", "x" * 201):
+        refused = record(api_member, single, checkpoint=bad)
+        assert refused.status_code == (422 if len(bad) > 200 else 400), (bad, refused.content)
+        if refused.status_code == 400:
+            assert refused.json()["errors"] == [
+                {
+                    "path": "checkpoint",
+                    "message": "must be a Hugging Face repository (org/name, such as RedHatAI/Qwen3.6-35B-A3B-NVFP4) "
+                    "or an absolute path on the nodes; blank: not stated",
+                }
+            ]
+    assert placement_state() == before
+    client.force_login(member_user)
+    form = {
+        "source": "measured",
+        "group": single.pk,
+        "model": "llama-3.3-70b",
+        "engine": "vllm",
+        "backend": "none",
+        "concurrency": 1,
+        "decode_tps": "3.9",
+        "quantization": "nvfp4",
+        "checkpoint": "RedHatAI/Llama-3.3-70B-Instruct-NVFP4",
+    }
+    assert client.post("/benchmarks/new/", form).status_code == 302
+    assert BenchmarkRun.objects.filter(checkpoint="RedHatAI/Llama-3.3-70B-Instruct-NVFP4").count() == 1
+    refused = client.post("/benchmarks/new/", {**form, "checkpoint": "$(reboot)"})
+    assert refused.status_code == 400 and b"must be a Hugging Face repository" in refused.content
+    page = client.get(f"/benchmarks/groups/{single.pk}/?model=llama-3.3-70b").content.decode()
+    table = page[page.index('id="scaling"') :].split("</table>")[0]
+    assert '<span class="muted small ref checkpoint">RedHatAI/Llama-3.3-70B-Instruct-NVFP4</span>' in table
+
+
+def test_every_published_row_keeps_the_checkpoint_its_source_names():
+    from placement.published_checkpoints import CHECKPOINT_BY_KEY
+
+    named = dict(BenchmarkRun.objects.exclude(checkpoint="").values_list("published_key", "checkpoint"))
+    assert named == {key: repo for key, repo in CHECKPOINT_BY_KEY.items() if key in POINTS}
+    assert named["qwen3.6-35b-a3b-1-vllm-nvfp4-jvr0x"] == "nvidia/Qwen3.6-35B-A3B-NVFP4"
+    assert named["qwen3.6-35b-a3b-1-djangodevreng-nvfp4"] == "RedHatAI/Qwen3.6-35B-A3B-NVFP4"
+    assert BenchmarkRun.objects.get(published_key="qwen3.6-35b-a3b-1-vllm-nvfp4-heitor").checkpoint == ""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_published_rows_stored_before_the_checkpoint_get_it_when_migrating():
+    executor = MigrationExecutor(connection)
+    executor.migrate([("benchmarks", "0016_published_eighth_fresh")])
+    old = MigrationExecutor(connection).loader.project_state([("benchmarks", "0016_published_eighth_fresh")]).apps
+    Run = old.get_model("benchmarks", "BenchmarkRun")
+    assert Run.objects.filter(published_key="qwen3.6-35b-a3b-1-vllm-nvfp4-reproducers").exists()
+    assert "checkpoint" not in {f.name for f in Run._meta.get_fields()}
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    row = BenchmarkRun.objects.get(published_key="qwen3.6-35b-a3b-1-vllm-nvfp4-reproducers")
+    assert row.checkpoint == "RedHatAI/Qwen3.6-35B-A3B-NVFP4"

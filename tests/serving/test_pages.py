@@ -270,6 +270,8 @@ def test_measure_runs_the_benchmark_through_the_served_url_and_shows_it_beside_t
     assert f"--base-url http://127.0.0.1:{port} " in run.command and "--max-concurrency 4" in run.command
     # the variant served, in the mode its plan launched the engine in
     assert (run.quantization, run.mode) == (serving.quantization, "graphs") and run.quantization
+    # and the checkpoint the plan's engines loaded, as the plan named it
+    assert run.checkpoint == serving.plan["checkpoint"] and "/" in run.checkpoint
     each = per_stream_tps(50.0, 4)  # the engine's rate for each of 4 streams
     assert run.stream_decode_tps == pytest.approx(each, rel=0.05)
     assert engine.generation_tokens_total == 10 * 128  # the runner's requests, all through the served URL
