@@ -69,6 +69,10 @@ def lab_runs() -> list[LabRun]:
                 prefill,
                 row.concurrency,
                 aggregate,
+                row.checkpoint,
+                f"/benchmarks/groups/{row.group_id}/?model={row.model_name}&concurrency={row.concurrency}"
+                if row.group_id
+                else "",
             )
         )
     return runs

@@ -292,6 +292,7 @@ def plan_out(item: plan_request.PlannedPlan) -> dict[str, Any]:
         "published_runs": [r.as_dict() for r in p.published_runs],
         "checkpoint": p.checkpoint,
         "checkpoint_note": p.checkpoint_note,
+        "lab_runs": [r.as_dict() for r in p.lab_runs],
         "reason": p.reason,
         "exchange_path": p.exchange_path,
         "collective_backend": p.collective_backend,

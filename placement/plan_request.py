@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from .errors import PlacementError
+from .lab_calibration import lab_runs
 from .launch import LAUNCH_ENGINES, PLANNER_ENGINE, LaunchError, launch_commands
 from .model_catalogue import MAX_CONTEXT_TOKENS, ModelSpec
 from .perfmodel import (
@@ -26,10 +27,12 @@ from .perfmodel import (
     MODES,
     READINGS,
     FitReport,
+    LabRun,
     PerfConstants,
     fit_report,
     prediction_source,
 )
+from .perfmodel.evidence import measured_runs
 from .planner import BACKEND_HINTS, ENGINES, GOALS, Plan, PlanResult, plan_placement
 from .selectors import PlannedGroup, groupspec_for_nodes, launch_settings_for, when_healthy, working_part
 
@@ -194,6 +197,7 @@ def _plan_on(
     if result.errors:
         # what the planner still refuses (a broken group or model row) names its field
         raise PlacementError([(path, message) for path, message in result.errors])
+    result = with_lab_runs(result, model, lab_runs())
     plans = []
     settings = launch_settings_for(group) if result.plans else None
     for index, plan in enumerate(result.plans):
@@ -213,6 +217,30 @@ def _plan_on(
     if alternative and group.unhealthy and not group.down:
         _add_alternative(planning, launch_for, constants)
     return planning
+
+
+def with_lab_runs(result: PlanResult, model: ModelSpec, runs: list[LabRun]) -> PlanResult:
+    """Each plan with the lab's own measured runs of its very configuration
+    (``perfmodel.evidence.measured_runs``), beside the published ones."""
+    if not runs:
+        return result
+    plans = [
+        replace(
+            p,
+            lab_runs=measured_runs(
+                runs,
+                model.slug,
+                model.quantization,
+                p.engine,
+                (p.tp, p.pp, p.ep, p.replicas),
+                p.exchange_path,
+                p.mode,
+                p.concurrency,
+            ),
+        )
+        for p in result.plans
+    ]
+    return replace(result, plans=plans)
 
 
 def _add_alternative(planning: Planning, launch_for: Collection[int] | None, constants: PerfConstants | None) -> None:

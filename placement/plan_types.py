@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from placement.perfmodel.evidence import HeldOutEvidence, PublishedRun
+from placement.perfmodel.evidence import HeldOutEvidence, MeasuredRun, PublishedRun
 from placement.plan_memory import MemoryBudget
 
 GROUP_KINDS = ("single", "direct", "ring", "chain", "switched", "irregular")
@@ -147,6 +147,9 @@ class Plan:
     # each checkpoint's figures and which one the plan launches
     # (placement.perfmodel.evidence.checkpoint_split); empty otherwise
     checkpoint_note: str = ""
+    # the lab's own measured runs of this very configuration, slowest first
+    # (placement.perfmodel.evidence.measured_runs): filled where the lab's runs are read
+    lab_runs: tuple[MeasuredRun, ...] = ()
     # what a multi-node plan's prediction does not know about the group's
     # fabric (NCCL seen on TCP sockets); empty when nothing is known against it
     fabric_warning: str = ""

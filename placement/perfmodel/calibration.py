@@ -30,6 +30,8 @@ class LabRun:
     prefill_tps: float | None
     concurrency: int = 1
     aggregate_tps: float | None = None  # all streams together, at a concurrency above 1
+    checkpoint: str = ""  # the repository (or path) that ran, where the record names it
+    url: str = ""  # where the lab's page shows the run
 
 
 @dataclass(frozen=True)

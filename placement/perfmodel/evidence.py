@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import functools
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from placement.published import PUBLISHED_POINTS, PublishedPoint
 
+from .calibration import LabRun
 from .constants import DEFAULT_READING
 from .points import FigureClass, point_class, point_model
 from .prediction import split_streams
@@ -221,6 +223,54 @@ def published_runs(
         and p.concurrency == streams
     ]
     return tuple(sorted(out, key=lambda r: (r.tps, r.key)))
+
+
+@dataclass(frozen=True)
+class MeasuredRun:
+    """One of the lab's own measured runs of the very configuration a plan
+    predicts (``calibration.LabRun``): its figure, the same metric as the
+    plan's headline (one stream's decode, or all streams' at several)."""
+
+    key: str
+    tps: float
+    checkpoint: str = ""
+    url: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        return {"key": self.key, "tps": self.tps, "checkpoint": self.checkpoint, "url": self.url}
+
+
+def measured_runs(
+    runs: Iterable[LabRun],
+    slug: str,
+    quantization: str,
+    engine: str,
+    layout: tuple[int, int, int, int],
+    path: str,
+    mode: str,
+    streams: int,
+) -> tuple[MeasuredRun, ...]:
+    """The lab's measured runs of one configuration (``layout``: tp, pp, ep,
+    copies; the lab's runs are one instance each), slowest first: the same
+    model in the same format, engine, layout, fabric where one instance
+    spans nodes, CUDA-graph mode and streams."""
+    tp, pp, ep, copies = layout
+    out = []
+    for r in runs:
+        tps = r.decode_tps if r.concurrency == 1 else r.aggregate_tps
+        if (
+            tps
+            and copies == 1
+            and r.model.slug == slug
+            and r.model.quantization == quantization
+            and r.layout.engine == engine
+            and (r.layout.tp, r.layout.pp, r.layout.ep) == (tp, pp, ep)
+            and (tp * pp == 1 or r.layout.path == path)
+            and r.layout.mode == mode
+            and r.concurrency == streams
+        ):
+            out.append(MeasuredRun(r.key, float(tps), r.checkpoint, r.url))
+    return tuple(sorted(out, key=lambda m: (m.tps, m.key)))
 
 
 # published figures of one configuration whose checkpoints' medians are this far apart are said to split

@@ -447,3 +447,46 @@ def test_the_recommendations_held_out_words_read_the_same_in_the_api_and_on_the_
     query = "&".join(f"{k}={v}" for k, v in body.items())
     page = client.get(f"/plans/?{query}&concurrency=1&goal=latency").content.decode()
     assert html.escape(words) in page
+
+
+def test_the_labs_own_runs_of_a_plans_configuration_are_beside_it_in_the_api_and_on_the_page(
+    api_member, api_viewer, client, viewer_user, demo
+):
+    """A member records two runs of Qwen3.6-35B-A3B NVFP4 on vLLM, one node,
+    one stream (one naming NVIDIA's checkpoint), and one at 8 streams: the
+    one-node one-stream plan lists the two, slowest first, with their
+    checkpoints, for a script and on the page; the 8-stream plan lists only
+    its own; an eager plan, another configuration, lists none."""
+    single = demo["single"]
+    body = {
+        "model": "qwen3.6-35b-a3b",
+        "group": single.pk,
+        "engine": "vllm",
+        "backend": "none",
+        "quantization": "nvfp4",
+        "input_len": 512,
+        "output_len": 256,
+    }
+    for extra in (
+        {"concurrency": 1, "decode_tps": 71.5, "checkpoint": "nvidia/Qwen3.6-35B-A3B-NVFP4"},
+        {"concurrency": 1, "decode_tps": 44.0},
+        {"concurrency": 8, "decode_tps": 300.0},
+    ):
+        made = api_member.post("/api/benchmarks", {**body, **extra})
+        assert made.status_code == 201, made.content
+    one = plan(api_viewer, model="qwen3.6-35b-a3b", group=single.pk, concurrency=1)
+    assert one.status_code == 200, one.content
+    (single_plan,) = [p for p in one.json()["plans"] if p["strategy"] == "single"]
+    runs = single_plan["lab_runs"]
+    assert [(r["tps"], r["checkpoint"]) for r in runs] == [(44.0, ""), (71.5, "nvidia/Qwen3.6-35B-A3B-NVFP4")]
+    assert all(r["url"] == f"/benchmarks/groups/{single.pk}/?model=qwen3.6-35b-a3b&concurrency=1" for r in runs)
+    eight = plan(api_viewer, model="qwen3.6-35b-a3b", group=single.pk, concurrency=8).json()
+    assert [r["tps"] for p in eight["plans"] if p["strategy"] == "single" for r in p["lab_runs"]] == [300.0]
+    eager = plan(api_viewer, model="qwen3.6-35b-a3b", group=single.pk, concurrency=1, mode="eager").json()
+    assert all(p["lab_runs"] == [] for p in eager["plans"])
+    client.force_login(viewer_user)
+    page = client.get(f"/plans/?model=qwen3.6-35b-a3b&group={single.pk}&concurrency=1").content.decode()
+    said = page.split('<p class="small lab-runs">')[1].split("</p>")[0]
+    assert said.startswith("Measured in this lab for this very configuration (one stream): ")
+    assert ">44.0</a>, " in said and '>71.5</a> <span class="muted">(nvidia/Qwen3.6-35B-A3B-NVFP4)</span>' in said
+    assert said.endswith(f" tok/s, against {single_plan['decode_tps']:.1f} predicted.")
