@@ -420,3 +420,59 @@ def test_a_record_naming_a_format_the_model_lacks_is_refused_beside_the_field(li
         mine = page.locator("#scaling tbody tr", has=page.locator("span.badge", has_text="measured here"))
         assert "nvfp4 · eager (no CUDA graphs)" in mine.inner_text()
     assert BenchmarkRun.objects.get(source="measured").quantization == "nvfp4"
+
+
+def test_a_recorded_runs_checkpoint_is_checked_and_the_plan_shows_the_run_beside_its_prediction(
+    live_server, page, shot, lab
+):
+    """A member records one stream of Qwen3.6-35B-A3B NVFP4 on vLLM on the
+    single group, naming its checkpoint: a command typed in the checkpoint
+    field comes back refused beside it, nothing stored; NVIDIA's repository
+    is taken, the group's page shows it beside the format, and the one-node
+    plan lists the run in its details beside the prediction. At desk and
+    phone width."""
+    from benchmarks.models import BenchmarkRun
+
+    open_plans_as_a_member(live_server, page, "")
+    page.goto(f"{live_server.url}/benchmarks/new/?group={lab['single']}")
+    page.select_option("#id_source", "measured")
+    page.select_option("#id_group", str(lab["single"]))
+    page.select_option("#id_model", "qwen3.6-35b-a3b")
+    page.select_option("#id_engine", "vllm")
+    page.select_option("#id_backend", "none")
+    page.fill("#id_concurrency", "1")
+    page.fill("#id_decode_tps", "71.5")
+    page.fill("#id_quantization", "nvfp4")
+    page.fill("#id_checkpoint", "nvidia/x; reboot")
+    page.click("form button[type=submit]")
+    error = page.locator("#field-checkpoint .fielderror")
+    assert error.inner_text() == (
+        "must be a Hugging Face repository (org/name, such as RedHatAI/Qwen3.6-35B-A3B-NVFP4) or an absolute path "
+        "on the nodes; blank: not stated"
+    )
+    assert not BenchmarkRun.objects.filter(source="measured").exists()
+    error.scroll_into_view_if_needed()
+    shot("benchmarks-record-bad-checkpoint-1440")
+    page.fill("#id_checkpoint", "nvidia/Qwen3.6-35B-A3B-NVFP4")
+    page.click("form button[type=submit]")
+    page.wait_for_url(f"**/benchmarks/groups/{lab['single']}/**")
+    mine = page.locator("#scaling tbody tr", has=page.locator("span.badge", has_text="measured here"))
+    assert mine.locator(".checkpoint").inner_text() == "nvidia/Qwen3.6-35B-A3B-NVFP4"
+    page.goto(f"{live_server.url}/plans/?model=qwen3.6-35b-a3b&group={lab['single']}&engine=vllm&concurrency=1")
+    single = page.locator('#plans tbody tr.plan[data-strategy="single"]')
+    details = page.locator(f"#plan-more-{single.get_attribute('id').removeprefix('plan-')}")
+    details.locator("summary").click()
+    said = details.locator("p.lab-runs")
+    text = said.inner_text()
+    assert text.startswith(
+        "Measured in this lab for this very configuration (one stream): 71.5 (nvidia/Qwen3.6-35B-A3B-NVFP4) tok/s, "
+        "against "
+    )
+    said.scroll_into_view_if_needed()
+    shot("placement-lab-runs-1440")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = said.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 390
+    said.scroll_into_view_if_needed()
+    shot("placement-lab-runs-390")
