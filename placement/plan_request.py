@@ -32,7 +32,7 @@ from .perfmodel import (
     fit_report,
     prediction_source,
 )
-from .perfmodel.evidence import measured_runs
+from .perfmodel.evidence import Configuration, measured_runs
 from .planner import BACKEND_HINTS, ENGINES, GOALS, Plan, PlanResult, plan_placement
 from .selectors import PlannedGroup, groupspec_for_nodes, launch_settings_for, when_healthy, working_part
 
@@ -224,18 +224,15 @@ def with_lab_runs(result: PlanResult, model: ModelSpec, runs: list[LabRun]) -> P
     (``perfmodel.evidence.measured_runs``), beside the published ones."""
     if not runs:
         return result
+    slug, form = model.slug, model.quantization
     plans = [
         replace(
             p,
             lab_runs=measured_runs(
                 runs,
-                model.slug,
-                model.quantization,
-                p.engine,
-                (p.tp, p.pp, p.ep, p.replicas),
-                p.exchange_path,
-                p.mode,
-                p.concurrency,
+                Configuration(
+                    slug, form, p.engine, (p.tp, p.pp, p.ep, p.replicas), p.exchange_path, p.mode, p.concurrency
+                ),
             ),
         )
         for p in result.plans

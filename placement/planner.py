@@ -35,6 +35,7 @@ from placement.perfmodel import (
     split_streams,
 )
 from placement.perfmodel.evidence import (
+    Configuration,
     PublishedRun,
     batching_trained_streams,
     checkpoint_split,
@@ -502,7 +503,8 @@ def plan_placement(
             ranges, basis = _ranges(headline, (decode, aggregate, prefill), borrowed)
             held_out = held_out_evidence(headline, concurrency)
             shape_key = (shape.tp, shape.pp, shape.ep, shape.replicas)
-            published = published_runs(model.slug, model.quantization, engine, shape_key, path, mode, concurrency)
+            config = Configuration(model.slug, model.quantization, engine, shape_key, path, mode, concurrency)
+            published = published_runs(config)
             split = checkpoint_split(published, checkpoint)
             fits = budget.free >= 0
             reason = _reason(shape, path, budget, fits, decode, aggregate, concurrency, ranges)

@@ -197,30 +197,41 @@ def _comparable_by_model() -> dict[str, list[tuple[PublishedPoint, str]]]:
     return out
 
 
-def published_runs(
-    slug: str,
-    quantization: str,
-    engine: str,
-    layout: tuple[int, int, int, int],
-    path: str,
-    mode: str,
-    streams: int,
-) -> tuple[PublishedRun, ...]:
-    """Every published figure of one configuration (``layout``: tp, pp, ep,
-    copies), slowest first: what labs measured for exactly what a plan
-    predicts, the runs the fit used and the runs held out of it alike.
-    Speculative runs, the disputed row's other reading and reference-only
-    copies are left out."""
-    tp, pp, ep, copies = layout
+@dataclass(frozen=True)
+class Configuration:
+    """What a plan predicts, as far as a run of it can be told apart: the
+    model in its format, the engine, the layout (tp, pp, ep, copies), the
+    fabric where one instance spans nodes, the CUDA-graph mode and the
+    streams (each run at its own prompt and output lengths)."""
+
+    slug: str
+    quantization: str
+    engine: str
+    layout: tuple[int, int, int, int]
+    path: str
+    mode: str
+    streams: int
+
+    def holds(
+        self, slug: str, quantization: str, engine: str, layout: tuple[int, ...], path: str, mode: str, streams: int
+    ) -> bool:
+        """Whether a run of these is this configuration (a run's mode not stated: CUDA graphs)."""
+        tp, pp, _, _ = self.layout
+        ran = (slug, quantization, engine, tuple(layout), mode or "graphs", streams)
+        return ran == (self.slug, self.quantization, self.engine, self.layout, self.mode, self.streams) and (
+            tp * pp == 1 or path == self.path  # the fabric matters where one instance spans nodes
+        )
+
+
+def published_runs(config: Configuration) -> tuple[PublishedRun, ...]:
+    """Every published figure of one configuration, slowest first: what labs
+    measured for exactly what a plan predicts, the runs the fit used and the
+    runs held out of it alike. Speculative runs, the disputed row's other
+    reading and reference-only copies are left out."""
     out = [
         PublishedRun(p.key, float(p.decode_tps or 0.0), p.role, p.source, p.url, p.checkpoint)
-        for p, ran in _comparable_by_model().get(slug, [])
-        if ran == quantization
-        and p.engine == engine
-        and (p.tp, p.pp, p.ep, p.replicas) == (tp, pp, ep, copies)
-        and (tp * pp == 1 or p.path == path)  # the fabric matters where one instance spans nodes
-        and (p.mode or "graphs") == mode
-        and p.concurrency == streams
+        for p, ran in _comparable_by_model().get(config.slug, [])
+        if config.holds(p.model_slug, ran, p.engine, (p.tp, p.pp, p.ep, p.replicas), p.path, p.mode, p.concurrency)
     ]
     return tuple(sorted(out, key=lambda r: (r.tps, r.key)))
 
@@ -240,34 +251,15 @@ class MeasuredRun:
         return {"key": self.key, "tps": self.tps, "checkpoint": self.checkpoint, "url": self.url}
 
 
-def measured_runs(
-    runs: Iterable[LabRun],
-    slug: str,
-    quantization: str,
-    engine: str,
-    layout: tuple[int, int, int, int],
-    path: str,
-    mode: str,
-    streams: int,
-) -> tuple[MeasuredRun, ...]:
-    """The lab's measured runs of one configuration (``layout``: tp, pp, ep,
-    copies; the lab's runs are one instance each), slowest first: the same
-    model in the same format, engine, layout, fabric where one instance
-    spans nodes, CUDA-graph mode and streams."""
-    tp, pp, ep, copies = layout
+def measured_runs(runs: Iterable[LabRun], config: Configuration) -> tuple[MeasuredRun, ...]:
+    """The lab's measured runs of one configuration (one instance each: a
+    plan of copies has none), slowest first."""
     out = []
     for r in runs:
         tps = r.decode_tps if r.concurrency == 1 else r.aggregate_tps
-        if (
-            tps
-            and copies == 1
-            and r.model.slug == slug
-            and r.model.quantization == quantization
-            and r.layout.engine == engine
-            and (r.layout.tp, r.layout.pp, r.layout.ep) == (tp, pp, ep)
-            and (tp * pp == 1 or r.layout.path == path)
-            and r.layout.mode == mode
-            and r.concurrency == streams
+        layout = (r.layout.tp, r.layout.pp, r.layout.ep, 1)
+        if tps and config.holds(
+            r.model.slug, r.model.quantization, r.layout.engine, layout, r.layout.path, r.layout.mode, r.concurrency
         ):
             out.append(MeasuredRun(r.key, float(tps), r.checkpoint, r.url))
     return tuple(sorted(out, key=lambda m: (m.tps, m.key)))

@@ -151,17 +151,23 @@ def test_a_measured_run_is_predicted_as_its_format_and_mode(api_member, demo):
     )
 
 
-@pytest.mark.django_db(transaction=True)
-def test_published_rows_stored_before_the_fields_get_them_when_migrating():
+def migrated_from(migration: str, key: str, field: str) -> BenchmarkRun:
+    """A database at ``migration`` of benchmarks, holding the published row
+    ``key`` without ``field``, migrated to the end: that row afterwards."""
     executor = MigrationExecutor(connection)
-    executor.migrate([("benchmarks", "0013_published_sixth_fresh")])
-    old = MigrationExecutor(connection).loader.project_state([("benchmarks", "0013_published_sixth_fresh")]).apps
+    executor.migrate([("benchmarks", migration)])
+    old = MigrationExecutor(connection).loader.project_state([("benchmarks", migration)]).apps
     Run = old.get_model("benchmarks", "BenchmarkRun")
-    assert Run.objects.filter(published_key="gpt-oss-120b-1-kubis").exists()
-    assert "mode" not in {f.name for f in Run._meta.get_fields()}
+    assert Run.objects.filter(published_key=key).exists()
+    assert field not in {f.name for f in Run._meta.get_fields()}
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())
-    row = BenchmarkRun.objects.get(published_key="gpt-oss-120b-1-kubis")
+    return BenchmarkRun.objects.get(published_key=key)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_published_rows_stored_before_the_fields_get_them_when_migrating():
+    row = migrated_from("0013_published_sixth_fresh", "gpt-oss-120b-1-kubis", "mode")
     assert (row.quantization, row.mode) == ("mxfp4", "eager")
     assert BenchmarkRun.objects.filter(published_key="qwen3.8-27b-1-vllm-fp8-kubesimplify", quantization="fp8").exists()
 
@@ -225,13 +231,5 @@ def test_every_published_row_keeps_the_checkpoint_its_source_names():
 
 @pytest.mark.django_db(transaction=True)
 def test_published_rows_stored_before_the_checkpoint_get_it_when_migrating():
-    executor = MigrationExecutor(connection)
-    executor.migrate([("benchmarks", "0016_published_eighth_fresh")])
-    old = MigrationExecutor(connection).loader.project_state([("benchmarks", "0016_published_eighth_fresh")]).apps
-    Run = old.get_model("benchmarks", "BenchmarkRun")
-    assert Run.objects.filter(published_key="qwen3.6-35b-a3b-1-vllm-nvfp4-reproducers").exists()
-    assert "checkpoint" not in {f.name for f in Run._meta.get_fields()}
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-    row = BenchmarkRun.objects.get(published_key="qwen3.6-35b-a3b-1-vllm-nvfp4-reproducers")
+    row = migrated_from("0016_published_eighth_fresh", "qwen3.6-35b-a3b-1-vllm-nvfp4-reproducers", "checkpoint")
     assert row.checkpoint == "RedHatAI/Qwen3.6-35B-A3B-NVFP4"

@@ -382,6 +382,25 @@ def test_a_plan_lists_what_labs_published_for_its_very_configuration(live_server
     shot("placement-published-runs-390")
 
 
+def record_one_stream(page, live_server, group: int, model: str, decode: str, **fields: str) -> None:
+    """Fill the record form for one stream measured on vLLM on ``group``
+    (its format, mode, checkpoint: ``fields``) and save it."""
+    page.goto(f"{live_server.url}/benchmarks/new/?group={group}")
+    page.select_option("#id_source", "measured")
+    page.select_option("#id_group", str(group))
+    page.select_option("#id_model", model)
+    page.select_option("#id_engine", "vllm")
+    page.select_option("#id_backend", "none")
+    page.fill("#id_concurrency", "1")
+    page.fill("#id_decode_tps", decode)
+    for name, value in fields.items():
+        if name == "mode":
+            page.select_option("#id_mode", value)
+        else:
+            page.fill(f"#id_{name}", value)
+    page.click("form button[type=submit]")
+
+
 def test_a_record_naming_a_format_the_model_lacks_is_refused_beside_the_field(live_server, page, shot, lab):
     """A member records a run of Llama-3.3-70B in int4 on the single group:
     the form comes back with the error beside the format field, naming the
@@ -394,17 +413,7 @@ def test_a_record_naming_a_format_the_model_lacks_is_refused_beside_the_field(li
     for width in (1440, 390):
         BenchmarkRun.objects.filter(source="measured").delete()
         page.set_viewport_size({"width": width, "height": 900})
-        page.goto(f"{live_server.url}/benchmarks/new/?group={lab['single']}")
-        page.select_option("#id_source", "measured")
-        page.select_option("#id_group", str(lab["single"]))
-        page.select_option("#id_model", "llama-3.3-70b")
-        page.select_option("#id_engine", "vllm")
-        page.select_option("#id_backend", "none")
-        page.fill("#id_concurrency", "1")
-        page.fill("#id_decode_tps", "3.9")
-        page.fill("#id_quantization", "int4")
-        page.select_option("#id_mode", "eager")
-        page.click("form button[type=submit]")
+        record_one_stream(page, live_server, lab["single"], "llama-3.3-70b", "3.9", quantization="int4", mode="eager")
         error = page.locator("#field-quantization .fielderror")
         assert error.inner_text() == (
             "Llama-3.3-70B has no 'int4' variant; one of nvfp4, fp8, Q4_K_M, bf16 (or blank: not stated)"
@@ -434,17 +443,9 @@ def test_a_recorded_runs_checkpoint_is_checked_and_the_plan_shows_the_run_beside
     from benchmarks.models import BenchmarkRun
 
     open_plans_as_a_member(live_server, page, "")
-    page.goto(f"{live_server.url}/benchmarks/new/?group={lab['single']}")
-    page.select_option("#id_source", "measured")
-    page.select_option("#id_group", str(lab["single"]))
-    page.select_option("#id_model", "qwen3.6-35b-a3b")
-    page.select_option("#id_engine", "vllm")
-    page.select_option("#id_backend", "none")
-    page.fill("#id_concurrency", "1")
-    page.fill("#id_decode_tps", "71.5")
-    page.fill("#id_quantization", "nvfp4")
-    page.fill("#id_checkpoint", "nvidia/x; reboot")
-    page.click("form button[type=submit]")
+    record_one_stream(
+        page, live_server, lab["single"], "qwen3.6-35b-a3b", "71.5", quantization="nvfp4", checkpoint="nvidia/x; reboot"
+    )
     error = page.locator("#field-checkpoint .fielderror")
     assert error.inner_text() == (
         "must be a Hugging Face repository (org/name, such as RedHatAI/Qwen3.6-35B-A3B-NVFP4) or an absolute path "
