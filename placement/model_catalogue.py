@@ -379,7 +379,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
     ),
     ModelSpec(
         slug="qwen3-32b",
-        name="Qwen3-32B (FP8)",
+        name="Qwen3-32B",
         params_b=32.8,
         active_params_b=32.8,
         layers=64,
@@ -408,7 +408,7 @@ SEED_MODELS: tuple[ModelSpec, ...] = (
     ),
     ModelSpec(
         slug="qwen3-30b-a3b",
-        name="Qwen3-30B-A3B (FP8)",
+        name="Qwen3-30B-A3B",
         params_b=30.5,
         active_params_b=3.3,
         layers=48,

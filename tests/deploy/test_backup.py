@@ -211,6 +211,8 @@ SEED_CORRECTIONS = {
     ("placement.llmmodel", "qwen3.5-397b-a17b", "Intel/Qwen3.5-397B-A17B-int4-AutoRound"),
     ("placement.llmmodel", "qwen3.8-27b", "nvidia/Qwen3.8-27B-NVFP4"),
     ("placement.llmmodel", "qwen3.6-35b-a3b", "RedHatAI/Qwen3.6-35B-A3B-NVFP4"),
+    ("placement.llmmodel", "qwen3-32b", "Qwen3-32B"),
+    ("placement.llmmodel", "qwen3-30b-a3b", "Qwen3-30B-A3B"),
 }
 
 
@@ -227,7 +229,8 @@ def seed_correction(key: tuple[str, int], name: str, old: object, row: dict[str,
     """A change the migrations since the previous release make on purpose: seed models' and
     variants' Hugging Face references renamed to NVIDIA's names (placement 0009) or given
     where a flagship seed had none (placement 0010), and Qwen3.6-35B-A3B's own NVFP4 form
-    given its repository (placement 0013); a published figure's reference and notes
+    given its repository (placement 0013); two seed models' names without the format
+    (placement 0014); a published figure's reference and notes
     brought up to date with the seed's own words (benchmarks 0003 and 0006); an admin's own references
     and measured runs never change."""
     import importlib
@@ -239,6 +242,9 @@ def seed_correction(key: tuple[str, int], name: str, old: object, row: dict[str,
         point = next((p for p in PUBLISHED_POINTS if p.key == row["published_key"]), None)
         words = {"reference": published_reference, "notes": published_notes}[name]
         return point is not None and row[name] == words(point)
+    if name == "name" and key[0] == "placement.llmmodel":
+        renamed_seed = importlib.import_module("placement.migrations.0014_seed_names_without_format").RENAMED
+        return renamed_seed.get(str(row.get("slug"))) == (old, row[name])
     if name != "hf_repo" or key[0] not in ("placement.llmmodel", "placement.llmvariant"):
         return False
     renamed = importlib.import_module("placement.migrations.0009_nvfp4_references").RENAMED

@@ -235,3 +235,29 @@ def test_qwen36_nvfp4_plans_and_launches_from_its_own_repository(api_member, dem
     row.update(hf_repo="a-lab/own-qwen36-nvfp4")
     forwards(django_apps, None)
     assert list(row.values_list("hf_repo", flat=True)) == ["a-lab/own-qwen36-nvfp4"]
+
+
+def test_two_seed_models_no_longer_carry_a_format_in_their_names(api_viewer, client, viewer_user, demo):
+    """Qwen3-32B and Qwen3-30B-A3B have variants in several formats: their
+    names say the model, the variant says the format. placement 0014 renames
+    a seed row still under its old "(FP8)" name, once; a name an admin gave
+    stays."""
+    names = {m["slug"]: m["name"] for m in api_viewer.get("/api/models").json()}
+    assert (names["qwen3-32b"], names["qwen3-30b-a3b"]) == ("Qwen3-32B", "Qwen3-30B-A3B")
+    client.force_login(viewer_user)
+    page = client.get(f"/plans/?model=qwen3-32b&group={demo['single'].pk}&engine=llama.cpp&variant=Q4_K_M")
+    assert page.status_code == 200
+    assert "<h2>Qwen3-32B on " in page.content.decode() and "Qwen3-32B (FP8)" not in page.content.decode()
+    from importlib import import_module
+
+    from django.apps import apps as django_apps
+
+    from placement.models import LlmModel
+
+    migration = import_module("placement.migrations.0014_seed_names_without_format")
+    rows = LlmModel.objects.filter(slug__in=["qwen3-32b", "qwen3-30b-a3b"]).order_by("slug")
+    LlmModel.objects.filter(slug="qwen3-32b").update(name="Qwen3-32B (FP8)")  # as a database seeded before
+    LlmModel.objects.filter(slug="qwen3-30b-a3b").update(name="Our Qwen3 MoE")  # an admin's name
+    migration.forwards(django_apps, None)
+    migration.forwards(django_apps, None)
+    assert list(rows.values_list("name", flat=True)) == ["Our Qwen3 MoE", "Qwen3-32B"]
