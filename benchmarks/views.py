@@ -47,13 +47,10 @@ def _bar(run: BenchmarkRun) -> Bar:
     if run.reading:
         label += f" · read as {run.reading}"
     href = f"/benchmarks/groups/{run.group_id}/?model={run.model_name}" if run.group_id else ""
-    return Bar(
-        label,
-        run.decode_tps or 0.0,
-        run.source,
-        run.reference if run.source == BenchmarkRun.Source.PUBLISHED else "measured here",
-        href,
-    )
+    note = run.reference if run.source == BenchmarkRun.Source.PUBLISHED else "measured here"
+    if run.checkpoint:
+        note += f"; checkpoint {run.checkpoint}"
+    return Bar(label, run.decode_tps or 0.0, run.source, note, href)
 
 
 @require_GET
@@ -123,6 +120,7 @@ def _point(run: BenchmarkRun) -> RunPoint:
         run.quantization,
         run.mode,
         run.published_key or "",
+        run.checkpoint,
     )
 
 

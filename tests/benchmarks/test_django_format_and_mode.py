@@ -233,3 +233,33 @@ def test_every_published_row_keeps_the_checkpoint_its_source_names():
 def test_published_rows_stored_before_the_checkpoint_get_it_when_migrating():
     row = migrated_from("0016_published_eighth_fresh", "qwen3.6-35b-a3b-1-vllm-nvfp4-reproducers", "checkpoint")
     assert row.checkpoint == "RedHatAI/Qwen3.6-35B-A3B-NVFP4"
+
+
+def test_scaling_is_measured_against_a_run_of_the_same_checkpoint_where_the_newest_names_one():
+    """Two one-node vLLM NVFP4 runs of Qwen3.6-35B-A3B, RedHat's checkpoint
+    at 43 tok/s and NVIDIA's at 77: a two-node run measured here with
+    NVIDIA's checkpoint is scaled against NVIDIA's one-node run, not the
+    other checkpoint's; a newest run naming none keeps the format's fastest
+    (a measurement first)."""
+    from benchmarks.scaling import scaling_rows, smallest
+
+    spec = SEED_BY_SLUG["qwen3.6-35b-a3b"]
+
+    def run(pk, source, nodes, tps, checkpoint):
+        return RunPoint(
+            pk, source, "single" if nodes == 1 else "direct", "none" if nodes == 1 else "nccl", nodes, nodes, 1,
+            "vllm", 1, 512, 256, tps, 200.0, "", "nvfp4", "graphs", "", checkpoint,
+        )  # fmt: skip
+
+    redhat = run(1, "published", 1, 43.0, "RedHatAI/Qwen3.6-35B-A3B-NVFP4")
+    nvidia = run(2, "published", 1, 77.4, "nvidia/Qwen3.6-35B-A3B-NVFP4")
+    mine = run(3, "measured", 2, 90.0, "nvidia/Qwen3.6-35B-A3B-NVFP4")
+    assert smallest([redhat, nvidia, mine], spec) is nvidia
+    rows = {r.point.id: r for r in scaling_rows([redhat, nvidia, mine], spec)}
+    assert rows[3].factor == pytest.approx(90.0 / 77.4) and rows[2].reference
+    # the newest measured run names RedHat's: its one-node run is the reference, slower though it is
+    mine_redhat = run(4, "measured", 2, 60.0, "RedHatAI/Qwen3.6-35B-A3B-NVFP4")
+    assert smallest([redhat, nvidia, mine, mine_redhat], spec) is redhat
+    # naming none: the fastest of the same engine and format
+    unnamed = run(5, "measured", 2, 60.0, "")
+    assert smallest([redhat, nvidia, unnamed], spec) is nvidia

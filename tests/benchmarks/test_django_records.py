@@ -290,6 +290,9 @@ def test_pages_record_upload_chart_and_rank(client, member_user, demo):
     # djangodevreng's gpt-oss-20b at 10 with CUDA graphs
     assert "single · 1 node · vLLM mxfp4 eager: 318.7 decode tok/s" in board
     assert "single · 1 node · vLLM mxfp4: 180.4 decode tok/s" in board
+    # a bar's tooltip names the checkpoint its run names (Unsloth's NVFP4 of Qwen3.6-35B-A3B on SGLang, the
+    # fastest published run of the model)
+    assert "1434.2&#x27; combined tok/s" in board and "; checkpoint unsloth/Qwen3.6-35B-A3B-NVFP4)</title>" in board
 
 
 def test_a_group_page_charts_its_own_runs_over_published_ones_of_its_topology(client, member_user, demo):
