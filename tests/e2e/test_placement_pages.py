@@ -459,6 +459,8 @@ def test_a_recorded_runs_checkpoint_is_checked_and_the_plan_shows_the_run_beside
     page.wait_for_url(f"**/benchmarks/groups/{lab['single']}/**")
     mine = page.locator("#scaling tbody tr", has=page.locator("span.badge", has_text="measured here"))
     assert mine.locator(".checkpoint").inner_text() == "nvidia/Qwen3.6-35B-A3B-NVFP4"
+    mine.scroll_into_view_if_needed()
+    shot("benchmarks-checkpoint-1440")
     page.goto(f"{live_server.url}/plans/?model=qwen3.6-35b-a3b&group={lab['single']}&engine=vllm&concurrency=1")
     single = page.locator('#plans tbody tr.plan[data-strategy="single"]')
     details = page.locator(f"#plan-more-{single.get_attribute('id').removeprefix('plan-')}")
