@@ -330,7 +330,9 @@ def benchmark_upload(
 ) -> BenchmarkRun:
     """A record from an uploaded result file plus what the file cannot say
     (group, model, backend; concurrency when the run did not cap it; the
-    weights' format, unless llama-bench's model_type names it)."""
+    weights' format, unless llama-bench's model_type names it; the
+    checkpoint, unless the file's model is a repository or a path, as vLLM's
+    model_id is, and the form names none)."""
     result = parse_upload(text, fmt, path)
     try:
         model: LlmModel | None = model_get(data.get("model"))
@@ -346,6 +348,8 @@ def benchmark_upload(
         merged["quantization"], why = named
         if why:
             merged["notes"] = "; ".join(x for x in (merged.get("notes", ""), why) if x)
+    if not data.get("checkpoint") and result.model and _CHECKPOINT.fullmatch(result.model):
+        merged["checkpoint"] = result.model  # the repository (or path) the file says the engine served
     if data.get("notes"):
         merged["notes"] = "; ".join(x for x in (str(data["notes"]), merged.get("notes", "")) if x)
     return benchmark_create(actor=actor, data=merged)

@@ -147,6 +147,29 @@ def test_upload_vllm_bench_json(api_member, demo):
     assert run["input_len"] == 128 and "prefill_tps" in run["derived"]
     assert run["prefill_tps"] == pytest.approx(128 / 0.2105)
     assert run["measured_at"].startswith("2026-11-30T10:15")
+    # the checkpoint the file's model_id names, unless the form names one
+    assert run["checkpoint"] == "meta-llama/Llama-3.3-70B-Instruct"
+    given = api_member.post(
+        "/api/benchmarks/upload",
+        {
+            "model": "llama-3.3-70b",
+            "group": demo["direct"].pk,
+            "content": json.dumps(VLLM_JSON),
+            "backend": "nccl",
+            "checkpoint": "/models/llama-3.3-70b",
+        },
+    )
+    assert given.status_code == 201 and given.json()["checkpoint"] == "/models/llama-3.3-70b"
+    served_name = api_member.post(
+        "/api/benchmarks/upload",
+        {
+            "model": "llama-3.3-70b",
+            "group": demo["direct"].pk,
+            "content": json.dumps({**VLLM_JSON, "model_id": "llama-70b"}),  # a served name, not a repository
+            "backend": "nccl",
+        },
+    )
+    assert served_name.status_code == 201 and served_name.json()["checkpoint"] == ""
 
 
 def test_upload_llama_bench_json_as_parsed_json(api_member, demo):
