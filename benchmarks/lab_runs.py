@@ -9,18 +9,31 @@ several streams (their aggregate; a TPOT at several streams is not one
 stream's speed), become ``perfmodel.LabRun`` records, as the variant that
 ran (the format the run names, else the one its engine loads) in its
 CUDA-graph mode (not known: CUDA graphs); a run naming a format the
-catalogue has no variant of is left out (its weights are not known). The newest
+catalogue has no variant of is left out (its weights are not known); a run
+naming a repository other than the one the catalogue's variant loads is
+read but marked not to be fitted on (``LabRun.not_fitted``). The newest
 ``MAX_RUNS`` are used, so one request stays a handful of queries.
 """
 
 from __future__ import annotations
 
 from placement.perfmodel import ENGINES, LabRun, Layout
+from placement.quants import engine_reference
 
 from .models import BenchmarkRun
 from .scaling import DEFAULT_LEN, path_of, run_spec
 
 MAX_RUNS = 200
+
+
+def other_checkpoint(ran: str, launched: str) -> str:
+    """Why a run is not fitted on, or "": it names a Hugging Face repository
+    other than the one the catalogue's variant loads (two checkpoints of one
+    format can decode 1.8x apart). A path, or no checkpoint, cannot be told
+    apart from the catalogue's and is fitted on."""
+    if not ran or ran.startswith("/") or not launched or ran.lower() == launched.lower():
+        return ""
+    return f"it ran {ran}, and the catalogue's {launched} is what plans launch"
 
 
 def lab_runs() -> list[LabRun]:
@@ -49,6 +62,7 @@ def lab_runs() -> list[LabRun]:
         spec = run_spec(row.model.spec(), row.engine, row.quantization)  # type: ignore[union-attr]
         if spec is None:
             continue
+        launched = engine_reference(spec.default_variant(), row.engine).repo or ""
         prompt = row.input_len or DEFAULT_LEN
         layout = Layout(
             tp=row.tp,
@@ -73,6 +87,7 @@ def lab_runs() -> list[LabRun]:
                 f"/benchmarks/groups/{row.group_id}/?model={row.model_name}&concurrency={row.concurrency}"
                 if row.group_id
                 else "",
+                other_checkpoint(row.checkpoint, launched),
             )
         )
     return runs

@@ -27,7 +27,7 @@ from . import plan_request, selectors, services
 from .charts import PlanBar, memory_bar, plan_bars
 from .errors import PlacementError
 from .forms import ConfigForm, ModelForm, PlanForm, VariantForm
-from .lab_calibration import lab_calibration
+from .lab_calibration import lab_calibration, runs_not_fitted
 from .model_catalogue import ModelSpec, choose_variant
 from .perfmodel import DEFAULT_READING, RANGE_WORDS
 from .perfmodel.report import accuracy_of, fresh_sets
@@ -269,6 +269,7 @@ def plan_page(request: HttpRequest) -> HttpResponse:
         default_reading=DEFAULT_READING,
         lab=lab,
         lab_pairs=list(zip(lab.before, lab.after, strict=True)),
+        lab_not_fitted=runs_not_fitted(),
         accuracy=accuracy_of(report),
         fresh=[
             (f.day, f.commit, len(f.report.errors), f.experiments, accuracy_of(f.report), f.seen_since) for f in fresh

@@ -32,6 +32,9 @@ class LabRun:
     aggregate_tps: float | None = None  # all streams together, at a concurrency above 1
     checkpoint: str = ""  # the repository (or path) that ran, where the record names it
     url: str = ""  # where the lab's page shows the run
+    # why the re-fit leaves the run out ("": it is fitted on): a repository other than
+    # the one the catalogue's variant loads, which can decode far apart (its figures are shown, not fitted)
+    not_fitted: str = ""
 
 
 @dataclass(frozen=True)

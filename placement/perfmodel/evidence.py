@@ -246,9 +246,17 @@ class MeasuredRun:
     tps: float
     checkpoint: str = ""
     url: str = ""
+    not_fitted: str = ""  # why the lab's re-fit leaves it out ("": fitted on)
 
     def as_dict(self) -> dict[str, object]:
-        return {"key": self.key, "tps": self.tps, "checkpoint": self.checkpoint, "url": self.url}
+        return {
+            "key": self.key,
+            "tps": self.tps,
+            "checkpoint": self.checkpoint,
+            "url": self.url,
+            "fitted": not self.not_fitted,
+            "not_fitted": self.not_fitted,
+        }
 
 
 def measured_runs(runs: Iterable[LabRun], config: Configuration) -> tuple[MeasuredRun, ...]:
@@ -261,7 +269,7 @@ def measured_runs(runs: Iterable[LabRun], config: Configuration) -> tuple[Measur
         if tps and config.holds(
             r.model.slug, r.model.quantization, r.layout.engine, layout, r.layout.path, r.layout.mode, r.concurrency
         ):
-            out.append(MeasuredRun(r.key, float(tps), r.checkpoint, r.url))
+            out.append(MeasuredRun(r.key, float(tps), r.checkpoint, r.url, r.not_fitted))
     return tuple(sorted(out, key=lambda m: (m.tps, m.key)))
 
 

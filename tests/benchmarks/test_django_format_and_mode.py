@@ -263,3 +263,22 @@ def test_scaling_is_measured_against_a_run_of_the_same_checkpoint_where_the_newe
     # naming none: the fastest of the same engine and format
     unnamed = run(5, "measured", 2, 60.0, "")
     assert smallest([redhat, nvidia, unnamed], spec) is nvidia
+
+
+@pytest.mark.parametrize(
+    ("ran", "fitted"),
+    [
+        ("", True),  # not stated: cannot be told apart
+        ("/models/qwen36-nvfp4", True),  # a path on the nodes: neither
+        ("RedHatAI/Qwen3.6-35B-A3B-NVFP4", True),  # the one the catalogue launches
+        ("redhatai/qwen3.6-35b-a3b-nvfp4", True),  # the Hub's ids are not case-sensitive
+        ("nvidia/Qwen3.6-35B-A3B-NVFP4", False),  # another checkpoint of the format
+    ],
+)
+def test_the_lab_refit_reads_runs_of_the_checkpoint_plans_launch(ran, fitted):
+    from benchmarks.lab_runs import other_checkpoint
+
+    why = other_checkpoint(ran, "RedHatAI/Qwen3.6-35B-A3B-NVFP4")
+    assert (why == "") is fitted
+    if not fitted:
+        assert why == f"it ran {ran}, and the catalogue's RedHatAI/Qwen3.6-35B-A3B-NVFP4 is what plans launch"

@@ -438,7 +438,8 @@ def test_a_recorded_runs_checkpoint_is_checked_and_the_plan_shows_the_run_beside
     single group, naming its checkpoint: a command typed in the checkpoint
     field comes back refused beside it, nothing stored; NVIDIA's repository
     is taken, the group's page shows it beside the format, and the one-node
-    plan lists the run in its details beside the prediction. At desk and
+    plan lists the run in its details beside the prediction, marked not
+    fitted on (the catalogue launches RedHat's checkpoint). At desk and
     phone width."""
     from benchmarks.models import BenchmarkRun
 
@@ -468,8 +469,13 @@ def test_a_recorded_runs_checkpoint_is_checked_and_the_plan_shows_the_run_beside
     said = details.locator("p.lab-runs")
     text = said.inner_text()
     assert text.startswith(
-        "Measured in this lab for this very configuration (one stream): 71.5 (nvidia/Qwen3.6-35B-A3B-NVFP4) tok/s, "
-        "against "
+        "Measured in this lab for this very configuration (one stream): 71.5 (nvidia/Qwen3.6-35B-A3B-NVFP4, not fitted "
+        "on) tok/s, against "
+    )
+    # another checkpoint than the catalogue launches (RedHat's): shown, not fitted on, and the fit table says why
+    page.locator("#fit-table summary").click()
+    assert "it ran nvidia/Qwen3.6-35B-A3B-NVFP4, and the catalogue's RedHatAI/Qwen3.6-35B-A3B-NVFP4 is what plans" in (
+        page.locator("#lab-not-fitted").inner_text()
     )
     said.scroll_into_view_if_needed()
     shot("placement-lab-runs-1440")

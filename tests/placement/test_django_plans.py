@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from django.utils.html import escape
 
 from inventory.models import NodeGroup
 from placement.models import LlmModel
@@ -479,6 +480,12 @@ def test_the_labs_own_runs_of_a_plans_configuration_are_beside_it_in_the_api_and
     (single_plan,) = [p for p in one.json()["plans"] if p["strategy"] == "single"]
     runs = single_plan["lab_runs"]
     assert [(r["tps"], r["checkpoint"]) for r in runs] == [(44.0, ""), (71.5, "nvidia/Qwen3.6-35B-A3B-NVFP4")]
+    # NVIDIA's checkpoint is not the one the catalogue launches (RedHat's): shown, not fitted on, and why
+    assert [r["fitted"] for r in runs] == [True, False]
+    assert runs[1]["not_fitted"] == (
+        "it ran nvidia/Qwen3.6-35B-A3B-NVFP4, and the catalogue's RedHatAI/Qwen3.6-35B-A3B-NVFP4 is what plans launch"
+    )
+    assert "vllm: 2 runs" in one.json()["prediction_source"]  # the 44.0 and the 8-stream run, not NVIDIA's
     assert all(r["url"] == f"/benchmarks/groups/{single.pk}/?model=qwen3.6-35b-a3b&concurrency=1" for r in runs)
     eight = plan(api_viewer, model="qwen3.6-35b-a3b", group=single.pk, concurrency=8).json()
     assert [r["tps"] for p in eight["plans"] if p["strategy"] == "single" for r in p["lab_runs"]] == [300.0]
@@ -488,5 +495,8 @@ def test_the_labs_own_runs_of_a_plans_configuration_are_beside_it_in_the_api_and
     page = client.get(f"/plans/?model=qwen3.6-35b-a3b&group={single.pk}&concurrency=1").content.decode()
     said = page.split('<p class="small lab-runs">')[1].split("</p>")[0]
     assert said.startswith("Measured in this lab for this very configuration (one stream): ")
-    assert ">44.0</a>, " in said and '>71.5</a> <span class="muted">(nvidia/Qwen3.6-35B-A3B-NVFP4)</span>' in said
+    assert ">44.0</a>, " in said and '>71.5</a> <span class="muted" title="it ran nvidia/' in said
+    assert "(nvidia/Qwen3.6-35B-A3B-NVFP4, not fitted on)</span>" in said
+    fit_table = page.split('id="lab-not-fitted">')[1].split("</p>")[0]
+    assert fit_table.startswith("Not fitted on: <a href=") and escape(runs[1]["not_fitted"]) in fit_table
     assert said.endswith(f" tok/s, against {single_plan['decode_tps']:.1f} predicted.")
