@@ -474,9 +474,12 @@ def test_a_recorded_runs_checkpoint_is_checked_and_the_plan_shows_the_run_beside
     )
     # another checkpoint than the catalogue launches (RedHat's): shown, not fitted on, and the fit table says why
     page.locator("#fit-table summary").click()
+    not_fitted = page.locator("#lab-not-fitted")
     assert "it ran nvidia/Qwen3.6-35B-A3B-NVFP4, and the catalogue's RedHatAI/Qwen3.6-35B-A3B-NVFP4 is what plans" in (
-        page.locator("#lab-not-fitted").inner_text()
+        not_fitted.inner_text()
     )
+    not_fitted.scroll_into_view_if_needed()
+    page.screenshot(path=str(shot("placement-lab-runs-1440").with_name("placement-lab-not-fitted-1440.png")))
     said.scroll_into_view_if_needed()
     shot("placement-lab-runs-1440")
     page.set_viewport_size({"width": 390, "height": 844})
