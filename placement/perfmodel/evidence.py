@@ -301,7 +301,7 @@ def checkpoint_split(runs: tuple[PublishedRun, ...], launched: str) -> str:
     said = "; ".join(
         f"{repo} {_tps_span(tps)}" for repo, tps in sorted(by_checkpoint.items(), key=lambda kv: -medians[kv[0]])
     )
-    if launched in by_checkpoint:
+    if launched.lower() in {repo.lower() for repo in by_checkpoint}:  # the Hub's ids are not case-sensitive
         tail = f"This plan launches {launched}: its published figures are the ones to expect."
     elif launched:
         tail = f"This plan launches {launched}, which none of them ran."

@@ -738,6 +738,9 @@ def test_a_plan_says_when_published_runs_of_its_configuration_split_by_checkpoin
     assert checkpoint_split(one.published_runs, "someone/Qwen3.6-35B-A3B-NVFP4").endswith(
         "This plan launches someone/Qwen3.6-35B-A3B-NVFP4, which none of them ran."
     )
+    assert checkpoint_split(one.published_runs, "redhatai/qwen3.6-35b-a3b-nvfp4").endswith(
+        "This plan launches redhatai/qwen3.6-35b-a3b-nvfp4: its published figures are the ones to expect."
+    )
     assert checkpoint_split(one.published_runs, "").endswith(
         "Which checkpoint the engine loads decides which to expect."
     )
