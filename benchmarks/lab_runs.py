@@ -2,8 +2,7 @@
 entry this app adds to ``placement.lab_calibration.LAB_RUNS``, from which
 placement re-fits its constants (``perfmodel.calibrate``).
 
-Reads only: finished measured runs of one instance (not several copies
-measured together through a router) with a model and a one-stream decode
+Reads only: finished measured runs with a model and a one-stream decode
 figure (TPOT or throughput of a single-stream run), or a decode figure over
 several streams (their aggregate; a TPOT at several streams is not one
 stream's speed), become ``perfmodel.LabRun`` records, as the variant that
@@ -11,7 +10,9 @@ ran (the format the run names, else the one its engine loads) in its
 CUDA-graph mode (not known: CUDA graphs); a run naming a format the
 catalogue has no variant of is left out (its weights are not known); a run
 naming a repository other than the one the catalogue's variant loads is
-read but marked not to be fitted on (``LabRun.not_fitted``). The newest
+read but marked not to be fitted on (``LabRun.not_fitted``), as is a run of
+several copies measured together through a router (not one instance's
+figure; shown beside a plan of as many copies). The newest
 ``MAX_RUNS`` are used, so one request stays a handful of queries.
 """
 
@@ -24,6 +25,8 @@ from .models import BenchmarkRun
 from .scaling import DEFAULT_LEN, path_of, run_spec
 
 MAX_RUNS = 200
+# several copies behind a router: all of them together, not one instance's figure
+COPIES_NOT_FITTED = "{copies} copies measured together through their router, not one instance"
 
 
 def other_checkpoint(ran: str, launched: str) -> str:
@@ -43,7 +46,6 @@ def lab_runs() -> list[LabRun]:
             status=BenchmarkRun.Status.DONE,
             model__isnull=False,
             engine__in=ENGINES,
-            copies=1,  # several copies behind a router: not one instance's figure
         )
         .select_related("model")
         .prefetch_related("model__variants")
@@ -87,7 +89,10 @@ def lab_runs() -> list[LabRun]:
                 f"/benchmarks/groups/{row.group_id}/?model={row.model_name}&concurrency={row.concurrency}"
                 if row.group_id
                 else "",
-                other_checkpoint(row.checkpoint, launched),
+                COPIES_NOT_FITTED.format(copies=row.copies)
+                if row.copies > 1
+                else other_checkpoint(row.checkpoint, launched),
+                row.copies,
             )
         )
     return runs

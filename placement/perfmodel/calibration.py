@@ -33,8 +33,10 @@ class LabRun:
     checkpoint: str = ""  # the repository (or path) that ran, where the record names it
     url: str = ""  # where the lab's page shows the run
     # why the re-fit leaves the run out ("": it is fitted on): a repository other than
-    # the one the catalogue's variant loads, which can decode far apart (its figures are shown, not fitted)
+    # the one the catalogue's variant loads, which can decode far apart, or several copies
+    # measured together through a router (their figures are shown beside plans, not fitted)
     not_fitted: str = ""
+    copies: int = 1  # independent copies measured together through a router
 
 
 @dataclass(frozen=True)

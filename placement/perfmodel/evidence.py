@@ -260,12 +260,12 @@ class MeasuredRun:
 
 
 def measured_runs(runs: Iterable[LabRun], config: Configuration) -> tuple[MeasuredRun, ...]:
-    """The lab's measured runs of one configuration (one instance each: a
-    plan of copies has none), slowest first."""
+    """The lab's measured runs of one configuration (a plan of copies: the
+    runs of as many copies measured through their router), slowest first."""
     out = []
     for r in runs:
         tps = r.decode_tps if r.concurrency == 1 else r.aggregate_tps
-        layout = (r.layout.tp, r.layout.pp, r.layout.ep, 1)
+        layout = (r.layout.tp, r.layout.pp, r.layout.ep, r.copies)
         if tps and config.holds(
             r.model.slug, r.model.quantization, r.layout.engine, layout, r.layout.path, r.layout.mode, r.concurrency
         ):

@@ -16,6 +16,8 @@ import pytest
 from benchmarks.lab_runs import lab_runs
 from benchmarks.models import BenchmarkRun
 from inventory.models import NodeGroup
+from placement.lab_calibration import lab_calibration
+from placement.perfmodel import default_constants
 from serving.models import Serving
 from serving.services import serving_release
 from serving.views import served_layout
@@ -291,7 +293,10 @@ def test_measure_runs_the_benchmark_through_the_served_url_and_shows_it_beside_t
     assert (layout.copies, layout.nodes, layout.tp) == (2, ["serve-a"], 1)
     assert "through its router in front of 2 copies" in layout.notes
     BenchmarkRun.objects.filter(pk=run.pk).update(copies=2)
-    assert lab_runs() == []
+    assert [(r.copies, r.not_fitted) for r in lab_runs()] == [
+        (2, "2 copies measured together through their router, not one instance")
+    ]
+    assert lab_calibration().constants == default_constants()  # shown beside plans of two copies, not re-fitted on
     # a TP2 plan served while the group's latest verification saw NCCL on TCP sockets: its runs say so,
     # and the planner does not re-fit on them; the page says what the prediction did not know
     warning = "The latest fabric verification #9 saw NCCL on serve-a, serve-b fall back to TCP sockets: ..."
@@ -338,4 +343,11 @@ def test_measuring_two_copies_goes_through_their_router_and_is_recorded_as_copie
     # round robin: each engine decoded half of the 16 requests, four streams at a time
     assert [e.generation_tokens_total for e in engines] == [8 * 128, 8 * 128]
     assert run.stream_decode_tps == pytest.approx(per_stream_tps(engines[0].decode_tps, 4), rel=0.10)
-    assert lab_runs() == []  # all copies together: the planner does not re-fit on it
+    # all copies together: shown beside the plan of two copies, and the planner does not re-fit on it
+    assert [(r.copies, r.aggregate_tps) for r in lab_runs() if not r.not_fitted] == []
+    again = client.post("/api/plans", {"group": group.pk, "model": SMALL, "concurrency": 8}).json()["plans"]
+    assert [m["tps"] for m in again[index]["lab_runs"]] == [run.decode_tps]
+    assert (
+        again[index]["lab_runs"][0]["not_fitted"] == "2 copies measured together through their router, not one instance"
+    )
+    assert all(p["lab_runs"] == [] for i, p in enumerate(again) if i != index)
