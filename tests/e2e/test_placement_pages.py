@@ -469,8 +469,8 @@ def test_a_recorded_runs_checkpoint_is_checked_and_the_plan_shows_the_run_beside
     said = details.locator("p.lab-runs")
     text = said.inner_text()
     assert text.startswith(
-        "Measured in this lab for this very configuration (one stream): 71.5 (nvidia/Qwen3.6-35B-A3B-NVFP4, not fitted "
-        "on) tok/s, against "
+        "Measured in this lab for this very configuration (one stream; each at its own lengths): 71.5 "
+        "(nvidia/Qwen3.6-35B-A3B-NVFP4, not fitted on) tok/s, against "
     )
     # another checkpoint than the catalogue launches (RedHat's): shown, not fitted on, and the fit table says why
     page.locator("#fit-table summary").click()

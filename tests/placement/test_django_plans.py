@@ -494,7 +494,7 @@ def test_the_labs_own_runs_of_a_plans_configuration_are_beside_it_in_the_api_and
     client.force_login(viewer_user)
     page = client.get(f"/plans/?model=qwen3.6-35b-a3b&group={single.pk}&concurrency=1").content.decode()
     said = page.split('<p class="small lab-runs">')[1].split("</p>")[0]
-    assert said.startswith("Measured in this lab for this very configuration (one stream): ")
+    assert said.startswith("Measured in this lab for this very configuration (one stream; each at its own lengths): ")
     assert ">44.0</a>, " in said and '>71.5</a> <span class="muted" title="it ran nvidia/' in said
     assert "(nvidia/Qwen3.6-35B-A3B-NVFP4, not fitted on)</span>" in said
     fit_table = page.split('id="lab-not-fitted">')[1].split("</p>")[0]
