@@ -19,7 +19,7 @@ figure; shown beside a plan of as many copies). The newest
 from __future__ import annotations
 
 from placement.perfmodel import ENGINES, LabRun, Layout
-from placement.quants import engine_reference
+from placement.planner import launched_checkpoint
 
 from .models import BenchmarkRun
 from .scaling import DEFAULT_LEN, path_of, run_spec
@@ -64,7 +64,7 @@ def lab_runs() -> list[LabRun]:
         spec = run_spec(row.model.spec(), row.engine, row.quantization)  # type: ignore[union-attr]
         if spec is None:
             continue
-        launched = engine_reference(spec.default_variant(), row.engine).repo or ""
+        launched = launched_checkpoint(spec, row.engine)
         prompt = row.input_len or DEFAULT_LEN
         layout = Layout(
             tp=row.tp,

@@ -15,14 +15,10 @@ from placement.published import PUBLISHED_POINTS
 LABELS = {"glm-5.3-flash": "GLM-5.3 Flash"}
 
 
-def _has_format_and_mode(run_class: Any) -> bool:
-    # the historical model of the data migrations before 0014 has neither field
-    return {"quantization", "mode"} <= {f.name for f in run_class._meta.get_fields()}
-
-
-def _has_checkpoint(run_class: Any) -> bool:
-    # nor the historical model before 0017 the checkpoint
-    return "checkpoint" in {f.name for f in run_class._meta.get_fields()}
+def _has(run_class: Any, *names: str) -> bool:
+    # the historical model of a data migration lacks the later fields (format and mode before 0014,
+    # the checkpoint before 0017)
+    return set(names) <= {f.name for f in run_class._meta.get_fields()}
 
 
 def format_and_mode(p: Any, default_quantization: str, checkpoint: bool = False) -> dict[str, str]:
@@ -39,7 +35,7 @@ def seed_published(run_class: Any, model_class: Any) -> None:
     """A published row for each figure not stored yet, naming its catalogue model when there is one."""
     by_slug = {m.slug: m for m in model_class.objects.filter(slug__in={p.model_slug for p in PUBLISHED_POINTS})}
     known = set(run_class.objects.filter(published_key__isnull=False).values_list("published_key", flat=True))
-    kept, checkpoint = _has_format_and_mode(run_class), _has_checkpoint(run_class)
+    kept, checkpoint = _has(run_class, "quantization", "mode"), _has(run_class, "checkpoint")
     for p in PUBLISHED_POINTS:
         if p.key in known:
             continue
@@ -111,7 +107,7 @@ def refresh_published(run_class: Any) -> None:
     to date with ``PUBLISHED_POINTS`` (a figure's role can change between
     versions; rows stored before 0014 had no format or mode)."""
     by_key = {p.key: p for p in PUBLISHED_POINTS}
-    kept, checkpoint = _has_format_and_mode(run_class), _has_checkpoint(run_class)
+    kept, checkpoint = _has(run_class, "quantization", "mode"), _has(run_class, "checkpoint")
     fields = ["reference", "notes", *(["quantization", "mode"] if kept else [])]
     fields += ["checkpoint"] if checkpoint else []
     for row in run_class.objects.filter(published_key__in=list(by_key)).select_related("model"):

@@ -23,7 +23,7 @@ from telemetry.selectors import software_drift_of
 
 from . import plan_request, selectors, services
 from .errors import PlacementError
-from .lab_calibration import lab_calibration
+from .lab_calibration import lab_calibration, lab_runs
 from .model_catalogue import SPEC_NUMBER_RANGES, SPEC_TEXT_LENGTHS, ModelSpec, choose_variant
 from .models import LlmModel
 from .planner import ENGINES
@@ -327,7 +327,10 @@ def planning_for(payload: PlanIn) -> plan_request.Planning:
         if group_id is not None
         else selectors.groupspec_for_nodes(nodes)
     )
-    result = plan_request.plan_group(group=planned, model=spec, inputs=inputs, constants=lab_calibration().constants)
+    runs = lab_runs()
+    result = plan_request.plan_group(
+        group=planned, model=spec, inputs=inputs, constants=lab_calibration(runs).constants, lab=runs
+    )
     if choice.note:
         result.result.notes.insert(0, choice.note)
     return result

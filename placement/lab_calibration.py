@@ -30,16 +30,13 @@ def _calibrated(runs: tuple[LabRun, ...]) -> Calibration:
     return calibrate(list(runs))
 
 
-def lab_calibration() -> Calibration:
+def lab_calibration(runs: list[LabRun] | None = None) -> Calibration:
     """The published fit re-fitted on the lab's runs (unchanged without runs),
     those the re-fit may read (``LabRun.not_fitted`` empty: not a checkpoint
-    other than the one the catalogue launches). The runs are read every
-    time; the re-fit, a few milliseconds a run, only when they differ from a
-    recent call's (a benchmark finished, a run was edited): the plan pages
-    and APIs ask on every request."""
-    return _calibrated(tuple(r for r in lab_runs() if not r.not_fitted))
-
-
-def runs_not_fitted() -> list[LabRun]:
-    """The lab's runs the re-fit leaves out, each with why."""
-    return [r for r in lab_runs() if r.not_fitted]
+    other than the one the catalogue launches, not copies measured
+    together). ``runs``: the lab's runs a caller already read, else they
+    are read now; the re-fit, a few milliseconds a run, only when they
+    differ from a recent call's (a benchmark finished, a run was edited):
+    the plan pages and APIs ask on every request."""
+    runs = lab_runs() if runs is None else runs
+    return _calibrated(tuple(r for r in runs if not r.not_fitted))

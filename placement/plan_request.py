@@ -158,20 +158,24 @@ def plan_group(
     launch_for: Collection[int] | None = None,
     constants: PerfConstants | None = None,
     alternative: bool = True,
+    lab: list[LabRun] | None = None,
 ) -> Planning:
     """Plans with launch commands for every fitting plan, or only for the plans
     at the indices in ``launch_for`` (the page loads them one at a time);
-    ``constants``: the performance model's (default: the published fit). With
+    ``constants``: the performance model's (default: the published fit);
+    ``lab``: the lab's runs the caller already read (else read here, once),
+    each plan listing those of its configuration. With
     a down Spark in the group, the plans are on the part that works now and
     ``full`` says what the whole group would give once it works; with a
     degraded one, also the plans without it."""
+    lab = lab_runs() if lab is None else lab
     if alternative and group.down:
         part, words = working_part(group)
-        planning = _plan_on(part, model, inputs, launch_for, constants, alternative=True)
+        planning = _plan_on(part, model, inputs, launch_for, constants, lab, alternative=True)
         planning.asked, planning.left_out, planning.left_out_words = group, group.down, words
-        planning.full = _plan_on(when_healthy(group), model, inputs, (), constants, alternative=False)
+        planning.full = _plan_on(when_healthy(group), model, inputs, (), constants, lab, alternative=False)
         return planning
-    return _plan_on(group, model, inputs, launch_for, constants, alternative=alternative)
+    return _plan_on(group, model, inputs, launch_for, constants, lab, alternative=alternative)
 
 
 def _plan_on(
@@ -180,6 +184,7 @@ def _plan_on(
     inputs: PlanInput,
     launch_for: Collection[int] | None,
     constants: PerfConstants | None,
+    lab: list[LabRun],
     *,
     alternative: bool,
 ) -> Planning:
@@ -197,7 +202,7 @@ def _plan_on(
     if result.errors:
         # what the planner still refuses (a broken group or model row) names its field
         raise PlacementError([(path, message) for path, message in result.errors])
-    result = with_lab_runs(result, model, lab_runs())
+    result = with_lab_runs(result, model, lab)
     plans = []
     settings = launch_settings_for(group) if result.plans else None
     for index, plan in enumerate(result.plans):
@@ -215,7 +220,7 @@ def _plan_on(
         plans.append(planned)
     planning = Planning(group, model, inputs, result, plans)
     if alternative and group.unhealthy and not group.down:
-        _add_alternative(planning, launch_for, constants)
+        _add_alternative(planning, launch_for, constants, lab)
     return planning
 
 
@@ -240,7 +245,9 @@ def with_lab_runs(result: PlanResult, model: ModelSpec, runs: list[LabRun]) -> P
     return replace(result, plans=plans)
 
 
-def _add_alternative(planning: Planning, launch_for: Collection[int] | None, constants: PerfConstants | None) -> None:
+def _add_alternative(
+    planning: Planning, launch_for: Collection[int] | None, constants: PerfConstants | None, lab: list[LabRun]
+) -> None:
     names = planning.without
     if not names:
         planning.alternative_problem = "every Spark of the group is degraded"
@@ -254,6 +261,7 @@ def _add_alternative(planning: Planning, launch_for: Collection[int] | None, con
             launch_for=() if launch_for is not None else None,
             constants=constants,
             alternative=False,
+            lab=lab,
         )
     except PlacementError as exc:
         planning.alternative_problem = "; ".join(message for _, message in exc.errors)

@@ -27,7 +27,7 @@ from . import plan_request, selectors, services
 from .charts import PlanBar, memory_bar, plan_bars
 from .errors import PlacementError
 from .forms import ConfigForm, ModelForm, PlanForm, VariantForm
-from .lab_calibration import lab_calibration, runs_not_fitted
+from .lab_calibration import lab_calibration, lab_runs
 from .model_catalogue import ModelSpec, choose_variant
 from .perfmodel import DEFAULT_READING, RANGE_WORDS
 from .perfmodel.report import accuracy_of, fresh_sets
@@ -129,9 +129,10 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = (), so
             backend=values.get("collective_backend") or "auto",
         )
         planned = selectors.groupspec_for(selectors.live_group_or_error(values["group"]))
-        calibration = lab_calibration()
+        runs = context["lab_runs"] = lab_runs()
+        calibration = lab_calibration(runs)
         result = plan_request.plan_group(
-            group=planned, model=spec, inputs=inputs, launch_for=launch_for, constants=calibration.constants
+            group=planned, model=spec, inputs=inputs, launch_for=launch_for, constants=calibration.constants, lab=runs
         )
     except PlacementError as exc:
         context["errors"] = exc.errors
@@ -261,7 +262,9 @@ def plan_page(request: HttpRequest) -> HttpResponse:
     if htmx_asks(request):
         # the variant box follows the model: swapped beside the results (htmx out of band)
         return render(request, "placement/plans.html#results", {**context, "oob": True})
-    lab = context.get("calibration") or lab_calibration()
+    runs = context.get("lab_runs")
+    runs = lab_runs() if runs is None else runs
+    lab = context.get("calibration") or lab_calibration(runs)
     report = plan_request.fit_table(DEFAULT_READING)
     fresh = fresh_sets(report)
     context.update(
@@ -269,7 +272,7 @@ def plan_page(request: HttpRequest) -> HttpResponse:
         default_reading=DEFAULT_READING,
         lab=lab,
         lab_pairs=list(zip(lab.before, lab.after, strict=True)),
-        lab_not_fitted=runs_not_fitted(),
+        lab_not_fitted=[r for r in runs if r.not_fitted],
         accuracy=accuracy_of(report),
         fresh=[
             (f.day, f.commit, len(f.report.errors), f.experiments, accuracy_of(f.report), f.seen_since) for f in fresh

@@ -11,7 +11,7 @@ from inventory.models import NodeGroup
 from placement import plan_request
 from placement import selectors as placement_selectors
 from placement.errors import PlacementError
-from placement.lab_calibration import lab_calibration
+from placement.lab_calibration import lab_calibration, lab_runs
 from placement.model_catalogue import ModelSpec, choose_variant
 from placement.models import LlmModel, SavedPlan
 from placement.planner import Plan
@@ -86,8 +86,14 @@ def plan_choose(
             context_tokens=context_tokens, concurrency=concurrency, goal=goal, engine="vllm", model=choice.spec
         )
         planned = placement_selectors.groupspec_for(group)
+        runs = lab_runs()
         planning = plan_request.plan_group(
-            group=planned, model=choice.spec, inputs=inputs, launch_for=(), constants=lab_calibration().constants
+            group=planned,
+            model=choice.spec,
+            inputs=inputs,
+            launch_for=(),
+            constants=lab_calibration(runs).constants,
+            lab=runs,
         )
     except PlacementError as exc:
         raise _errors(exc) from exc

@@ -47,6 +47,13 @@ def open_plans_as_a_member(live_server, page, query: str) -> None:
     page.goto(f"{live_server.url}/plans/?{query}")
 
 
+def opened_details(page, row):
+    """A plan row's details, opened as a member clicks them."""
+    details = page.locator(f"#plan-more-{row.get_attribute('id').removeprefix('plan-')}")
+    details.locator("summary").click()
+    return details
+
+
 def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     make_user("member", "member")
     base = live_server.url
@@ -222,8 +229,7 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     one = page.locator('#plans tbody tr.plan[data-strategy="single"]')
     badge = one.locator(".held-out-badge")
     assert badge.inner_text() == "held-out: 44% too fast"
-    details = page.locator(f"#plan-more-{one.get_attribute('id').removeprefix('plan-')}")
-    details.locator("summary").click()
+    details = opened_details(page, one)
     words = details.locator("p.held-out").inner_text()
     assert words.startswith(
         "On 2 held-out figures of all streams' decode of llama.cpp single runs of dense models at 16 to 32 streams"
@@ -320,8 +326,7 @@ def test_an_eager_tensor_parallel_plan_says_held_out_runs_of_its_kind_ran_far_sl
         )
     )
     first = tensor.first
-    details = page.locator(f"#plan-more-{first.get_attribute('id').removeprefix('plan-')}")
-    details.locator("summary").click()
+    details = opened_details(page, first)
     words = details.locator("p.held-out").inner_text()
     assert words == (
         "On 3 held-out figures of one stream's decode of vllm tp runs in eager mode of any family (3 experiments; "
@@ -349,8 +354,7 @@ def test_a_plan_lists_what_labs_published_for_its_very_configuration(live_server
     open_plans_as_a_member(live_server, page, f"model=qwen3.6-35b-a3b&group={lab['single']}&engine=vllm&concurrency=1")
     single = page.locator('#plans tbody tr.plan[data-strategy="single"]')
     assert single.count() == 1
-    details = page.locator(f"#plan-more-{single.get_attribute('id').removeprefix('plan-')}")
-    details.locator("summary").click()
+    details = opened_details(page, single)
     said = details.locator("p.published-runs")
     text = said.inner_text()
     assert text.startswith(
@@ -463,9 +467,7 @@ def test_a_recorded_runs_checkpoint_is_checked_and_the_plan_shows_the_run_beside
     mine.scroll_into_view_if_needed()
     shot("benchmarks-checkpoint-1440")
     page.goto(f"{live_server.url}/plans/?model=qwen3.6-35b-a3b&group={lab['single']}&engine=vllm&concurrency=1")
-    single = page.locator('#plans tbody tr.plan[data-strategy="single"]')
-    details = page.locator(f"#plan-more-{single.get_attribute('id').removeprefix('plan-')}")
-    details.locator("summary").click()
+    details = opened_details(page, page.locator('#plans tbody tr.plan[data-strategy="single"]'))
     said = details.locator("p.lab-runs")
     text = said.inner_text()
     assert text.startswith(
