@@ -88,9 +88,12 @@ def _refit_decode(runs: list[LabRun], c: PerfConstants, engine: str) -> EngineCo
             trial = replace(c, engines={**c.engines, engine: replace(e, mem_efficiency=eff, sublayer_us=layer_us)})
             return _step_ms(r.model, r.layout, trial, 1.0, r.context)[0]
 
-        k0 = t(1e9, 0.0)  # nothing but communication, hops and the fixed step cost
-        a = (t(0.5, 0.0) - k0) * 0.5  # memory time at efficiency 1 (0.5 stays clear of the 1.0 cap)
-        b = (t(1e9, 100.0) - k0) / 100.0
+        # two efficiencies that stay clear of the 1.0 cap on efficiency x class factor
+        # (``PerfConstants.efficiency``): at 1e9 the cap would leave the memory time in k0
+        half = t(0.5, 0.0)
+        a = (t(0.25, 0.0) - half) / 2.0  # memory time at efficiency 1
+        k0 = half - 2.0 * a  # nothing but communication, hops and the fixed step cost
+        b = (t(0.5, 100.0) - half) / 100.0
         observed = 1e3 / r.decode_tps
         # weighted by the observed time: least squares on relative error
         rows.append([a / observed, b / observed, k0 / observed])

@@ -967,6 +967,23 @@ def test_calibration_refits_an_engines_cost_per_stream_on_its_runs_at_several_st
     )
 
 
+@pytest.mark.parametrize("slug", ["llama-3.3-70b", "qwen3.6-27b", "gpt-oss-120b"])
+@pytest.mark.parametrize("efficiency", [0.45, 0.6, 0.7, 0.9])
+def test_a_labs_one_stream_run_refits_the_bandwidth_efficiency_it_ran_at(slug, efficiency):
+    """A lab's vLLM whose weights stream at ``efficiency`` of 273 GB/s: its one
+    run re-fits exactly that, and the re-fitted prediction is its figure. (The
+    re-fit once read the fixed step cost at an efficiency of 1e9, which the
+    1.0 cap on efficiency x format turned into the whole memory time: a run
+    at 0.7 came back as 0.95, predicted 34% too fast.)"""
+    model = get_seed_model(slug)
+    c = default_constants()
+    lab = replace(c, engines={**c.engines, "vllm": replace(c.engine("vllm"), mem_efficiency=efficiency)})
+    measured = predict(model, Layout(), context_tokens=1024, constants=lab).decode_tps
+    cal = calibrate([LabRun("run", model, Layout(), 1024, 1024, measured, None)])
+    assert cal.constants.engine("vllm").mem_efficiency == pytest.approx(efficiency, rel=1e-6)
+    assert abs(cal.after[0].error_pct) < 1e-6
+
+
 # --- the command line ----------------------------------------------------------------
 
 
