@@ -14,7 +14,7 @@ from placement.model_catalogue import ModelSpec
 from .constants import CALIBRATION_BOUNDS, ENGINES, OWN_TP_COSTS, EngineConstants, PerfConstants
 from .fitted import default_constants
 from .points import PointError
-from .prediction import Layout, _step_ms, own_stream_cost, predict, predict_prefill_tps
+from .prediction import Layout, _step_ms, expert_slots, own_stream_cost, predict, predict_prefill_tps
 
 
 @dataclass(frozen=True)
@@ -166,32 +166,63 @@ def _grid(low: float, high: float, step: float) -> list[float]:
     return [round(low + step * i, 4) for i in range(int(round((high - low) / step)) + 1)]
 
 
-def _refit_streams(runs: list[LabRun], c: PerfConstants, engine: str) -> float:
-    """The engine's cost per extra stream that best predicts its runs at
-    several streams (least squares of the log ratio on a 0.05 ms grid within
-    CALIBRATION_BOUNDS), after its own constants are re-fitted; the published
-    value without MIN_AGGREGATE_RUNS such runs."""
+def _batch_series(runs: list[LabRun], c: PerfConstants, engine: str) -> list[tuple[LabRun, float, float, float]]:
+    """The engine's runs at several streams, each with what its step takes
+    without the stream costs the re-fit moves and what those add to it per
+    ms of cost per stream and per µs of cost per expert slot (both linear:
+    ``streams_ms``): (run, base ms, streams beyond the first, expert slots
+    they add). A run that pays another engine's cost per stream
+    (``own_stream_cost``) keeps it in its base and adds no stream term."""
+    bare = replace(
+        c,
+        engines={**c.engines, engine: replace(c.engine(engine), stream_overhead_ms=0.0)},
+        slot_scale={**c.slot_scale, engine: 0.0},
+    )
+    out = []
+    for r in runs:
+        if not (r.aggregate_tps and r.concurrency > 1):
+            continue
+        extra = float(r.concurrency) - 1.0
+        base = _step_ms(r.model, r.layout, bare, float(r.concurrency), r.context)[0]
+        out.append((r, base, extra if own_stream_cost(r.layout) else 0.0, expert_slots(r.model) * extra))
+    return out
+
+
+def _batch_cost(series: list[tuple[LabRun, float, float, float]], stream_ms: float, slot_us: float) -> float:
+    return math.fsum(
+        math.log(r.concurrency * 1e3 / (base + extra * stream_ms + slots * slot_us / 1e3) / (r.aggregate_tps or 1.0))
+        ** 2
+        for r, base, extra, slots in series
+    )
+
+
+def _refit_batching(runs: list[LabRun], c: PerfConstants, engine: str) -> tuple[float, float]:
+    """The engine's cost per extra stream and the factor on its cost per
+    expert slot that best predict its runs at several streams (least squares
+    of the log ratio, on grids of 0.05 within CALIBRATION_BOUNDS), after its
+    own constants are re-fitted. Dense runs say what a stream costs, MoE
+    runs what an expert slot costs: the cost per stream is re-fitted on
+    MIN_AGGREGATE_RUNS dense runs that pay it (``own_stream_cost``), then
+    the slot factor on MIN_AGGREGATE_RUNS MoE runs at that cost per stream;
+    a lab with fewer of each, but MIN_AGGREGATE_RUNS in all that pay it,
+    re-fits the cost per stream on them all. Each keeps the published value
+    (the factor 1) otherwise."""
     e = c.engine(engine)
-    measured = [
-        (r, r.aggregate_tps) for r in runs if r.aggregate_tps and r.concurrency > 1 and own_stream_cost(r.layout)
-    ]
-    if len(measured) < MIN_AGGREGATE_RUNS:
-        return e.stream_overhead_ms
-
-    def cost(stream_ms: float) -> float:
-        trial = replace(c, engines={**c.engines, engine: replace(e, stream_overhead_ms=stream_ms)})
-        return math.fsum(
-            math.log(
-                predict(
-                    r.model, r.layout, context_tokens=r.context, concurrency=r.concurrency, constants=trial
-                ).aggregate_tps
-                / tps
-            )
-            ** 2
-            for r, tps in measured
-        )
-
-    return _clamp("stream_overhead_ms", min(_grid(*CALIBRATION_BOUNDS["stream_overhead_ms"], 0.05), key=cost))
+    series = _batch_series(runs, c, engine)
+    scale = c.slot_scale.get(engine, 1.0)
+    paying = [t for t in series if t[2] > 0]
+    dense = [t for t in paying if not t[0].model.is_moe]
+    moe = [t for t in series if t[0].model.is_moe]
+    streams = _grid(*CALIBRATION_BOUNDS["stream_overhead_ms"], 0.05)
+    scales = _grid(*CALIBRATION_BOUNDS["slot_scale"], 0.05)
+    stream_ms = e.stream_overhead_ms
+    if len(dense) >= MIN_AGGREGATE_RUNS:
+        stream_ms = min(streams, key=lambda v: _batch_cost(dense, v, c.expert_slot_us * scale))
+    if len(moe) >= MIN_AGGREGATE_RUNS:
+        scale = min(scales, key=lambda f: _batch_cost(moe, stream_ms, c.expert_slot_us * f))
+    elif len(paying) >= MIN_AGGREGATE_RUNS and len(dense) < MIN_AGGREGATE_RUNS:
+        stream_ms = min(streams, key=lambda v: _batch_cost(paying, v, c.expert_slot_us * scale))
+    return _clamp("stream_overhead_ms", stream_ms), _clamp("slot_scale", scale)
 
 
 def _coarse_then_fine(values: list[float], cost: Callable[[float], float], stride: int) -> float:
@@ -279,11 +310,14 @@ def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibrat
     runs; an engine's own tensor-parallel costs: on its multi-node runs),
     within the documented bounds; engines without such runs keep the
     published fit. Runs at several streams re-fit the engine's
-    cost per extra stream; multi-node runs re-fit the latency of the exchange
-    path and collective backend they used. The routing exponent and the cost
-    per expert slot stay: a lab's few runs cannot separate them."""
+    cost per extra stream (dense runs) and its cost per expert slot (MoE
+    runs, a factor on the published one: ``_refit_batching``); multi-node
+    runs re-fit the latency of the exchange path and collective backend they
+    used. The routing exponent stays: a lab's few runs cannot separate it
+    from the cost per slot."""
     c = base or default_constants()
     engines = dict(c.engines)
+    slot_scale = dict(c.slot_scale)
     counts: dict[str, int] = {}
     changes: list[tuple[str, str, float, float]] = []
     for engine in ENGINES:
@@ -300,8 +334,9 @@ def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibrat
         new = _refit_prefill(single, trial, engine, new) if single else new
         if engine in OWN_TP_COSTS:
             new = _refit_own_tp_costs(mine, replace(c, engines={**engines, engine: new}), engine, new)
-        trial = replace(c, engines={**engines, engine: new})
-        new = replace(new, stream_overhead_ms=_refit_streams(mine, trial, engine))
+        trial = replace(c, engines={**engines, engine: new}, slot_scale=slot_scale)
+        stream_ms, scale = _refit_batching(mine, trial, engine)
+        new = replace(new, stream_overhead_ms=stream_ms)
         engines[engine] = new
         for name in (
             "mem_efficiency",
@@ -313,8 +348,11 @@ def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibrat
         ):
             if not math.isclose(getattr(old, name), getattr(new, name), rel_tol=1e-9):
                 changes.append((engine, name, getattr(old, name), getattr(new, name)))
+        if not math.isclose(scale, slot_scale.get(engine, 1.0)):
+            changes.append((engine, "expert_slot_us", c.slot_us(engine), c.expert_slot_us * scale))
+            slot_scale[engine] = scale
     label = ", ".join(f"{e}: {n} run{'s' if n != 1 else ''}" for e, n in counts.items())
-    calibrated = replace(c, engines=engines, calibrated=label) if counts else c
+    calibrated = replace(c, engines=engines, slot_scale=slot_scale, calibrated=label) if counts else c
     # the lab's own multi-node runs of an engine speak for its set-up: its
     # tensor-parallel costs no longer rest on one published experiment
     measured = {r.layout.engine for r in runs if r.layout.tp > 1 or r.layout.ep > 1}

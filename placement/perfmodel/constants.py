@@ -160,6 +160,9 @@ CALIBRATION_BOUNDS: dict[str, tuple[float, float]] = {
     # and a bound below it would pull a lab that measures just that away from it
     "stream_overhead_ms": (0.0, 15.0),
     "collective_scale": (0.5, 4.0),
+    # a factor on the published cost per expert slot, from the lab's MoE runs at several streams: 0 (its
+    # batches cost no more per stream than a dense model's) to 4x (24 µs a slot, a kernel launch's worth)
+    "slot_scale": (0.0, 4.0),
     # an engine's own tensor-parallel costs (``OWN_TP_COSTS``), from the lab's multi-node runs of it
     "allreduce_extra_us": (0.0, 1000.0),
     "prefill_comm_factor": (0.25, 32.0),
@@ -235,9 +238,17 @@ class PerfConstants:
     # the prediction with vLLM's (``ranges.single_source_alternative``); the
     # lab's own multi-node runs of the engine lift it.
     single_source: dict[str, str] = field(hash=False, default_factory=dict)
+    # the lab's MoE runs at several streams re-fit each engine's cost per
+    # expert slot: a factor on ``expert_slot_us`` by batching engine (1: the published fit)
+    slot_scale: dict[str, float] = field(hash=False, default_factory=dict)
 
     def engine(self, name: str) -> EngineConstants:
         return self.engines[name] if name in self.engines else self.engines[ENGINE_FIT_SOURCE[name]]
+
+    def slot_us(self, engine: str) -> float:
+        """What one expert slot of each stream beyond the first costs on this
+        (batching) engine: the published fit's, scaled by the lab's MoE runs."""
+        return self.expert_slot_us * self.slot_scale.get(engine, 1.0)
 
     def efficiency(self, engine: str, quantization: str) -> float:
         """Share of 273 GB/s an engine reaches decoding weights in this format."""

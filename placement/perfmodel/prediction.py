@@ -249,16 +249,19 @@ def batching_engine(layout: Layout) -> str:
     return layout.engine if own_stream_cost(layout) else "vllm"
 
 
-def per_stream_ms(model: ModelSpec, engine: str, c: PerfConstants) -> float:
+def per_stream_ms(model: ModelSpec, engine: str, c: PerfConstants, slot_engine: str | None = None) -> float:
     """What each stream beyond the first adds to one instance's step: the
-    engine's cost per extra stream and the cost of the model's expert slots."""
-    return c.engine(engine).stream_overhead_ms + expert_slots(model) * c.expert_slot_us / 1e3
+    (batching) engine's cost per extra stream and the cost of the model's
+    expert slots, the published fit's or the lab's re-fit of it on the
+    engine that runs (``slot_engine``, by default the same engine)."""
+    slot_us = c.slot_us(slot_engine or engine)
+    return c.engine(engine).stream_overhead_ms + expert_slots(model) * slot_us / 1e3
 
 
 def streams_ms(model: ModelSpec, layout: Layout, c: PerfConstants, batch: float) -> float:
     """What the streams beyond the first add to one step of one instance
     (``per_stream_ms``; neither cost is split by tensor parallelism)."""
-    return per_stream_ms(model, batching_engine(layout), c) * max(batch - 1.0, 0.0)
+    return per_stream_ms(model, batching_engine(layout), c, layout.engine) * max(batch - 1.0, 0.0)
 
 
 def _step_ms(

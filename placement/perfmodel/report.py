@@ -260,7 +260,7 @@ def constants_literal(c: PerfConstants) -> str:
         lines += _engine_literal(name, e)
     lines.append("        },")
     for f in fields(c):
-        if f.name not in ("reading", "engines", "calibrated", "collective_scale"):
+        if f.name not in ("reading", "engines", "calibrated", "collective_scale", "slot_scale"):
             lines.append(f"        {f.name}={getattr(c, f.name)!r},")
     lines.append("    ),")
     return "\n".join(lines)
@@ -577,7 +577,8 @@ def range_scores_text() -> str:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m placement.perfmodel [--markdown | --figures | --write | --range-scores]``."""
+    """``python -m placement.perfmodel [--markdown | --figures | --write | --range-scores]``
+    (``--lab-refit``: ``lab_check``, from ``__main__``)."""
     if "--range-scores" in argv:
         print(range_scores_text())
         return 0
