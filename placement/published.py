@@ -17,6 +17,7 @@ from placement.published_fresh import fresh_2026_12_04
 from placement.published_fresh_eighth import fresh_2026_12_05_eighth
 from placement.published_fresh_fifth import fresh_2026_12_04_fifth
 from placement.published_fresh_fourth import fresh_2026_12_04_fourth
+from placement.published_fresh_ninth import fresh_2026_12_05_ninth
 from placement.published_fresh_second import fresh_2026_12_04_second
 from placement.published_fresh_seventh import fresh_2026_12_05_seventh
 from placement.published_fresh_sixth import fresh_2026_12_05
@@ -845,6 +846,7 @@ _POINTS: tuple[PublishedPoint, ...] = (
     + fresh_2026_12_05()
     + fresh_2026_12_05_seventh()
     + fresh_2026_12_05_eighth()
+    + fresh_2026_12_05_ninth()
 )
 
 # each figure with the checkpoint its source names (placement.published_checkpoints)

@@ -80,6 +80,12 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "qwen3.8-27b-1-djangodevreng-fp8",
         "qwen3.8-27b-1-djangodevreng-fp8-c5",
         "qwen3.8-27b-1-djangodevreng-fp8-c10",
+        "qwen3.8-27b-1-vllm-fp8-jkingston",
+        "qwen3.8-27b-1-vllm-fp8-0xbakeer",
+        "qwen3.8-27b-1-vllm-fp8-0xbakeer-c4",
+        "qwen3.8-27b-1-vllm-fp8-0xbakeer-c8",
+        "qwen3.8-27b-1-vllm-fp8-0xbakeer-c12",
+        "qwen3.8-27b-1-vllm-fp8-0xbakeer-c16",
     ),
     "RedHatAI/Qwen3.6-35B-A3B-NVFP4": (
         "qwen3.6-35b-a3b-1-vllm-nvfp4-reproducers",
@@ -124,7 +130,13 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "qwen3.8-27b-1-vllm-nvfp4-kubesimplify-c5",
         "qwen3.8-27b-1-vllm-nvfp4-kubesimplify-c10",
         "qwen3.8-27b-1-vllm-nvfp4-kubesimplify-d100k",
+        # the ninth set (placement.published_fresh_ninth)
+        "qwen3.8-27b-1-vllm-nvfp4-epappas",
+        "qwen3.8-27b-1-vllm-nvfp4-jkingston",
+        "qwen3.8-27b-1-vllm-nvfp4-0xbakeer",
+        "qwen3.8-27b-1-vllm-nvfp4-0xbakeer-c8",
     ),
+    "Qwen/Qwen3.8-27B": ("qwen3.8-27b-1-vllm-bf16-jkingston",),
     "openai/gpt-oss-120b": (
         "gpt-oss-120b-1-vllm-mxfp4-sumner",
         "gpt-oss-120b-1-vllm-mxfp4-sumner-c2",
@@ -136,6 +148,7 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "nemotron-3-super-120b-a12b-1-vllm-nvfp4-pulsar-c4",
         "nemotron-3-super-120b-a12b-1-vllm-nvfp4-pulsar-c16",
         "nemotron-3-super-120b-a12b-1-vllm-nvfp4-pulsar-c32",
+        "nemotron-3-super-120b-a12b-2-tp2-vllm-nvfp4-epappas",
     ),
 }
 

@@ -15,6 +15,7 @@ from placement import (
     published_fresh_eighth,
     published_fresh_fifth,
     published_fresh_fourth,
+    published_fresh_ninth,
     published_fresh_second,
     published_fresh_seventh,
     published_fresh_sixth,
@@ -69,6 +70,7 @@ FRESH_SETS: dict[str, tuple[str, dict[tuple[str, str], tuple[float, float, float
     published_fresh_sixth.COLLECTED_SIXTH: ("39b6057", published_fresh_sixth.PREDICTED_ONCE),
     published_fresh_seventh.COLLECTED_SEVENTH: ("9d1158a", published_fresh_seventh.PREDICTED_ONCE),
     published_fresh_eighth.COLLECTED_EIGHTH: ("f6519e7", published_fresh_eighth.PREDICTED_ONCE),
+    published_fresh_ninth.COLLECTED_NINTH: ("276ef1a", published_fresh_ninth.PREDICTED_ONCE),
 }
 FRESH = {day: commit for day, (commit, _) in FRESH_SETS.items()}
 

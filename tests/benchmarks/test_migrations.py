@@ -251,3 +251,24 @@ def test_a_database_at_0015_gets_the_eighth_fresh_set_with_format_and_mode():
     bench = rows.get(published_key="gpt-oss-120b-1-llamacpp-forum")
     assert (bench.engine, bench.decode_tps, bench.prefill_tps) == ("llama.cpp", 59.05, 1937.39)
     assert "collected on 2026-12-05c, after the performance model was frozen" in bench.notes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_at_0017_gets_the_ninth_fresh_set_with_its_checkpoints():
+    """benchmarks 0018: the same for the ninth fresh set and a database at
+    0017: its two-node prefill with its layout, and each row with the
+    checkpoint its source names (none for a GGUF whose repository is not)."""
+    from placement.published import PUBLISHED_POINTS
+
+    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-05d"}
+    assert len(added) == 17
+    rows = rows_added_since("0017_run_checkpoint", added)
+    prefill = rows.get(published_key="nemotron-3-super-120b-a12b-2-tp2-vllm-nvfp4-epappas")
+    assert (prefill.node_count, prefill.tp, prefill.decode_tps, prefill.prefill_tps) == (2, 2, None, 3835.0)
+    assert prefill.checkpoint == "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"
+    batch = rows.get(published_key="qwen3.8-27b-1-llamacpp-q4km-0xbakeer-c16")
+    assert (batch.engine, batch.concurrency, batch.decode_tps, batch.quantization) == ("llama.cpp", 16, 59.88, "Q4_K_M")
+    assert batch.checkpoint == ""
+    unsloth = rows.get(published_key="qwen3.8-27b-1-vllm-nvfp4-0xbakeer-c8")
+    assert (unsloth.checkpoint, unsloth.mode) == ("unsloth/Qwen3.8-27B-NVFP4", "graphs")
+    assert "collected on 2026-12-05d, after the performance model was frozen" in batch.notes
