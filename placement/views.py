@@ -30,6 +30,7 @@ from .forms import ConfigForm, ModelForm, PlanForm, VariantForm
 from .lab_calibration import lab_calibration, lab_runs
 from .model_catalogue import ModelSpec, choose_variant
 from .perfmodel import DEFAULT_READING, RANGE_WORDS
+from .perfmodel.calibration import refit_words
 from .perfmodel.report import accuracy_of, fresh_sets
 from .planner import plan_placement
 from .quants import engine_reference
@@ -272,6 +273,7 @@ def plan_page(request: HttpRequest) -> HttpResponse:
         default_reading=DEFAULT_READING,
         lab=lab,
         lab_pairs=list(zip(lab.before, lab.after, strict=True)),
+        lab_refit=refit_words(lab.changes),
         lab_not_fitted=[r for r in runs if r.not_fitted],
         accuracy=accuracy_of(report),
         fresh=[

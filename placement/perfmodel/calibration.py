@@ -304,6 +304,30 @@ def _refit_collectives(runs: list[LabRun], c: PerfConstants) -> dict[str, float]
     return {p: v for p, v in scales.items() if not math.isclose(v, 1.0)}
 
 
+# What each re-fitted constant is called on the pages, and how its value is written.
+REFIT_WORDS: dict[str, tuple[str, str]] = {
+    "mem_efficiency": ("bandwidth efficiency", "{:.3f}"),
+    "sublayer_us": ("cost per sublayer", "{:.1f} µs"),
+    "prefill_tflops": ("prefill compute", "{:.0f} TFLOPS"),
+    "allreduce_extra_us": ("extra latency per all-reduce", "{:.0f} µs"),
+    "prefill_comm_factor": ("prefill all-reduce factor", "{:.2f}x"),
+    "stream_overhead_ms": ("cost per extra stream", "{:.2f} ms"),
+    "expert_slot_us": ("cost per expert slot", "{:.2f} µs"),
+    "collective_scale": ("all-reduce latency factor", "{:.2f}x"),
+}
+_WHO = {"vllm": "vLLM", "sglang": "SGLang", "direct": "direct cable", "ring": "ring"}
+_WHO |= {"switched-nccl": "switch with NCCL", "switched-rocenante": "switch with RoCEnante"}
+
+
+def refit_words(changes: tuple[tuple[str, str, float, float], ...]) -> list[str]:
+    """Each change of a re-fit in words: "vLLM's cost per expert slot 6.00 µs → 1.80 µs"."""
+    out = []
+    for who, name, old, new in changes:
+        words, form = REFIT_WORDS.get(name, (name, "{:.3f}"))
+        out.append(f"{_WHO.get(who, who)}'s {words} {form.format(old)} → {form.format(new)}")
+    return out
+
+
 def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibration:
     """Re-fit each engine's constants on the lab's own runs of that engine
     (bandwidth efficiency, cost per sublayer, prefill speed: on its one-node

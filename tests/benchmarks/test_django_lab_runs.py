@@ -206,4 +206,5 @@ def test_a_labs_moe_batches_refit_the_cost_per_expert_slot_shown_on_the_plans_pa
     client = Client()
     client.force_login(member_user)
     page = client.get(f"/plans/?group={single.pk}&model=qwen3.6-35b-a3b").content.decode()
-    assert f"vllm expert_slot_us 6.000 → {changes['vllm', 'expert_slot_us']:.3f}" in page
+    refit = page.split('id="lab-refit">')[1].split("</p>")[0]
+    assert refit == f"Re-fitted: vLLM&#x27;s cost per expert slot 6.00 µs → {changes['vllm', 'expert_slot_us']:.2f} µs."

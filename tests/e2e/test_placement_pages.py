@@ -494,3 +494,63 @@ def test_a_recorded_runs_checkpoint_is_checked_and_the_plan_shows_the_run_beside
     assert box is not None and box["x"] + box["width"] <= 390
     said.scroll_into_view_if_needed()
     shot("placement-lab-runs-390")
+
+
+def test_a_labs_moe_batches_refit_the_cost_per_expert_slot_and_the_plan_follows(live_server, page, shot, lab):
+    """A member records one stream and two batches of Qwen3.6-35B-A3B NVFP4
+    on vLLM on the single group, at 8 and 32 streams, as fast as a published
+    lab measured them (where the published fit is 43% and 58% too slow at
+    8 and 32 streams). The plans page at 32 streams then predicts the
+    one-node plan within 10% of its run, lists the run beside it, and the
+    fit table names what was re-fitted: vLLM's bandwidth efficiency and its
+    cost per expert slot, not its cost per stream. At desk and phone
+    width."""
+    query = f"model=qwen3.6-35b-a3b&group={lab['single']}&engine=vllm&concurrency=32&context_tokens=512"
+    open_plans_as_a_member(live_server, page, query)
+    cell = '#plans tbody tr.plan[data-strategy="single"] td[data-label="32 streams together, tok/s"]'
+
+    def predicted() -> float:
+        return float(page.locator(cell).inner_text().split()[0].replace(",", ""))
+
+    before = predicted()
+    assert before < 0.6 * 671.1
+    for streams, tps in (("1", "75.2"), ("8", "338.9"), ("32", "671.1")):
+        record_one_stream(
+            page, live_server, lab["single"], "qwen3.6-35b-a3b", tps, quantization="nvfp4", concurrency=streams
+        )
+        page.wait_for_url(f"**/benchmarks/groups/{lab['single']}/**")
+    page.goto(f"{live_server.url}/plans/?{query}")
+    after = predicted()
+    assert abs(after - 671.1) < 0.1 * 671.1 < abs(before - 671.1)
+    said = opened_details(page, page.locator('#plans tbody tr.plan[data-strategy="single"]')).locator("p.lab-runs")
+    assert said.inner_text().startswith(
+        "Measured in this lab for this very configuration (all 32 streams together; each at its own lengths): "
+        "671.1 tok/s"
+    )
+    page.locator("#fit-table summary").click()
+    refit = page.locator("#lab-refit")
+    assert re.fullmatch(
+        r"Re-fitted: vLLM's bandwidth efficiency 0\.789 → 0\.\d{3} · vLLM's cost per expert slot 6\.00 µs → "
+        r"\d\.\d\d µs\.",
+        refit.inner_text(),
+    )
+    errors = page.locator("#lab-errors tbody tr")
+    assert errors.count() == 3
+
+    def section(name: str) -> None:
+        # the page, and the lab's part of the fit table on its own (its runs, before and after, and the re-fit)
+        refit.scroll_into_view_if_needed()
+        path = shot(name)
+        top, bottom = page.locator("#lab-errors").bounding_box(), refit.bounding_box()
+        assert top is not None and bottom is not None
+        clip = {"x": 0, "y": top["y"] - 40, "width": page.viewport_size["width"]}
+        clip["height"] = bottom["y"] + bottom["height"] + 16 - clip["y"]
+        page.screenshot(path=str(path.with_name(f"{name}-section.png")), clip=clip)
+
+    section("placement-lab-slot-refit-1440")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # at phone width each run is a block of its figures, nothing hidden sideways
+    wrap = "document.querySelector('#lab-errors').closest('.tablewrap')"
+    assert page.evaluate(f"(w => w.scrollWidth <= w.clientWidth)({wrap})")
+    section("placement-lab-slot-refit-390")

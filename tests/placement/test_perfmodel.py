@@ -1098,6 +1098,29 @@ def test_the_slot_cost_refit_stays_within_its_bounds():
     assert calibrate(slow).constants.slot_scale == {"vllm": high}
 
 
+def test_a_refit_is_said_in_words_with_its_units():
+    """The fit table says what the lab's runs re-fitted in words, not
+    constant names: the engine or the exchange path, the constant, and its
+    values with their unit."""
+    from placement.perfmodel.calibration import REFIT_WORDS, refit_words
+
+    changes = (
+        ("vllm", "mem_efficiency", 0.7892, 0.95),
+        ("sglang", "expert_slot_us", 6.0, 0.6),
+        ("llama.cpp", "stream_overhead_ms", 0.0, 0.85),
+        ("switched-nccl", "collective_scale", 1.0, 2.5),
+    )
+    assert refit_words(changes) == [
+        "vLLM's bandwidth efficiency 0.789 → 0.950",
+        "SGLang's cost per expert slot 6.00 µs → 0.60 µs",
+        "llama.cpp's cost per extra stream 0.00 ms → 0.85 ms",
+        "switch with NCCL's all-reduce latency factor 1.00x → 2.50x",
+    ]
+    # every constant calibrate() may change has its words
+    names = {"mem_efficiency", "sublayer_us", "prefill_tflops", "allreduce_extra_us", "prefill_comm_factor"}
+    assert names | {"stream_overhead_ms", "expert_slot_us", "collective_scale"} == set(REFIT_WORDS)
+
+
 def test_held_out_batch_series_played_as_a_labs_runs_show_what_the_refit_buys():
     """``--lab-refit``: each held-out series of batches, re-fitted on its one
     stream and its two fewest-stream levels, judged on the rest. The MoE
