@@ -219,10 +219,27 @@ def run_start(request: HttpRequest, group_id: int) -> HttpResponse:
     return render(request, "benchmarks/group_benchmarks.html", context, status=400)
 
 
+# the record form's fields a link may fill (initial values only: the form validates what is posted)
+RECORD_PREFILL = (
+    "group",
+    "model",
+    "quantization",
+    "engine",
+    "backend",
+    "mode",
+    "checkpoint",
+    "tp",
+    "pp",
+    "concurrency",
+)
+
+
 @booker_required
 @require_http_methods(["GET", "POST"])
 def benchmark_create(request: HttpRequest) -> HttpResponse:
-    form = BenchmarkForm(request.POST or None, initial={"group": request.GET.get("group", "")})
+    # a plan's "Record a run of this plan" link fills the form with what the plan runs
+    initial = {name: request.GET[name] for name in RECORD_PREFILL if name in request.GET}
+    form = BenchmarkForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             run = services.benchmark_create(actor=Actor.from_request(request, "page"), data=cleaned(form))

@@ -32,6 +32,7 @@ from .model_catalogue import ModelSpec, choose_variant
 from .perfmodel import DEFAULT_READING, RANGE_WORDS
 from .perfmodel.calibration import refit_words
 from .perfmodel.report import accuracy_of, fresh_sets
+from .plan_types import Plan
 from .planner import plan_placement
 from .quants import engine_reference
 
@@ -193,8 +194,38 @@ def _table_rows(result: plan_request.Planning, usable: dict[str, float], goal: s
         mark = "recommended" if i == res.recommended else "runner-up" if i == res.runner_up else ""
         p = result.plans[i].plan
         metric = (p.decode_tps if goal == "latency" else p.aggregate_tps) or 0.0
-        rows.append({**view, "index": i, "mark": mark, "metric": f"{metric:.3f}"})
+        rows.append({**view, "index": i, "mark": mark, "metric": f"{metric:.3f}", "record": _record_url(result, p)})
     return rows
+
+
+# the collective backends a benchmark record names as the plan does (llama.cpp's RPC is left to the form)
+RECORDED_BACKENDS = ("nccl", "rocenante", "none")
+
+
+def _record_url(result: plan_request.Planning, p: Plan) -> str:
+    """The record form filled with what the plan runs (group, model, format,
+    engine, backend, mode, checkpoint, layout, streams), for a member who
+    measured it: the lab's re-fit reads the record. Empty for a plan that
+    does not fit, a plan of several copies (a record is one instance's), or
+    a list of nodes that is no group."""
+    group = result.group.group
+    if not p.fits or p.replicas > 1 or group is None:
+        return ""
+    fields = {
+        "group": group.pk,
+        "model": result.model.slug,
+        "quantization": result.model.quantization,
+        "engine": p.engine,
+        "mode": p.mode,
+        "tp": p.tp,
+        "pp": p.pp,
+        "concurrency": result.inputs.concurrency,
+    }
+    if p.collective_backend in RECORDED_BACKENDS:
+        fields["backend"] = p.collective_backend
+    if p.checkpoint:
+        fields["checkpoint"] = p.checkpoint
+    return "/benchmarks/new/?" + urlencode(fields)
 
 
 def _chart(rows: list[dict[str, Any]], concurrency: int) -> str:

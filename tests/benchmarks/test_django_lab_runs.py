@@ -4,6 +4,8 @@ the plan's source says so."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -208,3 +210,66 @@ def test_a_labs_moe_batches_refit_the_cost_per_expert_slot_shown_on_the_plans_pa
     page = client.get(f"/plans/?group={single.pk}&model=qwen3.6-35b-a3b").content.decode()
     refit = page.split('id="lab-refit">')[1].split("</p>")[0]
     assert refit == f"Re-fitted: vLLM&#x27;s cost per expert slot 6.00 µs → {changes['vllm', 'expert_slot_us']:.2f} µs."
+
+
+def test_a_plans_record_link_fills_the_form_with_what_the_plan_runs(member_user, demo):
+    """Each fitting plan of one instance links to the record form filled with
+    what it runs: a member who measured it types the figure alone, and the
+    run is listed beside that plan (``lab_runs``). A plan of several copies
+    has no link (a record is one instance's); bad values in the link are
+    only initial values, and the form refuses them on submission."""
+    from benchmarks.models import BenchmarkRun
+
+    client = Client()
+    client.force_login(member_user)
+    switched = demo["switched"]
+    query = f"model=qwen3-32b&group={switched.pk}&engine=vllm&concurrency=8&context_tokens=1024"
+    page = client.get(f"/plans/?{query}").content.decode()
+    links = re.findall(r'<p class="small record-run"><a href="([^"]+)">Record a run of this plan</a>', page)
+    assert links and all(link.startswith("/benchmarks/new/?") for link in links)
+    tp2 = next(link for link in links if "tp=2&" in link and "pp=1&" in link)
+    assert tp2.replace("&amp;", "&") == (
+        f"/benchmarks/new/?group={switched.pk}&model=qwen3-32b&quantization=fp8&engine=vllm&mode=graphs&tp=2&pp=1"
+        "&concurrency=8&backend=nccl&checkpoint=Qwen%2FQwen3-32B-FP8"
+    )
+    form = client.get(tp2.replace("&amp;", "&")).content.decode()
+    for name, value in (("quantization", "fp8"), ("tp", "2"), ("pp", "1"), ("concurrency", "8")):
+        assert re.search(rf'name="{name}" value="{value}"', form), name
+    assert re.search(r'<option value="nccl" selected>', form)
+    assert re.search(r'<option value="qwen3-32b" selected>', form)
+    fields = dict(re.findall(r'name="(\w+)" value="([^"]*)"', form))
+    response = client.post(
+        "/benchmarks/new/",
+        {
+            **{k: v for k, v in fields.items() if k in ("quantization", "tp", "pp", "concurrency", "checkpoint")},
+            "source": "measured",
+            "group": switched.pk,
+            "model": "qwen3-32b",
+            "engine": "vllm",
+            "backend": "nccl",
+            "mode": "graphs",
+            "decode_tps": 120.0,
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    run = BenchmarkRun.objects.get(source="measured")
+    assert (run.tp, run.pp, run.concurrency, run.quantization, run.checkpoint) == (2, 1, 8, "fp8", "Qwen/Qwen3-32B-FP8")
+    plans = client.get(f"/plans/?{query}").content.decode()
+    assert "Measured in this lab for this very configuration (all 8 streams together" in plans
+    # a link's values are initial values only: the form shows them, and says what is wrong on submission
+    assert client.get("/benchmarks/new/?tp=two&model=nope").status_code == 200
+    refused = client.post(
+        "/benchmarks/new/",
+        {
+            "source": "measured",
+            "group": switched.pk,
+            "model": "qwen3-32b",
+            "engine": "vllm",
+            "backend": "nccl",
+            "tp": "two",
+            "concurrency": 8,
+            "decode_tps": 1.0,
+        },
+    )
+    assert refused.status_code == 400 and "Enter a whole number." in refused.content.decode()
+    assert BenchmarkRun.objects.filter(source="measured").count() == 1

@@ -498,7 +498,9 @@ def test_a_recorded_runs_checkpoint_is_checked_and_the_plan_shows_the_run_beside
 
 def test_a_labs_moe_batches_refit_the_cost_per_expert_slot_and_the_plan_follows(live_server, page, shot, lab):
     """A member records one stream and two batches of Qwen3.6-35B-A3B NVFP4
-    on vLLM on the single group, at 8 and 32 streams, as fast as a published
+    on vLLM on the single group, at 8 and 32 streams (the last through the
+    plan's own "Record a run of this plan" link, the form filled with what
+    the plan runs), as fast as a published
     lab measured them (where the published fit is 43% and 58% too slow at
     8 and 32 streams). The plans page at 32 streams then predicts the
     one-node plan within 10% of its run, lists the run beside it, and the
@@ -514,18 +516,38 @@ def test_a_labs_moe_batches_refit_the_cost_per_expert_slot_and_the_plan_follows(
 
     before = predicted()
     assert before < 0.6 * 671.1
-    for streams, tps in (("1", "75.2"), ("8", "338.9"), ("32", "671.1")):
+    for streams, tps in (("1", "75.2"), ("8", "338.9")):
         record_one_stream(
             page, live_server, lab["single"], "qwen3.6-35b-a3b", tps, quantization="nvfp4", concurrency=streams
         )
         page.wait_for_url(f"**/benchmarks/groups/{lab['single']}/**")
+    # the 32 streams through the plan's own link: the form comes filled with what the plan runs
+    page.goto(f"{live_server.url}/plans/?{query}")
+    details = opened_details(page, page.locator('#plans tbody tr.plan[data-strategy="single"]'))
+    details.locator("p.record-run").scroll_into_view_if_needed()
+    shot("placement-record-link-1440")
+    details.locator("p.record-run a").click()
+    page.wait_for_url("**/benchmarks/new/**")
+    shot("benchmarks-record-prefilled-1440")
+    names = ("group", "model", "engine", "quantization", "checkpoint", "concurrency")
+    assert {name: page.input_value(f"#id_{name}") for name in names} == {
+        "group": str(lab["single"]),
+        "model": "qwen3.6-35b-a3b",
+        "engine": "vllm",
+        "quantization": "nvfp4",
+        "checkpoint": "RedHatAI/Qwen3.6-35B-A3B-NVFP4",  # what the plan launches
+        "concurrency": "32",
+    }
+    page.fill("#id_decode_tps", "671.1")
+    page.click("form button[type=submit]")
+    page.wait_for_url(f"**/benchmarks/groups/{lab['single']}/**")
     page.goto(f"{live_server.url}/plans/?{query}")
     after = predicted()
     assert abs(after - 671.1) < 0.1 * 671.1 < abs(before - 671.1)
     said = opened_details(page, page.locator('#plans tbody tr.plan[data-strategy="single"]')).locator("p.lab-runs")
     assert said.inner_text().startswith(
         "Measured in this lab for this very configuration (all 32 streams together; each at its own lengths): "
-        "671.1 tok/s"
+        "671.1 (RedHatAI/Qwen3.6-35B-A3B-NVFP4) tok/s, against "
     )
     page.locator("#fit-table summary").click()
     refit = page.locator("#lab-refit")
