@@ -6,7 +6,10 @@ vLLM's runs (each re-fits vLLM's bandwidth constants and the path's
 collective latency) and SGLang's (which also re-fit SGLang's own
 tensor-parallel costs: its extra latency per all-reduce and its prefill
 all-reduce factor). Each run has a one-stream decode and a prefill figure.
-The baseline, timed in the same run on the same inputs, is one prediction
+A third series, "batches", is the lab's runs at several streams on one
+node, dense (Qwen3-32B) and MoE (Qwen3.6-35B-A3B) in turn, at 4 to 64
+streams: they re-fit vLLM's cost per extra stream and, since 2026-12-05,
+its cost per expert slot. The baseline, timed in the same run on the same inputs, is one prediction
 per run (what showing the lab's errors needs at least); the ratios say what
 the re-fit costs.
 
@@ -40,14 +43,23 @@ def main() -> int:
     model = get_seed_model("qwen3-32b")
     print(f"python {platform.python_version()} on {platform.machine()}, {args.repeats} repeats, median")
     print(f"{'engine':<8}{'runs':>6}{'baseline':>12}{'calibrate':>12}{'ratio':>8}{'per run':>12}")
-    for engine in ("vllm", "sglang"):
-        layout = Layout(tp=2, path="direct", engine=engine)
+    moe = get_seed_model("qwen3.6-35b-a3b")
+    for engine in ("vllm", "sglang", "batches"):
+        layout = Layout(tp=2, path="direct", engine=engine) if engine != "batches" else Layout()
         for n in SIZES:
-            runs = [LabRun(f"r{i}", model, layout, 1024 + 64 * i, 2048, 9.0 + 0.05 * i, 1500.0) for i in range(n)]
+            if engine == "batches":
+                runs = [
+                    LabRun(f"r{i}", (model, moe)[i % 2], layout, 1024, 1024, None, None, 4 << (i % 5), 100.0 + i)
+                    for i in range(n)
+                ]
+            else:
+                runs = [LabRun(f"r{i}", model, layout, 1024 + 64 * i, 2048, 9.0 + 0.05 * i, 1500.0) for i in range(n)]
 
             def baseline(runs: list[LabRun] = runs) -> None:
                 for r in runs:
-                    predict(r.model, r.layout, context_tokens=r.context, prompt_tokens=r.prompt)
+                    predict(
+                        r.model, r.layout, context_tokens=r.context, prompt_tokens=r.prompt, concurrency=r.concurrency
+                    )
 
             base = median_seconds(baseline, args.repeats)
             cal = median_seconds(lambda runs=runs: calibrate(runs), args.repeats)
