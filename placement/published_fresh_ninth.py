@@ -263,34 +263,35 @@ def _bakeer() -> list[PublishedPoint]:
             **gguf,
         ),
     ]
-    for streams, tps, total in ((4, 30.69, 1536), (8, 59.0, 3072), (12, 83.68, 4608), (16, 107.07, 6144)):
-        points.append(
-            _pt(
-                f"qwen3.8-27b-1-vllm-fp8-0xbakeer-c{streams}",
-                "qwen3.8-27b",
-                concurrency=streams,
-                decode_tps=tps,
-                context=sweep_ctx,
-                source=f'0xBakeer sweep-fp8-nospec.json: \'"concurrency": {streams}, "completed": {streams}, ... '
-                f'"total_tokens": {total}, "aggregate_tps": {tps}\'',
-                url=f"{results}sweep-fp8-nospec.json",
-                **fp8,
+    sweeps = (
+        (
+            "vllm-fp8",
+            "sweep-fp8-nospec.json",
+            fp8,
+            ((4, 30.69, 1536), (8, 59.0, 3072), (12, 83.68, 4608), (16, 107.07, 6144)),
+        ),
+        (
+            "llamacpp-q4km",
+            "sweep-gguf-q4km-nospec.json",
+            gguf,
+            ((4, 31.52, 1536), (8, 45.21, 3072), (12, 53.5, 4599), (16, 59.88, 6144)),
+        ),
+    )
+    for form, file, common, levels in sweeps:
+        for streams, tps, total in levels:
+            points.append(
+                _pt(
+                    f"qwen3.8-27b-1-{form}-0xbakeer-c{streams}",
+                    "qwen3.8-27b",
+                    concurrency=streams,
+                    decode_tps=tps,
+                    context=sweep_ctx,
+                    source=f'0xBakeer {file}: \'"concurrency": {streams}, "completed": {streams}, ... '
+                    f'"total_tokens": {total}, "aggregate_tps": {tps}\'',
+                    url=f"{results}{file}",
+                    **common,
+                )
             )
-        )
-    for streams, tps, total in ((4, 31.52, 1536), (8, 45.21, 3072), (12, 53.5, 4599), (16, 59.88, 6144)):
-        points.append(
-            _pt(
-                f"qwen3.8-27b-1-llamacpp-q4km-0xbakeer-c{streams}",
-                "qwen3.8-27b",
-                concurrency=streams,
-                decode_tps=tps,
-                context=sweep_ctx,
-                source=f'0xBakeer sweep-gguf-q4km-nospec.json: \'"concurrency": {streams}, "completed": '
-                f'{streams}, ... "total_tokens": {total}, "aggregate_tps": {tps}\'',
-                url=f"{results}sweep-gguf-q4km-nospec.json",
-                **gguf,
-            )
-        )
     return points
 
 

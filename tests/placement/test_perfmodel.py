@@ -923,6 +923,23 @@ def test_calibration_stays_within_its_documented_bounds():
     assert calibrate([]).constants == default_constants()
 
 
+def _batches(model, layout, streams, constants, prefix="c"):
+    return [
+        LabRun(
+            f"{prefix}{n}",
+            model,
+            layout,
+            1024,
+            1024,
+            None,
+            None,
+            n,
+            predict(model, layout, context_tokens=1024, concurrency=n, constants=constants).aggregate_tps,
+        )
+        for n in streams
+    ]
+
+
 def test_the_published_fit_lies_within_the_calibration_bounds_so_a_lab_that_agrees_keeps_it():
     """Every engine's published constant that calibration re-fits lies inside
     its documented bounds; and a lab whose SGLang TP2 runs at 4 and 8 streams
@@ -943,40 +960,9 @@ def test_the_published_fit_lies_within_the_calibration_bounds_so_a_lab_that_agre
             assert low <= getattr(e, name) <= high, (engine, name)
     model = get_seed_model("qwen3.6-27b")
     layout = Layout(tp=2, path="direct", engine="sglang")
-    runs = [
-        LabRun(
-            f"c{n}",
-            model,
-            layout,
-            1024,
-            1024,
-            None,
-            None,
-            n,
-            predict(model, layout, context_tokens=1024, concurrency=n).aggregate_tps,
-        )
-        for n in (4, 8)
-    ]
-    cal = calibrate(runs)
+    cal = calibrate(_batches(model, layout, (4, 8), c))
     assert cal.constants.engine("sglang").stream_overhead_ms == pytest.approx(c.engine("sglang").stream_overhead_ms)
     assert all(abs(e.error_pct) < 0.5 for e in cal.after), cal.after
-
-
-def _batches(model, layout, streams, constants, prefix="c"):
-    return [
-        LabRun(
-            f"{prefix}{n}",
-            model,
-            layout,
-            1024,
-            1024,
-            None,
-            None,
-            n,
-            predict(model, layout, context_tokens=1024, concurrency=n, constants=constants).aggregate_tps,
-        )
-        for n in streams
-    ]
 
 
 def test_calibration_refits_an_engines_cost_per_stream_on_its_runs_at_several_streams():
@@ -1127,8 +1113,6 @@ def test_held_out_batch_series_played_as_a_labs_runs_show_what_the_refit_buys():
     series' median error falls from a third to under a tenth; one series,
     where the model's curve bends the other way (llama.cpp's gpt-oss-120b),
     gets worse, and the table says so."""
-    import subprocess
-    import sys
 
     from placement.perfmodel.lab_check import series_checks
 
@@ -1142,13 +1126,7 @@ def test_held_out_batch_series_played_as_a_labs_runs_show_what_the_refit_buys():
     before = statistics.median(abs(e) for s in moe for e in s.before_pct)
     after = statistics.median(abs(e) for s in moe for e in s.after_pct)
     assert before > 30.0 and after < 10.0
-    out = subprocess.run(
-        [sys.executable, "-m", "placement.perfmodel", "--lab-refit"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    ).stdout
+    out = perfmodel_cli("--lab-refit")
     assert f"MoE: {sum(len(s.judged) for s in moe)} judged figures of {len(moe)} series" in out
     assert "| fresh6-heitor-qwen36-sweep (qwen3.6-35b-a3b) | vllm | yes | 1, 2, 4 | 8, 16, 32, 48, 96 |" in out
 
@@ -1156,27 +1134,29 @@ def test_held_out_batch_series_played_as_a_labs_runs_show_what_the_refit_buys():
 # --- the command line ----------------------------------------------------------------
 
 
+def perfmodel_cli(*args: str) -> str:
+    """What ``python -m placement.perfmodel *args`` prints, as a user runs it."""
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-m", "placement.perfmodel", *args], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
 def test_the_command_line_prints_the_refit_the_tables_and_the_goals():
     """`python -m placement.perfmodel` refits every reading and prints the held-out
     errors and the goals; `--markdown` (also `manage.py perfmodel --markdown`) prints
     the tables of PERFORMANCE_MODEL.md from the stored constants."""
-    import subprocess
-    import sys
 
-    refit = subprocess.run(
-        [sys.executable, "-m", "placement.perfmodel"], capture_output=True, text=True, check=True, timeout=300
-    ).stdout
+    refit = perfmodel_cli()
     report = fit_report(DEFAULT_READING)
     assert f"holdout decode: median {report.median('holdout', 'decode'):.1f}%" in refit
     assert refit.count("PerfConstants(") == len(READINGS)
     assert "Goals on the held-out runs:" in refit
-    tables = subprocess.run(
-        [sys.executable, "-m", "placement.perfmodel", "--markdown"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
-    ).stdout
+    tables = perfmodel_cli("--markdown")
     assert "### Held-out points (never used by the fit)" in tables
     n = len(report.values("holdout", "decode"))
     assert f"- holdout decode ({n} figures): median {report.median('holdout', 'decode'):.1f}%" in tables
