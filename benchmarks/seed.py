@@ -40,7 +40,7 @@ def seed_published(run_class: Any, model_class: Any) -> None:
         if p.key in known:
             continue
         model = by_slug.get(p.model_slug)
-        llama = p.engine == "llama.cpp"  # only llama-bench states its sizes (pp2048, tg32)
+        llama = p.engine == "llama.cpp"  # only llama-bench states its sizes (ppN, tgN)
         extra = format_and_mode(p, model.quantization if model else "", checkpoint) if kept else {}
         run_class.objects.create(
             **extra,
@@ -58,7 +58,7 @@ def seed_published(run_class: Any, model_class: Any) -> None:
             tp=p.tp,
             pp=p.pp,
             concurrency=p.concurrency,
-            input_len=2048 if llama else None,
+            input_len=p.prompt if llama else None,
             output_len=32 if llama else None,
             prefill_tps=p.prefill_tps,
             decode_tps=p.decode_tps,
@@ -105,14 +105,18 @@ def published_notes(p: Any) -> str:
 def refresh_published(run_class: Any) -> None:
     """Bring the stored published rows' reference, notes, format and mode up
     to date with ``PUBLISHED_POINTS`` (a figure's role can change between
-    versions; rows stored before 0014 had no format or mode)."""
+    versions; rows stored before 0014 had no format or mode), and a
+    llama-bench row's prompt length to its figure's (rows stored before
+    0019 said 2,048 tokens whatever the prompt)."""
     by_key = {p.key: p for p in PUBLISHED_POINTS}
     kept, checkpoint = _has(run_class, "quantization", "mode"), _has(run_class, "checkpoint")
-    fields = ["reference", "notes", *(["quantization", "mode"] if kept else [])]
+    fields = ["reference", "notes", "input_len", *(["quantization", "mode"] if kept else [])]
     fields += ["checkpoint"] if checkpoint else []
     for row in run_class.objects.filter(published_key__in=list(by_key)).select_related("model"):
         p = by_key[row.published_key]
         row.reference, row.notes = published_reference(p), published_notes(p)
+        if p.engine == "llama.cpp":
+            row.input_len = p.prompt
         if kept:
             for name, value in format_and_mode(p, row.model.quantization if row.model else "", checkpoint).items():
                 setattr(row, name, value)

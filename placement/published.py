@@ -21,6 +21,7 @@ from placement.published_fresh_ninth import fresh_2026_12_05_ninth
 from placement.published_fresh_second import fresh_2026_12_04_second
 from placement.published_fresh_seventh import fresh_2026_12_05_seventh
 from placement.published_fresh_sixth import fresh_2026_12_05
+from placement.published_fresh_tenth import fresh_2026_12_05_tenth
 from placement.published_fresh_third import fresh_2026_12_04_third
 from placement.published_point import PublishedPoint
 from placement.published_series import (
@@ -847,6 +848,7 @@ _POINTS: tuple[PublishedPoint, ...] = (
     + fresh_2026_12_05_seventh()
     + fresh_2026_12_05_eighth()
     + fresh_2026_12_05_ninth()
+    + fresh_2026_12_05_tenth()
 )
 
 # each figure with the checkpoint its source names (placement.published_checkpoints)

@@ -19,6 +19,7 @@ from placement import (
     published_fresh_second,
     published_fresh_seventh,
     published_fresh_sixth,
+    published_fresh_tenth,
     published_fresh_third,
 )
 from placement.published import PUBLISHED_POINTS, PublishedPoint
@@ -71,6 +72,7 @@ FRESH_SETS: dict[str, tuple[str, dict[tuple[str, str], tuple[float, float, float
     published_fresh_seventh.COLLECTED_SEVENTH: ("9d1158a", published_fresh_seventh.PREDICTED_ONCE),
     published_fresh_eighth.COLLECTED_EIGHTH: ("f6519e7", published_fresh_eighth.PREDICTED_ONCE),
     published_fresh_ninth.COLLECTED_NINTH: ("276ef1a", published_fresh_ninth.PREDICTED_ONCE),
+    published_fresh_tenth.COLLECTED_TENTH: ("4393195", published_fresh_tenth.PREDICTED_ONCE),
 }
 FRESH = {day: commit for day, (commit, _) in FRESH_SETS.items()}
 

@@ -119,10 +119,11 @@ def test_published_rows_of_a_database_at_0005_get_the_seeds_words_and_measured_r
     assert BenchmarkRun.objects.get(pk=mine.pk).notes == "stale, mine"
 
 
-def rows_added_since(migration: str, added: set[str]):
+def rows_added_since(migration: str, added: set[str], stored_then=None):
     """A database at ``migration`` (of benchmarks) without the published rows
-    ``added``, as before they were known, migrated to the end: the published
-    rows afterwards, each checked to be in the seed's words, once."""
+    ``added``, as before they were known (``stored_then``: what else differed,
+    given the historical model), migrated to the end: the published rows
+    afterwards, each checked to be in the seed's words, once."""
     from benchmarks.seed import published_notes, published_reference
     from placement.published import PUBLISHED_POINTS
 
@@ -130,6 +131,8 @@ def rows_added_since(migration: str, added: set[str]):
     old = MigrationExecutor(connection).loader.project_state([("benchmarks", migration)]).apps
     Run = old.get_model("benchmarks", "BenchmarkRun")
     Run.objects.filter(published_key__in=added).delete()
+    if stored_then is not None:
+        stored_then(Run)
     before = Run.objects.filter(source="published").count()
 
     migrate(before=False)
@@ -272,3 +275,30 @@ def test_a_database_at_0017_gets_the_ninth_fresh_set_with_its_checkpoints():
     unsloth = rows.get(published_key="qwen3.8-27b-1-vllm-nvfp4-0xbakeer-c8")
     assert (unsloth.checkpoint, unsloth.mode) == ("unsloth/Qwen3.8-27B-NVFP4", "graphs")
     assert "collected on 2026-12-05d, after the performance model was frozen" in batch.notes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_at_0018_gets_the_tenth_fresh_set():
+    """benchmarks 0019: the same for the tenth fresh set and a database at
+    0018: a llama-bench table's prefills, one row per prompt length; and the
+    llama-bench rows stored before, which said 2,048 tokens whatever their
+    prompt, get their figure's (a 32,768-token prefill, a 128-token one)."""
+    from placement.published import PUBLISHED_POINTS
+
+    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-05e"}
+    assert len(added) == 8
+    earlier = ("qwen3.6-35b-a3b-1-llamacpp-q8-gdevsnack-pp32768", "qwen3-235b-a22b-1-llamacpp-q2k-koyo")
+
+    def as_then(run) -> None:
+        assert run.objects.filter(published_key__in=earlier).update(input_len=2048) == 2
+
+    rows = rows_added_since("0018_published_ninth_fresh", added, as_then)
+    assert [rows.get(published_key=key).input_len for key in earlier] == [32768, 128]
+    longest = rows.get(published_key="gpt-oss-20b-1-llamacpp-chrislyz-pp32678")
+    assert (longest.engine, longest.decode_tps, longest.prefill_tps, longest.input_len) == (
+        "llama.cpp",
+        None,
+        3494.22,
+        32678,
+    )
+    assert "collected on 2026-12-05e, after the performance model was frozen" in longest.notes

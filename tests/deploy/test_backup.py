@@ -231,15 +231,18 @@ def seed_correction(key: tuple[str, int], name: str, old: object, row: dict[str,
     where a flagship seed had none (placement 0010), and Qwen3.6-35B-A3B's own NVFP4 form
     given its repository (placement 0013); two seed models' names without the format
     (placement 0014); a published figure's reference and notes
-    brought up to date with the seed's own words (benchmarks 0003 and 0006); an admin's own references
+    brought up to date with the seed's own words (benchmarks 0003 and 0006), and a llama-bench
+    figure's prompt length (benchmarks 0019); an admin's own references
     and measured runs never change."""
     import importlib
 
-    if key[0] == "benchmarks.benchmarkrun" and name in ("reference", "notes") and row.get("published_key"):
+    if key[0] == "benchmarks.benchmarkrun" and name in ("reference", "notes", "input_len") and row.get("published_key"):
         from benchmarks.seed import published_notes, published_reference
         from placement.published import PUBLISHED_POINTS
 
         point = next((p for p in PUBLISHED_POINTS if p.key == row["published_key"]), None)
+        if name == "input_len":  # benchmarks 0019: a llama-bench row's prompt length, its figure's
+            return point is not None and point.engine == "llama.cpp" and row[name] == point.prompt
         words = {"reference": published_reference, "notes": published_notes}[name]
         return point is not None and row[name] == words(point)
     if name == "name" and key[0] == "placement.llmmodel":

@@ -125,7 +125,7 @@ def test_the_goals_on_held_out_runs_are_measured_and_the_docs_say_the_same():
     # recurrent state is priced): 17.5% after the sixth, 16.1% with the seventh, 16.2% with the eighth; not the
     # worst errors (the docs say why)
     assert all(goals[name][1] for name in ("decode median", "inside ranges", "median half-width"))
-    assert not goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(16.7, abs=0.05)
+    assert not goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(17.2, abs=0.05)
     assert goals["median half-width"][0] == pytest.approx(29.1, abs=0.05)
     assert not goals["decode worst"][1] and not goals["aggregate worst"][1]
     earlier = report.only({p.key for p in PUBLISHED_POINTS if not p.collected})
@@ -655,6 +655,27 @@ def test_the_sixth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
     assert once["qwen3.6-35b-a3b-1-vllm-nvfp4-heitor-c96", "aggregate"] == pytest.approx(-63.9, abs=0.05)
     assert "- decode median: 9.6% (at most 10%): met" in mine
     assert "- inside ranges: 60.7% (at least 80%): NOT met" in mine
+
+
+def test_the_tenth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
+    """The runs collected fifth on 2026-12-05 judge the model frozen at
+    4393195 on what it had never seen: the stored model still predicts every
+    figure and range as it did, once. A second lab's llama-bench of
+    gpt-oss-20b decodes within 4.8% and prefills 21% to 33% faster than
+    predicted at every prompt length from 512 to 32,678 tokens, inside its
+    ranges; vLLM's Qwen3.6-35B-A3B NVFP4 at four streams is 21% too slow,
+    outside."""
+    from placement.published_fresh_tenth import COLLECTED_TENTH, PREDICTED_ONCE
+
+    points, found, mine = judged_fresh_set(COLLECTED_TENTH, "4393195", PREDICTED_ONCE, 9, 2)
+    assert all(p.nodes == 1 for p in points)
+    assert sorted(p.prompt for p in points if p.engine == "llama.cpp") == [512, 1024, 2048, 4096, 8192, 16384, 32678]
+    once = unchanged_since(found, PREDICTED_ONCE, mine)
+    assert once["gpt-oss-20b-1-llamacpp-chrislyz", "decode"] == pytest.approx(-4.8, abs=0.05)
+    assert once["gpt-oss-20b-1-llamacpp-chrislyz-pp32678", "prefill"] == pytest.approx(-22.1, abs=0.05)
+    assert once["qwen3.6-35b-a3b-1-vllm-nvfp4-trobdev-c4", "aggregate"] == pytest.approx(-21.4, abs=0.05)
+    assert "- inside ranges: 88.9% (at least 80%): met" in mine
+    assert "- median half-width: 99.0% (at most 30%): NOT met" in mine
 
 
 def test_the_ninth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
