@@ -196,7 +196,7 @@ def _batch_cost(series: list[tuple[LabRun, float, float, float]], stream_ms: flo
     )
 
 
-def _refit_batching(runs: list[LabRun], c: PerfConstants, engine: str) -> tuple[float, float]:
+def _refit_batching(runs: list[LabRun], c: PerfConstants, engine: str) -> tuple[float, dict[str, float]]:
     """The engine's cost per extra stream and the factor on its cost per
     expert slot that best predict its runs at several streams (least squares
     of the log ratio, on grids of 0.05 within CALIBRATION_BOUNDS), after its
@@ -206,7 +206,11 @@ def _refit_batching(runs: list[LabRun], c: PerfConstants, engine: str) -> tuple[
     the slot factor on MIN_AGGREGATE_RUNS MoE runs at that cost per stream;
     a lab with fewer of each, but MIN_AGGREGATE_RUNS in all that pay it,
     re-fits the cost per stream on them all. Each keeps the published value
-    (the factor 1) otherwise."""
+    (the factor 1) otherwise. When the engine's MoE runs cover two or more
+    models with MIN_AGGREGATE_RUNS runs each, each such model also gets a
+    factor of its own (their slot costs differ by model), and the factor
+    fitted on them all serves the MoE models the lab did not measure.
+    Returns the cost per stream and the factors by ``slot_scale`` key."""
     e = c.engine(engine)
     series = _batch_series(runs, c, engine)
     scale = c.slot_scale.get(engine, 1.0)
@@ -218,11 +222,23 @@ def _refit_batching(runs: list[LabRun], c: PerfConstants, engine: str) -> tuple[
     stream_ms = e.stream_overhead_ms
     if len(dense) >= MIN_AGGREGATE_RUNS:
         stream_ms = min(streams, key=lambda v: _batch_cost(dense, v, c.expert_slot_us * scale))
+    factors: dict[str, float] = {}
     if len(moe) >= MIN_AGGREGATE_RUNS:
-        scale = min(scales, key=lambda f: _batch_cost(moe, stream_ms, c.expert_slot_us * f))
+        factors[engine] = min(scales, key=lambda f: _batch_cost(moe, stream_ms, c.expert_slot_us * f))
+        by_model: dict[str, list[tuple[LabRun, float, float, float]]] = {}
+        for t in moe:
+            by_model.setdefault(t[0].model.slug, []).append(t)
+        measured = {slug: mine for slug, mine in by_model.items() if len(mine) >= MIN_AGGREGATE_RUNS}
+        if len(measured) >= 2:
+            for slug, mine in sorted(measured.items()):
+
+                def cost(f: float, mine: list[tuple[LabRun, float, float, float]] = mine) -> float:
+                    return _batch_cost(mine, stream_ms, c.expert_slot_us * f)
+
+                factors[f"{engine}:{slug}"] = min(scales, key=cost)
     elif len(paying) >= MIN_AGGREGATE_RUNS and len(dense) < MIN_AGGREGATE_RUNS:
         stream_ms = min(streams, key=lambda v: _batch_cost(paying, v, c.expert_slot_us * scale))
-    return _clamp("stream_overhead_ms", stream_ms), _clamp("slot_scale", scale)
+    return _clamp("stream_overhead_ms", stream_ms), {k: _clamp("slot_scale", f) for k, f in factors.items()}
 
 
 def _coarse_then_fine(values: list[float], cost: Callable[[float], float], stride: int) -> float:
@@ -320,11 +336,14 @@ _WHO |= {"switched-nccl": "switch with NCCL", "switched-rocenante": "switch with
 
 
 def refit_words(changes: tuple[tuple[str, str, float, float], ...]) -> list[str]:
-    """Each change of a re-fit in words: "vLLM's cost per expert slot 6.00 µs → 1.80 µs"."""
+    """Each change of a re-fit in words: "vLLM's cost per expert slot 6.00 µs → 1.80 µs", and
+    for one model of several: "vLLM's cost per expert slot for qwen3.6-35b-a3b 6.00 µs → 0.00 µs"."""
     out = []
     for who, name, old, new in changes:
         words, form = REFIT_WORDS.get(name, (name, "{:.3f}"))
-        out.append(f"{_WHO.get(who, who)}'s {words} {form.format(old)} → {form.format(new)}")
+        engine, _, model = who.partition(":")
+        what = f"{_WHO.get(engine, engine)}'s {words}" + (f" for {model}" if model else "")
+        out.append(f"{what} {form.format(old)} → {form.format(new)}")
     return out
 
 
@@ -359,7 +378,7 @@ def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibrat
         if engine in OWN_TP_COSTS:
             new = _refit_own_tp_costs(mine, replace(c, engines={**engines, engine: new}), engine, new)
         trial = replace(c, engines={**engines, engine: new}, slot_scale=slot_scale)
-        stream_ms, scale = _refit_batching(mine, trial, engine)
+        stream_ms, factors = _refit_batching(mine, trial, engine)
         new = replace(new, stream_overhead_ms=stream_ms)
         engines[engine] = new
         for name in (
@@ -372,9 +391,12 @@ def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibrat
         ):
             if not math.isclose(getattr(old, name), getattr(new, name), rel_tol=1e-9):
                 changes.append((engine, name, getattr(old, name), getattr(new, name)))
-        if not math.isclose(scale, slot_scale.get(engine, 1.0)):
-            changes.append((engine, "expert_slot_us", c.slot_us(engine), c.expert_slot_us * scale))
-            slot_scale[engine] = scale
+        for key, scale in factors.items():
+            if not math.isclose(scale, slot_scale.get(key, 1.0)):
+                changes.append(
+                    (key, "expert_slot_us", c.expert_slot_us * slot_scale.get(key, 1.0), c.expert_slot_us * scale)
+                )
+                slot_scale[key] = scale
     label = ", ".join(f"{e}: {n} run{'s' if n != 1 else ''}" for e, n in counts.items())
     calibrated = replace(c, engines=engines, slot_scale=slot_scale, calibrated=label) if counts else c
     # the lab's own multi-node runs of an engine speak for its set-up: its

@@ -239,16 +239,20 @@ class PerfConstants:
     # lab's own multi-node runs of the engine lift it.
     single_source: dict[str, str] = field(hash=False, default_factory=dict)
     # the lab's MoE runs at several streams re-fit each engine's cost per
-    # expert slot: a factor on ``expert_slot_us`` by batching engine (1: the published fit)
+    # expert slot: a factor on ``expert_slot_us`` by engine ("vllm"), and by
+    # engine and model ("vllm:qwen3.6-35b-a3b") when the lab measured several
+    # MoE models on it (1: the published fit)
     slot_scale: dict[str, float] = field(hash=False, default_factory=dict)
 
     def engine(self, name: str) -> EngineConstants:
         return self.engines[name] if name in self.engines else self.engines[ENGINE_FIT_SOURCE[name]]
 
-    def slot_us(self, engine: str) -> float:
+    def slot_us(self, engine: str, model: str = "") -> float:
         """What one expert slot of each stream beyond the first costs on this
-        (batching) engine: the published fit's, scaled by the lab's MoE runs."""
-        return self.expert_slot_us * self.slot_scale.get(engine, 1.0)
+        engine: the published fit's, scaled by the lab's runs of this model on
+        it, else by its runs of the engine's MoE models."""
+        scale = self.slot_scale.get(f"{engine}:{model}", self.slot_scale.get(engine, 1.0))
+        return self.expert_slot_us * scale
 
     def efficiency(self, engine: str, quantization: str) -> float:
         """Share of 273 GB/s an engine reaches decoding weights in this format."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from placement.published_point import PublishedPoint
 
 from .calibration import LabRun, calibrate
-from .constants import DEFAULT_READING
+from .constants import DEFAULT_READING, PerfConstants
 from .points import point_layout, point_model, points_for
 from .prediction import predict
 from .report import configuration
@@ -114,6 +114,67 @@ def series_checks(reading: str = DEFAULT_READING) -> list[SeriesCheck]:
     return out
 
 
+@dataclass(frozen=True)
+class TransferCheck:
+    """One lab's MoE batches of one model re-fit the engine's cost per expert
+    slot; the same lab's batches of another MoE model on that engine, never
+    seen by the re-fit, are judged with it: signed errors (%) before and after."""
+
+    lab: str  # the repository both series come from
+    fitted: str  # the model whose batches were re-fitted on
+    judged: str  # the model judged
+    streams: tuple[int, ...]
+    before_pct: tuple[float, ...]
+    after_pct: tuple[float, ...]
+    changes: tuple[tuple[str, str, float, float], ...]
+
+
+def _lab_of(p: PublishedPoint) -> str:
+    """The repository (or page) a figure comes from: one lab's bench."""
+    return p.url.split("/blob/")[0] if "/blob/" in p.url else p.url
+
+
+def _aggregate_error(p: PublishedPoint, constants: PerfConstants | None) -> float:
+    tps = predict(
+        point_model(p), point_layout(p), context_tokens=p.context, concurrency=p.concurrency, constants=constants
+    ).aggregate_tps
+    return (tps / float(p.compared_decode_tps or 1.0) - 1.0) * 100.0
+
+
+def transfer_checks(reading: str = DEFAULT_READING) -> list[TransferCheck]:
+    """Every ordered pair of held-out MoE batch series (one instance, at least
+    MEASURED_LEVELS levels of several streams each) from one lab's bench and
+    one engine: does a cost per slot re-fitted on one model's batches carry
+    to another model's? The re-fit is per engine, not per model."""
+    held_out = [
+        p
+        for p in points_for(reading, roles=("holdout",))
+        if p.compared_decode_tps and p.replicas == 1 and p.concurrency > 1 and point_model(p).is_moe
+    ]
+    series: dict[tuple[str, str, str], list[PublishedPoint]] = {}
+    for p in held_out:
+        series.setdefault((_lab_of(p), p.engine, p.model_slug), []).append(p)
+    kept = {k: sorted(v, key=lambda p: p.concurrency) for k, v in series.items() if len(v) >= MEASURED_LEVELS}
+    out = []
+    for (lab, engine, fitted), runs in sorted(kept.items()):
+        cal = calibrate([_run(p) for p in runs])
+        for (other_lab, other_engine, judged), targets in sorted(kept.items()):
+            if (other_lab, other_engine) != (lab, engine) or judged == fitted:
+                continue
+            out.append(
+                TransferCheck(
+                    lab=lab,
+                    fitted=fitted,
+                    judged=judged,
+                    streams=tuple(p.concurrency for p in targets),
+                    before_pct=tuple(_aggregate_error(p, None) for p in targets),
+                    after_pct=tuple(_aggregate_error(p, cal.constants) for p in targets),
+                    changes=cal.changes,
+                )
+            )
+    return out
+
+
 def lab_refit_text(reading: str = DEFAULT_READING) -> str:
     checks = series_checks(reading)
     lines = [
@@ -130,6 +191,18 @@ def lab_refit_text(reading: str = DEFAULT_READING) -> str:
             f"{', '.join(map(str, s.measured))} | {', '.join(map(str, s.judged))} | "
             f"{s.before_median:.1f}% | {s.after_median:.1f}% | {changed} |"
         )
+    transfers = transfer_checks(reading)
+    if transfers:
+        lines += [
+            "",
+            "One lab's MoE batches of one model re-fitted on, its batches of another MoE model on the same "
+            "engine judged (signed errors, published fit → re-fitted):",
+            "",
+        ]
+        for t in transfers:
+            levels = zip(t.streams, t.before_pct, t.after_pct, strict=True)
+            pairs = ", ".join(f"{n} streams {b:+.1f}% → {a:+.1f}%" for n, b, a in levels)
+            lines.append(f"- {t.lab}: {t.fitted} re-fitted on, {t.judged} judged: {pairs}")
     for label, chosen in (("MoE", [s for s in checks if s.moe]), ("dense", [s for s in checks if not s.moe])):
         before = [abs(e) for s in chosen for e in s.before_pct]
         after = [abs(e) for s in chosen for e in s.after_pct]

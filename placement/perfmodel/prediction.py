@@ -254,7 +254,7 @@ def per_stream_ms(model: ModelSpec, engine: str, c: PerfConstants, slot_engine: 
     (batching) engine's cost per extra stream and the cost of the model's
     expert slots, the published fit's or the lab's re-fit of it on the
     engine that runs (``slot_engine``, by default the same engine)."""
-    slot_us = c.slot_us(slot_engine or engine)
+    slot_us = c.slot_us(slot_engine or engine, model.slug)
     return c.engine(engine).stream_overhead_ms + expert_slots(model) * slot_us / 1e3
 
 

@@ -1080,6 +1080,35 @@ def test_dense_batches_refit_the_cost_per_stream_and_moe_batches_the_cost_per_sl
     assert all(abs(e.error_pct) < 1e-6 for e in cal.after)
 
 
+def test_a_lab_that_measured_two_moe_models_gets_a_slot_cost_for_each_and_a_pooled_one_for_the_rest():
+    """Held-out labs' slot costs differ by model. A lab whose vLLM batches
+    Qwen3.6-35B-A3B at 0.3 of the published cost per slot and gpt-oss-120b
+    at 1.5 gets each model's own factor (both predicted as measured), and a
+    MoE model it never measured (Qwen3-30B-A3B) takes the factor fitted on
+    both, which lies between; the fit table names the three."""
+    from placement.perfmodel.calibration import refit_words
+
+    c = default_constants()
+    qwen, gpt, other = (get_seed_model(s) for s in ("qwen3.6-35b-a3b", "gpt-oss-120b", "qwen3-30b-a3b"))
+    lab = replace(c, slot_scale={"vllm:qwen3.6-35b-a3b": 0.3, "vllm:gpt-oss-120b": 1.5})
+    runs = _batches(qwen, Layout(), (4, 16), lab, "q") + _batches(gpt, Layout(), (4, 16), lab, "g")
+    cal = calibrate(runs)
+    scale = cal.constants.slot_scale
+    assert (scale["vllm:qwen3.6-35b-a3b"], scale["vllm:gpt-oss-120b"]) == (pytest.approx(0.3), pytest.approx(1.5))
+    assert 0.3 < scale["vllm"] < 1.5
+    assert all(abs(e.error_pct) < 1e-6 for e in cal.after)
+    pooled = predict(other, Layout(), context_tokens=1024, concurrency=16, constants=cal.constants)
+    assert pooled == predict(
+        other, Layout(), context_tokens=1024, concurrency=16, constants=replace(c, slot_scale={"vllm": scale["vllm"]})
+    )
+    words = refit_words(cal.changes)
+    assert "vLLM's cost per expert slot for qwen3.6-35b-a3b 6.00 µs → 1.80 µs" in words
+    assert "vLLM's cost per expert slot for gpt-oss-120b 6.00 µs → 9.00 µs" in words
+    assert any(w.startswith("vLLM's cost per expert slot 6.00 µs → ") for w in words)
+    # one MoE model measured: one factor, the engine's
+    assert set(calibrate(runs[:2]).constants.slot_scale) == {"vllm"}
+
+
 def test_sglangs_one_node_moe_batches_refit_its_own_slot_cost_not_vllms():
     """SGLang on one node pays vLLM's cost per stream (``STREAM_COST_FROM_TP``);
     its MoE batches still re-fit a cost per slot of SGLang's own, and vLLM's
@@ -1147,9 +1176,22 @@ def test_held_out_batch_series_played_as_a_labs_runs_show_what_the_refit_buys():
     before = statistics.median(abs(e) for s in moe for e in s.before_pct)
     after = statistics.median(abs(e) for s in moe for e in s.after_pct)
     assert before > 30.0 and after < 10.0
+    # one lab's factor carried from one MoE model to another (the re-fit is per engine for models the lab
+    # did not measure): on the pulsar bench's vLLM, Nemotron-3-Nano's batches bring Nemotron-3-Super's 16
+    # streams from 30.8% too slow to within 5%; on ggml's llama.cpp, gpt-oss-120b's make Nemotron-3-Super's
+    # worse, and the report says so
+    from placement.perfmodel.lab_check import transfer_checks
+
+    carried = {(t.lab.rsplit("/", 1)[1], t.fitted, t.judged): t for t in transfer_checks()}
+    super_ = carried["pulsar-gb10-vllm-stack", "nemotron-3-nano-30b-a3b", "nemotron-3-super-120b-a12b"]
+    at16 = super_.streams.index(16)
+    assert super_.before_pct[at16] < -30.0 and abs(super_.after_pct[at16]) < 5.0
+    worse = carried["llama.cpp", "gpt-oss-120b", "nemotron-3-super-120b-a12b"]
+    assert all(abs(a) > abs(b) for a, b in zip(worse.after_pct, worse.before_pct, strict=True))
     out = perfmodel_cli("--lab-refit")
     assert f"MoE: {sum(len(s.judged) for s in moe)} judged figures of {len(moe)} series" in out
     assert "| fresh6-heitor-qwen36-sweep (qwen3.6-35b-a3b) | vllm | yes | 1, 2, 4 | 8, 16, 32, 48, 96 |" in out
+    assert "- https://github.com/luisefigueroa/pulsar-gb10-vllm-stack: nemotron-3-nano-30b-a3b re-fitted on, " in out
 
 
 # --- the command line ----------------------------------------------------------------
