@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from placement.published_point import PublishedPoint
 
-from .calibration import LabRun, calibrate
+from .calibration import LabRun, calibrate, refit_words
 from .constants import DEFAULT_READING, PerfConstants
 from .points import point_layout, point_model, points_for
 from .prediction import predict
@@ -51,7 +51,7 @@ class SeriesCheck:
 
 
 def _series_key(p: PublishedPoint) -> tuple[object, ...]:
-    return (p.source_id, p.context, *configuration(p)[:-1])
+    return (p.source_id, *configuration(p)[:-1])
 
 
 def _run(p: PublishedPoint) -> LabRun:
@@ -185,7 +185,7 @@ def lab_refit_text(reading: str = DEFAULT_READING) -> str:
         "| --- | --- | --- | --- | --- | ---: | ---: | --- |",
     ]
     for s in checks:
-        changed = "; ".join(f"{e} {n} {old:.3g} → {new:.3g}" for e, n, old, new in s.changes) or "nothing"
+        changed = "; ".join(refit_words(s.changes)) or "nothing"
         lines.append(
             f"| {s.origin} ({s.model}) | {s.engine} | {'yes' if s.moe else 'no'} | "
             f"{', '.join(map(str, s.measured))} | {', '.join(map(str, s.judged))} | "
