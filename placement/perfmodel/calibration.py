@@ -173,10 +173,12 @@ def _batch_series(runs: list[LabRun], c: PerfConstants, engine: str) -> list[tup
     ``streams_ms``): (run, base ms, streams beyond the first, expert slots
     they add). A run that pays another engine's cost per stream
     (``own_stream_cost``) keeps it in its base and adds no stream term."""
+    # every slot factor of this engine at 0 (its own and its models'), whatever the base holds
+    mine = {k for k in c.slot_scale if k.partition(":")[0] == engine} | {engine}
     bare = replace(
         c,
         engines={**c.engines, engine: replace(c.engine(engine), stream_overhead_ms=0.0)},
-        slot_scale={**c.slot_scale, engine: 0.0},
+        slot_scale={**c.slot_scale, **dict.fromkeys(mine, 0.0)},
     )
     out = []
     for r in runs:
