@@ -215,7 +215,7 @@ def _refit_batching(runs: list[LabRun], c: PerfConstants, engine: str) -> tuple[
     Returns the cost per stream and the factors by ``slot_scale`` key."""
     e = c.engine(engine)
     series = _batch_series(runs, c, engine)
-    scale = c.slot_scale.get(engine, 1.0)
+    current_us = c.slot_us(engine)
     paying = [t for t in series if t[2] > 0]
     dense = [t for t in paying if not t[0].model.is_moe]
     moe = [t for t in series if t[0].model.is_moe]
@@ -223,7 +223,7 @@ def _refit_batching(runs: list[LabRun], c: PerfConstants, engine: str) -> tuple[
     scales = _grid(*CALIBRATION_BOUNDS["slot_scale"], 0.05)
     stream_ms = e.stream_overhead_ms
     if len(dense) >= MIN_AGGREGATE_RUNS:
-        stream_ms = min(streams, key=lambda v: _batch_cost(dense, v, c.expert_slot_us * scale))
+        stream_ms = min(streams, key=lambda v: _batch_cost(dense, v, current_us))
     factors: dict[str, float] = {}
     if len(moe) >= MIN_AGGREGATE_RUNS:
         factors[engine] = min(scales, key=lambda f: _batch_cost(moe, stream_ms, c.expert_slot_us * f))
@@ -239,7 +239,7 @@ def _refit_batching(runs: list[LabRun], c: PerfConstants, engine: str) -> tuple[
 
                 factors[f"{engine}:{slug}"] = min(scales, key=cost)
     elif len(paying) >= MIN_AGGREGATE_RUNS and len(dense) < MIN_AGGREGATE_RUNS:
-        stream_ms = min(streams, key=lambda v: _batch_cost(paying, v, c.expert_slot_us * scale))
+        stream_ms = min(streams, key=lambda v: _batch_cost(paying, v, current_us))
     return _clamp("stream_overhead_ms", stream_ms), {k: _clamp("slot_scale", f) for k, f in factors.items()}
 
 
@@ -394,10 +394,10 @@ def calibrate(runs: list[LabRun], base: PerfConstants | None = None) -> Calibrat
             if not math.isclose(getattr(old, name), getattr(new, name), rel_tol=1e-9):
                 changes.append((engine, name, getattr(old, name), getattr(new, name)))
         for key, scale in factors.items():
-            if not math.isclose(scale, slot_scale.get(key, 1.0)):
-                changes.append(
-                    (key, "expert_slot_us", c.expert_slot_us * slot_scale.get(key, 1.0), c.expert_slot_us * scale)
-                )
+            engine_name, _, model = key.partition(":")
+            was = c.slot_us(engine_name, model)
+            if not math.isclose(c.expert_slot_us * scale, was):
+                changes.append((key, "expert_slot_us", was, c.expert_slot_us * scale))
                 slot_scale[key] = scale
     label = ", ".join(f"{e}: {n} run{'s' if n != 1 else ''}" for e, n in counts.items())
     calibrated = replace(c, engines=engines, slot_scale=slot_scale, calibrated=label) if counts else c

@@ -54,9 +54,9 @@ BORROWED: dict[str, tuple[str, ...]] = {
         "pipeline hop",
         "cost per extra stream without tensor parallelism",
     ),
-    # its own batch tables set its cost per extra stream and per sublayer
-    # without CUDA graphs; its one MoE table cannot tell the slot cost apart
-    "llama.cpp": ("cost per expert slot of each extra stream",),
+    # its own batch tables set its cost per extra stream, per sublayer
+    # without CUDA graphs and per expert slot (``engine_slot_us``)
+    "llama.cpp": (),
 }
 # Engines whose cost per extra stream is fitted on tensor-parallel runs only
 # (SGLang's two-node TP2 series, where every stream's activations cross the
@@ -227,6 +227,10 @@ class PerfConstants:
     # empty tile per (token, expert) pair, and routing, permuting and combining
     # go by slot, so a MoE with many experts per token gains less from batching
     expert_slot_us: float = 0.0
+    # an engine's own cost per expert slot where its own training batch tables
+    # set it (a dense table pins its cost per stream, a MoE table then its slot
+    # cost: llama.cpp's); every other engine pays ``expert_slot_us``
+    engine_slot_us: dict[str, float] = field(hash=False, default_factory=dict)
     # empty: the published fit; else which engines the lab's runs re-fitted
     calibrated: str = ""
     # the lab's runs re-fit the collective latency of each backend they used
@@ -239,20 +243,27 @@ class PerfConstants:
     # lab's own multi-node runs of the engine lift it.
     single_source: dict[str, str] = field(hash=False, default_factory=dict)
     # the lab's MoE runs at several streams re-fit each engine's cost per
-    # expert slot: a factor on ``expert_slot_us`` by engine ("vllm"), and by
-    # engine and model ("vllm:qwen3.6-35b-a3b") when the lab measured several
-    # MoE models on it (1: the published fit)
+    # expert slot: a factor on the shared ``expert_slot_us`` by engine
+    # ("vllm"), and by engine and model ("vllm:qwen3.6-35b-a3b") when the lab
+    # measured several MoE models on it, in place of the published one (which
+    # may be an engine's own, ``engine_slot_us``: a factor on it could not move
+    # a cost the fit put at 0)
     slot_scale: dict[str, float] = field(hash=False, default_factory=dict)
 
     def engine(self, name: str) -> EngineConstants:
         return self.engines[name] if name in self.engines else self.engines[ENGINE_FIT_SOURCE[name]]
 
+    def base_slot_us(self, engine: str) -> float:
+        """The published fit's cost per expert slot on this engine: its own
+        (``engine_slot_us``), else the shared one."""
+        return self.engine_slot_us.get(engine, self.expert_slot_us)
+
     def slot_us(self, engine: str, model: str = "") -> float:
         """What one expert slot of each stream beyond the first costs on this
         engine: the published fit's, scaled by the lab's runs of this model on
         it, else by its runs of the engine's MoE models."""
-        scale = self.slot_scale.get(f"{engine}:{model}", self.slot_scale.get(engine, 1.0))
-        return self.expert_slot_us * scale
+        scale = self.slot_scale.get(f"{engine}:{model}", self.slot_scale.get(engine))
+        return self.base_slot_us(engine) if scale is None else self.expert_slot_us * scale
 
     def efficiency(self, engine: str, quantization: str) -> float:
         """Share of 273 GB/s an engine reaches decoding weights in this format."""

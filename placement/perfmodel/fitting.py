@@ -349,6 +349,7 @@ def _no_streams(c: PerfConstants, exponent: float) -> PerfConstants:
         c,
         routing_exponent=exponent,
         expert_slot_us=0.0,
+        engine_slot_us={},
         engines={k: replace(e, stream_overhead_ms=0.0) for k, e in c.engines.items()},
     )
 
@@ -385,10 +386,11 @@ def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstant
     """The routing exponent, vLLM's cost per extra stream and the cost per
     expert slot that best predict vLLM's training points at several streams
     (least squares of the log ratio), then SGLang's cost per extra stream on
-    its own, then llama.cpp's cost per extra stream and per sublayer of a
-    step without CUDA graphs on its own batch tables, at the shared cost per
-    expert slot (its one MoE table, of 96 slots a token, cannot tell that
-    cost apart); without them it takes vLLM's and no ungraphed cost. None of them changes one
+    its own, then llama.cpp's cost per extra stream, per sublayer of a step
+    without CUDA graphs and per expert slot (``engine_slot_us``) on its own
+    batch tables (its dense table pins the cost per stream, its MoE table
+    then the slot cost; without a MoE table it pays the shared one); without
+    any it takes vLLM's and no ungraphed cost. None of them changes one
     stream's prediction. The stream costs add to a step linearly, so each
     exponent's step times are computed once."""
     vllm = _aggregate_points(train, "vllm")
@@ -411,7 +413,7 @@ def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstant
     sglang = _aggregate_points(train, "sglang")
     if sglang:
         base = replace(c, engines={**c.engines, "sglang": replace(c.engines["sglang"], stream_overhead_ms=0.0)})
-        base = replace(base, expert_slot_us=0.0)
+        base = replace(base, expert_slot_us=0.0, engine_slot_us={})
         series = [(float(p.decode_tps or 0), _terms(p, base)) for p in sglang]
         _, stream_ms, _, _ = _search(series, STREAM_AXIS, float(c.expert_slot_us), 0.0)
         c = replace(c, engines={**c.engines, "sglang": replace(c.engines["sglang"], stream_overhead_ms=stream_ms)})
@@ -421,13 +423,18 @@ def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstant
         base = replace(
             c,
             expert_slot_us=0.0,
+            engine_slot_us={},
             engines={**c.engines, "llama.cpp": replace(own, stream_overhead_ms=0.0, eager_sublayer_us=0.0)},
         )
         series = [(float(p.decode_tps or 0), _terms(p, base)) for p in llama]
-        _, stream_ms, _, ungraphed_us = _search(series, STREAM_AXIS, float(c.expert_slot_us), UNGRAPHED_AXIS)
+        moe = any(point_model(p).is_moe for p in llama)
+        slot: _Axis = SLOT_AXIS if moe else float(c.expert_slot_us)
+        _, stream_ms, slot_us, ungraphed_us = _search(series, STREAM_AXIS, slot, UNGRAPHED_AXIS)
         own = replace(own, stream_overhead_ms=stream_ms, eager_sublayer_us=ungraphed_us)
+        c = replace(c, engine_slot_us={"llama.cpp": slot_us} if moe else {})
     else:
         own = replace(own, eager_sublayer_us=0.0)
+        c = replace(c, engine_slot_us={})
     return replace(c, engines={**c.engines, "llama.cpp": own})
 
 

@@ -228,13 +228,13 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     page.goto(f"{base}/plans/?model=qwen3-32b&group={lab['switched']}&engine=llama.cpp&concurrency=32&goal=throughput")
     one = page.locator('#plans tbody tr.plan[data-strategy="single"]')
     badge = one.locator(".held-out-badge")
-    assert badge.inner_text() == "held-out: 44% too fast"
+    assert badge.inner_text() == "held-out: 27% too fast"
     details = opened_details(page, one)
     words = details.locator("p.held-out").inner_text()
     assert words.startswith(
         "On 2 held-out figures of all streams' decode of llama.cpp single runs of dense models at 16 to 32 streams"
     )
-    assert words.endswith("the published fit predicted 35% to 53% too fast (median 44% too fast).")
+    assert words.endswith("the published fit predicted 23% to 30% too fast (median 27% too fast).")
     assert badge.get_attribute("title") == words
     shot("placement-held-out-1440")
     page.set_viewport_size({"width": 390, "height": 844})
@@ -263,13 +263,13 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     assert "collected on 2026-12-05c, after the model was frozen (at f6519e7)" in eighth.inner_text()
     assert "never used to change it" in eighth.inner_text()
     assert "collected on 2026-12-05d, after the model was frozen (at 276ef1a)" in ninth.inner_text()
-    assert "never used to change it" in ninth.inner_text()
+    assert "The model has changed since" in ninth.inner_text()  # llama.cpp's own cost per expert slot
     assert "collected on 2026-12-05e, after the model was frozen (at 4393195)" in tenth.inner_text()
     assert "never used to change it" in tenth.inner_text()
     # the table of held-out runs stacks each run into a block at phone width: nothing scrolls sideways
     table = "document.querySelector('#holdout-errors').closest('.tablewrap')"
     assert page.evaluate(f"(w => w.scrollWidth <= w.clientWidth)({table})")
-    unseen = 9 + 5 + 28 + 34 + 22 + 18 + 9  # the unseen sets' figures only
+    unseen = 9 + 5 + 28 + 34 + 22 + 9  # the unseen sets' figures only (third, fifth to eighth, tenth)
     assert page.locator("#holdout-errors tr.fresh").count() == unseen
     fresh.first.scroll_into_view_if_needed()
     shot("placement-fresh-390")

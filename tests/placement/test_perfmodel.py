@@ -125,7 +125,9 @@ def test_the_goals_on_held_out_runs_are_measured_and_the_docs_say_the_same():
     # recurrent state is priced): 17.5% after the sixth, 16.1% with the seventh, 16.2% with the eighth; not the
     # worst errors (the docs say why)
     assert all(goals[name][1] for name in ("decode median", "inside ranges", "median half-width"))
-    assert not goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(17.2, abs=0.05)
+    assert goals["aggregate worst"][0] == pytest.approx(105.3, abs=0.05)  # Nemotron-3-Super's llama.cpp batches
+    # met again (13.5%) once llama.cpp's cost per expert slot is its own, fitted on its training tables
+    assert goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(13.5, abs=0.05)
     assert goals["median half-width"][0] == pytest.approx(29.1, abs=0.05)
     assert not goals["decode worst"][1] and not goals["aggregate worst"][1]
     earlier = report.only({p.key for p in PUBLISHED_POINTS if not p.collected})
@@ -604,7 +606,7 @@ def test_the_fourth_fresh_set_is_judged_by_the_model_that_predicted_it_once():
         (p.key, "aggregate") for p in points if p.origin == "fresh4-localai-llamacpp"
     }
     now = {e.key: e.error_pct for e in found.current.errors}
-    assert now["qwen3.6-27b-1-llamacpp-nvfp4-localai-c128"] == pytest.approx(26.0, abs=0.05)
+    assert now["qwen3.6-27b-1-llamacpp-nvfp4-localai-c128"] == pytest.approx(22.5, abs=0.05)
     assert found.seen_since and SEEN in mine
     assert "- decode worst: 12.9% (at most 25%): met" in mine
     assert "- aggregate worst: 337.2% (at most 40%): NOT met" in mine
@@ -678,10 +680,10 @@ def test_the_tenth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
     assert "- median half-width: 99.0% (at most 30%): NOT met" in mine
 
 
-def test_the_ninth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
+def test_the_ninth_fresh_set_is_judged_by_the_model_that_predicted_it_once():
     """The runs collected fourth on 2026-12-05 judge the model frozen at
-    276ef1a on what it had never seen: the stored model still predicts every
-    figure and range as it did, once. One stream holds across three labs and
+    276ef1a on what it had never seen, as it predicted them once (stored);
+    the model has changed since for llama.cpp's batches. One stream holds across three labs and
     three formats of Qwen3.8-27B (its worst 14.4%, the first set inside the
     one-stream worst goal), vLLM's dense FP8 batches hold (within 6.5%);
     llama.cpp's batches of the same hybrid with 16 slots are 27% to 85% too
@@ -693,7 +695,12 @@ def test_the_ninth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
     assert {p.checkpoint for p in points if p.quantization == "nvfp4" and p.model_slug == "qwen3.8-27b"} == {
         "unsloth/Qwen3.8-27B-NVFP4"
     }
-    once = unchanged_since(found, PREDICTED_ONCE, mine)
+    # llama.cpp's own cost per expert slot (the fit after this set) moved its llama.cpp batches alone
+    assert moved_since(found, PREDICTED_ONCE) == {
+        (p.key, "aggregate") for p in points if p.origin == "fresh9-0xbakeer-llamacpp" and p.concurrency > 1
+    }
+    assert found.seen_since and SEEN in mine
+    once = {(e.key, e.metric): e.error_pct for e in found.report.errors}
     assert once["qwen3.8-27b-1-vllm-fp8-0xbakeer-c16", "aggregate"] == pytest.approx(0.2, abs=0.05)
     assert once["qwen3.8-27b-1-llamacpp-q4km-0xbakeer-c16", "aggregate"] == pytest.approx(84.8, abs=0.05)
     assert once["nemotron-3-super-120b-a12b-2-tp2-vllm-nvfp4-epappas", "prefill"] == pytest.approx(45.8, abs=0.05)
@@ -1175,10 +1182,11 @@ def test_held_out_batch_series_played_as_a_labs_runs_show_what_the_refit_buys():
     moe = [s for s in checks.values() if s.moe]
     before = statistics.median(abs(e) for s in moe for e in s.before_pct)
     after = statistics.median(abs(e) for s in moe for e in s.after_pct)
-    assert before > 30.0 and after < 10.0
+    # llama.cpp's own cost per expert slot (0 µs) brought the published fit's MoE median down from a third
+    assert before == pytest.approx(14.9, abs=0.05) and after == pytest.approx(8.9, abs=0.05)
     # one lab's factor carried from one MoE model to another (the re-fit is per engine for models the lab
     # did not measure): on the pulsar bench's vLLM, Nemotron-3-Nano's batches bring Nemotron-3-Super's 16
-    # streams from 30.8% too slow to within 5%; on ggml's llama.cpp, gpt-oss-120b's make Nemotron-3-Super's
+    # streams from 30.8% too slow to within 5%; on ggml's llama.cpp one model's factor can make another's
     # worse, and the report says so
     from placement.perfmodel.lab_check import transfer_checks
 
@@ -1186,8 +1194,12 @@ def test_held_out_batch_series_played_as_a_labs_runs_show_what_the_refit_buys():
     super_ = carried["pulsar-gb10-vllm-stack", "nemotron-3-nano-30b-a3b", "nemotron-3-super-120b-a12b"]
     at16 = super_.streams.index(16)
     assert super_.before_pct[at16] < -30.0 and abs(super_.after_pct[at16]) < 5.0
-    worse = carried["llama.cpp", "gpt-oss-120b", "nemotron-3-super-120b-a12b"]
-    assert all(abs(a) > abs(b) for a, b in zip(worse.after_pct, worse.before_pct, strict=True))
+    # on ggml's llama.cpp, gpt-oss-120b's batches re-fit its slot cost to the published 0 µs (nothing
+    # carried), while Nemotron-3-Super's carried to Qwen3-Coder-30B-A3B make its batches far worse
+    same = carried["llama.cpp", "gpt-oss-120b", "nemotron-3-super-120b-a12b"]
+    assert same.after_pct == same.before_pct
+    worse = carried["llama.cpp", "nemotron-3-super-120b-a12b", "qwen3-coder-30b-a3b"]
+    assert statistics.median(map(abs, worse.after_pct)) > 3 * statistics.median(map(abs, worse.before_pct))
     out = perfmodel_cli("--lab-refit")
     assert f"MoE: {sum(len(s.judged) for s in moe)} judged figures of {len(moe)} series" in out
     assert "| fresh6-heitor-qwen36-sweep (qwen3.6-35b-a3b) | vllm | yes | 1, 2, 4 | 8, 16, 32, 48, 96 |" in out
@@ -1441,9 +1453,10 @@ def test_held_out_evidence_says_what_the_published_fit_missed_by_on_runs_of_the_
     }
     # 8 streams: the batches at 4 to 16 (32 is out of reach): Nemotron-3-Super's, the fourth fresh set's
     # two gated-DeltaNet hybrids (the model has changed since the fourth set, their recurrent-state
-    # passes: not fresh) and the ninth set's Qwen3.8-27B Q4_K_M with 16 slots (fresh)
+    # passes: not fresh) and the ninth set's Qwen3.8-27B Q4_K_M with 16 slots (not fresh either since
+    # llama.cpp's cost per expert slot became its own)
     found = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "hybrid"), 8)
-    assert found is not None and (found.figures, found.experiments, found.fresh) == (8, 3, 4)
+    assert found is not None and (found.figures, found.experiments, found.fresh) == (8, 3, 0)
     near = [nemotron[4], nemotron[8], localai[("qwen3.6-27b", 8)], localai[("qwen3.6-35b-a3b", 8)]]
     near += list(ninth.values())
     assert sorted(ninth) == [4, 8, 12, 16]
@@ -1451,21 +1464,23 @@ def test_held_out_evidence_says_what_the_published_fit_missed_by_on_runs_of_the_
     assert found.median_pct == statistics.median(near)
     assert found.words == (
         "On 8 held-out figures of all streams' decode of llama.cpp single runs of hybrid models at 4 to 16 "
-        "streams (3 experiments; 4 of them collected after the model was frozen and never used to change it), "
-        "the published fit predicted from 23% too slow to 85% too fast (median 32% too fast)."
+        "streams (3 experiments), the published fit predicted from 6% too slow to 82% too fast (median 58% too "
+        "fast)."
     )
-    # beyond 25% at the median since the ninth set: the plan's row says so
-    assert found.badge == "held-out: 32% too fast"
-    # a dense model at 32 streams: gemma-3-4b's batches at 16 and 32 sequences, 35% and 53% too fast
+    # beyond 25% at the median since the ninth set (32%), and further since llama.cpp's cost per expert slot
+    # became its own (0 µs: Nemotron-3-Super's 880 slots a token no longer slow its batches): the row says so
+    assert found.badge == "held-out: 58% too fast"
+    # a dense model at 32 streams: gemma-3-4b's batches at 16 and 32 sequences, 23% and 30% too fast (35% and
+    # 53% before llama.cpp's cost per stream rose with its own slot cost)
     busy = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "dense"), 32)
-    assert busy is not None and busy.basis.endswith("at 16 to 32 streams") and busy.badge == "held-out: 44% too fast"
+    assert busy is not None and busy.basis.endswith("at 16 to 32 streams") and busy.badge == "held-out: 27% too fast"
     # since llama.cpp's batching is its own, dense and MoE models at 8 streams are within 25% at the median
     dense = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "dense"), 8)
     assert dense is not None and dense.figures == 3 and dense.badge == ""
-    assert dense.words.endswith("the published fit predicted from 4% too slow to 35% too fast (median 12% too fast).")
+    assert dense.words.endswith("the published fit predicted from 6% too slow to 23% too fast (median 7% too fast).")
     moe = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "moe"), 8)
     assert moe is not None and moe.figures == 6 and moe.badge == ""
-    assert moe.words.endswith("the published fit predicted from 33% too slow to 7% too fast (median 15% too slow).")
+    assert moe.words.endswith("the published fit predicted from 10% too slow to 14% too fast (median 2% too fast).")
     # two of the family since the seventh fresh set (flash7777's Qwen3-Coder-30B-A3B INT4 at TP=2 beside an
     # earlier MoE run): the family's own figures, one of them fresh
     tp = held_out_evidence(FigureClass("decode", "vllm", "tp", "moe"))
@@ -1509,3 +1524,38 @@ def test_a_llama_cpp_plan_holds_a_hybrids_recurrent_state_in_float32():
     assert qwen.state_bytes_kept("llama.cpp") == 2 * qwen.state_bytes_kept("vllm")
     nemotron = get_seed_model("nemotron-3-super-120b-a12b")
     assert nemotron.state_bytes_kept("llama.cpp") == nemotron.state_bytes_kept("vllm")
+
+
+def test_llama_cpp_fits_its_own_cost_per_expert_slot_on_its_training_tables(monkeypatch):
+    """llama.cpp's dense batch table pins its cost per stream and its MoE
+    table then its cost per expert slot, on training runs alone: 0 µs (the
+    grid's bound), where vLLM and SGLang keep the shared 6 µs. Without its MoE
+    table it pays the shared one, as before."""
+    c = fit(DEFAULT_READING)
+    assert c.engine_slot_us == {"llama.cpp": 0.0} and c.expert_slot_us == pytest.approx(6.0)
+    assert c == default_constants()
+    assert (c.slot_us("llama.cpp"), c.slot_us("vllm"), c.slot_us("sglang")) == (0.0, 6.0, 6.0)
+    moe_table = {p.key for p in PUBLISHED_POINTS if p.origin == "llamacpp-benches-batched-train" and "gpt-oss" in p.key}
+    assert len(moe_table) == 5
+    monkeypatch.setattr(
+        perfmodel_points, "PUBLISHED_POINTS", tuple(p for p in PUBLISHED_POINTS if p.key not in moe_table)
+    )
+    without = fit(DEFAULT_READING)
+    assert without.engine_slot_us == {} and without.slot_us("llama.cpp") == without.expert_slot_us > 0.0
+
+
+def test_a_labs_llama_cpp_moe_batches_refit_a_slot_cost_the_published_fit_put_at_zero():
+    """The published fit gives llama.cpp no cost per expert slot; a lab whose
+    llama.cpp MoE batches pay 3 µs a slot (half the shared 6 µs) re-fits it
+    from 0 µs to 3 µs, a factor on the shared cost: a factor on 0 µs could
+    move nothing. The re-fitted plan predicts its 32 streams as measured."""
+    c = default_constants()
+    model, layout = get_seed_model("gpt-oss-120b"), Layout(engine="llama.cpp")
+    lab = replace(c, slot_scale={"llama.cpp": 0.5})
+    assert lab.slot_us("llama.cpp") == pytest.approx(3.0)
+    runs = _batches(model, layout, (2, 8, 32), lab)
+    cal = calibrate(runs)
+    assert cal.constants.slot_scale == {"llama.cpp": pytest.approx(0.5)}
+    assert cal.changes == (("llama.cpp", "expert_slot_us", 0.0, pytest.approx(3.0)),)
+    assert all(abs(e.error_pct) < 0.5 for e in cal.after)
+    assert max(abs(e.error_pct) for e in cal.before) > 10.0
