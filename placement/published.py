@@ -15,6 +15,7 @@ from dataclasses import replace
 from placement.published_checkpoints import CHECKPOINT_BY_KEY
 from placement.published_fresh import fresh_2026_12_04
 from placement.published_fresh_eighth import fresh_2026_12_05_eighth
+from placement.published_fresh_eleventh import fresh_2026_12_05_eleventh
 from placement.published_fresh_fifth import fresh_2026_12_04_fifth
 from placement.published_fresh_fourth import fresh_2026_12_04_fourth
 from placement.published_fresh_ninth import fresh_2026_12_05_ninth
@@ -849,6 +850,7 @@ _POINTS: tuple[PublishedPoint, ...] = (
     + fresh_2026_12_05_eighth()
     + fresh_2026_12_05_ninth()
     + fresh_2026_12_05_tenth()
+    + fresh_2026_12_05_eleventh()
 )
 
 # each figure with the checkpoint its source names (placement.published_checkpoints)

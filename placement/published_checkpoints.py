@@ -150,6 +150,16 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "nemotron-3-super-120b-a12b-1-vllm-nvfp4-pulsar-c32",
         "nemotron-3-super-120b-a12b-2-tp2-vllm-nvfp4-epappas",
     ),
+    # the eleventh set (placement.published_fresh_eleventh): Qwen's own GGUF repositories, every
+    # figure of each (three types, one decode and three prompt lengths)
+    **{
+        f"Qwen/Qwen2.5-{size}-Instruct-GGUF": tuple(
+            f"qwen2.5-{size.lower()}-1-llamacpp-{quant}-pendakwah{suffix}"
+            for quant in ("q4km", "q5km", "q80")
+            for suffix in ("", "-pp128", "-pp256")
+        )
+        for size in ("3B", "7B", "14B", "32B")
+    },
 }
 
 CHECKPOINT_BY_KEY: dict[str, str] = {key: repo for repo, keys in CHECKPOINTS.items() for key in keys}

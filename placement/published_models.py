@@ -55,6 +55,19 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
             ("llama-3.3-70b", "bf16", None, "meta-llama/Llama-3.3-70B-Instruct (rykersun/vllm-dgx-spark)"),
             ("qwen3-30b-a3b", "int4", None, "Qwen/Qwen3-30B-A3B-GPTQ-Int4 (PalatineVision/dgx-spark-benchmark)"),
             ("qwen3-32b", "int4", None, "Qwen/Qwen3-32B-AWQ (PalatineVision/dgx-spark-benchmark)"),
+            # the eleventh set collected on 2026-12-05 (placement.published_fresh_eleventh): Qwen's own
+            # Qwen2.5-*-Instruct-GGUF files, whose sizes the run does not state
+            *(
+                (slug, quant, None, f"{repo} (pendakwahteknologi/gx10-benchmarks)")
+                for slug, repo in (
+                    ("qwen2.5-3b", "Qwen/Qwen2.5-3B-Instruct-GGUF"),
+                    ("qwen2.5-coder-7b", "Qwen/Qwen2.5-7B-Instruct-GGUF, the same architecture"),
+                    ("qwen2.5-14b", "Qwen/Qwen2.5-14B-Instruct-GGUF"),
+                    ("qwen2.5-32b", "Qwen/Qwen2.5-32B-Instruct-GGUF"),
+                )
+                for quant in ("Q4_K_M", "Q5_K_M", "Q8_0")
+                if (slug, quant) != ("qwen2.5-coder-7b", "Q8_0")
+            ),
         )
     },
 }
@@ -425,5 +438,74 @@ PUBLISHED_RUN_MODELS = PUBLISHED_RUN_MODELS + (
             ModelVariant("bf16", round(65.53 * 1.073741824, 2), hf_repo="Qwen/Qwen3.5-35B-A3B"),
             ModelVariant("fp8", hf_repo="Qwen/Qwen3.5-35B-A3B-FP8"),
         ),
+    ),
+    # Dense models of the eleventh held-out set (placement.published_fresh_eleventh),
+    # of the family Qwen2.5-Coder-7B belongs to: their public config values.
+    ModelSpec(
+        slug="qwen2.5-3b",
+        name="Qwen2.5-3B",
+        params_b=3.09,
+        active_params_b=3.09,
+        layers=36,
+        hidden_size=2048,
+        heads=16,
+        kv_heads=2,
+        head_dim=128,
+        experts=0,
+        experts_per_token=0,
+        quantization="bf16",
+        weights_gb=None,
+        max_context=32_768,
+        hf_repo="Qwen/Qwen2.5-3B-Instruct",
+        notes=(
+            "Public config of Qwen2.5-3B-Instruct (36 layers, hidden 2048, 16 heads and 2 KV heads of 128, "
+            "tied embeddings; "
+            "max_position_embeddings 32768, 131072 with YaRN), bf16 weights."
+        ),
+        variants=(ModelVariant("bf16", hf_repo="Qwen/Qwen2.5-3B-Instruct"),),
+    ),
+    ModelSpec(
+        slug="qwen2.5-14b",
+        name="Qwen2.5-14B",
+        params_b=14.7,
+        active_params_b=14.7,
+        layers=48,
+        hidden_size=5120,
+        heads=40,
+        kv_heads=8,
+        head_dim=128,
+        experts=0,
+        experts_per_token=0,
+        quantization="bf16",
+        weights_gb=None,
+        max_context=32_768,
+        hf_repo="Qwen/Qwen2.5-14B-Instruct",
+        notes=(
+            "Public config of Qwen2.5-14B-Instruct (48 layers, hidden 5120, 40 heads and 8 KV heads of 128; "
+            "max_position_embeddings 32768, 131072 with YaRN), bf16 weights."
+        ),
+        variants=(ModelVariant("bf16", hf_repo="Qwen/Qwen2.5-14B-Instruct"),),
+    ),
+    ModelSpec(
+        slug="qwen2.5-32b",
+        name="Qwen2.5-32B",
+        params_b=32.5,
+        active_params_b=32.5,
+        layers=64,
+        hidden_size=5120,
+        heads=40,
+        kv_heads=8,
+        head_dim=128,
+        experts=0,
+        experts_per_token=0,
+        quantization="bf16",
+        weights_gb=None,
+        max_context=32_768,
+        hf_repo="Qwen/Qwen2.5-32B-Instruct",
+        notes=(
+            "Public config of Qwen2.5-32B-Instruct (64 layers, hidden 5120, 40 heads and 8 KV heads of 128; "
+            "max_position_embeddings 32768, 131072 with YaRN), bf16 weights."
+        ),
+        variants=(ModelVariant("bf16", hf_repo="Qwen/Qwen2.5-32B-Instruct"),),
     ),
 )

@@ -7,6 +7,7 @@ The published benchmark figures are seeded by the benchmarks app the same way.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from .model_catalogue import SEED_MODELS
@@ -18,13 +19,17 @@ MODEL_FIELDS = tuple(f for f in (*SPEC_REQUIRED, *SPEC_OPTIONAL) if f != "slug")
 VARIANT_FIELDS = ("weights_gb", "hf_repo", "gguf_repo", "gguf_file", "notes")
 
 
-def seed_catalogue(model_class: Any, variant_class: Any = None) -> dict[str, Any]:
-    """The seed models by slug (created where missing). ``variant_class`` is None
-    for the migrations before variants existed."""
+def seed_catalogue(model_class: Any, variant_class: Any = None, slugs: Collection[str] | None = None) -> dict[str, Any]:
+    """The seed models by slug (created where missing), or only those of
+    ``slugs`` (a migration that adds seed models, and not the ones an admin
+    deleted). ``variant_class`` is None for the migrations before variants
+    existed."""
     by_slug = {}
     # a historical model (an earlier migration's) lacks the later columns
     columns = {f.name for f in model_class._meta.get_fields()}
     for spec in SEED_MODELS:
+        if slugs is not None and spec.slug not in slugs:
+            continue
         fields = {f: getattr(spec, f) for f in MODEL_FIELDS if f in columns}
         fields["estimated_fields"] = list(spec.estimated_fields)
         by_slug[spec.slug], _ = model_class.objects.get_or_create(slug=spec.slug, defaults={**fields, "origin": "seed"})

@@ -13,6 +13,7 @@ from pathlib import Path
 from placement import (
     published_fresh,
     published_fresh_eighth,
+    published_fresh_eleventh,
     published_fresh_fifth,
     published_fresh_fourth,
     published_fresh_ninth,
@@ -73,6 +74,7 @@ FRESH_SETS: dict[str, tuple[str, dict[tuple[str, str], tuple[float, float, float
     published_fresh_eighth.COLLECTED_EIGHTH: ("f6519e7", published_fresh_eighth.PREDICTED_ONCE),
     published_fresh_ninth.COLLECTED_NINTH: ("276ef1a", published_fresh_ninth.PREDICTED_ONCE),
     published_fresh_tenth.COLLECTED_TENTH: ("4393195", published_fresh_tenth.PREDICTED_ONCE),
+    published_fresh_eleventh.COLLECTED_ELEVENTH: ("067611f", published_fresh_eleventh.PREDICTED_ONCE),
 }
 FRESH = {day: commit for day, (commit, _) in FRESH_SETS.items()}
 

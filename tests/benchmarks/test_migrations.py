@@ -302,3 +302,62 @@ def test_a_database_at_0018_gets_the_tenth_fresh_set():
         32678,
     )
     assert "collected on 2026-12-05e, after the performance model was frozen" in longest.notes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_before_placement_0015_gets_the_qwen25_models_and_the_eleventh_fresh_set():
+    """placement 0015 and benchmarks 0020: a database seeded before them gets
+    the three Qwen2.5 seed models (and no other seed model an admin deleted),
+    then the eleventh set's rows, each naming its catalogue model (the 7B's
+    under Qwen2.5-Coder-7B, the same architecture) and its GGUF repository."""
+    from placement.models import LlmModel
+    from placement.published import PUBLISHED_POINTS
+
+    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-05f"}
+    assert len(added) == 36
+    executor = MigrationExecutor(connection)
+    executor.migrate([("benchmarks", "0019_published_tenth_fresh")])
+    state = MigrationExecutor(connection).loader.project_state([("benchmarks", "0019_published_tenth_fresh")]).apps
+    state.get_model("benchmarks", "BenchmarkRun").objects.filter(published_key__in=added).delete()
+    MigrationExecutor(connection).migrate([("placement", "0014_seed_names_without_format")])
+    old = MigrationExecutor(connection).loader.project_state([("placement", "0014_seed_names_without_format")]).apps
+    models = old.get_model("placement", "LlmModel")
+    assert not models.objects.filter(slug__startswith="qwen2.5-").exclude(slug="qwen2.5-coder-7b").exists()
+    # an admin deleted a seed model no run names: it stays deleted
+    named = state.get_model("benchmarks", "BenchmarkRun").objects.exclude(model=None).values_list("model_id")
+    deleted = models.objects.filter(origin="seed").exclude(id__in=named).order_by("slug").first()
+    assert deleted is not None
+    slug = deleted.slug
+    deleted.delete()
+    before = models.objects.count()
+
+    migrate(before=False)
+
+    assert LlmModel.objects.count() == before + 3
+    assert not LlmModel.objects.filter(slug=slug).exists()
+    new = LlmModel.objects.get(slug="qwen2.5-32b")
+    assert (new.origin, new.layers, new.kv_heads, new.params_b) == ("seed", 64, 8, 32.5)
+    rows = rows_of(added)
+    assert rows.count() == 36
+    largest = rows.get(published_key="qwen2.5-32b-1-llamacpp-q80-pendakwah")
+    assert (largest.model.slug, largest.decode_tps, largest.prefill_tps, largest.input_len) == (
+        "qwen2.5-32b",
+        6.31,
+        492.24,
+        512,
+    )
+    assert largest.checkpoint == "Qwen/Qwen2.5-32B-Instruct-GGUF"
+    seven = rows.get(published_key="qwen2.5-7b-1-llamacpp-q4km-pendakwah-pp128")
+    assert (seven.model.slug, seven.quantization, seven.prefill_tps, seven.input_len) == (
+        "qwen2.5-coder-7b",
+        "Q4_K_M",
+        2793.77,
+        128,
+    )
+    assert "collected on 2026-12-05f, after the performance model was frozen" in seven.notes
+
+
+def rows_of(keys: set[str]):
+    from benchmarks.models import BenchmarkRun
+
+    return BenchmarkRun.objects.filter(source="published", published_key__in=keys)

@@ -124,11 +124,14 @@ def test_the_goals_on_held_out_runs_are_measured_and_the_docs_say_the_same():
     # hundreds of streams predicted 65% to 72% too slow, llama.cpp's MoE hybrid batches 23% to 34% once their
     # recurrent state is priced): 17.5% after the sixth, 16.1% with the seventh, 16.2% with the eighth; not the
     # worst errors (the docs say why)
-    assert all(goals[name][1] for name in ("decode median", "inside ranges", "median half-width"))
+    assert all(goals[name][1] for name in ("decode median", "inside ranges"))
     assert goals["aggregate worst"][0] == pytest.approx(105.3, abs=0.05)  # Nemotron-3-Super's llama.cpp batches
+    # the eleventh fresh set's 36 llama.cpp prefills carry llama.cpp's wide prefill ranges (0.58x to 2.56x): the
+    # median half-width, 29.1% before them, is 33.7%, and every one of them falls inside
+    assert not goals["median half-width"][1] and goals["median half-width"][0] == pytest.approx(33.7, abs=0.05)
+    assert goals["inside ranges"][0] == pytest.approx(84.1, abs=0.05)
     # met again (13.5%) once llama.cpp's cost per expert slot is its own, fitted on its training tables
     assert goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(13.5, abs=0.05)
-    assert goals["median half-width"][0] == pytest.approx(29.1, abs=0.05)
     assert not goals["decode worst"][1] and not goals["aggregate worst"][1]
     earlier = report.only({p.key for p in PUBLISHED_POINTS if not p.collected})
     assert {name: met for name, _, _, met in earlier.goals()}["aggregate median"]
@@ -447,14 +450,16 @@ def test_held_out_figures_fall_in_their_ranges_about_as_often_as_the_goal_asks()
     ranges are narrower now): PERFORMANCE_MODEL.md says so. The ranges'
     median half-width goal (at most 30%) was met on every held-out run until
     the sixth fresh set (32.2%: its vLLM two-node and one-node MoE runs
-    carry wide ranges), and again with the seventh (29.1%); these bounds
-    keep both from growing unnoticed."""
+    carry wide ranges), again with the seventh (29.1%), and missed again
+    with the eleventh (33.7%: its 36 llama.cpp prefills carry llama.cpp's
+    wide prefill ranges, every one of them inside); these bounds keep both
+    from growing unnoticed."""
     report = fit_report(DEFAULT_READING)
     earlier = report.only({p.key for p in PUBLISHED_POINTS if p.role == "holdout" and not p.collected})
     for part in (report, earlier):
         inside = part.inside_share("holdout")
         assert inside is not None and 80.0 <= inside <= 100.0
-    assert report.median_half_width("holdout") == pytest.approx(29.09, abs=0.01)
+    assert report.median_half_width("holdout") == pytest.approx(33.70, abs=0.01)
     assert earlier.median_half_width("holdout") <= 32.0
 
 
@@ -657,6 +662,29 @@ def test_the_sixth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
     assert once["qwen3.6-35b-a3b-1-vllm-nvfp4-heitor-c96", "aggregate"] == pytest.approx(-63.9, abs=0.05)
     assert "- decode median: 9.6% (at most 10%): met" in mine
     assert "- inside ranges: 60.7% (at least 80%): NOT met" in mine
+
+
+def test_the_eleventh_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
+    """The runs collected sixth on 2026-12-05 judge the model frozen at
+    067611f (llama.cpp's own cost per expert slot) on what it had never seen:
+    the stored model still predicts every figure and range as it did, once.
+    One lab's llama-bench of four dense Qwen2.5 models in three GGUF types:
+    one stream from 3% too slow to 26% too fast, the K-quants of the larger
+    models furthest; every figure inside its range, at llama.cpp's wide
+    prefill ranges."""
+    from placement.published_fresh_eleventh import COLLECTED_ELEVENTH, PREDICTED_ONCE
+
+    points, found, mine = judged_fresh_set(COLLECTED_ELEVENTH, "067611f", PREDICTED_ONCE, 48, 4)
+    assert all(p.nodes == 1 and p.engine == "llama.cpp" for p in points)
+    assert {p.model_slug for p in points} == {"qwen2.5-3b", "qwen2.5-coder-7b", "qwen2.5-14b", "qwen2.5-32b"}
+    assert sorted({p.prompt for p in points}) == [128, 256, 512]
+    once = unchanged_since(found, PREDICTED_ONCE, mine)
+    assert once["qwen2.5-3b-1-llamacpp-q4km-pendakwah", "decode"] == pytest.approx(-1.5, abs=0.05)
+    assert once["qwen2.5-32b-1-llamacpp-q4km-pendakwah", "decode"] == pytest.approx(26.0, abs=0.05)
+    assert once["qwen2.5-3b-1-llamacpp-q80-pendakwah-pp128", "prefill"] == pytest.approx(62.9, abs=0.05)
+    assert "- decode median: 10.2% (at most 10%): NOT met" in mine
+    assert "- decode worst: 26.0% (at most 25%): NOT met" in mine
+    assert "- inside ranges: 100.0% (at least 80%): met" in mine
 
 
 def test_the_tenth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
