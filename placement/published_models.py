@@ -193,6 +193,35 @@ PUBLISHED_RUN_MODELS: tuple[ModelSpec, ...] = (
     ),
 )
 
+
+def _qwen25(size: str, params_b: float, layers: int, hidden: int, heads: int, kv_heads: int, shape: str) -> ModelSpec:
+    """A dense Qwen2.5 model of the Instruct checkpoint's public config
+    (max_position_embeddings 32768, 131072 with YaRN; heads of 128), bf16."""
+    repo = f"Qwen/Qwen2.5-{size}-Instruct"
+    return ModelSpec(
+        slug=f"qwen2.5-{size.lower()}",
+        name=f"Qwen2.5-{size}",
+        params_b=params_b,
+        active_params_b=params_b,
+        layers=layers,
+        hidden_size=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=128,
+        experts=0,
+        experts_per_token=0,
+        quantization="bf16",
+        weights_gb=None,
+        max_context=32_768,
+        hf_repo=repo,
+        notes=(
+            f"Public config of Qwen2.5-{size}-Instruct ({layers} layers, hidden {hidden}, {shape}; "
+            "max_position_embeddings 32768, 131072 with YaRN), bf16 weights."
+        ),
+        variants=(ModelVariant("bf16", hf_repo=repo),),
+    )
+
+
 PUBLISHED_RUN_MODELS = PUBLISHED_RUN_MODELS + (
     # Hybrid and further models of the published runs collected for the second
     # fit (placement/published.py): layer kinds from their config.json.
@@ -441,71 +470,12 @@ PUBLISHED_RUN_MODELS = PUBLISHED_RUN_MODELS + (
     ),
     # Dense models of the eleventh held-out set (placement.published_fresh_eleventh),
     # of the family Qwen2.5-Coder-7B belongs to: their public config values.
-    ModelSpec(
-        slug="qwen2.5-3b",
-        name="Qwen2.5-3B",
-        params_b=3.09,
-        active_params_b=3.09,
-        layers=36,
-        hidden_size=2048,
-        heads=16,
-        kv_heads=2,
-        head_dim=128,
-        experts=0,
-        experts_per_token=0,
-        quantization="bf16",
-        weights_gb=None,
-        max_context=32_768,
-        hf_repo="Qwen/Qwen2.5-3B-Instruct",
-        notes=(
-            "Public config of Qwen2.5-3B-Instruct (36 layers, hidden 2048, 16 heads and 2 KV heads of 128, "
-            "tied embeddings; "
-            "max_position_embeddings 32768, 131072 with YaRN), bf16 weights."
-        ),
-        variants=(ModelVariant("bf16", hf_repo="Qwen/Qwen2.5-3B-Instruct"),),
-    ),
-    ModelSpec(
-        slug="qwen2.5-14b",
-        name="Qwen2.5-14B",
-        params_b=14.7,
-        active_params_b=14.7,
-        layers=48,
-        hidden_size=5120,
-        heads=40,
-        kv_heads=8,
-        head_dim=128,
-        experts=0,
-        experts_per_token=0,
-        quantization="bf16",
-        weights_gb=None,
-        max_context=32_768,
-        hf_repo="Qwen/Qwen2.5-14B-Instruct",
-        notes=(
-            "Public config of Qwen2.5-14B-Instruct (48 layers, hidden 5120, 40 heads and 8 KV heads of 128; "
-            "max_position_embeddings 32768, 131072 with YaRN), bf16 weights."
-        ),
-        variants=(ModelVariant("bf16", hf_repo="Qwen/Qwen2.5-14B-Instruct"),),
-    ),
-    ModelSpec(
-        slug="qwen2.5-32b",
-        name="Qwen2.5-32B",
-        params_b=32.5,
-        active_params_b=32.5,
-        layers=64,
-        hidden_size=5120,
-        heads=40,
-        kv_heads=8,
-        head_dim=128,
-        experts=0,
-        experts_per_token=0,
-        quantization="bf16",
-        weights_gb=None,
-        max_context=32_768,
-        hf_repo="Qwen/Qwen2.5-32B-Instruct",
-        notes=(
-            "Public config of Qwen2.5-32B-Instruct (64 layers, hidden 5120, 40 heads and 8 KV heads of 128; "
-            "max_position_embeddings 32768, 131072 with YaRN), bf16 weights."
-        ),
-        variants=(ModelVariant("bf16", hf_repo="Qwen/Qwen2.5-32B-Instruct"),),
+    *(
+        _qwen25(size, params, layers, hidden, heads, kv_heads, shape)
+        for size, params, layers, hidden, heads, kv_heads, shape in (
+            ("3B", 3.09, 36, 2048, 16, 2, "16 heads and 2 KV heads of 128, tied embeddings"),
+            ("14B", 14.7, 48, 5120, 40, 8, "40 heads and 8 KV heads of 128"),
+            ("32B", 32.5, 64, 5120, 40, 8, "40 heads and 8 KV heads of 128"),
+        )
     ),
 )
