@@ -49,6 +49,7 @@ class BenchmarkOut(Schema):
     checkpoint: str
     tp: int
     pp: int
+    copies: int
     concurrency: int
     input_len: int | None
     output_len: int | None
@@ -86,6 +87,7 @@ class BenchmarkIn(Schema):
     checkpoint: CleanStr(200) = Field("", description="the Hugging Face repository (org/name) or path that ran")
     tp: Width | None = None
     pp: Width | None = None
+    copies: Width | None = Field(None, description="independent copies measured together through a router (1)")
     concurrency: Count = 1
     input_len: Tokens | None = None
     output_len: Tokens | None = None

@@ -41,6 +41,11 @@ class BenchmarkForm(ModelGroupChoices):
     checkpoint = forms.CharField(label="Checkpoint", required=False, max_length=200, help_text=CHECKPOINT_HELP)
     tp = forms.IntegerField(label="Tensor parallel", required=False, help_text="Empty: the node count")
     pp = forms.IntegerField(label="Pipeline stages", required=False, help_text="Empty: 1")
+    copies = forms.IntegerField(
+        label="Copies",
+        required=False,
+        help_text="Independent copies measured together through a router (tp and pp are one copy's); empty: 1",
+    )
     concurrency = forms.IntegerField(initial=1)
     input_len = forms.IntegerField(label="Input tokens", required=False)
     output_len = forms.IntegerField(label="Output tokens", required=False)

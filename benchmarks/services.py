@@ -32,7 +32,14 @@ from .parsers import BenchResult, parse_llama_bench_json, parse_vllm_bench_json,
 
 Errors = list[tuple[str, str]]
 NUMBERS = ("prefill_tps", "decode_tps", "ttft_ms", "tpot_ms")
-WHOLE = {"tp": 1024, "pp": 1024, "concurrency": 100_000, "input_len": 4_194_304, "output_len": 4_194_304}
+WHOLE = {
+    "tp": 1024,
+    "pp": 1024,
+    "copies": 1024,
+    "concurrency": 100_000,
+    "input_len": 4_194_304,
+    "output_len": 4_194_304,
+}
 FORMATS = ("auto", "vllm-json", "vllm-console", "llama-bench-json")
 KINDS = [k for k, _ in NodeGroup.Kind.choices]
 ACCEPTED = {
@@ -51,6 +58,7 @@ ACCEPTED = {
     "checkpoint",
     "tp",
     "pp",
+    "copies",
     "concurrency",
     "input_len",
     "output_len",
@@ -254,8 +262,18 @@ def _fields(data: dict[str, Any], errors: Errors) -> dict[str, Any]:
     fields["output_len"] = _whole(data, "output_len", errors)
     fields["tp"] = _whole(data, "tp", errors, default=count)
     fields["pp"] = _whole(data, "pp", errors, default=1)
+    # several copies behind a router, measured together: the layout is one copy's
+    fields["copies"] = _whole(data, "copies", errors, default=1)
+    copies = fields["copies"] or 1
     if (fields["tp"] or 1) * (fields["pp"] or 1) > count:
         errors.append(("tp", f"tp x pp ({fields['tp']} x {fields['pp']}) exceeds the {count} node(s) used"))
+    elif copies > 1 and (fields["tp"] or 1) * (fields["pp"] or 1) * copies > count:
+        errors.append(
+            (
+                "copies",
+                f"{copies} copies of tp x pp ({fields['tp']} x {fields['pp']}) need more than the {count} node(s) used",
+            )
+        )
     if count == 1 and fields["backend"] not in ("none", "unknown"):
         errors.append(("backend", "a one-node run uses no collective backend: none"))
     if fields["backend"] == "rocenante" and fields.get("topology_kind") not in (None, "switched"):

@@ -230,6 +230,7 @@ RECORD_PREFILL = (
     "checkpoint",
     "tp",
     "pp",
+    "copies",
     "concurrency",
 )
 

@@ -205,11 +205,12 @@ RECORDED_BACKENDS = ("nccl", "rocenante", "none")
 def _record_url(result: plan_request.Planning, p: Plan) -> str:
     """The record form filled with what the plan runs (group, model, format,
     engine, backend, mode, checkpoint, layout, streams), for a member who
-    measured it: the lab's re-fit reads the record. Empty for a plan that
-    does not fit, a plan of several copies (a record is one instance's), or
-    a list of nodes that is no group."""
+    measured it: the lab's re-fit reads the record (a plan of several
+    copies records them measured together through their router: shown
+    beside a plan of as many copies, never re-fitted on). Empty for a plan
+    that does not fit, or a list of nodes that is no group."""
     group = result.group.group
-    if not p.fits or p.replicas > 1 or group is None:
+    if not p.fits or group is None:
         return ""
     fields = {
         "group": group.pk,
@@ -221,6 +222,8 @@ def _record_url(result: plan_request.Planning, p: Plan) -> str:
         "pp": p.pp,
         "concurrency": result.inputs.concurrency,
     }
+    if p.replicas > 1:
+        fields["copies"] = p.replicas
     if p.collective_backend in RECORDED_BACKENDS:
         fields["backend"] = p.collective_backend
     if p.checkpoint:

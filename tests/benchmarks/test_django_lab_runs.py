@@ -215,9 +215,8 @@ def test_a_labs_moe_batches_refit_the_cost_per_expert_slot_shown_on_the_plans_pa
 def test_a_plans_record_link_fills_the_form_with_what_the_plan_runs(member_user, demo):
     """Each fitting plan of one instance links to the record form filled with
     what it runs: a member who measured it types the figure alone, and the
-    run is listed beside that plan (``lab_runs``). A plan of several copies
-    has no link (a record is one instance's); bad values in the link are
-    only initial values, and the form refuses them on submission."""
+    run is listed beside that plan (``lab_runs``). Bad values in the link
+    are only initial values, and the form refuses them on submission."""
     from benchmarks.models import BenchmarkRun
 
     client = Client()
@@ -252,3 +251,42 @@ def test_a_plans_record_link_fills_the_form_with_what_the_plan_runs(member_user,
     refused = client.post("/benchmarks/new/", {**chosen, "tp": "two", "concurrency": 8, "decode_tps": 1.0})
     assert refused.status_code == 400 and "Enter a whole number." in refused.content.decode()
     assert BenchmarkRun.objects.filter(source="measured").count() == 1
+
+
+def test_a_plan_of_copies_links_to_the_form_with_its_copies_and_its_run_shows_beside_it(member_user, demo):
+    """A plan of several copies behind a router links to the record form too,
+    with its copies: the member's figure of them all together is stored as
+    such, shown beside the plan of as many copies and not re-fitted on (a
+    re-fit reads one instance's runs). More copies than the group holds are
+    refused, on the copies field, and nothing is stored."""
+    from benchmarks.models import BenchmarkRun
+
+    client = Client()
+    client.force_login(member_user)
+    switched = demo["switched"]
+    query = f"model=qwen3-32b&group={switched.pk}&engine=vllm&concurrency=8&context_tokens=1024"
+    page = client.get(f"/plans/?{query}").content.decode()
+    links = [
+        link.replace("&amp;", "&")
+        for link in re.findall(r'<p class="small record-run"><a href="([^"]+)">Record a run of this plan</a>', page)
+    ]
+    copies = [link for link in links if "&copies=" in link]
+    # the switched group's eight one-node copies, among others (TP=4 twice, TP=2 four times, ...)
+    assert len(copies) >= 2, links
+    eight = next(link for link in copies if "tp=1&pp=1&" in link)
+    assert "&copies=8&backend=none&" in eight
+    assert "shown beside this plan (the model re-fits itself on one instance's runs" in page
+    form = client.get(eight).content.decode()
+    assert re.search(r'name="copies" value="8"', form)
+    chosen = {"source": "measured", "group": switched.pk, "model": "qwen3-32b", "engine": "vllm", "backend": "none"}
+    typed = {"quantization": "fp8", "tp": 1, "pp": 1, "copies": 8, "concurrency": 8, "mode": "graphs"}
+    too_many = client.post("/benchmarks/new/", {**chosen, **typed, "copies": 9, "decode_tps": 90.0})
+    assert too_many.status_code == 400
+    assert "9 copies of tp x pp (1 x 1) need more than the" in too_many.content.decode()
+    assert not BenchmarkRun.objects.filter(source="measured").exists()
+    response = client.post("/benchmarks/new/", {**chosen, **typed, "decode_tps": 90.0})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    run = BenchmarkRun.objects.get(source="measured")
+    assert (run.tp, run.pp, run.copies, run.concurrency) == (1, 1, 8, 8)
+    shown = client.get(f"/plans/?{query}").content.decode()
+    assert 'title="8 copies measured together through their router, not one instance">(not fitted on)' in shown

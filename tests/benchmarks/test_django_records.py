@@ -106,6 +106,8 @@ def test_a_published_figure_needs_its_reference(api_member):
         ({"decode_tps": -1.0}, "decode_tps", 422),  # the schema's bounds
         ({"ttft_ms": float("1e12")}, "ttft_ms", 422),
         ({"tp": 8}, "tp", 400),  # 8-way on a 2-node pair
+        ({"tp": 2, "copies": 2}, "copies", 400),  # two TP=2 copies on a 2-node pair
+        ({"copies": 0}, "copies", 422),  # the schema's bounds
         ({"backend": "rocenante"}, "backend", 400),  # a direct pair has no RoCEnante
         ({"engine": "ollama"}, "engine", 400),
         ({"model": "gpt-9"}, "model", 400),
@@ -126,6 +128,15 @@ def test_bad_records_are_refused_naming_the_field(api_member, demo, fields, path
     assert response.status_code == status, response.content
     assert path in [e["path"] for e in response.json()["errors"]]
     assert placement_state() == before
+
+
+def test_a_record_of_copies_says_so_in_the_api(api_member, demo):
+    """Two one-node copies behind a router on the direct pair, measured
+    together: stored and returned with their copies."""
+    body = record(group=demo["direct"].pk, backend="none", tp=1, copies=2, concurrency=8)
+    response = api_member.post("/api/benchmarks", body)
+    assert response.status_code == 201, response.content
+    assert (response.json()["tp"], response.json()["copies"], response.json()["concurrency"]) == (1, 2, 8)
 
 
 def test_a_retired_group_takes_no_new_records(api_member, demo):
