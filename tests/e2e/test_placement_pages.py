@@ -581,3 +581,51 @@ def test_a_labs_moe_batches_refit_the_cost_per_expert_slot_and_the_plan_follows(
     wrap = "document.querySelector('#lab-errors').closest('.tablewrap')"
     assert page.evaluate(f"(w => w.scrollWidth <= w.clientWidth)({wrap})")
     section("placement-lab-slot-refit-390")
+
+
+def test_a_member_records_a_plan_of_copies_through_its_link_and_it_shows_beside_that_plan(live_server, page, shot, lab):
+    """Qwen3-32B on vLLM on the switched group at 8 streams: the plan of
+    eight one-node copies links to the record form filled with its copies;
+    the member types the figure of all copies together, and the plan shows
+    it beside its prediction, marked as not fitted on. At desk and phone
+    width."""
+    query = f"model=qwen3-32b&group={lab['switched']}&engine=vllm&concurrency=8&context_tokens=1024"
+    open_plans_as_a_member(live_server, page, query)
+    row = page.locator("#plans tbody tr.plan").filter(has_text="8 one-node copies")
+    details = opened_details(page, row)
+    link = details.locator("p.record-run")
+    assert "copies and streams; the copies' figure together is shown beside this plan" in link.inner_text()
+    link.scroll_into_view_if_needed()
+    shot("placement-record-copies-link-1440")
+    link.locator("a").click()
+    page.wait_for_url("**/benchmarks/new/**")
+    names = ("group", "model", "tp", "pp", "copies", "concurrency")
+    assert {name: page.input_value(f"#id_{name}") for name in names} == {
+        "group": str(lab["switched"]),
+        "model": "qwen3-32b",
+        "tp": "1",
+        "pp": "1",
+        "copies": "8",
+        "concurrency": "8",
+    }
+    page.locator("#id_copies").scroll_into_view_if_needed()
+    shot("benchmarks-record-copies-prefilled-1440")
+    page.fill("#id_decode_tps", "46.2")
+    page.click("form button[type=submit]")
+    page.wait_for_url(f"**/benchmarks/groups/{lab['switched']}/**")
+    page.goto(f"{live_server.url}/plans/?{query}")
+    row = page.locator("#plans tbody tr.plan").filter(has_text="8 one-node copies")
+    said = opened_details(page, row).locator("p.lab-runs")
+    assert said.inner_text().startswith(
+        "Measured in this lab for this very configuration (all 8 streams together; each at its own lengths): "
+        "46.2 (Qwen/Qwen3-32B-FP8, not fitted on) tok/s, against "
+    )
+    assert said.locator("span").get_attribute("title") == (
+        "8 copies measured together through their router, not one instance"
+    )
+    said.scroll_into_view_if_needed()
+    shot("placement-record-copies-run-1440")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    said.scroll_into_view_if_needed()
+    shot("placement-record-copies-run-390")
