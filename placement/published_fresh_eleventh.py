@@ -119,43 +119,36 @@ PENDAKWAH = (
     "03-inference-llama-cpp/results/benchmark_20260402_231928.csv"
 )
 
-# (model size, catalogue slug, the files' parts); per GGUF type: pp128, pp256, pp512, tg128 (tok/s) as
-# the CSV holds them
-_RUNS: dict[tuple[str, str], tuple[float, float, float, float]] = {
-    ("3B", "Q4_K_M"): (4658.637876, 6126.178802, 6761.772236, 94.386748),
-    ("3B", "Q5_K_M"): (4289.569819, 5753.568023, 6583.180587, 81.341296),
-    ("3B", "Q8_0"): (3520.588615, 4819.274388, 5790.416785, 63.668410),
-    ("7B", "Q4_K_M"): (2793.774402, 3494.214511, 3424.115179, 43.970561),
-    ("7B", "Q5_K_M"): (2558.697264, 3218.554702, 3222.508287, 37.203126),
-    ("7B", "Q8_0"): (2131.756744, 2500.327153, 2581.642747, 28.675363),
-    ("14B", "Q4_K_M"): (1475.870491, 1703.855534, 1672.206623, 22.805805),
-    ("14B", "Q5_K_M"): (1350.234476, 1552.767056, 1474.378640, 18.763506),
-    ("14B", "Q8_0"): (1126.164030, 1203.428661, 1166.951608, 14.167741),
-    ("32B", "Q4_K_M"): (598.075572, 674.175420, 705.318724, 9.670018),
-    ("32B", "Q5_K_M"): (624.470772, 613.159823, 619.901786, 8.470243),
-    ("32B", "Q8_0"): (507.676046, 493.403408, 492.244109, 6.305714),
+# per (model size, GGUF type): the parts the file is split into, then pp128, pp256, pp512 and tg128 (tok/s)
+# as the CSV holds them
+_RUNS: dict[tuple[str, str], tuple[int, float, float, float, float]] = {
+    ("3B", "Q4_K_M"): (1, 4658.637876, 6126.178802, 6761.772236, 94.386748),
+    ("3B", "Q5_K_M"): (1, 4289.569819, 5753.568023, 6583.180587, 81.341296),
+    ("3B", "Q8_0"): (1, 3520.588615, 4819.274388, 5790.416785, 63.668410),
+    ("7B", "Q4_K_M"): (2, 2793.774402, 3494.214511, 3424.115179, 43.970561),
+    ("7B", "Q5_K_M"): (2, 2558.697264, 3218.554702, 3222.508287, 37.203126),
+    ("7B", "Q8_0"): (3, 2131.756744, 2500.327153, 2581.642747, 28.675363),
+    ("14B", "Q4_K_M"): (3, 1475.870491, 1703.855534, 1672.206623, 22.805805),
+    ("14B", "Q5_K_M"): (3, 1350.234476, 1552.767056, 1474.378640, 18.763506),
+    ("14B", "Q8_0"): (4, 1126.164030, 1203.428661, 1166.951608, 14.167741),
+    ("32B", "Q4_K_M"): (5, 598.075572, 674.175420, 705.318724, 9.670018),
+    ("32B", "Q5_K_M"): (6, 624.470772, 613.159823, 619.901786, 8.470243),
+    ("32B", "Q8_0"): (9, 507.676046, 493.403408, 492.244109, 6.305714),
 }
 _SLUG = {"3B": "qwen2.5-3b", "7B": "qwen2.5-coder-7b", "14B": "qwen2.5-14b", "32B": "qwen2.5-32b"}
-_PARTS = {  # the file of each (size, type), as the CSV names it
-    ("3B", "Q4_K_M"): "qwen2.5-3b-instruct-q4_k_m.gguf",
-    ("3B", "Q5_K_M"): "qwen2.5-3b-instruct-q5_k_m.gguf",
-    ("3B", "Q8_0"): "qwen2.5-3b-instruct-q8_0.gguf",
-    ("7B", "Q4_K_M"): "qwen2.5-7b-instruct-q4_k_m-00001-of-00002.gguf",
-    ("7B", "Q5_K_M"): "qwen2.5-7b-instruct-q5_k_m-00001-of-00002.gguf",
-    ("7B", "Q8_0"): "qwen2.5-7b-instruct-q8_0-00001-of-00003.gguf",
-    ("14B", "Q4_K_M"): "qwen2.5-14b-instruct-q4_k_m-00001-of-00003.gguf",
-    ("14B", "Q5_K_M"): "qwen2.5-14b-instruct-q5_k_m-00001-of-00003.gguf",
-    ("14B", "Q8_0"): "qwen2.5-14b-instruct-q8_0-00001-of-00004.gguf",
-    ("32B", "Q4_K_M"): "qwen2.5-32b-instruct-q4_k_m-00001-of-00005.gguf",
-    ("32B", "Q5_K_M"): "qwen2.5-32b-instruct-q5_k_m-00001-of-00006.gguf",
-    ("32B", "Q8_0"): "qwen2.5-32b-instruct-q8_0-00001-of-00009.gguf",
-}
+
+
+def _file(size: str, quant: str) -> str:
+    """The GGUF file of a (size, type) as the CSV names it: the first of its parts."""
+    parts = _RUNS[size, quant][0]
+    split = f"-00001-of-{parts:05d}" if parts > 1 else ""
+    return f"qwen2.5-{size.lower()}-instruct-{quant.lower()}{split}.gguf"
 
 
 def _csv(size: str, quant: str, prompt: int, tps: float, tg: bool = False) -> str:
     """The CSV line of one figure, as the file holds it."""
     pp, gen = ("0,0", f"128,{tps:.6f}") if tg else (f"{prompt},{tps:.6f}", "0,0")
-    return f"'{size},{quant},{pp},{gen},{_PARTS[size, quant]},0'"
+    return f"'{size},{quant},{pp},{gen},{_file(size, quant)},0'"
 
 
 def _pendakwah() -> list[PublishedPoint]:
@@ -165,7 +158,7 @@ def _pendakwah() -> list[PublishedPoint]:
     Qwen's own Qwen2.5-{3B,7B,14B,32B}-Instruct-GGUF files in Q4_K_M,
     Q5_K_M and Q8_0; the mean of three repetitions."""
     points = []
-    for (size, quant), (pp128, pp256, pp512, tg128) in _RUNS.items():
+    for (size, quant), (_, pp128, pp256, pp512, tg128) in _RUNS.items():
         slug = _SLUG[size]
         name = f"qwen2.5-{size.lower()}"
         key = f"{name}-1-llamacpp-{quant.lower().replace('_', '')}-pendakwah"
@@ -173,7 +166,7 @@ def _pendakwah() -> list[PublishedPoint]:
             "engine": "llama.cpp",
             "quantization": quant,
             "role": "holdout",
-            "note": f"Qwen/Qwen2.5-{size}-Instruct-GGUF {_PARTS[size, quant]}"
+            "note": f"Qwen/Qwen2.5-{size}-Instruct-GGUF {_file(size, quant)}"
             + (" (Qwen2.5-Coder-7B's architecture)" if size == "7B" else "")
             + "; llama-bench -fa 1 -ngl 99 -r 3, n_ubatch 512, build 6de97b9",
             "url": PENDAKWAH,
