@@ -34,6 +34,7 @@ INPUT = {"model": "llama-3.3-70b", "context_tokens": 32768, "concurrency": 8, "g
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--scale", type=int, default=1, help="the big lab at this many times 1,024 Sparks")
     args = parser.parse_args()
 
     client: Any = django_client("bench-plans-", "member")
@@ -77,9 +78,17 @@ def main() -> None:
     for model in (Cable, Spark, Switch, NodeGroupMember, NodeGroup):
         model.objects.all().delete()
     lab_import(
-        actor=Actor(source="import"), data=lab_document(switched=80, rings=70, pairs=50, singles=4, prefix="spark")
+        actor=Actor(source="import"),
+        data=lab_document(
+            switched=80 * args.scale,
+            rings=70 * args.scale,
+            pairs=50 * args.scale,
+            singles=4 * args.scale,
+            prefix="spark",
+        ),
     )
-    assert Spark.objects.count() == 1024
+    fleet = Spark.objects.count()
+    assert fleet == 1024 * args.scale
     big = requests("spark-0001")
     large = {name: count(name, call) for name, call in big.items()}
     group = NodeGroup.objects.get(members__spark__name="spark-0001", auto=True, retired_at__isnull=True)
@@ -88,12 +97,12 @@ def main() -> None:
 
     print(f"python {platform.python_version()} on {platform.machine()}, SQLite, {args.repeats} repeats, median")
     print(
-        f"lab: 1024 Sparks, {NodeGroup.objects.filter(retired_at__isnull=True).count()} groups; input: "
+        f"lab: {fleet} Sparks, {NodeGroup.objects.filter(retired_at__isnull=True).count()} groups; input: "
         + ", ".join(f"{k} {v}" for k, v in INPUT.items())
         + ", switched group of 8"
     )
     print(f"groupspec_for(group):        {spec_time * 1000:7.1f} ms  (lab read + engine on the group + twins)")
-    print(f"{'request':28} {'server time':>12} {'queries at 17':>14} {'at 1,024':>9} {'size':>8}")
+    print(f"{'request':28} {'server time':>12} {'queries at 17':>14} {f'at {fleet:,}':>9} {'size':>8}")
     for name in big:
         print(f"{name:28} {timed[name] * 1000:9.1f} ms {small[name]:>14} {large[name]:>9} {sizes[name] / 1024:5.0f} KB")
     grew = [name for name in big if large[name] > small[name]]
