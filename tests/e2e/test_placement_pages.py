@@ -611,6 +611,15 @@ def test_a_member_records_a_plan_of_copies_through_its_link_and_it_shows_beside_
     page.locator("#id_copies").scroll_into_view_if_needed()
     shot("benchmarks-record-copies-prefilled-1440")
     page.fill("#id_decode_tps", "46.2")
+    # more copies than the group holds: refused on the copies field, the form kept as typed
+    page.fill("#id_copies", "9")
+    page.click("form button[type=submit]")
+    error = page.locator("#field-copies.has-error p.fielderror")
+    assert error.inner_text() == "9 copies of tp x pp (1 x 1) need more than the 8 node(s) used"
+    assert page.input_value("#id_decode_tps") == "46.2"
+    page.locator("#id_copies").scroll_into_view_if_needed()
+    shot("benchmarks-record-copies-refused-1440")
+    page.fill("#id_copies", "8")
     page.click("form button[type=submit]")
     page.wait_for_url(f"**/benchmarks/groups/{lab['switched']}/**")
     page.goto(f"{live_server.url}/plans/?{query}")
