@@ -43,11 +43,19 @@ def group_choices() -> list[tuple[str, str]]:
 class ModelGroupChoices(EdgeChecked, forms.Form):
     """Fills model and group selects from the database at render time."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, choices_from: ModelGroupChoices | None = None, **kwargs: Any) -> None:
+        """``choices_from``: another form of the same request whose choices are
+        taken as they are (a page that builds its form twice reads the fleet
+        once: the group choices read every Spark's state)."""
         super().__init__(*args, **kwargs)
         for name, choices in (("model", model_choices), ("group", group_choices)):
             field = self.fields.get(name)
-            if isinstance(field, forms.ChoiceField):
+            if not isinstance(field, forms.ChoiceField):
+                continue
+            given = choices_from.fields.get(name) if choices_from is not None else None
+            if isinstance(given, forms.ChoiceField):
+                field.choices = given.choices
+            else:
                 field.choices = ([("", "(published: no group)")] if not field.required else []) + choices()
 
 

@@ -3,12 +3,14 @@ catalogue, benchmark lists and the leaderboard.
 
 ``groupspec_for`` runs the topology engine on the inventory restricted to a
 group's nodes (so a sub-group of a switch is planned as the Sparks it names,
-and a stale group is caught), plans on the group as observed (the one state,
+and a stale group is caught), read around them: the group's Sparks and the
+switches their cables reach, not the whole lab
+(``topology.services.lab_read_around``). It plans on the group as observed (the one state,
 ``topology.live``: each Spark's usable memory, the slowest observed link),
 takes interface names from the Twin rows of the ports the group's links use,
 and cluster addresses from telemetry's latest samples when that app offers
 them (else a clearly marked placeholder). A constant number of queries,
-whatever the size of the lab.
+whatever the size of the lab (one more per tier of switches crossed).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from inventory.models import NodeGroup, Spark, Twin
 from telemetry.selectors import latest_samples
 from topology.engine import Group, LabIn, analyse
 from topology.live import group_state_for
-from topology.services import UNSPLITTABLE, lab_read
+from topology.services import UNSPLITTABLE, lab_read, lab_read_around
 from topology.state import GroupState, SparkState
 
 from .errors import PlacementError
@@ -244,7 +246,7 @@ def groupspec_for(group: NodeGroup) -> PlannedGroup:
     names = set(group.members.values_list("spark__name", flat=True))
     if not names:
         raise PlacementError(f"group {group.name} has no Sparks", "group")
-    snapshot = lab_read()
+    snapshot = lab_read_around(names)
     found = _analyse(_restrict(snapshot.lab, names))
     if len(found) != 1:
         raise PlacementError(
@@ -298,7 +300,7 @@ def working_part(planned: PlannedGroup) -> tuple[PlannedGroup, str]:
     names = {n.name for n in planned.spec.nodes} - down
     if not names:
         raise PlacementError(f"every Spark of {planned.label} is down: nothing can run there", "group")
-    snapshot = lab_read()
+    snapshot = lab_read_around(names)
     pieces = _analyse(_restrict(snapshot.lab, names))
     usable = {n.name: n.usable_gb for n in planned.spec.nodes}
     pieces.sort(key=lambda g: (-len(g.nodes), -sum(usable.get(n, 0.0) for n in g.nodes)))

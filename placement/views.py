@@ -89,14 +89,15 @@ def _plan_view(plan: plan_request.PlannedPlan, nodes: dict[str, float]) -> dict[
 def _planning_context(request: HttpRequest, launch_for: Collection[int] = (), source: Any = None) -> dict[str, Any]:
     """Plan from the inputs in ``source`` (default: the query string)."""
     source = request.GET if source is None else source
-    values = _defaults(PlanForm())
+    blank = PlanForm()
+    values = _defaults(blank)
     data = None
     if source:
         # Inputs left out (a link with ?group=7 only) take the defaults.
         data = source.copy()
         for key, value in values.items():
             data.setdefault(key, str(value))
-    form = PlanForm(data)
+    form = PlanForm(data, choices_from=blank)
     context: dict[str, Any] = {"form": form, "errors": [], "planning": None}
     if data is not None:
         if not form.is_valid():
@@ -104,7 +105,7 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = (), so
             return context
         values.update(form.cleaned_data)
     else:
-        form = PlanForm(initial=values)
+        form = PlanForm(initial=values, choices_from=blank)
         context["form"] = form
     if not values["group"] or not values["model"]:
         context["errors"] = [("group", "no live node group yet: cable some Sparks first")]

@@ -147,8 +147,10 @@ def spark_states(names: Iterable[str] | None = None, *, now: datetime | None = N
     wanted = None if names is None else list(names)
     seen = _seen(wanted)
     at = _now(now)
+    # read once, not once a Spark: a setting's lookup costs more than a Spark's state
+    interval, reserve = conf.poll_interval_s(), _reserve()
     return {
-        s.name: spark_state(s, seen.get(s.name), now=at, interval_s=conf.poll_interval_s(), os_reserve_gb=_reserve())
+        s.name: spark_state(s, seen.get(s.name), now=at, interval_s=interval, os_reserve_gb=reserve)
         for s in _expected(wanted)
     }
 

@@ -15,12 +15,13 @@ Extension points for later features are the module-level hook lists below.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from core import errors
@@ -104,6 +105,71 @@ def lab_read() -> LabSnapshot:
         for pk, cable_label, slug, speed, breakout, coded_for in Cable.objects.order_by("id").values_list(
             "id", "label", "type__slug", "type__speed_gbps", "type__breakout", "coded_for"
         )
+    )
+    nodes = tuple(NodeIn(name, float(mem or 0), connectx, tuple(spark_ports[pk])) for pk, name, mem, connectx in sparks)
+    lab = LabIn(nodes, tuple(SwitchIn(switches[pk], tuple(ps)) for pk, ps in sorted(switch_ports.items())), cables)
+    return LabSnapshot(lab, {n: pk for pk, n, _, _ in sparks}, {n: int(m or 0) for _, n, m, _ in sparks})
+
+
+def lab_read_around(names: Iterable[str]) -> LabSnapshot:
+    """These Sparks and what their cables reach through switches, as a
+    ``LabIn`` to be restricted to them (``placement.selectors._restrict``):
+    the named Sparks, every switch reachable from them through cables that
+    do not pass another Spark (with all its ports), and every cable with an
+    end on one of those ports. A cable's end on an unnamed Spark keeps that
+    Spark's name, so restricting drops it as it would from ``lab_read``; the
+    unnamed Sparks themselves are not read.
+
+    Restricted to ``names``, the engine finds the same groups with nodes as
+    on the whole lab restricted to them, for a fraction of the rows: a group's
+    plan no longer reads a lab of thousands of Sparks. Queries: five without
+    a switch, seven for Sparks on one switch, one more per further tier of
+    switches crossed, whatever the size of the lab."""
+    wanted = set(names)
+    sparks = list(
+        Spark.objects.filter(name__in=wanted)
+        .order_by("name")
+        .values_list("id", "name", "hardware__memory_gb", "hardware__has_connectx")
+    )
+    spark_ids = [pk for pk, _, _, _ in sparks]
+    cable_ids: set[int] = set()
+    switch_ids: set[int] = set()
+    frontier: dict[str, Any] = {"port__spark_id__in": spark_ids}
+    while frontier:
+        touching = CableEnd.objects.filter(**frontier).values("cable_id")
+        reached = set(
+            CableEnd.objects.filter(cable_id__in=touching)
+            .exclude(cable_id__in=cable_ids)
+            .values_list("cable_id", "port__switch_id")
+        )
+        cable_ids |= {cable for cable, _ in reached}
+        new = {switch for _, switch in reached if switch is not None} - switch_ids
+        switch_ids |= new
+        frontier = {"port__switch_id__in": sorted(new)} if new else {}
+    switches = dict(Switch.objects.filter(id__in=switch_ids).values_list("id", "name"))
+    spark_ports: dict[int, list[str]] = defaultdict(list)
+    switch_ports: dict[int, list[SwitchPortIn]] = defaultdict(list)
+    for spark_id, switch_id, name, number, speed, breakout in (
+        Port.objects.filter(Q(spark_id__in=spark_ids) | Q(switch_id__in=switch_ids))
+        .order_by("number", "id")
+        .values_list("spark_id", "switch_id", "name", "number", "speed_gbps", "breakout")
+    ):
+        if spark_id is not None:
+            spark_ports[spark_id].append(name)
+        else:
+            switch_ports[switch_id].append(SwitchPortIn(number, speed, breakout))
+    ends: dict[int, list[EndIn]] = defaultdict(list)
+    for cable_id, spark_name, switch_id, port_name in (
+        CableEnd.objects.filter(cable_id__in=cable_ids)
+        .order_by("cable_id", "position")
+        .values_list("cable_id", "port__spark__name", "port__switch_id", "port__name")
+    ):
+        ends[cable_id].append(EndIn(spark_name if switch_id is None else switches[switch_id], port_name))
+    cables = tuple(
+        CableIn(cable_label or f"cable-{pk}", slug, speed or 0, breakout, coded_for, tuple(ends[pk]))
+        for pk, cable_label, slug, speed, breakout, coded_for in Cable.objects.filter(id__in=cable_ids)
+        .order_by("id")
+        .values_list("id", "label", "type__slug", "type__speed_gbps", "type__breakout", "coded_for")
     )
     nodes = tuple(NodeIn(name, float(mem or 0), connectx, tuple(spark_ports[pk])) for pk, name, mem, connectx in sparks)
     lab = LabIn(nodes, tuple(SwitchIn(switches[pk], tuple(ps)) for pk, ps in sorted(switch_ports.items())), cables)

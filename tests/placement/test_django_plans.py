@@ -172,12 +172,28 @@ def test_a_group_whose_cabling_changed_is_refused(api_viewer, demo):
 
 
 def test_plan_queries_do_not_grow_with_the_group(api_viewer, demo):
+    """The cabling is read around the group (topology.services.lab_read_around):
+    the same count for a pair and a ring of four; on a switch, the same for its
+    group of eight and a sub-group of two, two more (the hop across the switch
+    and its row); one Spark without cables two fewer (no cable to read)."""
+    from core.actor import Actor
+    from topology.services import subgroup_create
+
+    sub = subgroup_create(
+        actor=Actor(source="command"), parent=demo["switched"], name="two", nodes=["spark-07", "spark-08"]
+    )
     counts = {}
-    for kind in ("single", "switched"):
+    for kind, group in (*((k, demo[k]) for k in ("single", "direct", "ring", "switched")), ("sub-group", sub)):
         with CaptureQueriesContext(connection) as queries:
-            assert plan(api_viewer, group=demo[kind].pk).status_code == 200
+            assert plan(api_viewer, group=group.pk).status_code == 200
         counts[kind] = len(queries)
-    assert counts["switched"] == counts["single"], counts
+    assert counts == {
+        "single": counts["direct"] - 2,
+        "direct": counts["direct"],
+        "ring": counts["direct"],
+        "switched": counts["direct"] + 2,
+        "sub-group": counts["direct"] + 2,
+    }
 
 
 def test_plan_page_and_its_live_partial(client, viewer_user, demo):
