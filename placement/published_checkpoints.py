@@ -75,6 +75,11 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "qwen3.6-35b-a3b-1-djangodevreng-fp8",
         "qwen3.6-35b-a3b-1-djangodevreng-fp8-c5",
         "qwen3.6-35b-a3b-1-djangodevreng-fp8-c10",
+        # the twelfth set (placement.published_fresh_twelfth): wutonglab's env template
+        "qwen3.6-35b-a3b-1-vllm-fp8-wutong-c1-o512",
+        "qwen3.6-35b-a3b-1-vllm-fp8-wutong-c1-o1024",
+        "qwen3.6-35b-a3b-1-vllm-fp8-wutong-c4-o512",
+        "qwen3.6-35b-a3b-1-vllm-fp8-wutong-c4-o1024",
     ),
     "Qwen/Qwen3.8-27B-FP8": (
         "qwen3.8-27b-1-djangodevreng-fp8",
@@ -111,8 +116,9 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "nemotron-3-nano-30b-a3b-1-vllm-nvfp4-pulsar",
         "nemotron-3-nano-30b-a3b-1-vllm-nvfp4-pulsar-c4",
         "nemotron-3-nano-30b-a3b-1-vllm-nvfp4-pulsar-c16",
+        "nemotron-3-nano-30b-a3b-1-vllm-nvfp4-martin",  # the sample config's snapshot path
     ),
-    "nvidia/Qwen3.6-27B-NVFP4": ("qwen3.6-27b-1-vllm-nvfp4-jvr0x",),
+    "nvidia/Qwen3.6-27B-NVFP4": ("qwen3.6-27b-1-vllm-nvfp4-jvr0x", "qwen3.6-27b-1-vllm-nvfp4-jschmied"),
     "nvidia/Qwen3.6-35B-A3B-NVFP4": ("qwen3.6-35b-a3b-1-vllm-nvfp4-jvr0x",),
     "unsloth/Qwen3.6-35B-A3B-NVFP4": (
         "qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav",
@@ -133,6 +139,8 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         # the ninth set (placement.published_fresh_ninth)
         "qwen3.8-27b-1-vllm-nvfp4-epappas",
         "qwen3.8-27b-1-vllm-nvfp4-jkingston",
+        # the twelfth set
+        "qwen3.8-27b-1-vllm-nvfp4-jschmied",
         "qwen3.8-27b-1-vllm-nvfp4-0xbakeer",
         "qwen3.8-27b-1-vllm-nvfp4-0xbakeer-c8",
     ),
@@ -149,7 +157,9 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "nemotron-3-super-120b-a12b-1-vllm-nvfp4-pulsar-c16",
         "nemotron-3-super-120b-a12b-1-vllm-nvfp4-pulsar-c32",
         "nemotron-3-super-120b-a12b-2-tp2-vllm-nvfp4-epappas",
+        "nemotron-3-super-120b-a12b-1-vllm-nvfp4-martin",  # the twelfth set
     ),
+    "unsloth/Qwen3-Coder-Next-GGUF": ("qwen3-coder-next-1-llamacpp-q4km-jschmied",),  # the twelfth set
     # the eleventh set (placement.published_fresh_eleventh): Qwen's own GGUF repositories, every
     # figure of each (three types, one decode and three prompt lengths)
     **{

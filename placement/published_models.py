@@ -55,6 +55,9 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
             ("llama-3.3-70b", "bf16", None, "meta-llama/Llama-3.3-70B-Instruct (rykersun/vllm-dgx-spark)"),
             ("qwen3-30b-a3b", "int4", None, "Qwen/Qwen3-30B-A3B-GPTQ-Int4 (PalatineVision/dgx-spark-benchmark)"),
             ("qwen3-32b", "int4", None, "Qwen/Qwen3-32B-AWQ (PalatineVision/dgx-spark-benchmark)"),
+            # the twelfth set collected on 2026-12-05 (placement.published_fresh_twelfth)
+            ("qwen3-coder-next", "Q4_K_M", None, "unsloth/Qwen3-Coder-Next-GGUF UD-Q4_K_XL (jschmied)"),
+            ("qwen3.5-35b-a3b", "Q4_K_M", None, "a Qwen3.5-35B-A3B fine-tune's Q4_K_M GGUF (mARTin-B78)"),
             # the eleventh set collected on 2026-12-05 (placement.published_fresh_eleventh): Qwen's own
             # Qwen2.5-*-Instruct-GGUF files, whose sizes the run does not state
             *(

@@ -361,3 +361,30 @@ def rows_of(keys: set[str]):
     from benchmarks.models import BenchmarkRun
 
     return BenchmarkRun.objects.filter(source="published", published_key__in=keys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_at_0020_gets_the_twelfth_fresh_set():
+    """benchmarks 0021: a database at 0020 gets the twelfth fresh set's rows,
+    each naming its seed model: a llama.cpp run of four streams of one lab,
+    an eager vLLM run read from the source's sample config, and the
+    checkpoint where the source names one."""
+    from placement.published import PUBLISHED_POINTS
+
+    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-05g"}
+    assert len(added) == 14
+    rows = rows_added_since("0020_published_eleventh_fresh", added)
+    batch = rows.get(published_key="qwen3.6-35b-a3b-1-llamacpp-q80-jschmied-c4")
+    assert (batch.model.slug, batch.engine, batch.concurrency, batch.decode_tps, batch.quantization) == (
+        "qwen3.6-35b-a3b",
+        "llama.cpp",
+        4,
+        96.0,
+        "Q8_0",
+    )
+    assert batch.input_len == 1291  # a llama.cpp row keeps its prompt
+    nano = rows.get(published_key="nemotron-3-nano-30b-a3b-1-vllm-nvfp4-martin")
+    assert (nano.engine, nano.mode, nano.decode_tps, nano.prefill_tps) == ("vllm", "eager", 58.0, 8063.0)
+    assert nano.checkpoint == "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"
+    assert rows.get(published_key="qwen3.5-35b-a3b-1-llamacpp-q4km-martin").checkpoint == ""
+    assert "collected on 2026-12-05g, after the performance model was frozen" in nano.notes

@@ -219,6 +219,7 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
         "2026-12-05d",
         "2026-12-05e",
         "2026-12-05f",
+        "2026-12-05g",
     ]
     for fresh in sets:
         words = html.split(f'id="fresh-{fresh.day}">')[1].split("</p>")[0]
@@ -229,19 +230,29 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
         assert f"<strong>{fresh.report.inside_share('holdout'):.0f}%</strong> inside their ranges" in words
     # the first, second, fourth and ninth have been seen by the model since (llama.cpp's batching fit,
     # SGLang's prefill, llama.cpp's recurrent-state passes, llama.cpp's own cost per expert slot), and say
-    # so; the third, the fifth to eighth, the tenth and the eleventh have not
-    first, second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh = sets
+    # so; the third, the fifth to eighth, and the tenth to twelfth have not
+    first, second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh, twelfth = sets
     assert first.seen_since and second.seen_since and fourth.seen_since and ninth.seen_since
-    assert not any(s.seen_since for s in (third, fifth, sixth, seventh, eighth, tenth, eleventh))
+    unseen_sets = (third, fifth, sixth, seventh, eighth, tenth, eleventh, twelfth)
+    assert not any(s.seen_since for s in unseen_sets)
     for day in ("2026-12-04", "2026-12-04b", "2026-12-04d", "2026-12-05d"):
         assert f'class="small fresh-set seen" id="fresh-{day}"' in html
         assert "The model has changed since, after they had been seen" in html.split(f'id="fresh-{day}">')[1]
-    for day in ("2026-12-04c", "2026-12-04e", "2026-12-05", "2026-12-05b", "2026-12-05c", "2026-12-05e", "2026-12-05f"):
+    for day in (
+        "2026-12-04c",
+        "2026-12-04e",
+        "2026-12-05",
+        "2026-12-05b",
+        "2026-12-05c",
+        "2026-12-05e",
+        "2026-12-05f",
+        "2026-12-05g",
+    ):
         assert "never used to change it" in html.split(f'id="fresh-{day}">')[1].split("</p>")[0]
     # only the unseen sets' rows in the table of held-out runs are marked fresh
     table = html.split('id="holdout-errors"')[1].split("</table>")[0]
-    unseen = sum(len(s.report.errors) for s in (third, fifth, sixth, seventh, eighth, tenth, eleventh))
-    assert table.count('<tr class="fresh">') == unseen == 9 + 5 + 28 + 34 + 22 + 9 + 48
+    unseen = sum(len(s.report.errors) for s in unseen_sets)
+    assert table.count('<tr class="fresh">') == unseen == 9 + 5 + 28 + 34 + 22 + 9 + 48 + 21
     query = f"?model=glm-5.3&group={demo['switched'].pk}&context_tokens=32768&concurrency=8&goal=throughput&engine=vllm"
     partial = client.get("/plans/" + query, headers={"HX-Request": "true", "HX-Target": "results"})
     text = partial.content.decode()

@@ -630,9 +630,10 @@ def test_a_faster_runner_up_on_more_nodes_is_named_with_the_margin_it_missed():
 def test_every_plan_says_what_the_published_fit_missed_by_on_held_out_runs_of_its_kind():
     """A plan says what the published fit missed by on held-out runs of its
     kind near its streams: a hybrid like this one on llama.cpp at 8 streams,
-    58% too fast at the median since llama.cpp's cost per expert slot became
-    its own (0 µs: Nemotron-3-Super's 880 slots a token cost nothing; 32%
-    after the ninth fresh set, 12% before it); a dense model at 32 streams,
+    53% too fast at the median with the twelfth fresh set's batch (58% since
+    llama.cpp's cost per expert slot became its own, 0 µs: Nemotron-3-Super's
+    880 slots a token cost nothing; 32% after the ninth fresh set, 12% before
+    it); a dense model at 32 streams,
     27% too fast (gemma-3-4b's batches at 16 and 32 sequences; 44% before
     llama.cpp's cost per stream rose with that fit), in a badge; at one
     stream the same plan reads the one-stream figures of its kind."""
@@ -644,8 +645,8 @@ def test_every_plan_says_what_the_published_fit_missed_by_on_held_out_runs_of_it
     one = several.plans[0]
     assert (one.engine, one.tp, one.replicas) == ("llama.cpp", 1, 1)
     assert one.held_out == held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "hybrid"), 8)
-    assert one.held_out is not None and one.held_out.badge == "held-out: 58% too fast"
-    assert "median 58% too fast" in one.held_out.words
+    assert one.held_out is not None and one.held_out.badge == "held-out: 53% too fast"
+    assert "median 53% too fast" in one.held_out.words
     dense = get_seed_model("qwen3-32b")
     busy = plan_placement(group("single", 1), dense, context_tokens=4096, concurrency=32, engine="llama.cpp")
     assert busy.plans[0].held_out == held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "dense"), 32)
