@@ -113,6 +113,7 @@ class UploadIn(Schema):
     concurrency: Count | None = None
     tp: Width | None = None
     pp: Width | None = None
+    copies: Width | None = Field(None, description="independent copies measured together through a router (1)")
     notes: Notes = ""
 
 

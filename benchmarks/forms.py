@@ -14,6 +14,8 @@ from .models import BenchmarkRun
 CHECKPOINT_HELP = "The Hugging Face repository (org/name) or path that ran; blank: not stated"
 FORMAT_HELP = "The weights' format that ran, such as nvfp4, fp8 or Q4_K_M (any case); blank: not stated"
 MODE_CHOICES = [("", "not known"), ("graphs", "CUDA graphs (the default)"), ("eager", "eager (--enforce-eager)")]
+TP_HELP = "Empty: the nodes each copy has after its pipeline stages (the node count for one copy)"
+COPIES_HELP = "Independent copies measured together through a router (tp and pp are one copy's); empty: 1"
 BACKEND_HELP = (
     "What really ran: RoCEnante falls back to NCCL silently, and NCCL to TCP sockets ('Using network Socket' "
     "in its log) when it finds no RoCE device; a run over sockets is kept, never fitted on"
@@ -39,13 +41,9 @@ class BenchmarkForm(ModelGroupChoices):
     quantization = forms.CharField(label="Weights format", required=False, max_length=12, help_text=FORMAT_HELP)
     mode = forms.ChoiceField(label="CUDA-graph mode", choices=MODE_CHOICES, required=False)
     checkpoint = forms.CharField(label="Checkpoint", required=False, max_length=200, help_text=CHECKPOINT_HELP)
-    tp = forms.IntegerField(label="Tensor parallel", required=False, help_text="Empty: the node count")
+    tp = forms.IntegerField(label="Tensor parallel", required=False, help_text=TP_HELP)
     pp = forms.IntegerField(label="Pipeline stages", required=False, help_text="Empty: 1")
-    copies = forms.IntegerField(
-        label="Copies",
-        required=False,
-        help_text="Independent copies measured together through a router (tp and pp are one copy's); empty: 1",
-    )
+    copies = forms.IntegerField(label="Copies", required=False, help_text=COPIES_HELP)
     concurrency = forms.IntegerField(initial=1)
     input_len = forms.IntegerField(label="Input tokens", required=False)
     output_len = forms.IntegerField(label="Output tokens", required=False)
@@ -78,6 +76,9 @@ class UploadForm(ModelGroupChoices):
     quantization = forms.CharField(label="Weights format", required=False, max_length=12, help_text=FORMAT_HELP)
     mode = forms.ChoiceField(label="CUDA-graph mode", choices=MODE_CHOICES, required=False)
     checkpoint = forms.CharField(label="Checkpoint", required=False, max_length=200, help_text=CHECKPOINT_HELP)
+    tp = forms.IntegerField(label="Tensor parallel", required=False, help_text=TP_HELP)
+    pp = forms.IntegerField(label="Pipeline stages", required=False, help_text="Empty: 1")
+    copies = forms.IntegerField(label="Copies", required=False, help_text=COPIES_HELP)
     concurrency = forms.IntegerField(required=False, help_text="Only if the file does not say")
     notes = forms.CharField(required=False)
 

@@ -6,7 +6,9 @@ the performance model's prediction for the same run, and the chart series.
 A published figure's prediction is the one ``python -m placement.perfmodel``
 reports for it (its own context, format, mode and copies: one truth); a run
 measured here is predicted as the variant it loaded and in its CUDA-graph
-mode (``run_spec``; not stated: the variant its engine loads, CUDA graphs).
+mode (``run_spec``; not stated: the variant its engine loads, CUDA graphs),
+and a run of several copies as those copies behind the router the planner
+assumes (``placement.planner.COPIES_ROUTER``), as its plan was predicted.
 
 Pure: plain ``RunPoint`` records in, rows and ``charts.Series`` out.
 """
@@ -21,11 +23,13 @@ from placement.perfmodel import (
     ENGINES,
     PUBLISHED_POINTS,
     Layout,
+    copies_aggregate_tps,
     default_constants,
     point_figures,
     predict,
     variant_spec,
 )
+from placement.planner import COPIES_ROUTER
 
 from .charts import TOPOLOGY_COLOURS, Point, Series
 
@@ -55,6 +59,7 @@ class RunPoint:
     mode: str = ""  # "graphs" | "eager" | "" (not known)
     published_key: str = ""  # a published figure's key in placement.published
     checkpoint: str = ""  # the repository (or path) that ran ("": not stated)
+    copies: int = 1  # independent copies measured together through a router (tp and pp are one copy's)
 
 
 @dataclass(frozen=True)
@@ -103,7 +108,8 @@ def predicted_tps(model: ModelSpec, run: RunPoint) -> float | None:
     if run.published_key in _PUBLISHED:
         return _published_prediction(run.published_key)
     path = path_of(run.kind, run.backend, run.nodes)
-    if path is None or run.engine not in ENGINES or run.tp * run.pp > run.nodes:
+    copies = max(run.copies, 1)
+    if path is None or run.engine not in ENGINES or run.tp * run.pp * copies > run.nodes:
         return None
     spec = run_spec(model, run.engine, run.quantization)
     if spec is None:
@@ -118,6 +124,10 @@ def predicted_tps(model: ModelSpec, run: RunPoint) -> float | None:
     )
     prompt = run.input_len or DEFAULT_LEN
     context = prompt + (run.output_len or DEFAULT_LEN) // 2  # the average context while decoding
+    if copies > 1:
+        return copies_aggregate_tps(
+            spec, layout, context_tokens=context, concurrency=run.concurrency, copies=copies, router=COPIES_ROUTER
+        )
     return predict(spec, layout, context_tokens=context, concurrency=run.concurrency).aggregate_tps
 
 

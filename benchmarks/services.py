@@ -260,11 +260,13 @@ def _fields(data: dict[str, Any], errors: Errors) -> dict[str, Any]:
     fields["concurrency"] = _whole(data, "concurrency", errors, default=1)
     fields["input_len"] = _whole(data, "input_len", errors)
     fields["output_len"] = _whole(data, "output_len", errors)
-    fields["tp"] = _whole(data, "tp", errors, default=count)
-    fields["pp"] = _whole(data, "pp", errors, default=1)
     # several copies behind a router, measured together: the layout is one copy's
     fields["copies"] = _whole(data, "copies", errors, default=1)
     copies = fields["copies"] or 1
+    fields["pp"] = _whole(data, "pp", errors, default=1)
+    # not given: one copy's share of the nodes after its pipeline stages (the node count for one copy
+    # without pipeline stages)
+    fields["tp"] = _whole(data, "tp", errors, default=max(1, count // (copies * (fields["pp"] or 1))))
     if (fields["tp"] or 1) * (fields["pp"] or 1) > count:
         errors.append(("tp", f"tp x pp ({fields['tp']} x {fields['pp']}) exceeds the {count} node(s) used"))
     elif copies > 1 and (fields["tp"] or 1) * (fields["pp"] or 1) * copies > count:

@@ -121,6 +121,7 @@ def _point(run: BenchmarkRun) -> RunPoint:
         run.mode,
         run.published_key or "",
         run.checkpoint,
+        run.copies,
     )
 
 

@@ -5,6 +5,8 @@ prediction, which for a published row is the report's own figure."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
@@ -13,7 +15,14 @@ from benchmarks.lab_runs import lab_runs
 from benchmarks.models import BenchmarkRun
 from benchmarks.scaling import RunPoint, predicted_tps
 from placement.model_catalogue import SEED_BY_SLUG
-from placement.perfmodel import Layout, default_constants, known_formats, point_figures, predict
+from placement.perfmodel import (
+    Layout,
+    copies_aggregate_tps,
+    default_constants,
+    known_formats,
+    point_figures,
+    predict,
+)
 from placement.published import PUBLISHED_POINTS
 from tests.placement.conftest import placement_state
 
@@ -107,7 +116,7 @@ def _point(row: BenchmarkRun) -> RunPoint:
     return RunPoint(
         row.pk, row.source, row.topology_kind, row.backend, row.node_count, row.tp, row.pp, row.engine,
         row.concurrency, row.input_len, row.output_len, row.decode_tps or 0.0, row.link_gbps, "",
-        row.quantization, row.mode, row.published_key or "",
+        row.quantization, row.mode, row.published_key or "", row.checkpoint, row.copies,
     )  # fmt: skip
 
 
@@ -149,6 +158,30 @@ def test_a_measured_run_is_predicted_as_its_format_and_mode(api_member, demo):
         "nvfp4",
         "graphs",
     )
+
+
+def test_a_measured_run_of_copies_is_predicted_as_its_copies_and_its_row_says_so(api_member, client, member_user, demo):
+    """Two one-node copies on the direct pair at 8 streams: predicted as the
+    planner predicts that plan (each copy on one node, the streams shared by
+    the planner's router), not as one instance on both nodes; the group's
+    table names the copies."""
+    from placement.planner import COPIES_ROUTER
+
+    pair = demo["direct"]
+    made = record(api_member, pair, tp=1, copies=2, concurrency=8, decode_tps=9.0)
+    assert made.status_code == 201, made.content
+    row = BenchmarkRun.objects.select_related("model").get(pk=made.json()["id"])
+    spec = SEED_BY_SLUG["llama-3.3-70b"]
+    copies = copies_aggregate_tps(
+        spec, Layout(engine="vllm"), context_tokens=320, concurrency=8, copies=2, router=COPIES_ROUTER
+    )
+    assert predicted_tps(spec, _point(row)) == copies
+    assert copies != predict(spec, Layout(engine="vllm"), context_tokens=320, concurrency=8).aggregate_tps
+    # more copies than nodes: nothing to predict
+    assert predicted_tps(spec, replace(_point(row), copies=3)) is None
+    client.force_login(member_user)
+    page = client.get(f"/benchmarks/groups/{pair.pk}/?model=llama-3.3-70b&concurrency=8").content.decode()
+    assert page.count('data-label="Topology">direct <span class="muted small">2 copies</span></td>') == 1
 
 
 def migrated_from(migration: str, key: str, field: str) -> BenchmarkRun:

@@ -183,6 +183,39 @@ def test_upload_vllm_bench_json(api_member, demo):
     assert served_name.status_code == 201 and served_name.json()["checkpoint"] == ""
 
 
+def test_a_records_tensor_parallel_left_empty_is_each_copys_share_of_the_nodes(api_member, demo):
+    """tp left empty: the nodes one copy has after its pipeline stages. Two
+    copies on the direct pair are one node each, a two-stage pipeline on it
+    has no tensor parallelism, and one copy alone takes both nodes."""
+    layouts = {}
+    for given in ({}, {"copies": 2}, {"pp": 2}):
+        body = record(group=demo["direct"].pk, backend="none" if given.get("copies") else "nccl", **given)
+        response = api_member.post("/api/benchmarks", body)
+        assert response.status_code == 201, response.content
+        run = response.json()
+        layouts[tuple(given) or ("none",)] = (run["tp"], run["pp"], run["copies"])
+    assert layouts == {("none",): (2, 1, 1), ("copies",): (1, 1, 2), ("pp",): (1, 2, 1)}
+
+
+def test_an_upload_says_its_layout_and_copies(api_member, demo):
+    """A result file does not say how the engine was laid out: the upload
+    takes tp, pp and copies as a record does, checked the same way (three
+    copies on a pair refused on the copies field, nothing stored)."""
+    body = {"model": "llama-3.3-70b", "group": demo["direct"].pk, "content": json.dumps(VLLM_JSON)}
+    copies = api_member.post("/api/benchmarks/upload", {**body, "backend": "none", "copies": 2})
+    assert copies.status_code == 201, copies.content
+    assert (copies.json()["tp"], copies.json()["pp"], copies.json()["copies"]) == (1, 1, 2)
+    stages = api_member.post("/api/benchmarks/upload", {**body, "backend": "nccl", "pp": 2})
+    assert stages.status_code == 201, stages.content
+    assert (stages.json()["tp"], stages.json()["pp"], stages.json()["copies"]) == (1, 2, 1)
+    before = placement_state()
+    refused = api_member.post("/api/benchmarks/upload", {**body, "backend": "none", "copies": 3})
+    assert refused.status_code == 400, refused.content
+    assert [e["path"] for e in refused.json()["errors"]] == ["copies"]
+    assert "3 copies of tp x pp (1 x 1) need more than the 2 node(s) used" in refused.json()["message"]
+    assert placement_state() == before
+
+
 def test_upload_llama_bench_json_as_parsed_json(api_member, demo):
     response = api_member.post(
         "/api/benchmarks/upload", {"model": "gpt-oss-20b", "group": demo["single"].pk, "content": LLAMA_BENCH}
@@ -309,6 +342,34 @@ def test_pages_record_upload_chart_and_rank(client, member_user, demo):
     )
     assert refused.status_code == 400 and b"mean_ttft_ms" in refused.content
     assert BenchmarkRun.objects.filter(source="measured").count() == 2
+    # the upload form asks for the layout the file cannot say: three copies on the pair are refused on the
+    # copies field, two are kept with a node each
+    form = client.get("/benchmarks/upload/").content.decode()
+    assert 'name="tp"' in form and 'name="pp"' in form and 'name="copies"' in form
+
+    def upload_copies(n: int):
+        upload = SimpleUploadedFile("result.json", json.dumps(VLLM_JSON).encode(), "application/json")
+        return client.post(
+            "/benchmarks/upload/",
+            {
+                "file": upload,
+                "format": "auto",
+                "group": demo["direct"].pk,
+                "model": "llama-3.3-70b",
+                "backend": "none",
+                "copies": n,
+            },
+        )
+
+    too_many = upload_copies(3)
+    assert too_many.status_code == 400
+    assert too_many.context["form"].errors["copies"] == [
+        "3 copies of tp x pp (1 x 1) need more than the 2 node(s) used"
+    ]
+    assert upload_copies(2).status_code == 302
+    kept = BenchmarkRun.objects.filter(source="measured").latest("id")
+    assert (kept.tp, kept.pp, kept.copies) == (1, 1, 2)
+    BenchmarkRun.objects.filter(pk=kept.pk).delete()
 
     page = client.get(f"/benchmarks/groups/{group.pk}/?model=qwen3.8-27b").content.decode()
     assert "<svg" in page and "ideal" in page and "predicted" in page and "measured here" in page

@@ -6,6 +6,7 @@ scaling chart and the leaderboard ranks the published and measured runs."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -640,3 +641,44 @@ def test_a_member_records_a_plan_of_copies_through_its_link_and_it_shows_beside_
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     said.scroll_into_view_if_needed()
     shot("placement-record-copies-run-390")
+
+
+def test_a_member_uploads_a_result_file_of_two_copies_and_says_its_layout(live_server, page, shot, lab):
+    """vLLM's result file does not say how the engine was laid out: a member
+    uploads one on the demo pair and fills in the copies. Three copies on
+    two nodes are refused on the copies field, nothing stored; two are kept
+    with a node each. At desk and phone width."""
+    from benchmarks.models import BenchmarkRun
+    from tests.benchmarks.test_django_records import VLLM_JSON
+
+    pair = NodeGroup.objects.get(members__spark__name="spark-01", auto=True, retired_at__isnull=True).pk
+    make_user("member", "member")
+    sign_in(page, live_server.url, "member", "member-pass-123")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{live_server.url}/benchmarks/upload/?group={pair}")
+    result = {"name": "result.json", "mimeType": "application/json", "buffer": json.dumps(VLLM_JSON).encode()}
+    page.set_input_files("#id_file", files=[result])
+    page.select_option("#id_model", "llama-3.3-70b")
+    page.select_option("#id_backend", "none")
+    page.fill("#id_copies", "3")
+    page.click("form button[type=submit]")
+    error = page.locator("#field-copies.has-error p.fielderror")
+    assert error.inner_text() == "3 copies of tp x pp (1 x 1) need more than the 2 node(s) used"
+    assert not BenchmarkRun.objects.filter(source="measured").exists()
+    page.locator("#id_copies").scroll_into_view_if_needed()
+    shot("benchmarks-upload-copies-refused-1440")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.locator("#id_copies").scroll_into_view_if_needed()
+    shot("benchmarks-upload-copies-refused-390")
+    page.set_input_files("#id_file", files=[result])  # a file input is emptied by the round trip
+    page.fill("#id_copies", "2")
+    page.click("form button[type=submit]")
+    page.wait_for_url(f"**/benchmarks/groups/{pair}/**")
+    run = BenchmarkRun.objects.get(source="measured")
+    assert (run.tp, run.pp, run.copies, run.decode_tps) == (1, 1, 2, 18.31)
+    # the group's table names the copies of the run just kept
+    cell = page.locator("td[data-label=Topology]").filter(has_text="2 copies")
+    assert cell.count() == 1 and cell.inner_text() == "direct 2 copies"
+    cell.scroll_into_view_if_needed()
+    shot("benchmarks-upload-copies-kept-390")
