@@ -123,24 +123,23 @@ def _queries(names: set[str]) -> int:
     return len(ctx)
 
 
+def _reads() -> dict[str, tuple[int, int]]:
+    """The queries and the cables read around the first lab's first switched
+    group and its first ring."""
+    return {
+        kind: (_queries(names), len(lab_read_around(names).lab.cables))
+        for kind, names in (
+            ("switched", {f"a-{i:04d}" for i in range(1, 9)}),
+            ("ring", {f"a-{i:04d}" for i in range(17, 21)}),
+        )
+    }
+
+
 def test_the_reads_around_a_group_do_not_grow_with_the_lab():
     lab_import(actor=IMPORT, data=lab_document(switched=2, rings=2, pairs=2, singles=1, prefix="a"))
-    small = {
-        kind: (_queries(names), len(lab_read_around(names).lab.cables))
-        for kind, names in (
-            ("switched", {f"a-{i:04d}" for i in range(1, 9)}),
-            ("ring", {f"a-{i:04d}" for i in range(17, 21)}),
-        )
-    }
+    small = _reads()
     lab_import(actor=IMPORT, data=lab_document(switched=40, rings=40, pairs=40, singles=4, prefix="b"))
-    large = {
-        kind: (_queries(names), len(lab_read_around(names).lab.cables))
-        for kind, names in (
-            ("switched", {f"a-{i:04d}" for i in range(1, 9)}),
-            ("ring", {f"a-{i:04d}" for i in range(17, 21)}),
-        )
-    }
-    assert large == small
+    assert _reads() == small
     # a ring: its Sparks, their cables' ends, ports, ends, cables; a switch adds
     # one hop and the switch row
     assert small == {"switched": (7, 4), "ring": (5, 4)}
