@@ -289,6 +289,7 @@ def plan_out(item: plan_request.PlannedPlan) -> dict[str, Any]:
         "prefill_tps_range": _range(p.prefill_tps_range),
         "range_basis": p.range_basis,
         "held_out": p.held_out.as_dict() if p.held_out else None,
+        "held_out_prefill": p.held_out_prefill.as_dict() if p.held_out_prefill else None,
         "published_runs": [r.as_dict() for r in p.published_runs],
         "checkpoint": p.checkpoint,
         "checkpoint_note": p.checkpoint_note,

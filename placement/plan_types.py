@@ -137,6 +137,9 @@ class Plan:
     # the published fit's errors on held-out runs of the headline figure's kind
     # (all streams' decode at several streams, else one stream's): None when none was held out
     held_out: HeldOutEvidence | None = None
+    # the same for its prefill figure (one stream's prompt): prefill misses by engine and family
+    # apart from decode (llama.cpp's hybrid MoE models 1.6x to 2.8x too fast in the twelfth fresh set)
+    held_out_prefill: HeldOutEvidence | None = None
     # what labs published for this very configuration (model and format, engine, layout, fabric, mode,
     # streams), slowest first, beside the prediction: placement.perfmodel.evidence.published_runs
     published_runs: tuple[PublishedRun, ...] = ()

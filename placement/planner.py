@@ -13,7 +13,7 @@ use on that node after the operating system (see SPARK_128_USABLE_GB).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from placement.model_catalogue import ModelSpec
 from placement.perfmodel import (
@@ -468,7 +468,7 @@ def plan_placement(
         budget = _budget(model, shape, used, context_tokens, max(shares), engine)
         problem = _shape_problem(shape, model)
         decode = aggregate = prefill = collective = None
-        held_out = None
+        held_out = held_out_prefill = None
         published: tuple[PublishedRun, ...] = ()
         split = ""
         ranges: dict[str, tuple[float, float]] = {}
@@ -502,6 +502,7 @@ def plan_placement(
             )
             ranges, basis = _ranges(headline, (decode, aggregate, prefill), borrowed)
             held_out = held_out_evidence(headline, concurrency)
+            held_out_prefill = held_out_evidence(replace(headline, metric="prefill"), 1)
             shape_key = (shape.tp, shape.pp, shape.ep, shape.replicas)
             config = Configuration(model.slug, model.quantization, engine, shape_key, path, mode, concurrency)
             published = published_runs(config)
@@ -540,6 +541,7 @@ def plan_placement(
                 prefill_tps_range=ranges.get("prefill"),
                 range_basis=basis,
                 held_out=held_out,
+                held_out_prefill=held_out_prefill,
                 published_runs=published,
                 checkpoint=checkpoint,
                 checkpoint_note=split,

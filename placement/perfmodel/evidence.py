@@ -69,7 +69,8 @@ class HeldOutEvidence:
         One figure is said in words, never as a badge: it is no bias yet."""
         if self.figures < 2 or abs(self.median_pct) <= BIAS_PCT:
             return ""
-        return f"held-out: {_signed(self.median_pct)}"
+        what = "held-out prefill" if self.metric == "prefill" else "held-out"
+        return f"{what}: {_signed(self.median_pct)}"
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -414,6 +414,31 @@ def test_each_plan_carries_the_held_out_evidence_of_its_kind_in_the_api_and_on_t
     assert "No published run of this kind was held out of the fit: its range is all the evidence there is." in page
 
 
+def test_each_plan_carries_the_held_out_evidence_of_its_prefill_in_the_api_and_on_the_page(
+    api_viewer, client, viewer_user, demo
+):
+    """A plan's prefill has its own held-out evidence: Qwen3.6-35B-A3B (a
+    hybrid MoE) on llama.cpp on the single group, whose kind's held-out
+    prefills were predicted 58% too fast at the median: the planner's object
+    in the API, its badge beside the plan and its words in the details."""
+    from placement.perfmodel import FigureClass
+    from placement.perfmodel.evidence import held_out_evidence
+
+    body = {"model": "qwen3.6-35b-a3b", "group": demo["single"].pk, "engine": "llama.cpp"}
+    response = plan(api_viewer, **body)
+    assert response.status_code == 200, response.content
+    (one,) = [p for p in response.json()["plans"] if p["decode_tps"]]
+    expected = held_out_evidence(FigureClass("prefill", "llama.cpp", "single", "hybrid"), 1)
+    assert expected is not None and one["held_out_prefill"] == expected.as_dict()
+    assert one["held_out_prefill"]["badge"] == "held-out prefill: 58% too fast"
+    client.force_login(viewer_user)
+    page = client.get(f"/plans/?model=qwen3.6-35b-a3b&group={demo['single'].pk}&engine=llama.cpp").content.decode()
+    badge = f'<span class="badge warn held-out-prefill-badge" title="{expected.words}">{expected.badge}</span>'
+    assert page.count(badge.replace("'", "&#x27;")) == 1
+    words = f'<p class="small muted held-out-prefill">{expected.words}</p>'
+    assert page.count(words.replace("'", "&#x27;")) == 1
+
+
 def test_what_labs_published_for_a_plans_configuration_is_in_the_api_and_on_the_page(
     api_viewer, client, viewer_user, demo
 ):

@@ -656,6 +656,33 @@ def test_every_plan_says_what_the_published_fit_missed_by_on_held_out_runs_of_it
     assert alone.plans[0].held_out is not None and alone.plans[0].held_out.badge == ""
 
 
+def test_every_plan_says_what_the_published_fit_missed_by_on_held_out_prefills_of_its_kind():
+    """A plan's prefill figure has its own held-out evidence: prefill misses
+    apart from decode. Qwen3.6-35B-A3B (a hybrid MoE) on llama.cpp, one node:
+    hybrid prefills on llama.cpp were predicted 58% too fast at the median
+    (its MoE kin 1.6x to 2.8x in the twelfth fresh set), a badge of its own
+    beside the decode's; Qwen3-32B (dense) 12% too slow, said in words only;
+    at several streams the prefill is still one stream's prompt."""
+    from placement.perfmodel import FigureClass
+    from placement.perfmodel.evidence import held_out_evidence
+
+    hybrid = get_seed_model("qwen3.6-35b-a3b")
+    one = plan_placement(group("single", 1), hybrid, context_tokens=4096, concurrency=1, engine="llama.cpp").plans[0]
+    expected = held_out_evidence(FigureClass("prefill", "llama.cpp", "single", "hybrid"), 1)
+    assert expected is not None and one.held_out_prefill == expected
+    assert (expected.figures, expected.experiments) == (11, 7)
+    assert expected.badge == "held-out prefill: 58% too fast"
+    assert expected.words.startswith("On 11 held-out figures of prefill of llama.cpp single runs of hybrid models")
+    assert expected.words.endswith(
+        "the published fit predicted from 29% too slow to 176% too fast (median 58% too fast)."
+    )
+    dense = get_seed_model("qwen3-32b")
+    busy = plan_placement(group("single", 1), dense, context_tokens=4096, concurrency=32, engine="llama.cpp").plans[0]
+    assert busy.held_out_prefill == held_out_evidence(FigureClass("prefill", "llama.cpp", "single", "dense"), 1)
+    assert busy.held_out_prefill is not None and busy.held_out_prefill.badge == ""
+    assert busy.held_out_prefill.words.endswith("(median 12% too slow).")
+
+
 def test_a_recommendation_whose_kind_held_out_runs_missed_says_so_in_its_own_words():
     """The recommendation is what a member reads first: when the recommended
     plan carries a held-out badge (its kind's held-out runs missed by more
