@@ -59,17 +59,16 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
             ("qwen3-coder-next", "Q4_K_M", None, "unsloth/Qwen3-Coder-Next-GGUF UD-Q4_K_XL (jschmied)"),
             ("qwen3.5-35b-a3b", "Q4_K_M", None, "a Qwen3.5-35B-A3B fine-tune's Q4_K_M GGUF (mARTin-B78)"),
             # the eleventh set collected on 2026-12-05 (placement.published_fresh_eleventh): Qwen's own
-            # Qwen2.5-*-Instruct-GGUF files, whose sizes the run does not state
+            # Qwen2.5-7B-Instruct-GGUF files, read as Qwen2.5-Coder-7B (the same architecture), whose sizes
+            # the run does not state; the 3B, 14B and 32B have them in the catalogue (_qwen25)
             *(
-                (slug, quant, None, f"{repo} (pendakwahteknologi/gx10-benchmarks)")
-                for slug, repo in (
-                    ("qwen2.5-3b", "Qwen/Qwen2.5-3B-Instruct-GGUF"),
-                    ("qwen2.5-coder-7b", "Qwen/Qwen2.5-7B-Instruct-GGUF, the same architecture"),
-                    ("qwen2.5-14b", "Qwen/Qwen2.5-14B-Instruct-GGUF"),
-                    ("qwen2.5-32b", "Qwen/Qwen2.5-32B-Instruct-GGUF"),
+                (
+                    "qwen2.5-coder-7b",
+                    quant,
+                    None,
+                    "Qwen/Qwen2.5-7B-Instruct-GGUF, the same architecture (pendakwahteknologi/gx10-benchmarks)",
                 )
-                for quant in ("Q4_K_M", "Q5_K_M", "Q8_0")
-                if (slug, quant) != ("qwen2.5-coder-7b", "Q8_0")
+                for quant in ("Q4_K_M", "Q5_K_M")
             ),
         )
     },
@@ -197,9 +196,16 @@ PUBLISHED_RUN_MODELS: tuple[ModelSpec, ...] = (
 )
 
 
+# Qwen's own GGUF types of Qwen2.5-*-Instruct that a published Spark run names (pendakwahteknologi/gx10-benchmarks
+# ran each from Qwen/Qwen2.5-*-Instruct-GGUF): llama.cpp loads them with -hf REPO:TYPE (a split file whole)
+QWEN25_GGUF_TYPES = ("Q4_K_M", "Q5_K_M", "Q8_0")
+
+
 def _qwen25(size: str, params_b: float, layers: int, hidden: int, heads: int, kv_heads: int, shape: str) -> ModelSpec:
     """A dense Qwen2.5 model of the Instruct checkpoint's public config
-    (max_position_embeddings 32768, 131072 with YaRN; heads of 128), bf16."""
+    (max_position_embeddings 32768, 131072 with YaRN; heads of 128), bf16,
+    and Qwen's GGUF files of it (``QWEN25_GGUF_TYPES``, sizes at their
+    type's bits per weight: the run does not state them)."""
     repo = f"Qwen/Qwen2.5-{size}-Instruct"
     return ModelSpec(
         slug=f"qwen2.5-{size.lower()}",
@@ -221,7 +227,17 @@ def _qwen25(size: str, params_b: float, layers: int, hidden: int, heads: int, kv
             f"Public config of Qwen2.5-{size}-Instruct ({layers} layers, hidden {hidden}, {shape}; "
             "max_position_embeddings 32768, 131072 with YaRN), bf16 weights."
         ),
-        variants=(ModelVariant("bf16", hf_repo=repo),),
+        variants=(
+            ModelVariant("bf16", hf_repo=repo),
+            *(
+                ModelVariant(
+                    quant,
+                    gguf_repo=f"{repo}-GGUF",
+                    notes="Qwen's own GGUF file, run on a GB10 by pendakwahteknologi/gx10-benchmarks; size not stated",
+                )
+                for quant in QWEN25_GGUF_TYPES
+            ),
+        ),
     )
 
 

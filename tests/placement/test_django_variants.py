@@ -207,6 +207,48 @@ def test_qwen3_32bs_published_gguf_makes_its_llama_cpp_plan_launchable_and_0012_
     assert list(rows.values_list("gguf_repo", flat=True)) == ["a-lab/own-qwen3-32b-GGUF"]
 
 
+def test_qwen25s_own_gguf_files_make_their_llama_cpp_plans_launchable_and_0016_gives_them_to_older_rows(
+    api_member, demo
+):
+    """Qwen2.5-14B's seed row carries Qwen's own GGUF types, the files a
+    published Spark run names: a llama.cpp plan picks Q4_K_M, is sized at its
+    bits per weight and launches with ``-hf REPO:TYPE`` (which takes a split
+    file whole), and any type can be asked for. A database seeded before gets
+    the three types of each model from migration 0016, once; an admin's own
+    Q8_0 stays."""
+    from importlib import import_module
+
+    from django.apps import apps as django_apps
+
+    body = {"model": "qwen2.5-14b", "group": demo["single"].pk, "engine": "llama.cpp"}
+    plans = api_member.post("/api/plans", body)
+    assert plans.status_code == 200, plans.content
+    answer = plans.json()
+    assert answer["variant"] == "Q4_K_M" and answer["launch_missing"] == {}
+    launch = answer["plans"][answer["recommended"]]["launch"]["llama.cpp-rpc"]
+    assert "llama-server -hf Qwen/Qwen2.5-14B-Instruct-GGUF:Q4_K_M " in launch
+    eight = api_member.post("/api/plans", {**body, "variant": "q8_0"}).json()  # any case
+    assert eight["variant"] == "Q8_0"
+    assert "-hf Qwen/Qwen2.5-14B-Instruct-GGUF:Q8_0 " in eight["plans"][eight["recommended"]]["launch"]["llama.cpp-rpc"]
+
+    forwards = import_module("placement.migrations.0016_gguf_qwen25").forwards
+    rows = LlmVariant.objects.filter(model__slug__startswith="qwen2.5-", gguf_repo__startswith="Qwen/Qwen2.5-")
+    expected = sorted(rows.values_list("model__slug", "quantization", "weights_gb", "gguf_repo", "notes", "created_by"))
+    assert len(expected) == 9 and {r[5] for r in expected} == {"seed"}
+    rows.delete()  # as a database seeded before the catalogue named them
+    forwards(django_apps, None)
+    forwards(django_apps, None)
+    assert sorted(
+        rows.values_list("model__slug", "quantization", "weights_gb", "gguf_repo", "notes", "created_by")
+    ) == (expected)
+    own = rows.filter(model__slug="qwen2.5-32b", quantization="Q8_0")
+    own.update(gguf_repo="a-lab/own-qwen2.5-32b-GGUF", created_by="admin")
+    forwards(django_apps, None)
+    assert list(
+        LlmVariant.objects.filter(model__slug="qwen2.5-32b", quantization="Q8_0").values_list("gguf_repo", flat=True)
+    ) == ["a-lab/own-qwen2.5-32b-GGUF"]
+
+
 def test_qwen36_nvfp4_plans_and_launches_from_its_own_repository(api_member, demo):
     """Qwen3.6-35B-A3B's own form is NVFP4, kept on its row; the row now has
     the repository its seed variant names, so vLLM plans and launches the
