@@ -53,12 +53,15 @@ def main() -> None:
         gid = NodeGroup.objects.get(members__spark__name=node, auto=True, retired_at__isnull=True).pk
         query = "&".join(f"{k}={v}" for k, v in {**INPUT, "group": gid}.items())
         body = json.dumps({**INPUT, "group": gid})
+        names = sorted(NodeGroupMember.objects.filter(group_id=gid).values_list("spark__name", flat=True))
+        by_names = json.dumps({**INPUT, "nodes": names})
         best = client.post("/api/plans", body, content_type="application/json").json()["recommended"]
         return {
             "/plans/ (full page)": lambda: client.get(f"/plans/?{query}"),
             "/plans/ (htmx partial)": lambda: client.get(f"/plans/?{query}", headers={"HX-Request": "true"}),
             "/plans/launch/ (recommended)": lambda: client.get(f"/plans/launch/?{query}&plan={best}"),
             "POST /api/plans": lambda: client.post("/api/plans", body, content_type="application/json"),
+            "POST /api/plans (nodes)": lambda: client.post("/api/plans", by_names, content_type="application/json"),
             "/benchmarks/groups/<id>/": lambda: client.get(f"/benchmarks/groups/{gid}/"),
             "/sparks/ (baseline)": lambda: client.get("/sparks/"),
         }

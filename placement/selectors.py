@@ -28,11 +28,11 @@ from django.db.models import Count, QuerySet
 from core.config import setting
 from core.errors import NotFound
 from core.health import UNHEALTHY
-from inventory.models import NodeGroup, Spark, Twin
+from inventory.models import NodeGroup, NodeGroupMember, Spark, Twin
 from telemetry.selectors import latest_samples
 from topology.engine import Group, LabIn, analyse
 from topology.live import group_state_for
-from topology.services import UNSPLITTABLE, lab_read, lab_read_around
+from topology.services import UNSPLITTABLE, lab_read_around
 from topology.state import GroupState, SparkState
 
 from .errors import PlacementError
@@ -262,17 +262,25 @@ def groupspec_for_nodes(names: Any, path: str = "nodes") -> PlannedGroup:
     of the cabling or a sub-group of a switched one."""
     if not isinstance(names, list | tuple) or not names:
         raise PlacementError("name at least one Spark", path)
-    snapshot = lab_read()
+    known = set(Spark.objects.filter(name__in=[n for n in names if isinstance(n, str)]).values_list("name", flat=True))
     errors = []
     for i, name in enumerate(names):
-        if not isinstance(name, str) or name not in snapshot.spark_ids:
+        if not isinstance(name, str) or name not in known:
             errors.append((f"{path}[{i}]", f"no Spark is named {name!r}"))
         elif names.index(name) != i:
             errors.append((f"{path}[{i}]", f"{name} is named twice"))
     if errors:
         raise PlacementError(errors)
     wanted = set(names)
-    components = [g for g in _analyse(snapshot.lab) if wanted & set(g.nodes)]
+    # the cabled components the named Sparks belong to: their live auto groups (one per component,
+    # kept by topology.services.groups_sync after every inventory write), read around their Sparks
+    around = wanted | set(
+        NodeGroupMember.objects.filter(
+            group__auto=True, group__retired_at__isnull=True, group__members__spark__name__in=wanted
+        ).values_list("spark__name", flat=True)
+    )
+    snapshot = lab_read_around(around)
+    components = [g for g in _analyse(_restrict(snapshot.lab, around)) if wanted & set(g.nodes)]
     if len(components) > 1:
         pieces = "; ".join(", ".join(n for n in g.nodes if n in wanted) for g in components)
         raise PlacementError(

@@ -143,3 +143,33 @@ def test_the_reads_around_a_group_do_not_grow_with_the_lab():
     # a ring: its Sparks, their cables' ends, ports, ends, cables; a switch adds
     # one hop and the switch row
     assert small == {"switched": (7, 4), "ring": (5, 4)}
+
+
+def test_sparks_named_by_hand_are_read_around_their_groups_not_the_whole_lab(import_lab):
+    """POST /api/plans with "nodes": the named Sparks' cabled components are
+    their live auto groups, read around. The whole switched group by name is
+    its group's plan; two of its Sparks plan as themselves; two Sparks of a
+    ring are refused; and the reads do not grow with the lab."""
+    from dataclasses import replace
+
+    from placement.selectors import groupspec_for_nodes
+
+    import_lab("demo.yaml")
+    switched = NodeGroup.objects.get(members__spark__name="spark-07", auto=True, retired_at__isnull=True)
+    names = [f"spark-{i:02d}" for i in range(7, 15)]
+    assert replace(groupspec_for_nodes(names).spec, id="") == replace(groupspec_for(switched).spec, id="")
+    part = groupspec_for_nodes(["spark-09", "spark-07"])
+    assert (part.spec.kind, [n.name for n in part.spec.nodes]) == ("switched", ["spark-07", "spark-09"])
+    with pytest.raises(PlacementError, match="part of a ring group of 4 .* that cannot be split"):
+        groupspec_for_nodes(["spark-03", "spark-04"])
+    with pytest.raises(PlacementError, match="not cabled together: they fall into 2 groups"):
+        groupspec_for_nodes(["spark-01", "spark-17"])
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            groupspec_for_nodes(names)
+        return len(ctx)
+
+    small = queries()
+    lab_import(actor=IMPORT, data=lab_document(switched=20, rings=20, pairs=20, singles=4, prefix="b"))
+    assert queries() == small
