@@ -24,6 +24,7 @@ from placement.published_fresh_seventh import fresh_2026_12_05_seventh
 from placement.published_fresh_sixth import fresh_2026_12_05
 from placement.published_fresh_tenth import fresh_2026_12_05_tenth
 from placement.published_fresh_third import fresh_2026_12_04_third
+from placement.published_fresh_thirteenth import fresh_2026_12_05_thirteenth
 from placement.published_fresh_twelfth import fresh_2026_12_05_twelfth
 from placement.published_point import PublishedPoint
 from placement.published_series import (
@@ -853,6 +854,7 @@ _POINTS: tuple[PublishedPoint, ...] = (
     + fresh_2026_12_05_tenth()
     + fresh_2026_12_05_eleventh()
     + fresh_2026_12_05_twelfth()
+    + fresh_2026_12_05_thirteenth()
 )
 
 # each figure with the checkpoint its source names (placement.published_checkpoints)

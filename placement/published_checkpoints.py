@@ -20,6 +20,9 @@ method, not a repository). The checkpoint changes no prediction and no fit.
 
 from __future__ import annotations
 
+# the input and output lengths of the thirteenth set's Avarok rows (placement.published_fresh_thirteenth)
+_AVAROK_LENGTHS = ((128, 128), (256, 256), (1024, 1024), (4096, 4096), (8192, 1024), (32768, 256))
+
 # repository -> the keys of the published figures that ran it
 CHECKPOINTS: dict[str, tuple[str, ...]] = {
     "Intel/Qwen3.6-35B-A3B-int4-mixed-AutoRound": ("qwen3.6-35b-a3b-1-vllm-int4-czcrimpy",),
@@ -148,6 +151,9 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
     "openai/gpt-oss-120b": (
         "gpt-oss-120b-1-vllm-mxfp4-sumner",
         "gpt-oss-120b-1-vllm-mxfp4-sumner-c2",
+        # the thirteenth set (placement.published_fresh_thirteenth)
+        "gpt-oss-120b-1-vllm-mxfp4-rossingram",
+        *(f"gpt-oss-120b-1-vllm-mxfp4-rossingram-c{n}" for n in (2, 4, 8, 16)),
     ),
     "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4": (
         "nemotron-3-super-120b-a12b-1-vllm-nvfp4-sumner",
@@ -160,6 +166,19 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "nemotron-3-super-120b-a12b-1-vllm-nvfp4-martin",  # the twelfth set
     ),
     "unsloth/Qwen3-Coder-Next-GGUF": ("qwen3-coder-next-1-llamacpp-q4km-jschmied",),  # the twelfth set
+    # the thirteenth set: elizabetht's notebook names the snapshot, Avarok's report its two checkpoints
+    "meta-llama/Llama-3.1-8B-Instruct": (
+        "llama-3.1-8b-1-vllm-bf16-elizabetht",
+        "llama-3.1-8b-1-vllm-bf16-elizabetht-c8",
+        "llama-3.1-8b-2x1-vllm-bf16-elizabetht",
+    ),
+    **{
+        repo: tuple(f"qwen3-coder-next-1-vllm-{quant}-avarok-{isl}-{osl}" for isl, osl in _AVAROK_LENGTHS)
+        for repo, quant in (
+            ("nvidia/Qwen3-Next-80B-A3B-Instruct-NVFP4", "nvfp4"),
+            ("cyankiwi/Qwen3-Next-80B-A3B-Instruct-AWQ-4bit", "int4"),
+        )
+    },
     # the eleventh set (placement.published_fresh_eleventh): Qwen's own GGUF repositories, every
     # figure of each (three types, one decode and three prompt lengths)
     **{

@@ -58,6 +58,13 @@ PUBLISHED_VARIANTS: dict[tuple[str, str], ModelVariant] = {
             # the twelfth set collected on 2026-12-05 (placement.published_fresh_twelfth)
             ("qwen3-coder-next", "Q4_K_M", None, "unsloth/Qwen3-Coder-Next-GGUF UD-Q4_K_XL (jschmied)"),
             ("qwen3.5-35b-a3b", "Q4_K_M", None, "a Qwen3.5-35B-A3B fine-tune's Q4_K_M GGUF (mARTin-B78)"),
+            # the thirteenth set collected on 2026-12-05 (placement.published_fresh_thirteenth)
+            (
+                "qwen3-coder-next",
+                "nvfp4",
+                None,
+                "nvidia/Qwen3-Next-80B-A3B-Instruct-NVFP4, the same architecture (Avarok-Cybersecurity/dgx-vllm)",
+            ),
             # the eleventh set collected on 2026-12-05 (placement.published_fresh_eleventh): Qwen's own
             # Qwen2.5-7B-Instruct-GGUF files, read as Qwen2.5-Coder-7B (the same architecture), whose sizes
             # the run does not state; the 3B, 14B and 32B have them in the catalogue (_qwen25)

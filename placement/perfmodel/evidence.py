@@ -143,7 +143,7 @@ def held_out_evidence(cls: FigureClass, streams: int = 1) -> HeldOutEvidence | N
         return None
     if cls.metric == "aggregate":
         low, high = min(f[4] for f in chosen), max(f[4] for f in chosen)
-        basis += f" at {low} streams" if low == high else f" at {low} to {high} streams"
+        basis += f" at {low} stream{'s' if low != 1 else ''}" if low == high else f" at {low} to {high} streams"
     errors = [f[1] for f in chosen]
     return HeldOutEvidence(
         metric=cls.metric,

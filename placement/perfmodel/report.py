@@ -22,6 +22,7 @@ from placement import (
     published_fresh_sixth,
     published_fresh_tenth,
     published_fresh_third,
+    published_fresh_thirteenth,
     published_fresh_twelfth,
 )
 from placement.published import PUBLISHED_POINTS, PublishedPoint
@@ -77,6 +78,7 @@ FRESH_SETS: dict[str, tuple[str, dict[tuple[str, str], tuple[float, float, float
     published_fresh_tenth.COLLECTED_TENTH: ("4393195", published_fresh_tenth.PREDICTED_ONCE),
     published_fresh_eleventh.COLLECTED_ELEVENTH: ("067611f", published_fresh_eleventh.PREDICTED_ONCE),
     published_fresh_twelfth.COLLECTED_TWELFTH: ("7731663", published_fresh_twelfth.PREDICTED_ONCE),
+    published_fresh_thirteenth.COLLECTED_THIRTEENTH: ("b1459d6", published_fresh_thirteenth.PREDICTED_ONCE),
 }
 FRESH = {day: commit for day, (commit, _) in FRESH_SETS.items()}
 

@@ -388,3 +388,29 @@ def test_a_database_at_0020_gets_the_twelfth_fresh_set():
     assert nano.checkpoint == "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"
     assert rows.get(published_key="qwen3.5-35b-a3b-1-llamacpp-q4km-martin").checkpoint == ""
     assert "collected on 2026-12-05g, after the performance model was frozen" in nano.notes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_at_0021_gets_the_thirteenth_fresh_set():
+    """benchmarks 0022: a database at 0021 gets the thirteenth fresh set's
+    rows: two one-node copies on a direct pair at 100 Gb/s, a batch sweep,
+    and Qwen3-Next read as Qwen3-Coder-Next with its own checkpoint."""
+    from placement.published import PUBLISHED_POINTS
+
+    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-05h"}
+    assert len(added) == 20
+    rows = rows_added_since("0021_published_twelfth_fresh", added)
+    copies = rows.get(published_key="llama-3.1-8b-2x1-vllm-bf16-elizabetht")
+    assert (copies.node_count, copies.topology_kind, copies.link_gbps, copies.decode_tps) == (2, "direct", 100.0, 13.7)
+    assert "2 independent one-node copies, the streams shared by a router" in copies.notes
+    batch = rows.get(published_key="gpt-oss-120b-1-vllm-mxfp4-rossingram-c16")
+    assert (batch.model.slug, batch.concurrency, batch.decode_tps, batch.checkpoint) == (
+        "gpt-oss-120b",
+        16,
+        183.4,
+        "openai/gpt-oss-120b",
+    )
+    awq = rows.get(published_key="qwen3-coder-next-1-vllm-int4-avarok-32768-256")
+    assert (awq.model.slug, awq.quantization, awq.decode_tps) == ("qwen3-coder-next", "int4", 29.8)
+    assert awq.checkpoint == "cyankiwi/Qwen3-Next-80B-A3B-Instruct-AWQ-4bit"
+    assert "collected on 2026-12-05h, after the performance model was frozen" in awq.notes

@@ -245,9 +245,9 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     shot("placement-held-out-390")
     page.locator("#fit-table summary").click()
     fresh = page.locator("p.fresh-set")
-    assert fresh.count() == 12
-    first, second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh, twelfth = (
-        fresh.nth(i) for i in range(12)
+    assert fresh.count() == 13
+    first, second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh, twelfth, thirteenth = (
+        fresh.nth(i) for i in range(13)
     )
     assert "collected on 2026-12-04, after the model was frozen (at f4e432a)" in first.inner_text()
     assert "The model has changed since" in first.inner_text()
@@ -273,10 +273,12 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     assert "never used to change it" in eleventh.inner_text()
     assert "collected on 2026-12-05g, after the model was frozen (at 7731663)" in twelfth.inner_text()
     assert "never used to change it" in twelfth.inner_text()
+    assert "collected on 2026-12-05h, after the model was frozen (at b1459d6)" in thirteenth.inner_text()
+    assert "never used to change it" in thirteenth.inner_text()
     # the table of held-out runs stacks each run into a block at phone width: nothing scrolls sideways
     table = "document.querySelector('#holdout-errors').closest('.tablewrap')"
     assert page.evaluate(f"(w => w.scrollWidth <= w.clientWidth)({table})")
-    unseen = 9 + 5 + 28 + 34 + 22 + 9 + 48 + 21  # the unseen sets' figures (third, fifth to eighth, tenth to twelfth)
+    unseen = 9 + 5 + 28 + 34 + 22 + 9 + 48 + 21 + 20  # the unseen sets' figures (third, fifth to eighth, tenth on)
     assert page.locator("#holdout-errors tr.fresh").count() == unseen
     fresh.first.scroll_into_view_if_needed()
     shot("placement-fresh-390")

@@ -128,12 +128,14 @@ def test_the_goals_on_held_out_runs_are_measured_and_the_docs_say_the_same():
     assert goals["aggregate worst"][0] == pytest.approx(105.3, abs=0.05)  # Nemotron-3-Super's llama.cpp batches
     # the eleventh fresh set's 36 llama.cpp prefills carry llama.cpp's wide prefill ranges (0.58x to 2.56x): the
     # median half-width, 29.1% before them, is 33.7%, and every one of them falls inside
-    assert not goals["median half-width"][1] and goals["median half-width"][0] == pytest.approx(33.7, abs=0.05)
-    # 84.1% before the twelfth fresh set, three of whose prefills and two of whose batches fall outside
-    assert goals["inside ranges"][0] == pytest.approx(83.7, abs=0.05)
+    # (37.9% with the thirteenth: Avarok's twelve one-stream figures of a hybrid MoE carry vLLM's wide ranges)
+    assert not goals["median half-width"][1] and goals["median half-width"][0] == pytest.approx(37.9, abs=0.05)
+    # 84.1% before the twelfth fresh set, three of whose prefills and two of whose batches fall outside;
+    # 83.5% with the thirteenth
+    assert goals["inside ranges"][0] == pytest.approx(83.5, abs=0.05)
     # met again (13.5%) once llama.cpp's cost per expert slot is its own, fitted on its training tables; 13.6%
-    # with the twelfth fresh set's three batches (+12.6%, -37.0%, -44.4%)
-    assert goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(13.55, abs=0.01)
+    # with the twelfth fresh set's three batches (+12.6%, -37.0%, -44.4%), 13.5% with the thirteenth's
+    assert goals["aggregate median"][1] and goals["aggregate median"][0] == pytest.approx(13.5, abs=0.05)
     assert not goals["decode worst"][1] and not goals["aggregate worst"][1]
     earlier = report.only({p.key for p in PUBLISHED_POINTS if not p.collected})
     assert {name: met for name, _, _, met in earlier.goals()}["aggregate median"]
@@ -461,7 +463,7 @@ def test_held_out_figures_fall_in_their_ranges_about_as_often_as_the_goal_asks()
     for part in (report, earlier):
         inside = part.inside_share("holdout")
         assert inside is not None and 80.0 <= inside <= 100.0
-    assert report.median_half_width("holdout") == pytest.approx(33.70, abs=0.01)
+    assert report.median_half_width("holdout") == pytest.approx(37.93, abs=0.01)
     assert earlier.median_half_width("holdout") <= 32.0
 
 
@@ -664,6 +666,31 @@ def test_the_sixth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
     assert once["qwen3.6-35b-a3b-1-vllm-nvfp4-heitor-c96", "aggregate"] == pytest.approx(-63.9, abs=0.05)
     assert "- decode median: 9.6% (at most 10%): met" in mine
     assert "- inside ranges: 60.7% (at least 80%): NOT met" in mine
+
+
+def test_the_thirteenth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
+    """The runs collected eighth on 2026-12-05 judge the model frozen at
+    b1459d6 on what it had never seen: the stored model still predicts every
+    figure and range as it did, once. Llama-3.1-8B within 8% on one node and
+    as two copies; gpt-oss-120b on an early image 62% too fast at one stream
+    and within 4% at sixteen; Qwen3-Next on NVIDIA's 26.01 image, whose MoE
+    backend makes NVFP4 no faster than AWQ, 33% to 68% too fast."""
+    from placement.published_fresh_thirteenth import COLLECTED_THIRTEENTH, PREDICTED_ONCE
+
+    points, found, mine = judged_fresh_set(COLLECTED_THIRTEENTH, "b1459d6", PREDICTED_ONCE, 20, 5)
+    assert all(p.engine == "vllm" and not p.speculative for p in points)
+    assert [(p.key, p.nodes, p.replicas, p.router) for p in points if p.nodes > 1] == [
+        ("llama-3.1-8b-2x1-vllm-bf16-elizabetht", 2, 2, "even")
+    ]
+    once = unchanged_since(found, PREDICTED_ONCE, mine)
+    assert once["llama-3.1-8b-1-vllm-bf16-elizabetht", "decode"] == pytest.approx(2.1, abs=0.05)
+    assert once["llama-3.1-8b-2x1-vllm-bf16-elizabetht", "aggregate"] == pytest.approx(8.1, abs=0.05)
+    assert once["gpt-oss-120b-1-vllm-mxfp4-rossingram", "decode"] == pytest.approx(62.2, abs=0.05)
+    assert once["gpt-oss-120b-1-vllm-mxfp4-rossingram-c16", "aggregate"] == pytest.approx(-3.9, abs=0.05)
+    assert once["qwen3-coder-next-1-vllm-int4-avarok-1024-1024", "decode"] == pytest.approx(68.0, abs=0.05)
+    assert "- decode median: 55.9% (at most 10%): NOT met" in mine
+    assert "- aggregate median: 8.0% (at most 15%): met" in mine
+    assert "- inside ranges: 80.0% (at least 80%): met" in mine
 
 
 def test_the_twelfth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
@@ -1245,7 +1272,11 @@ def test_held_out_batch_series_played_as_a_labs_runs_show_what_the_refit_buys():
     before = statistics.median(abs(e) for s in moe for e in s.before_pct)
     after = statistics.median(abs(e) for s in moe for e in s.after_pct)
     # llama.cpp's own cost per expert slot (0 µs) brought the published fit's MoE median down from a third
-    assert before == pytest.approx(14.9, abs=0.05) and after == pytest.approx(8.9, abs=0.05)
+    # (14.9% and 8.9% re-fitted); the thirteenth fresh set's gpt-oss-120b sweep, whose one stream on an early
+    # image is 62% too fast, adds two figures the re-fit makes worse (+8% and -4% to -33% and -39%)
+    assert before == pytest.approx(12.2, abs=0.05) and after == pytest.approx(10.8, abs=0.05)
+    rossingram = checks[("fresh13-rossingram-gptoss", "gpt-oss-120b")]
+    assert rossingram.after_median > rossingram.before_median
     # one lab's factor carried from one MoE model to another (the re-fit is per engine for models the lab
     # did not measure): on the pulsar bench's vLLM, Nemotron-3-Nano's batches bring Nemotron-3-Super's 16
     # streams from 30.8% too slow to within 5%; on ggml's llama.cpp one model's factor can make another's
@@ -1565,13 +1596,18 @@ def test_held_out_evidence_says_what_the_published_fit_missed_by_on_runs_of_the_
     )
     # the sets the model has not changed since are counted fresh, and said so: of their one-stream vLLM decode
     # figures of dense models, Stravica's Llama-3.1-8B and Qwen3-8B runs of 2026-02-26 (the third set) and one
-    # GX10's Llama-3.3-70B, Qwen3-32B, Qwen3-8B and Llama-3.1-8B in NVFP4 (the sixth)
+    # GX10's Llama-3.3-70B, Qwen3-32B, Qwen3-8B and Llama-3.1-8B in NVFP4 (the sixth), and elizabetht's
+    # Llama-3.1-8B in BF16 (the thirteenth)
     fresh = held_out_evidence(FigureClass("decode", "vllm", "single", "dense"))
-    assert fresh is not None and fresh.figures == 13 and fresh.fresh == 2 + 4
-    assert "; 6 of them collected after the model was frozen and never used to change it)" in fresh.words
+    assert fresh is not None and fresh.figures == 14 and fresh.fresh == 2 + 4 + 1
+    assert "; 7 of them collected after the model was frozen and never used to change it)" in fresh.words
     # none held out of the kind: nothing to say; the mode is part of the kind
     assert held_out_evidence(FigureClass("decode", "sglang", "pp", "moe")) is None
-    assert held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "graphs"), 16) is None
+    assert held_out_evidence(FigureClass("aggregate", "sglang", "copies", "moe", "graphs"), 16) is None
+    # copies with CUDA graphs: one held-out run of the kind (the thirteenth set's two Llama-3.1-8B copies at one
+    # stream), far from 16 streams but all there is, said at its own streams
+    far = held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "graphs"), 16)
+    assert far is not None and far.figures == 1 and far.basis.endswith("of any family at 1 stream")
     eager = held_out_evidence(FigureClass("aggregate", "vllm", "copies", "moe", "eager"), 16)
     assert eager is not None and "vllm copies runs in eager mode of moe models at 8 to 32 streams" in eager.basis
 
