@@ -48,6 +48,15 @@ def open_plans_as_a_member(live_server, page, query: str) -> None:
     page.goto(f"{live_server.url}/plans/?{query}")
 
 
+def fits_a_phone(page, *shown) -> None:
+    """At phone width (390 px): nothing pushes the page sideways, and each of
+    ``shown`` lies on screen, its words wrapped rather than scrolled away."""
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    for locator in shown:
+        box = locator.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 390
+
+
 def opened_details(page, row):
     """A plan row's details, opened as a member clicks them."""
     details = page.locator(f"#plan-more-{row.get_attribute('id').removeprefix('plan-')}")
@@ -79,9 +88,7 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     page.set_viewport_size({"width": 1440, "height": 900})
     shot("placement-plans-1440")
     page.set_viewport_size({"width": 390, "height": 844})
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing pushes the page sideways
-    box = first.locator('td[data-label="Prefill, tok/s"]').bounding_box()
-    assert box is not None and box["x"] + box["width"] <= 390  # the figures are on screen, not scrolled away
+    fits_a_phone(page, first.locator('td[data-label="Prefill, tok/s"]'))  # the figures on screen, not scrolled away
     # the reason, opened above, wraps its words inside the screen
     reason = "tr.plan-more.recommended p.reason"
     assert page.evaluate(f"(e => e.scrollWidth <= e.clientWidth)(document.querySelector('{reason}'))")
@@ -239,9 +246,7 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     assert badge.get_attribute("title") == words
     shot("placement-held-out-1440")
     page.set_viewport_size({"width": 390, "height": 844})
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    held = details.locator("p.held-out").bounding_box()
-    assert held is not None and held["x"] + held["width"] <= 390  # the words wrap on screen
+    fits_a_phone(page, details.locator("p.held-out"))  # the words wrap on screen
     shot("placement-held-out-390")
     page.locator("#fit-table summary").click()
     fresh = page.locator("p.fresh-set")
@@ -305,9 +310,7 @@ def test_a_plan_batching_past_every_published_run_says_it_is_extrapolated(live_s
     assert "one-node copies" not in words
     shot("placement-extrapolated-1440")
     page.set_viewport_size({"width": 390, "height": 844})
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    box = note.bounding_box()
-    assert box is not None and box["x"] + box["width"] <= 390
+    fits_a_phone(page, note)
     shot("placement-extrapolated-390")
 
 
@@ -350,9 +353,7 @@ def test_an_eager_tensor_parallel_plan_says_held_out_runs_of_its_kind_ran_far_sl
     first.scroll_into_view_if_needed()
     shot("placement-eager-tp-1440")
     page.set_viewport_size({"width": 390, "height": 844})
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    held = details.locator("p.held-out").bounding_box()
-    assert held is not None and held["x"] + held["width"] <= 390
+    fits_a_phone(page, details.locator("p.held-out"))
     details.scroll_into_view_if_needed()
     shot("placement-eager-tp-390")
 
@@ -392,10 +393,7 @@ def test_a_plan_lists_what_labs_published_for_its_very_configuration(live_server
     said.scroll_into_view_if_needed()
     shot("placement-published-runs-1440")
     page.set_viewport_size({"width": 390, "height": 844})
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    for words in (said, note):
-        box = words.bounding_box()
-        assert box is not None and box["x"] + box["width"] <= 390
+    fits_a_phone(page, said, note)
     said.scroll_into_view_if_needed()
     shot("placement-published-runs-390")
 
@@ -499,9 +497,7 @@ def test_a_recorded_runs_checkpoint_is_checked_and_the_plan_shows_the_run_beside
     said.scroll_into_view_if_needed()
     shot("placement-lab-runs-1440")
     page.set_viewport_size({"width": 390, "height": 844})
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    box = said.bounding_box()
-    assert box is not None and box["x"] + box["width"] <= 390
+    fits_a_phone(page, said)
     said.scroll_into_view_if_needed()
     shot("placement-lab-runs-390")
 
@@ -640,7 +636,7 @@ def test_a_member_records_a_plan_of_copies_through_its_link_and_it_shows_beside_
     said.scroll_into_view_if_needed()
     shot("placement-record-copies-run-1440")
     page.set_viewport_size({"width": 390, "height": 844})
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    fits_a_phone(page, said)
     said.scroll_into_view_if_needed()
     shot("placement-record-copies-run-390")
 
@@ -670,7 +666,7 @@ def test_a_member_uploads_a_result_file_of_two_copies_and_says_its_layout(live_s
     page.locator("#id_copies").scroll_into_view_if_needed()
     shot("benchmarks-upload-copies-refused-1440")
     page.set_viewport_size({"width": 390, "height": 844})
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    fits_a_phone(page, page.locator("#field-copies"))
     page.locator("#id_copies").scroll_into_view_if_needed()
     shot("benchmarks-upload-copies-refused-390")
     page.set_input_files("#id_file", files=[result])  # a file input is emptied by the round trip
@@ -702,8 +698,6 @@ def test_a_plans_prefill_says_what_held_out_prefills_of_its_kind_missed_by(live_
     row.scroll_into_view_if_needed()
     shot("placement-held-out-prefill-1440")
     page.set_viewport_size({"width": 390, "height": 844})
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    box = words.bounding_box()
-    assert box is not None and box["x"] + box["width"] <= 390
+    fits_a_phone(page, words)
     badge.scroll_into_view_if_needed()
     shot("placement-held-out-prefill-390")
