@@ -21,7 +21,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from core import errors
@@ -77,38 +77,50 @@ class LabSnapshot:
         return analyse(self.lab, os_reserve_gb=settings.FLEET_OS_RESERVE_GB)
 
 
-def lab_read() -> LabSnapshot:
-    """The whole inventory as a ``LabIn``: five queries whatever the fleet's size
-    (``values_list`` rows, no model instances: this runs on every page view)."""
-    sparks = list(
-        Spark.objects.order_by("name").values_list("id", "name", "hardware__memory_gb", "hardware__has_connectx")
-    )
-    switches = dict(Switch.objects.values_list("id", "name"))
-    spark_names = {pk: name for pk, name, _, _ in sparks}
+_SPARK_FIELDS = ("id", "name", "hardware__memory_gb", "hardware__has_connectx")
+
+
+def _snapshot(
+    sparks: list[tuple[Any, ...]],
+    switches_read: QuerySet[Switch],
+    ports: QuerySet[Port],
+    ends_read: QuerySet[CableEnd],
+    cables_read: QuerySet[Cable],
+) -> LabSnapshot:
+    """The engine's ``LabIn`` of these Sparks (rows of ``_SPARK_FIELDS``) and
+    of the switches, ports, cable ends and cables the querysets select: four
+    queries. A cable's end names its device, a Spark read or not."""
+    switches = dict(switches_read.values_list("id", "name"))
     spark_ports: dict[int, list[str]] = defaultdict(list)
     switch_ports: dict[int, list[SwitchPortIn]] = defaultdict(list)
-    label: dict[int, tuple[str, str]] = {}
-    for pk, spark_id, switch_id, name, number, speed, breakout in Port.objects.order_by("number", "id").values_list(
-        "id", "spark_id", "switch_id", "name", "number", "speed_gbps", "breakout"
+    for spark_id, switch_id, name, number, speed, breakout in ports.order_by("number", "id").values_list(
+        "spark_id", "switch_id", "name", "number", "speed_gbps", "breakout"
     ):
         if spark_id is not None:
             spark_ports[spark_id].append(name)
-            label[pk] = (spark_names[spark_id], name)
         else:
             switch_ports[switch_id].append(SwitchPortIn(number, speed, breakout))
-            label[pk] = (switches[switch_id], name)
     ends: dict[int, list[EndIn]] = defaultdict(list)
-    for cable_id, port_id in CableEnd.objects.order_by("cable_id", "position").values_list("cable_id", "port_id"):
-        ends[cable_id].append(EndIn(*label[port_id]))
+    for cable_id, spark_name, switch_id, port_name in ends_read.order_by("cable_id", "position").values_list(
+        "cable_id", "port__spark__name", "port__switch_id", "port__name"
+    ):
+        ends[cable_id].append(EndIn(spark_name if switch_id is None else switches[switch_id], port_name))
     cables = tuple(
         CableIn(cable_label or f"cable-{pk}", slug, speed or 0, breakout, coded_for, tuple(ends[pk]))
-        for pk, cable_label, slug, speed, breakout, coded_for in Cable.objects.order_by("id").values_list(
+        for pk, cable_label, slug, speed, breakout, coded_for in cables_read.order_by("id").values_list(
             "id", "label", "type__slug", "type__speed_gbps", "type__breakout", "coded_for"
         )
     )
     nodes = tuple(NodeIn(name, float(mem or 0), connectx, tuple(spark_ports[pk])) for pk, name, mem, connectx in sparks)
     lab = LabIn(nodes, tuple(SwitchIn(switches[pk], tuple(ps)) for pk, ps in sorted(switch_ports.items())), cables)
     return LabSnapshot(lab, {n: pk for pk, n, _, _ in sparks}, {n: int(m or 0) for _, n, m, _ in sparks})
+
+
+def lab_read() -> LabSnapshot:
+    """The whole inventory as a ``LabIn``: five queries whatever the fleet's size
+    (``values_list`` rows, no model instances: this runs on every page view)."""
+    sparks = list(Spark.objects.order_by("name").values_list(*_SPARK_FIELDS))
+    return _snapshot(sparks, Switch.objects.all(), Port.objects.all(), CableEnd.objects.all(), Cable.objects.all())
 
 
 def lab_read_around(names: Iterable[str]) -> LabSnapshot:
@@ -125,12 +137,7 @@ def lab_read_around(names: Iterable[str]) -> LabSnapshot:
     plan no longer reads a lab of thousands of Sparks. Queries: five without
     a switch, seven for Sparks on one switch, one more per further tier of
     switches crossed, whatever the size of the lab."""
-    wanted = set(names)
-    sparks = list(
-        Spark.objects.filter(name__in=wanted)
-        .order_by("name")
-        .values_list("id", "name", "hardware__memory_gb", "hardware__has_connectx")
-    )
+    sparks = list(Spark.objects.filter(name__in=set(names)).order_by("name").values_list(*_SPARK_FIELDS))
     spark_ids = [pk for pk, _, _, _ in sparks]
     cable_ids: set[int] = set()
     switch_ids: set[int] = set()
@@ -146,34 +153,13 @@ def lab_read_around(names: Iterable[str]) -> LabSnapshot:
         new = {switch for _, switch in reached if switch is not None} - switch_ids
         switch_ids |= new
         frontier = {"port__switch_id__in": sorted(new)} if new else {}
-    switches = dict(Switch.objects.filter(id__in=switch_ids).values_list("id", "name"))
-    spark_ports: dict[int, list[str]] = defaultdict(list)
-    switch_ports: dict[int, list[SwitchPortIn]] = defaultdict(list)
-    for spark_id, switch_id, name, number, speed, breakout in (
-        Port.objects.filter(Q(spark_id__in=spark_ids) | Q(switch_id__in=switch_ids))
-        .order_by("number", "id")
-        .values_list("spark_id", "switch_id", "name", "number", "speed_gbps", "breakout")
-    ):
-        if spark_id is not None:
-            spark_ports[spark_id].append(name)
-        else:
-            switch_ports[switch_id].append(SwitchPortIn(number, speed, breakout))
-    ends: dict[int, list[EndIn]] = defaultdict(list)
-    for cable_id, spark_name, switch_id, port_name in (
-        CableEnd.objects.filter(cable_id__in=cable_ids)
-        .order_by("cable_id", "position")
-        .values_list("cable_id", "port__spark__name", "port__switch_id", "port__name")
-    ):
-        ends[cable_id].append(EndIn(spark_name if switch_id is None else switches[switch_id], port_name))
-    cables = tuple(
-        CableIn(cable_label or f"cable-{pk}", slug, speed or 0, breakout, coded_for, tuple(ends[pk]))
-        for pk, cable_label, slug, speed, breakout, coded_for in Cable.objects.filter(id__in=cable_ids)
-        .order_by("id")
-        .values_list("id", "label", "type__slug", "type__speed_gbps", "type__breakout", "coded_for")
+    return _snapshot(
+        sparks,
+        Switch.objects.filter(id__in=switch_ids),
+        Port.objects.filter(Q(spark_id__in=spark_ids) | Q(switch_id__in=switch_ids)),
+        CableEnd.objects.filter(cable_id__in=cable_ids),
+        Cable.objects.filter(id__in=cable_ids),
     )
-    nodes = tuple(NodeIn(name, float(mem or 0), connectx, tuple(spark_ports[pk])) for pk, name, mem, connectx in sparks)
-    lab = LabIn(nodes, tuple(SwitchIn(switches[pk], tuple(ps)) for pk, ps in sorted(switch_ports.items())), cables)
-    return LabSnapshot(lab, {n: pk for pk, n, _, _ in sparks}, {n: int(m or 0) for _, n, m, _ in sparks})
 
 
 # ---------------------------------------------------------------- sync
