@@ -232,7 +232,7 @@ def _targets(raw: Any, errors: list[tuple[str, str]]) -> list[Target]:
     targets = []
     for i, item in enumerate(raw):
         path = f"models[{i}]"
-        if hasattr(item, "model_fields"):  # the API's TargetIn, validated at the edge
+        if hasattr(type(item), "model_fields"):  # the API's TargetIn, validated at the edge
             item = {name: getattr(item, name) for name in type(item).model_fields}
         if not isinstance(item, dict):
             errors.append((path, "must be a mapping with model, context_tokens and concurrency"))
@@ -393,10 +393,13 @@ def _plan_out(design: Design, target: Target) -> dict[str, Any]:
             "replicas": plan.replicas,
             "decode_tps": plan.decode_tps,
             "aggregate_tps": plan.aggregate_tps,
+            "prefill_tps": plan.prefill_tps,
             "decode_tps_range": _range(plan.decode_tps_range),
             "aggregate_tps_range": _range(plan.aggregate_tps_range),
+            "prefill_tps_range": _range(plan.prefill_tps_range),
             "range_basis": plan.range_basis,
             "held_out": plan.held_out.as_dict() if plan.held_out else None,
+            "held_out_prefill": plan.held_out_prefill.as_dict() if plan.held_out_prefill else None,
             "collective_backend": plan.collective_backend,
             "prediction_source": plan.prediction_source,
         },

@@ -416,9 +416,37 @@ def test_a_designed_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_k
     r = api_member.post("/api/designs", {"sparks_128": 2, "models": [{**target, "engine": "llama.cpp"}]})
     assert r.status_code == 200, r.content
     expected = held_out_evidence(FigureClass("aggregate", "llama.cpp", "single", "hybrid"), 8)
-    assert expected is not None
+    prefill = held_out_evidence(FigureClass("prefill", "llama.cpp", "single", "hybrid"), 1)
+    assert expected is not None and prefill is not None
     for design in r.json()["designs"]:
         plan = design["models"][0]["plan"]
         assert plan["label"] == "1 node" and plan["held_out"] == expected.as_dict(), design["key"]
         assert plan["held_out"]["badge"] == "held-out: 53% too fast"  # beyond 25% at the median
         assert plan["held_out"]["words"].endswith("(median 53% too fast).")
+        # its prefill, with its range and the misses of llama.cpp's hybrid prefills, as the plan API gives them
+        low, high = plan["prefill_tps_range"]
+        assert low < plan["prefill_tps"] < high
+        assert plan["held_out_prefill"] == prefill.as_dict(), design["key"]
+        assert plan["held_out_prefill"]["badge"] == "held-out prefill: 58% too fast"
+
+
+def test_the_page_shows_each_designs_prefill_with_its_range(member_user: Any) -> None:
+    """The comparison shows a designed plan's prefill as the plan page does,
+    "1234 tok/s (900 to 1500) prefill", from the same figures as the API."""
+    from placement.plan_types import with_range
+
+    c = Client()
+    c.force_login(member_user)
+    page = c.get("/design/?sparks_128=2&model_1=gpt-oss-120b&context_1=8192&concurrency_1=1").content.decode()
+    api = ApiClient(member_user).post(
+        "/api/designs", {"sparks_128": 2, "models": [{"model": "gpt-oss-120b", "context_tokens": 8192}]}
+    )
+    assert api.status_code == 200, api.content
+    designs = api.json()["designs"]
+    assert designs
+    for design in designs:
+        plan = design["models"][0]["plan"]
+        low, high = plan["prefill_tps_range"]
+        words = with_range(plan["prefill_tps"], (low, high))
+        assert f'<div class="num-line prefill">{words} <span class="muted small">prefill</span></div>' in page
+    assert page.count('class="num-line prefill"') == len(designs)

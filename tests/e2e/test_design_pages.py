@@ -84,9 +84,17 @@ def test_member_designs_and_admin_imports_the_document(live_server, page, shot, 
     assert "widest exchange bandwidth: Switched on MikroTik CRS812 DDQ" in best
     table = page.locator("#comparison").inner_text()
     assert "slow-switch-port" in table and "predicted" in table
+    # each designed plan shows its prefill beside its decode, with the range, as the plan page does
+    prefills = page.locator("#comparison .num-line.prefill").all_inner_texts()
+    assert len(prefills) == 10 and all(" to " in p and p.endswith("prefill") for p in prefills), prefills
     # the comparison scrolls inside its card, never the page sideways
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     shot("design-4-sparks-two-models")
+    size = page.viewport_size
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the comparison scrolls in its card
+    shot("design-4-sparks-two-models-390")
+    page.set_viewport_size(size)
 
     design(page, base, planned=8)
     # no ring of eight: the engine's own finding says eight need a switch
