@@ -57,6 +57,7 @@ def seed_published(run_class: Any, model_class: Any) -> None:
             backend=p.backend,
             tp=p.tp,
             pp=p.pp,
+            **({"copies": p.replicas} if _has(run_class, "copies") else {}),
             concurrency=p.concurrency,
             input_len=p.prompt if llama else None,
             output_len=32 if llama else None,
@@ -105,18 +106,23 @@ def published_notes(p: Any) -> str:
 def refresh_published(run_class: Any) -> None:
     """Bring the stored published rows' reference, notes, format and mode up
     to date with ``PUBLISHED_POINTS`` (a figure's role can change between
-    versions; rows stored before 0014 had no format or mode), and a
+    versions; rows stored before 0014 had no format or mode), a
     llama-bench row's prompt length to its figure's (rows stored before
-    0019 said 2,048 tokens whatever the prompt)."""
+    0019 said 2,048 tokens whatever the prompt), and a row of copies behind a
+    router to its count of copies (rows stored before 0023 said one copy,
+    the layout of one copy on all the nodes)."""
     by_key = {p.key: p for p in PUBLISHED_POINTS}
     kept, checkpoint = _has(run_class, "quantization", "mode"), _has(run_class, "checkpoint")
+    copies = _has(run_class, "copies")
     fields = ["reference", "notes", "input_len", *(["quantization", "mode"] if kept else [])]
-    fields += ["checkpoint"] if checkpoint else []
+    fields += (["checkpoint"] if checkpoint else []) + (["copies"] if copies else [])
     for row in run_class.objects.filter(published_key__in=list(by_key)).select_related("model"):
         p = by_key[row.published_key]
         row.reference, row.notes = published_reference(p), published_notes(p)
         if p.engine == "llama.cpp":
             row.input_len = p.prompt
+        if copies:
+            row.copies = p.replicas
         if kept:
             for name, value in format_and_mode(p, row.model.quantization if row.model else "", checkpoint).items():
                 setattr(row, name, value)

@@ -39,6 +39,8 @@ DEFAULT_MODEL = "qwen3.8-27b"
 def _bar(run: BenchmarkRun) -> Bar:
     where = run.group_name if run.group_id else run.topology_kind
     layout = f" tp {run.tp} pp {run.pp}" if run.tp > 1 or run.pp > 1 else ""
+    if run.copies > 1:
+        layout += f" {run.copies} copies"
     label = f"{where} · {run.node_count} node{'s' if run.node_count != 1 else ''}{layout} · {run.get_engine_display()}"
     if run.quantization:
         label += f" {run.quantization}"

@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
+from django.test import Client
 
 from benchmarks.lab_runs import lab_runs
 from benchmarks.models import BenchmarkRun
@@ -315,3 +316,25 @@ def test_the_lab_refit_reads_runs_of_the_checkpoint_plans_launch(ran, fitted):
     assert (why == "") is fitted
     if not fitted:
         assert why == f"it ran {ran}, and the catalogue's RedHatAI/Qwen3.6-35B-A3B-NVFP4 is what plans launch"
+
+
+def test_a_published_row_of_copies_says_how_many(member_user):
+    """A published run of independent copies behind a router keeps its count
+    of copies in the column an uploaded run uses (one copy's layout: tp and
+    pp times the copies fill its nodes); every other published row is one
+    copy. The leaderboard names them."""
+    copies = {p.key: p.replicas for p in PUBLISHED_POINTS if p.replicas > 1}
+    assert len(copies) == 15
+    rows = BenchmarkRun.objects.filter(source="published")
+    assert dict(rows.filter(copies__gt=1).values_list("published_key", "copies")) == copies
+    for row in rows.filter(published_key__in=list(copies)):
+        assert row.tp * row.pp * row.copies == row.node_count == 2, row.published_key
+    from benchmarks.selectors import leaderboard
+
+    shown = [r for _, _, runs in leaderboard() for r in runs if r.copies > 1]
+    assert shown  # gpt-oss-120b's and Nemotron-3-Super's two copies at 64 streams are among the fastest
+    client = Client()
+    client.force_login(member_user)
+    page = client.get("/benchmarks/").content.decode()
+    assert page.count('<span class="muted small copies">2 copies</span>') == len(shown)
+    assert "direct · 2 nodes 2 copies · vLLM" in page  # the bar's label

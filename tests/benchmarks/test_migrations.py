@@ -414,3 +414,26 @@ def test_a_database_at_0021_gets_the_thirteenth_fresh_set():
     assert (awq.model.slug, awq.quantization, awq.decode_tps) == ("qwen3-coder-next", "int4", 29.8)
     assert awq.checkpoint == "cyankiwi/Qwen3-Next-80B-A3B-Instruct-AWQ-4bit"
     assert "collected on 2026-12-05h, after the performance model was frozen" in awq.notes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_at_0022_gets_its_published_copies_counted():
+    """benchmarks 0023: the published rows of copies behind a router, stored
+    before as one copy (their count in their notes only), say their copies;
+    the other published rows stay one copy."""
+    from placement.published import PUBLISHED_POINTS
+
+    copies = {p.key: p.replicas for p in PUBLISHED_POINTS if p.replicas > 1}
+    MigrationExecutor(connection).migrate([("benchmarks", "0022_published_thirteenth_fresh")])
+    old = MigrationExecutor(connection).loader.project_state([("benchmarks", "0022_published_thirteenth_fresh")]).apps
+    run = old.get_model("benchmarks", "BenchmarkRun")
+    assert run.objects.filter(published_key__in=list(copies)).update(copies=1) == 15  # as stored then
+    assert not run.objects.filter(source="published", copies__gt=1).exists()
+
+    migrate(before=False)
+
+    from benchmarks.models import BenchmarkRun
+
+    rows = BenchmarkRun.objects.filter(source="published")
+    assert dict(rows.filter(copies__gt=1).values_list("published_key", "copies")) == copies
+    assert rows.filter(copies=1).count() == rows.count() - 15
