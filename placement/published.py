@@ -17,6 +17,7 @@ from placement.published_fresh import fresh_2026_12_04
 from placement.published_fresh_eighth import fresh_2026_12_05_eighth
 from placement.published_fresh_eleventh import fresh_2026_12_05_eleventh
 from placement.published_fresh_fifth import fresh_2026_12_04_fifth
+from placement.published_fresh_fourteenth import fresh_2026_12_05_fourteenth
 from placement.published_fresh_fourth import fresh_2026_12_04_fourth
 from placement.published_fresh_ninth import fresh_2026_12_05_ninth
 from placement.published_fresh_second import fresh_2026_12_04_second
@@ -855,6 +856,7 @@ _POINTS: tuple[PublishedPoint, ...] = (
     + fresh_2026_12_05_eleventh()
     + fresh_2026_12_05_twelfth()
     + fresh_2026_12_05_thirteenth()
+    + fresh_2026_12_05_fourteenth()
 )
 
 # each figure with the checkpoint its source names (placement.published_checkpoints)

@@ -166,6 +166,7 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "nemotron-3-super-120b-a12b-1-vllm-nvfp4-martin",  # the twelfth set
     ),
     "unsloth/Qwen3-Coder-Next-GGUF": ("qwen3-coder-next-1-llamacpp-q4km-jschmied",),  # the twelfth set
+    "Qwen/Qwen3-8B": ("qwen3-8b-1-vllm-bf16-bytebunker",),  # the fourteenth set: its recipe's MODEL
     # the thirteenth set: elizabetht's notebook names the snapshot, Avarok's report its two checkpoints
     "meta-llama/Llama-3.1-8B-Instruct": (
         "llama-3.1-8b-1-vllm-bf16-elizabetht",

@@ -15,6 +15,7 @@ from placement import (
     published_fresh_eighth,
     published_fresh_eleventh,
     published_fresh_fifth,
+    published_fresh_fourteenth,
     published_fresh_fourth,
     published_fresh_ninth,
     published_fresh_second,
@@ -79,6 +80,7 @@ FRESH_SETS: dict[str, tuple[str, dict[tuple[str, str], tuple[float, float, float
     published_fresh_eleventh.COLLECTED_ELEVENTH: ("067611f", published_fresh_eleventh.PREDICTED_ONCE),
     published_fresh_twelfth.COLLECTED_TWELFTH: ("7731663", published_fresh_twelfth.PREDICTED_ONCE),
     published_fresh_thirteenth.COLLECTED_THIRTEENTH: ("b1459d6", published_fresh_thirteenth.PREDICTED_ONCE),
+    published_fresh_fourteenth.COLLECTED_FOURTEENTH: ("b7bbb58", published_fresh_fourteenth.PREDICTED_ONCE),
 }
 FRESH = {day: commit for day, (commit, _) in FRESH_SETS.items()}
 
@@ -357,6 +359,10 @@ def _summary(report: FitReport) -> list[str]:
     return out
 
 
+def _figures(count: int) -> str:
+    return f"{count} held-out figure{'s' if count != 1 else ''}"
+
+
 def _experiments(count: int) -> str:
     return f"{count} experiment{'s' if count != 1 else ''}"
 
@@ -366,7 +372,8 @@ def goals_text(report: FitReport, title: str = "Goals on the held-out runs:") ->
     for name, value, target, met in report.goals():
         shown = "n/a" if value is None else f"{value:.1f}%"
         bound = "at least" if name == "inside ranges" else "at most"
-        out.append(f"- {name}: {shown} ({bound} {target:g}%): {'met' if met else 'NOT met'}")
+        verdict = "no such figures" if value is None else "met" if met else "NOT met"
+        out.append(f"- {name}: {shown} ({bound} {target:g}%): {verdict}")
         metric = name.split()[0]
         if name.endswith("worst") and (apart := report.disagreement("holdout", metric)) is not None:
             figures = " and ".join(f"{k} ({v:g})" for k, v in zip(apart.keys, apart.published, strict=True))
@@ -430,8 +437,9 @@ def fresh_goals_text(report: FitReport) -> list[str]:
     out: list[str] = []
     for fresh in fresh_sets(report):
         title = (
-            f"The same goals on the {len(fresh.report.errors)} held-out figures of {_experiments(fresh.experiments)} "
-            f"collected on {fresh.day}, after the model was frozen at {fresh.commit}, as it predicted them once:"
+            f"The same goals on the {_figures(len(fresh.report.errors))} of {_experiments(fresh.experiments)} "
+            f"collected on {fresh.day}, after the model was frozen at {fresh.commit}, as it predicted "
+            f"{'it' if len(fresh.report.errors) == 1 else 'them'} once:"
         )
         out += ["", *goals_text(fresh.report, title)]
         if fresh.seen_since:

@@ -417,6 +417,28 @@ def test_a_database_at_0021_gets_the_thirteenth_fresh_set():
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_database_at_0023_gets_the_fourteenth_fresh_set():
+    """benchmarks 0024: a database at 0023 gets the fourteenth fresh set's
+    one row, naming its seed model and the checkpoint its recipe serves."""
+    from placement.published import PUBLISHED_POINTS
+
+    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-05i"}
+    assert added == {"qwen3-8b-1-vllm-bf16-bytebunker"}
+    rows = rows_added_since("0023_published_copies", added)
+    row = rows.get(published_key="qwen3-8b-1-vllm-bf16-bytebunker")
+    assert (row.model.slug, row.engine, row.node_count, row.concurrency, row.decode_tps, row.quantization) == (
+        "qwen3-8b",
+        "vllm",
+        1,
+        1,
+        13.87,
+        "bf16",
+    )
+    assert row.checkpoint == "Qwen/Qwen3-8B" and row.copies == 1
+    assert "collected on 2026-12-05i, after the performance model was frozen" in row.notes
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_database_at_0022_gets_its_published_copies_counted():
     """benchmarks 0023: the published rows of copies behind a router, stored
     before as one copy (their count in their notes only), say their copies;

@@ -250,10 +250,23 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     shot("placement-held-out-390")
     page.locator("#fit-table summary").click()
     fresh = page.locator("p.fresh-set")
-    assert fresh.count() == 13
-    first, second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh, twelfth, thirteenth = (
-        fresh.nth(i) for i in range(13)
-    )
+    assert fresh.count() == 14
+    (
+        first,
+        second,
+        third,
+        fourth,
+        fifth,
+        sixth,
+        seventh,
+        eighth,
+        ninth,
+        tenth,
+        eleventh,
+        twelfth,
+        thirteenth,
+        fourteenth,
+    ) = (fresh.nth(i) for i in range(14))
     assert "collected on 2026-12-04, after the model was frozen (at f4e432a)" in first.inner_text()
     assert "The model has changed since" in first.inner_text()
     assert "collected on 2026-12-04b, after the model was frozen (at daa5b2a)" in second.inner_text()
@@ -280,10 +293,12 @@ def test_a_plan_says_what_the_model_missed_by_on_held_out_runs_of_its_kind(live_
     assert "never used to change it" in twelfth.inner_text()
     assert "collected on 2026-12-05h, after the model was frozen (at b1459d6)" in thirteenth.inner_text()
     assert "never used to change it" in thirteenth.inner_text()
+    assert "the 1 figure of 1 experiment collected on 2026-12-05i" in fourteenth.inner_text()
+    assert "(at b7bbb58), was predicted once and never used to change it" in fourteenth.inner_text()
     # the table of held-out runs stacks each run into a block at phone width: nothing scrolls sideways
     table = "document.querySelector('#holdout-errors').closest('.tablewrap')"
     assert page.evaluate(f"(w => w.scrollWidth <= w.clientWidth)({table})")
-    unseen = 9 + 5 + 28 + 34 + 22 + 9 + 48 + 21 + 20  # the unseen sets' figures (third, fifth to eighth, tenth on)
+    unseen = 9 + 5 + 28 + 34 + 22 + 9 + 48 + 21 + 20 + 1  # the unseen sets' figures (third, fifth to eighth, tenth on)
     assert page.locator("#holdout-errors tr.fresh").count() == unseen
     fresh.first.scroll_into_view_if_needed()
     shot("placement-fresh-390")

@@ -221,20 +221,39 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
         "2026-12-05f",
         "2026-12-05g",
         "2026-12-05h",
+        "2026-12-05i",
     ]
     for fresh in sets:
         words = html.split(f'id="fresh-{fresh.day}">')[1].split("</p>")[0]
         plural = "s" if fresh.experiments != 1 else ""
-        assert f"<strong>{len(fresh.report.errors)}</strong> figures of {fresh.experiments} experiment{plural}" in words
-        assert f"after the model was frozen (at {fresh.commit}), were predicted once" in words
+        n = len(fresh.report.errors)
+        figures = f"{n}</strong> figure{'s' if n != 1 else ''}"
+        assert f"<strong>{figures} of {fresh.experiments} experiment{plural}" in words
+        were = "were" if n != 1 else "was"  # the fourteenth set kept one figure
+        assert f"after the model was frozen (at {fresh.commit}), {were} predicted once" in words
         assert f"one stream median <strong>{fresh.report.median('holdout', 'decode'):.1f}%</strong>" in words
         assert f"<strong>{fresh.report.inside_share('holdout'):.0f}%</strong> inside their ranges" in words
     # the first, second, fourth and ninth have been seen by the model since (llama.cpp's batching fit,
     # SGLang's prefill, llama.cpp's recurrent-state passes, llama.cpp's own cost per expert slot), and say
-    # so; the third, the fifth to eighth, and the tenth to thirteenth have not
-    first, second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh, twelfth, thirteenth = sets
+    # so; the third, the fifth to eighth, and the tenth to fourteenth have not
+    (
+        first,
+        second,
+        third,
+        fourth,
+        fifth,
+        sixth,
+        seventh,
+        eighth,
+        ninth,
+        tenth,
+        eleventh,
+        twelfth,
+        thirteenth,
+        fourteenth,
+    ) = sets
     assert first.seen_since and second.seen_since and fourth.seen_since and ninth.seen_since
-    unseen_sets = (third, fifth, sixth, seventh, eighth, tenth, eleventh, twelfth, thirteenth)
+    unseen_sets = (third, fifth, sixth, seventh, eighth, tenth, eleventh, twelfth, thirteenth, fourteenth)
     assert not any(s.seen_since for s in unseen_sets)
     for day in ("2026-12-04", "2026-12-04b", "2026-12-04d", "2026-12-05d"):
         assert f'class="small fresh-set seen" id="fresh-{day}"' in html
@@ -249,12 +268,13 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
         "2026-12-05f",
         "2026-12-05g",
         "2026-12-05h",
+        "2026-12-05i",
     ):
         assert "never used to change it" in html.split(f'id="fresh-{day}">')[1].split("</p>")[0]
     # only the unseen sets' rows in the table of held-out runs are marked fresh
     table = html.split('id="holdout-errors"')[1].split("</table>")[0]
     unseen = sum(len(s.report.errors) for s in unseen_sets)
-    assert table.count('<tr class="fresh">') == unseen == 9 + 5 + 28 + 34 + 22 + 9 + 48 + 21 + 20
+    assert table.count('<tr class="fresh">') == unseen == 9 + 5 + 28 + 34 + 22 + 9 + 48 + 21 + 20 + 1
     query = f"?model=glm-5.3&group={demo['switched'].pk}&context_tokens=32768&concurrency=8&goal=throughput&engine=vllm"
     partial = client.get("/plans/" + query, headers={"HX-Request": "true", "HX-Target": "results"})
     text = partial.content.decode()

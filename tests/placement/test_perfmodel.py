@@ -490,10 +490,10 @@ def judged_fresh_set(day: str, commit: str, stored: dict, figures: int, experime
     doc = DOC.read_text()
     for line in lines:
         assert line in doc, line
-    plural = "s" if experiments != 1 else ""
+    plural, many = ("s" if experiments != 1 else ""), ("s", "them") if figures != 1 else ("", "it")
     start = lines.index(
-        f"The same goals on the {figures} held-out figures of {experiments} experiment{plural} collected on {day}, "
-        f"after the model was frozen at {commit}, as it predicted them once:"
+        f"The same goals on the {figures} held-out figure{many[0]} of {experiments} experiment{plural} collected on "
+        f"{day}, after the model was frozen at {commit}, as it predicted {many[1]} once:"
     )
     mine = lines[start:]
     return points, found, mine[: mine.index("")] if "" in mine else mine  # up to the next set's lines
@@ -666,6 +666,27 @@ def test_the_sixth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once()
     assert once["qwen3.6-35b-a3b-1-vllm-nvfp4-heitor-c96", "aggregate"] == pytest.approx(-63.9, abs=0.05)
     assert "- decode median: 9.6% (at most 10%): met" in mine
     assert "- inside ranges: 60.7% (at least 80%): NOT met" in mine
+
+
+def test_the_fourteenth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
+    """The run collected ninth on 2026-12-05 judges the model frozen at
+    b7bbb58 on what it had never seen: the stored model still predicts it as
+    it did, once. The collection sought runs on several Sparks and found none
+    it could cite; what it kept is one GB10 running Qwen3-8B in BF16 on
+    NVIDIA's vLLM image 26.07 (the newest image of any held-out run), 4.4%
+    too fast and inside its range."""
+    from placement.published_fresh_fourteenth import COLLECTED_FOURTEENTH, PREDICTED_ONCE
+
+    points, found, mine = judged_fresh_set(COLLECTED_FOURTEENTH, "b7bbb58", PREDICTED_ONCE, 1, 1)
+    assert [(p.key, p.nodes, p.engine, p.quantization, p.checkpoint) for p in points] == [
+        ("qwen3-8b-1-vllm-bf16-bytebunker", 1, "vllm", "bf16", "Qwen/Qwen3-8B")
+    ]
+    once = unchanged_since(found, PREDICTED_ONCE, mine)
+    assert once["qwen3-8b-1-vllm-bf16-bytebunker", "decode"] == pytest.approx(4.4, abs=0.05)
+    assert all(e.inside for e in found.report.errors)
+    assert "- decode median: 4.4% (at most 10%): met" in mine
+    # a set without batches says so, rather than calling the batch goals missed
+    assert "- aggregate median: n/a (at most 15%): no such figures" in mine
 
 
 def test_the_thirteenth_fresh_set_is_predicted_exactly_as_the_frozen_model_did_once():
@@ -1597,10 +1618,10 @@ def test_held_out_evidence_says_what_the_published_fit_missed_by_on_runs_of_the_
     # the sets the model has not changed since are counted fresh, and said so: of their one-stream vLLM decode
     # figures of dense models, Stravica's Llama-3.1-8B and Qwen3-8B runs of 2026-02-26 (the third set) and one
     # GX10's Llama-3.3-70B, Qwen3-32B, Qwen3-8B and Llama-3.1-8B in NVFP4 (the sixth), and elizabetht's
-    # Llama-3.1-8B in BF16 (the thirteenth)
+    # Llama-3.1-8B in BF16 (the thirteenth), bytebunkerlabs' Qwen3-8B in BF16 (the fourteenth)
     fresh = held_out_evidence(FigureClass("decode", "vllm", "single", "dense"))
-    assert fresh is not None and fresh.figures == 14 and fresh.fresh == 2 + 4 + 1
-    assert "; 7 of them collected after the model was frozen and never used to change it)" in fresh.words
+    assert fresh is not None and fresh.figures == 15 and fresh.fresh == 2 + 4 + 1 + 1
+    assert "; 8 of them collected after the model was frozen and never used to change it)" in fresh.words
     # none held out of the kind: nothing to say; the mode is part of the kind
     assert held_out_evidence(FigureClass("decode", "sglang", "pp", "moe")) is None
     assert held_out_evidence(FigureClass("aggregate", "sglang", "copies", "moe", "graphs"), 16) is None
