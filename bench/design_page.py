@@ -11,7 +11,8 @@ rendering included):
   (Llama-3.3-70B at one stream, gpt-oss-120b at 8 streams), by the API and
   by the page; it does not read the lab, so it must not grow with it;
 - growing the lab (``from_inventory``) by 2 planned Sparks: designed on the
-  demo lab, refused on the large ones (over 64 Sparks in all), which must
+  demo lab, refused on the large ones (over 32 Sparks in all, the designer's
+  MAX_SPARKS), which must
   not cost more on a larger lab;
 - the Spark list page (50 rows a page) as the baseline.
 
@@ -99,7 +100,7 @@ def main() -> None:
     print(f"python {platform.python_version()} on {platform.machine()}, SQLite, {args.repeats} repeats, median")
     print(
         "new: 8 planned DGX Spark 128 GB, two target models; grow: the lab + 2 planned "
-        "(over 64 Sparks in all: refused with 400)"
+        "(over 32 Sparks in all: refused with 400)"
     )
     head = "".join(f"{label + ' Sparks':>26}" for label, _, _ in LABS)
     print(f"{'request':30}{head}")

@@ -170,15 +170,39 @@ def _count_ok(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_LINE
 
 
-def check(request: Request) -> None:
+def count_errors(request: Request, *, growing: bool) -> list[tuple[str, str]]:
+    """What is wrong with the request's lines (or shorthand counts) alone."""
     errors: list[tuple[str, str]] = []
     if request.lines:
         for i, line in enumerate(request.lines):
-            errors += _line_errors(line, f"sparks[{i}]", growing=request.inventory is not None)
+            errors += _line_errors(line, f"sparks[{i}]", growing=growing)
     else:
         for name in ("sparks_128", "sparks_64"):
             if not _count_ok(getattr(request, name)):
                 errors.append((name, f"must be a whole number from 0 to {MAX_LINE}"))
+    return errors
+
+
+def too_many(request: Request, have: int | None) -> tuple[str, str]:
+    """The refusal of a request of more Sparks than a design can cable (``have``:
+    how many of them are the lab's, None for a new lab)."""
+    path = "sparks" if request.lines else "sparks_128"
+    total = (have or 0) + sum(line.count for line in request.spark_lines())
+    lab = f" ({have} of them the lab's)" if have is not None else ""
+    return (
+        path,
+        f"{total} Sparks in all{lab}: a design needs 2 to {MAX_SPARKS} Sparks "
+        f"(the catalogue's largest switch, 32 QSFP112 ports, cables {MAX_SPARKS}, one a port: "
+        "a QSFP-DD breakout does not fit its cages; designs over several switches are not made)",
+    )
+
+
+# The catalogue Sparks a growth design cables: those with a ConnectX-7 (``_growing``).
+GROWABLE = frozenset(slug for slug, (_, _, connectx) in _SPARK.items() if connectx)
+
+
+def check(request: Request) -> None:
+    errors = count_errors(request, growing=request.inventory is not None)
     if request.inventory is not None:
         for s in request.inventory.get("sparks", []):
             if s.get("status") != "retired" and s["hardware"] not in _SPARK:
@@ -190,17 +214,7 @@ def check(request: Request) -> None:
                     )
                 )
     if not errors and not 2 <= request.total <= MAX_SPARKS:
-        path = "sparks" if request.lines else "sparks_128"
-        have = len(_growing(request.inventory))
-        lab = f" ({have} of them the lab's)" if request.inventory is not None else ""
-        errors.append(
-            (
-                path,
-                f"{request.total} Sparks in all{lab}: a design needs 2 to {MAX_SPARKS} Sparks "
-                f"(the catalogue's largest switch, 32 QSFP112 ports, cables {MAX_SPARKS}, one a port: "
-                "a QSFP-DD breakout does not fit its cages; designs over several switches are not made)",
-            )
-        )
+        errors.append(too_many(request, len(_growing(request.inventory)) if request.inventory is not None else None))
     errors += _switch_errors(request)
     if errors:
         raise DesignInputError(errors)
@@ -310,11 +324,7 @@ def _growing(inventory: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The inventory's Sparks a growth design cables: not retired, with a ConnectX-7."""
     if inventory is None:
         return []
-    return [
-        s
-        for s in inventory.get("sparks", [])
-        if s.get("status") != "retired" and s["hardware"] in _SPARK and _SPARK[s["hardware"]][2]
-    ]
+    return [s for s in inventory.get("sparks", []) if s.get("status") != "retired" and s["hardware"] in GROWABLE]
 
 
 @dataclass

@@ -11,7 +11,7 @@ group of the database.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -29,7 +29,18 @@ from placement.selectors import placeholder_ip
 from topology.engine import Group
 from topology.state import expected_usable_gb
 
-from .generate import MAX_LINE, Design, DesignInputError, Request, SparkLine, designs
+from .generate import (
+    GROWABLE,
+    MAX_LINE,
+    MAX_SPARKS,
+    Design,
+    DesignInputError,
+    Request,
+    SparkLine,
+    count_errors,
+    designs,
+    too_many,
+)
 
 MAX_TARGETS = 4
 MAX_LINES = 16  # Spark lines in one request
@@ -73,6 +84,11 @@ def _lab_names() -> frozenset[str]:
     """The device names the lab uses: a fresh design's new Sparks never clash with them."""
     names = set(Spark.objects.values_list("name", flat=True)) | set(Switch.objects.values_list("name", flat=True))
     return frozenset(names)
+
+
+def _growable_count() -> int:
+    """How many of the lab's Sparks a growth design would cable (not retired, with a ConnectX-7)."""
+    return Spark.objects.exclude(status=Spark.Status.RETIRED).filter(hardware__slug__in=GROWABLE).count()
 
 
 def _lab_labels() -> frozenset[str]:
@@ -138,19 +154,16 @@ def design_request(
     if owned is not None and not isinstance(owned, str):
         errors.append(("owned_switch", "must be a switch's catalogue slug"))
         owned = None
-    inventory = lab_export() if from_inventory else None
-    request = Request(
-        n128 if not lines else 0,
-        n64 if not lines else 0,
-        bool(no_switch),
-        owned,
-        lines=lines,
-        inventory=inventory,
-        reserved=frozenset() if from_inventory else _lab_names(),
-        reserved_labels=frozenset() if from_inventory else _lab_labels(),
-    )
+    request = Request(n128 if not lines else 0, n64 if not lines else 0, bool(no_switch), owned, lines=lines)
     money, code = _budget(budget, currency, errors)
     targets = _targets(models or [], errors)
+    if not from_inventory:
+        request = replace(request, reserved=_lab_names(), reserved_labels=_lab_labels())
+    elif (have := _growable_count()) > MAX_SPARKS:
+        # a lab already past any design is refused from a count, before its whole document is read
+        errors += count_errors(request, growing=True) or [too_many(request, have)]
+    else:
+        request = replace(request, inventory=lab_export())
     if not errors:
         try:
             found = designs(request)

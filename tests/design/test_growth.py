@@ -123,3 +123,61 @@ def test_growth_on_the_lab_switch_keeps_it_and_its_breakouts(admin_user: Any) ->
     parts = {p["type"]: p for p in crs["bill_of_materials"]["parts"]}
     assert parts["mikrotik-crs804-ddq"]["to_buy"] == 0 and parts["qsfp-dd-2x-qsfp56-breakout"]["to_buy"] == 0
     assert crs["recabling"] == {"unplug": [], "kept": 4, "prune": False}
+
+
+def _lab_of(admin_user: Any, active: int, retired: int = 0) -> None:
+    sparks = [
+        {"name": f"s-{i:02d}", "hardware": "dgx-spark-128", "ssh": {"host": f"10.9.0.{i + 1}"}} for i in range(active)
+    ]
+    sparks += [
+        {"name": f"old-{i}", "hardware": "dgx-spark-64", "status": "retired", "ssh": {"host": f"10.9.1.{i + 1}"}}
+        for i in range(retired)
+    ]
+    lab_import(actor=Actor(user=admin_user, source="import"), data={"sparks": sparks})
+
+
+def test_a_lab_past_any_design_is_refused_from_a_count_without_reading_it(admin_user: Any, monkeypatch) -> None:
+    """Growing a lab that already has more Sparks than a design can cable is
+    refused as the designer refuses any such total, from a count of the lab's
+    Sparks: its whole document (0.7 s at 5,120 Sparks) is not read. A bad
+    line is still named first, and the other fields' errors come with it."""
+    _lab_of(admin_user, active=33, retired=2)
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the lab document was read")
+
+    monkeypatch.setattr(services, "lab_export", never)
+    grow = {"sparks": [{"hardware": "dgx-spark-128", "planned": 1}], "from_inventory": True, "models": []}
+    with pytest.raises(services.BadInput) as refused:
+        services.design_request(**grow)
+    assert refused.value.errors == [
+        (
+            "sparks",
+            "34 Sparks in all (33 of them the lab's): a design needs 2 to 32 Sparks (the catalogue's largest switch, "
+            "32 QSFP112 ports, cables 32, one a port: a QSFP-DD breakout does not fit its cages; designs over "
+            "several switches are not made)",
+        )
+    ]
+    owned = {**grow, "sparks": [{"hardware": "dgx-spark-128", "owned": 1}], "budget": "-5"}
+    with pytest.raises(services.BadInput) as refused:
+        services.design_request(**owned)
+    paths = [path for path, _ in refused.value.errors]
+    assert paths == ["budget", "sparks[0].owned"]
+
+
+def test_a_lab_at_the_limit_is_read_and_refused_in_the_same_words(admin_user: Any) -> None:
+    """32 growable Sparks (and two retired, which do not count) pass the count:
+    the lab is read, and one more planned Spark is refused by the designer's
+    own check, in the words the count gives past it."""
+    _lab_of(admin_user, active=32, retired=2)
+    grow = {"sparks": [{"hardware": "dgx-spark-128", "planned": 1}], "from_inventory": True, "models": []}
+    with pytest.raises(services.BadInput) as refused:
+        services.design_request(**grow)
+    assert refused.value.errors == [
+        (
+            "sparks",
+            "33 Sparks in all (32 of them the lab's): a design needs 2 to 32 Sparks (the catalogue's largest switch, "
+            "32 QSFP112 ports, cables 32, one a port: a QSFP-DD breakout does not fit its cages; designs over "
+            "several switches are not made)",
+        )
+    ]
