@@ -488,7 +488,8 @@ def plan_placement(
             at = (model, layout, context_tokens, shares[0], concurrency, shape.replicas)
             decode, prefill, collective, aggregate = _figures(*at, c)
             borrowed = None
-            alternative = single_source_alternative(c, engine, parallel_class(shape.tp, shape.pp, shape.ep, 1))
+            one_copy = parallel_class(shape.tp, shape.pp, shape.ep, 1)  # one instance's layout
+            alternative = single_source_alternative(c, engine, one_copy)
             if alternative is not None:
                 other_decode, other_prefill, _, other_aggregate = _figures(*at, alternative[0])
                 borrowed = ((other_decode, other_aggregate, other_prefill), alternative[1])
@@ -500,9 +501,11 @@ def plan_placement(
                 model.family,
                 mode,
             )
-            ranges, basis = _ranges(headline, (decode, aggregate, prefill), borrowed)
+            # a prompt is prefilled by one copy: its class is one copy's layout, not the copies'
+            prefill_class = replace(headline, metric="prefill", parallel=one_copy)
+            ranges, basis = _ranges(headline, (decode, aggregate, prefill), borrowed, prefill_class.parallel)
             held_out = held_out_evidence(headline, concurrency)
-            held_out_prefill = held_out_evidence(replace(headline, metric="prefill"), 1)
+            held_out_prefill = held_out_evidence(prefill_class, 1)
             shape_key = (shape.tp, shape.pp, shape.ep, shape.replicas)
             config = Configuration(model.slug, model.quantization, engine, shape_key, path, mode, concurrency)
             published = published_runs(config)
@@ -589,10 +592,12 @@ def _ranges(
     headline: FigureClass,
     figures: tuple[float, float, float],
     borrowed: tuple[tuple[float, float, float], str] | None = None,
+    prefill_parallel: str = "",
 ) -> tuple[dict[str, tuple[float, float]], str]:
     """Each predicted figure's range (decode, aggregate, prefill), from the
     model's errors on comparable published runs (same engine, parallelism,
-    family and mode as the plan's ``headline`` figure when there are enough),
+    family and mode as the plan's ``headline`` figure when there are enough;
+    the prefill's parallelism ``prefill_parallel``, one copy's, when given),
     and what the headline's was drawn from, in words. ``borrowed``: the same
     figures with vLLM's tensor-parallel costs and the one published
     experiment that set the engine's own; the ranges then span both."""
@@ -609,7 +614,8 @@ def _ranges(
     others = shown(*borrowed[0]) if borrowed is not None else None
     for i, metric in enumerate(("decode", "aggregate", "prefill")):
         value = values[i]
-        cls = FigureClass(metric, headline.engine, headline.parallel, headline.family, headline.mode)
+        parallel = prefill_parallel if metric == "prefill" and prefill_parallel else headline.parallel
+        cls = FigureClass(metric, headline.engine, parallel, headline.family, headline.mode)
         r = predicted_range(value, cls)
         if borrowed is not None and others is not None:
             r = spanning(r, value, others[i], headline.engine, borrowed[1])

@@ -683,6 +683,27 @@ def test_every_plan_says_what_the_published_fit_missed_by_on_held_out_prefills_o
     assert busy.held_out_prefill.words.endswith("(median 12% too slow).")
 
 
+def test_a_plan_of_copies_prefills_as_one_copy_with_that_copys_range_and_evidence():
+    """A prompt is prefilled by one of the copies, not by all of them: a plan
+    of two one-node copies predicts one node's prefill, and draws its range
+    and its held-out prefill evidence from one node's runs, as the one-node
+    plan beside it does. Its headline (all streams through the router) keeps
+    the copies' own class."""
+    from placement.perfmodel import FigureClass
+    from placement.perfmodel.evidence import held_out_evidence
+
+    model = get_seed_model("gpt-oss-120b")
+    result = plan_placement(group("direct", 2), model, context_tokens=8192, concurrency=32, engine="vllm")
+    copies = next(p for p in result.plans if p.replicas == 2 and p.tp == 1)
+    single = plan_placement(group("single", 1), model, context_tokens=8192, concurrency=16, engine="vllm").plans[0]
+    assert (single.replicas, single.tp) == (1, 1)
+    assert copies.prefill_tps == single.prefill_tps
+    assert copies.prefill_tps_range == single.prefill_tps_range
+    one_node = held_out_evidence(FigureClass("prefill", "vllm", "single", model.family), 1)
+    assert one_node is not None and copies.held_out_prefill == one_node == single.held_out_prefill
+    assert copies.held_out == held_out_evidence(FigureClass("aggregate", "vllm", "copies", model.family), 32)
+
+
 def test_a_recommendation_whose_kind_held_out_runs_missed_says_so_in_its_own_words():
     """The recommendation is what a member reads first: when the recommended
     plan carries a held-out badge (its kind's held-out runs missed by more
