@@ -164,7 +164,26 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
 
     page.goto(f"{base}/benchmarks/")
     assert "Qwen3.8-27B" in page.locator("main").inner_text()
+    # published runs of two copies behind a router say so, on the bars and in the table
+    board = page.locator("#board-gpt-oss-120b")
+    assert "2 nodes 2 copies" in board.locator("svg").first.text_content()
+    board.locator("details.runs-table summary").click()
+    copies = board.locator("span.copies")
+    assert copies.count() >= 1 and copies.first.inner_text() == "2 copies"
+    # a long reference wraps in a column of its own width: the rows stay a few lines tall
+    heights = board.locator("tbody tr").evaluate_all("rows => rows.map(r => r.getBoundingClientRect().height)")
+    assert len(heights) == 8 and max(heights) < 200, heights
     shot("placement-leaderboard")
+    page.set_viewport_size({"width": 390, "height": 844})
+    copies.first.scroll_into_view_if_needed()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the table scrolls in its card
+    # every model's bar chart is drawn at phone width too (it scrolls inside its card)
+    charts = page.locator(".chartcard svg.barchart")
+    assert charts.count() >= 20 and all(
+        box["width"] >= 300 for box in charts.evaluate_all("svgs => svgs.map(s => s.getBoundingClientRect().toJSON())")
+    )
+    shot("placement-leaderboard-390")
+    page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(f"{base}/models/")
     assert "GLM-5.3" in page.locator("#models").inner_text()
     shot("placement-models")
