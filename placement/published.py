@@ -16,6 +16,7 @@ from placement.published_checkpoints import CHECKPOINT_BY_KEY
 from placement.published_fresh import fresh_2026_12_04
 from placement.published_fresh_eighth import fresh_2026_12_05_eighth
 from placement.published_fresh_eleventh import fresh_2026_12_05_eleventh
+from placement.published_fresh_fifteenth import fresh_2026_12_05_fifteenth
 from placement.published_fresh_fifth import fresh_2026_12_04_fifth
 from placement.published_fresh_fourteenth import fresh_2026_12_05_fourteenth
 from placement.published_fresh_fourth import fresh_2026_12_04_fourth
@@ -857,6 +858,7 @@ _POINTS: tuple[PublishedPoint, ...] = (
     + fresh_2026_12_05_twelfth()
     + fresh_2026_12_05_thirteenth()
     + fresh_2026_12_05_fourteenth()
+    + fresh_2026_12_05_fifteenth()
 )
 
 # each figure with the checkpoint its source names (placement.published_checkpoints)

@@ -146,6 +146,9 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "qwen3.8-27b-1-vllm-nvfp4-jschmied",
         "qwen3.8-27b-1-vllm-nvfp4-0xbakeer",
         "qwen3.8-27b-1-vllm-nvfp4-0xbakeer-c8",
+        # the fifteenth set: Avarok's vLLM ladder without speculation
+        "qwen3.8-27b-1-vllm-nvfp4-atlas",
+        *(f"qwen3.8-27b-1-vllm-nvfp4-atlas-c{n}" for n in (2, 4, 8, 16, 32, 64, 128)),
     ),
     "Qwen/Qwen3.8-27B": ("qwen3.8-27b-1-vllm-bf16-jkingston",),
     "openai/gpt-oss-120b": (

@@ -14,6 +14,7 @@ from placement import (
     published_fresh,
     published_fresh_eighth,
     published_fresh_eleventh,
+    published_fresh_fifteenth,
     published_fresh_fifth,
     published_fresh_fourteenth,
     published_fresh_fourth,
@@ -81,6 +82,7 @@ FRESH_SETS: dict[str, tuple[str, dict[tuple[str, str], tuple[float, float, float
     published_fresh_twelfth.COLLECTED_TWELFTH: ("7731663", published_fresh_twelfth.PREDICTED_ONCE),
     published_fresh_thirteenth.COLLECTED_THIRTEENTH: ("b1459d6", published_fresh_thirteenth.PREDICTED_ONCE),
     published_fresh_fourteenth.COLLECTED_FOURTEENTH: ("b7bbb58", published_fresh_fourteenth.PREDICTED_ONCE),
+    published_fresh_fifteenth.COLLECTED_FIFTEENTH: ("ebb67e2", published_fresh_fifteenth.PREDICTED_ONCE),
 }
 FRESH = {day: commit for day, (commit, _) in FRESH_SETS.items()}
 

@@ -439,6 +439,33 @@ def test_a_database_at_0023_gets_the_fourteenth_fresh_set():
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_database_at_0024_gets_the_fifteenth_fresh_set():
+    """benchmarks 0025: a database at 0024 gets the fifteenth fresh set's
+    ladder, one row a level of streams, each naming its seed model, the NVFP4
+    variant and the checkpoint the source's command serves."""
+    from placement.published import PUBLISHED_POINTS
+
+    added = {p.key for p in PUBLISHED_POINTS if p.collected == "2026-12-05j"}
+    assert len(added) == 8
+    rows = rows_added_since("0024_published_fourteenth_fresh", added)
+    ladder = rows.filter(published_key__in=added).order_by("concurrency")
+    assert [(r.concurrency, r.decode_tps) for r in ladder] == [
+        (1, 11.04),
+        (2, 21.34),
+        (4, 41.2),
+        (8, 78.18),
+        (16, 137.11),
+        (32, 219.5),
+        (64, 312.26),
+        (128, 390.42),
+    ]
+    assert {(r.model.slug, r.engine, r.quantization, r.checkpoint) for r in ladder} == {
+        ("qwen3.8-27b", "vllm", "nvfp4", "unsloth/Qwen3.8-27B-NVFP4")
+    }
+    assert all("collected on 2026-12-05j, after the performance model was frozen" in r.notes for r in ladder)
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_database_at_0022_gets_its_published_copies_counted():
     """benchmarks 0023: the published rows of copies behind a router, stored
     before as one copy (their count in their notes only), say their copies;

@@ -222,6 +222,7 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
         "2026-12-05g",
         "2026-12-05h",
         "2026-12-05i",
+        "2026-12-05j",
     ]
     for fresh in sets:
         words = html.split(f'id="fresh-{fresh.day}">')[1].split("</p>")[0]
@@ -235,7 +236,7 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
         assert f"<strong>{fresh.report.inside_share('holdout'):.0f}%</strong> inside their ranges" in words
     # the first, second, fourth and ninth have been seen by the model since (llama.cpp's batching fit,
     # SGLang's prefill, llama.cpp's recurrent-state passes, llama.cpp's own cost per expert slot), and say
-    # so; the third, the fifth to eighth, and the tenth to fourteenth have not
+    # so; the third, the fifth to eighth, and the tenth to fifteenth have not
     seen_days = ["2026-12-04", "2026-12-04b", "2026-12-04d", "2026-12-05d"]
     assert [s.day for s in sets if s.seen_since] == seen_days
     unseen_sets = [s for s in sets if not s.seen_since]
@@ -249,7 +250,7 @@ def test_plan_page_and_its_live_partial(client, viewer_user, demo):
     # only the unseen sets' rows in the table of held-out runs are marked fresh
     table = html.split('id="holdout-errors"')[1].split("</table>")[0]
     unseen = sum(len(s.report.errors) for s in unseen_sets)
-    assert table.count('<tr class="fresh">') == unseen == 9 + 5 + 28 + 34 + 22 + 9 + 48 + 21 + 20 + 1
+    assert table.count('<tr class="fresh">') == unseen == 9 + 5 + 28 + 34 + 22 + 9 + 48 + 21 + 20 + 1 + 8
     query = f"?model=glm-5.3&group={demo['switched'].pk}&context_tokens=32768&concurrency=8&goal=throughput&engine=vllm"
     partial = client.get("/plans/" + query, headers={"HX-Request": "true", "HX-Target": "results"})
     text = partial.content.decode()
