@@ -148,6 +148,12 @@ class BenchmarkRun(models.Model):
     def __str__(self) -> str:
         return f"{self.model_name} on {self.group_name or self.topology_kind} ({self.node_count} nodes)"
 
+    def backend_words(self) -> str:
+        """The collective backend as the pages say it: copies of one node each exchange nothing."""
+        if self.backend == self.Backend.NONE and self.copies > 1:
+            return "none (each copy on one node)"
+        return str(self.get_backend_display())
+
     @property
     def stream_decode_tps(self) -> float | None:
         """One stream's decode speed: 1000 / TPOT, or the throughput of a single-stream run."""
