@@ -161,6 +161,10 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
 
         page.goto(f"{base}/telemetry/alerts/")
         assert page.locator("#rows tr", has_text="spark-z").locator(".badge.sev").inner_text() == "critical"
+        # the alert's message reads whole at either width: at 390 px a row is a block, the message full-width
+        message = page.locator("#alerts td.wide-cell", has_text="spark-z could not be reached")
+        assert message.count() == 1 and message.bounding_box()["x"] + message.bounding_box()["width"] <= width
+        assert page.locator("#alerts").evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
         shot(f"day-one-alerts-{width}")
 
         page.goto(f"{base}/sparks/spark-z/telemetry/")
@@ -173,6 +177,8 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
         assert "nothing answers on 127.0.0.1" in tile.inner_text()
         assert "never polled" not in tile.inner_text()
         assert "busy-without-booking" in page.locator("#tile-spark-x .nt-codes").inner_text()
+        # the open alerts fit their card at either width (at 390 px each alert is a block, its message whole)
+        assert page.locator("#open-alerts").evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
         shot(f"day-one-dashboard-{width}")
 
         page.goto(f"{base}/")
