@@ -157,6 +157,7 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
         assert page.locator("#spark-why").inner_text() == reason
         assert page.locator("#spark-usable").inner_text() == "0.0 GB"
         assert page.locator('#ports .link-speed[data-state="down"]').inner_text() == "link down"
+        assert page.locator("#ports").evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
         shot(f"day-one-spark-{width}")
 
         page.goto(f"{base}/telemetry/alerts/")
@@ -185,6 +186,7 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
         home = page.locator("#home-groups").inner_text()
         assert "1 down, left out" in home
         assert page.locator("#health-summary .hc.st-down .num").inner_text() == "1"
+        assert page.locator("#home-groups").evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
         shot(f"day-one-overview-{width}")
 
         page.goto(f"{base}/groups/{gid}/")
