@@ -504,8 +504,8 @@ def plan_placement(
             # a prompt is prefilled by one copy: its class is one copy's layout, not the copies'
             prefill_class = replace(headline, metric="prefill", parallel=one_copy)
             ranges, basis = _ranges(headline, (decode, aggregate, prefill), borrowed, prefill_class.parallel)
-            held_out = held_out_evidence(headline, concurrency)
-            held_out_prefill = held_out_evidence(prefill_class, 1)
+            held_out = held_out_evidence(headline, concurrency, model.is_moe)
+            held_out_prefill = held_out_evidence(prefill_class, 1, model.is_moe)
             shape_key = (shape.tp, shape.pp, shape.ep, shape.replicas)
             config = Configuration(model.slug, model.quantization, engine, shape_key, path, mode, concurrency)
             published = published_runs(config)

@@ -703,17 +703,19 @@ def test_a_member_uploads_a_result_file_of_two_copies_and_says_its_layout(live_s
 
 def test_a_plans_prefill_says_what_held_out_prefills_of_its_kind_missed_by(live_server, page, shot, lab):
     """Qwen3.6-35B-A3B on llama.cpp on the lone Spark: its kind's held-out
-    prefills (hybrid models on llama.cpp) were predicted 58% too fast at the
-    median, so the plan carries a prefill badge beside its prefill range, and
+    prefills (hybrids with experts on llama.cpp) were predicted 67% too fast
+    at the median, so the plan carries a prefill badge beside its prefill range, and
     its details say it in words. At desk and phone width."""
     open_plans_as_a_member(live_server, page, f"model=qwen3.6-35b-a3b&group={lab['single']}&engine=llama.cpp")
     row = page.locator("#plans tbody tr.plan").first
     badge = row.locator(".held-out-prefill-badge")
-    assert badge.inner_text() == "held-out prefill: 58% too fast"
-    assert badge.get_attribute("title").endswith("(median 58% too fast).")
+    assert badge.inner_text() == "held-out prefill: 67% too fast"
+    assert badge.get_attribute("title").endswith("(median 67% too fast).")
     details = opened_details(page, row)
     words = details.locator("p.held-out-prefill")
-    assert words.inner_text().startswith("On 11 held-out figures of prefill of llama.cpp single runs of hybrid")
+    assert words.inner_text().startswith(
+        "On 9 held-out figures of prefill of llama.cpp single runs of hybrid mixture-of-experts models"
+    )
     row.scroll_into_view_if_needed()
     shot("placement-held-out-prefill-1440")
     page.set_viewport_size({"width": 390, "height": 844})
