@@ -125,6 +125,20 @@ def test_growth_on_the_lab_switch_keeps_it_and_its_breakouts(admin_user: Any) ->
     assert crs["recabling"] == {"unplug": [], "kept": 4, "prune": False}
 
 
+GROW_ONE = {"sparks": [{"hardware": "dgx-spark-128", "planned": 1}], "from_inventory": True, "models": []}
+TOO_MANY = (
+    "{total} Sparks in all ({have} of them the lab's): a design needs 2 to 32 Sparks (the catalogue's largest "
+    "switch, 32 QSFP112 ports, cables 32, one a port: a QSFP-DD breakout does not fit its cages; designs over "
+    "several switches are not made)"
+)
+
+
+def _refused(body: dict[str, Any]) -> list[tuple[str, str]]:
+    with pytest.raises(services.BadInput) as refused:
+        services.design_request(**body)
+    return list(refused.value.errors)
+
+
 def _lab_of(admin_user: Any, active: int, retired: int = 0) -> None:
     sparks = [
         {"name": f"s-{i:02d}", "hardware": "dgx-spark-128", "ssh": {"host": f"10.9.0.{i + 1}"}} for i in range(active)
@@ -147,22 +161,9 @@ def test_a_lab_past_any_design_is_refused_from_a_count_without_reading_it(admin_
         raise AssertionError("the lab document was read")
 
     monkeypatch.setattr(services, "lab_export", never)
-    grow = {"sparks": [{"hardware": "dgx-spark-128", "planned": 1}], "from_inventory": True, "models": []}
-    with pytest.raises(services.BadInput) as refused:
-        services.design_request(**grow)
-    assert refused.value.errors == [
-        (
-            "sparks",
-            "34 Sparks in all (33 of them the lab's): a design needs 2 to 32 Sparks (the catalogue's largest switch, "
-            "32 QSFP112 ports, cables 32, one a port: a QSFP-DD breakout does not fit its cages; designs over "
-            "several switches are not made)",
-        )
-    ]
-    owned = {**grow, "sparks": [{"hardware": "dgx-spark-128", "owned": 1}], "budget": "-5"}
-    with pytest.raises(services.BadInput) as refused:
-        services.design_request(**owned)
-    paths = [path for path, _ in refused.value.errors]
-    assert paths == ["budget", "sparks[0].owned"]
+    assert _refused(GROW_ONE) == [("sparks", TOO_MANY.format(total=34, have=33))]
+    owned = {**GROW_ONE, "sparks": [{"hardware": "dgx-spark-128", "owned": 1}], "budget": "-5"}
+    assert [path for path, _ in _refused(owned)] == ["budget", "sparks[0].owned"]
 
 
 def test_a_lab_at_the_limit_is_read_and_refused_in_the_same_words(admin_user: Any) -> None:
@@ -170,14 +171,4 @@ def test_a_lab_at_the_limit_is_read_and_refused_in_the_same_words(admin_user: An
     the lab is read, and one more planned Spark is refused by the designer's
     own check, in the words the count gives past it."""
     _lab_of(admin_user, active=32, retired=2)
-    grow = {"sparks": [{"hardware": "dgx-spark-128", "planned": 1}], "from_inventory": True, "models": []}
-    with pytest.raises(services.BadInput) as refused:
-        services.design_request(**grow)
-    assert refused.value.errors == [
-        (
-            "sparks",
-            "33 Sparks in all (32 of them the lab's): a design needs 2 to 32 Sparks (the catalogue's largest switch, "
-            "32 QSFP112 ports, cables 32, one a port: a QSFP-DD breakout does not fit its cages; designs over "
-            "several switches are not made)",
-        )
-    ]
+    assert _refused(GROW_ONE) == [("sparks", TOO_MANY.format(total=33, have=32))]
