@@ -20,13 +20,22 @@ from dataclasses import dataclass
 
 from placement.model_catalogue import ModelSpec, choose_variant
 from placement.perfmodel import (
+    DEFAULT_READING,
     ENGINES,
     PUBLISHED_POINTS,
+    FigureClass,
     Layout,
+    PerfConstants,
     copies_aggregate_tps,
     default_constants,
+    fit_report,
+    parallel_class,
+    point_class,
     point_figures,
     predict,
+    predicted_range,
+    single_source_alternative,
+    spanning,
     variant_spec,
 )
 from placement.planner import COPIES_ROUTER
@@ -69,6 +78,7 @@ class ScalingRow:
     ideal_tps: float  # reference run x nodes / its nodes
     predicted_tps: float | None
     reference: bool = False  # the run the factors are measured against
+    predicted_range: tuple[float, float] | None = None  # [low, high] of the prediction
 
 
 _PUBLISHED = {p.key: p for p in PUBLISHED_POINTS}
@@ -105,14 +115,38 @@ def run_spec(model: ModelSpec, engine: str, quantization: str) -> ModelSpec | No
 def predicted_tps(model: ModelSpec, run: RunPoint) -> float | None:
     """What placement.perfmodel predicts for this run (all streams together):
     for a published figure, the report's own prediction of it."""
+    found = predicted_with_range(model, run)
+    return None if found is None else found[0]
+
+
+def predicted_with_range(model: ModelSpec, run: RunPoint) -> tuple[float, tuple[float, float]] | None:
+    """The prediction of this run and its range, as a plan of the run's
+    layout gives them (``placement.perfmodel.ranges``: the model's errors on
+    comparable published runs, spanning vLLM's tensor-parallel costs where
+    an engine's own rest on one experiment); for a published figure, the
+    report's own prediction and range."""
     if run.published_key in _PUBLISHED:
         return _published_prediction(run.published_key)
+    copies = max(run.copies, 1)
+    spec = run_spec(model, run.engine, run.quantization) if run.engine in ENGINES else None
+    value = _predicted(spec, run, default_constants()) if spec is not None else None
+    if spec is None or value is None:
+        return None
+    metric = "aggregate" if run.concurrency > 1 or copies > 1 else "decode"
+    mode = run.mode or "graphs"
+    cls = FigureClass(metric, run.engine, parallel_class(run.tp, run.pp, 1, copies), spec.family, mode)
+    r = predicted_range(value, cls)
+    alternative = single_source_alternative(default_constants(), run.engine, parallel_class(run.tp, run.pp, 1, 1))
+    other = _predicted(spec, run, alternative[0]) if alternative is not None else None
+    if alternative is not None and other is not None:
+        r = spanning(r, value, other, run.engine, alternative[1])
+    return value, (r.low, r.high)
+
+
+def _predicted(spec: ModelSpec, run: RunPoint, constants: PerfConstants) -> float | None:
     path = path_of(run.kind, run.backend, run.nodes)
     copies = max(run.copies, 1)
-    if path is None or run.engine not in ENGINES or run.tp * run.pp * copies > run.nodes:
-        return None
-    spec = run_spec(model, run.engine, run.quantization)
-    if spec is None:
+    if path is None or run.tp * run.pp * copies > run.nodes:
         return None
     layout = Layout(
         tp=run.tp,
@@ -126,18 +160,42 @@ def predicted_tps(model: ModelSpec, run: RunPoint) -> float | None:
     context = prompt + (run.output_len or DEFAULT_LEN) // 2  # the average context while decoding
     if copies > 1:
         return copies_aggregate_tps(
-            spec, layout, context_tokens=context, concurrency=run.concurrency, copies=copies, router=COPIES_ROUTER
+            spec,
+            layout,
+            context_tokens=context,
+            concurrency=run.concurrency,
+            copies=copies,
+            router=COPIES_ROUTER,
+            constants=constants,
         )
-    return predict(spec, layout, context_tokens=context, concurrency=run.concurrency).aggregate_tps
+    return predict(spec, layout, context_tokens=context, concurrency=run.concurrency, constants=constants).aggregate_tps
 
 
-@functools.lru_cache(maxsize=1024)
-def _published_prediction(key: str) -> float | None:
-    """The report's prediction of a published figure's decode (one stream's,
-    or all streams'), under the stored published fit: the same on every
-    page render, so worked out once."""
-    figures = point_figures(_PUBLISHED[key], default_constants())
-    return next((predicted for metric, _, predicted in figures if metric in ("decode", "aggregate")), None)
+@functools.lru_cache(maxsize=1)
+def _published_predictions() -> dict[str, tuple[float, tuple[float, float]]]:
+    """The report's prediction and range of each published figure's decode
+    (one stream's, or all streams'), under the stored published fit: the
+    same on every page render, so worked out once."""
+    out: dict[str, tuple[float, tuple[float, float]]] = {}
+    for e in fit_report(DEFAULT_READING).errors:
+        if e.metric in ("decode", "aggregate") and e.low is not None and e.high is not None:
+            out.setdefault(e.key, (e.predicted, (e.low, e.high)))
+    return out
+
+
+def _published_prediction(key: str) -> tuple[float, tuple[float, float]] | None:
+    """A figure kept for reference only, or of the other reading of NVIDIA's
+    disputed row, is not in the report: its prediction and the range of its
+    class, drawn as the report draws them."""
+    if key in _published_predictions():
+        return _published_predictions()[key]
+    p = _PUBLISHED[key]
+    figures = point_figures(p, default_constants())
+    found = next(((metric, predicted) for metric, _, predicted in figures if metric in ("decode", "aggregate")), None)
+    if found is None:
+        return None
+    r = predicted_range(found[1], point_class(p, found[0]))
+    return found[1], (r.low, r.high)
 
 
 def weights_format(model: ModelSpec | None, run: RunPoint) -> str:
@@ -177,13 +235,15 @@ def scaling_rows(points: list[RunPoint], model: ModelSpec | None) -> list[Scalin
         return []
     rows = []
     for p in sorted(points, key=lambda p: (p.nodes, p.kind, p.source, -p.decode_tps)):
+        found = predicted_with_range(model, p) if model is not None else None
         rows.append(
             ScalingRow(
                 p,
                 p.decode_tps / base.decode_tps if base.decode_tps else 0.0,
                 base.decode_tps * p.nodes / base.nodes,
-                predicted_tps(model, p) if model is not None else None,
+                found[0] if found else None,
                 p is base,
+                found[1] if found else None,
             )
         )
     return rows

@@ -44,6 +44,7 @@ from .points import (
     aggregate_prediction,
     known_formats,
     parallel_class,
+    point_class,
     point_figures,
     point_layout,
     point_model,
@@ -109,6 +110,7 @@ __all__ = [
     "split_streams",
     "batching_engine",
     "known_formats",
+    "point_class",
     "point_figures",
     "variant_spec",
 ]

@@ -339,3 +339,31 @@ def test_a_published_row_of_copies_says_how_many(member_user):
     assert page.count('<span class="muted small copies">2 copies</span>') == len(shown)
     assert page.count("<td>none (each copy on one node)</td>") == len(shown)  # not "None (one node)" beside 2 nodes
     assert "direct · 2 nodes 2 copies · vLLM" in page  # the bar's label
+
+
+def test_each_predicted_figure_on_a_groups_page_carries_its_range(api_member, client, member_user, demo):
+    """The benchmark page's predictions carry their ranges as the plans'
+    do: a published figure the report's own range, a run measured here the
+    range a plan of its layout is given (placement.perfmodel.ranges)."""
+    from benchmarks.scaling import predicted_with_range
+    from placement.perfmodel import DEFAULT_READING, FigureClass, fit_report, predicted_range
+
+    report = {(e.key, e.metric): e for e in fit_report(DEFAULT_READING).errors}
+    published = BenchmarkRun.objects.select_related("model").get(published_key="gpt-oss-120b-2x1-kubis-c4")
+    mine = report["gpt-oss-120b-2x1-kubis-c4", "aggregate"]
+    assert predicted_with_range(published.model.spec(), _point(published)) == (mine.predicted, (mine.low, mine.high))
+    pair = demo["direct"]
+    made = record(api_member, pair, backend="nccl", tp=2, concurrency=4, decode_tps=30.0, quantization="nvfp4")
+    assert made.status_code == 201, made.content
+    run = BenchmarkRun.objects.select_related("model").get(pk=made.json()["id"])
+    found = predicted_with_range(run.model.spec(), _point(run))
+    assert found is not None
+    value, bounds = found
+    family = run.model.spec().family
+    expected = predicted_range(value, FigureClass("aggregate", "vllm", "tp", family, "graphs"))
+    assert bounds == (expected.low, expected.high) and expected.low < value < expected.high
+    client.force_login(member_user)
+    page = client.get(f"/benchmarks/groups/{pair.pk}/?model=llama-3.3-70b&concurrency=4").content.decode()
+    table = page[page.index('id="scaling"') :].split("</table>")[0]
+    row = next(r for r in table.split("</tr>") if "measured here" in r)
+    assert f'{value:.1f} <span class="range">({expected.low:.1f} to {expected.high:.1f})</span>' in row
