@@ -69,3 +69,25 @@ def sign_in(page: Any, base: str, username: str, password: str) -> None:
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_url(f"{base}/")
+
+
+def no_sideways_scroll(page: Any, slack: int = 0) -> None:
+    """Nothing pushes the page sideways: it is as wide as the window
+    (``slack``: pixels of sub-pixel rounding a page may round up to)."""
+    scroll, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll <= inner + slack, f"the page is {scroll} px wide in a {inner} px window"
+
+
+def fits_its_card(locator: Any) -> None:
+    """An element (a table) is no wider than the box it sits in."""
+    assert locator.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth"), locator
+
+
+def fits_a_phone(page: Any, *shown: Any) -> None:
+    """At phone width (390 px): nothing pushes the page sideways, and each of
+    ``shown`` lies on screen, its words wrapped rather than scrolled away."""
+    assert page.viewport_size["width"] == 390
+    no_sideways_scroll(page)
+    for locator in shown:
+        box = locator.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 390

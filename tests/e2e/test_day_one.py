@@ -31,7 +31,7 @@ from simfleet.simulator import SimNode
 from simfleet.trust import host_keys_trust
 from telemetry.poll_round import poll_and_store
 from tests.conftest import ApiClient, lab_data, make_user
-from tests.e2e.conftest import sign_in
+from tests.e2e.conftest import fits_its_card, no_sideways_scroll, sign_in
 from tests.support.catalogue import seed_catalogue
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import BackgroundFleet
@@ -157,7 +157,7 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
         assert page.locator("#spark-why").inner_text() == reason
         assert page.locator("#spark-usable").inner_text() == "0.0 GB"
         assert page.locator('#ports .link-speed[data-state="down"]').inner_text() == "link down"
-        assert page.locator("#ports").evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
+        fits_its_card(page.locator("#ports"))
         shot(f"day-one-spark-{width}")
 
         page.goto(f"{base}/telemetry/alerts/")
@@ -165,7 +165,7 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
         # the alert's message reads whole at either width: at 390 px a row is a block, the message full-width
         message = page.locator("#alerts td.wide-cell", has_text="spark-z could not be reached")
         assert message.count() == 1 and message.bounding_box()["x"] + message.bounding_box()["width"] <= width
-        assert page.locator("#alerts").evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
+        fits_its_card(page.locator("#alerts"))
         shot(f"day-one-alerts-{width}")
 
         page.goto(f"{base}/sparks/spark-z/telemetry/")
@@ -179,14 +179,14 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
         assert "never polled" not in tile.inner_text()
         assert "busy-without-booking" in page.locator("#tile-spark-x .nt-codes").inner_text()
         # the open alerts fit their card at either width (at 390 px each alert is a block, its message whole)
-        assert page.locator("#open-alerts").evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
+        fits_its_card(page.locator("#open-alerts"))
         shot(f"day-one-dashboard-{width}")
 
         page.goto(f"{base}/")
         home = page.locator("#home-groups").inner_text()
         assert "1 down, left out" in home
         assert page.locator("#health-summary .hc.st-down .num").inner_text() == "1"
-        assert page.locator("#home-groups").evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
+        fits_its_card(page.locator("#home-groups"))
         shot(f"day-one-overview-{width}")
 
         page.goto(f"{base}/groups/{gid}/")
@@ -194,7 +194,7 @@ def test_an_unreachable_spark_is_down_everywhere_and_offers_nothing(live_server,
         assert "across 2 machines" in page.locator("#q-pooled").inner_text()
         # the Sparks and links tables fit their cards at either width: at 390 px a row is a block of figures
         for table in ("#sparks-table", "#links-table"):
-            assert page.locator(table).evaluate("t => t.scrollWidth <= t.parentElement.clientWidth"), table
+            fits_its_card(page.locator(table))
         shot(f"day-one-group-{width}")
 
         page.goto(f"{base}/plans/?group={gid}&model=gpt-oss-20b")
@@ -274,7 +274,7 @@ def test_the_flagship_plan_launches_and_the_variants_follow_the_model(live_serve
     name = drawing.locator("text[font-weight='600']").first
     assert name.bounding_box()["height"] >= 11
     assert page.evaluate("(e => e.scrollWidth <= e.clientWidth)(document.querySelector('#diagram-svg'))")
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    no_sideways_scroll(page)
     shot("day-one-switched-group-390")
     page.set_viewport_size({"width": 1440, "height": 900})  # the desktop drawing again: one row under the switch
     assert "topo-wide" in page.locator("#diagram-svg svg.topo:visible").get_attribute("class")

@@ -19,7 +19,7 @@ from fabric.models import FabricRun
 from inventory.models import NodeGroup
 from simfleet.simulator import SimNode
 from tests.conftest import make_user
-from tests.e2e.conftest import SHOTS, sign_in
+from tests.e2e.conftest import SHOTS, no_sideways_scroll, sign_in
 from tests.support.figures import one_place
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import sim_lab
@@ -170,7 +170,7 @@ def test_nccl_on_tcp_sockets_shows_on_the_run_page(live_server, page, shot, flee
         page.set_viewport_size({"width": 1440, "height": 900})
         shot("fabric-run-sockets-1440")
         page.set_viewport_size({"width": 390, "height": 844})
-        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        no_sideways_scroll(page, slack=1)
         shot("fabric-run-sockets-390")
         # the plans read the same run: a warning above them, a badge on each multi-node row
         page.set_viewport_size({"width": 1440, "height": 900})
@@ -185,7 +185,7 @@ def test_nccl_on_tcp_sockets_shows_on_the_run_page(live_server, page, shot, flee
         assert page.locator("tr.plan[data-strategy=replicas] .badge.warn").count() == 0
         shot("plans-sockets-1440")
         page.set_viewport_size({"width": 390, "height": 844})
-        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        no_sideways_scroll(page, slack=1)
         shot("plans-sockets-390")
 
 
@@ -208,5 +208,5 @@ def test_one_node_on_sockets_beside_roce_names_the_node_to_fix(
         page.set_viewport_size({"width": 1440, "height": 900})
         shot("fabric-run-mixed-networks-1440")
         page.set_viewport_size({"width": 390, "height": 844})
-        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        no_sideways_scroll(page, slack=1)
         shot("fabric-run-mixed-networks-390")

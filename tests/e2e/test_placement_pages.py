@@ -16,7 +16,7 @@ from inventory.labio import lab_import
 from inventory.models import CatalogueEntry, NodeGroup
 from placement.models import LlmModel
 from tests.conftest import lab_data, make_user
-from tests.e2e.conftest import sign_in
+from tests.e2e.conftest import fits_a_phone, no_sideways_scroll, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -46,15 +46,6 @@ def open_plans_as_a_member(live_server, page, query: str) -> None:
     sign_in(page, live_server.url, "member", "member-pass-123")
     page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(f"{live_server.url}/plans/?{query}")
-
-
-def fits_a_phone(page, *shown) -> None:
-    """At phone width (390 px): nothing pushes the page sideways, and each of
-    ``shown`` lies on screen, its words wrapped rather than scrolled away."""
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    for locator in shown:
-        box = locator.bounding_box()
-        assert box is not None and box["x"] + box["width"] <= 390
 
 
 def opened_details(page, row):
@@ -176,7 +167,7 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     shot("placement-leaderboard")
     page.set_viewport_size({"width": 390, "height": 844})
     copies.first.scroll_into_view_if_needed()
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the table scrolls in its card
+    no_sideways_scroll(page)  # the table scrolls in its card
     # every model's bar chart is drawn at phone width too (it scrolls inside its card)
     charts = page.locator(".chartcard svg.barchart")
     assert charts.count() >= 20 and all(
@@ -237,7 +228,7 @@ def test_a_run_over_tcp_sockets_is_its_own_series_at_desk_and_phone_width(live_s
         assert reference.count() == 1
         marked = reference.inner_text()
         assert "1.00x" in marked and "vLLM" in marked and "nvfp4" in marked
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        no_sideways_scroll(page)
         shot(f"benchmarks-sockets-{width}")
 
 
@@ -455,7 +446,7 @@ def test_a_record_naming_a_format_the_model_lacks_is_refused_beside_the_field(li
         )
         assert page.locator("#id_quantization").input_value() == "int4"
         assert not BenchmarkRun.objects.filter(source="measured").exists()
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        no_sideways_scroll(page)
         error.scroll_into_view_if_needed()
         shot(f"benchmarks-record-bad-format-{width}")
         page.fill("#id_quantization", "NVFP4")
@@ -596,7 +587,7 @@ def test_a_labs_moe_batches_refit_the_cost_per_expert_slot_and_the_plan_follows(
 
     section("placement-lab-slot-refit-1440")
     page.set_viewport_size({"width": 390, "height": 844})
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    no_sideways_scroll(page)
     # at phone width each run is a block of its figures, nothing hidden sideways
     wrap = "document.querySelector('#lab-errors').closest('.tablewrap')"
     assert page.evaluate(f"(w => w.scrollWidth <= w.clientWidth)({wrap})")
