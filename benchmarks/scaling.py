@@ -23,12 +23,12 @@ from placement.perfmodel import (
     DEFAULT_READING,
     ENGINES,
     PUBLISHED_POINTS,
-    FigureClass,
     Layout,
     PerfConstants,
     copies_aggregate_tps,
     default_constants,
     fit_report,
+    headline_class,
     parallel_class,
     point_class,
     point_figures,
@@ -132,9 +132,7 @@ def predicted_with_range(model: ModelSpec, run: RunPoint) -> tuple[float, tuple[
     value = _predicted(spec, run, default_constants()) if spec is not None else None
     if spec is None or value is None:
         return None
-    metric = "aggregate" if run.concurrency > 1 or copies > 1 else "decode"
-    mode = run.mode or "graphs"
-    cls = FigureClass(metric, run.engine, parallel_class(run.tp, run.pp, 1, copies), spec.family, mode)
+    cls = headline_class(run.engine, run.tp, run.pp, 1, copies, spec.family, run.mode or "graphs", run.concurrency)
     r = predicted_range(value, cls)
     alternative = single_source_alternative(default_constants(), run.engine, parallel_class(run.tp, run.pp, 1, 1))
     other = _predicted(spec, run, alternative[0]) if alternative is not None else None

@@ -25,6 +25,7 @@ from placement.perfmodel import (
     batching_engine,
     copies_aggregate_tps,
     default_constants,
+    headline_class,
     parallel_class,
     per_stream_ms,
     predict,
@@ -493,17 +494,12 @@ def plan_placement(
             if alternative is not None:
                 other_decode, other_prefill, _, other_aggregate = _figures(*at, alternative[0])
                 borrowed = ((other_decode, other_aggregate, other_prefill), alternative[1])
-            # the plan's headline figure: all streams' decode with several streams (or copies), else one stream's
-            headline = FigureClass(
-                "aggregate" if concurrency > 1 or shape.replicas > 1 else "decode",
-                engine,
-                parallel_class(shape.tp, shape.pp, shape.ep, shape.replicas),
-                model.family,
-                mode,
+            headline = headline_class(
+                engine, shape.tp, shape.pp, shape.ep, shape.replicas, model.family, mode, concurrency
             )
             # a prompt is prefilled by one copy: its class is one copy's layout, not the copies'
             prefill_class = replace(headline, metric="prefill", parallel=one_copy)
-            ranges, basis = _ranges(headline, (decode, aggregate, prefill), borrowed, prefill_class.parallel)
+            ranges, basis = _ranges(headline, prefill_class, (decode, aggregate, prefill), borrowed)
             held_out = held_out_evidence(headline, concurrency, model.is_moe)
             held_out_prefill = held_out_evidence(prefill_class, 1, model.is_moe)
             shape_key = (shape.tp, shape.pp, shape.ep, shape.replicas)
@@ -590,15 +586,15 @@ def _figures(
 
 def _ranges(
     headline: FigureClass,
+    prefill_class: FigureClass,
     figures: tuple[float, float, float],
     borrowed: tuple[tuple[float, float, float], str] | None = None,
-    prefill_parallel: str = "",
 ) -> tuple[dict[str, tuple[float, float]], str]:
     """Each predicted figure's range (decode, aggregate, prefill), from the
     model's errors on comparable published runs (same engine, parallelism,
     family and mode as the plan's ``headline`` figure when there are enough;
-    the prefill's parallelism ``prefill_parallel``, one copy's, when given),
-    and what the headline's was drawn from, in words. ``borrowed``: the same
+    the prefill's those of ``prefill_class``, one copy's layout), and what
+    the headline's was drawn from, in words. ``borrowed``: the same
     figures with vLLM's tensor-parallel costs and the one published
     experiment that set the engine's own; the ranges then span both."""
     several = headline.metric == "aggregate"
@@ -614,8 +610,7 @@ def _ranges(
     others = shown(*borrowed[0]) if borrowed is not None else None
     for i, metric in enumerate(("decode", "aggregate", "prefill")):
         value = values[i]
-        parallel = prefill_parallel if metric == "prefill" and prefill_parallel else headline.parallel
-        cls = FigureClass(metric, headline.engine, parallel, headline.family, headline.mode)
+        cls = prefill_class if metric == "prefill" else replace(headline, metric=metric)
         r = predicted_range(value, cls)
         if borrowed is not None and others is not None:
             r = spanning(r, value, others[i], headline.engine, borrowed[1])

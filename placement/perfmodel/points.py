@@ -90,6 +90,16 @@ class FigureClass:
     mode: str = "graphs"
 
 
+def headline_class(
+    engine: str, tp: int, pp: int, ep: int, copies: int, family: str, mode: str, concurrency: int
+) -> FigureClass:
+    """The class a layout's headline figure is judged in: all streams' decode
+    with several streams (or copies), else one stream's. A plan and a
+    recorded run of the same layout read the same class."""
+    metric = "aggregate" if concurrency > 1 or copies > 1 else "decode"
+    return FigureClass(metric, engine, parallel_class(tp, pp, ep, copies), family, mode)
+
+
 def point_class(p: PublishedPoint, metric: str) -> FigureClass:
     return FigureClass(
         metric, p.engine, parallel_class(p.tp, p.pp, p.ep, p.replicas), point_model(p).family, p.mode or "graphs"
