@@ -19,13 +19,21 @@ from core.api import BOOK
 from core.validation import CleanStr, JsonData, MultiLineStr, SaneDatetime
 from inventory.models import NodeGroup
 from placement import selectors as placement_selectors
-from placement.api import Count, GroupId, Ms, Names, Notes, Slug, Tokens, Tps, Width
+from placement.api import Count, GroupId, Ms, Names, Notes, Num, Slug, Tokens, Tps, Width
 from placement.errors import PlacementError
 
 from . import runs, selectors, services
 from .models import BenchmarkRun
 
 router = Router(tags=["benchmarks"])
+
+SPECULATIVE = (
+    "the speculative decoding the run used: mtp, eagle, eagle3, nextn, dflash, ngram, draft or unnamed (any case); "
+    "blank or none: none. The performance model predicts plain decoding: such a run's decode is shown beside a "
+    "plan, never compared or fitted on"
+)
+AcceptanceLength = Num(1, 64)
+Percent = Num(0, 100)
 
 
 class BenchmarkOut(Schema):
@@ -47,6 +55,9 @@ class BenchmarkOut(Schema):
     quantization: str
     mode: str
     checkpoint: str
+    speculative: str
+    acceptance_length: float | None
+    acceptance_rate: float | None
     tp: int
     pp: int
     copies: int
@@ -85,6 +96,11 @@ class BenchmarkIn(Schema):
     quantization: CleanStr(12) = Field("", description="the weights' format that ran (any case); blank: not stated")
     mode: CleanStr(6) = Field("", description="graphs or eager (--enforce-eager); blank: not known")
     checkpoint: CleanStr(200) = Field("", description="the Hugging Face repository (org/name) or path that ran")
+    speculative: CleanStr(8) = Field("", description=SPECULATIVE)
+    acceptance_length: AcceptanceLength | None = Field(
+        None, description="tokens each verification step kept, the verified one included (vLLM's acceptance length)"
+    )
+    acceptance_rate: Percent | None = Field(None, description="draft tokens accepted, in percent")
     tp: Width | None = None
     pp: Width | None = None
     copies: Width | None = Field(None, description="independent copies measured together through a router (1)")
@@ -110,6 +126,9 @@ class UploadIn(Schema):
     quantization: CleanStr(12) = Field("", description="the weights' format that ran (any case); blank: not stated")
     mode: CleanStr(6) = Field("", description="graphs or eager (--enforce-eager); blank: not known")
     checkpoint: CleanStr(200) = Field("", description="the Hugging Face repository (org/name) or path that ran")
+    speculative: CleanStr(8) = Field(
+        "", description=SPECULATIVE + "; a vLLM file whose server drafted tokens is recorded as unnamed when blank"
+    )
     concurrency: Count | None = None
     tp: Width | None = None
     pp: Width | None = None

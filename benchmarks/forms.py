@@ -14,6 +14,11 @@ from .models import BenchmarkRun
 CHECKPOINT_HELP = "The Hugging Face repository (org/name) or path that ran; blank: not stated"
 FORMAT_HELP = "The weights' format that ran, such as nvfp4, fp8 or Q4_K_M (any case); blank: not stated"
 MODE_CHOICES = [("", "not known"), ("graphs", "CUDA graphs (the default)"), ("eager", "eager (--enforce-eager)")]
+SPECULATIVE_HELP = (
+    "What the engine drafted tokens with (--speculative-config); the performance model predicts plain decoding, so "
+    "such a run's decode is shown, never compared or fitted on"
+)
+SPECULATIVE_CHOICES = [("", "none"), *[(v, label) for v, label in BenchmarkRun.Speculative.choices if v]]
 TP_HELP = "Empty: the nodes each copy has after its pipeline stages (the node count for one copy)"
 COPIES_HELP = "Independent copies measured together through a router (tp and pp are one copy's); empty: 1"
 BACKEND_HELP = (
@@ -41,6 +46,15 @@ class BenchmarkForm(ModelGroupChoices):
     quantization = forms.CharField(label="Weights format", required=False, max_length=12, help_text=FORMAT_HELP)
     mode = forms.ChoiceField(label="CUDA-graph mode", choices=MODE_CHOICES, required=False)
     checkpoint = forms.CharField(label="Checkpoint", required=False, max_length=200, help_text=CHECKPOINT_HELP)
+    speculative = forms.ChoiceField(
+        label="Speculative decoding", choices=SPECULATIVE_CHOICES, required=False, help_text=SPECULATIVE_HELP
+    )
+    acceptance_length = forms.FloatField(
+        label="Acceptance length",
+        required=False,
+        help_text="Tokens each verification step kept, the verified one included (vLLM prints it)",
+    )
+    acceptance_rate = forms.FloatField(label="Acceptance rate (%)", required=False)
     tp = forms.IntegerField(label="Tensor parallel", required=False, help_text=TP_HELP)
     pp = forms.IntegerField(label="Pipeline stages", required=False, help_text="Empty: 1")
     copies = forms.IntegerField(label="Copies", required=False, help_text=COPIES_HELP)
@@ -76,6 +90,12 @@ class UploadForm(ModelGroupChoices):
     quantization = forms.CharField(label="Weights format", required=False, max_length=12, help_text=FORMAT_HELP)
     mode = forms.ChoiceField(label="CUDA-graph mode", choices=MODE_CHOICES, required=False)
     checkpoint = forms.CharField(label="Checkpoint", required=False, max_length=200, help_text=CHECKPOINT_HELP)
+    speculative = forms.ChoiceField(
+        label="Speculative decoding",
+        choices=SPECULATIVE_CHOICES,
+        required=False,
+        help_text=SPECULATIVE_HELP + "; a vLLM file whose server drafted tokens says so itself (method not named)",
+    )
     tp = forms.IntegerField(label="Tensor parallel", required=False, help_text=TP_HELP)
     pp = forms.IntegerField(label="Pipeline stages", required=False, help_text="Empty: 1")
     copies = forms.IntegerField(label="Copies", required=False, help_text=COPIES_HELP)

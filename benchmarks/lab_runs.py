@@ -12,7 +12,9 @@ catalogue has no variant of is left out (its weights are not known); a run
 naming a repository other than the one the catalogue's variant loads is
 read but marked not to be fitted on (``LabRun.not_fitted``), as is a run of
 several copies measured together through a router (not one instance's
-figure; shown beside a plan of as many copies). The newest
+figure; shown beside a plan of as many copies), and a run decoded with
+speculative decoding (the model predicts plain decoding: its figures are
+shown beside a plan, saying so, never fitted on). The newest
 ``MAX_RUNS`` are used, so one request stays a handful of queries.
 """
 
@@ -27,6 +29,8 @@ from .scaling import DEFAULT_LEN, path_of, run_spec
 MAX_RUNS = 200
 # several copies behind a router: all of them together, not one instance's figure
 COPIES_NOT_FITTED = "{copies} copies measured together through their router, not one instance"
+# the performance model predicts plain decoding: a run that drafted tokens is another experiment
+SPECULATIVE_NOT_FITTED = "decoded with {words}; the performance model predicts plain decoding"
 
 
 def other_checkpoint(ran: str, launched: str) -> str:
@@ -89,10 +93,13 @@ def lab_runs() -> list[LabRun]:
                 f"/benchmarks/groups/{row.group_id}/?model={row.model_name}&concurrency={row.concurrency}"
                 if row.group_id
                 else "",
-                COPIES_NOT_FITTED.format(copies=row.copies)
+                SPECULATIVE_NOT_FITTED.format(words=row.speculative_words())
+                if row.speculative
+                else COPIES_NOT_FITTED.format(copies=row.copies)
                 if row.copies > 1
                 else other_checkpoint(row.checkpoint, launched),
                 row.copies,
+                row.speculative_method(),
             )
         )
     return runs

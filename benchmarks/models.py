@@ -46,6 +46,18 @@ class BenchmarkRun(models.Model):
         EAGER = "eager", "eager (no CUDA graphs)"
         NOT_KNOWN = "", "not known"
 
+    class Speculative(models.TextChoices):
+        # what the run's engine was told to draft with; the performance model predicts plain decoding
+        NONE = "", "none stated (read as plain decoding)"
+        MTP = "mtp", "MTP"
+        EAGLE = "eagle", "EAGLE"
+        EAGLE3 = "eagle3", "EAGLE-3"
+        NEXTN = "nextn", "NextN"
+        DFLASH = "dflash", "DFlash"
+        NGRAM = "ngram", "n-gram"
+        DRAFT = "draft", "a draft model"
+        UNNAMED = "unnamed", "method not named"
+
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
@@ -86,6 +98,19 @@ class BenchmarkRun(models.Model):
         help_text="The checkpoint that ran: a Hugging Face repository (org/name) or a path on the nodes; blank: "
         "not stated. Two checkpoints of one format can decode far apart",
     )
+    speculative = models.CharField(
+        max_length=8,
+        choices=Speculative.choices,
+        blank=True,
+        help_text="The speculative decoding the run used (blank: none stated, read as plain decoding). The "
+        "performance model predicts plain decoding: a speculative run's decode is shown, never compared or fitted on",
+    )
+    acceptance_length = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Tokens each verification step kept, the verified token included (vLLM's acceptance length)",
+    )
+    acceptance_rate = models.FloatField(null=True, blank=True, help_text="Draft tokens accepted, in percent")
     tp = models.PositiveSmallIntegerField(default=1)
     pp = models.PositiveSmallIntegerField(default=1)
     concurrency = models.PositiveIntegerField(default=1)
@@ -143,6 +168,20 @@ class BenchmarkRun(models.Model):
             ),
             models.CheckConstraint(name="bench_node_count_positive", condition=Q(node_count__gte=1)),
             models.CheckConstraint(name="bench_mode_known", condition=Q(mode__in=["", "graphs", "eager"])),
+            models.CheckConstraint(
+                name="bench_speculative_known",
+                condition=Q(
+                    speculative__in=["", "mtp", "eagle", "eagle3", "nextn", "dflash", "ngram", "draft", "unnamed"]
+                ),
+            ),
+            # acceptance figures belong to a speculative run, and are sane: at least the verified token a
+            # step, a share from 0 to 100%
+            models.CheckConstraint(
+                name="bench_acceptance_sane",
+                condition=((Q(acceptance_length__isnull=True) & Q(acceptance_rate__isnull=True)) | ~Q(speculative=""))
+                & (Q(acceptance_length__isnull=True) | Q(acceptance_length__gte=1))
+                & (Q(acceptance_rate__isnull=True) | (Q(acceptance_rate__gte=0) & Q(acceptance_rate__lte=100))),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -153,6 +192,30 @@ class BenchmarkRun(models.Model):
         if self.backend == self.Backend.NONE and self.copies > 1:
             return "none (each copy on one node)"
         return str(self.get_backend_display())
+
+    def speculative_label(self) -> str:
+        """The run's speculative decoding in a word, for a badge ("MTP"; "": none stated)."""
+        if self.speculative == self.Speculative.UNNAMED:
+            return "speculative"
+        return str(self.get_speculative_display()) if self.speculative else ""
+
+    def speculative_method(self) -> str:
+        """The run's speculative decoding as a phrase ("MTP speculative decoding"; "": none stated)."""
+        if self.speculative == self.Speculative.UNNAMED:
+            return "speculative decoding"
+        return f"{self.get_speculative_display()} speculative decoding" if self.speculative else ""
+
+    def speculative_words(self) -> str:
+        """The run's speculative decoding with vLLM's acceptance figures, as the pages say it ("": none stated)."""
+        method = self.speculative_method()
+        if not method:
+            return ""
+        kept = []
+        if self.acceptance_length is not None:
+            kept.append(f"{self.acceptance_length:.2f} tokens a step")
+        if self.acceptance_rate is not None:
+            kept.append(f"{self.acceptance_rate:.0f}% of drafts accepted")
+        return f"{method} ({', '.join(kept)})" if kept else method
 
     @property
     def stream_decode_tps(self) -> float | None:

@@ -42,6 +42,11 @@ class BenchResult:
     derived: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     quantization: str | None = None  # the weights' format the file names (llama-bench's model_type)
+    # the server drafted tokens (vLLM's bench writes spec_decode_* figures then): its acceptance
+    # length (tokens a verification step kept, the verified one included) and rate (percent)
+    speculative: bool = False
+    acceptance_length: float | None = None
+    acceptance_rate: float | None = None
 
     @property
     def stream_decode_tps(self) -> float | None:
@@ -117,6 +122,16 @@ def parse_vllm_bench_json(text: str) -> BenchResult | Errors:
     backend = _text(data, "backend", errors)
     date = _text(data, "date", errors)
     version = _text(data, "vllm_version", errors) or _text(data, "version", errors)
+    # vLLM's bench adds spec_decode_* figures when the server drafted tokens (speculative decoding)
+    speculative = any(key.startswith("spec_decode_") for key in data)
+    acceptance_length = _number(data, "spec_decode_acceptance_length", errors, required=False)
+    acceptance_rate = _number(data, "spec_decode_acceptance_rate", errors, required=False)
+    if acceptance_length is not None and acceptance_length < 1:
+        errors.append(
+            ("spec_decode_acceptance_length", f"expected at least 1 (the verified token), got {acceptance_length!r}")
+        )
+    if acceptance_rate is not None and acceptance_rate > 100:
+        errors.append(("spec_decode_acceptance_rate", f"expected a percentage from 0 to 100, got {acceptance_rate!r}"))
     if completed == 0:
         errors.append(("completed", "no request completed"))
     if errors:
@@ -153,6 +168,9 @@ def parse_vllm_bench_json(text: str) -> BenchResult | Errors:
         measured_at=date,
         derived=tuple(derived),
         notes=tuple(notes),
+        speculative=speculative,
+        acceptance_length=acceptance_length,
+        acceptance_rate=acceptance_rate,
     )
 
 
@@ -330,6 +348,10 @@ _LABELS = {
     "Output token throughput (tok/s)": "output_throughput",
     "Mean TTFT (ms)": "mean_ttft_ms",
     "Mean TPOT (ms)": "mean_tpot_ms",
+    # the "Speculative Decoding" section vLLM prints when the server drafted tokens
+    "Acceptance rate (%)": "spec_decode_acceptance_rate",
+    "Acceptance length": "spec_decode_acceptance_length",
+    "Drafts": "spec_decode_num_drafts",
 }
 
 

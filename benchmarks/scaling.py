@@ -46,6 +46,7 @@ from .charts import TOPOLOGY_COLOURS, Point, Series
 DEFAULT_LEN = 128
 SWITCHED_NCCL_COLOUR = "#0f7b8a"
 SOCKET_COLOUR = "#8a8f99"
+SPECULATIVE_COLOUR = "#b0318f"
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class RunPoint:
     published_key: str = ""  # a published figure's key in placement.published
     checkpoint: str = ""  # the repository (or path) that ran ("": not stated)
     copies: int = 1  # independent copies measured together through a router (tp and pp are one copy's)
+    speculative: str = ""  # the speculative decoding it used ("": none stated, read as plain decoding)
 
 
 @dataclass(frozen=True)
@@ -124,9 +126,12 @@ def predicted_with_range(model: ModelSpec, run: RunPoint) -> tuple[float, tuple[
     layout gives them (``placement.perfmodel.ranges``: the model's errors on
     comparable published runs, spanning vLLM's tensor-parallel costs where
     an engine's own rest on one experiment); for a published figure, the
-    report's own prediction and range."""
+    report's own prediction and range. None for a run decoded with
+    speculative decoding: the model predicts plain decoding."""
     if run.published_key in _PUBLISHED:
         return _published_prediction(run.published_key)
+    if run.speculative:
+        return None
     copies = max(run.copies, 1)
     spec = run_spec(model, run.engine, run.quantization) if run.engine in ENGINES else None
     value = _predicted(spec, run, default_constants()) if spec is not None else None
@@ -206,23 +211,34 @@ def weights_format(model: ModelSpec | None, run: RunPoint) -> str:
 
 def smallest(points: list[RunPoint], model: ModelSpec | None = None) -> RunPoint | None:
     """The run scaling is measured against: the fewest nodes; among those,
-    like with like (the engine, then the weights format, then the checkpoint
-    where it names one, of the newest run measured here, when there is one:
-    two checkpoints of one format can decode 1.8x apart), a measurement
+    plain decoding (drafting tokens can double a decode), then like with
+    like (the engine, then the weights format, then the checkpoint where it
+    names one, of the newest plain run measured here, when there is one: two
+    checkpoints of one format can decode 1.8x apart), a measurement
     before a published figure, then the fastest."""
     if not points:
         return None
     measured = [p for p in points if p.source == "measured"]
+    measured = [p for p in measured if not p.speculative] or measured
     like = max(measured, key=lambda p: p.id) if measured else None
     engine = like.engine if like else None
     fmt = weights_format(model, like) if like else None
     checkpoint = like.checkpoint if like else ""
 
-    def key(p: RunPoint) -> tuple[int, bool, bool, bool, bool, float, int]:
+    def key(p: RunPoint) -> tuple[int, bool, bool, bool, bool, bool, float, int]:
         other_engine = engine is not None and p.engine != engine
         other_format = fmt is not None and weights_format(model, p) != fmt
         other_checkpoint = bool(checkpoint) and p.checkpoint != checkpoint
-        return (p.nodes, other_engine, other_format, other_checkpoint, p.source != "measured", -p.decode_tps, p.id)
+        return (
+            p.nodes,
+            bool(p.speculative),
+            other_engine,
+            other_format,
+            other_checkpoint,
+            p.source != "measured",
+            -p.decode_tps,
+            p.id,
+        )
 
     return min(points, key=key)
 
@@ -248,6 +264,9 @@ def scaling_rows(points: list[RunPoint], model: ModelSpec | None) -> list[Scalin
 
 
 def _series_key(p: RunPoint) -> tuple[str, str]:
+    if p.speculative:
+        # drafting tokens is another experiment: never the best of the group's plain-decoding line
+        return f"{p.kind} + speculative", SPECULATIVE_COLOUR
     if p.backend == "socket" and p.nodes > 1:
         # a fabric to fix: never the best of the group's own line
         return f"{p.kind} (TCP sockets)", SOCKET_COLOUR

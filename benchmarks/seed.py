@@ -58,6 +58,7 @@ def seed_published(run_class: Any, model_class: Any) -> None:
             tp=p.tp,
             pp=p.pp,
             **({"copies": p.replicas} if _has(run_class, "copies") else {}),
+            **({"speculative": p.speculative} if _has(run_class, "speculative") else {}),
             concurrency=p.concurrency,
             input_len=p.prompt if llama else None,
             output_len=32 if llama else None,
@@ -110,12 +111,15 @@ def refresh_published(run_class: Any) -> None:
     llama-bench row's prompt length to its figure's (rows stored before
     0019 said 2,048 tokens whatever the prompt), and a row of copies behind a
     router to its count of copies (rows stored before 0023 said one copy,
-    the layout of one copy on all the nodes)."""
+    the layout of one copy on all the nodes), and a row decoded with
+    speculative decoding to its method (rows stored before 0026 said it in
+    their notes only)."""
     by_key = {p.key: p for p in PUBLISHED_POINTS}
     kept, checkpoint = _has(run_class, "quantization", "mode"), _has(run_class, "checkpoint")
-    copies = _has(run_class, "copies")
+    copies, speculative = _has(run_class, "copies"), _has(run_class, "speculative")
     fields = ["reference", "notes", "input_len", *(["quantization", "mode"] if kept else [])]
     fields += (["checkpoint"] if checkpoint else []) + (["copies"] if copies else [])
+    fields += ["speculative"] if speculative else []
     for row in run_class.objects.filter(published_key__in=list(by_key)).select_related("model"):
         p = by_key[row.published_key]
         row.reference, row.notes = published_reference(p), published_notes(p)
@@ -123,6 +127,8 @@ def refresh_published(run_class: Any) -> None:
             row.input_len = p.prompt
         if copies:
             row.copies = p.replicas
+        if speculative:
+            row.speculative = p.speculative
         if kept:
             for name, value in format_and_mode(p, row.model.quantization if row.model else "", checkpoint).items():
                 setattr(row, name, value)

@@ -56,6 +56,9 @@ ACCEPTED = {
     "quantization",
     "mode",
     "checkpoint",
+    "speculative",
+    "acceptance_length",
+    "acceptance_rate",
     "tp",
     "pp",
     "copies",
@@ -157,6 +160,42 @@ def _mode(data: dict[str, Any], errors: Errors) -> str:
     return str(value)
 
 
+SPECULATIVE_WORDS = (
+    "the speculative decoding the run used: one of mtp, eagle, eagle3, nextn, dflash, ngram, draft (a draft "
+    "model) or unnamed (any case); blank or none: none"
+)
+
+
+def _speculative(data: dict[str, Any], errors: Errors) -> dict[str, Any]:
+    """The speculative decoding a run used, and vLLM's acceptance figures of
+    it: a method the record knows (any case), an acceptance length of at
+    least the verified token (at most 64) and a rate in percent; figures
+    without a method are refused (they belong to a speculative run)."""
+    value = data.get("speculative") or ""
+    method = value.strip().lower() if isinstance(value, str) else None
+    method = "" if method == "none" else method
+    if method is None or method not in BenchmarkRun.Speculative.values:
+        errors.append(("speculative", f"must be {SPECULATIVE_WORDS}"))
+        method = ""
+    out: dict[str, Any] = {"speculative": method}
+    for key, low, high, words in (
+        ("acceptance_length", 1, 64, "tokens a verification step kept, the verified one included: 1 to 64"),
+        ("acceptance_rate", 0, 100, "the share of draft tokens accepted, in percent: 0 to 100"),
+    ):
+        number = data.get(key)
+        if number is None or number == "":
+            out[key] = None
+            continue
+        if isinstance(number, bool) or not isinstance(number, int | float) or not low <= number <= high:
+            errors.append((key, f"must be {words}, got {number!r}"[:160]))
+            out[key] = None
+            continue
+        out[key] = float(number)
+        if not method:
+            errors.append((key, "belongs to a run with speculative decoding: name its method in speculative"))
+    return out
+
+
 def _when(value: Any, errors: Errors, key: str = "measured_at") -> datetime:
     if value is None or value == "":
         return timezone.now()
@@ -249,6 +288,7 @@ def _fields(data: dict[str, Any], errors: Errors) -> dict[str, Any]:
     fields["quantization"] = _format(data, model, errors)
     fields["mode"] = _mode(data, errors)
     fields["checkpoint"] = _checkpoint(data, errors)
+    fields.update(_speculative(data, errors))
     fields["engine_version"] = _text(data, "engine_version", errors, 120)
     fields["reference"] = _text(data, "reference", errors, 2000)
     fields["notes"] = _text(data, "notes", errors, 2000)
@@ -332,7 +372,9 @@ def result_fields(result: BenchResult, model: LlmModel | None) -> dict[str, Any]
     notes = list(result.notes)
     if result.model and model is not None and result.model not in (model.slug, model.hf_repo, model.name):
         notes.append(f"the file names the model {result.model!r}")
-    fields: dict[str, Any] = {k: getattr(result, k) for k in (*NUMBERS, "input_len", "output_len")}
+    fields: dict[str, Any] = {
+        k: getattr(result, k) for k in (*NUMBERS, "input_len", "output_len", "acceptance_length", "acceptance_rate")
+    }
     fields.update(
         engine=engine,
         engine_version=result.engine_version or "",
@@ -350,6 +392,8 @@ def benchmark_upload(
 ) -> BenchmarkRun:
     """A record from an uploaded result file plus what the file cannot say
     (group, model, backend; concurrency when the run did not cap it; the
+    speculative method, where vLLM's file shows the server drafted tokens
+    without naming how: "unnamed" when the form names none; the
     weights' format, unless llama-bench's model_type names it; the
     checkpoint, unless the file's model is a repository or a path, as vLLM's
     model_id is, and the form names none)."""
@@ -368,6 +412,15 @@ def benchmark_upload(
         merged["quantization"], why = named
         if why:
             merged["notes"] = "; ".join(x for x in (merged.get("notes", ""), why) if x)
+    said = data.get("speculative")
+    if result.speculative and isinstance(said, str) and said.strip().lower() == "none":
+        raise BenchmarkError(
+            "the file shows the server drafted tokens (vLLM's spec_decode_* figures): name the method, or leave it "
+            "blank to record it as unnamed",
+            "speculative",
+        )
+    if result.speculative and not said:
+        merged["speculative"] = BenchmarkRun.Speculative.UNNAMED  # the file shows drafting, not its method
     if not data.get("checkpoint") and result.model and _CHECKPOINT.fullmatch(result.model):
         merged["checkpoint"] = result.model  # the repository (or path) the file says the engine served
     if data.get("notes"):

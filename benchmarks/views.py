@@ -46,6 +46,8 @@ def _bar(run: BenchmarkRun) -> Bar:
         label += f" {run.quantization}"
     if run.mode == BenchmarkRun.Mode.EAGER:
         label += " eager"
+    if run.speculative:
+        label += f" + {run.speculative_label()}"
     if run.reading:
         label += f" · read as {run.reading}"
     href = f"/benchmarks/groups/{run.group_id}/?model={run.model_name}" if run.group_id else ""
@@ -124,6 +126,7 @@ def _point(run: BenchmarkRun) -> RunPoint:
         run.published_key or "",
         run.checkpoint,
         run.copies,
+        run.speculative,
     )
 
 

@@ -37,6 +37,7 @@ class LabRun:
     # measured together through a router (their figures are shown beside plans, not fitted)
     not_fitted: str = ""
     copies: int = 1  # independent copies measured together through a router
+    speculative: str = ""  # the speculative decoding it used, as the pages name it ("MTP"; "": none stated)
 
 
 @dataclass(frozen=True)

@@ -262,6 +262,7 @@ class MeasuredRun:
     checkpoint: str = ""
     url: str = ""
     not_fitted: str = ""  # why the lab's re-fit leaves it out ("": fitted on)
+    speculative: str = ""  # the speculative decoding it used ("MTP"; "": none stated)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -271,6 +272,7 @@ class MeasuredRun:
             "url": self.url,
             "fitted": not self.not_fitted,
             "not_fitted": self.not_fitted,
+            "speculative": self.speculative,
         }
 
 
@@ -284,7 +286,7 @@ def measured_runs(runs: Iterable[LabRun], config: Configuration) -> tuple[Measur
         if tps and config.holds(
             r.model.slug, r.model.quantization, r.layout.engine, layout, r.layout.path, r.layout.mode, r.concurrency
         ):
-            out.append(MeasuredRun(r.key, float(tps), r.checkpoint, r.url, r.not_fitted))
+            out.append(MeasuredRun(r.key, float(tps), r.checkpoint, r.url, r.not_fitted, r.speculative))
     return tuple(sorted(out, key=lambda m: (m.tps, m.key)))
 
 

@@ -165,6 +165,59 @@ def test_vllm_text_errors_name_the_console_label():
     assert parse_vllm_bench_text("hello")[0][0] == "file"
 
 
+# what `vllm bench serve --save-result` adds when the server drafted tokens (vLLM's
+# benchmarks/serve.py: the spec_decode_* figures of the benchmark window)
+SPEC_DECODE = {
+    "spec_decode_acceptance_rate": 61.5,
+    "spec_decode_acceptance_length": 2.85,
+    "spec_decode_num_drafts": 4490,
+    "spec_decode_draft_tokens": 13470,
+    "spec_decode_accepted_tokens": 8284,
+    "spec_decode_per_position_acceptance_rates": [0.82, 0.61, 0.41],
+}
+
+SPEC_TEXT = """\
+---------------Speculative Decoding---------------
+Acceptance rate (%):                     61.50
+Acceptance length:                       2.85
+Drafts:                                  4490
+Draft tokens:                            13470
+Accepted tokens:                         8284
+Per-position acceptance (%):
+  Position 0:                            82.00
+==================================================
+"""
+
+
+def test_a_vllm_result_of_a_server_drafting_tokens_says_so_with_its_acceptance():
+    """vLLM's file and console summary carry the speculative figures when the
+    server drafted tokens; a plain run's carry none."""
+    plain = parse_vllm_bench_json(json.dumps(VLLM_JSON))
+    assert (plain.speculative, plain.acceptance_length, plain.acceptance_rate) == (False, None, None)
+    drafted = parse_vllm_bench_json(json.dumps({**VLLM_JSON, **SPEC_DECODE}))
+    assert (drafted.speculative, drafted.acceptance_length, drafted.acceptance_rate) == (True, 2.85, 61.5)
+    text = VLLM_TEXT.replace("==================================================\n", "") + SPEC_TEXT
+    console = parse_vllm_bench_text(text)
+    assert (console.speculative, console.acceptance_length, console.acceptance_rate) == (True, 2.85, 61.5)
+    assert console.decode_tps == 59.53
+    # a file that names only the draft count still says the server drafted
+    counted = parse_vllm_bench_json(json.dumps({**VLLM_JSON, "spec_decode_num_drafts": 10}))
+    assert (counted.speculative, counted.acceptance_length) == (True, None)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"spec_decode_acceptance_length": 0.5}, "expected at least 1 (the verified token), got 0.5"),
+        ({"spec_decode_acceptance_rate": 150}, "expected a percentage from 0 to 100, got 150.0"),
+        ({"spec_decode_acceptance_rate": "61%"}, "expected a number, got a string: '61%'"),
+    ],
+)
+def test_a_vllm_results_bad_acceptance_figures_are_named(change, message):
+    key = next(iter(change))
+    assert parse_vllm_bench_json(json.dumps({**VLLM_JSON, **SPEC_DECODE, **change})) == [(key, message)]
+
+
 def test_llama_bench_good():
     r = parse_llama_bench_json(json.dumps(LLAMA_BENCH))
     assert isinstance(r, BenchResult)

@@ -713,3 +713,68 @@ def test_a_plans_prefill_says_what_held_out_prefills_of_its_kind_missed_by(live_
     fits_a_phone(page, words)
     badge.scroll_into_view_if_needed()
     shot("placement-held-out-prefill-390")
+
+
+def test_a_member_uploads_a_result_of_a_server_drafting_tokens_and_it_is_kept_apart(live_server, page, shot, lab):
+    """A member uploads vLLM's result file of a one-node Qwen3.6-35B-A3B
+    server drafting with MTP (the file carries its acceptance figures) and
+    names the method. The group's page badges the run, gives it no
+    prediction and says why, and charts it on a line of its own; the
+    one-node plan lists it beside its prediction as MTP speculative
+    decoding, not fitted on, its prediction unmoved. At desk and phone width."""
+    from benchmarks.models import BenchmarkRun
+    from tests.benchmarks.test_parsers import SPEC_DECODE, VLLM_JSON
+
+    query = f"model=qwen3.6-35b-a3b&group={lab['single']}&engine=vllm&concurrency=1"
+    open_plans_as_a_member(live_server, page, query)
+    row = page.locator("#plans tbody tr.plan").first
+    predicted = row.locator("td[data-label='One stream, tok/s']").inner_text()
+    drafted = {
+        **VLLM_JSON,
+        **SPEC_DECODE,
+        "model_id": "RedHatAI/Qwen3.6-35B-A3B-NVFP4",
+        "output_throughput": 88.4,
+        "mean_tpot_ms": 11.3,
+    }
+    page.goto(f"{live_server.url}/benchmarks/upload/?group={lab['single']}")
+    result = {"name": "result.json", "mimeType": "application/json", "buffer": json.dumps(drafted).encode()}
+    page.set_input_files("#id_file", files=[result])
+    page.select_option("#id_model", "qwen3.6-35b-a3b")
+    page.select_option("#id_backend", "none")
+    page.fill("#id_quantization", "nvfp4")
+    page.select_option("#id_speculative", "mtp")
+    page.click("form button[type=submit]")
+    page.wait_for_url(f"**/benchmarks/groups/{lab['single']}/**")
+    run = BenchmarkRun.objects.get(source="measured")
+    assert (run.speculative, run.acceptance_length, run.acceptance_rate) == ("mtp", 2.85, 61.5)
+    mine = page.locator("#scaling tbody tr").filter(has_text="measured here")
+    assert mine.locator("td[data-label='Predicted tok/s']").inner_text() == (
+        "— MTP speculative decoding (2.85 tokens a step, 62% of drafts accepted): the model predicts plain "
+        "decoding, not compared or fitted on"
+    )
+    assert mine.locator(".badge.speculative").inner_text() == "MTP"
+    # its own line in the chart, its own colour in the legend
+    legend = page.locator("svg.chart").first.locator("text")
+    assert legend.filter(has_text=re.compile(r"^single \+ speculative$")).count() == 1
+    mine.scroll_into_view_if_needed()
+    shot("benchmarks-speculative-run-1440")
+    page.set_viewport_size({"width": 390, "height": 844})
+    no_sideways_scroll(page)
+    fits_a_phone(page, mine)
+    mine.scroll_into_view_if_needed()
+    shot("benchmarks-speculative-run-390")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{live_server.url}/plans/?{query}")
+    row = page.locator("#plans tbody tr.plan").first
+    assert row.locator("td[data-label='One stream, tok/s']").inner_text() == predicted  # not re-fitted on
+    said = opened_details(page, row).locator("p.lab-runs")
+    assert said.inner_text().startswith(
+        "Measured in this lab for this very configuration (one stream; each at its own lengths): "
+        "88.5 (MTP speculative decoding, RedHatAI/Qwen3.6-35B-A3B-NVFP4, not fitted on) tok/s, against "
+    )
+    said.scroll_into_view_if_needed()
+    shot("placement-speculative-lab-run-1440")
+    page.set_viewport_size({"width": 390, "height": 844})
+    fits_a_phone(page, said)
+    said.scroll_into_view_if_needed()
+    shot("placement-speculative-lab-run-390")

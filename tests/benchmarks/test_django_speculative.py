@@ -1,0 +1,254 @@
+"""A benchmark record keeps the speculative decoding its run used (the
+method, and vLLM's acceptance figures): entered by a script with a token or
+on the page, read from an uploaded vLLM result whose server drafted tokens,
+stored for the published runs that used it. The performance model predicts
+plain decoding, so such a run's decode is never compared with a prediction
+nor fitted on: it is shown beside a plan of its configuration, saying so."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.db import IntegrityError, transaction
+
+from benchmarks.lab_runs import lab_runs
+from benchmarks.models import BenchmarkRun
+from benchmarks.scaling import chart_series, predicted_with_range, scaling_rows
+from benchmarks.views import _bar, _point
+from tests.benchmarks.test_django_format_and_mode import migrated_from
+from tests.benchmarks.test_parsers import SPEC_DECODE, VLLM_JSON
+from tests.placement.conftest import placement_state
+
+pytestmark = pytest.mark.django_db
+
+QWEN = {
+    "model": "qwen3.6-35b-a3b",
+    "engine": "vllm",
+    "backend": "none",
+    "quantization": "nvfp4",
+    "concurrency": 1,
+    "input_len": 512,
+    "output_len": 256,
+}
+
+
+def record(client, group, **extra):
+    return client.post("/api/benchmarks", {**QWEN, "group": group.pk, **extra})
+
+
+def test_a_script_records_the_method_in_any_case_and_its_acceptance(api_member, demo):
+    made = record(
+        api_member, demo["single"], decode_tps=88.0, speculative="MTP", acceptance_length=2.8, acceptance_rate=60
+    )
+    assert made.status_code == 201, made.content
+    body = made.json()
+    assert (body["speculative"], body["acceptance_length"], body["acceptance_rate"]) == ("mtp", 2.8, 60.0)
+    plain = record(api_member, demo["single"], decode_tps=44.0, speculative="none")
+    assert plain.status_code == 201, plain.content
+    assert (plain.json()["speculative"], plain.json()["acceptance_length"]) == ("", None)
+    run = BenchmarkRun.objects.get(pk=body["id"])
+    assert run.speculative_words() == "MTP speculative decoding (2.80 tokens a step, 60% of drafts accepted)"
+
+
+@pytest.mark.parametrize(
+    ("extra", "path", "message"),
+    [
+        (
+            {"speculative": "medusa"},
+            "speculative",
+            "must be the speculative decoding the run used: one of mtp, eagle, eagle3, nextn, dflash, ngram, draft "
+            "(a draft model) or unnamed (any case); blank or none: none",
+        ),
+        (
+            {"acceptance_length": 2.5},
+            "acceptance_length",
+            "belongs to a run with speculative decoding: name its method in speculative",
+        ),
+        (
+            {"speculative": "none", "acceptance_rate": 70},
+            "acceptance_rate",
+            "belongs to a run with speculative decoding: name its method in speculative",
+        ),
+    ],
+)
+def test_a_method_not_known_or_acceptance_without_one_is_refused_and_nothing_is_stored(
+    api_member, demo, extra, path, message
+):
+    before = placement_state()
+    refused = record(api_member, demo["single"], decode_tps=80.0, **extra)
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == [{"path": path, "message": message}]
+    assert placement_state() == before
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("acceptance_length", 0.5), ("acceptance_rate", 101), ("acceptance_rate", "60")]
+)
+def test_acceptance_figures_out_of_their_range_are_refused_at_the_edge(api_member, demo, field, value):
+    before = placement_state()
+    refused = record(api_member, demo["single"], decode_tps=80.0, speculative="mtp", **{field: value})
+    assert refused.status_code == 422
+    assert [e["path"] for e in refused.json()["errors"]] == [field], refused.json()
+    assert placement_state() == before
+
+
+def test_the_database_refuses_acceptance_figures_without_a_method():
+    """Whatever writes, the table holds no acceptance of a run that drafted nothing, nor an insane one."""
+    base = {"source": "published", "topology_kind": "single", "node_count": 1, "model_name": "x", "decode_tps": 1.0}
+    for bad in ({"acceptance_length": 2.0}, {"speculative": "mtp", "acceptance_length": 0.9}, {"speculative": "x"}):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            BenchmarkRun.objects.create(**base, **bad)
+
+
+def upload(client, group, result, **extra):
+    body = {"model": "qwen3.6-35b-a3b", "group": group.pk, "content": json.dumps(result), **extra}
+    return client.post("/api/benchmarks/upload", body)
+
+
+def test_an_uploaded_vllm_result_of_a_server_drafting_tokens_is_recorded_so(api_member, demo):
+    """The file shows drafting, not its method: recorded as unnamed unless the
+    script names one; "none" contradicts the file and is refused."""
+    single = demo["single"]
+    unnamed = upload(api_member, single, {**VLLM_JSON, **SPEC_DECODE})
+    assert unnamed.status_code == 201, unnamed.content
+    body = unnamed.json()
+    assert (body["speculative"], body["acceptance_length"], body["acceptance_rate"]) == ("unnamed", 2.85, 61.5)
+    named = upload(api_member, single, {**VLLM_JSON, **SPEC_DECODE}, speculative="mtp")
+    assert named.status_code == 201, named.content
+    assert named.json()["speculative"] == "mtp"
+    plain = upload(api_member, single, VLLM_JSON)
+    assert plain.status_code == 201, plain.content
+    assert (plain.json()["speculative"], plain.json()["acceptance_rate"]) == ("", None)
+    before = placement_state()
+    refused = upload(api_member, single, {**VLLM_JSON, **SPEC_DECODE}, speculative="none")
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == [
+        {
+            "path": "speculative",
+            "message": "the file shows the server drafted tokens (vLLM's spec_decode_* figures): name the method, "
+            "or leave it blank to record it as unnamed",
+        }
+    ]
+    assert placement_state() == before
+
+
+def test_a_speculative_run_is_beside_its_plan_saying_so_and_moves_no_prediction(
+    api_member, api_viewer, client, viewer_user, demo
+):
+    """A member records an MTP run of Qwen3.6-35B-A3B NVFP4, one node, one
+    stream: the one-node plan lists it, as MTP and not fitted on, and its
+    prediction and range stay those of a lab without it; a plain run of the
+    same configuration moves the prediction (the re-fit reads it)."""
+    single = demo["single"]
+
+    def single_plan():
+        found = api_viewer.post("/api/plans", {"model": "qwen3.6-35b-a3b", "group": single.pk, "concurrency": 1})
+        assert found.status_code == 200, found.content
+        return next(p for p in found.json()["plans"] if p["strategy"] == "single"), found.json()
+
+    before, before_all = single_plan()
+    made = record(api_member, single, decode_tps=88.0, speculative="mtp", acceptance_length=2.8, acceptance_rate=60)
+    assert made.status_code == 201, made.content
+    after, after_all = single_plan()
+    assert (after["decode_tps"], after["decode_tps_range"]) == (before["decode_tps"], before["decode_tps_range"])
+    assert after_all["prediction_source"] == before_all["prediction_source"]  # no lab run re-fitted on
+    (shown,) = after["lab_runs"]
+    why = (
+        "decoded with MTP speculative decoding (2.80 tokens a step, 60% of drafts accepted); the performance model "
+        "predicts plain decoding"
+    )
+    assert (shown["tps"], shown["fitted"], shown["not_fitted"], shown["speculative"]) == (
+        88.0,
+        False,
+        why,
+        "MTP speculative decoding",
+    )
+    (read,) = lab_runs()
+    assert (read.not_fitted, read.speculative) == (why, "MTP speculative decoding")
+    client.force_login(viewer_user)
+    page = client.get(f"/plans/?model=qwen3.6-35b-a3b&group={single.pk}&concurrency=1").content.decode()
+    assert "(MTP speculative decoding, not fitted on)</span>" in page
+    plain = record(api_member, single, decode_tps=44.0)
+    assert plain.status_code == 201, plain.content
+    refitted, _ = single_plan()
+    assert refitted["decode_tps"] != before["decode_tps"]
+    assert [(r["tps"], r["fitted"]) for r in refitted["lab_runs"]] == [(44.0, True), (88.0, False)]
+
+
+def test_the_group_page_shows_a_speculative_run_apart_without_a_prediction(api_member, client, member_user, demo):
+    """On the group's page the MTP run has no predicted figure, says why, is
+    badged in the runs, and is charted on a line of its own, so the
+    group's plain-decoding line and its scaling reference stay plain."""
+    single = demo["single"]
+    assert record(api_member, single, decode_tps=44.0).status_code == 201
+    made = record(api_member, single, decode_tps=88.0, speculative="eagle3", acceptance_length=2.1)
+    assert made.status_code == 201, made.content
+    run = BenchmarkRun.objects.select_related("model").get(pk=made.json()["id"])
+    assert predicted_with_range(run.model.spec(), _point(run)) is None
+    runs = BenchmarkRun.objects.filter(source="measured").select_related("model")
+    rows = scaling_rows([_point(r) for r in runs], run.model.spec())
+    assert [(r.point.decode_tps, r.reference) for r in rows if r.point.source == "measured"] == [
+        (88.0, False),
+        (44.0, True),
+    ]
+    names = {s.name for s in chart_series(rows)}
+    assert {"measured here · single", "measured here · single + speculative"} <= names
+    client.force_login(member_user)
+    page = client.get(f"/benchmarks/groups/{single.pk}/?model=qwen3.6-35b-a3b").content.decode()
+    table = page[page.index('id="scaling"') :].split("</table>")[0]
+    (mine,) = [row for row in table.split("</tr>") if "88.0" in row]
+    assert (
+        "— EAGLE-3 speculative decoding (2.10 tokens a step): the model predicts plain decoding, not compared or "
+        "fitted on</span>"
+    ) in mine
+    assert '· <span class="badge warn speculative">EAGLE-3</span>' in mine
+    runs_table = page[page.index('id="group-runs"') :].split("</table>")[0]
+    assert runs_table.count('class="badge warn speculative"') == 1
+    assert _bar(run).label == f"{single.name} · 1 node · vLLM nvfp4 + EAGLE-3"  # its bar on the leaderboard
+
+
+def test_the_page_records_the_method(client, member_user, demo):
+    client.force_login(member_user)
+    form = {
+        "source": "measured",
+        "group": demo["single"].pk,
+        "model": "qwen3.6-35b-a3b",
+        "engine": "vllm",
+        "backend": "none",
+        "concurrency": 1,
+        "decode_tps": "90.5",
+        "speculative": "dflash",
+        "acceptance_rate": "55",
+    }
+    assert client.get("/benchmarks/new/").content.decode().count('<option value="dflash">DFlash</option>') == 1
+    assert client.post("/benchmarks/new/", form).status_code == 302
+    run = BenchmarkRun.objects.get(source="measured")
+    assert (run.speculative, run.acceptance_rate, run.acceptance_length) == ("dflash", 55.0, None)
+    refused = client.post("/benchmarks/new/", {**form, "speculative": "", "decode_tps": "80"})
+    assert refused.status_code == 400
+    assert "belongs to a run with speculative decoding: name its method in speculative" in refused.content.decode()
+    assert BenchmarkRun.objects.filter(source="measured").count() == 1
+
+
+def test_the_published_runs_decoded_with_mtp_say_so(client, member_user, demo):
+    """The two published runs whose sources drafted with MTP store it; no other
+    published row claims a method. A group's page shows Nemotron-3-Super's
+    one-node MTP run as a reference, badged, without a prediction."""
+    rows = BenchmarkRun.objects.filter(source="published")
+    assert dict(rows.exclude(speculative="").values_list("published_key", "speculative")) == {
+        "qwen3.6-a3b-1-vllm": "mtp",
+        "nemotron-super-1-vllm-blog": "mtp",
+    }
+    client.force_login(member_user)
+    page = client.get(f"/benchmarks/groups/{demo['single'].pk}/?model=nemotron-3-super-120b-a12b").content.decode()
+    table = page[page.index('id="scaling"') :].split("</table>")[0]
+    badged = [row for row in table.split("</tr>") if 'class="badge warn speculative">MTP</span>' in row]
+    assert len(badged) == 1
+    assert "— MTP speculative decoding: the model predicts plain decoding, not compared or fitted on" in badged[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_published_rows_stored_before_the_method_get_it_when_migrating():
+    row = migrated_from("0025_published_fifteenth_fresh", "nemotron-super-1-vllm-blog", "speculative")
+    assert row.speculative == "mtp"
