@@ -279,16 +279,20 @@ def _series_key(p: RunPoint) -> tuple[str, str]:
 def chart_series(rows: list[ScalingRow], *, published_as_reference: bool = False) -> list[Series]:
     """Measured and published series per topology (best run per node count),
     the prediction for the same runs, and the ideal line from the smallest run.
-    On a group's page published runs are a reference, drawn behind its own."""
+    On a group's page published runs are a reference, drawn behind its own.
+    A series' predicted point at a node count is the prediction of a run it
+    draws there: the best measured here, else the best published."""
     best: dict[tuple[str, str, str], dict[int, ScalingRow]] = {}
-    predicted: dict[tuple[str, str], dict[int, float]] = {}
     for row in rows:
         name, colour = _series_key(row.point)
         per_x = best.setdefault((row.point.source, name, colour), {})
         if row.point.nodes not in per_x or row.point.decode_tps > per_x[row.point.nodes].point.decode_tps:
             per_x[row.point.nodes] = row
-        if row.predicted_tps is not None:
-            predicted.setdefault((name, colour), {})[row.point.nodes] = row.predicted_tps
+    predicted: dict[tuple[str, str], dict[int, ScalingRow]] = {}
+    for (_, name, colour), drawn in sorted(best.items(), key=lambda kv: kv[0][0] != "measured"):
+        for x, row in drawn.items():
+            if row.predicted_tps is not None:
+                predicted.setdefault((name, colour), {}).setdefault(x, row)
     series = []
     for (source, name, colour), runs in sorted(best.items()):
         reference = published_as_reference and source == "published"
@@ -313,7 +317,13 @@ def chart_series(rows: list[ScalingRow], *, published_as_reference: bool = False
                 "predicted",
                 colour,
                 tuple(
-                    Point(x, y, f"{y:.1f} tok/s predicted by placement.perfmodel") for x, y in sorted(values.items())
+                    Point(
+                        x,
+                        r.predicted_tps or 0.0,
+                        f"{r.predicted_tps or 0.0:.1f} tok/s predicted by placement.perfmodel for the run drawn "
+                        f"there, {r.point.decode_tps:.1f} tok/s ({r.point.label})",
+                    )
+                    for x, r in sorted(values.items())
                 ),
                 group=name,
             )

@@ -77,3 +77,27 @@ def test_a_phones_chart_keeps_every_label_and_legend_entry_inside_its_width():
     )
     wide = scaling_chart(series, title="t")
     assert 'class="chart" viewBox="0 0 760 380"' in wide
+
+
+def test_a_series_predicted_point_is_the_prediction_of_the_run_it_draws():
+    """At each node count the diamond is the prediction of the run the chart
+    draws there: the best measured here, else the best published; never
+    whichever run the rows listed last."""
+    from benchmarks.scaling import RunPoint, ScalingRow, chart_series
+
+    def row(pk, source, nodes, tps, predicted):
+        point = RunPoint(pk, source, "direct", "nccl", nodes, nodes, 1, "vllm", 1, 128, 128, tps, 200.0, f"run {pk}")
+        return ScalingRow(point, 1.0, tps, predicted)
+
+    rows = [
+        row(1, "measured", 1, 40.0, 42.0),
+        row(2, "measured", 1, 30.0, 25.0),  # slower: not drawn
+        row(3, "published", 1, 45.0, 41.0),
+        row(4, "published", 2, 60.0, 66.0),  # nothing measured at two nodes: the published run's
+        row(5, "published", 2, 20.0, 19.0),  # slower, listed last
+    ]
+    (predicted,) = [s for s in chart_series(rows) if s.kind == "predicted"]
+    assert [(p.x, p.y) for p in predicted.points] == [(1, 42.0), (2, 66.0)]
+    assert predicted.points[1].note == (
+        "66.0 tok/s predicted by placement.perfmodel for the run drawn there, 60.0 tok/s (run 4)"
+    )
