@@ -291,6 +291,7 @@ def plan_out(item: plan_request.PlannedPlan) -> dict[str, Any]:
         "held_out": p.held_out.as_dict() if p.held_out else None,
         "held_out_prefill": p.held_out_prefill.as_dict() if p.held_out_prefill else None,
         "published_runs": [r.as_dict() for r in p.published_runs],
+        "published_speculative_runs": [r.as_dict() for r in p.published_speculative_runs],
         "checkpoint": p.checkpoint,
         "checkpoint_note": p.checkpoint_note,
         "lab_runs": [r.as_dict() for r in p.lab_runs],

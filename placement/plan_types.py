@@ -143,6 +143,9 @@ class Plan:
     # what labs published for this very configuration (model and format, engine, layout, fabric, mode,
     # streams), slowest first, beside the prediction: placement.perfmodel.evidence.published_runs
     published_runs: tuple[PublishedRun, ...] = ()
+    # the published runs of this very configuration decoded with speculative decoding (MTP, EAGLE...),
+    # slowest first: what drafting gave, beside a prediction of plain decoding, never compared with it
+    published_speculative_runs: tuple[PublishedRun, ...] = ()
     # the repository the engine loads (the plan's variant's, or the GGUF
     # repository for llama.cpp): empty when the catalogue names none
     checkpoint: str = ""

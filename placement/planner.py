@@ -42,6 +42,7 @@ from placement.perfmodel.evidence import (
     checkpoint_split,
     held_out_evidence,
     published_runs,
+    published_speculative_runs,
 )
 from placement.plan_memory import (
     ACTIVATION_CHUNK_TOKENS,
@@ -471,6 +472,7 @@ def plan_placement(
         decode = aggregate = prefill = collective = None
         held_out = held_out_prefill = None
         published: tuple[PublishedRun, ...] = ()
+        drafted: tuple[PublishedRun, ...] = ()
         split = ""
         ranges: dict[str, tuple[float, float]] = {}
         basis = ""
@@ -505,6 +507,7 @@ def plan_placement(
             shape_key = (shape.tp, shape.pp, shape.ep, shape.replicas)
             config = Configuration(model.slug, model.quantization, engine, shape_key, path, mode, concurrency)
             published = published_runs(config)
+            drafted = published_speculative_runs(config)
             split = checkpoint_split(published, checkpoint)
             fits = budget.free >= 0
             reason = _reason(shape, path, budget, fits, decode, aggregate, concurrency, ranges)
@@ -542,6 +545,7 @@ def plan_placement(
                 held_out=held_out,
                 held_out_prefill=held_out_prefill,
                 published_runs=published,
+                published_speculative_runs=drafted,
                 checkpoint=checkpoint,
                 checkpoint_note=split,
                 fabric_warning=fabric_warning(group, backend),

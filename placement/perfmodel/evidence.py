@@ -183,6 +183,7 @@ class PublishedRun:
     source: str
     url: str
     checkpoint: str = ""  # the repository that ran, where the source names it
+    speculative: str = ""  # the speculative decoding it used ("mtp"; "": none)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -192,6 +193,7 @@ class PublishedRun:
             "source": self.source,
             "url": self.url,
             "checkpoint": self.checkpoint,
+            "speculative": self.speculative,
         }
 
 
@@ -208,6 +210,18 @@ def _comparable_by_model() -> dict[str, list[tuple[PublishedPoint, str]]]:
             and p.compared_decode_tps is not None
             and p.decode_tps is not None
         ):
+            out.setdefault(p.model_slug, []).append((p, point_model(p).quantization))
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _speculative_by_model() -> dict[str, list[tuple[PublishedPoint, str]]]:
+    """The published figures decoded with speculative decoding (any role, the
+    model's reading), with the format each ran, by model: what drafting gave
+    where the model predicts plain decoding."""
+    out: dict[str, list[tuple[PublishedPoint, str]]] = {}
+    for p in PUBLISHED_POINTS:
+        if p.speculative and p.reading in (None, DEFAULT_READING) and p.decode_tps is not None:
             out.setdefault(p.model_slug, []).append((p, point_model(p).quantization))
     return out
 
@@ -246,6 +260,18 @@ def published_runs(config: Configuration) -> tuple[PublishedRun, ...]:
     out = [
         PublishedRun(p.key, float(p.decode_tps or 0.0), p.role, p.source, p.url, p.checkpoint)
         for p, ran in _comparable_by_model().get(config.slug, [])
+        if config.holds(p.model_slug, ran, p.engine, (p.tp, p.pp, p.ep, p.replicas), p.path, p.mode, p.concurrency)
+    ]
+    return tuple(sorted(out, key=lambda r: (r.tps, r.key)))
+
+
+def published_speculative_runs(config: Configuration) -> tuple[PublishedRun, ...]:
+    """The published figures of one configuration decoded with speculative
+    decoding, slowest first: what drafting gave labs for exactly what a plan
+    predicts with plain decoding (never compared with it, never fitted on)."""
+    out = [
+        PublishedRun(p.key, float(p.decode_tps or 0.0), p.role, p.source, p.url, p.checkpoint, p.speculative)
+        for p, ran in _speculative_by_model().get(config.slug, [])
         if config.holds(p.model_slug, ran, p.engine, (p.tp, p.pp, p.ep, p.replicas), p.path, p.mode, p.concurrency)
     ]
     return tuple(sorted(out, key=lambda r: (r.tps, r.key)))

@@ -252,3 +252,31 @@ def test_the_published_runs_decoded_with_mtp_say_so(client, member_user, demo):
 def test_published_rows_stored_before_the_method_get_it_when_migrating():
     row = migrated_from("0025_published_fifteenth_fresh", "nemotron-super-1-vllm-blog", "speculative")
     assert row.speculative == "mtp"
+
+
+def test_a_plan_shows_what_published_runs_of_its_configuration_gained_by_drafting(
+    api_viewer, client, viewer_user, demo
+):
+    """Qwen3.6-35B-A3B NVFP4 on vLLM, one node, one stream: the vLLM
+    recipe's MTP run of that very configuration is beside the plan, apart
+    from the plain runs it is predicted against; at 8 streams, none is."""
+    single = demo["single"]
+    body = {"model": "qwen3.6-35b-a3b", "group": single.pk, "engine": "vllm"}
+    one = api_viewer.post("/api/plans", {**body, "concurrency": 1})
+    assert one.status_code == 200, one.content
+    (plan,) = [p for p in one.json()["plans"] if p["strategy"] == "single"]
+    assert [(r["key"], r["tps"], r["speculative"]) for r in plan["published_speculative_runs"]] == [
+        ("qwen3.6-a3b-1-vllm", 97.7, "mtp")
+    ]
+    assert all(r["speculative"] == "" for r in plan["published_runs"])
+    assert "qwen3.6-a3b-1-vllm" not in {r["key"] for r in plan["published_runs"]}
+    eight = api_viewer.post("/api/plans", {**body, "concurrency": 8}).json()
+    assert all(p["published_speculative_runs"] == [] for p in eight["plans"])
+    client.force_login(viewer_user)
+    page = client.get(f"/plans/?model=qwen3.6-35b-a3b&group={single.pk}&engine=vllm&concurrency=1").content.decode()
+    said = page.split('<p class="small speculative-runs">')[1].split("</p>")[0]
+    assert said.startswith(
+        "Published for this very configuration with speculative decoding (not predicted: the model predicts plain "
+        "decoding, and drafting gains by how many drafts the workload accepts): "
+    )
+    assert said.endswith('>97.7</a> <span class="muted">(MTP)</span> tok/s.')

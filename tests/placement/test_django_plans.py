@@ -456,7 +456,7 @@ def test_what_labs_published_for_a_plans_configuration_is_in_the_api_and_on_the_
         (75.2, "holdout"),
         (77.4, "holdout"),
     ]
-    assert set(runs[0]) == {"key", "tps", "role", "source", "url", "checkpoint"}
+    assert set(runs[0]) == {"key", "tps", "role", "source", "url", "checkpoint", "speculative"}
     # each run's checkpoint where its source names it: two RedHatAI runs, NVIDIA's, and one not named
     assert [r["checkpoint"] for r in runs] == [
         "RedHatAI/Qwen3.6-35B-A3B-NVFP4",
