@@ -42,6 +42,7 @@ from placement.published_series import (
     llama_rpc_series,
     qwen397_forum_series,
 )
+from placement.published_speculative import published_speculative
 
 __all__ = ["PUBLISHED_POINTS", "PublishedPoint"]
 
@@ -859,6 +860,8 @@ _POINTS: tuple[PublishedPoint, ...] = (
     + fresh_2026_12_05_thirteenth()
     + fresh_2026_12_05_fourteenth()
     + fresh_2026_12_05_fifteenth()
+    # runs decoded with MTP, kept for reference beside the plans of their configuration
+    + published_speculative()
 )
 
 # each figure with the checkpoint its source names (placement.published_checkpoints)

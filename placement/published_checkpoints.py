@@ -83,6 +83,9 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "qwen3.6-35b-a3b-1-vllm-fp8-wutong-c1-o1024",
         "qwen3.6-35b-a3b-1-vllm-fp8-wutong-c4-o512",
         "qwen3.6-35b-a3b-1-vllm-fp8-wutong-c4-o1024",
+        # Avarok's vLLM + MTP ladder, kept for reference (placement.published_speculative)
+        "qwen3.6-35b-a3b-1-vllm-fp8-atlas-mtp",
+        *(f"qwen3.6-35b-a3b-1-vllm-fp8-atlas-mtp-c{n}" for n in (2, 4, 8, 16)),
     ),
     "Qwen/Qwen3.8-27B-FP8": (
         "qwen3.8-27b-1-djangodevreng-fp8",
@@ -122,7 +125,12 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         "nemotron-3-nano-30b-a3b-1-vllm-nvfp4-martin",  # the sample config's snapshot path
     ),
     "nvidia/Qwen3.6-27B-NVFP4": ("qwen3.6-27b-1-vllm-nvfp4-jvr0x", "qwen3.6-27b-1-vllm-nvfp4-jschmied"),
-    "nvidia/Qwen3.6-35B-A3B-NVFP4": ("qwen3.6-35b-a3b-1-vllm-nvfp4-jvr0x",),
+    "nvidia/Qwen3.6-35B-A3B-NVFP4": (
+        "qwen3.6-35b-a3b-1-vllm-nvfp4-jvr0x",
+        # r0b0tlab's MTP ladder, kept for reference (placement.published_speculative)
+        "qwen3.6-35b-a3b-1-vllm-nvfp4-r0b0tlab-mtp",
+        *(f"qwen3.6-35b-a3b-1-vllm-nvfp4-r0b0tlab-mtp-c{n}" for n in (2, 4, 8, 16, 32)),
+    ),
     "unsloth/Qwen3.6-35B-A3B-NVFP4": (
         "qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav",
         "qwen3.6-35b-a3b-1-sglang-nvfp4-anubhav-c2",
@@ -149,6 +157,9 @@ CHECKPOINTS: dict[str, tuple[str, ...]] = {
         # the fifteenth set: Avarok's vLLM ladder without speculation
         "qwen3.8-27b-1-vllm-nvfp4-atlas",
         *(f"qwen3.8-27b-1-vllm-nvfp4-atlas-c{n}" for n in (2, 4, 8, 16, 32, 64, 128)),
+        # Avarok's vLLM + MTP ladder, kept for reference (placement.published_speculative)
+        "qwen3.8-27b-1-vllm-nvfp4-atlas-mtp",
+        *(f"qwen3.8-27b-1-vllm-nvfp4-atlas-mtp-c{n}" for n in (2, 4, 8, 16, 32, 64, 128)),
     ),
     "Qwen/Qwen3.8-27B": ("qwen3.8-27b-1-vllm-bf16-jkingston",),
     "openai/gpt-oss-120b": (

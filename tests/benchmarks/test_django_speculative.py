@@ -8,6 +8,7 @@ nor fitted on: it is shown beside a plan of its configuration, saying so."""
 from __future__ import annotations
 
 import json
+from html import escape
 
 import pytest
 from django.db import IntegrityError, transaction
@@ -16,6 +17,7 @@ from benchmarks.lab_runs import lab_runs
 from benchmarks.models import BenchmarkRun
 from benchmarks.scaling import chart_series, predicted_with_range, scaling_rows
 from benchmarks.views import _bar, _point
+from placement.published import PUBLISHED_POINTS
 from tests.benchmarks.test_django_format_and_mode import migrated_from
 from tests.benchmarks.test_parsers import SPEC_DECODE, VLLM_JSON
 from tests.placement.conftest import placement_state
@@ -236,10 +238,13 @@ def test_the_published_runs_decoded_with_mtp_say_so(client, member_user, demo):
     published row claims a method. A group's page shows Nemotron-3-Super's
     one-node MTP run as a reference, badged, without a prediction."""
     rows = BenchmarkRun.objects.filter(source="published")
-    assert dict(rows.exclude(speculative="").values_list("published_key", "speculative")) == {
-        "qwen3.6-a3b-1-vllm": "mtp",
-        "nemotron-super-1-vllm-blog": "mtp",
-    }
+    drafted = dict(rows.exclude(speculative="").values_list("published_key", "speculative"))
+    assert drafted == {p.key: "mtp" for p in PUBLISHED_POINTS if p.speculative}
+    # two figures of the fit's sources, and Avarok's and r0b0tlab's MTP ladders kept for reference
+    assert len(drafted) == 2 + 8 + 5 + 6
+    assert {"qwen3.6-a3b-1-vllm", "nemotron-super-1-vllm-blog", "qwen3.8-27b-1-vllm-nvfp4-atlas-mtp-c128"} <= set(
+        drafted
+    )
     client.force_login(member_user)
     page = client.get(f"/benchmarks/groups/{demo['single'].pk}/?model=nemotron-3-super-120b-a12b").content.decode()
     table = page[page.index('id="scaling"') :].split("</table>")[0]
@@ -257,26 +262,63 @@ def test_published_rows_stored_before_the_method_get_it_when_migrating():
 def test_a_plan_shows_what_published_runs_of_its_configuration_gained_by_drafting(
     api_viewer, client, viewer_user, demo
 ):
-    """Qwen3.6-35B-A3B NVFP4 on vLLM, one node, one stream: the vLLM
-    recipe's MTP run of that very configuration is beside the plan, apart
-    from the plain runs it is predicted against; at 8 streams, none is."""
+    """Qwen3.6-35B-A3B NVFP4 on vLLM, one node, one stream: the MTP runs of
+    that very configuration (r0b0tlab's on NVIDIA's checkpoint, the vLLM
+    recipe's) are beside the plan, apart from the plain runs it is predicted
+    against; at 8 streams r0b0tlab's, and at 64, where none was published, none."""
     single = demo["single"]
     body = {"model": "qwen3.6-35b-a3b", "group": single.pk, "engine": "vllm"}
     one = api_viewer.post("/api/plans", {**body, "concurrency": 1})
     assert one.status_code == 200, one.content
     (plan,) = [p for p in one.json()["plans"] if p["strategy"] == "single"]
-    assert [(r["key"], r["tps"], r["speculative"]) for r in plan["published_speculative_runs"]] == [
-        ("qwen3.6-a3b-1-vllm", 97.7, "mtp")
+    assert [(r["key"], round(r["tps"], 1), r["speculative"]) for r in plan["published_speculative_runs"]] == [
+        ("qwen3.6-35b-a3b-1-vllm-nvfp4-r0b0tlab-mtp", 90.9, "mtp"),
+        ("qwen3.6-a3b-1-vllm", 97.7, "mtp"),
     ]
     assert all(r["speculative"] == "" for r in plan["published_runs"])
     assert "qwen3.6-a3b-1-vllm" not in {r["key"] for r in plan["published_runs"]}
     eight = api_viewer.post("/api/plans", {**body, "concurrency": 8}).json()
-    assert all(p["published_speculative_runs"] == [] for p in eight["plans"])
+    (at_eight,) = [p for p in eight["plans"] if p["strategy"] == "single"]
+    assert [r["key"] for r in at_eight["published_speculative_runs"]] == [
+        "qwen3.6-35b-a3b-1-vllm-nvfp4-r0b0tlab-mtp-c8"
+    ]
+    most = api_viewer.post("/api/plans", {**body, "concurrency": 64}).json()
+    assert all(p["published_speculative_runs"] == [] for p in most["plans"])
     client.force_login(viewer_user)
     page = client.get(f"/plans/?model=qwen3.6-35b-a3b&group={single.pk}&engine=vllm&concurrency=1").content.decode()
     said = page.split('<p class="small speculative-runs">')[1].split("</p>")[0]
+    recipe = plan["published_speculative_runs"][1]
     assert said.startswith(
         "Published for this very configuration with speculative decoding (not predicted: the model predicts plain "
         "decoding, and drafting gains by how many drafts the workload accepts): "
     )
-    assert said.endswith('>97.7</a> <span class="muted">(MTP)</span> tok/s.')
+    assert said.endswith(
+        '>90.9</a> <span class="muted">(MTP, nvidia/Qwen3.6-35B-A3B-NVFP4)</span>, '
+        f'<a href="{recipe["url"]}" rel="noopener noreferrer" title="{escape(recipe["source"])}">97.7</a> '
+        '<span class="muted">(MTP)</span> tok/s.'
+    )
+
+
+def test_a_plan_at_several_streams_sets_the_published_mtp_ladder_beside_the_plain_one(api_viewer, demo):
+    """Qwen3.8-27B NVFP4 on vLLM, one node: at 8 streams Avarok's plain leg
+    (78.18 tok/s) is a published run of the plan and its MTP leg (124.48)
+    is beside it apart; at 128 streams drafting gave less than plain
+    decoding (358.57 against 390.42), which the plan shows as it is."""
+    single = demo["single"]
+    body = {"model": "qwen3.8-27b", "group": single.pk, "engine": "vllm", "variant": "nvfp4"}
+
+    def single_plan(streams):
+        found = api_viewer.post("/api/plans", {**body, "concurrency": streams})
+        assert found.status_code == 200, found.content
+        return next(p for p in found.json()["plans"] if p["replicas"] == 1 and p["tp"] == 1)
+
+    eight = single_plan(8)
+    assert ("qwen3.8-27b-1-vllm-nvfp4-atlas-c8", 78.18) in {(r["key"], r["tps"]) for r in eight["published_runs"]}
+    assert [(r["key"], r["tps"]) for r in eight["published_speculative_runs"]] == [
+        ("qwen3.8-27b-1-vllm-nvfp4-atlas-mtp-c8", 124.48)
+    ]
+    most = single_plan(128)
+    assert [(r["key"], r["tps"]) for r in most["published_speculative_runs"]] == [
+        ("qwen3.8-27b-1-vllm-nvfp4-atlas-mtp-c128", 358.57)
+    ]
+    assert ("qwen3.8-27b-1-vllm-nvfp4-atlas-c128", 390.42) in {(r["key"], r["tps"]) for r in most["published_runs"]}

@@ -774,7 +774,11 @@ def test_a_member_uploads_a_result_of_a_server_drafting_tokens_and_it_is_kept_ap
         "88.5 (MTP speculative decoding, RedHatAI/Qwen3.6-35B-A3B-NVFP4, not fitted on) tok/s, against "
     )
     # and what the published MTP run of the same configuration gave, on a line of its own
-    assert details.locator("p.speculative-runs").inner_text().endswith("workload accepts): 97.7 (MTP) tok/s.")
+    assert (
+        details.locator("p.speculative-runs")
+        .inner_text()
+        .endswith("workload accepts): 90.9 (MTP, nvidia/Qwen3.6-35B-A3B-NVFP4), 97.7 (MTP) tok/s.")
+    )
     said.scroll_into_view_if_needed()
     shot("placement-speculative-lab-run-1440")
     page.set_viewport_size({"width": 390, "height": 844})
