@@ -100,6 +100,20 @@ def _suffix(streams: int) -> str:
     return f"-c{streams}" if streams > 1 else ""
 
 
+def _mtp(key: str, slug: str, quantization: str, streams: int, tps: float, **kw: object) -> PublishedPoint:
+    """One level of a one-Spark vLLM ladder decoded with MTP, kept for reference."""
+    return _pt(
+        key + _suffix(streams),
+        slug,
+        quantization=quantization,
+        concurrency=streams,
+        decode_tps=tps,
+        role="reference",
+        speculative="mtp",
+        **kw,
+    )
+
+
 def _atlas_qwen38() -> list[PublishedPoint]:
     """Avarok-Cybersecurity/atlas: one DGX Spark (GB10, "dgx2"), vLLM 0.27.1
     (the stock vllm/vllm-openai image, digest 0a51ea5b), ``vllm serve --model
@@ -121,15 +135,13 @@ def _atlas_qwen38() -> list[PublishedPoint]:
             else ""
         )
         points.append(
-            _pt(
-                "qwen3.8-27b-1-vllm-nvfp4-atlas-mtp" + _suffix(streams),
+            _mtp(
+                "qwen3.8-27b-1-vllm-nvfp4-atlas-mtp",
                 "qwen3.8-27b",
-                quantization="nvfp4",
-                concurrency=streams,
-                decode_tps=tps,
+                "nvfp4",
+                streams,
+                tps,
                 context=200 + 512,
-                role="reference",
-                speculative="mtp",
                 url=ATLAS_QWEN38,
                 origin="atlas-qwen38-mtp",
                 source=src + f"'\"c\": {streams}, \"tok_s\": {tps:g}' ('ttft_p50_ms': {ttft:g}, "
@@ -162,15 +174,13 @@ def _atlas_qwen36() -> list[PublishedPoint]:
     points = []
     for streams, (tps, ttft, tpot) in _ATLAS_QWEN36.items():
         points.append(
-            _pt(
-                "qwen3.6-35b-a3b-1-vllm-fp8-atlas-mtp" + _suffix(streams),
+            _mtp(
+                "qwen3.6-35b-a3b-1-vllm-fp8-atlas-mtp",
                 "qwen3.6-35b-a3b",
-                quantization="fp8",
-                concurrency=streams,
-                decode_tps=tps,
+                "fp8",
+                streams,
+                tps,
                 context=200 + 512,
-                role="reference",
-                speculative="mtp",
                 url=ATLAS_QWEN36,
                 origin="atlas-qwen36-fp8-mtp",
                 source=src + f"'\"c\": {streams}, \"tok_s\": {tps:g}' ('ttft_p50_ms': {ttft:g}, "
@@ -205,15 +215,13 @@ def _r0b0tlab_qwen36() -> list[PublishedPoint]:
     points = []
     for streams, (tps, ttft, tpot) in _R0B0TLAB_QWEN36.items():
         points.append(
-            _pt(
-                "qwen3.6-35b-a3b-1-vllm-nvfp4-r0b0tlab-mtp" + _suffix(streams),
+            _mtp(
+                "qwen3.6-35b-a3b-1-vllm-nvfp4-r0b0tlab-mtp",
                 "qwen3.6-35b-a3b",
-                quantization="nvfp4",
-                concurrency=streams,
-                decode_tps=tps,
+                "nvfp4",
+                streams,
+                tps,
                 context=2048 + 256,
-                role="reference",
-                speculative="mtp",
                 url=R0B0TLAB,
                 origin="r0b0tlab-qwen36-nvfp4-mtp",
                 source=src + f'\'"concurrency": {streams}, ... "output_throughput_tok_s": {tps!r}\' '
