@@ -367,7 +367,9 @@ def parse_upload(text: Any, fmt: str, path: str = "content") -> BenchResult:
 
 
 def result_fields(result: BenchResult, model: LlmModel | None) -> dict[str, Any]:
-    """A parsed result as record fields (what the file says; the caller adds the rest)."""
+    """A parsed result as record fields (what the file says; the caller adds
+    the rest): a server that drafted tokens is recorded as speculative
+    decoding whose method is not named, with its acceptance figures."""
     engine = "llama.cpp" if result.engine == "llama.cpp" else "sglang" if result.engine == "sglang" else "vllm"
     notes = list(result.notes)
     if result.model and model is not None and result.model not in (model.slug, model.hf_repo, model.name):
@@ -384,6 +386,8 @@ def result_fields(result: BenchResult, model: LlmModel | None) -> dict[str, Any]
     )
     if result.concurrency is not None:
         fields["concurrency"] = result.concurrency
+    if result.speculative:
+        fields["speculative"] = BenchmarkRun.Speculative.UNNAMED  # the file shows drafting, not its method
     return {k: v for k, v in fields.items() if v is not None}
 
 
@@ -419,8 +423,8 @@ def benchmark_upload(
             "blank to record it as unnamed",
             "speculative",
         )
-    if result.speculative and not said:
-        merged["speculative"] = BenchmarkRun.Speculative.UNNAMED  # the file shows drafting, not its method
+    if result.speculative and said:
+        merged["speculative"] = said  # the method the form names, where the file says only that it drafted
     if not data.get("checkpoint") and result.model and _CHECKPOINT.fullmatch(result.model):
         merged["checkpoint"] = result.model  # the repository (or path) the file says the engine served
     if data.get("notes"):

@@ -51,6 +51,17 @@ P99 ITL (ms):                            19.30
 """
 
 
+# what vLLM's bench prints after the latencies when the server drafted tokens (speculative decoding)
+DRAFTING = """---------------Speculative Decoding---------------
+Acceptance rate (%):                     58.20
+Acceptance length:                       2.75
+Drafts:                                  1790
+Draft tokens:                            5370
+Accepted tokens:                         3125
+==================================================
+"""
+
+
 def console(command: str) -> str:
     """The summary for the sizes the command asked for."""
 
@@ -68,7 +79,7 @@ class BenchServer:
     """Start with ``start()``; ``commands`` records every exec it was asked for."""
 
     client_public_key: str
-    answer: str = "console"  # console | garbage | fail
+    answer: str = "console"  # console | drafting (a server with speculative decoding) | garbage | fail
     host_key: asyncssh.SSHKey = field(default_factory=lambda: asyncssh.generate_private_key("ssh-ed25519"))
     commands: list[str] = field(default_factory=list)
     port: int = 0
@@ -89,6 +100,8 @@ class BenchServer:
             process.exit(1)
             return
         body = "nothing useful here\n" if self.answer == "garbage" else console(command)
+        if self.answer == "drafting":
+            body = body.removesuffix("==================================================\n") + DRAFTING
         process.stdout.write(f"{VERSION_MARK}\n{VLLM_VERSION}\n{RESULT_MARK}\n{body}")
         process.exit(0)
 

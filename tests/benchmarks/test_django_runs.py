@@ -112,6 +112,26 @@ def test_a_run_on_a_group_whose_verification_saw_tcp_sockets_is_recorded_over_th
     assert lab_runs() == []
 
 
+def test_a_run_on_a_server_drafting_tokens_is_recorded_as_speculative(api_admin, head, server, tasks_inline):
+    """The server the run measured drafts tokens (its summary has a
+    Speculative Decoding section): the run is recorded done, as speculative
+    decoding whose method the summary does not name, with its acceptance,
+    and the planner does not re-fit on it."""
+    from benchmarks.lab_runs import lab_runs
+
+    server.answer = "drafting"
+    response = start(api_admin, head, concurrency=1, input_len=256, output_len=64, num_prompts=10)
+    assert response.status_code == 202, response.content
+    run = BenchmarkRun.objects.get(pk=response.json()["id"])
+    assert run.status == "done", run.error
+    assert (run.speculative, run.acceptance_length, run.acceptance_rate) == ("unnamed", 2.75, 58.2)
+    assert run.speculative_words() == "speculative decoding (2.75 tokens a step, 58% of drafts accepted)"
+    assert [r.not_fitted for r in lab_runs()] == [
+        "decoded with speculative decoding (2.75 tokens a step, 58% of drafts accepted); the performance model "
+        "predicts plain decoding"
+    ]
+
+
 def test_a_changed_host_key_stops_the_run_before_any_command(api_admin, head, server, tasks_inline, monkeypatch):
     accept(monkeypatch, asyncssh.generate_private_key("ssh-ed25519").export_public_key("openssh").decode())
     run = BenchmarkRun.objects.get(pk=start(api_admin, head).json()["id"])
