@@ -205,6 +205,9 @@ def test_the_group_page_shows_a_speculative_run_apart_without_a_prediction(api_m
         "fitted on</span>"
     ) in mine
     assert '· <span class="badge warn speculative">EAGLE-3</span>' in mine
+    basis = page.split('id="scaling-basis">')[1].split("</p>")[0]
+    assert "the one with the fewest nodes, decoded plainly where one was," in basis
+    assert "a run with speculative decoding has none (the model predicts plain decoding)" in basis
     runs_table = page[page.index('id="group-runs"') :].split("</table>")[0]
     assert runs_table.count('class="badge warn speculative"') == 1
     assert _bar(run).label == f"{single.name} · 1 node · vLLM nvfp4 + EAGLE-3"  # its bar on the leaderboard
