@@ -90,6 +90,21 @@ def test_member_books_serves_measures_and_stops(live_server, page, shot, fleet_k
         journey(live_server, page, shot, fleet_key, tmp_path, settings)
 
 
+def on_the_serving_page(page) -> None:
+    """Wait for the serving's page a serve request leads to; if it never
+    comes, say where the browser is, what it shows, and which servings and
+    bookings exist, before failing."""
+    try:
+        page.wait_for_url(re.compile(r"/serving/\d+/$"))
+    except Exception:
+        from bookings.models import Booking
+
+        print("DEBUG at", page.url, "showing:", page.locator("main").inner_text()[:800])
+        print("DEBUG servings:", list(Serving.objects.values_list("pk", "status", "error")))
+        print("DEBUG bookings:", list(Booking.objects.values_list("pk", "start", "end", "status")))
+        raise
+
+
 def journey(live_server, page, shot, fleet_key, tmp_path, settings):
     settings.FLEET_SERVE_PORT = free_base()
     settings.FLEET_SERVE_READY_S = 20
@@ -121,13 +136,9 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         serve_button = detail.get_by_role("button", name="Serve this plan")
         expect(serve_button).to_be_visible()
         serve_button.click()
-        try:
-            # the request starts the engines and waits for them (FLEET_SERVE_READY_S, 20 s, plus the SSH
-            # steps): the page's own 60 s, not less, or a loaded machine fails a serving that worked
-            page.wait_for_url(re.compile(r"/serving/\d+/$"))
-        except Exception:
-            print("DEBUG", page.url, page.locator("main").inner_text()[:600])
-            raise
+        # the request starts the engines and waits for them (FLEET_SERVE_READY_S, 20 s, plus the SSH
+        # steps): the page's own 60 s, not less, or a loaded machine fails a serving that worked
+        on_the_serving_page(page)
         serving = Serving.objects.get()
         expect(page.locator("#serving-status")).to_have_text("serving")
         url = page.locator("#serving-url").inner_text()
@@ -211,7 +222,7 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         detail = page.locator("tr.plan-more.recommended details.plan-detail")
         detail.locator("summary").click()
         detail.get_by_role("button", name="Serve this plan").click()
-        page.wait_for_url(re.compile(r"/serving/\d+/$"))
+        on_the_serving_page(page)
         expect(page.locator("#serving-status")).to_have_text("failed")
         expect(page.locator("#serving-failed")).to_be_visible()
         expect(page.locator(".step-failed").first).to_be_visible()
