@@ -28,9 +28,8 @@ from .models import BenchmarkRun
 router = Router(tags=["benchmarks"])
 
 SPECULATIVE = (
-    "the speculative decoding the run used: mtp, eagle, eagle3, nextn, dflash, ngram, draft or unnamed (any case); "
-    "blank or none: none. The performance model predicts plain decoding: such a run's decode is shown beside a "
-    "plan, never compared or fitted on"
+    services.SPECULATIVE_WORDS + ". The performance model predicts plain decoding: such a run's decode is shown "
+    "beside a plan, never compared or fitted on"
 )
 AcceptanceLength = Num(1, 64)
 Percent = Num(0, 100)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import statistics
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from placement.published import PUBLISHED_POINTS, PublishedPoint
@@ -197,31 +197,24 @@ class PublishedRun:
         }
 
 
-@functools.lru_cache(maxsize=1)
-def _comparable_by_model() -> dict[str, list[tuple[PublishedPoint, str]]]:
-    """The published figures a plan can be set beside (fitted on or held
-    out, plain decoding, the model's reading), with the format each ran
+def _comparable(p: PublishedPoint) -> bool:
+    """A figure a plan's prediction is set beside: fitted on or held out, plain decoding."""
+    return p.role in ("train", "holdout") and p.compared_decode_tps is not None
+
+
+def _drafted(p: PublishedPoint) -> bool:
+    """A figure decoded with speculative decoding (any role): what drafting gave, never compared."""
+    return bool(p.speculative)
+
+
+@functools.lru_cache(maxsize=2)
+def _by_model(kind: Callable[[PublishedPoint], bool]) -> dict[str, list[tuple[PublishedPoint, str]]]:
+    """The published figures of one kind (``_comparable`` or ``_drafted``)
+    with a decode figure, in the model's reading, with the format each ran
     (``point_model``), by model: built once, read on every plan."""
     out: dict[str, list[tuple[PublishedPoint, str]]] = {}
     for p in PUBLISHED_POINTS:
-        if (
-            p.role in ("train", "holdout")
-            and p.reading in (None, DEFAULT_READING)
-            and p.compared_decode_tps is not None
-            and p.decode_tps is not None
-        ):
-            out.setdefault(p.model_slug, []).append((p, point_model(p).quantization))
-    return out
-
-
-@functools.lru_cache(maxsize=1)
-def _speculative_by_model() -> dict[str, list[tuple[PublishedPoint, str]]]:
-    """The published figures decoded with speculative decoding (any role, the
-    model's reading), with the format each ran, by model: what drafting gave
-    where the model predicts plain decoding."""
-    out: dict[str, list[tuple[PublishedPoint, str]]] = {}
-    for p in PUBLISHED_POINTS:
-        if p.speculative and p.reading in (None, DEFAULT_READING) and p.decode_tps is not None:
+        if kind(p) and p.reading in (None, DEFAULT_READING) and p.decode_tps is not None:
             out.setdefault(p.model_slug, []).append((p, point_model(p).quantization))
     return out
 
@@ -252,29 +245,29 @@ class Configuration:
         )
 
 
+def _runs_of(config: Configuration, kind: Callable[[PublishedPoint], bool]) -> tuple[PublishedRun, ...]:
+    """The published figures of one kind and one configuration, slowest first."""
+    out = [
+        PublishedRun(p.key, float(p.decode_tps or 0.0), p.role, p.source, p.url, p.checkpoint, p.speculative)
+        for p, ran in _by_model(kind).get(config.slug, [])
+        if config.holds(p.model_slug, ran, p.engine, (p.tp, p.pp, p.ep, p.replicas), p.path, p.mode, p.concurrency)
+    ]
+    return tuple(sorted(out, key=lambda r: (r.tps, r.key)))
+
+
 def published_runs(config: Configuration) -> tuple[PublishedRun, ...]:
     """Every published figure of one configuration, slowest first: what labs
     measured for exactly what a plan predicts, the runs the fit used and the
     runs held out of it alike. Speculative runs, the disputed row's other
     reading and reference-only copies are left out."""
-    out = [
-        PublishedRun(p.key, float(p.decode_tps or 0.0), p.role, p.source, p.url, p.checkpoint)
-        for p, ran in _comparable_by_model().get(config.slug, [])
-        if config.holds(p.model_slug, ran, p.engine, (p.tp, p.pp, p.ep, p.replicas), p.path, p.mode, p.concurrency)
-    ]
-    return tuple(sorted(out, key=lambda r: (r.tps, r.key)))
+    return _runs_of(config, _comparable)
 
 
 def published_speculative_runs(config: Configuration) -> tuple[PublishedRun, ...]:
     """The published figures of one configuration decoded with speculative
     decoding, slowest first: what drafting gave labs for exactly what a plan
     predicts with plain decoding (never compared with it, never fitted on)."""
-    out = [
-        PublishedRun(p.key, float(p.decode_tps or 0.0), p.role, p.source, p.url, p.checkpoint, p.speculative)
-        for p, ran in _speculative_by_model().get(config.slug, [])
-        if config.holds(p.model_slug, ran, p.engine, (p.tp, p.pp, p.ep, p.replicas), p.path, p.mode, p.concurrency)
-    ]
-    return tuple(sorted(out, key=lambda r: (r.tps, r.key)))
+    return _runs_of(config, _drafted)
 
 
 @dataclass(frozen=True)
