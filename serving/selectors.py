@@ -4,6 +4,7 @@ group or a node serves now."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
@@ -63,7 +64,46 @@ def measured_runs(serving: Serving, limit: int = 5) -> list[Any]:
     return list(rows.order_by("-created_at", "-id")[:limit])
 
 
-def last_measured(serving: Serving) -> Any:
-    """Its newest finished measurement, or None."""
+@dataclass(frozen=True)
+class Compared:
+    """A run measured through a serving beside what its plan predicted for the
+    same streams; ``predicted`` is None, and ``why`` says why, when the plan
+    predicted nothing comparable."""
+
+    run: Any
+    measured: float | None
+    predicted: float | None
+    range: list[float] | None
+    why: str = ""
+
+    @property
+    def inside(self) -> bool | None:
+        if self.measured is None or not self.range:
+            return None
+        return bool(self.range[0] <= self.measured <= self.range[1])
+
+
+def compared(serving: Serving, run: Any) -> Compared:
+    """The one comparison of a measured run with its serving's plan: pages and
+    the serve button read it. A run at one stream is set beside the plan's
+    one-stream figure, a run at the plan's streams beside its all-streams
+    figure; a run at other streams, or one that drafted tokens (speculative
+    decoding, which the model does not predict), beside nothing."""
+    plan = serving.plan or {}
+    planned = int(plan.get("concurrency") or 1)
+    streams = run.concurrency
+    if run.speculative:
+        why = f"{run.speculative_label()} speculative decoding: not predicted, the plan predicts plain decoding"
+        return Compared(run, run.decode_tps, None, None, why)
+    if streams == 1:
+        return Compared(run, run.decode_tps, plan.get("decode_tps"), plan.get("decode_tps_range"))
+    if streams != planned:
+        why = f"the plan predicts {planned} stream{'s' if planned != 1 else ''}, not {streams}"
+        return Compared(run, run.decode_tps, None, None, why)
+    return Compared(run, run.decode_tps, plan.get("aggregate_tps"), plan.get("aggregate_tps_range"))
+
+
+def last_measured(serving: Serving) -> Compared | None:
+    """Its newest finished measurement beside the plan's prediction, or None."""
     done = [r for r in measured_runs(serving) if r.status == "done" and r.decode_tps is not None]
-    return done[0] if done else None
+    return compared(serving, done[0]) if done else None

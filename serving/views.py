@@ -14,7 +14,6 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import booker_required
-from benchmarks.models import BenchmarkRun
 from benchmarks.runs import ServedLayout, run_start
 from core.actor import Actor
 from core.errors import FleetError
@@ -23,7 +22,7 @@ from core.htmx import partial
 from . import selectors, services
 from .live import ServingLive, many_live
 from .models import LIVE, Serving
-from .selectors import measured_runs
+from .selectors import compared, measured_runs
 
 LIST_SIZE = 60
 ACTIVE = (Serving.Status.STARTING, Serving.Status.STOPPING)
@@ -58,19 +57,6 @@ def serving_list(request: HttpRequest) -> HttpResponse:
     return render(request, table, context)
 
 
-def _compare(serving: Serving, run: BenchmarkRun) -> dict[str, Any]:
-    """A measured run beside what the plan predicted for the same streams."""
-    plan = serving.plan
-    many = run.concurrency > 1
-    predicted = plan.get("aggregate_tps") if many else plan.get("decode_tps")
-    low_high = plan.get("aggregate_tps_range") if many else plan.get("decode_tps_range")
-    measured = run.decode_tps
-    inside = None
-    if measured is not None and low_high:
-        inside = low_high[0] <= measured <= low_high[1]
-    return {"run": run, "predicted": predicted, "range": low_high, "measured": measured, "inside": inside}
-
-
 @require_GET
 def serving_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """One serving; htmx polls its steps while it starts or stops, and its engines' figures while it serves."""
@@ -88,7 +74,7 @@ def serving_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "live": live,
         "active": serving.status in ACTIVE,
         "may_act": _may_act(request, serving),
-        "measured": [_compare(serving, r) for r in measured_runs(serving)],
+        "measured": [compared(serving, r) for r in measured_runs(serving)],
     }
     response = render(request, template, context)
     if template.endswith("#steps") and serving.status not in ACTIVE:

@@ -351,3 +351,62 @@ def test_measuring_two_copies_goes_through_their_router_and_is_recorded_as_copie
         again[index]["lab_runs"][0]["not_fitted"] == "2 copies measured together through their router, not one instance"
     )
     assert all(p["lab_runs"] == [] for i, p in enumerate(again) if i != index)
+
+
+def test_each_measured_run_is_set_beside_the_prediction_for_its_own_streams_or_beside_none(
+    booked_pair, member_user, settings
+):
+    """A run at the plan's streams meets the all-streams prediction, one at a
+    single stream the one-stream prediction; a run at other streams, or one
+    whose server drafted tokens, is compared with nothing, and says why."""
+    holder = ApiClient(member_user, session=True)
+    serving = _serving_now(holder, booked_pair, settings, [("serve-a", "http://127.0.0.1:9301/v1")])
+    plan = serving.plan
+    assert plan["concurrency"] == 4
+    common = {
+        "source": "measured",
+        "status": "done",
+        "group": booked_pair,
+        "topology_kind": booked_pair.kind,
+        "node_count": 1,
+        "model_name": SMALL,
+        "serve_url": "http://127.0.0.1:9301",
+    }
+    at_plan = BenchmarkRun.objects.create(**common, concurrency=4, decode_tps=1.0)
+    one = BenchmarkRun.objects.create(**common, concurrency=1, decode_tps=plan["decode_tps"] * 0.99)
+    eight = BenchmarkRun.objects.create(**common, concurrency=8, decode_tps=plan["aggregate_tps"] * 1.5)
+    drafted = BenchmarkRun.objects.create(
+        **common, concurrency=4, decode_tps=plan["aggregate_tps"] * 3, speculative="mtp", acceptance_length=2.4
+    )
+    page = holder.get(f"/serving/{serving.pk}/").content.decode()
+
+    def row(run):
+        return page.split(f'id="measured-{run.pk}"')[1].split("</tr>")[0]
+
+    low, high = plan["aggregate_tps_range"]
+    assert f'{one_place(plan["aggregate_tps"])} <span class="range">({one_place(low)} to {one_place(high)})</span>' in (
+        row(at_plan)
+    )
+    assert '<span class="badge bad">outside the range</span>' in row(at_plan)  # 1 tok/s: far below
+    low, high = plan["decode_tps_range"]
+    assert f'{one_place(plan["decode_tps"])} <span class="range">({one_place(low)} to {one_place(high)})</span>' in (
+        row(one)
+    )
+    assert "outside the range" not in row(one)
+    assert '<span class="muted small not-compared">– the plan predicts 4 streams, not 8</span>' in row(eight)
+    assert "outside the range" not in row(eight) and 'class="range"' not in row(eight)
+    assert (
+        '<span class="muted small not-compared">– MTP speculative decoding: not predicted, the plan predicts plain '
+        "decoding</span>"
+    ) in row(drafted)
+    assert 'class="badge warn speculative" title="MTP speculative decoding (2.40 tokens a step)' in row(drafted)
+    assert "outside the range" not in row(drafted)
+    # the plan page's serve button says the same of the newest finished run (here the drafted one)
+    button = holder.get(plan_url(booked_pair)).content.decode().split('class="serve-measured"')[1].split("</p>")[0]
+    assert f"measured <strong>{one_place(drafted.decode_tps)} tok/s</strong>" in button
+    assert "at 4 streams; MTP speculative decoding: not predicted, the plan predicts plain decoding." in button
+    drafted.delete()
+    eight.delete()
+    button = holder.get(plan_url(booked_pair)).content.decode().split('class="serve-measured"')[1].split("</p>")[0]
+    low, high = plan["decode_tps_range"]
+    assert f"at 1 stream; predicted {one_place(plan['decode_tps'])} ({one_place(low)} to {one_place(high)})." in button
