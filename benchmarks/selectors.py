@@ -28,13 +28,19 @@ def benchmarks_list(
     return qs.order_by("model_name", "node_count", "-decode_tps", "id")
 
 
-def leaderboard(*, per_model: int = 8) -> list[tuple[str, LlmModel | None, list[BenchmarkRun]]]:
-    """Finished runs with a decode figure, fastest first, grouped by model."""
+def leaderboard(
+    *, per_model: int = 8, concurrency: int | None = None
+) -> list[tuple[str, LlmModel | None, list[BenchmarkRun]]]:
+    """Finished runs with a decode figure, fastest first, grouped by model:
+    those at ``concurrency`` streams only (decode over all streams is
+    comparable between runs at the same concurrency alone), or at any when None."""
     rows = (
         BenchmarkRun.objects.filter(status=BenchmarkRun.Status.DONE, decode_tps__isnull=False)
         .select_related("model", "group")
         .order_by("model_name", "-decode_tps", "id")
     )
+    if concurrency is not None:
+        rows = rows.filter(concurrency=concurrency)
     board: dict[str, list[BenchmarkRun]] = defaultdict(list)
     models: dict[str, LlmModel | None] = {}
     for run in rows:
@@ -43,3 +49,9 @@ def leaderboard(*, per_model: int = 8) -> list[tuple[str, LlmModel | None, list[
         models[run.model_name] = run.model
     ranked = sorted(board.items(), key=lambda kv: -(kv[1][0].decode_tps or 0))
     return [(name, models[name], runs) for name, runs in ranked]
+
+
+def leaderboard_levels() -> list[int]:
+    """The concurrencies finished runs were measured or published at, fewest streams first."""
+    rows = BenchmarkRun.objects.filter(status=BenchmarkRun.Status.DONE, decode_tps__isnull=False)
+    return sorted(set(rows.values_list("concurrency", flat=True)) | {1})

@@ -17,7 +17,7 @@ from django_htmx.http import HTMX_STOP_POLLING
 from accounts.decorators import booker_required
 from bookings.selectors import may_start_run
 from core.actor import Actor
-from core.errors import NotFound
+from core.errors import BadInput, NotFound
 from core.forms import cleaned, upload_text
 from core.htmx import htmx_asks
 from inventory.forms import apply_errors
@@ -36,7 +36,8 @@ from .scaling import RunPoint, chart_series, scaling_rows
 DEFAULT_MODEL = "qwen3.8-27b"
 
 
-def _bar(run: BenchmarkRun) -> Bar:
+def _bar(run: BenchmarkRun, *, streams: bool = False) -> Bar:
+    """A run's bar; ``streams``: say its concurrency beside the figure (runs of many concurrencies side by side)."""
     where = run.group_name if run.group_id else run.topology_kind
     layout = f" tp {run.tp} pp {run.pp}" if run.tp > 1 or run.pp > 1 else ""
     if run.copies > 1:
@@ -46,20 +47,35 @@ def _bar(run: BenchmarkRun) -> Bar:
         label += f" {run.quantization}"
     if run.mode == BenchmarkRun.Mode.EAGER:
         label += " eager"
-    if run.speculative:
-        label += f" + {run.speculative_label()}"
     if run.reading:
         label += f" · read as {run.reading}"
     href = f"/benchmarks/groups/{run.group_id}/?model={run.model_name}" if run.group_id else ""
     note = run.reference if run.source == BenchmarkRun.Source.PUBLISHED else "measured here"
     if run.checkpoint:
         note += f"; checkpoint {run.checkpoint}"
-    return Bar(label, run.decode_tps or 0.0, run.source, note, href)
+    flag = f"+ {run.speculative_label()}" if run.speculative else ""
+    aside = f"· {run.concurrency} stream{'s' if run.concurrency != 1 else ''}" if streams else ""
+    return Bar(label, run.decode_tps or 0.0, run.source, note, href, flag, aside)
+
+
+def _board_concurrency(raw: str, levels: list[int]) -> int | None:
+    """The leaderboard's concurrency from its query: 1 when not given, None for "any"."""
+    if raw in ("", "1"):
+        return 1
+    if raw == "any":
+        return None
+    if raw.isdigit() and int(raw) in levels:
+        return int(raw)
+    known = ", ".join(str(n) for n in levels)
+    raise BadInput(f"no finished run at concurrency {raw[:20]!r}: choose one of {known}, or any", "concurrency")
 
 
 @require_GET
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    ranked = selectors.leaderboard()
+    levels = selectors.leaderboard_levels()
+    concurrency = _board_concurrency(request.GET.get("concurrency", "").strip(), levels)
+    ranked = selectors.leaderboard(concurrency=concurrency)
+    at = f"at concurrency {concurrency}" if concurrency is not None else "at any concurrency"
     board = [
         (
             name,
@@ -67,8 +83,8 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             model_runs,
             mark_safe(  # noqa: S308 - charts escape every text
                 bar_chart(
-                    [_bar(r) for r in model_runs],
-                    title=f"{model.name if model else name}: decode, fastest first",
+                    [_bar(r, streams=concurrency is None) for r in model_runs],
+                    title=f"{model.name if model else name}: decode {at}, fastest first",
                     width=540,
                     left=230,
                 )
@@ -78,7 +94,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     ]
     best = []
     for name, model, model_runs in ranked:
-        top = _bar(model_runs[0])
+        top = _bar(model_runs[0], streams=concurrency is None)
         best.append(
             Bar(
                 f"{model.name if model else name} · {top.label.split(' · ', 1)[1]}",
@@ -86,6 +102,8 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
                 top.kind,
                 top.note,
                 f"#board-{slugify(name)}",
+                top.flag,
+                top.aside,
             )
         )
     return render(
@@ -95,7 +113,9 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             "board": board,
             "groups": placement_selectors.live_groups(),
             "default_reading": DEFAULT_READING,
-            "overview": mark_safe(bar_chart(best, title="Fastest finished run of each model")),  # noqa: S308 - escaped
+            "levels": levels,
+            "concurrency": concurrency,
+            "overview": mark_safe(bar_chart(best, title=f"Fastest finished run of each model {at}")),  # noqa: S308
         },
     )
 

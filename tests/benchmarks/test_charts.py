@@ -54,6 +54,21 @@ def test_bar_chart_draws_each_run_with_its_source_and_link():
     assert ">52.6<" in svg and ">32.8<" in svg
 
 
+def test_a_flagged_bar_keeps_its_flag_inside_the_chart_however_long_the_label():
+    """A speculative run's method is drawn after its figure, where no label is
+    cut: the plot narrows so the fastest bar's figure and flag fit the width."""
+    long = "single · 1 node · vLLM nvfp4 · read as something long enough to be cut"
+    plain = bar_chart([Bar(long, 100.0, "published")], title="t", width=540, left=230)
+    flagged = bar_chart([Bar(long, 100.0, "published", flag="+ EAGLE-3")], title="t", width=540, left=230)
+    assert "…</text>" in flagged and "+ EAGLE-3</tspan>" in flagged  # the label cut, the flag whole
+    bar_end = [float(w) + 230 for w in re.findall(r'<rect x="230" y="[\d.]+" width="([\d.]+)"', flagged)]
+    figure_x = float(re.findall(r'<text x="([\d.]+)" y="[\d.]+" font-size="11" font-weight="600"', flagged)[0])
+    assert figure_x == bar_end[0] + 5
+    # "100.0 + EAGLE-3": 15 characters of about 6.6 px at 11 px
+    assert figure_x + 15 * 6.6 <= 540
+    assert 'width="250.0"' in plain and 'width="178.0"' in flagged  # the plot gave the flag its room
+
+
 def test_a_phones_chart_keeps_every_label_and_legend_entry_inside_its_width():
     """The narrow chart puts its legend under the plot in two columns (the
     chart grows by its rows), and the values at the last node count go left

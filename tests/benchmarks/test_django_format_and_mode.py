@@ -335,7 +335,7 @@ def test_a_published_row_of_copies_says_how_many(member_user):
     assert shown  # gpt-oss-120b's and Nemotron-3-Super's two copies at 64 streams are among the fastest
     client = Client()
     client.force_login(member_user)
-    page = client.get("/benchmarks/").content.decode()
+    page = client.get("/benchmarks/?concurrency=any").content.decode()
     assert page.count('<span class="muted small copies">2 copies</span>') == len(shown)
     assert page.count("<td>none (each copy on one node)</td>") == len(shown)  # not "None (one node)" beside 2 nodes
     assert "direct · 2 nodes 2 copies · vLLM" in page  # the bar's label

@@ -381,10 +381,11 @@ def test_pages_record_upload_chart_and_rank(client, member_user, demo):
     assert len(marked) == 1 and "11.86" in marked[0] and "vLLM" in marked[0] and "nvfp4" in marked[0]
     board = client.get("/benchmarks/").content.decode()
     assert "Qwen3.8-27B" in board and "group-spark-07" in board and "published" in board
-    # each bar names its run's format, and eager mode: kubis.ai's gpt-oss-120b at 32 streams ran eager,
+    board = client.get("/benchmarks/?concurrency=any").content.decode()
+    # each bar names its run's format, eager mode and streams: kubis.ai's gpt-oss-120b at 32 streams ran eager,
     # djangodevreng's gpt-oss-20b at 10 with CUDA graphs
-    assert "single · 1 node · vLLM mxfp4 eager: 318.7 decode tok/s" in board
-    assert "single · 1 node · vLLM mxfp4: 180.4 decode tok/s" in board
+    assert "single · 1 node · vLLM mxfp4 eager · 32 streams: 318.7 decode tok/s" in board
+    assert "single · 1 node · vLLM mxfp4 · 10 streams: 180.4 decode tok/s" in board
     # a bar's tooltip names the checkpoint its run names (Unsloth's NVFP4 of Qwen3.6-35B-A3B on SGLang, the
     # fastest published run of the model)
     assert "1434.2&#x27; combined tok/s" in board and "; checkpoint unsloth/Qwen3.6-35B-A3B-NVFP4)</title>" in board
@@ -416,3 +417,51 @@ def test_a_group_page_charts_its_own_runs_over_published_ones_of_its_topology(cl
     )
     page = client.get(f"/benchmarks/groups/{ring.pk}/?model=qwen3.8-27b").content.decode()
     assert 'id="nothing-here"' not in page and "measured here · ring" in page and ">30.5<" in page
+
+
+def test_the_leaderboard_ranks_runs_at_one_concurrency_and_says_so(client, member_user, demo):
+    """Decode over all streams grows with the streams, so runs are ranked
+    against runs at the same concurrency: one stream unless the member picks
+    another level, or "any", where each bar says its streams. A level no run
+    has, or a word, is refused with the levels there are."""
+    from benchmarks.selectors import leaderboard, leaderboard_levels
+
+    client.force_login(member_user)
+    done = BenchmarkRun.objects.filter(status="done", decode_tps__isnull=False)
+    levels = leaderboard_levels()
+    assert levels == sorted(set(done.values_list("concurrency", flat=True)))
+    assert levels[0] == 1 and 32 in levels
+    one = client.get("/benchmarks/")
+    assert one.status_code == 200
+    page = one.content.decode()
+    shown = [r for _, _, runs in leaderboard(concurrency=1) for r in runs]
+    assert {r.concurrency for r in shown} == {1}
+    assert {m for m, _, _ in leaderboard(concurrency=1)} == set(
+        done.filter(concurrency=1).values_list("model_name", flat=True)
+    )
+    assert "Fastest finished run of each model at concurrency 1" in page
+    assert "at concurrency 1, one stream: the speed one user sees" in page
+    assert '<option value="1" selected>concurrency 1 (one stream)</option>' in page
+    assert "318.7" not in page  # kubis.ai's gpt-oss-120b at 32 streams is ranked at 32 only
+    at32 = client.get("/benchmarks/?concurrency=32").content.decode()
+    assert "single · 1 node · vLLM mxfp4 eager: 318.7 decode tok/s" in at32  # all at 32: the title says so
+    assert "Fastest finished run of each model at concurrency 32" in at32 and 'class="bar-aside"' not in at32
+    assert '<option value="32" selected>concurrency 32</option>' in at32
+    assert {r.concurrency for _, _, runs in leaderboard(concurrency=32) for r in runs} == {32}
+    every = client.get("/benchmarks/?concurrency=any").content.decode()
+    assert "Fastest finished run of each model at any concurrency" in every
+    # side by side, each bar says its streams after its figure, where no label cuts it off
+    assert '318.7 <tspan class="bar-aside" font-weight="400" fill="#5f6778">· 32 streams</tspan></text>' in every
+    assert '<option value="any" selected>any concurrency</option>' in every
+    missing = next(n for n in range(2, 1000) if n not in levels)
+    for raw in (str(missing), "many"):
+        refused = client.get(f"/benchmarks/?concurrency={raw}")
+        assert refused.status_code == 400
+        known = ", ".join(str(n) for n in levels)
+        assert f"no finished run at concurrency &#x27;{raw}&#x27;: choose one of {known}, or any" in (
+            refused.content.decode()
+        )
+    # a level whose runs are not finished yet is no level
+    BenchmarkRun.objects.filter(concurrency=32).update(status="running")
+    assert 32 not in leaderboard_levels()
+    assert client.get("/benchmarks/?concurrency=32").status_code == 400

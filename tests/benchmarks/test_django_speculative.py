@@ -13,6 +13,7 @@ from html import escape
 import pytest
 from django.db import IntegrityError, transaction
 
+from benchmarks.charts import bar_chart
 from benchmarks.lab_runs import lab_runs
 from benchmarks.models import BenchmarkRun
 from benchmarks.scaling import chart_series, predicted_with_range, scaling_rows
@@ -213,7 +214,11 @@ def test_the_group_page_shows_a_speculative_run_apart_without_a_prediction(api_m
     assert "a run with speculative decoding has none (the model predicts plain decoding)" in basis
     runs_table = page[page.index('id="group-runs"') :].split("</table>")[0]
     assert runs_table.count('class="badge warn speculative"') == 1
-    assert _bar(run).label == f"{single.name} · 1 node · vLLM nvfp4 + EAGLE-3"  # its bar on the leaderboard
+    bar = _bar(run)  # its bar on the leaderboard: the method beside the figure, where no label cuts it off
+    assert (bar.label, bar.flag) == (f"{single.name} · 1 node · vLLM nvfp4", "+ EAGLE-3")
+    drawn = bar_chart([bar], title="t")
+    assert '88.0 <tspan class="bar-flag" font-weight="600" fill="#8a5300">+ EAGLE-3</tspan></text>' in drawn
+    assert f"<title>{single.name} · 1 node · vLLM nvfp4 + EAGLE-3: 88.0 decode tok/s, measured" in drawn
 
 
 def test_the_page_records_the_method(client, member_user, demo):

@@ -10,6 +10,7 @@ import json
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from core.actor import Actor
 from inventory.labio import lab_import
@@ -155,6 +156,12 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
 
     page.goto(f"{base}/benchmarks/")
     assert "Qwen3.8-27B" in page.locator("main").inner_text()
+    assert "at concurrency 1, one stream" in page.locator("#board-basis").inner_text()
+    shot("placement-leaderboard-one-stream")
+    # the published copies ran at 64 streams: a member picks every concurrency
+    page.select_option("select[name=concurrency]", "any")
+    page.wait_for_url("**/benchmarks/?concurrency=any")
+    expect(page.locator("#board-basis")).to_contain_text("at any concurrency (each bar says its streams")
     # published runs of two copies behind a router say so, on the bars and in the table
     board = page.locator("#board-gpt-oss-120b")
     assert "2 nodes 2 copies" in board.locator("svg").first.text_content()
