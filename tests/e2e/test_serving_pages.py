@@ -179,6 +179,25 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         low, high = serving.plan["aggregate_tps_range"]
         expect(measured).to_contain_text(f"({one_place(low)} to {one_place(high)})")
         shots(page, shot, "serving-detail-measured")
+        # a run at other streams than the plan's, and one whose server drafted tokens, are compared with nothing
+        fields = {f: getattr(run, f) for f in ("source", "status", "group", "topology_kind", "node_count")}
+        fields |= {"model_name": run.model_name, "serve_url": run.serve_url, "decode_tps": run.decode_tps * 1.6}
+        other = BenchmarkRun.objects.create(**fields, concurrency=run.concurrency * 2)
+        drafted = BenchmarkRun.objects.create(
+            **fields, concurrency=run.concurrency, speculative="mtp", acceptance_length=2.6, acceptance_rate=58.0
+        )
+        page.reload()
+        expect(page.locator(f"#measured-{other.pk} .not-compared")).to_have_text(
+            f"– the plan predicts {run.concurrency} streams, not {run.concurrency * 2}"
+        )
+        expect(page.locator(f"#measured-{drafted.pk} .not-compared")).to_have_text(
+            "– MTP speculative decoding: not predicted, the plan predicts plain decoding"
+        )
+        expect(page.locator(f"#measured-{drafted.pk} .badge.speculative")).to_have_text("MTP")
+        for row in (other, drafted):  # neither is "outside the range"
+            expect(page.locator(f"#measured-{row.pk} .badge.bad")).to_have_count(0)
+        shots(page, shot, "serving-detail-compared")
+        BenchmarkRun.objects.filter(pk__in=[other.pk, drafted.pk]).delete()
         # the engines' own NCCL said which network each rank chose once they answered: RoCE on both
         expect(page.locator("#serving-networks")).to_contain_text("RoCE on serve-a, serve-b")
         # had the group's latest verification seen NCCL on TCP sockets, the page says what the prediction missed,
