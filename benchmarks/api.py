@@ -118,7 +118,7 @@ class UploadIn(Schema):
     model: CleanStr(120, min_length=1)
     group: GroupId
     content: MultiLineStr(4_000_000) | JsonData
-    format: CleanStr(20) = "auto"
+    format: CleanStr(20) = Field("auto", description=f"one of {', '.join(services.FORMATS)}; auto: recognised")
     nodes: Names | None = Field(None, max_length=256)
     backend: CleanStr(10) = "unknown"
     engine_version: CleanStr(120) = ""
@@ -126,7 +126,9 @@ class UploadIn(Schema):
     mode: CleanStr(6) = Field("", description="graphs or eager (--enforce-eager); blank: not known")
     checkpoint: CleanStr(200) = Field("", description="the Hugging Face repository (org/name) or path that ran")
     speculative: CleanStr(8) = Field(
-        "", description=SPECULATIVE + "; a vLLM file whose server drafted tokens is recorded as unnamed when blank"
+        "",
+        description=SPECULATIVE
+        + "; a vLLM or SGLang file whose server drafted tokens is recorded as unnamed when blank",
     )
     concurrency: Count | None = None
     tp: Width | None = None
@@ -169,7 +171,8 @@ def benchmarks_create(request: HttpRequest, payload: BenchmarkIn) -> Any:
 @router.post("/benchmarks/upload", response={201: BenchmarkOut}, auth=BOOK)
 def benchmarks_upload(request: HttpRequest, payload: UploadIn) -> Any:
     """A record from the JSON `vllm bench serve --save-result` writes, its console summary,
-    or `llama-bench -o json` output (as text, or as the parsed JSON)."""
+    `llama-bench -o json` output, or the JSONL `python -m sglang.bench_serving --output-file`
+    appends to (its last line; as text, or as the parsed JSON)."""
     content = payload.content if isinstance(payload.content, str) else json.dumps(payload.content)
     data = payload.model_dump(exclude={"content", "format"})
     run = services.benchmark_upload(

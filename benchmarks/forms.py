@@ -70,13 +70,17 @@ class BenchmarkForm(ModelGroupChoices):
 
 
 class UploadForm(ModelGroupChoices):
-    file = forms.FileField(help_text="vllm bench serve --save-result JSON, its console summary, or llama-bench -o json")
+    file = forms.FileField(
+        help_text="vllm bench serve --save-result JSON, its console summary, llama-bench -o json, or the JSONL "
+        "python -m sglang.bench_serving --output-file appends to (its last line)"
+    )
     format = forms.ChoiceField(
         choices=[
             ("auto", "recognise it"),
             ("vllm-json", "vllm bench serve JSON"),
             ("vllm-console", "vllm bench serve console"),
             ("llama-bench-json", "llama-bench -o json"),
+            ("sglang-jsonl", "sglang.bench_serving JSONL"),
         ],
         initial="auto",
     )
@@ -94,7 +98,8 @@ class UploadForm(ModelGroupChoices):
         label="Speculative decoding",
         choices=SPECULATIVE_CHOICES,
         required=False,
-        help_text=SPECULATIVE_HELP + "; a vLLM file whose server drafted tokens says so itself (method not named)",
+        help_text=SPECULATIVE_HELP
+        + "; a vLLM or SGLang file whose server drafted tokens says so itself (method not named)",
     )
     tp = forms.IntegerField(label="Tensor parallel", required=False, help_text=TP_HELP)
     pp = forms.IntegerField(label="Pipeline stages", required=False, help_text="Empty: 1")

@@ -1,8 +1,9 @@
 """Parsers for benchmark results users upload: one BenchResult, or named errors.
 
-Owns the reading of three outputs: the JSON `vllm bench serve --save-result`
-writes, the JSON list `llama-bench -o json` prints (also its JSONL form), and
-the console summary `vllm bench serve` prints. Nothing is guessed: a missing
+Owns the reading of four outputs: the JSON `vllm bench serve --save-result`
+writes, the JSON list `llama-bench -o json` prints (also its JSONL form), the
+console summary `vllm bench serve` prints, and the JSONL `python -m
+sglang.bench_serving --output-file` appends to (one line per run). Nothing is guessed: a missing
 required field or a number given as a string is an error naming the field;
 values computed rather than read (e.g. prefill speed from TTFT) are listed in
 `BenchResult.derived`.
@@ -47,6 +48,7 @@ class BenchResult:
     speculative: bool = False
     acceptance_length: float | None = None
     acceptance_rate: float | None = None
+    speculative_sign: str = ""  # what in the file shows the drafting, in words
 
     @property
     def stream_decode_tps(self) -> float | None:
@@ -171,6 +173,95 @@ def parse_vllm_bench_json(text: str) -> BenchResult | Errors:
         speculative=speculative,
         acceptance_length=acceptance_length,
         acceptance_rate=acceptance_rate,
+        speculative_sign="vLLM's spec_decode_* figures" if speculative else "",
+    )
+
+
+# --- python -m sglang.bench_serving --output-file (JSONL) --------------------------
+
+# The server each of sglang.bench_serving's client backends measures: SGLang's own
+# (native /generate or its OpenAI API) or vLLM's; the other backends' servers are
+# engines this app does not record.
+SGLANG_BENCH_SERVERS = {
+    "sglang": "sglang",
+    "sglang-native": "sglang",
+    "sglang-oai": "sglang",
+    "sglang-oai-chat": "sglang",
+    "vllm": "vllm",
+    "vllm-chat": "vllm",
+}
+
+
+def parse_sglang_bench_jsonl(text: str) -> BenchResult | Errors:
+    """A line `python -m sglang.bench_serving --output-file` appends: the
+    file's last line (its newest run). Its figures are read as the vLLM
+    file's (the bench was adapted from vLLM's); the lengths are the requests'
+    averages (``total_*_tokens / completed``: its random lengths vary with
+    ``random_range_ratio``); ``accept_length`` is the SGLang server's average
+    speculative acceptance length, a number only when it drafted tokens."""
+    if not isinstance(text, str) or not text.strip():
+        return [("file", "empty")]
+    lines = [line for line in text.splitlines() if line.strip()]
+    try:
+        data = json.loads(lines[-1])
+    except json.JSONDecodeError as exc:
+        return [("file", f"line {len(lines)} is not JSON (column {exc.colno}: {exc.msg})")]
+    if not isinstance(data, dict):
+        return [("file", f"line {len(lines)}: expected one JSON object as sglang.bench_serving writes")]
+    if "total_output_tokens_retokenized" not in data and "accept_length" not in data:
+        return [("file", "not a sglang.bench_serving result: no total_output_tokens_retokenized or accept_length")]
+    errors: Errors = []
+    backend = _text(data, "backend", errors) or "sglang"
+    server = SGLANG_BENCH_SERVERS.get(backend)
+    if server is None:
+        known = ", ".join(SGLANG_BENCH_SERVERS)
+        errors.append(("backend", f"{backend!r} measured a server this app does not record; one of {known}"[:200]))
+    output_tps = _number(data, "output_throughput", errors, required=True)
+    ttft = _number(data, "mean_ttft_ms", errors, required=True)
+    tpot = _number(data, "mean_tpot_ms", errors, required=True)
+    completed = _number(data, "completed", errors, required=True, integer=True)
+    concurrency = _number(data, "max_concurrency", errors, required=False, integer=True, allow_zero=False)
+    total_in = _number(data, "total_input_tokens", errors, required=False, integer=True)
+    total_out = _number(data, "total_output_tokens", errors, required=False, integer=True)
+    accept = _number(data, "accept_length", errors, required=False)
+    if accept is not None and accept < 1:
+        errors.append(("accept_length", f"expected at least 1 (the verified token), got {accept!r}"))
+    if completed == 0:
+        errors.append(("completed", "no request completed"))
+    if errors:
+        return errors
+    derived: list[str] = []
+    notes: list[str] = []
+    if len(lines) > 1:
+        notes.append(f"the file holds {len(lines)} results, one a line: its last, the newest, was read")
+    input_len = output_len = prefill = None
+    if total_in is not None and completed:
+        input_len = round(total_in / completed)
+        derived.append("input_len")
+    if total_out is not None and completed:
+        output_len = round(total_out / completed)
+        derived.append("output_len")
+    if input_len and ttft:
+        prefill = input_len / (ttft / 1000.0)  # a lower bound, as vLLM's: TTFT includes queueing
+        derived.append("prefill_tps")
+    if concurrency is None:
+        notes.append("max_concurrency not set: requests were not capped, concurrency unknown")
+    return BenchResult(
+        prefill_tps=prefill,
+        decode_tps=output_tps,
+        ttft_ms=ttft,
+        tpot_ms=tpot,
+        concurrency=int(concurrency) if concurrency is not None else None,
+        input_len=input_len,
+        output_len=output_len,
+        engine=server or "sglang",
+        engine_version=None,
+        model=None,
+        derived=tuple(derived),
+        notes=tuple(notes),
+        speculative=accept is not None,
+        acceptance_length=accept,
+        speculative_sign="SGLang's accept_length" if accept is not None else "",
     )
 
 

@@ -28,7 +28,13 @@ from placement.selectors import groupspec_for, live_group_or_error, model_get
 
 from .errors import BenchmarkError
 from .models import BenchmarkRun
-from .parsers import BenchResult, parse_llama_bench_json, parse_vllm_bench_json, parse_vllm_bench_text
+from .parsers import (
+    BenchResult,
+    parse_llama_bench_json,
+    parse_sglang_bench_jsonl,
+    parse_vllm_bench_json,
+    parse_vllm_bench_text,
+)
 
 Errors = list[tuple[str, str]]
 NUMBERS = ("prefill_tps", "decode_tps", "ttft_ms", "tpot_ms")
@@ -40,7 +46,7 @@ WHOLE = {
     "input_len": 4_194_304,
     "output_len": 4_194_304,
 }
-FORMATS = ("auto", "vllm-json", "vllm-console", "llama-bench-json")
+FORMATS = ("auto", "vllm-json", "vllm-console", "llama-bench-json", "sglang-jsonl")
 KINDS = [k for k, _ in NodeGroup.Kind.choices]
 ACCEPTED = {
     "source",
@@ -345,11 +351,13 @@ def parse_upload(text: Any, fmt: str, path: str = "content") -> BenchResult:
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     if not isinstance(text, str) or not text.strip():
-        raise BenchmarkError("empty: upload the JSON vllm bench serve or llama-bench wrote", path)
+        raise BenchmarkError("empty: upload the JSON vllm bench serve, llama-bench or sglang.bench_serving wrote", path)
     if fmt == "auto":
         stripped = text.lstrip()
         fmt = (
-            "llama-bench-json"
+            "sglang-jsonl"
+            if stripped.startswith("{") and '"total_output_tokens_retokenized"' in text[:4000]
+            else "llama-bench-json"
             if stripped.startswith("[") or '"n_prompt"' in text[:4000]
             else "vllm-json"
             if stripped.startswith("{")
@@ -359,6 +367,7 @@ def parse_upload(text: Any, fmt: str, path: str = "content") -> BenchResult:
         "vllm-json": parse_vllm_bench_json,
         "llama-bench-json": parse_llama_bench_json,
         "vllm-console": parse_vllm_bench_text,
+        "sglang-jsonl": parse_sglang_bench_jsonl,
     }
     result = parsers[fmt](text)
     if isinstance(result, list):
@@ -419,7 +428,7 @@ def benchmark_upload(
     said = data.get("speculative")
     if result.speculative and isinstance(said, str) and said.strip().lower() == "none":
         raise BenchmarkError(
-            "the file shows the server drafted tokens (vLLM's spec_decode_* figures): name the method, or leave it "
+            f"the file shows the server drafted tokens ({result.speculative_sign}): name the method, or leave it "
             "blank to record it as unnamed",
             "speculative",
         )

@@ -465,3 +465,58 @@ def test_the_leaderboard_ranks_runs_at_one_concurrency_and_says_so(client, membe
     BenchmarkRun.objects.filter(concurrency=32).update(status="running")
     assert 32 not in leaderboard_levels()
     assert client.get("/benchmarks/?concurrency=32").status_code == 400
+
+
+def test_a_member_uploads_what_sglang_bench_serving_wrote_and_it_is_recorded_as_sglang(
+    api_member, session_member, member_user, demo
+):
+    """The JSONL `python -m sglang.bench_serving --output-file` appends to is
+    recognised: its newest line is recorded as an SGLang run at its streams
+    with the requests' average lengths, a drafting server's accept_length
+    makes it speculative (method unnamed unless given), and "none" against
+    such a file is refused, naming what in it shows the drafting."""
+    from tests.benchmarks.test_parsers import SGLANG_LINE
+    from tests.conftest import ApiClient
+
+    direct = demo["direct"]
+    two_runs = json.dumps({**SGLANG_LINE, "max_concurrency": 1}) + "\n" + json.dumps(SGLANG_LINE) + "\n"
+    body = {"model": "qwen3-30b-a3b", "group": direct.pk, "backend": "nccl", "tp": 2}
+    plain = api_member.post("/api/benchmarks/upload", {**body, "content": two_runs})
+    assert plain.status_code == 201, plain.content
+    got = plain.json()
+    assert (got["engine"], got["concurrency"], got["decode_tps"], got["input_len"], got["output_len"]) == (
+        "sglang",
+        4,
+        254.3,
+        769,
+        192,
+    )
+    assert (got["tp"], got["node_count"], got["speculative"]) == (2, 2, "")
+    assert "the file holds 2 results, one a line: its last, the newest, was read" in got["notes"]
+    drafting = json.dumps({**SGLANG_LINE, "accept_length": 2.71})
+    unnamed = api_member.post("/api/benchmarks/upload", {**body, "content": drafting})
+    assert unnamed.status_code == 201, unnamed.content
+    assert (unnamed.json()["speculative"], unnamed.json()["acceptance_length"]) == ("unnamed", 2.71)
+    eagle = session_member.post("/api/benchmarks/upload", {**body, "content": drafting, "speculative": "EAGLE3"})
+    assert eagle.status_code == 201, eagle.content
+    assert eagle.json()["speculative"] == "eagle3"
+    before = placement_state()
+    refused = api_member.post("/api/benchmarks/upload", {**body, "content": drafting, "speculative": "none"})
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == [
+        {
+            "path": "speculative",
+            "message": "the file shows the server drafted tokens (SGLang's accept_length): name the method, "
+            "or leave it blank to record it as unnamed",
+        }
+    ]
+    other = api_member.post(
+        "/api/benchmarks/upload", {**body, "content": json.dumps({**SGLANG_LINE, "backend": "lmdeploy"})}
+    )
+    assert other.status_code == 400
+    assert [e["path"] for e in other.json()["errors"]] == ["content.backend"]
+    assert placement_state() == before
+    # a browser's session without its CSRF token changes nothing
+    no_token = ApiClient(member_user, session=True, csrf=False)
+    assert no_token.post("/api/benchmarks/upload", {**body, "content": drafting}).status_code == 403
+    assert placement_state() == before

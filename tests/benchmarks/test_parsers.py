@@ -1,4 +1,5 @@
-"""Benchmark result parsers: vLLM JSON and console summary, llama-bench JSON."""
+"""Benchmark result parsers: vLLM JSON and console summary, llama-bench JSON,
+sglang.bench_serving JSONL."""
 
 import json
 
@@ -10,6 +11,7 @@ from benchmarks.parsers import (
     BenchResult,
     llama_ftype,
     parse_llama_bench_json,
+    parse_sglang_bench_jsonl,
     parse_vllm_bench_json,
     parse_vllm_bench_text,
 )
@@ -256,7 +258,7 @@ def test_llama_bench_not_json():
 
 @given(st.text(max_size=200))
 def test_parsers_never_raise(text):
-    for parse in (parse_vllm_bench_json, parse_llama_bench_json, parse_vllm_bench_text):
+    for parse in (parse_vllm_bench_json, parse_llama_bench_json, parse_vllm_bench_text, parse_sglang_bench_jsonl):
         result = parse(text)
         assert isinstance(result, (BenchResult, list))
 
@@ -307,3 +309,139 @@ def test_huge_integers_are_errors_not_crashes():
 def test_llama_bench_names_its_file_type_and_the_catalogue_reads_it(model_type, fmt):
     """llama.cpp's file-type names (llama_model_ftype_name) end llama-bench's model_type."""
     assert llama_ftype(model_type) == fmt
+
+
+# One line of what `python -m sglang.bench_serving --output-file` appends: its result's keys, in its order
+# (python/sglang/bench_serving.py, benchmark()), for a random-dataset run at 4 streams, lengths drawn from
+# 50% to 100% of 1024 and 256 (random_range_ratio 0.5).
+SGLANG_LINE = {
+    "backend": "sglang-oai",
+    "dataset_name": "random",
+    "request_rate": "inf",
+    "max_concurrency": 4,
+    "sharegpt_output_len": None,
+    "random_input_len": 1024,
+    "random_output_len": 256,
+    "random_range_ratio": 0.5,
+    "duration": 30.2,
+    "completed": 40,
+    "total_input_tokens": 30760,
+    "total_output_tokens": 7680,
+    "total_output_tokens_retokenized": 7675,
+    "request_throughput": 1.32,
+    "input_throughput": 1018.5,
+    "output_throughput": 254.3,
+    "mean_e2e_latency_ms": 2990.0,
+    "median_e2e_latency_ms": 2950.0,
+    "std_e2e_latency_ms": 120.0,
+    "p99_e2e_latency_ms": 3300.0,
+    "mean_ttft_ms": 310.0,
+    "median_ttft_ms": 300.0,
+    "std_ttft_ms": 20.0,
+    "p99_ttft_ms": 380.0,
+    "mean_tpot_ms": 14.0,
+    "median_tpot_ms": 13.9,
+    "std_tpot_ms": 0.8,
+    "p99_tpot_ms": 16.0,
+    "mean_itl_ms": 14.0,
+    "median_itl_ms": 13.8,
+    "std_itl_ms": 2.0,
+    "p95_itl_ms": 16.5,
+    "p99_itl_ms": 18.0,
+    "concurrency": 3.96,
+    "accept_length": None,
+}
+
+
+def test_an_sglang_line_is_read_with_the_requests_average_lengths():
+    result = parse_sglang_bench_jsonl(json.dumps(SGLANG_LINE) + "\n")
+    assert isinstance(result, BenchResult), result
+    assert (result.engine, result.decode_tps, result.ttft_ms, result.tpot_ms, result.concurrency) == (
+        "sglang",
+        254.3,
+        310.0,
+        14.0,
+        4,
+    )
+    # 30760 / 40 and 7680 / 40: what the requests asked for, not the random lengths' upper bounds
+    assert (result.input_len, result.output_len) == (769, 192)
+    assert result.prefill_tps == pytest.approx(769 / 0.31)
+    assert result.derived == ("input_len", "output_len", "prefill_tps")
+    assert (result.speculative, result.acceptance_length, result.notes) == (False, None, ())
+    assert (result.engine_version, result.model) == (None, None)  # the file names neither
+
+
+def test_an_sglang_file_of_several_runs_reads_its_last_line_and_says_so():
+    first = {**SGLANG_LINE, "max_concurrency": 1, "output_throughput": 70.0}
+    text = json.dumps(first) + "\n\n" + json.dumps(SGLANG_LINE) + "\n"
+    result = parse_sglang_bench_jsonl(text)
+    assert isinstance(result, BenchResult)
+    assert (result.concurrency, result.decode_tps) == (4, 254.3)
+    assert result.notes == ("the file holds 2 results, one a line: its last, the newest, was read",)
+
+
+def test_an_sglang_line_of_a_drafting_server_carries_its_acceptance_length():
+    result = parse_sglang_bench_jsonl(json.dumps({**SGLANG_LINE, "accept_length": 2.71}))
+    assert isinstance(result, BenchResult)
+    assert (result.speculative, result.acceptance_length, result.acceptance_rate) == (True, 2.71, None)
+    assert result.speculative_sign == "SGLang's accept_length"
+
+
+@pytest.mark.parametrize(
+    ("change", "errors"),
+    [
+        ({"backend": "vllm-chat"}, None),  # its vLLM backend measured a vLLM server
+        ({"backend": "lmdeploy"}, ["backend"]),
+        ({"accept_length": 0.5}, ["accept_length"]),
+        ({"output_throughput": "254"}, ["output_throughput"]),
+        ({"completed": 0}, ["completed"]),
+        ({"mean_tpot_ms": None}, ["mean_tpot_ms"]),
+        ({"max_concurrency": None}, None),
+    ],
+)
+def test_an_sglang_lines_fields_are_checked_by_name(change, errors):
+    result = parse_sglang_bench_jsonl(json.dumps({**SGLANG_LINE, **change}))
+    if errors is None:
+        assert isinstance(result, BenchResult), result
+    else:
+        assert [f for f, _ in result] == errors, result
+
+
+def test_an_sglang_line_names_its_server_and_an_uncapped_run_says_so():
+    vllm = parse_sglang_bench_jsonl(json.dumps({**SGLANG_LINE, "backend": "vllm"}))
+    assert isinstance(vllm, BenchResult) and vllm.engine == "vllm"
+    uncapped = parse_sglang_bench_jsonl(json.dumps({**SGLANG_LINE, "max_concurrency": None}))
+    assert isinstance(uncapped, BenchResult) and uncapped.concurrency is None
+    assert uncapped.notes == ("max_concurrency not set: requests were not capped, concurrency unknown",)
+    refused = parse_sglang_bench_jsonl(json.dumps({**SGLANG_LINE, "backend": "trt"}))
+    assert refused == [
+        (
+            "backend",
+            "'trt' measured a server this app does not record; one of sglang, sglang-native, sglang-oai, "
+            "sglang-oai-chat, vllm, vllm-chat",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty"),
+        ("{}\n{oops", "line 2 is not JSON (column 2: Expecting property name enclosed in double quotes)"),
+        ("[1, 2]", "line 1: expected one JSON object as sglang.bench_serving writes"),
+        (
+            json.dumps(VLLM_JSON),
+            "not a sglang.bench_serving result: no total_output_tokens_retokenized or accept_length",
+        ),
+    ],
+)
+def test_what_is_not_an_sglang_line_is_refused_as_a_file(text, message):
+    assert parse_sglang_bench_jsonl(text) == [("file", message)]
+
+
+SGLANG_KEYS = sorted(SGLANG_LINE)
+
+
+@given(st.dictionaries(st.sampled_from(SGLANG_KEYS), json_values))
+def test_sglang_jsonl_with_any_values_never_raises(data):
+    assert isinstance(parse_sglang_bench_jsonl(json.dumps({**SGLANG_LINE, **data})), (BenchResult, list))
