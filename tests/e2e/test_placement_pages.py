@@ -792,3 +792,40 @@ def test_a_member_uploads_a_result_of_a_server_drafting_tokens_and_it_is_kept_ap
     fits_a_phone(page, said)
     said.scroll_into_view_if_needed()
     shot("placement-speculative-lab-run-390")
+
+
+def test_a_member_uploads_what_sglang_bench_serving_appended_and_the_file_is_recognised(live_server, page, shot, lab):
+    """A member uploads the JSONL `python -m sglang.bench_serving` appended
+    to over two runs, leaving the format to be recognised and the method
+    blank: its newest line is recorded as an SGLang run at 4 streams whose
+    server drafted tokens (its accept_length), so the group's page shows it
+    at concurrency 4 with the badge and no prediction. At desk and phone width."""
+    from benchmarks.models import BenchmarkRun
+    from tests.benchmarks.test_parsers import SGLANG_LINE
+
+    open_plans_as_a_member(live_server, page, f"model=qwen3.6-35b-a3b&group={lab['single']}&concurrency=1")
+    lines = [{**SGLANG_LINE, "max_concurrency": 1}, {**SGLANG_LINE, "accept_length": 3.1}]
+    content = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    page.goto(f"{live_server.url}/benchmarks/upload/?group={lab['single']}")
+    expect(page.locator("#id_format option[value='sglang-jsonl']")).to_have_text("sglang.bench_serving JSONL")
+    page.set_input_files("#id_file", files=[{"name": "result.jsonl", "mimeType": "text/plain", "buffer": content}])
+    page.select_option("#id_model", "qwen3.6-35b-a3b")
+    page.select_option("#id_backend", "none")
+    page.click("form button[type=submit]")
+    page.wait_for_url(f"**/benchmarks/groups/{lab['single']}/**")
+    run = BenchmarkRun.objects.get(source="measured")
+    assert (run.engine, run.concurrency, run.speculative, run.acceptance_length) == ("sglang", 4, "unnamed", 3.1)
+    page.goto(f"{live_server.url}/benchmarks/groups/{lab['single']}/?model=qwen3.6-35b-a3b&concurrency=4")
+    mine = page.locator("#scaling tbody tr").filter(has_text="measured here")
+    expect(mine.locator(".badge.speculative")).to_have_text("speculative")
+    expect(mine.locator("td[data-label='Predicted tok/s']")).to_have_text(
+        "— speculative decoding (3.10 tokens a step): the model predicts plain decoding, not compared or fitted on"
+    )
+    expect(mine).to_contain_text("SGLang")
+    mine.scroll_into_view_if_needed()
+    shot("benchmarks-sglang-upload-1440")
+    page.set_viewport_size({"width": 390, "height": 844})
+    no_sideways_scroll(page)
+    fits_a_phone(page, mine)
+    mine.scroll_into_view_if_needed()
+    shot("benchmarks-sglang-upload-390")
