@@ -140,15 +140,45 @@ def parse_vllm_bench_json(text: str) -> BenchResult | Errors:
         return errors
 
     derived: list[str] = []
-    notes: list[str] = []
-    input_len = int(random_in) if random_in is not None else None
-    if input_len is None and total_in is not None and completed:
-        input_len = round(total_in / completed)
-        derived.append("input_len")
-    output_len = int(random_out) if random_out is not None else None
-    if output_len is None and total_out is not None and completed:
-        output_len = round(total_out / completed)
-        derived.append("output_len")
+    input_len = int(random_in) if random_in is not None else _average(total_in, completed, "input_len", derived)
+    output_len = int(random_out) if random_out is not None else _average(total_out, completed, "output_len", derived)
+    return _serving_result(
+        (output_tps, ttft, tpot),
+        concurrency,
+        (input_len, output_len),
+        derived,
+        [],
+        engine=backend or "vllm",
+        engine_version=version,
+        model=model,
+        measured_at=date,
+        speculative=speculative,
+        acceptance_length=acceptance_length,
+        acceptance_rate=acceptance_rate,
+        speculative_sign="vLLM's spec_decode_* figures" if speculative else "",
+    )
+
+
+def _average(total: float | None, completed: float | None, name: str, derived: list[str]) -> int | None:
+    """A request's average length from a run's totals (``name`` noted as derived), or None."""
+    if total is None or not completed:
+        return None
+    derived.append(name)
+    return round(total / completed)
+
+
+def _serving_result(
+    figures: tuple[float | None, float | None, float | None],
+    concurrency: float | None,
+    lengths: tuple[int | None, int | None],
+    derived: list[str],
+    notes: list[str],
+    **fields: Any,
+) -> BenchResult:
+    """A serving benchmark's result (vLLM's or SGLang's: output throughput,
+    mean TTFT and TPOT), with prefill derived from the input length and TTFT."""
+    output_tps, ttft, tpot = figures
+    input_len, output_len = lengths
     prefill = None
     if input_len and ttft:
         # TTFT includes queueing and the first decode step: a lower bound of prefill speed
@@ -164,16 +194,9 @@ def parse_vllm_bench_json(text: str) -> BenchResult | Errors:
         concurrency=int(concurrency) if concurrency is not None else None,
         input_len=input_len,
         output_len=output_len,
-        engine=backend or "vllm",
-        engine_version=version,
-        model=model,
-        measured_at=date,
         derived=tuple(derived),
         notes=tuple(notes),
-        speculative=speculative,
-        acceptance_length=acceptance_length,
-        acceptance_rate=acceptance_rate,
-        speculative_sign="vLLM's spec_decode_* figures" if speculative else "",
+        **fields,
     )
 
 
@@ -234,31 +257,19 @@ def parse_sglang_bench_jsonl(text: str) -> BenchResult | Errors:
     notes: list[str] = []
     if len(lines) > 1:
         notes.append(f"the file holds {len(lines)} results, one a line: its last, the newest, was read")
-    input_len = output_len = prefill = None
-    if total_in is not None and completed:
-        input_len = round(total_in / completed)
-        derived.append("input_len")
-    if total_out is not None and completed:
-        output_len = round(total_out / completed)
-        derived.append("output_len")
-    if input_len and ttft:
-        prefill = input_len / (ttft / 1000.0)  # a lower bound, as vLLM's: TTFT includes queueing
-        derived.append("prefill_tps")
-    if concurrency is None:
-        notes.append("max_concurrency not set: requests were not capped, concurrency unknown")
-    return BenchResult(
-        prefill_tps=prefill,
-        decode_tps=output_tps,
-        ttft_ms=ttft,
-        tpot_ms=tpot,
-        concurrency=int(concurrency) if concurrency is not None else None,
-        input_len=input_len,
-        output_len=output_len,
+    lengths = (
+        _average(total_in, completed, "input_len", derived),
+        _average(total_out, completed, "output_len", derived),
+    )
+    return _serving_result(
+        (output_tps, ttft, tpot),
+        concurrency,
+        lengths,
+        derived,
+        notes,
         engine=server or "sglang",
         engine_version=None,
         model=None,
-        derived=tuple(derived),
-        notes=tuple(notes),
         speculative=accept is not None,
         acceptance_length=accept,
         speculative_sign="SGLang's accept_length" if accept is not None else "",
