@@ -3,6 +3,7 @@ group or a node serves now."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -78,9 +79,24 @@ class Compared:
 
     @property
     def inside(self) -> bool | None:
-        if self.measured is None or not self.range:
+        if self.measured is None or self.predicted is None or not self.range:
             return None
         return bool(self.range[0] <= self.measured <= self.range[1])
+
+
+def _figure(value: Any) -> float | None:
+    """A stored plan's figure, or None where what is stored is not a positive number."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        return None
+    return float(value)
+
+
+def _range(value: Any) -> list[float] | None:
+    """A stored plan's [low, high], or None where what is stored is not one."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return None
+    low, high = (_figure(v) for v in value)
+    return [low, high] if low is not None and high is not None and low <= high else None
 
 
 def compared(serving: Serving, run: Any) -> Compared:
@@ -88,19 +104,30 @@ def compared(serving: Serving, run: Any) -> Compared:
     the serve button read it. A run at one stream is set beside the plan's
     one-stream figure, a run at the plan's streams beside its all-streams
     figure; a run at other streams, or one that drafted tokens (speculative
-    decoding, which the model does not predict), beside nothing."""
-    plan = serving.plan or {}
-    planned = int(plan.get("concurrency") or 1)
+    decoding, which the model does not predict), beside nothing. Whatever
+    the stored plan holds, a figure that is not a number is no figure."""
+    plan = serving.plan if isinstance(serving.plan, dict) else {}
+    planned = plan.get("concurrency", 1)
+    planned = planned if isinstance(planned, int) and not isinstance(planned, bool) and planned >= 1 else None
     streams = run.concurrency
     if run.speculative:
-        why = f"{run.speculative_label()} speculative decoding: not predicted, the plan predicts plain decoding"
+        why = f"{run.speculative_method()}: not predicted, the plan predicts plain decoding"
         return Compared(run, run.decode_tps, None, None, why)
     if streams == 1:
-        return Compared(run, run.decode_tps, plan.get("decode_tps"), plan.get("decode_tps_range"))
+        return _beside(run, plan.get("decode_tps"), plan.get("decode_tps_range"))
+    if planned is None:
+        return Compared(run, run.decode_tps, None, None, "the plan does not say how many streams it predicts")
     if streams != planned:
         why = f"the plan predicts {planned} stream{'s' if planned != 1 else ''}, not {streams}"
         return Compared(run, run.decode_tps, None, None, why)
-    return Compared(run, run.decode_tps, plan.get("aggregate_tps"), plan.get("aggregate_tps_range"))
+    return _beside(run, plan.get("aggregate_tps"), plan.get("aggregate_tps_range"))
+
+
+def _beside(run: Any, value: Any, bounds: Any) -> Compared:
+    predicted = _figure(value)
+    if predicted is None:
+        return Compared(run, run.decode_tps, None, None, "the plan holds no such prediction")
+    return Compared(run, run.decode_tps, predicted, _range(bounds))
 
 
 def last_measured(serving: Serving) -> Compared | None:

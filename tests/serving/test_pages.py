@@ -410,3 +410,32 @@ def test_each_measured_run_is_set_beside_the_prediction_for_its_own_streams_or_b
     button = holder.get(plan_url(booked_pair)).content.decode().split('class="serve-measured"')[1].split("</p>")[0]
     low, high = plan["decode_tps_range"]
     assert f"at 1 stream; predicted {one_place(plan['decode_tps'])} ({one_place(low)} to {one_place(high)})." in button
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        {"decode_tps": "fast", "decode_tps_range": ["a", None], "concurrency": "many", "aggregate_tps": [1]},
+        {"decode_tps": -5, "decode_tps_range": [9.0, 1.0], "concurrency": True, "aggregate_tps_range": 3},
+        {"decode_tps": None, "concurrency": 0, "label": None, "aggregate_tps": None},
+    ],
+    ids=["words", "odd-numbers", "nothing"],
+)
+def test_a_servings_pages_survive_whatever_its_stored_plan_holds(booked_pair, member_user, settings, stored):
+    """The plan a serving keeps is JSON: whatever it holds, its page, the list
+    and the serve button answer, and a figure that is not a number is none."""
+    holder = ApiClient(member_user, session=True)
+    serving = _serving_now(holder, booked_pair, settings, [("serve-a", "http://127.0.0.1:9302/v1")])
+    common = {"source": "measured", "status": "done", "group": booked_pair, "topology_kind": booked_pair.kind}
+    common |= {"node_count": 1, "model_name": SMALL, "serve_url": "http://127.0.0.1:9302"}
+    one = BenchmarkRun.objects.create(**common, concurrency=1, decode_tps=40.0)
+    many = BenchmarkRun.objects.create(**common, concurrency=4, decode_tps=120.0)
+    Serving.objects.filter(pk=serving.pk).update(plan={**serving.plan, **stored})
+    page = holder.get(f"/serving/{serving.pk}/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    for run in (one, many):
+        row = text.split(f'id="measured-{run.pk}"')[1].split("</tr>")[0]
+        assert "outside the range" not in row and 'class="range"' not in row
+    assert holder.get("/serving/").status_code == 200
+    assert holder.get(plan_url(booked_pair)).status_code == 200
