@@ -172,7 +172,7 @@ def benchmarks_create(request: HttpRequest, payload: BenchmarkIn) -> Any:
 def benchmarks_upload(request: HttpRequest, payload: UploadIn) -> Any:
     """A record from the JSON `vllm bench serve --save-result` writes, its console summary,
     `llama-bench -o json` output, or the JSONL `python -m sglang.bench_serving --output-file`
-    appends to (its last line; as text, or as the parsed JSON)."""
+    appends to (its last line) or its console summary (as text, or as the parsed JSON)."""
     content = payload.content if isinstance(payload.content, str) else json.dumps(payload.content)
     data = payload.model_dump(exclude={"content", "format"})
     run = services.benchmark_upload(

@@ -72,7 +72,7 @@ class BenchmarkForm(ModelGroupChoices):
 class UploadForm(ModelGroupChoices):
     file = forms.FileField(
         help_text="vllm bench serve --save-result JSON, its console summary, llama-bench -o json, or the JSONL "
-        "python -m sglang.bench_serving --output-file appends to (its last line)"
+        "python -m sglang.bench_serving --output-file appends to (its last line), or its console summary"
     )
     format = forms.ChoiceField(
         choices=[
@@ -81,6 +81,7 @@ class UploadForm(ModelGroupChoices):
             ("vllm-console", "vllm bench serve console"),
             ("llama-bench-json", "llama-bench -o json"),
             ("sglang-jsonl", "sglang.bench_serving JSONL"),
+            ("sglang-console", "sglang.bench_serving console"),
         ],
         initial="auto",
     )

@@ -1,9 +1,10 @@
 """Parsers for benchmark results users upload: one BenchResult, or named errors.
 
-Owns the reading of four outputs: the JSON `vllm bench serve --save-result`
+Owns the reading of five outputs: the JSON `vllm bench serve --save-result`
 writes, the JSON list `llama-bench -o json` prints (also its JSONL form), the
-console summary `vllm bench serve` prints, and the JSONL `python -m
-sglang.bench_serving --output-file` appends to (one line per run). Nothing is guessed: a missing
+console summary `vllm bench serve` prints, the JSONL `python -m
+sglang.bench_serving --output-file` appends to (one line per run), and the
+console summary that bench prints. Nothing is guessed: a missing
 required field or a number given as a string is an error naming the field;
 values computed rather than read (e.g. prefill speed from TTFT) are listed in
 `BenchResult.derived`.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 Errors = list[tuple[str, str]]
@@ -490,3 +491,68 @@ def parse_vllm_bench_text(
         label_of = {v: k for k, v in _LABELS.items()}
         return [(label_of.get(key, key), msg) for key, msg in result]
     return result
+
+
+# console label -> the key of its figure in sglang.bench_serving's JSONL
+_SGLANG_LABELS = {
+    "Backend": "backend",
+    "Max request concurrency": "max_concurrency",
+    "Successful requests": "completed",
+    "Total input tokens": "total_input_tokens",
+    "Total generated tokens": "total_output_tokens",
+    "Total generated tokens (retokenized)": "total_output_tokens_retokenized",
+    "Output token throughput (tok/s)": "output_throughput",
+    "Accept length": "accept_length",
+    "Mean E2E Latency (ms)": "mean_e2e_latency_ms",
+    "Mean TTFT (ms)": "mean_ttft_ms",
+    "Mean TPOT (ms)": "mean_tpot_ms",
+}
+_SGLANG_TEXT = ("backend",)  # read as text; every other figure as a number
+
+
+def parse_sglang_bench_text(text: str) -> BenchResult | Errors:
+    """The summary `python -m sglang.bench_serving` prints ("Output token
+    throughput (tok/s): 254.30"...; "Max request concurrency: not set", a line
+    not read, when uncapped), read as its JSONL line. Where it prints no mean TPOT, TPOT is
+    derived from the mean end-to-end latency less the mean TTFT over the
+    average output length less its first token (exact when every request
+    asked for the same length)."""
+    if not isinstance(text, str) or not text.strip():
+        return [("file", "empty")]
+    found: dict[str, Any] = {}
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        if match and match.group(1) in _SGLANG_LABELS:
+            key, raw = _SGLANG_LABELS[match.group(1)], match.group(2)
+            found[key] = raw
+    if "total_output_tokens_retokenized" not in found:
+        return [("file", "no sglang.bench_serving summary found (no 'Total generated tokens (retokenized)')")]
+    for key, raw in found.items():
+        if key in _SGLANG_TEXT:
+            continue
+        try:
+            found[key] = float(raw)
+        except ValueError:
+            pass  # reported by the JSONL reader as "expected a number"
+    derived: tuple[str, ...] = ()
+    if "mean_tpot_ms" not in found:
+        tpot = _tpot_of(found)
+        if tpot is not None:
+            found["mean_tpot_ms"], derived = tpot, ("tpot_ms",)
+    found.setdefault("accept_length", None)
+    result = parse_sglang_bench_jsonl(json.dumps(found))
+    if isinstance(result, list):
+        label_of = {v: k for k, v in _SGLANG_LABELS.items()}
+        return [(label_of.get(key, key), msg) for key, msg in result]
+    return replace(result, derived=(*result.derived, *derived)) if derived else result
+
+
+def _tpot_of(found: dict[str, Any]) -> float | None:
+    """Mean TPOT from the summary's mean E2E latency and TTFT and its average output length, or None."""
+    figures = [found.get(k) for k in ("mean_e2e_latency_ms", "mean_ttft_ms", "total_output_tokens", "completed")]
+    if not all(isinstance(v, float) and math.isfinite(v) for v in figures):
+        return None
+    e2e, ttft, total, completed = (float(v) for v in figures)  # type: ignore[arg-type]
+    if not completed or total / completed <= 1 or e2e < ttft:
+        return None
+    return (e2e - ttft) / (total / completed - 1)

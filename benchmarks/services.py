@@ -32,6 +32,7 @@ from .parsers import (
     BenchResult,
     parse_llama_bench_json,
     parse_sglang_bench_jsonl,
+    parse_sglang_bench_text,
     parse_vllm_bench_json,
     parse_vllm_bench_text,
 )
@@ -46,7 +47,7 @@ WHOLE = {
     "input_len": 4_194_304,
     "output_len": 4_194_304,
 }
-FORMATS = ("auto", "vllm-json", "vllm-console", "llama-bench-json", "sglang-jsonl")
+FORMATS = ("auto", "vllm-json", "vllm-console", "llama-bench-json", "sglang-jsonl", "sglang-console")
 KINDS = [k for k, _ in NodeGroup.Kind.choices]
 ACCEPTED = {
     "source",
@@ -361,6 +362,8 @@ def parse_upload(text: Any, fmt: str, path: str = "content") -> BenchResult:
             if stripped.startswith("[") or '"n_prompt"' in text[:4000]
             else "vllm-json"
             if stripped.startswith("{")
+            else "sglang-console"
+            if "Total generated tokens (retokenized):" in text
             else "vllm-console"
         )
     parsers: dict[str, Callable[[str], BenchResult | Errors]] = {
@@ -368,6 +371,7 @@ def parse_upload(text: Any, fmt: str, path: str = "content") -> BenchResult:
         "llama-bench-json": parse_llama_bench_json,
         "vllm-console": parse_vllm_bench_text,
         "sglang-jsonl": parse_sglang_bench_jsonl,
+        "sglang-console": parse_sglang_bench_text,
     }
     result = parsers[fmt](text)
     if isinstance(result, list):

@@ -500,6 +500,20 @@ def test_a_member_uploads_what_sglang_bench_serving_wrote_and_it_is_recorded_as_
     eagle = session_member.post("/api/benchmarks/upload", {**body, "content": drafting, "speculative": "EAGLE3"})
     assert eagle.status_code == 201, eagle.content
     assert eagle.json()["speculative"] == "eagle3"
+    # what its console printed, pasted as it is: recognised too, TPOT derived from its latencies
+    from tests.benchmarks.test_parsers import SGLANG_TEXT
+
+    pasted = api_member.post("/api/benchmarks/upload", {**body, "content": SGLANG_TEXT})
+    assert pasted.status_code == 201, pasted.content
+    got = pasted.json()
+    assert (got["engine"], got["concurrency"], got["speculative"], got["acceptance_length"]) == (
+        "sglang",
+        4,
+        "unnamed",
+        2.71,
+    )
+    assert got["derived"] == ["input_len", "output_len", "prefill_tps", "tpot_ms"]
+    assert got["tpot_ms"] == pytest.approx(2680 / 191)
     before = placement_state()
     refused = api_member.post("/api/benchmarks/upload", {**body, "content": drafting, "speculative": "none"})
     assert refused.status_code == 400

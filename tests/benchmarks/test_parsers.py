@@ -12,6 +12,7 @@ from benchmarks.parsers import (
     llama_ftype,
     parse_llama_bench_json,
     parse_sglang_bench_jsonl,
+    parse_sglang_bench_text,
     parse_vllm_bench_json,
     parse_vllm_bench_text,
 )
@@ -258,7 +259,13 @@ def test_llama_bench_not_json():
 
 @given(st.text(max_size=200))
 def test_parsers_never_raise(text):
-    for parse in (parse_vllm_bench_json, parse_llama_bench_json, parse_vllm_bench_text, parse_sglang_bench_jsonl):
+    for parse in (
+        parse_vllm_bench_json,
+        parse_llama_bench_json,
+        parse_vllm_bench_text,
+        parse_sglang_bench_jsonl,
+        parse_sglang_bench_text,
+    ):
         result = parse(text)
         assert isinstance(result, (BenchResult, list))
 
@@ -445,3 +452,76 @@ SGLANG_KEYS = sorted(SGLANG_LINE)
 @given(st.dictionaries(st.sampled_from(SGLANG_KEYS), json_values))
 def test_sglang_jsonl_with_any_values_never_raises(data):
     assert isinstance(parse_sglang_bench_jsonl(json.dumps({**SGLANG_LINE, **data})), (BenchResult, list))
+
+
+# The summary sglang.bench_serving prints for SGLANG_LINE's run, line for line as its format strings write it
+# ("{:<40} {:<10}"), with the "Accept length" line it prints when the server drafted tokens.
+SGLANG_TEXT = """\
+============ Serving Benchmark Result ============
+Backend:                                 sglang-oai
+Traffic request rate:                    inf
+Max request concurrency:                 4
+Successful requests:                     40
+Benchmark duration (s):                  30.20
+Total input tokens:                      30760
+Total generated tokens:                  7680
+Total generated tokens (retokenized):    7675
+Request throughput (req/s):              1.32
+Input token throughput (tok/s):          1018.50
+Output token throughput (tok/s):         254.30
+Total token throughput (tok/s):          1272.80
+Concurrency:                             3.96
+Accept length:                           2.71
+----------------End-to-End Latency----------------
+Mean E2E Latency (ms):                   2990.00
+Median E2E Latency (ms):                 2950.00
+---------------Time to First Token----------------
+Mean TTFT (ms):                          310.00
+Median TTFT (ms):                        300.00
+P99 TTFT (ms):                           380.00
+---------------Inter-Token Latency----------------
+Mean ITL (ms):                           14.00
+Median ITL (ms):                         13.80
+P95 ITL (ms):                            16.50
+P99 ITL (ms):                            18.00
+Max ITL (ms):                            40.00
+==================================================
+"""
+
+
+def test_an_sglang_summary_is_read_as_its_line_with_tpot_from_its_latencies():
+    result = parse_sglang_bench_text(SGLANG_TEXT)
+    assert isinstance(result, BenchResult), result
+    assert (result.engine, result.decode_tps, result.ttft_ms, result.concurrency) == ("sglang", 254.3, 310.0, 4)
+    assert (result.input_len, result.output_len) == (769, 192)
+    # (2990 - 310) / (7680 / 40 - 1): the summary prints no TPOT
+    assert result.tpot_ms == pytest.approx(2680 / 191)
+    assert result.derived == ("input_len", "output_len", "prefill_tps", "tpot_ms")
+    assert (result.speculative, result.acceptance_length, result.speculative_sign) == (
+        True,
+        2.71,
+        "SGLang's accept_length",
+    )
+    plain = parse_sglang_bench_text(SGLANG_TEXT.replace("Accept length:                           2.71\n", ""))
+    assert isinstance(plain, BenchResult) and (plain.speculative, plain.acceptance_length) == (False, None)
+    # a version that prints its mean TPOT is read as printed
+    printed = parse_sglang_bench_text(SGLANG_TEXT + "Mean TPOT (ms):                          13.50\n")
+    assert isinstance(printed, BenchResult) and printed.tpot_ms == 13.5 and "tpot_ms" not in printed.derived
+
+
+def test_an_sglang_summary_without_a_cap_says_so_and_its_errors_name_the_console_labels():
+    uncapped = parse_sglang_bench_text(
+        SGLANG_TEXT.replace(
+            "Max request concurrency:                 4", "Max request concurrency:                 not set"
+        )
+    )
+    assert isinstance(uncapped, BenchResult) and uncapped.concurrency is None
+    assert uncapped.notes == ("max_concurrency not set: requests were not capped, concurrency unknown",)
+    broken = parse_sglang_bench_text(SGLANG_TEXT.replace("254.30", "n/a").replace("Mean E2E", "Mean end"))
+    assert broken == [
+        ("Output token throughput (tok/s)", "expected a number, got a string: 'n/a'"),
+        ("Mean TPOT (ms)", "missing"),
+    ]
+    assert parse_sglang_bench_text(VLLM_TEXT) == [
+        ("file", "no sglang.bench_serving summary found (no 'Total generated tokens (retokenized)')")
+    ]
