@@ -182,6 +182,11 @@ def test_member_plans_live_and_reads_benchmarks(live_server, page, shot, lab):
     )
     shot("placement-leaderboard-390")
     page.set_viewport_size({"width": 1440, "height": 900})
+    # a concurrency no finished run has is refused, with the levels there are
+    refused = page.goto(f"{base}/benchmarks/?concurrency=3")
+    assert refused is not None and refused.status == 400
+    expect(page.locator("main")).to_contain_text("no finished run at concurrency '3': choose one of 1, 2, 4")
+    shot("placement-leaderboard-refused")
     page.goto(f"{base}/models/")
     assert "GLM-5.3" in page.locator("#models").inner_text()
     shot("placement-models")
