@@ -109,5 +109,10 @@ class FleetErrorPages:
         if isinstance(exception, NotFound):
             raise Http404(exception.text) from exception
         template = "403.html" if isinstance(exception, Forbidden) else "error.html"
-        context = {"need": exception.text, "message": exception.text, "status": exception.status}
+        context = {
+            "need": exception.text,
+            "message": exception.text,
+            "status": exception.status,
+            "wrote": request.method not in ("GET", "HEAD"),  # a read changes nothing to begin with
+        }
         return render(request, template, context, status=exception.status)

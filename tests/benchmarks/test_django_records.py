@@ -461,6 +461,9 @@ def test_the_leaderboard_ranks_runs_at_one_concurrency_and_says_so(client, membe
         assert f"no finished run at concurrency &#x27;{raw}&#x27;: choose one of {known}, or any" in (
             refused.content.decode()
         )
+        # a read changes nothing to begin with: the page does not say it changed nothing
+        assert "<h1>Not shown</h1>" in refused.content.decode()
+        assert "Nothing was changed" not in refused.content.decode()
     # a level whose runs are not finished yet is no level
     BenchmarkRun.objects.filter(concurrency=32).update(status="running")
     assert 32 not in leaderboard_levels()

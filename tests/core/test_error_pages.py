@@ -33,3 +33,21 @@ def test_bad_input_on_a_page_is_its_status_and_its_message(admin_client, api_adm
     assert api.status_code == 400 and api.json()["errors"] == [
         {"path": "name", "message": "spark-17 has no cabled ConnectX-7 port: it needs no cluster network file"}
     ]
+
+
+def test_a_refused_write_says_nothing_changed_and_a_refused_read_does_not(rf, admin_user):
+    """The one error page: "Not done. Nothing was changed." answers a write
+    it refused; a read it could not show (a query naming what is not there)
+    changed nothing to begin with, and says "Not shown"."""
+    from core.errors import BadInput
+    from core.middleware import FleetErrorPages
+
+    pages = FleetErrorPages(lambda request: None)  # type: ignore[arg-type,return-value]
+    for method, heading, changed in (("post", "Not done", True), ("get", "Not shown", False)):
+        request = getattr(rf, method)("/somewhere/")
+        request.user = admin_user
+        response = pages.process_exception(request, BadInput("no such level", "level"))
+        assert response is not None and response.status_code == 400
+        html = response.content.decode()
+        assert f"<h1>{heading}</h1><p>no such level</p>" in html
+        assert ("Nothing was changed." in html) is changed
