@@ -83,7 +83,8 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: object) -> bool:
+def is_number(value: object) -> bool:
+    """A finite int or float (not a bool): what a loaded document or stored JSON may hold as a number."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return False
     try:
@@ -172,13 +173,13 @@ class ModelSpec:
         errors: list[tuple[str, str]] = []
         for name, (_low, high) in SPEC_NUMBER_RANGES.items():
             value = getattr(self, name)
-            if _is_number(value) and value > high:
+            if is_number(value) and value > high:
                 errors.append((name, f"must be at most {high:,g}"))
-        if not _is_number(self.params_b) or self.params_b <= 0:
+        if not is_number(self.params_b) or self.params_b <= 0:
             errors.append(("params_b", "must be a number above 0 (billions of parameters)"))
-        if not _is_number(self.active_params_b) or self.active_params_b <= 0:
+        if not is_number(self.active_params_b) or self.active_params_b <= 0:
             errors.append(("active_params_b", "must be a number above 0"))
-        elif _is_number(self.params_b) and self.active_params_b > self.params_b:
+        elif is_number(self.params_b) and self.active_params_b > self.params_b:
             errors.append(("active_params_b", "cannot exceed params_b (total parameters)"))
         return errors
 
@@ -199,9 +200,9 @@ class ModelSpec:
         if self.quantization not in QUANT_BYTES:
             errors.append(("quantization", f"unknown; one of {', '.join(sorted(QUANT_BYTES))}"))
         if self.weights_gb is not None:
-            if not _is_number(self.weights_gb) or self.weights_gb <= 0:
+            if not is_number(self.weights_gb) or self.weights_gb <= 0:
                 errors.append(("weights_gb", "must be a number above 0, or empty to compute it"))
-            elif _is_number(self.params_b) and self.weights_gb > 4 * self.params_b:
+            elif is_number(self.params_b) and self.weights_gb > 4 * self.params_b:
                 errors.append(("weights_gb", "more than 4 bytes per parameter: check the units (GB)"))
         if not _is_int(self.max_context) or not 1 <= self.max_context <= MAX_CONTEXT_TOKENS:
             errors.append(("max_context", f"must be a whole number from 1 to {MAX_CONTEXT_TOKENS:,}"))
@@ -268,8 +269,8 @@ class ModelSpec:
             if self.experts_per_token != 0:
                 errors.append(("experts_per_token", "must be 0 for a dense model (experts 0)"))
             if (
-                _is_number(self.params_b)
-                and _is_number(self.active_params_b)
+                is_number(self.params_b)
+                and is_number(self.active_params_b)
                 and not math.isclose(self.active_params_b, self.params_b, rel_tol=1e-6)
             ):
                 errors.append(("active_params_b", "a dense model uses all its parameters: must equal params_b"))

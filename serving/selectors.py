@@ -3,7 +3,6 @@ group or a node serves now."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from inventory.models import NodeGroup
+from placement.model_spec import is_number
 
 from .errors import ServingError
 from .models import LIVE, Serving, ServingNode
@@ -86,9 +86,7 @@ class Compared:
 
 def _figure(value: Any) -> float | None:
     """A stored plan's figure, or None where what is stored is not a positive number."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-        return None
-    return float(value)
+    return float(value) if is_number(value) and value > 0 else None
 
 
 def _range(value: Any) -> list[float] | None:

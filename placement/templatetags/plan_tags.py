@@ -3,10 +3,9 @@ collective backend: one wording, the planner's (``plan_types.with_range``)."""
 
 from __future__ import annotations
 
-import math
-
 from django import template
 
+from placement.model_spec import is_number
 from placement.plan_types import with_range
 
 register = template.Library()
@@ -24,16 +23,12 @@ def tps(value: float | None, bounds: tuple[float, float] | list[float] | None = 
     """ "38 tok/s (30 to 44)", or a dash when there is no prediction (what a
     stored plan holds that is not a number is none, and bounds that are not
     two numbers no range)."""
-    if not _number(value):
+    if not is_number(value):
         return "–"
     pair = None
-    if isinstance(bounds, list | tuple) and len(bounds) == 2 and all(_number(b) for b in bounds):
+    if isinstance(bounds, list | tuple) and len(bounds) == 2 and all(is_number(b) for b in bounds):
         pair = (float(bounds[0]), float(bounds[1]))
     return with_range(float(value), pair, digits)  # type: ignore[arg-type]
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @register.filter

@@ -418,8 +418,9 @@ def test_each_measured_run_is_set_beside_the_prediction_for_its_own_streams_or_b
         {"decode_tps": "fast", "decode_tps_range": ["a", None], "concurrency": "many", "aggregate_tps": [1]},
         {"decode_tps": -5, "decode_tps_range": [9.0, 1.0], "concurrency": True, "aggregate_tps_range": 3},
         {"decode_tps": None, "concurrency": 0, "label": None, "aggregate_tps": None},
+        {"decode_tps": 10**400, "decode_tps_range": [1, 10**400], "aggregate_tps": 10**400},
     ],
-    ids=["words", "odd-numbers", "nothing"],
+    ids=["words", "odd-numbers", "nothing", "beyond-a-float"],
 )
 def test_a_servings_pages_survive_whatever_its_stored_plan_holds(booked_pair, member_user, settings, stored):
     """The plan a serving keeps is JSON: whatever it holds, its page, the list
