@@ -54,4 +54,4 @@ def leaderboard(
 def leaderboard_levels() -> list[int]:
     """The concurrencies finished runs were measured or published at, fewest streams first."""
     rows = BenchmarkRun.objects.filter(status=BenchmarkRun.Status.DONE, decode_tps__isnull=False)
-    return sorted(set(rows.values_list("concurrency", flat=True)) | {1})
+    return sorted(set(rows.order_by().values_list("concurrency", flat=True).distinct()) | {1})  # one row a level
