@@ -537,3 +537,55 @@ def test_a_member_uploads_what_sglang_bench_serving_wrote_and_it_is_recorded_as_
     no_token = ApiClient(member_user, session=True, csrf=False)
     assert no_token.post("/api/benchmarks/upload", {**body, "content": drafting}).status_code == 403
     assert placement_state() == before
+
+
+def test_the_leaderboard_reads_each_models_fastest_eight_only(member_user, demo):
+    """However many runs pile up, each model shows its eight fastest finished
+    runs at the chosen concurrency, fastest first and the earlier of a tie
+    first, and the database returns no more than those: a faster run that
+    failed, is queued or ran at other streams is not among them."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from benchmarks.selectors import leaderboard
+
+    pair = NodeGroup.objects.filter(kind="direct").order_by("name")[0]
+    fields = {
+        "source": "measured",
+        "group": pair,
+        "group_name": pair.name,
+        "topology_kind": "direct",
+        "model_name": "board-cap-model",
+        "engine": "vllm",
+        "backend": "nccl",
+        "node_count": 2,
+        "tp": 2,
+    }
+    speeds = [10.0, 50.0, 20.0, 90.0, 30.0, 70.0, 40.0, 60.0, 80.0, 55.0, 55.0, 5.0]
+    made = [BenchmarkRun.objects.create(**fields, concurrency=1, decode_tps=s, status="done") for s in speeds]
+    BenchmarkRun.objects.create(**fields, concurrency=1, decode_tps=500.0, status="failed")
+    BenchmarkRun.objects.create(**fields, concurrency=1, decode_tps=None, status="queued")
+    BenchmarkRun.objects.create(**fields, concurrency=8, decode_tps=400.0, status="done")
+    with CaptureQueriesContext(connection) as ctx:
+        board = dict((name, runs) for name, _, runs in leaderboard(concurrency=1))
+    assert len(ctx) == 1
+    shown = board["board-cap-model"]
+    tie = [r.pk for r in made if r.decode_tps == 55.0]
+    assert [r.decode_tps for r in shown] == [90.0, 80.0, 70.0, 60.0, 55.0, 55.0, 50.0, 40.0]
+    assert [r.pk for r in shown if r.decode_tps == 55.0] == sorted(tie)
+    # every other model too: its eight fastest, or all it has
+    assert {name: len(runs) for name, runs in board.items()} == {
+        name: min(8, n) for name, n in _finished_per_model(concurrency=1).items()
+    }
+    # and the database returned those rows only, not every finished run
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT COUNT(*) FROM ({ctx.captured_queries[0]['sql']}) AS board")  # noqa: S608 - its own SQL
+        assert cursor.fetchone()[0] == sum(len(runs) for runs in board.values())
+    assert [r.decode_tps for r in dict((n, r) for n, _, r in leaderboard(concurrency=8))["board-cap-model"]] == [400.0]
+
+
+def _finished_per_model(concurrency: int) -> dict[str, int]:
+    from collections import Counter
+
+    done = BenchmarkRun.objects.filter(status="done", decode_tps__isnull=False, concurrency=concurrency)
+    return Counter(done.values_list("model_name", flat=True))
