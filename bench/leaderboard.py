@@ -1,4 +1,4 @@
-"""Time the leaderboard (/benchmarks/) as finished runs pile up, with the rows it reads.
+"""Time the leaderboard (/benchmarks/) and the records API as runs pile up, with the rows they read.
 
 A fresh SQLite database, migrated (so it holds the published runs the
 product ships), then measured runs added in steps up to each size: finished
@@ -7,7 +7,8 @@ with a queued or failed one in every ten (which the board skips). At each
 size the page is fetched through Django's test client as a member (the
 server's time, rendering included, no network, no browser) at one stream
 (its default) and at any concurrency, with the rows its queries return and
-their count. The baseline, timed in the same run at each size, is the Spark
+their count; then the records API, whole (as scripts have read it) and a
+page of 100. The baseline, timed in the same run at each size, is the Spark
 list page (50 rows a page), whose cost does not depend on the runs.
 
     .venv/bin/python bench/leaderboard.py [--repeats N] [--sizes 1000,5000]
@@ -96,6 +97,8 @@ def main() -> None:
     pages: dict[str, Callable[[], object]] = {
         "/benchmarks/ (one stream)": lambda: client.get("/benchmarks/"),
         "/benchmarks/?concurrency=any": lambda: client.get("/benchmarks/?concurrency=any"),
+        "/api/benchmarks (whole list)": lambda: client.get("/api/benchmarks"),
+        "/api/benchmarks?limit=100": lambda: client.get("/api/benchmarks?limit=100"),
         "/sparks/ (baseline)": lambda: client.get("/sparks/"),
     }
 

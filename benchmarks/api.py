@@ -11,12 +11,12 @@ import json
 from datetime import datetime
 from typing import Any, Literal
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Schema, Status
 
 from core.actor import Actor
 from core.api import BOOK
-from core.validation import CleanStr, JsonData, MultiLineStr, SaneDatetime
+from core.validation import CleanStr, JsonData, Limit, MultiLineStr, Offset, SaneDatetime
 from inventory.models import NodeGroup
 from placement import selectors as placement_selectors
 from placement.api import Count, GroupId, Ms, Names, Notes, Num, Slug, Tokens, Tps, Width
@@ -149,17 +149,45 @@ class RunIn(Schema):
 class BenchFilter(Schema):
     group: int | None = Field(None, ge=1, le=2**63 - 1)
     model: CleanStr(120) | None = None
+    limit: Limit | None = Field(
+        None,
+        description="At most this many records (1 to 1,000) from `offset`; left out, every record. The answer stays "
+        "a list: `X-Total-Count` says how many records match, `Link` gives the next and previous pages",
+    )
+    offset: Offset = 0
+
+
+def _page_links(request: HttpRequest, offset: int, limit: int, total: int) -> str:
+    """The RFC 8288 ``Link`` header of a page: its next and previous pages, when there are."""
+    links = []
+    for rel, start in (("next", offset + limit), ("prev", max(0, offset - limit))):
+        if (rel == "next" and start >= total) or (rel == "prev" and offset == 0):
+            continue
+        query = request.GET.copy()
+        query["offset"], query["limit"] = str(start), str(limit)
+        links.append(f'<{request.build_absolute_uri(request.path)}?{query.urlencode()}>; rel="{rel}"')
+    return ", ".join(links)
 
 
 @router.get("/benchmarks", response=list[BenchmarkOut])
-def benchmarks_list(request: HttpRequest, filters: Query[BenchFilter]) -> Any:
+def benchmarks_list(request: HttpRequest, filters: Query[BenchFilter], response: HttpResponse) -> Any:
+    """Every record, the published ones included, or those of a group (measured on it) and of a model; a page of
+    them with ``limit`` and ``offset``."""
     group = None
     if filters.group is not None:
         group = NodeGroup.objects.filter(pk=filters.group).first()  # a retired group keeps its history
         if group is None:
             raise PlacementError(f"no node group with id {filters.group}", "group")
     model = placement_selectors.model_get(filters.model) if filters.model else None
-    return [bench_out(r) for r in selectors.benchmarks_list(group=group, model=model, include_published=False)]
+    rows = selectors.benchmarks_list(group=group, model=model, include_published=False)
+    total = rows.count()
+    response["X-Total-Count"] = str(total)
+    if filters.limit is None:
+        return [bench_out(r) for r in rows[filters.offset :]]
+    links = _page_links(request, filters.offset, filters.limit, total)
+    if links:
+        response["Link"] = links
+    return [bench_out(r) for r in rows[filters.offset : filters.offset + filters.limit]]
 
 
 @router.post("/benchmarks", response={201: BenchmarkOut}, auth=BOOK)

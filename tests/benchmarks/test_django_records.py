@@ -589,3 +589,53 @@ def _finished_per_model(concurrency: int) -> dict[str, int]:
 
     done = BenchmarkRun.objects.filter(status="done", decode_tps__isnull=False, concurrency=concurrency)
     return Counter(done.values_list("model_name", flat=True))
+
+
+def test_a_script_pages_through_the_records_by_their_links_and_a_bad_page_is_refused(api_viewer, demo):
+    """``/api/benchmarks`` answers every record as a list, as scripts have read
+    it; with ``limit`` it answers a page of them, says how many match
+    (``X-Total-Count``) and links the next and previous pages (RFC 8288),
+    keeping the filters. Following the links reads every record once. A page
+    beyond the limits is refused with 422 and what is wrong."""
+    whole = api_viewer.get("/api/benchmarks?model=gpt-oss-120b")
+    assert whole.status_code == 200
+    everything = [r["id"] for r in whole.json()]
+    total = BenchmarkRun.objects.filter(model_name="gpt-oss-120b").count()
+    assert len(everything) == total and total >= 7 and whole["X-Total-Count"] == str(total)
+    assert "Link" not in whole
+    first = api_viewer.get("/api/benchmarks?model=gpt-oss-120b&limit=3")
+    assert first.status_code == 200 and first["X-Total-Count"] == str(total)
+    assert [r["id"] for r in first.json()] == everything[:3]
+    assert first["Link"] == '<http://testserver/api/benchmarks?model=gpt-oss-120b&limit=3&offset=3>; rel="next"'
+    seen, page, pages = [], first, 0
+    while True:
+        pages += 1
+        assert page.status_code == 200
+        seen += [r["id"] for r in page.json()]
+        links = dict(
+            (part.split("; rel=")[1].strip('"'), part.split(">;")[0].lstrip("<"))
+            for part in page.get("Link", "").split(", ")
+            if part
+        )
+        if pages > 1:
+            assert "prev" in links
+        if "next" not in links:
+            break
+        page = api_viewer.get(links["next"].removeprefix("http://testserver"))
+    assert seen == everything and pages == -(-total // 3)
+    assert len(page.json()) == total - 3 * (pages - 1)
+    # past the end: nothing, and the way back
+    beyond = api_viewer.get(f"/api/benchmarks?model=gpt-oss-120b&limit=3&offset={total + 5}")
+    assert beyond.status_code == 200 and beyond.json() == []
+    assert beyond["Link"] == (
+        f'<http://testserver/api/benchmarks?model=gpt-oss-120b&limit=3&offset={total + 2}>; rel="prev"'
+    )
+    for query, field in (
+        ("limit=0", "limit"),
+        ("limit=1001", "limit"),
+        ("limit=ten", "limit"),
+        ("offset=-1", "offset"),
+    ):
+        refused = api_viewer.get(f"/api/benchmarks?{query}")
+        assert refused.status_code == 422, query
+        assert [e["path"] for e in refused.json()["errors"]] == [field], refused.json()
