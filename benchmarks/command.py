@@ -11,9 +11,11 @@ an accepted key nothing is sent. Output is read up to a bound.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass
+from typing import Any
 
 from .parsers import BenchResult, parse_vllm_bench_text
 
@@ -25,6 +27,16 @@ _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")
 _BASE_URL = re.compile(r"^http://[A-Za-z0-9][A-Za-z0-9.-]{0,252}:[0-9]{1,5}$")
 VERSION_MARK = "@@bench:version"
 RESULT_MARK = "@@bench:result"
+# What the server measured says it is, asked before the benchmark (curl's body
+# after each mark, nothing when it does not answer): every OpenAI-compatible
+# server lists its models, and the ``owned_by`` of vLLM's, SGLang's and
+# llama.cpp's names the engine; vLLM gives its version at /version, SGLang its
+# version and server arguments at /get_server_info (docs/operations.md).
+SERVER_MARK = "@@bench:server"
+SERVER_VERSION_MARK = "@@bench:server-version"
+SERVER_INFO_MARK = "@@bench:server-info"
+PROBES = ((SERVER_MARK, "/v1/models"), (SERVER_VERSION_MARK, "/version"), (SERVER_INFO_MARK, "/get_server_info"))
+PROBE_BYTES = 65_536
 
 
 @dataclass(frozen=True)
@@ -62,9 +74,13 @@ def bench_command(spec: BenchSpec) -> str:
     if problems:
         raise ValueError("; ".join(f"{f}: {m}" for f, m in problems))
     q = shlex.quote
+    probes = "".join(
+        f"echo {mark}; curl -sf -m 5 {q(spec.base_url + path)} 2>/dev/null | head -c {PROBE_BYTES}; echo; "
+        for mark, path in PROBES
+    )
     return (
         "export LC_ALL=C; "
-        f"echo {VERSION_MARK}; vllm --version 2>/dev/null || true; echo {RESULT_MARK}; "
+        f"echo {VERSION_MARK}; vllm --version 2>/dev/null || true; {probes}echo {RESULT_MARK}; "
         f"vllm bench serve --backend vllm --base-url {q(spec.base_url)} --model {q(spec.model_ref)} "
         f"--served-model-name {q(spec.slug)} --dataset-name random "
         f"--random-input-len {spec.input_len} --random-output-len {spec.output_len} "
@@ -72,16 +88,106 @@ def bench_command(spec: BenchSpec) -> str:
     )
 
 
+def _sections(head: str) -> dict[str, str]:
+    """What followed each mark before the result, by mark (a mark on a line of its own)."""
+    marks = {VERSION_MARK, *(mark for mark, _ in PROBES)}
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in head.splitlines():
+        if line.strip() in marks:
+            current = sections.setdefault(line.strip(), [])
+        elif current is not None:
+            current.append(line)
+    return {mark: "\n".join(lines).strip() for mark, lines in sections.items()}
+
+
+def _version(text: str) -> str | None:
+    for line in text.splitlines():
+        match = _VERSION.match(line)
+        if match:
+            return match.group(1)
+    return None
+
+
 def read_output(text: str, *, model: str) -> BenchResult | list[tuple[str, str]]:
-    """The version line and the console summary, as one BenchResult or errors."""
-    version = None
+    """The version line and the console summary, as one BenchResult or errors
+    (the client's version: what the server is, ``read_server`` says)."""
     head, found, body = text.partition(RESULT_MARK)
-    if found:
-        for line in head.partition(VERSION_MARK)[2].splitlines():
-            match = _VERSION.match(line)
-            if match:
-                version = match.group(1)
-                break
-    else:
-        body = text
-    return parse_vllm_bench_text(body, model=model, engine_version=version)
+    version = _version(_sections(head).get(VERSION_MARK, "")) if found else None
+    return parse_vllm_bench_text(body if found else text, model=model, engine_version=version)
+
+
+# the engines a server's model list names itself by (``owned_by``), in vLLM's,
+# SGLang's and llama.cpp's own sources (docs/operations.md)
+OWNERS = {"vllm": "vllm", "sglang": "sglang", "llamacpp": "llama.cpp"}
+# SGLang's --speculative-algorithm as /get_server_info gives it, as the records
+# name it (SGLang reports NEXTN, its name for MTP, as EAGLE: recorded as EAGLE)
+SGLANG_SPECULATIVE = {
+    "EAGLE": "eagle",
+    "EAGLE3": "eagle3",
+    "NEXTN": "nextn",
+    "FROZEN_KV_MTP": "mtp",
+    "DFLASH": "dflash",
+    "STANDALONE": "draft",
+    "NGRAM": "ngram",
+}
+
+
+@dataclass(frozen=True)
+class ServerSaid:
+    """What the measured server said it is, before the benchmark."""
+
+    engine: str | None  # the engine it named itself ("other": one this app does not know), None: it did not say
+    named: str = ""  # its own word for itself (``owned_by``)
+    version: str | None = None  # the server's own version, when it gave one
+    mode: str = ""  # SGLang: "eager" under --disable-cuda-graph, else "graphs"; "": not said
+    speculative: str = ""  # SGLang: its speculative algorithm as the records name it; "": none said
+    layout: str = ""  # SGLang: its parallel sizes in words ("tp 2, pp 1, dp 1")
+
+
+def _json(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def read_server(text: str) -> ServerSaid:
+    """What the server at the benchmark's URL said it is (``PROBES``), from
+    the command's output; a server that said nothing is ``engine=None``."""
+    head, found, _ = text.partition(RESULT_MARK)
+    if not found:
+        return ServerSaid(None)
+    sections = _sections(head)
+    models = _json(sections.get(SERVER_MARK, "")).get("data")
+    first = models[0] if isinstance(models, list) and models and isinstance(models[0], dict) else {}
+    named = first.get("owned_by")
+    if not isinstance(named, str) or not named.strip():
+        return ServerSaid(None)
+    named = named.strip()[:40]
+    engine = OWNERS.get(named.lower(), "other")
+    if engine == "vllm":
+        version = _version(str(_json(sections.get(SERVER_VERSION_MARK, "")).get("version", "")))
+        return ServerSaid(engine, named, version)
+    if engine != "sglang":
+        return ServerSaid(engine, named)
+    info = _json(sections.get(SERVER_INFO_MARK, ""))
+    graphs = info.get("disable_cuda_graph")
+    algorithm = info.get("speculative_algorithm")
+    speculative = ""
+    if isinstance(algorithm, str) and algorithm.strip() and algorithm.strip().upper() != "NONE":
+        speculative = SGLANG_SPECULATIVE.get(algorithm.strip().upper(), "unnamed")
+    sizes = [
+        f"{word} {info[key]}"
+        for word, key in (("tp", "tp_size"), ("pp", "pp_size"), ("dp", "dp_size"))
+        if isinstance(info.get(key), int) and not isinstance(info.get(key), bool)
+    ]
+    return ServerSaid(
+        engine,
+        named,
+        _version(str(info.get("version", ""))),
+        ("eager" if graphs else "graphs") if isinstance(graphs, bool) else "",
+        speculative,
+        ", ".join(sizes),
+    )

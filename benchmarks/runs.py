@@ -29,7 +29,7 @@ from telemetry.conf import ssh_key_path
 from telemetry.remote import Target, run_command
 from telemetry.selectors import accepted_host_key
 
-from .command import SERVE_URL, BenchSpec, bench_command, bench_problems, read_output
+from .command import SERVE_URL, BenchSpec, ServerSaid, bench_command, bench_problems, read_output, read_server
 from .errors import BenchmarkError
 from .models import BenchmarkRun
 from .services import result_fields
@@ -210,6 +210,45 @@ def runs_abandon_stale() -> int:
     return silent_runs(runs).update(status=BenchmarkRun.Status.FAILED, error=WORKER_GONE.format(s=HEARTBEAT_STALE_S))
 
 
+def server_fields(said: ServerSaid, *, client_version: str, run: BenchmarkRun) -> dict[str, Any]:
+    """The record's engine, its version, and what else the server said of
+    itself (``command.read_server``), with a note saying where each came from.
+    A server that said nothing is recorded as vLLM, the engine the page's
+    launches start, with the benchmark client's version, and the note says so;
+    one that named an engine this app does not know is recorded as "other",
+    which the calibration never fits on."""
+    url = run.serve_url or SERVE_URL
+    if said.engine is None:
+        return {
+            "engine": BenchmarkRun.Engine.VLLM,
+            "engine_version": client_version,
+            "notes": f"the server at {url} did not list its models (GET /v1/models), so it did not say which "
+            "engine it is: recorded as vLLM, with the benchmark client's version",
+        }
+    said_words = f"the server at {url} named itself {said.named!r} (GET /v1/models)"
+    if said.engine == "vllm":
+        version = said.version or client_version
+        where = "its own (GET /version)" if said.version else "the benchmark client's (the server gave none)"
+        return {"engine": "vllm", "engine_version": version, "notes": f"{said_words}; the version is {where}"}
+    if said.engine != "sglang":
+        what = "llama.cpp" if said.engine == "llama.cpp" else "other, an engine this app does not know"
+        return {"engine": said.engine, "engine_version": "", "notes": f"{said_words}: recorded as {what}"}
+    fields: dict[str, Any] = {"engine": "sglang", "engine_version": said.version or ""}
+    told = [f"version {said.version}"] if said.version else []
+    if said.mode:
+        told.append("CUDA graphs off" if said.mode == "eager" else "CUDA graphs on")
+        if not run.mode:
+            fields["mode"] = said.mode
+    if said.speculative:
+        told.append(f"speculative algorithm {BenchmarkRun.Speculative(said.speculative).label}")
+        fields["speculative"] = said.speculative
+    if said.layout:
+        told.append(said.layout)
+    info = f"; GET /get_server_info: {', '.join(told)}" if told else "; it gave no server information"
+    fields["notes"] = said_words + info
+    return fields
+
+
 def run_execute(*, run_id: int, task_id: str = "") -> BenchmarkRun | None:
     """Run a queued benchmark once (a redelivered task finds it taken and
     stops, unless its own earlier attempt died: then it runs it again)."""
@@ -254,7 +293,9 @@ def run_execute(*, run_id: int, task_id: str = "") -> BenchmarkRun | None:
     for known in ("measured_at", "input_len", "output_len", "concurrency"):
         fields.pop(known, None)
     fields["derived"] = [f for f in fields.get("derived", ()) if f not in ("input_len", "output_len")]
-    notes = "; ".join(x for x in (run.notes, fields.pop("notes", "")) if x)
+    said = server_fields(read_server(outcome.output), client_version=fields.get("engine_version", ""), run=run)
+    notes = "; ".join(x for x in (run.notes, fields.pop("notes", ""), said.pop("notes")) if x)
+    fields.update(said)
     return _finish(
         run,
         **fields,

@@ -48,6 +48,10 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from prometheus_client.registry import Collector
 
 ENGINE_FAULTS = frozenset({"die-after", "hang", "no-model"})
+# whose server a simulated engine stands for: its /v1/models owned_by and identity endpoint
+SERVER_KINDS = frozenset({"vllm", "sglang"})
+VLLM_VERSION = "0.11.1"
+SGLANG_VERSION = "0.5.6"
 STREAM_SLOWDOWN = 0.04  # each stream beyond the first slows every stream by this fraction
 CATCH_UP_S = 1.0
 DEFAULT_MAX_TOKENS = 16  # OpenAI's and vLLM's default for /v1/completions
@@ -168,7 +172,11 @@ class SimEngine:
         max_model_len: int = 32768,
         max_streams: int = 256,
         prefill_tps: float | None = None,
+        server: str = "vllm",
+        speculative: str | None = None,
     ) -> None:
+        if server not in SERVER_KINDS:
+            raise ValueError(f"server: unknown {server!r}; one of {sorted(SERVER_KINDS)}")
         if not model:
             raise ValueError("model: a served model needs a name")
         if not decode_tps > 0:
@@ -180,6 +188,8 @@ class SimEngine:
         if fault == "die-after" and (die_after is None or die_after < 0):
             raise ValueError("die_after: the die-after fault needs a number of seconds")
         self.model = model
+        self.server = server  # whose identity it answers with: vLLM's (/version) or SGLang's (/get_server_info)
+        self.speculative = speculative  # SGLang's --speculative-algorithm it reports (None: none)
         self.decode_tps = float(decode_tps)
         self.fault = fault
         self.die_after = die_after
@@ -294,6 +304,10 @@ class SimEngine:
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_get("/metrics", self._metrics)
         app.router.add_get("/health", self._health)
+        if self.server == "vllm":
+            app.router.add_get("/version", self._version)
+        else:
+            app.router.add_get("/get_server_info", self._server_info)
         return app
 
     @web.middleware
@@ -309,6 +323,24 @@ class SimEngine:
     async def _metrics(self, request: web.Request) -> web.Response:
         return web.Response(body=self.metrics_text().encode(), content_type="text/plain", charset="utf-8")
 
+    async def _version(self, request: web.Request) -> web.Response:
+        return web.json_response({"version": VLLM_VERSION})  # vLLM's GET /version
+
+    async def _server_info(self, request: web.Request) -> web.Response:
+        # a few of the server arguments SGLang's GET /get_server_info gives, and its version
+        return web.json_response(
+            {
+                "model_path": self.model,
+                "tp_size": 1,
+                "pp_size": 1,
+                "dp_size": 1,
+                "disable_cuda_graph": False,
+                "speculative_algorithm": self.speculative,
+                "internal_states": [{}],
+                "version": SGLANG_VERSION,
+            }
+        )
+
     async def _models(self, request: web.Request) -> web.Response:
         data = []
         if self.fault != "no-model":
@@ -317,7 +349,7 @@ class SimEngine:
                     "id": self.model,
                     "object": "model",
                     "created": int(time.time()),
-                    "owned_by": "vllm",
+                    "owned_by": self.server,  # vLLM's and SGLang's own word for themselves
                     "root": self.model,
                     "parent": None,
                     "max_model_len": self.max_model_len,

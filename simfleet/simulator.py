@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import random
 import re
@@ -33,7 +34,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import asyncssh
 
-from simfleet.engine import per_stream_tps, running_on
+from simfleet.engine import VLLM_VERSION, per_stream_tps, running_on
 from simfleet.engine_bench import BenchFigures, bench_summary, run_bench
 from simfleet.nccl_answers import NcclAnswer, nccl_answer
 from simfleet.serve_answers import NodeServing
@@ -121,9 +122,49 @@ class _SimServer(asyncssh.SSHServer):
 
 _BENCH_RE = re.compile(
     r"export LC_ALL=C; echo (?P<version_mark>[A-Za-z0-9@:_-]+); vllm --version 2>/dev/null \|\| true; "
+    r"(?P<probes>(?:echo [A-Za-z0-9@:_-]+; curl -sf -m 5 [A-Za-z0-9:/._-]+ 2>/dev/null \| head -c [0-9]+; echo; )*)"
     r"echo (?P<result_mark>[A-Za-z0-9@:_-]+); (?P<bench>vllm bench serve .*)"
 )
-VLLM_VERSION = "0.11.1"
+_PROBE_RE = re.compile(r"echo (?P<mark>[A-Za-z0-9@:_-]+); curl -sf -m 5 (?P<url>[A-Za-z0-9:/._-]+) 2>/dev/null")
+
+
+def _probes(match: re.Match[str]) -> list[tuple[str, str]]:
+    """The (mark, URL) of each server question the command asks before its benchmark."""
+    return [(p["mark"], p["url"]) for p in _PROBE_RE.finditer(match["probes"])]
+
+
+def _fabricated_probe_answers(match: re.Match[str], args: dict[str, str]) -> str:
+    """What a vLLM server that no simulated engine stands for answers the
+    command's questions: its model list and version (curl -f prints nothing on a 404)."""
+    model = args.get("served-model-name", args.get("model", ""))
+    out = []
+    for mark, url in _probes(match):
+        path = urlsplit(url).path
+        body = ""
+        if path == "/v1/models":
+            body = json.dumps({"object": "list", "data": [{"id": model, "object": "model", "owned_by": "vllm"}]})
+        elif path == "/version":
+            body = json.dumps({"version": VLLM_VERSION})
+        out.append(f"{mark}\n{body}\n")
+    return "".join(out)
+
+
+async def _asked_probe_answers(match: re.Match[str]) -> str:
+    """The command's questions asked for real of what serves their URLs (a
+    simulated engine, or the router in front of several), as curl -sf does:
+    the body of a 200, nothing otherwise."""
+    out = []
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as session:
+        for mark, url in _probes(match):
+            body = ""
+            try:
+                async with session.get(url) as response:
+                    if response.status == 200:
+                        body = (await response.text())[:65536]
+            except (aiohttp.ClientError, TimeoutError):
+                body = ""
+            out.append(f"{mark}\n{body}\n")
+    return "".join(out)
 
 
 def _bench_request(command: str) -> tuple[re.Match[str], dict[str, str], tuple[int, int, int, int]] | None:
@@ -173,7 +214,8 @@ def bench_answer(command: str, node: SimNode) -> str | None:
         tpot_ms=[tpot],
         itl_ms=[tpot],
     )
-    return f"{match['version_mark']}\n{VLLM_VERSION}\n{match['result_mark']}\n{bench_summary(figures)}"
+    probes = _fabricated_probe_answers(match, _args)
+    return f"{match['version_mark']}\n{VLLM_VERSION}\n{probes}{match['result_mark']}\n{bench_summary(figures)}"
 
 
 def _served_port(args: dict[str, str], serving: NodeServing | None = None) -> int | None:
@@ -202,7 +244,8 @@ async def measured_bench_answer(command: str, serving: NodeServing | None = None
     model = args.get("served-model-name", args.get("model", ""))
     base = f"http://127.0.0.1:{port}"
     figures = await run_bench(base, model, concurrency=conc, num_prompts=prompts, input_len=in_len, output_len=out_len)
-    head = f"{match['version_mark']}\n{VLLM_VERSION}\n{match['result_mark']}\n"
+    probes = await _asked_probe_answers(match)
+    head = f"{match['version_mark']}\n{VLLM_VERSION}\n{probes}{match['result_mark']}\n"
     if figures.completed == 0:
         return head + f"Error: no request to {base} completed\n"
     return head + bench_summary(figures)

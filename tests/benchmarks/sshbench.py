@@ -7,12 +7,13 @@ synchronous task under test can connect to it with ``asyncio.run``.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from dataclasses import dataclass, field
 
 import asyncssh
 
-from benchmarks.command import RESULT_MARK, VERSION_MARK
+from benchmarks.command import RESULT_MARK, SERVER_INFO_MARK, SERVER_MARK, SERVER_VERSION_MARK, VERSION_MARK
 
 VLLM_VERSION = "0.11.1"
 
@@ -80,6 +81,9 @@ class BenchServer:
 
     client_public_key: str
     answer: str = "console"  # console | drafting (a server with speculative decoding) | garbage | fail
+    # what the server at the URL says it is: vllm | sglang | sglang-eagle (drafting with EAGLE, CUDA graphs
+    # off) | other (a proxy naming itself) | silent (no model list: curl printed nothing)
+    server: str = "vllm"
     host_key: asyncssh.SSHKey = field(default_factory=lambda: asyncssh.generate_private_key("ssh-ed25519"))
     commands: list[str] = field(default_factory=list)
     port: int = 0
@@ -102,8 +106,27 @@ class BenchServer:
         body = "nothing useful here\n" if self.answer == "garbage" else console(command)
         if self.answer == "drafting":
             body = body.removesuffix("==================================================\n") + DRAFTING
-        process.stdout.write(f"{VERSION_MARK}\n{VLLM_VERSION}\n{RESULT_MARK}\n{body}")
+        process.stdout.write(f"{VERSION_MARK}\n{VLLM_VERSION}\n{self._probes()}{RESULT_MARK}\n{body}")
         process.exit(0)
+
+    def _probes(self) -> str:
+        """What curl -sf printed for each of the command's questions to the server."""
+        owner = {"vllm": "vllm", "other": "litellm"}.get(self.server, "sglang")
+        models = json.dumps({"object": "list", "data": [{"id": "qwen3-32b", "object": "model", "owned_by": owner}]})
+        info = {
+            "tp_size": 2,
+            "pp_size": 1,
+            "dp_size": 1,
+            "disable_cuda_graph": self.server == "sglang-eagle",
+            "speculative_algorithm": "EAGLE" if self.server == "sglang-eagle" else None,
+            "version": "0.5.6",
+        }
+        answers = {
+            SERVER_MARK: "" if self.server == "silent" else models,
+            SERVER_VERSION_MARK: json.dumps({"version": VLLM_VERSION}) if self.server == "vllm" else "",
+            SERVER_INFO_MARK: json.dumps(info) if self.server.startswith("sglang") else "",
+        }
+        return "".join(f"{mark}\n{body}\n" for mark, body in answers.items())
 
     def start(self) -> BenchServer:
         ready = threading.Event()

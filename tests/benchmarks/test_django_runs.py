@@ -262,3 +262,102 @@ def test_a_broker_that_is_down_fails_the_run_with_the_reason(api_admin, head, se
     run = BenchmarkRun.objects.get(group=head)
     assert run.status == "failed" and run.error.startswith("not started: the task queue (broker) is unavailable")
     assert server.commands == []
+
+
+@pytest.mark.parametrize(
+    ("said", "engine", "version", "mode", "speculative", "note"),
+    [
+        ("vllm", "vllm", VLLM_VERSION, "", "", "named itself 'vllm' (GET /v1/models); the version is its own"),
+        (
+            "sglang",
+            "sglang",
+            "0.5.6",
+            "graphs",
+            "",
+            "named itself 'sglang' (GET /v1/models); GET /get_server_info: version 0.5.6, CUDA graphs on, tp 2, pp 1, "
+            "dp 1",
+        ),
+        (
+            "sglang-eagle",
+            "sglang",
+            "0.5.6",
+            "eager",
+            "eagle",
+            "GET /get_server_info: version 0.5.6, CUDA graphs off, speculative algorithm EAGLE, tp 2",
+        ),
+        ("other", "other", "", "", "", "named itself 'litellm' (GET /v1/models): recorded as other, an engine"),
+        (
+            "silent",
+            "vllm",
+            VLLM_VERSION,
+            "",
+            "",
+            "did not list its models (GET /v1/models), so it did not say which engine it is: recorded as vLLM, with "
+            "the benchmark client's version",
+        ),
+    ],
+)
+def test_a_run_records_the_engine_the_server_says_it_is_not_the_clients(
+    api_admin, head, server, tasks_inline, said, engine, version, mode, speculative, note
+):
+    """The benchmark client is vLLM's, whatever serves the head node's port: a
+    group launched with the SGLang script is measured by it too. The run asks
+    the server what it is before measuring, and records that engine, the
+    server's own version and, from SGLang, its CUDA-graph mode and speculative
+    algorithm; the calibration then fits each engine on its own runs (an
+    SGLang run that drafts, or a server it does not know, on none)."""
+    from benchmarks.lab_runs import lab_runs
+
+    server.server = said
+    response = start(api_admin, head, concurrency=1, input_len=256, output_len=64, num_prompts=10)
+    assert response.status_code == 202, response.content
+    run = BenchmarkRun.objects.get(pk=response.json()["id"])
+    assert run.status == "done", run.error
+    assert (run.engine, run.engine_version, run.mode, run.speculative) == (engine, version, mode, speculative)
+    assert note in run.notes
+    assert "curl -sf -m 5 http://127.0.0.1:8000/v1/models 2>/dev/null | head -c 65536" in run.command
+    fitted = {r.layout.engine for r in lab_runs() if not r.not_fitted and not r.speculative}
+    assert fitted == ({engine} if engine in ("vllm", "sglang") and not speculative else set())
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "",
+        "not json",
+        "[]",
+        '{"data": "vllm"}',
+        '{"data": []}',
+        '{"data": [1, 2]}',
+        '{"data": [{"owned_by": 7}]}',
+        '{"data": [{"owned_by": "   "}]}',
+        '{"data": [{"id": "m"}]}',
+        '{"data": [{"owned_by": "vllm"}]' + "x" * 70000,
+    ],
+)
+def test_a_server_answer_that_says_nothing_usable_is_read_as_silence(answer):
+    """Whatever the port answers (a half-written body cut at 64 KiB, a list,
+    a number for a name), the run reads it as a server that did not say what it is."""
+    from benchmarks.command import RESULT_MARK, SERVER_MARK, VERSION_MARK, read_server
+
+    said = read_server(f"{VERSION_MARK}\n0.11.1\n{SERVER_MARK}\n{answer}\n{RESULT_MARK}\nsummary\n")
+    assert said.engine is None and said.named == ""
+
+
+def test_a_server_that_answers_odd_server_information_is_still_named():
+    """SGLang's model list is read even when its server information is not
+    what this app expects: the engine and nothing else."""
+    from benchmarks.command import RESULT_MARK, SERVER_INFO_MARK, SERVER_MARK, read_server
+
+    models = '{"data": [{"id": "m", "owned_by": "sglang"}]}'
+    for info in ("", "[]", '{"version": 5, "tp_size": true, "disable_cuda_graph": "no", "speculative_algorithm": 3}'):
+        said = read_server(f"{SERVER_MARK}\n{models}\n{SERVER_INFO_MARK}\n{info}\n{RESULT_MARK}\n")
+        assert (said.engine, said.version, said.mode, said.speculative, said.layout) == ("sglang", None, "", "", "")
+    said = read_server(
+        f"{SERVER_MARK}\n{models}\n{SERVER_INFO_MARK}\n" + '{"speculative_algorithm": "NONE"}\n' + RESULT_MARK
+    )
+    assert said.speculative == ""
+    said = read_server(
+        f"{SERVER_MARK}\n{models}\n{SERVER_INFO_MARK}\n" + '{"speculative_algorithm": "DSPARK"}\n' + RESULT_MARK
+    )
+    assert said.speculative == "unnamed"

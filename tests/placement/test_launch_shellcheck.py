@@ -140,3 +140,21 @@ def test_the_check_reports_what_shellcheck_finds(tmp_path):
     findings = shellcheck({"bad.sh": bad}, tmp_path)
     codes = {m.group(1) for m in (re.search(r"\[(SC\d+)\]", f) for f in findings) if m}
     assert codes == {"SC2086"}, findings
+
+
+def test_shellcheck_finds_nothing_in_the_benchmark_runners_command(tmp_path):
+    """The one command a benchmark run executes over SSH on the head node (its
+    questions to the server, then vLLM's client), for the head node's port
+    and for a serving's address."""
+    from benchmarks.command import BenchSpec, bench_command
+
+    files = {
+        f"bench-{i}.sh": "#!/bin/bash\n" + bench_command(spec) + "\n"
+        for i, spec in enumerate(
+            (
+                BenchSpec("qwen3-32b", "Qwen/Qwen3-32B-FP8", 4, 512, 256, 20),
+                BenchSpec("llama-3.1-8b", "nvidia/Llama-3.1-8B-Instruct-NVFP4", base_url="http://10.0.0.7:8003"),
+            )
+        )
+    }
+    assert shellcheck(files, tmp_path) == []

@@ -87,3 +87,33 @@ def test_a_base_url_with_anything_but_an_address_and_port_is_refused():
     assert bench_problems(BenchSpec("m", "m", base_url="http://spark-01.lab:8001")) == []
     command = bench_command(BenchSpec("m", "m"))
     assert "--base-url http://127.0.0.1:8000 " in command  # the launch scripts' port on the head node by default
+
+
+def test_the_runner_asks_a_simulated_sglang_server_what_it_is(client_key, tmp_path):
+    """The questions before the benchmark go to the engine for real: one that
+    stands for SGLang names itself so and gives its version and speculative
+    algorithm; one that stands for vLLM gives its version."""
+    from benchmarks.command import read_server
+    from simfleet.engine import SGLANG_VERSION, VLLM_VERSION, SimEngine
+
+    running = Background(client_key, tmp_path, decode_tps=100.0)
+    try:
+        sglang = SimEngine("qwen3-32b", 100.0, server="sglang", speculative="EAGLE3")
+        port = running.call(sglang.start())
+        for url_port, expected in (
+            (port, ("sglang", SGLANG_VERSION, "graphs", "eagle3")),
+            (running.port, ("vllm", VLLM_VERSION, "", "")),
+        ):
+            spec = BenchSpec("qwen3-32b", "Qwen/Qwen3-32B-FP8", num_prompts=1, base_url=f"http://127.0.0.1:{url_port}")
+            outcome = run_command(
+                Target(running.endpoint.host, running.endpoint.port, "fleet"),
+                bench_command(spec),
+                client_keys=[client_key.path],
+                accepted_key=running.endpoint.host_key,
+                timeout=60,
+            )
+            said = read_server(outcome.output)
+            assert (said.engine, said.version, said.mode, said.speculative) == expected
+        running.call(sglang.stop())
+    finally:
+        running.close()
