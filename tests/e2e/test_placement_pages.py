@@ -834,3 +834,68 @@ def test_a_member_uploads_what_sglang_bench_serving_appended_and_the_file_is_rec
     fits_a_phone(page, mine)
     mine.scroll_into_view_if_needed()
     shot("benchmarks-sglang-upload-390")
+
+
+def test_the_runs_started_on_a_group_say_which_engine_the_server_said_it_is(live_server, page, shot, lab):
+    """Three runs started on the direct pair: one measured a server that said
+    it is SGLang (drafting with EAGLE, CUDA graphs off), one failed, one is
+    queued. The runs table names the engine and version each server gave, and
+    how the run was recorded behind a disclosure; at desk and phone width."""
+    from benchmarks.command import ServerSaid
+    from benchmarks.models import BenchmarkRun
+    from benchmarks.runs import server_fields
+
+    member = make_user("member", "member")
+    pair = NodeGroup.objects.get(retired_at__isnull=True, members__spark__name="spark-01")
+    base = {
+        "group": pair,
+        "group_name": pair.name,
+        "topology_kind": "direct",
+        "group_nodes": ["spark-01", "spark-02"],
+        "nodes": ["spark-01", "spark-02"],
+        "node_count": 2,
+        "tp": 2,
+        "model": LlmModel.objects.get(slug="qwen3-32b"),
+        "model_name": "qwen3-32b",
+        "concurrency": 1,
+        "input_len": 256,
+        "output_len": 64,
+        "num_prompts": 10,
+        "created_by": member,
+        "created_by_name": "member",
+    }
+    done = BenchmarkRun(**base, status="done", decode_tps=31.2, ttft_ms=88.0, tpot_ms=32.1)
+    said = server_fields(
+        ServerSaid("sglang", "sglang", "0.5.6", "eager", "eagle", "tp 2, pp 1, dp 1"), client_version="0.11.1", run=done
+    )
+    done.notes = "started from the page on spark-01 (head node); " + said.pop("notes")
+    for name, value in said.items():
+        setattr(done, name, value)
+    done.save()
+    BenchmarkRun.objects.create(
+        **base, status="failed", error="no accepted SSH host key for spark-01: accept it on the telemetry page first"
+    )
+    BenchmarkRun.objects.create(**base, status="queued")
+    sign_in(page, live_server.url, "member", "member-pass-123")
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/benchmarks/groups/{pair.pk}/?model=qwen3-32b")
+        row = page.locator("#group-runs tbody tr", has=page.locator("td", has_text=str(done.pk))).first
+        engine = row.locator(".run-engine")
+        expect(engine).to_contain_text("SGLang 0.5.6 · eager (no CUDA graphs)")
+        expect(row.locator(".badge.speculative")).to_have_text("EAGLE")
+        details = engine.locator("details.run-notes")
+        expect(details.locator("p")).to_be_hidden()
+        details.locator("summary").click()
+        expect(details.locator("p")).to_contain_text(
+            "the server at http://127.0.0.1:8000 named itself 'sglang' (GET /v1/models); GET /get_server_info: "
+            "version 0.5.6, CUDA graphs off, speculative algorithm EAGLE, tp 2, pp 1, dp 1"
+        )
+        queued = page.locator("#group-runs tbody tr", has=page.locator(".badge.warn", has_text="Queued"))
+        expect(queued.locator(".run-engine")).to_have_text("asked of the server when it runs")
+        expect(page.locator("#group-runs")).to_contain_text("no accepted SSH host key for spark-01")
+        page.locator("#runs").scroll_into_view_if_needed()
+        if width == 390:
+            fits_a_phone(page, engine)
+        no_sideways_scroll(page)
+        shot(f"benchmarks-runs-engine-{width}")
