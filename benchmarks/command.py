@@ -143,6 +143,7 @@ class ServerSaid:
     mode: str = ""  # SGLang: "eager" under --disable-cuda-graph, else "graphs"; "": not said
     speculative: str = ""  # SGLang: its speculative algorithm as the records name it; "": none said
     layout: str = ""  # SGLang: its parallel sizes in words ("tp 2, pp 1, dp 1")
+    sizes: tuple[int, int, int] | None = None  # SGLang: (tp, pp, dp) when it gave all three, each 1 or more
 
 
 def _json(text: str) -> dict[str, Any]:
@@ -178,16 +179,15 @@ def read_server(text: str) -> ServerSaid:
     speculative = ""
     if isinstance(algorithm, str) and algorithm.strip() and algorithm.strip().upper() != "NONE":
         speculative = SGLANG_SPECULATIVE.get(algorithm.strip().upper(), "unnamed")
-    sizes = [
-        f"{word} {info[key]}"
-        for word, key in (("tp", "tp_size"), ("pp", "pp_size"), ("dp", "dp_size"))
-        if isinstance(info.get(key), int) and not isinstance(info.get(key), bool)
-    ]
+    given = {key: info.get(key) for key in ("tp_size", "pp_size", "dp_size")}
+    numbers = {k: v for k, v in given.items() if isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 1024}
+    words = ", ".join(f"{k.removesuffix('_size')} {v}" for k, v in numbers.items())
     return ServerSaid(
         engine,
         named,
         _version(str(info.get("version", ""))),
         ("eager" if graphs else "graphs") if isinstance(graphs, bool) else "",
         speculative,
-        ", ".join(sizes),
+        words,
+        (numbers["tp_size"], numbers["pp_size"], numbers["dp_size"]) if len(numbers) == 3 else None,
     )

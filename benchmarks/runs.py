@@ -245,8 +245,32 @@ def server_fields(said: ServerSaid, *, client_version: str, run: BenchmarkRun) -
     if said.layout:
         told.append(said.layout)
     info = f"; GET /get_server_info: {', '.join(told)}" if told else "; it gave no server information"
-    fields["notes"] = said_words + info
+    fields["notes"] = said_words + info + _sglang_layout(said, run, fields)
     return fields
+
+
+def _sglang_layout(said: ServerSaid, run: BenchmarkRun, fields: dict[str, Any]) -> str:
+    """A run on the head node's port was recorded with the whole group's
+    layout, a guess; SGLang's sizes say what ran, and replace it (into
+    ``fields``), unless they need more Sparks than the group has. A
+    serving's layout is its plan's, already known. The note, in words."""
+    if said.sizes is None or run.serve_url:
+        return ""
+    tp, pp, dp = said.sizes
+    if (tp, pp, dp) == (run.tp, run.pp, run.copies):
+        return ""
+    span, nodes = tp * pp * dp, list(run.nodes)
+    if span > len(nodes):
+        return f"; its sizes need {span} GPUs, more than the group's {len(nodes)} Sparks: the group's layout is kept"
+    fields.update(tp=tp, pp=pp, copies=dp, node_count=tp * pp, nodes=nodes[:span])
+    if tp * pp == 1:
+        fields["backend"] = BenchmarkRun.Backend.NONE
+    which = "" if span == 1 else f" (which Sparks after {nodes[0]}, the head, is not known)"
+    copies = f" in {dp} copies" if dp > 1 else ""
+    return (
+        f"; recorded with SGLang's layout, tp {tp} and pp {pp} on {tp * pp} Spark{'s' if tp * pp != 1 else ''}"
+        f"{copies}, not the whole group's {len(nodes)}{which}"
+    )
 
 
 def run_execute(*, run_id: int, task_id: str = "") -> BenchmarkRun | None:

@@ -84,6 +84,7 @@ class BenchServer:
     # what the server at the URL says it is: vllm | sglang | sglang-eagle (drafting with EAGLE, CUDA graphs
     # off) | other (a proxy naming itself) | silent (no model list: curl printed nothing)
     server: str = "vllm"
+    sglang_sizes: tuple[int, int, int] = (2, 1, 1)  # the tp, pp and dp an SGLang server reports
     host_key: asyncssh.SSHKey = field(default_factory=lambda: asyncssh.generate_private_key("ssh-ed25519"))
     commands: list[str] = field(default_factory=list)
     port: int = 0
@@ -114,9 +115,9 @@ class BenchServer:
         owner = {"vllm": "vllm", "other": "litellm"}.get(self.server, "sglang")
         models = json.dumps({"object": "list", "data": [{"id": "qwen3-32b", "object": "model", "owned_by": owner}]})
         info = {
-            "tp_size": 2,
-            "pp_size": 1,
-            "dp_size": 1,
+            "tp_size": self.sglang_sizes[0],
+            "pp_size": self.sglang_sizes[1],
+            "dp_size": self.sglang_sizes[2],
             "disable_cuda_graph": self.server == "sglang-eagle",
             "speculative_algorithm": "EAGLE" if self.server == "sglang-eagle" else None,
             "version": "0.5.6",

@@ -361,3 +361,45 @@ def test_a_server_that_answers_odd_server_information_is_still_named():
         f"{SERVER_MARK}\n{models}\n{SERVER_INFO_MARK}\n" + '{"speculative_algorithm": "DSPARK"}\n' + RESULT_MARK
     )
     assert said.speculative == "unnamed"
+
+
+@pytest.mark.parametrize(
+    ("sizes", "layout", "note"),
+    [
+        (
+            (1, 1, 1),
+            (1, 1, 1, 1, ["spark-01"], "none"),
+            "recorded with SGLang's layout, tp 1 and pp 1 on 1 Spark, not the whole group's 2",
+        ),
+        (
+            (1, 1, 2),
+            (1, 1, 2, 1, ["spark-01", "spark-02"], "none"),
+            "recorded with SGLang's layout, tp 1 and pp 1 on 1 Spark in 2 copies, not the whole group's 2 (which "
+            "Sparks after spark-01, the head, is not known)",
+        ),
+        (
+            (4, 1, 1),
+            (2, 1, 1, 2, ["spark-01", "spark-02"], "unknown"),
+            "its sizes need 4 GPUs, more than the group's 2 Sparks: the group's layout is kept",
+        ),
+        ((2, 1, 1), (2, 1, 1, 2, ["spark-01", "spark-02"], "unknown"), ""),
+    ],
+)
+def test_a_run_on_an_sglang_server_is_recorded_with_the_layout_it_reports(
+    api_admin, head, server, tasks_inline, sizes, layout, note
+):
+    """A run on the head node's port is recorded with the whole group's
+    layout, a guess the benchmark client cannot check; an SGLang server
+    reports its tensor-, pipeline- and data-parallel sizes, and the record
+    takes them (one copy's nodes; several copies are measured together and
+    not fitted on), unless they need more Sparks than the group has."""
+    server.server, server.sglang_sizes = "sglang", sizes
+    response = start(api_admin, head, concurrency=1, input_len=256, output_len=64, num_prompts=10)
+    assert response.status_code == 202, response.content
+    run = BenchmarkRun.objects.get(pk=response.json()["id"])
+    assert run.status == "done", run.error
+    assert (run.tp, run.pp, run.copies, run.node_count, run.nodes, run.backend) == layout
+    if note:
+        assert note in run.notes
+    else:
+        assert "layout" not in run.notes
