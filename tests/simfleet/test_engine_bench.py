@@ -46,8 +46,9 @@ def head(client_key, tmp_path):
     running.close()
 
 
-def run_bench(head, client_key, **sizes) -> object:
-    spec = BenchSpec("qwen3-32b", "Qwen/Qwen3-32B-FP8", base_url=f"http://127.0.0.1:{head.port}", **sizes)
+def bench_output(head, client_key, port: int, **sizes) -> str:
+    """What the fixed benchmark command printed over SSH on the simulated head, measuring the engine at ``port``."""
+    spec = BenchSpec("qwen3-32b", "Qwen/Qwen3-32B-FP8", base_url=f"http://127.0.0.1:{port}", **sizes)
     outcome = run_command(
         Target(head.endpoint.host, head.endpoint.port, "fleet"),
         bench_command(spec),
@@ -56,7 +57,11 @@ def run_bench(head, client_key, **sizes) -> object:
         timeout=60,
     )
     assert outcome.error == ""
-    return read_output(outcome.output, model="qwen3-32b")
+    return outcome.output
+
+
+def run_bench(head, client_key, **sizes) -> object:
+    return read_output(bench_output(head, client_key, head.port, **sizes), model="qwen3-32b")
 
 
 @pytest.mark.parametrize("streams", [1, 4])
@@ -104,15 +109,7 @@ def test_the_runner_asks_a_simulated_sglang_server_what_it_is(client_key, tmp_pa
             (port, ("sglang", SGLANG_VERSION, "graphs", "eagle3")),
             (running.port, ("vllm", VLLM_VERSION, "", "")),
         ):
-            spec = BenchSpec("qwen3-32b", "Qwen/Qwen3-32B-FP8", num_prompts=1, base_url=f"http://127.0.0.1:{url_port}")
-            outcome = run_command(
-                Target(running.endpoint.host, running.endpoint.port, "fleet"),
-                bench_command(spec),
-                client_keys=[client_key.path],
-                accepted_key=running.endpoint.host_key,
-                timeout=60,
-            )
-            said = read_server(outcome.output)
+            said = read_server(bench_output(running, client_key, url_port, num_prompts=1))
             assert (said.engine, said.version, said.mode, said.speculative) == expected
         running.call(sglang.stop())
     finally:
