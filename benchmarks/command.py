@@ -17,6 +17,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from placement.launch import DEFAULT_VLLM_IMAGE
+
 from .parsers import BenchResult, parse_vllm_bench_text
 
 SERVE_URL = "http://127.0.0.1:8000"  # launch.SERVE_PORT on the head node
@@ -25,6 +27,10 @@ _VERSION = re.compile(r"^\s*v?(\d+\.\d+[\w.+-]*)\s*$")
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")
 _BASE_URL = re.compile(r"^http://[A-Za-z0-9][A-Za-z0-9.-]{0,252}:[0-9]{1,5}$")
+_IMAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$")
+# The Hugging Face cache the launches mount (placement.launch.LaunchSettings.hf_cache):
+# the client's tokenizer is read from it, as the server's weights are.
+HF_CACHE = '"$HOME"/.cache/huggingface'
 VERSION_MARK = "@@bench:version"
 RESULT_MARK = "@@bench:result"
 # What the server measured says it is, asked before the benchmark (curl's body
@@ -50,6 +56,9 @@ class BenchSpec:
     output_len: int = 128
     num_prompts: int = 10
     base_url: str = SERVE_URL  # the OpenAI-compatible server measured (a serving's URL)
+    # where vLLM's client runs when the head node has no ``vllm`` on its PATH (NVIDIA's
+    # playbooks and this app's launches run vLLM in a container): the launch image
+    image: str = DEFAULT_VLLM_IMAGE
 
 
 def bench_problems(spec: BenchSpec) -> list[tuple[str, str]]:
@@ -65,6 +74,8 @@ def bench_problems(spec: BenchSpec) -> list[tuple[str, str]]:
     match = _BASE_URL.match(spec.base_url) if isinstance(spec.base_url, str) else None
     if match is None or not 0 < int(spec.base_url.rsplit(":", 1)[1]) < 65536:
         problems.append(("base_url", "must be http://host:port (a server's address and port, nothing else)"))
+    if not isinstance(spec.image, str) or not _IMAGE.match(spec.image):
+        problems.append(("image", "must be an image reference (FLEET_VLLM_IMAGE), nothing else"))
     return problems
 
 
@@ -78,10 +89,17 @@ def bench_command(spec: BenchSpec) -> str:
         f"echo {mark}; curl -sf -m 5 {q(spec.base_url + path)} 2>/dev/null | head -c {PROBE_BYTES}; echo; "
         for mark, path in PROBES
     )
+    # vLLM's client: the head node's own, else the one in the launch image (never pulled
+    # here), on the host's network, with the cache and HF_TOKEN (passed from the node's
+    # environment when set, never written into the command)
+    client = (
+        'vc() { if command -v vllm >/dev/null 2>&1; then vllm "$@"; else docker run --rm --pull never '
+        f'--network host -e HF_TOKEN -v {HF_CACHE}:/root/.cache/huggingface {q(spec.image)} vllm "$@"; fi; }}; '
+    )
     return (
-        "export LC_ALL=C; "
-        f"echo {VERSION_MARK}; vllm --version 2>/dev/null || true; {probes}echo {RESULT_MARK}; "
-        f"vllm bench serve --backend vllm --base-url {q(spec.base_url)} --model {q(spec.model_ref)} "
+        f"export LC_ALL=C; {client}"
+        f"echo {VERSION_MARK}; vc --version 2>/dev/null || true; {probes}echo {RESULT_MARK}; "
+        f"vc bench serve --backend vllm --base-url {q(spec.base_url)} --model {q(spec.model_ref)} "
         f"--served-model-name {q(spec.slug)} --dataset-name random "
         f"--random-input-len {spec.input_len} --random-output-len {spec.output_len} "
         f"--max-concurrency {spec.concurrency} --num-prompts {spec.num_prompts}"

@@ -24,6 +24,7 @@ from core.errors import Unavailable
 from core.outage import service_down
 from core.runs import HEARTBEAT_STALE_S, WORKER_GONE, heartbeat, run_claim, silent_runs
 from inventory.models import Spark
+from placement.launch import DEFAULT_VLLM_IMAGE
 from placement.selectors import groupspec_for, live_group_or_error, model_get
 from telemetry.conf import ssh_key_path
 from telemetry.remote import Target, run_command
@@ -52,7 +53,13 @@ def _spec(run: BenchmarkRun) -> BenchSpec:
         run.output_len or 0,
         run.num_prompts or 0,
         run.serve_url or SERVE_URL,
+        client_image(),
     )
+
+
+def client_image() -> str:
+    """The image vLLM's benchmark client runs in on a head node without ``vllm``: the launch image."""
+    return str(setting("FLEET_VLLM_IMAGE", DEFAULT_VLLM_IMAGE, str)).strip() or DEFAULT_VLLM_IMAGE
 
 
 def run_start(
@@ -75,7 +82,9 @@ def run_start(
         raise RunNotAllowed(why, "group")
     row = model_get(model)
     url = serving.base_url if serving is not None else SERVE_URL
-    spec = BenchSpec(row.slug, row.hf_repo or row.slug, concurrency, input_len, output_len, num_prompts, url)
+    spec = BenchSpec(
+        row.slug, row.hf_repo or row.slug, concurrency, input_len, output_len, num_prompts, url, client_image()
+    )
     errors = bench_problems(spec)
     if not errors and input_len + output_len > row.max_context:
         errors.append(

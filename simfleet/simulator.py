@@ -121,9 +121,10 @@ class _SimServer(asyncssh.SSHServer):
 
 
 _BENCH_RE = re.compile(
-    r"export LC_ALL=C; echo (?P<version_mark>[A-Za-z0-9@:_-]+); vllm --version 2>/dev/null \|\| true; "
+    r"export LC_ALL=C; (?:vc\(\) \{ if command -v vllm >/dev/null 2>&1; then vllm \"\$@\"; else docker run [^;]* "
+    r"vllm \"\$@\"; fi; \}; )?echo (?P<version_mark>[A-Za-z0-9@:_-]+); (?:vllm|vc) --version 2>/dev/null \|\| true; "
     r"(?P<probes>(?:echo [A-Za-z0-9@:_-]+; curl -sf -m 5 [A-Za-z0-9:/._-]+ 2>/dev/null \| head -c [0-9]+; echo; )*)"
-    r"echo (?P<result_mark>[A-Za-z0-9@:_-]+); (?P<bench>vllm bench serve .*)"
+    r"echo (?P<result_mark>[A-Za-z0-9@:_-]+); (?:vllm|vc) (?P<bench>bench serve .*)"
 )
 _PROBE_RE = re.compile(r"echo (?P<mark>[A-Za-z0-9@:_-]+); curl -sf -m 5 (?P<url>[A-Za-z0-9:/._-]+) 2>/dev/null")
 

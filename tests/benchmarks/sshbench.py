@@ -96,7 +96,11 @@ class BenchServer:
     def _handle(self, process: asyncssh.SSHServerProcess[str]) -> None:
         command = process.command or ""
         self.commands.append(command)
-        if not (command.startswith(f"export LC_ALL=C; echo {VERSION_MARK};") and "vllm bench serve" in command):
+        if not (
+            command.startswith("export LC_ALL=C; vc() {")
+            and f"echo {VERSION_MARK};" in command
+            and "vc bench serve --backend vllm" in command
+        ):
             process.stderr.write("sh: command not found\n")
             process.exit(127)
             return

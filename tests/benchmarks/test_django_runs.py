@@ -237,6 +237,8 @@ def test_the_command_is_fixed_and_quoted():
         bench_command(BenchSpec("x", "Qwen/x; rm -rf /", 1, 1, 1, 1))
     with pytest.raises(ValueError, match="concurrency"):
         bench_command(BenchSpec("x", "x", True, 1, 1, 1))
+    with pytest.raises(ValueError, match="image: must be an image reference"):
+        bench_command(BenchSpec("x", "x", 1, 1, 1, 1, image="nvcr.io/nvidia/vllm:1 && rm -rf /"))
 
 
 def test_reading_output_without_markers_still_parses_the_summary():
@@ -403,3 +405,50 @@ def test_a_run_on_an_sglang_server_is_recorded_with_the_layout_it_reports(
         assert note in run.notes
     else:
         assert "layout" not in run.notes
+
+
+def _fake_tool(folder, name: str, body: str) -> None:
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+
+
+@pytest.mark.parametrize("host_has_vllm", [True, False])
+def test_the_client_runs_on_the_head_node_or_in_the_launch_image(tmp_path, host_has_vllm):
+    """NVIDIA's playbooks and this app's launches run vLLM in a container, so
+    a head node may have no ``vllm`` of its own: the command (run here by a
+    real shell, with stand-ins for the tools on its PATH) then runs vLLM's
+    client in the launch image, never pulling it, on the host's network,
+    with the Hugging Face cache and the node's HF_TOKEN passed by name; a
+    node with ``vllm`` runs it and never starts a container."""
+    import shutil
+    import subprocess
+
+    from benchmarks.command import RESULT_MARK, VERSION_MARK
+
+    bin_dir, log = tmp_path / "bin", tmp_path / "calls"
+    bin_dir.mkdir()
+    record = f'echo "$(basename "$0") $*" >> {log}\n'
+    answer = 'case "$*" in *--version*) echo 0.11.1;; *) echo "Output token throughput (tok/s): 55.43";; esac\n'
+    if host_has_vllm:
+        _fake_tool(bin_dir, "vllm", record + answer)
+    _fake_tool(bin_dir, "docker", record + answer)
+    _fake_tool(bin_dir, "curl", "exit 7\n")  # no server answers the questions
+    for tool in ("head", "basename", "cat"):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    command = bench_command(BenchSpec("m", "org/M", 1, 64, 32, 5, image="registry.example/vllm:1.2"))
+    env = {"PATH": str(bin_dir), "HOME": str(tmp_path), "HF_TOKEN": "hf_not_a_real_token"}
+    done = subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"{VERSION_MARK}\n0.11.1\n") and f"{RESULT_MARK}\nOutput token" in done.stdout
+    calls = log.read_text().splitlines()
+    if host_has_vllm:
+        assert [c.split()[0] for c in calls] == ["vllm", "vllm"]
+    else:
+        prefix = (
+            f"docker run --rm --pull never --network host -e HF_TOKEN -v {tmp_path}/.cache/huggingface:"
+            "/root/.cache/huggingface registry.example/vllm:1.2 vllm"
+        )
+        assert calls[0] == f"{prefix} --version"
+        assert calls[1].startswith(f"{prefix} bench serve --backend vllm --base-url http://127.0.0.1:8000 ")
+    assert "hf_not_a_real_token" not in command and "hf_not_a_real_token" not in log.read_text()

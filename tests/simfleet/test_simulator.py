@@ -197,17 +197,16 @@ def test_a_thousand_nodes_start_quickly(client_key, tmp_path):
 
 
 def test_the_simulated_head_node_answers_only_the_fixed_benchmark_command():
+    from benchmarks.command import BenchSpec, bench_command, read_server
     from simfleet.simulator import bench_answer
 
     node = SimNode("head-1")
-    good = (
-        "export LC_ALL=C; echo @@bench:version; vllm --version 2>/dev/null || true; echo @@bench:result; "
-        "vllm bench serve --backend vllm --base-url http://127.0.0.1:8000 --model 'org/M' "
-        "--served-model-name m --dataset-name random --random-input-len 64 --random-output-len 32 "
-        "--max-concurrency 1 --num-prompts 5"
-    )
+    good = bench_command(BenchSpec("m", "org/M", 1, 64, 32, 5))
     out = bench_answer(good, node)
-    assert out is not None and out.startswith("@@bench:version\n0.11.1\n@@bench:result\n")
+    assert out is not None and out.startswith("@@bench:version\n0.11.1\n@@bench:server\n")
     assert "Maximum request concurrency:             1" in out and "Total generated tokens:                  160" in out
+    assert read_server(out).engine == "vllm"
+    # anything added to the command is not the command: no answer
+    assert bench_answer(good.replace("vc bench serve", "rm -rf /; vc bench serve"), node) is None
     assert bench_answer("vllm bench serve --max-concurrency 1", node) is None
     assert bench_answer("cat /etc/shadow", node) is None
