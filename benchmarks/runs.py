@@ -62,6 +62,28 @@ def client_image() -> str:
     return str(setting("FLEET_VLLM_IMAGE", DEFAULT_VLLM_IMAGE, str)).strip() or DEFAULT_VLLM_IMAGE
 
 
+def client_warning(head: str | None) -> str:
+    """Why the benchmark client may not start on ``head``, from its last
+    software reading ("" when that reading shows no sign of trouble or there
+    is none). Only the fallback can be checked: whether ``vllm`` is on the
+    node's own PATH is not read, so the words say what else would do."""
+    from telemetry.software_store import software_by_name
+
+    sw = software_by_name([head]).get(head) if head else None
+    if sw is None:
+        return ""
+    images, image = sw["images"], client_image()
+    when = f"when its software was read at {images['read_at'][:16].replace('T', ' ')} UTC"
+    needs = f"a run there needs vLLM installed on {head} itself"
+    if images["docker"] == "absent":
+        return f"Docker was not installed on {head} {when}: {needs}"
+    if images["docker"] == "denied":
+        return f"the fleet's SSH user could not use Docker on {head} {when}: {needs}, or that user in the docker group"
+    if images["value"] is None or any(i["ref"] == image for i in images["value"]):
+        return ""
+    return f"the launch image {image} was not on {head} {when}: {needs}, or the image pulled there"
+
+
 def run_start(
     *,
     actor: Actor,

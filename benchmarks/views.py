@@ -180,6 +180,7 @@ def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
     title = f"{model.name if model else model_slug}: decode at concurrency {concurrency}"
     series = chart_series(rows, published_as_reference=True)
     allowed, why = may_start_run(request.user, group) if group.retired_at is None else (False, "retired")
+    head = group.members.order_by("spark__name").values_list("spark__name", flat=True).first()
     pending = any(r.status in (BenchmarkRun.Status.QUEUED, BenchmarkRun.Status.RUNNING) for r in here)
     return {
         "group": group,
@@ -203,7 +204,8 @@ def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
         "run_form": RunForm(initial={"model": model_slug}),
         "pending": pending,
         "default_reading": DEFAULT_READING,
-        "head": group.members.order_by("spark__name").values_list("spark__name", flat=True).first(),
+        "head": head,
+        "client_warning": runs.client_warning(head) if allowed else "",
         "other_readings": [r for r in published if r.reading not in ("", DEFAULT_READING)],
     }
 

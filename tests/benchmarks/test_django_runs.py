@@ -452,3 +452,65 @@ def test_the_client_runs_on_the_head_node_or_in_the_launch_image(tmp_path, host_
         assert calls[0] == f"{prefix} --version"
         assert calls[1].startswith(f"{prefix} bench serve --backend vllm --base-url http://127.0.0.1:8000 ")
     assert "hf_not_a_real_token" not in command and "hf_not_a_real_token" not in log.read_text()
+
+
+@pytest.mark.parametrize(
+    ("docker", "images", "warning"),
+    [
+        ("ok", ["nvcr.io/nvidia/vllm:26.05-py3"], None),
+        (
+            "ok",
+            ["nvcr.io/nvidia/vllm:25.11-py3"],
+            "The launch image nvcr.io/nvidia/vllm:26.05-py3 was not on spark-01 when its software was read at "
+            "2026-12-01 08:30 UTC: a run there needs vLLM installed on spark-01 itself, or the image pulled there.",
+        ),
+        (
+            "absent",
+            None,
+            "Docker was not installed on spark-01 when its software was read at 2026-12-01 08:30 UTC: a run there "
+            "needs vLLM installed on spark-01 itself.",
+        ),
+        (
+            "denied",
+            None,
+            "The fleet&#x27;s SSH user could not use Docker on spark-01 when its software was read at 2026-12-01 "
+            "08:30 UTC: a run there needs vLLM installed on spark-01 itself, or that user in the docker group.",
+        ),
+        ("unreachable", None, None),
+        (None, None, None),  # never read
+    ],
+)
+def test_the_run_form_says_when_the_head_node_had_no_way_to_run_the_client(
+    admin_user, demo, settings, docker, images, warning
+):
+    """A head node without its own vLLM runs the client in the launch image;
+    its last software reading says whether it had that image and Docker, and
+    the run form warns an admin before a run that would fail for want of them."""
+    from datetime import UTC, datetime
+
+    from django.test import Client
+
+    from telemetry.models import SoftwareState
+    from telemetry.software import Image, SoftwareReading
+
+    settings.FLEET_VLLM_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
+    if docker is not None:
+        reading = SoftwareReading(
+            dgx_os="7.3.1", kernel=None, driver=None, cuda=None, connectx_firmware=None, nccl=None,
+            nccl_build=None, nccl_release=None, docker=docker,
+            images=None if images is None else tuple(Image(ref, "sha256:" + "a" * 64, "abc123") for ref in images),
+        )  # fmt: skip
+        SoftwareState.objects.create(
+            spark=Spark.objects.get(name="spark-01"),
+            reading=reading.to_dict(),
+            read_at=datetime(2026, 12, 1, 8, 30, tzinfo=UTC),
+        )
+    client = Client()
+    client.force_login(admin_user)
+    page = client.get(f"/benchmarks/groups/{demo['direct'].pk}/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    if warning is None:
+        assert 'id="client-warning"' not in text
+    else:
+        assert f'<p class="warn small" id="client-warning" role="note">{warning}</p>' in text

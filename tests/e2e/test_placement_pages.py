@@ -899,3 +899,43 @@ def test_the_runs_started_on_a_group_say_which_engine_the_server_said_it_is(live
             fits_a_phone(page, engine)
         no_sideways_scroll(page)
         shot(f"benchmarks-runs-engine-{width}")
+
+
+def test_the_run_form_warns_when_the_head_node_lacked_the_launch_image(live_server, page, shot, lab, settings):
+    """An admin opens the direct pair's benchmarks: spark-01's last software
+    reading had an older vLLM image than the launch image, so the form says a
+    run needs vLLM on spark-01 itself or that image pulled; at desk and phone width."""
+    from datetime import UTC, datetime
+
+    from inventory.models import Spark
+    from telemetry.models import SoftwareState
+    from telemetry.software import Image, SoftwareReading
+
+    settings.FLEET_VLLM_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
+    make_user("admin", "lab-admin")
+    reading = SoftwareReading(
+        dgx_os="7.3.1", kernel=None, driver=None, cuda=None, connectx_firmware=None, nccl=None,
+        nccl_build=None, nccl_release=None, docker="ok",
+        images=(Image("nvcr.io/nvidia/vllm:25.11-py3", "sha256:" + "9c" * 32, "7a6b5c4d3e2f"),),
+    )  # fmt: skip
+    SoftwareState.objects.create(
+        spark=Spark.objects.get(name="spark-01"),
+        reading=reading.to_dict(),
+        read_at=datetime(2026, 12, 1, 8, 30, tzinfo=UTC),
+    )
+    pair = NodeGroup.objects.get(retired_at__isnull=True, members__spark__name="spark-01")
+    sign_in(page, live_server.url, "admin", "admin-pass-123")
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/benchmarks/groups/{pair.pk}/")
+        warning = page.locator("#client-warning")
+        expect(warning).to_have_text(
+            "The launch image nvcr.io/nvidia/vllm:26.05-py3 was not on spark-01 when its software was read at "
+            "2026-12-01 08:30 UTC: a run there needs vLLM installed on spark-01 itself, or the image pulled there."
+        )
+        expect(page.locator("form[action$='/run/'] button[type=submit]")).to_be_visible()
+        warning.scroll_into_view_if_needed()
+        if width == 390:
+            fits_a_phone(page, warning)
+        no_sideways_scroll(page)
+        shot(f"benchmarks-run-form-warning-{width}")
