@@ -17,7 +17,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from placement.launch import DEFAULT_VLLM_IMAGE
+from placement.launch import DEFAULT_VLLM_IMAGE, LaunchSettings, shell_path
 
 from .parsers import BenchResult, parse_vllm_bench_text
 
@@ -28,9 +28,9 @@ _SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")
 _BASE_URL = re.compile(r"^http://[A-Za-z0-9][A-Za-z0-9.-]{0,252}:[0-9]{1,5}$")
 _IMAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$")
-# The Hugging Face cache the launches mount (placement.launch.LaunchSettings.hf_cache):
-# the client's tokenizer is read from it, as the server's weights are.
-HF_CACHE = '"$HOME"/.cache/huggingface'
+# The Hugging Face cache the launches mount: the client's tokenizer is read from
+# it, as the server's weights are.
+HF_CACHE = shell_path(LaunchSettings().hf_cache)
 VERSION_MARK = "@@bench:version"
 RESULT_MARK = "@@bench:result"
 # What the server measured says it is, asked before the benchmark (curl's body

@@ -29,6 +29,7 @@ from placement.selectors import groupspec_for, live_group_or_error, model_get
 from telemetry.conf import ssh_key_path
 from telemetry.remote import Target, run_command
 from telemetry.selectors import accepted_host_key
+from telemetry.software_store import software_by_name
 
 from .command import SERVE_URL, BenchSpec, ServerSaid, bench_command, bench_problems, read_output, read_server
 from .errors import BenchmarkError
@@ -67,8 +68,6 @@ def client_warning(head: str | None) -> str:
     software reading ("" when that reading shows no sign of trouble or there
     is none). Only the fallback can be checked: whether ``vllm`` is on the
     node's own PATH is not read, so the words say what else would do."""
-    from telemetry.software_store import software_by_name
-
     sw = software_by_name([head]).get(head) if head else None
     if sw is None:
         return ""

@@ -144,7 +144,7 @@ def _q(value: object) -> str:
     return shlex.quote(str(value))
 
 
-def _path(value: str) -> str:
+def shell_path(value: str) -> str:
     """A configured path: a leading $HOME stays expandable, the rest is quoted."""
     if value.startswith("$HOME/"):
         return '"$HOME"/' + _q(value[len("$HOME/") :])
@@ -679,21 +679,21 @@ def _vllm_container(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
     if not ctx.multi:
         return [
             f"docker run --rm --gpus all --network host --ipc host -e HF_TOKEN "
-            f"-v {_path(s.hf_cache)}:/root/.cache/huggingface {image} {serve}"
+            f"-v {shell_path(s.hf_cache)}:/root/.cache/huggingface {image} {serve}"
         ]
     env = cluster_env(node, ctx.head, ctx.group, s, vllm=True)
     fetch = [
-        f"RUN_CLUSTER={_path(s.run_cluster)}",
+        f"RUN_CLUSTER={shell_path(s.run_cluster)}",
         'if [ ! -x "$RUN_CLUSTER" ]; then',
         f'  wget -qO "$RUN_CLUSTER" {_q(RUN_CLUSTER_URL)}',
         f'  sed -i {_q(RAY_INSTALL_PATCH)} "$RUN_CLUSTER"',
         '  chmod +x "$RUN_CLUSTER"',
         "fi",
-        f"mkdir -p {_path(s.hf_cache)}",
+        f"mkdir -p {shell_path(s.hf_cache)}",
     ]
     role = "--head" if rank == 0 else "--worker"
     # -e HF_TOKEN (no value): docker passes the node's own, when set
-    start = f'bash "$RUN_CLUSTER" {image} {_q(ctx.address(ctx.head))} {role} {_path(s.hf_cache)} ' + " ".join(
+    start = f'bash "$RUN_CLUSTER" {image} {_q(ctx.address(ctx.head))} {role} {shell_path(s.hf_cache)} ' + " ".join(
         ["-e HF_TOKEN", *(f"-e {_q(f'{var}={value}')}" for var, value in env)]
     )
     if rank > 0:

@@ -35,6 +35,7 @@ from placement.launch import (
     launch_problems,
     preflight,
     script_header,
+    shell_path,
     vllm_serve_line,
 )
 from placement.model_catalogue import ModelSpec
@@ -74,11 +75,6 @@ def _q(value: object) -> str:
     return shlex.quote(str(value))
 
 
-def _hf(s: LaunchSettings) -> str:
-    value = s.hf_cache
-    return '"$HOME"/' + _q(value[len("$HOME/") :]) if value.startswith("$HOME/") else _q(value)
-
-
 def serve_problems(
     plan: Plan, group: GroupSpec, model: ModelSpec, *, launcher: str, settings: LaunchSettings
 ) -> list[tuple[str, str]]:
@@ -114,7 +110,7 @@ def engine_steps(
     if problems:
         raise LaunchError(problems)
     by_name = {n.name: n for n in group.nodes}
-    image, hf = _q(settings.vllm_image), _hf(settings)
+    image, hf = _q(settings.vllm_image), shell_path(settings.hf_cache)
     label = f"--label {LABEL}={int(serving_id)}"
     steps: list[Step] = []
     for index, names in enumerate(plan.instances):
