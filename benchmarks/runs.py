@@ -31,7 +31,16 @@ from telemetry.remote import Target, run_command
 from telemetry.selectors import accepted_host_key
 from telemetry.software_store import software_by_name
 
-from .command import SERVE_URL, BenchSpec, ServerSaid, bench_command, bench_problems, read_output, read_server
+from .command import (
+    SERVE_URL,
+    BenchSpec,
+    ServerSaid,
+    bench_command,
+    bench_problems,
+    explain_failure,
+    read_output,
+    read_server,
+)
 from .errors import BenchmarkError
 from .models import BenchmarkRun
 from .services import result_fields
@@ -66,21 +75,43 @@ def client_image() -> str:
 def client_warning(head: str | None) -> str:
     """Why the benchmark client may not start on ``head``, from its last
     software reading ("" when that reading shows no sign of trouble or there
-    is none). Only the fallback can be checked: whether ``vllm`` is on the
-    node's own PATH is not read, so the words say what else would do."""
+    is none). The client is the node's own ``vllm`` when its SSH shell finds
+    one, else the launch image under Docker (benchmarks.command): a reading
+    that found neither says the run will fail; one from before the poll asked
+    about ``vllm`` can only say what else would do. A warning, never a refusal:
+    the reading may be older than an install."""
     sw = software_by_name([head]).get(head) if head else None
     if sw is None:
         return ""
-    images, image = sw["images"], client_image()
-    when = f"when its software was read at {images['read_at'][:16].replace('T', ' ')} UTC"
-    needs = f"a run there needs vLLM installed on {head} itself"
-    if images["docker"] == "absent":
-        return f"Docker was not installed on {head} {when}: {needs}"
-    if images["docker"] == "denied":
-        return f"the fleet's SSH user could not use Docker on {head} {when}: {needs}, or that user in the docker group"
-    if images["value"] is None or any(i["ref"] == image for i in images["value"]):
+    vllm = sw.get("vllm", {}).get("value", "unread")
+    if vllm == "present":
         return ""
-    return f"the launch image {image} was not on {head} {when}: {needs}, or the image pulled there"
+    images, image, docker = sw["images"], client_image(), sw["images"]["docker"]
+    when = f"when its software was read at {images['read_at'][:16].replace('T', ' ')} UTC"
+    missing = images["value"] is not None and all(i["ref"] != image for i in images["value"])
+    if vllm == "absent":
+        # the poll asked the fleet user's shell: without one of these the client cannot start
+        why = {
+            "absent": ("Docker was not installed there", "Docker with the launch image"),
+            "denied": ("that user could not use Docker there", "that user in the docker group"),
+            "unreachable": ("its Docker daemon did not answer", "Docker running there"),
+            "error": ("its Docker daemon did not answer", "Docker running there"),
+        }.get(docker) or ((f"the launch image {image} was not there", "the image pulled there") if missing else None)
+        if why is None:
+            return ""
+        return (
+            f"no vLLM was on the fleet user's PATH on {head} and {why[0]} {when}: a run there will fail unless "
+            f"vLLM is installed there, or {why[1]}"
+        )
+    # a reading from before the poll asked about vllm: only what else would do
+    needs = f"a run there needs vLLM installed on {head} itself"
+    if docker == "absent":
+        return f"Docker was not installed on {head} {when}: {needs}"
+    if docker == "denied":
+        return f"the fleet's SSH user could not use Docker on {head} {when}: {needs}, or that user in the docker group"
+    if missing:
+        return f"the launch image {image} was not on {head} {when}: {needs}, or the image pulled there"
+    return ""
 
 
 def run_start(
@@ -333,7 +364,8 @@ def run_execute(*, run_id: int, task_id: str = "") -> BenchmarkRun | None:
             timeout=setting("FLEET_BENCH_TIMEOUT_S", 1800.0, float),
         )
     if outcome.error:
-        return _finish(run, status=failed, error=outcome.error, command=command)
+        error = explain_failure(outcome.error, head=head.name, image=client_image())
+        return _finish(run, status=failed, error=error, command=command)
     result = read_output(outcome.output, model=run.model.slug)
     if isinstance(result, list):
         return _finish(

@@ -38,7 +38,7 @@ from simfleet.engine import VLLM_VERSION, per_stream_tps, running_on
 from simfleet.engine_bench import BenchFigures, bench_summary, run_bench
 from simfleet.nccl_answers import NcclAnswer, nccl_answer
 from simfleet.serve_answers import NodeServing
-from simfleet.software_answers import SOFTWARE_KEYS, asked_images
+from simfleet.software_answers import SOFTWARE_KEYS, asked_images, client_failure
 from telemetry.poll_script import POLL_SCRIPT
 from telemetry.software_script import POLL_BODY, SOFTWARE_SECTIONS
 
@@ -122,7 +122,8 @@ class _SimServer(asyncssh.SSHServer):
 
 _BENCH_RE = re.compile(
     r"export LC_ALL=C; (?:vc\(\) \{ if command -v vllm >/dev/null 2>&1; then vllm \"\$@\"; else docker run [^;]* "
-    r"vllm \"\$@\"; fi; \}; )?echo (?P<version_mark>[A-Za-z0-9@:_-]+); (?:vllm|vc) --version 2>/dev/null \|\| true; "
+    r"(?P<image>[A-Za-z0-9][A-Za-z0-9._/:@-]*) vllm \"\$@\"; fi; \}; )?"
+    r"echo (?P<version_mark>[A-Za-z0-9@:_-]+); (?:vllm|vc) --version 2>/dev/null \|\| true; "
     r"(?P<probes>(?:echo [A-Za-z0-9@:_-]+; curl -sf -m 5 [A-Za-z0-9:/._-]+ 2>/dev/null \| head -c [0-9]+; echo; )*)"
     r"echo (?P<result_mark>[A-Za-z0-9@:_-]+); (?:vllm|vc) (?P<bench>bench serve .*)"
 )
@@ -293,7 +294,14 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
                 self._task = asyncio.get_running_loop().create_task(self._stream(nccl))
         elif bench is not None and "down" not in faults and "hung" not in faults:
             bench_request = _bench_request(self._command or "")
-            if bench_request is not None and _served_port(bench_request[1], self._rt.serving) is not None:
+            image = bench_request[0]["image"] if bench_request is not None else None
+            failure = client_failure(self._rt.node.software, faults, image) if image else None
+            if bench_request is not None and failure is not None:
+                # neither the node's own vllm nor the launch image under Docker: the client never starts
+                chan.write(f"{bench_request[0]['version_mark']}\n{bench_request[0]['result_mark']}\n".encode())
+                chan.write_stderr(failure[0].encode())
+                chan.exit(failure[1])
+            elif bench_request is not None and _served_port(bench_request[1], self._rt.serving) is not None:
                 self._task = asyncio.get_running_loop().create_task(self._measure(self._command or ""))
             else:
                 chan.write(bench.encode())

@@ -4,7 +4,10 @@
 
 A node runs ``DEFAULT_SOFTWARE`` unless its ``software`` overrides some of it
 (a scenario's ``software: {driver: 580.82.09}``); ``image_digest: absent``
-means the launch image was never pulled there. Faults change how the tools
+means the launch image was never pulled there; ``vllm`` is where the fleet
+user's shell finds a vllm (``absent`` by default: vLLM in a container, as
+NVIDIA's playbooks run it), and the simulated benchmark client follows it
+(``simfleet.simulator.client_failure``). Faults change how the tools
 answer: ``no-docker``, ``docker-denied``, ``docker-down``, ``smi-mismatch``
 (a driver updated without a reboot: nvidia-smi fails, the loaded module
 still answers), ``no-dgx-release``.
@@ -30,6 +33,7 @@ DEFAULT_SOFTWARE: dict[str, str] = {
     "image_digest": "sha256:" + "4f" * 32,
     "image_id": "0f1e2d3c4b5a",
     "image_nccl": "2.27.7-1",
+    "vllm": "absent",
 }
 SOFTWARE_KEYS = frozenset(DEFAULT_SOFTWARE)
 SOFTWARE_FAULTS = frozenset({"no-docker", "docker-denied", "docker-down", "smi-mismatch", "no-dgx-release"})
@@ -44,6 +48,38 @@ def asked_images(command: str) -> list[str]:
 
 def _section(name: str, body: str) -> str:
     return f"\n{MARKER_PREFIX}{name}\n{body}"
+
+
+def client_failure(
+    overrides: Mapping[str, str], faults: frozenset[str] | set[str], image: str
+) -> tuple[str, int] | None:
+    """(stderr, exit status) of the benchmark command's client on a node that
+    cannot start it, as the shell and Docker say it; None when it starts: the
+    node's own vllm, or the launch image under a Docker that answers."""
+    sw = {**DEFAULT_SOFTWARE, **overrides}
+    if sw["vllm"] != "absent":
+        return None
+    if "no-docker" in faults:
+        return "sh: 1: docker: not found\n", 127
+    if "docker-denied" in faults:
+        return (
+            "docker: permission denied while trying to connect to the Docker daemon socket at "
+            'unix:///var/run/docker.sock: Head "http://%2Fvar%2Frun%2Fdocker.sock/_ping": dial unix '
+            "/var/run/docker.sock: connect: permission denied.\nSee 'docker run --help'.\n",
+            126,
+        )
+    if "docker-down" in faults:
+        return (
+            "docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon "
+            "running?\nSee 'docker run --help'.\n",
+            125,
+        )
+    if sw["image_digest"] == "absent":
+        return (
+            f"docker: Error response from daemon: No such image: {image}.\nSee 'docker run --help'.\n",
+            125,
+        )
+    return None
 
 
 def software_text(overrides: Mapping[str, str], faults: frozenset[str] | set[str], images: list[str]) -> str:
@@ -114,4 +150,5 @@ def software_text(overrides: Mapping[str, str], faults: frozenset[str] | set[str
         + _section("nccl", nccl)
         + _section("docker_images", docker)
         + _section("docker_env", env)
+        + _section("host_vllm", "vllm: not on PATH\n" if sw["vllm"] == "absent" else sw["vllm"] + "\n")
     )

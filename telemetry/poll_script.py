@@ -66,8 +66,10 @@ def _build_script() -> str:
     twins = " ".join(TWIN_IFNAMES)
     lines = [
         # A fixed locale and PATH: parsers rely on C number formats, and a
-        # user's odd PATH must not pick another nvidia-smi.
-        "export LC_ALL=C PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        # user's odd PATH must not pick another nvidia-smi. The fleet user's
+        # own PATH is kept for the one question about it (software_script's
+        # host_vllm: what the benchmark command, which keeps it, will find).
+        'user_path="$PATH"; export LC_ALL=C PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
         marker("meminfo"),
         "cat /proc/meminfo 2>/dev/null || true",
         marker("psi"),

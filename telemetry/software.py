@@ -25,6 +25,9 @@ missing tool (an empty section), odd output and the quirks of each tool:
   ``<none>`` for an image built or loaded locally), each launch image's
   ``NCCL_VERSION`` from its configuration (``2.27.7-1`` or ``2.27.7``), and
   no Docker, a daemon that does not answer or a fleet user Docker refuses.
+- vLLM on the host: ``command -v vllm`` in the fleet user's SSH shell (the
+  shell and PATH the benchmark client runs in): an absolute path, or
+  ``vllm: not on PATH``.
 """
 
 from __future__ import annotations
@@ -43,6 +46,10 @@ _IMAGE_ID_RE: Final = re.compile(r"(?:sha256:)?[0-9a-f]{12,64}")
 _REF_RE: Final = re.compile(r"[a-z0-9][a-z0-9._/:-]{0,254}")
 
 DOCKER_STATES: Final = ("ok", "absent", "denied", "unreachable", "error", "unread")
+# vLLM on the node's own PATH: "present" (vllm_path says where), "absent", or
+# "unread" (a reading from before the poll asked, or an answer that was not a path).
+VLLM_STATES: Final = ("present", "absent", "unread")
+_PATH_RE: Final = re.compile(r"/[A-Za-z0-9._/+@-]{1,255}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +79,8 @@ class SoftwareReading:
     launch_images: tuple[str, ...] = ()  # the refs the launchers name (asked for)
     dgx_os_installed: str | None = None  # DGX_SWBUILD_VERSION: what the node was installed from
     notes: tuple[str, ...] = field(default=())  # what could not be read, and why
+    vllm: str = "unread"  # one of VLLM_STATES
+    vllm_path: str | None = None  # where the fleet user's shell finds vllm, when present
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -93,6 +102,8 @@ class SoftwareReading:
             launch_images=tuple(data.get("launch_images", ())),
             dgx_os_installed=data.get("dgx_os_installed"),
             notes=tuple(data.get("notes", ())),
+            vllm=data.get("vllm", "unread") if data.get("vllm") in VLLM_STATES else "unread",
+            vllm_path=data["vllm_path"] if _is_path(data.get("vllm_path")) else None,
         )
 
     def image(self, ref: str) -> Image | None:
@@ -355,6 +366,22 @@ def parse_docker(
     return state, tuple(sorted(images, key=lambda i: i.ref)), notes
 
 
+def _is_path(value: Any) -> bool:
+    return isinstance(value, str) and bool(_PATH_RE.fullmatch(value)) and ".." not in value.split("/")
+
+
+def parse_host_vllm(text: str) -> tuple[str, str | None]:
+    """(state, path) from ``command -v vllm`` (see VLLM_STATES)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return "unread", None  # the section was not printed: nothing was asked
+    if lines[0] == "vllm: not on PATH":
+        return "absent", None
+    if _is_path(lines[0]) and lines[0].rsplit("/", 1)[-1] == "vllm":
+        return "present", lines[0]
+    return "unread", None  # an alias or garbage is not an answer
+
+
 def asked_images(env_text: str) -> tuple[str, ...]:
     """The launch images the script asked about (its ``image=`` lines)."""
     refs = [ln.strip()[len("image=") :] for ln in env_text.splitlines() if ln.strip().startswith("image=")]
@@ -388,6 +415,7 @@ def parse_software(sections: Mapping[str, str]) -> SoftwareReading:
         sections.get("docker_images", ""), sections.get("docker_env", ""), launch_images
     )
     notes += more
+    vllm, vllm_path = parse_host_vllm(sections.get("host_vllm", ""))
     return SoftwareReading(
         dgx_os=dgx_os,
         kernel=kernel,
@@ -402,4 +430,6 @@ def parse_software(sections: Mapping[str, str]) -> SoftwareReading:
         launch_images=launch_images,
         dgx_os_installed=installed,
         notes=tuple(n[:300] for n in notes[:20]),
+        vllm=vllm,
+        vllm_path=vllm_path,
     )

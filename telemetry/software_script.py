@@ -34,6 +34,7 @@ SOFTWARE_SECTIONS: Final[tuple[str, ...]] = (
     "nccl",
     "docker_images",
     "docker_env",
+    "host_vllm",
 )
 
 DEFAULT_NCCL_HOME: Final = "$HOME/nccl/build"
@@ -103,6 +104,15 @@ def software_lines(*, nccl_home: str = DEFAULT_NCCL_HOME, images: Iterable[str] 
             f" t docker image inspect --format {env_fmt} {quoted} 2>/dev/null"
             " | grep -E '^(NCCL_VERSION|CUDA_VERSION)='; fi"
         )
+    # Whether the fleet user's own shell finds a vllm, exactly as the benchmark
+    # command's client asks it (benchmarks.command): the same non-interactive
+    # SSH shell with its own PATH (kept by the poll before it fixes its own), in
+    # a subshell. Only the path is printed: `vllm --version` imports torch and
+    # can take longer than a poll may.
+    lines += [
+        marker("host_vllm"),
+        "(PATH=\"${user_path:-$PATH}\"; command -v vllm 2>/dev/null) || echo 'vllm: not on PATH'",
+    ]
     return lines
 
 

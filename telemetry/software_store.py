@@ -239,6 +239,7 @@ def software_out(state: SoftwareState | None) -> dict[str, Any] | None:
         ],
         "launch": list(reading.launch_images),
     }
+    out["vllm"] = {"value": reading.vllm, "path": reading.vllm_path, "read_at": read_at}
     out["notes"] = list(reading.notes)
     return out
 

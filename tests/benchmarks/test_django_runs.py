@@ -454,6 +454,37 @@ def test_the_client_runs_on_the_head_node_or_in_the_launch_image(tmp_path, host_
     assert "hf_not_a_real_token" not in command and "hf_not_a_real_token" not in log.read_text()
 
 
+@pytest.mark.parametrize("shell", ["/bin/sh", "/bin/bash"])
+def test_a_head_node_with_neither_vllm_nor_docker_fails_saying_so(tmp_path, shell):
+    """The shell's own words (dash: ``docker: not found``, bash: ``docker:
+    command not found``, status 127) read as the client that could not start,
+    whichever login shell the fleet user has."""
+    import shutil
+    import subprocess
+
+    from benchmarks.command import explain_failure
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake_tool(bin_dir, "curl", "exit 7\n")
+    for tool in ("head", "cat"):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    command = bench_command(BenchSpec("m", "org/M", 1, 64, 32, 5, image="registry.example/vllm:1.2"))
+    done = subprocess.run(
+        [shell, "-c", command], capture_output=True, text=True, env={"PATH": str(bin_dir)}, check=False
+    )
+    assert done.returncode == 127
+    error = f"exited with status {done.returncode}: {done.stderr.strip()[-300:]}"  # as telemetry.remote says it
+    assert explain_failure(error, head="spark-01", image="registry.example/vllm:1.2") == (
+        "the benchmark client could not start: neither vllm nor docker is on the fleet user's PATH on spark-01; "
+        f"install vLLM there, or Docker with the launch image registry.example/vllm:1.2 ({error})"
+    )
+    # another failure keeps its own words alone
+    assert explain_failure("exited with status 1: Error: model not found", head="spark-01", image="x") == (
+        "exited with status 1: Error: model not found"
+    )
+
+
 @pytest.mark.parametrize(
     ("docker", "images", "warning"),
     [
@@ -478,8 +509,25 @@ def test_the_client_runs_on_the_head_node_or_in_the_launch_image(tmp_path, host_
         ),
         ("unreachable", None, None),
         (None, None, None),  # never read
+        # read since the poll asks the fleet user's shell for a vllm: none there
+        ("absent:none", None, "No vLLM was on the fleet user&#x27;s PATH on spark-01 and Docker was not installed "
+         "there when its software was read at 2026-12-01 08:30 UTC: a run there will fail unless vLLM is installed "
+         "there, or Docker with the launch image."),
+        ("denied:none", None, "No vLLM was on the fleet user&#x27;s PATH on spark-01 and that user could not use "
+         "Docker there when its software was read at 2026-12-01 08:30 UTC: a run there will fail unless vLLM is "
+         "installed there, or that user in the docker group."),
+        ("unreachable:none", None, "No vLLM was on the fleet user&#x27;s PATH on spark-01 and its Docker daemon did "
+         "not answer when its software was read at 2026-12-01 08:30 UTC: a run there will fail unless vLLM is "
+         "installed there, or Docker running there."),
+        ("ok:none", ["nvcr.io/nvidia/vllm:25.11-py3"], "No vLLM was on the fleet user&#x27;s PATH on spark-01 and "
+         "the launch image nvcr.io/nvidia/vllm:26.05-py3 was not there when its software was read at 2026-12-01 "
+         "08:30 UTC: a run there will fail unless vLLM is installed there, or the image pulled there."),
+        ("ok:none", ["nvcr.io/nvidia/vllm:26.05-py3"], None),
+        # its own vllm: the client never needs Docker
+        ("absent:/home/fleet/.local/bin/vllm", None, None),
+        ("ok:/usr/local/bin/vllm", ["nvcr.io/nvidia/vllm:25.11-py3"], None),
     ],
-)
+)  # fmt: skip
 def test_the_run_form_says_when_the_head_node_had_no_way_to_run_the_client(
     admin_user, demo, settings, docker, images, warning
 ):
@@ -495,10 +543,13 @@ def test_the_run_form_says_when_the_head_node_had_no_way_to_run_the_client(
 
     settings.FLEET_VLLM_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
     if docker is not None:
+        docker, _, vllm = docker.partition(":")  # "state:vllm path" ("none": not on the PATH); no vllm: unread
         reading = SoftwareReading(
             dgx_os="7.3.1", kernel=None, driver=None, cuda=None, connectx_firmware=None, nccl=None,
             nccl_build=None, nccl_release=None, docker=docker,
             images=None if images is None else tuple(Image(ref, "sha256:" + "a" * 64, "abc123") for ref in images),
+            vllm={"": "unread", "none": "absent"}.get(vllm, "present"),
+            vllm_path=vllm if vllm.startswith("/") else None,
         )  # fmt: skip
         SoftwareState.objects.create(
             spark=Spark.objects.get(name="spark-01"),

@@ -99,6 +99,10 @@ def test_admin_reads_the_fleets_software_and_a_group_with_drift(live_server, pag
     page.goto(f"{base}/sparks/spark-10/")
     box = page.locator("#spark-software").inner_text()
     assert "580.82.09" in box and "software-drift" in box
+    assert page.locator("#spark-software-vllm").inner_text().split("\t") == [
+        "vLLM on the host",
+        "not on the fleet user's PATH (benchmarks run the client in the launch image)",
+    ]
     history = page.locator("#spark-software-history").inner_text()
     assert "GPU driver 580.95.05 → 580.82.09" in history and "NCCL 2.28.9 → 2.27.7" in history
     shot("spark-software-1440")

@@ -2,6 +2,7 @@
 "The software a Spark runs"), and on odd output: they never raise and never
 take an error message for a version."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +14,7 @@ from telemetry.software import (
     parse_connectx_firmware,
     parse_dgx_release,
     parse_docker,
+    parse_host_vllm,
     parse_kernel,
     parse_nccl,
     parse_nvidia_proc,
@@ -233,6 +235,40 @@ def test_a_branch_build_compares_apart_from_the_release():
     )
 
 
+@pytest.mark.parametrize(
+    ("section", "state", "path"),
+    [
+        ("/home/fleet/.local/bin/vllm\n", "present", "/home/fleet/.local/bin/vllm"),
+        ("/usr/local/bin/vllm", "present", "/usr/local/bin/vllm"),
+        ("vllm: not on PATH\n", "absent", None),
+        ("", "unread", None),  # the section was not printed: a poll from before it was asked
+        ("alias vllm='docker run ... vllm'\n", "unread", None),  # not a path: no answer
+        ("/opt/../bin/vllm\n", "unread", None),
+        ("/usr/bin/vllm-old\n", "unread", None),  # another program
+        ("vllm\n", "unread", None),  # a function or builtin, not a program
+    ],
+)
+def test_vllm_on_the_hosts_path(section, state, path):
+    """``command -v vllm`` in the fleet user's SSH shell: where the benchmark
+    client finds its own vllm, or that it runs the launch image instead."""
+    assert parse_host_vllm(section) == (state, path)
+    reading = parse_software(_sections(host_vllm=section))
+    assert (reading.vllm, reading.vllm_path) == (state, path)
+    assert SoftwareReading.from_dict(reading.to_dict()) == reading
+    # where vllm is, is not a version compared across a group
+    assert reading.values() == parse_software(_sections()).values()
+
+
+def test_a_reading_stored_before_vllm_was_asked_reads_as_unread():
+    stored = parse_software(_sections()).to_dict()
+    for key in ("vllm", "vllm_path"):
+        stored.pop(key)
+    reading = SoftwareReading.from_dict(stored)
+    assert (reading.vllm, reading.vllm_path) == ("unread", None)
+    odd = SoftwareReading.from_dict({**stored, "vllm": "maybe", "vllm_path": "rm -rf /"})
+    assert (odd.vllm, odd.vllm_path) == ("unread", None)
+
+
 def test_versions_order_as_people_read_them():
     assert version_key("580.95.05") < version_key("580.126.09")
     assert version_key("6.17.0-1014-nvidia") < version_key("6.17.0-1026-nvidia")
@@ -253,8 +289,10 @@ text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=400)
 def test_odd_output_never_raises_and_yields_only_versions(a, b, c, d, e, f):
     reading = parse_software(
         {"dgx_release": a, "kernel": b, "nvidia_smi": c, "nvidia_proc": d, "cx7_fw": e, "nccl": f,
-         "docker_images": a + b, "docker_env": c}
+         "docker_images": a + b, "docker_env": c, "host_vllm": d + e}
     )  # fmt: skip
+    assert reading.vllm in ("present", "absent", "unread")
+    assert reading.vllm_path is None or (reading.vllm == "present" and reading.vllm_path.endswith("/vllm"))
     for quantity, value in reading.values().items():
         if value is not None and not quantity.startswith("image:"):
             assert clean_version(value.split(" (")[0].split(", ")[0]) is not None

@@ -54,6 +54,8 @@ def test_the_api_carries_each_sparks_software_with_when_it_was_read(ring, api_vi
     assert sw["driver"]["since"] > sw["kernel"]["since"]  # the driver changed an hour after the first reading
     (image,) = [i for i in sw["images"]["value"] if i["launch"]]
     assert image["ref"] == VLLM and image["digest"] == "sha256:" + "ab" * 32 and image["nccl"] == "2.27.7"
+    # NVIDIA's way: vLLM in a container, none on the fleet user's PATH (what the benchmark client will use)
+    assert sw["vllm"] == {"value": "absent", "path": None, "read_at": sw["driver"]["read_at"]}
     listed = {s["name"]: s["software"] for s in api_viewer.get("/api/sparks").json()["items"]}
     assert listed["ring-1"]["driver"]["value"] == "580.95.05"
 
@@ -99,6 +101,13 @@ def test_the_fleet_page_marks_the_odd_ones_and_filters_by_group(ring, import_lab
     spark_page = client.get("/sparks/ring-4/").content.decode()
     assert 'id="spark-software"' in spark_page and "GPU driver 580.95.05 → 580.82.09" in spark_page
     assert 'id="spark-software-drift"' in spark_page
+    assert (
+        '<td>vLLM on the host</td><td colspan="2">not on the fleet user\'s PATH <span class="small muted">'
+        "(benchmarks run the client in the launch image)</span>"
+    ) in spark_page
+    _read({"ring-4": {"vllm": "/home/fleet/.local/bin/vllm"}})
+    own = client.get("/sparks/ring-4/").content.decode()
+    assert '<td colspan="2">/home/fleet/.local/bin/vllm <span class="small muted">(benchmarks use it)</span>' in own
 
 
 @pytest.mark.django_db

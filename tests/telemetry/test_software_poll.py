@@ -51,6 +51,7 @@ def test_only_due_sparks_read_their_software(run_fleet):
     assert sw.nccl_build == "v2.28.9-1" and sw.nccl_release is True
     assert sw.image(VLLM).nccl == "2.27.7" and sw.docker == "ok" and sw.notes == ()
     assert sw.dgx_os_installed == "7.2.3"
+    assert (sw.vllm, sw.vllm_path) == ("absent", None)  # vLLM in a container, as NVIDIA's playbooks run it
 
 
 def test_odd_tools_still_poll_cleanly(run_fleet):
@@ -59,6 +60,7 @@ def test_odd_tools_still_poll_cleanly(run_fleet):
         SimNode("denied", faults={"docker-denied"}),
         SimNode("mismatch", faults={"smi-mismatch"}, software={"driver": "580.126.09"}),
         SimNode("plain", faults={"no-dgx-release"}, software={"image_digest": "absent"}),
+        SimNode("hostvllm", faults={"no-docker"}, software={"vllm": "/home/fleet/.local/bin/vllm"}),
     ]
 
     async def body(running):
@@ -76,6 +78,9 @@ def test_odd_tools_still_poll_cleanly(run_fleet):
     assert any("reboot" in note for note in mismatch.notes)
     plain = results["plain"].sample.software
     assert plain.dgx_os is None and plain.values()[f"image:{VLLM}"] == "absent"
+    host = results["hostvllm"].sample.software
+    assert (host.vllm, host.vllm_path, host.docker) == ("present", "/home/fleet/.local/bin/vllm", "absent")
+    assert (results["nodocker"].sample.software.vllm, plain.vllm) == ("absent", "absent")
 
 
 def test_one_node_differs_in_every_quantity(run_fleet):
@@ -135,3 +140,26 @@ def test_the_script_runs_here_under_sh_and_passes_shellcheck(tmp_path):
     sample = parse_poll_output(run.stdout)
     assert sample.software is not None and sample.software.launch_images == (VLLM,)
     assert sample.software.kernel == platform.release()
+
+
+def test_the_script_finds_vllm_where_the_fleet_users_shell_does(tmp_path):
+    """The same PATH lookup the benchmark client makes, by a real shell: a
+    vllm on the PATH is found with its path, none reads as absent."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    base = "/usr/local/bin:/usr/bin:/bin"
+    without = subprocess.run(
+        ["/bin/sh", "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=False, env={"PATH": base}
+    )
+    stand_in = bin_dir / "vllm"
+    stand_in.write_text("#!/bin/sh\nexit 0\n")
+    stand_in.chmod(0o755)
+    found = subprocess.run(
+        ["/bin/sh", "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=False,
+        env={"PATH": f"{bin_dir}:{base}"},
+    )  # fmt: skip
+    assert without.returncode == 0 and found.returncode == 0
+    absent, present = parse_poll_output(without.stdout).software, parse_poll_output(found.stdout).software
+    assert absent is not None and present is not None
+    assert (absent.vllm, absent.vllm_path) == ("absent", None)
+    assert (present.vllm, present.vllm_path) == ("present", str(stand_in))
