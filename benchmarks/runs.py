@@ -279,18 +279,29 @@ def server_fields(said: ServerSaid, *, client_version: str, run: BenchmarkRun) -
     one that named an engine this app does not know is recorded as "other",
     which the calibration never fits on."""
     url = run.serve_url or SERVE_URL
+    # vLLM reports no parallel sizes: a page run on several Sparks keeps the whole group's, and says it is assumed
+    assumed = (
+        f"; its layout is assumed to be the whole group's (tp {run.tp} on {len(run.nodes)} Sparks): vLLM does "
+        "not report its own"
+        if not run.serve_url and len(run.nodes) > 1
+        else ""
+    )
     if said.engine is None:
         return {
             "engine": BenchmarkRun.Engine.VLLM,
             "engine_version": client_version,
             "notes": f"the server at {url} did not list its models (GET /v1/models), so it did not say which "
-            "engine it is: recorded as vLLM, with the benchmark client's version",
+            "engine it is: recorded as vLLM, with the benchmark client's version" + assumed,
         }
     said_words = f"the server at {url} named itself {said.named!r} (GET /v1/models)"
     if said.engine == "vllm":
         version = said.version or client_version
         where = "its own (GET /version)" if said.version else "the benchmark client's (the server gave none)"
-        return {"engine": "vllm", "engine_version": version, "notes": f"{said_words}; the version is {where}"}
+        return {
+            "engine": "vllm",
+            "engine_version": version,
+            "notes": f"{said_words}; the version is {where}{assumed}",
+        }
     if said.engine != "sglang":
         what = "llama.cpp" if said.engine == "llama.cpp" else "other, an engine this app does not know"
         return {"engine": said.engine, "engine_version": "", "notes": f"{said_words}: recorded as {what}"}

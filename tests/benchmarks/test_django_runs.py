@@ -269,7 +269,15 @@ def test_a_broker_that_is_down_fails_the_run_with_the_reason(api_admin, head, se
 @pytest.mark.parametrize(
     ("said", "engine", "version", "mode", "speculative", "note"),
     [
-        ("vllm", "vllm", VLLM_VERSION, "", "", "named itself 'vllm' (GET /v1/models); the version is its own"),
+        (
+            "vllm",
+            "vllm",
+            VLLM_VERSION,
+            "",
+            "",
+            "named itself 'vllm' (GET /v1/models); the version is its own (GET /version); its layout is assumed to be "
+            "the whole group's (tp 2 on 2 Sparks): vLLM does not report its own",
+        ),
         (
             "sglang",
             "sglang",
@@ -295,7 +303,7 @@ def test_a_broker_that_is_down_fails_the_run_with_the_reason(api_admin, head, se
             "",
             "",
             "did not list its models (GET /v1/models), so it did not say which engine it is: recorded as vLLM, with "
-            "the benchmark client's version",
+            "the benchmark client's version; its layout is assumed to be the whole group's (tp 2 on 2 Sparks)",
         ),
     ],
 )

@@ -34,6 +34,9 @@ def test_a_run_on_the_simulated_fleet_is_measured_and_stored(api_admin, fleet_ke
     assert run.engine_version == "0.11.1" and run.concurrency == 4 and run.nodes == ["bench-a", "bench-b"]
     # the simulated head's server answered the run's questions as vLLM does
     assert run.engine == "vllm" and "named itself 'vllm' (GET /v1/models); the version is its own" in run.notes
+    assert run.notes.endswith(
+        "its layout is assumed to be the whole group's (tp 2 on 2 Sparks): vLLM does not report its own"
+    )
     assert 150 < run.decode_tps < 260 and 15 < run.tpot_ms < 25  # aggregate of 4 streams near 55 tok/s each
     assert run.topology_kind == "direct" and run.source == "measured"
 
