@@ -11,6 +11,7 @@ leaves experiments out (the ranges' leave-one-origin-out refits).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterable
@@ -333,13 +334,30 @@ def _terms(p: PublishedPoint, c: PerfConstants) -> _Terms:
     return out
 
 
-def _log_cost(series: list[tuple[float, _Terms]], stream_ms: float, slot_us: float, eager_us: float = 0.0) -> float:
+# A series as the search reads it at every grid point: per point, the published
+# figure and its instances' (w * k * 1e3, step time without stream costs, k - 1,
+# expert slots, ungraphed sublayers), with the slot and sublayer counts it holds.
+_Prepared = tuple[list[tuple[float, list[tuple[float, float, int, int, int]]]], set[int], set[int]]
+
+
+def _prepare(series: list[tuple[float, _Terms]]) -> _Prepared:
+    points = [
+        (published, [(w * k * 1e3, base, k - 1, s, u) for w, k, base, s, u in terms]) for published, terms in series
+    ]
+    return points, {t[3] for _, terms in points for t in terms}, {t[4] for _, terms in points for t in terms}
+
+
+def _prepared_cost(prepared: _Prepared, stream_ms: float, slot_us: float, eager_us: float) -> float:
+    """Sum over the series of the squared log ratio of predicted to published
+    aggregate, with what is common to a grid point computed once per slot and
+    sublayer count: the operations of the per-instance formula in its order,
+    so the same floats (the search's ties break as they always have)."""
+    points, slot_counts, ungraphed_counts = prepared
+    per_stream = {s: stream_ms + s * slot_us / 1e3 for s in slot_counts}
+    eager = {u: u * eager_us / 1e3 for u in ungraphed_counts}
     total = 0.0
-    for published, terms in series:
-        predicted = sum(
-            w * k * 1e3 / (base + (k - 1) * (stream_ms + slots * slot_us / 1e3) + ungraphed * eager_us / 1e3)
-            for w, k, base, slots, ungraphed in terms
-        )
+    for published, terms in points:
+        predicted = sum(num / (base + km1 * per_stream[s] + eager[u]) for num, base, km1, s, u in terms)
         total += math.log(predicted / published) ** 2
     return total
 
@@ -376,9 +394,10 @@ def _search(
     def fine(axis: _Axis, best: float) -> list[float]:
         return [axis] if isinstance(axis, float) else _refine(best, axis[0])
 
-    first = min((_log_cost(series, *x), *x) for x in itertools.product(*map(coarse, axes)))
+    prepared = _prepare(series)
+    first = min((_prepared_cost(prepared, *x), *x) for x in itertools.product(*map(coarse, axes)))
     candidates = itertools.product(*(fine(axis, best) for axis, best in zip(axes, first[1:], strict=True)))
-    best = min((_log_cost(series, *x), *x) for x in candidates)
+    best = min((_prepared_cost(prepared, *x), *x) for x in candidates)
     return best[0], best[1], best[2], best[3]
 
 
@@ -396,6 +415,7 @@ def _fit_batching(train: list[PublishedPoint], c: PerfConstants) -> PerfConstant
     vllm = _aggregate_points(train, "vllm")
     if vllm:
 
+        @functools.cache  # the fine exponents repeat some coarse ones
         def at(exponent: float) -> tuple[float, float, float, float]:
             base = _no_streams(c, exponent)
             return _search([(float(p.decode_tps or 0), _terms(p, base)) for p in vllm], STREAM_AXIS, SLOT_AXIS, 0.0)
