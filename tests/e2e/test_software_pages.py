@@ -106,3 +106,12 @@ def test_admin_reads_the_fleets_software_and_a_group_with_drift(live_server, pag
     history = page.locator("#spark-software-history").inner_text()
     assert "GPU driver 580.95.05 → 580.82.09" in history and "NCCL 2.28.9 → 2.27.7" in history
     shot("spark-software-1440")
+    page.set_viewport_size({"width": 390, "height": 844})
+    no_sideways_scroll(page, slack=1)
+    # every value is inside the box on a phone (a long image name once pushed them out of sight)
+    box = page.locator("#spark-software").bounding_box()
+    assert box is not None
+    for cell in page.locator("#spark-software table td:nth-child(2)").all():
+        where = cell.bounding_box()
+        assert where is not None and where["x"] + where["width"] <= box["x"] + box["width"] + 1, cell.inner_text()
+    page.locator("#spark-software").screenshot(path=str(SHOTS / "spark-software-390.png"))
