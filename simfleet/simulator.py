@@ -38,7 +38,13 @@ from simfleet.engine import VLLM_VERSION, per_stream_tps, running_on
 from simfleet.engine_bench import BenchFigures, bench_summary, run_bench
 from simfleet.nccl_answers import NcclAnswer, nccl_answer
 from simfleet.serve_answers import NodeServing
-from simfleet.software_answers import SOFTWARE_KEYS, asked_images, client_failure
+from simfleet.software_answers import (
+    CONTAINER_BANNER,
+    SOFTWARE_KEYS,
+    asked_images,
+    client_failure,
+    client_in_container,
+)
 from telemetry.poll_script import POLL_SCRIPT
 from telemetry.software_script import POLL_BODY, SOFTWARE_SECTIONS
 
@@ -217,7 +223,12 @@ def bench_answer(command: str, node: SimNode) -> str | None:
         itl_ms=[tpot],
     )
     probes = _fabricated_probe_answers(match, _args)
-    return f"{match['version_mark']}\n{VLLM_VERSION}\n{probes}{match['result_mark']}\n{bench_summary(figures)}"
+    # the client in the launch image: each docker run prints the image's banner first
+    banner = CONTAINER_BANNER if match["image"] and client_in_container(node.software) else ""
+    return (
+        f"{match['version_mark']}\n{banner}{VLLM_VERSION}\n{probes}{match['result_mark']}\n"
+        f"{banner}{bench_summary(figures)}"
+    )
 
 
 def _served_port(args: dict[str, str], serving: NodeServing | None = None) -> int | None:

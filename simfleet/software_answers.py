@@ -50,6 +50,38 @@ def _section(name: str, body: str) -> str:
     return f"\n{MARKER_PREFIX}{name}\n{body}"
 
 
+# What an NGC container prints on stdout before it runs its command: the
+# banner of NVIDIA's entrypoint (nvidia_entrypoint.sh: the project's name, "NVIDIA
+# Release <yy.mm> (build <id>)", the licence, and a warning when it was started
+# without the GPU, as the benchmark client's container is). Its shape follows the
+# entrypoint's public copies; the vLLM image's own lines here are illustrative.
+CONTAINER_BANNER = """
+==========
+== vLLM ==
+==========
+
+NVIDIA Release 25.09 (build 212039536)
+vLLM Version 0.10.1.1+381074ae.nv25.09
+Container image Copyright (c) 2025, NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+
+Various files include modifications (c) NVIDIA CORPORATION & AFFILIATES.  All rights reserved.
+
+This container image and its contents are governed by the NVIDIA Deep Learning Container License.
+By pulling and using the container, you accept the terms and conditions of this license:
+https://developer.download.nvidia.com/licenses/NVIDIA_Deep_Learning_Container_License.pdf
+
+WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.
+   Use the NVIDIA Container Toolkit to start this container with GPU support; see
+   https://docs.nvidia.com/datacenter/cloud-native/ .
+
+"""
+
+
+def client_in_container(overrides: Mapping[str, str]) -> bool:
+    """The benchmark client runs in the launch image (the node has no vllm of its own)."""
+    return {**DEFAULT_SOFTWARE, **overrides}["vllm"] == "absent"
+
+
 def client_failure(
     overrides: Mapping[str, str], faults: frozenset[str] | set[str], image: str
 ) -> tuple[str, int] | None:

@@ -248,6 +248,25 @@ def test_reading_output_without_markers_still_parses_the_summary():
     assert not isinstance(result, list) and result.decode_tps == 55.43 and result.engine_version is None
 
 
+def test_the_launch_images_banner_before_the_clients_output_is_not_read_as_it():
+    """The client in the launch image: each ``docker run`` prints the image's
+    banner first. The version is still the client's own line, the summary
+    still the benchmark's, and the banner's numbers ("NVIDIA Release 25.09",
+    "vLLM Version ...") are neither."""
+    from benchmarks.command import RESULT_MARK, VERSION_MARK
+    from simfleet.software_answers import CONTAINER_BANNER as NGC_BANNER
+    from tests.benchmarks.sshbench import CONSOLE
+
+    console = CONSOLE.format(c=1, n=10, total_in=1280, total_out=1280)
+    text = f"{VERSION_MARK}\n{NGC_BANNER}0.10.1.1+381074ae.nv25.09\n{RESULT_MARK}\n{NGC_BANNER}{console}"
+    result = read_output(text, model="m")
+    assert not isinstance(result, list)
+    assert (result.engine_version, result.decode_tps) == ("0.10.1.1+381074ae.nv25.09", 55.43)
+    # a client that printed no version of its own: the banner does not stand in for one
+    bare = read_output(f"{VERSION_MARK}\n{NGC_BANNER}{RESULT_MARK}\n{NGC_BANNER}{console}", model="m")
+    assert not isinstance(bare, list) and bare.engine_version is None
+
+
 @pytest.mark.django_db(transaction=True)  # committed for real: the task is sent inside the request
 def test_a_broker_that_is_down_fails_the_run_with_the_reason(api_admin, head, server, monkeypatch):
     from kombu.exceptions import OperationalError

@@ -200,10 +200,16 @@ def test_the_simulated_head_node_answers_only_the_fixed_benchmark_command():
     from benchmarks.command import BenchSpec, bench_command, read_server
     from simfleet.simulator import bench_answer
 
-    node = SimNode("head-1")
+    from simfleet.software_answers import CONTAINER_BANNER
+
+    node = SimNode("head-1", software={"vllm": "/usr/local/bin/vllm"})
     good = bench_command(BenchSpec("m", "org/M", 1, 64, 32, 5))
     out = bench_answer(good, node)
     assert out is not None and out.startswith("@@bench:version\n0.11.1\n@@bench:server\n")
+    # without a vllm of its own the client runs in the launch image, whose banner comes first
+    contained = bench_answer(good, SimNode("head-2"))
+    assert contained is not None and contained.startswith(f"@@bench:version\n{CONTAINER_BANNER}0.11.1\n")
+    assert f"@@bench:result\n{CONTAINER_BANNER}" in contained
     assert "Maximum request concurrency:             1" in out and "Total generated tokens:                  160" in out
     assert read_server(out).engine == "vllm"
     # anything added to the command is not the command: no answer
