@@ -72,15 +72,29 @@ def client_image() -> str:
     return str(setting("FLEET_VLLM_IMAGE", DEFAULT_VLLM_IMAGE, str)).strip() or DEFAULT_VLLM_IMAGE
 
 
-def client_warning(head: str | None) -> str:
-    """Why the benchmark client may not start on ``head``, from its last
-    software reading ("" when that reading shows no sign of trouble or there
-    is none). The client is the node's own ``vllm`` when its SSH shell finds
-    one, else the launch image under Docker (benchmarks.command): a reading
-    that found neither says the run will fail; one from before the poll asked
-    about ``vllm`` can only say what else would do. A warning, never a refusal:
-    the reading may be older than an install."""
+def client_words(head: str | None) -> tuple[str, str]:
+    """(which client a run on ``head`` will use, in words; why it may not
+    start, "" when the head node's last software reading shows no sign of
+    trouble or there is none). The client is the node's own ``vllm`` when its
+    SSH shell finds one, else the launch image under Docker
+    (benchmarks.command): a reading that found neither says the run will
+    fail; one from before the poll asked about ``vllm`` can only say what else
+    would do. A warning, never a refusal: the reading may be older than an install."""
     sw = software_by_name([head]).get(head) if head else None
+    vllm = (sw or {}).get("vllm", {}).get("value", "unread")
+    if vllm == "present":
+        return f"its own vLLM ({sw['vllm']['path']})" if sw else "", ""
+    image = client_image()
+    if vllm == "absent":
+        how = f"the launch image's vLLM ({image}), since it has none of its own"
+    else:
+        how = f"its own vLLM or, without one, the launch image's ({image})"
+    return how, client_warning(head, sw)
+
+
+def client_warning(head: str | None, sw: dict[str, Any] | None) -> str:
+    """``client_words``' warning, from the head node's software as the API
+    gives it (None: never read)."""
     if sw is None:
         return ""
     vllm = sw.get("vllm", {}).get("value", "unread")

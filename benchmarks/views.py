@@ -205,7 +205,7 @@ def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
         "pending": pending,
         "default_reading": DEFAULT_READING,
         "head": head,
-        "client_warning": runs.client_warning(head) if allowed else "",
+        "client": runs.client_words(head) if allowed else ("", ""),
         "other_readings": [r for r in published if r.reading not in ("", DEFAULT_READING)],
     }
 

@@ -569,6 +569,7 @@ def test_the_run_form_says_when_the_head_node_had_no_way_to_run_the_client(
     from telemetry.software import Image, SoftwareReading
 
     settings.FLEET_VLLM_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
+    vllm = ""
     if docker is not None:
         docker, _, vllm = docker.partition(":")  # "state:vllm path" ("none": not on the PATH); no vllm: unread
         reading = SoftwareReading(
@@ -592,3 +593,9 @@ def test_the_run_form_says_when_the_head_node_had_no_way_to_run_the_client(
         assert 'id="client-warning"' not in text
     else:
         assert f'<p class="warn small" id="client-warning" role="note">{warning}</p>' in text
+    # which client the run will use, as far as the reading says
+    how = {
+        "": "its own vLLM or, without one, the launch image&#x27;s (nvcr.io/nvidia/vllm:26.05-py3)",
+        "none": "the launch image&#x27;s vLLM (nvcr.io/nvidia/vllm:26.05-py3), since it has none of its own",
+    }.get(vllm, f"its own vLLM ({vllm})")
+    assert f"over SSH on <strong>spark-01</strong>, with {how}, against the server" in text

@@ -903,8 +903,10 @@ def test_the_runs_started_on_a_group_say_which_engine_the_server_said_it_is(live
 
 def test_the_run_form_warns_when_the_head_node_lacked_the_launch_image(live_server, page, shot, lab, settings):
     """An admin opens the direct pair's benchmarks: spark-01's last software
-    reading had an older vLLM image than the launch image, so the form says a
-    run needs vLLM on spark-01 itself or that image pulled; at desk and phone width."""
+    reading found no vllm on the fleet user's PATH and an older vLLM image
+    than the launch image, so the form says the client would be the launch
+    image's and that a run will fail unless vLLM is installed on spark-01 or
+    that image pulled; at desk and phone width."""
     from datetime import UTC, datetime
 
     from inventory.models import Spark
@@ -916,7 +918,7 @@ def test_the_run_form_warns_when_the_head_node_lacked_the_launch_image(live_serv
     reading = SoftwareReading(
         dgx_os="7.3.1", kernel=None, driver=None, cuda=None, connectx_firmware=None, nccl=None,
         nccl_build=None, nccl_release=None, docker="ok",
-        images=(Image("nvcr.io/nvidia/vllm:25.11-py3", "sha256:" + "9c" * 32, "7a6b5c4d3e2f"),),
+        images=(Image("nvcr.io/nvidia/vllm:25.11-py3", "sha256:" + "9c" * 32, "7a6b5c4d3e2f"),), vllm="absent",
     )  # fmt: skip
     SoftwareState.objects.create(
         spark=Spark.objects.get(name="spark-01"),
@@ -930,8 +932,13 @@ def test_the_run_form_warns_when_the_head_node_lacked_the_launch_image(live_serv
         page.goto(f"{live_server.url}/benchmarks/groups/{pair.pk}/")
         warning = page.locator("#client-warning")
         expect(warning).to_have_text(
-            "The launch image nvcr.io/nvidia/vllm:26.05-py3 was not on spark-01 when its software was read at "
-            "2026-12-01 08:30 UTC: a run there needs vLLM installed on spark-01 itself, or the image pulled there."
+            "No vLLM was on the fleet user's PATH on spark-01 and the launch image nvcr.io/nvidia/vllm:26.05-py3 was "
+            "not there when its software was read at 2026-12-01 08:30 UTC: a run there will fail unless vLLM is "
+            "installed there, or the image pulled there."
+        )
+        expect(page.locator("#client-how")).to_contain_text(
+            "over SSH on spark-01, with the launch image's vLLM (nvcr.io/nvidia/vllm:26.05-py3), since it has none "
+            "of its own, against the server"
         )
         expect(page.locator("form[action$='/run/'] button[type=submit]")).to_be_visible()
         warning.scroll_into_view_if_needed()

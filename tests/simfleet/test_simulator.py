@@ -199,7 +199,6 @@ def test_a_thousand_nodes_start_quickly(client_key, tmp_path):
 def test_the_simulated_head_node_answers_only_the_fixed_benchmark_command():
     from benchmarks.command import BenchSpec, bench_command, read_server
     from simfleet.simulator import bench_answer
-
     from simfleet.software_answers import CONTAINER_BANNER
 
     node = SimNode("head-1", software={"vllm": "/usr/local/bin/vllm"})
