@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db.models import Max
 
 from core.actor import Actor
 from design.generate import MAX_SPARKS
@@ -21,12 +22,55 @@ from tests.conftest import ApiClient, db_state
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def big_lab() -> dict[str, Any]:
-    data = lab_document(switched=80, rings=70, pairs=50, singles=4, prefix="spark")
-    lab_import(actor=Actor(source="import"), data=data)
-    assert Spark.objects.count() == 1024
-    return data
+def _rows() -> dict[str, tuple[int, Any]]:
+    """Every table's (row count, highest id)."""
+    from django.apps import apps
+
+    return {
+        m._meta.label: (m._base_manager.count(), m._base_manager.aggregate(top=Max("pk"))["top"])
+        for m in apps.get_models()
+    }
+
+
+def _remove_rows_after(before: dict[str, tuple[int, Any]]) -> None:
+    """Delete every row added since ``before`` (ids above each table's highest
+    then), cascades and protections in whatever order they allow."""
+    from django.apps import apps
+    from django.db import transaction
+    from django.db.models import ProtectedError, RestrictedError
+
+    with transaction.atomic():
+        for _ in range(6):
+            left = 0
+            for model in apps.get_models():
+                n, top = before[model._meta.label]
+                if model._base_manager.count() == n:
+                    continue
+                added = model._base_manager.all() if top is None else model._base_manager.filter(pk__gt=top)
+                try:
+                    with transaction.atomic():
+                        added.delete()
+                except (ProtectedError, RestrictedError):
+                    left += 1
+            if not left:
+                return
+
+
+@pytest.fixture(scope="module")
+def big_lab(django_db_setup: Any, django_db_blocker: Any) -> Any:
+    """The 1,024-Spark lab, imported once for this module's tests (about 15 s
+    on PostgreSQL): they only read it (the re-import changes nothing, the
+    refused design stores nothing), and each runs in its own transaction as
+    usual. Removed after them; every table must be back to its rows before."""
+    with django_db_blocker.unblock():
+        before = _rows()
+        data = lab_document(switched=80, rings=70, pairs=50, singles=4, prefix="spark")
+        lab_import(actor=Actor(source="import"), data=data)
+        assert Spark.objects.count() == 1024
+    yield data
+    with django_db_blocker.unblock():
+        _remove_rows_after(before)
+        assert {k: v[0] for k, v in _rows().items()} == {k: v[0] for k, v in before.items()}
 
 
 def test_a_script_exports_the_1024_spark_lab_and_imports_it_back_unchanged(big_lab: Any, api_admin: ApiClient) -> None:
