@@ -17,7 +17,7 @@ from inventory.labio import lab_import
 from inventory.models import CatalogueEntry, NodeGroup
 from placement.models import LlmModel
 from tests.conftest import lab_data, make_user
-from tests.e2e.conftest import fits_a_phone, no_sideways_scroll, sign_in
+from tests.e2e.conftest import SHOTS, fits_a_phone, no_sideways_scroll, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -946,3 +946,5 @@ def test_the_run_form_warns_when_the_head_node_lacked_the_launch_image(live_serv
             fits_a_phone(page, warning)
         no_sideways_scroll(page)
         shot(f"benchmarks-run-form-warning-{width}")
+        card = page.locator("#client-how").locator("xpath=ancestor::div[contains(@class, 'card')][1]")
+        card.screenshot(path=str(SHOTS / f"benchmarks-run-form-card-{width}.png"))
