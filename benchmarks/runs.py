@@ -24,8 +24,7 @@ from core.errors import Unavailable
 from core.outage import service_down
 from core.runs import HEARTBEAT_STALE_S, WORKER_GONE, heartbeat, run_claim, silent_runs
 from inventory.models import Spark
-from placement.launch import DEFAULT_VLLM_IMAGE
-from placement.selectors import groupspec_for, live_group_or_error, model_get
+from placement.selectors import groupspec_for, live_group_or_error, model_get, vllm_image
 from telemetry.conf import ssh_key_path
 from telemetry.remote import Target, run_command
 from telemetry.selectors import accepted_host_key
@@ -69,7 +68,7 @@ def _spec(run: BenchmarkRun) -> BenchSpec:
 
 def client_image() -> str:
     """The image vLLM's benchmark client runs in on a head node without ``vllm``: the launch image."""
-    return str(setting("FLEET_VLLM_IMAGE", DEFAULT_VLLM_IMAGE, str)).strip() or DEFAULT_VLLM_IMAGE
+    return vllm_image()
 
 
 def client_words(head: str | None) -> tuple[str, str]:

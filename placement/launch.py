@@ -64,6 +64,9 @@ from placement.quants import engine_reference
 
 # The container recipe first: it is the default vLLM launcher.
 LAUNCH_ENGINES = ("vllm-container", "vllm-ray", "vllm", "sglang", "llama.cpp-rpc")
+# what each launcher needs on every node that a software reading tells (telemetry.software):
+# Docker with the image for the container recipe, vllm on the PATH for the bare-metal ones
+LAUNCHER_NEEDS = {"vllm-container": "docker", "vllm-ray": "vllm", "vllm": "vllm"}
 # How each planner engine is told to run without CUDA graphs, when the plan
 # was made for eager mode (its prediction assumes it): vLLM's flag, SGLang's,
 # and llama.cpp's environment variable (ggml-cuda reads it at start).

@@ -207,6 +207,12 @@ def _measured_exchange(row: NodeGroup | None) -> MeasuredExchange | None:
     return latest_exchange(row.pk)
 
 
+def vllm_image() -> str:
+    """The lab's vLLM image (FLEET_VLLM_IMAGE): the container launches', the
+    serving's and, on a head node without vllm, the benchmark client's."""
+    return str(setting("FLEET_VLLM_IMAGE", DEFAULT_VLLM_IMAGE, str)).strip() or DEFAULT_VLLM_IMAGE
+
+
 def launch_settings_for(planned: PlannedGroup) -> LaunchSettings:
     """The lab's launch settings for a group: the management interface
     (FLEET_MGMT_IFACE, all nodes the same), each node's management address
@@ -217,7 +223,7 @@ def launch_settings_for(planned: PlannedGroup) -> LaunchSettings:
     return LaunchSettings(
         mgmt_iface=setting("FLEET_MGMT_IFACE", DEFAULT_MGMT_IFACE, str),
         mgmt_ips={name: ip for name, host in hosts if (ip := usable_mgmt_ip(host))},
-        vllm_image=setting("FLEET_VLLM_IMAGE", DEFAULT_VLLM_IMAGE, str),
+        vllm_image=vllm_image(),
         os_reserve_gb=float(settings.FLEET_OS_RESERVE_GB),
     )
 

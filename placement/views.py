@@ -331,7 +331,13 @@ def plan_launch(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "placement/_launch.html",
-        {"item": item, "index": index, "planning": result, "errors": context["errors"]},
+        {
+            "item": item,
+            "index": index,
+            "planning": result,
+            "errors": context["errors"],
+            "launch_image": selectors.vllm_image(),
+        },
     )
 
 

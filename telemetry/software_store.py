@@ -251,6 +251,45 @@ def software_by_name(names: Iterable[str]) -> dict[str, dict[str, Any] | None]:
     return {name: software_out(found.get(name)) for name in wanted}
 
 
+def launch_readiness(names: Iterable[str], *, need: str, image: str = "") -> list[str]:
+    """What the last software readings of these Sparks say against a launch,
+    one sentence per problem naming its Sparks: ``need`` "docker" (a container
+    launch: Docker the fleet user may use, and ``image``, which ``docker run``
+    would first download) or "vllm" (a bare-metal launch: ``vllm`` on the
+    fleet user's PATH). A note, not a refusal: a reading may be older than an
+    install, and a person's own shell may find what the fleet user's does not.
+    One query."""
+    found: dict[str, list[tuple[str, str]]] = {}  # the problem in words -> (Spark, read at)
+    for name, sw in software_by_name(sorted(set(names))).items():
+        if sw is None:
+            continue
+        docker, value = sw["images"]["docker"], sw["images"]["value"]
+        problem = ""
+        if need == "vllm" and sw["vllm"]["value"] == "absent":
+            problem = "the fleet user's SSH shell found no vllm"
+        elif need == "docker" and docker in DOCKER_WORDS:
+            problem = DOCKER_WORDS[docker]
+        elif need == "docker" and image and value is not None and all(i["ref"] != image for i in value):
+            problem = f"{image} was not pulled"
+        if problem:
+            found.setdefault(problem, []).append((name, sw["images"]["read_at"][:16].replace("T", " ")))
+    out = []
+    for problem, items in found.items():
+        times = sorted({at for _, at in items})
+        when = f"at {times[0]} UTC" if len(times) == 1 else f"from {times[0]} to {times[-1]} UTC"
+        then = ": the first start downloads it" if problem.endswith("was not pulled") else ""
+        out.append(f"{problem} on {drift.names(n for n, _ in items)} (software read {when}){then}")
+    return out
+
+
+DOCKER_WORDS = {
+    "absent": "Docker was not installed",
+    "denied": "the fleet's SSH user could not use Docker",
+    "unreachable": "the Docker daemon did not answer",
+    "error": "the Docker daemon did not answer",
+}
+
+
 def history(spark: Spark, *, limit: int = 50) -> list[SoftwareChange]:
     return list(SoftwareChange.objects.filter(spark=spark).order_by("-at", "-id")[:limit])
 

@@ -34,3 +34,11 @@ def tps(value: float | None, bounds: tuple[float, float] | list[float] | None = 
 @register.filter
 def backend_words(backend: str) -> str:
     return BACKEND_WORDS.get(backend, backend)
+
+
+@register.filter
+def launcher_need(launcher: str) -> str:
+    """What a launcher needs on every node that a software reading tells ("" if none is read)."""
+    from placement.launch import LAUNCHER_NEEDS
+
+    return LAUNCHER_NEEDS.get(launcher, "")

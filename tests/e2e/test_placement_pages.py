@@ -948,3 +948,51 @@ def test_the_run_form_warns_when_the_head_node_lacked_the_launch_image(live_serv
         shot(f"benchmarks-run-form-warning-{width}")
         card = page.locator("#client-how").locator("xpath=ancestor::div[contains(@class, 'card')][1]")
         card.screenshot(path=str(SHOTS / f"benchmarks-run-form-card-{width}.png"))
+
+
+def test_the_launch_scripts_say_what_each_nodes_software_reading_lacks(live_server, page, shot, lab, settings):
+    """A member opens the recommended plan's launch scripts on the switched
+    group after a software poll in which spark-08 had no Docker and the
+    others no vllm of their own: the container recipe names spark-08, the
+    bare-metal ones the rest; at desk and phone width."""
+    from datetime import UTC
+
+    from django.utils import timezone
+
+    from inventory.models import Spark
+    from simfleet.software_answers import software_text
+    from telemetry.parsers import split_sections
+    from telemetry.software import parse_software
+    from telemetry.software_store import readings_store
+
+    image = "nvcr.io/nvidia/vllm:26.05-py3"
+    settings.FLEET_VLLM_IMAGE = image
+    at = timezone.now()
+    ids = dict(Spark.objects.values_list("name", "pk"))
+    readings = []
+    for name in ("spark-07", "spark-08", "spark-09", "spark-10"):
+        sw, faults = ({"vllm": "/usr/local/bin/vllm"}, {"no-docker"}) if name == "spark-08" else ({}, set())
+        readings.append((ids[name], at, 3600.0, parse_software(split_sections(software_text(sw, faults, [image])))))
+    readings_store(readings, now=at)
+    open_plans_as_a_member(live_server, page, f"model=llama-3.3-70b&group={lab['switched']}&concurrency=8")
+    page.locator("tr.plan-more.recommended summary").click()
+    page.wait_for_selector("tr.plan-more.recommended .launch .copy")
+    launch = page.locator("tr.plan-more.recommended .launch")
+    container = launch.locator("details.launcher").filter(has_text="vllm-container").locator(".launch-needs")
+    expect(container).to_have_text(
+        f"Each node's script runs the engine under Docker: Docker was not installed on spark-08 (software read at "
+        f"{at.astimezone(UTC):%Y-%m-%d %H:%M} UTC)."
+    )
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        container.scroll_into_view_if_needed()
+        if width == 390:
+            fits_a_phone(page, container)
+        no_sideways_scroll(page)
+        launch.locator("details.launcher").first.screenshot(path=str(SHOTS / f"placement-launch-needs-{width}.png"))
+    bare = launch.locator("details.launcher").filter(has_text="vllm-ray").first
+    bare.locator("summary").click()
+    expect(bare.locator(".launch-needs")).to_contain_text(
+        "Each node's script runs vllm: the fleet user's SSH shell found no vllm on spark-07, spark-09 and spark-10 "
+    )
+    bare.screenshot(path=str(SHOTS / "placement-launch-needs-bare-390.png"))

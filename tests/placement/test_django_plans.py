@@ -5,6 +5,7 @@ the cabling, bad input by field, constant queries, and the live page partial."""
 from __future__ import annotations
 
 import html
+from datetime import UTC
 
 import pytest
 from django.db import connection
@@ -565,3 +566,59 @@ def test_the_labs_own_runs_of_a_plans_configuration_are_beside_it_in_the_api_and
     fit_table = page.split('id="lab-not-fitted">')[1].split("</p>")[0]
     assert fit_table.startswith("Not fitted on: <a href=") and escape(runs[1]["not_fitted"]) in fit_table
     assert said.endswith(f" tok/s, against {single_plan['decode_tps']:.1f} predicted.")
+
+
+@pytest.mark.django_db
+def test_each_launcher_says_what_the_nodes_software_readings_found_missing(client, viewer_user, demo, settings):
+    """The launch scripts of a four-node plan on the switched group, read by a
+    member, after a software poll: the container recipe notes the Spark without
+    Docker and the one that had not pulled the image; the bare-metal vLLM
+    scripts note the Sparks whose fleet user's shell found no vllm; a Spark with
+    everything is named in neither."""
+    from simfleet.software_answers import software_text
+    from telemetry.parsers import split_sections
+    from telemetry.software import parse_software
+    from telemetry.software_store import readings_store
+
+    image = "nvcr.io/nvidia/vllm:26.05-py3"
+    settings.FLEET_VLLM_IMAGE = image
+    names = sorted(demo["switched"].members.values_list("spark__name", flat=True))
+    at = timezone.now()
+    ids = dict(demo["switched"].members.values_list("spark__name", "spark_id"))
+    own = {"vllm": "/usr/local/bin/vllm"}
+    software = {
+        names[0]: ({}, set()),  # Docker and the image, no vllm of its own (as NVIDIA's playbooks set a Spark up)
+        names[1]: (own, {"no-docker"}),
+        names[2]: ({**own, "image_digest": "absent"}, set()),
+        names[3]: (own, set()),  # everything
+    }
+    readings = [
+        (ids[n], at, 3600.0, parse_software(split_sections(software_text(sw, faults, [image]))))
+        for n, (sw, faults) in software.items()
+    ]
+    readings_store(readings, now=at)
+    client.force_login(viewer_user)
+    query = f"?model=llama-3.3-70b&group={demo['switched'].pk}&context_tokens=32768&concurrency=8&goal=throughput"
+    plans = client.post(
+        "/api/plans",
+        {"model": "llama-3.3-70b", "group": demo["switched"].pk, "context_tokens": 32768, "concurrency": 8},
+        content_type="application/json",
+    ).json()["plans"]
+    index = next(i for i, p in enumerate(plans) if p["fits"] and p["nodes"] == names[:4] and p["tp"] >= 2)
+    launch = client.get(f"/plans/launch/{query}&plan={index}").content.decode()
+    read = f"(software read at {at.astimezone(UTC).strftime('%Y-%m-%d %H:%M')} UTC)"
+    by_launcher = {part.split("</code>")[0]: part for part in launch.split('<details class="launcher"')[1:]}
+    by_launcher = {k.split("<code>")[1]: v for k, v in by_launcher.items()}
+    assert (
+        f"Each node's script runs the engine under Docker: Docker was not installed on {names[1]} {read}; "
+        f"{image} was not pulled on {names[2]} {read}: the first start downloads it.</p>"
+    ) in by_launcher["vllm-container"]
+    for bare in ("vllm-ray", "vllm"):
+        assert (
+            f"Each node's script runs <code>vllm</code>: the fleet user&#x27;s SSH shell found no vllm on "
+            f"{names[0]} {read}. Install vLLM there, or use the container recipe.</p>"
+        ) in by_launcher[bare]
+    # one note per launcher that needs something, and never of the Spark whose reading found all of it
+    assert launch.count('class="small warn launch-needs"') == 3
+    notes = [part.split("</div>")[0] for part in launch.split('class="small warn launch-needs"')[1:]]
+    assert not any(names[3] in note for note in notes)
