@@ -130,7 +130,7 @@ def explain_failure(error: str, *, head: str, image: str) -> str:
             f"the benchmark client could not start: the launch image {image} is not on {head}, and a run never "
             f"pulls it; run `docker pull {image}` there (or install vLLM on {head} itself)"
         )
-    elif status is not None and "permission denied" in error.lower() and "docker" in error.lower():
+    elif status is not None and "permission denied while trying to connect to the docker daemon" in error.lower():
         why = (
             f"the benchmark client could not start: the fleet's SSH user may not use Docker on {head}; add it to "
             f"the docker group there (or install vLLM on {head} itself)"
