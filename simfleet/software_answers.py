@@ -7,7 +7,7 @@ A node runs ``DEFAULT_SOFTWARE`` unless its ``software`` overrides some of it
 means the launch image was never pulled there; ``vllm`` is where the fleet
 user's shell finds a vllm (``absent`` by default: vLLM in a container, as
 NVIDIA's playbooks run it), and the simulated benchmark client follows it
-(``simfleet.simulator.client_failure``). Faults change how the tools
+(``client_failure``). Faults change how the tools
 answer: ``no-docker``, ``docker-denied``, ``docker-down``, ``smi-mismatch``
 (a driver updated without a reboot: nvidia-smi fails, the loaded module
 still answers), ``no-dgx-release``.
