@@ -28,7 +28,7 @@ from placement.selectors import groupspec_for, live_group_or_error, model_get, v
 from telemetry.conf import ssh_key_path
 from telemetry.remote import Target, run_command
 from telemetry.selectors import accepted_host_key
-from telemetry.software_store import software_by_name
+from telemetry.software_store import docker_gap, software_by_name
 
 from .command import (
     SERVE_URL,
@@ -80,51 +80,45 @@ def client_words(head: str | None) -> tuple[str, str]:
     fail; one from before the poll asked about ``vllm`` can only say what else
     would do. A warning, never a refusal: the reading may be older than an install."""
     sw = software_by_name([head]).get(head) if head else None
-    vllm = (sw or {}).get("vllm", {}).get("value", "unread")
-    if vllm == "present":
-        return f"its own vLLM ({sw['vllm']['path']})" if sw else "", ""
+    vllm = sw["vllm"]["value"] if sw is not None else "unread"
     image = client_image()
+    if sw is not None and vllm == "present":
+        return f"its own vLLM ({sw['vllm']['path']})", ""
     if vllm == "absent":
         how = f"the launch image's vLLM ({image}), since it has none of its own"
     else:
         how = f"its own vLLM or, without one, the launch image's ({image})"
-    return how, client_warning(head, sw)
+    return how, _client_warning(head or "", sw, vllm, image)
 
 
-def client_warning(head: str | None, sw: dict[str, Any] | None) -> str:
-    """``client_words``' warning, from the head node's software as the API
-    gives it (None: never read)."""
-    if sw is None:
+def _client_warning(head: str, sw: dict[str, Any] | None, vllm: str, image: str) -> str:
+    """``client_words``' warning, from what stands between the head node and the launch image (docker_gap)."""
+    gap = docker_gap(sw, image) if sw is not None else ""
+    if sw is None or not gap:
         return ""
-    vllm = sw.get("vllm", {}).get("value", "unread")
-    if vllm == "present":
-        return ""
-    images, image, docker = sw["images"], client_image(), sw["images"]["docker"]
-    when = f"when its software was read at {images['read_at'][:16].replace('T', ' ')} UTC"
-    missing = images["value"] is not None and all(i["ref"] != image for i in images["value"])
+    when = f"when its software was read at {sw['images']['read_at'][:16].replace('T', ' ')} UTC"
     if vllm == "absent":
         # the poll asked the fleet user's shell: without one of these the client cannot start
-        why = {
+        why, instead = {
             "absent": ("Docker was not installed there", "Docker with the launch image"),
             "denied": ("that user could not use Docker there", "that user in the docker group"),
             "unreachable": ("its Docker daemon did not answer", "Docker running there"),
             "error": ("its Docker daemon did not answer", "Docker running there"),
-        }.get(docker) or ((f"the launch image {image} was not there", "the image pulled there") if missing else None)
-        if why is None:
-            return ""
+            "image": (f"the launch image {image} was not there", "the image pulled there"),
+        }[gap]
         return (
-            f"no vLLM was on the fleet user's PATH on {head} and {why[0]} {when}: a run there will fail unless "
-            f"vLLM is installed there, or {why[1]}"
+            f"no vLLM was on the fleet user's PATH on {head} and {why} {when}: a run there will fail unless "
+            f"vLLM is installed there, or {instead}"
         )
     # a reading from before the poll asked about vllm: only what else would do
     needs = f"a run there needs vLLM installed on {head} itself"
-    if docker == "absent":
+    if gap == "absent":
         return f"Docker was not installed on {head} {when}: {needs}"
-    if docker == "denied":
+    if gap == "denied":
         return f"the fleet's SSH user could not use Docker on {head} {when}: {needs}, or that user in the docker group"
-    if missing:
+    if gap == "image":
         return f"the launch image {image} was not on {head} {when}: {needs}, or the image pulled there"
-    return ""
+    return ""  # a daemon that did not answer once: said only when nothing else would run the client
 
 
 def run_start(

@@ -22,6 +22,7 @@ from core.forms import cleaned, upload_text
 from core.htmx import htmx_asks
 from core.roles import can_book
 from inventory.forms import apply_errors
+from telemetry.software_store import launch_readiness
 
 from . import plan_request, selectors, services
 from .charts import PlanBar, memory_bar, plan_bars
@@ -328,16 +329,16 @@ def plan_launch(request: HttpRequest) -> HttpResponse:
     item = None
     if result is not None and index.isdigit() and int(index) < len(result.plans):
         item = result.plans[int(index)]
+    # what the nodes' last software readings say against each launcher (one query for all of them)
+    needs = (
+        launch_readiness(item.plan.nodes, image=selectors.vllm_image())
+        if item is not None and item.plan.fits
+        else {}
+    )
     return render(
         request,
         "placement/_launch.html",
-        {
-            "item": item,
-            "index": index,
-            "planning": result,
-            "errors": context["errors"],
-            "launch_image": selectors.vllm_image(),
-        },
+        {"item": item, "index": index, "planning": result, "errors": context["errors"], "launch_needs": needs},
     )
 
 

@@ -251,42 +251,53 @@ def software_by_name(names: Iterable[str]) -> dict[str, dict[str, Any] | None]:
     return {name: software_out(found.get(name)) for name in wanted}
 
 
-def launch_readiness(names: Iterable[str], *, need: str, image: str = "") -> list[str]:
+def docker_gap(sw: Mapping[str, Any], image: str) -> str:
+    """What a Spark's software (``software_out``) says stands between it and
+    running ``image`` under Docker: its Docker state ("absent", "denied",
+    "unreachable", "error"), "image" when Docker answered without that image,
+    "" when nothing does (or nothing could be told)."""
+    docker, value = sw["images"]["docker"], sw["images"]["value"]
+    if docker in ("absent", "denied", "unreachable", "error"):
+        return str(docker)
+    if image and value is not None and all(i["ref"] != image for i in value):
+        return "image"
+    return ""
+
+
+def launch_readiness(names: Iterable[str], *, image: str = "") -> dict[str, list[str]]:
     """What the last software readings of these Sparks say against a launch,
-    one sentence per problem naming its Sparks: ``need`` "docker" (a container
-    launch: Docker the fleet user may use, and ``image``, which ``docker run``
-    would first download) or "vllm" (a bare-metal launch: ``vllm`` on the
-    fleet user's PATH). A note, not a refusal: a reading may be older than an
-    install, and a person's own shell may find what the fleet user's does not.
-    One query."""
-    found: dict[str, list[tuple[str, str]]] = {}  # the problem in words -> (Spark, read at)
+    by what the launch needs: "docker" (a container launch: Docker the fleet
+    user may use, and ``image``, which ``docker run`` would first download)
+    and "vllm" (a bare-metal launch: ``vllm`` on the fleet user's PATH); one
+    sentence per problem naming its Sparks. A note, not a refusal: a reading
+    may be older than an install, and a person's own shell may find what the
+    fleet user's does not. One query for both."""
+    found: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (need, problem in words) -> (Spark, read at)
     for name, sw in software_by_name(sorted(set(names))).items():
         if sw is None:
             continue
-        docker, value = sw["images"]["docker"], sw["images"]["value"]
-        problem = ""
-        if need == "vllm" and sw["vllm"]["value"] == "absent":
-            problem = "the fleet user's SSH shell found no vllm"
-        elif need == "docker" and docker in DOCKER_WORDS:
-            problem = DOCKER_WORDS[docker]
-        elif need == "docker" and image and value is not None and all(i["ref"] != image for i in value):
-            problem = f"{image} was not pulled"
-        if problem:
-            found.setdefault(problem, []).append((name, sw["images"]["read_at"][:16].replace("T", " ")))
-    out = []
-    for problem, items in found.items():
+        at = sw["images"]["read_at"][:16].replace("T", " ")
+        gap = docker_gap(sw, image)
+        if gap:
+            found.setdefault(("docker", DOCKER_WORDS[gap].format(image=image)), []).append((name, at))
+        if sw["vllm"]["value"] == "absent":
+            found.setdefault(("vllm", "the fleet user's SSH shell found no vllm"), []).append((name, at))
+    out: dict[str, list[str]] = {"docker": [], "vllm": []}
+    for (need, problem), items in found.items():
         times = sorted({at for _, at in items})
         when = f"at {times[0]} UTC" if len(times) == 1 else f"from {times[0]} to {times[-1]} UTC"
         then = ": the first start downloads it" if problem.endswith("was not pulled") else ""
-        out.append(f"{problem} on {drift.names(n for n, _ in items)} (software read {when}){then}")
+        out[need].append(f"{problem} on {drift.names(n for n, _ in items)} (software read {when}){then}")
     return out
 
 
+# docker_gap's answers in words
 DOCKER_WORDS = {
     "absent": "Docker was not installed",
     "denied": "the fleet's SSH user could not use Docker",
     "unreachable": "the Docker daemon did not answer",
     "error": "the Docker daemon did not answer",
+    "image": "{image} was not pulled",
 }
 
 

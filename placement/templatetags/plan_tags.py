@@ -3,6 +3,8 @@ collective backend: one wording, the planner's (``plan_types.with_range``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django import template
 
 from placement.model_spec import is_number
@@ -42,3 +44,9 @@ def launcher_need(launcher: str) -> str:
     from placement.launch import LAUNCHER_NEEDS
 
     return LAUNCHER_NEEDS.get(launcher, "")
+
+
+@register.filter
+def needs_for(needs: Mapping[str, list[str]] | None, launcher: str) -> list[str]:
+    """The readings' notes (telemetry.software_store.launch_readiness) against what ``launcher`` needs."""
+    return list((needs or {}).get(launcher_need(launcher), ()))

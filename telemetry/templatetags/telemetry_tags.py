@@ -117,16 +117,6 @@ def _names_of(target: Any) -> list[str]:
     return [item if isinstance(item, str) else str(getattr(item, "name", "")) for item in target or ()]
 
 
-@register.inclusion_tag("telemetry/_launch_needs.html")
-def launch_needs_note(target: Any, need: str, image: str = "") -> dict[str, Any]:
-    """What these Sparks' last software readings say against a launch that
-    needs Docker (``need`` "docker", with its image) or vLLM on each node's
-    PATH ("vllm"): telemetry.software_store.launch_readiness."""
-    from telemetry.software_store import launch_readiness
-
-    return {"found": launch_readiness(_names_of(target), need=need, image=image), "need": need}
-
-
 @register.inclusion_tag("telemetry/_drift_note.html")
 def software_drift_note(target: Any, before: str = "starting") -> dict[str, Any]:
     """The open ``software-drift`` findings of these Sparks, said before a plan,
