@@ -331,9 +331,7 @@ def plan_launch(request: HttpRequest) -> HttpResponse:
         item = result.plans[int(index)]
     # what the nodes' last software readings say against each launcher (one query for all of them)
     needs = (
-        launch_readiness(item.plan.nodes, image=selectors.vllm_image())
-        if item is not None and item.plan.fits
-        else {}
+        launch_readiness(item.plan.nodes, image=selectors.vllm_image()) if item is not None and item.plan.fits else {}
     )
     return render(
         request,
