@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from placement.launch import DEFAULT_VLLM_IMAGE, LaunchSettings, shell_path
+from telemetry import docker_start
 
 from .parsers import BenchResult, parse_vllm_bench_text
 
@@ -107,42 +108,28 @@ def bench_command(spec: BenchSpec) -> str:
 
 
 _EXIT_RE = re.compile(r"^exited with status (\d+)")
-_DOCKER_MISSING_RE = re.compile(r"\bdocker: (?:command )?not found")
+_CLIENT_FIX = {
+    "absent": "neither vllm nor docker is on the fleet user's PATH on {head}; install vLLM there, or Docker with "
+    "the launch image {image}",
+    "image": "the launch image {image} is not on {head}, and a run never pulls it; run `docker pull {image}` there "
+    "(or install vLLM on {head} itself)",
+    "denied": "the fleet's SSH user may not use Docker on {head}; add it to the docker group there (or install "
+    "vLLM on {head} itself)",
+    "unreachable": "Docker's daemon does not answer on {head}; start it there (or install vLLM on {head} itself)",
+}
 
 
 def explain_failure(error: str, *, head: str, image: str) -> str:
     """A failed command's error with what it means for the client, when the
-    shell or Docker said why it could not start (their own words kept after it):
-    no ``docker`` either (dash: ``docker: not found``, bash: ``docker: command not
-    found``, status 127), the launch image absent (``--pull never``: Docker's
-    ``No such image``, status 125), Docker's socket refused to the fleet user
-    (126) or its daemon down (125); docker/cli's ``runStartContainerErr`` sets
-    those statuses."""
+    shell or Docker said why it could not start (``telemetry.docker_start``;
+    their own words kept after it): no ``docker`` either, the launch image
+    absent (``--pull never``), Docker's socket refused to the fleet user or
+    its daemon down."""
     match = _EXIT_RE.match(error)
-    status = int(match.group(1)) if match else None
-    if status == 127 and _DOCKER_MISSING_RE.search(error):
-        why = (
-            f"the benchmark client could not start: neither vllm nor docker is on the fleet user's PATH on {head}; "
-            f"install vLLM there, or Docker with the launch image {image}"
-        )
-    elif status == 125 and "no such image" in error.lower():
-        why = (
-            f"the benchmark client could not start: the launch image {image} is not on {head}, and a run never "
-            f"pulls it; run `docker pull {image}` there (or install vLLM on {head} itself)"
-        )
-    elif status is not None and "permission denied while trying to connect to the docker daemon" in error.lower():
-        why = (
-            f"the benchmark client could not start: the fleet's SSH user may not use Docker on {head}; add it to "
-            f"the docker group there (or install vLLM on {head} itself)"
-        )
-    elif status is not None and "cannot connect to the docker daemon" in error.lower():
-        why = (
-            f"the benchmark client could not start: Docker's daemon does not answer on {head}; start it "
-            f"there (or install vLLM on {head} itself)"
-        )
-    else:
+    fix = _CLIENT_FIX.get(docker_start.reading(int(match.group(1)) if match else None, error))
+    if fix is None:
         return error
-    return f"{why} ({error})"
+    return f"the benchmark client could not start: {fix.format(head=head, image=image)} ({error})"
 
 
 def _sections(head: str) -> dict[str, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import urllib.error
 import urllib.request
@@ -24,6 +25,7 @@ from core.config import setting
 from core.runs import heartbeat
 from fabric.nccl import networks_in
 from inventory.models import Spark
+from telemetry import docker_start
 from telemetry.conf import ssh_key_path
 from telemetry.remote import Outcome, Target, run_command
 from telemetry.selectors import accepted_host_key
@@ -112,8 +114,34 @@ def wait_ready(pk: int, url: str, model: str) -> str:
     return f"not ready after {ready_timeout_s():g} s: {why}"
 
 
+# what stood in ``docker run``'s way (``telemetry.docker_start``), and what to do, on the step's node
+_ENGINE_FIX = {
+    "absent": "Docker is not on the fleet user's PATH on {node}; install it there (DGX OS ships it)",
+    "denied": "the fleet's SSH user may not use Docker on {node}; add it to the docker group there",
+    "unreachable": "Docker's daemon does not answer on {node}; start it there",
+    "pull": "the image {image} was not on {node} and could not be downloaded; run `docker pull {image}` there "
+    "to see why",
+    "gpu": "Docker on {node} cannot give containers the GPU (no NVIDIA runtime); install the NVIDIA Container "
+    "Toolkit there and restart Docker",
+}
+_EXIT = re.compile(r"^exited with status (\d+)")
+
+
+def explain_step(why: str, step: dict[str, Any]) -> str:
+    """A failed step's error, led by what it means when Docker could not start
+    its container (its own words, in the step's output, stay as they are)."""
+    match = _EXIT.match(why)
+    output = str(step.get("output", ""))
+    fix = _ENGINE_FIX.get(docker_start.reading(int(match.group(1)) if match else None, output))
+    if fix is None:
+        return why
+    said = fix.format(node=step.get("node", "?"), image=docker_start.pulled_image(output))
+    return f"its container could not start: {said} ({why})"
+
+
 def _fail(serving: Serving, steps: list[dict[str, Any]], index: int, why: str) -> Serving:
     step = steps[index]
+    why = explain_step(why, step)
     step["status"] = "failed"
     step["output"] = (step.get("output", "") + ("\n" if step.get("output") else "") + why)[-MAX_OUTPUT:]
     _save_steps(serving.pk, steps)

@@ -35,12 +35,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simfleet.engine import SimEngine
+from simfleet.software_answers import docker_refusal
 
 LOOPBACK = "127.0.0.1"
 LABEL = "spark-fleet.serving"
 DECODE_TPS = 55.0  # without a prediction: one stream on a 128 GB Spark, a mid-size model (as the benchmark answer)
 # the plan's prediction the script carries as a comment (serving.steps.predicted_line): engines decode at it
 PREDICTED = re.compile(r"^# predicted decode: ([0-9]+(?:\.[0-9]+)?) tok/s per stream", re.M)
+_IMAGE_REF = re.compile(r"[a-z0-9][a-z0-9.-]*(?::\d+)?/[\w./-]+:[\w.-]+")
+# docker run's words when the image is not there and the registry cannot be reached
+PULL_ERROR = (
+    "Unable to find image '{image}' locally\n"
+    'docker: Error response from daemon: Get "https://nvcr.io/v2/": dial tcp: lookup nvcr.io on 127.0.0.53:53: '
+    "server misbehaving.\nSee 'docker run --help'.\n"
+)
 GPU_RUNTIME_ERROR = (
     'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
 )
@@ -69,6 +77,16 @@ def _label(words: list[str]) -> int | None:
     return int(match[1]) if match else None
 
 
+def _docker_refused(faults: set[str], line: int) -> tuple[str, int] | None:
+    """How ``bash -s`` and Docker answer a docker command on a node without
+    Docker (bash's words, at the script's line), with Docker refusing the
+    fleet user or its daemon down, or, for ``docker run``, an image that cannot
+    be pulled (``pull-fail``)."""
+    if "no-docker" in faults:
+        return f"bash: line {line}: docker: command not found\n", 127
+    return docker_refusal(faults)
+
+
 class NodeServing:
     """What one simulated Spark runs for serving."""
 
@@ -83,7 +101,8 @@ class NodeServing:
         out: list[str] = []
         predicted = PREDICTED.search(script)
         tps = float(predicted[1]) if predicted and float(predicted[1]) > 0 else DECODE_TPS
-        for raw in script.splitlines():
+        errexit = re.search(r"^set -e", script, re.MULTILINE) is not None
+        for number, raw in enumerate(script.splitlines(), start=1):
             line = raw.strip()
             try:
                 words = shlex.split(line, comments=True)
@@ -91,6 +110,11 @@ class NodeServing:
                 continue
             if raw[:1].isspace():
                 continue  # inside a loop or an if: the checks a healthy node passes (interfaces, Ray's count)
+            if words[:1] == ["docker"] and (refused := _docker_refused(faults, number)) is not None:
+                out.append(refused[0])
+                if errexit:  # set -e ends the script there; without it (the stop script) bash goes on
+                    return "".join(out), refused[1]
+                continue
             status = await self._line(line, words, faults, out, tps)
             if status:
                 return "".join(out), status
@@ -132,6 +156,10 @@ class NodeServing:
     async def _run(self, words: list[str], faults: set[str], out: list[str], tps: float) -> int:
         if "serve-fail" in faults:
             out.append(GPU_RUNTIME_ERROR)
+            return 125
+        if "pull-fail" in faults:
+            image = next((w for w in words if _IMAGE_REF.fullmatch(w)), "image")
+            out.append(PULL_ERROR.format(image=image))
             return 125
         name, sid = _flag(words, "--name"), _label(words)
         if name is None or sid is None:

@@ -82,17 +82,10 @@ def client_in_container(overrides: Mapping[str, str]) -> bool:
     return {**DEFAULT_SOFTWARE, **overrides}["vllm"] == "absent"
 
 
-def client_failure(
-    overrides: Mapping[str, str], faults: frozenset[str] | set[str], image: str
-) -> tuple[str, int] | None:
-    """(stderr, exit status) of the benchmark command's client on a node that
-    cannot start it, as the shell and Docker say it; None when it starts: the
-    node's own vllm, or the launch image under a Docker that answers."""
-    sw = {**DEFAULT_SOFTWARE, **overrides}
-    if sw["vllm"] != "absent":
-        return None
-    if "no-docker" in faults:
-        return "sh: 1: docker: not found\n", 127
+def docker_refusal(faults: frozenset[str] | set[str]) -> tuple[str, int] | None:
+    """(stderr, exit status) of ``docker run`` on a node whose Docker refuses
+    the fleet user (``docker-denied``) or does not answer (``docker-down``), as
+    Docker prints them; None otherwise."""
     if "docker-denied" in faults:
         return (
             "docker: permission denied while trying to connect to the Docker daemon socket at "
@@ -106,6 +99,23 @@ def client_failure(
             "running?\nSee 'docker run --help'.\n",
             125,
         )
+    return None
+
+
+def client_failure(
+    overrides: Mapping[str, str], faults: frozenset[str] | set[str], image: str
+) -> tuple[str, int] | None:
+    """(stderr, exit status) of the benchmark command's client on a node that
+    cannot start it, as the shell and Docker say it; None when it starts: the
+    node's own vllm, or the launch image under a Docker that answers."""
+    sw = {**DEFAULT_SOFTWARE, **overrides}
+    if sw["vllm"] != "absent":
+        return None
+    if "no-docker" in faults:
+        return "sh: 1: docker: not found\n", 127
+    refused = docker_refusal(faults)
+    if refused is not None:
+        return refused
     if sw["image_digest"] == "absent":
         return (
             f"docker: Error response from daemon: No such image: {image}.\nSee 'docker run --help'.\n",

@@ -37,6 +37,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
+from .docker_start import UNREACHABLE
+
 # What may be shown and compared: versions, tags, digests. Anything else
 # (a line of garbage, an error message) is not a version.
 _VERSION_RE: Final = re.compile(r"[0-9A-Za-z][0-9A-Za-z._+~:-]{0,79}")
@@ -307,7 +309,7 @@ def _docker_state(text: str) -> tuple[str, str | None]:
         return "absent", "docker: not installed"
     if "permission denied" in lowered:
         return "denied", "docker: the fleet user may not read Docker (permission denied on its socket)"
-    if "cannot connect to the docker daemon" in lowered or "is the docker daemon running" in lowered:
+    if any(words in lowered for words in UNREACHABLE) or "is the docker daemon running" in lowered:
         return "unreachable", "docker: the Docker daemon does not answer"
     rc = re.search(r"^@rc=([0-9]+)\s*$", text, re.M)
     if rc is not None and rc[1] == "124":

@@ -243,7 +243,11 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         detail.get_by_role("button", name="Serve this plan").click()
         on_the_serving_page(page)
         expect(page.locator("#serving-status")).to_have_text("failed")
-        expect(page.locator("#serving-failed")).to_be_visible()
+        expect(page.locator("#serving-failed")).to_contain_text(
+            "Failed at ray head on serve-a: its container could not start: Docker on serve-a cannot give containers "
+            "the GPU (no NVIDIA runtime); install the NVIDIA Container Toolkit there and restart Docker (exited "
+            "with status 125)"
+        )
         expect(page.locator(".step-failed").first).to_be_visible()
         shots(page, shot, "serving-detail-failed")
         failed = Serving.objects.exclude(pk=serving.pk).get()

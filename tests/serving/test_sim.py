@@ -253,17 +253,112 @@ def test_a_failing_node_ends_failed_with_its_output_and_stops_the_rest(lab, api_
     fleet.set_faults("serve-b", {"serve-fail"})
     serving = serve(api_member, group, TWO_COPIES)
     assert serving.status == "failed"
-    assert serving.failed_step == "engine on serve-b"
+    assert serving.failed_step == "engine on serve-b", (serving.error, serving.steps)
     failed = serving.steps[1]
     assert failed["status"] == "failed" and "could not select device driver" in failed["output"]
     assert "exited with status 125" in failed["output"]
     assert serving.steps[0]["status"] == "done" and serving.steps[2]["status"] == "waiting"
-    assert "exited with status 125" in serving.error
+    assert serving.error == (
+        "its container could not start: Docker on serve-b cannot give containers the GPU (no NVIDIA runtime); install "
+        "the NVIDIA Container Toolkit there and restart Docker (exited with status 125)"
+    )
     # what was started (serve-a's engine) is stopped, and the Sparks are free
     assert fleet.fleet.serving("serve-a").containers == {}
     assert not ServingNode.objects.filter(live=True).exists()
     body = api_member.get(f"/api/serving/{serving.pk}").json()
     assert body["status"] == "failed" and body["failed_step"] == "engine on serve-b" and body["url"] == ""
+
+
+@pytest.mark.parametrize(
+    ("fault", "status", "words", "meaning"),
+    [
+        (
+            "no-docker",
+            127,
+            "docker: command not found",
+            "Docker is not on the fleet user's PATH on serve-a; install it there (DGX OS ships it)",
+        ),
+        (
+            "docker-denied",
+            126,
+            "permission denied while trying to connect to the Docker daemon socket",
+            "the fleet's SSH user may not use Docker on serve-a; add it to the docker group there",
+        ),
+        (
+            "docker-down",
+            125,
+            "Cannot connect to the Docker daemon",
+            "Docker's daemon does not answer on serve-a; start it there",
+        ),
+        (
+            "pull-fail",
+            125,
+            "lookup nvcr.io on 127.0.0.53:53: server misbehaving",
+            "the image {image} was not on serve-a and could not be downloaded; run `docker pull {image}` there to "
+            "see why",
+        ),
+    ],
+)
+def test_a_node_whose_docker_cannot_start_the_engine_fails_saying_what_to_do(
+    lab, api_member, fault, status, words, meaning
+):
+    """What stood in ``docker run``'s way leads the error; the shell's and
+    Docker's own words stay in the step's output; nothing is left held."""
+    from placement.selectors import vllm_image
+
+    fleet, group = lab
+    fleet.set_faults("serve-a", {fault})
+    serving = serve(api_member, group, ONE_NODE)
+    assert serving.status == "failed"
+    assert serving.failed_step == "engine on serve-a"
+    said = meaning.format(image=vllm_image())
+    assert serving.error == f"its container could not start: {said} (exited with status {status})"
+    engine = serving.steps[0]
+    assert engine["status"] == "failed" and words in engine["output"]
+    assert engine["output"].endswith(serving.error)
+    assert serving.steps[1]["status"] == "waiting"
+    assert fleet.fleet.serving("serve-a").containers == {}
+    assert not ServingNode.objects.filter(live=True).exists()
+    # mended, the same plan serves
+    fleet.set_faults("serve-a", set())
+    again = serve(api_member, group, ONE_NODE)
+    assert again.status == "serving", (again.failed_step, again.error)
+    committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
+
+
+def test_a_real_bash_without_docker_reads_as_docker_absent(lab, api_member, tmp_path):
+    """The engine step's own script under a real ``bash -s`` whose PATH has no
+    docker: bash's words and status read as Docker absent, as on a Spark."""
+    import shutil
+
+    from serving.runner import explain_step
+
+    fleet, group = lab
+    fleet.set_faults("serve-a", {"no-docker"})
+    serving = serve(api_member, group, ONE_NODE)
+    step = serving.steps[0]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("mkdir",):
+        (bin_dir / name).symlink_to(shutil.which(name))
+    done = subprocess.run(
+        ["bash", "-s"],  # as the fleet user's shell runs serving's one command
+        executable="/bin/bash",
+        input="exec 2>&1\n" + step["script"],
+        capture_output=True,
+        text=True,
+        env={"PATH": str(bin_dir), "HOME": str(tmp_path)},
+        check=False,
+    )
+    assert done.returncode == 127
+    assert re.search(r"^bash: line \d+: docker: command not found$", done.stdout, re.MULTILINE)
+    real = {"node": "serve-a", "label": "engine", "output": done.stdout}
+    assert explain_step("exited with status 127", real) == (
+        "its container could not start: Docker is not on the fleet user's PATH on serve-a; install it there (DGX OS "
+        "ships it) (exited with status 127)"
+    )
+    # the simulated Spark said it in bash's own words, at the same line
+    assert step["output"].splitlines()[0] == done.stdout.splitlines()[-1]
 
 
 def test_the_booking_end_stops_it_and_the_reminder_says_so(lab, api_member, member_user):

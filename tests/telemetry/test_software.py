@@ -177,6 +177,14 @@ def test_docker_absent_refused_or_down_is_unknown():
     assert parse_docker(denied, "", (VLLM,))[:2] == ("denied", None)
     down = "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n@rc=1\n"
     assert parse_docker(down, "", (VLLM,))[:2] == ("unreachable", None)
+    # Docker 29's words for both
+    denied29 = "permission denied while trying to connect to the docker API at unix:///var/run/docker.sock\n@rc=1\n"
+    assert parse_docker(denied29, "", (VLLM,))[:2] == ("denied", None)
+    down29 = (
+        "failed to connect to the docker API at unix:///var/run/docker.sock; check if the path is correct and if "
+        "the daemon is running: dial unix /var/run/docker.sock: connect: no such file or directory\n@rc=1\n"
+    )
+    assert parse_docker(down29, "", (VLLM,))[:2] == ("unreachable", None)
     assert parse_docker("@rc=124\n", "", (VLLM,))[:2] == ("unreachable", None)
 
 
