@@ -13,6 +13,8 @@ from django.template.loader import render_to_string
 from bookings.selectors import may_start_run
 from core.roles import can_book
 from inventory.models import NodeGroup
+from placement.selectors import vllm_image
+from telemetry.software_store import launch_readiness
 
 from .models import LIVE, Serving
 from .selectors import last_measured
@@ -39,7 +41,13 @@ def _group_state(request: Any, group: NodeGroup) -> tuple[bool, str, list[Servin
     return cached[group.pk]
 
 
-def _render(context: Mapping[str, Any], group: NodeGroup | None, fields: list[tuple[str, Any]], engine: str) -> str:
+def _render(
+    context: Mapping[str, Any],
+    group: NodeGroup | None,
+    fields: list[tuple[str, Any]],
+    engine: str,
+    before: list[str] | None = None,
+) -> str:
     request = context.get("request")
     if group is None or request is None:
         return ""
@@ -48,7 +56,14 @@ def _render(context: Mapping[str, Any], group: NodeGroup | None, fields: list[tu
         why, allowed = f"serving starts vLLM plans; this one is for {engine}", False
     return render_to_string(
         "serving/_serve_button.html",
-        {"allowed": allowed, "why": why, "serving": serving, "fields": fields, "back": request.get_full_path()},
+        {
+            "allowed": allowed,
+            "why": why,
+            "serving": serving,
+            "fields": fields,
+            "back": request.get_full_path(),
+            "before": before or [],
+        },
         request=request,
     )
 
@@ -66,6 +81,10 @@ def plan_actions(context: Mapping[str, Any], row: Mapping[str, Any]) -> str:
 
 
 def saved_plan_actions(context: Mapping[str, Any], saved: Any) -> str:
-    """A saved plan's page: serve it on its group, planned again as it was saved."""
+    """A saved plan's page: serve it on its group, planned again as it was
+    saved, with what its Sparks' last software readings say stands in the way
+    of Docker starting the engine (the plan page says it in its launch section)."""
     fields = [("group", saved.group_id), ("saved_plan", saved.pk)]
-    return _render(context, saved.group, fields, saved.engine)
+    nodes = [n for n in saved.nodes if isinstance(n, str)] if isinstance(saved.nodes, list) else []
+    before = launch_readiness(nodes, image=vllm_image())["docker"] if nodes and saved.engine == "vllm" else []
+    return _render(context, saved.group, fields, saved.engine, before)

@@ -996,3 +996,52 @@ def test_the_launch_scripts_say_what_each_nodes_software_reading_lacks(live_serv
         "Each node's script runs vllm: the fleet user's SSH shell found no vllm on spark-07, spark-09 and spark-10 "
     )
     bare.screenshot(path=str(SHOTS / "placement-launch-needs-bare-390.png"))
+
+
+def test_a_saved_plans_serve_button_says_which_sparks_lack_docker(live_server, page, shot, lab, settings):
+    """A member holding the switched group books it for the recommended plan,
+    follows the kept plan's link from the booking form and finds, under its
+    Serve button, the Spark whose last software reading had no Docker; at
+    desk and phone width."""
+    from datetime import UTC
+
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from inventory.models import Spark
+    from simfleet.software_answers import software_text
+    from telemetry.parsers import split_sections
+    from telemetry.software import parse_software
+    from telemetry.software_store import readings_store
+    from tests.serving.conftest import book
+
+    image = "nvcr.io/nvidia/vllm:26.05-py3"
+    settings.FLEET_VLLM_IMAGE = image
+    at = timezone.now()
+    ids = dict(Spark.objects.values_list("name", "pk"))
+    readings = []
+    for name in ("spark-07", "spark-08", "spark-09", "spark-10"):
+        faults = {"docker-denied"} if name == "spark-08" else set()
+        readings.append((ids[name], at, 3600.0, parse_software(split_sections(software_text({}, faults, [image])))))
+    readings_store(readings, now=at)
+    open_plans_as_a_member(live_server, page, f"model=llama-3.3-70b&group={lab['switched']}&concurrency=8")
+    book(get_user_model().objects.get(username="member"), NodeGroup.objects.get(pk=lab["switched"]))
+    page.reload()
+    page.locator("tr.plan-more.recommended summary").click()
+    page.locator("tr.plan-more.recommended").get_by_role("button", name="Book this group for this plan").click()
+    page.wait_for_url(re.compile(r"/bookings/new/"))
+    page.locator("#field-saved-plan a").click()
+    page.wait_for_url(re.compile(r"/plans/saved/\d+/$"))
+    expect(page.get_by_role("button", name="Serve this plan")).to_be_visible()
+    note = page.locator(".serve-before")
+    expect(note).to_have_text(
+        "Serving runs the engine under Docker: the fleet's SSH user could not use Docker on spark-08 (software read "
+        f"at {at.astimezone(UTC):%Y-%m-%d %H:%M} UTC)."
+    )
+    card = page.locator(".card").filter(has=note)
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        if width == 390:
+            fits_a_phone(page, note)
+        no_sideways_scroll(page)
+        card.screenshot(path=str(SHOTS / f"saved-plan-serve-docker-{width}.png"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from datetime import UTC
 from urllib.parse import urlencode
 
 import pytest
@@ -26,7 +27,10 @@ from simfleet.simulator import SimNode
 from tests.benchmarks.test_django_runs import tasks_inline  # noqa: F401 - fixture
 from tests.conftest import ApiClient, make_user
 from tests.serving.conftest import SMALL, book, committed
-from tests.serving.test_sim import lab  # noqa: F401 - fixture
+from tests.serving.test_sim import (
+    TWO_COPIES,
+    lab,  # noqa: F401 - fixture
+)
 from tests.support.figures import one_place
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import sim_lab
@@ -101,6 +105,55 @@ def test_the_plan_page_offers_serve_to_the_booking_holder_and_says_why_to_others
     assert "Serve: serving a model needs the member or lab admin role." in viewer
     admin = ApiClient(admin_user, session=True).get(plan_url(booked_pair)).content.decode()
     assert 'action="/serving/start/"' in admin
+
+
+def test_a_saved_plans_serve_button_says_what_its_sparks_lack_for_docker(booked_pair, member_user, settings):
+    """The saved plan's page has no launch section: beside its Serve button, a
+    note names the Sparks whose last software reading found no Docker or not
+    the image; a Spark never read, or with everything, is not named."""
+    from django.utils import timezone
+
+    from core.actor import Actor
+    from placement.api import PlanIn, planning_for
+    from placement.models import LlmModel
+    from placement.services import saved_plan_create
+    from simfleet.software_answers import software_text
+    from telemetry.parsers import split_sections
+    from telemetry.software import parse_software
+    from telemetry.software_store import readings_store
+
+    image = "nvcr.io/nvidia/vllm:26.05-py3"
+    settings.FLEET_VLLM_IMAGE = image
+    planning = planning_for(PlanIn(model=SMALL, group=booked_pair.pk, concurrency=4))
+    kept = saved_plan_create(
+        actor=Actor(user=member_user), model=LlmModel.objects.get(slug=SMALL), planning=planning, index=TWO_COPIES
+    )
+    first, second = kept.nodes
+    holder = ApiClient(member_user, session=True)
+    page = holder.get(f"/plans/saved/{kept.pk}/").content.decode()
+    assert 'action="/serving/start/"' in page and "serve-before" not in page  # never read: nothing said
+    at = timezone.now()
+    ids = dict(booked_pair.members.values_list("spark__name", "spark_id"))
+    software = {first: ({}, {"docker-denied"}), second: ({"image_digest": "absent"}, set())}
+    readings_store(
+        [
+            (ids[n], at, 3600.0, parse_software(split_sections(software_text(sw, faults, [image]))))
+            for n, (sw, faults) in software.items()
+        ],
+        now=at,
+    )
+    page = holder.get(f"/plans/saved/{kept.pk}/").content.decode()
+    read = f"(software read at {at.astimezone(UTC).strftime('%Y-%m-%d %H:%M')} UTC)"
+    note = page.split('<p class="small warn serve-before" role="note">')[1].split("</p>")[0]
+    assert note == (
+        f"Serving runs the engine under Docker: the fleet&#x27;s SSH user could not use Docker on {first} {read}; "
+        f"{image} was not pulled on {second} {read}: the first start downloads it."
+    )
+    # mended, the note goes
+    readings_store(
+        [(ids[n], at, 3600.0, parse_software(split_sections(software_text({}, set(), [image])))) for n in ids], now=at
+    )
+    assert "serve-before" not in holder.get(f"/plans/saved/{kept.pk}/").content.decode()
 
 
 def test_serve_from_the_page_then_list_it_and_stop_it(booked_pair, member_user, settings):
