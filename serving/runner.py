@@ -129,14 +129,20 @@ _EXIT = re.compile(r"^exited with status (\d+)")
 
 def explain_step(why: str, step: dict[str, Any]) -> str:
     """A failed step's error, led by what it means when Docker could not start
-    its container (its own words, in the step's output, stay as they are)."""
+    its container, or was still downloading its image when the step's time ran
+    out (Docker's own words, in the step's output, stay as they are)."""
     match = _EXIT.match(why)
     output = str(step.get("output", ""))
+    node, image = step.get("node", "?"), docker_start.pulled_image(output)
+    if why.startswith("timed out") and image:
+        return (
+            f"the image {image} was still downloading on {node} when the step's time ran out "
+            f"(FLEET_SERVE_STEP_S, {step_timeout_s():g} s); run `docker pull {image}` there, then serve again ({why})"
+        )
     fix = _ENGINE_FIX.get(docker_start.reading(int(match.group(1)) if match else None, output))
     if fix is None:
         return why
-    said = fix.format(node=step.get("node", "?"), image=docker_start.pulled_image(output))
-    return f"its container could not start: {said} ({why})"
+    return f"its container could not start: {fix.format(node=node, image=image)} ({why})"
 
 
 def _fail(serving: Serving, steps: list[dict[str, Any]], index: int, why: str) -> Serving:

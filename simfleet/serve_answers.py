@@ -31,6 +31,7 @@ import re
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +49,11 @@ PULL_ERROR = (
     "Unable to find image '{image}' locally\n"
     'docker: Error response from daemon: Get "https://nvcr.io/v2/": dial tcp: lookup nvcr.io on 127.0.0.53:53: '
     "server misbehaving.\nSee 'docker run --help'.\n"
+)
+# what docker run prints (without a terminal) while it downloads a missing image
+PULL_PROGRESS = (
+    "Unable to find image '{image}' locally\n{tag}: Pulling from nvidia/vllm\n"
+    "a3be5d4ce401: Pulling fs layer\n5e7a5b8ac6e2: Pulling fs layer\n6d1a3fbc3c2e: Waiting\n"
 )
 GPU_RUNTIME_ERROR = (
     'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
@@ -97,7 +103,11 @@ class NodeServing:
         self.routers: dict[int, asyncio.subprocess.Process] = {}
         self.router_ports: dict[int, int] = {}  # serving id -> the port its router listens on
 
-    async def answer(self, script: str, faults: set[str]) -> tuple[str, int]:
+    async def answer(
+        self, script: str, faults: set[str], write: Callable[[str], None] | None = None
+    ) -> tuple[str, int]:
+        """(what the script printed, its exit status); ``write`` sends output
+        before the end (an image's download, which may outlast the step)."""
         out: list[str] = []
         predicted = PREDICTED.search(script)
         tps = float(predicted[1]) if predicted and float(predicted[1]) > 0 else DECODE_TPS
@@ -115,14 +125,22 @@ class NodeServing:
                 if errexit:  # set -e ends the script there; without it (the stop script) bash goes on
                     return "".join(out), refused[1]
                 continue
-            status = await self._line(line, words, faults, out, tps)
+            status = await self._line(line, words, faults, out, tps, write)
             if status:
                 return "".join(out), status
         return "".join(out), 0
 
-    async def _line(self, line: str, words: list[str], faults: set[str], out: list[str], tps: float) -> int:
+    async def _line(
+        self,
+        line: str,
+        words: list[str],
+        faults: set[str],
+        out: list[str],
+        tps: float,
+        write: Callable[[str], None] | None = None,
+    ) -> int:
         if words[:3] == ["docker", "run", "-d"]:
-            return await self._run(words, faults, out, tps)
+            return await self._run(words, faults, out, tps, write)
         if words[:3] == ["docker", "exec", "-d"] and len(words) > 3:
             return await self._exec(words, faults, out, tps)
         if words[:2] == ["docker", "exec"] and len(words) > 4 and words[3:5] == ["sh", "-c"] and "NCCL INFO" in line:
@@ -153,9 +171,20 @@ class NodeServing:
         await engine.start(LOOPBACK, port)
         return engine
 
-    async def _run(self, words: list[str], faults: set[str], out: list[str], tps: float) -> int:
+    async def _run(
+        self, words: list[str], faults: set[str], out: list[str], tps: float, write: Callable[[str], None] | None = None
+    ) -> int:
         if "serve-fail" in faults:
             out.append(GPU_RUNTIME_ERROR)
+            return 125
+        if "pull-slow" in faults and write is not None:
+            # docker run downloading a missing image, more slowly than the step may last: what it has
+            # said so far is sent, then nothing until the connection closes (which cancels this)
+            image = next((w for w in words if _IMAGE_REF.fullmatch(w)), "image")
+            write("".join(out) + PULL_PROGRESS.format(image=image, tag=image.rsplit(":", 1)[-1]))
+            out.clear()
+            await asyncio.sleep(3600)
+            out.append("docker: the simulated download never ends\n")
             return 125
         if "pull-fail" in faults:
             image = next((w for w in words if _IMAGE_REF.fullmatch(w)), "image")

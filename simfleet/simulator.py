@@ -348,9 +348,13 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
             self._task = asyncio.get_running_loop().create_task(self._serve(self._stdin.decode(errors="replace")))
         return True  # keep the channel open for the answer
 
+    def _write(self, text: str) -> None:
+        if self._chan is not None and not self._chan.is_closing():
+            self._chan.write(text.encode())
+
     async def _serve(self, script: str) -> None:
         try:
-            output, status = await self._rt.serving.answer(script, set(self._rt.node.faults))
+            output, status = await self._rt.serving.answer(script, set(self._rt.node.faults), self._write)
         except Exception as exc:  # an answer the simulator could not give: a failed command, not a hung one
             output, status = f"simulated Spark: {type(exc).__name__}: {exc}\n", 1
         if self._chan is not None and not self._chan.is_closing():

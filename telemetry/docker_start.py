@@ -36,7 +36,8 @@ _DENIED = (
 # how the Docker client says its daemon does not answer, before and from Docker 29 (lower case)
 UNREACHABLE = ("cannot connect to the docker daemon", "failed to connect to the docker api")
 _MISSING = re.compile(r"\bdocker: (?:command )?not found")
-_PULL = re.compile(r"Unable to find image '([^']+)' locally\s*\n(?:.*\n)*?.*Error response from daemon", re.IGNORECASE)
+_NOT_LOCAL = re.compile(r"Unable to find image '([^']+)' locally")
+_PULL = re.compile(_NOT_LOCAL.pattern + r"\s*\n(?:.*\n)*?.*Error response from daemon", re.IGNORECASE)
 
 
 def reading(status: int | None, text: str) -> str:
@@ -62,6 +63,7 @@ def reading(status: int | None, text: str) -> str:
 
 
 def pulled_image(text: str) -> str:
-    """The image Docker said it could not find locally, or ""."""
-    match = _PULL.search(text)
+    """The image Docker said it could not find locally (and so began to
+    download: ``docker run`` pulls a missing image unless told not to), or ""."""
+    match = _NOT_LOCAL.search(text)
     return match.group(1) if match else ""

@@ -326,6 +326,29 @@ def test_a_node_whose_docker_cannot_start_the_engine_fails_saying_what_to_do(
     committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
 
 
+def test_an_image_still_downloading_when_the_step_times_out_says_so(lab, api_member, settings):
+    """The first serving on a Spark without the image: docker run downloads it
+    inside the engine step; when that outlasts FLEET_SERVE_STEP_S, the error
+    says the image was still downloading and what to do, and Docker's progress
+    so far is the step's output; nothing is left held."""
+    from placement.selectors import vllm_image
+
+    settings.FLEET_SERVE_STEP_S = 2
+    fleet, group = lab
+    fleet.set_faults("serve-a", {"pull-slow"})
+    serving = serve(api_member, group, ONE_NODE)
+    image = vllm_image()
+    assert serving.status == "failed" and serving.failed_step == "engine on serve-a"
+    assert serving.error == (
+        f"the image {image} was still downloading on serve-a when the step's time ran out (FLEET_SERVE_STEP_S, 2 s); "
+        f"run `docker pull {image}` there, then serve again (timed out after 2 s)"
+    )
+    output = serving.steps[0]["output"]
+    assert f"Unable to find image '{image}' locally" in output and "Pulling fs layer" in output
+    assert not ServingNode.objects.filter(live=True).exists()
+    assert fleet.fleet.serving("serve-a").containers == {}
+
+
 def test_a_real_bash_without_docker_reads_as_docker_absent(lab, api_member, tmp_path):
     """The engine step's own script under a real ``bash -s`` whose PATH has no
     docker: bash's words and status read as Docker absent, as on a Spark."""
