@@ -6,7 +6,8 @@ A node runs ``DEFAULT_SOFTWARE`` unless its ``software`` overrides some of it
 (a scenario's ``software: {driver: 580.82.09}``); ``image_digest: absent``
 means the launch image was never pulled there; ``vllm`` is where the fleet
 user's shell finds a vllm (``absent`` by default: vLLM in a container, as
-NVIDIA's playbooks run it), and the simulated benchmark client follows it
+NVIDIA's playbooks run it; ``vllm_version`` its package's version), and the
+simulated benchmark client follows it
 (``client_failure``). Faults change how the tools
 answer: ``no-docker``, ``docker-denied``, ``docker-down``, ``smi-mismatch``
 (a driver updated without a reboot: nvidia-smi fails, the loaded module
@@ -34,6 +35,7 @@ DEFAULT_SOFTWARE: dict[str, str] = {
     "image_id": "0f1e2d3c4b5a",
     "image_nccl": "2.27.7-1",
     "vllm": "absent",
+    "vllm_version": "0.11.0",  # the version of a node's own vllm (its package's dist-info), when it has one
 }
 SOFTWARE_KEYS = frozenset(DEFAULT_SOFTWARE)
 SOFTWARE_FAULTS = frozenset({"no-docker", "docker-denied", "docker-down", "smi-mismatch", "no-dgx-release"})
@@ -124,6 +126,13 @@ def client_failure(
     return None
 
 
+def _host_vllm(sw: Mapping[str, str]) -> str:
+    """``command -v vllm`` and its package's metadata folder, as the poll prints them."""
+    if sw["vllm"] == "absent":
+        return "vllm: not on PATH\n"
+    return f"{sw['vllm']}\nvllm-{sw['vllm_version']}.dist-info\n"
+
+
 def software_text(overrides: Mapping[str, str], faults: frozenset[str] | set[str], images: list[str]) -> str:
     sw = {**DEFAULT_SOFTWARE, **overrides}
     major_minor = ".".join(sw["driver"].split(".")[:2])
@@ -192,5 +201,5 @@ def software_text(overrides: Mapping[str, str], faults: frozenset[str] | set[str
         + _section("nccl", nccl)
         + _section("docker_images", docker)
         + _section("docker_env", env)
-        + _section("host_vllm", "vllm: not on PATH\n" if sw["vllm"] == "absent" else sw["vllm"] + "\n")
+        + _section("host_vllm", _host_vllm(sw))
     )

@@ -27,7 +27,8 @@ missing tool (an empty section), odd output and the quirks of each tool:
   no Docker, a daemon that does not answer or a fleet user Docker refuses.
 - vLLM on the host: ``command -v vllm`` in the fleet user's SSH shell (the
   shell and PATH the benchmark client runs in): an absolute path, or
-  ``vllm: not on PATH``.
+  ``vllm: not on PATH``; after the path, the ``vllm-<version>.dist-info``
+  folders of its package (its version, read without running it).
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ class SoftwareReading:
     notes: tuple[str, ...] = field(default=())  # what could not be read, and why
     vllm: str = "unread"  # one of VLLM_STATES
     vllm_path: str | None = None  # where the fleet user's shell finds vllm, when present
+    vllm_version: str | None = None  # its package's version (dist-info), when it could be told
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -106,6 +108,7 @@ class SoftwareReading:
             notes=tuple(data.get("notes", ())),
             vllm=data.get("vllm", "unread") if data.get("vllm") in VLLM_STATES else "unread",
             vllm_path=data["vllm_path"] if _is_path(data.get("vllm_path")) else None,
+            vllm_version=clean_version(v) if isinstance(v := data.get("vllm_version"), str) else None,
         )
 
     def image(self, ref: str) -> Image | None:
@@ -384,6 +387,26 @@ def parse_host_vllm(text: str) -> tuple[str, str | None]:
     return "unread", None  # an alias or garbage is not an answer
 
 
+_DIST_INFO_RE: Final = re.compile(r"vllm-(.+)\.dist-info")
+
+
+def parse_host_vllm_version(text: str) -> tuple[str | None, list[str]]:
+    """(version, notes) from the ``vllm-<version>.dist-info`` names printed
+    after the path: None when none was found, or several versions were."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines or parse_host_vllm(text)[0] != "present":
+        return None, []
+    found = []
+    for line in lines[1:]:
+        match = _DIST_INFO_RE.fullmatch(line)
+        version = clean_version(match.group(1)) if match else None
+        if version is not None and version not in found:
+            found.append(version)
+    if len(found) > 1:
+        return None, [f"vllm: several installs' metadata beside {lines[0]} ({', '.join(found)}): version not told"]
+    return (found[0] if found else None), []
+
+
 def asked_images(env_text: str) -> tuple[str, ...]:
     """The launch images the script asked about (its ``image=`` lines)."""
     refs = [ln.strip()[len("image=") :] for ln in env_text.splitlines() if ln.strip().startswith("image=")]
@@ -418,6 +441,8 @@ def parse_software(sections: Mapping[str, str]) -> SoftwareReading:
     )
     notes += more
     vllm, vllm_path = parse_host_vllm(sections.get("host_vllm", ""))
+    vllm_version, more = parse_host_vllm_version(sections.get("host_vllm", ""))
+    notes += more
     return SoftwareReading(
         dgx_os=dgx_os,
         kernel=kernel,
@@ -434,4 +459,5 @@ def parse_software(sections: Mapping[str, str]) -> SoftwareReading:
         notes=tuple(n[:300] for n in notes[:20]),
         vllm=vllm,
         vllm_path=vllm_path,
+        vllm_version=vllm_version,
     )

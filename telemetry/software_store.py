@@ -26,7 +26,7 @@ from inventory.models import NodeGroup, NodeGroupMember, Spark
 from telemetry import drift
 from telemetry.health import Verdict
 from telemetry.models import SoftwareChange, SoftwarePin, SoftwareState
-from telemetry.software import SoftwareReading, clean_version
+from telemetry.software import SoftwareReading, clean_version, version_key
 
 # A boot this much later than the one the last reading saw is a reboot (uptime is read to the second).
 BOOT_SLACK = timedelta(seconds=90)
@@ -239,7 +239,12 @@ def software_out(state: SoftwareState | None) -> dict[str, Any] | None:
         ],
         "launch": list(reading.launch_images),
     }
-    out["vllm"] = {"value": reading.vllm, "path": reading.vllm_path, "read_at": read_at}
+    out["vllm"] = {
+        "value": reading.vllm,
+        "path": reading.vllm_path,
+        "version": reading.vllm_version,
+        "read_at": read_at,
+    }
     out["notes"] = list(reading.notes)
     return out
 
@@ -273,7 +278,8 @@ def launch_readiness(names: Iterable[str], *, image: str = "") -> dict[str, list
     may be older than an install, and a person's own shell may find what the
     fleet user's does not. One query for both."""
     found: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (need, problem in words) -> (Spark, read at)
-    for name, sw in software_by_name(sorted(set(names))).items():
+    readings = software_by_name(sorted(set(names)))
+    for name, sw in readings.items():
         if sw is None:
             continue
         at = sw["images"]["read_at"][:16].replace("T", " ")
@@ -287,7 +293,18 @@ def launch_readiness(names: Iterable[str], *, image: str = "") -> dict[str, list
         times = sorted({at for _, at in items})
         when = f"at {times[0]} UTC" if len(times) == 1 else f"from {times[0]} to {times[-1]} UTC"
         then = ": the first start downloads it" if problem.endswith("was not pulled") else ""
+        then = then or (": install vLLM there, or use the container recipe" if need == "vllm" else "")
         out[need].append(f"{problem} on {drift.names(n for n, _ in items)} (software read {when}){then}")
+    # a multi-node launch runs the same vLLM on every node: their versions, when they differ
+    versions: dict[str, list[str]] = {}
+    for name, sw in readings.items():
+        if sw is not None and sw["vllm"]["value"] == "present" and sw["vllm"].get("version"):
+            versions.setdefault(sw["vllm"]["version"], []).append(name)
+    if len(versions) > 1:
+        each = ", ".join(
+            f"{v} on {drift.names(n)}" for v, n in sorted(versions.items(), key=lambda kv: version_key(kv[0]))
+        )
+        out["vllm"].append(f"the fleet user's vllm is not one version everywhere ({each}): install one on all")
     return out
 
 

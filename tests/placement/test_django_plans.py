@@ -616,7 +616,7 @@ def test_each_launcher_says_what_the_nodes_software_readings_found_missing(clien
     for bare in ("vllm-ray", "vllm"):
         assert (
             f"Each node's script runs <code>vllm</code>: the fleet user&#x27;s SSH shell found no vllm on "
-            f"{names[0]} {read}. Install vLLM there, or use the container recipe.</p>"
+            f"{names[0]} {read}: install vLLM there, or use the container recipe.</p>"
         ) in by_launcher[bare]
     # one note per launcher that needs something, and never of the Spark whose reading found all of it
     assert launch.count('class="small warn launch-needs"') == 3

@@ -267,14 +267,44 @@ def test_vllm_on_the_hosts_path(section, state, path):
     assert reading.values() == parse_software(_sections()).values()
 
 
+@pytest.mark.parametrize(
+    ("section", "version", "note"),
+    [
+        ("/home/fleet/.venv/bin/vllm\nvllm-0.11.1.dist-info\n", "0.11.1", None),
+        ("/usr/local/bin/vllm\nvllm-0.10.2+cu130.dist-info\n", "0.10.2+cu130", None),
+        ("/usr/local/bin/vllm\nvllm-0.11.1.dist-info\nvllm-0.11.1.dist-info\n", "0.11.1", None),  # two pythons
+        ("/usr/local/bin/vllm\n", None, None),  # a wrapper script: no package beside it
+        ("/usr/local/bin/vllm\nvllm-0.10.2.dist-info\nvllm-0.11.1.dist-info\n", None, "0.10.2, 0.11.1"),
+        ("/usr/local/bin/vllm\nvllm-$(reboot).dist-info\n", None, None),  # not a version
+        ("vllm: not on PATH\nvllm-0.11.1.dist-info\n", None, None),  # no vllm: no version
+        ("", None, None),
+    ],
+)
+def test_the_hosts_vllm_version_from_its_packages_metadata(section, version, note):
+    """The ``vllm-<version>.dist-info`` folders printed after the path: one
+    version, or none when there is no package beside it or several disagree."""
+    reading = parse_software(_sections(host_vllm=section))
+    assert reading.vllm_version == version
+    said = [n for n in reading.notes if n.startswith("vllm:")]
+    assert said == (
+        []
+        if note is None
+        else [f"vllm: several installs' metadata beside /usr/local/bin/vllm ({note}): version not told"]
+    )
+    assert SoftwareReading.from_dict(reading.to_dict()) == reading
+    # not compared across a group: a container launch does not run it
+    assert reading.values() == parse_software(_sections()).values()
+
+
 def test_a_reading_stored_before_vllm_was_asked_reads_as_unread():
     stored = parse_software(_sections()).to_dict()
     for key in ("vllm", "vllm_path"):
         stored.pop(key)
     reading = SoftwareReading.from_dict(stored)
     assert (reading.vllm, reading.vllm_path) == ("unread", None)
-    odd = SoftwareReading.from_dict({**stored, "vllm": "maybe", "vllm_path": "rm -rf /"})
-    assert (odd.vllm, odd.vllm_path) == ("unread", None)
+    odd = SoftwareReading.from_dict({**stored, "vllm": "maybe", "vllm_path": "rm -rf /", "vllm_version": "a b"})
+    assert (odd.vllm, odd.vllm_path, odd.vllm_version) == ("unread", None, None)
+    assert SoftwareReading.from_dict({**stored, "vllm_version": ["0.11"]}).vllm_version is None
 
 
 def test_versions_order_as_people_read_them():

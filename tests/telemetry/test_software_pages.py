@@ -55,7 +55,7 @@ def test_the_api_carries_each_sparks_software_with_when_it_was_read(ring, api_vi
     (image,) = [i for i in sw["images"]["value"] if i["launch"]]
     assert image["ref"] == VLLM and image["digest"] == "sha256:" + "ab" * 32 and image["nccl"] == "2.27.7"
     # NVIDIA's way: vLLM in a container, none on the fleet user's PATH (what the benchmark client will use)
-    assert sw["vllm"] == {"value": "absent", "path": None, "read_at": sw["driver"]["read_at"]}
+    assert sw["vllm"] == {"value": "absent", "path": None, "version": None, "read_at": sw["driver"]["read_at"]}
     listed = {s["name"]: s["software"] for s in api_viewer.get("/api/sparks").json()["items"]}
     assert listed["ring-1"]["driver"]["value"] == "580.95.05"
 
@@ -66,6 +66,39 @@ def test_the_api_carries_each_sparks_software_with_when_it_was_read(ring, api_vi
     assert "update ring-4's driver to 580.95.05, as on ring-1 to ring-3" in rows["ring-4"]["drift"]
     missing = api_viewer.get("/api/software?group=nope")
     assert missing.status_code == 400 and missing.json()["errors"][0]["path"] == "group"
+
+
+@pytest.mark.django_db
+def test_a_bare_metal_launch_notes_the_fleet_users_vllm_versions_when_they_differ(ring, api_viewer):
+    """Ray runs one vLLM across the nodes: when the Sparks' own vllm packages
+    are not one version, the bare-metal launches say which has which; the
+    Spark's API and page carry the version; not a drift (containers do not
+    run it) and a single version says nothing."""
+    from telemetry.software_store import launch_readiness
+
+    own = "/home/fleet/.venv/bin/vllm"
+    _read(
+        {
+            "ring-1": {"vllm": own, "vllm_version": "0.11.1"},
+            "ring-2": {"vllm": own, "vllm_version": "0.11.1"},
+            "ring-3": {"vllm": own, "vllm_version": "0.10.2"},
+            "ring-4": {"driver": "580.82.09", "image_digest": "sha256:" + "ab" * 32},
+        }
+    )
+    needs = launch_readiness(RING, image=VLLM)
+    read = Spark.objects.get(name="ring-1").software.read_at.strftime("%Y-%m-%d %H:%M")
+    assert needs["vllm"] == [
+        f"the fleet user's SSH shell found no vllm on ring-4 (software read at {read} UTC): install vLLM there, or "
+        "use the container recipe",
+        "the fleet user's vllm is not one version everywhere (0.10.2 on ring-3, 0.11.1 on ring-1 and ring-2): "
+        "install one on all",
+    ]
+    assert launch_readiness(["ring-1", "ring-2"], image=VLLM)["vllm"] == []
+    sw = api_viewer.get("/api/sparks/ring-3").json()["software"]
+    assert (sw["vllm"]["value"], sw["vllm"]["path"], sw["vllm"]["version"]) == ("present", own, "0.10.2")
+    # not a drift: ring-3's own vllm differs, and nothing else
+    rows = {r["name"]: r for r in api_viewer.get(f"/api/software?group={ring.name}").json()}
+    assert rows["ring-3"]["drift"] == "" and "vllm" not in rows["ring-3"]["versions"]
 
 
 @pytest.mark.django_db
@@ -107,7 +140,10 @@ def test_the_fleet_page_marks_the_odd_ones_and_filters_by_group(ring, import_lab
     ) in spark_page
     _read({"ring-4": {"vllm": "/home/fleet/.local/bin/vllm"}})
     own = client.get("/sparks/ring-4/").content.decode()
-    assert '<td colspan="2">/home/fleet/.local/bin/vllm <span class="small muted">(benchmarks use it)</span>' in own
+    assert (
+        '<td colspan="2">/home/fleet/.local/bin/vllm <span class="vllm-version">0.11.0</span> '
+        '<span class="small muted">(benchmarks use it)</span>'
+    ) in own
 
 
 @pytest.mark.django_db

@@ -7,6 +7,8 @@ import platform
 import subprocess
 import time
 
+import pytest
+
 from simfleet.simulator import SimNode
 from simfleet.software_answers import DEFAULT_SOFTWARE
 from telemetry.parsers import parse_poll_output, split_sections
@@ -163,3 +165,41 @@ def test_the_script_finds_vllm_where_the_fleet_users_shell_does(tmp_path):
     assert absent is not None and present is not None
     assert (absent.vllm, absent.vllm_path) == ("absent", None)
     assert (present.vllm, present.vllm_path) == ("present", str(stand_in))
+
+
+@pytest.mark.parametrize(
+    ("layout", "version"),
+    [
+        ("venv", "0.11.1"),  # python -m venv; pip install vllm
+        ("uv-tool", "0.10.2+cu130"),  # uv tool install: ~/.local/bin/vllm links into the tool's own venv
+        ("debian", "0.11.0"),  # pip on Debian or Ubuntu's system python: dist-packages
+        ("wrapper", None),  # a script of the lab's own (docker run ... vllm "$@"): no package beside it
+    ],
+)
+def test_the_script_reads_the_hosts_vllm_version_from_its_package_without_running_it(tmp_path, layout, version):
+    """A real shell runs the script with a vllm that would fail if run: the
+    version comes from the package's metadata folder beside it."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if layout == "uv-tool":
+        home = tmp_path / "share" / "uv" / "tools" / "vllm"
+        (home / "bin").mkdir(parents=True)
+        program = home / "bin" / "vllm"
+        (bin_dir / "vllm").symlink_to(program)
+        (home / "lib" / "python3.12" / "site-packages" / f"vllm-{version}.dist-info").mkdir(parents=True)
+    else:
+        program = bin_dir / "vllm"
+        packages = {"venv": "site-packages", "debian": "dist-packages"}.get(layout)
+        if packages is not None:
+            (tmp_path / "lib" / "python3.12" / packages / f"vllm-{version}.dist-info").mkdir(parents=True)
+            (tmp_path / "lib" / "python3.12" / packages / "torch-2.9.0.dist-info").mkdir()
+    program.write_text("#!/bin/sh\necho ran >&2\nexit 3\n")
+    program.chmod(0o755)
+    run = subprocess.run(
+        ["/bin/sh", "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=False,
+        env={"PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin"},
+    )  # fmt: skip
+    assert run.returncode == 0 and "ran" not in run.stderr
+    software = parse_poll_output(run.stdout).software
+    assert software is not None
+    assert (software.vllm, software.vllm_path, software.vllm_version) == ("present", str(bin_dir / "vllm"), version)
