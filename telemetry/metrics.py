@@ -46,7 +46,8 @@ from prometheus_client.registry import Collector
 from core import live
 from core.health import HEALTH_STATUSES
 from core.hooks import Hook
-from telemetry import conf, selectors
+from telemetry import conf, selectors, software_store
+from telemetry.software import DOCKER_STATES
 
 # generate_latest writes the classic text format.
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -72,6 +73,7 @@ class FleetCollector(Collector):
         yield from _nodes(tiles, polled)
         yield from _memory(tiles, polled)
         yield from _polls(polled)
+        yield from _docker()
         yield from _twins(polled)
         fleet = live.fleet_state()  # links and groups from one reading of the state
         yield from _links(fleet)
@@ -123,6 +125,22 @@ def _polls(polled: list[selectors.Tile]) -> Iterator[Metric]:
         assert t.latest is not None
         last.add_metric([t.name], t.latest.at.timestamp())
     yield last
+
+
+def _docker() -> Iterator[Metric]:
+    """Each read Spark's Docker state, as its last software reading found it."""
+    family = GaugeMetricFamily(
+        "fleet_node_docker_state",
+        "Docker on the node as its last software reading found it (every FLEET_SOFTWARE_INTERVAL_S): ok, absent "
+        "(not installed), denied (the fleet's SSH user may not use it), unreachable or error (its daemon did not "
+        "answer), unread; 1 for the node's current state, 0 for the others. SparkDockerUnusable fires on denied, "
+        "unreachable and error.",
+        labels=["node", "state"],
+    )
+    for name, state in software_store.docker_states():
+        for each in DOCKER_STATES:
+            family.add_metric([name, each], 1 if state == each else 0)
+    yield family
 
 
 def _memory(tiles: list[selectors.Tile], polled: list[selectors.Tile]) -> Iterator[Metric]:

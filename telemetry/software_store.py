@@ -26,7 +26,7 @@ from inventory.models import NodeGroup, NodeGroupMember, Spark
 from telemetry import drift
 from telemetry.health import Verdict
 from telemetry.models import SoftwareChange, SoftwarePin, SoftwareState
-from telemetry.software import SoftwareReading, clean_version, version_key
+from telemetry.software import DOCKER_STATES, SoftwareReading, clean_version, version_key
 
 # A boot this much later than the one the last reading saw is a reboot (uptime is read to the second).
 BOOT_SLACK = timedelta(seconds=90)
@@ -267,6 +267,17 @@ def docker_gap(sw: Mapping[str, Any], image: str) -> str:
     if image and value is not None and all(i["ref"] != image for i in value):
         return "image"
     return ""
+
+
+def docker_states() -> list[tuple[str, str]]:
+    """(Spark, its Docker state as its last software reading found it), for
+    the active Sparks that were ever read; one query."""
+    rows = SoftwareState.objects.filter(spark__status=Spark.Status.ACTIVE).values_list("spark__name", "reading")
+    out = []
+    for name, reading in rows:
+        state = reading.get("docker") if isinstance(reading, dict) else None
+        out.append((name, state if state in DOCKER_STATES else "unread"))
+    return sorted(out)
 
 
 def launch_readiness(names: Iterable[str], *, image: str = "") -> dict[str, list[str]]:

@@ -6,18 +6,28 @@ through the product's own parser and store service (no SSH):
                          verification measured 5.6 GB/s with both ranks' NCCL on TCP sockets, and
                          the model served there says the same of its two ranks
     m-05 ===== m-06      m-06 does not answer: unreachable, the link down, the pair's group degraded
+
+Every answering Spark's software was read: Docker answers on all but m-02,
+whose daemon did not.
 """
 
 from __future__ import annotations
 
-from inventory.models import NodeGroup
+from django.utils import timezone
+
+from inventory.models import NodeGroup, Spark
 from placement.models import LlmModel
 from serving.models import Serving
 from simfleet.simulator import SimNode
+from simfleet.software_answers import software_text
+from telemetry.parsers import split_sections
+from telemetry.software import parse_software
+from telemetry.software_store import readings_store
 from tests.support.fabric_runs import verified
 from tests.telemetry.stored import register, store_round
 
 DOWN = {"m-06"}
+VLLM = "nvcr.io/nvidia/vllm:26.05-py3"
 
 
 def nodes() -> list[SimNode]:
@@ -36,6 +46,7 @@ def build() -> list[SimNode]:
     fleet = nodes()
     register(fleet)
     store_round(fleet, down=DOWN)
+    read_software(fleet)
     for head, busbw, verdict, network in (("m-01", 11.0, "degraded", "IB"), ("m-03", 5.6, "failed", "Socket")):
         pair = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name=head)
         verified(pair, busbw, network, verdict, expected_low=20.0)
@@ -55,6 +66,23 @@ def build() -> list[SimNode]:
         steps=reads,
     )
     return fleet
+
+
+def read_software(fleet: list[SimNode]) -> None:
+    """One software reading per answering Spark, as a poll prints it; m-02's Docker daemon does not answer."""
+    ids = dict(Spark.objects.values_list("name", "pk"))
+    at = timezone.now()
+    readings = [
+        (
+            ids[n.name],
+            at,
+            3600.0,
+            parse_software(split_sections(software_text({}, {"docker-down"} if n.name == "m-02" else set(), [VLLM]))),
+        )
+        for n in fleet
+        if n.name not in DOWN
+    ]
+    readings_store(readings, now=at)
 
 
 def pair_group_name(head: str = "m-01") -> str:

@@ -12,7 +12,8 @@ Alertmanager's grouping waits (1 s). The rules' expressions, labels and
 texts, the scrape job with its bearer token file, and the routes are the
 shipped ones.
 
-    m-01 ===== m-02   fabric measured 11 GB/s, expected 20 and up: FabricBelowExpected
+    m-01 ===== m-02   fabric measured 11 GB/s, expected 20 and up: FabricBelowExpected; m-02's
+                      Docker daemon did not answer its software reading: SparkDockerUnusable
     m-03 ===== m-04   one twin down: SparkLinkHalf (100 of 200 Gb/s); fabric measured 5.6 GB/s
                       over TCP sockets: FabricOnTcpSockets, its FabricBelowExpected inhibited; the
                       model served there has both ranks on sockets: ServingOnTcpSockets
@@ -142,6 +143,7 @@ def test_shipped_alerts_fire_and_reach_a_webhook_through_alertmanager(live_serve
         ):
             wanted = {("SparkUnreachable", "firing"), ("SparkLinkHalf", "firing"), ("FabricBelowExpected", "firing")}
             wanted |= {("FabricOnTcpSockets", "firing"), ("ServingOnTcpSockets", "firing")}
+            wanted |= {("SparkDockerUnusable", "firing")}
             deadline = time.monotonic() + 60
             while not wanted <= set(received(receiver)):
                 assert time.monotonic() < deadline, (
@@ -178,6 +180,9 @@ def test_shipped_alerts_fire_and_reach_a_webhook_through_alertmanager(live_serve
                 f"Serving {served['labels']['serving']} (llama-3.1-8b on {over_sockets}) runs NCCL over TCP sockets "
                 "on 2 rank(s)"
             )
+            docker = got[("SparkDockerUnusable", "firing")]
+            assert (docker["labels"]["node"], docker["labels"]["state"]) == ("m-02", "unreachable")
+            assert docker["annotations"]["summary"] == "Docker on Spark m-02 does not answer"
             # One cause, one alert: that group's bandwidth is low because of the sockets; Alertmanager holds it back.
             below = {a["labels"]["group"] for a in every(receiver) if a["labels"]["alertname"] == "FabricBelowExpected"}
             assert below == {pair}
