@@ -19,6 +19,7 @@ from typing import Any
 
 from placement.launch import DEFAULT_VLLM_IMAGE, LaunchSettings, shell_path
 from telemetry import docker_start
+from telemetry.remote import Outcome
 
 from .parsers import BenchResult, parse_vllm_bench_text
 
@@ -107,7 +108,6 @@ def bench_command(spec: BenchSpec) -> str:
     )
 
 
-_EXIT_RE = re.compile(r"^exited with status (\d+)")
 _CLIENT_FIX = {
     "absent": "neither vllm nor docker is on the fleet user's PATH on {head}; install vLLM there, or Docker with "
     "the launch image {image}",
@@ -125,8 +125,7 @@ def explain_failure(error: str, *, head: str, image: str) -> str:
     their own words kept after it): no ``docker`` either, the launch image
     absent (``--pull never``), Docker's socket refused to the fleet user or
     its daemon down."""
-    match = _EXIT_RE.match(error)
-    fix = _CLIENT_FIX.get(docker_start.reading(int(match.group(1)) if match else None, error))
+    fix = _CLIENT_FIX.get(docker_start.reading(Outcome.exit_status(error), error))
     if fix is None:
         return error
     return f"the benchmark client could not start: {fix.format(head=head, image=image)} ({error})"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 import urllib.error
 import urllib.request
@@ -124,14 +123,12 @@ _ENGINE_FIX = {
     "gpu": "Docker on {node} cannot give containers the GPU (no NVIDIA runtime); install the NVIDIA Container "
     "Toolkit there and restart Docker",
 }
-_EXIT = re.compile(r"^exited with status (\d+)")
 
 
 def explain_step(why: str, step: dict[str, Any]) -> str:
     """A failed step's error, led by what it means when Docker could not start
     its container, or was still downloading its image when the step's time ran
     out (Docker's own words, in the step's output, stay as they are)."""
-    match = _EXIT.match(why)
     output = str(step.get("output", ""))
     node, image = step.get("node", "?"), docker_start.pulled_image(output)
     if why.startswith("timed out") and image:
@@ -139,7 +136,7 @@ def explain_step(why: str, step: dict[str, Any]) -> str:
             f"the image {image} was still downloading on {node} when the step's time ran out "
             f"(FLEET_SERVE_STEP_S, {step_timeout_s():g} s); run `docker pull {image}` there, then serve again ({why})"
         )
-    fix = _ENGINE_FIX.get(docker_start.reading(int(match.group(1)) if match else None, output))
+    fix = _ENGINE_FIX.get(docker_start.reading(Outcome.exit_status(why), output))
     if fix is None:
         return why
     return f"its container could not start: {fix.format(node=node, image=image)} ({why})"

@@ -9,6 +9,7 @@ execute their fixed command on a group's head node through ``run_command``.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,10 +23,20 @@ class Target:
     user: str
 
 
+_EXITED = re.compile(r"exited with status (\d+)")
+
+
 @dataclass(frozen=True)
 class Outcome:
     output: str
     error: str  # "" when the command ran and exited 0
+
+    @staticmethod
+    def exit_status(error: str) -> int | None:
+        """The status of a command that ran and failed (its error begins
+        "exited with status N"); None for any other error (refused, timed out)."""
+        match = _EXITED.match(error)
+        return int(match.group(1)) if match else None
 
 
 async def _run(

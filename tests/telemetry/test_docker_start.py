@@ -71,3 +71,12 @@ def test_the_image_named_in_a_failed_pull():
     assert pulled_image(PULL) == "nvcr.io/nvidia/vllm:25.11-py3"
     assert pulled_image(PULL_DENIED) == "registry.example/vllm:1.2"
     assert pulled_image(GPU) == ""
+
+
+def test_a_failed_commands_status_is_read_from_its_error_alone():
+    from telemetry.remote import Outcome
+
+    assert Outcome.exit_status("exited with status 127: sh: 1: docker: not found") == 127
+    assert Outcome.exit_status("exited with status 125") == 125
+    assert Outcome.exit_status("timed out after 2 s") is None
+    assert Outcome.exit_status("spark-01: connection refused (exited with status 1)") is None
