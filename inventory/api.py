@@ -114,7 +114,8 @@ class SparkOut(Schema):
         description="what it runs, from its last software reading (None: never read): dgx_os, kernel, driver, "
         "cuda, connectx_firmware and nccl, each {value, read_at, since}; images {docker, read_at, value: "
         "[{ref, digest, image_id, nccl, launch, since}], launch}; vllm {value: present, absent or unread, path, "
-        "version (its package's, when told), read_at}: whether the fleet user's SSH shell finds a vllm (the "
+        "version (its package's, when told), python and ray (the Python it is installed for, Ray's version beside it), "
+        "read_at}: whether the fleet user's SSH shell finds a vllm (the "
         "benchmark client's first choice); "
         "notes: what could not be read and why",
     )

@@ -6,7 +6,8 @@ A node runs ``DEFAULT_SOFTWARE`` unless its ``software`` overrides some of it
 (a scenario's ``software: {driver: 580.82.09}``); ``image_digest: absent``
 means the launch image was never pulled there; ``vllm`` is where the fleet
 user's shell finds a vllm (``absent`` by default: vLLM in a container, as
-NVIDIA's playbooks run it; ``vllm_version`` its package's version), and the
+NVIDIA's playbooks run it; ``vllm_version``, ``vllm_python`` and ``vllm_ray``
+its package's version, its Python and Ray's version beside it), and the
 simulated benchmark client follows it
 (``client_failure``). Faults change how the tools
 answer: ``no-docker``, ``docker-denied``, ``docker-down``, ``smi-mismatch``
@@ -36,6 +37,8 @@ DEFAULT_SOFTWARE: dict[str, str] = {
     "image_nccl": "2.27.7-1",
     "vllm": "absent",
     "vllm_version": "0.11.0",  # the version of a node's own vllm (its package's dist-info), when it has one
+    "vllm_python": "3.12",  # the Python it is installed for
+    "vllm_ray": "2.49.1",  # Ray's version beside it
 }
 SOFTWARE_KEYS = frozenset(DEFAULT_SOFTWARE)
 SOFTWARE_FAULTS = frozenset({"no-docker", "docker-denied", "docker-down", "smi-mismatch", "no-dgx-release"})
@@ -130,7 +133,8 @@ def _host_vllm(sw: Mapping[str, str]) -> str:
     """``command -v vllm`` and its package's metadata folder, as the poll prints them."""
     if sw["vllm"] == "absent":
         return "vllm: not on PATH\n"
-    return f"{sw['vllm']}\nvllm-{sw['vllm_version']}.dist-info\n"
+    packages = f"python{sw['vllm_python']}/site-packages"
+    return f"{sw['vllm']}\n{packages}/vllm-{sw['vllm_version']}.dist-info\n{packages}/ray-{sw['vllm_ray']}.dist-info\n"
 
 
 def software_text(overrides: Mapping[str, str], faults: frozenset[str] | set[str], images: list[str]) -> str:

@@ -28,7 +28,9 @@ missing tool (an empty section), odd output and the quirks of each tool:
 - vLLM on the host: ``command -v vllm`` in the fleet user's SSH shell (the
   shell and PATH the benchmark client runs in): an absolute path, or
   ``vllm: not on PATH``; after the path, the ``vllm-<version>.dist-info``
-  folders of its package (its version, read without running it).
+  and ``ray-<version>.dist-info`` folders beside it, under their
+  ``python3.X/site-packages`` (its version, Ray's and their Python, read
+  without running it).
 """
 
 from __future__ import annotations
@@ -85,6 +87,8 @@ class SoftwareReading:
     vllm: str = "unread"  # one of VLLM_STATES
     vllm_path: str | None = None  # where the fleet user's shell finds vllm, when present
     vllm_version: str | None = None  # its package's version (dist-info), when it could be told
+    vllm_python: str | None = None  # the Python it is installed for ("3.12")
+    vllm_ray: str | None = None  # Ray's version installed beside it
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -109,6 +113,8 @@ class SoftwareReading:
             vllm=data.get("vllm", "unread") if data.get("vllm") in VLLM_STATES else "unread",
             vllm_path=data["vllm_path"] if _is_path(data.get("vllm_path")) else None,
             vllm_version=clean_version(v) if isinstance(v := data.get("vllm_version"), str) else None,
+            vllm_python=clean_version(v) if isinstance(v := data.get("vllm_python"), str) else None,
+            vllm_ray=clean_version(v) if isinstance(v := data.get("vllm_ray"), str) else None,
         )
 
     def image(self, ref: str) -> Image | None:
@@ -387,24 +393,42 @@ def parse_host_vllm(text: str) -> tuple[str, str | None]:
     return "unread", None  # an alias or garbage is not an answer
 
 
-_DIST_INFO_RE: Final = re.compile(r"vllm-(.+)\.dist-info")
+_DIST_INFO_RE: Final = re.compile(r"(?:python(3\.[0-9]{1,3})/[a-z]+-packages/)?(vllm|ray)-(.+)\.dist-info")
 
 
-def parse_host_vllm_version(text: str) -> tuple[str | None, list[str]]:
-    """(version, notes) from the ``vllm-<version>.dist-info`` names printed
-    after the path: None when none was found, or several versions were."""
+@dataclass(frozen=True, slots=True)
+class HostVllm:
+    """What the metadata folders beside the host's vllm tell: its version, the
+    Python it is installed for and Ray's version there (None: not told)."""
+
+    version: str | None = None
+    python: str | None = None
+    ray: str | None = None
+
+
+def parse_host_vllm_packages(text: str) -> tuple[HostVllm, list[str]]:
+    """(what the ``[python3.X/site-packages/]<vllm|ray>-<version>.dist-info``
+    lines printed after the path tell, notes): a value is None when none was
+    found, or several disagree (two installs beside one program)."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines or parse_host_vllm(text)[0] != "present":
-        return None, []
-    found = []
+        return HostVllm(), []
+    found: dict[str, list[str]] = {"vllm": [], "ray": [], "python": []}
     for line in lines[1:]:
         match = _DIST_INFO_RE.fullmatch(line)
-        version = clean_version(match.group(1)) if match else None
-        if version is not None and version not in found:
-            found.append(version)
-    if len(found) > 1:
-        return None, [f"vllm: several installs' metadata beside {lines[0]} ({', '.join(found)}): version not told"]
-    return (found[0] if found else None), []
+        if match is None:
+            continue
+        python, package, version = match.group(1), match.group(2), clean_version(match.group(3))
+        for key, value in ((package, version), ("python", python)):
+            if value is not None and value not in found[key]:
+                found[key].append(value)
+    notes = [
+        f"vllm: several {what} versions beside {lines[0]} ({', '.join(values)}): none is told"
+        for what, values in (("vLLM", found["vllm"]), ("Ray", found["ray"]), ("Python", found["python"]))
+        if len(values) > 1
+    ]
+    one = {k: v[0] if len(v) == 1 else None for k, v in found.items()}
+    return HostVllm(version=one["vllm"], python=one["python"], ray=one["ray"]), notes
 
 
 def asked_images(env_text: str) -> tuple[str, ...]:
@@ -441,7 +465,7 @@ def parse_software(sections: Mapping[str, str]) -> SoftwareReading:
     )
     notes += more
     vllm, vllm_path = parse_host_vllm(sections.get("host_vllm", ""))
-    vllm_version, more = parse_host_vllm_version(sections.get("host_vllm", ""))
+    host_vllm, more = parse_host_vllm_packages(sections.get("host_vllm", ""))
     notes += more
     return SoftwareReading(
         dgx_os=dgx_os,
@@ -459,5 +483,7 @@ def parse_software(sections: Mapping[str, str]) -> SoftwareReading:
         notes=tuple(n[:300] for n in notes[:20]),
         vllm=vllm,
         vllm_path=vllm_path,
-        vllm_version=vllm_version,
+        vllm_version=host_vllm.version,
+        vllm_python=host_vllm.python,
+        vllm_ray=host_vllm.ray,
     )

@@ -107,18 +107,19 @@ def software_lines(*, nccl_home: str = DEFAULT_NCCL_HOME, images: Iterable[str] 
     # Whether the fleet user's own shell finds a vllm, exactly as the benchmark
     # command's client asks it (benchmarks.command): the same non-interactive
     # SSH shell with its own PATH (kept by the poll before it fixes its own), in
-    # a subshell. Its version is read from the installed package's metadata
-    # folder (vllm-<version>.dist-info beside the program's bin folder: a venv,
-    # pip --user, uv tool, conda or Debian's dist-packages), never by running
-    # it: `vllm --version` imports torch and can take longer than a poll may.
+    # a subshell. Its version, Ray's beside it and their Python are read from
+    # the installed packages' metadata folders (python3.X/site-packages/
+    # vllm-<version>.dist-info beside the program's bin folder: a venv, pip
+    # --user, uv tool, conda or Debian's dist-packages), never by running it:
+    # `vllm --version` imports torch and can take longer than a poll may.
     lines += [
         marker("host_vllm"),
         "vllm_bin=$(PATH=\"${user_path:-$PATH}\"; command -v vllm 2>/dev/null) || vllm_bin=''",
         'if [ -n "$vllm_bin" ]; then echo "$vllm_bin";'
         ' vllm_dir=$(dirname "$(readlink -f "$vllm_bin" 2>/dev/null || echo "$vllm_bin")");'
-        ' for f in "$vllm_dir"/../lib/python3*/site-packages/vllm-*.dist-info'
-        ' "$vllm_dir"/../lib/python3*/dist-packages/vllm-*.dist-info;'
-        ' do if [ -d "$f" ]; then echo "${f##*/}"; fi; done | head -n 4;'
+        ' for f in "$vllm_dir"/../lib/python3*/*-packages/vllm-*.dist-info'
+        ' "$vllm_dir"/../lib/python3*/*-packages/ray-*.dist-info;'
+        ' do if [ -d "$f" ]; then echo "${f#"$vllm_dir"/../lib/}"; fi; done | head -n 8;'
         " else echo 'vllm: not on PATH'; fi",
     ]
     return lines

@@ -243,6 +243,8 @@ def software_out(state: SoftwareState | None) -> dict[str, Any] | None:
         "value": reading.vllm,
         "path": reading.vllm_path,
         "version": reading.vllm_version,
+        "python": reading.vllm_python,
+        "ray": reading.vllm_ray,
         "read_at": read_at,
     }
     out["notes"] = list(reading.notes)
@@ -306,16 +308,18 @@ def launch_readiness(names: Iterable[str], *, image: str = "") -> dict[str, list
         then = ": the first start downloads it" if problem.endswith("was not pulled") else ""
         then = then or (": install vLLM there, or use the container recipe" if need == "vllm" else "")
         out[need].append(f"{problem} on {drift.names(n for n, _ in items)} (software read {when}){then}")
-    # a multi-node launch runs the same vLLM on every node: their versions, when they differ
-    versions: dict[str, list[str]] = {}
-    for name, sw in readings.items():
-        if sw is not None and sw["vllm"]["value"] == "present" and sw["vllm"].get("version"):
-            versions.setdefault(sw["vllm"]["version"], []).append(name)
-    if len(versions) > 1:
-        each = ", ".join(
-            f"{v} on {drift.names(n)}" for v, n in sorted(versions.items(), key=lambda kv: version_key(kv[0]))
-        )
-        out["vllm"].append(f"the fleet user's vllm is not one version everywhere ({each}): install one on all")
+    # a multi-node launch runs one vLLM, one Ray and one Python on every node (a Ray cluster refuses a
+    # node of another Ray or Python): their versions, when they differ
+    for key, what in (("version", "the fleet user's vllm"), ("ray", "Ray beside it"), ("python", "their Python")):
+        versions: dict[str, list[str]] = {}
+        for name, sw in readings.items():
+            if sw is not None and sw["vllm"]["value"] == "present" and sw["vllm"].get(key):
+                versions.setdefault(sw["vllm"][key], []).append(name)
+        if len(versions) > 1:
+            each = ", ".join(
+                f"{v} on {drift.names(n)}" for v, n in sorted(versions.items(), key=lambda kv: version_key(kv[0]))
+            )
+            out["vllm"].append(f"{what} is not one version everywhere ({each}): install one on all")
     return out
 
 

@@ -973,7 +973,7 @@ def test_the_launch_scripts_say_what_each_nodes_software_reading_lacks(live_serv
     for name in ("spark-07", "spark-08", "spark-09", "spark-10"):
         sw, faults = ({"vllm": "/usr/local/bin/vllm"}, {"no-docker"}) if name == "spark-08" else ({}, set())
         if name == "spark-09":  # a vllm of its own, of another version than spark-08's
-            sw = {"vllm": "/home/fleet/.venv/bin/vllm", "vllm_version": "0.10.2"}
+            sw = {"vllm": "/home/fleet/.venv/bin/vllm", "vllm_version": "0.10.2", "vllm_ray": "2.48.0"}
         readings.append((ids[name], at, 3600.0, parse_software(split_sections(software_text(sw, faults, [image])))))
     readings_store(readings, now=at)
     open_plans_as_a_member(live_server, page, f"model=llama-3.3-70b&group={lab['switched']}&concurrency=8")
@@ -997,13 +997,14 @@ def test_the_launch_scripts_say_what_each_nodes_software_reading_lacks(live_serv
     expect(bare.locator(".launch-needs")).to_have_text(
         "Each node's script runs vllm: the fleet user's SSH shell found no vllm on spark-07 and spark-10 (software "
         f"read at {at.astimezone(UTC):%Y-%m-%d %H:%M} UTC): install vLLM there, or use the container recipe; the "
-        "fleet user's vllm is not one version everywhere (0.10.2 on spark-09, 0.11.0 on spark-08): install one on all."
+        "fleet user's vllm is not one version everywhere (0.10.2 on spark-09, 0.11.0 on spark-08): install one on all; "
+        "Ray beside it is not one version everywhere (2.48.0 on spark-09, 2.49.1 on spark-08): install one on all."
     )
     bare.screenshot(path=str(SHOTS / "placement-launch-needs-bare-390.png"))
     # the Spark's own page says where its vllm is and which version
     page.goto(f"{live_server.url}/sparks/spark-09/")
     expect(page.locator("#spark-software-vllm td").nth(1)).to_have_text(
-        "/home/fleet/.venv/bin/vllm 0.10.2 (benchmarks use it)"
+        "/home/fleet/.venv/bin/vllm 0.10.2 (Python 3.12; Ray 2.48.0; benchmarks use it)"
     )
     page.locator("#spark-software").screenshot(path=str(SHOTS / "spark-software-vllm-390.png"))
 

@@ -267,30 +267,36 @@ def test_vllm_on_the_hosts_path(section, state, path):
     assert reading.values() == parse_software(_sections()).values()
 
 
+SITE = "python3.12/site-packages"
+
+
 @pytest.mark.parametrize(
-    ("section", "version", "note"),
+    ("section", "told", "note"),
     [
-        ("/home/fleet/.venv/bin/vllm\nvllm-0.11.1.dist-info\n", "0.11.1", None),
-        ("/usr/local/bin/vllm\nvllm-0.10.2+cu130.dist-info\n", "0.10.2+cu130", None),
-        ("/usr/local/bin/vllm\nvllm-0.11.1.dist-info\nvllm-0.11.1.dist-info\n", "0.11.1", None),  # two pythons
-        ("/usr/local/bin/vllm\n", None, None),  # a wrapper script: no package beside it
-        ("/usr/local/bin/vllm\nvllm-0.10.2.dist-info\nvllm-0.11.1.dist-info\n", None, "0.10.2, 0.11.1"),
-        ("/usr/local/bin/vllm\nvllm-$(reboot).dist-info\n", None, None),  # not a version
-        ("vllm: not on PATH\nvllm-0.11.1.dist-info\n", None, None),  # no vllm: no version
-        ("", None, None),
+        (f"/home/fleet/.venv/bin/vllm\n{SITE}/vllm-0.11.1.dist-info\n{SITE}/ray-2.49.1.dist-info\n",
+         ("0.11.1", "3.12", "2.49.1"), None),
+        ("/usr/local/bin/vllm\npython3.12/dist-packages/vllm-0.10.2+cu130.dist-info\n", ("0.10.2+cu130", "3.12", None),
+         None),
+        ("/usr/local/bin/vllm\nvllm-0.11.1.dist-info\n", ("0.11.1", None, None), None),  # no folder: no Python
+        # the same version under two Pythons: the version is told, the Python is not
+        (f"/usr/local/bin/vllm\n{SITE}/vllm-0.11.1.dist-info\npython3.11/site-packages/vllm-0.11.1.dist-info\n",
+         ("0.11.1", None, None), "several Python versions beside /usr/local/bin/vllm (3.12, 3.11)"),
+        ("/usr/local/bin/vllm\n", (None, None, None), None),  # a wrapper script: no package beside it
+        (f"/usr/local/bin/vllm\n{SITE}/vllm-0.10.2.dist-info\n{SITE}/vllm-0.11.1.dist-info\n",
+         (None, "3.12", None), "several vLLM versions beside /usr/local/bin/vllm (0.10.2, 0.11.1)"),
+        (f"/usr/local/bin/vllm\n{SITE}/vllm-$(reboot).dist-info\n", (None, "3.12", None), None),  # not a version
+        (f"vllm: not on PATH\n{SITE}/vllm-0.11.1.dist-info\n", (None, None, None), None),  # no vllm: nothing told
+        ("", (None, None, None), None),
     ],
-)
-def test_the_hosts_vllm_version_from_its_packages_metadata(section, version, note):
-    """The ``vllm-<version>.dist-info`` folders printed after the path: one
-    version, or none when there is no package beside it or several disagree."""
+)  # fmt: skip
+def test_the_hosts_vllm_version_its_python_and_ray_from_the_packages_metadata(section, told, note):
+    """The ``[python3.X/site-packages/]<vllm|ray>-<version>.dist-info`` folders
+    printed after the path: one value each, or none when there is no package
+    beside it or several disagree."""
     reading = parse_software(_sections(host_vllm=section))
-    assert reading.vllm_version == version
+    assert (reading.vllm_version, reading.vllm_python, reading.vllm_ray) == told
     said = [n for n in reading.notes if n.startswith("vllm:")]
-    assert said == (
-        []
-        if note is None
-        else [f"vllm: several installs' metadata beside /usr/local/bin/vllm ({note}): version not told"]
-    )
+    assert said == ([] if note is None else [f"vllm: {note}: none is told"])
     assert SoftwareReading.from_dict(reading.to_dict()) == reading
     # not compared across a group: a container launch does not run it
     assert reading.values() == parse_software(_sections()).values()
@@ -302,8 +308,16 @@ def test_a_reading_stored_before_vllm_was_asked_reads_as_unread():
         stored.pop(key)
     reading = SoftwareReading.from_dict(stored)
     assert (reading.vllm, reading.vllm_path) == ("unread", None)
-    odd = SoftwareReading.from_dict({**stored, "vllm": "maybe", "vllm_path": "rm -rf /", "vllm_version": "a b"})
-    assert (odd.vllm, odd.vllm_path, odd.vllm_version) == ("unread", None, None)
+    odd = SoftwareReading.from_dict(
+        {**stored, "vllm": "maybe", "vllm_path": "rm -rf /", "vllm_version": "a b", "vllm_python": 3, "vllm_ray": ""}
+    )
+    assert (odd.vllm, odd.vllm_path, odd.vllm_version, odd.vllm_python, odd.vllm_ray) == (
+        "unread",
+        None,
+        None,
+        None,
+        None,
+    )
     assert SoftwareReading.from_dict({**stored, "vllm_version": ["0.11"]}).vllm_version is None
 
 

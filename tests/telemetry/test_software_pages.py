@@ -55,7 +55,14 @@ def test_the_api_carries_each_sparks_software_with_when_it_was_read(ring, api_vi
     (image,) = [i for i in sw["images"]["value"] if i["launch"]]
     assert image["ref"] == VLLM and image["digest"] == "sha256:" + "ab" * 32 and image["nccl"] == "2.27.7"
     # NVIDIA's way: vLLM in a container, none on the fleet user's PATH (what the benchmark client will use)
-    assert sw["vllm"] == {"value": "absent", "path": None, "version": None, "read_at": sw["driver"]["read_at"]}
+    assert sw["vllm"] == {
+        "value": "absent",
+        "path": None,
+        "version": None,
+        "python": None,
+        "ray": None,
+        "read_at": sw["driver"]["read_at"],
+    }
     listed = {s["name"]: s["software"] for s in api_viewer.get("/api/sparks").json()["items"]}
     assert listed["ring-1"]["driver"]["value"] == "580.95.05"
 
@@ -70,8 +77,9 @@ def test_the_api_carries_each_sparks_software_with_when_it_was_read(ring, api_vi
 
 @pytest.mark.django_db
 def test_a_bare_metal_launch_notes_the_fleet_users_vllm_versions_when_they_differ(ring, api_viewer):
-    """Ray runs one vLLM across the nodes: when the Sparks' own vllm packages
-    are not one version, the bare-metal launches say which has which; the
+    """Ray runs one vLLM across the nodes: when the Sparks' own vllm packages,
+    the Ray beside them or their Python are not one version, the bare-metal
+    launches say which has which; the
     Spark's API and page carry the version; not a drift (containers do not
     run it) and a single version says nothing."""
     from telemetry.software_store import launch_readiness
@@ -81,7 +89,7 @@ def test_a_bare_metal_launch_notes_the_fleet_users_vllm_versions_when_they_diffe
         {
             "ring-1": {"vllm": own, "vllm_version": "0.11.1"},
             "ring-2": {"vllm": own, "vllm_version": "0.11.1"},
-            "ring-3": {"vllm": own, "vllm_version": "0.10.2"},
+            "ring-3": {"vllm": own, "vllm_version": "0.10.2", "vllm_python": "3.11", "vllm_ray": "2.48.0"},
             "ring-4": {"driver": "580.82.09", "image_digest": "sha256:" + "ab" * 32},
         }
     )
@@ -92,10 +100,14 @@ def test_a_bare_metal_launch_notes_the_fleet_users_vllm_versions_when_they_diffe
         "use the container recipe",
         "the fleet user's vllm is not one version everywhere (0.10.2 on ring-3, 0.11.1 on ring-1 and ring-2): "
         "install one on all",
+        "Ray beside it is not one version everywhere (2.48.0 on ring-3, 2.49.1 on ring-1 and ring-2): install one "
+        "on all",
+        "their Python is not one version everywhere (3.11 on ring-3, 3.12 on ring-1 and ring-2): install one on all",
     ]
     assert launch_readiness(["ring-1", "ring-2"], image=VLLM)["vllm"] == []
     sw = api_viewer.get("/api/sparks/ring-3").json()["software"]
     assert (sw["vllm"]["value"], sw["vllm"]["path"], sw["vllm"]["version"]) == ("present", own, "0.10.2")
+    assert (sw["vllm"]["python"], sw["vllm"]["ray"]) == ("3.11", "2.48.0")
     # not a drift: ring-3's own vllm differs, and nothing else
     rows = {r["name"]: r for r in api_viewer.get(f"/api/software?group={ring.name}").json()}
     assert rows["ring-3"]["drift"] == "" and "vllm" not in rows["ring-3"]["versions"]
@@ -142,7 +154,7 @@ def test_the_fleet_page_marks_the_odd_ones_and_filters_by_group(ring, import_lab
     own = client.get("/sparks/ring-4/").content.decode()
     assert (
         '<td colspan="2">/home/fleet/.local/bin/vllm <span class="vllm-version">0.11.0</span> '
-        '<span class="small muted">(benchmarks use it)</span>'
+        '<span class="small muted">(Python 3.12; Ray 2.49.1; benchmarks use it)</span>'
     ) in own
 
 

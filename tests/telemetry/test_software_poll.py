@@ -193,6 +193,7 @@ def test_the_script_reads_the_hosts_vllm_version_from_its_package_without_runnin
         if packages is not None:
             (tmp_path / "lib" / "python3.12" / packages / f"vllm-{version}.dist-info").mkdir(parents=True)
             (tmp_path / "lib" / "python3.12" / packages / "torch-2.9.0.dist-info").mkdir()
+            (tmp_path / "lib" / "python3.12" / packages / "ray-2.49.1.dist-info").mkdir()
     program.write_text("#!/bin/sh\necho ran >&2\nexit 3\n")
     program.chmod(0o755)
     run = subprocess.run(
@@ -203,3 +204,6 @@ def test_the_script_reads_the_hosts_vllm_version_from_its_package_without_runnin
     software = parse_poll_output(run.stdout).software
     assert software is not None
     assert (software.vllm, software.vllm_path, software.vllm_version) == ("present", str(bin_dir / "vllm"), version)
+    assert (software.vllm_python, software.vllm_ray) == (
+        (None, None) if version is None else ("3.12", None if layout == "uv-tool" else "2.49.1")
+    )
