@@ -13,17 +13,12 @@ whose daemon did not.
 
 from __future__ import annotations
 
-from django.utils import timezone
-
-from inventory.models import NodeGroup, Spark
+from inventory.models import NodeGroup
 from placement.models import LlmModel
 from serving.models import Serving
 from simfleet.simulator import SimNode
-from simfleet.software_answers import software_text
-from telemetry.parsers import split_sections
-from telemetry.software import parse_software
-from telemetry.software_store import readings_store
 from tests.support.fabric_runs import verified
+from tests.support.software import store_software
 from tests.telemetry.stored import register, store_round
 
 DOWN = {"m-06"}
@@ -70,19 +65,8 @@ def build() -> list[SimNode]:
 
 def read_software(fleet: list[SimNode]) -> None:
     """One software reading per answering Spark, as a poll prints it; m-02's Docker daemon does not answer."""
-    ids = dict(Spark.objects.values_list("name", "pk"))
-    at = timezone.now()
-    readings = [
-        (
-            ids[n.name],
-            at,
-            3600.0,
-            parse_software(split_sections(software_text({}, {"docker-down"} if n.name == "m-02" else set(), [VLLM]))),
-        )
-        for n in fleet
-        if n.name not in DOWN
-    ]
-    readings_store(readings, now=at)
+    answers = {n.name: ({}, {"docker-down"} if n.name == "m-02" else ()) for n in fleet if n.name not in DOWN}
+    store_software(answers, [VLLM])
 
 
 def pair_group_name(head: str = "m-01") -> str:

@@ -957,25 +957,20 @@ def test_the_launch_scripts_say_what_each_nodes_software_reading_lacks(live_serv
     bare-metal ones the rest; at desk and phone width."""
     from datetime import UTC
 
-    from django.utils import timezone
-
-    from inventory.models import Spark
-    from simfleet.software_answers import software_text
-    from telemetry.parsers import split_sections
-    from telemetry.software import parse_software
-    from telemetry.software_store import readings_store
+    from tests.support.software import store_software
 
     image = "nvcr.io/nvidia/vllm:26.05-py3"
     settings.FLEET_VLLM_IMAGE = image
-    at = timezone.now()
-    ids = dict(Spark.objects.values_list("name", "pk"))
-    readings = []
-    for name in ("spark-07", "spark-08", "spark-09", "spark-10"):
-        sw, faults = ({"vllm": "/usr/local/bin/vllm"}, {"no-docker"}) if name == "spark-08" else ({}, set())
-        if name == "spark-09":  # a vllm of its own, of another version than spark-08's
-            sw = {"vllm": "/home/fleet/.venv/bin/vllm", "vllm_version": "0.10.2", "vllm_ray": "2.48.0"}
-        readings.append((ids[name], at, 3600.0, parse_software(split_sections(software_text(sw, faults, [image])))))
-    readings_store(readings, now=at)
+    at = store_software(
+        {
+            "spark-07": ({}, ()),
+            "spark-08": ({"vllm": "/usr/local/bin/vllm"}, {"no-docker"}),
+            # a vllm of its own, of another version than spark-08's
+            "spark-09": ({"vllm": "/home/fleet/.venv/bin/vllm", "vllm_version": "0.10.2", "vllm_ray": "2.48.0"}, ()),
+            "spark-10": ({}, ()),
+        },
+        [image],
+    )
     open_plans_as_a_member(live_server, page, f"model=llama-3.3-70b&group={lab['switched']}&concurrency=8")
     page.locator("tr.plan-more.recommended summary").click()
     page.wait_for_selector("tr.plan-more.recommended .launch .copy")
@@ -1017,24 +1012,14 @@ def test_a_saved_plans_serve_button_says_which_sparks_lack_docker(live_server, p
     from datetime import UTC
 
     from django.contrib.auth import get_user_model
-    from django.utils import timezone
 
-    from inventory.models import Spark
-    from simfleet.software_answers import software_text
-    from telemetry.parsers import split_sections
-    from telemetry.software import parse_software
-    from telemetry.software_store import readings_store
     from tests.serving.conftest import book
+    from tests.support.software import store_software
 
     image = "nvcr.io/nvidia/vllm:26.05-py3"
     settings.FLEET_VLLM_IMAGE = image
-    at = timezone.now()
-    ids = dict(Spark.objects.values_list("name", "pk"))
-    readings = []
-    for name in ("spark-07", "spark-08", "spark-09", "spark-10"):
-        faults = {"docker-denied"} if name == "spark-08" else set()
-        readings.append((ids[name], at, 3600.0, parse_software(split_sections(software_text({}, faults, [image])))))
-    readings_store(readings, now=at)
+    answers = {name: ({}, {"docker-denied"} if name == "spark-08" else ()) for name in ("spark-07", "spark-08")}
+    at = store_software({**answers, "spark-09": ({}, ()), "spark-10": ({}, ())}, [image])
     open_plans_as_a_member(live_server, page, f"model=llama-3.3-70b&group={lab['switched']}&concurrency=8")
     book(get_user_model().objects.get(username="member"), NodeGroup.objects.get(pk=lab["switched"]))
     page.reload()

@@ -575,16 +575,11 @@ def test_each_launcher_says_what_the_nodes_software_readings_found_missing(clien
     Docker and the one that had not pulled the image; the bare-metal vLLM
     scripts note the Sparks whose fleet user's shell found no vllm; a Spark with
     everything is named in neither."""
-    from simfleet.software_answers import software_text
-    from telemetry.parsers import split_sections
-    from telemetry.software import parse_software
-    from telemetry.software_store import readings_store
+    from tests.support.software import store_software
 
     image = "nvcr.io/nvidia/vllm:26.05-py3"
     settings.FLEET_VLLM_IMAGE = image
     names = sorted(demo["switched"].members.values_list("spark__name", flat=True))
-    at = timezone.now()
-    ids = dict(demo["switched"].members.values_list("spark__name", "spark_id"))
     own = {"vllm": "/usr/local/bin/vllm"}
     software = {
         names[0]: ({}, set()),  # Docker and the image, no vllm of its own (as NVIDIA's playbooks set a Spark up)
@@ -592,11 +587,7 @@ def test_each_launcher_says_what_the_nodes_software_readings_found_missing(clien
         names[2]: ({**own, "image_digest": "absent"}, set()),
         names[3]: (own, set()),  # everything
     }
-    readings = [
-        (ids[n], at, 3600.0, parse_software(split_sections(software_text(sw, faults, [image]))))
-        for n, (sw, faults) in software.items()
-    ]
-    readings_store(readings, now=at)
+    at = store_software(software, [image])
     client.force_login(viewer_user)
     query = f"?model=llama-3.3-70b&group={demo['switched'].pk}&context_tokens=32768&concurrency=8&goal=throughput"
     plans = client.post(

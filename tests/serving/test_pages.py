@@ -111,16 +111,11 @@ def test_a_saved_plans_serve_button_says_what_its_sparks_lack_for_docker(booked_
     """The saved plan's page has no launch section: beside its Serve button, a
     note names the Sparks whose last software reading found no Docker or not
     the image; a Spark never read, or with everything, is not named."""
-    from django.utils import timezone
-
     from core.actor import Actor
     from placement.api import PlanIn, planning_for
     from placement.models import LlmModel
     from placement.services import saved_plan_create
-    from simfleet.software_answers import software_text
-    from telemetry.parsers import split_sections
-    from telemetry.software import parse_software
-    from telemetry.software_store import readings_store
+    from tests.support.software import store_software
 
     image = "nvcr.io/nvidia/vllm:26.05-py3"
     settings.FLEET_VLLM_IMAGE = image
@@ -132,16 +127,7 @@ def test_a_saved_plans_serve_button_says_what_its_sparks_lack_for_docker(booked_
     holder = ApiClient(member_user, session=True)
     page = holder.get(f"/plans/saved/{kept.pk}/").content.decode()
     assert 'action="/serving/start/"' in page and "serve-before" not in page  # never read: nothing said
-    at = timezone.now()
-    ids = dict(booked_pair.members.values_list("spark__name", "spark_id"))
-    software = {first: ({}, {"docker-denied"}), second: ({"image_digest": "absent"}, set())}
-    readings_store(
-        [
-            (ids[n], at, 3600.0, parse_software(split_sections(software_text(sw, faults, [image]))))
-            for n, (sw, faults) in software.items()
-        ],
-        now=at,
-    )
+    at = store_software({first: ({}, {"docker-denied"}), second: ({"image_digest": "absent"}, ())}, [image])
     page = holder.get(f"/plans/saved/{kept.pk}/").content.decode()
     read = f"(software read at {at.astimezone(UTC).strftime('%Y-%m-%d %H:%M')} UTC)"
     note = page.split('<p class="small warn serve-before" role="note">')[1].split("</p>")[0]
@@ -150,9 +136,7 @@ def test_a_saved_plans_serve_button_says_what_its_sparks_lack_for_docker(booked_
         f"{image} was not pulled on {second} {read}: the first start downloads it."
     )
     # mended, the note goes
-    readings_store(
-        [(ids[n], at, 3600.0, parse_software(split_sections(software_text({}, set(), [image])))) for n in ids], now=at
-    )
+    store_software({first: ({}, ()), second: ({}, ())}, [image])
     assert "serve-before" not in holder.get(f"/plans/saved/{kept.pk}/").content.decode()
 
 

@@ -72,24 +72,14 @@ def test_each_read_sparks_docker_state_is_a_state_set(settings):
     """fleet_node_docker_state: 1 for the state the Spark's last software
     reading found, 0 for the others; a Spark never read has no series, and a
     stored reading that makes no sense reads as unread."""
-    from django.utils import timezone
-
-    from inventory.models import Spark
-    from simfleet.software_answers import software_text
     from telemetry.models import SoftwareState
-    from telemetry.parsers import split_sections
-    from telemetry.software import DOCKER_STATES, parse_software
-    from telemetry.software_store import readings_store
+    from telemetry.software import DOCKER_STATES
+    from tests.support.software import store_software
 
     settings.FLEET_METRICS_TOKEN = ""
     register(make_nodes(5, prefix="d-"))
-    ids = dict(Spark.objects.values_list("name", "pk"))
-    at = timezone.now()
-    faults = {"d-01": set(), "d-02": {"docker-denied"}, "d-03": {"docker-down"}, "d-04": {"no-docker"}}
-    readings_store(
-        [(ids[n], at, 3600.0, parse_software(split_sections(software_text({}, f, [])))) for n, f in faults.items()],
-        now=at,
-    )
+    faults = {"d-01": (), "d-02": {"docker-denied"}, "d-03": {"docker-down"}, "d-04": {"no-docker"}}
+    store_software({name: ({}, f) for name, f in faults.items()})
     SoftwareState.objects.filter(spark__name="d-04").update(reading=["not", "a", "reading"])
     samples = scrape()["fleet_node_docker_state"]
     current = {s.labels["node"]: s.labels["state"] for s in samples if s.value == 1}

@@ -11,13 +11,10 @@ import pytest
 from django.utils import timezone
 
 from inventory.models import Change, NodeGroup, Spark
-from simfleet.software_answers import software_text
 from telemetry.models import Alert, SoftwarePin
-from telemetry.parsers import split_sections
 from telemetry.services import software_drift_sync
-from telemetry.software import parse_software
-from telemetry.software_store import readings_store
 from tests.conftest import ApiClient
+from tests.support.software import store_software
 
 VLLM = "nvcr.io/nvidia/vllm:26.05-py3"
 RING = ("ring-1", "ring-2", "ring-3", "ring-4")
@@ -25,13 +22,7 @@ RING = ("ring-1", "ring-2", "ring-3", "ring-4")
 
 def _read(versions: dict[str, dict[str, str]], at=None, faults=frozenset()):
     """Store a software reading per Spark, as a poll with these versions would."""
-    at = at or timezone.now()
-    ids = dict(Spark.objects.values_list("name", "pk"))
-    readings = [
-        (ids[name], at, 3600.0, parse_software(split_sections(software_text(sw, faults, [VLLM]))))
-        for name, sw in versions.items()
-    ]
-    readings_store(readings, now=at)
+    store_software({name: (sw, faults) for name, sw in versions.items()}, [VLLM], at)
     return software_drift_sync()
 
 

@@ -6,6 +6,7 @@ import dataclasses
 import platform
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -144,22 +145,25 @@ def test_the_script_runs_here_under_sh_and_passes_shellcheck(tmp_path):
     assert sample.software.kernel == platform.release()
 
 
+def run_script(first: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The software poll's script under a real /bin/sh whose PATH is the system's, ``first`` before it."""
+    base = "/usr/local/bin:/usr/bin:/bin"
+    path = f"{first}:{base}" if first is not None else base
+    return subprocess.run(
+        ["/bin/sh", "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=False, env={"PATH": path}
+    )
+
+
 def test_the_script_finds_vllm_where_the_fleet_users_shell_does(tmp_path):
     """The same PATH lookup the benchmark client makes, by a real shell: a
     vllm on the PATH is found with its path, none reads as absent."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    base = "/usr/local/bin:/usr/bin:/bin"
-    without = subprocess.run(
-        ["/bin/sh", "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=False, env={"PATH": base}
-    )
+    without = run_script()
     stand_in = bin_dir / "vllm"
     stand_in.write_text("#!/bin/sh\nexit 0\n")
     stand_in.chmod(0o755)
-    found = subprocess.run(
-        ["/bin/sh", "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=False,
-        env={"PATH": f"{bin_dir}:{base}"},
-    )  # fmt: skip
+    found = run_script(bin_dir)
     assert without.returncode == 0 and found.returncode == 0
     absent, present = parse_poll_output(without.stdout).software, parse_poll_output(found.stdout).software
     assert absent is not None and present is not None
@@ -196,10 +200,7 @@ def test_the_script_reads_the_hosts_vllm_version_from_its_package_without_runnin
             (tmp_path / "lib" / "python3.12" / packages / "ray-2.49.1.dist-info").mkdir()
     program.write_text("#!/bin/sh\necho ran >&2\nexit 3\n")
     program.chmod(0o755)
-    run = subprocess.run(
-        ["/bin/sh", "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=False,
-        env={"PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin"},
-    )  # fmt: skip
+    run = run_script(bin_dir)
     assert run.returncode == 0 and "ran" not in run.stderr
     software = parse_poll_output(run.stdout).software
     assert software is not None
