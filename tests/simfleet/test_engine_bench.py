@@ -66,7 +66,9 @@ def run_bench(head, client_key, **sizes) -> object:
 
 @pytest.mark.parametrize("streams", [1, 4])
 def test_the_runner_measures_the_engine_at_its_decode_rate(head, client_key, streams):
-    result = run_bench(head, client_key, concurrency=streams, input_len=64, output_len=48, num_prompts=2 * streams)
+    # 120 tokens a request (over a second at these rates): a short request's rate is mostly the jitter
+    # of a busy machine's scheduler, which the whole suite beside it makes
+    result = run_bench(head, client_key, concurrency=streams, input_len=64, output_len=120, num_prompts=2 * streams)
     expected = per_stream_tps(100.0, streams)  # 100 tok/s alone, 89.3 each of four
     print(f"streams={streams} each={result.stream_decode_tps:.2f} all={result.decode_tps:.2f} expected {expected:.2f}")
     assert result.engine_version == "0.11.1"
@@ -75,7 +77,7 @@ def test_the_runner_measures_the_engine_at_its_decode_rate(head, client_key, str
     # all streams together, less the first tokens' wait: within 10% of streams x each one's rate
     assert result.decode_tps == pytest.approx(streams * expected, rel=0.10)
     assert result.decode_tps < streams * expected
-    assert head.engine.generation_tokens_total == 2 * streams * 48
+    assert head.engine.generation_tokens_total == 2 * streams * 120
 
 
 def test_a_base_url_with_anything_but_an_address_and_port_is_refused():
