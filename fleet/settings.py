@@ -178,10 +178,6 @@ elif env("FLEET_TEST_DB_SUFFIX", ""):
     # A second test run beside the first (./run test runs the live-server fuzz beside the
     # browser journeys) gets test databases of its own: test_<name>_<suffix>.
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{env('FLEET_TEST_DB_SUFFIX', '')}"}
-if env("FLEET_TEST_DB_TEMPLATE", "") and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # ./run test migrates one database first and every test database is copied from it
-    # (CREATE DATABASE ... TEMPLATE); the migrations then find nothing left to apply.
-    DATABASES["default"].setdefault("TEST", {})["TEMPLATE"] = env("FLEET_TEST_DB_TEMPLATE", "")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
