@@ -49,6 +49,12 @@ class StepOut(Schema):
     label: str
     status: str
     output: str
+    image: str | None = Field(None, description="the image an image step makes ready on its node; null otherwise")
+    layers: list[int] | None = Field(
+        None,
+        description="an image step's download so far: [layers ready, layers], as docker pull reports them; "
+        "null before it names a layer, and for other steps",
+    )
 
 
 class BookingRef(Schema):
@@ -84,6 +90,13 @@ class ServingOut(Schema):
     stopped_at: str | None
 
 
+def _layers(value: Any) -> list[int] | None:
+    """A step's stored [ready, total], or None for anything else stored there."""
+    if isinstance(value, list) and len(value) == 2 and all(type(v) is int and v >= 0 for v in value):
+        return list(value)
+    return None
+
+
 def _iso(value: Any) -> str | None:
     return None if value is None else value.isoformat()
 
@@ -110,7 +123,14 @@ def serving_out(s: Serving) -> dict[str, Any]:
         # which network each rank's NCCL chose, as the engines' own logs said (empty: one node, or not read)
         "engine_networks": s.engine_networks,
         "steps": [
-            {"node": st["node"], "label": st["label"], "status": st["status"], "output": st.get("output", "")}
+            {
+                "node": st["node"],
+                "label": st["label"],
+                "status": st["status"],
+                "output": st.get("output", ""),
+                "image": st.get("image") or None,
+                "layers": _layers(st.get("layers")),
+            }
             for st in s.steps
         ],
         "failed_step": s.failed_step,

@@ -15,6 +15,8 @@ import logging
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
@@ -54,8 +56,22 @@ def ready_timeout_s() -> float:
     return float(setting("FLEET_SERVE_READY_S", 1800.0, float))
 
 
-def on_node(name: str, script: str, *, on_output: Any = None, timeout: float | None = None) -> Outcome:
-    """Run one script on one node through the fixed ``bash -s``, stderr folded into the output."""
+def pull_timeout_s() -> float:
+    """How long a node's image step may download the launch image (FLEET_SERVE_PULL_S, default an hour)."""
+    return float(setting("FLEET_SERVE_PULL_S", 3600.0, float))
+
+
+@dataclass(frozen=True)
+class _Reach:
+    """How to run a script on a node: read from the database before any SSH."""
+
+    target: Target
+    key: str
+    accepted: str
+
+
+def _reach(name: str) -> _Reach | Outcome:
+    """The node's SSH target, the fleet's key and the accepted host key, or why it cannot be reached."""
     spark = Spark.objects.filter(name=name).first()
     if spark is None:
         return Outcome("", f"{name} is gone from the inventory")
@@ -65,15 +81,28 @@ def on_node(name: str, script: str, *, on_output: Any = None, timeout: float | N
     key = ssh_key_path()
     if not key.exists():
         return Outcome("", "the fleet's SSH key (FLEET_SSH_KEY) does not exist")
+    return _Reach(Target(spark.ssh_host, spark.ssh_port, spark.ssh_user), str(key), accepted)
+
+
+def _run(reach: _Reach, script: str, *, on_output: Any = None, timeout: float | None = None) -> Outcome:
+    """SSH alone, no database: safe in any thread."""
     return run_command(
-        Target(spark.ssh_host, spark.ssh_port, spark.ssh_user),
+        reach.target,
         serve_steps.SHELL,
         stdin="exec 2>&1\n" + script,
-        client_keys=[str(key)],
-        accepted_key=accepted,
+        client_keys=[reach.key],
+        accepted_key=reach.accepted,
         timeout=timeout or step_timeout_s(),
         on_output=on_output,
     )
+
+
+def on_node(name: str, script: str, *, on_output: Any = None, timeout: float | None = None) -> Outcome:
+    """Run one script on one node through the fixed ``bash -s``, stderr folded into the output."""
+    reach = _reach(name)
+    if isinstance(reach, Outcome):
+        return reach
+    return _run(reach, script, on_output=on_output, timeout=timeout)
 
 
 def _status(pk: int) -> str:
@@ -125,21 +154,42 @@ _ENGINE_FIX = {
 }
 
 
+# what stood in an image step's ``docker pull`` (``telemetry.docker_start.pull_failure``)
+_IMAGE_FIX = {
+    **{kind: _ENGINE_FIX[kind] for kind in ("absent", "denied", "unreachable")},
+    "download": "{node} could not download {image} (Docker's reason is in the step's output); mend what it says "
+    "there, or run `docker pull {image}` there yourself, then serve again",
+}
+
+
 def explain_step(why: str, step: dict[str, Any]) -> str:
-    """A failed step's error, led by what it means when Docker could not start
-    its container, or was still downloading its image when the step's time ran
-    out (Docker's own words, in the step's output, stay as they are)."""
-    output = str(step.get("output", ""))
-    node, image = step.get("node", "?"), docker_start.pulled_image(output)
+    """A failed step's error, led by what it means when Docker could not make
+    its image ready or start its container, or was still downloading the image
+    when the step's time ran out (Docker's own words, in the step's output,
+    stay as they are)."""
+    output, node = str(step.get("output", "")), step.get("node", "?")
+    pulling = bool(step.get("image"))  # an image step (``serving.steps.image_steps``)
+    image = str(step.get("image") or docker_start.pulled_image(output))
     if why.startswith("timed out") and image:
-        return (
-            f"the image {image} was still downloading on {node} when the step's time ran out "
-            f"(FLEET_SERVE_STEP_S, {step_timeout_s():g} s); run `docker pull {image}` there, then serve again ({why})"
+        limit = (
+            f"FLEET_SERVE_PULL_S, {pull_timeout_s():g} s" if pulling else f"FLEET_SERVE_STEP_S, {step_timeout_s():g} s"
         )
-    fix = _ENGINE_FIX.get(docker_start.reading(Outcome.exit_status(why), output))
+        layers = docker_start.pull_layers(output)
+        ready = f"; {layers[0]} of {layers[1]} layers ready" if layers else ""
+        return (
+            f"the image {image} was still downloading on {node} when the step's time ran out ({limit}{ready}); "
+            f"run `docker pull {image}` there, then serve again ({why})"
+        )
+    status = Outcome.exit_status(why)
+    if pulling:
+        fix = _IMAGE_FIX.get(docker_start.pull_failure(status, output))
+        lead = "the image could not be made ready"
+    else:
+        fix = _ENGINE_FIX.get(docker_start.reading(status, output))
+        lead = "its container could not start"
     if fix is None:
         return why
-    return f"its container could not start: {fix.format(node=node, image=image)} ({why})"
+    return f"{lead}: {fix.format(node=node, image=image)} ({why})"
 
 
 def _fail(serving: Serving, steps: list[dict[str, Any]], index: int, why: str) -> Serving:
@@ -186,6 +236,66 @@ def _run_step(serving: Serving, steps: list[dict[str, Any]], index: int) -> str:
     return ""
 
 
+def _image_steps_together(serving: Serving, steps: list[dict[str, Any]], indexes: list[int]) -> tuple[int, str] | None:
+    """Run the image steps at ``indexes`` side by side, one thread per node for
+    its SSH session only: this thread alone reads and writes the database (the
+    nodes' addresses first, then the steps' output so far every
+    PROGRESS_EVERY_S, with the layers ready). All run to their end; the first
+    that failed, in the steps' order, is returned with its error (None if none did)."""
+    for index in indexes:
+        steps[index]["status"] = "running"
+    _save_steps(serving.pk, steps)
+    latest = {index: "" for index in indexes}  # written by the threads, one key each: read here
+    outcomes: dict[int, Outcome] = {}
+    reaches: dict[int, _Reach] = {}
+    for index in indexes:
+        reach = _reach(steps[index]["node"])
+        if isinstance(reach, Outcome):
+            outcomes[index] = reach
+        else:
+            reaches[index] = reach
+
+    def show() -> None:
+        for index, text in latest.items():
+            if index not in outcomes and text:
+                steps[index]["output"] = text[-MAX_OUTPUT:]
+                steps[index]["layers"] = docker_start.pull_layers(text)
+
+    if reaches:
+        with ThreadPoolExecutor(max_workers=min(len(reaches), 16), thread_name_prefix="serving-image") as pool:
+            running = {
+                pool.submit(
+                    _run,
+                    reach,
+                    steps[index]["script"],
+                    on_output=lambda text, index=index: latest.__setitem__(index, text),
+                    timeout=pull_timeout_s(),
+                ): index
+                for index, reach in reaches.items()
+            }
+            pending = set(running)
+            while pending:
+                finished, pending = wait(pending, timeout=PROGRESS_EVERY_S, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    outcomes[running[future]] = future.result()
+                show()
+                try:
+                    _save_steps(serving.pk, steps)
+                except Exception:  # the live output is a nicety: never let it end the step
+                    log.warning("serving %s: could not store the image steps' output so far", serving.pk, exc_info=True)
+    first: tuple[int, str] | None = None
+    for index in indexes:
+        step, outcome = steps[index], outcomes[index]
+        step["output"] = outcome.output[-MAX_OUTPUT:]
+        step["layers"] = docker_start.pull_layers(outcome.output)
+        if outcome.error:
+            first = first or (index, outcome.error)
+        else:
+            step["status"] = "done"
+    _save_steps(serving.pk, steps)
+    return first
+
+
 def _read_networks(serving: Serving, steps: list[dict[str, Any]], index: int) -> None:
     """Which network each rank's NCCL chose, as its own log says: kept on the
     step (``networks``: host -> IB or Socket). A read that fails says why and
@@ -221,6 +331,18 @@ def _start(serving: Serving) -> Serving:
     for index, step in enumerate(steps):
         if _status(serving.pk) != STARTING:
             return _stopped_while_starting(serving)
+        if step.get("status") == "done":
+            continue  # an image step run beside the one before it
+        if step.get("image"):
+            together = [index]
+            while together[-1] + 1 < len(steps) and steps[together[-1] + 1].get("image"):
+                together.append(together[-1] + 1)
+            failed = _image_steps_together(serving, steps, together)
+            if failed is not None:
+                if _status(serving.pk) != STARTING:
+                    return _stopped_while_starting(serving)
+                return _fail(serving, steps, *failed)
+            continue
         if "url" in step:
             step["status"], step["output"] = "running", f"GET {step['url']}/models"
             _save_steps(serving.pk, steps)

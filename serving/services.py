@@ -194,6 +194,7 @@ def _write_steps(
         built = serve_steps.engine_steps(
             chosen.plan, chosen.planned.spec, chosen.spec, serving_id=serving.pk, ports=engines, settings=settings
         )
+        built = [*serve_steps.image_steps(chosen.plan, settings), *built]
     except LaunchError as exc:
         raise launch_error(exc) from exc
     heads = [sparks[names[0]] for names in chosen.plan.instances]
@@ -209,7 +210,11 @@ def _write_steps(
             )
         )
         url = f"{base_url(first.ssh_host, router[0])}/v1"
-    steps = [{"node": s.node, "label": s.label, "script": s.script, "status": "waiting", "output": ""} for s in built]
+    steps = [
+        {"node": s.node, "label": s.label, "script": s.script, "status": "waiting", "output": ""}
+        | ({"image": s.image} if s.image else {})
+        for s in built
+    ]
     # once the engines answer, each multi-node rank says which network its NCCL chose
     reads = [
         {"node": s.node, "label": s.label, "script": s.script, "status": "waiting", "output": "", "reads": "nccl"}

@@ -4,8 +4,9 @@ fixed ``bash -s`` (``SHELL``), so that no text reaches a command line and
 every value from the inventory or a user goes through shlex.quote
 (``placement.launch`` builds the engine's own command).
 
-NVIDIA's vLLM container recipe (``vllm-container``), started detached and
-named: each node's container carries the label ``spark-fleet.serving=<id>``
+NVIDIA's vLLM container recipe (``vllm-container``): first the image on
+every node (``image_steps``: downloaded unless it is there), then each
+container started detached and named: each node's container carries the label ``spark-fleet.serving=<id>``
 (``LABEL``), which is how stopping and reconciling find exactly what this app
 started. One-node instances run ``vllm serve`` as the container's command;
 multi-node instances start the container with Ray (head first, as
@@ -56,6 +57,7 @@ class Step:
     node: str
     label: str
     script: str
+    image: str = ""  # the image an image step makes ready (``image_steps``)
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,24 @@ def serve_problems(
             if not address or address.startswith("<"):
                 return [("plan", f"{name}'s bootstrap address is not known yet: let telemetry poll the group first")]
     return []
+
+
+IMAGE = "image"  # the label of the steps that make the launch image ready on each node
+
+
+def image_steps(plan: Plan, settings: LaunchSettings) -> list[Step]:
+    """On every node of the plan, first: the launch image, downloaded unless it
+    is there already. The worker runs them side by side, each with its own
+    time (a first download of NVIDIA's vLLM image is many gigabytes), so that
+    the engine steps start containers from an image already there. A node
+    whose Docker cannot be used fails here, in Docker's own words."""
+    image = _q(settings.vllm_image)
+    here = _q(f"{settings.vllm_image} is already on this Spark")
+    script = (
+        "set -euo pipefail\n"
+        f"if docker image inspect {image} > /dev/null 2>&1; then echo {here}; else docker pull {image}; fi\n"
+    )
+    return [Step(node, IMAGE, script, settings.vllm_image) for node in plan.nodes]
 
 
 def engine_steps(

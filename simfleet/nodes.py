@@ -40,8 +40,8 @@ FAULTS: frozenset[str] = frozenset(
         "nccl-stuck",  # nccl-tests through this node sits near 3 GB/s (non-release NCCL build)
         "no-rdma",  # NCCL finds no RoCE device here: nccl-tests falls back to TCP sockets
         "serve-fail",  # serving's launch exits 125 with docker's no-GPU-runtime error
-        "pull-fail",  # serving's docker run finds no image and cannot reach the registry (125)
-        "pull-slow",  # serving's docker run downloads a missing image for longer than a step may last
+        "pull-fail",  # the launch image is not there and the registry cannot be reached (docker pull, docker run)
+        "pull-slow",  # the launch image is not there and downloads for longer than a step may last
         "die-after",  # engines it starts stop answering SimFleet.die_after_s after they start
     }
     | SOFTWARE_FAULTS  # how the software tools answer: no-docker, docker-denied, smi-mismatch, ...

@@ -1,6 +1,11 @@
 """How a simulated Spark answers serving's scripts (``serving.steps``): the
 script arrives on stdin of ``bash -s`` and is read line by line, never run.
 
+- ``if docker image inspect IMAGE ...; then echo ...; else docker pull IMAGE; fi``
+  (serving's image step): the echo when the image is there, else Docker's
+  download, line by line as ``docker pull`` prints it without a terminal; the
+  image is absent where the node's software says ``image_digest: absent``
+  (``answer``'s ``image_absent``) and with ``pull-fail`` or ``pull-slow``.
 - ``docker run -d --name N --label spark-fleet.serving=ID ... vllm serve ...``
   starts a simulated engine (``simfleet.engine.SimEngine``) on 127.0.0.1 at
   the ``--port`` the script names, serving ``--served-model-name``; with
@@ -55,6 +60,30 @@ PULL_PROGRESS = (
     "Unable to find image '{image}' locally\n{tag}: Pulling from nvidia/vllm\n"
     "a3be5d4ce401: Pulling fs layer\n5e7a5b8ac6e2: Pulling fs layer\n6d1a3fbc3c2e: Waiting\n"
 )
+# docker pull's words when the registry cannot be reached (it exits 1)
+PULL_REFUSED = (
+    'Error response from daemon: Get "https://nvcr.io/v2/": dial tcp: lookup nvcr.io on 127.0.0.53:53: '
+    "server misbehaving\n"
+)
+# the layers of the simulated image, as docker pull names them
+LAYERS = ("a3be5d4ce401", "5e7a5b8ac6e2", "6d1a3fbc3c2e", "c94ff2a1b0e7", "0b7d6e5f4a3c")
+
+
+def pull_lines(image: str, ready: int) -> str:
+    """What docker pull prints without a terminal, its first ``ready`` layers done."""
+    repo, _, tag = image.rpartition(":")
+    lines = [f"{tag}: Pulling from {repo.split('/', 1)[-1]}", *(f"{layer}: Pulling fs layer" for layer in LAYERS)]
+    for layer in LAYERS[:ready]:
+        lines += [f"{layer}: Verifying Checksum", f"{layer}: Download complete", f"{layer}: Pull complete"]
+    if ready == len(LAYERS):
+        lines += [f"Digest: sha256:{'4f' * 32}", f"Status: Downloaded newer image for {image}", image]
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _image_in(words: list[str]) -> str:
+    return next((w for w in words if _IMAGE_REF.fullmatch(w)), "image")
+
+
 GPU_RUNTIME_ERROR = (
     'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
 )
@@ -85,9 +114,8 @@ def _label(words: list[str]) -> int | None:
 
 def _docker_refused(faults: set[str], line: int) -> tuple[str, int] | None:
     """How ``bash -s`` and Docker answer a docker command on a node without
-    Docker (bash's words, at the script's line), with Docker refusing the
-    fleet user or its daemon down, or, for ``docker run``, an image that cannot
-    be pulled (``pull-fail``)."""
+    Docker (bash's words, at the script's line), or with Docker refusing the
+    fleet user or its daemon down (``docker run``'s words)."""
     if "no-docker" in faults:
         return f"bash: line {line}: docker: command not found\n", 127
     return docker_refusal(faults)
@@ -102,12 +130,19 @@ class NodeServing:
         self.containers: dict[str, _Container] = {}
         self.routers: dict[int, asyncio.subprocess.Process] = {}
         self.router_ports: dict[int, int] = {}  # serving id -> the port its router listens on
+        self.pulled: set[str] = set()  # images an image step downloaded here
 
     async def answer(
-        self, script: str, faults: set[str], write: Callable[[str], None] | None = None
+        self,
+        script: str,
+        faults: set[str],
+        write: Callable[[str], None] | None = None,
+        *,
+        image_absent: bool = False,
     ) -> tuple[str, int]:
         """(what the script printed, its exit status); ``write`` sends output
-        before the end (an image's download, which may outlast the step)."""
+        before the end (an image's download, which may outlast the step);
+        ``image_absent``: the launch image was never pulled here."""
         out: list[str] = []
         predicted = PREDICTED.search(script)
         tps = float(predicted[1]) if predicted and float(predicted[1]) > 0 else DECODE_TPS
@@ -120,6 +155,11 @@ class NodeServing:
                 continue
             if raw[:1].isspace():
                 continue  # inside a loop or an if: the checks a healthy node passes (interfaces, Ray's count)
+            if words[:4] == ["if", "docker", "image", "inspect"] and len(words) > 4:
+                status = await self._image(line, words[4], number, faults, out, write, image_absent)
+                if status:
+                    return "".join(out), status
+                continue
             if words[:1] == ["docker"] and (refused := _docker_refused(faults, number)) is not None:
                 out.append(refused[0])
                 if errexit:  # set -e ends the script there; without it (the stop script) bash goes on
@@ -160,6 +200,45 @@ class NodeServing:
             out.append(" ".join(words[1:]) + "\n")
         return 0
 
+    async def _image(
+        self,
+        line: str,
+        image: str,
+        number: int,
+        faults: set[str],
+        out: list[str],
+        write: Callable[[str], None] | None,
+        image_absent: bool,
+    ) -> int:
+        """The image step's one line: the then-branch's echo when the image is
+        here, else ``docker pull``'s answer (exit 1 on any failure, as docker pull)."""
+        refused = _docker_refused(faults, number)
+        pulling = bool({"pull-fail", "pull-slow"} & faults) or (image_absent and image not in self.pulled)
+        if refused is None and not pulling:
+            echo = re.search(r"; then echo (.+?); else ", line)
+            out.append((shlex.split(echo[1])[0] if echo else image) + "\n")
+            return 0
+        if refused is not None:
+            text, status = refused
+            if status == 127:
+                out.append(text)
+                return 127
+            # docker pull's words: no "docker: " before them, no hint of docker run's help after
+            out.append(text.removeprefix("docker: ").replace("\nSee 'docker run --help'.", ""))
+            return 1
+        if "pull-fail" in faults:
+            out.append(PULL_REFUSED)
+            return 1
+        if "pull-slow" in faults and write is not None:
+            # more slowly than the step may last: two layers done, then nothing until the connection closes
+            write("".join(out) + pull_lines(image, 2))
+            out.clear()
+            await asyncio.sleep(3600)
+            return 1
+        out.append(pull_lines(image, len(LAYERS)))
+        self.pulled.add(image)
+        return 0
+
     def _alive(self, container: _Container) -> bool:
         return container.engine is None or not container.engine.dead
 
@@ -180,15 +259,14 @@ class NodeServing:
         if "pull-slow" in faults and write is not None:
             # docker run downloading a missing image, more slowly than the step may last: what it has
             # said so far is sent, then nothing until the connection closes (which cancels this)
-            image = next((w for w in words if _IMAGE_REF.fullmatch(w)), "image")
+            image = _image_in(words)
             write("".join(out) + PULL_PROGRESS.format(image=image, tag=image.rsplit(":", 1)[-1]))
             out.clear()
             await asyncio.sleep(3600)
             out.append("docker: the simulated download never ends\n")
             return 125
         if "pull-fail" in faults:
-            image = next((w for w in words if _IMAGE_REF.fullmatch(w)), "image")
-            out.append(PULL_ERROR.format(image=image))
+            out.append(PULL_ERROR.format(image=_image_in(words)))
             return 125
         name, sid = _flag(words, "--name"), _label(words)
         if name is None or sid is None:

@@ -354,7 +354,11 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
 
     async def _serve(self, script: str) -> None:
         try:
-            output, status = await self._rt.serving.answer(script, set(self._rt.node.faults), self._write)
+            node = self._rt.node
+            absent = node.software.get("image_digest") == "absent"
+            output, status = await self._rt.serving.answer(script, set(node.faults), self._write, image_absent=absent)
+            if absent and self._rt.serving.pulled:
+                node.software.pop("image_digest")  # downloaded: the next software poll finds it
         except Exception as exc:  # an answer the simulator could not give: a failed command, not a hung one
             output, status = f"simulated Spark: {type(exc).__name__}: {exc}\n", 1
         if self._chan is not None and not self._chan.is_closing():
@@ -563,6 +567,10 @@ class SimFleet:
             task = asyncio.get_running_loop().create_task(self._reopen(runtime))
             self._pending.add(task)
             task.add_done_callback(self._pending.discard)
+
+    def software(self, name: str) -> dict[str, str]:
+        """What a node runs where it differs from DEFAULT_SOFTWARE (a copy)."""
+        return dict(self._runtimes[name].node.software)
 
     def set_software(self, name: str, software: dict[str, str]) -> None:
         """Change what a node runs (overrides of DEFAULT_SOFTWARE; {} for the

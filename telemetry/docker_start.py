@@ -21,15 +21,22 @@ stand in the way), so a failure and a warning before it speak alike:
 - ``""``: anything else, including a failure of the program inside the container.
 
 docker/cli's ``runStartContainerErr`` sets the 125, 126 and 127.
+
+``docker pull`` (serving's image step) exits 1 whatever went wrong, so its
+failures read as ``absent``, ``denied`` or ``unreachable`` by the same words,
+else ``download`` (``pull_failure``). Without a terminal it prints one line
+per layer and change (``a3be5d4ce401: Pull complete``), which
+``pull_layers`` counts.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["UNREACHABLE", "pulled_image", "reading"]
+__all__ = ["DENIED", "UNREACHABLE", "pull_failure", "pull_layers", "pulled_image", "reading"]
 
-_DENIED = (
+# how the Docker client says the daemon's socket refused the user, before and from Docker 29 (lower case)
+DENIED = (
     "permission denied while trying to connect to the docker daemon",
     "permission denied while trying to connect to the docker api",
 )
@@ -47,7 +54,7 @@ def reading(status: int | None, text: str) -> str:
     lower = text.lower()
     if status == 127 and _MISSING.search(text):
         return "absent"
-    if any(words in lower for words in _DENIED):
+    if any(words in lower for words in DENIED):
         return "denied"
     if any(words in lower for words in UNREACHABLE):
         return "unreachable"
@@ -67,3 +74,34 @@ def pulled_image(text: str) -> str:
     download: ``docker run`` pulls a missing image unless told not to), or ""."""
     match = _NOT_LOCAL.search(text)
     return match.group(1) if match else ""
+
+
+def pull_failure(status: int | None, text: str) -> str:
+    """What stood in ``docker pull``'s way: absent, denied, unreachable,
+    download (the registry's or the daemon's error: Docker's words say which)
+    or "" (it did not fail)."""
+    if status is None or status == 0:
+        return ""
+    kind = reading(status, text)
+    return kind if kind in ("absent", "denied", "unreachable") else "download"
+
+
+# a layer's line in docker pull's output without a terminal
+_LAYER = re.compile(
+    r"^([0-9a-f]{12}): (Pulling fs layer|Waiting|Downloading|Verifying Checksum|Download complete|Extracting|"
+    r"Pull complete|Already exists)\b",
+    re.MULTILINE,
+)
+_READY = ("Pull complete", "Already exists")
+
+
+def pull_layers(text: str) -> tuple[int, int] | None:
+    """(layers ready, layers named) in what ``docker pull`` has printed so
+    far, or None before it names a layer. It names every layer of the image
+    when it begins, so the second number does not grow."""
+    last: dict[str, str] = {}
+    for match in _LAYER.finditer(text):
+        last[match[1]] = match[2]
+    if not last:
+        return None
+    return sum(1 for state in last.values() if state in _READY), len(last)

@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
-from .docker_start import UNREACHABLE
+from .docker_start import DENIED, UNREACHABLE
 
 # What may be shown and compared: versions, tags, digests. Anything else
 # (a line of garbage, an error message) is not a version.
@@ -316,7 +316,7 @@ def _docker_state(text: str) -> tuple[str, str | None]:
     lowered = text.lower()
     if "docker: not installed" in lowered:
         return "absent", "docker: not installed"
-    if "permission denied" in lowered:
+    if any(words in lowered for words in DENIED):
         return "denied", "docker: the fleet user may not read Docker (permission denied on its socket)"
     if any(words in lowered for words in UNREACHABLE) or "is the docker daemon running" in lowered:
         return "unreachable", "docker: the Docker daemon does not answer"

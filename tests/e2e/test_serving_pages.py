@@ -23,7 +23,9 @@ from playwright.sync_api import expect
 from benchmarks.models import BenchmarkRun
 from inventory.models import NodeGroup
 from serving.models import Serving
+from simfleet.serve_answers import pull_lines
 from simfleet.simulator import SimNode
+from telemetry.docker_start import pull_layers
 from telemetry.poll_round import poll_and_store
 from tests.conftest import make_user
 from tests.e2e.conftest import sign_in
@@ -252,17 +254,24 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         shots(page, shot, "serving-detail-failed")
         failed = Serving.objects.exclude(pk=serving.pk).get()
         # how a start looks while it runs (the page polls its steps)
-        steps = [
-            dict(s, status="done" if i == 0 else "running" if i == 1 else "waiting") for i, s in enumerate(failed.steps)
-        ]
-        steps[0]["output"] = (
-            "Unable to find image 'nvcr.io/nvidia/vllm:25.09-py3' locally\n25.09-py3: Pulling from nvidia/vllm\n"
-        )
+        steps = [dict(s, status="waiting", output="") for s in failed.steps]
+        steps[0]["status"], steps[1]["status"] = "done", "running"
+        # the image steps side by side: serve-a has it, serve-b is downloading it
+        assert [(s["label"], s["node"]) for s in steps[:2]] == [("image", "serve-a"), ("image", "serve-b")]
+        image = steps[0]["image"]
+        steps[0]["output"] = f"{image} is already on this Spark\n"
+        steps[1]["output"] = pull_lines(image, 2)
+        steps[1]["layers"] = pull_layers(steps[1]["output"])
         Serving.objects.filter(pk=failed.pk).update(
             status="starting", steps=steps, failed_step="", error="", stopped_at=None
         )
         page.goto(f"{base}/serving/{failed.pk}/")
         expect(page.locator("#serving-steps")).to_have_attribute("hx-trigger", "every 2s")
+        expect(page.locator("#step-2 .pull-progress")).to_have_text("2 of 5 layers ready")
+        expect(page.get_by_role("progressbar", name=f"layers of {image} ready on serve-b")).to_have_attribute(
+            "value", "2"
+        )
+        expect(page.locator("#step-1 .pull-progress")).to_have_count(0)
         shots(page, shot, "serving-detail-starting")
         page.goto(f"{base}/serving/")
         shots(page, shot, "serving-list-mixed")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from bookings.models import Booking
+from placement.selectors import vllm_image
 from serving.models import Serving, ServingEvent, ServingNode, ServingPort
 from tests.conftest import ApiClient
 from tests.serving.conftest import SMALL, book
@@ -38,12 +39,14 @@ def test_member_serves_on_own_booking_and_reads_it_back(api_member, booked_pair,
     assert body["url"] == "" and body["endpoints"] == []  # only once it serves
     assert body["booking"]["id"] == Booking.objects.get().pk and body["booking_end"] == body["booking"]["end"]
     assert [(s["node"], s["label"], s["status"]) for s in body["steps"]] == [
+        ("pair-a", "image", "waiting"),
         ("pair-a", "engine", "waiting"),
         ("pair-a", "wait for the engine", "waiting"),
     ]
     assert body["plan"]["label"] == "1 node" and body["plan"]["ports"] == [9100]
     serving = Serving.objects.get()
-    script = serving.steps[0]["script"]
+    assert serving.steps[0]["image"] == vllm_image() and "docker pull" in serving.steps[0]["script"]
+    script = serving.steps[1]["script"]
     assert f"--label spark-fleet.serving={serving.pk}" in script and "--port 9100" in script
     assert f"--name spark-fleet-{serving.pk}-1-0" in script and "docker run -d" in script
     assert f"# predicted decode: {serving.plan['decode_tps']:.2f} tok/s per stream" in script
@@ -60,6 +63,8 @@ def test_two_copies_get_a_router_on_the_first_node(api_member, booked_pair, sett
     assert response.status_code == 202, response.json()
     serving = Serving.objects.get()
     assert [(s["node"], s["label"]) for s in serving.steps] == [
+        ("pair-a", "image"),
+        ("pair-b", "image"),
         ("pair-a", "engine"),
         ("pair-b", "engine"),
         ("pair-a", "wait for the engine"),
@@ -67,7 +72,7 @@ def test_two_copies_get_a_router_on_the_first_node(api_member, booked_pair, sett
         ("pair-a", "router"),
         ("pair-a", "wait for the router"),
     ]
-    router = serving.steps[4]["script"]
+    router = serving.steps[6]["script"]
     workers = "http://10.20.1.11:9100 http://10.20.1.12:9100"
     assert f"vllm-router --host 0.0.0.0 --port 9101 --worker-urls {workers}" in router
     assert "--policy round_robin --prometheus-host 0.0.0.0 --prometheus-port 9102" in router

@@ -98,10 +98,11 @@ def test_a_one_node_plan_serves_answers_and_stops(lab, api_member):
     assert body["url"] == f"http://127.0.0.1:{base}/v1"
     assert body["endpoints"] == [{"node": "serve-a", "url": body["url"]}]
     assert [(s["node"], s["label"], s["status"]) for s in body["steps"]] == [
+        ("serve-a", "image", "done"),
         ("serve-a", "engine", "done"),
         ("serve-a", "wait for the engine", "done"),
     ]
-    assert body["steps"][1]["output"] == f"GET {body['url']}/models"
+    assert body["steps"][2]["output"] == f"GET {body['url']}/models"
     answer = complete(body["url"])
     assert answer["model"] == SMALL and answer["choices"][0]["text"] and answer["usage"]["completion_tokens"] == 5
     assert set(fleet.fleet.serving("serve-a").containers) == {f"spark-fleet-{serving.pk}-1-0"}
@@ -151,6 +152,8 @@ def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member):
     serving = serve(api_member, group, index)
     assert serving.status == "serving", (serving.failed_step, serving.error, serving.steps)
     assert [(s["node"], s["label"]) for s in serving.steps] == [
+        ("serve-a", "image"),
+        ("serve-b", "image"),
         ("serve-a", "ray head"),
         ("serve-b", "ray worker"),
         ("serve-a", "engine"),
@@ -159,23 +162,23 @@ def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member):
         ("serve-b", "NCCL network"),
     ]
     # once it answers, each rank's own NCCL says which network it chose: RoCE on both, read from their logs
-    assert [s["networks"] for s in serving.steps[4:]] == [{"serve-a": "IB"}, {"serve-b": "IB"}]
-    assert "NCCL INFO Using network IB" in serving.steps[5]["output"]
-    assert "-e NCCL_DEBUG=INFO -e NCCL_DEBUG_SUBSYS=INIT,NET" in serving.steps[0]["script"]
+    assert [s["networks"] for s in serving.steps[6:]] == [{"serve-a": "IB"}, {"serve-b": "IB"}]
+    assert "NCCL INFO Using network IB" in serving.steps[7]["output"]
+    assert "-e NCCL_DEBUG=INFO -e NCCL_DEBUG_SUBSYS=INIT,NET" in serving.steps[2]["script"]
     assert api_member.get(f"/api/serving/{serving.pk}").json()["engine_networks"] == {"serve-a": "IB", "serve-b": "IB"}
     layout = served_layout(serving)
     assert layout.backend == "nccl" and layout.notes.endswith(
         "; NCCL over RoCE on serve-a, serve-b, as the engines' own NCCL said"
     )
     # what docker prints for a detached container (its id), and the wait's own words: nothing from checks it passed
-    assert re.fullmatch(r"[0-9a-f]{64}\n", serving.steps[0]["output"]), serving.steps[0]["output"]
-    assert serving.steps[2]["output"] == "waiting for 2 Ray nodes\n"
-    head = serving.steps[0]["script"]
+    assert re.fullmatch(r"[0-9a-f]{64}\n", serving.steps[2]["output"]), serving.steps[2]["output"]
+    assert serving.steps[4]["output"] == "waiting for 2 Ray nodes\n"
+    head = serving.steps[2]["script"]
     assert "ray start --block --head --port=6379" in head and "-e NCCL_IB_HCA=" in head
-    worker = serving.steps[1]["script"]
+    worker = serving.steps[3]["script"]
     assert "ray start --block --address=" in worker and ":6379" in worker
-    assert f"docker exec -d spark-fleet-{serving.pk}-1-0 vllm serve" in serving.steps[2]["script"]
-    assert "--tensor-parallel-size 2" in serving.steps[2]["script"]
+    assert f"docker exec -d spark-fleet-{serving.pk}-1-0 vllm serve" in serving.steps[4]["script"]
+    assert "--tensor-parallel-size 2" in serving.steps[4]["script"]
     assert set(fleet.fleet.serving("serve-b").containers) == {f"spark-fleet-{serving.pk}-1-1"}
     assert complete(serving.url)["choices"][0]["text"]
     assert sorted(ServingNode.objects.filter(live=True).values_list("spark__name", flat=True)) == ["serve-a", "serve-b"]
@@ -254,10 +257,11 @@ def test_a_failing_node_ends_failed_with_its_output_and_stops_the_rest(lab, api_
     serving = serve(api_member, group, TWO_COPIES)
     assert serving.status == "failed"
     assert serving.failed_step == "engine on serve-b", (serving.error, serving.steps)
-    failed = serving.steps[1]
+    failed = serving.steps[3]
     assert failed["status"] == "failed" and "could not select device driver" in failed["output"]
     assert "exited with status 125" in failed["output"]
-    assert serving.steps[0]["status"] == "done" and serving.steps[2]["status"] == "waiting"
+    assert [s["status"] for s in serving.steps[:3]] == ["done", "done", "done"]
+    assert serving.steps[4]["status"] == "waiting"
     assert serving.error == (
         "its container could not start: Docker on serve-b cannot give containers the GPU (no NVIDIA runtime); install "
         "the NVIDIA Container Toolkit there and restart Docker (exited with status 125)"
@@ -280,78 +284,114 @@ def test_a_failing_node_ends_failed_with_its_output_and_stops_the_rest(lab, api_
         ),
         (
             "docker-denied",
-            126,
+            1,
             "permission denied while trying to connect to the Docker daemon socket",
             "the fleet's SSH user may not use Docker on serve-a; add it to the docker group there",
         ),
         (
             "docker-down",
-            125,
+            1,
             "Cannot connect to the Docker daemon",
             "Docker's daemon does not answer on serve-a; start it there",
         ),
         (
             "pull-fail",
-            125,
+            1,
             "lookup nvcr.io on 127.0.0.53:53: server misbehaving",
-            "the image {image} was not on serve-a and could not be downloaded; run `docker pull {image}` there to "
-            "see why",
+            "serve-a could not download {image} (Docker's reason is in the step's output); mend what it says there, "
+            "or run `docker pull {image}` there yourself, then serve again",
         ),
     ],
 )
-def test_a_node_whose_docker_cannot_start_the_engine_fails_saying_what_to_do(
+def test_a_node_whose_docker_cannot_ready_the_image_fails_saying_what_to_do(
     lab, api_member, fault, status, words, meaning
 ):
-    """What stood in ``docker run``'s way leads the error; the shell's and
-    Docker's own words stay in the step's output; nothing is left held."""
+    """The image steps come first, on every node side by side: what stood in
+    ``docker pull``'s way leads the error; the shell's and Docker's own words
+    stay in the step's output; the other node's image step ends too; no engine
+    step runs and nothing is left held."""
     from placement.selectors import vllm_image
 
     fleet, group = lab
     fleet.set_faults("serve-a", {fault})
-    serving = serve(api_member, group, ONE_NODE)
+    serving = serve(api_member, group, TWO_COPIES)
     assert serving.status == "failed"
-    assert serving.failed_step == "engine on serve-a"
-    said = meaning.format(image=vllm_image())
-    assert serving.error == f"its container could not start: {said} (exited with status {status})"
-    engine = serving.steps[0]
-    assert engine["status"] == "failed" and words in engine["output"]
-    assert engine["output"].endswith(serving.error)
-    assert serving.steps[1]["status"] == "waiting"
+    assert serving.failed_step == "image on serve-a"
+    image = vllm_image()
+    said = meaning.format(image=image)
+    assert serving.error == f"the image could not be made ready: {said} (exited with status {status})"
+    first, second = serving.steps[:2]
+    assert (first["label"], first["node"], first["status"]) == ("image", "serve-a", "failed")
+    assert words in first["output"] and first["output"].endswith(serving.error)
+    assert (second["label"], second["node"], second["status"]) == ("image", "serve-b", "done")
+    assert second["output"] == f"{image} is already on this Spark\n"
+    assert [s["status"] for s in serving.steps[2:]] == ["waiting"] * (len(serving.steps) - 2)
     assert fleet.fleet.serving("serve-a").containers == {}
     assert not ServingNode.objects.filter(live=True).exists()
     # mended, the same plan serves
     fleet.set_faults("serve-a", set())
-    again = serve(api_member, group, ONE_NODE)
+    again = serve(api_member, group, TWO_COPIES)
     assert again.status == "serving", (again.failed_step, again.error)
     committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
 
 
-def test_an_image_still_downloading_when_the_step_times_out_says_so(lab, api_member, settings):
-    """The first serving on a Spark without the image: docker run downloads it
-    inside the engine step; when that outlasts FLEET_SERVE_STEP_S, the error
-    says the image was still downloading and what to do, and Docker's progress
-    so far is the step's output; nothing is left held."""
+def test_a_node_without_the_image_downloads_it_first_and_its_layers_count(lab, api_member):
+    """A Spark that never pulled the launch image downloads it in its image
+    step (Docker's lines, every layer counted ready), the other says it has
+    it; the engines then start; the next software poll finds the image."""
     from placement.selectors import vllm_image
 
-    settings.FLEET_SERVE_STEP_S = 2
+    fleet, group = lab
+    fleet.fleet.set_software("serve-b", {"image_digest": "absent"})
+    serving = serve(api_member, group, TWO_COPIES)
+    assert serving.status == "serving", (serving.failed_step, serving.error)
+    image = vllm_image()
+    first, second = serving.steps[:2]
+    assert (first["node"], first["output"], first["layers"]) == ("serve-a", f"{image} is already on this Spark\n", None)
+    assert second["node"] == "serve-b" and second["layers"] == [5, 5]
+    assert second["output"].endswith(f"Status: Downloaded newer image for {image}\n{image}\n")
+    assert fleet.fleet.serving("serve-b").pulled == {image}
+    assert fleet.fleet.software("serve-b") == {}
+    body = api_member.get(f"/api/serving/{serving.pk}").json()
+    assert [(s["label"], s["image"], s["layers"]) for s in body["steps"][:3]] == [
+        ("image", image, None),
+        ("image", image, [5, 5]),
+        ("engine", None, None),
+    ]
+    committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
+
+
+def test_images_still_downloading_when_the_step_times_out_say_so(lab, api_member, settings):
+    """The first serving on Sparks without the image: both download side by
+    side, each in its own image step; when that outlasts FLEET_SERVE_PULL_S,
+    the error says the image was still downloading, how far, and what to do;
+    Docker's progress so far is each step's output; nothing is left held."""
+    from placement.selectors import vllm_image
+
+    settings.FLEET_SERVE_PULL_S = 2
     fleet, group = lab
     fleet.set_faults("serve-a", {"pull-slow"})
-    serving = serve(api_member, group, ONE_NODE)
+    fleet.set_faults("serve-b", {"pull-slow"})
+    serving = serve(api_member, group, TWO_COPIES)
     image = vllm_image()
-    assert serving.status == "failed" and serving.failed_step == "engine on serve-a"
+    assert serving.status == "failed" and serving.failed_step == "image on serve-a"
     assert serving.error == (
-        f"the image {image} was still downloading on serve-a when the step's time ran out (FLEET_SERVE_STEP_S, 2 s); "
-        f"run `docker pull {image}` there, then serve again (timed out after 2 s)"
+        f"the image {image} was still downloading on serve-a when the step's time ran out (FLEET_SERVE_PULL_S, 2 s; "
+        f"2 of 5 layers ready); run `docker pull {image}` there, then serve again (timed out after 2 s)"
     )
-    output = serving.steps[0]["output"]
-    assert f"Unable to find image '{image}' locally" in output and "Pulling fs layer" in output
+    first, second = serving.steps[:2]
+    # side by side: serve-b's download ran too, not after serve-a's had failed
+    assert (first["status"], first["layers"]) == ("failed", [2, 5])
+    assert second["node"] == "serve-b" and second["layers"] == [2, 5]
+    assert "5e7a5b8ac6e2: Pull complete" in second["output"] and "Pulling from nvidia/vllm" in second["output"]
     assert not ServingNode.objects.filter(live=True).exists()
     assert fleet.fleet.serving("serve-a").containers == {}
 
 
 def test_a_real_bash_without_docker_reads_as_docker_absent(lab, api_member, tmp_path):
-    """The engine step's own script under a real ``bash -s`` whose PATH has no
-    docker: bash's words and status read as Docker absent, as on a Spark."""
+    """The image step's and the engine step's own scripts under a real
+    ``bash -s`` whose PATH has no docker: bash's words and status read as
+    Docker absent, as on a Spark; the simulated Spark said the same."""
     import shutil
 
     from serving.runner import explain_step
@@ -359,29 +399,41 @@ def test_a_real_bash_without_docker_reads_as_docker_absent(lab, api_member, tmp_
     fleet, group = lab
     fleet.set_faults("serve-a", {"no-docker"})
     serving = serve(api_member, group, ONE_NODE)
-    step = serving.steps[0]
+    image, engine = serving.steps[0], next(s for s in serving.steps if s["label"] == "engine")
+    assert image["label"] == "image" and image["status"] == "failed"
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name in ("mkdir",):
         (bin_dir / name).symlink_to(shutil.which(name))
-    done = subprocess.run(
-        ["bash", "-s"],  # as the fleet user's shell runs serving's one command
-        executable="/bin/bash",
-        input="exec 2>&1\n" + step["script"],
-        capture_output=True,
-        text=True,
-        env={"PATH": str(bin_dir), "HOME": str(tmp_path)},
-        check=False,
+
+    def real_bash(script: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["bash", "-s"],  # as the fleet user's shell runs serving's one command
+            executable="/bin/bash",
+            input="exec 2>&1\n" + script,
+            capture_output=True,
+            text=True,
+            env={"PATH": str(bin_dir), "HOME": str(tmp_path)},
+            check=False,
+        )
+
+    pulled = real_bash(image["script"])
+    assert pulled.returncode == 127
+    assert re.fullmatch(r"bash: line \d+: docker: command not found\n", pulled.stdout)
+    assert explain_step("exited with status 127", {**image, "output": pulled.stdout}) == (
+        "the image could not be made ready: Docker is not on the fleet user's PATH on serve-a; install it there "
+        "(DGX OS ships it) (exited with status 127)"
     )
-    assert done.returncode == 127
-    assert re.search(r"^bash: line \d+: docker: command not found$", done.stdout, re.MULTILINE)
-    real = {"node": "serve-a", "label": "engine", "output": done.stdout}
+    # the simulated Spark said it in bash's own words, at the same line
+    assert image["output"].splitlines()[0] == pulled.stdout.strip()
+    started = real_bash(engine["script"])
+    assert started.returncode == 127
+    assert re.search(r"^bash: line \d+: docker: command not found$", started.stdout, re.MULTILINE)
+    real = {"node": "serve-a", "label": "engine", "output": started.stdout}
     assert explain_step("exited with status 127", real) == (
         "its container could not start: Docker is not on the fleet user's PATH on serve-a; install it there (DGX OS "
         "ships it) (exited with status 127)"
     )
-    # the simulated Spark said it in bash's own words, at the same line
-    assert step["output"].splitlines()[0] == done.stdout.splitlines()[-1]
 
 
 def test_the_booking_end_stops_it_and_the_reminder_says_so(lab, api_member, member_user):
@@ -506,8 +558,8 @@ def test_a_start_whose_worker_died_is_failed_and_its_engines_stopped(lab, api_me
     serving = Serving.objects.get(pk=response.json()["id"])
     # a worker took it and died half-way: one engine runs, the message comes back to a new worker
     Serving.objects.filter(pk=serving.pk).update(task_id="task-1", started_at=timezone.now(), attempts=1)
-    first = serving.steps[0]
-    assert on_node(first["node"], first["script"]).error == ""
+    first = serving.steps[2]
+    assert first["label"] == "engine" and on_node(first["node"], first["script"]).error == ""
     assert len(fleet.fleet.serving(first["node"]).containers) == 1
     assert serving_execute(serving_id=serving.pk, task_id="task-1") is None
     serving.refresh_from_db()

@@ -44,16 +44,14 @@ def test_a_multi_node_instance_reads_each_ranks_nccl_network_from_its_own_contai
     assert shlex.split(words[5])[:3] == ["grep", "-ahE", steps.NCCL_NETWORK_LINES]
 
 
-def test_the_nccl_network_step_passes_shellcheck(tmp_path):
+def _shellcheck(tmp_path, script: str) -> None:
     """shellcheck (Debian's, the real tool) reads the step as the node's bash -s does: no finding."""
     import subprocess
-    from types import SimpleNamespace
 
     from tests.tools import tool
 
-    (step,) = steps.network_steps(SimpleNamespace(instances=(("a", "b"),)), serving_id=3)[:1]  # type: ignore[arg-type]
-    path = tmp_path / "nccl-network.sh"
-    path.write_text("#!/usr/bin/env bash\n" + step.script)
+    path = tmp_path / "step.sh"
+    path.write_text("#!/usr/bin/env bash\n" + script)
     run = subprocess.run(
         [tool("shellcheck"), "--shell=bash", "--severity=style", "--format=gcc", str(path)],
         capture_output=True,
@@ -61,3 +59,99 @@ def test_the_nccl_network_step_passes_shellcheck(tmp_path):
         check=False,
     )
     assert (run.returncode, run.stdout) == (0, ""), run.stdout + run.stderr
+
+
+def test_the_nccl_network_step_passes_shellcheck(tmp_path):
+    from types import SimpleNamespace
+
+    (step,) = steps.network_steps(SimpleNamespace(instances=(("a", "b"),)), serving_id=3)[:1]  # type: ignore[arg-type]
+    _shellcheck(tmp_path, step.script)
+
+
+IMAGE = "nvcr.io/nvidia/vllm:25.11-py3"
+
+
+def _image_step(node: str = "n1"):
+    from types import SimpleNamespace
+
+    plan = SimpleNamespace(nodes=(node, "n2"))
+    settings = SimpleNamespace(vllm_image=IMAGE)
+    found = steps.image_steps(plan, settings)  # type: ignore[arg-type]
+    assert [(s.node, s.label, s.image) for s in found] == [(node, "image", IMAGE), ("n2", "image", IMAGE)]
+    return found[0]
+
+
+def test_the_image_step_passes_shellcheck(tmp_path):
+    _shellcheck(tmp_path, _image_step().script)
+
+
+# A docker for a real bash: it logs its arguments, has the image when HAS_IMAGE=1,
+# and its pull prints what docker pull prints without a terminal, or fails as told.
+FAKE_DOCKER = """#!/bin/sh
+echo "$*" >> "$HOME/docker.log"
+case "$1 $2" in
+  "image inspect")
+    [ "$HAS_IMAGE" = 1 ] && echo '[{"Id": "sha256:0f1e"}]' && exit 0
+    echo "Error: No such image: $3" >&2; exit 1 ;;
+  "pull "*)
+    if [ -n "$PULL_ERROR" ]; then echo "Error response from daemon: $PULL_ERROR" >&2; exit 1; fi
+    echo "25.11-py3: Pulling from nvidia/vllm"
+    echo "a3be5d4ce401: Pulling fs layer"; echo "a3be5d4ce401: Pull complete"
+    echo "Status: Downloaded newer image for $2"; exit 0 ;;
+esac
+exit 2
+"""
+
+
+def _run_image_step(tmp_path, with_docker: bool = True, **env: str):
+    import shutil
+    import subprocess
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    if with_docker:
+        docker = bin_dir / "docker"
+        docker.write_text(FAKE_DOCKER)
+        docker.chmod(0o755)
+    for name in ("cat", "sh"):
+        if not (bin_dir / name).exists():
+            (bin_dir / name).symlink_to(shutil.which(name))
+    (tmp_path / "docker.log").write_text("")
+    done = subprocess.run(
+        ["bash", "-s"],  # as the fleet user's shell runs serving's one command
+        executable="/bin/bash",
+        input="exec 2>&1\n" + _image_step().script,
+        capture_output=True,
+        text=True,
+        env={"PATH": str(bin_dir), "HOME": str(tmp_path), **env},
+        check=False,
+    )
+    return done.returncode, done.stdout, (tmp_path / "docker.log").read_text().splitlines()
+
+
+def test_the_image_step_downloads_only_an_image_that_is_not_there(tmp_path):
+    """Run by a real bash: an image already there is not asked of the registry
+    (a lab without the registry serves from what it has); a missing one is
+    pulled, and its layers count; a failed pull fails the step with Docker's
+    words; without docker, bash's."""
+    from telemetry.docker_start import pull_failure, pull_layers
+
+    status, output, calls = _run_image_step(tmp_path, HAS_IMAGE="1")
+    assert (status, output) == (0, f"{IMAGE} is already on this Spark\n")
+    assert calls == [f"image inspect {IMAGE}"]
+
+    status, output, calls = _run_image_step(tmp_path, HAS_IMAGE="0")
+    assert status == 0 and output.endswith(f"Status: Downloaded newer image for {IMAGE}\n")
+    assert calls == [f"image inspect {IMAGE}", f"pull {IMAGE}"]
+    assert "No such image" not in output  # the inspect's own complaint stays out of the step's output
+    assert pull_layers(output) == (1, 1)
+
+    status, output, _ = _run_image_step(tmp_path, HAS_IMAGE="0", PULL_ERROR="manifest unknown")
+    assert (status, output) == (1, "Error response from daemon: manifest unknown\n")
+    assert pull_failure(status, output) == "download"
+
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    status, output, _ = _run_image_step(bare, with_docker=False)
+    assert status == 127 and output.endswith("docker: command not found\n")
+    assert pull_failure(status, output) == "absent"

@@ -186,6 +186,9 @@ def test_docker_absent_refused_or_down_is_unknown():
     )
     assert parse_docker(down29, "", (VLLM,))[:2] == ("unreachable", None)
     assert parse_docker("@rc=124\n", "", (VLLM,))[:2] == ("unreachable", None)
+    # a permission error that is not the daemon's socket (the client's own config) is not Docker refusing the user
+    config = "WARNING: Error loading config file: /home/fleet/.docker/config.json: permission denied\n@rc=1\n"
+    assert parse_docker(config, "", (VLLM,)) == ("error", None, ["docker: docker images exited with status 1"])
 
 
 def _sections(**overrides):
