@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -28,6 +29,7 @@ from fabric.nccl import networks_in
 from inventory.models import Spark
 from telemetry import docker_start
 from telemetry.conf import ssh_key_path
+from telemetry.remote import STOPPED as STOPPED_WHILE_RUNNING
 from telemetry.remote import Outcome, Target, run_command
 from telemetry.selectors import accepted_host_key
 
@@ -84,7 +86,14 @@ def _reach(name: str) -> _Reach | Outcome:
     return _Reach(Target(spark.ssh_host, spark.ssh_port, spark.ssh_user), str(key), accepted)
 
 
-def _run(reach: _Reach, script: str, *, on_output: Any = None, timeout: float | None = None) -> Outcome:
+def _run(
+    reach: _Reach,
+    script: str,
+    *,
+    on_output: Any = None,
+    timeout: float | None = None,
+    cancel: threading.Event | None = None,
+) -> Outcome:
     """SSH alone, no database: safe in any thread."""
     return run_command(
         reach.target,
@@ -94,6 +103,7 @@ def _run(reach: _Reach, script: str, *, on_output: Any = None, timeout: float | 
         accepted_key=reach.accepted,
         timeout=timeout or step_timeout_s(),
         on_output=on_output,
+        cancel=cancel,
     )
 
 
@@ -240,8 +250,10 @@ def _image_steps_together(serving: Serving, steps: list[dict[str, Any]], indexes
     """Run the image steps at ``indexes`` side by side, one thread per node for
     its SSH session only: this thread alone reads and writes the database (the
     nodes' addresses first, then the steps' output so far every
-    PROGRESS_EVERY_S, with the layers ready). All run to their end; the first
-    that failed, in the steps' order, is returned with its error (None if none did)."""
+    PROGRESS_EVERY_S, with the layers ready). All run to their end, unless the
+    serving is stopped meanwhile: then every session is closed (a download
+    can last an hour; the worker is not held for it). The first that failed,
+    in the steps' order, is returned with its error (None if none did)."""
     for index in indexes:
         steps[index]["status"] = "running"
     _save_steps(serving.pk, steps)
@@ -261,6 +273,7 @@ def _image_steps_together(serving: Serving, steps: list[dict[str, Any]], indexes
                 steps[index]["output"] = text[-MAX_OUTPUT:]
                 steps[index]["layers"] = docker_start.pull_layers(text)
 
+    stop = threading.Event()
     if reaches:
         with ThreadPoolExecutor(max_workers=min(len(reaches), 16), thread_name_prefix="serving-image") as pool:
             running = {
@@ -270,6 +283,7 @@ def _image_steps_together(serving: Serving, steps: list[dict[str, Any]], indexes
                     steps[index]["script"],
                     on_output=lambda text, index=index: latest.__setitem__(index, text),
                     timeout=pull_timeout_s(),
+                    cancel=stop,
                 ): index
                 for index, reach in reaches.items()
             }
@@ -281,6 +295,8 @@ def _image_steps_together(serving: Serving, steps: list[dict[str, Any]], indexes
                 show()
                 try:
                     _save_steps(serving.pk, steps)
+                    if pending and _status(serving.pk) != STARTING:
+                        stop.set()  # stopped meanwhile: close every session
                 except Exception:  # the live output is a nicety: never let it end the step
                     log.warning("serving %s: could not store the image steps' output so far", serving.pk, exc_info=True)
     first: tuple[int, str] | None = None
@@ -288,7 +304,9 @@ def _image_steps_together(serving: Serving, steps: list[dict[str, Any]], indexes
         step, outcome = steps[index], outcomes[index]
         step["output"] = outcome.output[-MAX_OUTPUT:]
         step["layers"] = docker_start.pull_layers(outcome.output)
-        if outcome.error:
+        if outcome.error == STOPPED_WHILE_RUNNING:
+            step["status"] = "stopped"  # the serving was stopped while it downloaded: not its failure
+        elif outcome.error:
             first = first or (index, outcome.error)
         else:
             step["status"] = "done"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,6 +25,8 @@ class Target:
 
 
 _EXITED = re.compile(r"exited with status (\d+)")
+STOPPED = "stopped while it ran: its session was closed"
+CANCEL_POLL_S = 0.25  # how often a running command looks at its cancel event
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ async def _run(
     max_bytes: int,
     on_output: Callable[[str], None] | None = None,
     stdin: str | None = None,
+    cancel: threading.Event | None = None,
 ) -> Outcome:
     known = asyncssh.import_known_hosts(f"* {accepted_key}\n")  # only this node's accepted key
     options = asyncssh.SSHClientConnectionOptions(
@@ -72,6 +76,7 @@ async def _run(
             process.stdin.write(stdin.encode())
             process.stdin.write_eof()
         chunks, size = [], 0
+        closer = None if cancel is None else asyncio.create_task(_close_when(cancel, process))
         try:
             async with asyncio.timeout(timeout):
                 while size < max_bytes:
@@ -88,7 +93,12 @@ async def _run(
         except TimeoutError:
             process.close()
             return Outcome(b"".join(chunks).decode(errors="replace"), f"timed out after {timeout:g} s")
+        finally:
+            if closer is not None:
+                closer.cancel()
         text = b"".join(chunks)[:max_bytes].decode(errors="replace")
+        if cancel is not None and cancel.is_set():
+            return Outcome(text, STOPPED)
         if status is None:
             process.close()
             return Outcome(text, f"output exceeded {max_bytes} bytes: read stopped")
@@ -98,6 +108,13 @@ async def _run(
             said = stderr_text.strip()
             return Outcome(text, f"exited with status {status.exit_status}" + (f": {said}" if said else ""))
         return Outcome(text, "")
+
+
+async def _close_when(cancel: threading.Event, process: asyncssh.SSHClientProcess[bytes]) -> None:
+    """Close the command's session once ``cancel`` is set (from another thread)."""
+    while not cancel.is_set():
+        await asyncio.sleep(CANCEL_POLL_S)
+    process.close()
 
 
 def run_command(
@@ -111,9 +128,11 @@ def run_command(
     max_bytes: int = 1_000_000,
     on_output: Callable[[str], None] | None = None,
     stdin: str | None = None,
+    cancel: threading.Event | None = None,
 ) -> Outcome:
     """Run ``command`` once on ``target``; every failure is an Outcome error, never an exception.
-    ``on_output`` gets the output so far after each chunk (progress); ``stdin`` is sent, then end of file."""
+    ``on_output`` gets the output so far after each chunk (progress); ``stdin`` is sent, then end of file;
+    ``cancel``, once set from another thread, closes the session (error ``STOPPED``)."""
     try:
         asyncssh.import_public_key(accepted_key)
     except (asyncssh.KeyImportError, ValueError):
@@ -130,6 +149,7 @@ def run_command(
                 max_bytes=max_bytes,
                 on_output=on_output,
                 stdin=stdin,
+                cancel=cancel,
             )
         )
     except asyncssh.HostKeyNotVerifiable:

@@ -388,6 +388,54 @@ def test_images_still_downloading_when_the_step_times_out_say_so(lab, api_member
     assert fleet.fleet.serving("serve-a").containers == {}
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_stop_while_images_download_closes_every_download(lab, member_user, settings):
+    """A first download can last an hour: a stop meanwhile (from another
+    request, as a member's Stop button) closes every node's session at once
+    instead of holding the worker until the downloads end; the image steps
+    say stopped, not failed or timed out, and the Sparks are free."""
+    import threading
+    import time
+
+    from django.db import connection
+
+    from tests.conftest import ApiClient
+
+    settings.FLEET_SERVE_PULL_S = 600
+    fleet, group = lab
+    fleet.set_faults("serve-a", {"pull-slow"})
+    fleet.set_faults("serve-b", {"pull-slow"})
+    asked: list[int] = []
+
+    def stop_once_both_download() -> None:
+        try:
+            member = ApiClient(member_user)
+            for _ in range(1200):
+                row = Serving.objects.filter(status="starting").first()
+                if row is not None and [s.get("layers") for s in row.steps[:2]] == [[2, 5], [2, 5]]:
+                    asked.append(member.post(f"/api/serving/{row.pk}/stop").status_code)
+                    return
+                time.sleep(0.05)
+        finally:
+            connection.close()
+
+    stopper = threading.Thread(target=stop_once_both_download)
+    stopper.start()
+    serving = serve(ApiClient(member_user), group, TWO_COPIES)
+    stopper.join(timeout=30)
+    assert asked == [202]
+    serving.refresh_from_db()
+    assert (serving.status, serving.error, serving.failed_step) == ("stopped", "", "")
+    assert [(s["label"], s["status"]) for s in serving.steps[:3]] == [
+        ("image", "stopped"),
+        ("image", "stopped"),
+        ("engine", "waiting"),
+    ]
+    assert all("timed out" not in s["output"] and "Pull complete" in s["output"] for s in serving.steps[:2])
+    assert not ServingNode.objects.filter(live=True).exists()
+    assert fleet.fleet.serving("serve-a").containers == {} and fleet.fleet.serving("serve-b").containers == {}
+
+
 def test_a_real_bash_without_docker_reads_as_docker_absent(lab, api_member, tmp_path):
     """The image step's and the engine step's own scripts under a real
     ``bash -s`` whose PATH has no docker: bash's words and status read as
