@@ -13,6 +13,7 @@ from core.actor import Actor
 from core.api import ADMIN
 from core.errors import BadInput
 from core.health import HealthValue
+from core.pages import Rows, paginated
 
 from . import services as svc
 from .live import group_out, live_state
@@ -112,12 +113,15 @@ def _out(view: GroupView, overview: Any) -> dict[str, Any]:
 
 
 @router.get("/groups", response=list[GroupOut], summary="List live node groups")
-def groups_list(request: HttpRequest, include_subgroups: bool = True, kind: str = "") -> list[dict[str, Any]]:
+@paginated()
+def groups_list(request: HttpRequest, include_subgroups: bool = True, kind: str = "") -> Rows:
+    """Live groups, a page at a time (``limit``, ``offset``): only the page's
+    groups are drawn with their state."""
     if kind and kind not in KINDS:
         raise BadInput(f"{kind!r} is not a group kind; one of {', '.join(KINDS)}", "kind")
     live = live_state()
-    views = live.overview.all(include_subgroups=include_subgroups)
-    return [group_out(v, live.group(v)) for v in views if not kind or v.result.kind == kind]
+    views = [v for v in live.overview.all(include_subgroups=include_subgroups) if not kind or v.result.kind == kind]
+    return Rows.each(views, lambda v: group_out(v, live.group(v)))
 
 
 @router.get("/groups/{group_id}", response=GroupOut, summary="Read one node group")

@@ -98,7 +98,7 @@ def test_an_admin_verifies_a_pair_from_the_api(api_admin, api_viewer, fleet_key,
     assert (read["measured_gbs"], read["measured_run"]) == (run.avg_busbw, run.pk)
     assert read["measured_at"] is not None and read["exchange_source"].startswith("predicted")  # beside, not instead
     assert read["measured_socket_hosts"] == []  # over RoCE
-    listed_groups = {g["id"]: g for g in api_viewer.get("/api/groups").json()}
+    listed_groups = {g["id"]: g for g in api_viewer.get("/api/groups").json()["items"]}
     assert listed_groups[group.pk]["measured_gbs"] == run.avg_busbw
     planned = api_viewer.post("/api/plans", {"model": "llama-3.3-70b", "group": group.pk}).json()
     assert any(n.startswith("Measured fabric used") and f"{run.avg_busbw:.1f} GB/s" in n for n in planned["notes"])

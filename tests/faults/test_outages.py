@@ -30,7 +30,7 @@ pytestmark = pytest.mark.faults
 
 
 def group_id(stack: Stack, name: str = "group-spark-01") -> int:
-    groups = stack.get("/api/groups", stack.tokens["viewer"]).json()
+    groups = stack.get("/api/groups", stack.tokens["viewer"]).json()["items"]
     return next(g["id"] for g in groups if g["name"] == name)
 
 

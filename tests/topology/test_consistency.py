@@ -130,7 +130,7 @@ def read_metrics(seen: Seen, client: Client) -> None:
 
 
 def read_api(seen: Seen, api: ApiClient) -> None:
-    for g in api.get("/api/groups").json():
+    for g in api.get("/api/groups").json()["items"]:
         for where, item in (("/api/groups", g), (f"/api/groups/{g['id']}", api.get(f"/api/groups/{g['id']}").json())):
             seen.add("group health", g["name"], where, item["health"]["status"])
             for node, gb in item["memory"]["usable_gb_per_node"].items():

@@ -151,11 +151,11 @@ def test_reads_never_write_and_groups_sync_catches_up_rows_written_around_the_se
 
     Spark.objects.create(name="raw-1", hardware=CatalogueEntry.objects.get(slug="dgx-spark-64"), ssh_host="10.9.0.1")
     before = (db_state(), NodeGroup.objects.count(), NodeGroupMember.objects.count())
-    names = {g["name"]: g["kind"] for g in api_admin.get("/api/groups").json()}
+    names = {g["name"]: g["kind"] for g in api_admin.get("/api/groups").json()["items"]}
     assert names == {"group-pair-a": "direct"}  # a read shows what is stored
     assert (db_state(), NodeGroup.objects.count(), NodeGroupMember.objects.count()) == before
     call_command("groups_sync", stdout=io.StringIO())
-    names = {g["name"]: g["kind"] for g in api_admin.get("/api/groups").json()}
+    names = {g["name"]: g["kind"] for g in api_admin.get("/api/groups").json()["items"]}
     assert names == {"group-pair-a": "direct", "group-raw-1": "single"}
 
 
@@ -202,7 +202,7 @@ def assert_group_shape(g: dict) -> None:
 
 def test_api_lists_and_reads_groups_in_exactly_the_documented_shape(api_viewer, import_lab):
     import_lab("demo.yaml")
-    items = api_viewer.get("/api/groups").json()
+    items = api_viewer.get("/api/groups").json()["items"]
     assert [g["kind"] for g in items] == ["direct", "ring", "switched", "direct", "single"]
     for g in items:
         assert_group_shape(g)
@@ -237,7 +237,15 @@ def test_api_lists_and_reads_groups_in_exactly_the_documented_shape(api_viewer, 
         "left_out": [],  # no Spark of it is down
     }
     assert api_viewer.get(f"/api/groups/{switched['id']}").json() == switched
-    assert [g["name"] for g in api_viewer.get("/api/groups?kind=direct").json()] == ["group-spark-01", "group-spark-15"]
+    direct = api_viewer.get("/api/groups?kind=direct").json()
+    assert direct["count"] == 2 and [g["name"] for g in direct["items"]] == ["group-spark-01", "group-spark-15"]
+    # a page at a time, as every list of the API: count is all of them, items the page
+    every = api_viewer.get("/api/groups").json()
+    second = api_viewer.get("/api/groups?limit=1&offset=1").json()
+    assert second == {"count": every["count"], "items": every["items"][1:2]}
+    assert api_viewer.get(f"/api/groups?offset={every['count']}").json() == {"count": every["count"], "items": []}
+    refused = api_viewer.get("/api/groups?limit=1001")
+    assert refused.status_code == 422 and "limit" in refused.content.decode()
 
 
 def test_subgroups_are_listed_unless_asked_not_to(api_admin, import_lab):
@@ -250,8 +258,10 @@ def test_subgroups_are_listed_unless_asked_not_to(api_admin, import_lab):
     assert sub["kind"] == "switched" and sub["nodes"] == ["node-03", "node-04"] and sub["switches"] == ["sw-804"]
     assert [link["cable"] for link in sub["links"]] == ["bo-2", "bo-2"]
     assert sub["memory"]["pooled_gb"] == 253.4
-    assert [g["name"] for g in api_admin.get("/api/groups").json()] == ["group-node-01", "exp-a"]
-    assert [g["name"] for g in api_admin.get("/api/groups?include_subgroups=false").json()] == ["group-node-01"]
+    assert [g["name"] for g in api_admin.get("/api/groups").json()["items"]] == ["group-node-01", "exp-a"]
+    assert [g["name"] for g in api_admin.get("/api/groups?include_subgroups=false").json()["items"]] == [
+        "group-node-01"
+    ]
 
 
 def test_rename_and_delete(api_admin, import_lab):
@@ -290,7 +300,7 @@ def test_provider_findings_reach_the_api_and_the_pages(api_viewer, admin_client,
     switched = group_of("spark-07")
     codes = [f["code"] for f in api_viewer.get(f"/api/groups/{switched.pk}").json()["findings"]]
     assert "half-speed-port" in codes
-    listed = api_viewer.get("/api/groups").json()
+    listed = api_viewer.get("/api/groups").json()["items"]
     assert [g["id"] for g in listed if "half-speed-port" in str(g["findings"])] == [switched.pk]
     assert len(alert_provider) == 2  # asked once per request for the whole fleet, not once per group
     assert "bring up its twin" in admin_client.get(f"/groups/{switched.pk}/").content.decode()
