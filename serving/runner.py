@@ -18,13 +18,14 @@ import urllib.error
 import urllib.request
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db import connection
 from django.utils import timezone
 
 from core.config import setting
-from core.runs import heartbeat
+from core.runs import HEARTBEAT_S, heartbeat
 from fabric.nccl import networks_in
 from inventory.models import Spark
 from telemetry import docker_start
@@ -46,6 +47,8 @@ STARTING, SERVING, FAILED, STOPPING, STOPPED = (
     Serving.Status.STOPPED,
 )
 MAX_OUTPUT = 200_000
+# how long a second delivery of a start watches the first worker's heartbeat before it calls it dead
+WATCH_S = 2.5 * HEARTBEAT_S
 PROGRESS_EVERY_S = 2.0  # how often a running step's output so far is written
 
 
@@ -314,6 +317,17 @@ def _image_steps_together(serving: Serving, steps: list[dict[str, Any]], indexes
     return first
 
 
+def _one_build(serving: Serving, steps: list[dict[str, Any]], indexes: list[int]) -> tuple[int, str] | None:
+    """After the image steps: the image step to fail, and why, when the nodes
+    of a multi-node instance hold different builds of the image."""
+    ids = {steps[i]["node"]: serve_steps.image_id_in(steps[i].get("output", "")) for i in indexes}
+    odd = serve_steps.one_build(serving.plan.get("instances", []), ids, str(steps[indexes[0]].get("image", "")))
+    if odd is None:
+        return None
+    node, why = odd
+    return next(i for i in indexes if steps[i]["node"] == node), why
+
+
 def _read_networks(serving: Serving, steps: list[dict[str, Any]], index: int) -> None:
     """Which network each rank's NCCL chose, as its own log says: kept on the
     step (``networks``: host -> IB or Socket). A read that fails says why and
@@ -328,14 +342,37 @@ def _read_networks(serving: Serving, steps: list[dict[str, Any]], index: int) ->
     step["status"] = "done"
 
 
+def _still_beating(pk: int) -> bool:
+    """Whether the worker that claimed this start is alive: its heartbeat
+    (``core.runs.heartbeat``, every HEARTBEAT_S) moves within WATCH_S, or the
+    start ended meanwhile (then it is not this delivery's to fail either). One
+    silent for longer than two beats already is not waited for."""
+    first = Serving.objects.filter(pk=pk).values_list("heartbeat_at", flat=True).first()
+    if first is None or timezone.now() - first > timedelta(seconds=2 * HEARTBEAT_S):
+        return False
+    deadline = time.monotonic() + WATCH_S
+    while time.monotonic() < deadline:
+        time.sleep(min(1.0, WATCH_S))
+        row = Serving.objects.filter(pk=pk).values_list("status", "heartbeat_at").first()
+        if row is None or row[0] != STARTING or (row[1] is not None and row[1] > first):
+            return True
+    return False
+
+
 def serving_execute(*, serving_id: int, task_id: str = "") -> Serving | None:
-    """Start a queued serving once. A redelivered task (its worker died part-way)
-    finds it claimed: what was started is stopped and the serving failed."""
+    """Start a queued serving once. A redelivered task finds it claimed: if
+    its worker died part-way (no heartbeat), what was started is stopped and
+    the serving failed; if that worker still runs it (a start longer than the
+    broker keeps a message unacknowledged: Redis's visibility timeout, an
+    hour; an hour's image download and a model's load can outlast it), the
+    second delivery leaves it alone."""
     rows = Serving.objects.filter(pk=serving_id, status=STARTING)
     now = timezone.now()
     if not rows.filter(task_id="").update(task_id=task_id[:64] or "-", started_at=now, heartbeat_at=now, attempts=1):
         mine = rows.filter(task_id=task_id[:64]).first() if task_id else None
-        if mine is not None:
+        if mine is not None and _still_beating(mine.pk):
+            log.warning("serving %s: its start was delivered again while a worker still runs it: left to it", mine.pk)
+        elif mine is not None:
             stop_everywhere(mine)
             serving_release(mine.pk, status=FAILED, error="the worker starting it stopped part-way; serve it again")
         return None
@@ -355,7 +392,7 @@ def _start(serving: Serving) -> Serving:
             together = [index]
             while together[-1] + 1 < len(steps) and steps[together[-1] + 1].get("image"):
                 together.append(together[-1] + 1)
-            failed = _image_steps_together(serving, steps, together)
+            failed = _image_steps_together(serving, steps, together) or _one_build(serving, steps, together)
             if failed is not None:
                 if _status(serving.pk) != STARTING:
                     return _stopped_while_starting(serving)

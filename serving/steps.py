@@ -98,6 +98,35 @@ def serve_problems(
 
 
 IMAGE = "image"  # the label of the steps that make the launch image ready on each node
+# the image step's last line: which build of the image the node now has (docker's image ID)
+IMAGE_ID_FORMAT = "image id: {{.Id}}"
+_IMAGE_ID = re.compile(r"^image id: (sha256:[0-9a-f]{64})$", re.MULTILINE)
+
+
+def image_id_in(output: str) -> str:
+    """The image ID an image step printed last, or ""."""
+    found = _IMAGE_ID.findall(output)
+    return found[-1] if found else ""
+
+
+def one_build(instances: list[list[str]], ids: dict[str, str], image: str) -> tuple[str, str] | None:
+    """(node, why) for the first multi-node instance whose nodes hold different
+    builds of the image (a Ray cluster of vLLM needs one build on every node:
+    a tag pulled months apart can name two), None when each agrees or a node's
+    ID is unknown. One-node copies may differ: each runs alone."""
+    for number, names in enumerate(instances, start=1):
+        known = {name: ids.get(name, "") for name in names}
+        if len(names) < 2 or not all(known.values()) or len(set(known.values())) == 1:
+            continue
+        head = known[names[0]]
+        odd = next(name for name in names if known[name] != head)
+        each = ", ".join(f"{i.removeprefix('sha256:')[:12]} on {name}" for name, i in known.items())
+        return odd, (
+            f"the nodes of instance {number} hold different builds of {image} ({each}): a Ray cluster needs one "
+            f"build on every node; run `docker pull {image}` on {', '.join(names)} (the registry's current build) "
+            "and serve again"
+        )
+    return None
 
 
 def image_steps(plan: Plan, settings: LaunchSettings) -> list[Step]:
@@ -111,6 +140,7 @@ def image_steps(plan: Plan, settings: LaunchSettings) -> list[Step]:
     script = (
         "set -euo pipefail\n"
         f"if docker image inspect {image} > /dev/null 2>&1; then echo {here}; else docker pull {image}; fi\n"
+        f"docker image inspect --format {_q(IMAGE_ID_FORMAT)} {image}\n"
     )
     return [Step(node, IMAGE, script, settings.vllm_image) for node in plan.nodes]
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simfleet.engine import SimEngine
-from simfleet.software_answers import docker_refusal
+from simfleet.software_answers import DEFAULT_SOFTWARE, docker_refusal
 
 LOOPBACK = "127.0.0.1"
 LABEL = "spark-fleet.serving"
@@ -78,6 +78,15 @@ def pull_lines(image: str, ready: int) -> str:
     if ready == len(LAYERS):
         lines += [f"Digest: sha256:{'4f' * 32}", f"Status: Downloaded newer image for {image}", image]
     return "".join(f"{line}\n" for line in lines)
+
+
+# the short ID of the build the registry has now (simfleet.software_answers.DEFAULT_SOFTWARE's)
+REGISTRY_IMAGE_ID = DEFAULT_SOFTWARE["image_id"]
+
+
+def full_image_id(short: str) -> str:
+    """A full image ID whose first 12 digits are ``short`` (as ``docker images`` shortens it)."""
+    return "sha256:" + (short * 6)[:64]
 
 
 def _image_in(words: list[str]) -> str:
@@ -139,10 +148,12 @@ class NodeServing:
         write: Callable[[str], None] | None = None,
         *,
         image_absent: bool = False,
+        image_id: str = REGISTRY_IMAGE_ID,
     ) -> tuple[str, int]:
         """(what the script printed, its exit status); ``write`` sends output
         before the end (an image's download, which may outlast the step);
-        ``image_absent``: the launch image was never pulled here."""
+        ``image_absent``: the launch image was never pulled here; ``image_id``:
+        the short ID of the build it has (a pull brings the registry's)."""
         out: list[str] = []
         predicted = PREDICTED.search(script)
         tps = float(predicted[1]) if predicted and float(predicted[1]) > 0 else DECODE_TPS
@@ -155,6 +166,10 @@ class NodeServing:
                 continue
             if raw[:1].isspace():
                 continue  # inside a loop or an if: the checks a healthy node passes (interfaces, Ray's count)
+            if words[:4] == ["docker", "image", "inspect", "--format"] and len(words) > 5:
+                build = REGISTRY_IMAGE_ID if words[5] in self.pulled else (image_id or REGISTRY_IMAGE_ID)
+                out.append(words[4].replace("{{.Id}}", full_image_id(build)) + "\n")
+                continue
             if words[:4] == ["if", "docker", "image", "inspect"] and len(words) > 4:
                 status = await self._image(line, words[4], number, faults, out, write, image_absent)
                 if status:

@@ -356,7 +356,9 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
         try:
             node = self._rt.node
             absent = node.software.get("image_digest") == "absent"
-            output, status = await self._rt.serving.answer(script, set(node.faults), self._write, image_absent=absent)
+            output, status = await self._rt.serving.answer(
+                script, set(node.faults), self._write, image_absent=absent, image_id=node.software.get("image_id", "")
+            )
             if absent and self._rt.serving.pulled:
                 node.software.pop("image_digest")  # downloaded: the next software poll finds it
         except Exception as exc:  # an answer the simulator could not give: a failed command, not a hung one

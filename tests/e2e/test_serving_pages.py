@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 from benchmarks.models import BenchmarkRun
 from inventory.models import NodeGroup
 from serving.models import Serving
-from simfleet.serve_answers import pull_lines
+from simfleet.serve_answers import REGISTRY_IMAGE_ID, full_image_id, pull_lines
 from simfleet.simulator import SimNode
 from telemetry.docker_start import pull_layers
 from telemetry.poll_round import poll_and_store
@@ -259,7 +259,7 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         # the image steps side by side: serve-a has it, serve-b is downloading it
         assert [(s["label"], s["node"]) for s in steps[:2]] == [("image", "serve-a"), ("image", "serve-b")]
         image = steps[0]["image"]
-        steps[0]["output"] = f"{image} is already on this Spark\n"
+        steps[0]["output"] = f"{image} is already on this Spark\nimage id: {full_image_id(REGISTRY_IMAGE_ID)}\n"
         steps[1]["output"] = pull_lines(image, 2)
         steps[1]["layers"] = pull_layers(steps[1]["output"])
         Serving.objects.filter(pk=failed.pk).update(

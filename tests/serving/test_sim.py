@@ -22,6 +22,7 @@ from inventory.models import NodeGroup
 from serving import upkeep
 from serving.models import Serving, ServingNode, ServingPort
 from serving.views import served_layout
+from simfleet.serve_answers import REGISTRY_IMAGE_ID, full_image_id
 from simfleet.simulator import SimNode
 from telemetry.poll_round import poll_and_store
 from tests.serving.conftest import SMALL, book, committed
@@ -324,7 +325,7 @@ def test_a_node_whose_docker_cannot_ready_the_image_fails_saying_what_to_do(
     assert (first["label"], first["node"], first["status"]) == ("image", "serve-a", "failed")
     assert words in first["output"] and first["output"].endswith(serving.error)
     assert (second["label"], second["node"], second["status"]) == ("image", "serve-b", "done")
-    assert second["output"] == f"{image} is already on this Spark\n"
+    assert second["output"] == f"{image} is already on this Spark\nimage id: {full_image_id(REGISTRY_IMAGE_ID)}\n"
     assert [s["status"] for s in serving.steps[2:]] == ["waiting"] * (len(serving.steps) - 2)
     assert fleet.fleet.serving("serve-a").containers == {}
     assert not ServingNode.objects.filter(live=True).exists()
@@ -347,9 +348,14 @@ def test_a_node_without_the_image_downloads_it_first_and_its_layers_count(lab, a
     assert serving.status == "serving", (serving.failed_step, serving.error)
     image = vllm_image()
     first, second = serving.steps[:2]
-    assert (first["node"], first["output"], first["layers"]) == ("serve-a", f"{image} is already on this Spark\n", None)
+    current = f"image id: {full_image_id(REGISTRY_IMAGE_ID)}\n"
+    assert (first["node"], first["output"], first["layers"]) == (
+        "serve-a",
+        f"{image} is already on this Spark\n{current}",
+        None,
+    )
     assert second["node"] == "serve-b" and second["layers"] == [5, 5]
-    assert second["output"].endswith(f"Status: Downloaded newer image for {image}\n{image}\n")
+    assert second["output"].endswith(f"Status: Downloaded newer image for {image}\n{image}\n{current}")
     assert fleet.fleet.serving("serve-b").pulled == {image}
     assert fleet.fleet.software("serve-b") == {}
     body = api_member.get(f"/api/serving/{serving.pk}").json()
@@ -386,6 +392,39 @@ def test_images_still_downloading_when_the_step_times_out_say_so(lab, api_member
     assert "5e7a5b8ac6e2: Pull complete" in second["output"] and "Pulling from nvidia/vllm" in second["output"]
     assert not ServingNode.objects.filter(live=True).exists()
     assert fleet.fleet.serving("serve-a").containers == {}
+
+
+def test_a_ray_instance_whose_nodes_hold_two_builds_of_the_image_is_refused(lab, api_member):
+    """Both Sparks pulled the tag long ago (one older build: the last software
+    poll saw no difference); since then serve-b's copy was removed, and the
+    registry's tag moved on. serve-b downloads the current build in its image
+    step: the TP2 instance stops there, naming each node's build, before any
+    Ray container starts. Pulled again on serve-a, it serves."""
+    from placement.selectors import vllm_image
+
+    fleet, group = lab
+    for name in ("serve-a", "serve-b"):
+        fleet.fleet.set_software(name, {"image_id": "7c6b5a4f3e2d"})
+    poll_and_store(spark_ids=ids("serve-a", "serve-b"))
+    fleet.fleet.set_software("serve-b", {"image_digest": "absent"})  # removed (docker image prune) since
+    serving = serve(api_member, group, plan_index(api_member, group, "TP2 on 2 nodes"))
+    image = vllm_image()
+    assert (serving.status, serving.failed_step) == ("failed", "image on serve-b")
+    assert serving.error == (
+        f"the nodes of instance 1 hold different builds of {image} (7c6b5a4f3e2d on serve-a, "
+        f"{REGISTRY_IMAGE_ID} on serve-b): a Ray cluster needs one build on every node; run `docker pull {image}` "
+        "on serve-a, serve-b (the registry's current build) and serve again"
+    )
+    assert [(s["label"], s["status"]) for s in serving.steps[:3]] == [
+        ("image", "done"),
+        ("image", "failed"),
+        ("ray head", "waiting"),
+    ]
+    assert fleet.fleet.serving("serve-a").containers == {} and not ServingNode.objects.filter(live=True).exists()
+    fleet.fleet.set_software("serve-a", {})  # docker pull there: the registry's build
+    again = serve(api_member, group, plan_index(api_member, group, "TP2 on 2 nodes"))
+    assert again.status == "serving", (again.failed_step, again.error)
+    committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
 
 
 @pytest.mark.django_db(transaction=True)
@@ -616,6 +655,46 @@ def test_a_start_whose_worker_died_is_failed_and_its_engines_stopped(lab, api_me
     assert not ServingNode.objects.filter(live=True).exists()
     # any other delivery of a claimed start does nothing
     assert serving_execute(serving_id=serving.pk, task_id="task-2") is None
+
+
+def test_a_second_delivery_of_a_start_still_running_is_left_to_its_worker(lab, api_member, monkeypatch):
+    """Redis gives an unacknowledged message to another worker after its
+    visibility timeout (an hour): a start still running then (an image's long
+    download, a model's load) is delivered twice. Its worker's heartbeat
+    moves, so the second delivery leaves it alone; one whose heartbeat does
+    not move while it watches (a worker killed a moment ago) is failed and
+    what it started is stopped."""
+    from serving import runner
+    from serving.runner import on_node, serving_execute
+
+    fleet, group = lab
+    response = api_member.post("/api/serving", {"group": group.pk, "model": SMALL, "plan": TWO_COPIES})  # no commit
+    serving = Serving.objects.get(pk=response.json()["id"])
+    Serving.objects.filter(pk=serving.pk).update(
+        task_id="task-1", started_at=timezone.now(), heartbeat_at=timezone.now(), attempts=1
+    )
+    engine = serving.steps[2]
+    assert engine["label"] == "engine" and on_node(engine["node"], engine["script"]).error == ""
+    watched: list[float] = []
+
+    def the_first_worker_beats(seconds: float) -> None:  # its heartbeat thread, while the second delivery waits
+        watched.append(seconds)
+        Serving.objects.filter(pk=serving.pk).update(heartbeat_at=timezone.now())
+
+    monkeypatch.setattr(runner.time, "sleep", the_first_worker_beats)
+    assert serving_execute(serving_id=serving.pk, task_id="task-1") is None
+    serving.refresh_from_db()
+    assert (serving.status, serving.error, watched) == ("starting", "", [1.0])
+    assert len(fleet.fleet.serving(engine["node"]).containers) == 1
+    monkeypatch.undo()
+    # its worker killed a moment ago: the heartbeat is recent but no longer moves
+    monkeypatch.setattr(runner, "WATCH_S", 0.3)
+    Serving.objects.filter(pk=serving.pk).update(heartbeat_at=timezone.now())
+    assert serving_execute(serving_id=serving.pk, task_id="task-1") is None
+    serving.refresh_from_db()
+    assert (serving.status, serving.error) == ("failed", "the worker starting it stopped part-way; serve it again")
+    assert fleet.fleet.serving(engine["node"]).containers == {}
+    assert not ServingNode.objects.filter(live=True).exists()
 
 
 def test_a_silent_start_is_abandoned_by_the_tick(lab, api_member):

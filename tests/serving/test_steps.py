@@ -85,22 +85,25 @@ def test_the_image_step_passes_shellcheck(tmp_path):
     _shellcheck(tmp_path, _image_step().script)
 
 
-# A docker for a real bash: it logs its arguments, has the image when HAS_IMAGE=1,
-# and its pull prints what docker pull prints without a terminal, or fails as told.
+# A docker for a real bash: it logs its arguments, has the image when HAS_IMAGE=1 or
+# once pulled, and its pull prints what docker pull prints without a terminal, or fails as told.
 FAKE_DOCKER = """#!/bin/sh
 echo "$*" >> "$HOME/docker.log"
+has() { [ "$HAS_IMAGE" = 1 ] || [ -f "$HOME/pulled" ]; }
 case "$1 $2" in
   "image inspect")
-    [ "$HAS_IMAGE" = 1 ] && echo '[{"Id": "sha256:0f1e"}]' && exit 0
-    echo "Error: No such image: $3" >&2; exit 1 ;;
+    if ! has; then echo "Error: No such image: $3" >&2; exit 1; fi
+    if [ "$3" = --format ]; then echo "image id: sha256:$BUILD"; else echo '[{"Id": "sha256:0f1e"}]'; fi
+    exit 0 ;;
   "pull "*)
     if [ -n "$PULL_ERROR" ]; then echo "Error response from daemon: $PULL_ERROR" >&2; exit 1; fi
     echo "25.11-py3: Pulling from nvidia/vllm"
     echo "a3be5d4ce401: Pulling fs layer"; echo "a3be5d4ce401: Pull complete"
-    echo "Status: Downloaded newer image for $2"; exit 0 ;;
+    echo "Status: Downloaded newer image for $2"; : > "$HOME/pulled"; exit 0 ;;
 esac
 exit 2
 """
+BUILD = "ab" * 32
 
 
 def _run_image_step(tmp_path, with_docker: bool = True, **env: str):
@@ -117,13 +120,14 @@ def _run_image_step(tmp_path, with_docker: bool = True, **env: str):
         if not (bin_dir / name).exists():
             (bin_dir / name).symlink_to(shutil.which(name))
     (tmp_path / "docker.log").write_text("")
+    (tmp_path / "pulled").unlink(missing_ok=True)
     done = subprocess.run(
         ["bash", "-s"],  # as the fleet user's shell runs serving's one command
         executable="/bin/bash",
         input="exec 2>&1\n" + _image_step().script,
         capture_output=True,
         text=True,
-        env={"PATH": str(bin_dir), "HOME": str(tmp_path), **env},
+        env={"PATH": str(bin_dir), "HOME": str(tmp_path), "BUILD": BUILD, **env},
         check=False,
     )
     return done.returncode, done.stdout, (tmp_path / "docker.log").read_text().splitlines()
@@ -136,13 +140,16 @@ def test_the_image_step_downloads_only_an_image_that_is_not_there(tmp_path):
     words; without docker, bash's."""
     from telemetry.docker_start import pull_failure, pull_layers
 
+    build = f"image id: sha256:{BUILD}\n"  # the last line: which build the node now has
+    inspect_id = f"image inspect --format image id: {{{{.Id}}}} {IMAGE}"
     status, output, calls = _run_image_step(tmp_path, HAS_IMAGE="1")
-    assert (status, output) == (0, f"{IMAGE} is already on this Spark\n")
-    assert calls == [f"image inspect {IMAGE}"]
+    assert (status, output) == (0, f"{IMAGE} is already on this Spark\n{build}")
+    assert calls == [f"image inspect {IMAGE}", inspect_id]
+    assert steps.image_id_in(output) == f"sha256:{BUILD}"
 
     status, output, calls = _run_image_step(tmp_path, HAS_IMAGE="0")
-    assert status == 0 and output.endswith(f"Status: Downloaded newer image for {IMAGE}\n")
-    assert calls == [f"image inspect {IMAGE}", f"pull {IMAGE}"]
+    assert status == 0 and output.endswith(f"Status: Downloaded newer image for {IMAGE}\n{build}")
+    assert calls == [f"image inspect {IMAGE}", f"pull {IMAGE}", inspect_id]
     assert "No such image" not in output  # the inspect's own complaint stays out of the step's output
     assert pull_layers(output) == (1, 1)
 
@@ -155,3 +162,22 @@ def test_the_image_step_downloads_only_an_image_that_is_not_there(tmp_path):
     status, output, _ = _run_image_step(bare, with_docker=False)
     assert status == 127 and output.endswith("docker: command not found\n")
     assert pull_failure(status, output) == "absent"
+
+
+def test_a_ray_instance_needs_one_build_of_the_image_on_every_node():
+    """A tag pulled months apart can name two builds: a multi-node instance
+    whose nodes differ is refused, naming each node's build; one-node copies
+    may differ (each runs alone); an unknown ID is not a difference."""
+    old, new = "sha256:" + "0f" * 32, "sha256:" + "9a" * 32
+    tp2 = [["a", "b"]]
+    assert steps.one_build(tp2, {"a": old, "b": old}, IMAGE) is None
+    assert steps.one_build([["a"], ["b"]], {"a": old, "b": new}, IMAGE) is None
+    assert steps.one_build(tp2, {"a": old, "b": ""}, IMAGE) is None
+    assert steps.one_build([["c"], ["a", "b"]], {"a": old, "b": new, "c": new}, IMAGE) == (
+        "b",
+        f"the nodes of instance 2 hold different builds of {IMAGE} (0f0f0f0f0f0f on a, 9a9a9a9a9a9a on b): a Ray "
+        f"cluster needs one build on every node; run `docker pull {IMAGE}` on a, b (the registry's current build) "
+        "and serve again",
+    )
+    assert steps.image_id_in(f"image id: {old}\nnoise\nimage id: {new}\n") == new
+    assert steps.image_id_in("image id: sha256:short\n") == ""
