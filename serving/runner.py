@@ -10,12 +10,14 @@ every node and frees the Sparks.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import timedelta
@@ -50,6 +52,7 @@ MAX_OUTPUT = 200_000
 # how long a second delivery of a start watches the first worker's heartbeat before it calls it dead
 WATCH_S = 2.5 * HEARTBEAT_S
 PROGRESS_EVERY_S = 2.0  # how often a running step's output so far is written
+ENGINE_WATCH_S = 15.0  # how often the wait for an engine reads its container's state and last lines
 
 
 def step_timeout_s() -> float:
@@ -139,9 +142,12 @@ def models_listed(url: str, timeout: float = 5.0) -> tuple[list[str], str]:
     return [str(m.get("id")) for m in data if isinstance(m, dict)], ""
 
 
-def wait_ready(pk: int, url: str, model: str) -> str:
-    """ "" once ``url`` lists ``model``; else why not (timed out, or stopped meanwhile)."""
+def wait_ready(pk: int, url: str, model: str, watch: Callable[[], str] | None = None) -> str:
+    """ "" once ``url`` lists ``model``; else why not (timed out, stopped
+    meanwhile, or what ``watch``, asked every ENGINE_WATCH_S, said ended the
+    engine before it answered)."""
     deadline = time.monotonic() + ready_timeout_s()
+    next_watch = time.monotonic() + ENGINE_WATCH_S
     why = "not asked yet"
     while time.monotonic() < deadline:
         if _status(pk) != STARTING:
@@ -151,8 +157,34 @@ def wait_ready(pk: int, url: str, model: str) -> str:
             return ""
         if found:
             why = f"{url}/models lists {', '.join(found[:5])}, not {model}"
+        if watch is not None and time.monotonic() >= next_watch:
+            ended = watch()
+            if ended:
+                return ended
+            next_watch = time.monotonic() + ENGINE_WATCH_S
         time.sleep(1.0)
     return f"not ready after {ready_timeout_s():g} s: {why}"
+
+
+def _watch_engine(pk: int, steps: list[dict[str, Any]], step: dict[str, Any]) -> str:
+    """While an engine loads: its container's state and last lines become the
+    wait step's output; "" while it runs (or the node did not say), else why
+    it ended before it answered, with its last line."""
+    name, node = str(step["container"]), str(step["node"])
+    outcome = on_node(node, serve_steps.engine_watch_script(name), timeout=60.0)
+    state = serve_steps.read_engine_state(outcome.output)
+    if not state.status:
+        return ""  # not read this time: the wait goes on
+    step["output"] = (
+        f"GET {step['url']}/models\n{name} is {state.status}; its last lines (docker logs):\n{state.lines}"
+    )[-MAX_OUTPUT:]
+    _save_steps(pk, steps)
+    if not state.ended:
+        return ""
+    last = serve_steps.crash_line(state.lines)
+    return f"the engine's container {name} on {node} ended (exit code {state.exit_code}) before it answered" + (
+        f": {last}" if last else ""
+    )
 
 
 # what stood in ``docker run``'s way (``telemetry.docker_start``), and what to do, on the step's node
@@ -401,7 +433,10 @@ def _start(serving: Serving) -> Serving:
         if "url" in step:
             step["status"], step["output"] = "running", f"GET {step['url']}/models"
             _save_steps(serving.pk, steps)
-            why = wait_ready(serving.pk, step["url"], serving.model.slug)
+            watch = None
+            if step.get("container"):
+                watch = functools.partial(_watch_engine, serving.pk, steps, step)
+            why = wait_ready(serving.pk, step["url"], serving.model.slug, watch)
             step["status"] = "done"
         elif step.get("reads") == "nccl":
             _read_networks(serving, steps, index)

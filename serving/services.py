@@ -201,7 +201,10 @@ def _write_steps(
     bases = [base_url(s.ssh_host, port) for s, port in zip(heads, engines, strict=True)]
     serving.endpoints = [{"node": s.name, "url": f"{b}/v1"} for s, b in zip(heads, bases, strict=True)]
     url = serving.endpoints[0]["url"]
-    waits = [_wait(e["node"], e["url"], "engine") for e in serving.endpoints]
+    waits = [
+        _wait(e["node"], e["url"], "engine") | {"container": serve_steps.container(serving.pk, index, 0)}
+        for index, e in enumerate(serving.endpoints)
+    ]
     if router is not None:
         first = sparks[chosen.plan.nodes[0]]
         built.append(

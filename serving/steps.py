@@ -229,6 +229,61 @@ def network_steps(plan: Plan, *, serving_id: int) -> list[Step]:
     return steps
 
 
+# While the worker waits for an engine to answer: its head container's state and last lines.
+ENGINE_STATE_FORMAT = "state: {{.State.Status}} {{.State.ExitCode}}"
+ENGINE_LOG_LINES = 30
+_STATE = re.compile(r"^state: (\w+) (-?\d+)$", re.MULTILINE)
+
+
+def engine_watch_script(name: str) -> str:
+    """What the head node says of an engine's container while it loads: its
+    state and exit code (``docker inspect``), then its last lines (``docker
+    logs``: a one-node copy's ``vllm serve`` is the container's own process;
+    a multi-node copy's is Ray's head, as ``vllm serve`` runs in it through
+    ``docker exec -d``)."""
+    quoted = _q(name)
+    return (
+        f"docker inspect --format {_q(ENGINE_STATE_FORMAT)} {quoted}\n"
+        f"docker logs --tail {ENGINE_LOG_LINES} {quoted} 2>&1\n"
+    )
+
+
+@dataclass(frozen=True)
+class EngineState:
+    """An engine container as ``engine_watch_script`` read it."""
+
+    status: str  # Docker's: created, running, restarting, exited, dead, ... ("" not read)
+    exit_code: int
+    lines: str  # its last lines, as docker logs gave them
+
+    @property
+    def ended(self) -> bool:
+        return self.status in ("exited", "dead")
+
+
+_ERROR_LINE = re.compile(r"\b\w*(?:Error|Exception)\b: ")
+_WRAPPER = "See root cause above"  # vLLM's API server, after its engine core's own error
+
+
+def crash_line(lines: str) -> str:
+    """What says why an engine ended: the last error that is not vLLM's
+    "Engine core initialization failed. See root cause above", from its
+    exception's name on (the log's prefix left out), else the last line ("" without one)."""
+    rows = [line.strip() for line in lines.splitlines() if line.strip()]
+    for line in reversed(rows):
+        match = _ERROR_LINE.search(line)
+        if match and _WRAPPER not in line:
+            return line[match.start() :]
+    return rows[-1] if rows else ""
+
+
+def read_engine_state(output: str) -> EngineState:
+    match = _STATE.search(output)
+    if match is None:
+        return EngineState("", 0, "")
+    return EngineState(match[1], int(match[2]), output[match.end() :].lstrip("\n"))
+
+
 def predicted_line(plan: Plan) -> str:
     """What the plan predicted for one stream, as a comment (the simulated Sparks decode at it)."""
     figure = f"{plan.decode_tps:.2f} tok/s per stream" if plan.decode_tps else "none"

@@ -20,9 +20,14 @@ script arrives on stdin of ``bash -s`` and is read line by line, never run.
 - ``docker ps --filter label=spark-fleet.serving --format ...``: what runs
   (an engine that died, fault ``die-after``, is an exited container).
 
+- ``docker inspect --format 'state: {{.State.Status}} {{.State.ExitCode}}' N``
+  and ``docker logs --tail K N``: a container's state and what its process
+  printed (vLLM's start, Ray's, or vLLM's error with ``load-fail``).
+
 Faults: ``serve-fail`` (a launch exits 125 as docker does without a GPU
 runtime), ``die-after`` (engines stop answering ``die_after_s`` after they
-start). Engines decode one stream at the plan's prediction the script
+start), ``load-fail`` (a one-node engine's container exits 1 while vLLM
+loads the model, with vLLM's own error). Engines decode one stream at the plan's prediction the script
 carries (``# predicted decode: N tok/s per stream``), else at 55 tok/s.
 No Django.
 """
@@ -98,11 +103,36 @@ GPU_RUNTIME_ERROR = (
 )
 
 
+# vLLM's own lines when the model's context does not fit the KV cache left (its engine core's error,
+# then the API server's), as vLLM 0.11 prints them; the container then exits 1
+LOAD_FAIL_LOG = (
+    "(APIServer pid=1) INFO 12-06 11:02:11 [api_server.py:1815] vLLM API server version 0.11.0\n"
+    "(EngineCore_DP0 pid=266) INFO 12-06 11:02:58 [gpu_model_runner.py:2653] Model loading took 14.99 GiB and "
+    "41.31 seconds\n"
+    "(EngineCore_DP0 pid=266) ERROR 12-06 11:03:02 [core.py:708] ValueError: To serve at least one request with "
+    "the model's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache "
+    "memory (9.78 GiB). Based on the available memory, the estimated maximum model length is 80128. Try increasing "
+    "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n"
+    "(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): "
+    "{}\n"
+)
+
+
+# what a one-node engine's container has printed once it answers
+RUNNING_LOG = (
+    "(APIServer pid=1) INFO 12-06 11:02:11 [api_server.py:1815] vLLM API server version 0.11.0\n"
+    "(APIServer pid=1) INFO 12-06 11:03:40 [api_server.py:1857] Starting vLLM API server 0 on "
+    "http://0.0.0.0:{port}\n"
+)
+
+
 @dataclass
 class _Container:
     serving: int
     engine: SimEngine | None = None
     env: dict[str, str] = field(default_factory=dict)  # its -e VAR=value
+    exit_code: int | None = None  # set once its process ended (fault load-fail)
+    logs: str = ""  # what docker logs says of it
 
 
 def router_binary() -> str:
@@ -207,6 +237,10 @@ class NodeServing:
             if sid is not None:
                 await self.stop(sid)
             return 0
+        if words[:3] == ["docker", "inspect", "--format"] and len(words) > 4:
+            return self._inspect(words[3], words[4], out)
+        if words[:3] == ["docker", "logs", "--tail"] and len(words) > 4:
+            return self._logs(words[4], out)
         if words[:2] == ["docker", "ps"] and f"label={LABEL}" in words:
             out.extend(f"{c.serving} {name}\n" for name, c in sorted(self.containers.items()) if self._alive(c))
             out.extend(f"{sid} router\n" for sid, p in sorted(self.routers.items()) if p.returncode is None)
@@ -255,7 +289,27 @@ class NodeServing:
         return 0
 
     def _alive(self, container: _Container) -> bool:
-        return container.engine is None or not container.engine.dead
+        return container.exit_code is None and (container.engine is None or not container.engine.dead)
+
+    def _inspect(self, template: str, name: str, out: list[str]) -> int:
+        """``docker inspect --format 'state: {{.State.Status}} {{.State.ExitCode}}' NAME``."""
+        container = self.containers.get(name)
+        if container is None:
+            out.append(f"Error: No such object: {name}\n")
+            return 1
+        code = container.exit_code if container.exit_code is not None else (0 if self._alive(container) else 1)
+        status = "running" if self._alive(container) else "exited"
+        out.append(template.replace("{{.State.Status}}", status).replace("{{.State.ExitCode}}", str(code)) + "\n")
+        return 0
+
+    def _logs(self, name: str, out: list[str]) -> int:
+        """``docker logs --tail N NAME``: what the container's process printed."""
+        container = self.containers.get(name)
+        if container is None:
+            out.append(f"Error response from daemon: No such container: {name}\n")
+            return 1
+        out.append(container.logs)
+        return 0
 
     async def _engine(self, words: list[str], faults: set[str], tps: float) -> SimEngine:
         model = _flag(words, "--served-model-name") or "model"
@@ -294,12 +348,18 @@ class NodeServing:
             return 125
         env = dict(words[i + 1].split("=", 1) for i, w in enumerate(words[:-1]) if w == "-e" and "=" in words[i + 1])
         container = _Container(sid, env=env)
-        if "vllm" in words and "serve" in words:
+        if "vllm" in words and "serve" in words and "load-fail" in faults:
+            # it starts, then vLLM ends while it loads the model: exited 1, its words in docker logs
+            container.exit_code, container.logs = 1, LOAD_FAIL_LOG
+        elif "vllm" in words and "serve" in words:
             try:
                 container.engine = await self._engine(words, faults, tps)
             except OSError as exc:
                 out.append(f"vllm serve: could not bind its port: {exc}\n")
                 return 1
+            container.logs = RUNNING_LOG.format(port=_flag(words, "--port") or "8000")
+        else:
+            container.logs = "Local node IP: 127.0.0.1\nRay runtime started.\n"
         self.containers[name] = container
         out.append(f"{os.urandom(32).hex()}\n")
         return 0

@@ -292,3 +292,30 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
             )
             assert scroll <= client, f"/ at {width} px is {scroll} px wide"
         Serving.objects.filter(pk=failed.pk).update(status="failed")
+
+        # An engine that ends while it loads the model (its KV cache too small): the serving fails
+        # at once, with vLLM's own error line, and the wait step shows the container's last lines.
+        from django.contrib.auth import get_user_model
+
+        from serving import runner
+        from tests.conftest import ApiClient
+
+        for name in ("serve-a", "serve-b"):
+            fleet.set_faults(name, {"load-fail"})
+        watch_s, runner.ENGINE_WATCH_S = runner.ENGINE_WATCH_S, 0.2
+        try:
+            member = ApiClient(get_user_model().objects.get(username="member1"))
+            in_thread(member.post, path="/api/serving", body={"group": group.pk, "model": SMALL, "plan": 0})
+        finally:
+            runner.ENGINE_WATCH_S = watch_s
+        ended = Serving.objects.latest("pk")
+        assert ended.plan["label"] == "1 node" and ended.status == "failed", (ended.status, ended.error)
+        (node,) = ended.plan["nodes"]
+        page.goto(f"{base}/serving/{ended.pk}/")
+        expect(page.locator("#serving-failed")).to_contain_text(
+            f"Failed at wait for the engine on {node}: the engine's container spark-fleet-{ended.pk}-1-0 on "
+            f"{node} ended (exit code 1) before it answered: ValueError: To serve at least one request with the "
+            "model's max seq len (131072)"
+        )
+        expect(page.locator(".step-failed")).to_contain_text("is exited; its last lines (docker logs):")
+        shots(page, shot, "serving-detail-load-failed")

@@ -367,6 +367,41 @@ def test_a_node_without_the_image_downloads_it_first_and_its_layers_count(lab, a
     committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
 
 
+def test_an_engine_that_ends_while_loading_fails_at_once_with_its_own_words(lab, api_member, monkeypatch):
+    """vLLM exits while it loads the model (its KV cache too small for the
+    context): the wait reads the container's state and last lines as it goes,
+    so the serving fails at once, naming vLLM's own error, instead of after
+    FLEET_SERVE_READY_S; its last lines are the wait step's output. A healthy
+    engine's wait says it runs and shows its lines."""
+    from serving import runner
+    from simfleet.serve_answers import LOAD_FAIL_LOG
+
+    monkeypatch.setattr(runner, "ENGINE_WATCH_S", 0.2)
+    fleet, group = lab
+    fleet.set_faults("serve-a", {"load-fail"})
+    serving = serve(api_member, group, ONE_NODE)
+    name = f"spark-fleet-{serving.pk}-1-0"
+    assert (serving.status, serving.failed_step) == ("failed", "wait for the engine on serve-a")
+    line = LOAD_FAIL_LOG.splitlines()[2]
+    crash = line[line.index("ValueError: ") :]  # vLLM's error, its log prefix left out
+    assert line.startswith("(EngineCore_DP0 pid=266) ERROR") and crash.startswith("ValueError: To serve at least")
+    assert serving.error == f"the engine's container {name} on serve-a ended (exit code 1) before it answered: {crash}"
+    wait = serving.steps[2]
+    assert wait["label"] == "wait for the engine" and wait["status"] == "failed"
+    assert f"{name} is exited; its last lines (docker logs):\n{LOAD_FAIL_LOG}" in wait["output"]
+    assert fleet.fleet.serving("serve-a").containers == {}  # what was started is removed
+    assert not ServingNode.objects.filter(live=True).exists()
+    # mended: it serves, and the wait's reading of a running engine shows its lines
+    fleet.set_faults("serve-a", set())
+    again = serve(api_member, group, ONE_NODE)
+    assert again.status == "serving", (again.failed_step, again.error)
+    steps = [dict(s) for s in again.steps]
+    assert runner._watch_engine(again.pk, steps, steps[2]) == ""
+    assert f"spark-fleet-{again.pk}-1-0 is running; its last lines (docker logs):\n" in steps[2]["output"]
+    assert "Starting vLLM API server 0 on http://0.0.0.0:" in steps[2]["output"]
+    committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
+
+
 def test_images_still_downloading_when_the_step_times_out_say_so(lab, api_member, settings):
     """The first serving on Sparks without the image: both download side by
     side, each in its own image step; when that outlasts FLEET_SERVE_PULL_S,

@@ -181,3 +181,30 @@ def test_a_ray_instance_needs_one_build_of_the_image_on_every_node():
     )
     assert steps.image_id_in(f"image id: {old}\nnoise\nimage id: {new}\n") == new
     assert steps.image_id_in("image id: sha256:short\n") == ""
+
+
+def test_an_engines_state_and_last_lines_are_read_and_its_crash_named(tmp_path):
+    """The wait for an engine reads its container's state, exit code and last
+    lines; the line that names the crash is vLLM's engine-core error, not the
+    API server's "See root cause above" after it."""
+    script = steps.engine_watch_script("spark-fleet-4-1-0")
+    assert script.splitlines() == [
+        "docker inspect --format 'state: {{.State.Status}} {{.State.ExitCode}}' spark-fleet-4-1-0",
+        "docker logs --tail 30 spark-fleet-4-1-0 2>&1",
+    ]
+    _shellcheck(tmp_path, script)
+    logs = (
+        "(APIServer pid=1) INFO vLLM API server version 0.11.0\n"
+        "(EngineCore_DP0 pid=266) ERROR [core.py:708] ValueError: To serve at least one request with the model's "
+        "max seq len (131072), (16.00 GiB KV cache is needed\n"
+        "(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above.\n"
+    )
+    state = steps.read_engine_state("state: exited 1\n" + logs)
+    assert (state.status, state.exit_code, state.ended, state.lines) == ("exited", 1, True, logs)
+    assert steps.crash_line(state.lines) == logs.splitlines()[1].split("[core.py:708] ")[1]
+    assert steps.crash_line(state.lines).startswith("ValueError: To serve at least one request")
+    assert steps.read_engine_state("state: running 0\nStarting vLLM API server\n").ended is False
+    # a node that did not say (no such container, no docker): nothing read, the wait goes on
+    assert steps.read_engine_state("Error: No such object: spark-fleet-4-1-0\n") == steps.EngineState("", 0, "")
+    assert steps.crash_line("loading\n\nkilled\n") == "killed"
+    assert steps.crash_line("") == ""
