@@ -14,6 +14,7 @@ from telemetry.remote import Outcome
 from tests.serving.conftest import SMALL
 
 pytestmark = pytest.mark.django_db(transaction=True)
+ENGINE = 1  # a one-node plan's steps: its image, its engine, the wait for it
 
 
 def test_output_so_far_is_stored_while_the_step_runs(api_member, booked_pair, monkeypatch):
@@ -25,7 +26,7 @@ def test_output_so_far_is_stored_while_the_step_runs(api_member, booked_pair, mo
     def fake_node(name, script, *, on_output=None, timeout=None):
         def callback(text):  # as remote calls it: from another thread
             on_output(text)
-            seen.append(Serving.objects.get(pk=serving.pk).steps[0]["output"])
+            seen.append(Serving.objects.get(pk=serving.pk).steps[ENGINE]["output"])
 
         for text in ("Unable to find image locally\n", "Unable to find image locally\nPulling fs layer\n"):
             worker = threading.Thread(target=callback, args=(text,))
@@ -36,9 +37,10 @@ def test_output_so_far_is_stored_while_the_step_runs(api_member, booked_pair, mo
     monkeypatch.setattr(runner, "on_node", fake_node)
     monkeypatch.setattr(runner, "PROGRESS_EVERY_S", 0.0)
     steps = [dict(s) for s in serving.steps]
-    assert runner._run_step(serving, steps, 0) == ""
+    assert steps[ENGINE]["label"] == "engine"
+    assert runner._run_step(serving, steps, ENGINE) == ""
     assert seen == ["Unable to find image locally\n", "Unable to find image locally\nPulling fs layer\n"]
-    stored = Serving.objects.get(pk=serving.pk).steps[0]
+    stored = Serving.objects.get(pk=serving.pk).steps[ENGINE]
     assert stored["status"] == "done" and stored["output"].endswith("abc123\n")
 
 
@@ -65,5 +67,5 @@ def test_a_failing_store_never_ends_the_step(api_member, booked_pair, monkeypatc
 
     monkeypatch.setattr(runner, "_save_steps", save)
     steps = [dict(s) for s in serving.steps]
-    assert runner._run_step(serving, steps, 0) == ""  # the second store (the progress) failed; the step did not
-    assert steps[0]["status"] == "done" and steps[0]["output"] == "whole"
+    assert runner._run_step(serving, steps, ENGINE) == ""  # the second store (the progress) failed; the step did not
+    assert steps[ENGINE]["status"] == "done" and steps[ENGINE]["output"] == "whole"
