@@ -171,7 +171,7 @@ def _watch_engine(pk: int, steps: list[dict[str, Any]], step: dict[str, Any]) ->
     wait step's output; "" while it runs (or the node did not say), else why
     it ended before it answered, with its last line."""
     name, node = str(step["container"]), str(step["node"])
-    outcome = on_node(node, serve_steps.engine_watch_script(name), timeout=60.0)
+    outcome = on_node(node, serve_steps.engine_watch_script(name, in_ray=bool(step.get("in_ray"))), timeout=60.0)
     state = serve_steps.read_engine_state(outcome.output)
     if not state.status:
         return ""  # not read this time: the wait goes on
@@ -182,9 +182,8 @@ def _watch_engine(pk: int, steps: list[dict[str, Any]], step: dict[str, Any]) ->
     if not state.ended:
         return ""
     last = serve_steps.crash_line(state.lines)
-    return f"the engine's container {name} on {node} ended (exit code {state.exit_code}) before it answered" + (
-        f": {last}" if last else ""
-    )
+    what = f"the engine in {name}" if state.serve_ended else f"the engine's container {name}"
+    return f"{what} on {node} ended (exit code {state.exit_code}) before it answered" + (f": {last}" if last else "")
 
 
 # what stood in ``docker run``'s way (``telemetry.docker_start``), and what to do, on the step's node

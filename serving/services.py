@@ -201,8 +201,9 @@ def _write_steps(
     bases = [base_url(s.ssh_host, port) for s, port in zip(heads, engines, strict=True)]
     serving.endpoints = [{"node": s.name, "url": f"{b}/v1"} for s, b in zip(heads, bases, strict=True)]
     url = serving.endpoints[0]["url"]
-    waits = [
-        _wait(e["node"], e["url"], "engine") | {"container": serve_steps.container(serving.pk, index, 0)}
+    waits: list[dict[str, Any]] = [
+        _wait(e["node"], e["url"], "engine")
+        | {"container": serve_steps.container(serving.pk, index, 0), "in_ray": len(chosen.plan.instances[index]) > 1}
         for index, e in enumerate(serving.endpoints)
     ]
     if router is not None:
@@ -213,7 +214,7 @@ def _write_steps(
             )
         )
         url = f"{base_url(first.ssh_host, router[0])}/v1"
-    steps = [
+    steps: list[dict[str, Any]] = [
         {"node": s.node, "label": s.label, "script": s.script, "status": "waiting", "output": ""}
         | ({"image": s.image} if s.image else {})
         for s in built
@@ -232,7 +233,7 @@ def _write_steps(
     serving.save(update_fields=["steps", "endpoints", "plan"])
 
 
-def _wait(node: str, url: str, what: str) -> dict[str, str]:
+def _wait(node: str, url: str, what: str) -> dict[str, Any]:
     """A step the worker runs itself: ``GET {url}/models`` until it lists the model."""
     return {"node": node, "label": f"wait for the {what}", "url": url, "status": "waiting", "output": ""}
 

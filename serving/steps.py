@@ -12,7 +12,8 @@ started. One-node instances run ``vllm serve`` as the container's command;
 multi-node instances start the container with Ray (head first, as
 ``run_cluster.sh`` does: ``ray start --block --head``, then each worker
 joins it) and the head then runs ``vllm serve`` inside its container
-(``docker exec -d``) once Ray sees every node. Several copies get one
+(``docker exec -d``, its output in the container's log and its exit status
+in ``SERVE_EXIT``) once Ray sees every node. Several copies get one
 address through vLLM's router (``vllm-router``, round robin) on the plan's
 first node, started detached with its process id kept in
 ``~/.spark-fleet/router-<id>.pid``.
@@ -199,7 +200,10 @@ def engine_steps(
             steps.append(Step(node.name, "ray head" if rank == 0 else "ray worker", "\n".join(lines) + "\n"))
         name = container(serving_id, index, 0)
         wait = _wait_for_ray(size, f"docker exec {name} ray status")
-        lines = [predicted_line(plan), *wait, f"docker exec -d {name} {serve} --distributed-executor-backend ray"]
+        # vllm serve's own output goes to the container's log (its first process's stdout), and its
+        # exit status to SERVE_EXIT once it ends: the wait for the engine reads both (engine_watch_script)
+        inner = f"{serve} --distributed-executor-backend ray > /proc/1/fd/1 2>&1; echo $? > {SERVE_EXIT}"
+        lines = [predicted_line(plan), *wait, f"docker exec -d {name} sh -c {_q(inner)}"]
         steps.append(Step(head.name, "engine", "\n".join(["set -euo pipefail", *lines]) + "\n"))
     return steps
 
@@ -232,20 +236,26 @@ def network_steps(plan: Plan, *, serving_id: int) -> list[Step]:
 # While the worker waits for an engine to answer: its head container's state and last lines.
 ENGINE_STATE_FORMAT = "state: {{.State.Status}} {{.State.ExitCode}}"
 ENGINE_LOG_LINES = 30
+# where a multi-node copy's vllm serve, run in Ray's head container, leaves its exit status
+SERVE_EXIT = "/tmp/spark-fleet-serve.exit"  # noqa: S108 - inside the container, written by the engine step
 _STATE = re.compile(r"^state: (\w+) (-?\d+)$", re.MULTILINE)
+_SERVE_ENDED = re.compile(r"^serve ended: (-?\d+)$", re.MULTILINE)
 
 
-def engine_watch_script(name: str) -> str:
+def engine_watch_script(name: str, *, in_ray: bool = False) -> str:
     """What the head node says of an engine's container while it loads: its
     state and exit code (``docker inspect``), then its last lines (``docker
     logs``: a one-node copy's ``vllm serve`` is the container's own process;
-    a multi-node copy's is Ray's head, as ``vllm serve`` runs in it through
-    ``docker exec -d``)."""
+    a multi-node copy's runs in Ray's head container through ``docker exec
+    -d`` and writes its output there). ``in_ray``: also whether that ``vllm
+    serve`` ended, and with which status (``SERVE_EXIT``)."""
     quoted = _q(name)
-    return (
-        f"docker inspect --format {_q(ENGINE_STATE_FORMAT)} {quoted}\n"
-        f"docker logs --tail {ENGINE_LOG_LINES} {quoted} 2>&1\n"
-    )
+    lines = [f"docker inspect --format {_q(ENGINE_STATE_FORMAT)} {quoted}"]
+    if in_ray:
+        ended = f'if [ -f {SERVE_EXIT} ]; then echo "serve ended: $(cat {SERVE_EXIT})"; fi'
+        lines.append(f"docker exec {quoted} sh -c {_q(ended)} 2>/dev/null")
+    lines.append(f"docker logs --tail {ENGINE_LOG_LINES} {quoted} 2>&1")
+    return "\n".join(lines) + "\n"
 
 
 @dataclass(frozen=True)
@@ -253,12 +263,13 @@ class EngineState:
     """An engine container as ``engine_watch_script`` read it."""
 
     status: str  # Docker's: created, running, restarting, exited, dead, ... ("" not read)
-    exit_code: int
+    exit_code: int  # the container's, or the vllm serve's run in it once that ended
     lines: str  # its last lines, as docker logs gave them
+    serve_ended: bool = False  # a vllm serve run in Ray's head container ended (the container still runs)
 
     @property
     def ended(self) -> bool:
-        return self.status in ("exited", "dead")
+        return self.serve_ended or self.status in ("exited", "dead")
 
 
 _ERROR_LINE = re.compile(r"\b\w*(?:Error|Exception)\b: ")
@@ -281,7 +292,11 @@ def read_engine_state(output: str) -> EngineState:
     match = _STATE.search(output)
     if match is None:
         return EngineState("", 0, "")
-    return EngineState(match[1], int(match[2]), output[match.end() :].lstrip("\n"))
+    rest = output[match.end() :].lstrip("\n")
+    serve = _SERVE_ENDED.match(rest)
+    if serve is not None:
+        return EngineState(match[1], int(serve[1]), rest[serve.end() :].lstrip("\n"), serve_ended=True)
+    return EngineState(match[1], int(match[2]), rest)
 
 
 def predicted_line(plan: Plan) -> str:

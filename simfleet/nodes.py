@@ -43,7 +43,7 @@ FAULTS: frozenset[str] = frozenset(
         "pull-fail",  # the launch image is not there and the registry cannot be reached (docker pull, docker run)
         "pull-slow",  # the launch image is not there and downloads for longer than a step may last
         "die-after",  # engines it starts stop answering SimFleet.die_after_s after they start
-        "load-fail",  # serving's one-node engine container exits 1 while vLLM loads the model (KV cache too small)
+        "load-fail",  # serving's vLLM ends with status 1 while it loads the model (KV cache too small)
     }
     | SOFTWARE_FAULTS  # how the software tools answer: no-docker, docker-denied, smi-mismatch, ...
 )

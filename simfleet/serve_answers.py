@@ -10,7 +10,8 @@ script arrives on stdin of ``bash -s`` and is read line by line, never run.
   starts a simulated engine (``simfleet.engine.SimEngine``) on 127.0.0.1 at
   the ``--port`` the script names, serving ``--served-model-name``; with
   ``-c "... ray start ..."`` it only records the (Ray) container.
-- ``docker exec -d N vllm serve ...`` starts the engine of container N.
+- ``docker exec -d N sh -c 'vllm serve ... > /proc/1/fd/1 2>&1; echo $? > F'``
+  starts the engine of container N (its lines join the container's log).
 - ``docker exec N sh -c "grep ... NCCL INFO ..."``: the network the rank's
   NCCL chose, as its Ray worker log says (only with ``-e NCCL_DEBUG=INFO``).
 - ``setsid nohup vllm-router ...`` starts the REAL vLLM router process, bound
@@ -26,8 +27,9 @@ script arrives on stdin of ``bash -s`` and is read line by line, never run.
 
 Faults: ``serve-fail`` (a launch exits 125 as docker does without a GPU
 runtime), ``die-after`` (engines stop answering ``die_after_s`` after they
-start), ``load-fail`` (a one-node engine's container exits 1 while vLLM
-loads the model, with vLLM's own error). Engines decode one stream at the plan's prediction the script
+start), ``load-fail`` (vLLM ends while it loads the model, with its own
+error: a one-node engine's container exits 1; a multi-node one's ``vllm
+serve`` ends in Ray's head container, which still runs). Engines decode one stream at the plan's prediction the script
 carries (``# predicted decode: N tok/s per stream``), else at 55 tok/s.
 No Django.
 """
@@ -132,6 +134,7 @@ class _Container:
     engine: SimEngine | None = None
     env: dict[str, str] = field(default_factory=dict)  # its -e VAR=value
     exit_code: int | None = None  # set once its process ended (fault load-fail)
+    serve_exit: int | None = None  # set once a vllm serve run in it through docker exec ended (load-fail)
     logs: str = ""  # what docker logs says of it
 
 
@@ -237,6 +240,8 @@ class NodeServing:
             if sid is not None:
                 await self.stop(sid)
             return 0
+        if words[:2] == ["docker", "exec"] and words[3:5] == ["sh", "-c"] and "spark-fleet-serve.exit" in line:
+            return self._serve_ended(words[2], out)
         if words[:3] == ["docker", "inspect", "--format"] and len(words) > 4:
             return self._inspect(words[3], words[4], out)
         if words[:3] == ["docker", "logs", "--tail"] and len(words) > 4:
@@ -302,11 +307,17 @@ class NodeServing:
         out.append(template.replace("{{.State.Status}}", status).replace("{{.State.ExitCode}}", str(code)) + "\n")
         return 0
 
-    def _logs(self, name: str, out: list[str]) -> int:
-        """``docker logs --tail N NAME``: what the container's process printed."""
+    def _named(self, name: str, out: list[str]) -> _Container | None:
+        """The container ``name``, or None after Docker's words for a name it does not know."""
         container = self.containers.get(name)
         if container is None:
             out.append(f"Error response from daemon: No such container: {name}\n")
+        return container
+
+    def _logs(self, name: str, out: list[str]) -> int:
+        """``docker logs --tail N NAME``: what the container's process printed."""
+        container = self._named(name, out)
+        if container is None:
             return 1
         out.append(container.logs)
         return 0
@@ -369,12 +380,30 @@ class NodeServing:
         if container is None:
             out.append(f"Error response from daemon: No such container: {words[3]}\n")
             return 1
-        if "vllm" in words and "serve" in words and container.engine is None:
+        serve = words[4:]
+        if serve[:2] == ["sh", "-c"] and len(serve) > 2:
+            # sh -c 'vllm serve ... > /proc/1/fd/1 2>&1; echo $? > FILE': the command before its redirection
+            inner = shlex.split(serve[2])
+            serve = inner[: inner.index(">")] if ">" in inner else inner
+        if "vllm" in serve and "serve" in serve and container.engine is None and container.serve_exit is None:
+            if "load-fail" in faults:  # vLLM ends while it loads: its words in the container's log
+                container.serve_exit, container.logs = 1, container.logs + LOAD_FAIL_LOG
+                return 0
             try:
-                container.engine = await self._engine(words, faults, tps)
+                container.engine = await self._engine(serve, faults, tps)
             except OSError as exc:
                 out.append(f"vllm serve: could not bind its port: {exc}\n")
                 return 1
+            container.logs += RUNNING_LOG.format(port=_flag(serve, "--port") or "8000")
+        return 0
+
+    def _serve_ended(self, name: str, out: list[str]) -> int:
+        """Whether the vllm serve run in a Ray head container ended (the wait's reading of SERVE_EXIT)."""
+        container = self._named(name, out)
+        if container is None:
+            return 1
+        if container.serve_exit is not None:
+            out.append(f"serve ended: {container.serve_exit}\n")
         return 0
 
     def _nccl_log(self, name: str, faults: set[str], out: list[str]) -> int:

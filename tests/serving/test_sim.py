@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shlex
 import socket
 import subprocess
 import urllib.error
@@ -26,6 +27,7 @@ from simfleet.serve_answers import REGISTRY_IMAGE_ID, full_image_id
 from simfleet.simulator import SimNode
 from telemetry.poll_round import poll_and_store
 from tests.serving.conftest import SMALL, book, committed
+from tests.serving.test_steps import _shellcheck as shellcheck
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
 from tests.tools import tool
@@ -146,7 +148,7 @@ def plan_index(client, group, label: str) -> int:
     return next(i for i, p in enumerate(plans) if p["label"] == label)
 
 
-def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member):
+def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member, tmp_path):
     fleet, group = lab
     poll_and_store(spark_ids=ids("serve-a", "serve-b"))  # the cluster addresses Ray bootstraps on
     index = plan_index(api_member, group, "TP2 on 2 nodes")
@@ -178,8 +180,20 @@ def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member):
     assert "ray start --block --head --port=6379" in head and "-e NCCL_IB_HCA=" in head
     worker = serving.steps[3]["script"]
     assert "ray start --block --address=" in worker and ":6379" in worker
-    assert f"docker exec -d spark-fleet-{serving.pk}-1-0 vllm serve" in serving.steps[4]["script"]
-    assert "--tensor-parallel-size 2" in serving.steps[4]["script"]
+    engine = serving.steps[4]["script"]
+    run = next(line for line in engine.splitlines() if line.startswith("docker exec -d"))
+    words = shlex.split(run)
+    assert words[:6] == ["docker", "exec", "-d", f"spark-fleet-{serving.pk}-1-0", "sh", "-c"] and len(words) == 7
+    inner = shlex.split(words[6])  # vllm serve, its output to the container's log, its status kept
+    assert inner[:2] == ["vllm", "serve"] and "--tensor-parallel-size" in inner
+    assert inner[-7:] == [">", "/proc/1/fd/1", "2>&1;", "echo", "$?", ">", "/tmp/spark-fleet-serve.exit"]
+    shellcheck(tmp_path, engine)  # the engine step as the head's bash -s reads it: no finding
+    wait = serving.steps[5]
+    assert (wait["label"], wait["in_ray"], wait["container"]) == (
+        "wait for the engine",
+        True,
+        f"spark-fleet-{serving.pk}-1-0",
+    )
     assert set(fleet.fleet.serving("serve-b").containers) == {f"spark-fleet-{serving.pk}-1-1"}
     assert complete(serving.url)["choices"][0]["text"]
     assert sorted(ServingNode.objects.filter(live=True).values_list("spark__name", flat=True)) == ["serve-a", "serve-b"]
@@ -399,6 +413,36 @@ def test_an_engine_that_ends_while_loading_fails_at_once_with_its_own_words(lab,
     assert runner._watch_engine(again.pk, steps, steps[2]) == ""
     assert f"spark-fleet-{again.pk}-1-0 is running; its last lines (docker logs):\n" in steps[2]["output"]
     assert "Starting vLLM API server 0 on http://0.0.0.0:" in steps[2]["output"]
+    committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
+
+
+def test_a_multi_node_engine_that_ends_while_loading_fails_at_once(lab, api_member, monkeypatch):
+    """In a TP2 copy vllm serve runs in Ray's head container (docker exec):
+    when it ends while it loads, the container still runs Ray, so the wait
+    reads the status vllm serve left and its lines in the container's log:
+    the serving fails at once, in vLLM's words. Mended, it serves."""
+    from serving import runner
+    from simfleet.serve_answers import LOAD_FAIL_LOG
+
+    monkeypatch.setattr(runner, "ENGINE_WATCH_S", 0.2)
+    fleet, group = lab
+    poll_and_store(spark_ids=ids("serve-a", "serve-b"))  # the cluster addresses Ray bootstraps on
+    fleet.set_faults("serve-a", {"load-fail"})
+    index = plan_index(api_member, group, "TP2 on 2 nodes")
+    serving = serve(api_member, group, index)
+    name = f"spark-fleet-{serving.pk}-1-0"
+    line = LOAD_FAIL_LOG.splitlines()[2]
+    crash = line[line.index("ValueError: ") :]
+    assert (serving.status, serving.failed_step) == ("failed", "wait for the engine on serve-a")
+    assert serving.error == f"the engine in {name} on serve-a ended (exit code 1) before it answered: {crash}"
+    wait = serving.steps[5]
+    assert wait["label"] == "wait for the engine"
+    assert f"{name} is running; its last lines (docker logs):\n" in wait["output"]
+    assert "Ray runtime started." in wait["output"] and LOAD_FAIL_LOG in wait["output"]
+    assert fleet.fleet.serving("serve-a").containers == {} and fleet.fleet.serving("serve-b").containers == {}
+    fleet.set_faults("serve-a", set())
+    again = serve(api_member, group, index)
+    assert again.status == "serving", (again.failed_step, again.error)
     committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
 
 

@@ -206,5 +206,16 @@ def test_an_engines_state_and_last_lines_are_read_and_its_crash_named(tmp_path):
     assert steps.read_engine_state("state: running 0\nStarting vLLM API server\n").ended is False
     # a node that did not say (no such container, no docker): nothing read, the wait goes on
     assert steps.read_engine_state("Error: No such object: spark-fleet-4-1-0\n") == steps.EngineState("", 0, "")
+    # a multi-node copy's vllm serve, run in Ray's head container: whether it ended, and with what
+    in_ray = steps.engine_watch_script("spark-fleet-4-1-0", in_ray=True)
+    assert in_ray.splitlines()[1] == (
+        "docker exec spark-fleet-4-1-0 sh -c 'if [ -f /tmp/spark-fleet-serve.exit ]; then echo \"serve ended: "
+        "$(cat /tmp/spark-fleet-serve.exit)\"; fi' 2>/dev/null"
+    )
+    _shellcheck(tmp_path, in_ray)
+    ended = steps.read_engine_state("state: running 0\nserve ended: 1\nRay runtime started.\n" + logs)
+    assert (ended.status, ended.exit_code, ended.serve_ended, ended.ended) == ("running", 1, True, True)
+    assert ended.lines == "Ray runtime started.\n" + logs
+    assert steps.read_engine_state("state: running 0\nRay runtime started.\n").ended is False
     assert steps.crash_line("loading\n\nkilled\n") == "killed"
     assert steps.crash_line("") == ""
