@@ -90,13 +90,6 @@ class ServingOut(Schema):
     stopped_at: str | None
 
 
-def _layers(value: Any) -> list[int] | None:
-    """A step's stored [ready, total], or None for anything else stored there."""
-    if isinstance(value, list) and len(value) == 2 and all(type(v) is int and v >= 0 for v in value):
-        return list(value)
-    return None
-
-
 def _iso(value: Any) -> str | None:
     return None if value is None else value.isoformat()
 
@@ -119,20 +112,10 @@ def serving_out(s: Serving) -> dict[str, Any]:
         else {"id": booking.pk, "owner": booking.owner.username, "end": booking.end.isoformat()},
         "booking_end": _iso(booking.end) if booking else None,
         "url": s.url,
-        "endpoints": list(s.endpoints) if s.status == Serving.Status.SERVING else [],
+        "endpoints": s.engines,
         # which network each rank's NCCL chose, as the engines' own logs said (empty: one node, or not read)
         "engine_networks": s.engine_networks,
-        "steps": [
-            {
-                "node": st["node"],
-                "label": st["label"],
-                "status": st["status"],
-                "output": st.get("output", ""),
-                "image": st.get("image") or None,
-                "layers": _layers(st.get("layers")),
-            }
-            for st in s.steps
-        ],
+        "steps": s.step_rows,
         "failed_step": s.failed_step,
         "error": s.error,
         "created_at": s.created_at.isoformat(),

@@ -11,6 +11,8 @@ stops being live once its engines were stopped (or found gone).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -81,6 +83,44 @@ class Serving(models.Model):
             if isinstance(networks, dict):
                 found.update({str(h): str(n) for h, n in networks.items() if n in ("IB", "Socket")})
         return found
+
+    @property
+    def engines(self) -> list[dict[str, str]]:
+        """Each instance's engine (node and URL) while the serving serves; none
+        before it serves or once it ended (the addresses are handed back then)."""
+        if self.status != Serving.Status.SERVING or not isinstance(self.endpoints, list):
+            return []
+        kept = [e for e in self.endpoints if isinstance(e, dict)]
+        return [{"node": str(e.get("node", "")), "url": str(e.get("url", ""))} for e in kept]
+
+    @property
+    def step_rows(self) -> list[dict[str, Any]]:
+        """The steps as the page and the API show them, whatever is stored:
+        node, label, status, output, the image an image step readies, and its
+        download so far as ``[layers ready, layers]`` (None when not counted)."""
+        rows = []
+        for step in self.steps if isinstance(self.steps, list) else []:
+            if not isinstance(step, dict):
+                continue
+            layers = step.get("layers")
+            if not (
+                isinstance(layers, list)
+                and len(layers) == 2
+                and all(type(v) is int and v >= 0 for v in layers)
+                and layers[0] <= layers[1]
+            ):
+                layers = None
+            rows.append(
+                {
+                    "node": str(step.get("node", "")),
+                    "label": str(step.get("label", "")),
+                    "status": str(step.get("status", "")),
+                    "output": str(step.get("output") or ""),
+                    "image": str(step.get("image") or "") or None,
+                    "layers": None if layers is None else list(layers),
+                }
+            )
+        return rows
 
     @property
     def engine_socket_hosts(self) -> list[str]:

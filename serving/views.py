@@ -39,7 +39,7 @@ def _rows() -> list[Serving]:
 
 
 def _live_of(rows: list[Serving]) -> dict[int, ServingLive]:
-    return many_live([(s.pk, list(s.endpoints), s.model.slug) for s in rows if s.status == Serving.Status.SERVING])
+    return many_live([(s.pk, s.engines, s.model.slug) for s in rows if s.engines])
 
 
 @require_GET

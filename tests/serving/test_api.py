@@ -209,3 +209,43 @@ def test_drift_refuses_with_the_finding(api_member, booked_pair):
         {"path": "group", "message": f"software drift in {booked_pair.name} (fix it first): pair-b: {message}"}
     ]
     assert rows() == before
+
+
+def test_a_failed_serving_reads_the_same_in_the_api_and_on_its_page_whatever_its_steps_hold(
+    api_member, member_user, booked_pair
+):
+    """The steps and engines are read in one place (``Serving.step_rows``,
+    ``Serving.engines``): stored rows of another shape read as blanks, a
+    download count that is not [ready <= total] is not shown, and a serving
+    that ended lists no engine address (it was handed back)."""
+    response = serve(api_member, booked_pair)
+    assert response.status_code == 202, response.json()
+    serving = Serving.objects.get()
+    serving.status = Serving.Status.FAILED
+    serving.endpoints = [{"node": "pair-a", "url": "http://10.20.1.11:9100/v1"}, "junk"]
+    serving.steps = [
+        {"node": "pair-a", "label": "image", "status": "failed", "image": "img:1", "layers": [3, 5], "output": "x"},
+        {"node": "pair-a", "label": "engine", "status": "waiting", "layers": [6, 5]},
+        {"node": "pair-a", "label": "wait", "status": "waiting", "layers": ["1", 2]},
+        "not a step",
+        {"label": 7},
+    ]
+    serving.save()
+    body = api_member.get(f"/api/serving/{serving.pk}").json()
+    assert body["endpoints"] == []
+    assert body["steps"] == [
+        {"node": "pair-a", "label": "image", "status": "failed", "output": "x", "image": "img:1", "layers": [3, 5]},
+        {"node": "pair-a", "label": "engine", "status": "waiting", "output": "", "image": None, "layers": None},
+        {"node": "pair-a", "label": "wait", "status": "waiting", "output": "", "image": None, "layers": None},
+        {"node": "", "label": "7", "status": "", "output": "", "image": None, "layers": None},
+    ]
+    page = ApiClient(member_user, session=True).get(f"/serving/{serving.pk}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "10.20.1.11:9100" not in html and '<span class="muted" id="serving-engines-none">none: failed</span>' in html
+    assert html.count("<progress ") == 1 and 'max="5" value="3"' in html
+    serving.status = Serving.Status.SERVING
+    serving.save()
+    assert api_member.get(f"/api/serving/{serving.pk}").json()["endpoints"] == [
+        {"node": "pair-a", "url": "http://10.20.1.11:9100/v1"}
+    ]
