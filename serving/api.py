@@ -55,6 +55,12 @@ class StepOut(Schema):
         description="an image step's download so far: [layers ready, layers], as docker pull reports them; "
         "null before it names a layer, and for other steps",
     )
+    weights: str | None = Field(None, description="the Hugging Face repository a weights step downloads")
+    weights_bytes: list[int] | None = Field(
+        None,
+        description="a weights step's download so far: [bytes in the node's cache, about how many the plan's "
+        "weights are] (expected, from the model's size: the repository may hold more); null before it said",
+    )
 
 
 class BookingRef(Schema):

@@ -97,7 +97,9 @@ class Serving(models.Model):
     def step_rows(self) -> list[dict[str, Any]]:
         """The steps as the page and the API show them, whatever is stored:
         node, label, status, output, the image an image step readies, and its
-        download so far as ``[layers ready, layers]`` (None when not counted)."""
+        download so far as ``[layers ready, layers]`` (None when not counted);
+        the repository a weights step downloads, and its bytes on disk so far
+        beside about how many the plan's weights are (``weights_bytes``)."""
         rows = []
         for step in self.steps if isinstance(self.steps, list) else []:
             if not isinstance(step, dict):
@@ -118,6 +120,8 @@ class Serving(models.Model):
                     "output": str(step.get("output") or ""),
                     "image": str(step.get("image") or "") or None,
                     "layers": None if layers is None else list(layers),
+                    "weights": str(step.get("weights") or "") or None,
+                    "weights_bytes": _weights_bytes(step),
                 }
             )
         return rows
@@ -126,6 +130,14 @@ class Serving(models.Model):
     def engine_socket_hosts(self) -> list[str]:
         """The hosts whose engine's NCCL fell back to TCP sockets."""
         return sorted(h for h, n in self.engine_networks.items() if n == "Socket")
+
+
+def _weights_bytes(step: dict[str, Any]) -> list[int] | None:
+    """A weights step's [bytes on disk, about how many expected], once it said (None before, or anything else)."""
+    on_disk, expected = step.get("on_disk"), step.get("expected_bytes")
+    if type(on_disk) is int and type(expected) is int and on_disk >= 0 and expected > 0:
+        return [on_disk, expected]
+    return None
 
 
 LIVE = (Serving.Status.STARTING, Serving.Status.SERVING, Serving.Status.STOPPING)

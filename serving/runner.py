@@ -69,6 +69,26 @@ def pull_timeout_s() -> float:
     return float(setting("FLEET_SERVE_PULL_S", 3600.0, float))
 
 
+def weights_timeout_s() -> float:
+    """How long a node's weights step may download the model (FLEET_SERVE_WEIGHTS_S, default two hours)."""
+    return float(setting("FLEET_SERVE_WEIGHTS_S", 7200.0, float))
+
+
+def _phase(step: dict[str, Any]) -> str:
+    """The steps run side by side, one per node: the image's, then the weights' ("" for any other)."""
+    if step.get("image"):
+        return serve_steps.IMAGE
+    return serve_steps.WEIGHTS if step.get("weights") else ""
+
+
+def _progress(step: dict[str, Any], text: str) -> None:
+    """What a side-by-side step has downloaded so far, kept on it: an image's layers, the weights' bytes."""
+    if step.get("image"):
+        step["layers"] = docker_start.pull_layers(text)
+    elif step.get("weights"):
+        step["on_disk"] = serve_steps.weights_on_disk(text)
+
+
 @dataclass(frozen=True)
 class _Reach:
     """How to run a script on a node: read from the database before any SSH."""
@@ -212,6 +232,8 @@ def explain_step(why: str, step: dict[str, Any]) -> str:
     when the step's time ran out (Docker's own words, in the step's output,
     stay as they are)."""
     output, node = str(step.get("output", "")), step.get("node", "?")
+    if step.get("weights"):
+        return _explain_weights(why, step)
     pulling = bool(step.get("image"))  # an image step (``serving.steps.image_steps``)
     image = str(step.get("image") or docker_start.pulled_image(output))
     if why.startswith("timed out") and image:
@@ -234,6 +256,46 @@ def explain_step(why: str, step: dict[str, Any]) -> str:
     if fix is None:
         return why
     return f"{lead}: {fix.format(node=node, image=image)} ({why})"
+
+
+# what stood in a weights step's hf download (``serving.steps.weights_failure``), and what to do
+_WEIGHTS_FIX = {
+    "gated": "{repo} is gated on Hugging Face: accept its terms there with the lab's account, and give the fleet "
+    "user on {node} an HF_TOKEN that may read it (in its environment for non-interactive SSH sessions)",
+    "missing": "Hugging Face has no repository {repo} that {node}'s token may read; check the variant's reference",
+    "disk": "{node} ran out of disk while it downloaded {repo}; free space in its Hugging Face cache",
+    "offline": "{node} could not reach huggingface.co, and {repo} is not whole in its cache; download it there "
+    "(`hf download {repo}`) or mend its network",
+}
+
+
+def _gb(count: int) -> str:
+    return f"{count / 1e9:.1f} GB"
+
+
+def _explain_weights(why: str, step: dict[str, Any]) -> str:
+    """A failed weights step's error, led by what it means (hf download's and Docker's own words stay in the
+    step's output)."""
+    output, node, repo = str(step.get("output", "")), step.get("node", "?"), str(step.get("weights"))
+    if why.startswith("timed out"):
+        on_disk = serve_steps.weights_on_disk(output)
+        expected = step.get("expected_bytes")
+        got = f"; {_gb(on_disk)} on disk" if on_disk is not None else ""
+        of = f" of about {_gb(expected)}" if got and isinstance(expected, int) and expected > 0 else ""
+        return (
+            f"the weights of {repo} were still downloading on {node} when the step's time ran out "
+            f"(FLEET_SERVE_WEIGHTS_S, {weights_timeout_s():g} s{got}{of}); serve again to resume the download, or "
+            f"run `hf download {repo}` there first ({why})"
+        )
+    fix = _WEIGHTS_FIX.get(serve_steps.weights_failure(output))
+    if fix is not None:
+        return f"the weights could not be downloaded: {fix.format(node=node, repo=repo)} ({why})"
+    docker = _IMAGE_FIX.get(docker_start.reading(Outcome.exit_status(why), output))
+    if docker is not None:
+        return f"the weights could not be downloaded: {docker.format(node=node, image='the image')} ({why})"
+    return (
+        f"the weights of {repo} could not be downloaded on {node} (hf download's words are in the step's output; {why})"
+    )
 
 
 def _fail(serving: Serving, steps: list[dict[str, Any]], index: int, why: str) -> Serving:
@@ -280,14 +342,16 @@ def _run_step(serving: Serving, steps: list[dict[str, Any]], index: int) -> str:
     return ""
 
 
-def _image_steps_together(serving: Serving, steps: list[dict[str, Any]], indexes: list[int]) -> tuple[int, str] | None:
-    """Run the image steps at ``indexes`` side by side, one thread per node for
-    its SSH session only: this thread alone reads and writes the database (the
-    nodes' addresses first, then the steps' output so far every
-    PROGRESS_EVERY_S, with the layers ready). All run to their end, unless the
-    serving is stopped meanwhile: then every session is closed (a download
-    can last an hour; the worker is not held for it). The first that failed,
-    in the steps' order, is returned with its error (None if none did)."""
+def _steps_together(serving: Serving, steps: list[dict[str, Any]], indexes: list[int]) -> tuple[int, str] | None:
+    """Run the steps at ``indexes`` (one phase: the image's or the weights')
+    side by side, one thread per node for its SSH session only: this thread
+    alone reads and writes the database (the nodes' addresses first, then the
+    steps' output so far every PROGRESS_EVERY_S, with what they downloaded).
+    All run to their end, unless the serving is stopped meanwhile: then every
+    session is closed (a download can last hours; the worker is not held for
+    it). The first that failed, in the steps' order, is returned with its
+    error (None if none did)."""
+    timeout = weights_timeout_s() if _phase(steps[indexes[0]]) == serve_steps.WEIGHTS else pull_timeout_s()
     for index in indexes:
         steps[index]["status"] = "running"
     _save_steps(serving.pk, steps)
@@ -305,18 +369,18 @@ def _image_steps_together(serving: Serving, steps: list[dict[str, Any]], indexes
         for index, text in latest.items():
             if index not in outcomes and text:
                 steps[index]["output"] = text[-MAX_OUTPUT:]
-                steps[index]["layers"] = docker_start.pull_layers(text)
+                _progress(steps[index], text)
 
     stop = threading.Event()
     if reaches:
-        with ThreadPoolExecutor(max_workers=min(len(reaches), 16), thread_name_prefix="serving-image") as pool:
+        with ThreadPoolExecutor(max_workers=min(len(reaches), 16), thread_name_prefix="serving-side-by-side") as pool:
             running = {
                 pool.submit(
                     _run,
                     reach,
                     steps[index]["script"],
                     on_output=lambda text, index=index: latest.__setitem__(index, text),
-                    timeout=pull_timeout_s(),
+                    timeout=timeout,
                     cancel=stop,
                 ): index
                 for index, reach in reaches.items()
@@ -332,12 +396,12 @@ def _image_steps_together(serving: Serving, steps: list[dict[str, Any]], indexes
                     if pending and _status(serving.pk) != STARTING:
                         stop.set()  # stopped meanwhile: close every session
                 except Exception:  # the live output is a nicety: never let it end the step
-                    log.warning("serving %s: could not store the image steps' output so far", serving.pk, exc_info=True)
+                    log.warning("serving %s: could not store the side-by-side steps' output", serving.pk, exc_info=True)
     first: tuple[int, str] | None = None
     for index in indexes:
         step, outcome = steps[index], outcomes[index]
         step["output"] = outcome.output[-MAX_OUTPUT:]
-        step["layers"] = docker_start.pull_layers(outcome.output)
+        _progress(step, outcome.output)
         if outcome.error == STOPPED_WHILE_RUNNING:
             step["status"] = "stopped"  # the serving was stopped while it downloaded: not its failure
         elif outcome.error:
@@ -418,12 +482,15 @@ def _start(serving: Serving) -> Serving:
         if _status(serving.pk) != STARTING:
             return _stopped_while_starting(serving)
         if step.get("status") == "done":
-            continue  # an image step run beside the one before it
-        if step.get("image"):
+            continue  # a step run beside the one before it
+        phase = _phase(step)
+        if phase:
             together = [index]
-            while together[-1] + 1 < len(steps) and steps[together[-1] + 1].get("image"):
+            while together[-1] + 1 < len(steps) and _phase(steps[together[-1] + 1]) == phase:
                 together.append(together[-1] + 1)
-            failed = _image_steps_together(serving, steps, together) or _one_build(serving, steps, together)
+            failed = _steps_together(serving, steps, together)
+            if failed is None and phase == serve_steps.IMAGE:
+                failed = _one_build(serving, steps, together)
             if failed is not None:
                 if _status(serving.pk) != STARTING:
                     return _stopped_while_starting(serving)

@@ -194,7 +194,8 @@ def _write_steps(
         built = serve_steps.engine_steps(
             chosen.plan, chosen.planned.spec, chosen.spec, serving_id=serving.pk, ports=engines, settings=settings
         )
-        built = [*serve_steps.image_steps(chosen.plan, settings), *built]
+        weights = serve_steps.weights_steps(chosen.plan, chosen.spec, settings, serving_id=serving.pk)
+        built = [*serve_steps.image_steps(chosen.plan, settings), *weights, *built]
     except LaunchError as exc:
         raise launch_error(exc) from exc
     heads = [sparks[names[0]] for names in chosen.plan.instances]
@@ -217,6 +218,7 @@ def _write_steps(
     steps: list[dict[str, Any]] = [
         {"node": s.node, "label": s.label, "script": s.script, "status": "waiting", "output": ""}
         | ({"image": s.image} if s.image else {})
+        | ({"weights": s.weights, "expected_bytes": s.expected_bytes} if s.weights else {})
         for s in built
     ]
     # once the engines answer, each multi-node rank says which network its NCCL chose

@@ -5,10 +5,13 @@ every value from the inventory or a user goes through shlex.quote
 (``placement.launch`` builds the engine's own command).
 
 NVIDIA's vLLM container recipe (``vllm-container``): first the image on
-every node (``image_steps``: downloaded unless it is there), then each
-container started detached and named: each node's container carries the label ``spark-fleet.serving=<id>``
-(``LABEL``), which is how stopping and reconciling find exactly what this app
-started. One-node instances run ``vllm serve`` as the container's command;
+every node (``image_steps``: downloaded unless it is there), then the
+model's weights into every node's Hugging Face cache (``weights_steps``:
+``hf download`` in that image, as NVIDIA's playbooks fetch a model before
+serving it), then each container started detached and named: each node's
+container carries the label ``spark-fleet.serving=<id>`` (``LABEL``),
+which is how stopping and reconciling find exactly what this app started
+(the weights' download too). One-node instances run ``vllm serve`` as the container's command;
 multi-node instances start the container with Ray (head first, as
 ``run_cluster.sh`` does: ``ray start --block --head``, then each worker
 joins it) and the head then runs ``vllm serve`` inside its container
@@ -35,6 +38,7 @@ from placement.launch import (
     bootstrap,
     cluster_env,
     launch_problems,
+    model_reference,
     preflight,
     script_header,
     shell_path,
@@ -59,6 +63,8 @@ class Step:
     label: str
     script: str
     image: str = ""  # the image an image step makes ready (``image_steps``)
+    weights: str = ""  # the Hugging Face repository a weights step downloads (``weights_steps``)
+    expected_bytes: int = 0  # about how much a weights step downloads: the plan's weights
 
 
 @dataclass(frozen=True)
@@ -144,6 +150,105 @@ def image_steps(plan: Plan, settings: LaunchSettings) -> list[Step]:
         f"docker image inspect --format {_q(IMAGE_ID_FORMAT)} {image}\n"
     )
     return [Step(node, IMAGE, script, settings.vllm_image) for node in plan.nodes]
+
+
+WEIGHTS = "weights"  # the label of the steps that download the model's weights on each node
+# a weights step's report of how much of the repository is in the node's cache so far
+_ON_DISK = re.compile(r"^weights on disk: (\d+) bytes$", re.MULTILINE)
+ON_DISK_EVERY_S = 5  # how often a weights step reports it
+_HUB_REPO = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
+# files vLLM does not load from a safetensors repository, which some repositories carry beside it
+# (Meta's original/ consolidated checkpoints, the same weights again; GGUF files for llama.cpp)
+WEIGHTS_EXCLUDE = ("original/*", "*.pth", "*.gguf")
+# in the image: the CLI its huggingface_hub ships (``hf`` from 0.34, ``huggingface-cli`` before, gone in 1.0);
+# the repository comes in the environment, never in the command's text
+_HF_DOWNLOAD = (
+    'if command -v hf > /dev/null 2>&1; then hf download "$SPARK_FLEET_REPO" --exclude {x}; '
+    'else huggingface-cli download "$SPARK_FLEET_REPO" --exclude {x}; fi'
+).format(x=" ".join(shlex.quote(p) for p in WEIGHTS_EXCLUDE))
+
+
+def hub_folder(repo: str) -> str:
+    """The repository's folder in a Hugging Face cache's ``hub/`` (``models--org--name``)."""
+    return "models--" + repo.replace("/", "--")
+
+
+def weights_on_disk(output: str) -> int | None:
+    """The bytes a weights step last found in the node's cache, or None before it said."""
+    found = _ON_DISK.findall(output)
+    return int(found[-1]) if found else None
+
+
+def weights_steps(plan: Plan, model: ModelSpec, settings: LaunchSettings, *, serving_id: int) -> list[Step]:
+    """On every node of the plan, after the image: the model's weights in the
+    node's Hugging Face cache (each node loads its share from its own cache),
+    through ``hf download`` run in the launch image with that cache mounted,
+    as NVIDIA's playbooks fetch a model before serving it. A cache that holds
+    them already makes it quick (``hf download`` checks and returns); a
+    download cut off resumes there. Every ON_DISK_EVERY_S it reports the
+    bytes in the repository's cache folder; at the end, the last lines of
+    ``hf download``. None for a reference that is not a Hugging Face
+    repository (a path on the nodes: nothing to download)."""
+    weights, _ = model_reference(model, "vllm", None)
+    repo = weights.ref if weights is not None else ""
+    if not _HUB_REPO.fullmatch(repo) or ".." in repo:
+        return []
+    expected = round(model.weights_size_gb() * 1e9)
+    hf, image = shell_path(settings.hf_cache), _q(settings.vllm_image)
+    name = f"spark-fleet-{int(serving_id)}-weights"
+    lines = [
+        "set -euo pipefail",
+        f"# the plan's weights: about {expected} bytes (placement's model)",
+        f"mkdir -p {hf}",
+        f"folder={hf}/hub/{_q(hub_folder(repo))}",
+        "log=$(mktemp)",
+        f"docker run --rm --name {name} --label {LABEL}={int(serving_id)} --network host -e HF_TOKEN "
+        f"-e {_q(f'SPARK_FLEET_REPO={repo}')} -v {hf}:/root/.cache/huggingface --entrypoint /bin/bash "
+        f'{image} -c {_q(_HF_DOWNLOAD)} > "$log" 2>&1 &',
+        "pid=$!",
+        'on_disk() { if [ -d "$folder" ]; then du -sb "$folder" | cut -f1; else echo 0; fi; }',
+        'while kill -0 "$pid" 2> /dev/null; do',
+        '  echo "weights on disk: $(on_disk) bytes"',
+        f"  sleep {ON_DISK_EVERY_S}",
+        "done",
+        "status=0",
+        'wait "$pid" || status=$?',
+        "tr '\\r' '\\n' < \"$log\" | grep -v '^[[:space:]]*$' | tail -n 20 || true",
+        'rm -f "$log"',
+        'echo "weights on disk: $(on_disk) bytes"',
+        'exit "$status"',
+    ]
+    script = "\n".join(lines) + "\n"
+    return [Step(node, WEIGHTS, script, weights=repo, expected_bytes=expected) for node in plan.nodes]
+
+
+# what stood in a weights step's way, read from hf download's words (huggingface_hub's errors)
+_WEIGHTS_WORDS = (
+    ("gated", ("GatedRepoError", "Cannot access gated repo", "is restricted. You must have access")),
+    ("missing", ("RepositoryNotFoundError", "Repository Not Found")),
+    ("disk", ("No space left on device",)),
+    (
+        "offline",
+        (
+            "LocalEntryNotFoundError",
+            "Max retries exceeded",
+            "Failed to resolve",
+            "Connection refused",
+            "Temporary failure in name resolution",
+            "ConnectTimeout",
+            "Network is unreachable",
+        ),
+    ),
+)
+
+
+def weights_failure(output: str) -> str:
+    """Why a weights step's download failed, from hf download's words:
+    "gated", "missing", "disk", "offline", or "" (its words are in the output)."""
+    for kind, words in _WEIGHTS_WORDS:
+        if any(w in output for w in words):
+            return kind
+    return ""
 
 
 def engine_steps(

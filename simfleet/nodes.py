@@ -44,6 +44,8 @@ FAULTS: frozenset[str] = frozenset(
         "pull-slow",  # the launch image is not there and downloads for longer than a step may last
         "die-after",  # engines it starts stop answering SimFleet.die_after_s after they start
         "load-fail",  # serving's vLLM ends with status 1 while it loads the model (KV cache too small)
+        "weights-gated",  # serving's weights step: a gated repository and no token that may read it
+        "weights-slow",  # serving's weights step downloads for longer than the step may last
     }
     | SOFTWARE_FAULTS  # how the software tools answer: no-docker, docker-denied, smi-mismatch, ...
 )

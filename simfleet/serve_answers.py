@@ -6,6 +6,13 @@ script arrives on stdin of ``bash -s`` and is read line by line, never run.
   download, line by line as ``docker pull`` prints it without a terminal; the
   image is absent where the node's software says ``image_digest: absent``
   (``answer``'s ``image_absent``) and with ``pull-fail`` or ``pull-slow``.
+- ``docker run --rm ... -e SPARK_FLEET_REPO=REPO ... > "$log" 2>&1 &`` (serving's
+  weights step): what the whole step prints, ``weights on disk: N bytes``
+  lines around ``hf download``'s last lines, N the plan's weights the script
+  names; quick once the node holds them; with ``weights-gated``
+  huggingface_hub's words for a gated repository without a token (exit 1),
+  with ``weights-slow`` a download that outlasts the step. The script's lines
+  after it only report, so the answer ends there.
 - ``docker run -d --name N --label spark-fleet.serving=ID ... vllm serve ...``
   starts a simulated engine (``simfleet.engine.SimEngine``) on 127.0.0.1 at
   the ``--port`` the script names, serving ``--served-model-name``; with
@@ -25,7 +32,7 @@ script arrives on stdin of ``bash -s`` and is read line by line, never run.
   and ``docker logs --tail K N``: a container's state and what its process
   printed (vLLM's start, Ray's, or vLLM's error with ``load-fail``).
 
-Faults: ``serve-fail`` (a launch exits 125 as docker does without a GPU
+Faults: ``weights-gated``, ``weights-slow`` (above), ``serve-fail`` (a launch exits 125 as docker does without a GPU
 runtime), ``die-after`` (engines stop answering ``die_after_s`` after they
 start), ``load-fail`` (vLLM ends while it loads the model, with its own
 error: a one-node engine's container exits 1; a multi-node one's ``vllm
@@ -98,6 +105,27 @@ def full_image_id(short: str) -> str:
 
 def _image_in(words: list[str]) -> str:
     return next((w for w in words if _IMAGE_REF.fullmatch(w)), "image")
+
+
+# the plan's weights as the weights step's script names them (serving.steps.weights_steps)
+EXPECTED = re.compile(r"^# the plan's weights: about (\d+) bytes", re.M)
+# huggingface_hub's words for a gated repository asked without a token that may read it (hf download exits 1)
+GATED_ERROR = (
+    "huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: Root=1-6752e1a2-3f0c5d1e)\n\n"
+    "Cannot access gated repo for url https://huggingface.co/{repo}/resolve/main/config.json.\n"
+    "Access to model {repo} is restricted. You must have access to it and be authenticated to access it. "
+    "Please log in.\n"
+)
+
+
+def on_disk(count: int) -> str:
+    """A weights step's report of the bytes in the node's cache (serving.steps.weights_on_disk reads it)."""
+    return f"weights on disk: {count} bytes\n"
+
+
+def snapshot_line(repo: str) -> str:
+    """hf download's last line: the snapshot's folder in the container's cache."""
+    return f"/root/.cache/huggingface/hub/models--{repo.replace('/', '--')}/snapshots/{'5d' * 20}\n"
 
 
 GPU_RUNTIME_ERROR = (
@@ -173,6 +201,7 @@ class NodeServing:
         self.routers: dict[int, asyncio.subprocess.Process] = {}
         self.router_ports: dict[int, int] = {}  # serving id -> the port its router listens on
         self.pulled: set[str] = set()  # images an image step downloaded here
+        self.weights: set[str] = set()  # repositories a weights step downloaded here
 
     async def answer(
         self,
@@ -213,6 +242,8 @@ class NodeServing:
                 if errexit:  # set -e ends the script there; without it (the stop script) bash goes on
                     return "".join(out), refused[1]
                 continue
+            if words[:3] == ["docker", "run", "--rm"] and any(w.startswith("SPARK_FLEET_REPO=") for w in words):
+                return await self._weights(script, words, faults, out, write)
             status = await self._line(line, words, faults, out, tps, write)
             if status:
                 return "".join(out), status
@@ -292,6 +323,29 @@ class NodeServing:
         out.append(pull_lines(image, len(LAYERS)))
         self.pulled.add(image)
         return 0
+
+    async def _weights(
+        self, script: str, words: list[str], faults: set[str], out: list[str], write: Callable[[str], None] | None
+    ) -> tuple[str, int]:
+        """The whole weights step: its reports of the bytes in the cache around hf download's last lines."""
+        repo = next(w for w in words if w.startswith("SPARK_FLEET_REPO=")).split("=", 1)[1]
+        expected = int(m[1]) if (m := EXPECTED.search(script)) else 10**9
+        had = repo in self.weights
+        out.append(on_disk(expected if had else 0))
+        if "weights-gated" in faults and not had:
+            out += [GATED_ERROR.format(repo=repo), on_disk(0)]
+            return "".join(out), 1
+        if "weights-slow" in faults and write is not None and not had:
+            # more slowly than the step may last: two fifths there, then nothing until the connection closes
+            write("".join(out) + on_disk(expected * 2 // 5))
+            out.clear()
+            await asyncio.sleep(3600)
+            return "", 1
+        if not had:
+            out += [on_disk(expected // 2), "Fetching 9 files: 100%|##########| 9/9 [00:41<00:00,  4.61s/it]\n"]
+        self.weights.add(repo)
+        out += [snapshot_line(repo), on_disk(expected)]
+        return "".join(out), 0
 
     def _alive(self, container: _Container) -> bool:
         return container.exit_code is None and (container.engine is None or not container.engine.dead)

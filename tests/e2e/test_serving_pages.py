@@ -273,6 +273,25 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         )
         expect(page.locator("#step-1 .pull-progress")).to_have_count(0)
         shots(page, shot, "serving-detail-starting")
+        # then the weights, side by side: the bytes in each node's cache against the plan's weights
+        assert [(s["label"], s["node"]) for s in steps[2:4]] == [("weights", "serve-a"), ("weights", "serve-b")]
+        repo, size = steps[2]["weights"], steps[2]["expected_bytes"]
+        steps[1]["status"], steps[1]["output"] = "done", pull_lines(image, 5)
+        steps[1]["layers"] = pull_layers(steps[1]["output"])
+        for index, got in ((2, 9_637_000_000), (3, 2_410_000_000)):
+            steps[index]["status"] = "running"
+            steps[index]["output"] = f"weights on disk: 0 bytes\nweights on disk: {got} bytes\n"
+            steps[index]["on_disk"] = got
+        Serving.objects.filter(pk=failed.pk).update(steps=steps)
+        page.goto(f"{base}/serving/{failed.pk}/")
+        expect(page.locator("#step-4 .pull-progress")).to_contain_text(
+            f"{repo}: 2.4 GB of about {size / 1e9:.1f} GB on disk (expected: the plan's weights)"
+        )
+        expect(page.get_by_role("progressbar", name=f"weights of {repo} on serve-a")).to_have_attribute(
+            "value", "9637000000"
+        )
+        page.locator("#step-3").scroll_into_view_if_needed()
+        shots(page, shot, "serving-detail-weights")
         page.goto(f"{base}/serving/")
         shots(page, shot, "serving-list-mixed")
         # the navigation bar, with Serving, from the width it shows on (the menu below)

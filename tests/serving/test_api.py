@@ -15,6 +15,7 @@ from tests.serving.conftest import SMALL, book
 
 pytestmark = pytest.mark.django_db
 ONE_NODE, TWO_COPIES, TP2 = 0, 1, 3  # the plans of SMALL on the pair, in the planner's order
+NO_WEIGHTS = {"weights": None, "weights_bytes": None}
 
 
 def rows() -> tuple[int, int, int, int]:
@@ -40,13 +41,20 @@ def test_member_serves_on_own_booking_and_reads_it_back(api_member, booked_pair,
     assert body["booking"]["id"] == Booking.objects.get().pk and body["booking_end"] == body["booking"]["end"]
     assert [(s["node"], s["label"], s["status"]) for s in body["steps"]] == [
         ("pair-a", "image", "waiting"),
+        ("pair-a", "weights", "waiting"),
         ("pair-a", "engine", "waiting"),
         ("pair-a", "wait for the engine", "waiting"),
     ]
     assert body["plan"]["label"] == "1 node" and body["plan"]["ports"] == [9100]
     serving = Serving.objects.get()
     assert serving.steps[0]["image"] == vllm_image() and "docker pull" in serving.steps[0]["script"]
-    script = serving.steps[1]["script"]
+    weights = serving.steps[1]
+    repo = "meta-llama/Llama-3.1-8B-Instruct"  # the bf16 variant's reference
+    assert body["steps"][1]["weights"] == weights["weights"] == repo
+    assert weights["expected_bytes"] == 16_060_000_000 and body["steps"][1]["weights_bytes"] is None
+    assert f"--label spark-fleet.serving={serving.pk}" in weights["script"]
+    assert f"-e SPARK_FLEET_REPO={repo}" in weights["script"] and vllm_image() in weights["script"]
+    script = serving.steps[2]["script"]
     assert f"--label spark-fleet.serving={serving.pk}" in script and "--port 9100" in script
     assert f"--name spark-fleet-{serving.pk}-1-0" in script and "docker run -d" in script
     assert f"# predicted decode: {serving.plan['decode_tps']:.2f} tok/s per stream" in script
@@ -65,6 +73,8 @@ def test_two_copies_get_a_router_on_the_first_node(api_member, booked_pair, sett
     assert [(s["node"], s["label"]) for s in serving.steps] == [
         ("pair-a", "image"),
         ("pair-b", "image"),
+        ("pair-a", "weights"),
+        ("pair-b", "weights"),
         ("pair-a", "engine"),
         ("pair-b", "engine"),
         ("pair-a", "wait for the engine"),
@@ -72,7 +82,7 @@ def test_two_copies_get_a_router_on_the_first_node(api_member, booked_pair, sett
         ("pair-a", "router"),
         ("pair-a", "wait for the router"),
     ]
-    router = serving.steps[6]["script"]
+    router = serving.steps[8]["script"]
     workers = "http://10.20.1.11:9100 http://10.20.1.12:9100"
     assert f"vllm-router --host 0.0.0.0 --port 9101 --worker-urls {workers}" in router
     assert "--policy round_robin --prometheus-host 0.0.0.0 --prometheus-port 9102" in router
@@ -225,6 +235,10 @@ def test_a_failed_serving_reads_the_same_in_the_api_and_on_its_page_whatever_its
     serving.endpoints = [{"node": "pair-a", "url": "http://10.20.1.11:9100/v1"}, "junk"]
     serving.steps = [
         {"node": "pair-a", "label": "image", "status": "failed", "image": "img:1", "layers": [3, 5], "output": "x"},
+        {"node": "pair-a", "label": "weights", "status": "failed"}
+        | {"weights": "org/m", "on_disk": 7}
+        | {"expected_bytes": 9},
+        {"node": "pair-a", "label": "weights", "status": "waiting"} | {"weights": "org/m", "on_disk": "7"},
         {"node": "pair-a", "label": "engine", "status": "waiting", "layers": [6, 5]},
         {"node": "pair-a", "label": "wait", "status": "waiting", "layers": ["1", 2]},
         "not a step",
@@ -234,16 +248,23 @@ def test_a_failed_serving_reads_the_same_in_the_api_and_on_its_page_whatever_its
     body = api_member.get(f"/api/serving/{serving.pk}").json()
     assert body["endpoints"] == []
     assert body["steps"] == [
-        {"node": "pair-a", "label": "image", "status": "failed", "output": "x", "image": "img:1", "layers": [3, 5]},
-        {"node": "pair-a", "label": "engine", "status": "waiting", "output": "", "image": None, "layers": None},
-        {"node": "pair-a", "label": "wait", "status": "waiting", "output": "", "image": None, "layers": None},
-        {"node": "", "label": "7", "status": "", "output": "", "image": None, "layers": None},
+        {"node": "pair-a", "label": "image", "status": "failed", "output": "x", "image": "img:1", "layers": [3, 5]}
+        | NO_WEIGHTS,
+        {"node": "pair-a", "label": "weights", "status": "failed", "output": "", "image": None, "layers": None}
+        | {"weights": "org/m", "weights_bytes": [7, 9]},
+        {"node": "pair-a", "label": "weights", "status": "waiting", "output": "", "image": None, "layers": None}
+        | {"weights": "org/m", "weights_bytes": None},
+        {"node": "pair-a", "label": "engine", "status": "waiting", "output": "", "image": None, "layers": None}
+        | NO_WEIGHTS,
+        {"node": "pair-a", "label": "wait", "status": "waiting", "output": "", "image": None, "layers": None}
+        | NO_WEIGHTS,
+        {"node": "", "label": "7", "status": "", "output": "", "image": None, "layers": None} | NO_WEIGHTS,
     ]
     page = ApiClient(member_user, session=True).get(f"/serving/{serving.pk}/")
     assert page.status_code == 200
     html = page.content.decode()
     assert "10.20.1.11:9100" not in html and '<span class="muted" id="serving-engines-none">none: failed</span>' in html
-    assert html.count("<progress ") == 1 and 'max="5" value="3"' in html
+    assert html.count("<progress ") == 2 and 'max="5" value="3"' in html and 'max="9" value="7"' in html
     serving.status = Serving.Status.SERVING
     serving.save()
     assert api_member.get(f"/api/serving/{serving.pk}").json()["endpoints"] == [

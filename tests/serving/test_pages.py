@@ -259,9 +259,10 @@ def test_a_failed_serving_shows_the_failed_step_and_its_output(booked_pair, memb
     serve_form(holder, booked_pair)
     serving = Serving.objects.get()
     steps = serving.steps
-    assert [s["label"] for s in steps[:2]] == ["image", "engine"]
+    assert [s["label"] for s in steps[:3]] == ["image", "weights", "engine"]
     steps[0].update(status="done", output="image ready\n")
-    steps[1].update(status="failed", output="docker: Error response from daemon: no such image\n")
+    steps[1].update(status="done", output="weights on disk: 16060000000 bytes\n", on_disk=16_060_000_000)
+    steps[2].update(status="failed", output="docker: Error response from daemon: no such image\n")
     Serving.objects.filter(pk=serving.pk).update(steps=steps)
     serving_release(serving.pk, status="failed", error="exited with status 125", failed_step="engine on pair-a")
     polled = holder.get(f"/serving/{serving.pk}/", headers={"HX-Request": "true", "HX-Target": "serving-steps"})
@@ -269,7 +270,9 @@ def test_a_failed_serving_shows_the_failed_step_and_its_output(booked_pair, memb
     page = holder.get(f"/serving/{serving.pk}/").content.decode()
     assert "<strong>Failed at engine on pair-a:</strong> exited with status 125" in page
     assert 'class="step step-done" id="step-1"' in page
-    assert 'class="step step-failed step-failed" id="step-2"' in page
+    assert 'class="step step-done" id="step-2"' in page
+    assert "16.1 GB of about 16.1 GB on disk" in page  # the weights, against the plan's
+    assert 'class="step step-failed step-failed" id="step-3"' in page
     assert "docker: Error response from daemon: no such image" in page
     assert 'hx-trigger="every 2s"' not in page  # nothing polls a failed serving
 

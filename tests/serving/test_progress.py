@@ -14,7 +14,7 @@ from telemetry.remote import Outcome
 from tests.serving.conftest import SMALL
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ENGINE = 1  # a one-node plan's steps: its image, its engine, the wait for it
+ENGINE = 2  # a one-node plan: image, weights, engine, wait (the engine step runs through _run_step)
 
 
 def test_output_so_far_is_stored_while_the_step_runs(api_member, booked_pair, monkeypatch):

@@ -102,10 +102,23 @@ def test_a_one_node_plan_serves_answers_and_stops(lab, api_member):
     assert body["endpoints"] == [{"node": "serve-a", "url": body["url"]}]
     assert [(s["node"], s["label"], s["status"]) for s in body["steps"]] == [
         ("serve-a", "image", "done"),
+        ("serve-a", "weights", "done"),
         ("serve-a", "engine", "done"),
         ("serve-a", "wait for the engine", "done"),
     ]
-    assert body["steps"][2]["output"] == f"GET {body['url']}/models"
+    # the weights first, into the node's cache: what hf download said, and the bytes there against the plan's
+    weights = body["steps"][1]
+    size = serving.steps[1]["expected_bytes"]
+    repo = "meta-llama/Llama-3.1-8B-Instruct"
+    assert (weights["weights"], weights["weights_bytes"]) == (repo, [size, size])
+    assert weights["output"] == (
+        f"weights on disk: 0 bytes\nweights on disk: {size // 2} bytes\n"
+        "Fetching 9 files: 100%|##########| 9/9 [00:41<00:00,  4.61s/it]\n"
+        f"/root/.cache/huggingface/hub/models--meta-llama--Llama-3.1-8B-Instruct/snapshots/{'5d' * 20}\n"
+        f"weights on disk: {size} bytes\n"
+    )
+    assert fleet.fleet.serving("serve-a").weights == {repo} and fleet.fleet.serving("serve-b").weights == set()
+    assert body["steps"][3]["output"] == f"GET {body['url']}/models"
     answer = complete(body["url"])
     assert answer["model"] == SMALL and answer["choices"][0]["text"] and answer["usage"]["completion_tokens"] == 5
     assert set(fleet.fleet.serving("serve-a").containers) == {f"spark-fleet-{serving.pk}-1-0"}
@@ -157,6 +170,8 @@ def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member, tmp_path)
     assert [(s["node"], s["label"]) for s in serving.steps] == [
         ("serve-a", "image"),
         ("serve-b", "image"),
+        ("serve-a", "weights"),
+        ("serve-b", "weights"),
         ("serve-a", "ray head"),
         ("serve-b", "ray worker"),
         ("serve-a", "engine"),
@@ -165,22 +180,22 @@ def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member, tmp_path)
         ("serve-b", "NCCL network"),
     ]
     # once it answers, each rank's own NCCL says which network it chose: RoCE on both, read from their logs
-    assert [s["networks"] for s in serving.steps[6:]] == [{"serve-a": "IB"}, {"serve-b": "IB"}]
-    assert "NCCL INFO Using network IB" in serving.steps[7]["output"]
-    assert "-e NCCL_DEBUG=INFO -e NCCL_DEBUG_SUBSYS=INIT,NET" in serving.steps[2]["script"]
+    assert [s["networks"] for s in serving.steps[8:]] == [{"serve-a": "IB"}, {"serve-b": "IB"}]
+    assert "NCCL INFO Using network IB" in serving.steps[9]["output"]
+    assert "-e NCCL_DEBUG=INFO -e NCCL_DEBUG_SUBSYS=INIT,NET" in serving.steps[4]["script"]
     assert api_member.get(f"/api/serving/{serving.pk}").json()["engine_networks"] == {"serve-a": "IB", "serve-b": "IB"}
     layout = served_layout(serving)
     assert layout.backend == "nccl" and layout.notes.endswith(
         "; NCCL over RoCE on serve-a, serve-b, as the engines' own NCCL said"
     )
     # what docker prints for a detached container (its id), and the wait's own words: nothing from checks it passed
-    assert re.fullmatch(r"[0-9a-f]{64}\n", serving.steps[2]["output"]), serving.steps[2]["output"]
-    assert serving.steps[4]["output"] == "waiting for 2 Ray nodes\n"
-    head = serving.steps[2]["script"]
+    assert re.fullmatch(r"[0-9a-f]{64}\n", serving.steps[4]["output"]), serving.steps[4]["output"]
+    assert serving.steps[6]["output"] == "waiting for 2 Ray nodes\n"
+    head = serving.steps[4]["script"]
     assert "ray start --block --head --port=6379" in head and "-e NCCL_IB_HCA=" in head
-    worker = serving.steps[3]["script"]
+    worker = serving.steps[5]["script"]
     assert "ray start --block --address=" in worker and ":6379" in worker
-    engine = serving.steps[4]["script"]
+    engine = serving.steps[6]["script"]
     run = next(line for line in engine.splitlines() if line.startswith("docker exec -d"))
     words = shlex.split(run)
     assert words[:6] == ["docker", "exec", "-d", f"spark-fleet-{serving.pk}-1-0", "sh", "-c"] and len(words) == 7
@@ -188,12 +203,15 @@ def test_a_tp2_plan_on_the_pair_starts_ray_head_first(lab, api_member, tmp_path)
     assert inner[:2] == ["vllm", "serve"] and "--tensor-parallel-size" in inner
     assert inner[-7:] == [">", "/proc/1/fd/1", "2>&1;", "echo", "$?", ">", "/tmp/spark-fleet-serve.exit"]
     shellcheck(tmp_path, engine)  # the engine step as the head's bash -s reads it: no finding
-    wait = serving.steps[5]
+    wait = serving.steps[7]
     assert (wait["label"], wait["in_ray"], wait["container"]) == (
         "wait for the engine",
         True,
         f"spark-fleet-{serving.pk}-1-0",
     )
+    # each node downloaded the weights into its own cache (each loads its share from there)
+    assert [s["status"] for s in serving.steps[2:4]] == ["done", "done"]
+    assert fleet.fleet.serving("serve-a").weights == fleet.fleet.serving("serve-b").weights != set()
     assert set(fleet.fleet.serving("serve-b").containers) == {f"spark-fleet-{serving.pk}-1-1"}
     assert complete(serving.url)["choices"][0]["text"]
     assert sorted(ServingNode.objects.filter(live=True).values_list("spark__name", flat=True)) == ["serve-a", "serve-b"]
@@ -272,11 +290,11 @@ def test_a_failing_node_ends_failed_with_its_output_and_stops_the_rest(lab, api_
     serving = serve(api_member, group, TWO_COPIES)
     assert serving.status == "failed"
     assert serving.failed_step == "engine on serve-b", (serving.error, serving.steps)
-    failed = serving.steps[3]
+    failed = serving.steps[5]
     assert failed["status"] == "failed" and "could not select device driver" in failed["output"]
     assert "exited with status 125" in failed["output"]
-    assert [s["status"] for s in serving.steps[:3]] == ["done", "done", "done"]
-    assert serving.steps[4]["status"] == "waiting"
+    assert [s["status"] for s in serving.steps[:5]] == ["done"] * 5
+    assert serving.steps[6]["status"] == "waiting"
     assert serving.error == (
         "its container could not start: Docker on serve-b cannot give containers the GPU (no NVIDIA runtime); install "
         "the NVIDIA Container Toolkit there and restart Docker (exited with status 125)"
@@ -373,9 +391,11 @@ def test_a_node_without_the_image_downloads_it_first_and_its_layers_count(lab, a
     assert fleet.fleet.serving("serve-b").pulled == {image}
     assert fleet.fleet.software("serve-b") == {}
     body = api_member.get(f"/api/serving/{serving.pk}").json()
-    assert [(s["label"], s["image"], s["layers"]) for s in body["steps"][:3]] == [
+    assert [(s["label"], s["image"], s["layers"]) for s in body["steps"][:5]] == [
         ("image", image, None),
         ("image", image, [5, 5]),
+        ("weights", None, None),
+        ("weights", None, None),
         ("engine", None, None),
     ]
     committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
@@ -400,7 +420,7 @@ def test_an_engine_that_ends_while_loading_fails_at_once_with_its_own_words(lab,
     crash = line[line.index("ValueError: ") :]  # vLLM's error, its log prefix left out
     assert line.startswith("(EngineCore_DP0 pid=266) ERROR") and crash.startswith("ValueError: To serve at least")
     assert serving.error == f"the engine's container {name} on serve-a ended (exit code 1) before it answered: {crash}"
-    wait = serving.steps[2]
+    wait = serving.steps[3]
     assert wait["label"] == "wait for the engine" and wait["status"] == "failed"
     assert f"{name} is exited; its last lines (docker logs):\n{LOAD_FAIL_LOG}" in wait["output"]
     assert fleet.fleet.serving("serve-a").containers == {}  # what was started is removed
@@ -410,9 +430,9 @@ def test_an_engine_that_ends_while_loading_fails_at_once_with_its_own_words(lab,
     again = serve(api_member, group, ONE_NODE)
     assert again.status == "serving", (again.failed_step, again.error)
     steps = [dict(s) for s in again.steps]
-    assert runner._watch_engine(again.pk, steps, steps[2]) == ""
-    assert f"spark-fleet-{again.pk}-1-0 is running; its last lines (docker logs):\n" in steps[2]["output"]
-    assert "Starting vLLM API server 0 on http://0.0.0.0:" in steps[2]["output"]
+    assert runner._watch_engine(again.pk, steps, steps[3]) == ""
+    assert f"spark-fleet-{again.pk}-1-0 is running; its last lines (docker logs):\n" in steps[3]["output"]
+    assert "Starting vLLM API server 0 on http://0.0.0.0:" in steps[3]["output"]
     committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
 
 
@@ -435,7 +455,7 @@ def test_a_multi_node_engine_that_ends_while_loading_fails_at_once(lab, api_memb
     crash = line[line.index("ValueError: ") :]
     assert (serving.status, serving.failed_step) == ("failed", "wait for the engine on serve-a")
     assert serving.error == f"the engine in {name} on serve-a ended (exit code 1) before it answered: {crash}"
-    wait = serving.steps[5]
+    wait = serving.steps[7]
     assert wait["label"] == "wait for the engine"
     assert f"{name} is running; its last lines (docker logs):\n" in wait["output"]
     assert "Ray runtime started." in wait["output"] and LOAD_FAIL_LOG in wait["output"]
@@ -473,6 +493,66 @@ def test_images_still_downloading_when_the_step_times_out_say_so(lab, api_member
     assert fleet.fleet.serving("serve-a").containers == {}
 
 
+def test_a_gated_model_without_a_token_fails_at_its_weights_in_hugging_faces_words(lab, api_member):
+    """serve-b's fleet user has no HF_TOKEN that may read the gated repository:
+    its weights step fails with huggingface_hub's words and what to do, while
+    serve-a's download (side by side) ends done; no engine starts. Mended, the
+    weights serve-a holds already come at once, and it serves."""
+    from simfleet.serve_answers import GATED_ERROR
+
+    fleet, group = lab
+    fleet.set_faults("serve-b", {"weights-gated"})
+    serving = serve(api_member, group, TWO_COPIES)
+    repo = "meta-llama/Llama-3.1-8B-Instruct"
+    assert (serving.status, serving.failed_step) == ("failed", "weights on serve-b")
+    assert serving.error == (
+        f"the weights could not be downloaded: {repo} is gated on Hugging Face: accept its terms there with the "
+        "lab's account, and give the fleet user on serve-b an HF_TOKEN that may read it (in its environment for "
+        "non-interactive SSH sessions) (exited with status 1)"
+    )
+    assert [(s["label"], s["node"], s["status"]) for s in serving.steps[:5]] == [
+        ("image", "serve-a", "done"),
+        ("image", "serve-b", "done"),
+        ("weights", "serve-a", "done"),
+        ("weights", "serve-b", "failed"),
+        ("engine", "serve-a", "waiting"),
+    ]
+    assert GATED_ERROR.format(repo=repo) in serving.steps[3]["output"]
+    assert fleet.fleet.serving("serve-a").containers == {} and fleet.fleet.serving("serve-b").containers == {}
+    assert not ServingNode.objects.filter(live=True).exists()
+    fleet.set_faults("serve-b", set())
+    again = serve(api_member, group, TWO_COPIES)
+    assert again.status == "serving", (again.failed_step, again.error)
+    size = again.steps[2]["expected_bytes"]
+    held = f"weights on disk: {size} bytes\n"
+    assert again.steps[2]["output"].startswith(held) and "Fetching" not in again.steps[2]["output"]
+    assert "Fetching 9 files" in again.steps[3]["output"]  # serve-b downloads them now
+    committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
+
+
+def test_weights_still_downloading_when_their_time_runs_out_say_how_far(lab, api_member, settings):
+    """A 70B model at a slow link outlasts FLEET_SERVE_WEIGHTS_S: the error
+    says the weights were still downloading, how much is on disk against the
+    plan's weights, and that serving again resumes; both nodes downloaded side
+    by side; nothing is left held or running."""
+    settings.FLEET_SERVE_WEIGHTS_S = 2
+    fleet, group = lab
+    for name in ("serve-a", "serve-b"):
+        fleet.set_faults(name, {"weights-slow"})
+    serving, repo = serve(api_member, group, TWO_COPIES), "meta-llama/Llama-3.1-8B-Instruct"
+    assert (serving.status, serving.failed_step) == ("failed", "weights on serve-a")
+    assert serving.error == (
+        f"the weights of {repo} were still downloading on serve-a when the step's time ran out "
+        f"(FLEET_SERVE_WEIGHTS_S, 2 s; 6.4 GB on disk of about 16.1 GB); serve again to resume the download, or "
+        f"run `hf download {repo}` there first (timed out after 2 s)"
+    )
+    first, second = serving.steps[2:4]
+    assert (first["status"], first["on_disk"], second["on_disk"]) == ("failed", 6_424_000_000, 6_424_000_000)
+    body = api_member.get(f"/api/serving/{serving.pk}").json()
+    assert body["steps"][3]["weights_bytes"] == [6_424_000_000, 16_060_000_000]
+    assert not ServingNode.objects.filter(live=True).exists()
+
+
 def test_a_ray_instance_whose_nodes_hold_two_builds_of_the_image_is_refused(lab, api_member):
     """Both Sparks pulled the tag long ago (one older build: the last software
     poll saw no difference); since then serve-b's copy was removed, and the
@@ -497,7 +577,7 @@ def test_a_ray_instance_whose_nodes_hold_two_builds_of_the_image_is_refused(lab,
     assert [(s["label"], s["status"]) for s in serving.steps[:3]] == [
         ("image", "done"),
         ("image", "failed"),
-        ("ray head", "waiting"),
+        ("weights", "waiting"),
     ]
     assert fleet.fleet.serving("serve-a").containers == {} and not ServingNode.objects.filter(live=True).exists()
     fleet.fleet.set_software("serve-a", {})  # docker pull there: the registry's build
@@ -547,7 +627,7 @@ def test_a_stop_while_images_download_closes_every_download(lab, member_user, se
     assert [(s["label"], s["status"]) for s in serving.steps[:3]] == [
         ("image", "stopped"),
         ("image", "stopped"),
-        ("engine", "waiting"),
+        ("weights", "waiting"),
     ]
     assert all("timed out" not in s["output"] and "Pull complete" in s["output"] for s in serving.steps[:2])
     assert not ServingNode.objects.filter(live=True).exists()
@@ -724,7 +804,7 @@ def test_a_start_whose_worker_died_is_failed_and_its_engines_stopped(lab, api_me
     serving = Serving.objects.get(pk=response.json()["id"])
     # a worker took it and died half-way: one engine runs, the message comes back to a new worker
     Serving.objects.filter(pk=serving.pk).update(task_id="task-1", started_at=timezone.now(), attempts=1)
-    first = serving.steps[2]
+    first = serving.steps[4]
     assert first["label"] == "engine" and on_node(first["node"], first["script"]).error == ""
     assert len(fleet.fleet.serving(first["node"]).containers) == 1
     assert serving_execute(serving_id=serving.pk, task_id="task-1") is None
@@ -752,7 +832,7 @@ def test_a_second_delivery_of_a_start_still_running_is_left_to_its_worker(lab, a
     Serving.objects.filter(pk=serving.pk).update(
         task_id="task-1", started_at=timezone.now(), heartbeat_at=timezone.now(), attempts=1
     )
-    engine = serving.steps[2]
+    engine = serving.steps[4]
     assert engine["label"] == "engine" and on_node(engine["node"], engine["script"]).error == ""
     watched: list[float] = []
 

@@ -3,6 +3,7 @@ inventory or a user ever becomes a word of its own on a command line."""
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from serving import steps
@@ -108,7 +109,6 @@ BUILD = "ab" * 32
 
 def _run_image_step(tmp_path, with_docker: bool = True, **env: str):
     import shutil
-    import subprocess
 
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
@@ -119,18 +119,28 @@ def _run_image_step(tmp_path, with_docker: bool = True, **env: str):
     for name in ("cat", "sh"):
         if not (bin_dir / name).exists():
             (bin_dir / name).symlink_to(shutil.which(name))
-    (tmp_path / "docker.log").write_text("")
     (tmp_path / "pulled").unlink(missing_ok=True)
+    status, output, calls = _real_bash(tmp_path, _image_step().script, {"PATH": str(bin_dir), "BUILD": BUILD, **env})
+    return status, output, calls.splitlines()
+
+
+def _real_bash(home, script: str, env: dict[str, str]) -> tuple[int, str, str]:
+    """The step's script under a real ``bash -s``, as the fleet user's shell runs serving's one command:
+    its status, its output, and what the stand-in docker was asked."""
+    import subprocess
+
+    (home / "docker.log").write_text("")
     done = subprocess.run(
-        ["bash", "-s"],  # as the fleet user's shell runs serving's one command
+        ["bash", "-s"],
         executable="/bin/bash",
-        input="exec 2>&1\n" + _image_step().script,
+        input="exec 2>&1\n" + script,
         capture_output=True,
         text=True,
-        env={"PATH": str(bin_dir), "HOME": str(tmp_path), "BUILD": BUILD, **env},
+        env={"HOME": str(home), **env},
         check=False,
+        timeout=60,
     )
-    return done.returncode, done.stdout, (tmp_path / "docker.log").read_text().splitlines()
+    return done.returncode, done.stdout, (home / "docker.log").read_text()
 
 
 def test_the_image_step_downloads_only_an_image_that_is_not_there(tmp_path):
@@ -219,3 +229,136 @@ def test_an_engines_state_and_last_lines_are_read_and_its_crash_named(tmp_path):
     assert steps.read_engine_state("state: running 0\nRay runtime started.\n").ended is False
     assert steps.crash_line("loading\n\nkilled\n") == "killed"
     assert steps.crash_line("") == ""
+
+
+# A docker for the weights step under a real bash: it checks the repository came in the environment
+# (never in the command's text), writes the files into the mounted cache as hf download does, prints
+# tqdm's bars (carriage returns, no terminal) and the snapshot's folder, or hf's error, as told.
+FAKE_HF_DOCKER = r"""#!/bin/bash
+echo "$*" >> "$HOME/docker.log"
+repo=""; cache=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -e) case "$2" in SPARK_FLEET_REPO=*) repo="${2#SPARK_FLEET_REPO=}" ;; esac; shift 2 ;;
+    -v) cache="${2%%:*}"; shift 2 ;;
+    -c) inner="$2"; shift 2 ;;
+    *) shift ;;
+  esac
+done
+case "$inner" in *'hf download "$SPARK_FLEET_REPO"'*) ;; *) echo "unexpected command: $inner"; exit 2 ;; esac
+folder="$cache/hub/models--${repo//\//--}"
+mkdir -p "$folder/blobs" "$folder/snapshots/5d5d"
+if [ -n "$HF_ERROR" ]; then
+  printf 'Fetching 9 files:   0%%|          | 0/9 [00:00<?, ?it/s]\r'
+  echo "huggingface_hub.errors.$HF_ERROR"
+  exit 1
+fi
+head -c 300000 /dev/zero > "$folder/blobs/a.incomplete"
+sleep "${HF_SLOW:-0}"
+mv "$folder/blobs/a.incomplete" "$folder/blobs/a"
+printf 'Fetching 9 files:   0%%|          | 0/9 [00:00<?, ?it/s]\r'
+printf 'Fetching 9 files: 100%%|##########| 9/9 [00:01<00:00,  8.1it/s]\n'
+echo "/root/.cache/huggingface/hub/models--${repo//\//--}/snapshots/5d5d"
+"""
+
+
+def _weights_step():
+    from types import SimpleNamespace
+
+    from placement.launch import LaunchSettings
+    from placement.model_catalogue import get_seed_model
+
+    plan = SimpleNamespace(nodes=("a", "b"))  # the steps read only the plan's nodes
+    model = get_seed_model("llama-3.1-8b")
+    found = steps.weights_steps(plan, model, LaunchSettings(vllm_image=IMAGE), serving_id=12)  # type: ignore[arg-type]
+    repo = "meta-llama/Llama-3.1-8B-Instruct"
+    assert [(s.node, s.label, s.weights, s.expected_bytes) for s in found] == [
+        ("a", "weights", repo, 16_060_000_000),
+        ("b", "weights", repo, 16_060_000_000),
+    ]
+    assert found[0].script == found[1].script
+    return found[0]
+
+
+def _run_weights_step(tmp_path, **env: str):
+    import shutil
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    docker = bin_dir / "docker"
+    docker.write_text(FAKE_HF_DOCKER)
+    docker.chmod(0o755)
+    path = f"{bin_dir}:{shutil.which('du').rsplit('/', 1)[0]}:/bin"
+    return _real_bash(tmp_path, _weights_step().script, {"PATH": path, **env})
+
+
+def test_the_weights_step_downloads_into_the_nodes_cache_and_says_how_much_is_there(tmp_path):
+    """Run by a real bash with a stand-in docker: the repository reaches hf
+    download in the container's environment, never in a command's text; the
+    step reports the bytes in the repository's cache folder while it runs and
+    at its end, then hf download's last lines (its carriage-return bars split);
+    hf's failure is the step's, in its own words."""
+    import subprocess
+
+    status, output, calls = _run_weights_step(tmp_path, HF_SLOW="0.3")
+    folder = tmp_path / ".cache/huggingface/hub/models--meta-llama--Llama-3.1-8B-Instruct"
+    size = int(subprocess.run(["du", "-sb", str(folder)], capture_output=True, text=True, check=True).stdout.split()[0])
+    assert size > 300_000 and status == 0
+    lines = output.splitlines()
+    assert re.fullmatch(r"weights on disk: \d+ bytes", lines[0])
+    assert lines[1:] == [
+        "Fetching 9 files:   0%|          | 0/9 [00:00<?, ?it/s]",
+        "Fetching 9 files: 100%|##########| 9/9 [00:01<00:00,  8.1it/s]",
+        "/root/.cache/huggingface/hub/models--meta-llama--Llama-3.1-8B-Instruct/snapshots/5d5d",
+        f"weights on disk: {size} bytes",
+    ]
+    assert steps.weights_on_disk(output) == size
+    assert "meta-llama" not in calls.split(" -c ")[1]  # the repository is not in the command run in the container
+    assert "--name spark-fleet-12-weights --label spark-fleet.serving=12 --network host -e HF_TOKEN" in calls
+    assert f"-e SPARK_FLEET_REPO=meta-llama/Llama-3.1-8B-Instruct -v {tmp_path}/.cache/huggingface:" in calls
+    assert "hf download \"$SPARK_FLEET_REPO\" --exclude 'original/*' '*.pth' '*.gguf'; " in calls
+
+    gated = tmp_path / "gated"
+    gated.mkdir()
+    error = "GatedRepoError: 401 Client Error. Cannot access gated repo for url https://huggingface.co/x."
+    status, output, _ = _run_weights_step(gated, HF_ERROR=error)
+    assert status == 1
+    assert output.splitlines()[1:] == [
+        "Fetching 9 files:   0%|          | 0/9 [00:00<?, ?it/s]",
+        f"huggingface_hub.errors.{error}",
+        output.splitlines()[-1],
+    ]
+    assert steps.weights_failure(output) == "gated"
+
+
+def test_the_weights_step_passes_shellcheck_and_its_failures_read_by_hf_words(tmp_path):
+    _shellcheck(tmp_path, _weights_step().script)
+    assert steps.hub_folder("nvidia/Llama-3.3-70B-Instruct-NVFP4") == "models--nvidia--Llama-3.3-70B-Instruct-NVFP4"
+    table = {
+        "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error.": "missing",
+        "OSError: [Errno 28] No space left on device": "disk",
+        "huggingface_hub.errors.LocalEntryNotFoundError: An error happened while trying to locate the files": "offline",
+        "Access to model meta-llama/x is restricted. You must have access to it and be authenticated": "gated",
+        "KeyboardInterrupt": "",
+    }
+    assert {words: steps.weights_failure(words) for words in table} == table
+    assert steps.weights_on_disk("weights on disk: 12 bytes\nx\nweights on disk: 40 bytes\n") == 40
+    assert steps.weights_on_disk("Fetching 9 files\n") is None
+
+
+def test_a_reference_that_is_not_a_hugging_face_repository_downloads_nothing():
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from placement.launch import LaunchSettings
+    from placement.model_catalogue import get_seed_model
+
+    model = get_seed_model("llama-3.1-8b")
+    plan = SimpleNamespace(nodes=("a",))
+    kept = replace(model, hf_repo="org/name", variants=())
+    found = steps.weights_steps(plan, kept, LaunchSettings(vllm_image=IMAGE), serving_id=1)  # type: ignore[arg-type]
+    assert [s.weights for s in found] == ["org/name"]
+    for odd in ("/models/llama", "../x/y", "a/b/c", "org/name; rm -rf ~"):
+        local = replace(model, hf_repo=odd, variants=())
+        found = steps.weights_steps(plan, local, LaunchSettings(vllm_image=IMAGE), serving_id=1)  # type: ignore[arg-type]
+        assert found == [], odd
