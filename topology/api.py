@@ -17,7 +17,7 @@ from core.pages import Rows, paginated
 
 from . import services as svc
 from .live import group_out, live_state
-from .selectors import GroupView, group_detail
+from .selectors import GroupView, group_detail, groups_overview
 
 router = Router(tags=["topology"])
 
@@ -109,7 +109,7 @@ def _one(group_id: int) -> dict[str, Any]:
 
 
 def _out(view: GroupView, overview: Any) -> dict[str, Any]:
-    return group_out(view, live_state(overview=overview).group(view))
+    return group_out(view, live_state(overview=overview, views=[view]).group(view))
 
 
 @router.get("/groups", response=list[GroupOut], summary="List live node groups")
@@ -119,9 +119,14 @@ def groups_list(request: HttpRequest, include_subgroups: bool = True, kind: str 
     groups are drawn with their state."""
     if kind and kind not in KINDS:
         raise BadInput(f"{kind!r} is not a group kind; one of {', '.join(KINDS)}", "kind")
-    live = live_state()
-    views = [v for v in live.overview.all(include_subgroups=include_subgroups) if not kind or v.result.kind == kind]
-    return Rows.each(views, lambda v: group_out(v, live.group(v)))
+    overview = groups_overview()
+    views = [v for v in overview.all(include_subgroups=include_subgroups) if not kind or v.result.kind == kind]
+
+    def page_out(page: list[GroupView]) -> list[dict[str, Any]]:
+        live = live_state(overview=overview, views=page)  # the page's Sparks alone
+        return [group_out(v, live.group(v)) for v in page]
+
+    return Rows(views, page_out)
 
 
 @router.get("/groups/{group_id}", response=GroupOut, summary="Read one node group")

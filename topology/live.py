@@ -242,20 +242,27 @@ def links_by_key(fleet: FleetState) -> dict[tuple[str, str], LinkState]:
     return {(link.a, link.b): link for link in fleet.links}
 
 
-def live_state(*, overview: Overview | None = None, now: datetime | None = None) -> Live:
-    """Every Spark, link and live group (sub-groups included)."""
+def live_state(
+    *, overview: Overview | None = None, now: datetime | None = None, views: Sequence[GroupView] | None = None
+) -> Live:
+    """Every Spark, link and live group (sub-groups included); with ``views``,
+    only those groups, their Sparks and their links (one group's page, a page
+    of the API's list): what they show is the same, read at the cost of their
+    own Sparks rather than the whole fleet's."""
     overview = overview or groups_overview()
-    seen = _seen(None)
+    chosen = overview.all() if views is None else list(views)
+    names = None if views is None else sorted({name for view in chosen for name in view.result.nodes})
+    seen = _seen(names)
     at = _now(now)
-    expected = _expected(None)
+    expected = _expected(names)
     links: dict[tuple[str, str], LinkExpected] = {}
-    for view in overview.groups:
+    for view in overview.groups if views is None else chosen:
         for link in _links(view.result):
             links.setdefault((link.a, link.b), link)
     fleet = fleet_state(
         expected, links.values(), seen, now=at, interval_s=conf.poll_interval_s(), os_reserve_gb=_reserve()
     )
-    views = overview.all()
+    views = chosen
     measured = measured_exchanges([view.id for view in views])
     by_key = links_by_key(fleet)
     groups = {

@@ -176,8 +176,9 @@ def group_page(request: HttpRequest, group_id: int) -> HttpResponse:
 
 
 def _detail(group_id: int) -> tuple[GroupView, Live]:
+    """One group with the state of it and its sub-groups, read from their Sparks alone."""
     view, overview = group_detail(group_id)
-    return view, live_state(overview=overview)
+    return view, live_state(overview=overview, views=[view, *view.subgroups])
 
 
 @admin_required

@@ -62,3 +62,27 @@ def test_state_costs_a_fixed_number_of_queries(fleet_key, tmp_path, settings):
     with CaptureQueriesContext(connection) as every:
         spark_states()
     assert len(few) == len(every) == 3
+
+
+def test_a_groups_state_read_from_its_own_sparks_is_the_fleets(fleet_key, tmp_path, settings):
+    """One group's page and a page of /api/groups read only their groups'
+    Sparks (``live_state(views=...)``): every group's state, every Spark and
+    link state it holds, is exactly what the whole fleet's reading says, and
+    no other Spark is read."""
+    with scenario(fleet_key, tmp_path, settings):
+        pass
+    from django.utils import timezone
+
+    at = timezone.now()  # one clock for both readings
+    whole = live_state(now=at)
+    views = whole.overview.all()
+    assert len(views) >= 3
+    for view in views:
+        alone = live_state(overview=whole.overview, views=[view, *view.subgroups], now=at)
+        assert alone.group(view) == whole.group(view), view.row.name
+        assert set(alone.fleet.sparks) == set(view.result.nodes)
+        assert {name: whole.spark(name) for name in view.result.nodes} == alone.fleet.sparks
+    page = live_state(overview=whole.overview, views=views[1:3], now=at)
+    assert [page.group(v) for v in views[1:3]] == [whole.group(v) for v in views[1:3]]
+    with pytest.raises(KeyError):
+        page.group(views[0])
