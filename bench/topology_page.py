@@ -1,15 +1,16 @@
-"""Time the topology pages on a 1,024-Spark lab, with their query counts.
+"""Time the topology pages on labs of 1,024 Sparks and more, with their query counts.
 
-The lab is the one bench/topology_engine.py builds (80 switched groups of 8
-on CRS804s with breakout cables, 70 rings of 4, 50 direct pairs, 4 lone
-Sparks; every fifth Spark 64 GB), imported through the product's lab import
-into a fresh SQLite database in a temporary directory. Each page is fetched
-through Django's test client (no network, no browser): the time is the
-server's. Query counts are taken first on the 17-Spark demo lab, then on the
-1,024-Spark lab: they must not grow. The baseline, measured in the same run,
-is the Spark list page (50 rows a page) and the bare engine on the same lab.
+Each lab is the mix bench/topology_engine.py builds, per 1,024 Sparks: 80
+switched groups of 8 on CRS804s with breakout cables, 70 rings of 4, 50
+direct pairs, 4 lone Sparks (every fifth Spark 64 GB), imported through the
+product's lab import into a fresh SQLite database in a temporary directory.
+Each page is fetched through Django's test client (no network, no browser):
+the time is the server's. Query counts are taken first on the 17-Spark demo
+lab, then at each size: they must not grow. The baselines, measured in the
+same run at each size, are the Spark list page (50 rows a page) and the
+bare engine on the same lab.
 
-    .venv/bin/python bench/topology_page.py [--repeats N]
+    .venv/bin/python bench/topology_page.py [--repeats N] [--sizes 1024,4096]
 """
 
 from __future__ import annotations
@@ -31,7 +32,11 @@ sys.path.insert(0, str(ROOT))
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--sizes", default="1024", help="Sparks per lab, multiples of 1,024 (comma-separated)")
     args = parser.parse_args()
+    counts = [int(n) for n in args.sizes.split(",")]
+    if any(n <= 0 or n % 1024 for n in counts):
+        parser.error("--sizes: multiples of 1024")
 
     client: Any = django_client("bench-topology-", "lab-admin")
 
@@ -72,40 +77,50 @@ def main() -> None:
     lab_import(actor=Actor(source="import"), data=demo)
     small = {name: queries(path) for name, path in pages("spark-07").items()}
 
-    # Clear the demo lab (catalogue and user stay) for the 1,024-Spark one.
-    for model in (Cable, Spark, Switch, NodeGroupMember, NodeGroup):
-        model.objects.all().delete()
-    doc = lab_document(switched=80, rings=70, pairs=50, singles=4, prefix="spark")
-    start = time.perf_counter()
-    lab_import(actor=Actor(source="import"), data=doc)
-    imported = time.perf_counter() - start
-    snapshot = lab_read()
-    groups = snapshot.analyse()
-    assert len(snapshot.lab.nodes) == 1024
-    kinds = Counter(g.kind for g in groups)
-    big_pages = pages("spark-0001")
-    large = {name: queries(path) for name, path in big_pages.items()}
-
-    engine = median_seconds(snapshot.analyse, args.repeats)
-    read = median_seconds(lab_read, args.repeats)
-    overview = median_seconds(groups_overview, args.repeats)
-    timed = {name: median_seconds(lambda p=path: client.get(p), args.repeats) for name, path in big_pages.items()}
-
     print(f"python {platform.python_version()} on {platform.machine()}, SQLite, {args.repeats} repeats, median")
-    print(
-        f"lab: {len(snapshot.lab.nodes)} Sparks, {len(snapshot.lab.switches)} switches, "
-        f"{len(snapshot.lab.cables)} cables; imported in {imported:.1f} s"
-    )
-    print(f"groups: {len(groups)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
-    print(f"engine analyse():      {engine * 1000:8.1f} ms")
-    print(f"lab_read() (5 queries): {read * 1000:7.1f} ms")
-    print(f"groups_overview():     {overview * 1000:8.1f} ms  (read + engine + groups)")
-    print(f"{'page':24} {'server time':>12} {'queries at 17':>14} {'at 1,024':>9} {'size':>9}")
-    for name, path in big_pages.items():
-        print(f"{name:24} {timed[name] * 1000:9.1f} ms {small[name]:>14} {large[name]:>9} {sizes[path] / 1024:6.0f} KB")
-    grew = [name for name in big_pages if large[name] > small[name]]
+    grew: list[str] = []
+    for count in counts:
+        # Clear the lab before (catalogue and user stay) for one of this size.
+        for model in (Cable, Spark, Switch, NodeGroupMember, NodeGroup):
+            model.objects.all().delete()
+        k = count // 1024
+        doc = lab_document(switched=80 * k, rings=70 * k, pairs=50 * k, singles=4 * k, prefix="spark")
+        start = time.perf_counter()
+        lab_import(actor=Actor(source="import"), data=doc)
+        imported = time.perf_counter() - start
+        snapshot = lab_read()
+        groups = snapshot.analyse()
+        assert len(snapshot.lab.nodes) == count
+        kinds = Counter(g.kind for g in groups)
+        big_pages = pages("spark-0001")
+        large = {name: queries(path) for name, path in big_pages.items()}
+
+        engine = median_seconds(snapshot.analyse, args.repeats)
+        read = median_seconds(lab_read, args.repeats)
+        overview = median_seconds(groups_overview, args.repeats)
+        timed = {name: median_seconds(lambda p=path: client.get(p), args.repeats) for name, path in big_pages.items()}
+        base = timed["/sparks/ (baseline)"]
+
+        print()
+        print(
+            f"lab: {len(snapshot.lab.nodes)} Sparks, {len(snapshot.lab.switches)} switches, "
+            f"{len(snapshot.lab.cables)} cables; imported in {imported:.1f} s"
+        )
+        print(f"groups: {len(groups)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
+        print(f"engine analyse():      {engine * 1000:8.1f} ms")
+        print(f"lab_read() (5 queries): {read * 1000:7.1f} ms")
+        print(f"groups_overview():     {overview * 1000:8.1f} ms  (read + engine + groups)")
+        at = f"at {count:,}"
+        print(f"{'page':24} {'server time':>12} {'x baseline':>10} {'queries at 17':>14} {at:>9} {'size':>9}")
+        for name, path in big_pages.items():
+            print(
+                f"{name:24} {timed[name] * 1000:9.1f} ms {timed[name] / base:9.2f}x {small[name]:>14} "
+                f"{large[name]:>9} {sizes[path] / 1024:6.0f} KB"
+            )
+        grew += [f"{name} at {count:,}" for name in big_pages if large[name] > small[name]]
+        print(f"goal:  engine well under 1 s: {'met' if engine < 1.0 else 'MISSED'}")
+    print()
     print(f"queries grow with the fleet: {'NO' if not grew else 'YES: ' + ', '.join(grew)}")
-    print(f"goal:  engine well under 1 s: {'met' if engine < 1.0 else 'MISSED'}")
 
 
 if __name__ == "__main__":
