@@ -243,15 +243,21 @@ def links_by_key(fleet: FleetState) -> dict[tuple[str, str], LinkState]:
 
 
 def live_state(
-    *, overview: Overview | None = None, now: datetime | None = None, views: Sequence[GroupView] | None = None
+    *,
+    overview: Overview | None = None,
+    now: datetime | None = None,
+    views: Sequence[GroupView] | None = None,
+    every_spark: bool = False,
 ) -> Live:
     """Every Spark, link and live group (sub-groups included); with ``views``,
     only those groups, their Sparks and their links (one group's page, a page
-    of the API's list): what they show is the same, read at the cost of their
-    own Sparks rather than the whole fleet's."""
+    of the API's list, the drawings a page shows): what they show is the
+    same, read at the cost of their own Sparks rather than the whole fleet's.
+    ``every_spark``: every Spark's state even so (a page's fleet-wide counts)."""
     overview = overview or groups_overview()
     chosen = overview.all() if views is None else list(views)
-    names = None if views is None else sorted({name for view in chosen for name in view.result.nodes})
+    alone = views is not None and not every_spark
+    names = sorted({name for view in chosen for name in view.result.nodes}) if alone else None
     seen = _seen(names)
     at = _now(now)
     expected = _expected(names)

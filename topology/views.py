@@ -23,7 +23,7 @@ from . import diagram, memory_chart
 from . import services as svc
 from .engine import finding_description, link_speed_class
 from .live import Live, live_state
-from .selectors import GroupView, group_detail
+from .selectors import GroupView, group_detail, groups_overview
 from .state import GroupState, usable_headline
 
 # Groups above this many Sparks get a card as wide as the page (their diagram
@@ -113,25 +113,38 @@ def _topology_card(v: GroupView, live: Live, notes: dict[str, str]) -> dict[str,
     }
 
 
+def _shown(kinds: list[dict[str, Any]], folded: bool, entry: dict[str, Any] | None, page: int) -> list[GroupView]:
+    """Set each kind's page of groups to draw (all of them unless folded), and return them all:
+    only they are read with their state."""
+    drawn: list[GroupView] = []
+    for k in kinds:
+        shown = not folded or (entry is not None and k is entry)
+        views, next_page, remaining = _slice(k, page) if folded and shown else (k["views"], None, 0)
+        k.update(shown_views=views if shown else [], next_page=next_page, remaining=remaining,
+                 page=page if shown else 0)  # fmt: skip
+        drawn += k["shown_views"]
+    return drawn
+
+
 @require_GET
 def topology(request: HttpRequest) -> HttpResponse:
-    live = live_state()
-    overview = live.overview
-    notes = _notes(live)
+    overview = groups_overview()
     kinds = _kinds(overview.groups)
     entry, page = _page(request, kinds)
     if entry is not None and htmx_asks(request):
         views, next_page, remaining = _slice(entry, page)
+        live = live_state(overview=overview, views=views)
+        notes = _notes(live)
         return render(request, "topology/topology.html#cards", {
             "cards": [_topology_card(v, live, notes) for v in views], "kind": entry["kind"],
             "next_page": next_page, "remaining": remaining,
         })  # fmt: skip
     folded = len(overview.groups) > FOLD_GROUPS
+    # every Spark's state (the fleet's counts), the state of the groups drawn only
+    live = live_state(overview=overview, views=_shown(kinds, folded, entry, page), every_spark=True)
+    notes = _notes(live)
     for k in kinds:
-        shown = not folded or (entry is not None and k is entry)
-        views, next_page, remaining = _slice(k, page) if folded and shown else (k["views"], None, 0)
-        k.update(cards=[_topology_card(v, live, notes) for v in views] if shown else [], next_page=next_page,
-                 remaining=remaining, page=page if shown else 0)  # fmt: skip
+        k["cards"] = [_topology_card(v, live, notes) for v in k.pop("shown_views")]
     loose = [f for g in overview.loose for f in g.findings]
     return render(request, "topology/topology.html", {
         "kinds": kinds, "folded": folded, "groups": len(overview.groups), "loose": loose,
@@ -251,24 +264,23 @@ def _memory_card(view: GroupView, live: Live) -> dict[str, Any]:
 
 @require_GET
 def memory(request: HttpRequest) -> HttpResponse:
-    live = live_state()
-    overview = live.overview
+    overview = groups_overview()
     clustered = [v for v in overview.groups if len(v.result.nodes) > 1]
     singles_views = [v for v in overview.groups if len(v.result.nodes) == 1]
     kinds = _kinds(clustered)
     entry, page = _page(request, kinds)
     if entry is not None and htmx_asks(request):
         views, next_page, remaining = _slice(entry, page)
+        live = live_state(overview=overview, views=views)
         return render(request, "topology/memory.html#charts", {
             "charts": [_memory_card(v, live) for v in views], "kind": entry["kind"],
             "next_page": next_page, "remaining": remaining,
         })  # fmt: skip
     folded = len(overview.groups) > FOLD_GROUPS
+    # every Spark's state (the fleet's totals and the lone Sparks' bars), the state of the groups charted only
+    live = live_state(overview=overview, views=_shown(kinds, folded, entry, page), every_spark=True)
     for k in kinds:
-        shown = not folded or (entry is not None and k is entry)
-        views, next_page, remaining = _slice(k, page) if folded and shown else (k["views"], None, 0)
-        k.update(charts=[_memory_card(v, live) for v in views] if shown else [], next_page=next_page,
-                 remaining=remaining, page=page if shown else 0)  # fmt: skip
+        k["charts"] = [_memory_card(v, live) for v in k.pop("shown_views")]
     singles = [(v, _bar(n, live)) for v in singles_views for n in v.result.nodes]
     single_svg = memory_chart.render([b for _, b in singles], uid="singles") if singles else ""
     states = list(live.fleet.sparks.values())

@@ -66,9 +66,10 @@ def test_state_costs_a_fixed_number_of_queries(fleet_key, tmp_path, settings):
 
 def test_a_groups_state_read_from_its_own_sparks_is_the_fleets(fleet_key, tmp_path, settings):
     """One group's page and a page of /api/groups read only their groups'
-    Sparks (``live_state(views=...)``): every group's state, every Spark and
-    link state it holds, is exactly what the whole fleet's reading says, and
-    no other Spark is read."""
+    Sparks (``live_state(views=...)``), the folded /topology/ and /memory/
+    every Spark but only the drawn groups' links and states: every group's
+    state, every Spark and link state it holds, is exactly what the whole
+    fleet's reading says."""
     with scenario(fleet_key, tmp_path, settings):
         pass
     from django.utils import timezone
@@ -86,3 +87,8 @@ def test_a_groups_state_read_from_its_own_sparks_is_the_fleets(fleet_key, tmp_pa
     assert [page.group(v) for v in views[1:3]] == [whole.group(v) for v in views[1:3]]
     with pytest.raises(KeyError):
         page.group(views[0])
+    # the drawings a folded page shows, with every Spark's state for the fleet's counts
+    drawn = live_state(overview=whole.overview, views=views[1:3], every_spark=True, now=at)
+    assert drawn.fleet.sparks == whole.fleet.sparks and drawn.fleet.counts() == whole.fleet.counts()
+    assert [drawn.group(v) for v in views[1:3]] == [whole.group(v) for v in views[1:3]]
+    assert len(drawn.fleet.links) < len(whole.fleet.links)  # only the drawn groups' links
