@@ -264,6 +264,8 @@ _WEIGHTS_FIX = {
     "user on {node} an HF_TOKEN that may read it (in its environment for non-interactive SSH sessions)",
     "missing": "Hugging Face has no repository {repo} that {node}'s token may read; check the variant's reference",
     "disk": "{node} ran out of disk while it downloaded {repo}; free space in its Hugging Face cache",
+    "room": "{node} has {free} free for its Hugging Face cache ($HOME/.cache/huggingface) and {repo} needs about "
+    "{more} more; free space there (models no longer served, in that cache), then serve again",
     "offline": "{node} could not reach huggingface.co, and {repo} is not whole in its cache; download it there "
     "(`hf download {repo}`) or mend its network",
 }
@@ -288,8 +290,10 @@ def _explain_weights(why: str, step: dict[str, Any]) -> str:
             f"run `hf download {repo}` there first ({why})"
         )
     fix = _WEIGHTS_FIX.get(serve_steps.weights_failure(output))
+    room = serve_steps.weights_room(output) or (0, 0)
     if fix is not None:
-        return f"the weights could not be downloaded: {fix.format(node=node, repo=repo)} ({why})"
+        text = fix.format(node=node, repo=repo, free=_gb(room[0]), more=_gb(room[1]))
+        return f"the weights could not be downloaded: {text} ({why})"
     docker = _IMAGE_FIX.get(docker_start.reading(Outcome.exit_status(why), output))
     if docker is not None:
         return f"the weights could not be downloaded: {docker.format(node=node, image='the image')} ({why})"

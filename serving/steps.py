@@ -153,6 +153,11 @@ def image_steps(plan: Plan, settings: LaunchSettings) -> list[Step]:
 
 
 WEIGHTS = "weights"  # the label of the steps that download the model's weights on each node
+# a weights step's words when the node's cache has less room than the weights still to come
+NO_ROOM = "not enough disk:"
+_NO_ROOM = re.compile(
+    r"^not enough disk: (\d+) bytes free for the Hugging Face cache, about (-?\d+) more needed$", re.MULTILINE
+)
 # a weights step's report of how much of the repository is in the node's cache so far
 _ON_DISK = re.compile(r"^weights on disk: (\d+) bytes$", re.MULTILINE)
 ON_DISK_EVERY_S = 5  # how often a weights step reports it
@@ -173,6 +178,12 @@ def hub_folder(repo: str) -> str:
     return "models--" + repo.replace("/", "--")
 
 
+def weights_room(output: str) -> tuple[int, int] | None:
+    """(bytes free, bytes still needed) when a weights step found too little room, else None."""
+    found = _NO_ROOM.search(output)
+    return (int(found[1]), int(found[2])) if found else None
+
+
 def weights_on_disk(output: str) -> int | None:
     """The bytes a weights step last found in the node's cache, or None before it said."""
     found = _ON_DISK.findall(output)
@@ -187,8 +198,11 @@ def weights_steps(plan: Plan, model: ModelSpec, settings: LaunchSettings, *, ser
     them already makes it quick (``hf download`` checks and returns); a
     download cut off resumes there. Every ON_DISK_EVERY_S it reports the
     bytes in the repository's cache folder; at the end, the last lines of
-    ``hf download``. None for a reference that is not a Hugging Face
-    repository (a path on the nodes: nothing to download)."""
+    ``hf download``. It first checks the cache's disk has room for what is
+    still to come (the plan's weights, less what is there already), so that
+    a full disk fails at once rather than after hours. None for a reference
+    that is not a Hugging Face repository (a path on the nodes: nothing to
+    download)."""
     weights, _ = model_reference(model, "vllm", None)
     repo = weights.ref if weights is not None else ""
     if not _HUB_REPO.fullmatch(repo) or ".." in repo:
@@ -201,12 +215,19 @@ def weights_steps(plan: Plan, model: ModelSpec, settings: LaunchSettings, *, ser
         f"# the plan's weights: about {expected} bytes (placement's model)",
         f"mkdir -p {hf}",
         f"folder={hf}/hub/{_q(hub_folder(repo))}",
+        'on_disk() { if [ -d "$folder" ]; then du -sb "$folder" | cut -f1; else echo 0; fi; }',
+        # room for what is still to come, before an hour's download ends in "No space left on device"
+        f"free=$(df -P -B1 {hf} | awk 'NR == 2 {{print $4}}')",
+        f"more=$(({expected} - $(on_disk)))",
+        'if [ "$more" -gt "$free" ]; then',
+        f'  echo "{NO_ROOM} ${{free}} bytes free for the Hugging Face cache, about ${{more}} more needed"',
+        "  exit 1",
+        "fi",
         "log=$(mktemp)",
         f"docker run --rm --name {name} --label {LABEL}={int(serving_id)} --network host -e HF_TOKEN "
         f"-e {_q(f'SPARK_FLEET_REPO={repo}')} -v {hf}:/root/.cache/huggingface --entrypoint /bin/bash "
         f'{image} -c {_q(_HF_DOWNLOAD)} > "$log" 2>&1 &',
         "pid=$!",
-        'on_disk() { if [ -d "$folder" ]; then du -sb "$folder" | cut -f1; else echo 0; fi; }',
         'while kill -0 "$pid" 2> /dev/null; do',
         '  echo "weights on disk: $(on_disk) bytes"',
         f"  sleep {ON_DISK_EVERY_S}",
@@ -224,6 +245,7 @@ def weights_steps(plan: Plan, model: ModelSpec, settings: LaunchSettings, *, ser
 
 # what stood in a weights step's way, read from hf download's words (huggingface_hub's errors)
 _WEIGHTS_WORDS = (
+    ("room", (NO_ROOM,)),
     ("gated", ("GatedRepoError", "Cannot access gated repo", "is restricted. You must have access")),
     ("missing", ("RepositoryNotFoundError", "Repository Not Found")),
     ("disk", ("No space left on device",)),

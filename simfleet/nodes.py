@@ -46,6 +46,7 @@ FAULTS: frozenset[str] = frozenset(
         "load-fail",  # serving's vLLM ends with status 1 while it loads the model (KV cache too small)
         "weights-gated",  # serving's weights step: a gated repository and no token that may read it
         "weights-slow",  # serving's weights step downloads for longer than the step may last
+        "weights-no-room",  # serving's weights step finds too little disk for the weights (9.5 GB free)
     }
     | SOFTWARE_FAULTS  # how the software tools answer: no-docker, docker-denied, smi-mismatch, ...
 )

@@ -11,7 +11,9 @@ script arrives on stdin of ``bash -s`` and is read line by line, never run.
   lines around ``hf download``'s last lines, N the plan's weights the script
   names; quick once the node holds them; with ``weights-gated``
   huggingface_hub's words for a gated repository without a token (exit 1),
-  with ``weights-slow`` a download that outlasts the step. The script's lines
+  with ``weights-slow`` a download that outlasts the step; with
+  ``weights-no-room`` the step's own check finds too little disk for them
+  (NO_ROOM_FREE bytes free), before any download. The script's lines
   after it only report, so the answer ends there.
 - ``docker run -d --name N --label spark-fleet.serving=ID ... vllm serve ...``
   starts a simulated engine (``simfleet.engine.SimEngine``) on 127.0.0.1 at
@@ -116,6 +118,9 @@ GATED_ERROR = (
     "Access to model {repo} is restricted. You must have access to it and be authenticated to access it. "
     "Please log in.\n"
 )
+
+
+NO_ROOM_FREE = 9_500_000_000  # the room a Spark with fault weights-no-room has for its Hugging Face cache
 
 
 def on_disk(count: int) -> str:
@@ -242,6 +247,11 @@ class NodeServing:
                 if errexit:  # set -e ends the script there; without it (the stop script) bash goes on
                     return "".join(out), refused[1]
                 continue
+            if "weights-no-room" in faults and line.startswith('if [ "$more" -gt "$free" ]'):
+                expected = int(m[1]) if (m := EXPECTED.search(script)) else 10**9
+                out.append(f"not enough disk: {NO_ROOM_FREE} bytes free for the Hugging Face cache, about {expected} "
+                           "more needed\n")  # fmt: skip
+                return "".join(out), 1
             if words[:3] == ["docker", "run", "--rm"] and any(w.startswith("SPARK_FLEET_REPO=") for w in words):
                 return await self._weights(script, words, faults, out, write)
             status = await self._line(line, words, faults, out, tps, write)

@@ -530,6 +530,22 @@ def test_a_gated_model_without_a_token_fails_at_its_weights_in_hugging_faces_wor
     committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
 
 
+def test_too_little_disk_for_the_weights_fails_before_any_download(lab, api_member):
+    """serve-a's cache has 9.5 GB free and the weights are about 16.1 GB: its
+    weights step says so at once, before downloading, and what to do."""
+    fleet, group = lab
+    fleet.set_faults("serve-a", {"weights-no-room"})
+    serving = serve(api_member, group, ONE_NODE)
+    assert (serving.status, serving.failed_step) == ("failed", "weights on serve-a")
+    assert serving.error == (
+        "the weights could not be downloaded: serve-a has 9.5 GB free for its Hugging Face cache "
+        "($HOME/.cache/huggingface) and meta-llama/Llama-3.1-8B-Instruct needs about 16.1 GB more; free space "
+        "there (models no longer served, in that cache), then serve again (exited with status 1)"
+    )
+    assert fleet.fleet.serving("serve-a").weights == set()  # nothing downloaded
+    assert not ServingNode.objects.filter(live=True).exists()
+
+
 def test_weights_still_downloading_when_their_time_runs_out_say_how_far(lab, api_member, settings):
     """A 70B model at a slow link outlasts FLEET_SERVE_WEIGHTS_S: the error
     says the weights were still downloading, how much is on disk against the

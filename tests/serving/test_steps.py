@@ -280,14 +280,21 @@ def _weights_step():
     return found[0]
 
 
+# df as POSIX prints it (-P, -B1) for the cache's file system, with the room the test gives it
+FAKE_DF = """#!/bin/sh
+echo "Filesystem 1-blocks Used Available Capacity Mounted on"
+echo "/dev/nvme0n1p2 3936000000000 1000 ${FREE:-3000000000000} 1% /"
+"""
+
+
 def _run_weights_step(tmp_path, **env: str):
     import shutil
 
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
-    docker = bin_dir / "docker"
-    docker.write_text(FAKE_HF_DOCKER)
-    docker.chmod(0o755)
+    for name, text in (("docker", FAKE_HF_DOCKER), ("df", FAKE_DF)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
     path = f"{bin_dir}:{shutil.which('du').rsplit('/', 1)[0]}:/bin"
     return _real_bash(tmp_path, _weights_step().script, {"PATH": path, **env})
 
@@ -329,6 +336,16 @@ def test_the_weights_step_downloads_into_the_nodes_cache_and_says_how_much_is_th
         output.splitlines()[-1],
     ]
     assert steps.weights_failure(output) == "gated"
+
+    # too little room for what is still to come: refused before any download, docker never asked
+    full = tmp_path / "full"
+    full.mkdir()
+    status, output, calls = _run_weights_step(full, FREE="9500000000")
+    assert (status, calls) == (1, "")
+    assert output == (
+        "not enough disk: 9500000000 bytes free for the Hugging Face cache, about 16060000000 more needed\n"
+    )
+    assert (steps.weights_failure(output), steps.weights_room(output)) == ("room", (9_500_000_000, 16_060_000_000))
 
 
 def test_the_weights_step_passes_shellcheck_and_its_failures_read_by_hf_words(tmp_path):
