@@ -602,12 +602,21 @@ def test_a_ray_instance_whose_nodes_hold_two_builds_of_the_image_is_refused(lab,
     committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
 
 
+# (fault, the side-by-side steps it slows, what each has downloaded once both are under way, words in each)
+SLOW = {
+    "images": ("pull-slow", slice(0, 2), lambda s: s.get("layers") == [2, 5], "Pull complete"),
+    "weights": ("weights-slow", slice(2, 4), lambda s: s.get("on_disk") == 6_424_000_000, "weights on disk: "),
+}
+
+
+@pytest.mark.parametrize("what", sorted(SLOW))
 @pytest.mark.django_db(transaction=True)
-def test_a_stop_while_images_download_closes_every_download(lab, member_user, settings):
-    """A first download can last an hour: a stop meanwhile (from another
-    request, as a member's Stop button) closes every node's session at once
-    instead of holding the worker until the downloads end; the image steps
-    say stopped, not failed or timed out, and the Sparks are free."""
+def test_a_stop_while_downloading_closes_every_download(lab, member_user, settings, what):
+    """A first download (the image's, then the weights') can last hours: a
+    stop meanwhile (from another request, as a member's Stop button) closes
+    every node's session at once instead of holding the worker until the
+    downloads end; those steps say stopped, not failed or timed out, the
+    steps after them never ran, and the Sparks are free."""
     import threading
     import time
 
@@ -615,10 +624,11 @@ def test_a_stop_while_images_download_closes_every_download(lab, member_user, se
 
     from tests.conftest import ApiClient
 
-    settings.FLEET_SERVE_PULL_S = 600
+    settings.FLEET_SERVE_PULL_S = settings.FLEET_SERVE_WEIGHTS_S = 600
+    fault, running, under_way, words = SLOW[what]
     fleet, group = lab
-    fleet.set_faults("serve-a", {"pull-slow"})
-    fleet.set_faults("serve-b", {"pull-slow"})
+    for name in ("serve-a", "serve-b"):
+        fleet.set_faults(name, {fault})
     asked: list[int] = []
 
     def stop_once_both_download() -> None:
@@ -626,7 +636,7 @@ def test_a_stop_while_images_download_closes_every_download(lab, member_user, se
             member = ApiClient(member_user)
             for _ in range(1200):
                 row = Serving.objects.filter(status="starting").first()
-                if row is not None and [s.get("layers") for s in row.steps[:2]] == [[2, 5], [2, 5]]:
+                if row is not None and all(under_way(s) for s in row.steps[running]):
                     asked.append(member.post(f"/api/serving/{row.pk}/stop").status_code)
                     return
                 time.sleep(0.05)
@@ -640,12 +650,11 @@ def test_a_stop_while_images_download_closes_every_download(lab, member_user, se
     assert asked == [202]
     serving.refresh_from_db()
     assert (serving.status, serving.error, serving.failed_step) == ("stopped", "", "")
-    assert [(s["label"], s["status"]) for s in serving.steps[:3]] == [
-        ("image", "stopped"),
-        ("image", "stopped"),
-        ("weights", "waiting"),
-    ]
-    assert all("timed out" not in s["output"] and "Pull complete" in s["output"] for s in serving.steps[:2])
+    stopped = serving.steps[running]
+    assert [s["status"] for s in stopped] == ["stopped", "stopped"]
+    assert all("timed out" not in s["output"] and words in s["output"] for s in stopped)
+    assert [s["status"] for s in serving.steps[: running.start]] == ["done"] * running.start
+    assert {s["status"] for s in serving.steps[running.stop :]} == {"waiting"}
     assert not ServingNode.objects.filter(live=True).exists()
     assert fleet.fleet.serving("serve-a").containers == {} and fleet.fleet.serving("serve-b").containers == {}
 
