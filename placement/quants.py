@@ -115,6 +115,11 @@ _REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._
 _GGUF_FILE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,254}\.gguf$")
 
 
+def is_hub_repo(value: str) -> bool:
+    """Whether ``value`` names a Hugging Face repository (owner/name), as a variant's references must."""
+    return bool(_REPO_RE.match(value))
+
+
 @dataclass(frozen=True)
 class ModelVariant:
     """One quantized form of a model: its format, its file size when known

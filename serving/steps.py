@@ -46,6 +46,7 @@ from placement.launch import (
 )
 from placement.model_catalogue import ModelSpec
 from placement.planner import GroupSpec, Plan
+from placement.quants import is_hub_repo
 
 SHELL = "bash -s"  # the one command serving sends; the script comes on stdin
 LABEL = "spark-fleet.serving"
@@ -161,7 +162,6 @@ _NO_ROOM = re.compile(
 # a weights step's report of how much of the repository is in the node's cache so far
 _ON_DISK = re.compile(r"^weights on disk: (\d+) bytes$", re.MULTILINE)
 ON_DISK_EVERY_S = 5  # how often a weights step reports it
-_HUB_REPO = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
 # files vLLM does not load from a safetensors repository, which some repositories carry beside it
 # (Meta's original/ consolidated checkpoints, the same weights again; GGUF files for llama.cpp)
 WEIGHTS_EXCLUDE = ("original/*", "*.pth", "*.gguf")
@@ -205,7 +205,7 @@ def weights_steps(plan: Plan, model: ModelSpec, settings: LaunchSettings, *, ser
     download)."""
     weights, _ = model_reference(model, "vllm", None)
     repo = weights.ref if weights is not None else ""
-    if not _HUB_REPO.fullmatch(repo) or ".." in repo:
+    if not is_hub_repo(repo):
         return []
     expected = round(model.weights_size_gb() * 1e9)
     hf, image = shell_path(settings.hf_cache), _q(settings.vllm_image)

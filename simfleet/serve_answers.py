@@ -120,6 +120,12 @@ GATED_ERROR = (
 )
 
 
+def expected_bytes(script: str) -> int:
+    """The plan's weights a weights step's script names (a gigabyte without)."""
+    found = EXPECTED.search(script)
+    return int(found[1]) if found else 10**9
+
+
 NO_ROOM_FREE = 9_500_000_000  # the room a Spark with fault weights-no-room has for its Hugging Face cache
 
 
@@ -248,7 +254,7 @@ class NodeServing:
                     return "".join(out), refused[1]
                 continue
             if "weights-no-room" in faults and line.startswith('if [ "$more" -gt "$free" ]'):
-                expected = int(m[1]) if (m := EXPECTED.search(script)) else 10**9
+                expected = expected_bytes(script)
                 out.append(f"not enough disk: {NO_ROOM_FREE} bytes free for the Hugging Face cache, about {expected} "
                            "more needed\n")  # fmt: skip
                 return "".join(out), 1
@@ -339,7 +345,7 @@ class NodeServing:
     ) -> tuple[str, int]:
         """The whole weights step: its reports of the bytes in the cache around hf download's last lines."""
         repo = next(w for w in words if w.startswith("SPARK_FLEET_REPO=")).split("=", 1)[1]
-        expected = int(m[1]) if (m := EXPECTED.search(script)) else 10**9
+        expected = expected_bytes(script)
         had = repo in self.weights
         out.append(on_disk(expected if had else 0))
         if "weights-gated" in faults and not had:
