@@ -29,7 +29,7 @@ from core.types import Visitor
 from inventory.models import NodeGroup, Spark
 from placement.launch import LaunchError, LaunchSettings
 from placement.selectors import launch_settings_for
-from telemetry.selectors import software_drift_of
+from telemetry.software_store import run_drift
 
 from . import steps as serve_steps
 from .errors import ServingError, ServingForbidden, ServingRefused
@@ -69,14 +69,14 @@ def _holding(actor: Actor, group: NodeGroup, spark_ids: list[int], now: datetime
     return min(held.values(), key=lambda b: (b.end, b.pk))
 
 
-def _state_checks(chosen: Chosen, group: NodeGroup) -> None:
+def _state_checks(chosen: Chosen, group: NodeGroup, image: str) -> None:
     down = [s.name for s in chosen.planned.down]
     if down:
         raise ServingRefused(f"{', '.join(down)} of {group.name} is down: nothing can be started there", "group")
     names = [n.name for n in chosen.planned.spec.nodes]
-    drift = software_drift_of(names)
+    drift = run_drift(names, image=image)
     if drift:
-        text = "; ".join(f"{node}: {message}" for node, message in drift)
+        text = " ".join(message for _, message in drift)  # each names its Spark
         raise ServingRefused(f"software drift in {group.name} (fix it first): {text}", "group")
 
 
@@ -138,8 +138,8 @@ def serving_start(
         concurrency=concurrency,
         goal=goal,
     )
-    _state_checks(chosen, row)
     settings = launch_settings_for(chosen.planned)
+    _state_checks(chosen, row, settings.vllm_image)
     problems = serve_steps.serve_problems(
         chosen.plan, chosen.planned.spec, chosen.spec, launcher=launcher, settings=settings
     )

@@ -8,7 +8,8 @@ group every quantity is compared:
 
 - the target is the lab's pinned version when there is one, else the value
   most of the group's Sparks run; a tie goes to the newest version (a digest
-  has no order: a tie of digests names every Spark);
+  has no order: a tie of digests names every Spark); a launch image that
+  some Sparks do not hold is never the target: the build the others hold is;
 - a Spark whose value differs from the target gets ONE verdict naming each
   quantity that differs, the Sparks that run the target and the fix; a value
   that could not be read (no Docker, nvidia-smi failing) is unknown, never
@@ -25,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from telemetry.health import Verdict
-from telemetry.software import version_key
+from telemetry.software import IMAGE_ABSENT, version_key
 
 CODE = "software-drift"
 
@@ -67,6 +68,10 @@ class Difference:
 
 
 def _target(values: Mapping[str, str], quantity: str) -> str | None:
+    if is_digest_like(quantity):
+        # a build some Spark holds, never "absent": a Spark without the image
+        # pulls it, and one that has it is not wrong for that
+        values = {name: value for name, value in values.items() if value != IMAGE_ABSENT} or values
     counts = Counter(values.values())
     best = max(counts.values())
     leaders = [value for value, count in counts.items() if count == best]

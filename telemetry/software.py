@@ -54,6 +54,7 @@ DOCKER_STATES: Final = ("ok", "absent", "denied", "unreachable", "error", "unrea
 # vLLM on the node's own PATH: "present" (vllm_path says where), "absent", or
 # "unread" (a reading from before the poll asked, or an answer that was not a path).
 VLLM_STATES: Final = ("present", "absent", "unread")
+IMAGE_ABSENT: Final = "absent"  # a launch image's value on a Spark that does not hold it
 _PATH_RE: Final = re.compile(r"/[A-Za-z0-9._/+@-]{1,255}")
 
 
@@ -137,7 +138,7 @@ class SoftwareReading:
             return None
         found = self.image(ref)
         if found is None:
-            return "absent"
+            return IMAGE_ABSENT
         return found.digest or (f"local {found.image_id}" if found.image_id else "local build")
 
     def values(self) -> dict[str, str | None]:

@@ -26,7 +26,7 @@ from inventory.models import NodeGroup, NodeGroupMember, Spark
 from telemetry import drift
 from telemetry.health import Verdict
 from telemetry.models import SoftwareChange, SoftwarePin, SoftwareState
-from telemetry.software import DOCKER_STATES, SoftwareReading, clean_version, version_key
+from telemetry.software import DOCKER_STATES, IMAGE_ABSENT, SoftwareReading, clean_version, version_key
 
 # A boot this much later than the one the last reading saw is a reboot (uptime is read to the second).
 BOOT_SLACK = timedelta(seconds=90)
@@ -179,6 +179,34 @@ def drift_verdicts(spark_ids: Collection[int] | None = None) -> tuple[dict[str, 
     judged |= {name for members in groups.values() for name in members}
     versions = latest_values(judged)
     return (drift.spark_verdicts(groups, versions, pins()) if versions else {}), judged
+
+
+def run_drift(names: Collection[str], *, image: str) -> list[tuple[str, str]]:
+    """(Spark, why) for these Sparks whose software differs in a way a run of
+    ``image`` on them cares about, in name order: what a serving refuses on.
+
+    The drift rule's own verdicts, from the same latest readings, groups and
+    pins as the ``software-drift`` finding, with two readings left out: other
+    launch images than ``image`` (the run never starts them), and ``image``
+    absent from a Spark (serving pulls it there first, and its image step
+    checks that a multi-node instance's nodes then hold one build). A
+    different build of ``image`` still counts, as does every other quantity."""
+    ids = list(Spark.objects.filter(name__in=list(names)).values_list("pk", flat=True))
+    groups = group_members(ids)
+    judged = set(names) | {name for members in groups.values() for name in members}
+    kept = f"image:{image}"
+
+    def cared(quantity: str, value: str | None) -> bool:
+        if not drift.is_digest_like(quantity):
+            return True
+        return quantity == kept and value != IMAGE_ABSENT
+
+    versions = {
+        name: {q: v for q, v in values.items() if cared(q, v)} for name, values in latest_values(judged).items()
+    }
+    pinned = {q: v for q, v in pins().items() if cared(q, v)}
+    verdicts = drift.spark_verdicts(groups, versions, pinned) if versions else {}
+    return [(name, verdicts[name].message) for name in sorted(names) if name in verdicts]
 
 
 # ---------------------------------------------------------------- reads for the pages and the API

@@ -194,29 +194,34 @@ def test_a_saved_plan_is_served_as_it_was_kept(api_member, booked_pair, member_u
     assert body["plan"]["concurrency"] == 4 and body["model"] == SMALL and body["variant"] == kept.quantization
 
 
-def test_drift_refuses_with_the_finding(api_member, booked_pair):
-    from django.utils import timezone
+def test_drift_refuses_with_the_finding_but_not_an_image_serving_pulls_or_never_starts(api_member, booked_pair):
+    """Software drift the run cares about refuses, in the finding's own words
+    (a driver that differs); a launch image missing on a node does not (the
+    serving's image step pulls it), nor does another image that differs (the
+    run never starts it), though both are findings on the software page."""
+    from telemetry.selectors import software_drift_of
+    from telemetry.services import software_drift_sync
+    from tests.support.software import store_software
 
-    from inventory.models import Spark
-    from telemetry.models import Alert
-
-    now = timezone.now()
-    message = "pair-b runs driver 580.1, the rest 580.2"
-    Alert.objects.create(
-        spark=Spark.objects.get(name="pair-b"),
-        code="software-drift",
-        severity="warning",
-        objects_key="pair-b",
-        about=["pair-b"],
-        message=message,
-        started_at=now,
-        last_seen_at=now,
+    image, other = vllm_image(), "nvcr.io/nvidia/sglang:26.05-py3"
+    store_software({"pair-a": ({}, ()), "pair-b": ({"image_digest": "absent"}, ())}, [image, other])
+    software_drift_sync()
+    assert [name for name, _ in software_drift_of(["pair-a", "pair-b"])] == ["pair-b"]  # the finding stands
+    before = rows()
+    response = serve(api_member, booked_pair)
+    assert response.status_code == 202, response.json()
+    api_member.post(f"/api/serving/{response.json()['id']}/stop")
+    # a driver that differs: refused, the finding's words for the driver alone
+    store_software({"pair-a": ({}, ()), "pair-b": ({"driver": "580.82.09", "image_digest": "absent"}, ())}, [image])
+    message = (
+        "pair-b runs other software than the rest in group-pair-a: GPU driver 580.82.09 (580.95.05 on pair-a). "
+        "Fix: update pair-b's driver to 580.95.05, as on pair-a."
     )
     before = rows()
     response = serve(api_member, booked_pair)
     assert response.status_code == 409
     assert response.json()["errors"] == [
-        {"path": "group", "message": f"software drift in {booked_pair.name} (fix it first): pair-b: {message}"}
+        {"path": "group", "message": f"software drift in {booked_pair.name} (fix it first): {message}"}
     ]
     assert rows() == before
 

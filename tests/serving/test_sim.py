@@ -371,33 +371,38 @@ def test_a_node_whose_docker_cannot_ready_the_image_fails_saying_what_to_do(
 def test_a_node_without_the_image_downloads_it_first_and_its_layers_count(lab, api_member):
     """A Spark that never pulled the launch image downloads it in its image
     step (Docker's lines, every layer counted ready), the other says it has
-    it; the engines then start; the next software poll finds the image."""
+    it; the engines then start; the next software poll finds the image. The
+    software-drift finding a poll opened for it does not refuse the serving."""
     from placement.selectors import vllm_image
+    from telemetry.selectors import software_drift_of
 
     fleet, group = lab
     fleet.fleet.set_software("serve-b", {"image_digest": "absent"})
+    poll_and_store(spark_ids=ids("serve-a", "serve-b"))
+    (finding,) = software_drift_of(["serve-a", "serve-b"])
+    assert finding[0] == "serve-b" and f"Fix: run `docker pull {vllm_image()}` on serve-b" in finding[1]
     serving = serve(api_member, group, TWO_COPIES)
     assert serving.status == "serving", (serving.failed_step, serving.error)
     image = vllm_image()
-    first, second = serving.steps[:2]
+    # measured since the poll, the Spark with the most memory free comes first in the plan
+    steps = {s["node"]: s for s in serving.steps[:2]}
     current = f"image id: {full_image_id(REGISTRY_IMAGE_ID)}\n"
-    assert (first["node"], first["output"], first["layers"]) == (
-        "serve-a",
+    assert (steps["serve-a"]["output"], steps["serve-a"]["layers"]) == (
         f"{image} is already on this Spark\n{current}",
         None,
     )
-    assert second["node"] == "serve-b" and second["layers"] == [5, 5]
-    assert second["output"].endswith(f"Status: Downloaded newer image for {image}\n{image}\n{current}")
+    assert steps["serve-b"]["layers"] == [5, 5]
+    assert steps["serve-b"]["output"].endswith(f"Status: Downloaded newer image for {image}\n{image}\n{current}")
     assert fleet.fleet.serving("serve-b").pulled == {image}
     assert fleet.fleet.software("serve-b") == {}
     body = api_member.get(f"/api/serving/{serving.pk}").json()
-    assert [(s["label"], s["image"], s["layers"]) for s in body["steps"][:5]] == [
-        ("image", image, None),
-        ("image", image, [5, 5]),
-        ("weights", None, None),
-        ("weights", None, None),
-        ("engine", None, None),
+    assert sorted((s["node"], s["label"], s["image"], s["layers"]) for s in body["steps"][:4]) == [
+        ("serve-a", "image", image, None),
+        ("serve-a", "weights", None, None),
+        ("serve-b", "image", image, [5, 5]),
+        ("serve-b", "weights", None, None),
     ]
+    assert [s["label"] for s in body["steps"][:5]] == ["image", "image", "weights", "weights", "engine"]
     committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
 
 

@@ -85,6 +85,27 @@ def test_a_tie_of_digests_names_every_spark():
     assert "pull nvcr.io/nvidia/vllm:26.05-py3 again on every node" in verdicts["spark-01"].message
 
 
+def test_a_spark_without_the_image_is_told_to_pull_the_build_the_others_hold():
+    """The value "absent" is never the target, even when it ties or is most
+    common: the Sparks that hold a build are right, the ones without it pull it."""
+    ref = "image:nvcr.io/nvidia/vllm:26.05-py3"
+    build = BASE[ref]
+    pair = fleet(2, **{ref: "absent"})
+    (diff,) = differences(pair)
+    assert (diff.target, diff.holders, diff.odd) == (build, ("spark-01",), (("spark-02", "absent"),))
+    message = spark_verdicts({"g": list(pair)}, pair)["spark-02"].message
+    assert message == (
+        "spark-02 runs other software than the rest in g: image nvcr.io/nvidia/vllm:26.05-py3 absent "
+        f"({build[:19]} on spark-01). Fix: run `docker pull nvcr.io/nvidia/vllm:26.05-py3` on spark-02 "
+        f"(digest {build[:19]}, as on spark-01)."
+    )
+    three = fleet(3, **{ref: "absent"})
+    three["spark-02"][ref] = "absent"
+    (diff,) = differences(three)
+    assert (diff.target, diff.odd_names) == (build, ("spark-02", "spark-03"))
+    assert differences(fleet(2, **{ref: "absent"}) | {"spark-01": dict(BASE, **{ref: "absent"})}) == []
+
+
 def test_unknown_values_are_never_different():
     versions = fleet(driver=None, **{"image:nvcr.io/nvidia/vllm:26.05-py3": None})
     assert differences(versions) == []
