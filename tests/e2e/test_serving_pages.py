@@ -253,6 +253,30 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         expect(page.locator(".step-failed").first).to_be_visible()
         shots(page, shot, "serving-detail-failed")
         failed = Serving.objects.exclude(pk=serving.pk).get()
+
+        # A gated model without a token on serve-b: its weights step fails in
+        # huggingface_hub's words, serve-a's download ends, no engine starts.
+        # (serve-b's cache emptied since its first download: a cached snapshot would be used)
+        fleet.set_faults("serve-a", set())
+        fleet.set_faults("serve-b", {"weights-gated"})
+        fleet.fleet.serving("serve-b").weights.clear()
+        page.goto(f"{base}/plans/?model={SMALL}&group={group.pk}&context_tokens=8192&concurrency=8&goal=latency")
+        detail = page.locator("tr.plan-more.recommended details.plan-detail")
+        detail.locator("summary").click()
+        detail.get_by_role("button", name="Serve this plan").click()
+        on_the_serving_page(page)
+        expect(page.locator("#serving-status")).to_have_text("failed")
+        expect(page.locator("#serving-failed")).to_contain_text(
+            "Failed at weights on serve-b: the weights could not be downloaded: meta-llama/Llama-3.1-8B-Instruct is "
+            "gated on Hugging Face: accept its terms there with the lab's account, and give the fleet user on "
+            "serve-b an HF_TOKEN that may read it"
+        )
+        expect(page.locator("#step-4")).to_have_class(re.compile(r"\bstep-failed\b"))
+        expect(page.locator("#step-4")).to_contain_text("GatedRepoError: 401 Client Error")
+        expect(page.locator("#step-3")).to_contain_text("done")
+        page.locator("#step-4").scroll_into_view_if_needed()
+        shots(page, shot, "serving-detail-weights-gated")
+        fleet.set_faults("serve-b", set())
         # how a start looks while it runs (the page polls its steps)
         steps = [dict(s, status="waiting", output="") for s in failed.steps]
         steps[0]["status"], steps[1]["status"] = "done", "running"
