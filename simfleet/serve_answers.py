@@ -14,7 +14,9 @@ script arrives on stdin of ``bash -s`` and is read line by line, never run.
   with ``weights-slow`` a download that outlasts the step; with
   ``weights-no-room`` the step's own check finds too little disk for them
   (NO_ROOM_FREE bytes free), before any download. The script's lines
-  after it only report, so the answer ends there.
+  after it only report, so the answer ends there. Its container (``--name``,
+  ``--label``) is listed while it downloads and goes when it ends (``--rm``);
+  a session closed meanwhile leaves it running until the label's removal.
 - ``docker run -d --name N --label spark-fleet.serving=ID ... vllm serve ...``
   starts a simulated engine (``simfleet.engine.SimEngine``) on 127.0.0.1 at
   the ``--port`` the script names, serving ``--served-model-name``; with
@@ -193,6 +195,11 @@ def _label(words: list[str]) -> int | None:
     return int(match[1]) if match else None
 
 
+def _conflict(name: str) -> str:
+    """docker run's words for a container name already taken."""
+    return f'docker: Error response from daemon: Conflict. The container name "/{name}" is already in use.\n'
+
+
 def _docker_refused(faults: set[str], line: int) -> tuple[str, int] | None:
     """How ``bash -s`` and Docker answer a docker command on a node without
     Docker (bash's words, at the script's line), or with Docker refusing the
@@ -343,20 +350,35 @@ class NodeServing:
     async def _weights(
         self, script: str, words: list[str], faults: set[str], out: list[str], write: Callable[[str], None] | None
     ) -> tuple[str, int]:
-        """The whole weights step: its reports of the bytes in the cache around hf download's last lines."""
+        """The whole weights step: its reports of the bytes in the cache around hf download's last lines.
+
+        Its ``docker run --rm`` container is there while hf download runs and
+        goes when it ends; a session closed meanwhile (a stop, the step's
+        time) ends the docker client, not the container, which downloads on
+        until something removes it by its label, as on a Spark."""
         repo = next(w for w in words if w.startswith("SPARK_FLEET_REPO=")).split("=", 1)[1]
         expected = expected_bytes(script)
         had = repo in self.weights
         out.append(on_disk(expected if had else 0))
-        if "weights-gated" in faults and not had:
-            out += [GATED_ERROR.format(repo=repo), on_disk(0)]
-            return "".join(out), 1
+        name, sid = _flag(words, "--name"), _label(words)
+        if name is None or sid is None:
+            out.append("docker: the simulated Spark runs only labelled, named containers\n")
+            return "".join(out), 125
+        if name in self.containers:
+            out.append(_conflict(name))
+            return "".join(out), 125
+        self.containers[name] = _Container(sid, logs=f"downloading {repo}\n")
         if "weights-slow" in faults and write is not None and not had:
-            # more slowly than the step may last: two fifths there, then nothing until the connection closes
+            # more slowly than the step may last: two fifths there, then nothing until the connection
+            # closes; the container stays
             write("".join(out) + on_disk(expected * 2 // 5))
             out.clear()
             await asyncio.sleep(3600)
             return "", 1
+        del self.containers[name]  # --rm
+        if "weights-gated" in faults and not had:
+            out += [GATED_ERROR.format(repo=repo), on_disk(0)]
+            return "".join(out), 1
         if not had:
             out += [on_disk(expected // 2), "Fetching 9 files: 100%|##########| 9/9 [00:41<00:00,  4.61s/it]\n"]
         self.weights.add(repo)
@@ -423,9 +445,7 @@ class NodeServing:
             out.append("docker: the simulated Spark runs only labelled, named containers\n")
             return 125
         if name in self.containers:
-            out.append(
-                f'docker: Error response from daemon: Conflict. The container name "/{name}" is already in use.\n'
-            )
+            out.append(_conflict(name))
             return 125
         env = dict(words[i + 1].split("=", 1) for i, w in enumerate(words[:-1]) if w == "-e" and "=" in words[i + 1])
         container = _Container(sid, env=env)

@@ -572,6 +572,8 @@ def test_weights_still_downloading_when_their_time_runs_out_say_how_far(lab, api
     body = api_member.get(f"/api/serving/{serving.pk}").json()
     assert body["steps"][3]["weights_bytes"] == [6_424_000_000, 16_060_000_000]
     assert not ServingNode.objects.filter(live=True).exists()
+    # the download's containers outlived their sessions; the failure removed them by their label
+    assert fleet.fleet.serving("serve-a").containers == {} and fleet.fleet.serving("serve-b").containers == {}
 
 
 def test_a_ray_instance_whose_nodes_hold_two_builds_of_the_image_is_refused(lab, api_member):
@@ -635,6 +637,7 @@ def test_a_stop_while_downloading_closes_every_download(lab, member_user, settin
     for name in ("serve-a", "serve-b"):
         fleet.set_faults(name, {fault})
     asked: list[int] = []
+    running_then: list[list[str]] = []  # each node's containers as the stop was asked
 
     def stop_once_both_download() -> None:
         try:
@@ -642,6 +645,7 @@ def test_a_stop_while_downloading_closes_every_download(lab, member_user, settin
             for _ in range(1200):
                 row = Serving.objects.filter(status="starting").first()
                 if row is not None and all(under_way(s) for s in row.steps[running]):
+                    running_then.extend(sorted(fleet.fleet.serving(n).containers) for n in ("serve-a", "serve-b"))
                     asked.append(member.post(f"/api/serving/{row.pk}/stop").status_code)
                     return
                 time.sleep(0.05)
@@ -661,6 +665,9 @@ def test_a_stop_while_downloading_closes_every_download(lab, member_user, settin
     assert [s["status"] for s in serving.steps[: running.start]] == ["done"] * running.start
     assert {s["status"] for s in serving.steps[running.stop :]} == {"waiting"}
     assert not ServingNode.objects.filter(live=True).exists()
+    # the weights download runs in a container that outlives its session: the stop removed it by its label
+    downloads = [f"spark-fleet-{serving.pk}-weights"] if what == "weights" else []
+    assert running_then == [downloads, downloads]
     assert fleet.fleet.serving("serve-a").containers == {} and fleet.fleet.serving("serve-b").containers == {}
 
 
