@@ -92,6 +92,16 @@ def test_member_books_serves_measures_and_stops(live_server, page, shot, fleet_k
         journey(live_server, page, shot, fleet_key, tmp_path, settings)
 
 
+def serve_it_to_fail(page, plans: str) -> None:
+    """Serve the recommended plan of the plan page at ``plans``; its serving fails."""
+    page.goto(f"{plans}&context_tokens=8192&goal=latency")
+    detail = page.locator("tr.plan-more.recommended details.plan-detail")
+    detail.locator("summary").click()
+    detail.get_by_role("button", name="Serve this plan").click()
+    on_the_serving_page(page)
+    expect(page.locator("#serving-status")).to_have_text("failed")
+
+
 def on_the_serving_page(page) -> None:
     """Wait for the serving's page a serve request leads to; if it never
     comes, say where the browser is, what it shows, and which servings and
@@ -239,12 +249,7 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
 
         # A node that fails to start: the failed step and its output.
         fleet.set_faults("serve-a", {"serve-fail"})
-        page.goto(f"{base}/plans/?model={SMALL}&group={group.pk}&context_tokens=8192&concurrency=8&goal=latency")
-        detail = page.locator("tr.plan-more.recommended details.plan-detail")
-        detail.locator("summary").click()
-        detail.get_by_role("button", name="Serve this plan").click()
-        on_the_serving_page(page)
-        expect(page.locator("#serving-status")).to_have_text("failed")
+        serve_it_to_fail(page, f"{base}/plans/?model={SMALL}&group={group.pk}&concurrency=8")
         expect(page.locator("#serving-failed")).to_contain_text(
             "Failed at ray head on serve-a: its container could not start: Docker on serve-a cannot give containers "
             "the GPU (no NVIDIA runtime); install the NVIDIA Container Toolkit there and restart Docker (exited "
@@ -260,12 +265,7 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         fleet.set_faults("serve-a", set())
         fleet.set_faults("serve-b", {"weights-gated"})
         fleet.fleet.serving("serve-b").weights.clear()
-        page.goto(f"{base}/plans/?model={SMALL}&group={group.pk}&context_tokens=8192&concurrency=8&goal=latency")
-        detail = page.locator("tr.plan-more.recommended details.plan-detail")
-        detail.locator("summary").click()
-        detail.get_by_role("button", name="Serve this plan").click()
-        on_the_serving_page(page)
-        expect(page.locator("#serving-status")).to_have_text("failed")
+        serve_it_to_fail(page, f"{base}/plans/?model={SMALL}&group={group.pk}&concurrency=8")
         expect(page.locator("#serving-failed")).to_contain_text(
             "Failed at weights on serve-b: the weights could not be downloaded: meta-llama/Llama-3.1-8B-Instruct is "
             "gated on Hugging Face: accept its terms there with the lab's account, and give the fleet user on "
