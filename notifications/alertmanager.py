@@ -29,7 +29,9 @@ from typing import Any
 from notifications.conf import Webhook
 
 SEVERITY_MATCH = {"info": None, "warning": 'severity=~"warning|critical"', "critical": 'severity="critical"'}
-NODE_ALERTS_SILENCED_BY_UNREACHABLE = "SparkDegraded|SparkNotPolled|SparkMemoryPressure|TwinSlow|SparkLinkDown"
+NODE_ALERTS_SILENCED_BY_UNREACHABLE = (
+    "SparkDegraded|SparkNotPolled|SparkMemoryPressure|TwinSlow|SparkLinkDown|ServingEngineDown"
+)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import prometheus, views
 
 app_name = "serving"
 urlpatterns = [
@@ -9,4 +9,5 @@ urlpatterns = [
     path("serving/<int:pk>/", views.serving_detail, name="detail"),
     path("serving/<int:pk>/stop/", views.serving_stop, name="stop"),
     path("serving/<int:pk>/measure/", views.serving_measure, name="measure"),
+    path("metrics/serving-targets", prometheus.scrape_targets, name="scrape-targets"),
 ]

@@ -28,6 +28,7 @@ import hmac
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
+from functools import wraps
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -382,8 +383,10 @@ def exposition() -> str:
     return generate_latest(registry()).decode()
 
 
-@require_GET
-def metrics(request: HttpRequest) -> HttpResponse:
+def scrape_refused(request: HttpRequest) -> HttpResponse | None:
+    """Why Prometheus may not read /metrics (or its other scrape endpoints)
+    now, as the answer to send; None when it may: no FLEET_METRICS_TOKEN, or
+    ``Authorization: Bearer <token>`` sent."""
     try:
         token = conf.metrics_token()
     except OSError as exc:
@@ -402,4 +405,21 @@ def metrics(request: HttpRequest) -> HttpResponse:
             )
             response["WWW-Authenticate"] = 'Bearer realm="metrics"'
             return response
+    return None
+
+
+def for_scrapers(view: Callable[[HttpRequest], HttpResponse]) -> Callable[[HttpRequest], HttpResponse]:
+    """A GET endpoint Prometheus reads, guarded by the metrics token (``scrape_refused``)."""
+
+    @require_GET
+    @wraps(view)
+    def guarded(request: HttpRequest) -> HttpResponse:
+        refused = scrape_refused(request)
+        return refused if refused is not None else view(request)
+
+    return guarded
+
+
+@for_scrapers
+def metrics(request: HttpRequest) -> HttpResponse:
     return HttpResponse(exposition(), content_type=CONTENT_TYPE)

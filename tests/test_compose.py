@@ -146,6 +146,11 @@ def test_prometheus_reaches_the_app_by_a_host_it_allows(compose):
     host = target.split(":")[0]
     assert host in compose["services"], target
     assert host in re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", allowed).split(","), allowed
+    # the served engines' list comes from the same address, with the same token
+    (engines,) = [j for j in config["scrape_configs"] if j["job_name"] == "spark-fleet-engines"]
+    (found,) = engines["http_sd_configs"]
+    assert found["url"] == f"http://{target}/metrics/serving-targets"
+    assert found["authorization"] == job["authorization"]
 
 
 def test_commands_start_modules_that_exist(compose):

@@ -129,7 +129,16 @@ def test_the_dashboard_is_grafana_json_with_unique_panels():
 
 
 def test_every_metric_the_rules_and_dashboard_read_is_exported(exported):
+    """The fleet's series by /metrics; the served engines' (vLLM's names, job
+    spark-fleet-engines) by an engine, as the simulated one exports them."""
+    from simfleet.engine import SimEngine
+
     used = {name for rule in rules() for name in metric_names(rule["expr"])}
     used |= {name for expr in dashboard_exprs() for name in metric_names(expr)}
-    missing = sorted(used - exported - PROMETHEUS_OWN)
+    engines = {name for name in used if name.startswith("vllm:")}
+    assert engines == {"vllm:generation_tokens_total", "vllm:num_requests_running", "vllm:num_requests_waiting"}
+    engine_text = SimEngine("llama-3.1-8b", 20.0).metrics_text()
+    engine_exported = {s.name for family in text_string_to_metric_families(engine_text) for s in family.samples}
+    assert not sorted(engines - engine_exported), f"read from the engines but not exported: {engines - engine_exported}"
+    missing = sorted(used - engines - exported - PROMETHEUS_OWN)
     assert not missing, f"read by deploy/ but not exported by /metrics: {missing}"

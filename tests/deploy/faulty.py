@@ -4,7 +4,8 @@ through the product's own parser and store service (no SSH):
     m-01 ===== m-02      healthy direct pair; its fabric verification measured 11 GB/s (expected 20 and up)
     m-03 ===== m-04      m-04's second twin of p0 is down: the link is half (100 of 200 Gb/s); its
                          verification measured 5.6 GB/s with both ranks' NCCL on TCP sockets, and
-                         the model served there says the same of its two ranks
+                         the model served there says the same of its two ranks; its engine on m-03
+                         does not answer (nothing listens on its port)
     m-05 ===== m-06      m-06 does not answer: unreachable, the link down, the pair's group degraded
 
 Every answering Spark's software was read: Docker answers on all but m-02,
@@ -13,13 +14,14 @@ whose daemon did not.
 
 from __future__ import annotations
 
-from inventory.models import NodeGroup
+from inventory.models import NodeGroup, Spark
 from placement.models import LlmModel
-from serving.models import Serving
+from serving.models import Serving, ServingPort
 from simfleet.simulator import SimNode
 from tests.support.fabric_runs import verified
 from tests.support.software import store_software
 from tests.telemetry.stored import register, store_round
+from tests.tools import free_port
 
 DOWN = {"m-06"}
 VLLM = "nvcr.io/nvidia/vllm:26.05-py3"
@@ -50,16 +52,19 @@ def build() -> list[SimNode]:
         {"node": n, "label": "NCCL network", "status": "done", "output": "", "reads": "nccl", "networks": {n: "Socket"}}
         for n in ("m-03", "m-04")
     ]
-    Serving.objects.create(
+    served = Serving.objects.create(
         model=LlmModel.objects.get(slug="llama-3.1-8b"),
         quantization="bf16",
         group=sockets,
         group_name=sockets.name,
+        plan={"label": "TP2 on 2 nodes"},
         launcher="vllm-container",
         owner_name="member",
         status=Serving.Status.SERVING,
         steps=reads,
     )
+    head = Spark.objects.get(name="m-03")
+    ServingPort.objects.create(serving=served, spark=head, host=head.ssh_host, port=free_port(), kind="engine")
     return fleet
 
 

@@ -7,7 +7,7 @@ local webhook receiver.
 
 What is changed for a test that must finish in a minute, and nothing else:
 the addresses (web:8000 and alertmanager:9093 become this machine's ports),
-the scrape and evaluation intervals (1 s), each rule's ``for`` (1 s) and
+the scrape, evaluation and discovery intervals (1 s), each rule's ``for`` (1 s) and
 Alertmanager's grouping waits (1 s). The rules' expressions, labels and
 texts, the scrape job with its bearer token file, and the routes are the
 shipped ones.
@@ -18,6 +18,11 @@ shipped ones.
                       over TCP sockets: FabricOnTcpSockets, its FabricBelowExpected inhibited; the
                       model served there has both ranks on sockets: ServingOnTcpSockets
     m-05 ===== m-06   m-06 does not answer: SparkUnreachable, and no SparkLinkDown
+
+Prometheus finds the served models' engines through the app's
+/metrics/serving-targets (the shipped job spark-fleet-engines): the one on
+m-03 does not answer (ServingEngineDown); a simulated engine serving on m-01
+does, and its vLLM series carry the serving's labels.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import pytest
 import yaml
 from django.core.management import call_command
 
+from serving.models import Serving
 from tests.deploy import faulty
 from tests.notifications.receivers import http_receiver
 from tests.telemetry.stored import store_round
@@ -79,7 +85,11 @@ def prometheus_files(folder: Path, app: str, alertmanager: str, prometheus: str)
     config["alerting"]["alertmanagers"][0]["static_configs"][0]["targets"] = [alertmanager]
     targets = {"spark-fleet": app, "alertmanager": alertmanager, "prometheus": prometheus}
     for job in config["scrape_configs"]:
-        job["static_configs"][0]["targets"] = [targets[job["job_name"]]]
+        for found in job.get("http_sd_configs", []):
+            found["url"] = found["url"].replace("web:8000", app)
+            found["refresh_interval"] = "1s"
+        if "static_configs" in job:
+            job["static_configs"][0]["targets"] = [targets[job["job_name"]]]
     (folder / "prometheus.yml").write_text(yaml.safe_dump(config))
     (folder / "fleet_metrics_token").write_text(TOKEN + "\n")  # where compose mounts the secret
     rules = yaml.safe_load((ROOT / "deploy" / "prometheus" / "alerts.yml").read_text())
@@ -117,6 +127,49 @@ def received(receiver: Any) -> dict[tuple[str, str], dict[str, Any]]:
     return out
 
 
+@contextmanager
+def engine_serving(model: str) -> Iterator[int]:
+    """A simulated vLLM engine on a free loopback port (its own event loop in a thread); yields the port."""
+    import asyncio
+    import threading
+
+    from simfleet.engine import SimEngine
+
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    engine = SimEngine(model, 20.0)
+    try:
+        yield asyncio.run_coroutine_threadsafe(engine.start("127.0.0.1", 0), loop).result(10)
+    finally:
+        asyncio.run_coroutine_threadsafe(engine.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()
+
+
+def served_on_m01(port: int) -> int:
+    """A one-node serving on m-01, its engine at ``port``: the Serving and its address, as serving writes them."""
+    from inventory.models import Spark
+    from placement.models import LlmModel
+    from serving.models import Serving, ServingPort
+
+    head = Spark.objects.get(name="m-01")
+    served = Serving.objects.create(
+        model=LlmModel.objects.get(slug="llama-3.1-8b"), quantization="bf16", group_name=faulty.pair_group_name(),
+        plan={"label": "1 node"}, launcher="vllm-container", owner_name="member", status=Serving.Status.SERVING,
+    )  # fmt: skip
+    ServingPort.objects.create(serving=served, spark=head, host=head.ssh_host, port=port, kind="engine")
+    return served.pk
+
+
+def prometheus_api(base: str, path: str) -> Any:
+    import urllib.request
+
+    with urllib.request.urlopen(f"{base}{path}", timeout=5) as response:  # noqa: S310 - local test server
+        return json.loads(response.read())["data"]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_shipped_alerts_fire_and_reach_a_webhook_through_alertmanager(live_server, settings, tmp_path):
     settings.FLEET_METRICS_TOKEN = TOKEN
@@ -124,7 +177,8 @@ def test_shipped_alerts_fire_and_reach_a_webhook_through_alertmanager(live_serve
     pair = faulty.pair_group_name()
     app = live_server.url.removeprefix("http://")
     am_port, prom_port = free_port(), free_port()
-    with http_receiver() as receiver:
+    with http_receiver() as receiver, engine_serving("llama-3.1-8b") as engine_port:
+        answering = served_on_m01(engine_port)
         am_config = alertmanager_file(tmp_path, settings, receiver.url)
         prom_config = prometheus_files(tmp_path, app, f"127.0.0.1:{am_port}", f"127.0.0.1:{prom_port}")
         (tmp_path / "am").mkdir()
@@ -143,7 +197,7 @@ def test_shipped_alerts_fire_and_reach_a_webhook_through_alertmanager(live_serve
         ):
             wanted = {("SparkUnreachable", "firing"), ("SparkLinkHalf", "firing"), ("FabricBelowExpected", "firing")}
             wanted |= {("FabricOnTcpSockets", "firing"), ("ServingOnTcpSockets", "firing")}
-            wanted |= {("SparkDockerUnusable", "firing")}
+            wanted |= {("SparkDockerUnusable", "firing"), ("ServingEngineDown", "firing")}
             deadline = time.monotonic() + 60
             while not wanted <= set(received(receiver)):
                 assert time.monotonic() < deadline, (
@@ -183,6 +237,23 @@ def test_shipped_alerts_fire_and_reach_a_webhook_through_alertmanager(live_serve
             docker = got[("SparkDockerUnusable", "firing")]
             assert (docker["labels"]["node"], docker["labels"]["state"]) == ("m-02", "unreachable")
             assert docker["annotations"]["summary"] == "Docker on Spark m-02 does not answer"
+            down = got[("ServingEngineDown", "firing")]
+            silent = str(Serving.objects.exclude(pk=answering).get().pk)
+            keys = ("serving", "model", "group", "plan", "node", "kind", "severity")
+            assert {k: down["labels"][k] for k in keys} == {
+                "serving": silent, "model": "llama-3.1-8b", "group": over_sockets, "plan": "TP2 on 2 nodes",
+                "node": "m-03", "kind": "engine", "severity": "critical",
+            }  # fmt: skip
+            assert down["annotations"]["summary"] == (
+                f"The engine of serving {silent} (llama-3.1-8b on {over_sockets}) does not answer on m-03"
+            )
+            # the engine that answers is scraped, its vLLM series labelled with its serving
+            base = f"http://127.0.0.1:{prom_port}"
+            series = prometheus_api(base, "/api/v1/query?query=vllm:num_requests_running")["result"]
+            assert [(r["metric"]["serving"], r["metric"]["node"], r["metric"]["kind"]) for r in series] == [
+                (str(answering), "m-01", "engine")
+            ]
+            assert series[0]["metric"]["instance"] == f"127.0.0.1:{engine_port}"
             # One cause, one alert: that group's bandwidth is low because of the sockets; Alertmanager holds it back.
             below = {a["labels"]["group"] for a in every(receiver) if a["labels"]["alertname"] == "FabricBelowExpected"}
             assert below == {pair}
@@ -197,4 +268,13 @@ def test_shipped_alerts_fire_and_reach_a_webhook_through_alertmanager(live_serve
             while ("SparkUnreachable", "resolved") not in received(receiver):
                 assert time.monotonic() < deadline, f"arrived: {sorted(received(receiver))}"
                 time.sleep(0.5)
+            # the silent serving is stopped: its target goes, and its alert resolves
+            Serving.objects.filter(pk=silent).update(status=Serving.Status.STOPPED)
+            deadline = time.monotonic() + 60
+            while ("ServingEngineDown", "resolved") not in received(receiver):
+                assert time.monotonic() < deadline, f"arrived: {sorted(received(receiver))}"
+                time.sleep(0.5)
+            active = prometheus_api(base, "/api/v1/targets?state=active")["activeTargets"]
+            engines = [t["labels"]["serving"] for t in active if t["labels"]["job"] == "spark-fleet-engines"]
+            assert engines == [str(answering)]
     shutil.rmtree(tmp_path / "tsdb", ignore_errors=True)
