@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import threading
 import urllib.request
 from datetime import UTC, datetime, timedelta
@@ -34,6 +35,7 @@ from tests.serving.test_sim import free_base
 from tests.support.figures import one_place
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import ids, sim_lab
+from tests.tools import tool
 
 fleet_key = django_sim.fleet_key
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -155,6 +157,15 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         expect(page.locator("#serving-status")).to_have_text("serving")
         url = page.locator("#serving-url").inner_text()
         assert url == serving.url and url.startswith("http://127.0.0.1:")
+        # the page's curl command, run as shown, gets the model's answer (and shellcheck finds nothing in it)
+        snippet = page.locator("#call-curl").inner_text()
+        checked = subprocess.run([tool("shellcheck"), "-s", "bash", "-"], input=snippet, capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stdout
+        call = subprocess.run(["bash", "-c", snippet], capture_output=True, text=True, timeout=60)
+        assert call.returncode == 0, call.stderr
+        reply = json.loads(call.stdout)
+        assert reply["model"] == SMALL and reply["choices"][0]["message"]["role"] == "assistant"
+        assert reply["choices"][0]["message"]["content"] and reply["usage"]["completion_tokens"] == 32
 
         # Live figures: one stream busy, then its rate once the page refreshed.
         busy(url, 3000)
