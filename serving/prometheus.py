@@ -19,17 +19,13 @@ import json
 
 from django.http import HttpRequest, HttpResponse
 
+from telemetry.discovery import address
 from telemetry.metrics import for_scrapers
 
 from .models import Serving, ServingPort
 
 # ServingPort's kinds Prometheus scrapes, and the ``kind`` label each target gets
 SCRAPED = {ServingPort.Kind.ENGINE: "engine", ServingPort.Kind.METRICS: "router"}
-
-
-def address(host: str, port: int) -> str:
-    """host:port as Prometheus's targets write it (an IPv6 address in brackets)."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def targets() -> list[dict[str, object]]:

@@ -6,7 +6,7 @@ from django.urls import path
 
 from core.redirects import moved
 
-from . import metrics, views
+from . import discovery, metrics, views
 
 app_name = "telemetry"
 urlpatterns = [
@@ -18,6 +18,7 @@ urlpatterns = [
     path("software/", views.software, name="software"),
     path("software/expected/", views.software_expected, name="software_expected"),
     path("metrics", metrics.metrics, name="metrics"),
+    path("metrics/spark-targets", discovery.scrape_sparks, name="spark-targets"),
     # moved
     path("telemetry/nodes/<str:name>/", moved("telemetry:node")),
     path("telemetry/nodes/<str:name>/hostkey/accept/", moved("telemetry:hostkey_accept")),

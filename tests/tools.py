@@ -16,6 +16,7 @@ PACKAGES = {
     "prometheus": "prometheus",
     "prometheus-alertmanager": "prometheus-alertmanager",
     "amtool": "prometheus-alertmanager",
+    "prometheus-node-exporter": "prometheus-node-exporter",
     "netplan": "netplan.io",
     "shellcheck": "shellcheck",
 }
