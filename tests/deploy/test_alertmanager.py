@@ -82,3 +82,57 @@ def test_without_receivers_it_still_loads_and_says_so(settings, tmp_path):
     assert "receivers: none: set FLEET_ALERT_WEBHOOKS or FLEET_MONITORING_EMAIL" in said.getvalue()
     check = subprocess.run([tool("amtool"), "check-config", str(out)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_a_running_alertmanager_holds_back_what_one_cause_explains(settings, tmp_path):
+    """The written inhibit rules, in Debian's Alertmanager with alerts posted
+    to its API: a Spark that does not answer holds back its own node alerts
+    (a served engine on it too), not another Spark's; NCCL on sockets holds
+    back its own group's low bandwidth; nobody polled holds back each Spark's
+    staleness."""
+    import time
+    import urllib.request
+
+    from tests.deploy.test_live_alerts import running
+    from tests.tools import free_port
+
+    # the node alerts a Spark's own outage explains (the rules leave SparkLinkHalf and the fabric's to their groups)
+    node_alerts = ("SparkDegraded", "SparkNotPolled", "SparkMemoryPressure", "TwinSlow", "SparkLinkDown",
+                   "ServingEngineDown")  # fmt: skip
+    config = write(settings, tmp_path, hooks=[])
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    argv = [
+        tool("prometheus-alertmanager"), f"--config.file={config}", f"--storage.path={tmp_path / 'am'}",
+        f"--web.listen-address=127.0.0.1:{port}", "--cluster.listen-address=",
+    ]  # fmt: skip
+    posted = [
+        {"alertname": "SparkUnreachable", "severity": "critical", "node": "spark-01"},
+        *({"alertname": name, "severity": "warning", "node": "spark-01"} for name in node_alerts),
+        {"alertname": "ServingEngineDown", "severity": "critical", "node": "spark-02", "serving": "7"},
+        {"alertname": "FabricOnTcpSockets", "severity": "critical", "group": "pair-1"},
+        {"alertname": "FabricBelowExpected", "severity": "warning", "group": "pair-1"},
+        {"alertname": "FabricBelowExpected", "severity": "warning", "group": "pair-2"},
+        {"alertname": "FleetNotPolling", "severity": "critical"},
+        {"alertname": "SparkNotPolled", "severity": "warning", "node": "spark-03"},
+    ]  # fmt: skip
+    with running(argv, tmp_path / "alertmanager.log", f"{base}/-/ready"):
+        body = json.dumps([{"labels": labels} for labels in posted]).encode()
+        request = urllib.request.Request(f"{base}/api/v2/alerts", body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=5) as response:  # noqa: S310 - local test server
+            assert response.status == 200
+        deadline, held = time.monotonic() + 20, set()
+        expected = {("SparkNotPolled", "spark-03")}
+        expected |= {(name, "spark-01") for name in node_alerts}
+        expected |= {("FabricBelowExpected", "pair-1")}
+        while held != expected:
+            assert time.monotonic() < deadline, f"held back: {sorted(held)}"
+            time.sleep(0.3)
+            with urllib.request.urlopen(f"{base}/api/v2/alerts", timeout=5) as response:  # noqa: S310
+                alerts = json.loads(response.read())
+            assert len(alerts) == len(posted)
+            held = {
+                (a["labels"]["alertname"], a["labels"].get("node") or a["labels"].get("group"))
+                for a in alerts
+                if a["status"]["inhibitedBy"]
+            }
