@@ -44,7 +44,7 @@ def spark_targets(port: int = NODE_EXPORTER_PORT) -> list[dict[str, object]]:
 def _port(given: str | None) -> int | None:
     if given is None:
         return NODE_EXPORTER_PORT
-    if not given.isdigit() or not 1 <= int(given) <= 65535:
+    if not (given.isascii() and given.isdigit()) or not 1 <= int(given) <= 65535:
         return None
     return int(given)
 

@@ -49,7 +49,7 @@ def test_every_active_spark_at_the_exporters_port_with_its_group_and_hardware(im
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("port", ["0", "70000", "x", "", "-1", "9100.0"])
+@pytest.mark.parametrize("port", ["0", "70000", "x", "", "-1", "9100.0", "\u0663"])
 def test_a_port_that_is_not_one_is_refused_saying_so(port):
     response = Client().get(f"{URL}?port={port}")
     assert response.status_code == 400
