@@ -23,6 +23,7 @@ from accounts.throttle import wrong_secret
 from core.config import site_host
 from core.errors import NotFound, TooManyRequests
 from core.roles import can_read
+from core.validation import whole_number
 
 from . import ical, selectors
 from .errors import BookingError
@@ -58,9 +59,10 @@ def feed_token_revoke(*, user: User) -> bool:
 
 def feed_user(token: str) -> User | None:
     head, _, mac = token.partition("-")
-    if not head.isdigit() or len(token) > 80:
+    user_id = whole_number(head)
+    if user_id is None or len(token) > 80:
         return None
-    row = FeedToken.objects.select_related("user").filter(user_id=int(head)).first()
+    row = FeedToken.objects.select_related("user").filter(user_id=user_id).first()
     if row is None or not constant_time_compare(mac, _mac(row.user_id, row.nonce)) or not can_read(row.user):
         return None
     FeedToken.objects.filter(pk=row.pk).update(last_used_at=timezone.now())

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from core.errors import NotFound
 from core.roles import can_book, is_admin
+from core.validation import whole_number
 from inventory.models import NodeGroup, NodeGroupMember, Spark
 from placement.models import SavedPlan
 from placement.selectors import saved_plan_get
@@ -100,8 +101,8 @@ class Target:
 
 def group_find(ref: Any, path: str = "group") -> NodeGroup:
     """A live group by id or by name."""
-    if isinstance(ref, str) and ref.strip().isdigit():
-        ref = int(ref)
+    if isinstance(ref, str) and whole_number(ref.strip()) is not None:
+        ref = whole_number(ref.strip())
     if isinstance(ref, bool) or not isinstance(ref, int | str) or ref == "":
         raise BookingError("name a group by id or name", path)
     rows = NodeGroup.objects.select_related("parent")

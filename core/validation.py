@@ -46,6 +46,16 @@ INT32 = 2**31 - 1
 INT64 = 2**63 - 1
 
 
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number when it is ASCII digits alone (at most 18),
+    else None. Not ``str.isdigit``: "²" and "٣" are digits to it, and
+    ``int("²")`` raises, which turned such a query or form value into a 500."""
+    return int(text) if isinstance(text, str) and _WHOLE_NUMBER.fullmatch(text) else None
+
+
 def text_problem(value: str, *, multiline: bool = False) -> str | None:
     """Why this text cannot be stored, or None."""
     found = (_MULTI_LINE_RE if multiline else _ONE_LINE_RE).search(value)

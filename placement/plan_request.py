@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+from core.validation import whole_number
+
 from .errors import PlacementError
 from .lab_calibration import lab_runs
 from .launch import LAUNCH_ENGINES, PLANNER_ENGINE, LaunchError, launch_commands
@@ -107,8 +109,8 @@ class Planning:
 
 
 def _whole(value: Any, name: str, low: int, high: int, errors: list[tuple[str, str]]) -> int:
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
+    if isinstance(value, str) and whole_number(value.strip()) is not None:
+        value = whole_number(value.strip())
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         errors.append((name, f"must be a whole number from {low:,} to {high:,}"))
         return low

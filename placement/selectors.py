@@ -28,6 +28,7 @@ from django.db.models import Count, QuerySet
 from core.config import setting
 from core.errors import NotFound
 from core.health import UNHEALTHY
+from core.validation import whole_number
 from inventory.models import NodeGroup, NodeGroupMember, Spark, Twin
 from telemetry.selectors import latest_samples
 from topology.engine import Group, LabIn, analyse
@@ -229,8 +230,8 @@ def launch_settings_for(planned: PlannedGroup) -> LaunchSettings:
 
 
 def live_group_or_error(group_id: Any, path: str = "group") -> NodeGroup:
-    if isinstance(group_id, str) and group_id.isdigit():
-        group_id = int(group_id)
+    if isinstance(group_id, str) and whole_number(group_id) is not None:
+        group_id = whole_number(group_id)
     row = (
         NodeGroup.objects.filter(pk=group_id).first()
         if isinstance(group_id, int) and not isinstance(group_id, bool)
@@ -360,8 +361,9 @@ def live_groups() -> QuerySet[NodeGroup]:
 def saved_plan_get(pk: Any, path: str = "pk") -> SavedPlan:
     """A kept plan, or NotFound naming ``path``."""
     row = None
-    if isinstance(pk, int) or (isinstance(pk, str) and pk.isdigit()):
-        row = SavedPlan.objects.select_related("model", "group").filter(pk=int(pk)).first()
+    number = pk if isinstance(pk, int) and not isinstance(pk, bool) else whole_number(pk)
+    if number is not None:
+        row = SavedPlan.objects.select_related("model", "group").filter(pk=number).first()
     if row is None:
         raise NotFound(f"no saved plan {pk!r}", path)
     return row

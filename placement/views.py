@@ -21,6 +21,7 @@ from core.actor import Actor
 from core.forms import cleaned, upload_text
 from core.htmx import htmx_asks
 from core.roles import can_book
+from core.validation import whole_number
 from inventory.forms import apply_errors
 from telemetry.software_store import launch_readiness
 
@@ -324,11 +325,12 @@ def plan_page(request: HttpRequest) -> HttpResponse:
 def plan_launch(request: HttpRequest) -> HttpResponse:
     """The launch commands of one plan (loaded when its section is opened)."""
     index = request.GET.get("plan", "")
-    context = _planning_context(request, launch_for={int(index)} if index.isdigit() else ())
+    number = whole_number(index)
+    context = _planning_context(request, launch_for={number} if number is not None else ())
     result = context.get("planning")
     item = None
-    if result is not None and index.isdigit() and int(index) < len(result.plans):
-        item = result.plans[int(index)]
+    if result is not None and number is not None and number < len(result.plans):
+        item = result.plans[number]
     # what the nodes' last software readings say against each launcher (one query for all of them)
     needs = (
         launch_readiness(item.plan.nodes, image=selectors.vllm_image()) if item is not None and item.plan.fits else {}
@@ -354,7 +356,7 @@ def plan_book(request: HttpRequest) -> HttpResponse:
             actor=Actor.from_request(request, "page"),
             model=context["model"],
             planning=result,
-            index=int(index) if index.isdigit() else -1,
+            index=-1 if (number := whole_number(index)) is None else number,
         )
     except PlacementError as exc:
         messages.error(request, exc.text)

@@ -18,6 +18,7 @@ from benchmarks.runs import ServedLayout, run_start
 from core.actor import Actor
 from core.errors import FleetError
 from core.htmx import partial
+from core.validation import whole_number
 
 from . import selectors, services
 from .live import ServingLive, many_live
@@ -90,14 +91,15 @@ def _serve_values(request: HttpRequest) -> tuple[dict[str, Any], list[tuple[str,
         if raw == "":
             continue
         if name in _NUMBERS:
-            if not raw.isdigit() or len(raw) > 9:
+            number = whole_number(raw) if len(raw) <= 9 else None
+            if number is None:
                 problems.append((name, f"{name} must be a whole number, not {raw[:20]!r}"))
                 continue
-            values[name] = int(raw)
+            values[name] = number
         else:
             values[name] = raw[:120]
-    if "group" in values and values["group"].isdigit():
-        values["group"] = int(values["group"])
+    if "group" in values and whole_number(values["group"]) is not None:
+        values["group"] = whole_number(values["group"])
     return values, problems
 
 

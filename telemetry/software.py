@@ -291,7 +291,7 @@ def parse_nccl(text: str) -> tuple[str | None, str | None, bool | None, list[str
         elif line.startswith("branch="):
             branch = clean_version(line[len("branch=") :])
     version = None
-    if all(parts.get(k, "").isdigit() for k in ("MAJOR", "MINOR", "PATCH")):
+    if all(parts.get(k, "").isascii() and parts.get(k, "").isdigit() for k in ("MAJOR", "MINOR", "PATCH")):
         version = f"{int(parts['MAJOR'])}.{int(parts['MINOR'])}.{int(parts['PATCH'])}"
         suffix = parts.get("SUFFIX", "")
         if suffix and clean_version(suffix):

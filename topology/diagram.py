@@ -544,4 +544,4 @@ def _switched(group: Group, box: Box, columns: int | None = None) -> Canvas:
 
 def _port_key(label: str) -> tuple[int, str]:
     port = label.rsplit(":", 1)[-1]
-    return (int(port), "") if port.isdigit() else (1 << 30, port)
+    return (int(port), "") if port.isascii() and port.isdigit() else (1 << 30, port)

@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.actor import Actor
 from core.errors import FleetError
+from core.validation import whole_number
 from inventory.models import NodeGroup
 
 from ...services import verification_execute, verification_start
@@ -27,7 +28,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         ref = options["group"]
         live = NodeGroup.objects.filter(retired_at__isnull=True)
-        group = live.filter(pk=int(ref)).first() if ref.isdigit() else live.filter(name=ref).first()
+        number = whole_number(ref)
+        group = live.filter(pk=number).first() if number is not None else live.filter(name=ref).first()
         if group is None:
             raise CommandError(f"no live group {ref!r}")
         try:
