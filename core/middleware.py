@@ -15,7 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from .errors import FleetError, Forbidden, NotFound, envelope
-from .validation import text_problem
+from .validation import text_problem, whole_number
 
 
 class RefuseControlCharacters:
@@ -75,10 +75,11 @@ class ReadWholeBody:
             meta["CONTENT_LENGTH"] = str(len(data))
             return self.get_response(request)
         declared = meta.get("CONTENT_LENGTH") or "0"
-        if not declared.isdigit():
+        length = whole_number(declared)
+        if length is None:
             return refusal(request, 400, "body", f"Content-Length {declared[:40]!r} is not a number of bytes")
-        if int(declared) > limit:
-            return refusal(request, 413, "body", f"the body is {int(declared):,} bytes; the limit is {limit:,} bytes")
+        if length > limit:
+            return refusal(request, 413, "body", f"the body is {length:,} bytes; the limit is {limit:,} bytes")
         return self.get_response(request)
 
 

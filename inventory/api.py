@@ -23,7 +23,7 @@ from core.actor import Actor
 from core.api import ADMIN
 from core.health import HEALTH_STATUSES, HealthValue
 from core.pages import Rows, paginated
-from core.validation import CleanStr, Int, TcpPort
+from core.validation import CleanStr, Int, TcpPort, whole_number
 
 from . import labdoc, labio, selectors, services
 from .errors import InventoryError
@@ -525,7 +525,7 @@ def lab_import(
     confirm_remove: Annotated[int, Field(ge=0, le=1_000_000)] | None = None,
 ) -> dict[str, Any]:
     limit = settings.FLEET_IMPORT_MAX_BYTES
-    declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    declared = whole_number(request.META.get("CONTENT_LENGTH") or "0") or 0  # checked by core.middleware
     if declared > limit:
         raise labdoc.DocumentError([("", f"the document is {declared:,} bytes; the limit is {limit:,} bytes")])
     content_type = request.META.get("CONTENT_TYPE", "application/yaml")

@@ -59,3 +59,15 @@ def test_an_nccl_header_with_odd_digits_reads_as_no_version():
     assert version is None
     version, _, _, _ = parse_nccl("#define NCCL_MAJOR 2\n#define NCCL_MINOR 28\n#define NCCL_PATCH 9\n")
     assert version == "2.28.9"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("declared", "status"), [(SUPER_TWO, 400), ("12x", 400), ("99999999999", 413)])
+def test_a_content_length_that_is_not_a_number_of_bytes_is_refused(api_admin, declared, status):
+    response = api_admin.post("/api/sparks", {}, CONTENT_LENGTH=declared)
+    assert response.status_code == status
+    said = response.json()["errors"][0]
+    if status == 400:
+        assert said == {"path": "body", "message": f"Content-Length {declared!r} is not a number of bytes"}
+    else:
+        assert said["message"].startswith("the body is 99,999,999,999 bytes; the limit is ")
