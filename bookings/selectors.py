@@ -45,12 +45,13 @@ LIVE = (Booking.Status.BOOKED, Booking.Status.ACTIVE)
 
 
 def zone(name: str | None) -> ZoneInfo:
-    """The named zone, or the site's TIME_ZONE when the name is unknown."""
+    """The named zone, or the site's TIME_ZONE when the name is unknown (a
+    name too long for a file name is unknown too: ZoneInfo raises OSError)."""
     for candidate in (name, settings.TIME_ZONE, "UTC"):
         if candidate:
             try:
                 return ZoneInfo(candidate)
-            except (ZoneInfoNotFoundError, ValueError):
+            except (ZoneInfoNotFoundError, ValueError, OSError):
                 continue
     return ZoneInfo("UTC")
 

@@ -46,6 +46,30 @@ def _problem(request: HttpRequest) -> tuple[str, str] | None:
     return None
 
 
+class RefuseNulInForms:
+    """A page form's fields (a urlencoded or multipart body; not its files)
+    hold no NUL: refused with 400 naming the field, as a NUL in the path or
+    query is. PostgreSQL cannot store NUL in text, and a view that looks a
+    posted value up before its form checks it (a cable's type, a booking's
+    group, a subgroup's Sparks) turned one into a 500. Other control
+    characters are left to the forms, which show the error beside the field.
+    After ``ReadWholeBody``, which reads a chunked body first; JSON bodies
+    (the API) are checked by their schemas."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method == "POST" and request.content_type in FORM_TYPES:
+            for key, values in request.POST.lists():
+                if any("\x00" in value for value in (key, *values)):
+                    return refusal(request, 400, f"form.{key[:40]}", "contains a NUL byte; remove it")
+        return self.get_response(request)
+
+
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
 class ReadWholeBody:
     """A request body is read whole whatever its framing, or refused clearly.
 

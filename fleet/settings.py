@@ -113,6 +113,8 @@ MIDDLEWARE = [
     "core.middleware.RefuseControlCharacters",
     # A body is read whole (chunked too) or refused with 411/413 before anything reads it.
     "core.middleware.ReadWholeBody",
+    # ... and a page form's fields hold no NUL, which PostgreSQL cannot store (400 naming the field).
+    "core.middleware.RefuseNulInForms",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

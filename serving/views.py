@@ -18,7 +18,7 @@ from benchmarks.runs import ServedLayout, run_start
 from core.actor import Actor
 from core.errors import FleetError
 from core.htmx import partial
-from core.validation import whole_number
+from core.validation import text_problem, whole_number
 
 from . import selectors, services
 from .live import ServingLive, many_live
@@ -96,6 +96,8 @@ def _serve_values(request: HttpRequest) -> tuple[dict[str, Any], list[tuple[str,
                 problems.append((name, f"{name} must be a whole number, not {raw[:20]!r}"))
                 continue
             values[name] = number
+        elif (problem := text_problem(raw)) is not None:
+            problems.append((name, f"{name} {problem}"))
         else:
             values[name] = raw[:120]
     if "group" in values and whole_number(values["group"]) is not None:
