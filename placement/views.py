@@ -100,7 +100,8 @@ def _planning_context(request: HttpRequest, launch_for: Collection[int] = (), so
         for key, value in values.items():
             data.setdefault(key, str(value))
     form = PlanForm(data, choices_from=blank)
-    context: dict[str, Any] = {"form": form, "errors": [], "planning": None}
+    # the image the Serve button pulls (the drift note says whether serving may go ahead over drift)
+    context: dict[str, Any] = {"form": form, "errors": [], "planning": None, "serve_image": selectors.vllm_image()}
     if data is not None:
         if not form.is_valid():
             context["errors"] = [(f, " ".join(str(m) for m in e)) for f, e in form.errors.items()]

@@ -118,10 +118,16 @@ def _names_of(target: Any) -> list[str]:
 
 
 @register.inclusion_tag("telemetry/_drift_note.html")
-def software_drift_note(target: Any, before: str = "starting") -> dict[str, Any]:
+def software_drift_note(target: Any, before: str = "starting", serve_image: str = "") -> dict[str, Any]:
     """The open ``software-drift`` findings of these Sparks, said before a plan,
-    a launch or a fabric verification starts (one query)."""
+    a launch or a fabric verification starts (one query). With ``serve_image``
+    (the plan page, whose Serve button starts that image): whether serving
+    may go ahead anyway, because none of the drift is what a run of it uses
+    (``software_store.run_drift``: an image it pulls, another image)."""
+    from telemetry import software_store
     from telemetry.selectors import software_drift_of
 
-    found = software_drift_of(_names_of(target))
-    return {"found": found, "before": before}
+    names = _names_of(target)
+    found = software_drift_of(names)
+    servable = bool(found and serve_image) and not software_store.run_drift(names, image=serve_image)
+    return {"found": found, "before": before, "servable": servable, "serve_image": serve_image}

@@ -115,3 +115,23 @@ def test_admin_reads_the_fleets_software_and_a_group_with_drift(live_server, pag
         where = cell.bounding_box()
         assert where is not None and where["x"] + where["width"] <= box["x"] + box["width"] + 1, cell.inner_text()
     page.locator("#spark-software").screenshot(path=str(SHOTS / "spark-software-390.png"))
+
+    # spark-04 of the ring loses the launch image (docker image prune): a finding, which the plan page
+    # repeats, and says that serving may go ahead over it (it pulls the image)
+    text = software_text({"image_digest": "absent"}, set(), [VLLM])
+    later = timezone.now()
+    readings_store([(ids["spark-04"], later, 7200.0, parse_software(split_sections(text)))], now=later)
+    software_drift_sync()
+    ring = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="spark-04")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{base}/plans/?group={ring.pk}&model=llama-3.1-8b")
+    note = page.locator(".sw-drift-note")
+    assert "Software drift: spark-04 runs other software than the rest." in note.inner_text()
+    assert note.locator("#drift-servable").inner_text() == (
+        f"Serving can go ahead: none of this is what it uses. It pulls {VLLM} on a Spark without it and checks "
+        "that a multi-node instance's nodes hold one build; the launch commands do not."
+    )
+    note.screenshot(path=str(SHOTS / "plan-drift-servable-1440.png"))
+    page.set_viewport_size({"width": 390, "height": 844})
+    no_sideways_scroll(page, slack=1)
+    note.screenshot(path=str(SHOTS / "plan-drift-servable-390.png"))

@@ -194,7 +194,9 @@ def test_a_saved_plan_is_served_as_it_was_kept(api_member, booked_pair, member_u
     assert body["plan"]["concurrency"] == 4 and body["model"] == SMALL and body["variant"] == kept.quantization
 
 
-def test_drift_refuses_with_the_finding_but_not_an_image_serving_pulls_or_never_starts(api_member, booked_pair):
+def test_drift_refuses_with_the_finding_but_not_an_image_serving_pulls_or_never_starts(
+    api_member, member_user, booked_pair
+):
     """Software drift the run cares about refuses, in the finding's own words
     (a driver that differs); a launch image missing on a node does not (the
     serving's image step pulls it), nor does another image that differs (the
@@ -207,6 +209,12 @@ def test_drift_refuses_with_the_finding_but_not_an_image_serving_pulls_or_never_
     store_software({"pair-a": ({}, ()), "pair-b": ({"image_digest": "absent"}, ())}, [image, other])
     software_drift_sync()
     assert [name for name, _ in software_drift_of(["pair-a", "pair-b"])] == ["pair-b"]  # the finding stands
+    # the plan page says the finding, and that serving may go ahead over it
+    plans = f"/plans/?group={booked_pair.pk}&model={SMALL}"
+    browser = ApiClient(member_user, session=True)
+    page = browser.get(plans).content.decode()
+    assert "Software drift: pair-b runs other software than the rest." in page
+    assert f"Serving can go ahead: none of this is what it uses. It pulls <code>{image}</code>" in page
     before = rows()
     response = serve(api_member, booked_pair)
     assert response.status_code == 202, response.json()
@@ -217,6 +225,8 @@ def test_drift_refuses_with_the_finding_but_not_an_image_serving_pulls_or_never_
         "pair-b runs other software than the rest in group-pair-a: GPU driver 580.82.09 (580.95.05 on pair-a). "
         "Fix: update pair-b's driver to 580.95.05, as on pair-a."
     )
+    page = browser.get(plans).content.decode()
+    assert "Software drift: pair-b runs" in page and "Serving can go ahead" not in page
     before = rows()
     response = serve(api_member, booked_pair)
     assert response.status_code == 409
