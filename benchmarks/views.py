@@ -65,8 +65,8 @@ def _board_concurrency(raw: str, levels: list[int]) -> int | None:
         return 1
     if raw == "any":
         return None
-    if whole_number(raw) in levels:
-        return whole_number(raw)
+    if (number := whole_number(raw)) in levels:
+        return number
     known = ", ".join(str(n) for n in levels)
     raise BadInput(f"no finished run at concurrency {raw[:20]!r}: choose one of {known}, or any", "concurrency")
 
@@ -174,7 +174,7 @@ def _group_context(request: HttpRequest, group: NodeGroup) -> dict[str, Any]:
     published = [r for r in published_all if r.topology_kind == group.kind or r.node_count == 1]
     levels = sorted({r.concurrency for r in here + published if r.model_name == model_slug} | {1})
     raw = request.GET.get("concurrency", "1")
-    concurrency = number if (number := whole_number(raw)) in levels and number is not None else 1
+    concurrency = number if (number := whole_number(raw)) in levels else 1
     shown = [r for r in here if r.model_name == model_slug] + published
     rows = scaling_rows([_point(r) for r in shown if _charted(r, concurrency)], model.spec() if model else None)
     by_id = {r.pk: r for r in shown}

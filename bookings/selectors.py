@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from core.errors import NotFound
 from core.roles import can_book, is_admin
-from core.validation import whole_number
+from core.validation import as_whole_number
 from inventory.models import NodeGroup, NodeGroupMember, Spark
 from placement.models import SavedPlan
 from placement.selectors import saved_plan_get
@@ -102,8 +102,7 @@ class Target:
 
 def group_find(ref: Any, path: str = "group") -> NodeGroup:
     """A live group by id or by name."""
-    if isinstance(ref, str) and whole_number(ref.strip()) is not None:
-        ref = whole_number(ref.strip())
+    ref = as_whole_number(ref, strip=True)
     if isinstance(ref, bool) or not isinstance(ref, int | str) or ref == "":
         raise BookingError("name a group by id or name", path)
     rows = NodeGroup.objects.select_related("parent")

@@ -56,6 +56,16 @@ def whole_number(text: str) -> int | None:
     return int(text) if isinstance(text, str) and _WHOLE_NUMBER.fullmatch(text) else None
 
 
+def as_whole_number(value: Any, *, strip: bool = False) -> Any:
+    """A reference that may be an id: a string of ASCII digits (``strip``:
+    spaces around them allowed) as its number, anything else as given."""
+    if isinstance(value, str):
+        number = whole_number(value.strip() if strip else value)
+        if number is not None:
+            return number
+    return value
+
+
 def text_problem(value: str, *, multiline: bool = False) -> str | None:
     """Why this text cannot be stored, or None."""
     found = (_MULTI_LINE_RE if multiline else _ONE_LINE_RE).search(value)

@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 
 from core.errors import BadInput
-from core.validation import whole_number
+from core.validation import as_whole_number
 from inventory.hardware_catalogue import SPARK_PORTS
 from inventory.labio import lab_export
 from inventory.models import Cable, CatalogueEntry, Spark, Switch
@@ -71,8 +71,7 @@ class Answer:
 
 
 def _whole(value: Any, path: str, low: int, high: int, errors: list[tuple[str, str]]) -> int:
-    if isinstance(value, str) and whole_number(value.strip()) is not None:
-        value = whole_number(value.strip())
+    value = as_whole_number(value, strip=True)
     if value is None or value == "":
         value = 0 if low == 0 else value
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from core.validation import whole_number
+from core.validation import as_whole_number
 
 from .errors import PlacementError
 from .lab_calibration import lab_runs
@@ -109,8 +109,7 @@ class Planning:
 
 
 def _whole(value: Any, name: str, low: int, high: int, errors: list[tuple[str, str]]) -> int:
-    if isinstance(value, str) and whole_number(value.strip()) is not None:
-        value = whole_number(value.strip())
+    value = as_whole_number(value, strip=True)
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         errors.append((name, f"must be a whole number from {low:,} to {high:,}"))
         return low

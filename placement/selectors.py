@@ -28,7 +28,7 @@ from django.db.models import Count, QuerySet
 from core.config import setting
 from core.errors import NotFound
 from core.health import UNHEALTHY
-from core.validation import whole_number
+from core.validation import as_whole_number, whole_number
 from inventory.models import NodeGroup, NodeGroupMember, Spark, Twin
 from telemetry.selectors import latest_samples
 from topology.engine import Group, LabIn, analyse
@@ -230,8 +230,7 @@ def launch_settings_for(planned: PlannedGroup) -> LaunchSettings:
 
 
 def live_group_or_error(group_id: Any, path: str = "group") -> NodeGroup:
-    if isinstance(group_id, str) and whole_number(group_id) is not None:
-        group_id = whole_number(group_id)
+    group_id = as_whole_number(group_id)
     row = (
         NodeGroup.objects.filter(pk=group_id).first()
         if isinstance(group_id, int) and not isinstance(group_id, bool)

@@ -29,6 +29,7 @@ from core.types import Visitor
 from inventory.models import NodeGroup, Spark
 from placement.launch import LaunchError, LaunchSettings
 from placement.selectors import launch_settings_for
+from telemetry.discovery import address
 from telemetry.software_store import run_drift
 
 from . import steps as serve_steps
@@ -178,7 +179,7 @@ def serving_start(
 
 def base_url(host: str, port: int) -> str:
     """http://host:port (an IPv6 address in brackets)."""
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    return f"http://{address(host, port)}"
 
 
 def _write_steps(

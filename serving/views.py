@@ -18,7 +18,7 @@ from benchmarks.runs import ServedLayout, run_start
 from core.actor import Actor
 from core.errors import FleetError
 from core.htmx import partial
-from core.validation import text_problem, whole_number
+from core.validation import as_whole_number, text_problem, whole_number
 
 from . import selectors, services
 from .live import ServingLive, many_live
@@ -100,8 +100,8 @@ def _serve_values(request: HttpRequest) -> tuple[dict[str, Any], list[tuple[str,
             problems.append((name, f"{name} {problem}"))
         else:
             values[name] = raw[:120]
-    if "group" in values and whole_number(values["group"]) is not None:
-        values["group"] = whole_number(values["group"])
+    if "group" in values:
+        values["group"] = as_whole_number(values["group"])
     return values, problems
 
 

@@ -16,6 +16,7 @@ import json
 
 from django.http import HttpRequest, HttpResponse
 
+from core.validation import whole_number
 from inventory.models import Spark
 from telemetry.metrics import for_scrapers
 from telemetry.software_store import group_members
@@ -44,9 +45,8 @@ def spark_targets(port: int = NODE_EXPORTER_PORT) -> list[dict[str, object]]:
 def _port(given: str | None) -> int | None:
     if given is None:
         return NODE_EXPORTER_PORT
-    if not (given.isascii() and given.isdigit()) or not 1 <= int(given) <= 65535:
-        return None
-    return int(given)
+    number = whole_number(given)
+    return number if number is not None and 1 <= number <= 65535 else None
 
 
 @for_scrapers

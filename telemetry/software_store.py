@@ -14,7 +14,7 @@ dashboard, notifications and /metrics like every other finding.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -165,20 +165,28 @@ def latest_values(names: Collection[str] | None = None) -> dict[str, dict[str, s
     return {name: dict(known or {}) for name, known in rows.values_list("spark__name", "known")}
 
 
-def drift_verdicts(spark_ids: Collection[int] | None = None) -> tuple[dict[str, Verdict], set[str] | None]:
+def drift_verdicts(
+    spark_ids: Collection[int] | None = None, cared: Callable[[str, str | None], bool] | None = None
+) -> tuple[dict[str, Verdict], set[str] | None]:
     """(Spark name -> its ``software-drift`` verdict (absent: it agrees), the
     Sparks judged: None for all). With ``spark_ids``, only these Sparks and
     the members of their groups are judged (a group's verdict needs all its
     members): what a poll chunk that brought readings needs, without judging
-    the whole fleet once per chunk."""
+    the whole fleet once per chunk. ``cared(quantity, value)``: which readings
+    and pins count (default: all)."""
     if spark_ids is None:
+        groups, judged = group_members(), None
         versions = latest_values()
-        return (drift.spark_verdicts(group_members(), versions, pins()) if versions else {}), None
-    groups = group_members(spark_ids)
-    judged = set(Spark.objects.filter(pk__in=list(spark_ids)).values_list("name", flat=True))
-    judged |= {name for members in groups.values() for name in members}
-    versions = latest_values(judged)
-    return (drift.spark_verdicts(groups, versions, pins()) if versions else {}), judged
+    else:
+        groups = group_members(spark_ids)
+        judged = set(Spark.objects.filter(pk__in=list(spark_ids)).values_list("name", flat=True))
+        judged |= {name for members in groups.values() for name in members}
+        versions = latest_values(judged)
+    pinned = pins()
+    if cared is not None:
+        versions = {name: {q: v for q, v in values.items() if cared(q, v)} for name, values in versions.items()}
+        pinned = {q: v for q, v in pinned.items() if cared(q, v)}
+    return (drift.spark_verdicts(groups, versions, pinned) if versions else {}), judged
 
 
 def run_drift(names: Collection[str], *, image: str) -> list[tuple[str, str]]:
@@ -191,9 +199,6 @@ def run_drift(names: Collection[str], *, image: str) -> list[tuple[str, str]]:
     absent from a Spark (serving pulls it there first, and its image step
     checks that a multi-node instance's nodes then hold one build). A
     different build of ``image`` still counts, as does every other quantity."""
-    ids = list(Spark.objects.filter(name__in=list(names)).values_list("pk", flat=True))
-    groups = group_members(ids)
-    judged = set(names) | {name for members in groups.values() for name in members}
     kept = f"image:{image}"
 
     def cared(quantity: str, value: str | None) -> bool:
@@ -201,11 +206,8 @@ def run_drift(names: Collection[str], *, image: str) -> list[tuple[str, str]]:
             return True
         return quantity == kept and value != IMAGE_ABSENT
 
-    versions = {
-        name: {q: v for q, v in values.items() if cared(q, v)} for name, values in latest_values(judged).items()
-    }
-    pinned = {q: v for q, v in pins().items() if cared(q, v)}
-    verdicts = drift.spark_verdicts(groups, versions, pinned) if versions else {}
+    ids = Spark.objects.filter(name__in=list(names)).values_list("pk", flat=True)
+    verdicts, _ = drift_verdicts(list(ids), cared)
     return [(name, verdicts[name].message) for name in sorted(names) if name in verdicts]
 
 
