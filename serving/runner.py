@@ -427,6 +427,20 @@ def _one_build(serving: Serving, steps: list[dict[str, Any]], indexes: list[int]
     return next(i for i in indexes if steps[i]["node"] == node), why
 
 
+def _off_pin(steps: list[dict[str, Any]], indexes: list[int]) -> tuple[int, str] | None:
+    """After the image steps: the image step to fail, and why, when a node
+    holds another build of the image than the one the lab pins."""
+    pinned = str(steps[indexes[0]].get("pinned", ""))
+    if not pinned:
+        return None
+    digests = {steps[i]["node"]: serve_steps.repo_digests_in(steps[i].get("output", "")) for i in indexes}
+    odd = serve_steps.off_pin(digests, str(steps[indexes[0]].get("image", "")), pinned)
+    if odd is None:
+        return None
+    node, why = odd
+    return next(i for i in indexes if steps[i]["node"] == node), why
+
+
 def _read_networks(serving: Serving, steps: list[dict[str, Any]], index: int) -> None:
     """Which network each rank's NCCL chose, as its own log says: kept on the
     step (``networks``: host -> IB or Socket). A read that fails says why and
@@ -494,7 +508,7 @@ def _start(serving: Serving) -> Serving:
                 together.append(together[-1] + 1)
             failed = _steps_together(serving, steps, together)
             if failed is None and phase == serve_steps.IMAGE:
-                failed = _one_build(serving, steps, together)
+                failed = _off_pin(steps, together) or _one_build(serving, steps, together)
             if failed is not None:
                 if _status(serving.pk) != STARTING:
                     return _stopped_while_starting(serving)

@@ -47,6 +47,7 @@ from placement.launch import (
 from placement.model_catalogue import ModelSpec
 from placement.planner import GroupSpec, Plan
 from placement.quants import is_hub_repo
+from telemetry.software import image_repository, is_digest, pull_build
 
 SHELL = "bash -s"  # the one command serving sends; the script comes on stdin
 LABEL = "spark-fleet.serving"
@@ -65,6 +66,7 @@ class Step:
     script: str
     image: str = ""  # the image an image step makes ready (``image_steps``)
     weights: str = ""  # the Hugging Face repository a weights step downloads (``weights_steps``)
+    pinned: str = ""  # the registry digest the lab pins an image step's image to, if it does
     expected_bytes: int = 0  # about how much a weights step downloads: the plan's weights
 
 
@@ -106,15 +108,27 @@ def serve_problems(
 
 
 IMAGE = "image"  # the label of the steps that make the launch image ready on each node
-# the image step's last line: which build of the image the node now has (docker's image ID)
+# the image step's last lines: which build of the image the node now has (docker's image ID), and
+# the registry digests it is known by (what a lab's pin names: ``telemetry`` compares the same)
 IMAGE_ID_FORMAT = "image id: {{.Id}}"
+REPO_DIGESTS_FORMAT = 'repo digests: {{join .RepoDigests " "}}'
 _IMAGE_ID = re.compile(r"^image id: (sha256:[0-9a-f]{64})$", re.MULTILINE)
+_REPO_DIGESTS = re.compile(r"^repo digests:(.*)$", re.MULTILINE)
 
 
 def image_id_in(output: str) -> str:
     """The image ID an image step printed last, or ""."""
     found = _IMAGE_ID.findall(output)
     return found[-1] if found else ""
+
+
+def repo_digests_in(output: str) -> list[str] | None:
+    """The registry digests (``sha256:...``) an image step printed last: [] for
+    a build known by none (built or loaded on the node), None when not printed."""
+    found = _REPO_DIGESTS.findall(output)
+    if not found:
+        return None
+    return [d for ref in found[-1].split() if "@" in ref and is_digest(d := ref.rsplit("@", 1)[1])]
 
 
 def one_build(instances: list[list[str]], ids: dict[str, str], image: str) -> tuple[str, str] | None:
@@ -137,20 +151,49 @@ def one_build(instances: list[list[str]], ids: dict[str, str], image: str) -> tu
     return None
 
 
-def image_steps(plan: Plan, settings: LaunchSettings) -> list[Step]:
+def off_pin(digests: dict[str, list[str] | None], image: str, pinned: str) -> tuple[str, str] | None:
+    """(node, why) for the first node, in name order, whose build of the image
+    is not the one the lab pins; None when each is, or a node's digests are
+    unknown (not printed: an older step). The pinned build is what an image
+    step pulls, so a node off it held another build under the tag already."""
+    for node in sorted(digests):
+        known = digests[node]
+        if known is None or pinned in known:
+            continue
+        held = ", ".join(d.removeprefix("sha256:")[:12] for d in known) or "a build no registry knows (built or loaded)"
+        return node, (
+            f"{node} holds {image} as {held}, not the build the lab pins ({pinned.removeprefix('sha256:')[:12]}): "
+            f"run `{pull_build(image, pinned)}` there, or move the pin on the software page, and serve again"
+        )
+    return None
+
+
+def image_steps(plan: Plan, settings: LaunchSettings, *, pinned: str = "") -> list[Step]:
     """On every node of the plan, first: the launch image, downloaded unless it
     is there already. The worker runs them side by side, each with its own
     time (a first download of NVIDIA's vLLM image is many gigabytes), so that
     the engine steps start containers from an image already there. A node
-    whose Docker cannot be used fails here, in Docker's own words."""
+    whose Docker cannot be used fails here, in Docker's own words.
+
+    ``pinned``: the registry digest the lab pins the image to (a software
+    pin): a node without the image pulls that build by its digest and tags
+    it, rather than whatever the tag names today (a tag moves; the pin is the
+    build the lab chose). Each step ends with the build's ID and digests."""
     image = _q(settings.vllm_image)
     here = _q(f"{settings.vllm_image} is already on this Spark")
+    pull = f"docker pull {image}"
+    if pinned:
+        if not is_digest(pinned):
+            raise LaunchError([("image", f"the pin {pinned!r} is not a registry digest (sha256: and 64 hex digits)")])
+        by_digest = _q(f"{image_repository(settings.vllm_image)}@{pinned}")
+        pull = f"docker pull {by_digest}; docker tag {by_digest} {image}"  # not &&: set -e skips a && list
     script = (
         "set -euo pipefail\n"
-        f"if docker image inspect {image} > /dev/null 2>&1; then echo {here}; else docker pull {image}; fi\n"
+        f"if docker image inspect {image} > /dev/null 2>&1; then echo {here}; else {pull}; fi\n"
         f"docker image inspect --format {_q(IMAGE_ID_FORMAT)} {image}\n"
+        f"docker image inspect --format {_q(REPO_DIGESTS_FORMAT)} {image}\n"
     )
-    return [Step(node, IMAGE, script, settings.vllm_image) for node in plan.nodes]
+    return [Step(node, IMAGE, script, settings.vllm_image, pinned=pinned) for node in plan.nodes]
 
 
 WEIGHTS = "weights"  # the label of the steps that download the model's weights on each node

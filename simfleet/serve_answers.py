@@ -6,6 +6,11 @@ script arrives on stdin of ``bash -s`` and is read line by line, never run.
   download, line by line as ``docker pull`` prints it without a terminal; the
   image is absent where the node's software says ``image_digest: absent``
   (``answer``'s ``image_absent``) and with ``pull-fail`` or ``pull-slow``.
+  A pinned build is pulled by its digest (``docker pull REPO@sha256:...;
+  docker tag ...``): the registry holds the build its tag names now
+  (REGISTRY_DIGEST) and an older one (OLDER_DIGEST); another digest is
+  docker's "manifest unknown". ``docker image inspect --format`` answers
+  ``{{.Id}}`` and ``{{join .RepoDigests " "}}`` for the build the node has.
 - ``docker run --rm ... -e SPARK_FLEET_REPO=REPO ... > "$log" 2>&1 &`` (serving's
   weights step): what the whole step prints, ``weights on disk: N bytes``
   lines around ``hf download``'s last lines, N the plan's weights the script
@@ -60,6 +65,7 @@ from pathlib import Path
 
 from simfleet.engine import SimEngine
 from simfleet.software_answers import DEFAULT_SOFTWARE, docker_refusal
+from telemetry.software import image_repository
 
 LOOPBACK = "127.0.0.1"
 LABEL = "spark-fleet.serving"
@@ -87,19 +93,30 @@ PULL_REFUSED = (
 LAYERS = ("a3be5d4ce401", "5e7a5b8ac6e2", "6d1a3fbc3c2e", "c94ff2a1b0e7", "0b7d6e5f4a3c")
 
 
-def pull_lines(image: str, ready: int) -> str:
-    """What docker pull prints without a terminal, its first ``ready`` layers done."""
-    repo, _, tag = image.rpartition(":")
+# the short ID and the digest of the build the registry's tag names now
+# (simfleet.software_answers.DEFAULT_SOFTWARE's)
+REGISTRY_IMAGE_ID = DEFAULT_SOFTWARE["image_id"]
+REGISTRY_DIGEST = DEFAULT_SOFTWARE["image_digest"]
+# an older build the registry still holds, by its digest (a tag moves; its old builds stay pullable)
+OLDER_DIGEST, OLDER_IMAGE_ID = "sha256:" + "3c" * 32, "3c2b1a0f9e8d"
+REGISTRY_BUILDS = {REGISTRY_DIGEST: REGISTRY_IMAGE_ID, OLDER_DIGEST: OLDER_IMAGE_ID}
+# docker pull's words for a digest the registry does not hold (it exits 1)
+NO_MANIFEST = "Error response from daemon: manifest for {ref} not found: manifest unknown: manifest unknown\n"
+
+
+def pull_lines(image: str, ready: int, digest: str = REGISTRY_DIGEST) -> str:
+    """What docker pull prints without a terminal, its first ``ready`` layers
+    done; ``image`` by tag (repository:tag) or by digest (repository@sha256:...)."""
+    if "@" in image:
+        repo, tag = image.split("@", 1)[0], image
+    else:
+        repo, _, tag = image.rpartition(":")
     lines = [f"{tag}: Pulling from {repo.split('/', 1)[-1]}", *(f"{layer}: Pulling fs layer" for layer in LAYERS)]
     for layer in LAYERS[:ready]:
         lines += [f"{layer}: Verifying Checksum", f"{layer}: Download complete", f"{layer}: Pull complete"]
     if ready == len(LAYERS):
-        lines += [f"Digest: sha256:{'4f' * 32}", f"Status: Downloaded newer image for {image}", image]
+        lines += [f"Digest: {digest}", f"Status: Downloaded newer image for {image}", image]
     return "".join(f"{line}\n" for line in lines)
-
-
-# the short ID of the build the registry has now (simfleet.software_answers.DEFAULT_SOFTWARE's)
-REGISTRY_IMAGE_ID = DEFAULT_SOFTWARE["image_id"]
 
 
 def full_image_id(short: str) -> str:
@@ -218,7 +235,7 @@ class NodeServing:
         self.containers: dict[str, _Container] = {}
         self.routers: dict[int, asyncio.subprocess.Process] = {}
         self.router_ports: dict[int, int] = {}  # serving id -> the port its router listens on
-        self.pulled: set[str] = set()  # images an image step downloaded here
+        self.pulled: dict[str, tuple[str, str]] = {}  # image -> (digest, short ID) an image step downloaded here
         self.weights: set[str] = set()  # repositories a weights step downloaded here
 
     async def answer(
@@ -229,11 +246,13 @@ class NodeServing:
         *,
         image_absent: bool = False,
         image_id: str = REGISTRY_IMAGE_ID,
+        image_digest: str = REGISTRY_DIGEST,
     ) -> tuple[str, int]:
         """(what the script printed, its exit status); ``write`` sends output
         before the end (an image's download, which may outlast the step);
-        ``image_absent``: the launch image was never pulled here; ``image_id``:
-        the short ID of the build it has (a pull brings the registry's)."""
+        ``image_absent``: the launch image was never pulled here; ``image_id``
+        and ``image_digest``: the short ID and the digest of the build it has
+        (a pull brings the build its tag or digest names)."""
         out: list[str] = []
         predicted = PREDICTED.search(script)
         tps = float(predicted[1]) if predicted and float(predicted[1]) > 0 else DECODE_TPS
@@ -247,8 +266,10 @@ class NodeServing:
             if raw[:1].isspace():
                 continue  # inside a loop or an if: the checks a healthy node passes (interfaces, Ray's count)
             if words[:4] == ["docker", "image", "inspect", "--format"] and len(words) > 5:
-                build = REGISTRY_IMAGE_ID if words[5] in self.pulled else (image_id or REGISTRY_IMAGE_ID)
-                out.append(words[4].replace("{{.Id}}", full_image_id(build)) + "\n")
+                digest, build = self.pulled.get(words[5], (image_digest, image_id or REGISTRY_IMAGE_ID))
+                known = f"{image_repository(words[5])}@{digest}" if digest.startswith("sha256:") else ""
+                answer = words[4].replace("{{.Id}}", full_image_id(build))
+                out.append(answer.replace('{{join .RepoDigests " "}}', known) + "\n")
                 continue
             if words[:4] == ["if", "docker", "image", "inspect"] and len(words) > 4:
                 status = await self._image(line, words[4], number, faults, out, write, image_absent)
@@ -322,6 +343,10 @@ class NodeServing:
         here, else ``docker pull``'s answer (exit 1 on any failure, as docker pull)."""
         refused = _docker_refused(faults, number)
         pulling = bool({"pull-fail", "pull-slow"} & faults) or (image_absent and image not in self.pulled)
+        # what the else branch pulls: the tag, or a pinned build by its digest (then tagged)
+        pull = re.search(r"; else docker pull ([^;\s]+)", line)
+        source = shlex.split(pull[1])[0] if pull else image
+        digest = source.split("@", 1)[1] if "@" in source else REGISTRY_DIGEST
         if refused is None and not pulling:
             echo = re.search(r"; then echo (.+?); else ", line)
             out.append((shlex.split(echo[1])[0] if echo else image) + "\n")
@@ -343,8 +368,11 @@ class NodeServing:
             out.clear()
             await asyncio.sleep(3600)
             return 1
-        out.append(pull_lines(image, len(LAYERS)))
-        self.pulled.add(image)
+        if digest not in REGISTRY_BUILDS:
+            out.append(NO_MANIFEST.format(ref=source))
+            return 1
+        out.append(pull_lines(source, len(LAYERS), digest))
+        self.pulled[image] = (digest, REGISTRY_BUILDS[digest])
         return 0
 
     async def _weights(

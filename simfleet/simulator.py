@@ -37,7 +37,7 @@ import asyncssh
 from simfleet.engine import VLLM_VERSION, per_stream_tps, running_on
 from simfleet.engine_bench import BenchFigures, bench_summary, run_bench
 from simfleet.nccl_answers import NcclAnswer, nccl_answer
-from simfleet.serve_answers import NodeServing
+from simfleet.serve_answers import REGISTRY_DIGEST, NodeServing
 from simfleet.software_answers import (
     CONTAINER_BANNER,
     SOFTWARE_KEYS,
@@ -357,10 +357,16 @@ class _SimSession(asyncssh.SSHServerSession[bytes]):
             node = self._rt.node
             absent = node.software.get("image_digest") == "absent"
             output, status = await self._rt.serving.answer(
-                script, set(node.faults), self._write, image_absent=absent, image_id=node.software.get("image_id", "")
+                script,
+                set(node.faults),
+                self._write,
+                image_absent=absent,
+                image_id=node.software.get("image_id", ""),
+                image_digest=node.software.get("image_digest", REGISTRY_DIGEST),
             )
-            if absent and self._rt.serving.pulled:
-                node.software.pop("image_digest")  # downloaded: the next software poll finds it
+            if absent and self._rt.serving.pulled:  # downloaded: the next software poll finds the build pulled
+                digest, image_id = list(self._rt.serving.pulled.values())[-1]
+                node.software.update(image_digest=digest, image_id=image_id)
         except Exception as exc:  # an answer the simulator could not give: a failed command, not a hung one
             output, status = f"simulated Spark: {type(exc).__name__}: {exc}\n", 1
         if self._chan is not None and not self._chan.is_closing():

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from telemetry.health import Verdict
-from telemetry.software import IMAGE_ABSENT, version_key
+from telemetry.software import IMAGE_ABSENT, is_digest, pull_build, version_key
 
 CODE = "software-drift"
 
@@ -171,6 +171,8 @@ def fix(quantity: str, spark: str, target: str | None, holders: Sequence[str]) -
         ref = quantity[len("image:") :]
         if target is None:
             return f"pull {ref} again on every node of the group so they run one build"
+        if is_digest(target):  # that build, not whatever the tag names today
+            return f"run `{pull_build(ref, target)}` on {spark} (digest {t}{where})"
         return f"run `docker pull {ref}` on {spark} (digest {t}{where})"
     if quantity == "dgx_os":
         return (

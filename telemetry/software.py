@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from .docker_start import DENIED, UNREACHABLE
 
@@ -154,6 +154,27 @@ class SoftwareReading:
         for ref in self.launch_images:
             out[f"image:{ref}"] = self.image_value(ref)
         return out
+
+
+def is_digest(value: object) -> TypeGuard[str]:
+    """A registry digest as Docker prints one, and as a lab pins a launch image: sha256: and 64 hex digits."""
+    return isinstance(value, str) and _DIGEST_RE.fullmatch(value) is not None
+
+
+def image_repository(ref: str) -> str:
+    """An image reference without its tag or digest: nvcr.io/nvidia/vllm:25.11-py3 ->
+    nvcr.io/nvidia/vllm (a registry's port stays: the tag follows the last slash)."""
+    head, _, last = ref.split("@", 1)[0].rpartition("/")
+    name = last.split(":", 1)[0]
+    return f"{head}/{name}" if head else name
+
+
+def pull_build(ref: str, digest: str) -> str:
+    """The commands that bring one build of an image, by its registry digest,
+    under the image's own tag (``docker pull REF`` brings whatever the tag
+    names today)."""
+    pulled = f"{image_repository(ref)}@{digest}"
+    return f"docker pull {pulled} && docker tag {pulled} {ref}"
 
 
 def version_key(value: str) -> tuple[tuple[int, int | str], ...]:

@@ -26,7 +26,7 @@ from inventory.models import NodeGroup, NodeGroupMember, Spark
 from telemetry import drift
 from telemetry.health import Verdict
 from telemetry.models import SoftwareChange, SoftwarePin, SoftwareState
-from telemetry.software import DOCKER_STATES, IMAGE_ABSENT, SoftwareReading, clean_version, version_key
+from telemetry.software import DOCKER_STATES, IMAGE_ABSENT, SoftwareReading, clean_version, is_digest, version_key
 
 # A boot this much later than the one the last reading saw is a reboot (uptime is read to the second).
 BOOT_SLACK = timedelta(seconds=90)
@@ -142,6 +142,14 @@ def _readings_store(readings: Sequence[tuple[int, datetime, float | None, Softwa
 
 def pins() -> dict[str, str]:
     return dict(SoftwarePin.objects.values_list("quantity", "value"))
+
+
+def image_pin(image: str) -> str:
+    """The registry digest the lab pins this launch image to, or "" (no pin,
+    or a pin from before pins were checked that names no digest: its Sparks
+    drift, and serving refuses on that)."""
+    value = SoftwarePin.objects.filter(quantity=f"image:{image}").values_list("value", flat=True).first()
+    return value if is_digest(value) else ""
 
 
 def group_members(spark_ids: Collection[int] | None = None) -> dict[str, list[str]]:
@@ -426,6 +434,11 @@ def pin_problems(values: Mapping[str, Any]) -> list[tuple[str, str]]:
             continue
         if value in (None, ""):
             continue  # an empty value removes the pin
+        if quantity.startswith("image:"):
+            if not is_digest(value.strip() if isinstance(value, str) else value):
+                problems.append((quantity, f"{value!r} is not a registry digest (sha256: and 64 hex digits, as the "
+                                           "software page shows a launch image)"))  # fmt: skip
+            continue
         if not isinstance(value, str) or clean_version(value) != value.strip():
             problems.append((quantity, f"{value!r} is not a version (letters, digits and . _ + ~ : - only)"))
     return problems

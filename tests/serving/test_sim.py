@@ -23,7 +23,7 @@ from inventory.models import NodeGroup
 from serving import upkeep
 from serving.models import Serving, ServingNode, ServingPort
 from serving.views import served_layout
-from simfleet.serve_answers import REGISTRY_IMAGE_ID, full_image_id
+from simfleet.serve_answers import REGISTRY_DIGEST, REGISTRY_IMAGE_ID, full_image_id
 from simfleet.simulator import SimNode
 from telemetry.poll_round import poll_and_store
 from tests.serving.conftest import SMALL, book, committed
@@ -35,6 +35,11 @@ from tests.tools import tool
 fleet_key = django_sim.fleet_key
 pytestmark = pytest.mark.django_db
 ONE_NODE, TWO_COPIES, TP2 = 0, 1, 3  # SMALL's plans on a pair, in the planner's order
+
+
+def built(image: str, image_id: str = REGISTRY_IMAGE_ID, digest: str = REGISTRY_DIGEST) -> str:
+    """An image step's last lines: the build the node now has, by its ID and its registry digests."""
+    return f"image id: {full_image_id(image_id)}\nrepo digests: {image.rsplit(':', 1)[0]}@{digest}\n"
 
 
 def free_base() -> int:
@@ -357,7 +362,7 @@ def test_a_node_whose_docker_cannot_ready_the_image_fails_saying_what_to_do(
     assert (first["label"], first["node"], first["status"]) == ("image", "serve-a", "failed")
     assert words in first["output"] and first["output"].endswith(serving.error)
     assert (second["label"], second["node"], second["status"]) == ("image", "serve-b", "done")
-    assert second["output"] == f"{image} is already on this Spark\nimage id: {full_image_id(REGISTRY_IMAGE_ID)}\n"
+    assert second["output"] == f"{image} is already on this Spark\n{built(image)}"
     assert [s["status"] for s in serving.steps[2:]] == ["waiting"] * (len(serving.steps) - 2)
     assert fleet.fleet.serving("serve-a").containers == {}
     assert not ServingNode.objects.filter(live=True).exists()
@@ -380,21 +385,25 @@ def test_a_node_without_the_image_downloads_it_first_and_its_layers_count(lab, a
     fleet.fleet.set_software("serve-b", {"image_digest": "absent"})
     poll_and_store(spark_ids=ids("serve-a", "serve-b"))
     (finding,) = software_drift_of(["serve-a", "serve-b"])
-    assert finding[0] == "serve-b" and f"Fix: run `docker pull {vllm_image()}` on serve-b" in finding[1]
+    pull = f"{vllm_image().rsplit(':', 1)[0]}@{REGISTRY_DIGEST}"  # the build serve-a holds, by its digest
+    assert (
+        finding[0] == "serve-b"
+        and f"Fix: run `docker pull {pull} && docker tag {pull} {vllm_image()}` on serve-b" in finding[1]
+    )
     serving = serve(api_member, group, TWO_COPIES)
     assert serving.status == "serving", (serving.failed_step, serving.error)
     image = vllm_image()
     # measured since the poll, the Spark with the most memory free comes first in the plan
     steps = {s["node"]: s for s in serving.steps[:2]}
-    current = f"image id: {full_image_id(REGISTRY_IMAGE_ID)}\n"
+    current = built(image)
     assert (steps["serve-a"]["output"], steps["serve-a"]["layers"]) == (
         f"{image} is already on this Spark\n{current}",
         None,
     )
     assert steps["serve-b"]["layers"] == [5, 5]
     assert steps["serve-b"]["output"].endswith(f"Status: Downloaded newer image for {image}\n{image}\n{current}")
-    assert fleet.fleet.serving("serve-b").pulled == {image}
-    assert fleet.fleet.software("serve-b") == {}
+    assert fleet.fleet.serving("serve-b").pulled == {image: (REGISTRY_DIGEST, REGISTRY_IMAGE_ID)}
+    assert fleet.fleet.software("serve-b") == {"image_digest": REGISTRY_DIGEST, "image_id": REGISTRY_IMAGE_ID}
     body = api_member.get(f"/api/serving/{serving.pk}").json()
     assert sorted((s["node"], s["label"], s["image"], s["layers"]) for s in body["steps"][:4]) == [
         ("serve-a", "image", image, None),
@@ -607,6 +616,101 @@ def test_a_ray_instance_whose_nodes_hold_two_builds_of_the_image_is_refused(lab,
     again = serve(api_member, group, plan_index(api_member, group, "TP2 on 2 nodes"))
     assert again.status == "serving", (again.failed_step, again.error)
     committed(lambda: api_member.post(f"/api/serving/{again.pk}/stop"))
+
+
+def _software_read_again(*names: str) -> None:
+    """A poll reads these Sparks' software again: their last reading is older than the interval."""
+    from datetime import timedelta
+
+    from django.db.models import F
+
+    from telemetry.models import SoftwareState
+
+    SoftwareState.objects.filter(spark__name__in=names).update(read_at=F("read_at") - timedelta(days=1))
+    poll_and_store(spark_ids=ids(*names))
+
+
+def _pin(image: str, digest: str) -> None:
+    from core.actor import Actor
+    from telemetry.services import software_pins_set
+
+    software_pins_set(actor=Actor(source="command"), values={f"image:{image}": digest})
+
+
+def test_a_spark_without_the_image_pulls_the_build_the_lab_pins(lab, api_member):
+    """The lab pins the launch image to an older build, which serve-a holds;
+    serve-b has no copy, and the registry's tag has moved on since. serve-b's
+    image step pulls the pinned build by its digest and tags it (not the
+    tag's current build, which would split the TP2 instance into two
+    builds): it serves, and the next software poll finds both Sparks on the
+    pin, with no drift."""
+    from placement.selectors import vllm_image
+    from simfleet.serve_answers import OLDER_DIGEST, OLDER_IMAGE_ID
+    from telemetry.selectors import software_drift_of
+
+    fleet, group = lab
+    image = vllm_image()
+    _pin(image, OLDER_DIGEST)
+    fleet.fleet.set_software("serve-a", {"image_digest": OLDER_DIGEST, "image_id": OLDER_IMAGE_ID})
+    fleet.fleet.set_software("serve-b", {"image_digest": "absent"})
+    poll_and_store(spark_ids=ids("serve-a", "serve-b"))
+    serving = serve(api_member, group, plan_index(api_member, group, "TP2 on 2 nodes"))
+    assert serving.status == "serving", (serving.failed_step, serving.error)
+    steps = {s["node"]: s for s in serving.steps[:2]}
+    older = built(image, OLDER_IMAGE_ID, OLDER_DIGEST)
+    assert steps["serve-a"]["output"] == f"{image} is already on this Spark\n{older}"
+    by_digest = f"{image.rsplit(':', 1)[0]}@{OLDER_DIGEST}"
+    assert steps["serve-b"]["output"].endswith(f"Digest: {OLDER_DIGEST}\nStatus: Downloaded newer image for "
+                                               f"{by_digest}\n{by_digest}\n{older}")  # fmt: skip
+    assert steps["serve-b"]["pinned"] == OLDER_DIGEST
+    assert fleet.fleet.serving("serve-b").pulled == {image: (OLDER_DIGEST, OLDER_IMAGE_ID)}
+    committed(lambda: api_member.post(f"/api/serving/{serving.pk}/stop"))
+    _software_read_again("serve-a", "serve-b")
+    assert software_drift_of(["serve-a", "serve-b"]) == []
+
+
+def test_a_spark_whose_image_moved_off_the_pin_since_the_poll_is_refused_naming_the_pull(lab, api_member):
+    """The last poll saw both Sparks on the pinned build; since then someone
+    pulled the tag again on serve-a (the registry's current build). Its image
+    step finds the image there and does not pull; its digests are not the
+    pin, so the serving fails at that step, before any engine starts, naming
+    what serve-a holds and the commands that bring the pinned build back. A
+    digest the registry does not hold fails the pull in Docker's words."""
+    from placement.selectors import vllm_image
+    from simfleet.serve_answers import OLDER_DIGEST, OLDER_IMAGE_ID
+
+    fleet, group = lab
+    image = vllm_image()
+    _pin(image, OLDER_DIGEST)
+    for name in ("serve-a", "serve-b"):
+        fleet.fleet.set_software(name, {"image_digest": OLDER_DIGEST, "image_id": OLDER_IMAGE_ID})
+    poll_and_store(spark_ids=ids("serve-a", "serve-b"))
+    fleet.fleet.set_software("serve-a", {})  # docker pull IMAGE there since: the tag's current build
+    serving = serve(api_member, group, TWO_COPIES)
+    by_digest = f"{image.rsplit(':', 1)[0]}@{OLDER_DIGEST}"
+    assert (serving.status, serving.failed_step) == ("failed", "image on serve-a")
+    assert serving.error == (
+        f"serve-a holds {image} as {REGISTRY_DIGEST.removeprefix('sha256:')[:12]}, not the build the lab pins "
+        f"({OLDER_DIGEST.removeprefix('sha256:')[:12]}): run `docker pull {by_digest} && docker tag {by_digest} "
+        f"{image}` there, or move the pin on the software page, and serve again"
+    )
+    assert sorted((s["node"], s["label"], s["status"]) for s in serving.steps[:4]) == [
+        ("serve-a", "image", "failed"),
+        ("serve-a", "weights", "waiting"),
+        ("serve-b", "image", "done"),
+        ("serve-b", "weights", "waiting"),
+    ]
+    assert fleet.fleet.serving("serve-a").containers == {} and not ServingNode.objects.filter(live=True).exists()
+
+    unknown = "sha256:" + "5e" * 32
+    _pin(image, unknown)
+    fleet.fleet.set_software("serve-a", {"image_digest": "absent"})
+    fleet.fleet.set_software("serve-b", {"image_digest": unknown})
+    _software_read_again("serve-a", "serve-b")
+    again = serve(api_member, group, TWO_COPIES)
+    assert (again.status, again.failed_step) == ("failed", "image on serve-a")
+    (failed,) = [s for s in again.steps if s["status"] == "failed"]
+    assert f"manifest for {image.rsplit(':', 1)[0]}@{unknown} not found: manifest unknown" in failed["output"]
 
 
 # (fault, the side-by-side steps it slows, what each has downloaded once both are under way, words in each)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import shlex
 
+import pytest
+
 from serving import steps
 
 
@@ -72,18 +74,22 @@ def test_the_nccl_network_step_passes_shellcheck(tmp_path):
 IMAGE = "nvcr.io/nvidia/vllm:25.11-py3"
 
 
-def _image_step(node: str = "n1"):
+def _image_step(node: str = "n1", pinned: str = ""):
     from types import SimpleNamespace
 
     plan = SimpleNamespace(nodes=(node, "n2"))
     settings = SimpleNamespace(vllm_image=IMAGE)
-    found = steps.image_steps(plan, settings)  # type: ignore[arg-type]
-    assert [(s.node, s.label, s.image) for s in found] == [(node, "image", IMAGE), ("n2", "image", IMAGE)]
+    found = steps.image_steps(plan, settings, pinned=pinned)  # type: ignore[arg-type]
+    assert [(s.node, s.label, s.image, s.pinned) for s in found] == [
+        (node, "image", IMAGE, pinned),
+        ("n2", "image", IMAGE, pinned),
+    ]
     return found[0]
 
 
-def test_the_image_step_passes_shellcheck(tmp_path):
-    _shellcheck(tmp_path, _image_step().script)
+@pytest.mark.parametrize("pinned", ["", "sha256:" + "cd" * 32])
+def test_the_image_step_passes_shellcheck(tmp_path, pinned):
+    _shellcheck(tmp_path, _image_step(pinned=pinned).script)
 
 
 # A docker for a real bash: it logs its arguments, has the image when HAS_IMAGE=1 or
@@ -94,8 +100,13 @@ has() { [ "$HAS_IMAGE" = 1 ] || [ -f "$HOME/pulled" ]; }
 case "$1 $2" in
   "image inspect")
     if ! has; then echo "Error: No such image: $3" >&2; exit 1; fi
-    if [ "$3" = --format ]; then echo "image id: sha256:$BUILD"; else echo '[{"Id": "sha256:0f1e"}]'; fi
+    case "$3 $4" in
+      "--format image id: "*) echo "image id: sha256:$BUILD" ;;
+      "--format repo digests: "*) echo "repo digests: nvcr.io/nvidia/vllm@sha256:$DIGEST" ;;
+      *) echo '[{"Id": "sha256:0f1e"}]' ;;
+    esac
     exit 0 ;;
+  "tag "*) exit 0 ;;
   "pull "*)
     if [ -n "$PULL_ERROR" ]; then echo "Error response from daemon: $PULL_ERROR" >&2; exit 1; fi
     echo "25.11-py3: Pulling from nvidia/vllm"
@@ -104,10 +115,10 @@ case "$1 $2" in
 esac
 exit 2
 """
-BUILD = "ab" * 32
+BUILD, DIGEST = "ab" * 32, "cd" * 32
 
 
-def _run_image_step(tmp_path, with_docker: bool = True, **env: str):
+def _run_image_step(tmp_path, with_docker: bool = True, pinned: str = "", **env: str):
     import shutil
 
     bin_dir = tmp_path / "bin"
@@ -120,7 +131,10 @@ def _run_image_step(tmp_path, with_docker: bool = True, **env: str):
         if not (bin_dir / name).exists():
             (bin_dir / name).symlink_to(shutil.which(name))
     (tmp_path / "pulled").unlink(missing_ok=True)
-    status, output, calls = _real_bash(tmp_path, _image_step().script, {"PATH": str(bin_dir), "BUILD": BUILD, **env})
+    script = _image_step(pinned=pinned).script
+    status, output, calls = _real_bash(
+        tmp_path, script, {"PATH": str(bin_dir), "BUILD": BUILD, "DIGEST": DIGEST, **env}
+    )
     return status, output, calls.splitlines()
 
 
@@ -150,16 +164,19 @@ def test_the_image_step_downloads_only_an_image_that_is_not_there(tmp_path):
     words; without docker, bash's."""
     from telemetry.docker_start import pull_failure, pull_layers
 
-    build = f"image id: sha256:{BUILD}\n"  # the last line: which build the node now has
-    inspect_id = f"image inspect --format image id: {{{{.Id}}}} {IMAGE}"
+    # the last lines: which build the node now has, and the registry digests it is known by
+    build = f"image id: sha256:{BUILD}\nrepo digests: nvcr.io/nvidia/vllm@sha256:{DIGEST}\n"
+    inspect = [f"image inspect --format image id: {{{{.Id}}}} {IMAGE}",
+               f'image inspect --format repo digests: {{{{join .RepoDigests " "}}}} {IMAGE}']  # fmt: skip
     status, output, calls = _run_image_step(tmp_path, HAS_IMAGE="1")
     assert (status, output) == (0, f"{IMAGE} is already on this Spark\n{build}")
-    assert calls == [f"image inspect {IMAGE}", inspect_id]
+    assert calls == [f"image inspect {IMAGE}", *inspect]
     assert steps.image_id_in(output) == f"sha256:{BUILD}"
+    assert steps.repo_digests_in(output) == [f"sha256:{DIGEST}"]
 
     status, output, calls = _run_image_step(tmp_path, HAS_IMAGE="0")
     assert status == 0 and output.endswith(f"Status: Downloaded newer image for {IMAGE}\n{build}")
-    assert calls == [f"image inspect {IMAGE}", f"pull {IMAGE}", inspect_id]
+    assert calls == [f"image inspect {IMAGE}", f"pull {IMAGE}", *inspect]
     assert "No such image" not in output  # the inspect's own complaint stays out of the step's output
     assert pull_layers(output) == (1, 1)
 
@@ -172,6 +189,79 @@ def test_the_image_step_downloads_only_an_image_that_is_not_there(tmp_path):
     status, output, _ = _run_image_step(bare, with_docker=False)
     assert status == 127 and output.endswith("docker: command not found\n")
     assert pull_failure(status, output) == "absent"
+
+
+def test_a_pinned_image_is_pulled_by_its_digest_and_tagged(tmp_path):
+    """Run by a real bash: with the lab's pin, a node without the image pulls
+    the pinned build by its digest and tags it as the image the engines
+    start (a tag moves; the pin does not); a node with the image is left as
+    it is (the runner then compares its digests with the pin)."""
+    pinned = f"sha256:{DIGEST}"
+    by_digest = f"nvcr.io/nvidia/vllm@{pinned}"
+    inspect = [f"image inspect --format image id: {{{{.Id}}}} {IMAGE}",
+               f'image inspect --format repo digests: {{{{join .RepoDigests " "}}}} {IMAGE}']  # fmt: skip
+    status, output, calls = _run_image_step(tmp_path, pinned=pinned, HAS_IMAGE="0")
+    assert status == 0 and output.endswith(f"Status: Downloaded newer image for {by_digest}\nimage id: sha256:{BUILD}\n"
+                                           f"repo digests: {by_digest}\n")  # fmt: skip
+    assert calls == [f"image inspect {IMAGE}", f"pull {by_digest}", f"tag {by_digest} {IMAGE}", *inspect]
+    assert steps.repo_digests_in(output) == [pinned]
+
+    status, output, calls = _run_image_step(tmp_path, pinned=pinned, HAS_IMAGE="1")
+    assert (status, calls) == (0, [f"image inspect {IMAGE}", *inspect])
+
+    status, output, _ = _run_image_step(tmp_path, pinned=pinned, HAS_IMAGE="0", PULL_ERROR="manifest unknown")
+    assert (status, output) == (1, "Error response from daemon: manifest unknown\n")
+
+
+@pytest.mark.parametrize("pin", ["25.11-py3", "sha256:" + "cd" * 31, "sha256:" + "CD" * 32, "cd" * 32])
+def test_a_pin_that_is_not_a_digest_builds_no_image_step(pin):
+    from types import SimpleNamespace
+
+    from placement.launch import LaunchError
+
+    with pytest.raises(LaunchError) as refused:
+        steps.image_steps(SimpleNamespace(nodes=("a",)), SimpleNamespace(vllm_image=IMAGE), pinned=pin)  # type: ignore[arg-type]
+    assert refused.value.problems == [
+        ("image", f"the pin {pin!r} is not a registry digest (sha256: and 64 hex digits)")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ref", "repository"),
+    [
+        ("nvcr.io/nvidia/vllm:25.11-py3", "nvcr.io/nvidia/vllm"),
+        ("registry.lab:5000/vllm:25.11", "registry.lab:5000/vllm"),
+        ("registry.lab:5000/vllm", "registry.lab:5000/vllm"),
+        ("vllm/vllm-openai:v0.11.0", "vllm/vllm-openai"),
+        ("vllm:latest", "vllm"),
+        ("nvcr.io/nvidia/vllm@sha256:" + "cd" * 32, "nvcr.io/nvidia/vllm"),
+    ],
+)
+def test_an_images_repository_is_its_reference_without_tag_or_digest(ref, repository):
+    from telemetry.software import image_repository
+
+    assert image_repository(ref) == repository
+
+
+def test_a_node_off_the_pinned_build_is_named_with_the_pull_that_mends_it():
+    """The registry digests each node's image step printed, against the pin:
+    the first node off it, in name order, is named with the digests it holds
+    and the commands that bring the pinned build; unknown digests (not
+    printed) are not a difference; a build no registry knows is said so."""
+    pin, other = "sha256:" + "cd" * 32, "sha256:" + "4f" * 32
+    assert steps.repo_digests_in(f"x\nrepo digests: {IMAGE}@{other} nvcr.io/nvidia/vllm@{pin}\n") == [other, pin]
+    assert steps.repo_digests_in("repo digests: \n") == []
+    assert steps.repo_digests_in("image id: sha256:" + "ab" * 32 + "\n") is None
+    assert steps.off_pin({"a": [pin], "b": None, "c": [other, pin]}, IMAGE, pin) is None
+    assert steps.off_pin({"c": [other], "b": [pin], "a": None}, IMAGE, pin) == (
+        "c",
+        f"c holds {IMAGE} as 4f4f4f4f4f4f, not the build the lab pins (cdcdcdcdcdcd): run `docker pull "
+        f"nvcr.io/nvidia/vllm@{pin} && docker tag nvcr.io/nvidia/vllm@{pin} {IMAGE}` there, or move the pin on the "
+        "software page, and serve again",
+    )
+    assert steps.off_pin({"a": []}, IMAGE, pin)[1].startswith(  # type: ignore[index]
+        f"a holds {IMAGE} as a build no registry knows (built or loaded), not the build the lab pins"
+    )
 
 
 def test_a_ray_instance_needs_one_build_of_the_image_on_every_node():

@@ -63,7 +63,8 @@ def test_every_quantity_that_differs_is_in_the_one_verdict():
         "kernel 6.11.0-1016-nvidia",
         "ConnectX-7 firmware 28.43.1014",
         "NCCL 2.28.3 (dgxspark-3node-ring",
-        "docker pull nvcr.io/nvidia/vllm:26.05-py3",
+        f"docker pull nvcr.io/nvidia/vllm@sha256:{'ab' * 32} && docker tag nvcr.io/nvidia/vllm@sha256:{'ab' * 32} "
+        "nvcr.io/nvidia/vllm:26.05-py3` on spark-04",
         "sha256:cdcdcdcdcdcd",
     )
     for text in expected:
@@ -96,8 +97,9 @@ def test_a_spark_without_the_image_is_told_to_pull_the_build_the_others_hold():
     message = spark_verdicts({"g": list(pair)}, pair)["spark-02"].message
     assert message == (
         "spark-02 runs other software than the rest in g: image nvcr.io/nvidia/vllm:26.05-py3 absent "
-        f"({build[:19]} on spark-01). Fix: run `docker pull nvcr.io/nvidia/vllm:26.05-py3` on spark-02 "
-        f"(digest {build[:19]}, as on spark-01)."
+        f"({build[:19]} on spark-01). Fix: run `docker pull nvcr.io/nvidia/vllm@{build} && docker tag "
+        f"nvcr.io/nvidia/vllm@{build} nvcr.io/nvidia/vllm:26.05-py3` on spark-02 (digest {build[:19]}, as on "
+        "spark-01)."
     )
     three = fleet(3, **{ref: "absent"})
     three["spark-02"][ref] = "absent"

@@ -74,7 +74,8 @@ def test_a_group_that_differs_gets_the_finding_and_one_that_agrees_none(fleet_ke
             "NCCL 2.27.7 (2.28.9 on s1 and s2)",
             f"image {VLLM} sha256:cdcdcdcdcdcd (sha256:4f4f4f4f4f4f on s1 and s2)",
             "update s3's driver to 580.95.05, as on s1 and s2",
-            f"run `docker pull {VLLM}` on s3",
+            f"run `docker pull {VLLM.rsplit(':', 1)[0]}@sha256:{'4f' * 32} && docker tag "
+            f"{VLLM.rsplit(':', 1)[0]}@sha256:{'4f' * 32} {VLLM}` on s3",
         ):
             assert part in message, (part, message)
         states = dict(NodeState.objects.values_list("spark__name", "status"))

@@ -159,11 +159,22 @@ def test_expected_versions_are_a_lab_admins_in_page_and_api(ring, client, viewer
     assert bad.status_code == 400 and bad.json()["errors"][0]["path"] == "bios"
     bad = admin.post("/api/software/expected", {"pins": {"kernel": "6.17; reboot"}})
     assert bad.status_code == 400 and bad.json()["errors"][0]["path"] == "kernel"
+    # a launch image is pinned to a build, by its registry digest (what serving pulls), not to a tag
+    image = "image:nvcr.io/nvidia/vllm:26.05-py3"
+    bad = admin.post("/api/software/expected", {"pins": {image: "26.05-py3"}})
+    assert bad.status_code == 400 and bad.json()["errors"][0] == {
+        "path": image,
+        "message": "'26.05-py3' is not a registry digest (sha256: and 64 hex digits, as the software page shows a "
+        "launch image)",
+    }
     assert not SoftwarePin.objects.exists()
+    digest = "sha256:" + "3c" * 32
+    assert admin.post("/api/software/expected", {"pins": {image: f" {digest} "}}).json() == {"pins": {image: digest}}
+    assert admin.post("/api/software/expected", {"pins": {image: ""}}).json() == {"pins": {}}
     ok = ApiClient(admin_user, session=True).post("/api/software/expected", {"pins": {"kernel": "6.17.0-1026-nvidia"}})
     assert ok.status_code == 200 and ok.json() == {"pins": {"kernel": "6.17.0-1026-nvidia"}}
     assert admin.get("/api/software/expected").json() == {"pins": {"kernel": "6.17.0-1026-nvidia"}}
-    assert Change.objects.filter(object_type="software").count() == 1
+    assert Change.objects.filter(object_type="software").count() == 3  # the image pinned, unpinned, the kernel
 
     client.force_login(viewer_user)
     assert client.post("/software/expected/", {"driver": "580.126.09"}).status_code == 403
