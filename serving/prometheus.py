@@ -29,26 +29,37 @@ SCRAPED = {ServingPort.Kind.ENGINE: "engine", ServingPort.Kind.METRICS: "router"
 
 
 def targets() -> list[dict[str, object]]:
-    """One entry per engine (and router metrics port) of every serving that serves now, in serving order."""
+    """One entry per engine (and router metrics port) of every serving that serves now, in serving order.
+
+    Reads only the columns it lists: a serving's steps (scripts and their
+    output) and its plan are large, and none of them is a label."""
     rows = (
         ServingPort.objects.filter(live=True, kind__in=list(SCRAPED), serving__status=Serving.Status.SERVING)
-        .select_related("spark", "serving__model")
         .order_by("serving_id", "id")
+        .values_list(
+            "host",
+            "port",
+            "kind",
+            "spark__name",
+            "serving_id",
+            "serving__model__slug",
+            "serving__quantization",
+            "serving__group_name",
+            "serving__plan__label",
+        )
     )
     out: list[dict[str, object]] = []
-    for row in rows:
-        serving = row.serving
-        label = serving.plan.get("label") if isinstance(serving.plan, dict) else None
+    for host, port, kind, node, serving, model, quantization, group, label in rows:
         labels = {
-            "serving": str(serving.pk),
-            "model": serving.model.slug,
-            "quantization": serving.quantization,
-            "group": serving.group_name,
-            "plan": str(label or ""),
-            "node": row.spark.name,
-            "kind": SCRAPED[ServingPort.Kind(row.kind)],
+            "serving": str(serving),
+            "model": model,
+            "quantization": quantization,
+            "group": group,
+            "plan": label if isinstance(label, str) else "",
+            "node": node,
+            "kind": SCRAPED[ServingPort.Kind(kind)],
         }
-        out.append({"targets": [address(row.host, row.port)], "labels": labels})
+        out.append({"targets": [address(host, port)], "labels": labels})
     return out
 
 

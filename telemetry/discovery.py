@@ -32,13 +32,17 @@ def address(host: str, port: int) -> str:
 def spark_targets(port: int = NODE_EXPORTER_PORT) -> list[dict[str, object]]:
     """One entry per active Spark, in name order: its SSH host at ``port``."""
     group_of = {name: group for group, names in group_members().items() for name in names}
-    rows = Spark.objects.filter(status=Spark.Status.ACTIVE).select_related("hardware").order_by("name")
+    rows = (
+        Spark.objects.filter(status=Spark.Status.ACTIVE)
+        .order_by("name")
+        .values_list("name", "ssh_host", "hardware__slug")  # only what it lists: no Spark built per row
+    )
     return [
         {
-            "targets": [address(s.ssh_host, port)],
-            "labels": {"node": s.name, "group": group_of.get(s.name, ""), "hardware": s.hardware.slug},
+            "targets": [address(host, port)],
+            "labels": {"node": name, "group": group_of.get(name, ""), "hardware": hardware},
         }
-        for s in rows
+        for name, host, hardware in rows
     ]
 
 
