@@ -130,4 +130,5 @@ def software_drift_note(target: Any, before: str = "starting", serve_image: str 
     names = _names_of(target)
     found = software_drift_of(names)
     servable = bool(found and serve_image) and not software_store.run_drift(names, image=serve_image)
-    return {"found": found, "before": before, "servable": servable, "serve_image": serve_image}
+    pinned = software_store.image_pin(serve_image) if servable else ""
+    return {"found": found, "before": before, "servable": servable, "serve_image": serve_image, "pinned": pinned}

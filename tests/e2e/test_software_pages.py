@@ -126,7 +126,9 @@ def test_admin_reads_the_fleets_software_and_a_group_with_drift(live_server, pag
     page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(f"{base}/plans/?group={ring.pk}&model=llama-3.1-8b")
     note = page.locator(".sw-drift-note")
-    assert "Software drift: spark-04 runs other software than the rest." in note.inner_text()
+    assert "Software drift: spark-04 runs other software than the rest. Fix it before using the launch commands" in (
+        note.inner_text()
+    )
     assert note.locator("#drift-servable").inner_text() == (
         f"Serving can go ahead: none of this is what it uses. It pulls {VLLM} on a Spark without it and checks "
         "that a multi-node instance's nodes hold one build; the launch commands do not."

@@ -213,8 +213,18 @@ def test_drift_refuses_with_the_finding_but_not_an_image_serving_pulls_or_never_
     plans = f"/plans/?group={booked_pair.pk}&model={SMALL}"
     browser = ApiClient(member_user, session=True)
     page = browser.get(plans).content.decode()
-    assert "Software drift: pair-b runs other software than the rest." in page
-    assert f"Serving can go ahead: none of this is what it uses. It pulls <code>{image}</code>" in page
+    assert "Software drift: pair-b runs other software than the rest. Fix it before using the launch commands:" in page
+    assert f"Serving can go ahead: none of this is what it uses. It pulls <code>{image}</code> on a Spark" in page
+    # with the image pinned (pair-a's build), the page says that build is what serving pulls
+    from core.actor import Actor
+    from telemetry.services import software_pins_set
+
+    software_pins_set(actor=Actor(source="command"), values={f"image:{image}": "sha256:" + "4f" * 32})
+    page = browser.get(plans).content.decode()
+    assert (
+        f"It pulls <code>{image}</code>, the build the lab pins (<code>sha256:4f4f4f4f4f4f</code>), on a Spark "
+        "without it"
+    ) in page
     before = rows()
     response = serve(api_member, booked_pair)
     assert response.status_code == 202, response.json()
@@ -227,6 +237,7 @@ def test_drift_refuses_with_the_finding_but_not_an_image_serving_pulls_or_never_
     )
     page = browser.get(plans).content.decode()
     assert "Software drift: pair-b runs" in page and "Serving can go ahead" not in page
+    assert "Fix it before running a model across them:" in page
     before = rows()
     response = serve(api_member, booked_pair)
     assert response.status_code == 409
