@@ -1,7 +1,9 @@
 """What ships under deploy/ for teams on Prometheus and Grafana is valid and
 speaks of metrics /metrics really exports: the alert rules and the scrape
 config parse, every PromQL expression parses (promql-parser, Prometheus's
-own grammar), and every metric an expression reads is in a real scrape."""
+own grammar), and every metric an expression reads is in a real scrape: of
+/metrics, of a served engine (vLLM's series) or of Debian's node_exporter
+(node_exporter's, with the labels the dashboard matches on)."""
 
 from __future__ import annotations
 
@@ -23,13 +25,13 @@ DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 PROMETHEUS_OWN = {"up"}
 
 
-def metric_names(expr: str) -> set[str]:
-    """Names of every series an expression selects, from its syntax tree."""
-    names: set[str] = set()
+def selectors(expr: str) -> list[promql_parser.VectorSelector]:
+    """Every series selector of an expression, from its syntax tree."""
+    found: list[promql_parser.VectorSelector] = []
 
     def walk(node: Any) -> None:
-        if isinstance(node, promql_parser.VectorSelector) and node.name:
-            names.add(node.name)
+        if isinstance(node, promql_parser.VectorSelector):
+            found.append(node)
         for attr in ("lhs", "rhs", "expr", "args", "vector_selector", "param"):
             value = getattr(node, attr, None)
             for child in value if isinstance(value, list) else [value]:
@@ -37,7 +39,12 @@ def metric_names(expr: str) -> set[str]:
                     walk(child)
 
     walk(promql_parser.parse(expr))
-    return names
+    return found
+
+
+def metric_names(expr: str) -> set[str]:
+    """Names of every series an expression selects."""
+    return {s.name for s in selectors(expr) if s.name}
 
 
 @pytest.fixture
@@ -55,9 +62,20 @@ def rules() -> list[dict[str, Any]]:
     return [rule for group in doc["groups"] for rule in group["rules"]]
 
 
+def dashboard() -> dict[str, Any]:
+    return json.loads((DEPLOY / "grafana" / "spark-fleet.json").read_text())  # type: ignore[no-any-return]
+
+
+def dashboard_panels(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every panel but the rows, with those a collapsed row holds, in the file's order."""
+    out: list[dict[str, Any]] = []
+    for panel in doc["panels"]:
+        out += panel.get("panels", []) if panel["type"] == "row" else [panel]
+    return out
+
+
 def dashboard_exprs() -> list[str]:
-    doc = json.loads((DEPLOY / "grafana" / "spark-fleet.json").read_text())
-    return [t["expr"] for panel in doc["panels"] for t in panel["targets"]]
+    return [t["expr"] for panel in dashboard_panels(dashboard()) for t in panel["targets"]]
 
 
 def test_alert_rules_are_complete_and_parse():
@@ -100,10 +118,10 @@ def test_grafana_provisions_the_data_source_and_the_dashboard_compose_mounts():
         "providers"
     ]
     assert mounts["./deploy/grafana/spark-fleet.json"] == f"{provider['options']['path']}/spark-fleet.json"
-    doc = json.loads((DEPLOY / "grafana" / "spark-fleet.json").read_text())
+    doc = dashboard()
     (variable,) = doc["templating"]["list"]
     assert variable["current"]["value"] == source["uid"]
-    for panel in doc["panels"]:
+    for panel in dashboard_panels(doc):
         assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}, panel["title"]
 
 
@@ -121,17 +139,37 @@ def test_the_dashboard_has_panels_for_links_groups_memory_and_fabric():
 
 
 def test_the_dashboard_is_grafana_json_with_unique_panels():
-    doc = json.loads((DEPLOY / "grafana" / "spark-fleet.json").read_text())
-    ids = [p["id"] for p in doc["panels"]]
-    assert len(ids) == len(set(ids)) and doc["uid"] and doc["title"] == "Spark Fleet"
-    for panel in doc["panels"]:
+    doc = dashboard()
+    rows = [p for p in doc["panels"] if p["type"] == "row"]
+    everything = [q for p in doc["panels"] for q in (p, *p.get("panels", []))]
+    ids = [p["id"] for p in everything]
+    assert ids == sorted(set(ids)), "panel ids unique and increasing in the file's order"
+    assert doc["uid"] and doc["title"] == "Spark Fleet"
+    for panel in dashboard_panels(doc):
         assert {"x", "y", "w", "h"} <= set(panel["gridPos"]) and panel["targets"], panel["title"]
+    # laid out without overlaps on Grafana's 24 columns, a collapsed row's panels where they open, under it
+    boxes = [(p["title"], p["gridPos"]) for p in everything]
+    for title, g in boxes:
+        assert g["x"] >= 0 and g["y"] >= 0 and g["w"] > 0 and g["h"] > 0 and g["x"] + g["w"] <= 24, title
+    for i, (one, a) in enumerate(boxes):
+        for other, b in boxes[i + 1 :]:
+            beside = a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"]
+            assert beside or a["y"] + a["h"] <= b["y"] or b["y"] + b["h"] <= a["y"], f"{one} overlaps {other}"
+    for row in rows:
+        assert row["gridPos"]["w"] == 24 and row["gridPos"]["h"] == 1, row["title"]
+        assert not row["collapsed"] or row["panels"], row["title"]
+        for panel in row.get("panels", []):
+            assert panel["gridPos"]["y"] > row["gridPos"]["y"], panel["title"]
 
 
-def test_every_metric_the_rules_and_dashboard_read_is_exported(exported):
+def test_every_metric_the_rules_and_dashboard_read_is_exported(exported, tmp_path):
     """The fleet's series by /metrics; the served engines' (vLLM's names, job
-    spark-fleet-engines) by an engine, as the simulated one exports them."""
+    spark-fleet-engines) by an engine, as the simulated one exports them; the
+    Sparks' (node_exporter's names, job spark-node-exporter) by Debian's
+    node_exporter, as the live test of that job runs it, with every label the
+    dashboard matches them on."""
     from simfleet.engine import SimEngine
+    from tests.deploy.test_spark_targets import node_exporter_misses, node_exporter_text
 
     used = {name for rule in rules() for name in metric_names(rule["expr"])}
     used |= {name for expr in dashboard_exprs() for name in metric_names(expr)}
@@ -140,5 +178,10 @@ def test_every_metric_the_rules_and_dashboard_read_is_exported(exported):
     engine_text = SimEngine("llama-3.1-8b", 20.0).metrics_text()
     engine_exported = {s.name for family in text_string_to_metric_families(engine_text) for s in family.samples}
     assert not sorted(engines - engine_exported), f"read from the engines but not exported: {engines - engine_exported}"
-    missing = sorted(used - engines - exported - PROMETHEUS_OWN)
+    sparks = {name for name in used if name.startswith("node_")}
+    assert sparks, "the dashboard's Sparks (node_exporter) row reads node_exporter's series"
+    exprs = [rule["expr"] for rule in rules()] + dashboard_exprs()
+    misses = node_exporter_misses(exprs, node_exporter_text(tmp_path))
+    assert not misses, f"read from node_exporter but not exported by it: {misses}"
+    missing = sorted(used - engines - sparks - exported - PROMETHEUS_OWN)
     assert not missing, f"read by deploy/ but not exported by /metrics: {missing}"

@@ -2,28 +2,48 @@
 every active Spark at an exporter's port with its node, group and hardware;
 and, end to end, Debian's Prometheus running the shipped job
 (deploy/prometheus/spark-nodes.yml) against a live Spark Fleet, scraping
-Debian's node_exporter for every Spark the inventory holds."""
+Debian's node_exporter for every Spark the inventory holds, and answering
+every query of the dashboard's "Sparks (node_exporter)" row for every Spark
+whose exporter answers (and, in its table of exporters that do not, the others)."""
 
 from __future__ import annotations
 
-import json
+import math
+import re
 import subprocess
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
+from typing import Any
 
+import promql_parser
 import pytest
 import yaml
 from django.test import Client
+from prometheus_client.parser import text_string_to_metric_families
 
 from inventory.models import NodeGroup, Spark
 from tests.deploy import faulty
-from tests.deploy.test_live_alerts import running
+from tests.deploy.test_live_alerts import prometheus_api, running
+from tests.test_deploy import dashboard, metric_names, selectors
 from tests.tools import free_port, tool
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 URL = "/metrics/spark-targets"
 TOKEN = "sfm_spark-targets-0123456789abcdef"
+ROW = "Sparks (node_exporter)"  # the dashboard's row that reads this job
+# The labels Prometheus gives every series of the job beside the exporter's own: its job and
+# instance, and the discovery's.
+TARGET_LABELS = {"job", "instance", "node", "group", "hardware"}
+# node_exporter's collectors in these tests: uname, and those the dashboard reads (Debian's
+# package runs these and more). Its filesystem collector leaves overlay out by default; / is
+# one in a container (a Spark's is ext4), so these tests keep it.
+COLLECTORS = ("uname", "loadavg", "cpu", "meminfo", "netdev", "filesystem")
+FS_TYPES_EXCLUDE = (
+    "^(autofs|binfmt_misc|bpf|cgroup2?|configfs|debugfs|devpts|devtmpfs|fusectl|hugetlbfs|iso9660|mqueue|nsfs"
+    "|proc|procfs|pstore|rpc_pipefs|securityfs|selinuxfs|squashfs|sysfs|tracefs)$"
+)
 
 
 def listed(query: str = "", **headers: str) -> list[dict[str, object]]:
@@ -64,6 +84,71 @@ def test_the_metrics_token_guards_it(settings):
     assert listed(HTTP_AUTHORIZATION=f"Bearer {TOKEN}") == []
 
 
+def exporter_argv(port: int) -> list[str]:
+    return [
+        tool("prometheus-node-exporter"), f"--web.listen-address=127.0.0.1:{port}", "--collector.disable-defaults",
+        *(f"--collector.{name}" for name in COLLECTORS), f"--collector.filesystem.fs-types-exclude={FS_TYPES_EXCLUDE}",
+    ]  # fmt: skip
+
+
+def node_exporter_text(folder: Path) -> str:
+    """The /metrics text of Debian's node_exporter, run as the live test below runs it."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/metrics"
+    with running(exporter_argv(port), folder / "node-exporter.log", url):
+        with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 - local test server
+            return str(response.read().decode())
+
+
+def node_exporter_misses(exprs: list[str], text: str) -> list[str]:
+    """What the expressions read of node_exporter's series (node_*) that its /metrics ``text``
+    does not have: a metric, or a label a selector matches on that neither the metric's series
+    nor the scrape target (TARGET_LABELS) carry."""
+    labels: dict[str, set[str]] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels.setdefault(sample.name, set()).update(sample.labels)
+    misses = []
+    for expr in exprs:
+        for selector in selectors(expr):
+            if not (selector.name or "").startswith("node_"):
+                continue
+            if selector.name not in labels:
+                misses.append(f"{selector.name} in {expr}")
+                continue
+            for matcher in selector.matchers.matchers:
+                if matcher.name not in labels[selector.name] | TARGET_LABELS:
+                    misses.append(f"{selector.name}'s label {matcher.name} in {expr}")
+    return misses
+
+
+def row_panels(title: str = ROW) -> list[dict[str, Any]]:
+    (row,) = [p for p in dashboard()["panels"] if p["type"] == "row" and p["title"] == title]
+    return row["panels"]  # type: ignore[no-any-return]
+
+
+def test_the_node_exporter_check_catches_a_misspelt_metric_or_label(tmp_path: Path) -> None:
+    text = node_exporter_text(tmp_path)
+    assert node_exporter_misses(['rate(node_cpu_seconds_total{node="a", mode="idle"}[5m])'], text) == []
+    assert node_exporter_misses(['rate(node_cpu_second_total{mode="idle"}[5m])', "fleet_node_up"], text) == [
+        'node_cpu_second_total in rate(node_cpu_second_total{mode="idle"}[5m])'
+    ]
+    assert node_exporter_misses(['node_filesystem_size_bytes{mount="/"}'], text) == [
+        'node_filesystem_size_bytes\'s label mount in node_filesystem_size_bytes{mount="/"}'
+    ]
+
+
+def test_the_node_exporter_row_reads_the_shipped_job_only() -> None:
+    """Every series the row reads is the shipped job's (a lab's own node job would count twice)."""
+    (job,) = yaml.safe_load((ROOT / "deploy" / "prometheus" / "spark-nodes.yml").read_text())
+    exprs = [t["expr"] for panel in row_panels() for t in panel["targets"]]
+    assert len(exprs) >= 6
+    for expr in exprs:
+        for selector in selectors(expr):
+            jobs = [(m.op, m.value) for m in selector.matchers.matchers if m.name == "job"]
+            assert jobs == [(promql_parser.MatchOp.Equal, job["job_name"])], f"{selector} in {expr}"
+
+
 def shipped_job(app: str, port: int, folder: Path) -> Path:
     """prometheus.yml with only the shipped spark-node-exporter job, pointed at this app and
     node_exporter's port; the scrape and discovery intervals at 1 s, the token file beside it."""
@@ -78,40 +163,64 @@ def shipped_job(app: str, port: int, folder: Path) -> Path:
     return config
 
 
+def query(base: str, expr: str) -> list[dict[str, Any]]:
+    """An instant query's vector, through Prometheus's HTTP API."""
+    return prometheus_api(base, f"/api/v1/query?query={urllib.parse.quote(expr)}")["result"]  # type: ignore[no-any-return]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_real_prometheus_finds_every_spark_and_scrapes_its_node_exporter(live_server, settings, tmp_path):
-    """The simulated fleet's Sparks all answer on 127.0.0.1, where one
-    node_exporter runs: one target per Spark, each series labelled with it."""
+    """The simulated fleet's Sparks answer on 127.0.0.1, where one node_exporter
+    runs: one target per Spark, each series labelled with it; m-06, down, is at
+    127.0.0.2, where nothing answers. Each query of the dashboard's node_exporter
+    row then has every answering Spark (the exporters not answering: m-06), on
+    the panel's own scale, with the labels its legend names."""
     settings.FLEET_METRICS_TOKEN = TOKEN
     faulty.build()
+    Spark.objects.filter(name__in=faulty.DOWN).update(ssh_host="127.0.0.2")
     groups = {s.name: "" for s in Spark.objects.all()}
     for g in NodeGroup.objects.filter(auto=True, retired_at=None):
         for name in g.members.values_list("spark__name", flat=True):
             groups[name] = g.name
+    answering = sorted(set(groups) - faulty.DOWN)
     exporter_port, prom_port = free_port(), free_port()
     config = shipped_job(live_server.url.removeprefix("http://"), exporter_port, tmp_path)
     check = subprocess.run([tool("promtool"), "check", "config", str(config)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
-    exporter = [
-        tool("prometheus-node-exporter"), f"--web.listen-address=127.0.0.1:{exporter_port}",
-        "--collector.disable-defaults", "--collector.uname", "--collector.loadavg",
-    ]  # fmt: skip
     prometheus = [
         tool("prometheus"), f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
         f"--web.listen-address=127.0.0.1:{prom_port}",
     ]  # fmt: skip
+    base = f"http://127.0.0.1:{prom_port}"
     with (
-        running(exporter, tmp_path / "exporter.log", f"http://127.0.0.1:{exporter_port}/metrics"),
-        running(prometheus, tmp_path / "prometheus.log", f"http://127.0.0.1:{prom_port}/-/ready"),
+        running(exporter_argv(exporter_port), tmp_path / "exporter.log", f"http://127.0.0.1:{exporter_port}/metrics"),
+        running(prometheus, tmp_path / "prometheus.log", f"{base}/-/ready"),
     ):
-        query = f"http://127.0.0.1:{prom_port}/api/v1/query?query=node_uname_info"
         deadline, found = time.monotonic() + 60, []
-        while len(found) < len(groups):
+        while len(found) < len(answering):
             assert time.monotonic() < deadline, f"found {found}\n{(tmp_path / 'prometheus.log').read_text()[-2000:]}"
             time.sleep(0.5)
-            with urllib.request.urlopen(query, timeout=5) as response:  # noqa: S310 - local test server
-                found = json.loads(response.read())["data"]["result"]
+            found = query(base, "node_uname_info")
         labels = sorted((r["metric"]["node"], r["metric"]["group"], r["metric"]["hardware"]) for r in found)
-        assert labels == [(name, groups[name], "dgx-spark-128") for name in sorted(groups)]
+        assert labels == [(name, groups[name], "dgx-spark-128") for name in answering]
         assert {r["metric"]["job"] for r in found} == {"spark-node-exporter"}
         assert {r["metric"]["instance"] for r in found} == {f"127.0.0.1:{exporter_port}"}
+        # The row's queries as Grafana sends them; rate() has its two samples a scrape (1 s) later.
+        deadline = time.monotonic() + 30
+        for panel in row_panels():
+            scale = panel["fieldConfig"]["defaults"]
+            for target in panel["targets"]:
+                expr = target["expr"]
+                want = sorted(faulty.DOWN) if metric_names(expr) == {"up"} else answering
+                while True:
+                    result = query(base, expr)
+                    nodes = sorted({r["metric"].get("node", "(no node)") for r in result})
+                    if nodes == want or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.25)
+                assert nodes == want, f"{panel['title']}: {expr} gave {result}"
+                low, high = scale.get("min", 0), scale.get("max", math.inf)  # no figure of the row is negative
+                for r in result:
+                    assert low <= float(r["value"][1]) <= high, f"{panel['title']}: {expr} gave {r}"
+                    for label in re.findall(r"\{\{(\w+)\}\}", target.get("legendFormat", "")):
+                        assert label in r["metric"], f"{panel['title']}: {expr} gave {r}, without {label}"
