@@ -61,6 +61,7 @@ from placement.perfmodel import PREFILL_CHUNK, split_streams
 from placement.plan_memory import gpu_memory_utilization, sglang_mem_fraction_static
 from placement.planner import NVIDIA_SETUP_MAX_RING, RING_IMAGE, RING_NCCL, GroupSpec, NodeSpec, Plan
 from placement.quants import engine_reference
+from telemetry.software import image_repository
 
 # The container recipe first: it is the default vLLM launcher.
 LAUNCH_ENGINES = ("vllm-container", "vllm-ray", "vllm", "sglang", "llama.cpp-rpc")
@@ -136,11 +137,22 @@ class LaunchSettings:
     mgmt_iface: str = DEFAULT_MGMT_IFACE
     mgmt_ips: Mapping[str, str] = field(default_factory=dict)
     vllm_image: str = DEFAULT_VLLM_IMAGE
+    # the registry digest the lab pins vllm_image to (a software pin), or "": the
+    # launch commands then run that build by its digest (``run_image``), not the moving tag
+    vllm_pin: str = ""
     run_cluster: str = "$HOME/run_cluster.sh"
     hf_cache: str = "$HOME/.cache/huggingface"
     # unified memory the OS keeps (FLEET_OS_RESERVE_GB): a node's total is
     # the plan's usable memory plus this, which vLLM's utilization counts against
     os_reserve_gb: float = 4.0
+
+
+def run_image(settings: LaunchSettings) -> str:
+    """The image reference the launch commands run: the pinned build by its
+    digest (REPO@sha256:...) when the lab pins one, else the configured tag."""
+    if settings.vllm_pin:
+        return f"{image_repository(settings.vllm_image)}@{settings.vllm_pin}"
+    return settings.vllm_image
 
 
 def _q(value: object) -> str:
@@ -289,7 +301,7 @@ def launch_problems(
     for where, value in (
         ("model_ref", texts),
         ("model.slug", model.slug),
-        ("settings", f"{settings.mgmt_iface}{settings.vllm_image}{settings.run_cluster}{settings.hf_cache}"),
+        ("settings", f"{settings.mgmt_iface}{run_image(settings)}{settings.run_cluster}{settings.hf_cache}"),
     ):
         if _unprintable(value):
             problems.append((where, "contains control characters (newline, tab...)"))
@@ -677,7 +689,7 @@ def _vllm_container(ctx: _Instance, node: NodeSpec, rank: int) -> list[str]:
     (host network, Ray inside) on every node; the head then runs vllm serve in
     its container. Docker's -e carries the environment into the container."""
     s = ctx.settings
-    image = _q(s.vllm_image)
+    image = _q(run_image(s))
     serve = " ".join(_vllm_args(ctx))
     if not ctx.multi:
         return [

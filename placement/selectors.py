@@ -31,6 +31,7 @@ from core.health import UNHEALTHY
 from core.validation import as_whole_number, whole_number
 from inventory.models import NodeGroup, NodeGroupMember, Spark, Twin
 from telemetry.selectors import latest_samples
+from telemetry.software_store import image_pin
 from topology.engine import Group, LabIn, analyse
 from topology.live import group_state_for
 from topology.services import UNSPLITTABLE, lab_read_around
@@ -224,7 +225,8 @@ def launch_settings_for(planned: PlannedGroup) -> LaunchSettings:
     return LaunchSettings(
         mgmt_iface=setting("FLEET_MGMT_IFACE", DEFAULT_MGMT_IFACE, str),
         mgmt_ips={name: ip for name, host in hosts if (ip := usable_mgmt_ip(host))},
-        vllm_image=vllm_image(),
+        vllm_image=(image := vllm_image()),
+        vllm_pin=image_pin(image),
         os_reserve_gb=float(settings.FLEET_OS_RESERVE_GB),
     )
 

@@ -443,3 +443,32 @@ def test_a_ring_launch_names_the_nccl_build_and_image_it_needs(size):
             n.startswith("A ring launch") for n in plan_placement(GROUPS[kind], model, context_tokens=8192).notes
         )
         assert not any("# ring of" in s for s in scripts_for(kind, "vllm").values())
+
+
+def test_a_pinned_image_is_run_by_its_digest_in_the_launch_commands():
+    """With the lab's pin on the launch image, the copied commands run that
+    build by its digest (docker run and run_cluster.sh alike), never the tag,
+    which may name another build by the time they run; without a pin, the tag."""
+    pin = "sha256:" + "3c" * 32
+    pinned = replace(SETTINGS, vllm_pin=pin)
+    group = GROUPS["direct"]
+    result = plan_placement(group, LLAMA, context_tokens=8192)
+    tp2 = next(p for p in result.plans if p.fits and p.strategy == "tp" and p.nodes_per_instance == 2)
+    single = plan_placement(
+        GroupSpec("one", "single", (node(0, []),), 200.0), get_seed_model("llama-3.1-8b"), context_tokens=8192
+    )
+    one = next(p for p in single.plans if p.fits)
+    for plan, spec in ((tp2, group), (one, GroupSpec("one", "single", (node(0, []),), 200.0))):
+        model = LLAMA if plan is tp2 else get_seed_model("llama-3.1-8b")
+        scripts = launch_commands(plan, spec, model, engine="vllm-container", settings=pinned).values()
+        text = "\n".join(scripts)
+        assert f"nvcr.io/nvidia/vllm@{pin}" in text and "nvcr.io/nvidia/vllm:25.11-py3" not in text
+        plain = "\n".join(launch_commands(plan, spec, model, engine="vllm-container", settings=SETTINGS).values())
+        assert "nvcr.io/nvidia/vllm:25.11-py3" in plain and "@sha256:" not in plain
+    run_cluster = [
+        line
+        for s in launch_commands(tp2, group, LLAMA, engine="vllm-container", settings=pinned).values()
+        for line in s.splitlines()
+        if line.startswith('bash "$RUN_CLUSTER"')
+    ]
+    assert len(run_cluster) == 2 and all(shlex.split(line)[2] == f"nvcr.io/nvidia/vllm@{pin}" for line in run_cluster)

@@ -69,6 +69,12 @@ SHAPES = {
         8,
     ),
     "eager2": (GroupSpec("direct", "direct", (node(0, ["p1"]), node(1, ["p1"]))), LaunchSettings(), 4),
+    # the lab pins the launch image: the commands run it by its digest
+    "pinned2": (
+        GroupSpec("direct", "direct", (node(0, ["p1"]), node(1, ["p1"]))),
+        LaunchSettings(vllm_pin="sha256:" + "3c" * 32),
+        1,
+    ),
 }
 
 

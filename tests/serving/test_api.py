@@ -223,8 +223,10 @@ def test_drift_refuses_with_the_finding_but_not_an_image_serving_pulls_or_never_
     page = browser.get(plans).content.decode()
     assert (
         f"It pulls <code>{image}</code>, the build the lab pins (<code>sha256:4f4f4f4f4f4f</code>), on a Spark "
-        "without it"
+        "without it and checks that a multi-node instance's nodes hold one build; the launch commands run that "
+        "build by its digest."
     ) in page
+    assert f"nvcr.io/nvidia/vllm@sha256:{'4f' * 32}" in page  # the plan's launch commands run it
     before = rows()
     response = serve(api_member, booked_pair)
     assert response.status_code == 202, response.json()
