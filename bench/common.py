@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 
 def median_seconds(fn: Callable[[], object], repeats: int) -> float:
@@ -70,3 +72,39 @@ def django_client(prefix: str, role: str) -> object:
     client = Client()
     client.force_login(user)
     return client
+
+
+def lab_sizes_args(description: str) -> tuple[argparse.Namespace, list[int]]:
+    """``--repeats N`` and ``--sizes`` of the benchmarks that build labs from
+    simfleet/labgen.py's mix (Sparks per lab, multiples of 1,024): the
+    arguments and the sizes."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--sizes", default="1024", help="Sparks per lab, multiples of 1,024 (comma-separated)")
+    args = parser.parse_args()
+    try:
+        counts = [int(n) for n in args.sizes.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or any(n <= 0 or n % 1024 for n in counts):
+        parser.error("--sizes: multiples of 1024")
+    return args, counts
+
+
+def import_mixed_lab(count: int, *also: Any) -> float:
+    """Replace the lab (catalogue and users stay) with simfleet/labgen.py's mix
+    of ``count`` Sparks, per 1,024: 80 switched groups of 8, 70 rings of 4,
+    50 direct pairs, 4 lone Sparks, through the product's lab import; ``also``:
+    more models to empty first. The seconds the import took."""
+    from core.actor import Actor
+    from inventory.labio import lab_import
+    from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
+    from simfleet.labgen import lab_document
+
+    for model in (*also, Cable, Spark, Switch, NodeGroupMember, NodeGroup):
+        model.objects.all().delete()
+    k = count // 1024
+    doc = lab_document(switched=80 * k, rings=70 * k, pairs=50 * k, singles=4 * k, prefix="spark")
+    start = time.perf_counter()
+    lab_import(actor=Actor(source="import"), data=doc)
+    return time.perf_counter() - start

@@ -24,20 +24,18 @@ request's own cost.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
 import platform
 import secrets
 import sys
-import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from common import django_client, median_seconds  # noqa: E402 - bench/ is the script's own folder
+from common import django_client, import_mixed_lab, lab_sizes_args, median_seconds  # noqa: E402 - bench/ is the script's own folder
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -164,7 +162,7 @@ def make_servings(count: int) -> tuple[int, int]:
 def baselines() -> dict[str, Callable[[], object]]:
     """The least each list must do: read its rows as plain values and write as many entries as JSON."""
     from inventory.models import Spark
-    from serving.models import Serving, ServingPort
+    from serving.models import ServingPort
 
     def sparks() -> str:
         rows = Spark.objects.filter(status=Spark.Status.ACTIVE).values_list("name", "ssh_host", "hardware__slug")
@@ -173,38 +171,18 @@ def baselines() -> dict[str, Callable[[], object]]:
         )
 
     def servings() -> str:
-        rows = (
-            ServingPort.objects.filter(
-                live=True, kind__in=["engine", "metrics"], serving__status=Serving.Status.SERVING
-            )
-            .order_by("serving_id", "id")
-            .values_list(
-                "host",
-                "port",
-                "kind",
-                "spark__name",
-                "serving_id",
-                "serving__model__slug",
-                "serving__quantization",
-                "serving__group_name",
-                "serving__plan__label",
-            )
+        # the live ports' own columns, no join: the labels' values stand in for the joined names
+        rows = ServingPort.objects.filter(live=True, kind__in=["engine", "metrics"]).values_list(
+            "host", "port", "kind", "spark_id", "serving_id"
         )
         return json.dumps(
             [
                 {
                     "targets": [f"{h}:{p}"],
-                    "labels": {
-                        "serving": str(s),
-                        "model": m,
-                        "quantization": q,
-                        "group": g,
-                        "plan": str(label or ""),
-                        "node": n,
-                        "kind": k,
-                    },
+                    "labels": dict.fromkeys(("model", "quantization", "group", "plan"), str(s))
+                    | {"serving": str(s), "node": str(n), "kind": k},
                 }
-                for h, p, k, n, s, m, q, g, label in rows
+                for h, p, k, n, s in rows
             ]
         )
 
@@ -212,13 +190,7 @@ def baselines() -> dict[str, Callable[[], object]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--sizes", default="1024", help="Sparks per lab, multiples of 1,024 (comma-separated)")
-    args = parser.parse_args()
-    counts = [int(n) for n in args.sizes.split(",")]
-    if any(n <= 0 or n % 1024 for n in counts):
-        parser.error("--sizes: multiples of 1024")
+    args, counts = lab_sizes_args(__doc__.splitlines()[0])
 
     # The token as deploy sets it (the environment), so the lists are guarded as in a lab.
     token = "sfm_bench-" + secrets.token_hex(16)
@@ -233,9 +205,8 @@ def main() -> None:
 
     from core.actor import Actor
     from inventory.labio import lab_import
-    from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
+    from inventory.models import Spark
     from serving.models import Serving
-    from simfleet.labgen import lab_document
 
     prometheus = Client()  # no session: Prometheus sends the token and nothing else
     auth = {"Authorization": f"Bearer {token}"}
@@ -266,14 +237,7 @@ def main() -> None:
     print(f"token: FLEET_METRICS_TOKEN set, sent as Authorization: Bearer (no token: {refused.status_code})")
     per_size: dict[int, dict[str, int]] = {}
     for count in counts:
-        # Clear the lab (catalogue and user stay) for one of this size.
-        for model in (Serving, Cable, Spark, Switch, NodeGroupMember, NodeGroup):
-            model.objects.all().delete()
-        k = count // 1024
-        doc = lab_document(switched=80 * k, rings=70 * k, pairs=50 * k, singles=4 * k, prefix="spark")
-        start = time.perf_counter()
-        lab_import(actor=Actor(source="import"), data=doc)
-        imported = time.perf_counter() - start
+        imported = import_mixed_lab(count, Serving)
         servings, steps_bytes = make_servings(count // 8)
         large = {name: measured(url) for name, url in urls.items()}
         per_size[count] = {name: q for name, (q, _, _) in large.items()}

@@ -15,28 +15,20 @@ bare engine on the same lab.
 
 from __future__ import annotations
 
-import argparse
 import platform
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from common import django_client, median_seconds  # noqa: E402 - bench/ is the script's own folder
+from common import django_client, import_mixed_lab, lab_sizes_args, median_seconds  # noqa: E402 - bench/ is the script's own folder
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--sizes", default="1024", help="Sparks per lab, multiples of 1,024 (comma-separated)")
-    args = parser.parse_args()
-    counts = [int(n) for n in args.sizes.split(",")]
-    if any(n <= 0 or n % 1024 for n in counts):
-        parser.error("--sizes: multiples of 1024")
+    args, counts = lab_sizes_args(__doc__.splitlines()[0])
 
     client: Any = django_client("bench-topology-", "lab-admin")
 
@@ -46,8 +38,7 @@ def main() -> None:
 
     from core.actor import Actor
     from inventory.labio import lab_import
-    from inventory.models import Cable, NodeGroup, NodeGroupMember, Spark, Switch
-    from simfleet.labgen import lab_document
+    from inventory.models import NodeGroup
     from topology.selectors import groups_overview
     from topology.services import lab_read
 
@@ -80,14 +71,7 @@ def main() -> None:
     print(f"python {platform.python_version()} on {platform.machine()}, SQLite, {args.repeats} repeats, median")
     grew: list[str] = []
     for count in counts:
-        # Clear the lab before (catalogue and user stay) for one of this size.
-        for model in (Cable, Spark, Switch, NodeGroupMember, NodeGroup):
-            model.objects.all().delete()
-        k = count // 1024
-        doc = lab_document(switched=80 * k, rings=70 * k, pairs=50 * k, singles=4 * k, prefix="spark")
-        start = time.perf_counter()
-        lab_import(actor=Actor(source="import"), data=doc)
-        imported = time.perf_counter() - start
+        imported = import_mixed_lab(count)
         snapshot = lab_read()
         groups = snapshot.analyse()
         assert len(snapshot.lab.nodes) == count

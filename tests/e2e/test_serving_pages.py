@@ -22,12 +22,22 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from benchmarks.models import BenchmarkRun
+from core.actor import Actor
 from inventory.models import NodeGroup
 from serving.models import Serving
-from simfleet.serve_answers import REGISTRY_IMAGE_ID, full_image_id, pull_lines
+from simfleet.serve_answers import (
+    OLDER_DIGEST,
+    OLDER_IMAGE_ID,
+    REGISTRY_DIGEST,
+    REGISTRY_IMAGE_ID,
+    full_image_id,
+    pull_lines,
+)
 from simfleet.simulator import SimNode
 from telemetry.docker_start import pull_layers
+from telemetry.models import SoftwareState
 from telemetry.poll_round import poll_and_store
+from telemetry.services import software_pins_set
 from tests.conftest import make_user
 from tests.e2e.conftest import sign_in
 from tests.e2e.test_accessibility import check
@@ -102,6 +112,12 @@ def serve_it_to_fail(page, plans: str) -> None:
     detail.get_by_role("button", name="Serve this plan").click()
     on_the_serving_page(page)
     expect(page.locator("#serving-status")).to_have_text("failed")
+
+
+def read_software_again(*names: str) -> None:
+    """A poll that reads these Sparks' software again (their last reading made a day older)."""
+    SoftwareState.objects.filter(spark__name__in=names).update(read_at=timezone.now() - timedelta(days=1))
+    in_thread(poll_and_store, spark_ids=ids(*names))
 
 
 def on_the_serving_page(page) -> None:
@@ -288,6 +304,31 @@ def journey(live_server, page, shot, fleet_key, tmp_path, settings):
         page.locator("#step-4").scroll_into_view_if_needed()
         shots(page, shot, "serving-detail-weights-gated")
         fleet.set_faults("serve-b", set())
+
+        # The lab pins the image to an older build, which both Sparks held at
+        # their last software reading; serve-a has pulled the tag again since
+        # (its current build): its image step fails, naming what it holds and
+        # the pull that brings the pinned build back; no engine starts.
+        vllm = failed.steps[0]["image"]
+        software_pins_set(actor=Actor(source="command"), values={f"image:{vllm}": OLDER_DIGEST})
+        for name in ("serve-a", "serve-b"):
+            fleet.fleet.set_software(name, {"image_digest": OLDER_DIGEST, "image_id": OLDER_IMAGE_ID})
+        read_software_again("serve-a", "serve-b")
+        fleet.fleet.set_software("serve-a", {})
+        serve_it_to_fail(page, f"{base}/plans/?model={SMALL}&group={group.pk}&concurrency=8")
+        pull = f"{vllm.rsplit(':', 1)[0]}@{OLDER_DIGEST}"
+        expect(page.locator("#serving-failed")).to_contain_text(
+            f"Failed at image on serve-a: serve-a holds {vllm} as 4f4f4f4f4f4f, not the build the lab pins "
+            f"(3c3c3c3c3c3c): run `docker pull {pull} && docker tag {pull} {vllm}` there, or move the pin on the "
+            "software page, and serve again"
+        )
+        expect(page.locator(".step-failed")).to_contain_text(
+            f"repo digests: {vllm.rsplit(':', 1)[0]}@{REGISTRY_DIGEST}"
+        )
+        shots(page, shot, "serving-detail-off-pin")
+        software_pins_set(actor=Actor(source="command"), values={f"image:{vllm}": ""})
+        fleet.fleet.set_software("serve-b", {})
+        read_software_again("serve-a", "serve-b")
         # how a start looks while it runs (the page polls its steps)
         steps = [dict(s, status="waiting", output="") for s in failed.steps]
         steps[0]["status"], steps[1]["status"] = "done", "running"
