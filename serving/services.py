@@ -30,7 +30,7 @@ from inventory.models import NodeGroup, Spark
 from placement.launch import LaunchError, LaunchSettings
 from placement.selectors import launch_settings_for
 from telemetry.discovery import address
-from telemetry.software_store import image_pin, run_drift
+from telemetry.software_store import run_drift
 
 from . import steps as serve_steps
 from .errors import ServingError, ServingForbidden, ServingRefused
@@ -196,8 +196,7 @@ def _write_steps(
             chosen.plan, chosen.planned.spec, chosen.spec, serving_id=serving.pk, ports=engines, settings=settings
         )
         weights = serve_steps.weights_steps(chosen.plan, chosen.spec, settings, serving_id=serving.pk)
-        pinned = image_pin(settings.vllm_image)
-        built = [*serve_steps.image_steps(chosen.plan, settings, pinned=pinned), *weights, *built]
+        built = [*serve_steps.image_steps(chosen.plan, settings, pinned=settings.vllm_pin), *weights, *built]
     except LaunchError as exc:
         raise launch_error(exc) from exc
     heads = [sparks[names[0]] for names in chosen.plan.instances]
