@@ -223,6 +223,9 @@ _IMAGE_FIX = {
     **{kind: _ENGINE_FIX[kind] for kind in ("absent", "denied", "unreachable")},
     "download": "{node} could not download {image} (Docker's reason is in the step's output); mend what it says "
     "there, or run `docker pull {image}` there yourself, then serve again",
+    "disk": "{node}'s disk filled while it downloaded {image}; make room there (`docker system df` says what "
+    "Docker holds, `docker image prune` removes images no container uses, and the Hugging Face cache holds the "
+    "models' weights), then serve again",
 }
 
 

@@ -42,6 +42,7 @@ FAULTS: frozenset[str] = frozenset(
         "serve-fail",  # serving's launch exits 125 with docker's no-GPU-runtime error
         "pull-fail",  # the launch image is not there and the registry cannot be reached (docker pull, docker run)
         "pull-slow",  # the launch image is not there and downloads for longer than a step may last
+        "pull-no-room",  # the launch image is not there and the disk fills while its layers are written
         "die-after",  # engines it starts stop answering SimFleet.die_after_s after they start
         "load-fail",  # serving's vLLM ends with status 1 while it loads the model (KV cache too small)
         "weights-gated",  # serving's weights step: a gated repository and no token that may read it

@@ -5,7 +5,8 @@ script arrives on stdin of ``bash -s`` and is read line by line, never run.
   (serving's image step): the echo when the image is there, else Docker's
   download, line by line as ``docker pull`` prints it without a terminal; the
   image is absent where the node's software says ``image_digest: absent``
-  (``answer``'s ``image_absent``) and with ``pull-fail`` or ``pull-slow``.
+  (``answer``'s ``image_absent``) and with ``pull-fail``, ``pull-slow`` or
+  ``pull-no-room`` (the disk fills three layers in).
   A pinned build is pulled by its digest (``docker pull REPO@sha256:...;
   docker tag ...``): the registry holds the build its tag names now
   (REGISTRY_DIGEST) and an older one (OLDER_DIGEST); another digest is
@@ -88,6 +89,11 @@ PULL_PROGRESS = (
 PULL_REFUSED = (
     'Error response from daemon: Get "https://nvcr.io/v2/": dial tcp: lookup nvcr.io on 127.0.0.53:53: '
     "server misbehaving\n"
+)
+# docker pull's words when the disk fills while a layer is written (it exits 1)
+PULL_NO_ROOM = (
+    "failed to register layer: write /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cuda.so: "
+    "no space left on device\n"
 )
 # the layers of the simulated image, as docker pull names them
 LAYERS = ("a3be5d4ce401", "5e7a5b8ac6e2", "6d1a3fbc3c2e", "c94ff2a1b0e7", "0b7d6e5f4a3c")
@@ -342,7 +348,9 @@ class NodeServing:
         """The image step's one line: the then-branch's echo when the image is
         here, else ``docker pull``'s answer (exit 1 on any failure, as docker pull)."""
         refused = _docker_refused(faults, number)
-        pulling = bool({"pull-fail", "pull-slow"} & faults) or (image_absent and image not in self.pulled)
+        pulling = bool({"pull-fail", "pull-slow", "pull-no-room"} & faults) or (
+            image_absent and image not in self.pulled
+        )
         # what the else branch pulls: the tag, or a pinned build by its digest (then tagged)
         pull = re.search(r"; else docker pull ([^;\s]+)", line)
         source = shlex.split(pull[1])[0] if pull else image
@@ -361,6 +369,9 @@ class NodeServing:
             return 1
         if "pull-fail" in faults:
             out.append(PULL_REFUSED)
+            return 1
+        if "pull-no-room" in faults:  # three layers in, the disk is full
+            out.append(pull_lines(source, 3, digest) + PULL_NO_ROOM)
             return 1
         if "pull-slow" in faults and write is not None:
             # more slowly than the step may last: two layers done, then nothing until the connection closes

@@ -78,12 +78,15 @@ def pulled_image(text: str) -> str:
 
 def pull_failure(status: int | None, text: str) -> str:
     """What stood in ``docker pull``'s way: absent, denied, unreachable,
-    download (the registry's or the daemon's error: Docker's words say which)
-    or "" (it did not fail)."""
+    disk (the disk filled while layers were written: a Spark's disk also
+    holds the models' weights), download (the registry's or the daemon's
+    other errors: Docker's words say which) or "" (it did not fail)."""
     if status is None or status == 0:
         return ""
     kind = reading(status, text)
-    return kind if kind in ("absent", "denied", "unreachable") else "download"
+    if kind in ("absent", "denied", "unreachable"):
+        return kind
+    return "disk" if "no space left on device" in text.lower() else "download"
 
 
 # a layer's line in docker pull's output without a terminal

@@ -339,6 +339,14 @@ def test_a_failing_node_ends_failed_with_its_output_and_stops_the_rest(lab, api_
             "serve-a could not download {image} (Docker's reason is in the step's output); mend what it says there, "
             "or run `docker pull {image}` there yourself, then serve again",
         ),
+        (
+            "pull-no-room",
+            1,
+            "libtorch_cuda.so: no space left on device",
+            "serve-a's disk filled while it downloaded {image}; make room there (`docker system df` says what Docker "
+            "holds, `docker image prune` removes images no container uses, and the Hugging Face cache holds the "
+            "models' weights), then serve again",
+        ),
     ],
 )
 def test_a_node_whose_docker_cannot_ready_the_image_fails_saying_what_to_do(

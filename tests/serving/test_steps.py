@@ -183,6 +183,9 @@ def test_the_image_step_downloads_only_an_image_that_is_not_there(tmp_path):
     status, output, _ = _run_image_step(tmp_path, HAS_IMAGE="0", PULL_ERROR="manifest unknown")
     assert (status, output) == (1, "Error response from daemon: manifest unknown\n")
     assert pull_failure(status, output) == "download"
+    full = "failed to register layer: write /usr/lib/libcudnn.so.9: no space left on device"
+    status, output, _ = _run_image_step(tmp_path, HAS_IMAGE="0", PULL_ERROR=full)
+    assert (status, pull_failure(status, output)) == (1, "disk")
 
     bare = tmp_path / "bare"
     bare.mkdir()

@@ -130,7 +130,7 @@ def test_a_downloads_layers_are_counted_as_docker_pull_reports_them():
             "Error response from daemon: manifest for nvcr.io/nvidia/vllm:99.1 not found: manifest unknown\n",
             "download",
         ),
-        (1, PULLING + "write /var/lib/docker/tmp/GetImageBlob1: no space left on device\n", "download"),
+        (1, PULLING + "write /var/lib/docker/tmp/GetImageBlob1: no space left on device\n", "disk"),
     ],
 )
 def test_each_pull_failure_reads_as_one_word(status, text, word):
