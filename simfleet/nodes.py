@@ -28,6 +28,7 @@ FAULTS: frozenset[str] = frozenset(
         "negotiated-100g",  # cabled twins report 100000 Mb/s
         "same-subnet",  # both twins of a port in one subnet
         "memory-pressure",  # MemAvailable sinks under 5 %, PSI stalls
+        "disk-full",  # the root filesystem 1.5% free (Docker's images and the Hugging Face cache filled it)
         "host-key-changed",  # presents a second host key instead of its first
         "wrong-neighbour",  # LLDP shows another node than the cabling says
         "huge-output",  # answers 10 MB

@@ -19,6 +19,9 @@ from .nodes import SimNode
 from .software_answers import software_text
 
 _KB_PER_128GB = 127_600_748  # MemTotal of a real 128 GB Spark
+# about the root filesystem df -B1 counts on a 4 TB NVMe, and the blocks ext4 keeps for root (5%)
+DISK_BYTES = 3_936_818_184_192
+DISK_RESERVED = DISK_BYTES // 20
 
 
 # --------------------------------------------------------------------------- addressing
@@ -159,7 +162,19 @@ class SparkModel:
             f"\n{MARKER_PREFIX}uptime\n{uptime:.2f} {uptime * 19.3:.2f}\n"
             f"\n{MARKER_PREFIX}loadavg\n{load:.2f} {load * 0.9:.2f} {load * 0.8:.2f} "
             f"{rng.randint(1, 6)}/{rng.randint(400, 900)} {rng.randint(10_000, 90_000)}\n"
+            f"\n{MARKER_PREFIX}disk\n{self._disk_text()}"
             f"\n{MARKER_PREFIX}end\n"
+        )
+
+    def _disk_text(self) -> str:
+        """df -P -B1 / of a 4 TB NVMe: 40 to 80% free by the node's name (not the random
+        stream: the other readings stay as they were), 1.5% with ``disk-full``."""
+        free = 0.015 if "disk-full" in self.node.faults else 0.40 + (self._mac_base % 41) / 100
+        avail = int(DISK_BYTES * free)
+        used = DISK_BYTES - avail - DISK_RESERVED
+        return (
+            "Filesystem          1-blocks          Used     Available Capacity Mounted on\n"
+            f"/dev/nvme0n1p2 {DISK_BYTES} {used} {avail} {round(used * 100 / (used + avail))}% /\n"
         )
 
     def _mac(self, offset: int) -> str:

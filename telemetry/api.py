@@ -101,6 +101,10 @@ def sample_out(row: NodeSample) -> dict[str, Any]:
         "twins": twins,
         "load1": row.load1,
         "uptime_s": row.uptime_s,
+        # the root filesystem (df -P -B1 /); None: not read (a poll from before the poll asked)
+        "disk": None
+        if row.disk_total_bytes is None
+        else {"total_bytes": row.disk_total_bytes, "free_bytes": row.disk_free_bytes},
         "errors": errors,
         "duration_ms": row.duration_ms,
     }

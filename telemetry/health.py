@@ -65,6 +65,11 @@ HEALTH_CODES: dict[str, CodeInfo] = {
     "memory-pressure": CodeInfo(
         "critical", "Unified memory is nearly exhausted (available under the threshold, or PSI full stalls high)."
     ),
+    "disk-low": CodeInfo(
+        "warning",
+        "The root filesystem, where Docker's images and the Hugging Face cache live, is nearly full (critical "
+        "when nearly none is left): the next image or model download fails part-way.",
+    ),
     "cabling-drift": CodeInfo("warning", "LLDP sees a different neighbour on a port than the inventory says."),
     "stale": CodeInfo("warning", "No sample from this node for three poll intervals."),
     "parse-error": CodeInfo("info", "Part of the node's answer could not be read."),
@@ -111,6 +116,8 @@ class Thresholds:
     memory_available_fraction: float = 0.05
     psi_full_avg10: float = 10.0  # % of the last 10 s all tasks stalled on memory
     stale_intervals: float = 3.0
+    disk_free_fraction: float = 0.10  # disk-low below this share of the root filesystem free...
+    disk_critical_fraction: float = 0.03  # ...and critical below this one
 
 
 def _verdict(code: str, message: str, *objects: str, severity: Severity | None = None) -> Verdict:
@@ -188,6 +195,39 @@ def _memory(name: str, sample: Sample, thresholds: Thresholds) -> list[Verdict]:
             f"{name} has {available} of its unified memory available and PSI full stalls at {psi}; stop or shrink "
             "a workload now, because a Spark out of unified memory freezes or resets instead of failing cleanly.",
             name,
+        )
+    ]
+
+
+def disk_size(n: float) -> str:
+    """Bytes as a person reads a disk's size: 41 GB, 3.9 TB (decimal units, as df -H and vendors say)."""
+    return f"{n / 1e12:.1f} TB" if n >= 1e12 else f"{n / 1e9:.0f} GB"
+
+
+def disk_level(free_fraction: float | None, thresholds: Thresholds | None = None) -> str:
+    """How full a root filesystem is, by the disk-low rule's thresholds: "critical", "low" or "" (fine, or unknown)."""
+    thresholds = thresholds or Thresholds()
+    if free_fraction is None or free_fraction >= thresholds.disk_free_fraction:
+        return ""
+    return "critical" if free_fraction < thresholds.disk_critical_fraction else "low"
+
+
+def _disk(name: str, sample: Sample, thresholds: Thresholds) -> list[Verdict]:
+    disk = sample.disk
+    fraction = disk.free_fraction if disk is not None else None
+    level = disk_level(fraction, thresholds)
+    if disk is None or fraction is None or not level:
+        return []
+    return [
+        _verdict(
+            "disk-low",
+            f"{name} has {disk_size(disk.free_bytes)} ({fraction * 100:.1f}%) of its "
+            f"{disk_size(disk.total_bytes)} root filesystem free, where Docker's images and the Hugging Face "
+            "cache live, so the next image or model download fails part-way; `docker system df` and "
+            "`du -sh ~/.cache/huggingface/hub/*` show what holds it, and `docker image prune` removes images no "
+            "container uses.",
+            name,
+            severity="critical" if level == "critical" else None,
         )
     ]
 
@@ -430,6 +470,7 @@ def evaluate_node(
     if sample is None:
         return alerts
     alerts += _memory(name, sample, thresholds)
+    alerts += _disk(name, sample, thresholds)
     if expectation is not None:
         alerts += _links_judged(name, expectation, sample)
     alerts += _parse_errors(name, sample)

@@ -75,6 +75,9 @@ class NodeSample(models.Model):
     gpu_power_w = models.FloatField(null=True)
     load1 = models.FloatField(null=True)
     uptime_s = models.FloatField(null=True)
+    # the root filesystem (df -P -B1 /): Docker's images and the Hugging Face cache live there
+    disk_total_bytes = models.BigIntegerField(null=True)
+    disk_free_bytes = models.BigIntegerField(null=True)
     twins_up = models.PositiveSmallIntegerField(null=True)
     # The twins this poll read: a set shared with the polls that read the same (None: not read).
     # No database constraint (the samples are partitioned; a set is never deleted while a
@@ -131,6 +134,18 @@ class NodeSample(models.Model):
         if not self.mem_total_bytes or self.mem_used_bytes is None:
             return None
         return self.mem_used_bytes / self.mem_total_bytes
+
+    @property
+    def disk_free_fraction(self) -> float | None:
+        if not self.disk_total_bytes or self.disk_free_bytes is None:
+            return None
+        return self.disk_free_bytes / self.disk_total_bytes
+
+    @property
+    def disk_used_pct(self) -> int | None:
+        """The share of the root filesystem not free to a user, in whole percent (the page's bar)."""
+        free = self.disk_free_fraction
+        return None if free is None else round((1 - free) * 100)
 
 
 class NodeAggregate(models.Model):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from telemetry.poll_script import END_SECTION, MARKER_PREFIX, SECTIONS, TWIN_BY_IFNAME, TWIN_IFNAMES
-from telemetry.sample import ComputeProcess, Gpu, Memory, Neighbour, Sample, TwinReading
+from telemetry.sample import ComputeProcess, Disk, Gpu, Memory, Neighbour, Sample, TwinReading
 from telemetry.software import SoftwareReading, parse_software
 from telemetry.software_script import SOFTWARE_SECTIONS
 
@@ -498,6 +498,19 @@ def parse_loadavg(text: str) -> Parsed[float]:
     return Parsed(value)
 
 
+def parse_disk(text: str) -> Parsed[Disk]:
+    """``df -P -B1 /`` -> the root filesystem's size and what a user may still
+    write (the line mounted on ``/``: size, used, available, capacity)."""
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 6 and parts[-1] == "/":
+            total, free = _to_int(parts[1]), _to_int(parts[3])
+            if total is not None and free is not None and total > 0 and 0 <= free <= total:
+                return Parsed(Disk(total, free))
+            break
+    return Parsed(None, (f"unreadable {_short(text)}",))
+
+
 def build_twins(
     links: dict[str, LinkState] | None,
     addresses: dict[str, tuple[str, ...]] | None,
@@ -701,16 +714,19 @@ def parse_poll_output(output: str, memo: ParseMemo | None = None) -> Sample:
     errors.extend(process_errors)
     errors.extend(twin_errors)
     errors.extend(lldp_errors)
+    uptime_s, load1, disk = run("uptime", parse_uptime), run("loadavg", parse_loadavg), run("disk", parse_disk)
+    software = _software(sections, errors)  # before the errors are frozen: it may add one
     return Sample(
         memory=memory,
         gpu=gpu,
         processes=processes,
         twins=twins,
         neighbours=neighbours,
-        uptime_s=run("uptime", parse_uptime),
-        load1=run("loadavg", parse_loadavg),
+        uptime_s=uptime_s,
+        load1=load1,
         errors=tuple(errors),
-        software=_software(sections, errors),
+        software=software,
+        disk=disk,
     )
 
 

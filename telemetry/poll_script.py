@@ -52,6 +52,7 @@ SECTIONS: Final[tuple[str, ...]] = (
     "lldp",
     "uptime",
     "loadavg",
+    "disk",
 )
 
 
@@ -108,6 +109,10 @@ def _build_script() -> str:
         "cat /proc/uptime 2>/dev/null || true",
         marker("loadavg"),
         "cat /proc/loadavg 2>/dev/null || true",
+        marker("disk"),
+        # the root filesystem in bytes, POSIX format: on DGX OS it holds Docker's images
+        # (/var/lib/docker) and the Hugging Face cache (~/.cache/huggingface)
+        "df -P -B1 / 2>/dev/null || true",
         marker(END_SECTION),
     ]
     return "\n".join(lines) + "\n"

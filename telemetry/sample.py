@@ -42,6 +42,19 @@ class Memory:
 
 
 @dataclass(frozen=True, slots=True)
+class Disk:
+    """The root filesystem, from ``df -P -B1 /``: where a Spark keeps Docker's
+    images and the models' weights (the Hugging Face cache)."""
+
+    total_bytes: int
+    free_bytes: int  # available to a user (df's "Available": without the blocks reserved for root)
+
+    @property
+    def free_fraction(self) -> float | None:
+        return self.free_bytes / self.total_bytes if self.total_bytes > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
 class Gpu:
     """GB10 GPU gauges that nvidia-smi still reports (memory is not among them)."""
 
@@ -108,6 +121,7 @@ class Sample:
     errors: tuple[str, ...] = ()
     # What the node runs: read only when its software is due (telemetry.software_script).
     software: SoftwareReading | None = None
+    disk: Disk | None = None  # None: not read (an answer from before the poll asked)
 
     def twins_of(self, port: str) -> tuple[TwinReading, ...]:
         """The twins of one physical port, in twin-index order."""
@@ -140,6 +154,7 @@ class Sample:
             load1=data.get("load1"),
             errors=tuple(data.get("errors", ())),
             software=SoftwareReading.from_dict(data["software"]) if data.get("software") is not None else None,
+            disk=Disk(**data["disk"]) if data.get("disk") is not None else None,
         )
 
 

@@ -31,7 +31,7 @@ SAMPLE_COLUMNS = (
     "spark_id", "at", "reachable", "error", "duration_ms", "status",
     "mem_total_bytes", "mem_available_bytes", "mem_used_bytes", "swap_total_bytes", "swap_free_bytes",
     "psi_full_avg10", "gpu_util_pct", "gpu_temp_c", "gpu_power_w", "load1", "uptime_s", "twins_up",
-    "twin_set_id", "errors", "processes",
+    "twin_set_id", "errors", "processes", "disk_total_bytes", "disk_free_bytes",
 )  # fmt: skip
 _JSON = frozenset({"errors", "processes"})
 _TWIN_SET_AT = SAMPLE_COLUMNS.index("twin_set_id")
@@ -179,6 +179,8 @@ def sample_values(spark_id: int, result: PollResult, status: str) -> tuple[Any, 
         twin_set[0] if (twin_set := _twin_set_of(spark_id, sample)) is not None else None,
         [e[:300] for e in (sample.errors if sample else ())][:20],
         process_pack(sample),
+        disk.total_bytes if (disk := sample.disk if sample else None) else None,
+        disk.free_bytes if disk else None,
     )
 
 

@@ -13,6 +13,22 @@ register = template.Library()
 
 
 @register.filter
+def disk_size(value: Any) -> str:
+    """Bytes as a disk's size (41 GB, 3.9 TB), as the disk-low rule says it; "–" when unknown."""
+    from telemetry.health import disk_size as size
+
+    return "–" if value is None or value == "" else size(int(value))
+
+
+@register.filter
+def disk_level(free_fraction: Any) -> str:
+    """ "critical", "low" or "" by the disk-low rule's thresholds."""
+    from telemetry.health import disk_level as level
+
+    return level(free_fraction)
+
+
+@register.filter
 def gib(value: Any) -> str:
     """Bytes as GiB with one decimal; "–" when unknown."""
     if value is None or value == "":

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.db import connections
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from core.actor import Actor
 from inventory.models import Spark
@@ -21,7 +22,7 @@ from simfleet.trust import host_keys_trust
 from telemetry import conf, services
 from telemetry.poll_round import poll_and_store, targets_for
 from telemetry.poller import poll_nodes_sync
-from tests.e2e.conftest import sign_in
+from tests.e2e.conftest import no_sideways_scroll, sign_in
 from tests.support.catalogue import seed_catalogue
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import BackgroundFleet
@@ -100,6 +101,27 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(
         assert page.locator("#twins .badge.down").count() == 1
         assert "Verified" in page.locator("#hostkey").inner_text()
         shot("telemetry-node")
+
+        # Its root filesystem fills (images and weights): the next poll says so on its page.
+        spark04 = next(n for n in nodes if n.name == "spark-04")
+        fleet.set_faults("spark-04", {*spark04.faults, "disk-full"})
+        poll(SIMULATED)
+        page.reload()
+        viewport = page.viewport_size
+        expect(page.locator("#disk-free")).to_have_text("59 GB")
+        expect(page.locator("#disk-free")).to_have_class("bad")
+        expect(page.locator("td.alert-text", has_text="root filesystem free")).to_have_text(
+            "spark-04 has 59 GB (1.5%) of its 3.9 TB root filesystem free, where Docker's images and the Hugging Face "
+            "cache live, so the next image or model download fails part-way; `docker system df` and "
+            "`du -sh ~/.cache/huggingface/hub/*` show what holds it, and `docker image prune` removes images no "
+            "container uses."
+        )
+        page.set_viewport_size({"width": 1440, "height": 900})
+        shot("telemetry-node-disk-low-1440")
+        page.set_viewport_size({"width": 390, "height": 844})
+        no_sideways_scroll(page, slack=1)
+        shot("telemetry-node-disk-low-390")
+        page.set_viewport_size(viewport)
 
         page.goto(f"{base}/telemetry/alerts/")
         page.select_option("select[name=code]", "memory-pressure")

@@ -212,6 +212,33 @@ def test_mtu_below_9000_on_a_cabled_twin_is_named_with_its_fix():
     assert "mtu-not-9000" not in codes(evaluate("c", result("c", sample_of("c"))))  # uncabled twins at 1500 are fine
 
 
+@pytest.mark.parametrize(
+    ("free", "severity"),
+    [(0.5, None), (0.1001, None), (0.0999, "warning"), (0.0301, "warning"), (0.0299, "critical"), (0.0, "critical")],
+)
+def test_a_root_filesystem_nearly_full_is_disk_low_then_critical(free, severity):
+    """Under 10 % free: a warning, the next download will fail part-way; under 3 %: critical. The message
+    says how much is left of what, what lives there, and how to see and free it."""
+    import dataclasses
+
+    from telemetry.sample import Disk
+
+    total = 3_936_818_184_192
+    sample = dataclasses.replace(sample_of("a"), disk=Disk(total, round(total * free)))
+    found = [x for x in evaluate("a", result("a", sample)) if x.code == "disk-low"]
+    assert [x.severity for x in found] == ([severity] if severity else [])
+    if free == 0.0299:
+        assert found[0].message == (
+            "a has 118 GB (3.0%) of its 3.9 TB root filesystem free, where Docker's images and the Hugging Face "
+            "cache live, so the next image or model download fails part-way; `docker system df` and "
+            "`du -sh ~/.cache/huggingface/hub/*` show what holds it, and `docker image prune` removes images no "
+            "container uses."
+        )
+        assert found[0].objects == ("a",)
+    unread = dataclasses.replace(sample, disk=None)  # an answer without the section: nothing said
+    assert "disk-low" not in codes(evaluate("a", result("a", unread)))
+
+
 @pytest.mark.parametrize("code", sorted(HEALTH_CODES))
 def test_every_code_is_described(code):
     info = HEALTH_CODES[code]
@@ -234,6 +261,7 @@ def test_every_code_has_an_example():
         ("a", sample_of("a", a={"garbage"}), {}),
         ("a", sample_of("a", a={"rdma-down"}), {}),
         ("a", sample_of("a", a={"mtu-1500"}), {}),
+        ("a", sample_of("a", a={"disk-full"}), {}),
     ]
     produced = {alert.code for name, obs, kw in observed for alert in evaluate(name, obs, **kw)}
     produced |= set(codes(evaluate_links({"a": sample_of("a", a={"mtu-1500"}), "b": sample_of("b")}, LINKS)))

@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -9,6 +10,7 @@ from simfleet.simulator import SimNode, render_poll_output
 from telemetry import parsers
 from telemetry.parsers import (
     parse_compute_apps,
+    parse_disk,
     parse_gpu_csv,
     parse_ibdev2netdev,
     parse_ip_addr_json,
@@ -24,7 +26,7 @@ from telemetry.parsers import (
     split_sections,
 )
 from telemetry.poll_script import POLL_SCRIPT, SECTIONS, TWIN_IFNAMES, TWINS
-from telemetry.sample import Sample
+from telemetry.sample import Disk, Sample
 
 # docs/operations.md ("Memory"): a 128 GB node, grep of /proc/meminfo
 MEMINFO = """MemTotal:       127600748 kB
@@ -61,6 +63,30 @@ def _ip_item(name, up, mtu, addrs=(), operstate=True):
     return item
 
 
+# df -P -B1 / (coreutils' POSIX format, in bytes): the root filesystem of a 4 TB NVMe, 5% kept for root
+DF = (
+    "Filesystem          1-blocks          Used     Available Capacity Mounted on\n"
+    "/dev/nvme0n1p2 3936818184192 2961454010368 778523264000      80% /\n"
+)
+
+
+def test_the_root_filesystem_is_read_from_df():
+    """df's line mounted on /: its size and what a user may still write (Available, not size - used:
+    ext4 keeps blocks for root); anything else is unreadable, never a guess."""
+    assert parse_disk(DF) == parsers.Parsed(Disk(3_936_818_184_192, 778_523_264_000))
+    assert parse_disk(DF).value.free_fraction == pytest.approx(0.19775, abs=1e-5)  # type: ignore[union-attr]
+    for text in (
+        "",
+        "Filesystem 1-blocks Used Available Capacity Mounted on\n",
+        "/dev/nvme0n1p2 3936818184192 2961454010368 778523264000 80% /home\n",  # not /
+        "/dev/nvme0n1p2 lots 2961454010368 778523264000 80% /\n",
+        "/dev/nvme0n1p2 100 0 200 0% /\n",  # more free than its size
+        "/dev/nvme0n1p2 0 0 0 - /\n",
+    ):
+        parsed = parse_disk(text)
+        assert parsed.value is None and parsed.errors and parsed.errors[0].startswith("unreadable"), text
+
+
 def _real_node_output(lldp: str = "") -> str:
     """A full answer of a node with one cable in port 1, written by hand from docs/operations.md."""
     items = [
@@ -94,6 +120,7 @@ def _real_node_output(lldp: str = "") -> str:
         f"@@fleet:lldp\n{lldp}\n"
         "@@fleet:uptime\n350735.47 234388.90\n"
         "@@fleet:loadavg\n0.52 0.58 0.59 1/467 12345\n"
+        f"@@fleet:disk\n{DF}"
         "@@fleet:end\n"
     )
 
@@ -262,6 +289,7 @@ def test_full_real_answer():
     assert not any(t.up for t in sample.twins_of("p0"))
     assert sample.neighbours[0].system_name == "spark-02"
     assert sample.uptime_s == 350735.47 and sample.load1 == 0.52
+    assert sample.disk == Disk(3_936_818_184_192, 778_523_264_000)
 
 
 def test_sample_round_trips_through_json():
@@ -292,6 +320,9 @@ def test_simulated_pair_parses_cleanly_with_one_subnet_per_twin():
         assert v4[0].rsplit(".", 1)[0] != v4[1].rsplit(".", 1)[0]
     b = parse_poll_output(render_poll_output(nodes, "b"))
     assert 60 * 10**9 < b.memory.total_bytes < 70 * 10**9  # 128 GB shows 130.6e9 (121.7 GiB)
+    assert b.disk is not None and b.disk.total_bytes == 3_936_818_184_192 and 0.40 <= b.disk.free_fraction <= 0.80
+    full = parse_poll_output(render_poll_output([SimNode("f", faults={"disk-full"})], "f"))
+    assert full.errors == () and full.disk is not None and full.disk.free_fraction == pytest.approx(0.015, abs=1e-6)
     by_if = {n.local_if: n for n in b.neighbours}
     assert (by_if[TWINS["p0"][1][0]].system_name, by_if[TWINS["p0"][1][0]].port_id) == ("a", "enP2p1s0f0np0")
     assert (by_if[TWINS["p1"][0][0]].system_name, by_if[TWINS["p1"][0][0]].port_id) == ("sw1", "swp3")
