@@ -419,15 +419,20 @@ def _steps_together(serving: Serving, steps: list[dict[str, Any]], indexes: list
     return first
 
 
-def _one_build(serving: Serving, steps: list[dict[str, Any]], indexes: list[int]) -> tuple[int, str] | None:
-    """After the image steps: the image step to fail, and why, when the nodes
-    of a multi-node instance hold different builds of the image."""
-    ids = {steps[i]["node"]: serve_steps.image_id_in(steps[i].get("output", "")) for i in indexes}
-    odd = serve_steps.one_build(serving.plan.get("instances", []), ids, str(steps[indexes[0]].get("image", "")))
+def _step_of(steps: list[dict[str, Any]], indexes: list[int], odd: tuple[str, str] | None) -> tuple[int, str] | None:
+    """(the image step of the node a check named, why), or None when it named none."""
     if odd is None:
         return None
     node, why = odd
     return next(i for i in indexes if steps[i]["node"] == node), why
+
+
+def _one_build(serving: Serving, steps: list[dict[str, Any]], indexes: list[int]) -> tuple[int, str] | None:
+    """After the image steps: the image step to fail, and why, when the nodes
+    of a multi-node instance hold different builds of the image."""
+    ids = {steps[i]["node"]: serve_steps.image_id_in(steps[i].get("output", "")) for i in indexes}
+    image = str(steps[indexes[0]].get("image", ""))
+    return _step_of(steps, indexes, serve_steps.one_build(serving.plan.get("instances", []), ids, image))
 
 
 def _off_pin(steps: list[dict[str, Any]], indexes: list[int]) -> tuple[int, str] | None:
@@ -437,11 +442,8 @@ def _off_pin(steps: list[dict[str, Any]], indexes: list[int]) -> tuple[int, str]
     if not pinned:
         return None
     digests = {steps[i]["node"]: serve_steps.repo_digests_in(steps[i].get("output", "")) for i in indexes}
-    odd = serve_steps.off_pin(digests, str(steps[indexes[0]].get("image", "")), pinned)
-    if odd is None:
-        return None
-    node, why = odd
-    return next(i for i in indexes if steps[i]["node"] == node), why
+    image = str(steps[indexes[0]].get("image", ""))
+    return _step_of(steps, indexes, serve_steps.off_pin(digests, image, pinned))
 
 
 def _read_networks(serving: Serving, steps: list[dict[str, Any]], index: int) -> None:

@@ -174,13 +174,13 @@ def _memory(tiles: list[selectors.Tile], polled: list[selectors.Tile]) -> Iterat
 def _disk(polled: list[selectors.Tile]) -> Iterator[Metric]:
     """Each node's root filesystem as its last sample read it (df -P -B1 /)."""
     with_disk = [t for t in polled if t.latest is not None and t.latest.disk_total_bytes is not None]
-    for key, help_text in (
-        ("size", "The root filesystem's size (df), bytes: Docker's images and the Hugging Face cache live there."),
-        ("free", "The root filesystem's space a user may still write (df's Available), bytes; the disk-low rule "
-                 "fires under 10 % of the size (critical under 3 %)."),
+    for key, column, help_text in (
+        ("size", "disk_total_bytes",
+         "The root filesystem's size (df), bytes: Docker's images and the Hugging Face cache live there."),
+        ("free", "disk_free_bytes", "The root filesystem's space a user may still write (df's Available), bytes; the "
+                                    "disk-low rule fires under 10 % of the size (critical under 3 %)."),
     ):  # fmt: skip
         family = GaugeMetricFamily(f"fleet_node_disk_{key}_bytes", help_text, labels=["node"])
-        column = "disk_total_bytes" if key == "size" else "disk_free_bytes"
         for t in with_disk:
             family.add_metric([t.name], getattr(t.latest, column) or 0)
         yield family

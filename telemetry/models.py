@@ -21,7 +21,7 @@ from django.db.models import Q
 
 from core.health import SAMPLED_CHOICES, HealthStatus
 from inventory.models import Spark
-from telemetry.sample import ComputeProcess
+from telemetry.sample import ComputeProcess, Disk
 
 # Order of the values in a stored twin (see ``twin_pack``): a list per twin
 # instead of a dict keeps the JSON about half the size.
@@ -137,9 +137,9 @@ class NodeSample(models.Model):
 
     @property
     def disk_free_fraction(self) -> float | None:
-        if not self.disk_total_bytes or self.disk_free_bytes is None:
+        if self.disk_total_bytes is None or self.disk_free_bytes is None:
             return None
-        return self.disk_free_bytes / self.disk_total_bytes
+        return Disk(self.disk_total_bytes, self.disk_free_bytes).free_fraction
 
     @property
     def disk_used_pct(self) -> int | None:
