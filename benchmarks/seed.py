@@ -120,8 +120,10 @@ def refresh_published(run_class: Any) -> None:
     fields = ["reference", "notes", "input_len", *(["quantization", "mode"] if kept else [])]
     fields += (["checkpoint"] if checkpoint else []) + (["copies"] if copies else [])
     fields += ["speculative"] if speculative else []
+    changed = []
     for row in run_class.objects.filter(published_key__in=list(by_key)).select_related("model"):
         p = by_key[row.published_key]
+        before = [getattr(row, name) for name in fields]
         row.reference, row.notes = published_reference(p), published_notes(p)
         if p.engine == "llama.cpp":
             row.input_len = p.prompt
@@ -132,7 +134,11 @@ def refresh_published(run_class: Any) -> None:
         if kept:
             for name, value in format_and_mode(p, row.model.quantization if row.model else "", checkpoint).items():
                 setattr(row, name, value)
-        row.save(update_fields=fields)
+        if [getattr(row, name) for name in fields] != before:
+            changed.append(row)
+    # Only the rows whose words changed: every data migration since 0003 calls this, and a fresh
+    # database's migrate would otherwise write each stored figure once per migration.
+    run_class.objects.bulk_update(changed, fields, batch_size=200)
 
 
 def migrate_published(apps: Any, schema_editor: Any) -> None:
