@@ -30,6 +30,7 @@ from core.errors import NotFound
 from core.health import UNHEALTHY
 from core.validation import as_whole_number, whole_number
 from inventory.models import NodeGroup, NodeGroupMember, Spark, Twin
+from telemetry.conf import launch_image
 from telemetry.selectors import latest_samples
 from telemetry.software_store import image_pin
 from topology.engine import Group, LabIn, analyse
@@ -38,7 +39,7 @@ from topology.services import UNSPLITTABLE, lab_read_around
 from topology.state import GroupState, SparkState
 
 from .errors import PlacementError
-from .launch import DEFAULT_MGMT_IFACE, DEFAULT_VLLM_IMAGE, LaunchSettings, usable_mgmt_ip
+from .launch import DEFAULT_MGMT_IFACE, LaunchSettings, usable_mgmt_ip
 from .models import LlmModel, SavedPlan
 from .planner import GroupSpec, NodeSpec
 
@@ -212,7 +213,7 @@ def _measured_exchange(row: NodeGroup | None) -> MeasuredExchange | None:
 def vllm_image() -> str:
     """The lab's vLLM image (FLEET_VLLM_IMAGE): the container launches', the
     serving's and, on a head node without vllm, the benchmark client's."""
-    return str(setting("FLEET_VLLM_IMAGE", DEFAULT_VLLM_IMAGE, str)).strip() or DEFAULT_VLLM_IMAGE
+    return launch_image()
 
 
 def launch_settings_for(planned: PlannedGroup) -> LaunchSettings:

@@ -34,11 +34,30 @@ def schedule_create(**kwargs: Any) -> None:
         PeriodicTask.objects.create(name=name, task=task, interval=interval)
 
 
+def launch_image_check(app_configs: Any = None, **kwargs: Any) -> list[Any]:
+    """FLEET_VLLM_IMAGE must name an image by its tag: checked at start-up
+    (migrate, runserver, ``manage.py check``), so a lab reads the fix there
+    rather than on the first page that names the image."""
+    from django.core import checks
+    from django.core.exceptions import ImproperlyConfigured
+
+    from telemetry import conf
+
+    try:
+        conf.launch_image()
+    except ImproperlyConfigured as exc:
+        return [checks.Error(str(exc), id="telemetry.E001")]
+    return []
+
+
 class TelemetryConfig(AppConfig):
     name = "telemetry"
     verbose_name = "Telemetry"
 
     def ready(self) -> None:
+        from django.core import checks
+
+        checks.register(launch_image_check)
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="telemetry-schedule")
         from telemetry.sample_rows import twin_sets_forget
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from django.conf import settings
 
 from core.config import as_bool, setting
+from telemetry.software import as_image_tag
 
 
 def poll_interval_s() -> int:
@@ -99,9 +100,16 @@ def software_interval_s() -> int:
 DEFAULT_LAUNCH_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
 
 
+def launch_image() -> str:
+    """FLEET_VLLM_IMAGE: the vLLM image the container launches, serving and (on a
+    head without vllm) the benchmark client run, named by its tag; a build is
+    pinned on the software page, never here (telemetry.software.as_image_tag)."""
+    return setting("FLEET_VLLM_IMAGE", DEFAULT_LAUNCH_IMAGE, as_image_tag)
+
+
 def launch_images() -> tuple[str, ...]:
     """The images the launchers name (FLEET_VLLM_IMAGE, the vLLM launch's image)."""
-    return (str(setting("FLEET_VLLM_IMAGE", DEFAULT_LAUNCH_IMAGE, str)).strip() or DEFAULT_LAUNCH_IMAGE,)
+    return (launch_image(),)
 
 
 def nccl_home() -> str:

@@ -161,6 +161,34 @@ def is_digest(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and _DIGEST_RE.fullmatch(value) is not None
 
 
+# Docker's image reference grammar, by tag: an optional registry (a first
+# component with a dot or a port, or localhost), then slash-separated lower-case
+# path components, then an optional tag (Docker's default is "latest").
+_COMPONENT: Final = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_HOST: Final = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_IMAGE_TAG_RE: Final = re.compile(
+    rf"(?:(?:{_HOST}(?:\.{_HOST})+(?::[0-9]+)?|{_HOST}:[0-9]+|localhost)/)?"
+    rf"{_COMPONENT}(?:/{_COMPONENT})*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{{0,127}})?"
+)
+
+
+def as_image_tag(value: object) -> str:
+    """A launch image named by its tag (nvcr.io/nvidia/vllm:26.05-py3), as the
+    launchers, serving and the software reading use it. A reference by digest
+    is refused with where a build is pinned instead: the launchers tag the
+    pinned build under this name, and a digest cannot be a tag."""
+    text = str(value).strip()
+    if "@" in text:
+        raise ValueError(
+            f"name the image by its tag (e.g. {image_repository(text)}:26.05-py3) and pin the build "
+            f"({text.split('@', 1)[1]}) on the software page: the launchers pull the pinned build "
+            "by its digest and tag it under that name"
+        )
+    if not _IMAGE_TAG_RE.fullmatch(text):
+        raise ValueError("not a Docker image reference such as nvcr.io/nvidia/vllm:26.05-py3")
+    return text
+
+
 def image_repository(ref: str) -> str:
     """An image reference without its tag or digest: nvcr.io/nvidia/vllm:25.11-py3 ->
     nvcr.io/nvidia/vllm (a registry's port stays: the tag follows the last slash)."""

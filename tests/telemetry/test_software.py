@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from telemetry.software import (
     Image,
     SoftwareReading,
+    as_image_tag,
     asked_images,
     clean_version,
     parse_connectx_firmware,
@@ -366,3 +367,35 @@ def test_dgx_release_with_any_key_order(keys, noise):
 
 def test_asked_images():
     assert asked_images(f"image={VLLM}\nimage=bad ref!\nNCCL_VERSION=1\n") == (VLLM,)
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "nvcr.io/nvidia/vllm:26.05-py3",
+        "vllm/vllm-openai:v0.11.0",
+        "registry.lab.example:5000/spark/vllm_ring:2026.11",
+        "localhost:5000/vllm",
+        "eugr/spark-vllm-docker",
+    ],
+)
+def test_a_launch_image_named_by_its_tag_is_taken_as_written(ref):
+    assert as_image_tag(f"  {ref} ") == ref
+
+
+def test_a_launch_image_named_by_digest_is_refused_with_where_to_pin_it():
+    digest = "sha256:" + "3c" * 32
+    with pytest.raises(ValueError) as refused:
+        as_image_tag(f"nvcr.io/nvidia/vllm@{digest}")
+    assert str(refused.value) == (
+        "name the image by its tag (e.g. nvcr.io/nvidia/vllm:26.05-py3) and pin the build "
+        f"({digest}) on the software page: the launchers pull the pinned build by its digest and tag it under that name"
+    )
+
+
+@pytest.mark.parametrize(
+    "ref", ["", "nvcr.io/nvidia/vllm:26.05 py3", "vllm;reboot", "NVIDIA/vllm:1", "vllm:", "vllm:-x", "$(id)", "a//b"]
+)
+def test_text_that_is_no_image_reference_is_refused(ref):
+    with pytest.raises(ValueError, match="^not a Docker image reference such as nvcr.io/nvidia/vllm:26.05-py3$"):
+        as_image_tag(ref)

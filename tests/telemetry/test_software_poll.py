@@ -208,3 +208,28 @@ def test_the_script_reads_the_hosts_vllm_version_from_its_package_without_runnin
     assert (software.vllm_python, software.vllm_ray) == (
         (None, None) if version is None else ("3.12", None if layout == "uv-tool" else "2.49.1")
     )
+
+
+def test_a_launch_image_named_by_digest_stops_start_up_with_the_fix(settings):
+    """FLEET_VLLM_IMAGE by digest: `manage.py check` (and migrate, which the compose
+    stack runs first) refuses it, naming the variable and where a build is pinned."""
+    from django.core.management import call_command
+    from django.core.management.base import SystemCheckError
+
+    digest = "sha256:" + "4f" * 32
+    settings.FLEET_VLLM_IMAGE = f"nvcr.io/nvidia/vllm@{digest}"
+    with pytest.raises(SystemCheckError) as stopped:
+        call_command("check")
+    assert (
+        f"(telemetry.E001) FLEET_VLLM_IMAGE='nvcr.io/nvidia/vllm@{digest}' cannot be read: name the image by its tag"
+        in str(stopped.value)
+    )
+    settings.FLEET_VLLM_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
+    call_command("check")  # a tag passes
+
+
+def test_the_launchers_and_the_software_reading_default_to_one_image():
+    from placement.launch import DEFAULT_VLLM_IMAGE
+    from telemetry.conf import DEFAULT_LAUNCH_IMAGE
+
+    assert DEFAULT_LAUNCH_IMAGE == DEFAULT_VLLM_IMAGE
