@@ -123,6 +123,8 @@ def aggregate_out(row: NodeAggregate) -> dict[str, Any]:
         "gpu_temp_max_c": row.gpu_temp_max_c,
         "twins_up_min": row.twins_up_min,
         "speed_min_mbps": row.speed_min_mbps,
+        "disk_total_bytes": row.disk_total_bytes,
+        "disk_free_min_bytes": row.disk_free_min_bytes,
     }
 
 

@@ -1,5 +1,5 @@
 """A node's stored history as chart series: memory used/available, twins up,
-and the speed of each cabled port. Raw samples where they are kept,
+the speed of each cabled port and the root filesystem's free space. Raw samples where they are kept,
 five-minute aggregates further back; a gap where the node gave no numbers
 or no poll happened for a while."""
 
@@ -11,9 +11,11 @@ from datetime import datetime, timedelta
 from inventory.models import Spark
 from telemetry import charts, conf, selectors
 from telemetry.charts import Point, Series
+from telemetry.health import Thresholds
 
 GIB = 2**30
 USED, AVAILABLE, TOTAL, TWINS, P0, P1 = "#76b900", "#2f6fde", "#9aa3b5", "#2e8b3e", "#2f6fde", "#c77700"
+DISK, DISK_LOW = "#6a4fb3", "#c0392b"
 
 
 @dataclass
@@ -24,6 +26,8 @@ class Row:
     total: float | None
     twins_up: float | None
     port_speed: dict[str, float | None]
+    disk_free: int | None = None  # bytes a user may still write on / (the least of an aggregate's five minutes)
+    disk_total: int | None = None
 
 
 def _rows(spark: Spark, start: datetime, end: datetime, ports: tuple[str, ...]) -> list[Row]:
@@ -38,6 +42,8 @@ def _rows(spark: Spark, start: datetime, end: datetime, ports: tuple[str, ...]) 
                 _gib(agg.mem_total_bytes),
                 agg.twins_up_min,
                 dict.fromkeys(ports, speed),
+                agg.disk_free_min_bytes,
+                agg.disk_total_bytes,
             )
         )
     for s in selectors.samples_between(spark=spark, start=start, end=end):
@@ -54,6 +60,8 @@ def _rows(spark: Spark, start: datetime, end: datetime, ports: tuple[str, ...]) 
                 _gib(s.mem_total_bytes),
                 sum(1 for t in twins if t["up"]) if twins is not None else None,
                 speeds,
+                s.disk_free_bytes,
+                s.disk_total_bytes,
             )
         )
     rows.sort(key=lambda r: r.at)
@@ -122,4 +130,26 @@ def node_charts(*, spark: Spark, start: datetime, end: datetime, cabled_ports: t
         height=180,
         y_format=lambda v: f"{v:.0f}",
     )
-    return {"memory": memory, "twins": twins, "speed": speed}
+    return {"memory": memory, "twins": twins, "speed": speed, "disk": disk_chart(spark.name, rows, start, end)}
+
+
+def disk_chart(name: str, rows: list[Row], start: datetime, end: datetime) -> str:
+    """Free space on the root filesystem over time, in TB on a drive of a terabyte
+    or more (GB below), against the line where disk-low opens."""
+    size = max((r.disk_total for r in rows if r.disk_total), default=None)
+    unit, scale = ("TB", 1e12) if size is None or size >= 1e12 else ("GB", 1e9)
+    series = [Series("free", DISK, [(r.at, r.disk_free / scale if r.disk_free is not None else None) for r in rows])]
+    if size:
+        low = Thresholds().disk_free_fraction * size / scale
+        series.append(Series("disk-low opens", DISK_LOW, [(start, low), (end, low)], dashed=True))
+    return charts.line_chart(
+        series,
+        start=start,
+        end=end,
+        y_max=size / scale if size else None,
+        y_unit=f"free on /, {unit}",
+        title=f"{name} root filesystem free",
+        width=1180,
+        height=180,
+        y_format=lambda v: f"{v:.1f}" if unit == "TB" else f"{v:.0f}",
+    )

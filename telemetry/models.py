@@ -165,6 +165,8 @@ class NodeAggregate(models.Model):
     load1_avg = models.FloatField(null=True)
     twins_up_min = models.PositiveSmallIntegerField(null=True)
     speed_min_mbps = models.PositiveIntegerField(null=True)  # slowest up twin
+    disk_total_bytes = models.BigIntegerField(null=True)  # the root filesystem's size (df /)
+    disk_free_min_bytes = models.BigIntegerField(null=True)  # the least free it had in the five minutes
 
     class Meta:
         ordering = ["-bucket"]

@@ -41,6 +41,8 @@ _FIELDS = (
     "twins_up",
     "twin_set__twins",
     "twins_inline",
+    "disk_total_bytes",
+    "disk_free_bytes",
 )
 
 
@@ -85,6 +87,8 @@ def _fold(rows: list[tuple[Any, ...]]) -> dict[str, Any]:
         "load1_avg": _avg([v for v in cols["load1"] if v is not None]),
         "twins_up_min": min(twins_up, default=None),
         "speed_min_mbps": min(speeds, default=None),
+        "disk_total_bytes": max((v for v in cols["disk_total_bytes"] if v is not None), default=None),
+        "disk_free_min_bytes": min((v for v in cols["disk_free_bytes"] if v is not None), default=None),
     }
 
 
@@ -115,6 +119,8 @@ def _merge(old: NodeAggregate, new: dict[str, Any]) -> dict[str, Any]:
         "load1_avg": wavg(old.load1_avg, new["load1_avg"]),
         "twins_up_min": pick(min, old.twins_up_min, new["twins_up_min"]),
         "speed_min_mbps": pick(min, old.speed_min_mbps, new["speed_min_mbps"]),
+        "disk_total_bytes": pick(max, old.disk_total_bytes, new["disk_total_bytes"]),
+        "disk_free_min_bytes": pick(min, old.disk_free_min_bytes, new["disk_free_min_bytes"]),
     }
 
 
@@ -159,8 +165,8 @@ def _speed_of(twins: str) -> str:
 # polls stored before twin sets carry their twins inline.
 _SPEED = f"CASE WHEN s.twin_set_id IS NULL THEN {_speed_of('s.twins')} ELSE sp.speed END"
 _SUM = {"samples", "reachable"}
-_MAX = {"mem_total_bytes", "mem_used_max_bytes", "gpu_temp_max_c"}
-_MIN = {"mem_available_min_bytes", "twins_up_min", "speed_min_mbps"}
+_MAX = {"mem_total_bytes", "mem_used_max_bytes", "gpu_temp_max_c", "disk_total_bytes"}
+_MIN = {"mem_available_min_bytes", "twins_up_min", "speed_min_mbps", "disk_free_min_bytes"}
 _AVG = {"mem_used_avg_bytes": True, "gpu_util_avg_pct": False, "gpu_power_avg_w": False, "load1_avg": False}
 _AGG_COLUMNS = [
     ("samples", "count(*)"),
@@ -175,6 +181,8 @@ _AGG_COLUMNS = [
     ("load1_avg", "avg(load1)"),
     ("twins_up_min", "min(twins_up)"),
     ("speed_min_mbps", "min(speed)"),
+    ("disk_total_bytes", "max(disk_total_bytes)"),
+    ("disk_free_min_bytes", "min(disk_free_bytes)"),
 ]
 
 

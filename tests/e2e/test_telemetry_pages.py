@@ -22,7 +22,7 @@ from simfleet.trust import host_keys_trust
 from telemetry import conf, services
 from telemetry.poll_round import poll_and_store, targets_for
 from telemetry.poller import poll_nodes_sync
-from tests.e2e.conftest import no_sideways_scroll, sign_in
+from tests.e2e.conftest import fits_its_card, no_sideways_scroll, sign_in
 from tests.support.catalogue import seed_catalogue
 from tests.telemetry import django_sim
 from tests.telemetry.django_sim import BackgroundFleet
@@ -96,7 +96,8 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(
 
         page.click("#tile-spark-04")
         page.wait_for_url(f"{base}/sparks/spark-04/telemetry/")
-        assert page.locator("svg.chart").count() == 3
+        assert page.locator("svg.chart").count() == 4  # memory, twins up, link speed, disk free
+        expect(page.locator("#disk-history svg.chart title")).to_have_text("spark-04 root filesystem free")
         # one twin down; its RoCE port line may say "down" too, so count the state badges
         assert page.locator("#twins .badge.down").count() == 1
         assert "Verified" in page.locator("#hostkey").inner_text()
@@ -120,6 +121,9 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(
         shot("telemetry-node-disk-low-1440")
         page.set_viewport_size({"width": 390, "height": 844})
         no_sideways_scroll(page, slack=1)
+        # the twins table stacks each twin's figures instead of scrolling inside its card
+        fits_its_card(page.locator("#twins"))
+        expect(page.locator("#twins td[data-label=MTU]").first).to_be_visible()
         shot("telemetry-node-disk-low-390")
         page.set_viewport_size(viewport)
 

@@ -68,3 +68,58 @@ def test_a_full_root_filesystem_is_alerted_shown_exported_and_closes_once_room_i
         poll_and_store(spark_ids=ids("full-a", "roomy-b"))
         assert not Alert.objects.filter(code="disk-low", ended_at=None).exists()
         assert Alert.objects.filter(code="disk-low", spark__name="full-a").exclude(ended_at=None).count() == 1
+
+
+def test_the_disk_chart_draws_free_space_against_the_line_where_disk_low_opens():
+    """Free space in TB on a 4 TB drive (2 TB, then 1 TB), on an axis topped at the
+    drive's size, with the 10 % line dashed across the range; a gap where no poll
+    read the disk."""
+    from datetime import UTC, datetime, timedelta
+
+    from telemetry.history import Row, disk_chart
+
+    start = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
+    rows = [
+        Row(start + timedelta(hours=1), None, None, None, None, {}, 2 * 10**12, 4 * 10**12),
+        Row(start + timedelta(hours=2), None, None, None, None, {}, 1 * 10**12, 4 * 10**12),
+    ]
+    svg = disk_chart("spark-01", rows, start, start + timedelta(hours=4))
+    assert "<title>spark-01 root filesystem free</title>" in svg and ">free on /, TB</text>" in svg
+    # plot 1116 x 130 px from (52, 26): 2 TB of 4 at y 91, 1 TB at 123.5, 0.4 TB (10 %) at 143
+    assert '<polyline points="331.0,91.0 610.0,123.5" fill="none" stroke="#6a4fb3"' in svg
+    assert '<polyline points="52.0,143.0 1168.0,143.0" fill="none" stroke="#c0392b"' in svg
+    assert 'stroke-dasharray="5 4"' in svg and ">disk-low opens</text>" in svg
+    assert ">4.0</text>" in svg  # the axis's top: the drive's size
+
+    unread = [Row(start + timedelta(hours=1), None, None, None, None, {})]
+    svg = disk_chart("spark-01", unread, start, start + timedelta(hours=4))
+    assert "no samples in this range" in svg and "disk-low opens" not in svg
+
+
+def test_the_node_page_charts_the_disk_from_raw_polls_and_five_minute_averages(import_lab, admin_client):
+    """A week's range: two five-minute averages three days back (their least free
+    space) drawn as a line, and the latest raw poll, an hour ago, as a point after the gap."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from inventory.models import Spark
+    from telemetry.models import NodeAggregate, NodeSample
+
+    import_lab("pair.yaml")
+    spark = Spark.objects.order_by("name").first()
+    now = timezone.now()
+    for minutes, free in ((0, 3 * 10**12), (5, 2 * 10**12)):
+        NodeAggregate.objects.create(
+            spark=spark, bucket=now - timedelta(days=3) + timedelta(minutes=minutes), samples=10, reachable=10,
+            disk_total_bytes=4 * 10**12, disk_free_min_bytes=free,
+        )  # fmt: skip
+    NodeSample.objects.create(
+        spark=spark, at=now - timedelta(hours=1), reachable=True, disk_total_bytes=4 * 10**12, disk_free_bytes=10**11
+    )
+    page = admin_client.get(f"/sparks/{spark.name}/telemetry/?range=7d").content.decode()
+    chart = page.split('id="disk-history"', 1)[1].split("</svg>", 1)[0]
+    (points,) = re.findall(r'<polyline points="([^"]+)" fill="none" stroke="#6a4fb3"', chart)
+    assert [float(p.split(",")[1]) for p in points.split()] == [58.5, 91.0]  # 3 TB of 4, then 2 TB
+    (latest,) = re.findall(r'<circle cx="[0-9.]+" cy="([0-9.]+)" r="2.5" fill="#6a4fb3"/>', chart)
+    assert latest == "152.8"  # 0.1 TB, under the 10 % line at 143.0

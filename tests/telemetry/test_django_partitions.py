@@ -154,6 +154,9 @@ def test_a_day_folded_in_sql_gives_the_figures_the_rows_fold_gives(spark, days):
         row.load1 = 0.25 * i
         row.mem_total_bytes = 100 + i % 3
         row.twins_up = i % 3
+        # the root filesystem: not read by some polls (before the poll asked), filling up over the day
+        row.disk_total_bytes = None if i % 9 == 4 else 4_000_000_000_000 + (i % 2)
+        row.disk_free_bytes = None if row.disk_total_bytes is None else 900_000_000_000 - 7_000_000 * ((i * 13) % 17)
         row.twins = [
             ["enp1s0f0np0", "p0", "rocep1s0f0", i % 2 == 0, 200000 - 1000 * (i % 4), 9000, []],
             ["enP2p1s0f0np0", "p0", "roceP2p1s0f0", True, 0 if i % 6 == 0 else 100000 + i, 9000, []],
@@ -185,6 +188,8 @@ def test_a_day_folded_in_sql_gives_the_figures_the_rows_fold_gives(spark, days):
         load1_avg=2.0,
         twins_up_min=0,
         speed_min_mbps=150,
+        disk_total_bytes=4_000_000_000_005,  # both above the polls' (GREATEST) and below (LEAST): the bucket's own win
+        disk_free_min_bytes=899_800_000_000,
     )
     fields = [c for c, _ in retention._AGG_COLUMNS]
     expected: dict[datetime, dict[str, object]] = {}

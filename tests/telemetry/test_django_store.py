@@ -172,6 +172,8 @@ def _row(spark: Spark, at: datetime, used: int) -> NodeSample:
         mem_available_bytes=100 - used,
         twins_up=2,
         twins=[["enp1s0f0np0", "p0", "rocep1s0f0", True, 200000, 9000, []]],
+        disk_total_bytes=4_000_000_000_000,
+        disk_free_bytes=2_000_000_000_000 - used * 1_000_000_000,
     )
 
 
@@ -195,6 +197,8 @@ def test_downsample_folds_old_rows_into_five_minute_buckets_once(fleet_key, tmp_
     assert [a.samples for a in aggs] == [10, 10]
     assert aggs[0].mem_used_max_bytes == 19 and aggs[0].mem_used_avg_bytes == 14
     assert aggs[0].speed_min_mbps == 200000 and aggs[0].twins_up_min == 2
+    # the disk: its size, and the least free space of the five minutes (used 19 of 100 at worst)
+    assert aggs[0].disk_total_bytes == 4_000_000_000_000 and aggs[0].disk_free_min_bytes == 1_981_000_000_000
     assert list(NodeSample.objects.filter(spark=spark)) == [recent]
     assert not NodeAggregate.objects.filter(pk=ancient.pk).exists()
     # A late raw row in an existing bucket merges by count; nothing is counted twice.
