@@ -185,3 +185,21 @@ def test_every_metric_the_rules_and_dashboard_read_is_exported(exported, tmp_pat
     assert not misses, f"read from node_exporter but not exported by it: {misses}"
     missing = sorted(used - engines - sparks - exported - PROMETHEUS_OWN)
     assert not missing, f"read by deploy/ but not exported by /metrics: {missing}"
+
+
+def test_the_polled_disk_panel_colours_at_the_products_own_thresholds():
+    """The dashboard's panel of the fleet's own disk readings turns orange where the
+    disk-low alert opens and red where it turns critical, and reads the same ratio as
+    the SparkDiskLow rule."""
+    from telemetry.health import Thresholds
+
+    (panel,) = [p for p in dashboard_panels(dashboard()) if p["title"] == "Root filesystem free per Spark (polled)"]
+    (target,) = panel["targets"]
+    (rule,) = [r for r in rules() if r["alert"] == "SparkDiskLow"]
+    assert rule["expr"] == f"{target['expr']} < {Thresholds().disk_free_fraction:.2f}"
+    steps = panel["fieldConfig"]["defaults"]["thresholds"]["steps"]
+    assert [(s["color"], s["value"]) for s in steps] == [
+        ("red", None),
+        ("orange", Thresholds().disk_critical_fraction),
+        ("green", Thresholds().disk_free_fraction),
+    ]
