@@ -11,9 +11,12 @@ from __future__ import annotations
 import math
 import re
 import subprocess
+import threading
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +42,11 @@ TARGET_LABELS = {"job", "instance", "node", "group", "hardware"}
 # node_exporter's collectors in these tests: uname, and those the dashboard reads (Debian's
 # package runs these and more). Its filesystem collector leaves overlay out by default; / is
 # one in a container (a Spark's is ext4), so these tests keep it.
-COLLECTORS = ("uname", "loadavg", "cpu", "meminfo", "netdev", "filesystem")
+COLLECTORS = ("uname", "loadavg", "cpu", "meminfo", "netdev", "filesystem", "infiniband")
+# A Spark's ConnectX-7 as /sys/class/infiniband shows it: each 200 Gb/s port is two PCIe
+# functions (twins), each with its RoCE device. This machine has none, so node_exporter reads
+# this tree instead (--path.sysfs; the other collectors read /proc and the mounts).
+RDMA_DEVICES = ("rocep1s0f0", "rocep1s0f1", "roceP2p1s0f0", "roceP2p1s0f1")
 FS_TYPES_EXCLUDE = (
     "^(autofs|binfmt_misc|bpf|cgroup2?|configfs|debugfs|devpts|devtmpfs|fusectl|hugetlbfs|iso9660|mqueue|nsfs"
     "|proc|procfs|pstore|rpc_pipefs|securityfs|selinuxfs|squashfs|sysfs|tracefs)$"
@@ -84,10 +91,57 @@ def test_the_metrics_token_guards_it(settings):
     assert listed(HTTP_AUTHORIZATION=f"Bearer {TOKEN}") == []
 
 
-def exporter_argv(port: int) -> list[str]:
+def spark_sysfs(folder: Path, words: int = 0) -> Path:
+    """A sysfs holding a Spark's RoCE devices (RDMA_DEVICES), each port's data counters at
+    ``words`` (the kernel counts 4-octet words; node_exporter reports bytes)."""
+    root = folder / "sysfs"
+    for device in RDMA_DEVICES:
+        base = root / "class" / "infiniband" / device
+        (base / "ports" / "1" / "counters").mkdir(parents=True, exist_ok=True)
+        for name, value in {"hca_type": "MT4129", "fw_ver": "28.45.1200", "board_id": "NVD0000000033"}.items():
+            (base / name).write_text(value + "\n")
+        port = base / "ports" / "1"
+        for name, value in {"state": "4: ACTIVE", "phys_state": "5: LinkUp", "rate": "200 Gb/sec (4X HDR)"}.items():
+            (port / name).write_text(value + "\n")
+        for name in ("port_rcv_data", "port_xmit_data", "port_rcv_packets", "port_xmit_packets"):
+            (port / "counters" / name).write_text(f"{words}\n")
+    return root
+
+
+@contextmanager
+def rdma_traffic(sysfs: Path) -> Iterator[Callable[[], None]]:
+    """NCCL at work: every RoCE device's data counters climb 50 M words (200 MB) a second,
+    each file replaced whole (node_exporter never reads one half written), until the
+    function it yields is called (it returns once the last files are written)."""
+    stop = threading.Event()
+
+    def climb() -> None:
+        words = 0
+        while not stop.wait(0.25):
+            words += 12_500_000
+            for counter in sysfs.glob("class/infiniband/*/ports/1/counters/port_*_data"):
+                fresh = counter.with_suffix(".new")
+                fresh.write_text(f"{words}\n")
+                fresh.replace(counter)
+
+    mover = threading.Thread(target=climb, daemon=True)
+    mover.start()
+
+    def end() -> None:
+        stop.set()
+        mover.join()
+
+    try:
+        yield end
+    finally:
+        end()
+
+
+def exporter_argv(port: int, sysfs: Path) -> list[str]:
     return [
         tool("prometheus-node-exporter"), f"--web.listen-address=127.0.0.1:{port}", "--collector.disable-defaults",
         *(f"--collector.{name}" for name in COLLECTORS), f"--collector.filesystem.fs-types-exclude={FS_TYPES_EXCLUDE}",
+        f"--path.sysfs={sysfs}",
     ]  # fmt: skip
 
 
@@ -95,7 +149,7 @@ def node_exporter_text(folder: Path) -> str:
     """The /metrics text of Debian's node_exporter, run as the live test below runs it."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/metrics"
-    with running(exporter_argv(port), folder / "node-exporter.log", url):
+    with running(exporter_argv(port, spark_sysfs(folder)), folder / "node-exporter.log", url):
         with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 - local test server
             return str(response.read().decode())
 
@@ -192,8 +246,12 @@ def test_a_real_prometheus_finds_every_spark_and_scrapes_its_node_exporter(live_
         f"--web.listen-address=127.0.0.1:{prom_port}",
     ]  # fmt: skip
     base = f"http://127.0.0.1:{prom_port}"
+    sysfs = spark_sysfs(tmp_path)
     with (
-        running(exporter_argv(exporter_port), tmp_path / "exporter.log", f"http://127.0.0.1:{exporter_port}/metrics"),
+        rdma_traffic(sysfs) as traffic_ends,
+        running(
+            exporter_argv(exporter_port, sysfs), tmp_path / "exporter.log", f"http://127.0.0.1:{exporter_port}/metrics"
+        ),
         running(prometheus, tmp_path / "prometheus.log", f"{base}/-/ready"),
     ):
         deadline, found = time.monotonic() + 60, []
@@ -224,3 +282,23 @@ def test_a_real_prometheus_finds_every_spark_and_scrapes_its_node_exporter(live_
                     assert low <= float(r["value"][1]) <= high, f"{panel['title']}: {expr} gave {r}"
                     for label in re.findall(r"\{\{(\w+)\}\}", target.get("legendFormat", "")):
                         assert label in r["metric"], f"{panel['title']}: {expr} gave {r}, without {label}"
+                if "node_infiniband_" in expr:  # every Spark's four RoCE devices, each moving data
+                    assert sorted((r["metric"]["node"], r["metric"]["device"]) for r in result) == [
+                        (node, device) for node in answering for device in sorted(RDMA_DEVICES)
+                    ]
+                    # (rate() over 5 minutes of a series seconds old is its increase over 300 s: only > 0 holds)
+                    assert all(float(r["value"][1]) > 0 for r in result), f"{expr} gave {result}"
+                    # in bytes, four to each of the kernel's words: once the traffic stops, the
+                    # counters read exactly four times what the files hold
+                    traffic_ends()
+                    (counter,) = metric_names(expr)
+                    words = {int(p.read_text()) for p in sysfs.glob("class/infiniband/*/ports/1/counters/port_*_data")}
+                    (held,) = words
+                    assert held > 0
+                    until = time.monotonic() + 15
+                    while True:
+                        raw = {float(r["value"][1]) for r in query(base, f'{counter}{{job="spark-node-exporter"}}')}
+                        if raw == {4.0 * held} or time.monotonic() > until:
+                            break
+                        time.sleep(0.25)
+                    assert raw == {4.0 * held}, (raw, held)
