@@ -80,7 +80,10 @@ def line_chart(
     width: int = 640,
     height: int = 200,
     title: str = "",
+    narrow: bool = False,
 ) -> str:
+    """``narrow``: the phone's drawing of a chart drawn twice (class ``chart narrow``; the
+    page shows one of the two by its width)."""
     left, right, top, bottom = 52, 12, 26, 24
     plot_w, plot_h = width - left - right, height - top - bottom
     values = [y for s in series for _, y in s.points if y is not None]
@@ -95,7 +98,8 @@ def line_chart(
         return top + plot_h * (1 - min(max(value / top_value, 0.0), 1.0))
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" class="chart" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" class="chart{" narrow" * narrow}" '
+        'role="img" '
         f'aria-label="{escape(title)}">',
         f"<title>{escape(title)}</title>",
         f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fbfcfd" stroke="#e1e4ea"/>',

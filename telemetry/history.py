@@ -90,17 +90,6 @@ def node_charts(*, spark: Spark, start: datetime, end: datetime, cabled_ports: t
     def pts(attr: str) -> list[Point]:
         return [(r.at, getattr(r, attr)) for r in rows]
 
-    memory = charts.line_chart(
-        [Series("used", USED, pts("used"), area=True), Series("available", AVAILABLE, pts("available"))],
-        start=start,
-        end=end,
-        y_max=total,
-        y_unit="unified memory, GiB",
-        title=f"{spark.name} memory",
-        y_format=lambda v: f"{v:.0f}",
-        width=1180,
-        height=250,
-    )
     twins_max = max(2 * len(cabled_ports), 1)
     twins = charts.line_chart(
         [Series("twins up", TWINS, pts("twins_up"), step=True)],
@@ -130,10 +119,58 @@ def node_charts(*, spark: Spark, start: datetime, end: datetime, cabled_ports: t
         height=180,
         y_format=lambda v: f"{v:.0f}",
     )
-    return {"memory": memory, "twins": twins, "speed": speed, "disk": disk_chart(spark.name, rows, start, end)}
+    # The two wide charts are drawn again for a phone (the page shows one of each pair by its
+    # width), from at most a point per pixel of their narrower drawing.
+    few = _thin(rows, PHONE_WIDTH)
+    return {
+        "memory": memory_chart(spark.name, rows, start, end, total),
+        "memory_narrow": memory_chart(spark.name, few, start, end, total, narrow=True),
+        "twins": twins,
+        "speed": speed,
+        "disk": disk_chart(spark.name, rows, start, end),
+        "disk_narrow": disk_chart(spark.name, few, start, end, narrow=True),
+    }
 
 
-def disk_chart(name: str, rows: list[Row], start: datetime, end: datetime) -> str:
+PHONE_WIDTH = 540  # the viewBox width of a chart's phone drawing
+
+
+def _thin(rows: list[Row], most: int) -> list[Row]:
+    """At most about ``most`` rows, evenly taken, keeping every gap (a row without
+    figures) and the rows either side of it, so lines still break where polls stopped."""
+    if len(rows) <= most:
+        return rows
+    step = -(-len(rows) // most)
+    gap = [r.used is None and r.disk_free is None and r.twins_up is None for r in rows]
+    return [
+        r
+        for i, r in enumerate(rows)
+        if i % step == 0 or i == len(rows) - 1 or gap[i] or (i > 0 and gap[i - 1]) or (i + 1 < len(rows) and gap[i + 1])
+    ]
+
+
+def memory_chart(
+    name: str, rows: list[Row], start: datetime, end: datetime, total: float, *, narrow: bool = False
+) -> str:
+    """Unified memory used (shaded) and available over time, on an axis topped at the memory's size."""
+    return charts.line_chart(
+        [
+            Series("used", USED, [(r.at, r.used) for r in rows], area=True),
+            Series("available", AVAILABLE, [(r.at, r.available) for r in rows]),
+        ],
+        start=start,
+        end=end,
+        y_max=total,
+        y_unit="unified memory, GiB",
+        title=f"{name} memory",
+        y_format=lambda v: f"{v:.0f}",
+        width=PHONE_WIDTH if narrow else 1180,
+        height=250,
+        narrow=narrow,
+    )
+
+
+def disk_chart(name: str, rows: list[Row], start: datetime, end: datetime, *, narrow: bool = False) -> str:
     """Free space on the root filesystem over time, in TB on a drive of a terabyte
     or more (GB below), against the line where disk-low opens."""
     size = max((r.disk_total for r in rows if r.disk_total), default=None)
@@ -149,7 +186,8 @@ def disk_chart(name: str, rows: list[Row], start: datetime, end: datetime) -> st
         y_max=size / scale if size else None,
         y_unit=f"free on /, {unit}",
         title=f"{name} root filesystem free",
-        width=1180,
-        height=180,
+        width=PHONE_WIDTH if narrow else 1180,
+        height=200 if narrow else 180,
         y_format=lambda v: f"{v:.1f}" if unit == "TB" else f"{v:.0f}",
+        narrow=narrow,
     )

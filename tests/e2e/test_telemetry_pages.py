@@ -96,8 +96,9 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(
 
         page.click("#tile-spark-04")
         page.wait_for_url(f"{base}/sparks/spark-04/telemetry/")
-        assert page.locator("svg.chart").count() == 4  # memory, twins up, link speed, disk free
-        expect(page.locator("#disk-history svg.chart title")).to_have_text("spark-04 root filesystem free")
+        # memory, twins up, link speed, disk free; the wide two drawn again for a phone, hidden here
+        assert page.locator("svg.chart").count() == 6 and page.locator("svg.chart:visible").count() == 4
+        expect(page.locator("#disk-history svg.chart:visible title")).to_have_text("spark-04 root filesystem free")
         # one twin down; its RoCE port line may say "down" too, so count the state badges
         assert page.locator("#twins .badge.down").count() == 1
         assert "Verified" in page.locator("#hostkey").inner_text()
@@ -121,6 +122,9 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(
         shot("telemetry-node-disk-low-1440")
         page.set_viewport_size({"width": 390, "height": 844})
         no_sideways_scroll(page, slack=1)
+        # on a phone the wide charts show their narrow drawing
+        assert page.locator("#disk-history svg.chart.narrow").is_visible()
+        assert not page.locator("#disk-history svg.chart:not(.narrow)").is_visible()
         # the twins table stacks each twin's figures instead of scrolling inside its card
         fits_its_card(page.locator("#twins"))
         expect(page.locator("#twins td[data-label=MTU]").first).to_be_visible()

@@ -123,3 +123,21 @@ def test_the_node_page_charts_the_disk_from_raw_polls_and_five_minute_averages(i
     assert [float(p.split(",")[1]) for p in points.split()] == [58.5, 91.0]  # 3 TB of 4, then 2 TB
     (latest,) = re.findall(r'<circle cx="[0-9.]+" cy="([0-9.]+)" r="2.5" fill="#6a4fb3"/>', chart)
     assert latest == "152.8"  # 0.1 TB, under the 10 % line at 143.0
+
+
+def test_a_phones_drawing_takes_at_most_a_point_a_pixel_and_keeps_every_gap():
+    """48 hours of polls every 30 s (5,760) thinned for the 540-px drawing: evenly taken,
+    the last kept, and the gap where polls stopped still breaks the line."""
+    from datetime import UTC, datetime, timedelta
+
+    from telemetry.history import PHONE_WIDTH, Row, _thin
+
+    start = datetime(2026, 6, 1, tzinfo=UTC)
+    rows = [Row(start + timedelta(seconds=30 * i), 10.0, 90.0, 121.7, 4, {}, 10**12, 4 * 10**12) for i in range(5760)]
+    rows[3001] = Row(rows[3001].at, None, None, None, None, {})  # the gap _with_gaps leaves
+    few = _thin(rows, PHONE_WIDTH)
+    assert len(few) == 524 + 1 + 3  # every 11th, the last, and the gap with a row either side
+    assert few[0] is rows[0] and few[-1] is rows[-1]
+    assert [r for r in few if r.used is None] == [rows[3001]]
+    assert rows[3000] in few and rows[3002] in few
+    assert _thin(rows[:500], PHONE_WIDTH) == rows[:500]
