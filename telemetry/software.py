@@ -180,7 +180,7 @@ def as_image_tag(value: object) -> str:
     text = str(value).strip()
     if "@" in text:
         raise ValueError(
-            f"name the image by its tag (e.g. {image_repository(text)}:26.05-py3) and pin the build "
+            f"name the image by its tag ({image_repository(text)}:<tag>) and pin the build "
             f"({text.split('@', 1)[1]}) on the software page: the launchers pull the pinned build "
             "by its digest and tag it under that name"
         )

@@ -388,7 +388,7 @@ def test_a_launch_image_named_by_digest_is_refused_with_where_to_pin_it():
     with pytest.raises(ValueError) as refused:
         as_image_tag(f"nvcr.io/nvidia/vllm@{digest}")
     assert str(refused.value) == (
-        "name the image by its tag (e.g. nvcr.io/nvidia/vllm:26.05-py3) and pin the build "
+        "name the image by its tag (nvcr.io/nvidia/vllm:<tag>) and pin the build "
         f"({digest}) on the software page: the launchers pull the pinned build by its digest and tag it under that name"
     )
 
