@@ -30,7 +30,7 @@ from notifications.conf import Webhook
 
 SEVERITY_MATCH = {"info": None, "warning": 'severity=~"warning|critical"', "critical": 'severity="critical"'}
 NODE_ALERTS_SILENCED_BY_UNREACHABLE = (
-    "SparkDegraded|SparkNotPolled|SparkMemoryPressure|SparkDiskLow|TwinSlow|SparkLinkDown|ServingEngineDown"
+    "SparkDegraded|SparkNotPolled|SparkMemoryPressure|SparkDiskLow|SparkDiskFillingUp|TwinSlow|SparkLinkDown|ServingEngineDown"
 )
 
 

@@ -97,8 +97,8 @@ def test_a_running_alertmanager_holds_back_what_one_cause_explains(settings, tmp
     from tests.tools import free_port
 
     # the node alerts a Spark's own outage explains (the rules leave SparkLinkHalf and the fabric's to their groups)
-    node_alerts = ("SparkDegraded", "SparkNotPolled", "SparkMemoryPressure", "SparkDiskLow", "TwinSlow",
-                   "SparkLinkDown", "ServingEngineDown")  # fmt: skip
+    node_alerts = ("SparkDegraded", "SparkNotPolled", "SparkMemoryPressure", "SparkDiskLow", "SparkDiskFillingUp",
+                   "TwinSlow", "SparkLinkDown", "ServingEngineDown")  # fmt: skip
     config = write(settings, tmp_path, hooks=[])
     port = free_port()
     base = f"http://127.0.0.1:{port}"

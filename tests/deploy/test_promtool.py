@@ -52,7 +52,7 @@ def test_promtool_accepts_the_shipped_config_where_compose_mounts_it(token, tmp_
     config = compose_layout(tmp_path, token)
     run = promtool("check", "config", str(config))
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "SUCCESS: 1 rule files found" in run.stdout and "SUCCESS: 21 rules found" in run.stdout
+    assert "SUCCESS: 1 rule files found" in run.stdout and "SUCCESS: 22 rules found" in run.stdout
 
 
 def test_without_the_mounted_token_promtool_refuses_the_config(tmp_path):
@@ -65,7 +65,7 @@ def test_without_the_mounted_token_promtool_refuses_the_config(tmp_path):
 
 def test_promtool_accepts_the_rules_and_their_unit_tests_pass():
     run = promtool("check", "rules", str(PROMETHEUS / "alerts.yml"))
-    assert run.returncode == 0 and "SUCCESS: 21 rules found" in run.stdout, run.stdout + run.stderr
+    assert run.returncode == 0 and "SUCCESS: 22 rules found" in run.stdout, run.stdout + run.stderr
     run = promtool("test", "rules", str(RULE_TESTS))
     assert run.returncode == 0 and "SUCCESS" in run.stdout, run.stdout + run.stderr
 
