@@ -29,8 +29,17 @@ from typing import Any
 from notifications.conf import Webhook
 
 SEVERITY_MATCH = {"info": None, "warning": 'severity=~"warning|critical"', "critical": 'severity="critical"'}
-NODE_ALERTS_SILENCED_BY_UNREACHABLE = (
-    "SparkDegraded|SparkNotPolled|SparkMemoryPressure|SparkDiskLow|SparkDiskFillingUp|TwinSlow|SparkLinkDown|ServingEngineDown"
+NODE_ALERTS_SILENCED_BY_UNREACHABLE = "|".join(
+    (
+        "SparkDegraded",
+        "SparkNotPolled",
+        "SparkMemoryPressure",
+        "SparkDiskLow",
+        "SparkDiskFillingUp",
+        "TwinSlow",
+        "SparkLinkDown",
+        "ServingEngineDown",
+    )
 )
 
 
