@@ -212,6 +212,45 @@ def disk_level(free_fraction: float | None, thresholds: Thresholds | None = None
     return "critical" if free_fraction < thresholds.disk_critical_fraction else "low"
 
 
+# The disk's trend, as the SparkDiskFillingUp rule reads it: a least-squares line
+# through the last FILL_WINDOW_S of free space, no forecast from less than
+# FILL_MIN_SPAN_S of it, none past FILL_HORIZON_S (a slow drift is no news).
+FILL_WINDOW_S = 6 * 3600
+FILL_MIN_SPAN_S = 3600
+FILL_HORIZON_S = 30 * 86400
+
+
+def disk_full_in(points: list[tuple[float, int]]) -> float | None:
+    """Seconds until the root filesystem is full at the rate of ``points``
+    ((unix time, free bytes), the last FILL_WINDOW_S of polls): the last poll's
+    free space over the rate the least-squares line through them falls at (so a
+    sudden fill counts from what is left, not from where the line says).
+    None when it does not fall, when the points span under FILL_MIN_SPAN_S, or
+    when full is further than FILL_HORIZON_S."""
+    if len(points) < 3 or points[-1][0] - points[0][0] < FILL_MIN_SPAN_S:
+        return None
+    n = len(points)
+    mean_t = sum(t for t, _ in points) / n
+    mean_f = sum(f for _, f in points) / n
+    spread = sum((t - mean_t) ** 2 for t, _ in points)
+    slope = sum((t - mean_t) * (f - mean_f) for t, f in points) / spread  # bytes a second
+    if slope >= 0:
+        return None
+    seconds = max(0.0, points[-1][1] / -slope)
+    return seconds if seconds <= FILL_HORIZON_S else None
+
+
+def duration_words(seconds: float) -> str:
+    """About how long, as a person says it: 40 minutes, 5 hours, 3 days."""
+    if seconds < 3570:
+        minutes = max(1, round(seconds / 60))
+        return f"{minutes} minute{'s' * (minutes > 1)}"
+    if seconds < 2 * 86400:
+        hours = round(seconds / 3600)
+        return f"{hours} hour{'s' * (hours > 1)}"
+    return f"{round(seconds / 86400)} days"
+
+
 def _disk(name: str, sample: Sample, thresholds: Thresholds) -> list[Verdict]:
     disk = sample.disk
     fraction = disk.free_fraction if disk is not None else None

@@ -14,6 +14,7 @@ from core import live
 from core.errors import NotFound
 from core.health import HEALTH_STATUSES, HealthStatus
 from inventory.models import Spark
+from telemetry import health as health_rules
 from telemetry.expectations import expectations_cached
 from telemetry.models import Alert, NodeAggregate, NodeSample, NodeState
 from telemetry.sample import ComputeProcess
@@ -116,6 +117,22 @@ def status_counts(tiles: list[Tile]) -> dict[str, int]:
 def samples_between(*, spark: Spark, start: datetime, end: datetime, limit: int = HISTORY_LIMIT) -> list[NodeSample]:
     rows = NodeSample.objects.filter(spark=spark, at__gte=start, at__lte=end).select_related("twin_set")
     return list(rows.order_by("at")[:limit])
+
+
+def disk_full_in(*, spark: Spark, end: datetime) -> float | None:
+    """Seconds until the Spark's root filesystem is full at the rate of its last six
+    hours of polls (telemetry.health.disk_full_in), or None."""
+    rows = (
+        NodeSample.objects.filter(
+            spark=spark,
+            at__gte=end - timedelta(seconds=health_rules.FILL_WINDOW_S),
+            at__lte=end,
+            disk_free_bytes__isnull=False,
+        )
+        .order_by("at")
+        .values_list("at", "disk_free_bytes")
+    )
+    return health_rules.disk_full_in([(at.timestamp(), free) for at, free in rows if free is not None])
 
 
 def aggregates_between(

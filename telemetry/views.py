@@ -79,6 +79,7 @@ def node(request: HttpRequest, name: str) -> HttpResponse:
             "accepted_fp": fingerprint(state.host_key) if state else "",
             "presented_fp": fingerprint(state.presented_key) if state else "",
             "now": end,
+            "disk_full_in": selectors.disk_full_in(spark=spark, end=end),
         },
     )
 

@@ -29,6 +29,14 @@ def disk_level(free_fraction: Any) -> str:
 
 
 @register.filter
+def duration_words(seconds: Any) -> str:
+    """About how long, as a person says it (40 minutes, 5 hours, 3 days)."""
+    from telemetry.health import duration_words as words
+
+    return words(float(seconds))
+
+
+@register.filter
 def gib(value: Any) -> str:
     """Bytes as GiB with one decimal; "–" when unknown."""
     if value is None or value == "":

@@ -5,6 +5,7 @@ page draws its history, the alerts page filters and acknowledges."""
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import replace
 from datetime import timedelta
@@ -20,6 +21,7 @@ from inventory.models import Spark
 from simfleet.simulator import load_scenario
 from simfleet.trust import host_keys_trust
 from telemetry import conf, services
+from telemetry.models import NodeSample
 from telemetry.poll_round import poll_and_store, targets_for
 from telemetry.poller import poll_nodes_sync
 from tests.e2e.conftest import fits_its_card, no_sideways_scroll, sign_in
@@ -108,10 +110,23 @@ def test_dashboard_refreshes_itself_and_node_and_alert_pages(
         spark04 = next(n for n in nodes if n.name == "spark-04")
         fleet.set_faults("spark-04", {*spark04.faults, "disk-full"})
         poll(SIMULATED)
+        # two more hours of its polls before these, as roomy as the first: the page forecasts
+        # when the rest fills at the last six hours' rate
+        first = NodeSample.objects.filter(spark__name="spark-04").earliest("at")
+        NodeSample.objects.bulk_create(
+            NodeSample(spark_id=first.spark_id, at=first.at - timedelta(minutes=10 * i), reachable=True,
+                       disk_total_bytes=first.disk_total_bytes, disk_free_bytes=first.disk_free_bytes)
+            for i in range(1, 13)
+        )  # fmt: skip
         page.reload()
         viewport = page.viewport_size
         expect(page.locator("#disk-free")).to_have_text("59 GB")
         expect(page.locator("#disk-free")).to_have_class("bad")
+        expect(page.locator("#disk-full-in")).to_have_text(
+            re.compile(
+                r"^Full in about \d+ (minutes?|hours?) at the rate of the last 6 hours \(predicted: a straight line"
+            )
+        )
         expect(page.locator("td.alert-text", has_text="root filesystem free")).to_have_text(
             "spark-04 has 59 GB (1.5%) of its 3.9 TB root filesystem free, where Docker's images and the Hugging Face "
             "cache live, so the next image or model download fails part-way; `docker system df` and "
