@@ -159,7 +159,11 @@ def spark_telemetry(
         state = selectors.state_of(spark)
         if state is None or state.latest is None:
             raise NotFound(f"{name} has not been polled yet", "name")
-        return {"name": spark.name, **sample_out(state.latest)}
+        latest = sample_out(state.latest)
+        if latest["disk"] is not None:
+            # predicted, as the Spark's page says it: the last six hours' rate (telemetry.health.disk_full_in)
+            latest["disk"]["full_in_s"] = selectors.disk_full_in(spark=spark, end=timezone.now())
+        return {"name": spark.name, **latest}
     end = end or timezone.now()
     if start is None:
         raise BadTime("give 'from' too when asking for history", "from")

@@ -49,7 +49,11 @@ def test_a_full_root_filesystem_is_alerted_shown_exported_and_closes_once_room_i
         roomy = admin_client.get("/sparks/roomy-b/telemetry/").content.decode()
         assert '<strong id="disk-free" class="">' in roomy
         latest = ApiClient(admin_user).get("/api/sparks/full-a/telemetry").json()
-        assert latest["disk"] == {"total_bytes": DISK_BYTES, "free_bytes": FREE}
+        assert latest["disk"] == {
+            "total_bytes": DISK_BYTES,
+            "free_bytes": FREE,
+            "full_in_s": None,
+        }  # one poll: no trend
 
         settings.FLEET_METRICS_TOKEN = ""
         text = Client().get("/metrics").content.decode()
@@ -169,9 +173,10 @@ def test_the_disks_forecast_is_the_line_through_its_last_polls():
     ]  # fmt: skip
 
 
-def test_the_node_page_says_when_a_filling_disk_is_full(import_lab, admin_client):
+def test_the_node_page_says_when_a_filling_disk_is_full(import_lab, admin_client, admin_user):
     """Three hours of polls losing 10 GB an hour, 40 GB left: the page forecasts 4 hours,
-    named as predicted; a Spark whose disk holds steady gets no forecast."""
+    named as predicted, and the API's latest sample carries the same seconds; a Spark
+    whose disk holds steady gets no forecast."""
     from datetime import timedelta
 
     from django.utils import timezone
@@ -201,3 +206,8 @@ def test_the_node_page_says_when_a_filling_disk_is_full(import_lab, admin_client
         "predicted: a straight line through its polls",
     )
     assert 'id="disk-full-in"' not in admin_client.get(f"/sparks/{steady.name}/telemetry/").content.decode()
+    api = ApiClient(admin_user)
+    assert api.get(f"/api/sparks/{filling.name}/telemetry").json()["disk"]["full_in_s"] == pytest.approx(4 * 3600)
+    assert api.get(f"/api/sparks/{steady.name}/telemetry").json()["disk"] == {
+        "total_bytes": 4 * 10**12, "free_bytes": 70 * 10**9, "full_in_s": None,
+    }  # fmt: skip
