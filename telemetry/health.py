@@ -212,9 +212,9 @@ def disk_level(free_fraction: float | None, thresholds: Thresholds | None = None
     return "critical" if free_fraction < thresholds.disk_critical_fraction else "low"
 
 
-# The disk's trend, as the SparkDiskFillingUp rule reads it: a least-squares line
-# through the last FILL_WINDOW_S of free space, no forecast from less than
-# FILL_MIN_SPAN_S of it, none past FILL_HORIZON_S (a slow drift is no news).
+# The disk's trend: the least-squares line through the last FILL_WINDOW_S of free
+# space (the line the SparkDiskFillingUp rule's predict_linear draws), no forecast
+# from less than FILL_MIN_SPAN_S of it, none past FILL_HORIZON_S (a slow drift is no news).
 FILL_WINDOW_S = 6 * 3600
 FILL_MIN_SPAN_S = 3600
 FILL_HORIZON_S = 30 * 86400

@@ -79,7 +79,10 @@ def node(request: HttpRequest, name: str) -> HttpResponse:
             "accepted_fp": fingerprint(state.host_key) if state else "",
             "presented_fp": fingerprint(state.presented_key) if state else "",
             "now": end,
-            "disk_full_in": selectors.disk_full_in(spark=spark, end=end),
+            # the page shows it beside the latest poll's disk only: no query on every refresh without one
+            "disk_full_in": selectors.disk_full_in(spark=spark, end=end)
+            if state and state.latest and state.latest.disk_total_bytes
+            else None,
         },
     )
 
