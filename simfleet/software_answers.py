@@ -43,7 +43,7 @@ DEFAULT_SOFTWARE: dict[str, str] = {
 SOFTWARE_KEYS = frozenset(DEFAULT_SOFTWARE)
 SOFTWARE_FAULTS = frozenset({"no-docker", "docker-denied", "docker-down", "smi-mismatch", "no-dgx-release"})
 
-_ASKED_RE = re.compile(r"printf 'image=%s\\n' '?([a-z0-9][a-z0-9._/:@-]*)'?;")
+_ASKED_RE = re.compile(r"printf 'image=%s\\n' '?([^' ;]+)'?;")
 
 
 def asked_images(command: str) -> list[str]:

@@ -35,18 +35,24 @@ def schedule_create(**kwargs: Any) -> None:
 
 
 def launch_image_check(app_configs: Any = None, **kwargs: Any) -> list[Any]:
-    """FLEET_VLLM_IMAGE must name an image by its tag: checked at start-up
-    (migrate, runserver, ``manage.py check``), so a lab reads the fix there
-    rather than on the first page that names the image."""
+    """FLEET_VLLM_IMAGE must name an image by its tag, and FLEET_NCCL_HOME be a
+    plain folder: both go into the software poll's script, so both are checked
+    at start-up (migrate, runserver, ``manage.py check``) and a lab reads the
+    fix there rather than in every poll round's failure."""
     from django.core import checks
     from django.core.exceptions import ImproperlyConfigured
 
     from telemetry import conf
+    from telemetry.software_script import SoftwareScriptError, software_lines
 
     try:
-        conf.launch_image()
+        images = conf.launch_images()
     except ImproperlyConfigured as exc:
         return [checks.Error(str(exc), id="telemetry.E001")]
+    try:
+        software_lines(nccl_home=conf.nccl_home(), images=images)
+    except SoftwareScriptError as exc:
+        return [checks.Error(str(exc), id="telemetry.E002")]
     return []
 
 

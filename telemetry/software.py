@@ -36,6 +36,7 @@ missing tool (an empty section), odd output and the quirks of each tool:
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, TypeGuard
@@ -48,7 +49,6 @@ _VERSION_RE: Final = re.compile(r"[0-9A-Za-z][0-9A-Za-z._+~:-]{0,79}")
 _NUMERIC_RE: Final = re.compile(r"[0-9]+(?:\.[0-9]+)+")
 _DIGEST_RE: Final = re.compile(r"sha256:[0-9a-f]{64}")
 _IMAGE_ID_RE: Final = re.compile(r"(?:sha256:)?[0-9a-f]{12,64}")
-_REF_RE: Final = re.compile(r"[a-z0-9][a-z0-9._/:-]{0,254}")
 
 DOCKER_STATES: Final = ("ok", "absent", "denied", "unreachable", "error", "unread")
 # vLLM on the node's own PATH: "present" (vllm_path says where), "absent", or
@@ -161,22 +161,45 @@ def is_digest(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and _DIGEST_RE.fullmatch(value) is not None
 
 
-# Docker's image reference grammar, by tag: an optional registry (a first
-# component with a dot or a port, or localhost), then slash-separated lower-case
-# path components, then an optional tag (Docker's default is "latest").
+# Docker's image reference grammar, by tag (distribution/reference): an
+# optional registry (a first component with a dot or a port, localhost, or an
+# IPv6 address in brackets), then slash-separated lower-case path components,
+# then an optional tag (Docker's default is "latest").
 _COMPONENT: Final = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
 _HOST: Final = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_IPV6: Final = r"\[[0-9A-Fa-f:]+\]"
 _IMAGE_TAG_RE: Final = re.compile(
-    rf"(?:(?:{_HOST}(?:\.{_HOST})+(?::[0-9]+)?|{_HOST}:[0-9]+|localhost)/)?"
+    rf"(?:(?:{_HOST}(?:\.{_HOST})+(?::[0-9]+)?|{_HOST}:[0-9]+|localhost|{_IPV6}(?::[0-9]+)?)/)?"
     rf"{_COMPONENT}(?:/{_COMPONENT})*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{{0,127}})?"
 )
+DOCKER_HUB: Final = ("docker.io", "index.docker.io")
+
+
+def is_image_tag(ref: object) -> TypeGuard[str]:
+    """An image reference by tag as Docker reads one (not by digest)."""
+    return isinstance(ref, str) and len(ref) <= 255 and _IMAGE_TAG_RE.fullmatch(ref) is not None
+
+
+def docker_name(ref: str) -> str:
+    """A reference by tag as ``docker images`` prints it: Docker Hub's registry
+    and its ``library/`` left out, and the tag Docker pulls when none is named
+    (``docker.io/library/ubuntu`` -> ``ubuntu:latest``), so that the name a lab
+    sets is the name a Spark's reading finds."""
+    first, slash, rest = ref.partition("/")
+    if slash and first in DOCKER_HUB:
+        ref = rest
+    if ref.startswith("library/") and ref.count("/") == 1:
+        ref = ref.removeprefix("library/")
+    last = ref.rpartition("/")[2]
+    return ref if ":" in last else f"{ref}:latest"
 
 
 def as_image_tag(value: object) -> str:
     """A launch image named by its tag (nvcr.io/nvidia/vllm:26.05-py3), as the
-    launchers, serving and the software reading use it. A reference by digest
-    is refused with where a build is pinned instead: the launchers tag the
-    pinned build under this name, and a digest cannot be a tag."""
+    launchers, serving and the software reading use it: in the form ``docker
+    images`` prints (``docker_name``). A reference by digest is refused with
+    where a build is pinned instead: the launchers tag the pinned build under
+    this name, and a digest cannot be a tag."""
     text = str(value).strip()
     if "@" in text:
         raise ValueError(
@@ -184,9 +207,9 @@ def as_image_tag(value: object) -> str:
             f"({text.split('@', 1)[1]}) on the software page: the launchers pull the pinned build "
             "by its digest and tag it under that name"
         )
-    if not _IMAGE_TAG_RE.fullmatch(text):
+    if not is_image_tag(text) or not is_image_tag(name := docker_name(text)):
         raise ValueError("not a Docker image reference such as nvcr.io/nvidia/vllm:26.05-py3")
-    return text
+    return name
 
 
 def image_repository(ref: str) -> str:
@@ -201,8 +224,8 @@ def pull_build(ref: str, digest: str) -> str:
     """The commands that bring one build of an image, by its registry digest,
     under the image's own tag (``docker pull REF`` brings whatever the tag
     names today)."""
-    pulled = f"{image_repository(ref)}@{digest}"
-    return f"docker pull {pulled} && docker tag {pulled} {ref}"
+    pulled = shlex.quote(f"{image_repository(ref)}@{digest}")
+    return f"docker pull {pulled} && docker tag {pulled} {shlex.quote(ref)}"
 
 
 def version_key(value: str) -> tuple[tuple[int, int | str], ...]:
@@ -378,12 +401,6 @@ def _docker_state(text: str) -> tuple[str, str | None]:
     return "ok", None
 
 
-def _repository(ref: str) -> str:
-    """nvcr.io/nvidia/vllm:26.05-py3 -> nvcr.io/nvidia/vllm (a registry port is not a tag)."""
-    name, sep, tag = ref.rpartition(":")
-    return name if sep and "/" not in tag else ref
-
-
 def parse_docker(
     images_text: str, env_text: str, launch_images: tuple[str, ...]
 ) -> tuple[str, tuple[Image, ...] | None, list[str]]:
@@ -394,7 +411,7 @@ def parse_docker(
     notes = [note] if note else []
     if state != "ok":
         return state, None, notes
-    repositories = {_repository(ref) for ref in launch_images}
+    repositories = {image_repository(ref) for ref in launch_images}
     nccl: dict[str, str | None] = {}
     current: str | None = None
     for line in env_text.splitlines():
@@ -413,7 +430,7 @@ def parse_docker(
             continue
         repo, tag, digest, image_id = (f.strip() for f in fields)
         ref = f"{repo}:{tag}"
-        if repo not in repositories or tag in ("", "<none>") or ref in seen or not _REF_RE.fullmatch(ref):
+        if repo not in repositories or tag in ("", "<none>") or ref in seen or not is_image_tag(ref):
             continue
         seen.add(ref)
         images.append(
@@ -484,7 +501,7 @@ def parse_host_vllm_packages(text: str) -> tuple[HostVllm, list[str]]:
 def asked_images(env_text: str) -> tuple[str, ...]:
     """The launch images the script asked about (its ``image=`` lines)."""
     refs = [ln.strip()[len("image=") :] for ln in env_text.splitlines() if ln.strip().startswith("image=")]
-    return tuple(dict.fromkeys(r for r in refs if _REF_RE.fullmatch(r)))
+    return tuple(dict.fromkeys(r for r in refs if is_image_tag(r)))
 
 
 def parse_software(sections: Mapping[str, str]) -> SoftwareReading:

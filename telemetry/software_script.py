@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from telemetry.poll_script import END_SECTION, POLL_SCRIPT, marker
+from telemetry.software import is_image_tag
 
 SOFTWARE_SECTIONS: Final[tuple[str, ...]] = (
     "dgx_release",
@@ -39,7 +40,6 @@ SOFTWARE_SECTIONS: Final[tuple[str, ...]] = (
 
 DEFAULT_NCCL_HOME: Final = "$HOME/nccl/build"
 TIMEOUT_S: Final = 5
-_REF_RE: Final = re.compile(r"[a-z0-9][a-z0-9._/:@-]{0,254}")
 _HOME_RE: Final = re.compile(r"(\$HOME)?/?[A-Za-z0-9._/+-]{0,255}")
 
 
@@ -61,8 +61,8 @@ def _home_path(value: str) -> str:
 def software_lines(*, nccl_home: str = DEFAULT_NCCL_HOME, images: Iterable[str] = ()) -> list[str]:
     refs = list(dict.fromkeys(images))
     for ref in refs:
-        if not _REF_RE.fullmatch(ref):
-            raise SoftwareScriptError(f"image {ref!r} is not an image reference")
+        if not is_image_tag(ref):
+            raise SoftwareScriptError(f"image {ref!r} is not an image reference by tag")
     home = _home_path(nccl_home)
     fmt = shlex.quote("{{.Repository}}|{{.Tag}}|{{.Digest}}|{{.ID}}")
     env_fmt = shlex.quote("{{range .Config.Env}}{{println .}}{{end}}")

@@ -7,11 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from telemetry.software import (
+    _IMAGE_TAG_RE,
     Image,
     SoftwareReading,
     as_image_tag,
     asked_images,
     clean_version,
+    docker_name,
     parse_connectx_firmware,
     parse_dgx_release,
     parse_docker,
@@ -21,8 +23,10 @@ from telemetry.software import (
     parse_nvidia_proc,
     parse_nvidia_smi_version,
     parse_software,
+    pull_build,
     version_key,
 )
+from telemetry.software_script import software_lines
 
 # NVlabs/sionna-rk doc/source/setup/spark.rst: a Spark installed from 7.2.3, updated over the air to 7.3.1.
 DGX_RELEASE_OTA = """DGX_NAME="DGX Spark"
@@ -166,6 +170,22 @@ def test_docker_images_keep_the_launchers_repositories():
     assert images == (
         Image("nvcr.io/nvidia/vllm:25.11-py3", f"sha256:{'cd' * 32}", "9a8b7c6d5e4f", None),
         Image(VLLM, DIGEST, "0f1e2d3c4b5a", "2.27.7"),
+    )
+
+
+def test_docker_images_find_a_tag_with_capitals_and_an_ipv6_registry():
+    rc1 = "vllm/vllm-openai:v0.12.0-RC1"
+    ipv6 = "[fd00:5::10]:5000/spark/vllm:26.05-py3"
+    listed = (
+        f"vllm/vllm-openai|v0.12.0-RC1|{DIGEST}|0f1e2d3c4b5a\n"
+        f"[fd00:5::10]:5000/spark/vllm|26.05-py3|sha256:{'cd' * 32}|9a8b7c6d5e4f\n@rc=0\n"
+    )
+    env = f"image={rc1}\nNCCL_VERSION=2.27.7-1\nimage={ipv6}\n"
+    state, images, notes = parse_docker(listed, env, asked_images(env))
+    assert (state, notes) == ("ok", [])
+    assert images == (
+        Image(ipv6, f"sha256:{'cd' * 32}", "9a8b7c6d5e4f", None),
+        Image(rc1, DIGEST, "0f1e2d3c4b5a", "2.27.7"),
     )
 
 
@@ -370,17 +390,58 @@ def test_asked_images():
 
 
 @pytest.mark.parametrize(
-    "ref",
+    ("written", "name"),
     [
-        "nvcr.io/nvidia/vllm:26.05-py3",
-        "vllm/vllm-openai:v0.11.0",
-        "registry.lab.example:5000/spark/vllm_ring:2026.11",
-        "localhost:5000/vllm",
-        "eugr/spark-vllm-docker",
+        ("nvcr.io/nvidia/vllm:26.05-py3", "nvcr.io/nvidia/vllm:26.05-py3"),
+        ("vllm/vllm-openai:v0.11.0", "vllm/vllm-openai:v0.11.0"),
+        ("registry.lab.example:5000/spark/vllm_ring:2026.11", "registry.lab.example:5000/spark/vllm_ring:2026.11"),
+        # a tag may hold capitals, a path may not
+        ("vllm/vllm-openai:v0.12.0-RC1", "vllm/vllm-openai:v0.12.0-RC1"),
+        # a registry by its IPv6 address, with and without a port
+        ("[fd00:5::10]:5000/spark/vllm:26.05-py3", "[fd00:5::10]:5000/spark/vllm:26.05-py3"),
+        ("[::1]/vllm", "[::1]/vllm:latest"),
+        # no tag: the one Docker pulls, as `docker images` lists it
+        ("localhost:5000/vllm", "localhost:5000/vllm:latest"),
+        ("eugr/spark-vllm-docker", "eugr/spark-vllm-docker:latest"),
+        # Docker Hub's registry and library/ as `docker images` leaves them out
+        ("docker.io/vllm/vllm-openai:v0.11.0", "vllm/vllm-openai:v0.11.0"),
+        ("index.docker.io/library/ubuntu", "ubuntu:latest"),
+        ("library/ubuntu:24.04", "ubuntu:24.04"),
+        ("docker.io/library/team/vllm:1", "library/team/vllm:1"),
     ],
 )
-def test_a_launch_image_named_by_its_tag_is_taken_as_written(ref):
-    assert as_image_tag(f"  {ref} ") == ref
+def test_a_launch_image_named_by_its_tag_is_taken_as_docker_lists_it(written, name):
+    assert as_image_tag(f"  {written} ") == name
+    assert as_image_tag(name) == name
+
+
+@given(st.from_regex(_IMAGE_TAG_RE, fullmatch=True))
+@settings(max_examples=300, deadline=None)
+def test_every_image_the_setting_takes_goes_into_the_software_poll(ref):
+    """What start-up accepts the poll round's script accepts too: the setting,
+    the script and the reading share one grammar (a tag with capitals once
+    passed the check and then failed every poll round)."""
+    try:
+        name = as_image_tag(ref)
+    except ValueError:
+        assert len(docker_name(ref)) > 255  # only a name past Docker's length is refused
+        return
+    assert as_image_tag(name) == name
+    assert asked_images(f"image={name}\n") == (name,)
+    software_lines(images=[name])
+
+
+def test_a_pulled_build_is_named_in_words_a_shell_takes():
+    digest = "sha256:" + "4f" * 32
+    assert pull_build("nvcr.io/nvidia/vllm:26.05-py3", digest) == (
+        f"docker pull nvcr.io/nvidia/vllm@{digest} && "
+        f"docker tag nvcr.io/nvidia/vllm@{digest} nvcr.io/nvidia/vllm:26.05-py3"
+    )
+    # brackets are a shell pattern: an IPv6 registry is quoted
+    assert pull_build("[fd00::5]:5000/vllm:1", digest) == (
+        f"docker pull '[fd00::5]:5000/vllm@{digest}' && "
+        f"docker tag '[fd00::5]:5000/vllm@{digest}' '[fd00::5]:5000/vllm:1'"
+    )
 
 
 def test_a_launch_image_named_by_digest_is_refused_with_where_to_pin_it():

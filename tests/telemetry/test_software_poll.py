@@ -12,8 +12,10 @@ import pytest
 
 from simfleet.simulator import SimNode
 from simfleet.software_answers import DEFAULT_SOFTWARE
+from telemetry import conf
 from telemetry.parsers import parse_poll_output, split_sections
 from telemetry.poller import poll_nodes
+from telemetry.software import as_image_tag
 from telemetry.software_script import SOFTWARE_SECTIONS, SoftwareScriptError, software_lines, software_poll_script
 from tests.tools import tool
 
@@ -21,13 +23,13 @@ VLLM = "nvcr.io/nvidia/vllm:26.05-py3"
 SCRIPT = software_poll_script(images=(VLLM,))
 
 
-def _poll(running, due, **kwargs):
+def _poll(running, due, script=SCRIPT, **kwargs):
     targets = [dataclasses.replace(t, software=t.name in due) for t in running.targets()]
     return poll_nodes(
         targets,
         client_keys=[running.client_key.path],
         known_hosts=running.accepted(),
-        software_script=SCRIPT,
+        software_script=script,
         **kwargs,
     )
 
@@ -55,6 +57,24 @@ def test_only_due_sparks_read_their_software(run_fleet):
     assert sw.image(VLLM).nccl == "2.27.7" and sw.docker == "ok" and sw.notes == ()
     assert sw.dgx_os_installed == "7.2.3"
     assert (sw.vllm, sw.vllm_path) == ("absent", None)  # vLLM in a container, as NVIDIA's playbooks run it
+
+
+def test_images_named_with_capitals_or_an_ipv6_registry_are_read_over_ssh(run_fleet):
+    """Both names pass start-up's check; the poll's script asks Docker about them
+    (quoted: brackets are a shell pattern) and the reading finds them."""
+    rc1, ipv6 = as_image_tag("vllm/vllm-openai:v0.12.0-RC1"), as_image_tag("[fd00:5::10]:5000/spark/vllm")
+    assert ipv6 == "[fd00:5::10]:5000/spark/vllm:latest"
+    script = software_poll_script(images=(rc1, ipv6))
+    assert f"printf 'image=%s\\n' '{ipv6}';" in script
+
+    async def body(running):
+        return await _poll(running, {"a"}, script=script)
+
+    (a,) = run_fleet([SimNode("a")], body)
+    assert a.error == "" and a.sample.errors == ()
+    sw = a.sample.software
+    assert sw.launch_images == (rc1, ipv6)
+    assert (sw.values()[f"image:{rc1}"], sw.values()[f"image:{ipv6}"]) == (DEFAULT_SOFTWARE["image_digest"],) * 2
 
 
 def test_odd_tools_still_poll_cleanly(run_fleet):
@@ -226,6 +246,22 @@ def test_a_launch_image_named_by_digest_stops_start_up_with_the_fix(settings):
     )
     settings.FLEET_VLLM_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
     call_command("check")  # a tag passes
+
+
+def test_settings_the_software_poll_cannot_take_stop_start_up(settings):
+    """A launch image start-up takes, the poll's script takes: a tag with capitals
+    passes both; an NCCL folder the script cannot quote stops `manage.py check`
+    (it would otherwise fail every poll round)."""
+    from django.core.management import call_command
+    from django.core.management.base import SystemCheckError
+
+    settings.FLEET_VLLM_IMAGE = "vllm/vllm-openai:v0.12.0-RC1"
+    call_command("check")
+    software_poll_script(images=conf.launch_images())  # the poll round's own call
+    settings.FLEET_NCCL_HOME = "$(reboot)/nccl"
+    with pytest.raises(SystemCheckError) as stopped:
+        call_command("check")
+    assert "(telemetry.E002) FLEET_NCCL_HOME '$(reboot)/nccl' is not a plain folder path" in str(stopped.value)
 
 
 def test_the_launchers_and_the_software_reading_default_to_one_image():
