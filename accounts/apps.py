@@ -30,5 +30,7 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
+        from . import throttle  # noqa: F401 - its settings readers, read at start-up (core.config.read_at_start)
+
         post_migrate.connect(roles_after_migrate, sender=self, dispatch_uid="accounts-roles")
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="accounts-schedule")

@@ -33,7 +33,7 @@ from axes.helpers import get_client_ip_address
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from core.config import as_bool, setting
+from core.config import as_bool, number, read_at_start, setting, whole
 from core.errors import TooManyRequests, envelope
 
 
@@ -65,12 +65,13 @@ class Rule:
     pause: timedelta
 
 
+@read_at_start
 def _rules() -> list[Rule]:
-    cooloff = timedelta(minutes=setting("FLEET_LOGIN_COOLOFF_MINUTES", 15.0, float))
+    cooloff = timedelta(minutes=setting("FLEET_LOGIN_COOLOFF_MINUTES", 15.0, number(0, above=True)))
     minute = timedelta(minutes=1)
     return [
-        Rule("secret", int(setting("FLEET_TOKEN_FAILURE_LIMIT", 5, int)), cooloff, cooloff),
-        Rule("*", int(setting("FLEET_TOKEN_ADDRESS_LIMIT", 30, int)), minute, minute),
+        Rule("secret", setting("FLEET_TOKEN_FAILURE_LIMIT", 5, whole(1)), cooloff, cooloff),
+        Rule("*", setting("FLEET_TOKEN_ADDRESS_LIMIT", 30, whole(1)), minute, minute),
     ]
 
 

@@ -26,6 +26,7 @@ class BenchmarksConfig(AppConfig):
 
         from placement.lab_calibration import LAB_RUNS
 
+        from . import conf  # noqa: F401 - its settings readers, read at start-up (core.config.read_at_start)
         from .lab_runs import lab_runs
         from .seed import seed_after_migrate
 

@@ -19,7 +19,6 @@ from django.utils import timezone
 from bookings.selectors import may_start_run
 from core import errors
 from core.actor import Actor
-from core.config import setting
 from core.errors import Unavailable
 from core.outage import service_down
 from core.runs import HEARTBEAT_STALE_S, WORKER_GONE, heartbeat, run_claim, silent_runs
@@ -40,6 +39,7 @@ from .command import (
     read_output,
     read_server,
 )
+from .conf import bench_timeout_s
 from .errors import BenchmarkError
 from .models import BenchmarkRun
 from .services import result_fields
@@ -379,7 +379,7 @@ def run_execute(*, run_id: int, task_id: str = "") -> BenchmarkRun | None:
             command,
             client_keys=[str(key)],
             accepted_key=accepted,
-            timeout=setting("FLEET_BENCH_TIMEOUT_S", 1800.0, float),
+            timeout=bench_timeout_s(),
         )
     if outcome.error:
         error = explain_failure(outcome.error, head=head.name, image=client_image())

@@ -27,6 +27,8 @@ class BookingsConfig(AppConfig):
     verbose_name = "Bookings"
 
     def ready(self) -> None:
+        from . import conf  # noqa: F401 - its settings readers, read at start-up (core.config.read_at_start)
+
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="bookings-schedule")
         from core import panels
 

@@ -18,6 +18,8 @@ class FabricConfig(AppConfig):
     verbose_name = "Fabric verification and network set-up"
 
     def ready(self) -> None:
+        from . import conf  # noqa: F401 - its settings readers, read at start-up (core.config.read_at_start)
+
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="fabric-schedule")
         # the group page lists every finding code it may show
         from core import panels

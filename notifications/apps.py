@@ -22,6 +22,8 @@ class NotificationsConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self) -> None:
+        from . import conf  # noqa: F401 - its settings readers, read at start-up (core.config.read_at_start)
+
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="notifications-schedule")
         from core import panels
         from notifications import receivers

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from core import config
-from core.config import setting
+from core.config import number, read_at_start, setting, whole
 from notifications.models import SEVERITIES
 
 
@@ -29,20 +29,23 @@ def _get(name: str, default: Any) -> Any:
     return setting(name, default, lambda value: value)
 
 
+@read_at_start
 def quiet_s() -> float:
     """After an alert's opening was announced, the same alert (node, code, objects)
     opening again within this many seconds is not announced (nor its closing):
     a flapping link does not spam (FLEET_ALERT_QUIET_S, default 15 minutes)."""
-    return max(0.0, float(_get("FLEET_ALERT_QUIET_S", 900)))
+    return setting("FLEET_ALERT_QUIET_S", 900.0, number(0))
 
 
+@read_at_start
 def max_retries() -> int:
-    return max(0, int(_get("FLEET_NOTIFY_RETRIES", 6)))
+    return setting("FLEET_NOTIFY_RETRIES", 6, whole(0))
 
 
+@read_at_start
 def retry_base_s() -> float:
     """First retry after this many seconds, doubling each time (capped at 10 minutes)."""
-    return max(0.0, float(_get("FLEET_NOTIFY_RETRY_S", 10)))
+    return setting("FLEET_NOTIFY_RETRY_S", 10.0, number(0))
 
 
 def site_url() -> str:
@@ -59,6 +62,7 @@ class Webhook:
     secret: str = ""  # signs each body (HMAC-SHA256); empty: unsigned
 
 
+@read_at_start
 def webhooks() -> list[Webhook]:
     raw = _get("FLEET_ALERT_WEBHOOKS", [])
     try:
@@ -109,7 +113,17 @@ def _secret(entry: dict[str, Any], where: str) -> str:
     return secret
 
 
+@read_at_start
 def monitoring_email() -> list[str]:
     """FLEET_MONITORING_EMAIL: comma-separated addresses Alertmanager emails Prometheus's alerts to."""
+    from django.core.exceptions import ValidationError
+    from django.core.validators import validate_email
+
     raw = str(_get("FLEET_MONITORING_EMAIL", ""))
-    return [address.strip() for address in raw.split(",") if address.strip()]
+    addresses = [address.strip() for address in raw.split(",") if address.strip()]
+    for address in addresses:
+        try:
+            validate_email(address)
+        except ValidationError:
+            raise ImproperlyConfigured(f"FLEET_MONITORING_EMAIL: {address!r} is not an email address") from None
+    return addresses

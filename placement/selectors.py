@@ -25,12 +25,11 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db.models import Count, QuerySet
 
-from core.config import setting
 from core.errors import NotFound
 from core.health import UNHEALTHY
 from core.validation import as_whole_number, whole_number
 from inventory.models import NodeGroup, NodeGroupMember, Spark, Twin
-from telemetry.conf import launch_image
+from telemetry.conf import launch_image, mgmt_iface
 from telemetry.selectors import latest_samples
 from telemetry.software_store import image_pin
 from topology.engine import Group, LabIn, analyse
@@ -39,7 +38,7 @@ from topology.services import UNSPLITTABLE, lab_read_around
 from topology.state import GroupState, SparkState
 
 from .errors import PlacementError
-from .launch import DEFAULT_MGMT_IFACE, LaunchSettings, usable_mgmt_ip
+from .launch import LaunchSettings, usable_mgmt_ip
 from .models import LlmModel, SavedPlan
 from .planner import GroupSpec, NodeSpec
 
@@ -224,7 +223,7 @@ def launch_settings_for(planned: PlannedGroup) -> LaunchSettings:
     names = [n.name for n in planned.spec.nodes]
     hosts = Spark.objects.filter(name__in=names).values_list("name", "ssh_host")
     return LaunchSettings(
-        mgmt_iface=setting("FLEET_MGMT_IFACE", DEFAULT_MGMT_IFACE, str),
+        mgmt_iface=mgmt_iface(),
         mgmt_ips={name: ip for name, host in hosts if (ip := usable_mgmt_ip(host))},
         vllm_image=(image := vllm_image()),
         vllm_pin=image_pin(image),

@@ -25,6 +25,8 @@ class ServingConfig(AppConfig):
     verbose_name = "Serving"
 
     def ready(self) -> None:
+        from . import conf  # noqa: F401 - its settings readers, read at start-up (core.config.read_at_start)
+
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="serving-schedule")
         from core import panels
 

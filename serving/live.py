@@ -19,8 +19,9 @@ from typing import Any
 
 from django.core.cache import cache
 
-from core.config import setting
 from telemetry.engine_metrics import MAX_TEXT, EngineReading, parse_engine_metrics, tokens_per_second
+
+from .conf import metrics_timeout_s
 
 KEEP_S = 120  # an earlier reading older than this gives no rate
 
@@ -103,7 +104,7 @@ def serving_live(endpoints: list[dict[str, Any]], *, model: str | None = None) -
     """Each engine's figures now (all engines asked at once, each within FLEET_SERVE_METRICS_TIMEOUT_S)."""
     if not endpoints:
         return ServingLive([])
-    timeout = setting("FLEET_SERVE_METRICS_TIMEOUT_S", 1.5, float)
+    timeout = metrics_timeout_s()
     with ThreadPoolExecutor(max_workers=min(8, len(endpoints))) as pool:
         return ServingLive(list(pool.map(lambda e: _one(e, model, timeout), endpoints)))
 
@@ -113,7 +114,7 @@ def many_live(rows: list[tuple[int, list[dict[str, Any]], str]]) -> dict[int, Se
     flat = [(pk, e, model) for pk, endpoints, model in rows for e in endpoints]
     if not flat:
         return {}
-    timeout = setting("FLEET_SERVE_METRICS_TIMEOUT_S", 1.5, float)
+    timeout = metrics_timeout_s()
     with ThreadPoolExecutor(max_workers=min(16, len(flat))) as pool:
         results = list(pool.map(lambda item: _one(item[1], item[2], timeout), flat))
     out: dict[int, list[EngineLive]] = {}

@@ -26,7 +26,6 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
-from core.config import setting
 from core.runs import HEARTBEAT_S, heartbeat
 from fabric.nccl import networks_in
 from inventory.models import Spark
@@ -37,6 +36,7 @@ from telemetry.remote import Outcome, Target, run_command
 from telemetry.selectors import accepted_host_key
 
 from . import steps as serve_steps
+from .conf import pull_timeout_s, ready_timeout_s, step_timeout_s, weights_timeout_s
 from .models import Serving
 from .services import serving_release
 
@@ -53,25 +53,6 @@ MAX_OUTPUT = 200_000
 WATCH_S = 2.5 * HEARTBEAT_S
 PROGRESS_EVERY_S = 2.0  # how often a running step's output so far is written
 ENGINE_WATCH_S = 15.0  # how often the wait for an engine reads its container's state and last lines
-
-
-def step_timeout_s() -> float:
-    return float(setting("FLEET_SERVE_STEP_S", 900.0, float))
-
-
-def ready_timeout_s() -> float:
-    """How long an engine may take to load its model and answer (FLEET_SERVE_READY_S, default 30 minutes)."""
-    return float(setting("FLEET_SERVE_READY_S", 1800.0, float))
-
-
-def pull_timeout_s() -> float:
-    """How long a node's image step may download the launch image (FLEET_SERVE_PULL_S, default an hour)."""
-    return float(setting("FLEET_SERVE_PULL_S", 3600.0, float))
-
-
-def weights_timeout_s() -> float:
-    """How long a node's weights step may download the model (FLEET_SERVE_WEIGHTS_S, default two hours)."""
-    return float(setting("FLEET_SERVE_WEIGHTS_S", 7200.0, float))
 
 
 def _phase(step: dict[str, Any]) -> str:

@@ -21,7 +21,6 @@ from bookings.selectors import LIVE as BOOKING_LIVE
 from bookings.selectors import group_find
 from bookings.services import lock_sparks
 from core.actor import Actor
-from core.config import setting
 from core.errors import FleetError, Unavailable
 from core.outage import service_down
 from core.roles import can_book, is_admin
@@ -33,6 +32,7 @@ from telemetry.discovery import address
 from telemetry.software_store import run_drift
 
 from . import steps as serve_steps
+from .conf import base_port
 from .errors import ServingError, ServingForbidden, ServingRefused
 from .models import LIVE, Serving, ServingEvent, ServingNode, ServingPort
 from .plans import Chosen, plan_choose, plan_snapshot
@@ -42,11 +42,6 @@ def log(serving: Serving, actor: Actor, action: str, detail: str = "") -> None:
     ServingEvent.objects.create(
         serving=serving, username=actor.username, source=actor.source[:10], action=action, detail=detail[:300]
     )
-
-
-def base_port() -> int:
-    """FLEET_SERVE_PORT: the first port engines and routers are given on a node (8000, vLLM's own)."""
-    return int(setting("FLEET_SERVE_PORT", 8000, int))
 
 
 def _holding(actor: Actor, group: NodeGroup, spark_ids: list[int], now: datetime) -> Booking:

@@ -34,11 +34,12 @@ def schedule_create(**kwargs: Any) -> None:
         PeriodicTask.objects.create(name=name, task=task, interval=interval)
 
 
-def launch_image_check(app_configs: Any = None, **kwargs: Any) -> list[Any]:
-    """FLEET_VLLM_IMAGE must name an image by its tag, and FLEET_NCCL_HOME be a
-    plain folder: both go into the software poll's script, so both are checked
-    at start-up (migrate, runserver, ``manage.py check``) and a lab reads the
-    fix there rather than in every poll round's failure."""
+def software_script_check(app_configs: Any = None, **kwargs: Any) -> list[Any]:
+    """FLEET_NCCL_HOME must be a plain folder: it goes into the software poll's
+    script with the launch image, so it is checked at start-up (migrate,
+    runserver, ``manage.py check``) and a lab reads the fix there rather than
+    in every poll round's failure. A launch image that cannot be read at all
+    is core.E001's (its reader is marked read_at_start)."""
     from django.core import checks
     from django.core.exceptions import ImproperlyConfigured
 
@@ -47,8 +48,8 @@ def launch_image_check(app_configs: Any = None, **kwargs: Any) -> list[Any]:
 
     try:
         images = conf.launch_images()
-    except ImproperlyConfigured as exc:
-        return [checks.Error(str(exc), id="telemetry.E001")]
+    except ImproperlyConfigured:
+        return []
     try:
         software_lines(nccl_home=conf.nccl_home(), images=images)
     except SoftwareScriptError as exc:
@@ -63,7 +64,9 @@ class TelemetryConfig(AppConfig):
     def ready(self) -> None:
         from django.core import checks
 
-        checks.register(launch_image_check)
+        from . import conf  # noqa: F401 - its settings readers, read at start-up (core.config.read_at_start)
+
+        checks.register(software_script_check)
         post_migrate.connect(schedule_create, sender=self, dispatch_uid="telemetry-schedule")
         from telemetry.sample_rows import twin_sets_forget
 

@@ -241,7 +241,7 @@ def test_a_launch_image_named_by_digest_stops_start_up_with_the_fix(settings):
     with pytest.raises(SystemCheckError) as stopped:
         call_command("check")
     assert (
-        f"(telemetry.E001) FLEET_VLLM_IMAGE='nvcr.io/nvidia/vllm@{digest}' cannot be read: name the image by its tag"
+        f"(core.E001) FLEET_VLLM_IMAGE='nvcr.io/nvidia/vllm@{digest}' cannot be read: name the image by its tag"
         in str(stopped.value)
     )
     settings.FLEET_VLLM_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
@@ -265,7 +265,11 @@ def test_settings_the_software_poll_cannot_take_stop_start_up(settings):
 
 
 def test_the_launchers_and_the_software_reading_default_to_one_image():
-    from placement.launch import DEFAULT_VLLM_IMAGE
+    from fabric.command import VerifySettings
+    from placement.launch import DEFAULT_MGMT_IFACE, DEFAULT_VLLM_IMAGE
     from telemetry.conf import DEFAULT_LAUNCH_IMAGE
+    from telemetry.conf import DEFAULT_MGMT_IFACE as READ_MGMT_IFACE
 
     assert DEFAULT_LAUNCH_IMAGE == DEFAULT_VLLM_IMAGE
+    # and to one management interface, the launches' and the fabric verification's
+    assert READ_MGMT_IFACE == DEFAULT_MGMT_IFACE == VerifySettings().mgmt_iface == conf.mgmt_iface()
