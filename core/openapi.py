@@ -20,13 +20,13 @@ same rules the API root applies:
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.http import HttpRequest
 from ninja import NinjaAPI
 from ninja.parser import Parser
 
-from .errors import BadInput
 from .validation import MAX_JSON_DEPTH, json_too_deep
 
 ERROR_SCHEMA = {
@@ -88,14 +88,29 @@ def declare_errors(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number (JSON has no NaN or Infinity)")
+
+
+# Where a body that could not be read says why: django-ninja answers any
+# parser failure with a bare "Cannot parse request body"; the API's 400 adds this.
+BODY_ERROR = "fleet_body_error"
+
+
 class EdgeParser(Parser):
     """JSON bodies nested deeper than ``MAX_JSON_DEPTH`` are refused before
-    parsing (the lab document's YAML path has the same limit)."""
+    parsing (the lab document's YAML path has the same limit), and so are
+    Python's extensions to JSON (NaN, Infinity, -Infinity), which no column
+    or JSON column of the database takes. Why is kept on the request."""
 
     def parse_body(self, request: HttpRequest) -> Any:
-        if json_too_deep(request.body):
-            raise BadInput(f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels", "body")
-        return super().parse_body(request)
+        try:
+            if json_too_deep(request.body):
+                raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+            return json.loads(request.body, parse_constant=_no_constant)
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            setattr(request, BODY_ERROR, str(exc))
+            raise
 
 
 class FleetAPI(NinjaAPI):

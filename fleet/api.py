@@ -16,7 +16,7 @@ from bookings.api import router as bookings_router
 from bookings.api import router_deprecated as reservations_router
 from core.api import READ, fleet_error_response
 from core.errors import FleetError, envelope
-from core.openapi import EdgeParser, FleetAPI
+from core.openapi import BODY_ERROR, EdgeParser, FleetAPI
 from design.api import router as design_router
 from fabric.api import router as fabric_router
 from inventory.api import router as inventory_router
@@ -61,6 +61,11 @@ def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
 
 @api.exception_handler(HttpError)
 def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    unread = getattr(request, BODY_ERROR, "")
+    if exc.status_code == 400 and unread:
+        return _error(
+            request, 400, f"the body is not JSON the API takes: {unread}; nothing was changed", [("body", unread)]
+        )
     return _error(request, exc.status_code, str(exc))
 
 

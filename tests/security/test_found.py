@@ -261,7 +261,30 @@ def test_a_json_lab_document_nested_too_deep_is_refused(api_admin):
 
 def test_any_json_body_nested_too_deep_is_refused(api_member, booked_lab):
     deep = '{"group": 1, "plan": ' + "[" * 5000 + "]" * 5000 + "}"
-    refused(api_member, "post", "/api/bookings", deep, status=400)
+    data = refused(api_member, "post", "/api/bookings", deep, status=400)
+    assert data["message"] == "the body is not JSON the API takes: nested deeper than 64 levels; nothing was changed"
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_in_a_json_body_are_refused_with_why(api_member, booked_lab, constant):
+    """Python's json reads them, no JSON column takes them: a booking's plan
+    holding one once answered 500 (the database's JSON check refused the row)."""
+    body = (
+        f'{{"group": {booked_lab["ring"].pk}, "start": "2027-01-04T09:00:00Z", "end": "2027-01-04T10:00:00Z", '
+        f'"purpose": "a run", "plan": {{"tok_s": {constant}}}}}'
+    )
+    data = refused(api_member, "post", "/api/bookings", body, status=400)
+    why = f"{constant} is not a JSON number (JSON has no NaN or Infinity)"
+    assert data["message"] == f"the body is not JSON the API takes: {why}; nothing was changed"
+    assert data["errors"] == [{"path": "body", "message": why}]
+
+
+def test_a_body_that_is_not_json_says_where_it_stops(api_member, booked_lab):
+    data = refused(api_member, "post", "/api/bookings", '{"group": 1,', status=400)
+    assert data["message"] == (
+        "the body is not JSON the API takes: Expecting property name enclosed in double quotes: "
+        "line 1 column 13 (char 12); nothing was changed"
+    )
 
 
 @pytest.mark.postgres
