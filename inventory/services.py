@@ -590,6 +590,16 @@ def cable_end_errors(
             errors.append((f"{path}[{i}]", f"port {port.label} is named twice in this cable"))
         seen.add(port.pk)
     trunk = ports[0]
+    a, b = ports[0], ports[-1]
+    if not cable_type.breakout and a is not None and b is not None and a.pk != b.pk and a.spark_id is not None:
+        if a.spark_id == b.spark_id:
+            errors.append(
+                (
+                    f"{path}[1]",
+                    f"{a.label} and {b.label} are ports of one Spark: a cable joins two Sparks, "
+                    "or a Spark and a switch (a loop back carries no traffic the fleet can use)",
+                )
+            )
     if cable_type.breakout and trunk is not None:
         if trunk.spark_id is not None:
             errors.append(

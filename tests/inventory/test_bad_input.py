@@ -75,6 +75,11 @@ BAD_DOCUMENTS = {
         "cables[1].ends[0]",
         "cannot break out",
     ),
+    "a cable from a Spark to itself": (
+        lambda d: d["cables"].append({"type": "qsfp112-dac", "ends": ["spark-03:p0", "spark-03:p1"]}),
+        "cables[1].ends[1]",
+        "spark-03:p0 and spark-03:p1 are ports of one Spark: a cable joins two Sparks, or a Spark and a switch",
+    ),
     "a cable with one end": (
         lambda d: d["cables"].append({"type": "qsfp112-dac", "ends": ["spark-03:p0"]}),
         "cables[1].ends",
@@ -221,6 +226,24 @@ def test_a_cable_into_a_taken_port_through_the_api(api_admin, import_lab):
     assert response.status_code == 400
     assert response.json()["errors"][0]["path"] == "ends[0]"
     assert "already holds" in response.json()["errors"][0]["message"]
+    assert db_state() == before
+
+
+def test_a_cable_from_a_spark_to_itself_is_refused_through_the_api(api_admin):
+    """It was once taken: the Spark then listed itself as its own peer and its
+    netplan said it had no cabled port."""
+    made = api_admin.post("/api/sparks", {"name": "solo", "hardware": "dgx-spark-128", "ssh": {"host": "10.0.0.9"}})
+    assert made.status_code == 201
+    before = db_state()
+    response = api_admin.post("/api/cables", {"type": "qsfp112-dac", "ends": ["solo:p1", "solo:p0"]})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "path": "ends[1]",
+            "message": "solo:p1 and solo:p0 are ports of one Spark: a cable joins two Sparks, "
+            "or a Spark and a switch (a loop back carries no traffic the fleet can use)",
+        }
+    ]
     assert db_state() == before
 
 
