@@ -8,6 +8,7 @@ and names the spot of every problem as a path like ``cables[2].ends[1]``.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,25 @@ class _UniqueKeys(_Loader):
                 where = f"line {mark.line + 1}, column {mark.column + 1}"
                 raise DocumentError([(where, f"the key {key!r} is repeated (first on line {first})")])
         return super().construct_mapping(node, deep=deep)
+
+
+# Numbers and booleans as YAML 1.2's core schema reads them, not PyYAML's
+# YAML 1.1: there a serial 0123 is the octal 83, 1_000 is 1000, a port 1:30
+# is 90 (base 60) and yes/no/on/off are booleans, all silently. Here a plain
+# decimal is a number, true/false a boolean, and anything else stays the text
+# it was written as (a field that wants a number then says so).
+_INT, _FLOAT, _BOOL = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool"
+_UniqueKeys.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT, _BOOL)]
+    for first, resolvers in _Loader.yaml_implicit_resolvers.items()
+}
+_UniqueKeys.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+_UniqueKeys.add_implicit_resolver(_INT, re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$"), list("-+0123456789"))
+_UniqueKeys.add_implicit_resolver(
+    _FLOAT,
+    re.compile(r"^[-+]?(?:(?:0|[1-9][0-9]*)\.[0-9]*|\.[0-9]+|(?:0|[1-9][0-9]*)(?:\.[0-9]*)?[eE][-+]?[0-9]+)$"),
+    list("-+0123456789."),
+)
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

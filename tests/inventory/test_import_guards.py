@@ -106,3 +106,34 @@ def test_the_page_refuses_an_apply_whose_preview_removed_fewer(admin_client, imp
         "/lab/import/", {"text": text, "prune": "on", "confirm_prune": "on", "confirm_remove": "4", "action": "apply"}
     )
     assert done.status_code == 200 and Spark.objects.count() == 2
+
+
+def test_numbers_are_read_as_yaml_1_2_so_a_serial_keeps_its_text(api_admin):
+    """PyYAML reads YAML 1.1, where 0123 is the octal 83, 12_345 is 12345 and a
+    port 1:30 is 90 (base 60): once imported silently, and re-importing the same
+    file then said "nothing to change". A plain decimal is still a number."""
+    text = (
+        "sparks:\n"
+        "  - {name: s-oct, hardware: dgx-spark-128, ssh: {host: 10.0.0.1}, serial: 0123}\n"
+        "  - {name: s-hex, hardware: dgx-spark-128, ssh: {host: 10.0.0.2}, serial: 0x1F}\n"
+        "  - {name: s-und, hardware: dgx-spark-128, ssh: {host: 10.0.0.3, port: 2222}, serial: 12_345}\n"
+        "  - {name: s-dec, hardware: dgx-spark-128, ssh: {host: 10.0.0.4}, serial: 4096}\n"
+    )
+    r = _post(api_admin, "", text)
+    assert r.status_code == 200, r.content
+    assert dict(Spark.objects.values_list("name", "serial")) == {
+        "s-oct": "0123",
+        "s-hex": "0x1F",
+        "s-und": "12_345",
+        "s-dec": "4096",
+    }
+    assert Spark.objects.get(name="s-und").ssh_port == 2222
+    assert _post(api_admin, "", text).json()["unchanged"] == 4
+
+
+def test_a_port_written_in_base_60_is_refused_not_read_as_90(api_admin):
+    before = db_state()
+    r = _post(api_admin, "", "sparks:\n  - {name: s-60, hardware: dgx-spark-128, ssh: {host: 10.0.0.1, port: 1:30}}\n")
+    assert r.status_code == 400
+    assert [e["path"] for e in r.json()["errors"]] == ["sparks[0].ssh.port"]
+    assert db_state() == before
