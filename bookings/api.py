@@ -22,7 +22,7 @@ from core.actor import Actor
 from core.api import ADMIN, BOOK
 from core.errors import NotFound, error_items
 from core.pages import Rows, paginated
-from core.validation import INT64, CleanStr, Int, JsonData, SaneDatetime
+from core.validation import INT64, PATCH_ONLY_KNOWN, CleanStr, Int, JsonData, SaneDatetime
 
 from . import selectors, services
 from .availability import availability_check
@@ -75,6 +75,7 @@ class BookingIn(Schema):
 
 
 class BookingPatch(Schema):
+    model_config = PATCH_ONLY_KNOWN
     start: SaneDatetime | None = None
     end: SaneDatetime | None = None
     purpose: Purpose | None = None

@@ -27,7 +27,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, ConfigDict, Field
 
 # Control characters: C0 and DEL, C1, and the Unicode line/paragraph separators.
 _ONE_LINE_BAD = "\x00-\x1f\x7f-\x9f\u2028\u2029"
@@ -196,3 +196,8 @@ PositiveInt32 = Int(0, INT32)
 Limit = Int(1, 1000)
 Offset = Int(0, 10_000_000)
 TcpPort = Int(1, 65535)
+
+
+# A change (PATCH) names only fields that exist: a misspelt one would otherwise
+# change nothing and answer 200, and the client would believe it had.
+PATCH_ONLY_KNOWN = ConfigDict(extra="forbid")

@@ -54,7 +54,8 @@ def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     errors = []
     for err in exc.errors:
         loc = [str(x) for x in err.get("loc", []) if x not in ("body", "payload", "query", "path")]
-        errors.append((".".join(loc), str(err.get("msg", "invalid"))))
+        # a body that is no object at all (null, [], "x", 1) has no field to name: it is the body's
+        errors.append((".".join(loc) or "body", str(err.get("msg", "invalid"))))
     text = "; ".join(f"{path}: {message}" for path, message in errors)
     return _error(request, 422, "the request was not applied: " + text, errors)
 

@@ -23,7 +23,7 @@ from core.actor import Actor
 from core.api import ADMIN
 from core.health import HEALTH_STATUSES, HealthValue
 from core.pages import Rows, paginated
-from core.validation import CleanStr, Int, TcpPort, whole_number
+from core.validation import PATCH_ONLY_KNOWN, CleanStr, Int, TcpPort, whole_number
 
 from . import labdoc, labio, selectors, services
 from .errors import InventoryError
@@ -131,12 +131,14 @@ class SparkIn(Schema):
 
 
 class SshPatch(Schema):
+    model_config = PATCH_ONLY_KNOWN
     host: Host | None = None
     port: TcpPort | None = None
     user: SshUser | None = None
 
 
 class SparkPatch(Schema):
+    model_config = PATCH_ONLY_KNOWN
     name: Name | None = None
     hardware: Slug | None = None
     ssh: SshPatch | None = None
@@ -160,6 +162,7 @@ class SwitchIn(Schema):
 
 
 class SwitchPatch(Schema):
+    model_config = PATCH_ONLY_KNOWN
     name: Name | None = None
     hardware: Slug | None = None
     serial: Serial | None = None
@@ -183,6 +186,7 @@ class CableIn(Schema):
 
 
 class CablePatch(Schema):
+    model_config = PATCH_ONLY_KNOWN
     type: Slug | None = None
     ends: list[PortName] | None = Field(None, max_length=9)
     label: Label | None = None
@@ -479,6 +483,7 @@ def catalogue_create(request: HttpRequest, payload: CatalogueIn) -> Status[Catal
 
 
 class CataloguePatch(Schema):
+    model_config = PATCH_ONLY_KNOWN
     name: CleanStr(120, min_length=1) | None = None
     vendor: Vendor | None = None
     memory_gb: MemoryGb | None = None

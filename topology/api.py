@@ -14,6 +14,7 @@ from core.api import ADMIN
 from core.errors import BadInput
 from core.health import HealthValue
 from core.pages import Rows, paginated
+from core.validation import PATCH_ONLY_KNOWN
 
 from . import services as svc
 from .live import group_out, live_state
@@ -99,6 +100,7 @@ class SubgroupIn(Schema):
 
 
 class GroupPatch(Schema):
+    model_config = PATCH_ONLY_KNOWN
     name: Any = None
 
 

@@ -328,3 +328,35 @@ def test_api_docs_are_served_from_local_static_files(client):
     assert "cdn.jsdelivr.net" not in html and "/static/ninja/" in html
     schema = client.get("/api/openapi.json").json()
     assert "/api/import" in schema["paths"] and "/api/sparks/{name}" in schema["paths"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "where"),
+    [
+        ("/api/sparks/pair-a", {"serail": "SN-9"}, "serail"),
+        ("/api/sparks/pair-a", {"ssh": {"hots": "10.0.0.9"}}, "ssh.hots"),
+        ("/api/switches/sw-9", {"hw": "mikrotik-crs804-ddq"}, "hw"),
+        ("/api/catalogue/dgx-spark-128", {"memory": 256}, "memory"),
+    ],
+)
+def test_a_change_naming_an_unknown_field_is_refused_not_ignored(api_admin, import_lab, path, body, where):
+    """A misspelt field once changed nothing and answered 200: the admin believed it had."""
+    import_lab("pair.yaml")
+    api_admin.post("/api/switches", {"name": "sw-9", "hardware": "mikrotik-crs504-4xq-in"})
+    before = db_state()
+    response = api_admin.patch(path, body)
+    assert response.status_code == 422
+    assert response.json()["errors"] == [{"path": where, "message": "Extra inputs are not permitted"}]
+    assert db_state() == before
+
+
+@pytest.mark.parametrize("body", ["null", "[]", '"SN-9"', "1"])
+def test_a_change_whose_body_is_no_object_is_refused(api_admin, import_lab, body):
+    import_lab("pair.yaml")
+    before = db_state()
+    response = api_admin.patch("/api/sparks/pair-a", body, content_type="application/json")
+    assert response.status_code == 422
+    assert response.json()["errors"] == [
+        {"path": "body", "message": "Input should be a valid dictionary or object to extract fields from"}
+    ]
+    assert db_state() == before
