@@ -23,6 +23,7 @@ from placement.api import Count, GroupId, Ms, Names, Notes, Num, Slug, Tokens, T
 from placement.errors import PlacementError
 
 from . import runs, selectors, services
+from .errors import BenchmarkError
 from .models import BenchmarkRun
 
 router = Router(tags=["benchmarks"])
@@ -192,6 +193,8 @@ def benchmarks_list(request: HttpRequest, filters: Query[BenchFilter], response:
 
 @router.post("/benchmarks", response={201: BenchmarkOut}, auth=BOOK)
 def benchmarks_create(request: HttpRequest, payload: BenchmarkIn) -> Any:
+    if payload.measured_at is not None and payload.measured_at.tzinfo is None:
+        raise BenchmarkError(f"{payload.measured_at.isoformat()} has no time zone: add Z or an offset", "measured_at")
     data = payload.model_dump(exclude_none=True)
     return Status(201, bench_out(services.benchmark_create(actor=Actor.from_request(request, "api"), data=data)))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
@@ -77,6 +77,10 @@ ACCEPTED = {
     "notes",
     "derived",
 }
+
+
+# a record's time may run this far ahead of the app's clock (two machines' clocks)
+CLOCK_SKEW = timedelta(minutes=5)
 
 
 def _number(data: dict[str, Any], key: str, errors: Errors, *, required: bool = False) -> float | None:
@@ -260,6 +264,18 @@ def _where(data: dict[str, Any], source: str, errors: Errors) -> dict[str, Any]:
     if not isinstance(used, list | tuple) or not all(isinstance(n, str) for n in used):
         errors.append(("nodes", "a list of Spark names"))
         return {}
+    for key, given, actual in (
+        ("node_count", data.get("node_count"), len(used)),
+        ("topology_kind", data.get("topology_kind"), planned.spec.kind),
+    ):
+        if given not in (None, "") and given != actual:
+            errors.append(
+                (
+                    key,
+                    f"{given!r} is not what the run had on {group.name} ({actual!r}): "
+                    "a run measured here takes both from its group and nodes; leave it out",
+                )
+            )
     stray = [n for n in used if n not in members]
     if stray or len(set(used)) != len(used):
         errors.append(
@@ -328,6 +344,17 @@ def _fields(data: dict[str, Any], errors: Errors) -> dict[str, Any]:
     if fields["backend"] == "rocenante" and fields.get("topology_kind") not in (None, "switched"):
         errors.append(("backend", "RoCEnante runs only on a switched group"))
     fields["measured_at"] = _when(data.get("measured_at"), errors)
+    if fields["measured_at"] > timezone.now() + CLOCK_SKEW:
+        errors.append(
+            (
+                "measured_at",
+                f"{fields['measured_at'].astimezone(UTC):%Y-%m-%d %H:%M} UTC is in the future: "
+                "a run is recorded once it has run",
+            )
+        )
+    decode = fields.get("decode_tps")
+    if decode is not None and decode <= 0:
+        errors.append(("decode_tps", "must be above 0 tok/s: a run that decoded nothing has no speed to record"))
     fields["derived"] = [str(d) for d in data.get("derived", ())]
     return fields
 

@@ -88,6 +88,59 @@ def test_a_member_records_a_run_with_the_topology_snapshot(api_member, demo):
     assert again[0]["group_nodes"] == run["group_nodes"]
 
 
+@pytest.mark.parametrize(
+    ("fields", "errors"),
+    [
+        (
+            {"measured_at": "2030-01-01T00:00:00Z"},
+            [("measured_at", "2030-01-01 00:00 UTC is in the future: a run is recorded once it has run")],
+        ),
+        (
+            {"measured_at": "2026-12-01T00:00:00"},
+            [("measured_at", "2026-12-01T00:00:00 has no time zone: add Z or an offset")],
+        ),
+        (
+            {"decode_tps": 0},
+            [("decode_tps", "must be above 0 tok/s: a run that decoded nothing has no speed to record")],
+        ),
+        (
+            {"node_count": 99},
+            [
+                (
+                    "node_count",
+                    "99 is not what the run had on {group} (4): a run measured here takes both from its group "
+                    "and nodes; leave it out",
+                )
+            ],
+        ),
+        (
+            {"topology_kind": "ring"},
+            [
+                (
+                    "topology_kind",
+                    "'ring' is not what the run had on {group} ('switched'): a run measured here takes both from "
+                    "its group and nodes; leave it out",
+                )
+            ],
+        ),
+    ],
+)
+def test_a_record_that_cannot_have_been_measured_is_refused(api_member, demo, fields, errors):
+    """Each was once stored (201): a run three years ahead, a time without a zone
+    read as UTC, a run that decoded nothing, a node count the group never had."""
+    group = demo["switched"]
+    before = BenchmarkRun.objects.count()
+    body = record(group=group.pk, nodes=["spark-07", "spark-08", "spark-09", "spark-10"], tp=4, backend="nccl")
+    response = api_member.post("/api/benchmarks", {**body, **fields})
+    assert response.status_code == 400, response.content
+    assert [(e["path"], e["message"]) for e in response.json()["errors"]] == [
+        (path, message.format(group=group.name)) for path, message in errors
+    ]
+    assert BenchmarkRun.objects.count() == before
+    # the same record, as it was measured, is taken
+    assert api_member.post("/api/benchmarks", {**body, "node_count": 4, "topology_kind": "switched"}).status_code == 201
+
+
 def test_a_published_figure_needs_its_reference(api_member):
     ok = api_member.post(
         "/api/benchmarks",
