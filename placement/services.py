@@ -22,7 +22,7 @@ from .errors import PlacementError
 from .hfconfig import parse_hf_config
 from .model_catalogue import ModelSpec
 from .models import LlmModel, LlmVariant, SavedPlan
-from .quants import ModelVariant, canonical_quantization
+from .quants import ModelVariant, canonical_quantization, is_hub_repo
 
 # Derived from the one definition of a model's figures (ModelSpec): the fields
 # every model gives, then those with a default.
@@ -67,8 +67,9 @@ def model_create(*, actor: Actor, fields: dict[str, Any], origin: str = "admin")
     errors = spec.validate()
     if len(spec.name) > 120:
         errors.append(("name", "at most 120 characters"))
-    if len(spec.hf_repo) > 200:
-        errors.append(("hf_repo", "at most 200 characters"))
+    if spec.hf_repo and not is_hub_repo(spec.hf_repo):
+        # what the launchers and serving download: a variant's references are held to the same
+        errors.append(("hf_repo", "a Hugging Face repository: owner/name (letters, digits, . _ -)"))
     if not errors and LlmModel.objects.filter(slug=spec.slug).exists():
         raise Conflict(f"a model with slug {spec.slug!r} already exists", "slug")
     if errors:

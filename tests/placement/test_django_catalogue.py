@@ -103,6 +103,10 @@ def test_admin_adds_a_model_and_plans_with_it(api_admin, demo):
         ({"layers": "32"}, "layers", 422),
         ({"layers": 32.5}, "layers", 422),
         ({"slug": "Bad Slug!"}, "slug", 400),
+        # what the launchers and serving download: once listed as loadable
+        ({"hf_repo": "a/b; rm -rf /"}, "hf_repo", 400),
+        ({"hf_repo": "mistralai"}, "hf_repo", 400),
+        ({"hf_repo": "https://huggingface.co/mistralai/Mistral-7B-v0.1"}, "hf_repo", 400),
     ],
 )
 def test_absurd_models_are_refused_naming_the_field(api_admin, change, field, status):
