@@ -11,6 +11,7 @@ group of the database.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -96,17 +97,20 @@ def _lab_labels() -> frozenset[str]:
     return frozenset(Cable.objects.exclude(label="").values_list("label", flat=True))
 
 
+_BUDGET_RE = re.compile(r"[0-9]{1,13}(?:\.[0-9]{1,2})?", re.ASCII)
+BUDGET_MAX = Decimal(10) ** 12
+
+
 def _budget(raw: Any, raw_currency: Any, errors: list[tuple[str, str]]) -> tuple[Decimal | None, str]:
     """A budget of 0 or more and its three-letter currency, or None (errors noted)."""
     budget: Decimal | None = None
     if raw not in (None, ""):
-        try:
-            budget = Decimal(str(raw))
-            if not budget.is_finite() or budget < 0:
-                raise ValueError
-        except (ArithmeticError, ValueError):
-            errors.append(("budget", "must be a number of 0 or more"))
-            budget = None
+        text = str(raw).strip() if isinstance(raw, str | int | float) and not isinstance(raw, bool) else ""
+        # ASCII digits, at most two decimals, below a trillion: "1e400" and "٥" are no budget a lab types
+        if _BUDGET_RE.fullmatch(text) and Decimal(text) < BUDGET_MAX:
+            budget = Decimal(text)
+        else:
+            errors.append(("budget", "must be a number of 0 or more, in digits (e.g. 25000 or 25000.50)"))
     currency = str(raw_currency or "").strip().upper()
     if budget is not None and not (len(currency) == 3 and currency.isalpha()):
         errors.append(("currency", "a budget needs its currency, a three-letter code like EUR or USD"))
@@ -524,7 +528,10 @@ def _budget_note(answer: Answer) -> str:
             f"{'are' if over != 1 else 'is'} left out"
         )
     if unchecked:
-        parts.append(f"{unchecked} cannot be checked (total unknown)")
+        parts.append(
+            f"{unchecked} design{'s' if unchecked != 1 else ''} cannot be checked against it "
+            "(a part without a price: its total is unknown)"
+        )
     return ("; ".join(parts) + ".") if parts else f"Every design is within the budget of {budget}."
 
 

@@ -126,6 +126,10 @@ def test_an_owned_switch_is_not_bought(api_member: ApiClient) -> None:
         ({"sparks_128": 4, "models": [{"model": "no-such-model"}]}, "models[0].model"),
         ({"sparks_128": 4, "models": [{"model": "llama-3.3-70b", "concurrency": 0}]}, "models[0].concurrency"),
         ({"sparks_128": 4, "budget": "lots"}, "budget"),
+        ({"sparks_128": 4, "budget": "1e400", "currency": "EUR"}, "budget"),  # once taken: 10^400 EUR
+        ({"sparks_128": 4, "budget": "\u0665\u0660\u0660\u0660", "currency": "EUR"}, "budget"),  # Arabic-Indic 5000
+        ({"sparks_128": 4, "budget": -1, "currency": "EUR"}, "budget"),
+        ({"sparks_128": 4, "budget": True, "currency": "EUR"}, "budget"),
         ({"sparks_128": 4, "owned_switch": "cisco-9000"}, "owned_switch"),
     ],
 )
