@@ -41,4 +41,9 @@ class BookingsConfig(AppConfig):
         from .selectors import may_start_run
 
         RUN_PERMISSION.add(may_start_run)
+        from inventory.services import DELETE_HOLDS
+
+        from .selectors import holds_on
+
+        DELETE_HOLDS.add(holds_on)  # a Spark a booking holds is not deleted from under it
         panels.slot("group").add(group_panel, order=10)  # who holds a group, on its page

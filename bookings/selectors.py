@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -39,6 +39,23 @@ if TYPE_CHECKING:
     from core.types import Visitor
 
 LIVE = (Booking.Status.BOOKED, Booking.Status.ACTIVE)
+
+
+def holds_on(spark_ids: list[int]) -> list[str]:
+    """The bookings that have not ended and hold any of these Sparks, in words
+    (inventory.services.DELETE_HOLDS: a held Spark is not deleted)."""
+    rows = list(
+        Booking.objects.filter(allocations__spark_id__in=spark_ids, status__in=LIVE, end__gt=timezone.now())
+        .select_related("owner")
+        .distinct()
+        .order_by("start", "pk")[:4]
+    )
+    said = [
+        f"booking {b.pk} of {b.owner.get_username()} "
+        f"({b.start.astimezone(UTC):%Y-%m-%d %H:%M} to {b.end.astimezone(UTC):%Y-%m-%d %H:%M} UTC)"
+        for b in rows[:3]
+    ]
+    return said + (["more bookings"] if len(rows) > 3 else [])
 
 
 # ---------------------------------------------------------------- time zones

@@ -17,3 +17,11 @@ class NotFound(InventoryError, errors.NotFound):
 
     status = 404
     prefix = ""
+
+
+class Held(InventoryError, errors.Conflict):
+    """A Spark something still holds (a booking that has not ended) is not
+    deleted (409); in an import it is reported at its place like any other."""
+
+    status = 409
+    prefix = "the request was not applied: "

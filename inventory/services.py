@@ -21,13 +21,17 @@ from core.actor import Actor
 from core.hooks import Hook
 
 from . import validators as v
-from .errors import InventoryError, NotFound
+from .errors import Held, InventoryError, NotFound
 from .hardware_catalogue import CAGES, SPARK_PORT_GBPS, SPARK_PORTS, plug_fits, switch_ports
 from .models import Cable, CableEnd, CatalogueEntry, Change, NodeGroup, Port, Spark, Switch, Twin
 
 # Called (inside the transaction) after every inventory write; the topology
 # layer adds its group refresh here so groups never lag the cabling.
 AFTER_CHANGE: Hook[Callable[[], None]] = Hook("inventory.after_change")
+# What holds a Spark that deleting it would take away (the bookings layer adds
+# its bookings that have not ended): each entry gives sentences for the Spark
+# ids it is asked about, and a Spark anything holds is not deleted.
+DELETE_HOLDS: Hook[Callable[[list[int]], list[str]]] = Hook("inventory.delete_holds")
 
 
 _deferred = threading.local()
@@ -440,8 +444,22 @@ def cables_freed_by(device: Spark | Switch) -> list[Cable]:
     return _cables_on(device.ports.all())
 
 
+def device_holds(device: Spark | Switch) -> list[str]:
+    """What holds this Spark and would lose it if it were deleted (nothing holds a switch)."""
+    if not isinstance(device, Spark):
+        return []
+    return [sentence for holds in DELETE_HOLDS for sentence in holds([device.pk])]
+
+
 def _device_delete(*, actor: Actor, device: Spark | Switch) -> list[str]:
-    """Delete a Spark or switch and the cables plugged into it; returns those cables' descriptions."""
+    """Delete a Spark or switch and the cables plugged into it; returns those cables' descriptions.
+    A Spark a booking that has not ended holds is refused (409), naming the bookings."""
+    if holds := device_holds(device):
+        raise Held(
+            f"{device.name} is held by {'; '.join(holds)}: cancel the booking or move it to other Sparks first "
+            "(deleting the Spark would take it from the booking without a word to its owner)",
+            "name",
+        )
     with transaction.atomic():
         cables = cables_freed_by(device)
         freed = [cable_describe(c) for c in cables]

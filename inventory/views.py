@@ -24,7 +24,7 @@ from core.health import HEALTH_STATUSES
 from core.htmx import htmx_asks, partial
 
 from . import labdoc, labio, selectors, services
-from .errors import InventoryError
+from .errors import Held, InventoryError
 from .forms import CableForm, CatalogueForm, ImportForm, SparkForm, SwitchForm, apply_errors
 from .labdoc import DocumentError
 from .models import Cable, CatalogueEntry, Change, Spark, Switch
@@ -178,17 +178,26 @@ def _device_form_view(request: HttpRequest, kind: DeviceKind, device: Any) -> Ht
 
 def _device_delete_view(request: HttpRequest, kind: DeviceKind, name: str) -> HttpResponse:
     device = _get(kind.model, name=name)
+    refused = ""
     if request.method == "POST":
-        freed = kind.delete(actor=Actor.from_request(request, "page"), device=device)
-        note = f" and {len(freed)} cable(s): {', '.join(freed)}" if freed else ""
-        messages.success(request, f"Deleted {kind.label} {name}{note}.")
-        return redirect(f"/{kind.path}/")
+        try:
+            freed = kind.delete(actor=Actor.from_request(request, "page"), device=device)
+        except Held as exc:
+            refused = exc.errors[0][1]
+        else:
+            note = f" and {len(freed)} cable(s): {', '.join(freed)}" if freed else ""
+            messages.success(request, f"Deleted {kind.label} {name}{note}.")
+            return redirect(f"/{kind.path}/")
     freed = [services.cable_describe(c) for c in services.cables_freed_by(device)]
-    return render(
-        request,
-        "inventory/confirm_delete.html",
-        {"object": device, "kind": kind.label, "freed": freed, "cancel": f"/{kind.path}/{name}/"},
-    )
+    context = {
+        "object": device,
+        "kind": kind.label,
+        "freed": freed,
+        "holds": services.device_holds(device),
+        "refused": refused,
+        "cancel": f"/{kind.path}/{name}/",
+    }
+    return render(request, "inventory/confirm_delete.html", context, status=409 if refused else 200)
 
 
 @admin_required

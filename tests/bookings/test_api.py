@@ -152,3 +152,33 @@ def test_reservations_is_a_deprecated_alias_of_the_same_operations(lab, api_memb
     assert "deprecated" not in paths["/api/bookings"]["post"]
     assert paths["/api/reservations"]["post"]["deprecated"] is True
     assert paths["/api/reservations/{booking_id}"]["delete"]["deprecated"] is True
+
+
+def test_a_spark_a_booking_holds_is_not_deleted_from_under_it(lab, api_member, api_admin, admin_client):
+    """Deleting it once answered 200 and took it from the booking silently (the
+    allocation went with it). Now the API, the page and a pruning import refuse
+    it, naming the booking; once the booking is cancelled the Spark goes."""
+    from inventory.models import Spark
+
+    made = api_member.post("/api/bookings", body(nodes=["node-01", "node-02"], start=2, end=4, purpose="fine-tune"))
+    assert made.status_code == 201, made.content
+    booking = made.json()
+    before = state()
+    held = (
+        f"booking {booking['id']} of member1 ({booking['start'][:10]} {booking['start'][11:16]} to "
+        f"{booking['end'][:10]} {booking['end'][11:16]} UTC)"
+    )
+    said = (
+        f"node-01 is held by {held}: cancel the booking or move it to other Sparks first "
+        "(deleting the Spark would take it from the booking without a word to its owner)"
+    )
+    r = api_admin.delete("/api/sparks/node-01")
+    assert r.status_code == 409
+    assert r.json()["errors"] == [{"path": "name", "message": said}]
+    page = admin_client.get("/sparks/node-01/delete/")
+    assert page.status_code == 200 and held in page.content.decode() and b'type="submit">Delete' not in page.content
+    assert admin_client.post("/sparks/node-01/delete/").status_code == 409
+    assert state() == before and Spark.objects.filter(name="node-01").exists()
+    assert api_member.delete(f"/api/bookings/{booking['id']}").status_code == 200
+    gone = api_admin.delete("/api/sparks/node-01")
+    assert gone.status_code == 200 and gone.json()["deleted"] == "node-01"

@@ -20,7 +20,7 @@ from inventory.models import NodeGroup
 from simfleet.bookings import fill_month
 from simfleet.labgen import lab_document
 from tests.conftest import lab_data, make_user
-from tests.e2e.conftest import sign_in
+from tests.e2e.conftest import fits_a_phone, sign_in
 from tests.support.catalogue import seed_catalogue
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -104,6 +104,20 @@ def test_member_books_a_group_and_sees_the_clash_first(live_server, page, shot):
     assert re.search(r"/feeds/bookings/\d+-[0-9a-f]+/mine\.ics$", feed)
     assert "TP=8 decode run" in page.locator("main").inner_text()
     shot("bookings-mine")
+
+    # a lab admin cannot delete a Spark a booking holds: the page names the bookings, offers no Delete
+    page.context.clear_cookies()
+    sign_in(page, live_server.url, "labadmin", "labadmin-pass-123")
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/sparks/node-03/delete/")
+        held = page.locator("#delete-held")
+        assert "node-03 cannot be deleted now: bookings that have not ended hold it." in held.inner_text()
+        assert "of member2 (" in held.inner_text() and "of member1 (" not in held.inner_text()
+        expect(page.locator("button", has_text="Delete")).to_have_count(0)
+        if width == 390:
+            fits_a_phone(page, held)
+        shot(f"spark-delete-held-{width}")
 
 
 def test_timeline_of_64_sparks_over_a_month(live_server, page, shot):
