@@ -592,6 +592,10 @@ def host_key_accept(*, actor: Actor, spark: Spark, key: str | None = None) -> No
         state, _ = NodeState.objects.select_for_update().get_or_create(spark=spark)
         presented = normalize_key(state.presented_key)
         chosen = normalize_key(key) if key is not None else presented
+        if key is not None and chosen is None:
+            raise TelemetryError(
+                "not an SSH public key: send it as the Spark's page shows it (ssh-ed25519 AAAA...)", "key"
+            )
         if chosen is None:
             raise TelemetryError(f"{spark.name} has not presented a host key yet: poll it first", "key")
         if key is not None and chosen != presented and chosen != normalize_key(state.host_key):

@@ -115,6 +115,12 @@ def test_accepting_a_host_key_is_admin_only_and_needs_csrf(polled, users):
     assert "Accept this host key" in admin.get("/sparks/spark-02/telemetry/").content.decode()
     assert admin.post(url, {"key": "ssh-ed25519 AAAAother"}).status_code == 302
     assert NodeState.objects.get(spark__name="spark-02").key_status == "mismatch"  # not the key shown
+    # text that is no key is said to be one, not "has not presented a host key yet"
+    refused = admin.post(url, {"key": "abc"}, follow=True)
+    assert "not an SSH public key: send it as the Spark&#x27;s page shows it (ssh-ed25519 AAAA...)" in (
+        refused.content.decode()
+    )
+    assert NodeState.objects.get(spark__name="spark-02").key_status == "mismatch"
     admin.post(url, {"key": state.presented_key})
     after = NodeState.objects.get(spark__name="spark-02")
     assert (after.key_status, after.host_key, after.host_key_accepted_by) == ("ok", state.presented_key, "admin1")
