@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -27,7 +28,7 @@ from core.validation import whole_number
 
 from . import ical, selectors
 from .errors import BookingError
-from .models import Booking, FeedToken
+from .models import Booking, BookingEvent, FeedToken
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -82,6 +83,14 @@ def feed_urls(request: HttpRequest, user: User) -> dict[str, str] | None:
 
 def _events(bookings: list[Booking], request: HttpRequest) -> list[ical.Event]:
     host = site_host()  # FLEET_SITE_URL's: one UID per booking whatever Host the calendar asked with
+    # changes after the booking was made (its history, less the "book" line), in one query
+    changes = dict(
+        BookingEvent.objects.filter(booking__in=bookings)
+        .exclude(action="book")
+        .values("booking")
+        .annotate(n=Count("id"))
+        .values_list("booking", "n")
+    )
     out = []
     for b in bookings:
         nodes = ", ".join(a.spark.name for a in b.allocations.all())
@@ -105,8 +114,10 @@ def _events(bookings: list[Booking], request: HttpRequest) -> list[ical.Event]:
                 location=b.group_name,
                 url=request.build_absolute_uri(reverse("bookings:detail", args=[b.pk])),
                 cancelled=b.status == Booking.Status.CANCELLED,
-                # Grows with every change (updated_at moves), as SEQUENCE must.
-                sequence=max(0, int((b.updated_at - b.created_at).total_seconds())),
+                # Grows with every change, as SEQUENCE must: the seconds updated_at moved (what
+                # calendars were sent so far, never to go down) plus the changes, so that a change
+                # within a second of booking (a cancel) still moves it.
+                sequence=max(0, int((b.updated_at - b.created_at).total_seconds())) + changes.get(b.pk, 0),
                 modified=b.updated_at,
             )
         )

@@ -74,3 +74,23 @@ def test_calendar_uids_come_from_the_site_url_whatever_the_host(lab, member_user
         text = Client().get(f"/feeds/bookings/{token}/mine.ics", HTTP_HOST=host).content.decode()
         uids |= {line for line in text.split("\r\n") if line.startswith("UID:")}
     assert uids == {f"UID:booking-{booking.pk}@fleet.lab.example.org"}
+
+
+def test_a_booking_cancelled_at_once_moves_its_sequence(lab, member_user):
+    """SEQUENCE once counted the seconds between making and changing a booking:
+    a cancel within that second kept SEQUENCE:0, and a calendar that had the
+    booking could keep it. Each change now moves it, on top of those seconds."""
+    booking = services.booking_create(
+        actor=actor(member_user), group=lab["direct"].pk, start=hours(1), end=hours(3), purpose="quick"
+    )
+    token = feeds.feed_token_rotate(user=member_user)
+
+    def sequence() -> str:
+        text = Client().get(f"/feeds/bookings/{token}/mine.ics").content.decode()
+        return next(line for line in text.split("\r\n") if line.startswith("SEQUENCE:"))
+
+    assert sequence() == "SEQUENCE:0"
+    services.booking_cancel(actor=actor(member_user), booking=booking)
+    booking.refresh_from_db()
+    seconds = int((booking.updated_at - booking.created_at).total_seconds())  # 0 when the cancel came at once
+    assert sequence() == f"SEQUENCE:{seconds + 1}"
