@@ -27,6 +27,7 @@ from django.http import HttpRequest
 from ninja import NinjaAPI
 from ninja.parser import Parser
 
+from .errors import BadInput
 from .validation import MAX_JSON_DEPTH, json_too_deep
 
 ERROR_SCHEMA = {
@@ -102,6 +103,16 @@ class EdgeParser(Parser):
     parsing (the lab document's YAML path has the same limit), and so are
     Python's extensions to JSON (NaN, Infinity, -Infinity), which no column
     or JSON column of the database takes. Why is kept on the request."""
+
+    def parse_querydict(self, data: Any, list_fields: list[str], request: HttpRequest) -> Any:
+        """A query parameter that takes one value, given twice with different
+        values, is refused (400): django-ninja kept the last one silently, so
+        ``nodes=a&nodes=b`` checked b alone."""
+        for key in data.keys():
+            values = data.getlist(key)
+            if key not in list_fields and len(set(values)) > 1:
+                raise BadInput(f"{key} is given {len(values)} times; give it once", key)
+        return super().parse_querydict(data, list_fields, request)
 
     def parse_body(self, request: HttpRequest) -> Any:
         try:

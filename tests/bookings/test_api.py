@@ -182,3 +182,16 @@ def test_a_spark_a_booking_holds_is_not_deleted_from_under_it(lab, api_member, a
     assert api_member.delete(f"/api/bookings/{booking['id']}").status_code == 200
     gone = api_admin.delete("/api/sparks/node-01")
     assert gone.status_code == 200 and gone.json()["deleted"] == "node-01"
+
+
+def test_a_one_value_query_parameter_given_twice_is_refused(lab, api_member):
+    """nodes=a&nodes=b once checked b alone and said it was free; a list
+    parameter (status) still takes each value."""
+    query = f"start={iso(hours(1))}&end={iso(hours(2))}".replace("+", "%2B")
+    r = api_member.get(f"/api/bookings/availability?{query}&nodes=node-01&nodes=node-02")
+    assert r.status_code == 400
+    assert r.json()["errors"] == [{"path": "nodes", "message": "nodes is given 2 times; give it once"}]
+    same = api_member.get(f"/api/bookings/availability?{query}&nodes=node-01,node-02&nodes=node-01,node-02")
+    assert same.status_code == 200 and same.json()["nodes"] == ["node-01", "node-02"]
+    listed = api_member.get("/api/bookings?status=booked&status=active")
+    assert listed.status_code == 200 and listed.json()["count"] == 0
