@@ -353,11 +353,25 @@ def sparks_create(request: HttpRequest, payload: SparkIn) -> Status[dict[str, An
     return Status(201, spark_out(selectors.spark_get(spark.name)))
 
 
+def _merged(changes: dict[str, Any], *, cleared: tuple[str, ...] = (), where: str = "") -> dict[str, Any]:
+    """A change's null as JSON merge-patch reads it (RFC 7386: null removes):
+    a text field that may be empty (``cleared``) becomes "", and a field that
+    cannot be empty says so, where "None is not a valid name" was said."""
+    errors = [
+        (f"{where}{key}", "cannot be emptied: leave the field out to keep its value")
+        for key, value in changes.items()
+        if value is None and key not in cleared
+    ]
+    if errors:
+        raise InventoryError(errors)
+    return {key: "" if value is None else value for key, value in changes.items()}
+
+
 @router.patch("/sparks/{name}", response=SparkOut, summary="Change a Spark", auth=ADMIN)
 def sparks_update(request: HttpRequest, name: Name, payload: SparkPatch) -> dict[str, Any]:
     spark = services.get_or_404(Spark, name=name)
-    changes = payload.dict(exclude_unset=True)
-    ssh = changes.pop("ssh", None) or {}
+    changes = _merged(payload.dict(exclude_unset=True), cleared=("serial", "vendor"))
+    ssh = _merged(changes.pop("ssh", None) or {}, where="ssh.")
     for key, value in ssh.items():
         if key not in ("host", "port", "user"):
             raise InventoryError("unknown key; allowed: host, port, user", f"ssh.{key}")
@@ -397,7 +411,9 @@ def switches_create(request: HttpRequest, payload: SwitchIn) -> Status[dict[str,
 @router.patch("/switches/{name}", response=SwitchOut, summary="Change a switch", auth=ADMIN)
 def switches_update(request: HttpRequest, name: Name, payload: SwitchPatch) -> dict[str, Any]:
     w = services.switch_update(
-        actor=actor(request), switch=services.get_or_404(Switch, name=name), **payload.dict(exclude_unset=True)
+        actor=actor(request),
+        switch=services.get_or_404(Switch, name=name),
+        **_merged(payload.dict(exclude_unset=True), cleared=("serial",)),
     )
     return switch_out(selectors.switch_get(w.name))
 
@@ -437,8 +453,13 @@ def cables_create(request: HttpRequest, payload: CableIn) -> Status[dict[str, An
 
 @router.patch("/cables/{cable_id}", response=CableOut, summary="Change or re-plug a cable", auth=ADMIN)
 def cables_update(request: HttpRequest, cable_id: CableId, payload: CablePatch) -> dict[str, Any]:
+    changes = payload.dict(exclude_unset=True)
+    length = {"length_m": changes.pop("length_m")} if "length_m" in changes else {}  # null: length unknown
     c = services.cable_update(
-        actor=actor(request), cable=services.get_or_404(Cable, pk=cable_id), **payload.dict(exclude_unset=True)
+        actor=actor(request),
+        cable=services.get_or_404(Cable, pk=cable_id),
+        **_merged(changes, cleared=("label",)),
+        **length,
     )
     return cable_out(selectors.cable_get(c.pk))
 

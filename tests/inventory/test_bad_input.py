@@ -360,3 +360,23 @@ def test_a_change_whose_body_is_no_object_is_refused(api_admin, import_lab, body
         {"path": "body", "message": "Input should be a valid dictionary or object to extract fields from"}
     ]
     assert db_state() == before
+
+
+def test_a_change_to_null_empties_what_may_be_empty_and_refuses_the_rest(api_admin, import_lab):
+    """JSON merge-patch reads null as "remove": a serial, a vendor or a label
+    become empty, a cable's length unknown; a name, a host or a type cannot be
+    emptied and say so (they once said "None is not a valid name")."""
+    import_lab("pair.yaml")
+    before = db_state()
+    for body, path in (({"name": None}, "name"), ({"ssh": {"host": None}}, "ssh.host"), ({"ssh": None}, "ssh")):
+        r = api_admin.patch("/api/sparks/pair-a", body)
+        assert r.status_code == 400, (body, r.content)
+        assert r.json()["errors"] == [
+            {"path": path, "message": "cannot be emptied: leave the field out to keep its value"}
+        ]
+    assert db_state() == before
+    r = api_admin.patch("/api/sparks/pair-a", {"serial": None})
+    assert r.status_code == 200 and r.json()["serial"] == ""
+    cable = api_admin.get("/api/cables").json()["items"][0]
+    r = api_admin.patch(f"/api/cables/{cable['id']}", {"label": None, "length_m": None})
+    assert r.status_code == 200 and (r.json()["label"], r.json()["length_m"]) == ("", None)
