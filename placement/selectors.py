@@ -350,6 +350,8 @@ def model_get(slug: Any, path: str = "model") -> LlmModel:
     row = LlmModel.objects.prefetch_related("variants").filter(slug=slug).first() if isinstance(slug, str) else None
     if row is None:
         known = ", ".join(LlmModel.objects.order_by("slug").values_list("slug", flat=True)[:30])
+        if not isinstance(slug, str) or not slug.strip():
+            raise PlacementError(f"a model's slug is required; known: {known}", path)
         raise PlacementError(f"no model with slug {slug!r}; known: {known}", path)
     return row
 

@@ -455,3 +455,10 @@ def test_the_page_shows_each_designs_prefill_with_its_range(member_user: Any) ->
         words = with_range(plan["prefill_tps"], (low, high))
         assert f'<div class="num-line prefill">{words} <span class="muted small">prefill</span></div>' in page
     assert page.count('class="num-line prefill"') == len(designs)
+
+
+def test_a_design_model_without_a_slug_says_one_is_required(api_member: ApiClient) -> None:
+    r = api_member.post("/api/designs", {"sparks_128": 4, "models": [{"model": None}]})
+    assert r.status_code == 400
+    (error,) = [e for e in r.json()["errors"] if e["path"] == "models[0].model"]
+    assert error["message"].startswith("a model's slug is required; known: ")
