@@ -20,6 +20,8 @@ shown beside a plan, saying so, never fitted on). The newest
 
 from __future__ import annotations
 
+import math
+
 from placement.perfmodel import ENGINES, LabRun, Layout
 from placement.planner import launched_checkpoint
 
@@ -43,6 +45,19 @@ def other_checkpoint(ran: str, launched: str) -> str:
     return f"it ran {ran}, and the catalogue's {launched} is what plans launch"
 
 
+# No Spark decodes one stream faster (the edge refuses a TPOT under 0.05 ms for this reason).
+MAX_STREAM_TPS = 20_000.0
+
+
+def _readable(figure: float | None, ceiling: float = math.inf) -> float | None:
+    """A speed the fit can take (finite, above 0, below MAX_STREAM_TPS a stream), or None: a row
+    stored before the edge refused it (a TPOT of 1e-320 ms is an infinite speed) is not fitted
+    on, where it once made every plan answer 500."""
+    if figure is None or not math.isfinite(figure) or not 0 < figure < ceiling:
+        return None
+    return figure
+
+
 def lab_runs() -> list[LabRun]:
     rows = (
         BenchmarkRun.objects.filter(
@@ -60,9 +75,9 @@ def lab_runs() -> list[LabRun]:
         path = path_of(row.topology_kind, row.backend, row.tp * row.pp)
         # A TPOT measured at several streams is each stream's speed among the others, not one
         # stream's alone: above one stream the run speaks through its aggregate only.
-        decode = row.stream_decode_tps if row.concurrency == 1 else None
-        prefill = row.prefill_tps if row.concurrency == 1 else None
-        aggregate = row.decode_tps if row.concurrency > 1 else None
+        decode = _readable(row.stream_decode_tps if row.concurrency == 1 else None, MAX_STREAM_TPS)
+        prefill = _readable(row.prefill_tps if row.concurrency == 1 else None)
+        aggregate = _readable(row.decode_tps if row.concurrency > 1 else None)
         if path is None or (not decode and not prefill and not aggregate) or row.tp * row.pp > row.node_count:
             continue
         spec = run_spec(row.model.spec(), row.engine, row.quantization)  # type: ignore[union-attr]

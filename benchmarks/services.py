@@ -79,6 +79,14 @@ ACCEPTED = {
 }
 
 
+# The least a figure may be when given, and why: a TPOT of 1e-320 ms once made one
+# stream's speed infinite and every plan answer 500 (the calibration took its log).
+FLOORS = {
+    "tpot_ms": (0.05, "below 0.05 ms a token: faster than 20,000 tok/s for one stream, which no Spark decodes"),
+    "ttft_ms": (0.05, "below 0.05 ms to the first token, which no engine answers in"),
+    "prefill_tps": (1e-9, "no prefill speed: leave it out when the run did not measure one"),
+}
+
 # a record's time may run this far ahead of the app's clock (two machines' clocks)
 CLOCK_SKEW = timedelta(minutes=5)
 
@@ -94,6 +102,9 @@ def _number(data: dict[str, Any], key: str, errors: Errors, *, required: bool = 
         return None
     if not math.isfinite(value) or value < 0 or value > 1e9:
         errors.append((key, f"must be a number from 0 to 1e9, got {value!r}"))
+        return None
+    if key in FLOORS and value < FLOORS[key][0]:
+        errors.append((key, f"{value!r} is {FLOORS[key][1]}"[:160]))
         return None
     return float(value)
 

@@ -290,3 +290,31 @@ def test_a_plan_of_copies_links_to_the_form_with_its_copies_and_its_run_shows_be
     assert (run.tp, run.pp, run.copies, run.concurrency) == (1, 1, 8, 8)
     shown = client.get(f"/plans/?{query}").content.decode()
     assert 'title="8 copies measured together through their router, not one instance">(not fitted on)' in shown
+
+
+def test_a_tpot_too_small_to_be_real_is_refused_and_a_stored_one_never_breaks_the_plans(api_member, member_user, demo):
+    """An upload whose TPOT was 1e-320 ms once stored an infinite one-stream speed,
+    and every plan then answered 500 (the calibration took its log). The edge
+    refuses it now; a row stored before is not fitted on, and plans answer."""
+    from benchmarks.models import BenchmarkRun
+
+    pair = demo["direct"]
+    body = {"model": "llama-3.3-70b", "group": pair.pk, "backend": "nccl", "tp": 2, "decode_tps": 50.0}
+    refused = api_member.post("/api/benchmarks", {**body, "tpot_ms": 1e-320})
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == [
+        {
+            "path": "tpot_ms",
+            "message": "1e-320 is below 0.05 ms a token: faster than 20,000 tok/s for one stream, which no Spark "
+            "decodes",
+        }
+    ]
+    kept = record(api_member, pair, "nccl", 3.1, tp=2)
+    BenchmarkRun.objects.filter(pk=kept["id"]).update(tpot_ms=1e-320)  # as a row stored before the edge refused it
+    assert lab_runs() == []
+    plans = api_member.post("/api/plans", {"model": "llama-3.3-70b", "group": pair.pk})
+    assert plans.status_code == 200 and plans.json()["plans"][0]["decode_tps"] > 0
+    browser = Client()
+    browser.force_login(member_user)
+    for url in (f"/benchmarks/groups/{pair.pk}/?model=llama-3.3-70b", "/benchmarks/", "/plans/"):
+        assert browser.get(url).status_code == 200, url
