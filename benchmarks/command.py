@@ -17,6 +17,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from core.validation import json_too_deep
 from placement.launch import DEFAULT_VLLM_IMAGE, LaunchSettings, shell_path
 from telemetry import docker_start
 from telemetry.remote import Outcome
@@ -190,6 +191,8 @@ class ServerSaid:
 
 
 def _json(text: str) -> dict[str, Any]:
+    if json_too_deep(text):
+        return {}
     try:
         data = json.loads(text)
     except ValueError:

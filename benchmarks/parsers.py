@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from core.validation import MAX_JSON_DEPTH, json_too_deep
+
 Errors = list[tuple[str, str]]
 
 
@@ -94,6 +96,8 @@ def _text(data: dict[str, Any], key: str, errors: Errors) -> str | None:
 def _load_json(text: str) -> tuple[Any, Errors]:
     if not isinstance(text, str) or not text.strip():
         return None, [("file", "empty")]
+    if json_too_deep(text):  # json.loads recurses: deep enough, it raises RecursionError
+        return None, [("file", f"not a benchmark result: nested deeper than {MAX_JSON_DEPTH} levels")]
     try:
         return json.loads(text), []
     except json.JSONDecodeError as exc:
@@ -226,6 +230,8 @@ def parse_sglang_bench_jsonl(text: str) -> BenchResult | Errors:
     if not isinstance(text, str) or not text.strip():
         return [("file", "empty")]
     lines = [line for line in text.splitlines() if line.strip()]
+    if json_too_deep(lines[-1]):
+        return [("file", f"line {len(lines)} is nested deeper than {MAX_JSON_DEPTH} levels")]
     try:
         data = json.loads(lines[-1])
     except json.JSONDecodeError as exc:
@@ -286,6 +292,8 @@ def _llama_records(text: str) -> tuple[list[Any], Errors]:
     if errors and isinstance(text, str) and text.strip():
         records: list[Any] = []
         for number, line in enumerate(text.strip().splitlines(), start=1):
+            if json_too_deep(line):
+                return [], [("file", f"line {number}: nested deeper than {MAX_JSON_DEPTH} levels")]
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError:

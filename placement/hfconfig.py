@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.validation import MAX_JSON_DEPTH, json_too_deep
 from placement.model_catalogue import QUANT_BYTES, ModelSpec
 from placement.quants import canonical_quantization
 
@@ -285,6 +286,8 @@ def _config_document(text: str, quantization: str) -> tuple[dict[str, Any], dict
     model config.json."""
     if not isinstance(text, str) or not text.strip():
         return [("config", "empty")]
+    if json_too_deep(text):  # json.loads recurses: deep enough, it raises RecursionError
+        return [("config", f"not a model config: nested deeper than {MAX_JSON_DEPTH} levels")]
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -135,7 +135,7 @@ def models_listed(url: str, timeout: float = 5.0) -> tuple[list[str], str]:
     try:
         with urllib.request.urlopen(f"{url}/models", timeout=timeout) as response:  # noqa: S310 - http(s) built here
             body = json.loads(response.read(1_000_000))
-    except (OSError, ValueError, urllib.error.URLError) as exc:
+    except (OSError, ValueError, RecursionError, urllib.error.URLError) as exc:
         return [], f"{url}/models: {getattr(exc, 'reason', None) or exc}"
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, list):

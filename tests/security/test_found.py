@@ -366,3 +366,22 @@ def test_the_booking_page_refuses_bad_text_and_offsets(member_user, booked_lab, 
     r = c.post("/bookings/new/", data)
     assert r.status_code == 400
     assert snapshot() == before
+
+
+def test_a_deep_json_file_in_an_upload_or_a_config_is_refused_not_a_500(api_member, api_admin, booked_lab):
+    """A result file or a config.json nested 50,000 deep made json.loads raise
+    RecursionError: 500. They are refused like a deep request body."""
+    from placement.models import LlmModel
+
+    deep = "[" * 50_000 + "]" * 50_000
+    model = LlmModel.objects.order_by("slug").first()
+    upload = {"model": model.slug, "group": booked_lab["ring"].pk, "concurrency": 1, "content": deep}
+    for fmt, said in (
+        ("auto", "line 1: nested deeper than 64 levels"),
+        ("sglang-jsonl", "line 1 is nested deeper than 64 levels"),
+    ):
+        data = refused(api_member, "post", "/api/benchmarks/upload", {**upload, "format": fmt}, status=400)
+        assert said in paths_named(data), (fmt, data)
+    body = {"slug": "deep", "quantization": "fp8", "config": deep}
+    data = refused(api_admin, "post", "/api/models/config", body, status=400)
+    assert "not a model config: nested deeper than 64 levels" in paths_named(data)
