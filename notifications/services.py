@@ -223,17 +223,36 @@ def email_queue(*, to: str, subject: str, body: str, event: str = "booking") -> 
     return Delivery.objects.create(channel=Delivery.Channel.EMAIL, target=to, event=event, subject=subject, body=body)
 
 
-def subscription_add(*, user: User, group_id: int | None, min_severity: str) -> Subscription:
-    """Add or change the user's subscription for a group (None: every Spark). Raises ValueError naming the field."""
+def subscription_add(*, user: User, group_id: int | None, min_severity: str, email: str = "") -> Subscription:
+    """Add or change the user's subscription for a group (None: every Spark),
+    and the address it goes to when ``email`` is given. Everything is checked
+    before anything is saved: a refused subscription leaves the address as it
+    was. Raises ValueError naming the field."""
+    from django.core.exceptions import ValidationError
+    from django.core.validators import validate_email
+
     from inventory.models import NodeGroup
 
+    email = email.strip()
+    if email:
+        longest = user._meta.get_field("email").max_length or 254
+        try:
+            validate_email(email)
+        except ValidationError:
+            raise ValueError("email: not an email address") from None
+        if len(email) > longest:
+            raise ValueError(f"email: at most {longest} characters")
     if min_severity not in SEVERITIES:
         raise ValueError(f"min_severity: one of {', '.join(SEVERITIES)}")
     if group_id is not None and not NodeGroup.objects.filter(pk=group_id, retired_at__isnull=True).exists():
         raise ValueError("group: no such live group")
-    if not user.email:
+    if not (email or user.email):
         raise ValueError("email: add an email address to your account first")
-    sub, _ = Subscription.objects.update_or_create(
-        user=user, group_id=group_id, defaults={"min_severity": min_severity}
-    )
+    with transaction.atomic():
+        if email and email != user.email:
+            user.email = email
+            user.save(update_fields=["email"])
+        sub, _ = Subscription.objects.update_or_create(
+            user=user, group_id=group_id, defaults={"min_severity": min_severity}
+        )
     return sub

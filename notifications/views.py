@@ -22,19 +22,10 @@ def subscription_add(request: AuthedRequest) -> HttpResponse:
     except ValueError:
         messages.error(request, "group: choose a group from the list")
         return redirect("accounts:profile")
-    if email and email != user.email:
-        from django.core.exceptions import ValidationError
-        from django.core.validators import validate_email
-
-        try:
-            validate_email(email)
-        except ValidationError:
-            messages.error(request, "email: not an email address")
-            return redirect("accounts:profile")
-        user.email = email
-        user.save(update_fields=["email"])
     try:
-        services.subscription_add(user=user, group_id=group_id, min_severity=request.POST.get("min_severity", ""))
+        services.subscription_add(
+            user=user, group_id=group_id, min_severity=request.POST.get("min_severity", ""), email=email
+        )
     except ValueError as exc:
         messages.error(request, str(exc))
     else:

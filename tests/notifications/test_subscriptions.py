@@ -66,11 +66,15 @@ def test_a_viewer_subscribes_to_a_group_and_removes_it():
         ({"group": "", "min_severity": "loud", "email": "m@example.org"}, "min_severity: one of info, warning"),
         ({"group": "", "min_severity": "warning", "email": "not-an-address"}, "email: not an email address"),
         ({"group": "", "min_severity": "warning", "email": ""}, "email: add an email address"),
+        ({"group": "", "min_severity": "warning", "email": "x" * 300 + "@example.com"}, "email: at most 254"),
     ],
 )
 def test_bad_input_names_the_field_and_changes_nothing(form, error):
+    """The address too: it was saved before the subscription was refused."""
     member = make_user("member1", MEMBER)
     client, token = signed_in(member)
     response = client.post("/notifications/subscriptions/", {**form, "csrfmiddlewaretoken": token}, follow=True)
     assert error in response.content.decode()
     assert not Subscription.objects.exists()
+    member.refresh_from_db()
+    assert member.email == ""
