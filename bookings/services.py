@@ -311,7 +311,17 @@ def _maintenance_sparks(group: Any, nodes: Any) -> tuple[Any, list[int]]:
         missing = [(f"nodes[{i}]", f"no Spark is named {n!r}") for i, n in enumerate(nodes) if n not in known]
         if missing:
             raise BookingError(missing)
-        return (selectors.group_find(group) if group not in (None, "") else None), sorted(set(known.values()))
+        if group in (None, ""):
+            return None, sorted(set(known.values()))
+        row = selectors.group_find(group)
+        members = set(NodeGroupMember.objects.filter(group=row).values_list("spark_id", flat=True))
+        outside = [
+            (f"nodes[{i}]", f"{n} is not a Spark of {row.name}") for i, n in enumerate(nodes) if known[n] not in members
+        ]
+        if outside:
+            # the window would say "group-spark-01: spark-10"; name the Sparks alone, or Sparks of the group
+            raise BookingError(outside)
+        return row, sorted(set(known.values()))
     row = selectors.group_find(group)
     return row, sorted(NodeGroupMember.objects.filter(group=row).values_list("spark_id", flat=True))
 

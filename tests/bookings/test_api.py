@@ -142,6 +142,19 @@ def test_maintenance_marks_bookings_and_emails_owners(
     assert api_admin.delete(f"/api/maintenance-windows/{window}").status_code == 200
 
 
+def test_a_maintenance_window_naming_a_group_takes_only_its_sparks(lab, api_admin):
+    """A group with a Spark of another group was once saved ("group-ring-1: node-01")."""
+    from bookings.models import MaintenanceWindow
+
+    window = {"start": iso(hours(2)), "end": iso(hours(3)), "reason": "reseat QSFP"}
+    r = api_admin.post("/api/maintenance-windows", {**window, "group": lab["ring"].pk, "nodes": ["ring-2", "node-01"]})
+    assert r.status_code == 400
+    assert r.json()["errors"] == [{"path": "nodes[1]", "message": f"node-01 is not a Spark of {lab['ring'].name}"}]
+    assert not MaintenanceWindow.objects.exists()
+    r = api_admin.post("/api/maintenance-windows", {**window, "group": lab["ring"].pk, "nodes": ["ring-2"]})
+    assert r.status_code == 201 and r.json()["nodes"] == ["ring-2"]
+
+
 def test_reservations_is_a_deprecated_alias_of_the_same_operations(lab, api_member, client):
     made = api_member.post("/api/reservations", body(lab["ring"].pk)).json()
     one = f"{made['id']}"
