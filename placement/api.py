@@ -24,7 +24,7 @@ from telemetry.selectors import software_drift_of
 from . import plan_request, selectors, services
 from .errors import PlacementError
 from .lab_calibration import lab_calibration, lab_runs
-from .model_catalogue import SPEC_NUMBER_RANGES, SPEC_TEXT_LENGTHS, ModelSpec, choose_variant
+from .model_catalogue import MAX_CONTEXT_TOKENS, SPEC_NUMBER_RANGES, SPEC_TEXT_LENGTHS, ModelSpec, choose_variant
 from .models import LlmModel
 from .planner import ENGINES
 from .quants import ModelVariant, engine_reference
@@ -246,8 +246,9 @@ class PlanIn(Schema):
     model: Slug
     group: GroupId | None = None
     nodes: Names | None = Field(None, max_length=256)
-    context_tokens: Tokens = 8192
-    concurrency: Count = 1
+    # the planner's own limits, so that /api/openapi.json states what is taken
+    context_tokens: Int(1, MAX_CONTEXT_TOKENS) = 8192
+    concurrency: Int(1, plan_request.MAX_CONCURRENCY) = 1
     goal: CleanStr(20) = "latency"
     engine: CleanStr(20) = "vllm"
     variant: Quantization | None = None

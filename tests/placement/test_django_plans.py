@@ -133,6 +133,8 @@ def test_node_lists_must_be_a_group_or_a_switched_subgroup(api_viewer, demo, nod
         ({"context_tokens": 0}, "context_tokens"),
         ({"context_tokens": 200_000}, "context_tokens"),  # beyond Llama-3.3-70B's 131,072
         ({"concurrency": 0}, "concurrency"),
+        ({"concurrency": 4097}, "concurrency"),  # the planner's limit, stated in the schema since
+        ({"context_tokens": 4_194_305}, "context_tokens"),
         ({"goal": "fastest"}, "goal"),
         ({"engine": "ollama"}, "engine"),
         ({"model": "gpt-5"}, "model"),
@@ -143,10 +145,16 @@ def test_bad_plan_input_names_the_field(api_viewer, demo, body, path):
     body = {"group": demo["switched"].pk, **body}
     before = placement_state()
     response = plan(api_viewer, **body)
-    schema_bound = body.get("context_tokens") in (0, 10**9) or body.get("concurrency") == 0
+    schema_bound = body.get("context_tokens") in (0, 10**9, 4_194_305) or body.get("concurrency") in (0, 4097)
     assert response.status_code == (422 if schema_bound else 400), response.content
     assert path in [e["path"] for e in response.json()["errors"]]
     assert placement_state() == before
+
+
+def test_the_schema_states_the_planners_limits(api_viewer):
+    """/api/openapi.json once allowed a million streams and 100 million tokens the planner then refused."""
+    schema = api_viewer.get("/api/openapi.json").json()["components"]["schemas"]["PlanIn"]["properties"]
+    assert (schema["concurrency"]["maximum"], schema["context_tokens"]["maximum"]) == (4096, 4_194_304)
 
 
 def test_strings_for_numbers_and_both_targets_are_refused(api_viewer, demo):
