@@ -16,6 +16,8 @@ from django import forms
 
 from .validation import INT32, datetime_problem, text_problem
 
+NUMBER_FIELDS = (forms.IntegerField, forms.FloatField, forms.DecimalField)
+
 
 class EdgeChecked:
     """Mix into a ``forms.Form`` (first in the bases)."""
@@ -25,6 +27,13 @@ class EdgeChecked:
 
     def _clean_fields(self) -> None:
         super()._clean_fields()  # type: ignore[misc]
+        for name, field in self.fields.items():
+            # Django's number fields read any Unicode digit ("٣٣" is 33); the API and the
+            # query strings take ASCII digits only (core.validation.whole_number)
+            raw = self.data.get(self.add_prefix(name)) if isinstance(field, NUMBER_FIELDS) else None  # type: ignore[attr-defined]
+            if isinstance(raw, str) and not raw.isascii() and name in self.cleaned_data:
+                self.add_error(name, "type the number in the digits 0 to 9")  # type: ignore[attr-defined]
+                self.cleaned_data.pop(name, None)
         for name, value in list(self.cleaned_data.items()):
             problem = edge_problem(self.fields.get(name), value)
             if problem:

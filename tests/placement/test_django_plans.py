@@ -328,6 +328,13 @@ def test_plan_page_says_why_nothing_was_planned(client, viewer_user, demo):
         headers={"HX-Request": "true"},
     )
     assert retired.status_code == 200 and "Select a valid choice" in retired.content.decode()
+    # Arabic-Indic digits: Django's number field read 33 from them, where the API takes ASCII digits only
+    arabic = client.get(
+        f"/plans/?model=llama-3.3-70b&group={demo['single'].pk}&context_tokens=\u0663\u0663"
+        "&concurrency=1&goal=latency&engine=vllm",
+        headers={"HX-Request": "true"},
+    )
+    assert arabic.status_code == 200 and "type the number in the digits 0 to 9" in arabic.content.decode()
 
 
 def test_ring_commands_bootstrap_on_the_management_network(api_viewer, import_lab):
