@@ -423,6 +423,8 @@ def spark_update(*, actor: Actor, spark: Spark, **changes: Any) -> Spark:
             errors += exc.errors
     if errors:
         raise InventoryError(errors)
+    if changes.get("status") == Spark.Status.RETIRED and spark.status != Spark.Status.RETIRED:
+        _refuse_if_held(spark, "retiring", "status")
     with transaction.atomic():
         before = snapshot(spark)
         for key, value in changes.items():
@@ -451,15 +453,20 @@ def device_holds(device: Spark | Switch) -> list[str]:
     return [sentence for holds in DELETE_HOLDS for sentence in holds([device.pk])]
 
 
-def _device_delete(*, actor: Actor, device: Spark | Switch) -> list[str]:
-    """Delete a Spark or switch and the cables plugged into it; returns those cables' descriptions.
-    A Spark a booking that has not ended holds is refused (409), naming the bookings."""
+def _refuse_if_held(device: Spark | Switch, doing: str, path: str) -> None:
+    """Held (409) naming what holds the Spark, before ``doing`` (deleting, retiring) takes it away."""
     if holds := device_holds(device):
         raise Held(
             f"{device.name} is held by {'; '.join(holds)}: cancel the booking or move it to other Sparks first "
-            "(deleting the Spark would take it from the booking without a word to its owner)",
-            "name",
+            f"({doing} the Spark would take it from the booking without a word to its owner)",
+            path,
         )
+
+
+def _device_delete(*, actor: Actor, device: Spark | Switch) -> list[str]:
+    """Delete a Spark or switch and the cables plugged into it; returns those cables' descriptions.
+    A Spark a booking that has not ended holds is refused (409), naming the bookings."""
+    _refuse_if_held(device, "deleting", "name")
     with transaction.atomic():
         cables = cables_freed_by(device)
         freed = [cable_describe(c) for c in cables]

@@ -191,7 +191,12 @@ def test_a_spark_a_booking_holds_is_not_deleted_from_under_it(lab, api_member, a
     page = admin_client.get("/sparks/node-01/delete/")
     assert page.status_code == 200 and held in page.content.decode() and b'type="submit">Delete' not in page.content
     assert admin_client.post("/sparks/node-01/delete/").status_code == 409
-    assert state() == before and Spark.objects.filter(name="node-01").exists()
+    retire = api_admin.patch("/api/sparks/node-01", {"status": "retired"})
+    assert retire.status_code == 409
+    assert retire.json()["errors"] == [
+        {"path": "status", "message": said.replace("(deleting the Spark", "(retiring the Spark")}
+    ]
+    assert state() == before and Spark.objects.get(name="node-01").status == "active"
     assert api_member.delete(f"/api/bookings/{booking['id']}").status_code == 200
     gone = api_admin.delete("/api/sparks/node-01")
     assert gone.status_code == 200 and gone.json()["deleted"] == "node-01"
