@@ -389,6 +389,8 @@ def parse_upload(text: Any, fmt: str, path: str = "content") -> BenchResult:
         raise BenchmarkError(f"one of {', '.join(FORMATS)}", "format")
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
+    if isinstance(text, str):
+        text = text.removeprefix("\ufeff")  # a byte-order mark, as some editors save UTF-8
     if not isinstance(text, str) or not text.strip():
         raise BenchmarkError("empty: upload the JSON vllm bench serve, llama-bench or sglang.bench_serving wrote", path)
     if fmt == "auto":

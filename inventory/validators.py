@@ -14,6 +14,8 @@ LABEL_RE = re.compile(r"[A-Za-z0-9._/ -]{0,64}")
 
 
 def check_name(value: object) -> str | None:
+    if value is None or value == "":
+        return "a name is required: 1 to 63 lower-case letters, digits and '-', starting with a letter or digit"
     if not isinstance(value, str) or not NAME_RE.fullmatch(value):
         return (
             f"{_show(value)} is not a valid name: use 1 to 63 lower-case letters, digits and '-', "

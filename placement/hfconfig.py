@@ -284,7 +284,9 @@ def _name_from(cfg: dict[str, Any], slug: str) -> str:
 def _config_document(text: str, quantization: str) -> tuple[dict[str, Any], dict[str, Any], str] | Errors:
     """The whole document, its text model's config and the quantization's own name, or why it is not a
     model config.json."""
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str):
+        return [("config", "not a model config: give the text of config.json, or its JSON object")]
+    if not text.strip():
         return [("config", "empty")]
     if json_too_deep(text):  # json.loads recurses: deep enough, it raises RecursionError
         return [("config", f"not a model config: nested deeper than {MAX_JSON_DEPTH} levels")]

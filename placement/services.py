@@ -109,7 +109,7 @@ def model_create_from_config(
     if not isinstance(slug, str) or not slug:
         raise PlacementError("required: a short name for the catalogue, e.g. qwen3-8b", "slug")
     result = parse_hf_config(
-        config if isinstance(config, str) else "",
+        config if isinstance(config, str) else None,  # type: ignore[arg-type] # the parser says what it is not
         slug=slug,
         quantization=str(quantization),
         params_b=params_b,

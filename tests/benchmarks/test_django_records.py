@@ -213,6 +213,17 @@ def test_upload_vllm_bench_json(api_member, demo):
     assert run["measured_at"].startswith("2026-11-30T10:15")
     # the checkpoint the file's model_id names, unless the form names one
     assert run["checkpoint"] == "meta-llama/Llama-3.3-70B-Instruct"
+    # a file saved with a byte-order mark, as some editors write UTF-8, reads the same
+    marked = api_member.post(
+        "/api/benchmarks/upload",
+        {
+            "model": "llama-3.3-70b",
+            "group": demo["direct"].pk,
+            "content": "\ufeff" + json.dumps(VLLM_JSON),
+            "backend": "nccl",
+        },
+    )
+    assert marked.status_code == 201 and marked.json()["decode_tps"] == 18.31, marked.content
     given = api_member.post(
         "/api/benchmarks/upload",
         {

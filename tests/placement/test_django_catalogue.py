@@ -150,6 +150,14 @@ def test_a_model_from_config_json_is_read_locally_with_estimates_marked(api_admi
     assert other.status_code == 201 and other.json()["estimated_fields"] == []
 
 
+def test_a_config_given_as_a_list_says_what_a_config_is(api_admin):
+    response = api_admin.post("/api/models/config", {"slug": "broken", "quantization": "bf16", "config": [1, 2]})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {"path": "config", "message": "not a model config: give the text of config.json, or its JSON object"}
+    ]
+
+
 @pytest.mark.parametrize(
     "config, field",
     [

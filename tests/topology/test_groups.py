@@ -248,6 +248,20 @@ def test_api_lists_and_reads_groups_in_exactly_the_documented_shape(api_viewer, 
     assert refused.status_code == 422 and "limit" in refused.content.decode()
 
 
+def test_a_subgroup_without_a_name_says_one_is_required(api_admin, import_lab):
+    import_lab("lab8-crs804.yaml")
+    parent = group_of("node-01")
+    response = api_admin.post(f"/api/groups/{parent.pk}/subgroups", {"nodes": ["node-03"]})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "path": "name",
+            "message": "a name is required: 1 to 63 lower-case letters, digits and '-', "
+            "starting with a letter or digit",
+        }
+    ]
+
+
 def test_subgroups_are_listed_unless_asked_not_to(api_admin, import_lab):
     import_lab("lab8-crs804.yaml")
     parent = group_of("node-01")
@@ -375,8 +389,8 @@ BAD = [
     ("node named twice", "node-01", {"name": "exp-x", "nodes": ["node-05", "node-05"]}, 400, "nodes[1]", "twice"),
     ("no nodes", "node-01", {"name": "exp-x", "nodes": []}, 400, "nodes", "at least one Spark"),
     ("nodes not a list", "node-01", {"name": "exp-x", "nodes": "node-05"}, 400, "nodes", "at least one Spark"),
-    ("empty name", "node-01", {"name": "", "nodes": ["node-05"]}, 400, "name", "not a valid name"),
-    ("missing name", "node-01", {"nodes": ["node-05"]}, 400, "name", "not a valid name"),
+    ("empty name", "node-01", {"name": "", "nodes": ["node-05"]}, 400, "name", "a name is required"),
+    ("missing name", "node-01", {"nodes": ["node-05"]}, 400, "name", "a name is required"),
     ("bad name", "node-01", {"name": "Exp A<b>", "nodes": ["node-05"]}, 400, "name", "not a valid name"),
     ("duplicate name", "node-01", {"name": "exp-a", "nodes": ["node-05"]}, 400, "name", "already exists"),
     ("name of an auto group", "node-01", {"name": "group-ring-1", "nodes": ["node-05"]}, 400, "name", "already exists"),
@@ -421,7 +435,7 @@ def test_bad_rename_and_delete_change_nothing(api_admin, bad_input_lab):
     parent = group_of("node-01")
     before = groups_state()
     for body, words in (
-        ({"name": ""}, "not a valid name"),
+        ({"name": ""}, "a name is required"),
         ({"name": "group-ring-1"}, "already exists"),
         ({"name": "x" * 64}, "not a valid name"),
         ({}, "send the new name"),
