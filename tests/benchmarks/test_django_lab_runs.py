@@ -309,6 +309,10 @@ def test_a_tpot_too_small_to_be_real_is_refused_and_a_stored_one_never_breaks_th
             "decodes",
         }
     ]
+    # a TPOT of 0 is what vLLM prints for one output token: not measured, and taken as such
+    prefill_only = api_member.post("/api/benchmarks", {**body, "tpot_ms": 0, "output_len": 1})
+    assert prefill_only.status_code == 201 and prefill_only.json()["tpot_ms"] is None
+    BenchmarkRun.objects.filter(pk=prefill_only.json()["id"]).delete()
     kept = record(api_member, pair, "nccl", 3.1, tp=2)
     BenchmarkRun.objects.filter(pk=kept["id"]).update(tpot_ms=1e-320)  # as a row stored before the edge refused it
     assert lab_runs() == []
