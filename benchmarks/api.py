@@ -161,7 +161,8 @@ class BenchFilter(Schema):
 def _page_links(request: HttpRequest, offset: int, limit: int, total: int) -> str:
     """The RFC 8288 ``Link`` header of a page: its next and previous pages, when there are."""
     links = []
-    for rel, start in (("next", offset + limit), ("prev", max(0, offset - limit))):
+    last = (max(total, 1) - 1) // limit * limit  # where the last page starts: past the end, prev leads there
+    for rel, start in (("next", offset + limit), ("prev", max(0, min(offset - limit, last)))):
         if (rel == "next" and start >= total) or (rel == "prev" and offset == 0):
             continue
         query = request.GET.copy()
