@@ -54,6 +54,17 @@ def test_paste_preview_then_apply_with_links(admin_client, import_lab):
     assert '<a href="/sparks/ring-5/">ring-5</a>' in html and '<a href="/sparks/ring-1/">ring-1</a>' in html
 
 
+def test_a_tampered_hidden_field_is_said_not_silently_refused(admin_client, import_lab):
+    """confirm_remove=abc once answered 400 with nothing on the page to say why."""
+    import_lab("ring4.yaml")
+    before = db_state()
+    text = yaml.safe_dump(_ring_changed())
+    refused = admin_client.post("/lab/import/", {"text": text, "confirm_remove": "abc", "action": "apply"})
+    html = refused.content.decode()
+    assert refused.status_code == 400 and db_state() == before
+    assert "Nothing was imported." in html and "<code>confirm_remove</code>: Enter a whole number." in html
+
+
 def test_prune_asks_before_it_removes(admin_client, import_lab):
     import_lab("ring4.yaml")
     before = db_state()
