@@ -24,7 +24,7 @@ from core.actor import Actor
 from core.api import ADMIN, BOOK
 from core.errors import BadInput, NotFound
 from core.pages import Rows, paginated
-from core.validation import INT64, CleanStr, Int, datetime_problem
+from core.validation import INT64, CleanStr, Int, datetime_problem, whole_number
 from telemetry import selectors, services, software_store
 from telemetry.keys import fingerprint
 from telemetry.models import Alert, NodeAggregate, NodeSample
@@ -268,10 +268,15 @@ class PinsIn(Schema):
 
 
 @router.get("/software", response=list[SoftwareRowOut], summary="Each Spark's software, odd ones marked; ?group=")
-def software_list(request: HttpRequest, group: CleanStr(63) = "") -> list[dict[str, Any]]:
+def software_list(
+    request: HttpRequest,
+    group: CleanStr(63) = param.Query("", description="a cabled group's name or id, as the other filters take it"),  # noqa: B008
+) -> list[dict[str, Any]]:
+    if (number := whole_number(group)) is not None:
+        group = next((name for pk, name in software_store.group_ids() if pk == number), group)
     if group and group not in software_store.group_names():
         # a query filter that names nothing is bad input (400), as the schema documents; 404 is for paths
-        raise BadInput(f"no live group named {group!r}", "group")
+        raise BadInput(f"no live cabled group named {group!r}", "group")
     _, rows = software_store.fleet_rows(group)
     return [
         {

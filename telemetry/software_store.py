@@ -416,6 +416,11 @@ def fleet_rows(group: str = "") -> tuple[list[str], list[SoftwareRow]]:
     return quantities, rows
 
 
+def group_ids() -> list[tuple[int, str]]:
+    """(id, name) of the live cabled groups, whose Sparks the software page compares."""
+    return list(NodeGroup.objects.filter(auto=True, retired_at__isnull=True).order_by("name").values_list("pk", "name"))
+
+
 def group_names() -> list[str]:
     return list(
         NodeGroup.objects.filter(auto=True, retired_at__isnull=True).order_by("name").values_list("name", flat=True)

@@ -62,8 +62,12 @@ def test_the_api_carries_each_sparks_software_with_when_it_was_read(ring, api_vi
     assert rows["ring-4"]["versions"]["driver"] == {"value": "580.82.09", "odd": True, "target": "580.95.05"}
     assert rows["ring-1"]["versions"]["driver"]["odd"] is False and rows["ring-1"]["drift"] == ""
     assert "update ring-4's driver to 580.95.05, as on ring-1 to ring-3" in rows["ring-4"]["drift"]
+    # by its id too, as the other filters take a group (it once wanted the name alone)
+    by_id = {r["name"]: r for r in api_viewer.get(f"/api/software?group={ring.pk}").json()}
+    assert by_id == rows
     missing = api_viewer.get("/api/software?group=nope")
     assert missing.status_code == 400 and missing.json()["errors"][0]["path"] == "group"
+    assert api_viewer.get("/api/software?group=999999").status_code == 400
 
 
 @pytest.mark.django_db
