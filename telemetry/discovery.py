@@ -56,6 +56,12 @@ def _port(given: str | None) -> int | None:
 @for_scrapers
 def scrape_sparks(request: HttpRequest) -> HttpResponse:
     """/metrics/spark-targets[?port=N]: the list for Prometheus's http_sd_configs."""
+    if len(set(request.GET.getlist("port"))) > 1:  # one value, as the API takes a query parameter
+        return HttpResponse(
+            f"port: given {len(request.GET.getlist('port'))} times; give it once\n",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
     port = _port(request.GET.get("port"))
     if port is None:
         return HttpResponse(

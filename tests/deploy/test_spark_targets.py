@@ -84,6 +84,14 @@ def test_a_port_that_is_not_one_is_refused_saying_so(port):
 
 
 @pytest.mark.django_db
+def test_a_port_given_twice_is_refused_not_the_last_taken():
+    response = Client().get(f"{URL}?port=9100&port=9101")
+    assert response.status_code == 400
+    assert response.content.decode() == "port: given 2 times; give it once\n"
+    assert Client().get(f"{URL}?port=9100&port=9100").status_code == 200
+
+
+@pytest.mark.django_db
 def test_the_metrics_token_guards_it(settings):
     settings.FLEET_METRICS_TOKEN = TOKEN
     assert Client().get(URL).status_code == 401
