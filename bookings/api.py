@@ -254,6 +254,12 @@ def bookings_update(request: HttpRequest, booking_id: RowId, payload: BookingPat
     changes = payload.dict(exclude_unset=True)
     if not changes:
         raise BookingError("send start, end, purpose or plan", "")
+    # null as JSON merge-patch reads it: the plan is cleared; a time or the purpose cannot be
+    emptied = [(key, "cannot be emptied: leave the field out to keep its value") for key in ("start", "end", "purpose")]
+    if errors := [(key, why) for key, why in emptied if key in changes and changes[key] is None]:
+        raise BookingError(errors)
+    if "plan" in changes and changes["plan"] is None:
+        changes["plan"] = ""
     services.booking_update(
         actor=Actor.from_request(request, "api"), booking=selectors.booking_get(booking_id), **changes
     )

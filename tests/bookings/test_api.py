@@ -142,6 +142,22 @@ def test_maintenance_marks_bookings_and_emails_owners(
     assert api_admin.delete(f"/api/maintenance-windows/{window}").status_code == 200
 
 
+def test_null_clears_a_bookings_plan_and_cannot_empty_its_times(lab, api_member):
+    """PATCH {"plan": null} once answered 200 and kept the plan."""
+    made = api_member.post("/api/bookings", body(lab["ring"].pk, plan="plan-17 tp=4")).json()
+    before = state()
+    for key in ("start", "end", "purpose"):
+        r = api_member.patch(f"/api/bookings/{made['id']}", {key: None})
+        assert r.status_code == 400
+        assert r.json()["errors"] == [
+            {"path": key, "message": "cannot be emptied: leave the field out to keep its value"}
+        ]
+    assert state() == before
+    cleared = api_member.patch(f"/api/bookings/{made['id']}", {"plan": None})
+    assert cleared.status_code == 200 and cleared.json()["plan"] is None
+    assert api_member.get(f"/api/bookings/{made['id']}").json()["plan"] is None
+
+
 def test_a_maintenance_window_naming_a_group_takes_only_its_sparks(lab, api_admin):
     """A group with a Spark of another group was once saved ("group-ring-1: node-01")."""
     from bookings.models import MaintenanceWindow
