@@ -467,7 +467,7 @@ def lab_import(request: HttpRequest) -> HttpResponse:
     elif request.method == "POST":
         status = 400
         # a hidden field's error has no place on the page: say it with the document's errors
-        ctx["errors"] = [(f.name, " ".join(f.errors)) for f in form.hidden_fields() if f.errors]
+        ctx["errors"] = [(f.name, " ".join(str(e) for e in f.errors)) for f in form.hidden_fields() if f.errors]
     return render(request, "inventory/import.html", ctx, status=status)
 
 
