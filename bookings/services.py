@@ -359,6 +359,10 @@ def maintenance_create(
         # The bookings' locks: a booking racing this window either commits
         # first (and is marked below) or waits and then sees the window.
         lock_sparks(spark_ids)
+        for same in MaintenanceWindow.objects.filter(start=start, end=end).prefetch_related("sparks"):
+            if sorted(s.pk for s in same.sparks.all()) == sorted(spark_ids):
+                # a second click or a script run twice: its owners would be emailed twice
+                raise BookingConflict(f"maintenance {same.pk} already holds these Sparks at these times", path="start")
         window = MaintenanceWindow.objects.create(
             start=start, end=end, reason=reason.strip(), group=row, created_by=actor.known_user
         )

@@ -169,6 +169,14 @@ def test_a_maintenance_window_naming_a_group_takes_only_its_sparks(lab, api_admi
     assert not MaintenanceWindow.objects.exists()
     r = api_admin.post("/api/maintenance-windows", {**window, "group": lab["ring"].pk, "nodes": ["ring-2"]})
     assert r.status_code == 201 and r.json()["nodes"] == ["ring-2"]
+    # the same window again (a second click, a script run twice) would email the owners twice
+    again = api_admin.post("/api/maintenance-windows", {**window, "group": lab["ring"].pk, "nodes": ["ring-2"]})
+    assert again.status_code == 409
+    assert (
+        again.json()["errors"][0]["message"]
+        == f"maintenance {r.json()['id']} already holds these Sparks at these times"
+    )
+    assert MaintenanceWindow.objects.count() == 1
 
 
 def test_reservations_is_a_deprecated_alias_of_the_same_operations(lab, api_member, client):
