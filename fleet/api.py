@@ -54,8 +54,14 @@ def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     errors = []
     for err in exc.errors:
         loc = [str(x) for x in err.get("loc", []) if x not in ("body", "payload", "query", "path")]
+        message = str(err.get("msg", "invalid"))
+        where = tuple(err.get("loc", ()))
+        raw = request.GET.get(str(where[-1])) if where[:1] == ("query",) else None
+        if isinstance(raw, str) and " " in raw and "date" in message:
+            # 2026-12-01T09:00:00+01:00 unencoded: the '+' arrives as a space
+            message += "; a '+' in a query string reads as a space: send it as %2B"
         # a body that is no object at all (null, [], "x", 1) has no field to name: it is the body's
-        errors.append((".".join(loc) or "body", str(err.get("msg", "invalid"))))
+        errors.append((".".join(loc) or "body", message))
     text = "; ".join(f"{path}: {message}" for path, message in errors)
     return _error(request, 422, "the request was not applied: " + text, errors)
 

@@ -158,6 +158,21 @@ def test_null_clears_a_bookings_plan_and_cannot_empty_its_times(lab, api_member)
     assert api_member.get(f"/api/bookings/{made['id']}").json()["plan"] is None
 
 
+def test_an_unencoded_plus_in_a_time_says_to_send_it_as_2b(lab, api_member):
+    """2027-01-04T09:00:00+01:00 in a query arrives as "...09:00:00 01:00": the answer says why."""
+    r = api_member.get(
+        "/api/bookings/availability?start=2027-01-04T09:00:00+01:00&end=2027-01-04T10:00:00%2B01:00&nodes=node-01"
+    )
+    assert r.status_code == 422
+    assert r.json()["errors"] == [
+        {
+            "path": "start",
+            "message": "Input should be a valid datetime or date, unexpected extra characters at the end of the "
+            "input; a '+' in a query string reads as a space: send it as %2B",
+        }
+    ]
+
+
 def test_a_maintenance_window_naming_a_group_takes_only_its_sparks(lab, api_admin):
     """A group with a Spark of another group was once saved ("group-ring-1: node-01")."""
     from bookings.models import MaintenanceWindow
