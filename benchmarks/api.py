@@ -16,7 +16,7 @@ from ninja import Field, Query, Router, Schema, Status
 
 from core.actor import Actor
 from core.api import BOOK
-from core.validation import CleanStr, JsonData, Limit, MultiLineStr, Offset, SaneDatetime
+from core.validation import CleanStr, JsonData, Limit, MultiLineStr, Offset, SaneDatetime, zone_missing
 from inventory.models import NodeGroup
 from placement import selectors as placement_selectors
 from placement.api import Count, GroupId, Ms, Names, Notes, Num, Slug, Tokens, Tps, Width
@@ -194,8 +194,8 @@ def benchmarks_list(request: HttpRequest, filters: Query[BenchFilter], response:
 
 @router.post("/benchmarks", response={201: BenchmarkOut}, auth=BOOK)
 def benchmarks_create(request: HttpRequest, payload: BenchmarkIn) -> Any:
-    if payload.measured_at is not None and payload.measured_at.tzinfo is None:
-        raise BenchmarkError(f"{payload.measured_at.isoformat()} has no time zone: add Z or an offset", "measured_at")
+    if payload.measured_at is not None and (missing := zone_missing(payload.measured_at)):
+        raise BenchmarkError(missing, "measured_at")
     data = payload.model_dump(exclude_none=True)
     return Status(201, bench_out(services.benchmark_create(actor=Actor.from_request(request, "api"), data=data)))
 

@@ -22,7 +22,7 @@ from core.actor import Actor
 from core.api import ADMIN, BOOK
 from core.errors import NotFound, error_items
 from core.pages import Rows, paginated
-from core.validation import INT64, PATCH_ONLY_KNOWN, CleanStr, Int, JsonData, SaneDatetime
+from core.validation import INT64, PATCH_ONLY_KNOWN, CleanStr, Int, JsonData, SaneDatetime, merge_patch, zone_missing
 
 from . import selectors, services
 from .availability import availability_check
@@ -207,8 +207,8 @@ def bookings_list(request: HttpRequest, filters: Query[BookingFilter]) -> Rows:
     now = timezone.now()
     start = filters.from_ or (None if filters.to else now)
     for name, value in (("from", start), ("to", filters.to)):
-        if value is not None and value.tzinfo is None:
-            raise BookingError(f"{value.isoformat()} has no time zone: add Z or an offset", name)
+        if value is not None and (missing := zone_missing(value)):
+            raise BookingError(missing, name)
     unknown = [s for s in filters.status if s not in Booking.Status.values]
     if unknown:
         raise BookingError(f"unknown status {unknown[0]!r}; one of {', '.join(Booking.Status.values)}", "status")
@@ -254,12 +254,7 @@ def bookings_update(request: HttpRequest, booking_id: RowId, payload: BookingPat
     changes = payload.dict(exclude_unset=True)
     if not changes:
         raise BookingError("send start, end, purpose or plan", "")
-    # null as JSON merge-patch reads it: the plan is cleared; a time or the purpose cannot be
-    emptied = [(key, "cannot be emptied: leave the field out to keep its value") for key in ("start", "end", "purpose")]
-    if errors := [(key, why) for key, why in emptied if key in changes and changes[key] is None]:
-        raise BookingError(errors)
-    if "plan" in changes and changes["plan"] is None:
-        changes["plan"] = ""
+    changes = merge_patch(changes, cleared=("plan",))  # null clears the plan ("": none)
     services.booking_update(
         actor=Actor.from_request(request, "api"), booking=selectors.booking_get(booking_id), **changes
     )

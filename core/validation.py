@@ -29,6 +29,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, ConfigDict, Field
 
+from .errors import BadInput
+
 # Control characters: C0 and DEL, C1, and the Unicode line/paragraph separators.
 _ONE_LINE_BAD = "\x00-\x1f\x7f-\x9f\u2028\u2029"
 _MULTI_LINE_BAD = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029"
@@ -196,6 +198,25 @@ PositiveInt32 = Int(0, INT32)
 Limit = Int(1, 1000)
 Offset = Int(0, 10_000_000)
 TcpPort = Int(1, 65535)
+
+
+def zone_missing(value: datetime) -> str | None:
+    """Why a date-time the API was sent cannot be placed in time (it has no zone), or None."""
+    return None if value.tzinfo is not None else f"{value.isoformat()} has no time zone: add Z or an offset"
+
+
+def merge_patch(changes: dict[str, Any], *, cleared: tuple[str, ...] = (), where: str = "") -> dict[str, Any]:
+    """A change's null as JSON merge-patch reads it (RFC 7386: null removes):
+    a field that may be empty (``cleared``) becomes "", and any other field
+    given null is refused (400), each named: "cannot be emptied"."""
+    errors = [
+        (f"{where}{key}", "cannot be emptied: leave the field out to keep its value")
+        for key, value in changes.items()
+        if value is None and key not in cleared
+    ]
+    if errors:
+        raise BadInput(errors)
+    return {key: "" if value is None else value for key, value in changes.items()}
 
 
 # A change (PATCH) names only fields that exist: a misspelt one would otherwise

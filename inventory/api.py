@@ -23,7 +23,7 @@ from core.actor import Actor
 from core.api import ADMIN
 from core.health import HEALTH_STATUSES, HealthValue
 from core.pages import Rows, paginated
-from core.validation import PATCH_ONLY_KNOWN, CleanStr, Int, TcpPort, whole_number
+from core.validation import PATCH_ONLY_KNOWN, CleanStr, Int, TcpPort, merge_patch, whole_number
 
 from . import labdoc, labio, selectors, services
 from .errors import InventoryError
@@ -353,25 +353,11 @@ def sparks_create(request: HttpRequest, payload: SparkIn) -> Status[dict[str, An
     return Status(201, spark_out(selectors.spark_get(spark.name)))
 
 
-def _merged(changes: dict[str, Any], *, cleared: tuple[str, ...] = (), where: str = "") -> dict[str, Any]:
-    """A change's null as JSON merge-patch reads it (RFC 7386: null removes):
-    a text field that may be empty (``cleared``) becomes "", and a field that
-    cannot be empty says so, where "None is not a valid name" was said."""
-    errors = [
-        (f"{where}{key}", "cannot be emptied: leave the field out to keep its value")
-        for key, value in changes.items()
-        if value is None and key not in cleared
-    ]
-    if errors:
-        raise InventoryError(errors)
-    return {key: "" if value is None else value for key, value in changes.items()}
-
-
 @router.patch("/sparks/{name}", response=SparkOut, summary="Change a Spark", auth=ADMIN)
 def sparks_update(request: HttpRequest, name: Name, payload: SparkPatch) -> dict[str, Any]:
     spark = services.get_or_404(Spark, name=name)
-    changes = _merged(payload.dict(exclude_unset=True), cleared=("serial", "vendor"))
-    ssh = _merged(changes.pop("ssh", None) or {}, where="ssh.")
+    changes = merge_patch(payload.dict(exclude_unset=True), cleared=("serial", "vendor"))
+    ssh = merge_patch(changes.pop("ssh", None) or {}, where="ssh.")
     for key, value in ssh.items():
         if key not in ("host", "port", "user"):
             raise InventoryError("unknown key; allowed: host, port, user", f"ssh.{key}")
@@ -413,7 +399,7 @@ def switches_update(request: HttpRequest, name: Name, payload: SwitchPatch) -> d
     w = services.switch_update(
         actor=actor(request),
         switch=services.get_or_404(Switch, name=name),
-        **_merged(payload.dict(exclude_unset=True), cleared=("serial",)),
+        **merge_patch(payload.dict(exclude_unset=True), cleared=("serial",)),
     )
     return switch_out(selectors.switch_get(w.name))
 
@@ -458,7 +444,7 @@ def cables_update(request: HttpRequest, cable_id: CableId, payload: CablePatch) 
     c = services.cable_update(
         actor=actor(request),
         cable=services.get_or_404(Cable, pk=cable_id),
-        **_merged(changes, cleared=("label",)),
+        **merge_patch(changes, cleared=("label",)),
         **length,
     )
     return cable_out(selectors.cable_get(c.pk))
