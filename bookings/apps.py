@@ -43,7 +43,7 @@ class BookingsConfig(AppConfig):
         RUN_PERMISSION.add(may_start_run)
         from inventory.services import DELETE_HOLDS
 
-        from .selectors import holds_on
+        from .services import holds_locked
 
-        DELETE_HOLDS.add(holds_on)  # a Spark a booking holds is not deleted from under it
+        DELETE_HOLDS.add(holds_locked)  # a Spark a booking holds is not deleted from under it
         panels.slot("group").add(group_panel, order=10)  # who holds a group, on its page

@@ -83,6 +83,13 @@ def _window(start: Any, end: Any, now: datetime, *, started: bool = False) -> li
     )
 
 
+def _refuse_if_gone(spark_ids: list[int], path: str) -> None:
+    """Under the Sparks' lock: one deleted since the request named it is a 409
+    (a delete holds the same lock, so none goes after this)."""
+    if Spark.objects.filter(pk__in=spark_ids).count() != len(set(spark_ids)):
+        raise BookingConflict("a Spark of this booking was deleted a moment ago: look at the group again", path=path)
+
+
 def _clash_check(spark_ids: list[int], parts: list[tuple[datetime, datetime]], exclude: int | None = None) -> None:
     for start, end in parts:
         found = selectors.clashes(spark_ids=spark_ids, start=start, end=end, exclude=exclude)
@@ -103,6 +110,14 @@ def lock_sparks(spark_ids: list[int]) -> None:
     with connection.cursor() as cursor:
         for pk in sorted(set(spark_ids)):
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s::int)", [LOCK_SPACE, pk])
+
+
+def holds_locked(spark_ids: list[int]) -> list[str]:
+    """The bookings that hold these Sparks (selectors.holds_on), read under the
+    Sparks' booking lock: called in a delete's transaction, a booking being made
+    for them has either committed (and is named) or waits until the delete ends."""
+    lock_sparks(spark_ids)
+    return selectors.holds_on(spark_ids)
 
 
 def _exclusion_violation(exc: IntegrityError) -> bool:
@@ -165,6 +180,7 @@ def booking_create(
                 path="start",
             )
         lock_sparks(target.ids)
+        _refuse_if_gone(target.ids, "group" if nodes is None else "nodes")
         _clash_check(target.ids, [(start, end)])
         booking = Booking.objects.create(
             owner=owner,

@@ -30,7 +30,8 @@ from .models import Cable, CableEnd, CatalogueEntry, Change, NodeGroup, Port, Sp
 AFTER_CHANGE: Hook[Callable[[], None]] = Hook("inventory.after_change")
 # What holds a Spark that deleting it would take away (the bookings layer adds
 # its bookings that have not ended): each entry gives sentences for the Spark
-# ids it is asked about, and a Spark anything holds is not deleted.
+# ids it is asked about, and a Spark anything holds is not deleted. A delete asks
+# inside its transaction, so an entry may lock what it reads until the commit.
 DELETE_HOLDS: Hook[Callable[[list[int]], list[str]]] = Hook("inventory.delete_holds")
 
 
@@ -423,9 +424,9 @@ def spark_update(*, actor: Actor, spark: Spark, **changes: Any) -> Spark:
             errors += exc.errors
     if errors:
         raise InventoryError(errors)
-    if changes.get("status") == Spark.Status.RETIRED and spark.status != Spark.Status.RETIRED:
-        _refuse_if_held(spark, "retiring", "status")
     with transaction.atomic():
+        if changes.get("status") == Spark.Status.RETIRED and spark.status != Spark.Status.RETIRED:
+            _refuse_if_held(spark, "retiring", "status")  # in the transaction, as a delete's
         before = snapshot(spark)
         for key, value in changes.items():
             if key != "hardware":
@@ -466,8 +467,10 @@ def _refuse_if_held(device: Spark | Switch, doing: str, path: str) -> None:
 def _device_delete(*, actor: Actor, device: Spark | Switch) -> list[str]:
     """Delete a Spark or switch and the cables plugged into it; returns those cables' descriptions.
     A Spark a booking that has not ended holds is refused (409), naming the bookings."""
-    _refuse_if_held(device, "deleting", "name")
     with transaction.atomic():
+        # Inside the transaction: a hold takes the booking's per-Spark lock, so a
+        # booking being made for this Spark is either seen here or waits for the delete.
+        _refuse_if_held(device, "deleting", "name")
         cables = cables_freed_by(device)
         freed = [cable_describe(c) for c in cables]
         for cable in cables:

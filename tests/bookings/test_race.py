@@ -6,7 +6,9 @@ lock serialises) and on PostgreSQL (the exclusion constraint decides)."""
 from __future__ import annotations
 
 import random
+import re
 import threading
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -14,7 +16,8 @@ import pytest
 from django.db import connection
 
 from bookings.models import Allocation
-from core.roles import MEMBER
+from core.roles import ADMIN, MEMBER
+from inventory.models import Spark
 from tests.bookings.conftest import hours, iso
 from tests.conftest import ApiClient, make_user
 
@@ -100,3 +103,68 @@ def test_racing_parts_of_a_switched_group_never_share_a_spark(lab):
         if code == 409:
             assert set(body["errors"][0]["nodes"]) <= set(asked["nodes"])
     assert_no_overlap()
+
+
+def test_deleting_a_spark_while_it_is_being_booked_never_strands_a_booking(lab):
+    """An admin deletes ring-1 while members book the ring (each at its own
+    time, so that every booking could win): the delete either wins (and no
+    booking holds ring-1) or is refused naming a booking that does; no booking
+    is left with fewer Sparks than it was given, and nothing answers 500."""
+    base = hours(2)
+    bodies: list[dict[str, Any]] = [
+        {
+            "group": lab["ring"].pk,
+            "start": iso(base + timedelta(hours=3 * i)),
+            "end": iso(base + timedelta(hours=3 * i + 1)),
+            "purpose": f"ring {i}",
+        }
+        for i in range(12)
+    ]
+    admin = ApiClient(make_user("racing-admin", ADMIN))
+    clients = [ApiClient(make_user(f"booker{i:02d}", MEMBER)) for i in range(len(bodies))]
+    go = threading.Barrier(len(bodies) + 1)
+    results: list[Any] = [None] * len(bodies)
+    deleted: list[Any] = []
+
+    def book(i: int) -> None:
+        try:
+            go.wait()
+            r = clients[i].post("/api/bookings", bodies[i])
+            results[i] = (r.status_code, r.json())
+        except Exception as exc:
+            results[i] = (599, {"message": repr(exc)})
+        finally:
+            connection.close()
+
+    def delete() -> None:
+        try:
+            go.wait()
+            time.sleep(random.Random(3).uniform(0, 0.05))
+            r = admin.delete("/api/sparks/ring-1")
+            deleted.append((r.status_code, r.json()))
+        except Exception as exc:
+            deleted.append((599, {"message": repr(exc)}))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=book, args=(i,)) for i in range(len(bodies))]
+    threads.append(threading.Thread(target=delete))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    codes = sorted(code for code, _ in results)
+    assert set(codes) <= {201, 409, 422}, results
+    ((status, answer),) = deleted
+    won = [body for code, body in results if code == 201]
+    for body in won:  # every winner holds every Spark it was given
+        held = sorted(Allocation.objects.filter(booking_id=body["id"]).values_list("spark__name", flat=True))
+        assert held == sorted(body["nodes"]), (body, held)
+    holding = [body["id"] for body in won if "ring-1" in body["nodes"]]
+    if status == 200:
+        assert not holding and not Spark.objects.filter(name="ring-1").exists()
+    else:
+        assert status == 409, answer
+        named = {int(n) for n in re.findall(r"booking (\d+) of", answer["errors"][0]["message"])}
+        assert holding and named and named <= set(holding), (named, holding)
+        assert Spark.objects.filter(name="ring-1").exists()
