@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from placement.perfmodel import ENGINES, LabRun, Layout
+from placement.perfmodel import ENGINES, LabRun, Layout, compute_ceiling_tps
 from placement.planner import launched_checkpoint
 
 from .models import BenchmarkRun
@@ -75,9 +75,11 @@ def lab_runs() -> list[LabRun]:
         path = path_of(row.topology_kind, row.backend, row.tp * row.pp)
         # A TPOT measured at several streams is each stream's speed among the others, not one
         # stream's alone: above one stream the run speaks through its aggregate only.
-        decode = _readable(row.stream_decode_tps if row.concurrency == 1 else None, MAX_STREAM_TPS)
+        # Above what the nodes can compute for the model (the edge refuses it now): not fitted on.
+        most = compute_ceiling_tps(row.model.spec(), row.node_count)  # type: ignore[union-attr]
+        decode = _readable(row.stream_decode_tps if row.concurrency == 1 else None, min(MAX_STREAM_TPS, most))
         prefill = _readable(row.prefill_tps if row.concurrency == 1 else None)
-        aggregate = _readable(row.decode_tps if row.concurrency > 1 else None)
+        aggregate = _readable(row.decode_tps if row.concurrency > 1 else None, most)
         if path is None or (not decode and not prefill and not aggregate) or row.tp * row.pp > row.node_count:
             continue
         spec = run_spec(row.model.spec(), row.engine, row.quantization)  # type: ignore[union-attr]

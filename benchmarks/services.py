@@ -22,7 +22,7 @@ from core.actor import Actor
 from inventory.models import NodeGroup
 from placement.errors import PlacementError
 from placement.models import LlmModel
-from placement.perfmodel import known_formats, variant_spec
+from placement.perfmodel import compute_ceiling_tps, known_formats, variant_spec
 from placement.quants import canonical_quantization
 from placement.selectors import groupspec_for, live_group_or_error, model_get
 
@@ -367,6 +367,16 @@ def _fields(data: dict[str, Any], errors: Errors) -> dict[str, Any]:
     decode = fields.get("decode_tps")
     if decode is not None and decode <= 0:
         errors.append(("decode_tps", "must be above 0 tok/s: a run that decoded nothing has no speed to record"))
+    elif decode is not None and model is not None and decode > (ceiling := compute_ceiling_tps(model.spec(), count)):
+        errors.append(
+            (
+                "decode_tps",
+                f"{decode:,.0f} tok/s is more than {count} Spark{'s' if count > 1 else ''} can compute for "
+                f"{model.slug} ({ceiling:,.0f} at most: each token multiplies its {model.active_params_b:g} billion "
+                "active weights, at 1 PFLOP a Spark, the published peak): give the decode speed of the output "
+                "tokens alone",
+            )
+        )
     fields["derived"] = [str(d) for d in data.get("derived", ())]
     return fields
 

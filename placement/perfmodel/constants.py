@@ -18,6 +18,9 @@ from placement.quants import QUANT_FORMATS
 
 # Published: LPDDR5x bandwidth of one GB10 node.
 NODE_MEMORY_BW_GBPS = 273.0
+# Published: the GB10's peak tensor throughput, 1 PFLOP of FP4 with sparsity
+# (NVIDIA's DGX Spark page), the most any format reaches: a bound, never a speed.
+NODE_PEAK_FLOPS = 1e15
 # Estimated: GB10 tensor throughput relative to FP4 (datasheet peaks halve from
 # FP4 to FP8 to BF16), by the arithmetic a format's kernels run
 # (``placement.quants.QuantFormat.compute``). int4 weight-only kernels

@@ -27,6 +27,7 @@ from .constants import (
     GRAPHS_FOR_ONE_TOKEN,
     MODES,
     NODE_MEMORY_BW_GBPS,
+    NODE_PEAK_FLOPS,
     PATHS,
     PREFILL_CHUNK,
     STATE_PASSES,
@@ -145,6 +146,17 @@ def _attention_flops(model: ModelSpec, context: float) -> float:
 
 def decode_flops_per_token(model: ModelSpec, context: int) -> float:
     return 2.0 * model.active_params_b * 1e9 + _attention_flops(model, context)
+
+
+def compute_ceiling_tps(model: ModelSpec, nodes: int) -> float:
+    """The most tokens a second ``nodes`` Sparks can decode for ``model``, at
+    any batch and with any drafting (a drafted token is kept only once the
+    model's own forward pass has computed it): every token multiplies each
+    active weight once (2 operations) at no more than the published peak. Real
+    runs stay far below it (a hundredth of it, or less); a figure above it is a
+    typo or another quantity. Prefill is not bounded so: a cached prompt is
+    not computed again."""
+    return max(1, nodes) * NODE_PEAK_FLOPS / (2.0 * model.active_params_b * 1e9)
 
 
 def prefill_flops_per_token(model: ModelSpec, prompt: int) -> float:

@@ -322,3 +322,30 @@ def test_a_tpot_too_small_to_be_real_is_refused_and_a_stored_one_never_breaks_th
     browser.force_login(member_user)
     for url in (f"/benchmarks/groups/{pair.pk}/?model=llama-3.3-70b", "/benchmarks/", "/plans/"):
         assert browser.get(url).status_code == 200, url
+
+
+def test_a_decode_speed_above_what_the_nodes_can_compute_is_refused_and_a_stored_one_is_not_fitted(api_member, demo):
+    """10 million tok/s for a 70B on two Sparks at 64 streams was once stored and
+    fitted on. Each token multiplies the 70.55 billion active weights (2 operations
+    each) at no more than the published 1 PFLOP a Spark: 14,174 tok/s on two is the
+    most; the refusal says so, and a row stored before is not fitted on."""
+    from benchmarks.models import BenchmarkRun
+
+    pair = demo["direct"]
+    body = {"model": "llama-3.3-70b", "group": pair.pk, "backend": "nccl", "tp": 2, "concurrency": 64}
+    refused = api_member.post("/api/benchmarks", {**body, "decode_tps": 10_000_000})
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == [
+        {
+            "path": "decode_tps",
+            "message": "10,000,000 tok/s is more than 2 Sparks can compute for llama-3.3-70b (14,174 at most: each "
+            "token multiplies its 70.55 billion active weights, at 1 PFLOP a Spark, the published peak): give the "
+            "decode speed of the output tokens alone",
+        }
+    ]
+    assert not BenchmarkRun.objects.filter(source="measured").exists()
+    taken = api_member.post("/api/benchmarks", {**body, "decode_tps": 14_000})  # under the bound: a lab's to judge
+    assert taken.status_code == 201
+    assert [run.aggregate_tps for run in lab_runs()] == [14_000]
+    BenchmarkRun.objects.filter(pk=taken.json()["id"]).update(decode_tps=1e7)  # stored before the edge refused it
+    assert lab_runs() == []

@@ -1713,3 +1713,22 @@ def test_a_labs_llama_cpp_moe_batches_refit_a_slot_cost_the_published_fit_put_at
     assert cal.changes == (("llama.cpp", "expert_slot_us", 0.0, pytest.approx(3.0)),)
     assert all(abs(e.error_pct) < 0.5 for e in cal.after)
     assert max(abs(e.error_pct) for e in cal.before) > 10.0
+
+
+def test_every_published_decode_figure_is_far_under_what_its_nodes_can_compute():
+    """The ceiling the benchmark records are held to (compute_ceiling_tps) refuses
+    no real run: every published decode figure, at one stream or many, with
+    drafting or without, stays under a twentieth of it."""
+    from placement.perfmodel import compute_ceiling_tps
+    from placement.published import PUBLISHED_POINTS
+
+    shares = {}
+    for p in PUBLISHED_POINTS:
+        if p.compared_decode_tps is None or p.model_slug not in SEED_BY_SLUG:
+            continue  # a model the catalogue does not hold has no active weights to count
+        model = perfmodel_points.point_model(p)
+        shares[p.key] = p.compared_decode_tps / compute_ceiling_tps(model, p.tp * p.pp * p.replicas)
+    assert len(shares) > 350
+    assert max(shares.values()) < 1 / 20, max(shares.items(), key=lambda kv: kv[1])
+    # and a 70B on one Spark: 1e15 / (2 x 70.55e9)
+    assert compute_ceiling_tps(get_seed_model("llama-3.3-70b"), 1) == pytest.approx(7087.2, abs=0.1)
