@@ -21,11 +21,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.actor import Actor
 from core.health import UNHEALTHY
+from core.locks import lock_sparks
 from core.roles import can_book, is_admin
 from core.validation import data_too_deep, text_problem
 from inventory.models import NodeGroupMember, Spark
@@ -95,21 +96,6 @@ def _clash_check(spark_ids: list[int], parts: list[tuple[datetime, datetime]], e
         found = selectors.clashes(spark_ids=spark_ids, start=start, end=end, exclude=exclude)
         if found:
             raise BookingConflict("the Sparks are not free", group_clashes(found, start, end))
-
-
-# Namespace of the per-Spark advisory locks (pg_advisory_xact_lock(int, int)).
-LOCK_SPACE = 0x5BF1
-
-
-def lock_sparks(spark_ids: list[int]) -> None:
-    """PostgreSQL: hold each Spark's booking lock until commit, taken in id
-    order so that two writers never wait on each other in a circle (serving
-    takes the same lock before it holds Sparks)."""
-    if connection.vendor != "postgresql":
-        return  # SQLite: BEGIN IMMEDIATE already holds the only write lock
-    with connection.cursor() as cursor:
-        for pk in sorted(set(spark_ids)):
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s::int)", [LOCK_SPACE, pk])
 
 
 def holds_locked(spark_ids: list[int]) -> list[str]:

@@ -10,6 +10,7 @@ from ninja import Router
 
 from core.actor import Actor
 from core.api import BOOK, READ
+from core.validation import Id
 from telemetry.selectors import software_drift_of
 
 from . import selectors, services
@@ -54,31 +55,33 @@ def run_out(run: FabricRun, *, output: bool = False) -> dict[str, Any]:
 
 
 @router.post("/groups/{group_id}/verify", response={202: dict}, auth=BOOK)
-def verify(request: HttpRequest, group_id: int) -> Any:
+def verify(request: HttpRequest, group_id: Id) -> Any:
     """Start "Verify fabric": nccl-tests all_gather_perf across the group (lab
-    admins; members on a group booked for them now). 409 while one runs."""
-    run = services.verification_start(actor=Actor.from_request(request, "api"), group_id=group_id)
+    admins; members on a group booked for them now). 409 while one runs; 404
+    for a group that is not (or no longer) there."""
+    group = selectors.group_get(group_id)
+    run = services.verification_start(actor=Actor.from_request(request, "api"), group_id=group.pk)
     # Said before it runs: nodes that run other software make NCCL hang or slow down.
     drift = [{"node": name, "message": message} for name, message in software_drift_of(n["name"] for n in run.nodes)]
     return 202, {**run_out(run), "software_drift": drift}
 
 
 @router.get("/groups/{group_id}/verifications")
-def verifications(request: HttpRequest, group_id: int) -> Any:
-    """The group's runs, newest first (the latest 20)."""
-    return [run_out(r) for r in selectors.runs_for_group(group_id)]
+def verifications(request: HttpRequest, group_id: Id) -> Any:
+    """The group's runs, newest first (the latest 20); a retired group's too."""
+    return [run_out(r) for r in selectors.runs_for_group(selectors.group_get(group_id, live=False).pk)]
 
 
 @router.get("/verifications/{run_id}")
-def verification(request: HttpRequest, run_id: int) -> Any:
+def verification(request: HttpRequest, run_id: Id) -> Any:
     """One run with its raw output."""
     return run_out(selectors.run_get(run_id), output=True)
 
 
 @router.get("/groups/{group_id}/netplan")
-def group_netplan(request: HttpRequest, group_id: int) -> Any:
+def group_netplan(request: HttpRequest, group_id: Id) -> Any:
     """Every Spark's netplan file of the group, and where its addresses come from."""
-    netplan = services.group_netplan(group_id)
+    netplan = services.group_netplan(selectors.group_get(group_id).pk)
     return {
         "group": netplan.group.pk,
         "files": netplan.files,

@@ -9,12 +9,38 @@ from typing import Any
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from core.errors import NotFound
+from core.validation import INT64
 from inventory.models import NodeGroup
 from topology.engine import Finding, Severity
 from topology.state import MeasuredExchange
 
 from .models import FabricRun
 from .nccl import socket_hosts_of
+
+
+def group_get(group_id: int, *, live: bool = True) -> NodeGroup:
+    """The group a path names, or NotFound (404) naming it: retired ones too
+    when ``live`` (they have no cabling left to verify or address)."""
+    rows = NodeGroup.objects.filter(pk=group_id) if 1 <= group_id <= INT64 else NodeGroup.objects.none()
+    group = (rows.filter(retired_at__isnull=True) if live else rows).first()
+    if group is None:
+        raise NotFound(f"no {'live ' if live else ''}group with id {group_id}", "group_id")
+    return group
+
+
+def active_runs_on(names: Iterable[str], *, exclude_group: int | None = None) -> list[tuple[FabricRun, set[str]]]:
+    """The verifications queued or running on any of these Sparks, each with the
+    Sparks it shares with them (a run keeps its nodes by name)."""
+    wanted = set(names)
+    rows = FabricRun.objects.filter(status__in=FabricRun.ACTIVE).order_by("pk")
+    if exclude_group is not None:
+        rows = rows.exclude(group_id=exclude_group)
+    found = []
+    for run in rows:
+        shared = wanted & {str(n.get("name")) for n in run.nodes if isinstance(n, dict)}
+        if shared:
+            found.append((run, shared))
+    return found
 
 
 def runs_for_group(group_id: int, *, limit: int = 20) -> QuerySet[FabricRun]:

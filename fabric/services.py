@@ -22,6 +22,7 @@ from django.utils import timezone
 from core import errors
 from core.actor import Actor
 from core.hooks import Hook
+from core.locks import lock_sparks
 from core.outage import service_down
 from core.roles import is_admin
 from core.runs import HEARTBEAT_STALE_S, WORKER_GONE, heartbeat, run_claim, silent_runs
@@ -32,6 +33,7 @@ from telemetry.conf import ssh_key_path
 from telemetry.remote import Target, run_command
 from telemetry.selectors import accepted_host_key, latest_samples
 
+from . import selectors
 from .command import SWEEP_SIZES, VerifyNode, verify_command, verify_problems
 from .conf import grace_s, verify_settings
 from .models import FabricRun
@@ -54,6 +56,9 @@ class VerifyNotAllowed(errors.Forbidden):
 # only lab admins may.
 MayStartRun = Callable[[Any, NodeGroup], tuple[bool, str]]
 RUN_PERMISSION: Hook[MayStartRun] = Hook("fabric.run_permission")
+# What else runs on these Sparks (their ids) and would disturb a verification or be
+# disturbed by it, in words (serving adds its live engines); read under the Sparks' lock.
+BUSY_SPARKS: Hook[Callable[[list[int]], list[str]]] = Hook("fabric.busy_sparks")
 
 
 def may_verify(user: Visitor | None, group: NodeGroup) -> tuple[bool, str]:
@@ -142,6 +147,19 @@ def verification_start(*, actor: Actor, group_id: Any, queue: bool = True) -> Fa
     runs_abandon_stale(group)
     try:
         with transaction.atomic():
+            # Another group's run on these Sparks (a sub-group's and its switch group's), or an
+            # engine serving there: both at once measured each other, and the planner reads the figure.
+            names = [n.name for n in nodes]
+            ids = list(Spark.objects.filter(name__in=names).values_list("pk", flat=True))
+            lock_sparks(ids)
+            busy = [
+                f"{', '.join(sorted(set(names) & shared))} {'is' if len(set(names) & shared) == 1 else 'are'} "
+                f"being verified in run {other.pk} of {other.group_name}"
+                for other, shared in selectors.active_runs_on(names, exclude_group=group.pk)
+            ]
+            busy += [sentence for entry in BUSY_SPARKS for sentence in entry(ids)]
+            if busy:
+                raise errors.Conflict(f"{group.name} is busy: {'; '.join(busy)}; wait for it to end", "group")
             run = FabricRun.objects.create(
                 group=group,
                 group_name=group.name,

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import booker_required
 from core.actor import Actor
-from core.errors import FleetError, NotFound
+from core.errors import FleetError
 from core.htmx import htmx_asks
 from inventory.models import NodeGroup
 
@@ -31,6 +31,8 @@ def panel_context(group: NodeGroup, user: Visitor | None, *, error: str = "", no
     active = next((r for r in runs if r.active), None)
     allowed, why = services.may_verify(user, group)
     nodes = sorted(nodes if nodes is not None else group.members.values_list("spark__name", flat=True))
+    if allowed and len(nodes) < 2:  # no button that can only be refused
+        allowed, why = False, "a group of one Spark has no cable between Sparks to verify"
     return {
         "group": group,
         "runs": runs,
@@ -45,10 +47,7 @@ def panel_context(group: NodeGroup, user: Visitor | None, *, error: str = "", no
 
 
 def _group(group_id: int) -> NodeGroup:
-    group = NodeGroup.objects.filter(pk=group_id, retired_at__isnull=True).first()
-    if group is None:
-        raise NotFound(f"no live group with id {group_id}", "group_id")
-    return group
+    return selectors.group_get(group_id)
 
 
 @require_GET
@@ -81,7 +80,8 @@ def verify(request: HttpRequest, group_id: int) -> HttpResponse:
                 status=status,
             )
         return HttpResponse(status=303, headers={"Location": f"/groups/{group.pk}/#fabric"})
-    return render(request, "fabric/_panel.html", panel_context(group, request.user, error=error), status=status)
+    # 200 with the reason in the panel: htmx swaps no 4xx answer, so a refusal said nothing on the page
+    return render(request, "fabric/_panel.html", panel_context(group, request.user, error=error))
 
 
 @require_GET
@@ -115,7 +115,7 @@ def spark_netplan(request: HttpRequest, name: str) -> HttpResponse:
 @require_GET
 def group_netplan(request: HttpRequest, group_id: int) -> HttpResponse:
     """Every Spark's file of the group in one zip: <spark>/40-cx7.yaml."""
-    netplan = services.group_netplan(group_id)
+    netplan = services.group_netplan(_group(group_id).pk)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, text in netplan.files.items():

@@ -12,10 +12,12 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from bookings.findings import SERVED_NODES
 from bookings.models import Booking
 from bookings.notify import ENDING_EXTRAS
+from fabric.services import BUSY_SPARKS
 from telemetry.metrics import METRIC_PROVIDERS
 
 from .models import LIVE, Serving
 from .selectors import served_nodes
+from .services import busy_serving
 
 
 def ending_lines(booking: Booking) -> list[str]:
@@ -45,5 +47,6 @@ def socket_ranks() -> Iterator[Metric]:
 
 def register() -> None:
     SERVED_NODES.add(served_nodes)
+    BUSY_SPARKS.add(busy_serving)  # no fabric verification beside a live engine
     ENDING_EXTRAS.add(ending_lines)
     METRIC_PROVIDERS.add(socket_ranks)

@@ -19,12 +19,13 @@ from django.utils import timezone
 from bookings.models import Allocation, Booking
 from bookings.selectors import LIVE as BOOKING_LIVE
 from bookings.selectors import group_find
-from bookings.services import lock_sparks
 from core.actor import Actor
 from core.errors import FleetError, Unavailable
+from core.locks import lock_sparks
 from core.outage import service_down
 from core.roles import can_book, is_admin
 from core.types import Visitor
+from fabric.selectors import active_runs_on
 from inventory.models import NodeGroup, Spark
 from placement.launch import LaunchError, LaunchSettings
 from placement.selectors import launch_settings_for
@@ -76,11 +77,24 @@ def _state_checks(chosen: Chosen, group: NodeGroup, image: str) -> None:
         raise ServingRefused(f"software drift in {group.name} (fix it first): {text}", "group")
 
 
-def _busy(spark_ids: list[int]) -> list[str]:
+def busy_serving(spark_ids: list[int]) -> list[str]:
+    """What these Sparks serve now, in words (also fabric.services.BUSY_SPARKS: no
+    verification runs beside an engine)."""
     rows = ServingNode.objects.filter(spark_id__in=spark_ids, live=True).select_related("spark", "serving__model")
     return [
         f"{r.spark.name} serves {r.serving.model.slug} (serving {r.serving_id}, {r.serving.owner_name})" for r in rows
     ]
+
+
+def _busy(sparks: dict[str, Spark]) -> list[str]:
+    """Live servings and fabric verifications on these Sparks (an engine and
+    nccl-tests at once disturb each other), in words."""
+    verifying = [
+        f"{', '.join(sorted(shared))} {'is' if len(shared) == 1 else 'are'} being verified "
+        f"(fabric run {run.pk} of {run.group_name})"
+        for run, shared in active_runs_on(sparks)
+    ]
+    return busy_serving([s.pk for s in sparks.values()]) + verifying
 
 
 def _ports(chosen: Chosen, hosts: dict[str, str]) -> tuple[list[int], tuple[int, int] | None]:
@@ -144,7 +158,7 @@ def serving_start(
     sparks = {s.name: s for s in Spark.objects.filter(name__in=chosen.plan.nodes)}
     with transaction.atomic():
         lock_sparks([s.pk for s in sparks.values()])
-        busy = _busy([s.pk for s in sparks.values()])
+        busy = _busy(sparks)
         if busy:
             raise ServingRefused([("group", f"busy: {b}") for b in busy])
         engines, router = _ports(chosen, {name: s.ssh_host for name, s in sparks.items()})

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from fabric.models import FabricRun
 from fabric.selectors import latest_measured_busbw
-from inventory.models import NodeGroup
+from inventory.models import NodeGroup, Spark
 from simfleet.simulator import SimNode
 from tests.conftest import ApiClient
 from tests.telemetry import django_sim
@@ -247,7 +247,7 @@ def test_a_node_that_is_down_fails_at_once(api_admin, fleet_key, tmp_path, setti
     assert "Connection refused" in run.output
 
 
-def test_one_run_per_group_at_a_time(api_admin, fleet_key, tmp_path, settings, monkeypatch):
+def test_one_run_per_group_at_a_time(api_admin, admin_user, fleet_key, tmp_path, settings, monkeypatch):
     from fabric import tasks
 
     monkeypatch.setattr(tasks.verify_fabric, "delay", lambda run_id: None)  # no worker takes it here
@@ -257,6 +257,11 @@ def test_one_run_per_group_at_a_time(api_admin, fleet_key, tmp_path, settings, m
         assert first.status_code == 202
         second = api_admin.post(f"/api/groups/{group.pk}/verify")
         assert second.status_code == 409 and "already under way" in second.json()["message"]
+        # the group page's button (htmx swaps no 4xx answer): the panel, with the reason in it
+        page = ApiClient(admin_user, session=True)
+        clicked = page.post(f"/groups/{group.pk}/verify/", headers={"HX-Request": "true"})
+        assert clicked.status_code == 200
+        assert "a fabric verification of group-fab-a is already under way" in clicked.content.decode()
         assert FabricRun.objects.filter(group=group).count() == 1
         with pytest.raises(IntegrityError), transaction.atomic():  # the database says so too
             FabricRun.objects.create(group=group, group_name=group.name, kind="direct", link_gbps=200, status="running")
@@ -347,3 +352,62 @@ def test_a_mixed_run_that_hangs_names_the_network_not_a_silent_node():
     assert done.findings[0]["message"].endswith(
         "cannot connect to each other, so the verification stopped: timed out after 600 s."
     )
+
+
+def test_no_verification_beside_a_live_engine_or_another_run_on_the_same_sparks(
+    api_admin, admin_user, fleet_key, tmp_path, settings, monkeypatch
+):
+    """A verification ran while an engine served on the same Sparks, and a
+    sub-group's beside its switch group's: each measured the other, and the
+    planner reads the figure. Both are 409s naming what runs there; a serving is
+    refused on Sparks being verified."""
+    from fabric import tasks
+    from placement.models import LlmModel
+    from serving.models import Serving, ServingNode
+    from serving.services import _busy
+    from tests.support.catalogue import seed_catalogue
+
+    monkeypatch.setattr(tasks.verify_fabric, "delay", lambda run_id: None)  # no worker takes it here
+    seed_catalogue()
+    with sim_lab(pair(), fleet_key, tmp_path, settings):
+        group = group_of("fab-a")
+        model = LlmModel.objects.get(slug="llama-3.1-8b")
+        serving = Serving.objects.create(
+            model=model,
+            quantization="nvfp4",
+            group=group,
+            group_name=group.name,
+            launcher="vllm-container",
+            owner=admin_user,
+            owner_name="admin1",
+            status=Serving.Status.SERVING,
+        )
+        ServingNode.objects.create(serving=serving, spark=Spark.objects.get(name="fab-b"))
+        refused = api_admin.post(f"/api/groups/{group.pk}/verify")
+        assert refused.status_code == 409
+        assert refused.json()["errors"] == [
+            {
+                "path": "group",
+                "message": f"{group.name} is busy: fab-b serves llama-3.1-8b (serving {serving.pk}, admin1); "
+                "wait for it to end",
+            }
+        ]
+        ServingNode.objects.update(live=False)
+        # a run of another group on the same Sparks (as a switch group's sub-group's is)
+        other = NodeGroup.objects.create(name="half", kind="switched", auto=False)
+        first = FabricRun.objects.create(
+            group=other,
+            group_name="half",
+            kind="switched",
+            link_gbps=200,
+            status="running",
+            nodes=[{"name": "fab-a", "host": "a", "rdma": []}, {"name": "fab-b", "host": "b", "rdma": []}],
+        )
+        beside = api_admin.post(f"/api/groups/{group.pk}/verify")
+        assert beside.status_code == 409
+        assert beside.json()["errors"][0]["message"] == (
+            f"{group.name} is busy: fab-a, fab-b are being verified in run {first.pk} of half; wait for it to end"
+        )
+        assert FabricRun.objects.count() == 1
+        sparks = {s.name: s for s in Spark.objects.filter(name__in=["fab-a", "fab-b"])}
+        assert _busy(sparks) == [f"fab-a, fab-b are being verified (fabric run {first.pk} of half)"]
