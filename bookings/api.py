@@ -22,7 +22,17 @@ from core.actor import Actor
 from core.api import ADMIN, BOOK
 from core.errors import NotFound, error_items
 from core.pages import Rows, paginated
-from core.validation import INT64, PATCH_ONLY_KNOWN, CleanStr, Int, JsonData, SaneDatetime, merge_patch, zone_missing
+from core.validation import (
+    INT64,
+    PATCH_ONLY_KNOWN,
+    CleanStr,
+    IdOrName,
+    Int,
+    JsonData,
+    SaneDatetime,
+    merge_patch,
+    zone_missing,
+)
 
 from . import selectors, services
 from .availability import availability_check
@@ -59,7 +69,7 @@ def _route(method: str, path: str, **options: Any) -> Callable[[F], F]:
 Name = CleanStr(63, min_length=1)
 Purpose = CleanStr(200)
 RowId = Int(1, INT64)
-GroupRef = RowId | Name
+GroupRef = IdOrName
 Nodes = list[Name]
 
 

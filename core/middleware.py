@@ -60,6 +60,19 @@ class RefuseNulInForms:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.content_type in FORM_TYPES and request.path.startswith("/api/"):
+            # The API reads JSON alone: a form body read here as one could not be read as JSON after
+            # (Django reads a body once), which answered 500. An empty form, or a multipart one without
+            # a part (a client's POST with no data), is no body at all. ``request.body`` keeps what it read.
+            body = request.body
+            if body.strip() and (request.content_type != FORM_TYPES[1] or b"content-disposition" in body.lower()):
+                return refusal(
+                    request,
+                    415,
+                    "body",
+                    f"the API reads JSON, not {request.content_type}: send Content-Type: application/json",
+                )
+            return self.get_response(request)
         if request.method == "POST" and request.content_type in FORM_TYPES:
             for key, values in request.POST.lists():
                 if any("\x00" in value for value in (key, *values)):
@@ -105,6 +118,34 @@ class ReadWholeBody:
         if length > limit:
             return refusal(request, 413, "body", f"the body is {length:,} bytes; the limit is {limit:,} bytes")
         return self.get_response(request)
+
+
+class ApiMethods:
+    """On ``/api/``, a method an address does not take is answered in the API's
+    JSON error shape with its ``Allow`` header (django-ninja answered 405 as
+    plain text), and HEAD is taken wherever GET is, as HTTP asks: the GET's
+    headers without its body."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code != 405 or not request.path.startswith("/api/"):
+            return response
+        allowed = [m.strip() for m in response.get("Allow", "").split(",") if m.strip()]
+        if request.method == "HEAD" and "GET" in allowed:
+            request.method = "GET"
+            got = self.get_response(request)
+            got.content = b""
+            return got
+        if request.method == "HEAD" or response.get("Content-Type", "").startswith("application/json"):
+            return response
+        answer = refusal(
+            request, 405, "method", f"{request.method} is not taken here; {', '.join(allowed) or 'nothing'} is"
+        )
+        answer["Allow"] = ", ".join(allowed)
+        return answer
 
 
 def refusal(request: HttpRequest, status: int, where: str, message: str) -> HttpResponse:

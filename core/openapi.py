@@ -98,6 +98,16 @@ def _no_constant(name: str) -> Any:
 BODY_ERROR = "fleet_body_error"
 
 
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, list):
+        return "an array"
+    return "a string" if isinstance(value, str) else "a number"
+
+
 class EdgeParser(Parser):
     """JSON bodies nested deeper than ``MAX_JSON_DEPTH`` are refused before
     parsing (the lab document's YAML path has the same limit), and so are
@@ -118,7 +128,12 @@ class EdgeParser(Parser):
         try:
             if json_too_deep(request.body):
                 raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
-            return json.loads(request.body, parse_constant=_no_constant)
+            data = json.loads(request.body, parse_constant=_no_constant)
+            if not isinstance(data, dict):
+                # django-ninja read [], null, "x" or 1 as {} where every field has a default
+                # (POST /api/designs then said "0 Sparks in all")
+                raise ValueError(f"the body must be a JSON object ({{...}}), not {_json_kind(data)}")
+            return data
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             setattr(request, BODY_ERROR, str(exc))
             raise

@@ -27,7 +27,8 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, ConfigDict, Field
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
 from .errors import BadInput
 
@@ -134,15 +135,17 @@ def data_too_deep(data: Any, limit: int = MAX_JSON_DEPTH) -> bool:
 # ------------------------------------------------------------------ pydantic types
 
 
-def _one_line(value: str) -> str:
-    problem = text_problem(value)
+def _one_line(value: Any) -> Any:
+    """Before the schema's pattern: a control character is named in words
+    (the pattern alone said "should match pattern '^[^\\u0000-...]*$'")."""
+    problem = text_problem(value) if isinstance(value, str) else None
     if problem:
         raise ValueError(problem)
     return value
 
 
-def _multi_line(value: str) -> str:
-    problem = text_problem(value, multiline=True)
+def _multi_line(value: Any) -> Any:
+    problem = text_problem(value, multiline=True) if isinstance(value, str) else None
     if problem:
         raise ValueError(problem)
     return value
@@ -167,19 +170,61 @@ def CleanStr(max_length: int, *, min_length: int = 0, pattern: str | None = None
     replaces the generic one in the schema."""
     return Annotated[
         str,
+        BeforeValidator(_one_line),
         Field(min_length=min_length, max_length=max_length, pattern=pattern or ONE_LINE_PATTERN),
-        AfterValidator(_one_line),
     ]
 
 
 def MultiLineStr(max_length: int) -> Any:  # noqa: N802
     """Free text that may span lines (notes, purposes, reasons)."""
-    return Annotated[str, Field(max_length=max_length, pattern=MULTI_LINE_PATTERN), AfterValidator(_multi_line)]
+    return Annotated[str, BeforeValidator(_multi_line), Field(max_length=max_length, pattern=MULTI_LINE_PATTERN)]
+
+
+def _whole_not_bool(value: Any) -> Any:
+    """A JSON ``true`` or ``1.0`` is not a whole number (pydantic's lax mode read
+    them as 1, so ``"group": true`` served group 1); a query's or a path's text
+    is read as a number after this."""
+    if isinstance(value, bool | float):
+        raise PydanticCustomError("int_type", "Input should be a valid integer, not {given}", {"given": repr(value)})
+    return value
 
 
 def Int(ge: int = -INT32 - 1, le: int = INT32) -> Any:  # noqa: N802
-    """A whole number within ``[ge, le]``: the column's range at most."""
-    return Annotated[int, Field(ge=ge, le=le, strict=False)]
+    """A whole number within ``[ge, le]``: the column's range at most. Text in
+    a query or a path is read as one; a JSON boolean or a number with a point
+    is refused."""
+    return Annotated[int, BeforeValidator(_whole_not_bool), Field(ge=ge, le=le, strict=False)]
+
+
+def _id_or_name(value: Any) -> int | str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 1 <= value <= INT64:
+            raise PydanticCustomError("id_range", "an id is a whole number from 1 to {most}", {"most": INT64})
+        return value
+    if isinstance(value, str):
+        if (problem := text_problem(value)) is not None:
+            raise PydanticCustomError("name", "{problem}", {"problem": problem})
+        if not 1 <= len(value) <= 63:
+            raise PydanticCustomError("name", "a name is 1 to 63 characters, not {n}", {"n": len(value)})
+        return value
+    given = {"given": repr(value)[:40]}
+    raise PydanticCustomError("id_or_name", "give an id (a whole number) or a name, not {given}", given)
+
+
+# A group (or Spark) named by its id or its name, as one field: a union of the two
+# types answered a bool as id 1 and named its refusals "group.constrained-int".
+IdOrName = Annotated[
+    int | str,
+    PlainValidator(_id_or_name),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": INT64},
+                {"type": "string", "minLength": 1, "maxLength": 63},
+            ]
+        }
+    ),
+]
 
 
 SaneDatetime = Annotated[

@@ -115,6 +115,8 @@ MIDDLEWARE = [
     "core.middleware.ReadWholeBody",
     # ... and a page form's fields hold no NUL, which PostgreSQL cannot store (400 naming the field).
     "core.middleware.RefuseNulInForms",
+    # /api/: a method an address does not take answers in JSON; HEAD is taken where GET is.
+    "core.middleware.ApiMethods",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -16,7 +16,7 @@ from bookings.selectors import group_find
 from core.actor import Actor
 from core.api import BOOK
 from core.pages import Rows, paginated
-from core.validation import INT32, INT64, CleanStr, Int
+from core.validation import INT32, INT64, CleanStr, IdOrName, Int
 
 from . import selectors, services
 from .models import Serving
@@ -24,11 +24,10 @@ from .models import Serving
 router = Router(tags=["serving"])
 
 RowId = Int(1, INT64)
-Name = CleanStr(63, min_length=1)
 
 
 class ServingIn(Schema):
-    group: RowId | Name = Field(description="group id or name (booked now)")
+    group: IdOrName = Field(description="group id or name (booked now)")
     model: CleanStr(120, min_length=1) | None = Field(None, description="catalogue slug (or give saved_plan)")
     plan: Int(0, 255) | None = Field(None, description="index among the plans for these inputs (default: recommended)")
     saved_plan: RowId | None = Field(None, description="a plan kept on the plan page (its id)")

@@ -355,9 +355,10 @@ def test_a_change_whose_body_is_no_object_is_refused(api_admin, import_lab, body
     import_lab("pair.yaml")
     before = db_state()
     response = api_admin.patch("/api/sparks/pair-a", body, content_type="application/json")
-    assert response.status_code == 422
+    assert response.status_code == 400
+    kind = {"null": "null", "[]": "an array", '"SN-9"': "a string", "1": "a number"}[body]
     assert response.json()["errors"] == [
-        {"path": "body", "message": "Input should be a valid dictionary or object to extract fields from"}
+        {"path": "body", "message": f"the body must be a JSON object ({{...}}), not {kind}"}
     ]
     assert db_state() == before
 

@@ -385,3 +385,68 @@ def test_a_deep_json_file_in_an_upload_or_a_config_is_refused_not_a_500(api_memb
     body = {"slug": "deep", "quantization": "fp8", "config": deep}
     data = refused(api_admin, "post", "/api/models/config", body, status=400)
     assert "not a model config: nested deeper than 64 levels" in paths_named(data)
+
+
+@pytest.mark.parametrize("path", ["/api/designs", "/api/plans", "/api/serving", "/api/sparks", "/api/alerts/1/ack"])
+@pytest.mark.parametrize("content_type", ["multipart/form-data; boundary=x", "application/x-www-form-urlencoded"])
+def test_a_form_body_sent_to_the_api_is_a_415_naming_json(api_admin, booked_lab, path, content_type):
+    """A multipart body read as a form by the NUL check could not be read again as JSON: 500."""
+    from tests.security.state import snapshot
+
+    part = '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n'
+    body = part if "multipart" in content_type else "a=1"
+    before = snapshot()
+    r = api_admin.post(path, body, content_type=content_type)
+    assert r.status_code == 415, r.content[:300]
+    kind = content_type.split(";")[0]
+    assert r.json()["errors"] == [
+        {"path": "body", "message": f"the API reads JSON, not {kind}: send Content-Type: application/json"}
+    ]
+    assert snapshot() == before
+
+
+def test_a_form_content_type_with_no_body_is_no_body(api_admin, booked_lab):
+    """curl -X POST -d '' sends an empty form: an action that takes no body still runs."""
+    r = api_admin.post("/api/groups/999/verify", "", content_type="application/x-www-form-urlencoded")
+    assert r.status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "missing_is"),
+    [
+        ("get", "/api/groups/{}/verifications", "no group with id 99999"),  # a retired group's runs are listed
+        ("post", "/api/groups/{}/verify", "no live group with id 99999"),
+        ("get", "/api/groups/{}/netplan", "no live group with id 99999"),
+    ],
+)
+def test_a_group_id_in_a_fabric_path_that_names_no_group_is_a_404_and_a_huge_one_a_422(
+    api_admin, booked_lab, method, path, missing_is
+):
+    """A 30-digit id answered 500 (SQLite's integer overflow); an id naming no group 400 or 200 []."""
+    missing = getattr(api_admin, method)(path.format(99999))
+    assert missing.status_code == 404
+    assert missing.json()["errors"] == [{"path": "group_id", "message": missing_is}]
+    for huge in ("9" * 30, "-" + "9" * 26):
+        assert getattr(api_admin, method)(path.format(huge)).status_code == 422, huge
+
+
+@pytest.mark.parametrize("path", ["/api/designs", "/api/plans", "/api/bookings", "/api/sparks"])
+@pytest.mark.parametrize(("body", "kind"), [("[]", "an array"), ("null", "null"), ('[{"sparks_128": 2}]', "an array")])
+def test_a_body_that_is_no_json_object_is_refused_as_such(api_admin, booked_lab, path, body, kind):
+    """A POST's [] or null was read as {}: a design answered "0 Sparks in all", a plan "model: Field required"."""
+    data = refused(api_admin, "post", path, body, status=400)
+    assert data["errors"] == [{"path": "body", "message": f"the body must be a JSON object ({{...}}), not {kind}"}]
+
+
+def test_a_method_an_api_address_does_not_take_answers_in_json_and_head_is_taken_where_get_is(
+    api_admin, api_viewer, booked_lab
+):
+    """PUT /api/plans answered text/html "Method not allowed"; HEAD /api/alerts answered 405."""
+    wrong = api_admin._send("put", "/api/plans", {"model": "x"})
+    assert wrong.status_code == 405 and wrong["Allow"] == "POST"
+    assert wrong.json()["errors"] == [{"path": "method", "message": "PUT is not taken here; POST is"}]
+    assert api_viewer.get("/api/designs").json()["errors"][0]["message"] == "GET is not taken here; POST is"
+    head = api_viewer._send("head", "/api/alerts")
+    got = api_viewer.get("/api/alerts")
+    assert head.status_code == 200 and head.content == b"" and head["Content-Type"] == got["Content-Type"]
+    assert api_viewer._send("head", "/api/plans").status_code == 405

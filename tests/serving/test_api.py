@@ -155,6 +155,15 @@ BAD = [
     ({"group": "no-such-group"}, 400, "group"),
     ({"saved_plan": 999}, 400, "saved_plan"),
     ({"model": None}, 400, "model"),
+    # JSON's true and 1.0 are not ids or counts (true once served group 1 with plan 1)
+    ({"group": True}, 422, "group"),
+    ({"group": 1.0}, 422, "group"),
+    ({"group": 0}, 422, "group"),
+    ({"group": "a\x00"}, 422, "group"),
+    ({"plan": True}, 422, "plan"),
+    ({"concurrency": True}, 422, "concurrency"),
+    ({"context_tokens": 8192.0}, 422, "context_tokens"),
+    ({"model": "llama\x00"}, 422, "model"),
 ]
 
 
@@ -164,8 +173,22 @@ def test_bad_input_names_the_field_and_writes_nothing(api_member, booked_pair, c
     body = {"group": booked_pair.pk, "model": SMALL, "plan": ONE_NODE, **change}
     response = api_member.post("/api/serving", body)
     assert response.status_code == status, response.json()
-    assert {e["path"].split(".")[0] for e in response.json()["errors"]} == {path}
+    assert {e["path"] for e in response.json()["errors"]} == {path}  # the field alone, no validator's name
     assert rows() == before
+
+
+def test_refusals_of_an_id_or_a_name_say_what_a_person_can_act_on(api_member, booked_pair):
+    def said(group):
+        response = api_member.post("/api/serving", {"group": group, "model": SMALL})
+        assert response.status_code == 422
+        return response.json()["errors"]
+
+    assert said(True) == [{"path": "group", "message": "give an id (a whole number) or a name, not True"}]
+    assert said(0) == [{"path": "group", "message": "an id is a whole number from 1 to 9223372036854775807"}]
+    assert said("a\x00b") == [{"path": "group", "message": "contains a NUL byte (one line only); remove it"}]
+    assert said("x" * 64) == [{"path": "group", "message": "a name is 1 to 63 characters, not 64"}]
+    nul = api_member.post("/api/serving", {"group": booked_pair.pk, "model": "llama\x00"}).json()["errors"]
+    assert nul == [{"path": "model", "message": "Value error, contains a NUL byte (one line only); remove it"}]
 
 
 def test_tp2_waits_for_telemetry_addresses(api_member, booked_pair):
