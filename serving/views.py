@@ -91,9 +91,14 @@ def _serve_values(request: HttpRequest) -> tuple[dict[str, Any], list[tuple[str,
         if raw == "":
             continue
         if name in _NUMBERS:
-            number = whole_number(raw) if len(raw) <= 9 else None
+            number = whole_number(raw)  # the plan's own limits speak of a number too large for them
             if number is None:
-                problems.append((name, f"{name} must be a whole number, not {raw[:20]!r}"))
+                said = (
+                    "is far too large"
+                    if raw.isascii() and raw.isdigit()
+                    else f"must be a whole number, not {raw[:20]!r}"
+                )
+                problems.append((name, f"{name} {said}"))
                 continue
             values[name] = number
         elif (problem := text_problem(raw)) is not None:
@@ -102,6 +107,9 @@ def _serve_values(request: HttpRequest) -> tuple[dict[str, Any], list[tuple[str,
             values[name] = raw[:120]
     if "group" in values:
         values["group"] = as_whole_number(values["group"])
+    elif not any(path == "group" for path, _ in problems):
+        # a form posted without it once answered 500
+        problems.append(("group", "group is required: name the group to serve on"))
     return values, problems
 
 

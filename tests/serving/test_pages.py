@@ -8,6 +8,7 @@ app's runner against the served URL."""
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from datetime import UTC
 from urllib.parse import urlencode
@@ -172,8 +173,20 @@ def test_a_refused_serve_goes_back_with_its_reason_and_writes_nothing(pair, memb
     assert bad.status_code == 302
     told = holder.get(bad["Location"]).content.decode()
     assert "Not served: plan must be a whole number, not &#x27;first&#x27;" in told
+    # a context too large for the plan is said so by the plan's own limit (it said "must be a whole number")
+    huge = serve_form(holder, pair, context_tokens=9_999_999_999)
+    told = holder.get(huge["Location"]).content.decode()
+    assert re.search(r"Not served: [^<]*must be a whole number from 1 to 4,194,304</div>", told)
+    far = serve_form(holder, pair, context_tokens="9" * 30)
+    assert "Not served: context_tokens is far too large" in holder.get(far["Location"]).content.decode()
     assert serve_form(ApiClient(viewer_user, session=True), pair).status_code == 403
     assert serve_form(ApiClient(member_user, session=True, csrf=False), pair).status_code == 403
+    # a form without its group (a hand-made post, or the only field): back with the reason, not a 500
+    for data in ({}, {"model": SMALL}, {"group": "", "model": SMALL, "back": plan_url(pair)}):
+        nameless = holder.post("/serving/start/", urlencode(data), content_type=FORM)
+        assert nameless.status_code == 302, data
+        told = holder.get(nameless["Location"]).content.decode()
+        assert "Not served: group is required: name the group to serve on" in told
     assert Serving.objects.count() == 0
 
 
