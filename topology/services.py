@@ -352,10 +352,20 @@ def _few(names: list[str], limit: int = 6) -> str:
 def subgroup_create(*, actor: Actor, parent: NodeGroup, name: Any, nodes: Any) -> NodeGroup:
     """Name some of a switched group's Sparks as a sub-group (e.g. one experiment)."""
     refuse_split(parent)
+    with transaction.atomic():
+        # The parent's row lock: two sub-groups made at once of the same Sparks were both taken
+        # (each checked the other's absence before either wrote); SQLite's write lock does the same.
+        NodeGroup.objects.select_for_update().filter(pk=parent.pk).first()
+        return _subgroup_create(actor, parent, name, nodes)
+
+
+def _subgroup_create(actor: Actor, parent: NodeGroup, name: Any, nodes: Any) -> NodeGroup:
     errors = _name_errors(name, None)
-    if not isinstance(nodes, list | tuple) or not nodes:
-        errors.append(("nodes", "name at least one Spark of the group"))
+    if not isinstance(nodes, list | tuple):
+        errors.append(("nodes", f"a list of Spark names, not {type(nodes).__name__}"))
         nodes = []
+    elif not nodes:
+        errors.append(("nodes", "name at least one Spark of the group"))
     in_parent = set(NodeGroupMember.objects.filter(group=parent).values_list("spark__name", flat=True))
     siblings = {
         spark: sub
@@ -379,16 +389,15 @@ def subgroup_create(*, actor: Actor, parent: NodeGroup, name: Any, nodes: Any) -
             seen.add(node)
     if errors:
         raise BadInput(errors)
-    with transaction.atomic():
-        group = NodeGroup.objects.create(name=name, kind=parent.kind, parent=parent, auto=False)
-        NodeGroupMember.objects.bulk_create(NodeGroupMember(group=group, spark_id=known[n]) for n in sorted(seen))
-        change_record(
-            actor=actor,
-            action=Change.Action.CREATE,
-            obj=group,
-            before=None,
-            after={"name": name, "kind": group.kind, "parent": parent.name, "nodes": sorted(seen)},
-        )
+    group = NodeGroup.objects.create(name=name, kind=parent.kind, parent=parent, auto=False)
+    NodeGroupMember.objects.bulk_create(NodeGroupMember(group=group, spark_id=known[n]) for n in sorted(seen))
+    change_record(
+        actor=actor,
+        action=Change.Action.CREATE,
+        obj=group,
+        before=None,
+        after={"name": name, "kind": group.kind, "parent": parent.name, "nodes": sorted(seen)},
+    )
     return group
 
 

@@ -388,7 +388,7 @@ BAD = [
     ),
     ("node named twice", "node-01", {"name": "exp-x", "nodes": ["node-05", "node-05"]}, 400, "nodes[1]", "twice"),
     ("no nodes", "node-01", {"name": "exp-x", "nodes": []}, 400, "nodes", "at least one Spark"),
-    ("nodes not a list", "node-01", {"name": "exp-x", "nodes": "node-05"}, 400, "nodes", "at least one Spark"),
+    ("nodes not a list", "node-01", {"name": "exp-x", "nodes": "node-05"}, 400, "nodes", "a list of Spark names"),
     ("empty name", "node-01", {"name": "", "nodes": ["node-05"]}, 400, "name", "a name is required"),
     ("missing name", "node-01", {"nodes": ["node-05"]}, 400, "name", "a name is required"),
     ("bad name", "node-01", {"name": "Exp A<b>", "nodes": ["node-05"]}, 400, "name", "not a valid name"),
@@ -447,3 +447,46 @@ def test_bad_rename_and_delete_change_nothing(api_admin, bad_input_lab):
     assert api_admin.delete("/api/groups/999999").status_code == 404
     assert api_admin.get("/api/groups?kind=star").status_code == 400
     assert groups_state() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sub_groups_made_at_once_of_the_same_sparks_leave_one(import_lab):
+    """Six admins name node-05 and node-06 a sub-group at the same moment: one is
+    made, five are refused naming it (both had been taken, each with the Sparks)."""
+    import threading
+
+    from django.db import connection
+
+    from tests.conftest import make_user
+
+    import_lab("lab8-crs804.yaml")
+    parent = group_of("node-01")
+    clients = [ApiClient(make_user(f"sub-admin{i}", ADMIN)) for i in range(6)]
+    go = threading.Barrier(len(clients))
+    results: list = [None] * len(clients)
+
+    def make(i: int) -> None:
+        try:
+            go.wait()
+            r = clients[i].post(
+                f"/api/groups/{parent.pk}/subgroups", {"name": f"sub-c{i}", "nodes": ["node-05", "node-06"]}
+            )
+            results[i] = (r.status_code, r.json())
+        except Exception as exc:
+            results[i] = (599, {"message": repr(exc)})
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=make, args=(i,)) for i in range(len(clients))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    codes = sorted(code for code, _ in results)
+    assert codes == [201] + [400] * 5, results
+    (winner,) = [body["name"] for code, body in results if code == 201]
+    for code, body in results:
+        if code == 400:
+            assert body["errors"][0]["message"] == f"node-05 is already in sub-group {winner} of {parent.name}"
+    holders = NodeGroupMember.objects.filter(group__parent=parent, group__retired_at=None, spark__name="node-05")
+    assert holders.count() == 1
