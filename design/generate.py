@@ -179,7 +179,7 @@ def count_errors(request: Request, *, growing: bool) -> list[tuple[str, str]]:
     else:
         for name in ("sparks_128", "sparks_64"):
             if not _count_ok(getattr(request, name)):
-                errors.append((name, f"must be a whole number from 0 to {MAX_LINE}"))
+                errors.append((name, f"must be a whole number from 0 to {MAX_LINE:,}"))
     return errors
 
 
@@ -238,7 +238,7 @@ def _line_errors(line: SparkLine, path: str, *, growing: bool) -> list[tuple[str
         )
     for name in ("owned", "planned"):
         if not _count_ok(getattr(line, name)):
-            errors.append((f"{path}.{name}", f"must be a whole number from 0 to {MAX_LINE}"))
+            errors.append((f"{path}.{name}", f"must be a whole number from 0 to {MAX_LINE:,}"))
     if growing and line.owned:
         errors.append(
             (

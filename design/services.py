@@ -132,8 +132,8 @@ def design_request(
 ) -> Answer:
     """Check a request (API body or page form, as they came) and answer it; BadInput names every bad field."""
     errors: list[tuple[str, str]] = []
-    n128 = _whole(sparks_128, "sparks_128", 0, 10**9, errors)
-    n64 = _whole(sparks_64, "sparks_64", 0, 10**9, errors)
+    n128 = _whole(sparks_128, "sparks_128", 0, MAX_LINE, errors)
+    n64 = _whole(sparks_64, "sparks_64", 0, MAX_LINE, errors)
     sparks_owned = bool(sparks_owned)
     from_inventory = from_inventory or False
     if not isinstance(from_inventory, bool):

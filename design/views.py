@@ -5,6 +5,7 @@ lab admins' import page."""
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from typing import Any
 
@@ -108,6 +109,38 @@ def request_data(query: Any) -> dict[str, Any]:
     }
 
 
+_LINE_WORDS = {"hardware": "Spark", "owned": "owned", "planned": "to buy"}
+_MODEL_WORDS = {"model": "model", "context_tokens": "context tokens", "concurrency": "streams"}
+_FIELD_WORDS = {
+    "owned_switch": "switch",
+    "no_switch": "switch",
+    "budget": "budget",
+    "currency": "currency",
+    "from_inventory": "start from the inventory",
+}
+
+
+def page_label(path: str, query: Any) -> str:
+    """Where the form shows what the API's path names: ``sparks[0].planned`` is
+    "line 2, to buy" when the first filled line is the form's second."""
+    lines = [
+        i
+        for i in range(1, LINE_SLOTS + 1)
+        if query.get(f"hardware_{i}") and (query.get(f"owned_{i}") or query.get(f"planned_{i}"))
+    ]
+    models = [i for i in range(1, TARGET_SLOTS + 1) if query.get(f"model_{i}")]
+    found = re.fullmatch(r"(sparks|models)\[(\d+)\](?:\.(\w+))?", path)
+    if found:
+        kind, index, field = found.group(1), int(found.group(2)), found.group(3) or ""
+        slots, words, noun = (lines, _LINE_WORDS, "line") if kind == "sparks" else (models, _MODEL_WORDS, "model")
+        slot = slots[index] if index < len(slots) else index + 1
+        return f"{noun} {slot}" + (f", {words.get(field, field)}" if field else "")
+    if path in ("sparks_128", "sparks_64"):
+        owned = query.get("sparks_owned") in ("on", "true", "1")
+        return f"line {1 if path == 'sparks_128' else 2}, {'owned' if owned else 'to buy'}"
+    return _FIELD_WORDS.get(path, path)
+
+
 @require_GET
 def design_page(request: HttpRequest) -> HttpResponse:
     asked = any(name in request.GET for name in ASKING)
@@ -133,7 +166,7 @@ def design_page(request: HttpRequest) -> HttpResponse:
         try:
             answer = services.design_request(**request_data(request.GET))
         except BadInput as exc:
-            context["errors"] = exc.errors
+            context["errors"] = [(page_label(path, request.GET), message) for path, message in exc.errors]
         else:
             out = services.answer_out(answer)
             for shown, design in zip(out["designs"], answer.designs, strict=True):

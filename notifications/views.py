@@ -8,6 +8,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from core.types import AuthedRequest
+from core.validation import whole_number
 from notifications import services
 from notifications.models import Subscription
 
@@ -17,9 +18,8 @@ def subscription_add(request: AuthedRequest) -> HttpResponse:
     raw_group = request.POST.get("group", "").strip()
     email = request.POST.get("email", "").strip()
     user = request.user
-    try:
-        group_id = int(raw_group) if raw_group else None
-    except ValueError:
+    group_id = whole_number(raw_group) if raw_group else None  # digits 0 to 9: int() read "٣" as 3
+    if raw_group and group_id is None:
         messages.error(request, "group: choose a group from the list")
         return redirect("accounts:profile")
     try:

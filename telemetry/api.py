@@ -25,6 +25,7 @@ from core.api import ADMIN, BOOK
 from core.errors import BadInput, NotFound
 from core.pages import Rows, paginated
 from core.validation import INT64, CleanStr, Int, datetime_problem, whole_number
+from inventory.models import Spark
 from telemetry import selectors, services, software_store
 from telemetry.keys import fingerprint
 from telemetry.models import Alert, NodeAggregate, NodeSample
@@ -219,6 +220,8 @@ def spark_health(request: HttpRequest, name: Name) -> dict[str, Any]:
 def alerts_list(
     request: HttpRequest, open: bool | None = None, code: CleanStr(40) = "", node: CleanStr(63) = ""
 ) -> Rows:
+    if node and not Spark.objects.filter(name=node).exists():  # a typo listed no alerts, as if all were well
+        raise BadInput(f"no Spark is named {node!r}", "node")
     return Rows.each(selectors.alerts_list(open=open, code=code, node=node), alert_out)
 
 

@@ -600,6 +600,8 @@ def host_key_accept(*, actor: Actor, spark: Spark, key: str | None = None) -> No
             raise TelemetryError(f"{spark.name} has not presented a host key yet: poll it first", "key")
         if key is not None and chosen != presented and chosen != normalize_key(state.host_key):
             raise TelemetryError(f"{spark.name} now presents another key than the one shown; review it again", "key")
+        if chosen == normalize_key(state.host_key) and state.key_status == NodeState.KeyStatus.OK:
+            return state  # already trusted: nothing to record, and a node down for another reason stays down
         before = fingerprint(state.host_key)
         state.host_key = chosen
         state.presented_key = ""

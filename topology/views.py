@@ -18,6 +18,7 @@ from accounts.decorators import admin_required
 from core.actor import Actor
 from core.errors import BadInput, NotFound
 from core.htmx import htmx_asks
+from core.validation import whole_number
 
 from . import diagram, memory_chart
 from . import services as svc
@@ -88,11 +89,10 @@ def _page(request: HttpRequest, kinds: list[dict[str, Any]]) -> tuple[dict[str, 
     entry = next((k for k in kinds if k["kind"] == kind), None)
     if entry is None:
         raise NotFound(f"no groups of kind {kind!r}", "kind")
-    try:
-        page = max(1, int(request.GET.get("page", "1")))
-    except ValueError as exc:
-        raise NotFound("a whole number", "page") from exc
-    return entry, page
+    page = whole_number(request.GET.get("page", "1"))  # digits 0 to 9: int() took "٣" and "1_0"
+    if page is None:
+        raise NotFound("a whole number", "page")
+    return entry, max(1, page)
 
 
 def _slice(entry: dict[str, Any], page: int) -> tuple[list[GroupView], int | None, int]:

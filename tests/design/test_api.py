@@ -357,7 +357,13 @@ def test_the_page_takes_lines_and_offers_the_growth_document(member_user: Any, a
     c.force_login(member_user)
     query = "hardware_1=msi-edgexpert-gb10-128&planned_1=2&hardware_2=dgx-spark-64&owned_2=2&from_inventory=on"
     page = c.get(f"/design/?{query}").content.decode()
-    assert 'id="design-errors"' in page and "sparks[1].owned" in page  # growing, owned Sparks are the registered
+    # growing, owned Sparks are the registered; said where the form shows it (the API's path was shown)
+    assert 'id="design-errors"' in page and "<li><code>line 2, owned</code>: " in page
+    query = "hardware_1=&hardware_3=dgx-spark-128&planned_3=1001&model_2=no-such-model"
+    gapped = c.get(f"/design/?{query}").content.decode()
+    assert "<code>line 3, to buy</code>: must be a whole number from 0 to 1,000" in gapped
+    assert "<code>model 2, model</code>: " in gapped
+    query = "hardware_1=msi-edgexpert-gb10-128&planned_1=2&hardware_2=dgx-spark-64&owned_2=2&from_inventory=on"
     doc = c.get(f"/design/document/?{query}&design=ring")
     assert doc.status_code == 400 and b"sparks[1].owned" in doc.content
     query = query.replace("owned_2=2", "planned_2=1")  # seven in all: a ring of eight would need a switch
@@ -462,3 +468,22 @@ def test_a_design_model_without_a_slug_says_one_is_required(api_member: ApiClien
     assert r.status_code == 400
     (error,) = [e for e in r.json()["errors"] if e["path"] == "models[0].model"]
     assert error["message"].startswith("a model's slug is required; known: ")
+
+
+def test_a_count_of_sparks_out_of_range_says_one_range_whichever_way_it_is_given(api_member: ApiClient) -> None:
+    """1,001 Sparks said "from 0 to 1000" given one way and "from 0 to 1,000,000,000" another."""
+    said = {
+        str(body): api_member.post("/api/designs", body).json()["errors"]
+        for body in (
+            {"sparks_128": 1001},
+            {"sparks_64": 10**9},
+            {"sparks": [{"hardware": "dgx-spark-128", "planned": 1001}]},
+        )
+    }
+    assert said == {
+        "{'sparks_128': 1001}": [{"path": "sparks_128", "message": "must be a whole number from 0 to 1,000"}],
+        "{'sparks_64': 1000000000}": [{"path": "sparks_64", "message": "must be a whole number from 0 to 1,000"}],
+        "{'sparks': [{'hardware': 'dgx-spark-128', 'planned': 1001}]}": [
+            {"path": "sparks[0].planned", "message": "must be a whole number from 0 to 1,000"}
+        ],
+    }

@@ -78,3 +78,27 @@ def test_bad_input_names_the_field_and_changes_nothing(form, error):
     assert not Subscription.objects.exists()
     member.refresh_from_db()
     assert member.email == ""
+
+
+def test_a_group_typed_in_other_digits_is_refused_and_a_tokens_name_takes_no_control_character():
+    """ "٣" (an Arabic-Indic 3) subscribed to group 3, as int() reads it; a token
+    named "a\\x01b" was made and listed under that name."""
+    register(make_nodes(4, prefix="s-"))
+    group = NodeGroup.objects.filter(members__spark__name="s-01", retired_at__isnull=True).get()
+    member = make_user("member1", MEMBER)
+    client, token = signed_in(member)
+    arabic = "".join(chr(0x0660 + int(d)) for d in str(group.pk))
+    response = client.post(
+        "/notifications/subscriptions/",
+        {"group": arabic, "min_severity": "critical", "email": "m@example.org", "csrfmiddlewaretoken": token},
+        follow=True,
+    )
+    assert "group: choose a group from the list" in response.content.decode()
+    assert not Subscription.objects.filter(user=member).exists()
+    for name in ("a\x01b", "line\u2028break"):
+        refused = client.post("/accounts/profile/", {"name": name, "csrfmiddlewaretoken": token})
+        assert refused.status_code == 400
+        assert "No token made: its name contains" in refused.content.decode()
+    assert not member.api_tokens.exists()
+    made = client.post("/accounts/profile/", {"name": "laptop", "csrfmiddlewaretoken": token})
+    assert made.status_code == 200 and list(member.api_tokens.values_list("name", flat=True)) == ["laptop"]

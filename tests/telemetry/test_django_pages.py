@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.test import Client
 
+from inventory.models import Change
 from simfleet.simulator import SimNode
 from telemetry import poller
 from telemetry.models import Alert, NodeState
@@ -145,6 +146,13 @@ def test_api_accepting_a_key_nobody_presented_is_a_400_naming_the_key(polled, ap
     assert NodeState.objects.get(spark__name="spark-02").key_status == "mismatch"
     accepted = api_admin.post(url + "?key=" + state.presented_key.replace(" ", "%20"))
     assert accepted.status_code == 200 and accepted.json()["host_key"]["status"] == "ok"
+    # the same key accepted again (a second click): nothing changes, nothing is recorded, a down node stays down
+    NodeState.objects.filter(spark__name="spark-02").update(status="down")
+    changes = Change.objects.filter(object_name="spark-02").count()
+    again = api_admin.post(url + "?key=" + state.presented_key.replace(" ", "%20"))
+    assert again.status_code == 200 and again.json()["host_key"]["status"] == "ok"
+    assert NodeState.objects.get(spark__name="spark-02").status == "down"
+    assert Change.objects.filter(object_name="spark-02").count() == changes
 
 
 def test_api_latest_sample_has_the_documented_fields(polled, api_viewer):
@@ -192,6 +200,10 @@ def test_api_health_and_alerts(polled, api_viewer, api_member):
     listed = api_viewer.get("/api/alerts?open=true").json()
     assert listed["count"] == 3 and all(a["open"] for a in listed["items"])
     assert api_viewer.get("/api/alerts?open=false").json()["count"] == 0
+    assert api_viewer.get("/api/alerts?node=spark-01").json()["count"] == 2
+    typo = api_viewer.get("/api/alerts?node=spark-1")  # listed no alerts, as if all were well
+    assert typo.status_code == 400
+    assert typo.json()["errors"] == [{"path": "node", "message": "no Spark is named 'spark-1'"}]
     alert_id = listed["items"][0]["id"]
     assert api_viewer.post(f"/api/alerts/{alert_id}/ack").status_code == 403
     acked = api_member.post(f"/api/alerts/{alert_id}/ack").json()

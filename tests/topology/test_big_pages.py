@@ -51,3 +51,5 @@ def test_the_1024_spark_lab_pages_stay_light_and_every_group_is_reachable(admin_
     assert len(re.findall(r'id="group-\d+"', plain)) == 12 and 'href="/topology/?kind=ring&amp;page=3' in plain
     assert admin_client.get("/topology/?kind=mesh").status_code == 404
     assert admin_client.get("/memory/?kind=ring&page=x").status_code == 404
+    for page in ("\u0663", "1_0", " 2", "+2"):  # an Arabic-Indic 3 and Python's other number forms, which int() took
+        assert admin_client.get(f"/topology/?kind=ring&page={page}").status_code == 404, page
