@@ -41,9 +41,10 @@ class BookingsConfig(AppConfig):
         from .selectors import may_start_run
 
         RUN_PERMISSION.add(may_start_run)
-        from inventory.services import DELETE_HOLDS
+        from inventory.services import CABLES_REMOVED, DELETE_HOLDS
 
-        from .services import holds_locked
+        from .services import cables_removed, holds_locked
 
         DELETE_HOLDS.add(holds_locked)  # a Spark a booking holds is not deleted from under it
+        CABLES_REMOVED.add(cables_removed)  # a booking's owner is told when a cable of its Sparks goes
         panels.slot("group").add(group_panel, order=10)  # who holds a group, on its page

@@ -69,6 +69,20 @@ def ending_soon(booking: Booking) -> bool:
     return _send(booking, f"[Spark Fleet] Booking {booking.pk} ends soon", body, "reminded")
 
 
+def cables_removed(booking: Booking, cables: list[str], admin: str) -> bool:
+    tz = user_tz(booking.owner)
+    body = (
+        f"Hello {booking.owner.username},\n\n"
+        f"{admin} removed from the inventory {'a cable' if len(cables) == 1 else f'{len(cables)} cables'} of the "
+        f"Sparks your booking {booking.pk} ({booking.purpose}) of {booking.group_name} holds "
+        f"{fmt_span(booking.start, booking.end, tz)}:\n"
+        + "".join(f"  {c}\n" for c in cables)
+        + "\nIf the cable is really gone, the Sparks may no longer reach each other as planned: look at the "
+        "group's page, or verify its fabric, before you run across them.\n"
+    )
+    return _send(booking, f"[Spark Fleet] A cable of your booking {booking.pk} was removed", body, "notified")
+
+
 def cancelled_by_admin(booking: Booking, admin: str) -> bool:
     tz = user_tz(booking.owner)
     body = (

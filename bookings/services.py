@@ -106,6 +106,26 @@ def holds_locked(spark_ids: list[int]) -> list[str]:
     return selectors.holds_on(spark_ids)
 
 
+def cables_removed(actor: Actor, removed: list[tuple[list[int], str]]) -> None:
+    """inventory.services.CABLES_REMOVED: each booking that has not ended and
+    holds a Spark of a removed cable records it and its owner is emailed once,
+    with every such cable (a switch's delete removes several)."""
+    ids = {pk for spark_ids, _ in removed for pk in spark_ids}
+    rows = (
+        Booking.objects.filter(allocations__spark_id__in=ids, status__in=selectors.LIVE, end__gt=timezone.now())
+        .select_related("owner")
+        .prefetch_related("allocations__spark")
+        .distinct()
+        .order_by("pk")
+    )
+    who = actor.username or "a lab admin"
+    for booking in rows:
+        held = {a.spark_id for a in booking.allocations.all()}
+        lost = [describe for spark_ids, describe in removed if held & set(spark_ids)]
+        _log(booking, actor, "cable removed", "; ".join(lost))
+        notify.cables_removed(booking, lost, who)
+
+
 def _exclusion_violation(exc: IntegrityError) -> bool:
     # SQLSTATE 23P01: PostgreSQL's exclusion_violation (the no-overlap rule).
     return getattr(exc.__cause__, "sqlstate", None) == "23P01"

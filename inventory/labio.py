@@ -188,10 +188,15 @@ def _prune(
     doc_names = {s.name for s in doc.sparks} | {s.name for s in doc.switches}
     wanted_ends = {(c.type, tuple(c.ends)) for c in doc.cables}
     wanted_labels = {c.label for c in doc.cables if c.label}
-    for cable, ends in cables:
-        if (cable.type.slug, ends) not in wanted_ends and cable.label not in wanted_labels:
-            services.cable_delete(actor=actor, cable=cable)
-            report.note("deleted", "cable", _cable_name(cable.label, ends), None)
+    doomed = [
+        (cable, ends)
+        for cable, ends in cables
+        if (cable.type.slug, ends) not in wanted_ends and cable.label not in wanted_labels
+    ]
+    services.announce_removed(actor, [cable for cable, _ in doomed])  # the owners they touch are told once
+    for cable, ends in doomed:
+        services.cable_delete(actor=actor, cable=cable, announce=False)
+        report.note("deleted", "cable", _cable_name(cable.label, ends), None)
     for name, spark in sparks.items():
         if name not in doc_names:
             for gone in services.spark_delete(actor=actor, spark=spark):

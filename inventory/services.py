@@ -33,6 +33,10 @@ AFTER_CHANGE: Hook[Callable[[], None]] = Hook("inventory.after_change")
 # ids it is asked about, and a Spark anything holds is not deleted. A delete asks
 # inside its transaction, so an entry may lock what it reads until the commit.
 DELETE_HOLDS: Hook[Callable[[list[int]], list[str]]] = Hook("inventory.delete_holds")
+# Called (inside the transaction) once per deletion that unplugs cables from Sparks,
+# with each removed cable's Spark ids and description: the bookings layer tells the
+# owners of bookings that hold those Sparks that their group lost a link.
+CABLES_REMOVED: Hook[Callable[[Actor, list[tuple[list[int], str]]], None]] = Hook("inventory.cables_removed")
 
 
 _deferred = threading.local()
@@ -473,8 +477,9 @@ def _device_delete(*, actor: Actor, device: Spark | Switch) -> list[str]:
         _refuse_if_held(device, "deleting", "name")
         cables = cables_freed_by(device)
         freed = [cable_describe(c) for c in cables]
+        announce_removed(actor, cables)
         for cable in cables:
-            cable_delete(actor=actor, cable=cable, refresh=False)
+            cable_delete(actor=actor, cable=cable, refresh=False, announce=False)
         change_record(actor=actor, action="delete", obj=device, before=snapshot(device), after=None)
         device.delete()
         _after_change()
@@ -824,8 +829,31 @@ def cable_update(*, actor: Actor, cable: Cable, refresh: bool = True, **changes:
     return cable
 
 
-def cable_delete(*, actor: Actor, cable: Cable, refresh: bool = True) -> None:
+def _cable_sparks(cable: Cable) -> list[int]:
+    return [e.port.spark_id for e in cable.ends.select_related("port") if e.port.spark_id is not None]
+
+
+def cables_in_use(cables: Iterable[Cable]) -> list[str]:
+    """The bookings that have not ended and hold a Spark these cables plug into,
+    in words (a delete page says their owners will be told)."""
+    ids = sorted({pk for cable in cables for pk in _cable_sparks(cable)})
+    return [sentence for holds in DELETE_HOLDS for sentence in holds(ids)] if ids else []
+
+
+def announce_removed(actor: Actor, cables: list[Cable]) -> None:
+    """Tell CABLES_REMOVED, once, that these cables are about to go (in the deleting transaction)."""
+    removed = [(ids, cable_describe(c)) for c in cables if (ids := _cable_sparks(c))]
+    if removed:
+        for entry in CABLES_REMOVED:
+            entry(actor, removed)
+
+
+def cable_delete(*, actor: Actor, cable: Cable, refresh: bool = True, announce: bool = True) -> None:
+    """Delete a cable; the owners of bookings holding its Sparks are told
+    (``announce``: a device's delete tells them once for all its cables)."""
     with transaction.atomic():
+        if announce:
+            announce_removed(actor, [cable])
         change_record(actor=actor, action="delete", obj=cable, before=snapshot(cable), after=None)
         cable.delete()
         if refresh:

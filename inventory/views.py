@@ -188,12 +188,14 @@ def _device_delete_view(request: HttpRequest, kind: DeviceKind, name: str) -> Ht
             note = f" and {len(freed)} cable(s): {', '.join(freed)}" if freed else ""
             messages.success(request, f"Deleted {kind.label} {name}{note}.")
             return redirect(f"/{kind.path}/")
-    freed = [services.cable_describe(c) for c in services.cables_freed_by(device)]
+    cables = services.cables_freed_by(device)
+    freed = [services.cable_describe(c) for c in cables]
     context = {
         "object": device,
         "kind": kind.label,
         "freed": freed,
         "holds": services.device_holds(device),
+        "in_use": services.cables_in_use(cables) if isinstance(device, Switch) else [],
         "refused": refused,
         "cancel": f"/{kind.path}/{name}/",
     }
@@ -355,6 +357,7 @@ def cable_delete(request: HttpRequest, cable_id: int) -> HttpResponse:
             "freed": [],
             "cancel": f"/cables/{cable.pk}/",
             "describe": services.cable_describe(cable),
+            "in_use": services.cables_in_use([cable]),
         },
     )
 

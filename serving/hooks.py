@@ -1,5 +1,6 @@
 """What serving adds to the floors below it (``core.hooks``): nodes serving
-through this app are not busy without a booking, a booking's end reminder
+through this app are not busy without a booking, no fabric verification
+starts beside a live engine (``fabric.services.BUSY_SPARKS``), a booking's end reminder
 says what it serves and that it stops at the end, and /metrics counts each
 live serving's ranks whose NCCL fell back to TCP sockets."""
 

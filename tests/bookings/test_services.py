@@ -264,3 +264,51 @@ def test_owners_without_an_email_address_are_noted_not_mailed(
         )
     assert mailoutbox == []
     assert "member1 has no email address" in b.events.last().detail
+
+
+def test_removing_cables_of_booked_sparks_tells_each_owner_once_with_every_cable(
+    lab, member_user, member2, admin_user, mailoutbox, django_capture_on_commit_callbacks
+):
+    """A cable or a switch deleted under a booking left its owner's group without
+    the link, without a word. Each owner is emailed once per deletion, naming
+    every cable of their Sparks it removed; the delete pages say so first."""
+    from django.test import Client
+
+    from core.actor import Actor
+    from inventory import services as inventory
+    from inventory.models import Cable, Switch
+
+    member_user.email, member2.email = "m1@example.org", "m2@example.org"
+    member_user.save()
+    member2.save()
+    parted = book(member_user, nodes=["node-01", "node-02", "node-03", "node-04"], start=0, end=3)
+    ring = book(member2, group=lab["ring"].pk, start=1, end=3)
+    page = Client()
+    page.force_login(admin_user)
+    switch = Switch.objects.get(name="sw-804")
+    shown = page.get(f"/switches/{switch.name}/delete/").content.decode()
+    assert 'id="delete-in-use"' in shown and f"booking {parted.pk} of member1" in shown
+    assert f"booking {ring.pk}" not in shown
+    admin = Actor(user=admin_user, source="api")
+    with django_capture_on_commit_callbacks(execute=True):
+        inventory.switch_delete(actor=admin, switch=switch)
+    assert [m.to for m in mailoutbox] == [["m1@example.org"]]
+    body = mailoutbox[0].body
+    assert mailoutbox[0].subject == f"[Spark Fleet] A cable of your booking {parted.pk} was removed"
+    # lab8-crs804 cables two Sparks a breakout: bo-1 (node-01, node-02) and bo-2 (node-03, node-04)
+    assert "admin1 removed from the inventory 2 cables of the Sparks your booking" in body
+    assert all(f"node-0{i}" in body for i in range(1, 5)) and "node-05" not in body
+    assert [e.action for e in parted.events.all()] == ["book", "cable removed", "notified"]
+
+    ring_cable = Cable.objects.filter(ends__port__spark__name="ring-1").first()
+    shown = page.get(f"/cables/{ring_cable.pk}/delete/").content.decode()
+    assert 'id="delete-in-use"' in shown and f"booking {ring.pk} of member2" in shown
+    with django_capture_on_commit_callbacks(execute=True):
+        inventory.cable_delete(actor=admin, cable=ring_cable)
+    assert [m.to for m in mailoutbox][1:] == [["m2@example.org"]]
+    assert "removed from the inventory a cable of the Sparks" in mailoutbox[1].body
+    unused = Cable.objects.filter(ends__port__spark__name="pair-a").get()  # Sparks nobody books: no mail
+    assert 'id="delete-in-use"' not in page.get(f"/cables/{unused.pk}/delete/").content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        inventory.cable_delete(actor=admin, cable=unused)
+    assert len(mailoutbox) == 2
