@@ -171,7 +171,7 @@ def test_the_page_compares_designs_and_offers_each_lab_document(member_user: Any
     assert "/design/netplan/" in page
     assert c.get(f"/design/netplan/?{query}&design=nope").status_code == 404
     bad = c.get("/design/?sparks_128=0").content.decode()
-    assert 'id="design-errors"' in bad and "sparks_128" in bad
+    assert 'id="design-errors"' in bad and "<code>line 1, to buy</code>: " in bad  # the form's words
     c.force_login(admin_user)
     assert "/lab/import/" in c.get(f"/design/?{query}").content.decode()
 
