@@ -118,6 +118,16 @@ def test_member_books_a_group_and_sees_the_clash_first(live_server, page, shot):
         if width == 390:
             fits_a_phone(page, held)
         shot(f"spark-delete-held-{width}")
+        # a switch may go (the cable may really be gone): its page names whom it touches, who are emailed
+        page.goto(f"{live_server.url}/switches/sw-804/delete/")
+        in_use = page.locator("#delete-in-use")
+        assert "Booked Sparks use its cables:" in in_use.inner_text()
+        assert "of member1 (" in in_use.inner_text() and "of member2 (" in in_use.inner_text()
+        assert "each owner is emailed" in in_use.inner_text()
+        expect(page.locator("button", has_text="Delete")).to_have_count(1)
+        if width == 390:
+            fits_a_phone(page, in_use)
+        shot(f"switch-delete-in-use-{width}")
 
 
 def test_timeline_of_64_sparks_over_a_month(live_server, page, shot):

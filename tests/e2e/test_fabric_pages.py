@@ -117,6 +117,48 @@ def test_admin_verifies_a_pair_from_its_page(live_server, page, shot, fleet_key,
         shot("fabric-run-page")
 
 
+def test_a_refused_verification_says_why_in_the_card(live_server, page, shot, fleet_key, tmp_path, settings, worker):
+    """An engine serves on fab-b: pressing Verify fabric shows the refusal in the
+    card (htmx swaps no 4xx answer: the click once showed nothing), at 1440 and 390 px."""
+    from inventory.models import Spark
+    from placement.models import LlmModel
+    from serving.models import Serving, ServingNode
+    from tests.support.catalogue import seed_catalogue
+
+    seed_catalogue()
+    admin = make_user("admin", "lab-admin")
+    nodes = [
+        SimNode("fab-a", cabled_ports={"p0": ("fab-b", "p0")}),
+        SimNode("fab-b", cabled_ports={"p0": ("fab-a", "p0")}),
+    ]
+    with sim_lab(nodes, fleet_key, tmp_path, settings):
+        group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="fab-a")
+        serving = Serving.objects.create(
+            model=LlmModel.objects.get(slug="llama-3.1-8b"),
+            quantization="nvfp4",
+            group=group,
+            group_name=group.name,
+            launcher="vllm-container",
+            owner=admin,
+            owner_name="admin",
+            status=Serving.Status.SERVING,
+        )
+        ServingNode.objects.create(serving=serving, spark=Spark.objects.get(name="fab-b"))
+        sign_in(page, live_server.url, "admin", "admin-pass-123")
+        for width in (1440, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.goto(f"{live_server.url}/groups/{group.pk}/")
+            page.click("#fabric button[type=submit]")
+            refusal = page.locator("#fabric [role=alert]")
+            refusal.wait_for()
+            assert refusal.inner_text() == (
+                f"group-fab-a is busy: fab-b serves llama-3.1-8b (serving {serving.pk}, admin); wait for it to end"
+            )
+            no_sideways_scroll(page)
+            element_shot(page, "#fabric", f"fabric-card-refused-busy-{width}")
+        assert not FabricRun.objects.exists()
+
+
 @contextlib.contextmanager
 def verified_pair_with(fault, page, live_server, fleet_key, tmp_path, settings, row_s, *, on_both=False):
     """fab-a and fab-b cabled p0 to p0, ``fault`` on fab-b (``on_both``: on
