@@ -36,14 +36,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.validation import MAX_JSON_DEPTH, json_too_deep
+from core.validation import MAX_JSON_DEPTH, json_too_deep, text_problem
 from placement.model_catalogue import QUANT_BYTES, ModelSpec
+from placement.model_spec import SPEC_NUMBER_RANGES
 from placement.quants import canonical_quantization
 
 Errors = list[tuple[str, str]]
 
 _EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
 _EXPERTS_PER_TOKEN_KEYS = ("num_experts_per_tok", "experts_per_token", "num_experts_per_token")
+
+
+# No size in a config.json comes near it (vocabularies and contexts are millions at
+# most); above it an estimate overflowed a float (a hidden_size of 10**200 answered 500).
+MAX_CONFIG_INT = 10**9
 
 
 def _int_field(
@@ -56,7 +62,10 @@ def _int_field(
                 errors.append((key, f"expected a whole number, got {value!r}"[:120]))
                 return None
             if value < minimum:
-                errors.append((key, f"must be at least {minimum}, got {value}"))
+                errors.append((key, f"must be at least {minimum}, got {value}"[:120]))
+                return None
+            if value > MAX_CONFIG_INT:
+                errors.append((key, f"must be at most {MAX_CONFIG_INT:,}, got a number of {len(str(value))} digits"))
                 return None
             return value
     if required:
@@ -78,6 +87,14 @@ _FULL = ("full_attention", "attention", "global")
 _SLIDING = ("sliding_attention", "sliding_window", "local", "chunked_attention")
 _LINEAR = ("linear_attention", "gated_deltanet", "deltanet")
 _BLOCK_CODES = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
+
+
+def _blocks_problem(cfg: dict[str, Any], layers: int) -> str | None:
+    """Why Nemotron-H's pattern cannot describe ``layers`` layers (its blocks are the layers), or None."""
+    blocks = _blocks(cfg)
+    if blocks is not None and len(blocks) != layers:
+        return f"has {len(blocks)} blocks for num_hidden_layers {layers}: one per layer"
+    return None
 
 
 def _blocks(cfg: dict[str, Any]) -> list[str] | None:
@@ -275,9 +292,12 @@ def _estimate_blocks(
 
 
 def _name_from(cfg: dict[str, Any], slug: str) -> str:
+    """The display name the config carries, or the slug where it carries none a
+    page could show (a control character, as the ``name`` field refuses)."""
     name = cfg.get("_name_or_path")
     if isinstance(name, str) and name.strip():
-        return name.strip().split("/")[-1][:100]
+        shown = name.strip().split("/")[-1][:100]
+        return shown if shown.strip() and text_problem(shown) is None else slug
     return slug
 
 
@@ -294,6 +314,8 @@ def _config_document(text: str, quantization: str) -> tuple[dict[str, Any], dict
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return [("config", f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")]
+    except ValueError as exc:  # a number of more than 4,300 digits (Python's int limit) answered 500
+        return [("config", f"not a model config: {exc}"[:200])]
     if not isinstance(data, dict):
         return [("config", "not a model config: expected a JSON object")]
     cfg = _text_config(data)
@@ -321,6 +343,11 @@ def _config_shape(cfg: dict[str, Any]) -> dict[str, Any] | Errors:
     if errors:
         return errors
     assert layers and hidden and heads and context
+    if layers > SPEC_NUMBER_RANGES["layers"][1]:  # before a layer list is built for them
+        return [("num_hidden_layers", f"must be at most {SPEC_NUMBER_RANGES['layers'][1]:,}, got {layers:,}")]
+    if (problem := _blocks_problem(cfg, layers)) is not None:
+        key = "hybrid_override_pattern" if "hybrid_override_pattern" in cfg else "layers_block_type"
+        return [(key, problem)]
     if head_dim is None and kv_lora:
         # MLA configs give per-head sizes separately; the value head is the one
         # attention reads and writes

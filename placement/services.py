@@ -125,7 +125,9 @@ def model_create_from_config(
                 for path, message in result
             ]
         )
-    fields = {k: getattr(result, k) for k in (*MODEL_FIELDS, "kv_layers", "kv_cache_dim", "notes")}
+    # every field the config described: the layer kinds too (sliding window, linear layers and their
+    # state, Nemotron-H's mixers, shared experts), which were dropped, so a hybrid was priced as a transformer
+    fields = {k: getattr(result, k) for k in (*MODEL_FIELDS, *OPTIONAL_FIELDS) if k != "hf_repo"}
     fields.update(hf_repo=hf_repo or "", estimated_fields=list(result.estimated_fields))
     return model_create(actor=actor, fields=fields, origin="config.json")
 

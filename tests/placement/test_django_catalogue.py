@@ -150,6 +150,19 @@ def test_a_model_from_config_json_is_read_locally_with_estimates_marked(api_admi
     assert other.status_code == 201 and other.json()["estimated_fields"] == []
 
 
+def test_a_hybrid_from_config_json_keeps_its_layer_kinds(api_admin):
+    """The import parsed a Qwen3-Next config's 36 gated-DeltaNet layers and their
+    state, then stored a plain transformer (only the required fields were copied)."""
+    from tests.placement.test_hfconfig import QWEN3_NEXT
+
+    response = api_admin.post("/api/models/config", {"slug": "next-fp8", "quantization": "fp8", "config": QWEN3_NEXT})
+    assert response.status_code == 201, response.content
+    row = LlmModel.objects.get(slug="next-fp8")
+    assert (row.linear_layers, row.kv_layers, row.linear_kind) == (36, 12, "gated-deltanet")
+    assert row.state_bytes == 32 * 128 * 128 * 2 + (2 * 16 * 128 + 32 * 128) * 3 * 2
+    assert row.spec().kv_bytes_per_token() < row.spec().layers * 2 * 2 * 256 * 2  # KV on 12 layers, not 48
+
+
 def test_a_config_given_as_a_list_says_what_a_config_is(api_admin):
     response = api_admin.post("/api/models/config", {"slug": "broken", "quantization": "bf16", "config": [1, 2]})
     assert response.status_code == 400

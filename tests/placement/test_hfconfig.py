@@ -269,3 +269,25 @@ def test_sliding_windows_are_read_from_layer_types_or_the_gemma_pattern():
     }
     spec = parse_hf_config(json.dumps(gemma), slug="gemma", quantization="bf16")
     assert isinstance(spec, ModelSpec) and (spec.kv_layers, spec.sliding_window, spec.sliding_layers) == (5, 1024, 29)
+
+
+def test_sizes_beyond_any_model_and_numbers_python_cannot_read_are_named_not_raised():
+    """A hidden_size of 10**200 overflowed the estimate's float and a 5,000-digit
+    number Python's int limit: both answered 500."""
+    huge = parse({**LLAMA_31_8B, "hidden_size": 10**200})
+    assert huge == [("hidden_size", "must be at most 1,000,000,000, got a number of 201 digits")]
+    long = parse_hf_config('{"num_hidden_layers": ' + "9" * 5000 + "}", slug="m", quantization="bf16")
+    assert isinstance(long, list) and long[0][0] == "config" and "4300" in long[0][1]
+    many = parse({**QWEN3_NEXT, "num_hidden_layers": 10**7})  # once built a 10-million-layer list first
+    assert many == [("num_hidden_layers", "must be at most 10,000, got 10,000,000")]
+
+
+def test_a_nemotron_h_pattern_must_give_every_layer_its_block():
+    short = parse({**NEMOTRON_3_NANO, "hybrid_override_pattern": "M*"})
+    assert short == [("hybrid_override_pattern", "has 2 blocks for num_hidden_layers 52: one per layer")]
+
+
+def test_a_name_a_page_could_not_show_gives_way_to_the_slug():
+    spec = parse({**LLAMA_31_8B, "_name_or_path": "org/\u0007bad\nname\u202e"}, slug="odd-name")
+    assert isinstance(spec, ModelSpec) and spec.name == "odd-name"
+    assert parse({**LLAMA_31_8B, "_name_or_path": "meta-llama/Llama-3.1-8B"}).name == "Llama-3.1-8B"
