@@ -34,8 +34,11 @@ class _UniqueKeys(_Loader):
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
             mark = key_node.start_mark
+            if not isinstance(key_node, yaml.ScalarNode):  # "? [[...]]": deep enough, it recursed into a 500
+                where = f"line {mark.line + 1}, column {mark.column + 1}"
+                raise DocumentError([(where, "a key is plain text (a name), not a list or a mapping")])
+            key = self.construct_object(key_node, deep=True)
             try:
                 first = seen.get(key)
                 seen.setdefault(key, mark.line + 1)
@@ -53,8 +56,10 @@ class _UniqueKeys(_Loader):
 # decimal is a number, true/false a boolean, and anything else stays the text
 # it was written as (a field that wants a number then says so).
 _INT, _FLOAT, _BOOL = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool"
+# YAML 1.1's dates too: a serial 2026-01-01 became a date, refused as "datetime.date(...)".
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _UniqueKeys.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT, _BOOL)]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT, _BOOL, _TIMESTAMP)]
     for first, resolvers in _Loader.yaml_implicit_resolvers.items()
 }
 _UniqueKeys.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
@@ -147,6 +152,8 @@ def load_text(text: str | bytes, content_type: str, *, max_bytes: int) -> Any:
             return json.loads(text, object_pairs_hook=_unique_pairs)
         except json.JSONDecodeError as exc:
             raise DocumentError([(f"line {exc.lineno}", f"invalid JSON: {exc.msg}")]) from exc
+        except ValueError as exc:  # a number of more than 4,300 digits (Python's limit) answered 500
+            raise DocumentError([("", f"invalid JSON: {exc}"[:200])]) from exc
     try:
         for event in yaml.parse(text, Loader=_Loader):
             if isinstance(event, yaml.AliasEvent):
@@ -154,6 +161,8 @@ def load_text(text: str | bytes, content_type: str, *, max_bytes: int) -> Any:
                 line = f"line {mark.line + 1}" if mark else ""
                 raise DocumentError([(line, "YAML aliases (*name) are not allowed in a lab document")])
         return yaml.load(text, Loader=_UniqueKeys)  # noqa: S506 - a safe loader, aliases refused above
+    except ValueError as exc:  # a number of more than 4,300 digits, as in JSON
+        raise DocumentError([("", f"invalid YAML: {exc}"[:200])]) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""

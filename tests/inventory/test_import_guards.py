@@ -137,3 +137,36 @@ def test_a_port_written_in_base_60_is_refused_not_read_as_90(api_admin):
     assert r.status_code == 400
     assert [e["path"] for e in r.json()["errors"]] == ["sparks[0].ssh.port"]
     assert db_state() == before
+
+
+def test_a_date_stays_text_and_odd_documents_are_refused_not_a_500(api_admin):
+    """A serial 2026-01-01 became a date ("datetime.date(2026, 1, 1) is not a valid
+    serial"); a 5,000-digit port and a key that is a 300-deep list answered 500."""
+    dated = _post(
+        api_admin,
+        "",
+        "sparks:\n  - {name: s-day, hardware: dgx-spark-128, ssh: {host: 10.0.0.1}, serial: 2026-01-01}\n",
+    )
+    assert dated.status_code == 200, dated.content
+    assert Spark.objects.get(name="s-day").serial == "2026-01-01"
+    before = db_state()
+    digits = "9" * 5000
+    for text, content_type in (
+        (
+            f"sparks:\n  - {{name: s-x, hardware: dgx-spark-128, ssh: {{host: 10.0.0.9, port: {digits}}}}}\n",
+            "application/yaml",
+        ),
+        (
+            '{"sparks": [{"name": "s-x", "hardware": "dgx-spark-128", "ssh": {"port": ' + digits + "}}]}",
+            "application/json",
+        ),
+    ):
+        r = _post(api_admin, "?dry_run=true", text, content_type)
+        assert r.status_code == 400, r.content[:300]
+        assert "4300" in r.json()["errors"][0]["message"]
+    deep = _post(api_admin, "?dry_run=true", "? " + "[" * 300 + "]" * 300 + "\n: 1\n")
+    assert deep.status_code == 400
+    assert deep.json()["errors"] == [
+        {"path": "line 1, column 3", "message": "a key is plain text (a name), not a list or a mapping"}
+    ]
+    assert db_state() == before
