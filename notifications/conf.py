@@ -22,6 +22,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from core import config
 from core.config import number, read_at_start, setting, whole
+from inventory.validators import check_name
 from notifications.models import SEVERITIES
 
 
@@ -90,6 +91,9 @@ def webhooks() -> list[Webhook]:
         groups = entry.get("groups", [])
         if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
             raise ImproperlyConfigured(f"{where}.groups: a list of group names")
+        for j, group in enumerate(groups):  # a '"' in one broke the matcher Alertmanager reads
+            if (problem := check_name(group)) is not None:
+                raise ImproperlyConfigured(f"{where}.groups[{j}]: {problem}")
         secret = _secret(entry, where)
         names.add(name)
         out.append(Webhook(name, url, fmt, severity, tuple(groups), secret))

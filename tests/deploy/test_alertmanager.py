@@ -32,7 +32,8 @@ def write(settings, tmp_path: Path, hooks=HOOKS, email: str = "") -> Path:
     out = tmp_path / "alertmanager.yml"
     said = StringIO()
     call_command("alertmanager_config", "--output", str(out), stdout=said)
-    assert said.getvalue().startswith(f"Wrote {out} (receivers: ")
+    secret = any(h.get("secret") for h in hooks)  # a token inside: not for every user of the machine
+    assert said.getvalue().startswith(f"Wrote {out} (mode {'640' if secret else '644'}; receivers: ")
     return out
 
 
@@ -136,3 +137,38 @@ def test_a_running_alertmanager_holds_back_what_one_cause_explains(settings, tmp
                 for a in alerts
                 if a["status"]["inhibitedBy"]
             }
+
+
+def test_the_file_keeps_its_secrets_from_other_users_and_odd_outputs_are_refused(settings, tmp_path):
+    """It was written 644 with the mail password and the webhooks' tokens in it;
+    a folder or a missing one as --output gave a traceback and left a temporary
+    copy behind; a group name with a quote broke the matcher amtool reads."""
+    import os
+
+    from django.core.exceptions import ImproperlyConfigured
+    from django.core.management.base import CommandError
+
+    out = write(settings, tmp_path)
+    assert out.stat().st_mode & 0o777 == 0o640
+    out.chmod(0o600)  # an admin's choice is kept when it is written again
+    call_command("alertmanager_config", "--output", str(out), stdout=StringIO())
+    assert out.stat().st_mode & 0o777 == 0o600
+    said, warned = StringIO(), StringIO()
+    call_command("alertmanager_config", "--output", str(out), "--mode", "644", stdout=said, stderr=warned)
+    assert out.stat().st_mode & 0o777 == 0o644
+    assert "holds the mail password or a webhook token and everyone on this machine may read it" in warned.getvalue()
+    settings.FLEET_ALERT_WEBHOOKS = "[]"
+    plain = tmp_path / "plain.yml"
+    call_command("alertmanager_config", "--output", str(plain), stdout=StringIO())
+    assert plain.stat().st_mode & 0o777 == 0o644  # nothing secret in it
+    for args, message in (
+        ((str(tmp_path),), f"{tmp_path} is a folder: give the file to write"),
+        ((str(tmp_path / "no" / "x.yml"),), f"{tmp_path / 'no'} is not a folder"),
+        ((str(plain), "--mode", "rw"), "--mode 'rw': permissions in octal, e.g. 640"),
+    ):
+        with pytest.raises(CommandError, match=message.replace("(", r"\(")):
+            call_command("alertmanager_config", "--output", *args, stdout=StringIO())
+    assert sorted(os.listdir(tmp_path)) == ["alertmanager.yml", "plain.yml"]  # no temporary copy left
+    settings.FLEET_ALERT_WEBHOOKS = json.dumps([{"name": "q", "url": "http://127.0.0.1:9/q", "groups": ['g"x']}])
+    with pytest.raises(ImproperlyConfigured, match=r"FLEET_ALERT_WEBHOOKS\[0\]\.groups\[0\]: "):
+        call_command("alertmanager_config", stdout=StringIO())
