@@ -159,8 +159,10 @@ class ModelVariant:
             value = getattr(self, name)
             if value and not _REPO_RE.match(value):
                 errors.append((name, "a Hugging Face repository: owner/name"))
-        if self.gguf_file and not _GGUF_FILE_RE.match(self.gguf_file):
-            errors.append(("gguf_file", "a .gguf file name inside the repository"))
+        if self.gguf_file and (
+            not _GGUF_FILE_RE.match(self.gguf_file) or {".", ".."} & set(self.gguf_file.split("/"))
+        ):  # "a/../../etc/x.gguf" reached llama-server's --hf-file
+            errors.append(("gguf_file", "a .gguf file name inside the repository (folders allowed, no '.' or '..')"))
         if fmt is not None and fmt.container == SAFETENSORS and (self.gguf_repo or self.gguf_file):
             errors.append(("gguf_repo", f"{self.quantization} is a safetensors format: no GGUF file"))
         if fmt is not None and fmt.container == GGUF and self.hf_repo:

@@ -75,6 +75,8 @@ def test_a_variant_the_engine_cannot_load_is_refused_naming_it(api_viewer, demo)
         ({"weights_gb": -3}, "weights_gb", 422),  # the schema's bounds
         ({"weights_gb": "19.8"}, "weights_gb", 422),
         ({"gguf_file": "model.bin"}, "gguf_file", 400),
+        ({"gguf_file": "a/../../../etc/x.gguf"}, "gguf_file", 400),  # once passed to llama-server --hf-file
+        ({"gguf_file": "Q4_K_M/./x.gguf"}, "gguf_file", 400),
         ({"hf_repo": "a/b"}, "hf_repo", 400),
         ({"gguf_repo": "x; rm -rf /"}, "gguf_repo", 400),
     ],
