@@ -438,7 +438,17 @@ def lab_import(request: HttpRequest) -> HttpResponse:
             else:
                 raw = form.cleaned_data["text"].encode()
                 ctype = "application/json" if raw.lstrip()[:1] in (b"{", b"[") else "application/yaml"
-            data = labdoc.load_text(raw, ctype, max_bytes=limit)
+            try:
+                data = labdoc.load_text(raw, ctype, max_bytes=limit)
+            except DocumentError:
+                if upload is not None or ctype != "application/json":
+                    raise
+                # pasted text that opens with { or [ may be YAML's flow style ({sparks: []}),
+                # which the API takes as YAML: read it so before saying it is no JSON
+                try:
+                    data = labdoc.load_text(raw, "application/yaml", max_bytes=limit)
+                except DocumentError:
+                    data = labdoc.load_text(raw, ctype, max_bytes=limit)  # says what JSON found wrong
             report = labio.lab_import(actor=actor, data=data, prune=prune, dry_run=True)
             if request.POST.get("action") == "apply":
                 removes = sum(report.deleted.values())

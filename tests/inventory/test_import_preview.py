@@ -94,6 +94,14 @@ def test_an_empty_form_and_a_bad_document_say_what_is_wrong(admin_client, import
         "/lab/import/", {"text": "sparks:\n  - {name: Spark 18, hardware: dgx-spark-128}\n", "action": "preview"}
     )
     assert bad.status_code == 400 and "sparks[0]" in bad.content.decode()
+    # YAML's flow style opens with "{" as JSON does: read as the API reads it (it was "invalid JSON")
+    flow = admin_client.post(
+        "/lab/import/",
+        {"text": "{sparks: [{name: ring-9, hardware: dgx-spark-128, ssh: {host: 10.0.0.9}}]}", "action": "preview"},
+    )
+    assert flow.status_code == 200 and "Would create" in flow.content.decode() and "ring-9" in flow.content.decode()
+    broken = admin_client.post("/lab/import/", {"text": '{"sparks": [', "action": "preview"})
+    assert broken.status_code == 400 and "invalid JSON" in broken.content.decode()  # neither: JSON's reason
     assert db_state() == before
 
 
