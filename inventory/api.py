@@ -48,6 +48,8 @@ PortGroup = tuple[Annotated[int, Field(ge=1, le=256)], Annotated[int, Field(ge=1
 PortCount = Int(1, 1024)
 SpeedGbps = Int(1, 10_000)
 LengthM = Annotated[Decimal, Field(ge=0, le=Decimal("999.99"), max_digits=5, decimal_places=2)]
+# what the price column holds (services._price says the same in words)
+Price = Annotated[Decimal, Field(ge=0, lt=Decimal("1e10"), max_digits=12, decimal_places=2, allow_inf_nan=False)]
 Search = CleanStr(63)
 CableId = Int(1, 2**63 - 1)
 
@@ -208,9 +210,12 @@ class CatalogueOut(Schema):
     port_groups: list[list[Any]] = Field(
         description="switches whose ports differ: [count, speed_gbps, cage, breakout] group by group in port order"
     )
+    price: Decimal | None = Field(None, description="what one costs, as a lab admin entered it (designs total it)")
+    currency: str = Field("", description="the price's ISO 4217 code, e.g. EUR")
 
 
 class CatalogueIn(Schema):
+    model_config = PATCH_ONLY_KNOWN  # a misspelt field (or one the API once dropped, as price) is named
     kind: Literal["spark", "switch", "cable"]
     slug: Slug
     name: CleanStr(120, min_length=1)
@@ -222,6 +227,8 @@ class CatalogueIn(Schema):
     breakout: StrictBool = False
     cage: CageName = ""
     port_groups: list[PortGroup] = []
+    price: Price | None = None
+    currency: CleanStr(3) = ""
 
 
 class ChangeOut(Schema):
@@ -485,6 +492,8 @@ def catalogue_create(request: HttpRequest, payload: CatalogueIn) -> Status[Catal
         breakout=payload.breakout,
         cage=payload.cage,
         port_groups=[list(g) for g in payload.port_groups],
+        price=payload.price,
+        currency=payload.currency,
     )
     return Status(201, entry)
 
@@ -500,6 +509,8 @@ class CataloguePatch(Schema):
     breakout: StrictBool | None = None
     cage: CageName | None = None
     port_groups: list[PortGroup] | None = None
+    price: Price | None = None  # null: no price (and no currency)
+    currency: CleanStr(3) | None = None
 
 
 @router.patch("/catalogue/{slug}", response=CatalogueOut, summary="Change a catalogue entry", auth=ADMIN)
@@ -509,6 +520,8 @@ def catalogue_update(request: HttpRequest, slug: Slug, payload: CataloguePatch) 
     for key in ("cage", "port_groups"):
         if key in changes and changes[key] is None:
             del changes[key]  # null: unchanged (neither has a "none")
+    if "vendor" in changes and changes["vendor"] is None:
+        changes["vendor"] = ""  # JSON merge-patch: null empties it (it leaked the database's NOT NULL)
     if "port_groups" in changes:
         changes["port_groups"] = [list(g) for g in changes["port_groups"]]
     return services.catalogue_update(actor=actor(request), entry=entry, **changes)

@@ -109,6 +109,10 @@ class CatalogueForm(EdgeChecked, forms.Form):
         help_text="Switches: their ports' cage; cables: the plug of the first end (a breakout's trunk). "
         "A cable whose plug does not fit a cage is refused; unknown is not checked",
     )
+    price = forms.DecimalField(
+        required=False, min_value=0, max_digits=12, decimal_places=2, help_text="What one costs; the designer totals it"
+    )
+    currency = forms.CharField(max_length=3, required=False, help_text="ISO 4217, e.g. EUR (with a price)")
 
 
 class ImportForm(EdgeChecked, forms.Form):

@@ -222,6 +222,8 @@ def _price(raw: Any, raw_currency: Any) -> tuple[Decimal | None, str, list[tuple
     else:
         if not price.is_finite() or price < 0 or price >= Decimal("1e10"):
             errors.append(("price", "the price must be a number from 0 to 9,999,999,999.99"))
+        else:
+            price = price.quantize(Decimal("0.01"))  # as the column keeps it (and answers it)
     if not (len(currency) == 3 and currency.isalpha()):
         errors.append(("currency", "a price needs its currency, a three-letter ISO 4217 code like EUR or USD"))
     return price, currency, errors
@@ -269,7 +271,13 @@ def catalogue_update(*, actor: Actor, entry: CatalogueEntry, **changes: Any) -> 
         "cage",
         "port_groups",
     }
-    unknown = set(changes) - set(CATALOGUE_FIELDS)
+    if {"price", "currency"} & set(changes):  # both or neither: null clears the price and its currency
+        price, currency, price_errors = _price(
+            changes.pop("price", entry.price), changes.pop("currency", entry.currency)
+        )
+        errors += price_errors if price is not None else []
+        changes.update(price=price, currency=currency if price is not None else "")
+    unknown = set(changes) - {*CATALOGUE_FIELDS, "price", "currency"}
     errors += [(k, "not a field of a catalogue entry") for k in sorted(unknown)]
     in_use = entry.sparks.count() + entry.switches.count() + entry.cables.count()
     for key in sorted(set(changes) & figures):

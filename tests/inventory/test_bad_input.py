@@ -381,3 +381,40 @@ def test_a_change_to_null_empties_what_may_be_empty_and_refuses_the_rest(api_adm
     cable = api_admin.get("/api/cables").json()["items"][0]
     r = api_admin.patch(f"/api/cables/{cable['id']}", {"label": None, "length_m": None})
     assert r.status_code == 200 and (r.json()["label"], r.json()["length_m"]) == ("", None)
+
+
+def test_a_lab_admin_prices_the_catalogue_through_the_api_and_the_page(api_admin, api_member, admin_user):
+    """A price posted with a new entry was dropped with a 201 (only the Django
+    admin, closed to lab admins without staff status, could set one); a PATCH
+    with price answered 422; vendor null leaked the database's NOT NULL."""
+    from django.test import Client
+
+    from tests.support.catalogue import seed_catalogue
+
+    seed_catalogue()
+    body = {"kind": "spark", "slug": "x-sp", "name": "X", "memory_gb": 128, "price": 100, "currency": "eur"}
+    made = api_admin.post("/api/catalogue", body)
+    assert made.status_code == 201, made.content
+    assert (made.json()["price"], made.json()["currency"]) == ("100.00", "EUR")
+    assert api_admin.post("/api/catalogue", {**body, "slug": "x-sp2", "prise": 1}).status_code == 422  # misspelt
+    priced = api_admin.patch("/api/catalogue/dgx-spark-128", {"price": "3999.00", "currency": "USD"})
+    assert priced.status_code == 200 and (priced.json()["price"], priced.json()["currency"]) == ("3999.00", "USD")
+    assert api_member.patch("/api/catalogue/dgx-spark-128", {"price": 1}).status_code == 403
+    lone = api_admin.patch("/api/catalogue/x-sp", {"currency": "E1R"})
+    assert lone.status_code == 400
+    assert lone.json()["errors"] == [
+        {"path": "currency", "message": "a price needs its currency, a three-letter ISO 4217 code like EUR or USD"}
+    ]
+    assert api_admin.patch("/api/catalogue/x-sp", {"price": -1}).status_code == 422
+    cleared = api_admin.patch("/api/catalogue/x-sp", {"price": None, "vendor": None})
+    assert cleared.status_code == 200
+    assert (cleared.json()["price"], cleared.json()["currency"], cleared.json()["vendor"]) == (None, "", "")
+    page = Client()
+    page.force_login(admin_user)
+    added = page.post(
+        "/catalogue/new/",
+        {"kind": "cable", "slug": "x-dac", "name": "X DAC", "speed_gbps": 200, "price": "95.50", "currency": "EUR"},
+    )
+    assert added.status_code == 302
+    listed = page.get("/catalogue/").content.decode()
+    assert '<td data-label="Price">95.50 EUR</td>' in listed and '<td data-label="Price">3999.00 USD</td>' in listed
