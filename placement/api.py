@@ -210,7 +210,7 @@ def models_from_config(request: HttpRequest, payload: ConfigIn) -> Any:
 
 @router.delete("/models/{slug}", response={204: None}, auth=ADMIN)
 def models_delete(request: HttpRequest, slug: Slug) -> Any:
-    row = selectors.model_get(slug, "slug")
+    row = selectors.model_at(slug)
     services.model_delete(actor=Actor.from_request(request, "api"), model=row)
     return Status(204, None)
 
@@ -218,7 +218,7 @@ def models_delete(request: HttpRequest, slug: Slug) -> Any:
 @router.post("/models/{slug}/variants", response={201: ModelOut}, auth=ADMIN)
 def variants_create(request: HttpRequest, slug: Slug, payload: VariantIn) -> Any:
     """Add a quantized variant (a GGUF file, another safetensors repository) to a model."""
-    row = selectors.model_get(slug, "slug")
+    row = selectors.model_at(slug)
     services.variant_create(
         actor=Actor.from_request(request, "api"),
         model=row,
@@ -234,7 +234,7 @@ def variants_create(request: HttpRequest, slug: Slug, payload: VariantIn) -> Any
 
 @router.delete("/models/{slug}/variants/{quantization}", response={204: None}, auth=ADMIN)
 def variants_delete(request: HttpRequest, slug: Slug, quantization: Quantization) -> Any:
-    row = selectors.model_get(slug, "slug")
+    row = selectors.model_at(slug)
     services.variant_delete(actor=Actor.from_request(request, "api"), model=row, quantization=quantization)
     return Status(204, None)
 

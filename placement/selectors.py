@@ -356,6 +356,14 @@ def model_get(slug: Any, path: str = "model") -> LlmModel:
     return row
 
 
+def model_at(slug: str) -> LlmModel:
+    """The model an address names (``/api/models/{slug}``), or NotFound (404)."""
+    row = LlmModel.objects.prefetch_related("variants").filter(slug=slug).first()
+    if row is None:
+        raise NotFound(f"no model with slug {slug!r}", "slug")
+    return row
+
+
 def live_groups() -> QuerySet[NodeGroup]:
     """Live groups with their size, largest first (the ones worth planning on)."""
     return NodeGroup.objects.filter(retired_at__isnull=True).annotate(size=Count("members")).order_by("-size", "name")

@@ -188,7 +188,7 @@ def variant_create(
 def variant_delete(*, actor: Actor, model: LlmModel, quantization: str) -> None:
     deleted, _ = model.variants.filter(quantization=canonical_quantization(quantization)).delete()
     if not deleted:
-        raise PlacementError(f"{model.slug} has no {quantization!r} variant", "quantization")
+        raise errors.NotFound(f"{model.slug} has no {quantization!r} variant", "quantization")
 
 
 def saved_plan_create(*, actor: Actor, model: LlmModel, planning: Any, index: int) -> SavedPlan:

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.decorators import admin_required, booker_required
 from core.actor import Actor
+from core.errors import FleetError
 from core.forms import cleaned, upload_text
 from core.htmx import htmx_asks
 from core.roles import can_book
@@ -449,7 +450,7 @@ def variant_delete(request: HttpRequest, slug: str, quantization: str) -> HttpRe
             model=selectors.model_get(slug, "slug"),
             quantization=quantization,
         )
-    except PlacementError as exc:
+    except FleetError as exc:  # no such model or variant (404s in the API): said on the list it returns to
         messages.error(request, exc.text)
     else:
         messages.success(request, f"{quantization} variant of {slug} removed.")

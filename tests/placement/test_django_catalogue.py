@@ -198,7 +198,14 @@ def test_delete_a_model_nobody_measured_but_keep_one_with_records(api_admin):
     before = placement_state()
     response = api_admin.delete("/api/models/qwen3.8-27b")  # the published table names it
     assert response.status_code == 409 and "benchmark record" in response.json()["message"]
-    assert api_admin.delete("/api/models/nope").status_code == 400
+    # a model or a variant an address names that is not there: 404, as /api/sparks/nope (they said 400)
+    for path in ("/api/models/nope", "/api/models/nope/variants/fp8", "/api/models/llama-3.3-70b/variants/Q2_K"):
+        missing = api_admin.delete(path)
+        assert missing.status_code == 404, path
+    assert api_admin.delete("/api/models/nope").json()["errors"] == [
+        {"path": "slug", "message": "no model with slug 'nope'"}
+    ]
+    assert api_admin.post("/api/models/nope/variants", {"quantization": "fp8"}).status_code == 404
     assert placement_state() == before
 
 
