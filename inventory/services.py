@@ -136,7 +136,12 @@ def change_record(
     }
     if action == Change.Action.UPDATE and not diff:
         return None
-    name = str(after.get("name") or before.get("name") or after.get("slug") or before.get("slug") or obj)
+    # a catalogue entry by its slug (the name it is found by: two entries may share a display name)
+    name = str(
+        after.get("slug") or before.get("slug") or after.get("name") or before.get("name") or obj
+        if isinstance(obj, CatalogueEntry)
+        else after.get("name") or before.get("name") or after.get("slug") or before.get("slug") or obj
+    )
     return Change.objects.create(
         user=actor.known_user,
         username=actor.username,

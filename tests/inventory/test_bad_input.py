@@ -418,3 +418,16 @@ def test_a_lab_admin_prices_the_catalogue_through_the_api_and_the_page(api_admin
     assert added.status_code == 302
     listed = page.get("/catalogue/").content.decode()
     assert '<td data-label="Price">95.50 EUR</td>' in listed and '<td data-label="Price">3999.00 USD</td>' in listed
+
+
+def test_the_change_log_names_a_catalogue_entry_by_its_slug(api_admin):
+    """Two entries named "X" were both logged as "X": ?object_name=x-sp found neither."""
+    for slug in ("x-one", "x-two"):
+        assert (
+            api_admin.post("/api/catalogue", {"kind": "spark", "slug": slug, "name": "X", "memory_gb": 64}).status_code
+            == 201
+        )
+    found = api_admin.get("/api/changes?object_name=x-two").json()
+    assert [(c["action"], c["object_type"], c["object_name"]) for c in found["items"]] == [
+        ("create", "catalogue", "x-two")
+    ]
