@@ -125,8 +125,16 @@ def _object_type(obj: Any) -> str:
 
 
 def change_record(
-    *, actor: Actor, action: str, obj: Any, before: dict[str, Any] | None, after: dict[str, Any] | None
+    *,
+    actor: Actor,
+    action: str,
+    obj: Any,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+    object_type: str = "",
 ) -> Change | None:
+    """One line of the change log (``object_type``: for an app above inventory's own
+    objects, such as the model catalogue's ``model``)."""
     before = before or {}
     after = after or {}
     diff = {
@@ -139,7 +147,7 @@ def change_record(
     # a catalogue entry by its slug (the name it is found by: two entries may share a display name)
     name = str(
         after.get("slug") or before.get("slug") or after.get("name") or before.get("name") or obj
-        if isinstance(obj, CatalogueEntry)
+        if isinstance(obj, CatalogueEntry) or object_type
         else after.get("name") or before.get("name") or after.get("slug") or before.get("slug") or obj
     )
     return Change.objects.create(
@@ -147,7 +155,7 @@ def change_record(
         username=actor.username,
         source=actor.source,
         action=action,
-        object_type=_object_type(obj),
+        object_type=object_type or _object_type(obj),
         object_id=obj.pk,
         object_name=name[:120],
         diff=diff,

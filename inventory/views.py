@@ -507,6 +507,6 @@ def change_list(request: HttpRequest) -> HttpResponse:
             "object_name": object_name,
             "user_filter": user,
             "users": users,
-            "types": ["spark", "switch", "cable", "catalogue", "group"],
+            "types": ["spark", "switch", "cable", "catalogue", "group", "model"],
         },
     )

@@ -17,6 +17,7 @@ from django.db.models import ProtectedError
 
 from core import errors
 from core.actor import Actor
+from inventory.services import change_record
 
 from .errors import PlacementError
 from .hfconfig import parse_hf_config
@@ -83,9 +84,26 @@ def model_create(*, actor: Actor, fields: dict[str, Any], origin: str = "admin")
     try:
         with transaction.atomic():
             row.save()
+            _logged(actor, "create", row, None, _model_facts(row))
     except IntegrityError as exc:  # a concurrent add of the same slug
         raise Conflict(f"a model with slug {spec.slug!r} already exists", "slug") from exc
     return row
+
+
+def _model_facts(row: LlmModel) -> dict[str, Any]:
+    """What the change log keeps of a model: enough to tell what was added or removed."""
+    return {
+        "slug": row.slug,
+        "name": row.name,
+        "quantization": row.quantization,
+        "params_b": row.params_b,
+        "origin": row.origin,
+        "variants": sorted(row.variants.values_list("quantization", flat=True)) if row.pk else [],
+    }
+
+
+def _logged(actor: Actor, action: str, row: LlmModel, before: Any, after: Any) -> None:
+    change_record(actor=actor, action=action, obj=row, before=before, after=after, object_type="model")
 
 
 def model_create_from_config(
@@ -137,6 +155,8 @@ def model_delete(*, actor: Actor, model: LlmModel) -> None:
     name stays (their foreign keys protect it, whichever app holds them)."""
     try:
         with transaction.atomic():
+            facts = _model_facts(model)
+            _logged(actor, "delete", model, facts, None)
             model.delete()
     except ProtectedError as exc:
         counts = Counter(str(obj._meta.verbose_name) for obj in exc.protected_objects)
@@ -179,16 +199,21 @@ def variant_create(
     row = LlmVariant(model=model, created_by=actor.username, **values)
     try:
         with transaction.atomic():
+            before = _model_facts(model)
             row.save()
+            _logged(actor, "update", model, before, _model_facts(model))
     except IntegrityError as exc:  # a concurrent add of the same format
         raise Conflict(f"{model.slug} already has a {spec.quantization} variant", "quantization") from exc
     return row
 
 
 def variant_delete(*, actor: Actor, model: LlmModel, quantization: str) -> None:
-    deleted, _ = model.variants.filter(quantization=canonical_quantization(quantization)).delete()
-    if not deleted:
-        raise errors.NotFound(f"{model.slug} has no {quantization!r} variant", "quantization")
+    with transaction.atomic():
+        before = _model_facts(model)
+        deleted, _ = model.variants.filter(quantization=canonical_quantization(quantization)).delete()
+        if not deleted:
+            raise errors.NotFound(f"{model.slug} has no {quantization!r} variant", "quantization")
+        _logged(actor, "update", model, before, _model_facts(model))
 
 
 def saved_plan_create(*, actor: Actor, model: LlmModel, planning: Any, index: int) -> SavedPlan:

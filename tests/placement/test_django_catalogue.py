@@ -240,3 +240,20 @@ def test_a_flushed_database_gets_the_catalogue_and_the_published_figures_back_on
             post_migrate.send(sender=config, app_config=config, verbosity=0, interactive=False, using="default")
     assert LlmModel.objects.count() == len(SEED_MODELS)
     assert BenchmarkRun.objects.filter(source="published").count() == len(PUBLISHED_POINTS)
+
+
+def test_the_model_catalogues_changes_are_in_the_change_log(api_admin, api_viewer):
+    """Adding, varying and removing a model left no line in the change log."""
+    assert api_admin.post("/api/models", NEW).status_code == 201
+    gguf = {"quantization": "Q4_K_M", "gguf_repo": "bartowski/Mistral-7B-GGUF", "gguf_file": "Mistral-7B-Q4_K_M.gguf"}
+    assert api_admin.post("/api/models/mistral-7b/variants", gguf).status_code == 201
+    assert api_admin.delete("/api/models/mistral-7b/variants/Q4_K_M").status_code == 204
+    assert api_admin.delete("/api/models/mistral-7b").status_code == 204
+    log = api_viewer.get("/api/changes?object_type=model&object_name=mistral-7b").json()["items"]
+    assert [(c["action"], c["user"], c["diff"].get("variants")) for c in reversed(log)] == [
+        ("create", "admin1", [None, []]),
+        ("update", "admin1", [[], ["Q4_K_M"]]),
+        ("update", "admin1", [["Q4_K_M"], []]),
+        ("delete", "admin1", [[], None]),
+    ]
+    assert log[-1]["diff"]["slug"] == [None, "mistral-7b"]
