@@ -265,5 +265,7 @@ def merge_patch(changes: dict[str, Any], *, cleared: tuple[str, ...] = (), where
 
 
 # A change (PATCH) names only fields that exist: a misspelt one would otherwise
-# change nothing and answer 200, and the client would believe it had.
+# change nothing and answer 200, and the client would believe it had. The POSTs
+# that plan, design, serve or add to the catalogue take it too: a misspelt
+# "contxt_tokens" planned the default context without a word.
 PATCH_ONLY_KNOWN = ConfigDict(extra="forbid")

@@ -10,6 +10,7 @@ from ninja import Router, Schema
 from pydantic import StrictBool
 
 from core.api import READ
+from core.validation import PATCH_ONLY_KNOWN
 
 from . import services
 
@@ -17,6 +18,8 @@ router = Router(tags=["design"])
 
 
 class TargetIn(Schema):
+    model_config = PATCH_ONLY_KNOWN  # a misspelt "contxt_tokens" was ignored: the default context was designed
+
     model: Any = None
     context_tokens: Any = 8192
     concurrency: Any = 1
@@ -25,6 +28,8 @@ class TargetIn(Schema):
 
 
 class DesignIn(Schema):
+    model_config = PATCH_ONLY_KNOWN
+
     sparks: Any = None  # [{hardware, owned, planned}]: Sparks by hardware catalogue slug
     sparks_128: Any = 0
     sparks_64: Any = 0

@@ -18,7 +18,7 @@ from pydantic import Strict, create_model
 
 from core.actor import Actor
 from core.api import ADMIN
-from core.validation import INT32, CleanStr, JsonData, MultiLineStr
+from core.validation import INT32, PATCH_ONLY_KNOWN, CleanStr, JsonData, MultiLineStr
 from telemetry.selectors import software_drift_of
 
 from . import plan_request, selectors, services
@@ -87,8 +87,15 @@ def _default(name: str, field: Any) -> Any:
     return ... if field.default is MISSING else field.default
 
 
+class KnownFieldsOnly(Schema):
+    """A body naming a field the operation does not take is refused (422 naming it):
+    a misspelt ``contxt_tokens`` planned the default context without a word."""
+
+    model_config = PATCH_ONLY_KNOWN
+
+
 ModelIn: Any = create_model(  # type: ignore[call-overload]
-    "ModelIn", __base__=Schema, **{f.name: (_edge_type(f.name), _default(f.name, f)) for f in _SPEC_FIELDS}
+    "ModelIn", __base__=KnownFieldsOnly, **{f.name: (_edge_type(f.name), _default(f.name, f)) for f in _SPEC_FIELDS}
 )
 
 
@@ -126,7 +133,7 @@ ModelOut: Any = create_model(  # type: ignore[call-overload]
 )
 
 
-class VariantIn(Schema):
+class VariantIn(KnownFieldsOnly):
     quantization: Quantization
     weights_gb: Num(*SPEC_NUMBER_RANGES["weights_gb"]) | None = None
     hf_repo: Repo = ""
@@ -135,7 +142,7 @@ class VariantIn(Schema):
     notes: Notes = ""
 
 
-class ConfigIn(Schema):
+class ConfigIn(KnownFieldsOnly):
     slug: Slug
     quantization: Quantization
     config: CleanStr(1_000_000) | JsonData
@@ -242,7 +249,7 @@ def variants_delete(request: HttpRequest, slug: Slug, quantization: Quantization
 # ------------------------------------------------------------------ plans
 
 
-class PlanIn(Schema):
+class PlanIn(KnownFieldsOnly):
     model: Slug
     group: GroupId | None = None
     nodes: Names | None = Field(None, max_length=256)

@@ -16,7 +16,7 @@ from bookings.selectors import group_find
 from core.actor import Actor
 from core.api import BOOK
 from core.pages import Rows, paginated
-from core.validation import INT32, INT64, CleanStr, IdOrName, Int
+from core.validation import INT32, INT64, PATCH_ONLY_KNOWN, CleanStr, IdOrName, Int
 
 from . import selectors, services
 from .models import Serving
@@ -27,6 +27,8 @@ RowId = Int(1, INT64)
 
 
 class ServingIn(Schema):
+    model_config = PATCH_ONLY_KNOWN  # a misspelt field is named, not served around
+
     group: IdOrName = Field(description="group id or name (booked now)")
     model: CleanStr(120, min_length=1) | None = Field(None, description="catalogue slug (or give saved_plan)")
     plan: Int(0, 255) | None = Field(None, description="index among the plans for these inputs (default: recommended)")

@@ -450,3 +450,24 @@ def test_a_method_an_api_address_does_not_take_answers_in_json_and_head_is_taken
     got = api_viewer.get("/api/alerts")
     assert head.status_code == 200 and head.content == b"" and head["Content-Type"] == got["Content-Type"]
     assert api_viewer._send("head", "/api/plans").status_code == 405
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "where"),
+    [
+        ("/api/plans", {"model": "llama-3.1-8b", "group": 1, "contxt_tokens": 65536}, "contxt_tokens"),
+        (
+            "/api/designs",
+            {"sparks_128": 4, "models": [{"model": "llama-3.3-70b", "contxt_tokens": 1}]},
+            "models.0.contxt_tokens",
+        ),
+        ("/api/designs", {"sparks_128": 4, "bugdet": 100}, "bugdet"),
+        ("/api/serving", {"group": 1, "model": "llama-3.1-8b", "concurency": 8}, "concurency"),
+        ("/api/models/config", {"slug": "x", "quantization": "bf16", "config": "{}", "hf_rep": "a/b"}, "hf_rep"),
+        ("/api/models/llama-3.1-8b/variants", {"quantization": "fp8", "gguf": "x"}, "gguf"),
+    ],
+)
+def test_a_misspelt_field_in_a_post_is_named_not_ignored(api_admin, booked_lab, path, body, where):
+    """A plan with "contxt_tokens" planned the default 8,192 tokens and answered 200."""
+    data = refused(api_admin, "post", path, body, status=422)
+    assert data["errors"] == [{"path": where, "message": "Extra inputs are not permitted"}]
