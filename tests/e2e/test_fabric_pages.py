@@ -120,10 +120,8 @@ def test_admin_verifies_a_pair_from_its_page(live_server, page, shot, fleet_key,
 def test_a_refused_verification_says_why_in_the_card(live_server, page, shot, fleet_key, tmp_path, settings, worker):
     """An engine serves on fab-b: pressing Verify fabric shows the refusal in the
     card (htmx swaps no 4xx answer: the click once showed nothing), at 1440 and 390 px."""
-    from inventory.models import Spark
-    from placement.models import LlmModel
-    from serving.models import Serving, ServingNode
     from tests.support.catalogue import seed_catalogue
+    from tests.support.serving import live_serving
 
     seed_catalogue()
     admin = make_user("admin", "lab-admin")
@@ -133,17 +131,7 @@ def test_a_refused_verification_says_why_in_the_card(live_server, page, shot, fl
     ]
     with sim_lab(nodes, fleet_key, tmp_path, settings):
         group = NodeGroup.objects.get(auto=True, retired_at__isnull=True, members__spark__name="fab-a")
-        serving = Serving.objects.create(
-            model=LlmModel.objects.get(slug="llama-3.1-8b"),
-            quantization="nvfp4",
-            group=group,
-            group_name=group.name,
-            launcher="vllm-container",
-            owner=admin,
-            owner_name="admin",
-            status=Serving.Status.SERVING,
-        )
-        ServingNode.objects.create(serving=serving, spark=Spark.objects.get(name="fab-b"))
+        serving = live_serving(group, "fab-b", admin)
         sign_in(page, live_server.url, "admin", "admin-pass-123")
         for width in (1440, 390):
             page.set_viewport_size({"width": width, "height": 900})

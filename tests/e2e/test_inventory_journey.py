@@ -87,10 +87,17 @@ def test_the_crs812s_mixed_ports_and_their_cages_at_desk_and_phone_width(live_se
     sign_in(page, base, "viewer", "viewer-pass-123")
     want = "2 x 400G QSFP56-DD (each 1 x 400G or 2 x 200G) + 2 x 200G QSFP56 + 8 x 50G SFP56 + 2 x 10G RJ45"
     assert CatalogueEntry.objects.get(slug="mikrotik-crs812-ddq").ports_text == want
+    services.catalogue_update(  # a lab admin's price (the API's PATCH): the list shows it
+        actor=Actor(source="command"),
+        entry=CatalogueEntry.objects.get(slug="mikrotik-crs812-ddq"),
+        price="1199.00",
+        currency="USD",
+    )
     for width in (1440, 390):
         page.set_viewport_size({"width": width, "height": 900})
         page.goto(f"{base}/catalogue/")
         assert want in " ".join(page.locator("main").inner_text().split())
+        assert "1199.00 USD" in page.locator("#catalogue").inner_text()
         no_sideways_scroll(page)
         # every column shows without scrolling the table: at 390 px each entry is a block of labelled figures
         assert page.evaluate(

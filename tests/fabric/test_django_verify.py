@@ -362,27 +362,16 @@ def test_no_verification_beside_a_live_engine_or_another_run_on_the_same_sparks(
     planner reads the figure. Both are 409s naming what runs there; a serving is
     refused on Sparks being verified."""
     from fabric import tasks
-    from placement.models import LlmModel
-    from serving.models import Serving, ServingNode
+    from serving.models import ServingNode
     from serving.services import _busy
     from tests.support.catalogue import seed_catalogue
+    from tests.support.serving import live_serving
 
     monkeypatch.setattr(tasks.verify_fabric, "delay", lambda run_id: None)  # no worker takes it here
     seed_catalogue()
     with sim_lab(pair(), fleet_key, tmp_path, settings):
         group = group_of("fab-a")
-        model = LlmModel.objects.get(slug="llama-3.1-8b")
-        serving = Serving.objects.create(
-            model=model,
-            quantization="nvfp4",
-            group=group,
-            group_name=group.name,
-            launcher="vllm-container",
-            owner=admin_user,
-            owner_name="admin1",
-            status=Serving.Status.SERVING,
-        )
-        ServingNode.objects.create(serving=serving, spark=Spark.objects.get(name="fab-b"))
+        serving = live_serving(group, "fab-b", admin_user)
         refused = api_admin.post(f"/api/groups/{group.pk}/verify")
         assert refused.status_code == 409
         assert refused.json()["errors"] == [
