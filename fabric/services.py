@@ -153,7 +153,7 @@ def verification_start(*, actor: Actor, group_id: Any, queue: bool = True) -> Fa
             ids = list(Spark.objects.filter(name__in=names).values_list("pk", flat=True))
             lock_sparks(ids)
             busy = [
-                f"{', '.join(sorted(set(names) & shared))} {'is' if len(set(names) & shared) == 1 else 'are'} "
+                f"{', '.join(sorted(shared))} {'is' if len(shared) == 1 else 'are'} "
                 f"being verified in run {other.pk} of {other.group_name}"
                 for other, shared in selectors.active_runs_on(names, exclude_group=group.pk)
             ]

@@ -145,11 +145,8 @@ def change_record(
     if action == Change.Action.UPDATE and not diff:
         return None
     # a catalogue entry by its slug (the name it is found by: two entries may share a display name)
-    name = str(
-        after.get("slug") or before.get("slug") or after.get("name") or before.get("name") or obj
-        if isinstance(obj, CatalogueEntry) or object_type
-        else after.get("name") or before.get("name") or after.get("slug") or before.get("slug") or obj
-    )
+    keys = ("slug", "name") if isinstance(obj, CatalogueEntry) or object_type else ("name", "slug")
+    name = str(next((side[k] for k in keys for side in (after, before) if side.get(k)), obj))
     return Change.objects.create(
         user=actor.known_user,
         username=actor.username,
